@@ -1,0 +1,147 @@
+/*
+ * Format sniffing and parser dispatch.  The kind of an input is decided from
+ * its first decompressed bytes, never from its name.
+ */
+#include "config.h"
+
+#include "parsers.h"
+
+#include <string.h>
+
+#include "hd-error.h"
+#include "hd-banned.h"
+
+/* Returns the first non-blank byte of head, or -1. */
+static int first_byte(const uint8_t *head, size_t len, size_t *at)
+{
+	for (size_t i = 0; i < len; i++) {
+		/* A UTF-8 byte-order mark is not content. */
+		if (i + 2 < len && head[i] == 0xef && head[i + 1] == 0xbb &&
+		    head[i + 2] == 0xbf) {
+			i += 2;
+			continue;
+		}
+		if (!g_ascii_isspace(head[i])) {
+			*at = i;
+			return head[i];
+		}
+	}
+	return -1;
+}
+
+static bool head_has(const uint8_t *head, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (n > len)
+		return false;
+	for (size_t i = 0; i + n <= len; i++)
+		if (head[i] == (uint8_t)needle[0] && memcmp(head + i, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/* Text if few bytes are control characters outside tab/CR/LF/ESC. */
+static bool looks_like_text(const uint8_t *head, size_t len)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = head[i];
+
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
+		    c != 0x1b)
+			bad++;
+	}
+	return bad * 20 <= len;
+}
+
+enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len)
+{
+	size_t at = 0;
+	int c;
+
+	if (len >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
+		return HD_INPUT_FLIGHT_REC;
+	c = first_byte(head, len, &at);
+	if (c == '{' || c == '[') {
+		if (head_has(head, len, "\"traceEvents\"") ||
+		    head_has(head, len, "\"schemaVersion\"") ||
+		    head_has(head, len, "\"deviceProperties\"") ||
+		    head_has(head, len, "\"distributedInfo\"") ||
+		    head_has(head, len, "\"ph\""))
+			return HD_INPUT_KINETO;
+		if (head_has(head, len, "\"pg_config\"") ||
+		    head_has(head, len, "\"entries\"") ||
+		    head_has(head, len, "\"pg_status\"") ||
+		    head_has(head, len, "\"comm_lib_version\"") ||
+		    head_has(head, len, "\"nccl_comm_state\"") ||
+		    head_has(head, len, "\"profiling_name\""))
+			return HD_INPUT_FLIGHT_REC;
+		/*
+		 * Unknown JSON: JSON lines of an NCCL log collector are text;
+		 * a whole-file JSON object we cannot place is not ours.
+		 */
+		if (c == '[' || !head_has(head, len, "NCCL"))
+			return HD_INPUT_UNKNOWN;
+	}
+	if (len == 0)
+		return HD_INPUT_UNKNOWN;
+	if (looks_like_text(head, len))
+		return HD_INPUT_NCCL_LOG;
+	return HD_INPUT_UNKNOWN;
+}
+
+bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
+		   struct hd_store *store, uint32_t input, GError **error)
+{
+	switch (kind) {
+	case HD_INPUT_NCCL_LOG:
+		return nccl_log_parse(rd, store, input, error);
+	case HD_INPUT_FLIGHT_REC:
+		return flight_rec_parse(rd, store, input, error);
+	case HD_INPUT_KINETO:
+		return kineto_parse(rd, store, input, error);
+	case HD_INPUT_UNKNOWN:
+		break;
+	}
+	g_set_error(error, HD_ERROR, HD_ERROR_FORMAT, "unrecognized format");
+	return false;
+}
+
+static const char *const known_exts[] = {
+	".gz", ".zst", ".zstd", ".pkl", ".pickle", ".json", ".jsonl", ".log",
+	".txt", ".out", ".err", ".bin", ".trace", ".pt",
+};
+
+int parsers_rank_from_filename(const char *path)
+{
+	g_autofree char *base = g_path_get_basename(path);
+	size_t n = strlen(base);
+	bool again = true;
+	long rank = 0, scale = 1;
+	size_t digits = 0;
+
+	while (again) {
+		again = false;
+		for (size_t i = 0; i < G_N_ELEMENTS(known_exts); i++) {
+			size_t e = strlen(known_exts[i]);
+
+			if (n > e && g_ascii_strcasecmp(base + n - e,
+							known_exts[i]) == 0) {
+				n -= e;
+				base[n] = '\0';
+				again = true;
+			}
+		}
+	}
+	while (n > 0 && g_ascii_isdigit(base[n - 1]) && digits < 9) {
+		rank += (base[n - 1] - '0') * scale;
+		scale *= 10;
+		n--;
+		digits++;
+	}
+	if (digits == 0 || (n > 0 && g_ascii_isdigit(base[n - 1])))
+		return -1;
+	return (int)rank;
+}

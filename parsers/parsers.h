@@ -1,0 +1,57 @@
+/*
+ * The parsers: one per source format, each turning one input into records
+ * of a store (src/hd-store.h).  Parsers never print and never exit: problems
+ * go to the input's warnings (hd_input_warn()) or, when nothing at all could
+ * be read, to the GError.
+ *
+ * Ownership: a parser borrows the reader and the store; everything it makes
+ * is handed to the store.
+ *
+ * Contract shared by every parser:
+ *  - store holds exactly the input `input` (index) when the parser is
+ *    called, and the parser fills in that input's kind, rank (when the whole
+ *    input is one rank), records, skipped and truncated;
+ *  - every record read either lands in the store or is counted in skipped
+ *    with a warning that says why (line or byte offset included);
+ *  - memory is bounded by the records kept, never by the input size;
+ *  - a false return means the input was unusable as a whole; records added
+ *    before a mid-file failure stay in the store.
+ */
+#ifndef HD_PARSERS_H
+#define HD_PARSERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "hd-input.h"
+#include "hd-store.h"
+
+/* Decides the format from the first decompressed bytes of an input. */
+enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len);
+
+/* Runs the parser for kind on rd. */
+bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
+		   struct hd_store *store, uint32_t input, GError **error);
+
+/* NCCL_DEBUG output and PyTorch c10d / torchrun messages (parsers/nccl-log.c). */
+bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
+		    uint32_t input, GError **error);
+
+/* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
+bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error);
+
+/* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
+bool kineto_parse(struct hd_reader *rd, struct hd_store *store,
+		  uint32_t input, GError **error);
+
+/*
+ * The rank in a file name: the trailing digits of the base name once known
+ * extensions (.pkl .json .gz .zst .log .txt .pickle ...) are removed
+ * ("nccl_trace_rank_node-a_5" -> 5, "rank3.json.gz" -> 3).  -1 if none.
+ */
+int parsers_rank_from_filename(const char *path);
+
+#endif

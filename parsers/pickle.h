@@ -1,0 +1,4 @@
+/* Placeholder: pickle reader. */
+#ifndef HD_PICKLE_H
+#define HD_PICKLE_H
+#endif

@@ -1,0 +1,9 @@
+/* Placeholder. */
+#include "config.h"
+#include <glib.h>
+#include "cmd.h"
+static int run(int argc, char **argv)
+{
+	return HD_EXIT_USAGE;
+}
+const struct hd_cmd hd_cmd_replay = { .name = "replay", .usage = "", .summary = "replay", .help = "", .run = run };

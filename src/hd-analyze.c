@@ -1,0 +1,106 @@
+/*
+ * Loading an incident: discovery, per-file parsing on a thread pool, and the
+ * ordered merge.  Each file is parsed into a store of its own, so parser
+ * threads share nothing but the string intern table; the merge then runs in
+ * discovery order, which keeps reports independent of thread timing.
+ */
+#include "config.h"
+
+#include "hd-analyze.h"
+
+#include "hd-input.h"
+#include "parsers.h"
+#include "hd-banned.h"
+
+struct load_job {
+	char *path;
+	struct hd_store *store; /* filled by the worker */
+};
+
+static void parse_one(struct load_job *job)
+{
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) rd = NULL;
+	struct hd_store *s = hd_store_new();
+	uint32_t idx = hd_store_add_input(s, job->path);
+	struct hd_input *in = hd_store_input(s, idx);
+	const uint8_t *head;
+	size_t head_len = 0;
+	enum hd_input_kind kind;
+
+	job->store = s;
+	rd = hd_reader_open(job->path, &err);
+	if (!rd) {
+		in->error = g_strdup(err->message);
+		return;
+	}
+	head = hd_reader_head(rd, &head_len, &err);
+	if (err) {
+		in->error = g_strdup(err->message);
+		return;
+	}
+	kind = parsers_sniff(head, head_len);
+	in->kind = kind;
+	if (kind == HD_INPUT_UNKNOWN) {
+		in->error = g_strdup(head_len ? "unrecognized format, skipped"
+					      : "empty file");
+		in->bytes = head_len;
+		return;
+	}
+	if (!parsers_parse(kind, rd, s, idx, &err)) {
+		in->error = g_strdup(err ? err->message : "cannot parse");
+	} else if (err) {
+		/* A parser that succeeded may still report a late problem. */
+		hd_input_warn(in, 0, "%s", err->message);
+	}
+	in->bytes = hd_reader_consumed(rd);
+	if (in->rank >= 0)
+		hd_rank_add_input(hd_store_rank(s, in->rank), idx);
+}
+
+static void worker(gpointer data, gpointer user)
+{
+	parse_one(data);
+}
+
+struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
+{
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autofree struct load_job *work = NULL;
+	struct hd_store *store = hd_store_new();
+
+	hd_discover(paths, files, problems);
+	work = g_new0(struct load_job, files->len + 1);
+	for (guint i = 0; i < files->len; i++)
+		work[i].path = g_ptr_array_index(files, i);
+	if (jobs <= 0)
+		jobs = g_get_num_processors();
+	if (jobs > 1 && files->len > 1) {
+		GThreadPool *pool = g_thread_pool_new(worker, NULL, jobs, TRUE,
+						      NULL);
+
+		for (guint i = 0; i < files->len; i++)
+			g_thread_pool_push(pool, &work[i], NULL);
+		g_thread_pool_free(pool, FALSE, TRUE);
+	} else {
+		for (guint i = 0; i < files->len; i++)
+			parse_one(&work[i]);
+	}
+	for (guint i = 0; i < files->len; i++)
+		hd_store_merge(store, work[i].store);
+	hd_store_resolve(store);
+	return store;
+}
+
+unsigned hd_load_usable_inputs(const struct hd_store *s)
+{
+	unsigned n = 0;
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (!in->error && (in->records > 0 || in->empty))
+			n++;
+	}
+	return n;
+}

@@ -1,0 +1,104 @@
+/*
+ * The input layer: find files below the paths a user gives, open them with
+ * transparent gzip/zstd decompression, and read them as a byte stream or as
+ * bounded lines.  Nothing here knows about formats; parsers/ sniffs those.
+ *
+ * Ownership: a reader owns its file and buffers; pointers it returns stay
+ * valid until the next call on the same reader.
+ */
+#ifndef HD_INPUT_H
+#define HD_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+/* The first bytes of the decompressed stream, kept for sniffing. */
+#define HD_READER_HEAD_MAX 4096
+/* Lines longer than this are cut; the rest of the line is skipped. */
+#define HD_LINE_MAX (64 * 1024)
+
+enum hd_compression {
+	HD_COMP_NONE = 0,
+	HD_COMP_GZIP,
+	HD_COMP_ZSTD,
+};
+
+struct hd_reader;
+
+/*
+ * Opens path for reading, detecting gzip and zstd from the magic bytes.
+ * (transfer full)
+ */
+struct hd_reader *hd_reader_open(const char *path, GError **error);
+/*
+ * Wraps a memory buffer (not copied; must outlive the reader), detecting
+ * compression the same way.  For tests and fuzzers.  (transfer full)
+ */
+struct hd_reader *hd_reader_new_from_memory(const void *data, size_t len,
+					    GError **error);
+void hd_reader_free(struct hd_reader *r);
+typedef struct hd_reader hd_reader; /* for g_autoptr() */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_reader, hd_reader_free)
+
+enum hd_compression hd_reader_compression(const struct hd_reader *r);
+const char *hd_reader_path(const struct hd_reader *r);
+
+/*
+ * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
+ * stream without consuming them.  (transfer none)
+ */
+const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
+			      GError **error);
+
+/*
+ * Reads up to n decompressed bytes into buf.  Returns the count, 0 at end of
+ * stream, -1 with error set on a read or decompression failure (a
+ * truncated compressed stream is such a failure; what was read before it
+ * stays valid).
+ */
+ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n,
+		       GError **error);
+
+/* Total decompressed bytes handed out so far. */
+uint64_t hd_reader_consumed(const struct hd_reader *r);
+
+/*
+ * Reads the whole decompressed stream into memory, failing cleanly (not
+ * aborting) once it exceeds max bytes.  (transfer full)
+ */
+GBytes *hd_reader_slurp(struct hd_reader *r, size_t max, GError **error);
+
+/*
+ * Bounded line iteration.  Line terminators (\n, \r\n) are stripped; a NUL
+ * byte inside a line is kept (callers treat lines as byte ranges).
+ */
+struct hd_lines;
+
+/* (transfer full); the reader stays owned by the caller */
+struct hd_lines *hd_lines_new(struct hd_reader *r);
+void hd_lines_free(struct hd_lines *l);
+typedef struct hd_lines hd_lines; /* for g_autoptr() */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_lines, hd_lines_free)
+
+/*
+ * Returns the next line in *line and *len (transfer none; valid until the next
+ * call) and true, or false at end of input or on error (check *error).
+ * A line longer than HD_LINE_MAX is returned cut to HD_LINE_MAX bytes with
+ * *cut set; the rest of it is skipped.  The last line may lack a newline.
+ */
+bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
+		   bool *cut, GError **error);
+/* The number of the line last returned, from 1. */
+uint64_t hd_lines_lineno(const struct hd_lines *l);
+
+/*
+ * Walks the given paths: files are taken as they are, directories
+ * recursively in sorted order (hidden entries and symlink loops skipped).
+ * Appends char * paths to files (free with g_free).  Paths that cannot be
+ * opened are reported through errors (char *, "cannot read 'x': why")
+ * and skipped.
+ */
+void hd_discover(char **paths, GPtrArray *files, GPtrArray *errors);
+
+#endif

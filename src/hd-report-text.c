@@ -1,0 +1,3 @@
+/* Placeholder. */
+#include "config.h"
+#include "hd-report.h"

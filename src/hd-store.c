@@ -1,0 +1,688 @@
+/*
+ * The common event store: inputs, ranks, groups, ops, signals and stacks,
+ * with the merge that joins per-input stores and the resolve pass that
+ * makes cross-input joins once everything is in.
+ */
+#include "config.h"
+
+#include "hd-store.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "hd-banned.h"
+
+const char *hd_intern(const char *s)
+{
+	return s ? g_intern_string(s) : NULL;
+}
+
+const char *hd_intern_len(const char *s, size_t len)
+{
+	char buf[256];
+	g_autofree char *big = NULL;
+	const char *p;
+
+	if (!s)
+		return NULL;
+	if (len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		p = buf;
+	} else {
+		big = g_strndup(s, len);
+		p = big;
+	}
+	return g_intern_string(p);
+}
+
+static void input_free(gpointer p)
+{
+	struct hd_input *in = p;
+
+	if (!in)
+		return;
+	g_free(in->path);
+	g_ptr_array_unref(in->warnings);
+	g_free(in->error);
+	g_free(in);
+}
+
+static void rank_free(gpointer p)
+{
+	struct hd_rank *r = p;
+
+	if (!r)
+		return;
+	g_array_unref(r->inputs);
+	g_free(r);
+}
+
+static void group_free(gpointer p)
+{
+	struct hd_group *g = p;
+
+	if (!g)
+		return;
+	g_free(g->id);
+	g_free(g->name);
+	g_free(g->desc);
+	g_array_unref(g->members);
+	g_free(g);
+}
+
+static void signal_clear(gpointer p)
+{
+	struct hd_signal *sig = p;
+
+	g_free(sig->text);
+}
+
+static void stack_free(gpointer p)
+{
+	if (p)
+		g_array_unref(p);
+}
+
+struct hd_store *hd_store_new(void)
+{
+	struct hd_store *s = g_new0(struct hd_store, 1);
+
+	s->inputs = g_ptr_array_new_with_free_func(input_free);
+	s->ranks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+					 rank_free);
+	s->groups = g_ptr_array_new_with_free_func(group_free);
+	s->group_index = g_hash_table_new(g_str_hash, g_str_equal);
+	s->ops = g_array_new(FALSE, FALSE, sizeof(struct hd_op));
+	s->signals = g_array_new(FALSE, FALSE, sizeof(struct hd_signal));
+	g_array_set_clear_func(s->signals, signal_clear);
+	s->stacks = g_ptr_array_new_with_free_func(stack_free);
+	s->world_size = -1;
+	return s;
+}
+
+void hd_store_free(struct hd_store *s)
+{
+	if (!s)
+		return;
+	g_ptr_array_unref(s->inputs);
+	g_hash_table_unref(s->ranks);
+	g_hash_table_unref(s->group_index);
+	g_ptr_array_unref(s->groups);
+	g_array_unref(s->ops);
+	g_array_unref(s->signals);
+	g_ptr_array_unref(s->stacks);
+	g_free(s);
+}
+
+uint32_t hd_store_add_input(struct hd_store *s, const char *path)
+{
+	struct hd_input *in = g_new0(struct hd_input, 1);
+
+	in->path = g_strdup(path);
+	in->rank = -1;
+	in->warnings = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(s->inputs, in);
+	return s->inputs->len - 1;
+}
+
+struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index)
+{
+	g_return_val_if_fail(index < s->inputs->len, NULL);
+	return g_ptr_array_index(s->inputs, index);
+}
+
+void hd_input_warn(struct hd_input *in, uint64_t line, const char *fmt, ...)
+{
+	va_list ap;
+	g_autofree char *msg = NULL;
+
+	in->nwarnings++;
+	if (in->warnings->len >= HD_INPUT_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (line)
+		g_ptr_array_add(in->warnings,
+				g_strdup_printf("line %" G_GUINT64_FORMAT
+						": %s",
+						line, msg));
+	else
+		g_ptr_array_add(in->warnings, g_steal_pointer(&msg));
+}
+
+struct hd_rank *hd_store_find_rank(const struct hd_store *s, int rank)
+{
+	return g_hash_table_lookup(s->ranks, GINT_TO_POINTER(rank));
+}
+
+struct hd_rank *hd_store_rank(struct hd_store *s, int rank)
+{
+	struct hd_rank *r = hd_store_find_rank(s, rank);
+
+	if (r)
+		return r;
+	r = g_new0(struct hd_rank, 1);
+	r->rank = rank;
+	r->cuda_dev = -1;
+	r->inputs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g_hash_table_insert(s->ranks, GINT_TO_POINTER(rank), r);
+	return r;
+}
+
+void hd_rank_add_input(struct hd_rank *r, uint32_t input)
+{
+	for (guint i = 0; i < r->inputs->len; i++)
+		if (g_array_index(r->inputs, uint32_t, i) == input)
+			return;
+	g_array_append_val(r->inputs, input);
+}
+
+char *hd_group_id_comm(uint64_t comm_id)
+{
+	return g_strdup_printf("comm:0x%016" G_GINT64_MODIFIER "x", comm_id);
+}
+
+char *hd_group_id_pg(const char *name, const int *ranks, size_t nranks)
+{
+	GString *s = g_string_new("pg:");
+
+	g_string_append(s, name ? name : "?");
+	g_string_append(s, ":[");
+	for (size_t i = 0; i < nranks; i++)
+		g_string_append_printf(s, "%s%d", i ? "," : "", ranks[i]);
+	g_string_append_c(s, ']');
+	return g_string_free(s, FALSE);
+}
+
+int64_t hd_store_find_group(const struct hd_store *s, const char *id)
+{
+	gpointer v = g_hash_table_lookup(s->group_index, id);
+
+	return v ? (int64_t)GPOINTER_TO_UINT(v) - 1 : -1;
+}
+
+uint32_t hd_store_group(struct hd_store *s, const char *id)
+{
+	int64_t found = hd_store_find_group(s, id);
+	struct hd_group *g;
+
+	if (found >= 0)
+		return (uint32_t)found;
+	g = g_new0(struct hd_group, 1);
+	g->id = g_strdup(id);
+	g->nranks = -1;
+	g->members = g_array_new(FALSE, FALSE, sizeof(int));
+	g_ptr_array_add(s->groups, g);
+	g_hash_table_insert(s->group_index, g->id,
+			    GUINT_TO_POINTER(s->groups->len));
+	return s->groups->len - 1;
+}
+
+struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)
+{
+	g_return_val_if_fail(index < s->groups->len, NULL);
+	return g_ptr_array_index(s->groups, index);
+}
+
+/* Group sizes beyond this are refused: no job has more ranks. */
+#define HD_MAX_GROUP_RANKS (1 << 22)
+
+void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank)
+{
+	int unknown = -1;
+
+	if (group_rank < 0 || group_rank >= HD_MAX_GROUP_RANKS)
+		return;
+	while (g->members->len <= (guint)group_rank)
+		g_array_append_val(g->members, unknown);
+	g_array_index(g->members, int, group_rank) = global_rank;
+	if (g->nranks < (int)g->members->len)
+		g->nranks = g->members->len;
+}
+
+int hd_group_rank_of(const struct hd_group *g, int global_rank)
+{
+	for (guint i = 0; i < g->members->len; i++)
+		if (g_array_index(g->members, int, i) == global_rank)
+			return i;
+	return -1;
+}
+
+int hd_group_global_rank(const struct hd_group *g, int group_rank)
+{
+	if (group_rank < 0 || (guint)group_rank >= g->members->len)
+		return -1;
+	return g_array_index(g->members, int, group_rank);
+}
+
+void hd_op_init(struct hd_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->rank = -1;
+	op->seq = -1;
+	op->peer = -1;
+	op->count_in = -1;
+	op->count_out = -1;
+	op->op_count = -1;
+	op->t_enqueue_ns = INT64_MIN;
+	op->t_start_ns = INT64_MIN;
+	op->t_end_ns = INT64_MIN;
+	op->stack = -1;
+}
+
+void hd_store_add_op(struct hd_store *s, const struct hd_op *op)
+{
+	g_array_append_vals(s->ops, op, 1);
+}
+
+int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
+			   size_t n)
+{
+	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame),
+				      n);
+
+	g_array_append_vals(a, frames, n);
+	g_ptr_array_add(s->stacks, a);
+	return s->stacks->len - 1;
+}
+
+const struct hd_frame *hd_store_stack(const struct hd_store *s, int32_t stack,
+				      size_t *n)
+{
+	GArray *a;
+
+	*n = 0;
+	if (stack < 0 || (guint)stack >= s->stacks->len)
+		return NULL;
+	a = g_ptr_array_index(s->stacks, stack);
+	*n = a->len;
+	return (const struct hd_frame *)(void *)a->data;
+}
+
+void hd_signal_init(struct hd_signal *sig)
+{
+	memset(sig, 0, sizeof(*sig));
+	sig->rank = -1;
+	sig->peer_rank = -1;
+	sig->time_ns = INT64_MIN;
+	sig->seq = -1;
+	sig->last_enqueued = INT64_MIN;
+	sig->last_completed = INT64_MIN;
+	sig->numel_in = -1;
+	sig->numel_out = -1;
+}
+
+#define HD_SIGNAL_TEXT_MAX 1024
+
+void hd_store_add_signal(struct hd_store *s, const struct hd_signal *sig)
+{
+	struct hd_signal copy = *sig;
+
+	if (sig->text)
+		copy.text = g_strndup(sig->text, HD_SIGNAL_TEXT_MAX);
+	g_array_append_val(s->signals, copy);
+}
+
+static void merge_rank(struct hd_rank *dst, const struct hd_rank *src,
+		       const uint32_t *input_map)
+{
+	if (!dst->host)
+		dst->host = src->host;
+	if (!dst->pid)
+		dst->pid = src->pid;
+	if (dst->cuda_dev < 0)
+		dst->cuda_dev = src->cuda_dev;
+	if (!dst->bus_id)
+		dst->bus_id = src->bus_id;
+	if (!dst->nccl_version)
+		dst->nccl_version = src->nccl_version;
+	if (!dst->torch_version)
+		dst->torch_version = src->torch_version;
+	for (guint i = 0; i < src->inputs->len; i++)
+		hd_rank_add_input(dst, input_map[g_array_index(src->inputs,
+							       uint32_t, i)]);
+}
+
+static void merge_group(struct hd_group *dst, const struct hd_group *src)
+{
+	if (!dst->name && src->name)
+		dst->name = g_strdup(src->name);
+	if (!dst->desc && src->desc)
+		dst->desc = g_strdup(src->desc);
+	if (!dst->has_comm_id && src->has_comm_id) {
+		dst->comm_id = src->comm_id;
+		dst->has_comm_id = true;
+	}
+	if (src->nranks > dst->nranks)
+		dst->nranks = src->nranks;
+	for (guint i = 0; i < src->members->len; i++) {
+		int m = g_array_index(src->members, int, i);
+
+		if (m >= 0 && hd_group_global_rank(dst, i) < 0)
+			hd_group_set_member(dst, i, m);
+	}
+	dst->low_confidence_identity = dst->low_confidence_identity &&
+				       src->low_confidence_identity;
+}
+
+void hd_store_merge(struct hd_store *dst, struct hd_store *src)
+{
+	g_autofree uint32_t *input_map = NULL;
+	g_autofree uint32_t *group_map = NULL;
+	g_autofree int32_t *stack_map = NULL;
+	GHashTableIter it;
+	gpointer key, value;
+
+	input_map = g_new(uint32_t, src->inputs->len + 1);
+	for (guint i = 0; i < src->inputs->len; i++) {
+		g_ptr_array_add(dst->inputs, g_ptr_array_index(src->inputs, i));
+		input_map[i] = dst->inputs->len - 1;
+	}
+	/* The inputs now belong to dst. */
+	g_ptr_array_set_free_func(src->inputs, NULL);
+
+	group_map = g_new(uint32_t, src->groups->len + 1);
+	for (guint i = 0; i < src->groups->len; i++) {
+		struct hd_group *g = g_ptr_array_index(src->groups, i);
+		uint32_t d = hd_store_group(dst, g->id);
+
+		merge_group(g_ptr_array_index(dst->groups, d), g);
+		group_map[i] = d;
+	}
+
+	stack_map = g_new(int32_t, src->stacks->len + 1);
+	for (guint i = 0; i < src->stacks->len; i++) {
+		g_ptr_array_add(dst->stacks, g_ptr_array_index(src->stacks, i));
+		stack_map[i] = dst->stacks->len - 1;
+	}
+	g_ptr_array_set_free_func(src->stacks, NULL);
+
+	g_hash_table_iter_init(&it, src->ranks);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		struct hd_rank *r = value;
+
+		merge_rank(hd_store_rank(dst, r->rank), r, input_map);
+	}
+
+	for (guint i = 0; i < src->ops->len; i++) {
+		struct hd_op op = g_array_index(src->ops, struct hd_op, i);
+
+		op.group = group_map[op.group];
+		op.prov.input = input_map[op.prov.input];
+		if (op.stack >= 0)
+			op.stack = stack_map[op.stack];
+		g_array_append_val(dst->ops, op);
+	}
+
+	for (guint i = 0; i < src->signals->len; i++) {
+		struct hd_signal sig =
+			g_array_index(src->signals, struct hd_signal, i);
+
+		sig.prov.input = input_map[sig.prov.input];
+		g_array_append_val(dst->signals, sig);
+	}
+	/* Signal texts now belong to dst. */
+	g_array_set_clear_func(src->signals, NULL);
+
+	if (src->world_size > dst->world_size)
+		dst->world_size = src->world_size;
+	hd_store_free(src);
+}
+
+void hd_store_resolve(struct hd_store *s)
+{
+	int world = s->world_size;
+
+	/* The largest group with known members is the best world estimate. */
+	for (guint i = 0; i < s->groups->len; i++) {
+		struct hd_group *g = g_ptr_array_index(s->groups, i);
+
+		if (g->nranks > world)
+			world = g->nranks;
+		for (guint m = 0; m < g->members->len; m++) {
+			int r = g_array_index(g->members, int, m);
+
+			if (r >= world)
+				world = r + 1;
+		}
+	}
+	s->world_size = world;
+}
+
+char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p)
+{
+	const char *path = "?";
+
+	if (p->input < s->inputs->len)
+		path = hd_store_input(s, p->input)->path;
+	switch ((enum hd_prov_kind)p->kind) {
+	case HD_PROV_LINE:
+		return g_strdup_printf("%s:%" G_GUINT64_FORMAT, path, p->at);
+	case HD_PROV_RECORD:
+		return g_strdup_printf("%s#record %" G_GUINT64_FORMAT, path,
+				       p->at);
+	case HD_PROV_OFFSET:
+		return g_strdup_printf("%s@%" G_GUINT64_FORMAT, path, p->at);
+	case HD_PROV_NONE:
+		break;
+	}
+	return g_strdup(path);
+}
+
+static const char *const op_kind_names[HD_OP_KIND_COUNT] = {
+	[HD_OP_UNKNOWN] = "unknown",
+	[HD_OP_ALL_REDUCE] = "all_reduce",
+	[HD_OP_ALL_GATHER] = "all_gather",
+	[HD_OP_REDUCE_SCATTER] = "reduce_scatter",
+	[HD_OP_BROADCAST] = "broadcast",
+	[HD_OP_REDUCE] = "reduce",
+	[HD_OP_ALL_TO_ALL] = "all_to_all",
+	[HD_OP_GATHER] = "gather",
+	[HD_OP_SCATTER] = "scatter",
+	[HD_OP_SEND] = "send",
+	[HD_OP_RECV] = "recv",
+	[HD_OP_BARRIER] = "barrier",
+	[HD_OP_COALESCED] = "coalesced",
+};
+
+const char *hd_op_kind_name(enum hd_op_kind k)
+{
+	if ((unsigned)k >= HD_OP_KIND_COUNT)
+		return "unknown";
+	return op_kind_names[k];
+}
+
+const char *hd_op_state_name(enum hd_op_state st)
+{
+	switch (st) {
+	case HD_STATE_ENQUEUED:
+		return "enqueued";
+	case HD_STATE_STARTED:
+		return "started";
+	case HD_STATE_COMPLETED:
+		return "completed";
+	case HD_STATE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+static const char *const dtype_names[] = {
+	[HD_DTYPE_UNKNOWN] = "unknown",   [HD_DTYPE_INT8] = "int8",
+	[HD_DTYPE_UINT8] = "uint8",       [HD_DTYPE_INT32] = "int32",
+	[HD_DTYPE_UINT32] = "uint32",     [HD_DTYPE_INT64] = "int64",
+	[HD_DTYPE_UINT64] = "uint64",     [HD_DTYPE_FLOAT16] = "float16",
+	[HD_DTYPE_FLOAT32] = "float32",   [HD_DTYPE_FLOAT64] = "float64",
+	[HD_DTYPE_BFLOAT16] = "bfloat16", [HD_DTYPE_FP8_E4M3] = "float8_e4m3",
+	[HD_DTYPE_FP8_E5M2] = "float8_e5m2", [HD_DTYPE_BOOL] = "bool",
+	[HD_DTYPE_INT16] = "int16",       [HD_DTYPE_OTHER] = "other",
+};
+
+const char *hd_dtype_name(enum hd_dtype t)
+{
+	if ((unsigned)t >= G_N_ELEMENTS(dtype_names))
+		return "unknown";
+	return dtype_names[t];
+}
+
+const char *hd_redop_name(enum hd_redop r)
+{
+	switch (r) {
+	case HD_REDOP_SUM:
+		return "sum";
+	case HD_REDOP_PROD:
+		return "prod";
+	case HD_REDOP_MAX:
+		return "max";
+	case HD_REDOP_MIN:
+		return "min";
+	case HD_REDOP_AVG:
+		return "avg";
+	case HD_REDOP_PREMULSUM:
+		return "premulsum";
+	case HD_REDOP_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *hd_signal_cat_name(enum hd_signal_cat c)
+{
+	static const char *const names[HD_SIG_CAT_COUNT] = {
+		[HD_SIG_NETWORK] = "network",
+		[HD_SIG_CUDA] = "cuda",
+		[HD_SIG_NCCL_INTERNAL] = "nccl_internal",
+		[HD_SIG_TIMEOUT] = "timeout",
+		[HD_SIG_CRASH] = "crash",
+		[HD_SIG_INIT] = "init",
+		[HD_SIG_CONFIG] = "config",
+		[HD_SIG_MISMATCH] = "mismatch",
+		[HD_SIG_PROGRESS] = "progress",
+		[HD_SIG_INFO] = "info",
+	};
+
+	if ((unsigned)c >= HD_SIG_CAT_COUNT)
+		return "unknown";
+	return names[c];
+}
+
+const char *hd_input_kind_name(enum hd_input_kind k)
+{
+	switch (k) {
+	case HD_INPUT_NCCL_LOG:
+		return "nccl_log";
+	case HD_INPUT_FLIGHT_REC:
+		return "flight_recorder";
+	case HD_INPUT_KINETO:
+		return "kineto_trace";
+	case HD_INPUT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+/* Lowercases s without '_', so "all_reduce", "AllReduce", "ALLREDUCE" meet. */
+static void squash(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < size; s++) {
+		if (*s == '_' || *s == ' ' || *s == '-')
+			continue;
+		out[n++] = g_ascii_tolower(*s);
+	}
+	out[n] = '\0';
+}
+
+enum hd_op_kind hd_op_kind_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum hd_op_kind kind;
+	} table[] = {
+		{ "allreduce", HD_OP_ALL_REDUCE },
+		{ "allreducecoalesced", HD_OP_ALL_REDUCE },
+		{ "allreducesparse", HD_OP_ALL_REDUCE },
+		{ "allgather", HD_OP_ALL_GATHER },
+		{ "allgatherbase", HD_OP_ALL_GATHER },
+		{ "allgathercoalesced", HD_OP_ALL_GATHER },
+		{ "allgatherintotensorcoalesced", HD_OP_ALL_GATHER },
+		{ "allgatherintotensor", HD_OP_ALL_GATHER },
+		{ "reducescatter", HD_OP_REDUCE_SCATTER },
+		{ "reducescatterbase", HD_OP_REDUCE_SCATTER },
+		{ "reducescattertensor", HD_OP_REDUCE_SCATTER },
+		{ "reducescattertensorcoalesced", HD_OP_REDUCE_SCATTER },
+		{ "broadcast", HD_OP_BROADCAST },
+		{ "broadcastoop", HD_OP_BROADCAST },
+		{ "reduce", HD_OP_REDUCE },
+		{ "reduceoop", HD_OP_REDUCE },
+		{ "alltoall", HD_OP_ALL_TO_ALL },
+		{ "alltoallbase", HD_OP_ALL_TO_ALL },
+		{ "alltoallsingle", HD_OP_ALL_TO_ALL },
+		{ "alltoallv", HD_OP_ALL_TO_ALL },
+		{ "gather", HD_OP_GATHER },
+		{ "scatter", HD_OP_SCATTER },
+		{ "send", HD_OP_SEND },
+		{ "recv", HD_OP_RECV },
+		{ "recvanysource", HD_OP_RECV },
+		{ "barrier", HD_OP_BARRIER },
+		{ "allreducebarrier", HD_OP_BARRIER },
+		{ "coalesced", HD_OP_COALESCED },
+		{ "allgathercoalesced", HD_OP_ALL_GATHER },
+	};
+	char buf[64];
+
+	if (!s)
+		return HD_OP_UNKNOWN;
+	squash(s, buf, sizeof(buf));
+	for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+		if (strcmp(buf, table[i].name) == 0)
+			return table[i].kind;
+	return HD_OP_UNKNOWN;
+}
+
+enum hd_dtype hd_dtype_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum hd_dtype t;
+	} table[] = {
+		{ "float", HD_DTYPE_FLOAT32 },	  { "float32", HD_DTYPE_FLOAT32 },
+		{ "f32", HD_DTYPE_FLOAT32 },	  { "half", HD_DTYPE_FLOAT16 },
+		{ "float16", HD_DTYPE_FLOAT16 },  { "f16", HD_DTYPE_FLOAT16 },
+		{ "bfloat16", HD_DTYPE_BFLOAT16 }, { "bf16", HD_DTYPE_BFLOAT16 },
+		{ "double", HD_DTYPE_FLOAT64 },	  { "float64", HD_DTYPE_FLOAT64 },
+		{ "f64", HD_DTYPE_FLOAT64 },	  { "int", HD_DTYPE_INT32 },
+		{ "int32", HD_DTYPE_INT32 },	  { "i32", HD_DTYPE_INT32 },
+		{ "long", HD_DTYPE_INT64 },	  { "int64", HD_DTYPE_INT64 },
+		{ "i64", HD_DTYPE_INT64 },	  { "byte", HD_DTYPE_UINT8 },
+		{ "uint8", HD_DTYPE_UINT8 },	  { "u8", HD_DTYPE_UINT8 },
+		{ "char", HD_DTYPE_INT8 },	  { "int8", HD_DTYPE_INT8 },
+		{ "i8", HD_DTYPE_INT8 },	  { "short", HD_DTYPE_INT16 },
+		{ "int16", HD_DTYPE_INT16 },	  { "bool", HD_DTYPE_BOOL },
+		{ "uint32", HD_DTYPE_UINT32 },	  { "u32", HD_DTYPE_UINT32 },
+		{ "uint64", HD_DTYPE_UINT64 },	  { "u64", HD_DTYPE_UINT64 },
+		{ "float8e4m3fn", HD_DTYPE_FP8_E4M3 },
+		{ "float8e4m3", HD_DTYPE_FP8_E4M3 },
+		{ "f8e4m3", HD_DTYPE_FP8_E4M3 },
+		{ "float8e5m2", HD_DTYPE_FP8_E5M2 },
+		{ "f8e5m2", HD_DTYPE_FP8_E5M2 },
+		{ "ncclfloat32", HD_DTYPE_FLOAT32 },
+		{ "ncclfloat16", HD_DTYPE_FLOAT16 },
+		{ "ncclbfloat16", HD_DTYPE_BFLOAT16 },
+		{ "ncclfloat64", HD_DTYPE_FLOAT64 },
+		{ "ncclint32", HD_DTYPE_INT32 },
+		{ "ncclint64", HD_DTYPE_INT64 },
+	};
+	char buf[64];
+
+	if (!s || !*s)
+		return HD_DTYPE_UNKNOWN;
+	squash(s, buf, sizeof(buf));
+	for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+		if (strcmp(buf, table[i].name) == 0)
+			return table[i].t;
+	return HD_DTYPE_OTHER;
+}

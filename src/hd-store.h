@@ -1,0 +1,358 @@
+/*
+ * The common event store: every parser writes into it, the engine reads it.
+ *
+ * Ownership: the store owns everything reachable from it.  Strings held in
+ * ops, signals, ranks and frames are interned (hd_intern()) and live for the
+ * whole process; strings held in inputs, groups, signal texts and warnings
+ * are owned by the store and freed with it.
+ *
+ * A parser fills a store of its own for one input (see parsers/parsers.h);
+ * the caller merges those per-input stores into one with hd_store_merge(),
+ * in command-line order, so the result does not depend on thread timing.
+ */
+#ifndef HD_STORE_H
+#define HD_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+/* At most this many warnings are kept per input; the rest are counted. */
+#define HD_INPUT_MAX_WARNINGS 20
+
+enum hd_input_kind {
+	HD_INPUT_UNKNOWN = 0,
+	HD_INPUT_NCCL_LOG,   /* NCCL_DEBUG and/or PyTorch c10d text */
+	HD_INPUT_FLIGHT_REC, /* flight-recorder dump, pickle or JSON */
+	HD_INPUT_KINETO,     /* profiler Chrome trace */
+};
+
+struct hd_input {
+	char *path; /* as given on the command line (or found below it) */
+	enum hd_input_kind kind;
+	int rank;       /* global rank the whole input belongs to, or -1 */
+	uint64_t bytes; /* bytes read, after decompression */
+	uint64_t records;
+	uint64_t skipped;
+	uint64_t nwarnings;  /* all warnings, kept or not */
+	GPtrArray *warnings; /* char *, "line N: text", first few only */
+	bool truncated;      /* input ended early (cut file, no STOP, ...) */
+	bool empty;          /* well-formed but holds nothing (empty FR dump) */
+	char *error;         /* why the input could not be read at all */
+};
+
+/* Where a record came from. */
+enum hd_prov_kind {
+	HD_PROV_NONE = 0,
+	HD_PROV_LINE,   /* text line number, from 1 */
+	HD_PROV_RECORD, /* record index in the input (FR entry, trace event) */
+	HD_PROV_OFFSET, /* byte offset in the (decompressed) input */
+};
+
+struct hd_prov {
+	uint32_t input; /* index into store->inputs */
+	uint32_t kind;  /* enum hd_prov_kind */
+	uint64_t at;
+};
+
+struct hd_rank {
+	int rank;
+	const char *host; /* interned, or NULL */
+	int pid;          /* 0 when unknown */
+	int cuda_dev;     /* -1 when unknown */
+	const char *bus_id;
+	const char *nccl_version;
+	const char *torch_version;
+	GArray *inputs; /* uint32_t input indices describing this rank */
+};
+
+struct hd_group {
+	char *id;   /* cross-rank identity, see hd_group_id_*() */
+	char *name; /* PG name / NCCL comm label, or NULL */
+	char *desc; /* PG description, or NULL */
+	uint64_t comm_id;
+	bool has_comm_id;
+	int nranks;       /* -1 when unknown */
+	GArray *members;  /* int: global rank by group rank, -1 unknown */
+	bool low_confidence_identity; /* grouped by heuristics only */
+};
+
+enum hd_op_kind {
+	HD_OP_UNKNOWN = 0,
+	HD_OP_ALL_REDUCE,
+	HD_OP_ALL_GATHER,
+	HD_OP_REDUCE_SCATTER,
+	HD_OP_BROADCAST,
+	HD_OP_REDUCE,
+	HD_OP_ALL_TO_ALL,
+	HD_OP_GATHER,
+	HD_OP_SCATTER,
+	HD_OP_SEND,
+	HD_OP_RECV,
+	HD_OP_BARRIER,
+	HD_OP_COALESCED,
+	HD_OP_KIND_COUNT
+};
+
+enum hd_op_state {
+	HD_STATE_UNKNOWN = 0,
+	HD_STATE_ENQUEUED, /* FR "scheduled", an NCCL COLL line */
+	HD_STATE_STARTED,
+	HD_STATE_COMPLETED,
+};
+
+/* How op->seq was obtained, which decides what it can be compared with. */
+enum hd_seq_kind {
+	HD_SEQ_COLLECTIVE = 0, /* FR collective_seq_id, trace Seq, c10d SeqNum */
+	HD_SEQ_P2P,            /* FR p2p_seq_id, trace Seq of a p2p op */
+	HD_SEQ_ORDINAL,        /* position of the op in this rank's stream */
+};
+
+enum hd_dtype {
+	HD_DTYPE_UNKNOWN = 0,
+	HD_DTYPE_INT8,
+	HD_DTYPE_UINT8,
+	HD_DTYPE_INT32,
+	HD_DTYPE_UINT32,
+	HD_DTYPE_INT64,
+	HD_DTYPE_UINT64,
+	HD_DTYPE_FLOAT16,
+	HD_DTYPE_FLOAT32,
+	HD_DTYPE_FLOAT64,
+	HD_DTYPE_BFLOAT16,
+	HD_DTYPE_FP8_E4M3,
+	HD_DTYPE_FP8_E5M2,
+	HD_DTYPE_BOOL,
+	HD_DTYPE_INT16,
+	HD_DTYPE_OTHER, /* a named type outside this list: see op->dtype_name */
+};
+
+enum hd_redop {
+	HD_REDOP_NONE = 0, /* not a reduction, or unknown */
+	HD_REDOP_SUM,
+	HD_REDOP_PROD,
+	HD_REDOP_MAX,
+	HD_REDOP_MIN,
+	HD_REDOP_AVG,
+	HD_REDOP_PREMULSUM, /* NCCL op >= 5: one class, never compared by slot */
+};
+
+enum hd_op_flags {
+	HD_OPF_COALESCED_MEMBER = 1 << 0, /* inside a coalesced group */
+	HD_OPF_RETIRED = 1 << 1,          /* FR retired */
+	HD_OPF_TRUNCATED = 1 << 2,        /* record was cut (1024-byte limit) */
+	HD_OPF_ANY_SOURCE = 1 << 3,       /* recv from any peer */
+};
+
+/*
+ * One collective or p2p call on one rank.  Value type: parsers fill one on
+ * the stack (after hd_op_init()) and hand it to hd_store_add_op().
+ */
+struct hd_op {
+	int32_t rank;   /* global rank, -1 unknown */
+	uint32_t group; /* index into store->groups */
+	int64_t seq;    /* position in the group's sequence on this rank */
+	uint8_t seq_kind; /* enum hd_seq_kind */
+	uint8_t kind;     /* enum hd_op_kind */
+	uint8_t state;    /* enum hd_op_state */
+	uint8_t dtype;    /* enum hd_dtype */
+	uint8_t redop;    /* enum hd_redop */
+	uint8_t flags;    /* enum hd_op_flags */
+	int32_t peer;     /* root (rooted collectives) or peer (p2p), as a
+			     group rank; -1 unknown or none */
+	int64_t count_in;  /* elements sent by this rank, -1 unknown */
+	int64_t count_out; /* elements received by this rank, -1 unknown */
+	const char *shape_in;  /* interned "[[4, 4]]", or NULL */
+	const char *shape_out; /* interned */
+	const char *dtype_name; /* interned source spelling, or NULL */
+	const char *name;       /* interned source name ("nccl:all_reduce") */
+	int64_t op_count; /* NCCL opCount, -1 when absent */
+	int64_t t_enqueue_ns; /* INT64_MIN when unknown; wall clock ns */
+	int64_t t_start_ns;
+	int64_t t_end_ns;
+	int32_t stack; /* index into store->stacks, -1 none */
+	struct hd_prov prov;
+};
+
+struct hd_frame {
+	const char *name; /* interned function name */
+	const char *file; /* interned */
+	int line;
+};
+
+enum hd_signal_cat {
+	HD_SIG_NETWORK = 0,
+	HD_SIG_CUDA,
+	HD_SIG_NCCL_INTERNAL,
+	HD_SIG_TIMEOUT,
+	HD_SIG_CRASH,
+	HD_SIG_INIT,
+	HD_SIG_CONFIG,
+	HD_SIG_MISMATCH,
+	HD_SIG_PROGRESS, /* not an error: a rank's progress report */
+	HD_SIG_INFO,     /* context only (dump signals, heartbeat after timeout) */
+	HD_SIG_CAT_COUNT
+};
+
+/* What a signal says, more precisely than its category. */
+enum hd_signal_type {
+	HD_SIGT_OTHER = 0,
+	HD_SIGT_WATCHDOG_TIMEOUT, /* c10d: op S timed out (seq, op_name, numel) */
+	HD_SIGT_PG_STATUS,        /* c10d: last enqueued E / completed C */
+	HD_SIGT_IB_COMPLETION,    /* NET/IB completion error (ib_status) */
+	HD_SIGT_IB_ASYNC,         /* NET/IB async event */
+	HD_SIGT_SOCKET,           /* socket error talking to peer */
+	HD_SIGT_PEER_CLOSED,      /* connection closed by remote peer */
+	HD_SIGT_CUDA_ERROR,
+	HD_SIGT_OOM,
+	HD_SIGT_NCCL_ERROR,      /* "NCCL error in:" with Last error */
+	HD_SIGT_COMM_ABORTED,
+	HD_SIGT_DUPLICATE_GPU,
+	HD_SIGT_SHM,
+	HD_SIGT_BOOTSTRAP,
+	HD_SIGT_PROCESS_EXIT, /* torchrun: exitcode, signal */
+	HD_SIGT_TRACEBACK,    /* Python exception */
+	HD_SIGT_HEARTBEAT,    /* watchdog stuck / heartbeat monitor */
+	HD_SIGT_DUMP,         /* FR dump signal / path */
+	HD_SIGT_DESYNC_REPORT, /* TORCH_NCCL_DESYNC_DEBUG's own conclusion */
+	HD_SIGT_UNWIND,       /* NCCL "-> N" error unwind */
+	HD_SIGT_RAS,
+	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
+};
+
+struct hd_signal {
+	uint8_t cat;  /* enum hd_signal_cat */
+	uint8_t type; /* enum hd_signal_type */
+	int32_t rank; /* global rank, -1 unknown */
+	const char *host; /* interned, or NULL */
+	int32_t pid;
+	const char *peer; /* interned peer as printed ("node-b<41873>"), or NULL */
+	int32_t peer_rank; /* -1 unknown */
+	int64_t time_ns;   /* INT64_MIN unknown; see time_is_local */
+	bool time_is_local; /* local time without zone (NCCL, c10d) */
+	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
+	int64_t seq;            /* watchdog: the timed-out op's seq; -1 */
+	int64_t last_enqueued;  /* PG status; INT64_MIN when absent */
+	int64_t last_completed;
+	const char *op_name; /* interned ("ALLREDUCE"), or NULL */
+	int64_t numel_in, numel_out; /* -1 unknown */
+	int32_t code;  /* ncclResult, IB status, exit code, ...; 0 none */
+	char *text;    /* the raw line (owned, bounded), or NULL */
+	struct hd_prov prov;
+};
+
+struct hd_store {
+	GPtrArray *inputs; /* struct hd_input * */
+	GHashTable *ranks; /* int rank -> struct hd_rank * */
+	GPtrArray *groups; /* struct hd_group * */
+	GHashTable *group_index; /* id -> index + 1 */
+	GArray *ops;       /* struct hd_op */
+	GArray *signals;   /* struct hd_signal */
+	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
+	int world_size;    /* -1 unknown */
+};
+
+/* Interns s (NULL stays NULL).  Thread-safe.  (transfer none) */
+const char *hd_intern(const char *s);
+/* Interns the first len bytes of s.  (transfer none) */
+const char *hd_intern_len(const char *s, size_t len);
+
+struct hd_store *hd_store_new(void);
+void hd_store_free(struct hd_store *s);
+/* Handle typedef for g_autoptr() only; code says struct hd_store. */
+typedef struct hd_store hd_store;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
+
+/* Adds an input for path and returns its index. */
+uint32_t hd_store_add_input(struct hd_store *s, const char *path);
+/* (transfer none) */
+struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index);
+
+/*
+ * Records a warning against an input: counted always, kept (with its line
+ * number, 0 for none) only while fewer than HD_INPUT_MAX_WARNINGS are kept.
+ */
+void hd_input_warn(struct hd_input *in, uint64_t line, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+
+/* Returns the rank record, creating it.  (transfer none) */
+struct hd_rank *hd_store_rank(struct hd_store *s, int rank);
+/* Returns the rank record or NULL.  (transfer none) */
+struct hd_rank *hd_store_find_rank(const struct hd_store *s, int rank);
+/* Notes that input describes rank (no duplicates). */
+void hd_rank_add_input(struct hd_rank *r, uint32_t input);
+
+/*
+ * Group identities.  Ops of different ranks are compared only when their
+ * groups have the same id, so an id must be the same on every member:
+ *   hd_group_id_comm(commId)              "comm:0x5c1e2f03a9d4b871"
+ *   hd_group_id_pg(name, ranks, n)        "pg:<name>:[0,1,2,3]"
+ * Parsers without such an identity make up an id that says what it is and
+ * set low_confidence_identity.  (transfer full)
+ */
+char *hd_group_id_comm(uint64_t comm_id);
+char *hd_group_id_pg(const char *name, const int *ranks, size_t nranks);
+
+/* Returns the index of the group with this id, creating it. */
+uint32_t hd_store_group(struct hd_store *s, const char *id);
+/* Returns the index of the group with this id, or -1. */
+int64_t hd_store_find_group(const struct hd_store *s, const char *id);
+/* (transfer none) */
+struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index);
+/* Sets group rank group_rank to global rank (grows members as needed). */
+void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
+/* Returns the group rank of a global rank, or -1. */
+int hd_group_rank_of(const struct hd_group *g, int global_rank);
+/* Maps a group rank to a global rank, or -1. */
+int hd_group_global_rank(const struct hd_group *g, int group_rank);
+
+/* Sets the defaults: unknown everything, no stack, no times. */
+void hd_op_init(struct hd_op *op);
+/* Copies op into the store. */
+void hd_store_add_op(struct hd_store *s, const struct hd_op *op);
+
+/* Stores a stack (frames copied) and returns its index. */
+int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
+			   size_t n);
+/* Returns a stack's frames, or NULL with *n = 0.  (transfer none) */
+const struct hd_frame *hd_store_stack(const struct hd_store *s, int32_t stack,
+				      size_t *n);
+
+/* Sets the defaults: unknown rank, time, peer, seq. */
+void hd_signal_init(struct hd_signal *sig);
+/* Copies sig into the store; sig->text is copied (cut to 1 KiB). */
+void hd_store_add_signal(struct hd_store *s, const struct hd_signal *sig);
+
+/*
+ * Moves everything in src into dst, remapping input, group and stack
+ * indices, and frees src.  Groups with the same id become one; ranks with
+ * the same number become one, keeping what either side knew.
+ */
+void hd_store_merge(struct hd_store *dst, struct hd_store *src);
+
+/*
+ * Cross-input joins after all merges: group members and nranks learned from
+ * any rank, world size, and pre-commId groups.  Idempotent.
+ */
+void hd_store_resolve(struct hd_store *s);
+
+/* Renders a provenance as "path:line", "path#record N" or "path@offset". */
+char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p);
+
+/* Names for the enums, as used in reports ("all_reduce", "completed"). */
+const char *hd_op_kind_name(enum hd_op_kind k);
+const char *hd_op_state_name(enum hd_op_state st);
+const char *hd_dtype_name(enum hd_dtype t);
+const char *hd_redop_name(enum hd_redop r);
+const char *hd_signal_cat_name(enum hd_signal_cat c);
+const char *hd_input_kind_name(enum hd_input_kind k);
+
+/*
+ * Parses the spellings every source uses for op kinds and dtypes:
+ * "all_reduce", "allreduce", "AllReduce", "ALLREDUCE", "_allgather_base",
+ * "Float", "float32", "BFloat16", ...  Unknown input gives *_UNKNOWN.
+ */
+enum hd_op_kind hd_op_kind_parse(const char *s);
+enum hd_dtype hd_dtype_parse(const char *s);
+
+#endif
