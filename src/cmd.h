@@ -5,6 +5,7 @@
 #ifndef HD_CMD_H
 #define HD_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <glib.h>
 
@@ -38,5 +39,22 @@ void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
  * returns HD_EXIT_OUTPUT.
  */
 int hd_cmd_finish_output(FILE *out, const char *name, int status);
+
+/*
+ * Matches argv[*i] against an option that takes a value, spelled exactly
+ * "--name VALUE", "--name=VALUE" or "-s VALUE" (short_name may be NULL).
+ * Returns 1 with *value set (and *i moved past a separate value), 0 when
+ * argv[*i] is not this option, -1 when the value is missing (said on
+ * stderr).  *value points into argv.
+ */
+int hd_cmd_opt_value(int argc, char **argv, int *i, const char *long_name,
+		     const char *short_name, const char **value);
+
+/*
+ * Parses a decimal integer option value within [min, max]; on failure says
+ * on stderr which option and value were wrong and returns false.
+ */
+bool hd_cmd_parse_int(const char *opt, const char *s, int min, int max,
+		      int *out);
 
 #endif

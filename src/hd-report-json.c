@@ -1,3 +1,197 @@
-/* Placeholder. */
+/*
+ * The JSON report: schema 1 of design.md, key for key and in the
+ * documented order, so pipelines can rely on it.  Additive keys come after
+ * the schema's keys of the same object.  Every string that came from an
+ * input goes through hd_report_json_string(), because raw log lines may
+ * hold bytes that are not UTF-8 and jansson refuses those.
+ */
 #include "config.h"
+
 #include "hd-report.h"
+
+#include "hd-autocleanups.h"
+#include "hd-banned.h"
+
+static json_t *int_or_null(int64_t v, int64_t none)
+{
+	return v == none ? json_null() : json_integer(v);
+}
+
+static json_t *int_array(const GArray *a)
+{
+	json_t *arr = json_array();
+
+	for (guint i = 0; a && i < a->len; i++)
+		json_array_append_new(arr,
+				      json_integer(g_array_index(a, int, i)));
+	return arr;
+}
+
+static json_t *string_array(const GPtrArray *a)
+{
+	json_t *arr = json_array();
+
+	for (guint i = 0; a && i < a->len; i++)
+		json_array_append_new(
+			arr, hd_report_json_string(g_ptr_array_index(a, i)));
+	return arr;
+}
+
+static json_t *input_json(const struct hd_input *in)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "path", hd_report_json_string(in->path));
+	json_object_set_new(o, "kind",
+			    json_string(hd_input_kind_name(in->kind)));
+	json_object_set_new(o, "rank", int_or_null(in->rank, -1));
+	json_object_set_new(o, "records", json_integer((json_int_t)in->records));
+	json_object_set_new(o, "skipped", json_integer((json_int_t)in->skipped));
+	json_object_set_new(o, "warnings", string_array(in->warnings));
+	/* Additive keys. */
+	json_object_set_new(o, "warnings_total",
+			    json_integer((json_int_t)in->nwarnings));
+	json_object_set_new(o, "truncated", json_boolean(in->truncated));
+	json_object_set_new(o, "empty", json_boolean(in->empty));
+	json_object_set_new(o, "error", hd_report_json_string(in->error));
+	return o;
+}
+
+static const struct hd_group_stats *find_stats(const struct hd_analysis *a,
+					       uint32_t group)
+{
+	if (!a->group_stats)
+		return NULL;
+	if (group < a->group_stats->len) {
+		const struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, group);
+
+		if (st->group == group)
+			return st;
+	}
+	for (guint i = 0; i < a->group_stats->len; i++) {
+		const struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, i);
+
+		if (st->group == group)
+			return st;
+	}
+	return NULL;
+}
+
+static json_t *group_json(const struct hd_analysis *a, uint32_t index)
+{
+	const struct hd_group *g = hd_store_group_at(a->store, index);
+	const struct hd_group_stats *st = find_stats(a, index);
+	json_t *o = json_object();
+	json_t *members = json_array();
+
+	for (guint i = 0; g->members && i < g->members->len; i++)
+		json_array_append_new(
+			members,
+			int_or_null(g_array_index(g->members, int, i), -1));
+	json_object_set_new(o, "id", hd_report_json_string(g->id));
+	json_object_set_new(o, "name", hd_report_json_string(g->name));
+	json_object_set_new(o, "desc", hd_report_json_string(g->desc));
+	json_object_set_new(o, "ranks", members);
+	json_object_set_new(o, "ops_aligned",
+			    json_integer(st ? st->ops_aligned : 0));
+	return o;
+}
+
+static json_t *verdict_json(const struct hd_analysis *a,
+			    const struct hd_verdict *v)
+{
+	json_t *o = json_object();
+	json_t *ev = json_array();
+	const struct hd_group *g = NULL;
+
+	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
+		g = hd_store_group_at(a->store, (uint32_t)v->group);
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		json_t *eo = json_object();
+
+		json_object_set_new(eo, "rank", int_or_null(e->rank, -1));
+		json_object_set_new(eo, "source",
+				    hd_report_json_string(e->source));
+		json_object_set_new(eo, "text", hd_report_json_string(e->text));
+		json_array_append_new(ev, eo);
+	}
+	json_object_set_new(o, "kind",
+			    json_string(hd_verdict_kind_name(v->kind)));
+	json_object_set_new(o, "culprit_ranks", int_array(v->culprits));
+	json_object_set_new(o, "group",
+			    g ? hd_report_json_string(g->id) : json_null());
+	json_object_set_new(o, "seq", int_or_null(v->seq, -1));
+	json_object_set_new(o, "op", hd_report_json_string(v->op));
+	json_object_set_new(o, "confidence",
+			    json_string(hd_confidence_name(v->confidence)));
+	json_object_set_new(o, "summary", hd_report_json_string(v->summary));
+	json_object_set_new(o, "evidence", ev);
+	json_object_set_new(o, "ruled_out", string_array(v->ruled_out));
+	return o;
+}
+
+static json_t *arrival_json(const struct hd_arrival *ar)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "rank", json_integer(ar->rank));
+	json_object_set_new(o, "matched", json_integer(ar->matched));
+	json_object_set_new(o, "times_last", json_integer(ar->times_last));
+	json_object_set_new(o, "median_lag_ns", json_integer(ar->median_lag_ns));
+	json_object_set_new(o, "wait_imposed_ns",
+			    json_integer(ar->wait_imposed_ns));
+	json_object_set_new(o, "clock_offset_ns",
+			    ar->has_offset ? json_integer(ar->clock_offset_ns)
+					   : json_null());
+	json_object_set_new(o, "clock_uncertainty_ns",
+			    ar->has_offset
+				    ? json_integer(ar->clock_uncertainty_ns)
+				    : json_null());
+	return o;
+}
+
+json_t *hd_report_json_build(const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	json_t *doc = json_object();
+	json_t *tool = json_object();
+	json_t *inputs = json_array();
+	json_t *ranks = json_object();
+	json_t *groups = json_array();
+	json_t *verdicts = json_array();
+	json_t *arrivals = json_array();
+
+	json_object_set_new(tool, "name", json_string("hangdoc"));
+	json_object_set_new(tool, "version", json_string(PACKAGE_VERSION));
+	for (guint i = 0; i < s->inputs->len; i++)
+		json_array_append_new(inputs,
+				      input_json(g_ptr_array_index(s->inputs,
+								   i)));
+	json_object_set_new(ranks, "world_size", int_or_null(a->world_size, -1));
+	json_object_set_new(ranks, "seen", int_array(a->ranks_seen));
+	json_object_set_new(ranks, "missing", int_array(a->ranks_missing));
+	for (guint i = 0; i < s->groups->len; i++)
+		json_array_append_new(groups, group_json(a, i));
+	for (guint i = 0; i < a->verdicts->len; i++)
+		json_array_append_new(
+			verdicts,
+			verdict_json(a, g_ptr_array_index(a->verdicts, i)));
+	for (guint i = 0; a->arrivals && i < a->arrivals->len; i++)
+		json_array_append_new(
+			arrivals, arrival_json(&g_array_index(
+					  a->arrivals, struct hd_arrival, i)));
+
+	json_object_set_new(doc, "schema", json_integer(1));
+	json_object_set_new(doc, "tool", tool);
+	json_object_set_new(doc, "inputs", inputs);
+	json_object_set_new(doc, "ranks", ranks);
+	json_object_set_new(doc, "groups", groups);
+	json_object_set_new(doc, "verdicts", verdicts);
+	/* Additive keys. */
+	json_object_set_new(doc, "arrivals", arrivals);
+	json_object_set_new(doc, "notes", string_array(a->notes));
+	return doc;
+}

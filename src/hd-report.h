@@ -34,4 +34,29 @@ json_t *hd_report_json_build(const struct hd_analysis *a);
 /* Shared by the renderers: "0-3,5,7-9" (transfer full). */
 char *hd_report_rank_list(const GArray *ranks);
 
+/*
+ * Makes a raw string from an input safe to print: invalid UTF-8 bytes become
+ * U+FFFD and control characters (escape sequences included) become '?'.
+ * NULL gives "".  (transfer full)
+ */
+char *hd_report_clean(const char *s);
+
+/*
+ * A JSON string for s with invalid UTF-8 bytes replaced by U+FFFD (jansson
+ * refuses invalid UTF-8); NULL gives JSON null.  (transfer full)
+ */
+json_t *hd_report_json_string(const char *s);
+
+/* The group's name, else its id; "-" for -1.  (transfer none) */
+const char *hd_report_group_label(const struct hd_store *s, int64_t group);
+
+/* "15,000".  (transfer full) */
+char *hd_report_count(uint64_t n);
+
+/* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
+char *hd_report_duration(int64_t ns);
+
+/* "watchdog_timeout", "ib_completion", ...  (transfer none) */
+const char *hd_report_signal_type_name(enum hd_signal_type t);
+
 #endif
