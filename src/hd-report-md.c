@@ -1,10 +1,369 @@
-/* Being written. */
+/*
+ * The Markdown report, for pasting into an incident ticket: a heading that
+ * states the verdict, a summary table, the evidence as a list with its
+ * sources in backticks, then capped tables of groups, ranks, arrivals and
+ * inputs.  Raw text is cleaned (hd_report_clean()) and escaped so that a
+ * log line cannot break the table or the formatting around it.
+ */
 #include "config.h"
 
 #include "hd-report.h"
 
+#include <string.h>
+
+#include "hd-analyze.h"
 #include "hd-banned.h"
+
+#define MD_MAX_EVIDENCE 20
+#define MD_MAX_ITEMS 20
+#define MD_MAX_ROWS 32
+#define MD_MAX_WARNINGS 3
+
+/* Text safe inside a table cell or list item (transfer full). */
+static char *md_text(const char *s)
+{
+	g_autofree char *clean = hd_report_clean(s);
+	GString *out = g_string_new(NULL);
+
+	for (const char *p = clean; *p; p++) {
+		if (strchr("\\`*_[]<>|#", *p))
+			g_string_append_c(out, '\\');
+		g_string_append_c(out, *p);
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* s in backticks, with a fence longer than any backtick run in it. */
+static char *md_code(const char *s)
+{
+	g_autofree char *clean = hd_report_clean(s);
+	size_t run = 0, longest = 0;
+	g_autofree char *fence = NULL;
+	GString *out = g_string_new(NULL);
+
+	for (const char *p = clean; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = g_strnfill(longest + 1, '`');
+	/* Pipes end a table cell even inside code spans. */
+	g_string_append(out, fence);
+	if (longest)
+		g_string_append_c(out, ' ');
+	for (const char *p = clean; *p; p++) {
+		if (*p == '|')
+			g_string_append_c(out, '\\');
+		g_string_append_c(out, *p);
+	}
+	if (longest)
+		g_string_append_c(out, ' ');
+	g_string_append(out, fence);
+	return g_string_free(out, FALSE);
+}
+
+static void md_more(FILE *out, guint more, const char *what)
+{
+	g_autofree char *n = hd_report_count(more);
+
+	if (more)
+		fprintf(out, "- ... and %s more %s\n", n, what);
+}
+
+static void md_heading(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_verdict *v;
+	g_autofree char *ranks = NULL;
+
+	if (!a->verdicts->len) {
+		fprintf(out, "# hangdoc: no verdict\n\n");
+		if (!hd_load_usable_inputs(a->store))
+			fprintf(out, "No usable input: nothing could be "
+				     "parsed from the %u input files tried.\n\n",
+				a->store->inputs->len);
+		return;
+	}
+	v = g_ptr_array_index(a->verdicts, 0);
+	ranks = hd_report_rank_list(v->culprits);
+	if (v->culprits->len) {
+		g_autofree char *cut = NULL;
+
+		if (strlen(ranks) > 60)
+			cut = g_strdup_printf("%.57s...", ranks);
+		fprintf(out, "# hangdoc: %s, %s %s (%s confidence)\n\n",
+			hd_verdict_kind_name(v->kind),
+			v->culprits->len == 1 ? "rank" : "ranks",
+			cut ? cut : ranks, hd_confidence_name(v->confidence));
+	} else {
+		fprintf(out, "# hangdoc: %s (%s confidence)\n\n",
+			hd_verdict_kind_name(v->kind),
+			hd_confidence_name(v->confidence));
+	}
+}
+
+static void md_summary(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	const struct hd_verdict *v;
+	g_autofree char *summary = NULL;
+	g_autofree char *ranks = NULL;
+	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	g_autofree char *missing_md = md_text(missing);
+
+	fprintf(out, "| | |\n|---|---|\n");
+	if (a->verdicts->len) {
+		v = g_ptr_array_index(a->verdicts, 0);
+		summary = md_text(v->summary);
+		ranks = hd_report_rank_list(v->culprits);
+		fprintf(out, "| verdict | `%s` |\n",
+			hd_verdict_kind_name(v->kind));
+		fprintf(out, "| summary | %s |\n", summary);
+		fprintf(out, "| culprit ranks | %s |\n",
+			*ranks ? ranks : "none");
+		if (v->group >= 0) {
+			g_autofree char *g = md_code(
+				hd_report_group_label(s, v->group));
+
+			fprintf(out, "| group | %s |\n", g);
+		}
+		if (v->seq >= 0)
+			fprintf(out, "| seq | %" G_GINT64_FORMAT " |\n", v->seq);
+		if (v->op)
+			fprintf(out, "| op | `%s` |\n", v->op);
+		fprintf(out, "| confidence | %s |\n",
+			hd_confidence_name(v->confidence));
+	}
+	fprintf(out, "| inputs | %u usable of %u |\n",
+		hd_load_usable_inputs(s), s->inputs->len);
+	fprintf(out, "| ranks with data | %u |\n",
+		a->ranks_seen ? a->ranks_seen->len : 0);
+	if (a->world_size >= 0)
+		fprintf(out, "| world size | %d |\n", a->world_size);
+	if (a->ranks_missing && a->ranks_missing->len)
+		fprintf(out, "| ranks without data | %s |\n", missing_md);
+	fputc('\n', out);
+}
+
+static void md_verdict_detail(FILE *out, const struct hd_verdict *v)
+{
+	if (v->evidence->len)
+		fprintf(out, "## Evidence\n\n");
+	for (guint i = 0; i < v->evidence->len && i < MD_MAX_EVIDENCE; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		g_autofree char *text = md_text(e->text);
+
+		fputs("- ", out);
+		if (e->rank >= 0)
+			fprintf(out, "rank %d: ", e->rank);
+		fputs(text, out);
+		if (e->source) {
+			g_autofree char *src = md_code(e->source);
+
+			fprintf(out, " (%s)", src);
+		}
+		fputc('\n', out);
+	}
+	if (v->evidence->len > MD_MAX_EVIDENCE)
+		md_more(out, v->evidence->len - MD_MAX_EVIDENCE,
+			"evidence items");
+	if (v->evidence->len)
+		fputc('\n', out);
+	if (v->ruled_out->len)
+		fprintf(out, "## Ruled out\n\n");
+	for (guint i = 0; i < v->ruled_out->len && i < MD_MAX_ITEMS; i++) {
+		g_autofree char *t = md_text(g_ptr_array_index(v->ruled_out, i));
+
+		fprintf(out, "- %s\n", t);
+	}
+	if (v->ruled_out->len > MD_MAX_ITEMS)
+		md_more(out, v->ruled_out->len - MD_MAX_ITEMS, "items");
+	if (v->ruled_out->len)
+		fputc('\n', out);
+}
+
+static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
+{
+	if (a->verdicts->len < 2)
+		return;
+	fprintf(out, "## Other verdicts\n\n"
+		     "| kind | ranks | group | seq | confidence | summary |\n"
+		     "|---|---|---|---|---|---|\n");
+	for (guint i = 1; i < a->verdicts->len && i <= MD_MAX_ITEMS; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+		g_autofree char *summary = md_text(v->summary);
+		g_autofree char *group =
+			v->group >= 0
+				? md_code(hd_report_group_label(a->store,
+								v->group))
+				: g_strdup("");
+		char seq[32] = "";
+
+		if (v->seq >= 0)
+			g_snprintf(seq, sizeof(seq), "%" G_GINT64_FORMAT,
+				   v->seq);
+		fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n",
+			hd_verdict_kind_name(v->kind), ranks, group, seq,
+			hd_confidence_name(v->confidence), summary);
+	}
+	fputc('\n', out);
+	if (a->verdicts->len - 1 > MD_MAX_ITEMS) {
+		md_more(out, a->verdicts->len - 1 - MD_MAX_ITEMS, "verdicts");
+		fputc('\n', out);
+	}
+}
+
+static void md_notes(FILE *out, const struct hd_analysis *a)
+{
+	if (!a->notes || !a->notes->len)
+		return;
+	fprintf(out, "## Not decided\n\n");
+	for (guint i = 0; i < a->notes->len && i < MD_MAX_ITEMS; i++) {
+		g_autofree char *t = md_text(g_ptr_array_index(a->notes, i));
+
+		fprintf(out, "- %s\n", t);
+	}
+	if (a->notes->len > MD_MAX_ITEMS)
+		md_more(out, a->notes->len - MD_MAX_ITEMS, "notes");
+	fputc('\n', out);
+}
+
+static void md_groups(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+
+	if (!s->groups->len)
+		return;
+	fprintf(out, "## Groups\n\n| group | id | ranks | ops aligned |\n"
+		     "|---|---|---|---|\n");
+	for (guint i = 0; i < s->groups->len && i < MD_MAX_ROWS; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+		g_autofree char *name = md_text(g->name ? g->name : "");
+		g_autofree char *id = md_code(g->id);
+		uint32_t aligned = 0;
+
+		for (guint k = 0; a->group_stats && k < a->group_stats->len;
+		     k++) {
+			const struct hd_group_stats *st = &g_array_index(
+				a->group_stats, struct hd_group_stats, k);
+
+			if (st->group == i)
+				aligned = st->ops_aligned;
+		}
+		if (g->nranks >= 0)
+			fprintf(out, "| %s | %s | %d | %u |\n", name, id,
+				g->nranks, aligned);
+		else
+			fprintf(out, "| %s | %s | ? | %u |\n", name, id,
+				aligned);
+	}
+	fputc('\n', out);
+	if (s->groups->len > MD_MAX_ROWS) {
+		md_more(out, s->groups->len - MD_MAX_ROWS, "groups");
+		fputc('\n', out);
+	}
+}
+
+static void md_arrivals(FILE *out, const struct hd_analysis *a)
+{
+	if (!a->arrivals || !a->arrivals->len)
+		return;
+	fprintf(out, "## Arrivals\n\n"
+		     "| rank | matched | last | median lag | wait imposed | "
+		     "clock offset |\n|---|---|---|---|---|---|\n");
+	for (guint i = 0; i < a->arrivals->len && i < MD_MAX_ROWS; i++) {
+		const struct hd_arrival *ar =
+			&g_array_index(a->arrivals, struct hd_arrival, i);
+		g_autofree char *lag = hd_report_duration(ar->median_lag_ns);
+		g_autofree char *wait = hd_report_duration(ar->wait_imposed_ns);
+		g_autofree char *off = hd_report_duration(ar->clock_offset_ns);
+		g_autofree char *unc =
+			hd_report_duration(ar->clock_uncertainty_ns);
+
+		fprintf(out, "| %d | %u | %u | %s | %s | ", ar->rank,
+			ar->matched, ar->times_last, lag, wait);
+		if (ar->has_offset)
+			fprintf(out, "%s ± %s |\n", off, unc);
+		else
+			fprintf(out, "- |\n");
+	}
+	fputc('\n', out);
+	if (a->arrivals->len > MD_MAX_ROWS) {
+		md_more(out, a->arrivals->len - MD_MAX_ROWS, "ranks");
+		fputc('\n', out);
+	}
+}
+
+static void md_inputs(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	guint shown = 0;
+
+	fprintf(out, "## Inputs\n\n");
+	if (!s->inputs->len) {
+		fprintf(out, "No input files were found.\n");
+		return;
+	}
+	fprintf(out, "| path | kind | rank | records | skipped | warnings "
+		     "| problem |\n|---|---|---|---|---|---|---|\n");
+	for (guint i = 0; i < s->inputs->len && i < MD_MAX_ROWS; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		g_autofree char *path = md_code(in->path);
+		g_autofree char *err = md_text(
+			in->error ? in->error
+				  : in->truncated ? "truncated"
+						  : in->empty ? "empty" : "");
+		char rank[16] = "";
+
+		if (in->rank >= 0)
+			g_snprintf(rank, sizeof(rank), "%d", in->rank);
+		fprintf(out,
+			"| %s | %s | %s | %" G_GUINT64_FORMAT
+			" | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
+			" | %s |\n",
+			path, hd_input_kind_name(in->kind), rank, in->records,
+			in->skipped, in->nwarnings, err);
+		shown++;
+	}
+	fputc('\n', out);
+	if (s->inputs->len > shown) {
+		md_more(out, s->inputs->len - shown, "inputs");
+		fputc('\n', out);
+	}
+	/* The first warnings, for the inputs listed above. */
+	for (guint i = 0; i < shown; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		g_autofree char *path = NULL;
+
+		if (!in->warnings || !in->warnings->len)
+			continue;
+		path = md_code(in->path);
+		fprintf(out, "Warnings in %s:\n\n", path);
+		for (guint k = 0; k < in->warnings->len && k < MD_MAX_WARNINGS;
+		     k++) {
+			g_autofree char *w =
+				md_text(g_ptr_array_index(in->warnings, k));
+
+			fprintf(out, "- %s\n", w);
+		}
+		if (in->nwarnings > MD_MAX_WARNINGS)
+			md_more(out,
+				(guint)(in->nwarnings -
+					MIN(in->warnings->len, MD_MAX_WARNINGS)),
+				"warnings");
+		fputc('\n', out);
+	}
+}
 
 void hd_report_markdown(FILE *out, const struct hd_analysis *a)
 {
+	md_heading(out, a);
+	md_summary(out, a);
+	if (a->verdicts->len)
+		md_verdict_detail(out, g_ptr_array_index(a->verdicts, 0));
+	md_other_verdicts(out, a);
+	md_notes(out, a);
+	md_groups(out, a);
+	md_arrivals(out, a);
+	md_inputs(out, a);
 }
