@@ -78,6 +78,22 @@ struct hd_group_stats {
 	int ranks_with_data;
 };
 
+/* One rank's progress, for the per-rank table of the reports. */
+struct hd_rank_progress {
+	int rank;
+	const char *host; /* interned, or NULL */
+	uint32_t inputs;  /* inputs that describe this rank */
+	uint32_t ops;     /* ops recorded for it, all groups */
+	uint32_t signals; /* error/progress signals about it */
+	int64_t group;    /* the group the columns below are about: the top
+			     verdict's group, else the rank's largest; -1 */
+	int64_t last_enqueued;  /* highest seq enqueued in that group; -1 */
+	int64_t last_completed; /* highest seq completed; -1 none/unknown */
+	int64_t blocked_seq;    /* first incomplete seq there; -1 none */
+	const char *state; /* static: "blocked", "absent", "crashed",
+			      "done", "no data" ... */
+};
+
 struct hd_analysis {
 	const struct hd_store *store;
 	GPtrArray *verdicts; /* struct hd_verdict *, most probable first */
@@ -87,6 +103,7 @@ struct hd_analysis {
 	int world_size;      /* -1 unknown */
 	GArray *arrivals;    /* struct hd_arrival, by rank (may be empty) */
 	GPtrArray *notes;    /* char *: what the data could not decide */
+	GArray *progress;    /* struct hd_rank_progress, by rank ascending */
 };
 
 /* Runs every check over a resolved store.  (transfer full) */

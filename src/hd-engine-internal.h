@@ -1,0 +1,97 @@
+/*
+ * What the engine's modules share: the op index built once per run and the
+ * per-group facts the checks derive from it.  Not for use outside src/hd-*.c
+ * engine files.
+ *
+ * Ownership: an index borrows the store; arrays inside belong to the index.
+ */
+#ifndef HD_ENGINE_INTERNAL_H
+#define HD_ENGINE_INTERNAL_H
+
+#include "hd-engine.h"
+
+/* Base scores: which verdict explains a hang first (design.md order). */
+#define HD_SCORE_CRASH 90.0
+#define HD_SCORE_INIT 88.0
+#define HD_SCORE_NETWORK 85.0
+#define HD_SCORE_MISMATCH 80.0
+#define HD_SCORE_CHAIN 78.0
+#define HD_SCORE_P2P 75.0
+#define HD_SCORE_MISSING 70.0
+#define HD_SCORE_LAGGING 60.0
+#define HD_SCORE_STRAGGLER 30.0
+#define HD_SCORE_INSUFFICIENT 10.0
+#define HD_SCORE_NO_FAULT 0.0
+
+/* One rank's ops in one group and stream, in seq order. */
+struct hd_lane {
+	int rank;
+	uint8_t seq_kind;
+	uint8_t source; /* enum hd_input_kind of the ops' inputs */
+	uint32_t *ops; /* indices into store->ops, sorted by seq, then record */
+	uint32_t n;
+	int64_t min_seq, max_seq; /* over ops; -1 when n == 0 */
+	int64_t max_completed;    /* -1 none */
+	int64_t first_pending;    /* lowest seq not completed; -1 none */
+	bool has_completion_info; /* some op completed or was timed */
+};
+
+/* One group's lanes. */
+struct hd_group_index {
+	uint32_t group;
+	GArray *lanes; /* struct hd_lane */
+};
+
+struct hd_index {
+	const struct hd_store *store;
+	uint32_t *order; /* op indices grouped by group, then rank */
+	GArray *groups;  /* struct hd_group_index, by group index */
+	GHashTable *rank_inputs; /* rank -> number of inputs */
+	GArray *waits; /* struct hd_wait, filled by the checks */
+};
+
+/* "waiter is blocked in (group, seq) until on arrives." */
+struct hd_wait {
+	int waiter;
+	int on;
+	int64_t group; /* store group index, -1 when only a PG name is known */
+	int64_t seq;
+	const char *what; /* interned: "PG 0 seq 41 all_reduce" */
+	struct hd_prov prov; /* where the waiter is seen blocked */
+};
+
+struct hd_index *hd_index_build(const struct hd_store *s);
+void hd_index_free(struct hd_index *ix);
+
+/* The lane of (group, rank, seq_kind), or NULL.  (transfer none) */
+const struct hd_lane *hd_index_lane(const struct hd_index *ix, uint32_t group,
+				    int rank, uint8_t seq_kind);
+
+/* True when rank left any input at all. */
+bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
+
+static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
+					      uint32_t i)
+{
+	return &g_array_index(ix->store->ops, struct hd_op, i);
+}
+
+/* Group display name: "0 (default_pg)", "comm 0x..", ...  (transfer full) */
+char *hd_group_label(const struct hd_store *s, int64_t group);
+/* "train.py:88 in train_step", innermost user frame, or NULL (transfer full) */
+char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
+/* One-line description of an op for evidence.  (transfer full) */
+char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
+
+/* The checks.  Each appends verdicts to a->verdicts. */
+void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
+void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
+/* Follows the waits of both to root blockers (blocked_chain). */
+void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
+
+/* Adds a wait edge. */
+void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
+		       int64_t seq, const char *what,
+		       const struct hd_prov *prov);
+
+#endif

@@ -1,0 +1,750 @@
+/*
+ * Verdicts from error and progress signals: the c10d watchdog's timeouts and
+ * per-PG counters (who never enqueued the op the others time out in),
+ * network faults (who saw the first one, and which peer), crashed ranks
+ * (who died first while the others wait), and communicator setup failures.
+ *
+ * Consequences are not causes: IB WR_FLUSH errors, error-unwind lines, the
+ * SIGABRT a watchdog sends its own process, and torchrun's "Root Cause"
+ * (just the earliest exit) never pick a culprit.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hd-engine-internal.h"
+#include "hd-banned.h"
+
+#define MAX_EVIDENCE 6
+
+static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
+{
+	return &g_array_index(s->signals, struct hd_signal, i);
+}
+
+static bool from_log(const struct hd_store *s, const struct hd_signal *sig)
+{
+	return sig->prov.input < s->inputs->len &&
+	       hd_store_input(s, sig->prov.input)->kind == HD_INPUT_NCCL_LOG;
+}
+
+static void add_signal_evidence(const struct hd_store *s, struct hd_verdict *v,
+				const struct hd_signal *sig)
+{
+	g_autofree char *src = hd_prov_format(s, &sig->prov);
+	const char *text = sig->text ? sig->text : hd_signal_cat_name(sig->cat);
+
+	hd_verdict_add_evidence(v, sig->rank,
+				sig->prov.kind != HD_PROV_NONE ? src : NULL,
+				"%s", text);
+}
+
+static gint compare_int(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void int_set_add(GArray *set, int v)
+{
+	for (guint i = 0; i < set->len; i++)
+		if (g_array_index(set, int, i) == v)
+			return;
+	g_array_append_val(set, v);
+}
+
+static char *rank_text(const GArray *ranks)
+{
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < ranks->len && i < 8; i++)
+		g_string_append_printf(s, "%s%d", i ? ", " : "",
+				       g_array_index(ranks, int, i));
+	if (ranks->len > 8)
+		g_string_append_printf(s, " and %u more", ranks->len - 8);
+	return g_string_free(s, FALSE);
+}
+
+/* What one rank said about one PG. */
+struct pg_report {
+	int rank;
+	int64_t timeout_seq; /* -1 none */
+	const struct hd_signal *timeout;
+	int64_t enqueued, completed; /* INT64_MIN unknown */
+	const struct hd_signal *status;
+};
+
+struct pg_reports {
+	const char *name;   /* interned */
+	GArray *reports;    /* struct pg_report */
+};
+
+static struct pg_report *report_for(struct pg_reports *p, int rank)
+{
+	struct pg_report r = { rank, -1, NULL, INT64_MIN, INT64_MIN, NULL };
+
+	for (guint i = 0; i < p->reports->len; i++) {
+		struct pg_report *x = &g_array_index(p->reports, struct pg_report, i);
+
+		if (x->rank == rank)
+			return x;
+	}
+	g_array_append_val(p->reports, r);
+	return &g_array_index(p->reports, struct pg_report, p->reports->len - 1);
+}
+
+/* The store group a PG name refers to on these ranks, or -1. */
+static int64_t find_pg_group(const struct hd_store *s, const char *name,
+			     const struct pg_reports *p)
+{
+	int64_t found = -1;
+
+	for (guint g = 0; g < s->groups->len; g++) {
+		const struct hd_group *grp = g_ptr_array_index(s->groups, g);
+		bool all = true;
+
+		if (!grp->name || strcmp(grp->name, name) != 0)
+			continue;
+		for (guint i = 0; i < p->reports->len && all; i++)
+			all = hd_group_rank_of(grp, g_array_index(p->reports,
+								  struct pg_report,
+								  i)
+							    .rank) >= 0;
+		if (!all)
+			continue;
+		if (found >= 0)
+			return -1; /* ambiguous: names are reused after splits */
+		found = g;
+	}
+	return found;
+}
+
+/* The most common timed-out seq (the lowest on a tie). */
+static int64_t common_timeout(const struct pg_reports *p)
+{
+	int64_t best = -1;
+	guint best_n = 0;
+
+	for (guint i = 0; i < p->reports->len; i++) {
+		int64_t s = g_array_index(p->reports, struct pg_report, i).timeout_seq;
+		guint n = 0;
+
+		if (s < 0)
+			continue;
+		for (guint k = 0; k < p->reports->len; k++)
+			if (g_array_index(p->reports, struct pg_report, k).timeout_seq == s)
+				n++;
+		if (n > best_n || (n == best_n && s < best)) {
+			best = s;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/* Did this rank leave a c10d/NCCL log at all? */
+static bool rank_has_log(const struct hd_store *s, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+	if (!r)
+		return false;
+	for (guint i = 0; i < r->inputs->len; i++)
+		if (hd_store_input(s, g_array_index(r->inputs, uint32_t, i))->kind ==
+		    HD_INPUT_NCCL_LOG)
+			return true;
+	return false;
+}
+
+static void check_pg(struct hd_index *ix, struct hd_analysis *a,
+		     struct pg_reports *p)
+{
+	const struct hd_store *s = ix->store;
+	int64_t seq = common_timeout(p);
+	int64_t group;
+	g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) inferred = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	const char *opname = NULL;
+	g_autofree char *label = NULL;
+	bool lagging = false;
+	struct hd_verdict *v;
+
+	if (seq < 0)
+		return;
+	group = find_pg_group(s, p->name, p);
+	if (group >= 0) {
+		const struct hd_group *grp = g_ptr_array_index(s->groups, group);
+
+		for (guint i = 0; i < grp->members->len; i++)
+			if (g_array_index(grp->members, int, i) >= 0)
+				int_set_add(members, g_array_index(grp->members, int, i));
+		label = hd_group_label(s, group);
+	} else {
+		label = g_strdup_printf("PG %s", p->name);
+		if (strcmp(p->name, "0") == 0 && s->world_size > 0)
+			for (int r = 0; r < MIN(s->world_size, 1 << 22); r++)
+				int_set_add(members, r);
+	}
+	for (guint i = 0; i < p->reports->len; i++)
+		int_set_add(members, g_array_index(p->reports, struct pg_report, i).rank);
+	g_array_sort(members, compare_int);
+
+	for (guint i = 0; i < members->len; i++) {
+		int r = g_array_index(members, int, i);
+		const struct pg_report *rep = NULL;
+
+		for (guint k = 0; k < p->reports->len && !rep; k++)
+			if (g_array_index(p->reports, struct pg_report, k).rank == r)
+				rep = &g_array_index(p->reports, struct pg_report, k);
+		if (rep && rep->timeout_seq == seq) {
+			g_array_append_val(waiting, r);
+			if (!opname && rep->timeout->op_name)
+				opname = rep->timeout->op_name;
+		} else if (rep && rep->enqueued != INT64_MIN &&
+			   rep->enqueued < seq) {
+			g_array_append_val(absent, r);
+			if (rep->enqueued < seq - 1)
+				lagging = true;
+		} else if (rep && rep->enqueued != INT64_MIN) {
+			/* Enqueued it: waiting, whatever it printed. */
+			g_array_append_val(waiting, r);
+		} else if (rep && rep->timeout_seq >= 0) {
+			/* Timed out elsewhere in this PG. */
+			if (rep->timeout_seq < seq)
+				g_array_append_val(absent, r);
+			else
+				g_array_append_val(waiting, r);
+		} else if (rank_has_log(s, r)) {
+			g_array_append_val(inferred, r);
+		} else {
+			g_array_append_val(nodata, r);
+		}
+	}
+	if (absent->len == 0 && inferred->len == 0) {
+		g_autofree char *wt = rank_text(waiting);
+
+		if (nodata->len) {
+			g_autofree char *nd = rank_text(nodata);
+
+			v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+					   "%u ranks timed out in %s seq %" G_GINT64_FORMAT
+					   " (%s); ranks {%s} left no log, so which one never arrived cannot be shown",
+					   waiting->len, label, seq,
+					   opname ? opname : "?", nd);
+		} else {
+			v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+					   "all %u ranks of %s timed out together in seq %" G_GINT64_FORMAT
+					   " (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
+					   waiting->len, label, seq,
+					   opname ? opname : "?");
+		}
+		v->group = group;
+		v->seq = seq;
+		v->score = HD_SCORE_INSUFFICIENT;
+		for (guint i = 0; i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
+			const struct pg_report *rep =
+				&g_array_index(p->reports, struct pg_report, i);
+
+			if (rep->timeout)
+				add_signal_evidence(s, v, rep->timeout);
+		}
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
+	{
+		g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
+		g_autofree char *ct = NULL;
+		enum hd_confidence conf;
+
+		g_array_append_vals(culprits, absent->data, absent->len);
+		g_array_append_vals(culprits, inferred->data, inferred->len);
+		g_array_sort(culprits, compare_int);
+		ct = rank_text(culprits);
+		/* Counters say it outright; silence only suggests it. */
+		conf = inferred->len == 0 ? HD_CONF_HIGH : HD_CONF_MEDIUM;
+		if (culprits->len > waiting->len)
+			conf = HD_CONF_LOW;
+		if (lagging)
+			v = hd_verdict_new(HD_V_LAGGING_RANK, conf,
+					   "rank%s %s fell behind in %s: %u others time out in seq %" G_GINT64_FORMAT " (%s)",
+					   culprits->len == 1 ? "" : "s", ct,
+					   label, waiting->len, seq,
+					   opname ? opname : "?");
+		else
+			v = hd_verdict_new(HD_V_MISSING_RANK, conf,
+					   "rank%s %s never entered seq %" G_GINT64_FORMAT
+					   " (%s) of %s; %u other%s timed out waiting in it",
+					   culprits->len == 1 ? "" : "s", ct, seq,
+					   opname ? opname : "?", label,
+					   waiting->len,
+					   waiting->len == 1 ? "" : "s");
+		for (guint i = 0; i < culprits->len; i++)
+			hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
+	}
+	v->group = group;
+	v->seq = seq;
+	v->op = opname ? hd_op_kind_name(hd_op_kind_parse(opname)) : NULL;
+	if (v->op && strcmp(v->op, "unknown") == 0)
+		v->op = NULL;
+	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+		bool culprit = false;
+
+		for (guint k = 0; k < v->culprits->len && !culprit; k++)
+			culprit = g_array_index(v->culprits, int, k) == rep->rank;
+		if (culprit && rep->status) {
+			add_signal_evidence(s, v, rep->status);
+			continue;
+		}
+		if (!culprit && rep->timeout && rep->timeout_seq == seq) {
+			for (guint k = 0; k < v->culprits->len; k++)
+				hd_index_add_wait(ix, rep->rank,
+						  g_array_index(v->culprits, int, k),
+						  group, seq, label,
+						  &rep->timeout->prov);
+			if (v->evidence->len < MAX_EVIDENCE)
+				add_signal_evidence(s, v, rep->timeout);
+		}
+	}
+	for (guint i = 0; i < inferred->len; i++)
+		hd_verdict_add_evidence(v, g_array_index(inferred, int, i), NULL,
+					"rank %d's log reports no timeout and no progress for %s",
+					g_array_index(inferred, int, i), label);
+	if (nodata->len) {
+		g_autofree char *nd = rank_text(nodata);
+
+		hd_verdict_add_ruled_out(v, "nothing about ranks {%s}: they left no log", nd);
+	}
+	hd_verdict_add_ruled_out(v, "torchrun's \"Root Cause\" and the first rank to time out: both are only the earliest to notice");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+static void check_progress(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) pgs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		struct pg_reports *p;
+		struct pg_report *rep;
+		const char *name;
+
+		if (sig->rank < 0 || !from_log(s, sig))
+			continue;
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT &&
+		    sig->type != HD_SIGT_PG_STATUS)
+			continue;
+		name = sig->group_name ? sig->group_name : hd_intern("0");
+		p = g_hash_table_lookup(pgs, name);
+		if (!p) {
+			p = g_new0(struct pg_reports, 1);
+			p->name = name;
+			p->reports = g_array_new(FALSE, FALSE, sizeof(struct pg_report));
+			g_hash_table_insert(pgs, (gpointer)name, p);
+			g_ptr_array_add(order, p);
+		}
+		rep = report_for(p, sig->rank);
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT && sig->seq >= 0) {
+			if (rep->timeout_seq < 0 || sig->seq < rep->timeout_seq) {
+				rep->timeout_seq = sig->seq;
+				rep->timeout = sig;
+			}
+		}
+		if (sig->last_enqueued != INT64_MIN) {
+			/* The latest report wins: counters only grow. */
+			if (rep->enqueued == INT64_MIN || sig->last_enqueued >= rep->enqueued) {
+				rep->enqueued = sig->last_enqueued;
+				rep->completed = sig->last_completed;
+				rep->status = sig;
+			}
+			if (sig->type == HD_SIGT_PG_STATUS && sig->seq >= 0 &&
+			    rep->timeout_seq < 0 && sig->last_completed < sig->seq) {
+				rep->timeout_seq = sig->seq;
+				rep->timeout = sig;
+			}
+		}
+	}
+	for (guint i = 0; i < order->len; i++) {
+		struct pg_reports *p = g_ptr_array_index(order, i);
+
+		check_pg(ix, a, p);
+		g_array_unref(p->reports);
+		g_free(p);
+	}
+}
+
+/* IB status 5 (WR_FLUSH) only follows another failure. */
+static bool is_consequence(const struct hd_signal *sig)
+{
+	if (sig->type == HD_SIGT_UNWIND)
+		return true;
+	if (sig->type == HD_SIGT_IB_COMPLETION && sig->code == 5)
+		return true;
+	return false;
+}
+
+/* Earlier in time first; signals without time keep input order after. */
+static int compare_sig_time(const struct hd_signal *x, const struct hd_signal *y)
+{
+	if (x->time_ns != INT64_MIN && y->time_ns != INT64_MIN &&
+	    x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	if ((x->time_ns == INT64_MIN) != (y->time_ns == INT64_MIN))
+		return x->time_ns == INT64_MIN ? 1 : -1;
+	return 0;
+}
+
+/* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
+static char *peer_host(const char *peer)
+{
+	const char *lt = strchr(peer, '<');
+	size_t n = lt ? (size_t)(lt - peer) : strlen(peer);
+	char *h = g_strndup(peer, n);
+	char *dot;
+
+	g_strstrip(h);
+	/* Hostnames are cut at the first '.', as NCCL prints them. */
+	if (!g_ascii_isdigit(h[0]) && (dot = strchr(h, '.')))
+		*dot = '\0';
+	return h;
+}
+
+/* Ranks on a host. */
+static GArray *ranks_on_host(const struct hd_store *s, const char *host)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer k, val;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &val)) {
+		const struct hd_rank *r = val;
+
+		if (r->host && host && strcmp(r->host, host) == 0)
+			g_array_append_val(out, r->rank);
+	}
+	g_array_sort(out, compare_int);
+	return out;
+}
+
+static void check_network(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *first = NULL;
+	g_autoptr(GArray) reporters = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *host = NULL;
+	g_autoptr(GArray) peer_ranks = NULL;
+	struct hd_verdict *v;
+	guint same_peer = 0, nsig = 0;
+	int peer_rank = -1;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig))
+			continue;
+		nsig++;
+		if (sig->rank >= 0)
+			int_set_add(reporters, sig->rank);
+		if (!first || compare_sig_time(sig, first) < 0)
+			first = sig;
+	}
+	if (!first)
+		return;
+	if (first->peer) {
+		host = peer_host(first->peer);
+		peer_ranks = ranks_on_host(s, host);
+		peer_rank = first->peer_rank;
+		if (peer_rank < 0 && peer_ranks->len == 1)
+			peer_rank = g_array_index(peer_ranks, int, 0);
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *sig = sig_at(s, i);
+			g_autofree char *h = NULL;
+
+			if (sig->cat != HD_SIG_NETWORK || !sig->peer || sig == first)
+				continue;
+			h = peer_host(sig->peer);
+			if (strcmp(h, host) == 0)
+				same_peer++;
+		}
+	}
+	{
+		g_autofree char *who = first->rank >= 0
+			? g_strdup_printf("rank %d%s%s%s", first->rank,
+					  first->host ? " (" : "",
+					  first->host ? first->host : "",
+					  first->host ? ")" : "")
+			: g_strdup_printf("host %s", first->host ? first->host : "?");
+		g_autofree char *peer = NULL;
+
+		if (first->peer && peer_rank >= 0)
+			peer = g_strdup_printf(" with peer %s (rank %d)", first->peer, peer_rank);
+		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
+			g_autofree char *pr = rank_text(peer_ranks);
+
+			peer = g_strdup_printf(" with peer %s (host of ranks %s)", first->peer, pr);
+		} else if (first->peer)
+			peer = g_strdup_printf(" with peer %s", first->peer);
+		v = hd_verdict_new(HD_V_NETWORK_FAULT,
+				   same_peer > 0 || (first->time_ns != INT64_MIN && nsig > 1)
+					   ? HD_CONF_HIGH : HD_CONF_MEDIUM,
+				   "%s saw the first network error%s%s",
+				   who, peer ? peer : "",
+				   first->time_ns == INT64_MIN && nsig > 1
+					   ? " (no timestamps: order unknown)" : "");
+	}
+	if (first->rank >= 0)
+		hd_verdict_add_culprit(v, first->rank);
+	if (peer_rank >= 0)
+		hd_verdict_add_culprit(v, peer_rank);
+	v->score = HD_SCORE_NETWORK;
+	add_signal_evidence(s, v, first);
+	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig != first && sig->cat == HD_SIG_NETWORK && !is_consequence(sig))
+			add_signal_evidence(s, v, sig);
+	}
+	if (same_peer)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"%u other network errors name the same peer host %s",
+					same_peer, host);
+	if (reporters->len > 1)
+		hd_verdict_add_evidence(v, -1, NULL, "%u ranks reported network errors",
+					reporters->len);
+	hd_verdict_add_ruled_out(v, "IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/* Did this rank's watchdog time out (so its abort is a consequence)? */
+static bool rank_timed_out(const struct hd_store *s, int rank)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->rank == rank && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			return true;
+	}
+	return false;
+}
+
+/* A failure that starts trouble, rather than one that follows it. */
+static bool is_crash_cause(const struct hd_store *s, const struct hd_signal *sig)
+{
+	switch (sig->type) {
+	case HD_SIGT_CUDA_ERROR:
+	case HD_SIGT_OOM:
+		return true;
+	case HD_SIGT_TRACEBACK:
+		/* An exception raised by the watchdog or NCCL is a consequence. */
+		return !(sig->text && (strstr(sig->text, "DistBackendError") ||
+				       strstr(sig->text, "NCCL") ||
+				       strstr(sig->text, "Watchdog") ||
+				       strstr(sig->text, "timed out") ||
+				       strstr(sig->text, "DistNetworkError")));
+	case HD_SIGT_PROCESS_EXIT:
+		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
+		if (sig->code == -15)
+			return false;
+		if (sig->code == -6 && rank_timed_out(s, sig->rank))
+			return false;
+		return sig->code != 0;
+	default:
+		return false;
+	}
+}
+
+static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *first = NULL;
+	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
+	guint timeouts = 0, closed_naming = 0;
+	struct hd_verdict *v;
+	bool timed = true;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			timeouts++;
+		if (sig->rank < 0 || !is_crash_cause(s, sig))
+			continue;
+		int_set_add(crashed, sig->rank);
+		if (sig->time_ns == INT64_MIN)
+			timed = false;
+		if (!first || compare_sig_time(sig, first) < 0)
+			first = sig;
+	}
+	if (!first)
+		return;
+	/* Peers that saw a connection closed by the crashed rank's host. */
+	if (first->host) {
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *sig = sig_at(s, i);
+			g_autofree char *h = NULL;
+
+			if (sig->type != HD_SIGT_PEER_CLOSED || !sig->peer)
+				continue;
+			h = peer_host(sig->peer);
+			if (strcmp(h, first->host) == 0)
+				closed_naming++;
+		}
+	}
+	g_array_sort(crashed, compare_int);
+	if (crashed->len == 1 || timed) {
+		v = hd_verdict_new(HD_V_RANK_CRASHED,
+				   timeouts || closed_naming ? HD_CONF_HIGH : HD_CONF_MEDIUM,
+				   "rank %d failed first (%s)%s",
+				   first->rank,
+				   first->type == HD_SIGT_OOM ? "CUDA out of memory"
+				   : first->type == HD_SIGT_CUDA_ERROR ? "CUDA error"
+				   : first->type == HD_SIGT_PROCESS_EXIT ? "process exited"
+									  : "exception",
+				   timeouts ? "; the other ranks then timed out waiting for it" : "");
+		hd_verdict_add_culprit(v, first->rank);
+	} else {
+		g_autofree char *ct = rank_text(crashed);
+
+		v = hd_verdict_new(HD_V_RANK_CRASHED, HD_CONF_LOW,
+				   "ranks %s failed, and without timestamps which failed first cannot be told",
+				   ct);
+		for (guint i = 0; i < crashed->len; i++)
+			hd_verdict_add_culprit(v, g_array_index(crashed, int, i));
+	}
+	v->score = HD_SCORE_CRASH;
+	add_signal_evidence(s, v, first);
+	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig != first && sig->rank >= 0 && is_crash_cause(s, sig))
+			add_signal_evidence(s, v, sig);
+	}
+	if (timeouts)
+		hd_verdict_add_evidence(v, -1, NULL, "%u watchdog timeouts on other ranks follow",
+					timeouts);
+	if (closed_naming)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"%u peers saw their connection closed by %s",
+					closed_naming, first->host);
+	hd_verdict_add_ruled_out(v, "SIGABRT from a rank's own watchdog and SIGTERM from the agent: consequences, not causes");
+	hd_verdict_add_ruled_out(v, "torchrun's \"Root Cause\": it only names the earliest exit, to the second");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/* "Duplicate GPU detected : rank 1 and rank 3 both on ..." */
+static void duplicate_gpu_ranks(const char *text, struct hd_verdict *v)
+{
+	const char *p = text ? strstr(text, "rank ") : NULL;
+
+	for (int k = 0; p && k < 2; k++) {
+		char *end;
+		long r = strtol(p + 5, &end, 10);
+
+		if (end != p + 5 && r >= 0 && r < (1 << 22))
+			hd_verdict_add_culprit(v, (int)r);
+		p = strstr(end, "rank ");
+	}
+}
+
+static void check_init(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	struct hd_verdict *v = NULL;
+	const struct hd_signal *first = NULL;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->cat != HD_SIG_INIT && sig->cat != HD_SIG_CONFIG)
+			continue;
+		if (!first || compare_sig_time(sig, first) < 0)
+			first = sig;
+	}
+	if (!first)
+		return;
+	v = hd_verdict_new(HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
+			   "communicator setup failed%s%s: %s",
+			   first->rank >= 0 ? " on rank " : "",
+			   first->rank >= 0 ? "" : "",
+			   first->type == HD_SIGT_DUPLICATE_GPU ? "two ranks on one GPU"
+			   : first->type == HD_SIGT_SHM ? "/dev/shm too small or full"
+			   : first->cat == HD_SIG_CONFIG ? "configuration error"
+							 : "bootstrap or store failure");
+	if (first->rank >= 0) {
+		g_free(v->summary);
+		v->summary = g_strdup_printf("communicator setup failed on rank %d: %s",
+					     first->rank,
+					     first->type == HD_SIGT_DUPLICATE_GPU ? "two ranks on one GPU"
+					     : first->type == HD_SIGT_SHM ? "/dev/shm too small or full"
+					     : first->cat == HD_SIG_CONFIG ? "configuration error"
+									   : "bootstrap or store failure");
+	}
+	if (first->type == HD_SIGT_DUPLICATE_GPU) {
+		duplicate_gpu_ranks(first->text, v);
+		v->confidence = HD_CONF_HIGH;
+	}
+	if (v->culprits->len == 0 && first->rank >= 0)
+		hd_verdict_add_culprit(v, first->rank);
+	/* Setup errors after collectives ran are less likely the cause. */
+	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;
+	add_signal_evidence(s, v, first);
+	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig != first && (sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG))
+			add_signal_evidence(s, v, sig);
+	}
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/* NCCL itself saw a message of the wrong size. */
+static void check_mismatch_signals(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	struct hd_verdict *v = NULL;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->cat != HD_SIG_MISMATCH)
+			continue;
+		if (!v) {
+			v = hd_verdict_new(HD_V_SIZE_MISMATCH, HD_CONF_LOW,
+					   "NCCL saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
+					   sig->rank >= 0 ? " on rank " : "",
+					   "");
+			if (sig->rank >= 0) {
+				g_free(v->summary);
+				v->summary = g_strdup_printf("NCCL on rank %d saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
+							     sig->rank,
+							     sig->peer ? " from " : "",
+							     sig->peer ? sig->peer : "");
+			}
+			v->score = HD_SCORE_MISMATCH - 5;
+			hd_verdict_add_ruled_out(v, "which rank is wrong: NCCL only sees the two ends of one transfer");
+		}
+		if (v->evidence->len < MAX_EVIDENCE)
+			add_signal_evidence(s, v, sig);
+	}
+	if (v)
+		g_ptr_array_add(a->verdicts, v);
+}
+
+void hd_check_signals(struct hd_index *ix, struct hd_analysis *a)
+{
+	check_progress(ix, a);
+	check_network(ix, a);
+	check_crashes(ix, a);
+	check_init(ix, a);
+	check_mismatch_signals(ix, a);
+}
