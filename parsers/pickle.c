@@ -1,5 +1,766 @@
-/* Placeholder: pickle reader. */
+/*
+ * The safe pickle reader: a stack machine over the data opcodes of pickle
+ * protocols 2-5 that builds a node arena (pickle.h).  Every length is
+ * checked against the bytes left, the memo is bounded by the input size,
+ * nesting is capped, and any opcode that would import, call or build an
+ * object is refused with its name and offset.
+ */
 #include "config.h"
+
 #include "pickle.h"
-extern int hd_pickle_placeholder;
-int hd_pickle_placeholder;
+
+#include <string.h>
+
+#include "hd-banned.h"
+
+struct pk_dec {
+	struct pk_tree *t;
+	const uint8_t *p;
+	size_t pos;
+	size_t len;
+	GArray *stack; /* uint32_t node ids */
+	GArray *marks; /* uint32_t stack heights */
+	GArray *memo;  /* uint32_t node ids, PK_NIL unset */
+	GString *err;
+};
+
+struct pk_tree *pk_tree_new(const uint8_t *buf, size_t len)
+{
+	struct pk_tree *t = g_new0(struct pk_tree, 1);
+
+	t->buf = buf;
+	t->len = len;
+	t->nodes = g_array_new(FALSE, FALSE, sizeof(struct pk_node));
+	t->kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	t->owned = g_byte_array_new();
+	t->cap = g_hash_table_new(g_direct_hash, g_direct_equal);
+	t->root = PK_NIL;
+	return t;
+}
+
+void pk_tree_free(struct pk_tree *t)
+{
+	if (!t)
+		return;
+	g_array_unref(t->nodes);
+	g_array_unref(t->kids);
+	g_byte_array_unref(t->owned);
+	g_hash_table_unref(t->cap);
+	g_free(t->message);
+	g_free(t);
+}
+
+static struct pk_node *node_at(const struct pk_tree *t, uint32_t id)
+{
+	return &g_array_index(t->nodes, struct pk_node, id);
+}
+
+static uint32_t new_node(struct pk_tree *t, enum pk_type type)
+{
+	struct pk_node n = { .type = type };
+
+	g_array_append_val(t->nodes, n);
+	return t->nodes->len - 1;
+}
+
+uint32_t pk_add_scalar(struct pk_tree *t, enum pk_type type, int64_t i,
+		       double f)
+{
+	uint32_t id = new_node(t, type);
+
+	if (type == PK_FLOAT)
+		node_at(t, id)->v.f = f;
+	else
+		node_at(t, id)->v.i = i;
+	return id;
+}
+
+uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len)
+{
+	uint32_t id = new_node(t, PK_STR);
+	struct pk_node *n = node_at(t, id);
+
+	n->flags = PK_F_OWNED;
+	n->v.off = t->owned->len;
+	n->len = (uint32_t)MIN(len, (size_t)UINT32_MAX);
+	g_byte_array_append(t->owned, (const guint8 *)s, n->len);
+	return id;
+}
+
+/*
+ * Appends kids to container c, keeping its children contiguous.  A
+ * container whose children are not at the end of the kid array moves there
+ * with room to spare, so repeated batches cost amortized O(1) per child.
+ * Fails (false) on a frozen container or one that would get too deep.
+ */
+static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
+			uint32_t n)
+{
+	struct pk_node *cn = node_at(t, c);
+	uint32_t cap = GPOINTER_TO_UINT(
+		g_hash_table_lookup(t->cap, GUINT_TO_POINTER(c)));
+	uint16_t depth = cn->depth;
+
+	if (cn->flags & PK_F_ATTACHED)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pk_node *k = node_at(t, kids[i]);
+
+		if (kids[i] == c || k->depth + 1 > PK_MAX_DEPTH)
+			return false;
+		if (k->depth + 1 > depth)
+			depth = k->depth + 1;
+	}
+	if (n == 0) {
+		cn->depth = MAX(cn->depth, 1);
+		return true;
+	}
+	if ((uint64_t)cn->len + n > UINT32_MAX / 2)
+		return false;
+	if (cn->len == 0 && cap == 0) {
+		cn->v.off = t->kids->len;
+		g_array_append_vals(t->kids, kids, n);
+	} else if (cap >= cn->len + n) {
+		memcpy(&g_array_index(t->kids, uint32_t, cn->v.off + cn->len),
+		       kids, n * sizeof(uint32_t));
+	} else if (cap == 0 && cn->v.off + cn->len == t->kids->len) {
+		g_array_append_vals(t->kids, kids, n);
+	} else {
+		uint64_t start = t->kids->len;
+		uint32_t ncap = 2 * (cn->len + n);
+
+		g_array_set_size(t->kids, start + ncap);
+		memmove(&g_array_index(t->kids, uint32_t, start),
+			&g_array_index(t->kids, uint32_t, cn->v.off),
+			cn->len * sizeof(uint32_t));
+		memcpy(&g_array_index(t->kids, uint32_t, start + cn->len),
+		       kids, n * sizeof(uint32_t));
+		cn->v.off = start;
+		g_hash_table_insert(t->cap, GUINT_TO_POINTER(c),
+				    GUINT_TO_POINTER(ncap));
+	}
+	for (uint32_t i = 0; i < n; i++)
+		node_at(t, kids[i])->flags |= PK_F_ATTACHED;
+	cn->len += n;
+	cn->depth = MAX(depth, 1);
+	return true;
+}
+
+uint32_t pk_add_container(struct pk_tree *t, enum pk_type type,
+			  const uint32_t *kids, uint32_t n)
+{
+	uint32_t id = new_node(t, type);
+
+	if (!append_kids(t, id, kids, n))
+		return PK_NIL;
+	return id;
+}
+
+const struct pk_node *pk_node(const struct pk_tree *t, uint32_t id)
+{
+	if (!t || id >= t->nodes->len)
+		return NULL;
+	return node_at(t, id);
+}
+
+enum pk_type pk_type_of(const struct pk_tree *t, uint32_t id)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	return n ? n->type : PK_NONE;
+}
+
+static bool is_container(enum pk_type type)
+{
+	return type == PK_LIST || type == PK_TUPLE || type == PK_DICT;
+}
+
+uint32_t pk_len(const struct pk_tree *t, uint32_t id)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	return n && is_container(n->type) ? n->len : 0;
+}
+
+uint32_t pk_child(const struct pk_tree *t, uint32_t id, uint32_t i)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	if (!n || !is_container(n->type) || i >= n->len)
+		return PK_NIL;
+	return g_array_index(t->kids, uint32_t, n->v.off + i);
+}
+
+const char *pk_str(const struct pk_tree *t, uint32_t id, size_t *len)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	*len = 0;
+	if (!n || (n->type != PK_STR && n->type != PK_BYTES))
+		return NULL;
+	*len = n->len;
+	if (n->flags & PK_F_OWNED)
+		return (const char *)t->owned->data + n->v.off;
+	return (const char *)t->buf + n->v.off;
+}
+
+bool pk_str_eq(const struct pk_tree *t, uint32_t id, const char *s)
+{
+	size_t len, sl = strlen(s);
+	const char *p = pk_str(t, id, &len);
+
+	return p && len == sl && memcmp(p, s, len) == 0;
+}
+
+uint32_t pk_dict_get(const struct pk_tree *t, uint32_t dict, const char *key)
+{
+	uint32_t n;
+
+	if (pk_type_of(t, dict) != PK_DICT)
+		return PK_NIL;
+	n = pk_len(t, dict);
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		if (pk_str_eq(t, pk_child(t, dict, i), key))
+			return pk_child(t, dict, i + 1);
+	return PK_NIL;
+}
+
+bool pk_int(const struct pk_tree *t, uint32_t id, int64_t *v)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	if (!n || (n->type != PK_INT && n->type != PK_BOOL))
+		return false;
+	*v = n->v.i;
+	return true;
+}
+
+/* Decoder. */
+
+static bool fail(struct pk_dec *d, size_t at, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+
+static bool fail(struct pk_dec *d, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	g_string_vprintf(d->err, fmt, ap);
+	va_end(ap);
+	g_string_append_printf(d->err, " at offset %zu", at);
+	d->t->stop_at = at;
+	return false;
+}
+
+static bool need(struct pk_dec *d, size_t n, size_t at)
+{
+	if (d->len - d->pos < n) {
+		d->t->status = PK_TRUNCATED;
+		return fail(d, at, "input ends inside an opcode");
+	}
+	return true;
+}
+
+static uint64_t rd_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void push(struct pk_dec *d, uint32_t id)
+{
+	g_array_append_val(d->stack, id);
+}
+
+static bool pop(struct pk_dec *d, uint32_t *id, size_t at)
+{
+	uint32_t floor = d->marks->len ?
+		g_array_index(d->marks, uint32_t, d->marks->len - 1) : 0;
+
+	if (d->stack->len <= floor)
+		return fail(d, at, "stack underflow");
+	*id = g_array_index(d->stack, uint32_t, d->stack->len - 1);
+	g_array_set_size(d->stack, d->stack->len - 1);
+	return true;
+}
+
+static bool top(struct pk_dec *d, uint32_t *id, size_t at)
+{
+	uint32_t floor = d->marks->len ?
+		g_array_index(d->marks, uint32_t, d->marks->len - 1) : 0;
+
+	if (d->stack->len <= floor)
+		return fail(d, at, "stack underflow");
+	*id = g_array_index(d->stack, uint32_t, d->stack->len - 1);
+	return true;
+}
+
+static bool pop_mark(struct pk_dec *d, uint32_t *mark, size_t at)
+{
+	if (d->marks->len == 0)
+		return fail(d, at, "no mark on the stack");
+	*mark = g_array_index(d->marks, uint32_t, d->marks->len - 1);
+	g_array_set_size(d->marks, d->marks->len - 1);
+	return true;
+}
+
+static bool memo_put(struct pk_dec *d, uint64_t key, size_t at)
+{
+	uint32_t id, unset = PK_NIL;
+
+	/* Every memo entry costs at least one byte of input. */
+	if (key >= d->len || key >= UINT32_MAX)
+		return fail(d, at, "memo id %" G_GUINT64_FORMAT " too large",
+			    key);
+	if (!top(d, &id, at))
+		return false;
+	while (d->memo->len <= key)
+		g_array_append_val(d->memo, unset);
+	g_array_index(d->memo, uint32_t, key) = id;
+	return true;
+}
+
+static bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
+{
+	uint32_t id;
+
+	if (key >= d->memo->len ||
+	    (id = g_array_index(d->memo, uint32_t, key)) == PK_NIL)
+		return fail(d, at, "memo id %" G_GUINT64_FORMAT " not set",
+			    key);
+	push(d, id);
+	return true;
+}
+
+static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
+		     size_t at)
+{
+	uint32_t id;
+	struct pk_node *nd;
+
+	if (n > d->len - d->pos) {
+		d->t->status = PK_TRUNCATED;
+		return fail(d, at, "string of %zu bytes runs past the end", n);
+	}
+	if (n > UINT32_MAX)
+		return fail(d, at, "string of %zu bytes too long", n);
+	if (type == PK_STR && !g_utf8_validate((const char *)d->p + d->pos,
+					       (gssize)n, NULL))
+		return fail(d, at, "invalid UTF-8 in string");
+	id = new_node(d->t, type);
+	nd = node_at(d->t, id);
+	nd->v.off = d->pos;
+	nd->len = (uint32_t)n;
+	d->pos += n;
+	push(d, id);
+	return true;
+}
+
+/* Little-endian two's complement of 0..8 bytes. */
+static bool push_long(struct pk_dec *d, uint64_t n, size_t at)
+{
+	int64_t v = 0;
+
+	if (n > 8)
+		return fail(d, at, "integer of %" G_GUINT64_FORMAT
+			    " bytes exceeds 64 bits", n);
+	if (!need(d, n, at))
+		return false;
+	if (n > 0) {
+		uint64_t u = rd_le(d->p + d->pos, (unsigned)n);
+
+		if (n < 8 && (u >> (8 * n - 1)) & 1)
+			u |= ~(uint64_t)0 << (8 * n);
+		v = (int64_t)u;
+	}
+	d->pos += n;
+	push(d, pk_add_scalar(d->t, PK_INT, v, 0));
+	return true;
+}
+
+/* Protocol 0 numbers: decimal text up to a newline. */
+static bool push_text_num(struct pk_dec *d, uint8_t op, size_t at)
+{
+	const uint8_t *nl = memchr(d->p + d->pos, '\n', d->len - d->pos);
+	char buf[64];
+	size_t n;
+	char *end;
+
+	if (!nl) {
+		d->t->status = PK_TRUNCATED;
+		return fail(d, at, "number runs past the end");
+	}
+	n = (size_t)(nl - (d->p + d->pos));
+	if (n == 0 || n >= sizeof(buf))
+		return fail(d, at, "bad text number");
+	memcpy(buf, d->p + d->pos, n);
+	buf[n] = '\0';
+	d->pos += n + 1;
+	if (op == 'L' && buf[n - 1] == 'L')
+		buf[--n] = '\0';
+	if (op == 'I' && (strcmp(buf, "00") == 0 || strcmp(buf, "01") == 0)) {
+		push(d, pk_add_scalar(d->t, PK_BOOL, buf[1] == '1', 0));
+		return true;
+	}
+	if (op == 'F') {
+		double f = g_ascii_strtod(buf, &end);
+
+		if (*end)
+			return fail(d, at, "bad text float");
+		push(d, pk_add_scalar(d->t, PK_FLOAT, 0, f));
+		return true;
+	}
+	{
+		gint64 v;
+
+		if (!g_ascii_string_to_signed(buf, 10, G_MININT64, G_MAXINT64,
+					      &v, NULL))
+			return fail(d, at, "bad text integer");
+		push(d, pk_add_scalar(d->t, PK_INT, v, 0));
+	}
+	return true;
+}
+
+static bool new_container(struct pk_dec *d, enum pk_type type,
+			  uint32_t from, size_t at)
+{
+	uint32_t n = d->stack->len - from;
+	uint32_t id = pk_add_container(
+		d->t, type, n ? &g_array_index(d->stack, uint32_t, from) : NULL,
+		n);
+
+	if (id == PK_NIL)
+		return fail(d, at, "nesting deeper than %d", PK_MAX_DEPTH);
+	g_array_set_size(d->stack, from);
+	push(d, id);
+	return true;
+}
+
+/* Moves stack[from..] into the container at stack[from - 1]. */
+static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from,
+		 size_t at)
+{
+	uint32_t c, n = d->stack->len - from;
+
+	if (from == 0 || (d->marks->len &&
+			  from <= g_array_index(d->marks, uint32_t,
+						d->marks->len - 1)))
+		return fail(d, at, "no container below the items");
+	c = g_array_index(d->stack, uint32_t, from - 1);
+	if (node_at(d->t, c)->type != want)
+		return fail(d, at, "items added to a non-%s",
+			    want == PK_DICT ? "dict" : "list");
+	if (want == PK_DICT && n % 2)
+		return fail(d, at, "odd number of dict items");
+	if (!append_kids(d->t, c,
+			 n ? &g_array_index(d->stack, uint32_t, from) : NULL, n))
+		return fail(d, at, "container modified after use, or nested "
+			    "deeper than %d", PK_MAX_DEPTH);
+	g_array_set_size(d->stack, from);
+	return true;
+}
+
+static const char *refused_name(uint8_t op)
+{
+	switch (op) {
+	case 'c': return "GLOBAL";
+	case 0x93: return "STACK_GLOBAL";
+	case 'R': return "REDUCE";
+	case 'b': return "BUILD";
+	case 'i': return "INST";
+	case 'o': return "OBJ";
+	case 0x81: return "NEWOBJ";
+	case 0x92: return "NEWOBJ_EX";
+	case 'P': return "PERSID";
+	case 'Q': return "BINPERSID";
+	case 0x82: return "EXT1";
+	case 0x83: return "EXT2";
+	case 0x84: return "EXT4";
+	case 0x96: return "BYTEARRAY8";
+	case 0x97: return "NEXT_BUFFER";
+	case 0x98: return "READONLY_BUFFER";
+	case 0x8f: return "EMPTY_SET";
+	case 0x90: return "ADDITEMS";
+	case 0x91: return "FROZENSET";
+	case 'V': return "UNICODE";
+	case 'S': return "STRING";
+	case 'p': return "PUT";
+	case 'g': return "GET";
+	}
+	return NULL;
+}
+
+/* Runs one opcode; false on error, truncation or STOP (d->t->status). */
+static bool step(struct pk_dec *d, bool *stop)
+{
+	size_t at = d->pos;
+	uint8_t op = d->p[d->pos++];
+	uint32_t a = 0, m = 0;
+	const char *name;
+
+	switch (op) {
+	case 0x80: /* PROTO */
+		if (!need(d, 1, at))
+			return false;
+		if (d->p[d->pos] < 2 || d->p[d->pos] > 5)
+			return fail(d, at, "unsupported protocol %u",
+				    d->p[d->pos]);
+		d->pos++;
+		return true;
+	case 0x95: /* FRAME: a length hint only */
+		if (!need(d, 8, at))
+			return false;
+		d->pos += 8;
+		return true;
+	case '.': /* STOP */
+		if (!pop(d, &a, at))
+			return false;
+		d->t->root = a;
+		*stop = true;
+		return true;
+	case '(':
+		if (d->marks->len >= PK_MAX_DEPTH)
+			return fail(d, at, "nesting deeper than %d",
+				    PK_MAX_DEPTH);
+		a = d->stack->len;
+		g_array_append_val(d->marks, a);
+		return true;
+	case '}':
+		return new_container(d, PK_DICT, d->stack->len, at);
+	case ']':
+		return new_container(d, PK_LIST, d->stack->len, at);
+	case ')':
+		return new_container(d, PK_TUPLE, d->stack->len, at);
+	case 'd':
+		if (!pop_mark(d, &m, at))
+			return false;
+		if ((d->stack->len - m) % 2)
+			return fail(d, at, "odd number of dict items");
+		return new_container(d, PK_DICT, m, at);
+	case 'l':
+		return pop_mark(d, &m, at) && new_container(d, PK_LIST, m, at);
+	case 't':
+		return pop_mark(d, &m, at) && new_container(d, PK_TUPLE, m, at);
+	case 0x85: /* TUPLE1..3 */
+	case 0x86:
+	case 0x87: {
+		uint32_t n = op - 0x84;
+		uint32_t floor = d->marks->len ?
+			g_array_index(d->marks, uint32_t, d->marks->len - 1) :
+			0;
+
+		if (d->stack->len < floor + n)
+			return fail(d, at, "stack underflow");
+		return new_container(d, PK_TUPLE, d->stack->len - n, at);
+	}
+	case 'u': /* SETITEMS */
+		return pop_mark(d, &m, at) && fill(d, PK_DICT, m, at);
+	case 'e': /* APPENDS */
+		return pop_mark(d, &m, at) && fill(d, PK_LIST, m, at);
+	case 's': /* SETITEM */
+		if (d->stack->len < 3)
+			return fail(d, at, "stack underflow");
+		return fill(d, PK_DICT, d->stack->len - 2, at);
+	case 'a': /* APPEND */
+		if (d->stack->len < 2)
+			return fail(d, at, "stack underflow");
+		return fill(d, PK_LIST, d->stack->len - 1, at);
+	case '0': /* POP */
+		if (d->marks->len && g_array_index(d->marks, uint32_t,
+						   d->marks->len - 1) ==
+					     d->stack->len) {
+			g_array_set_size(d->marks, d->marks->len - 1);
+			return true;
+		}
+		return pop(d, &a, at);
+	case '1': /* POP_MARK */
+		if (!pop_mark(d, &m, at))
+			return false;
+		g_array_set_size(d->stack, m);
+		return true;
+	case '2': /* DUP */
+		if (!top(d, &a, at))
+			return false;
+		push(d, a);
+		return true;
+	case 'X':
+		return need(d, 4, at) &&
+		       (d->pos += 4,
+			push_str(d, PK_STR, rd_le(d->p + d->pos - 4, 4), at));
+	case 0x8c:
+		return need(d, 1, at) &&
+		       (d->pos += 1,
+			push_str(d, PK_STR, d->p[d->pos - 1], at));
+	case 0x8d:
+		return need(d, 8, at) &&
+		       (d->pos += 8,
+			push_str(d, PK_STR, rd_le(d->p + d->pos - 8, 8), at));
+	case 'U': /* SHORT_BINSTRING (protocol 1 str): bytes */
+	case 'C':
+		return need(d, 1, at) &&
+		       (d->pos += 1,
+			push_str(d, PK_BYTES, d->p[d->pos - 1], at));
+	case 'T':
+	case 'B':
+		return need(d, 4, at) &&
+		       (d->pos += 4,
+			push_str(d, PK_BYTES, rd_le(d->p + d->pos - 4, 4), at));
+	case 0x8e:
+		return need(d, 8, at) &&
+		       (d->pos += 8,
+			push_str(d, PK_BYTES, rd_le(d->p + d->pos - 8, 8), at));
+	case 'q':
+		return need(d, 1, at) && memo_put(d, d->p[d->pos++], at);
+	case 'r':
+		return need(d, 4, at) &&
+		       (d->pos += 4, memo_put(d, rd_le(d->p + d->pos - 4, 4), at));
+	case 0x94: /* MEMOIZE */
+		return memo_put(d, d->memo->len, at);
+	case 'h':
+		return need(d, 1, at) && memo_get(d, d->p[d->pos++], at);
+	case 'j':
+		return need(d, 4, at) &&
+		       (d->pos += 4, memo_get(d, rd_le(d->p + d->pos - 4, 4), at));
+	case 'K':
+		if (!need(d, 1, at))
+			return false;
+		push(d, pk_add_scalar(d->t, PK_INT, d->p[d->pos++], 0));
+		return true;
+	case 'M':
+		if (!need(d, 2, at))
+			return false;
+		push(d, pk_add_scalar(d->t, PK_INT,
+				      (int64_t)rd_le(d->p + d->pos, 2), 0));
+		d->pos += 2;
+		return true;
+	case 'J':
+		if (!need(d, 4, at))
+			return false;
+		push(d, pk_add_scalar(d->t, PK_INT,
+				      (int32_t)(uint32_t)rd_le(d->p + d->pos, 4),
+				      0));
+		d->pos += 4;
+		return true;
+	case 0x8a: /* LONG1 */
+		if (!need(d, 1, at))
+			return false;
+		return push_long(d, d->p[d->pos++], at);
+	case 0x8b: /* LONG4 */
+		if (!need(d, 4, at))
+			return false;
+		d->pos += 4;
+		return push_long(d, rd_le(d->p + d->pos - 4, 4), at);
+	case 'L':
+	case 'I':
+	case 'F':
+		return push_text_num(d, op, at);
+	case 'G': {
+		uint64_t u = 0;
+		double f;
+
+		if (!need(d, 8, at))
+			return false;
+		for (int i = 0; i < 8; i++)
+			u = (u << 8) | d->p[d->pos + i];
+		d->pos += 8;
+		memcpy(&f, &u, sizeof(f));
+		push(d, pk_add_scalar(d->t, PK_FLOAT, 0, f));
+		return true;
+	}
+	case 0x88:
+	case 0x89:
+		push(d, pk_add_scalar(d->t, PK_BOOL, op == 0x88, 0));
+		return true;
+	case 'N':
+		push(d, new_node(d->t, PK_NONE));
+		return true;
+	}
+	name = refused_name(op);
+	if (name)
+		return fail(d, at, "refused opcode %s (0x%02x)", name, op);
+	return fail(d, at, "unknown opcode 0x%02x", op);
+}
+
+/*
+ * Closes every open mark with what it holds, innermost first, so entries
+ * completed before a cut survive.  Containers closed here are PARTIAL;
+ * anything that cannot be placed (a tuple's items, a dangling dict key) is
+ * dropped.
+ */
+static void salvage(struct pk_dec *d)
+{
+	/*
+	 * The last object pushed may still have been waiting for its items
+	 * (EMPTY_DICT cut before MARK): it cannot count as complete.
+	 */
+	if (d->stack->len) {
+		uint32_t last = g_array_index(d->stack, uint32_t,
+					      d->stack->len - 1);
+
+		if (is_container(node_at(d->t, last)->type))
+			node_at(d->t, last)->flags |= PK_F_PARTIAL;
+	}
+	while (d->marks->len) {
+		uint32_t m = g_array_index(d->marks, uint32_t,
+					   d->marks->len - 1);
+		uint32_t n = d->stack->len - m;
+
+		g_array_set_size(d->marks, d->marks->len - 1);
+		if (m > 0) {
+			uint32_t c = g_array_index(d->stack, uint32_t, m - 1);
+			struct pk_node *cn = node_at(d->t, c);
+
+			if (cn->type == PK_DICT)
+				n -= n % 2;
+			if ((cn->type == PK_DICT || cn->type == PK_LIST) &&
+			    append_kids(d->t, c,
+					n ? &g_array_index(d->stack, uint32_t,
+							   m) : NULL, n))
+				node_at(d->t, c)->flags |= PK_F_PARTIAL;
+		}
+		g_array_set_size(d->stack, m);
+	}
+	if (d->stack->len)
+		d->t->root = g_array_index(d->stack, uint32_t, 0);
+}
+
+struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
+{
+	struct pk_dec d = {
+		.p = buf,
+		.len = len,
+	};
+	bool stop = false;
+
+	d.t = pk_tree_new(buf, len);
+	d.stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d.marks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d.memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d.err = g_string_new(NULL);
+	while (!stop) {
+		if (d.pos >= d.len) {
+			d.t->status = PK_TRUNCATED;
+			fail(&d, d.pos, "input ends before STOP");
+			break;
+		}
+		if (!step(&d, &stop)) {
+			if (d.t->status == PK_OK)
+				d.t->status = PK_ERROR;
+			break;
+		}
+	}
+	if (stop) {
+		d.t->stop_at = d.pos;
+	} else {
+		d.t->message = g_strdup(d.err->str);
+		salvage(&d);
+	}
+	g_array_unref(d.stack);
+	g_array_unref(d.marks);
+	g_array_unref(d.memo);
+	g_string_free(d.err, TRUE);
+	return d.t;
+}

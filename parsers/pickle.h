@@ -1,4 +1,128 @@
-/* Placeholder: pickle reader. */
+/*
+ * A safe reader for the data subset of Python pickles (protocols 2-5), as
+ * written by PyTorch's C++ pickler for flight-recorder dumps and by Python
+ * tools that re-pickle them.  It builds a compact value tree and never
+ * executes anything: GLOBAL, REDUCE, BUILD, object and extension opcodes
+ * are refused.
+ *
+ * Ownership: a tree borrows the input buffer (strings point into it) and
+ * owns its node arena; everything a tree returns lives as long as the tree.
+ *
+ * The tree is acyclic: a container cannot gain children once it is inside
+ * another, so a memo reference never closes a loop, and the depth of every
+ * node is known and capped at PK_MAX_DEPTH.  Shared (memoized) values are
+ * one node with several parents, so node ids identify memoized strings and
+ * frames.
+ */
 #ifndef HD_PICKLE_H
 #define HD_PICKLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+/* Nesting deeper than this is refused. */
+#define PK_MAX_DEPTH 64
+/* "No node": a missing dict key, an empty tree. */
+#define PK_NIL UINT32_MAX
+
+enum pk_type {
+	PK_NONE = 0,
+	PK_BOOL,
+	PK_INT,
+	PK_FLOAT,
+	PK_STR,
+	PK_BYTES,
+	PK_LIST,
+	PK_TUPLE,
+	PK_DICT, /* children are key, value, key, value, ... */
+	PK_MARK, /* internal to the decoder, never in a finished tree */
+};
+
+enum pk_node_flags {
+	PK_F_PARTIAL = 1 << 0,  /* container closed by salvage, not by the file */
+	PK_F_OWNED = 1 << 1,    /* string bytes live in the tree, not the input */
+	PK_F_ATTACHED = 1 << 2, /* already inside a container: frozen */
+};
+
+/* 16 bytes; all nodes of a tree live in one array. */
+struct pk_node {
+	uint8_t type;   /* enum pk_type */
+	uint8_t flags;  /* enum pk_node_flags */
+	uint16_t depth; /* 0 for scalars, 1 + deepest child for containers */
+	uint32_t len;   /* string bytes, or child count */
+	union {
+		int64_t i;    /* PK_INT, PK_BOOL */
+		double f;     /* PK_FLOAT */
+		uint64_t off; /* PK_STR/PK_BYTES: byte offset; containers:
+				 index of the first child in the kid array */
+	} v;
+};
+
+enum pk_status {
+	PK_OK = 0,
+	PK_TRUNCATED, /* input ended before STOP: the tree is salvaged */
+	PK_ERROR,     /* corruption or a refused opcode: salvaged up to it */
+};
+
+struct pk_tree {
+	const uint8_t *buf; /* the input, borrowed */
+	size_t len;
+	GArray *nodes;     /* struct pk_node */
+	GArray *kids;      /* uint32_t node ids */
+	GByteArray *owned; /* bytes of PK_F_OWNED strings */
+	GHashTable *cap;   /* node id -> reserved child slots (relocated) */
+	uint32_t root;     /* PK_NIL when nothing was decoded */
+	enum pk_status status;
+	size_t stop_at; /* byte offset where decoding ended or failed */
+	char *message;  /* why, for PK_TRUNCATED and PK_ERROR */
+};
+
+/*
+ * Decodes len bytes of buf, which must outlive the tree.  Always returns a
+ * tree: check tree->status.  On truncation or error, every container still
+ * open is closed with what it held, flagged PK_F_PARTIAL, and the bottom of
+ * the stack becomes the root.  (transfer full)
+ */
+struct pk_tree *pk_decode(const uint8_t *buf, size_t len);
+
+/* An empty tree for building by hand (pk_add_*).  (transfer full) */
+struct pk_tree *pk_tree_new(const uint8_t *buf, size_t len);
+void pk_tree_free(struct pk_tree *t);
+typedef struct pk_tree pk_tree; /* for g_autoptr() */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_tree, pk_tree_free)
+
+/* Builders: each returns the new node's id. */
+uint32_t pk_add_scalar(struct pk_tree *t, enum pk_type type, int64_t i,
+		       double f);
+/* Copies the string into the tree. */
+uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len);
+/*
+ * Adds a container holding kids[0..n) (for a dict: key, value, ...).
+ * Returns PK_NIL when that would nest deeper than PK_MAX_DEPTH.
+ */
+uint32_t pk_add_container(struct pk_tree *t, enum pk_type type,
+			  const uint32_t *kids, uint32_t n);
+
+/* (transfer none); NULL for PK_NIL or a bad id */
+const struct pk_node *pk_node(const struct pk_tree *t, uint32_t id);
+/* The type of a node, PK_NONE for PK_NIL. */
+enum pk_type pk_type_of(const struct pk_tree *t, uint32_t id);
+/* Child count of a container, 0 otherwise. */
+uint32_t pk_len(const struct pk_tree *t, uint32_t id);
+/* Child i of a container, PK_NIL when out of range. */
+uint32_t pk_child(const struct pk_tree *t, uint32_t id, uint32_t i);
+/*
+ * The bytes of a PK_STR or PK_BYTES node (not NUL-terminated), or NULL.
+ * (transfer none)
+ */
+const char *pk_str(const struct pk_tree *t, uint32_t id, size_t *len);
+/* Whether node id is a string equal to s. */
+bool pk_str_eq(const struct pk_tree *t, uint32_t id, const char *s);
+/* The value under string key in a dict, PK_NIL when absent (linear). */
+uint32_t pk_dict_get(const struct pk_tree *t, uint32_t dict, const char *key);
+/* An int or bool node's value into *v. */
+bool pk_int(const struct pk_tree *t, uint32_t id, int64_t *v);
+
 #endif

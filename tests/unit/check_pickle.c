@@ -1,19 +1,323 @@
-/* Placeholder suite for pickle until its tests land. */
+/*
+ * Unit tests for the safe pickle reader (parsers/pickle.c): every accepted
+ * opcode, every refusal, hostile lengths, memo and depth limits, and
+ * truncation at every byte of a real-shaped dump.
+ */
 #include "config.h"
-#include "hd-test.h"
 
-START_TEST(test_placeholder)
+#include <string.h>
+
+#include "hd-test.h"
+#include "pickle.h"
+
+#define DEC(lit) pk_decode((const uint8_t *)(lit), sizeof(lit) - 1)
+
+/* The empty dump of spec section 2: 87 bytes. */
+static const char empty87[] =
+	"\x80\x02}(X\x07\x00\x00\x00versionq\x00X\x03\x00\x00\x00"
+	"2.5q\x01X\x09\x00\x00\x00pg_configq\x02}(uX\x09\x00\x00\x00"
+	"pg_statusq\x03}(uX\x07\x00\x00\x00"
+	"entriesq\x04](euq\x05.";
+
+START_TEST(test_empty_dump)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	g_autoptr(pk_tree) t = DEC(empty87);
+	uint32_t e;
+
+	ck_assert_uint_eq(sizeof(empty87) - 1, 87);
+	ck_assert_int_eq(t->status, PK_OK);
+	ck_assert_int_eq(pk_type_of(t, t->root), PK_DICT);
+	ck_assert_uint_eq(pk_len(t, t->root), 8);
+	ck_assert(pk_str_eq(t, pk_dict_get(t, t->root, "version"), "2.5"));
+	e = pk_dict_get(t, t->root, "entries");
+	ck_assert_int_eq(pk_type_of(t, e), PK_LIST);
+	ck_assert_uint_eq(pk_len(t, e), 0);
+	ck_assert_uint_eq(pk_dict_get(t, t->root, "nope"), PK_NIL);
+	ck_assert_uint_eq(t->stop_at, 87);
+}
+END_TEST
+
+START_TEST(test_ints)
+{
+	/* [K 7, M 0x1234, J -1, LONG1 8 bytes, LONG1 0 bytes, LONG1 1 byte
+	 * 0xff, LONG4 2 bytes, text I, text L, I01 (bool)] */
+	g_autoptr(pk_tree) t = DEC(
+		"\x80\x02](K\x07M\x34\x12J\xff\xff\xff\xff"
+		"\x8a\x08\x00\x00\x64\xa7\xb3\xb6\xe0\x0d"
+		"\x8a\x00\x8a\x01\xff\x8b\x02\x00\x00\x00\x00\x01"
+		"I-42\nL99L\nI01\ne.");
+	int64_t v;
+
+	ck_assert_int_eq(t->status, PK_OK);
+	ck_assert_uint_eq(pk_len(t, t->root), 10);
+	ck_assert(pk_int(t, pk_child(t, t->root, 0), &v) && v == 7);
+	ck_assert(pk_int(t, pk_child(t, t->root, 1), &v) && v == 0x1234);
+	ck_assert(pk_int(t, pk_child(t, t->root, 2), &v) && v == -1);
+	ck_assert(pk_int(t, pk_child(t, t->root, 3), &v));
+	ck_assert_int_eq(v, 1000000000000000000LL);
+	ck_assert(pk_int(t, pk_child(t, t->root, 4), &v) && v == 0);
+	ck_assert(pk_int(t, pk_child(t, t->root, 5), &v) && v == -1);
+	ck_assert(pk_int(t, pk_child(t, t->root, 6), &v) && v == 256);
+	ck_assert(pk_int(t, pk_child(t, t->root, 7), &v) && v == -42);
+	ck_assert(pk_int(t, pk_child(t, t->root, 8), &v) && v == 99);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 9)), PK_BOOL);
+	ck_assert(pk_int(t, pk_child(t, t->root, 9), &v) && v == 1);
+}
+END_TEST
+
+START_TEST(test_scalars)
+{
+	/* BINFLOAT 1.5 big-endian, True, False, None, text float, bytes */
+	g_autoptr(pk_tree) t = DEC("\x80\x02](G\x3f\xf8\x00\x00\x00\x00\x00"
+				   "\x00\x88\x89NF2.5\nC\x02hiB\x01\x00\x00"
+				   "\x00z\x8c\x03"
+				   "abce.");
+	const struct pk_node *n;
+	size_t len;
+
+	ck_assert_int_eq(t->status, PK_OK);
+	ck_assert_uint_eq(pk_len(t, t->root), 8);
+	n = pk_node(t, pk_child(t, t->root, 0));
+	ck_assert(n->type == PK_FLOAT && n->v.f == 1.5);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 1)), PK_BOOL);
+	ck_assert_int_eq(pk_node(t, pk_child(t, t->root, 1))->v.i, 1);
+	ck_assert_int_eq(pk_node(t, pk_child(t, t->root, 2))->v.i, 0);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 3)), PK_NONE);
+	ck_assert(pk_node(t, pk_child(t, t->root, 4))->v.f == 2.5);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 5)), PK_BYTES);
+	ck_assert(memcmp(pk_str(t, pk_child(t, t->root, 5), &len), "hi", 2) ==
+		  0);
+	ck_assert_uint_eq(len, 2);
+	ck_assert(pk_str_eq(t, pk_child(t, t->root, 7), "abc"));
+}
+END_TEST
+
+START_TEST(test_containers)
+{
+	/* (1,), (1,2), (1,2,3), (), MARK tuple, DICT, LIST, SETITEM, APPEND,
+	 * FRAME, MEMOIZE, POP, DUP, POP_MARK */
+	g_autoptr(pk_tree) t = DEC(
+		"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00"
+		"](K\x01\x85K\x01K\x02\x86K\x01K\x02K\x03\x87)(K\x09t"
+		"(X\x01\x00\x00\x00kK\x02" "d(K\x05l}X\x01\x00\x00\x00"
+		"aK\x01s"
+		"]K\x04" "a\x94K\x09" "02(K\x01K\x02" "1e.");
+	uint32_t d;
+
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	ck_assert_uint_eq(pk_len(t, t->root), 10);
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 0)), 1);
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 1)), 2);
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 2)), 3);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 3)), PK_TUPLE);
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 3)), 0);
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 4)), 1);
+	d = pk_child(t, t->root, 5);
+	ck_assert_int_eq(pk_type_of(t, d), PK_DICT);
+	ck_assert_int_eq(pk_node(t, pk_dict_get(t, d, "k"))->v.i, 2);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 6)), PK_LIST);
+	ck_assert_int_eq(pk_node(t, pk_dict_get(t, pk_child(t, t->root, 7),
+						"a"))->v.i,
+			 1);
+	/* DUP: the same node twice */
+	ck_assert_uint_eq(pk_child(t, t->root, 8), pk_child(t, t->root, 9));
+	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 8)), 1);
+}
+END_TEST
+
+START_TEST(test_memo)
+{
+	/* BINPUT/BINGET share the node; LONG_BINPUT/LONG_BINGET too */
+	g_autoptr(pk_tree) t = DEC("\x80\x02](X\x01\x00\x00\x00xq\x00h\x00"
+				   "X\x01\x00\x00\x00yr\x05\x00\x00\x00"
+				   "j\x05\x00\x00\x00" "e.");
+
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	ck_assert_uint_eq(pk_len(t, t->root), 4);
+	ck_assert_uint_eq(pk_child(t, t->root, 0), pk_child(t, t->root, 1));
+	ck_assert_uint_eq(pk_child(t, t->root, 2), pk_child(t, t->root, 3));
+	ck_assert(pk_str_eq(t, pk_child(t, t->root, 3), "y"));
+}
+END_TEST
+
+static void assert_error(struct pk_tree *t, const char *want)
+{
+	ck_assert_int_ne(t->status, PK_OK);
+	ck_assert_msg(t->message && strstr(t->message, want),
+		      "'%s' lacks '%s'", t->message, want);
+	pk_tree_free(t);
+}
+
+START_TEST(test_refused)
+{
+	static const struct {
+		uint8_t op;
+		const char *name;
+	} ops[] = {
+		{ 'c', "GLOBAL" },     { 0x93, "STACK_GLOBAL" },
+		{ 'R', "REDUCE" },     { 'b', "BUILD" },
+		{ 'i', "INST" },       { 'o', "OBJ" },
+		{ 0x81, "NEWOBJ" },    { 0x92, "NEWOBJ_EX" },
+		{ 'P', "PERSID" },     { 'Q', "BINPERSID" },
+		{ 0x82, "EXT1" },      { 0x83, "EXT2" },
+		{ 0x84, "EXT4" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
+		uint8_t buf[] = { 0x80, 0x02, ops[i].op, 'o', 's', '\n',
+				  's', 'y', 's', 't', 'e', 'm', '\n', '.' };
+		struct pk_tree *t = pk_decode(buf, sizeof(buf));
+		g_autofree char *want =
+			g_strdup_printf("refused opcode %s (0x%02x) at offset 2",
+					ops[i].name, ops[i].op);
+
+		ck_assert_int_eq(t->status, PK_ERROR);
+		ck_assert_uint_eq(t->root, PK_NIL);
+		assert_error(t, want);
+	}
+	assert_error(DEC("\x80\x02\xff."), "unknown opcode 0xff at offset 2");
+	assert_error(DEC("\x80\x09."), "unsupported protocol 9");
+}
+END_TEST
+
+START_TEST(test_hostile)
+{
+	struct pk_tree *t;
+	GString *bomb = g_string_new("\x80\x02");
+
+	/* lengths past the end */
+	t = DEC("\x80\x02X\xff\xff\xff\x7f" "abc");
+	ck_assert_int_eq(t->status, PK_TRUNCATED);
+	assert_error(t, "runs past the end");
+	assert_error(DEC("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\xff."),
+		     "past the end");
+	assert_error(DEC("\x80\x02\x8a\x09\x01\x02\x03\x04\x05\x06\x07\x08"
+			 "\x09."),
+		     "exceeds 64 bits");
+	assert_error(DEC("\x80\x02\x8b\x00\x00\x00\x80."), "exceeds 64 bits");
+	assert_error(DEC("\x80\x02h\x03."), "memo id 3 not set");
+	assert_error(DEC("\x80\x02K\x01r\xff\xff\xff\xff."), "too large");
+	assert_error(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."),
+		     "invalid UTF-8");
+	assert_error(DEC("\x80\x02u."), "no mark");
+	assert_error(DEC("\x80\x02(K\x01u."), "no container");
+	assert_error(DEC("\x80\x02](K\x01u."), "non-dict");
+	assert_error(DEC("\x80\x02}(K\x01u."), "odd number");
+	assert_error(DEC("\x80\x02\x86."), "underflow");
+	assert_error(DEC("\x80\x02."), "underflow");
+	/* self-reference and indirect cycle are refused */
+	assert_error(DEC("\x80\x02]q\x00(h\x00" "e."), "modified after use");
+	assert_error(DEC("\x80\x02]q\x00(](h\x00" "ee."), "modified after use");
+	/* depth bombs: marks, and nesting without marks */
+	for (int i = 0; i < 200; i++)
+		g_string_append(bomb, "](");
+	assert_error(pk_decode((const uint8_t *)bomb->str, bomb->len),
+		     "nesting deeper");
+	g_string_assign(bomb, "\x80\x02");
+	for (int i = 0; i < 200; i++)
+		g_string_append_c(bomb, ']');
+	for (int i = 0; i < 199; i++)
+		g_string_append_c(bomb, 'a');
+	g_string_append_c(bomb, '.');
+	assert_error(pk_decode((const uint8_t *)bomb->str, bomb->len),
+		     "deeper than 64");
+	g_string_free(bomb, TRUE);
+}
+END_TEST
+
+START_TEST(test_salvage)
+{
+	/* a list of two complete dicts, then a cut inside the third */
+	g_autoptr(pk_tree) t = DEC("\x80\x02](}(K\x01K\x02u}(K\x03K\x04u"
+				   "}(K\x05K\x06K\x07");
+	uint32_t third;
+
+	ck_assert_int_eq(t->status, PK_TRUNCATED);
+	ck_assert_int_eq(pk_type_of(t, t->root), PK_LIST);
+	ck_assert(pk_node(t, t->root)->flags & PK_F_PARTIAL);
+	ck_assert_uint_eq(pk_len(t, t->root), 3);
+	ck_assert(!(pk_node(t, pk_child(t, t->root, 0))->flags & PK_F_PARTIAL));
+	ck_assert(!(pk_node(t, pk_child(t, t->root, 1))->flags & PK_F_PARTIAL));
+	third = pk_child(t, t->root, 2);
+	ck_assert(pk_node(t, third)->flags & PK_F_PARTIAL);
+	/* the dangling key is dropped */
+	ck_assert_uint_eq(pk_len(t, third), 2);
+	ck_assert_uint_eq(t->stop_at, 26);
+}
+END_TEST
+
+START_TEST(test_batches)
+{
+	/* Python batches big containers; nested lists land in between, so
+	 * the outer list's children move; they must stay in order. */
+	GString *s = g_string_new_len("\x80\x02]q\x00", 5);
+	g_autoptr(pk_tree) t = NULL;
+
+	for (int b = 0; b < 50; b++) {
+		g_string_append(s, "(");
+		for (int i = 0; i < 3; i++) {
+			g_string_append(s, "](K");
+			g_string_append_c(s, (char)(b * 3 + i));
+			g_string_append_c(s, 'e');
+		}
+		g_string_append(s, "e");
+	}
+	g_string_append(s, ".");
+	t = pk_decode((const uint8_t *)s->str, s->len);
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	ck_assert_uint_eq(pk_len(t, t->root), 150);
+	for (uint32_t i = 0; i < 150; i++) {
+		int64_t v = -1;
+
+		ck_assert(pk_int(t, pk_child(t, pk_child(t, t->root, i), 0),
+				 &v));
+		ck_assert_int_eq(v, (uint8_t)i);
+	}
+	g_string_free(s, TRUE);
+}
+END_TEST
+
+START_TEST(test_every_cut)
+{
+	g_autofree char *path = hd_test_path("tests/data/fr/healthy/"
+					     "nccl_trace_rank_0");
+	g_autofree char *data = NULL;
+	gsize len;
+	uint32_t prev = 0;
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	for (gsize cut = 0; cut <= len; cut++) {
+		g_autoptr(pk_tree) t = pk_decode((const uint8_t *)data, cut);
+		uint32_t e = pk_dict_get(t, t->root, "entries");
+		uint32_t whole = 0;
+
+		ck_assert_int_eq(t->status, cut == len ? PK_OK : PK_TRUNCATED);
+		for (uint32_t i = 0; i < pk_len(t, e); i++)
+			if (!(pk_node(t, pk_child(t, e, i))->flags &
+			      PK_F_PARTIAL))
+				whole++;
+		ck_assert_uint_ge(whole, prev);
+		prev = whole;
+	}
+	ck_assert_uint_eq(prev, 10);
 }
 END_TEST
 
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pickle");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("decode");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_add_test(tc, test_empty_dump);
+	tcase_add_test(tc, test_ints);
+	tcase_add_test(tc, test_scalars);
+	tcase_add_test(tc, test_containers);
+	tcase_add_test(tc, test_memo);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_salvage);
+	tcase_add_test(tc, test_batches);
+	tcase_add_test(tc, test_every_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }
