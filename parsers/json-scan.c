@@ -1,5 +1,553 @@
-/* Placeholder: JSON event scanner. */
+/*
+ * The Chrome-trace event scanner (see json-scan.h).  The hot loop is the
+ * value scanner: outside strings it looks up each byte in a table of the
+ * five structural characters; inside strings it runs a short table loop and
+ * switches to memchr() for long strings, so a kernel name of a few hundred
+ * bytes costs two vectorised searches.  Nothing here recurses, and the
+ * buffer never holds more than one item (at most the cap) plus one read.
+ */
 #include "config.h"
+
 #include "json-scan.h"
-extern int hd_json_scan_placeholder;
-int hd_json_scan_placeholder;
+
+#include <string.h>
+#include <glib.h>
+
+#include "hd-banned.h"
+
+enum scan_state {
+	S_BEGIN = 0,
+	S_KEY,
+	S_KEYSTR,
+	S_COLON,
+	S_VALUE,
+	S_VALSCAN,
+	S_EVENTS,
+	S_EVSCAN,
+	S_DONE,
+	S_FAILED,
+};
+
+#define KEY_MAX 128
+
+struct json_scan {
+	struct json_scan_cb cb;
+	void *ud;
+	size_t cap;
+
+	char *buf;
+	size_t alloc, len, pos;
+	uint64_t base_off; /* stream offset of buf[0] */
+	size_t peak;
+
+	enum scan_state state;
+	bool bare; /* the document is a bare array of events */
+	uint64_t nevents;
+	char key[KEY_MAX];
+
+	/* the item being scanned */
+	bool in_item, skipping;
+	size_t item_start;
+	uint64_t item_off, item_size;
+	int64_t v_depth;
+	bool v_in_str, v_esc, v_scalar;
+};
+
+/* Structural bytes outside strings. */
+static const uint8_t structural[256] = {
+	['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
+};
+/* Bytes that end a string run. */
+static const uint8_t strstop[256] = {
+	['"'] = 1,
+	['\\'] = 1,
+};
+/* Bytes that end a scalar. */
+static const uint8_t delim[256] = {
+	[','] = 1, ['}'] = 1, [']'] = 1,  [':'] = 1,
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
+
+struct vstate {
+	int64_t depth;
+	bool in_str, esc, scalar;
+};
+
+/*
+ * Advances over [*pp, end) until the value described by v completes.
+ * Returns true when it did (*pp just past it; a scalar stops at its
+ * delimiter), false when the bytes ran out (*pp == end).
+ */
+static bool scan_value(struct vstate *v, const char **pp, const char *end)
+{
+	const char *p = *pp;
+
+	if (v->scalar) {
+		while (p < end && !delim[(uint8_t)*p])
+			p++;
+		*pp = p;
+		return p < end;
+	}
+	while (p < end) {
+		if (v->in_str) {
+			const char *lim, *q, *bs;
+
+			if (v->esc) {
+				p++;
+				v->esc = false;
+				continue;
+			}
+			/* Short strings: a table loop; long ones: memchr. */
+			lim = end - p > 48 ? p + 48 : end;
+			while (p < lim && !strstop[(uint8_t)*p])
+				p++;
+			if (p == lim && p < end) {
+				q = memchr(p, '"', end - p);
+				bs = memchr(p, '\\', (q ? q : end) - p);
+				p = bs ? bs : q ? q : end;
+				if (p == end)
+					break;
+			} else if (p == end) {
+				break;
+			}
+			if (*p == '\\') {
+				p++;
+				v->esc = true;
+				continue;
+			}
+			p++;
+			v->in_str = false;
+			if (v->depth <= 0) {
+				*pp = p;
+				return true;
+			}
+			continue;
+		}
+		while (p < end && !structural[(uint8_t)*p])
+			p++;
+		if (p == end)
+			break;
+		switch (*p++) {
+		case '"':
+			v->in_str = true;
+			break;
+		case '{':
+		case '[':
+			v->depth++;
+			break;
+		default:
+			if (--v->depth <= 0) {
+				*pp = p;
+				return true;
+			}
+		}
+	}
+	*pp = end;
+	return false;
+}
+
+/* Sets up v for a value whose first byte is at *pp. */
+static void vstate_start(struct vstate *v, const char **pp)
+{
+	memset(v, 0, sizeof(*v));
+	if (**pp == '"') {
+		v->in_str = true;
+		(*pp)++;
+	} else if (**pp != '{' && **pp != '[') {
+		v->scalar = true;
+	}
+}
+
+struct json_scan *json_scan_new(size_t cap, const struct json_scan_cb *cb,
+				void *ud)
+{
+	struct json_scan *s = g_new0(struct json_scan, 1);
+
+	s->cb = *cb;
+	s->ud = ud;
+	s->cap = cap ? cap : JSON_SCAN_ITEM_CAP;
+	s->alloc = 1 << 16;
+	s->buf = g_malloc(s->alloc);
+	return s;
+}
+
+void json_scan_free(struct json_scan *s)
+{
+	if (!s)
+		return;
+	g_free(s->buf);
+	g_free(s);
+}
+
+char *json_scan_space(struct json_scan *s, size_t want)
+{
+	size_t keep = s->in_item && !s->skipping ? s->item_start : s->pos;
+
+	if (s->in_item && s->skipping)
+		keep = s->pos;
+	if (keep > 0) {
+		memmove(s->buf, s->buf + keep, s->len - keep);
+		s->len -= keep;
+		s->pos -= keep;
+		if (s->in_item)
+			s->item_start = s->item_start >= keep ?
+						s->item_start - keep :
+						0;
+		s->base_off += keep;
+	}
+	if (s->alloc - s->len < want) {
+		size_t n = s->alloc;
+
+		while (n - s->len < want)
+			n *= 2;
+		s->buf = g_realloc(s->buf, n);
+		s->alloc = n;
+	}
+	if (s->alloc > s->peak)
+		s->peak = s->alloc;
+	return s->buf + s->len;
+}
+
+static void fail(struct json_scan *s, const char *what)
+{
+	s->state = S_FAILED;
+	s->in_item = false;
+	if (s->cb.syntax)
+		s->cb.syntax(s->ud, s->base_off + s->pos, what);
+}
+
+static void item_begin(struct json_scan *s, enum scan_state next)
+{
+	const char *p = s->buf + s->pos;
+	struct vstate v;
+
+	s->in_item = true;
+	s->skipping = false;
+	s->item_start = s->pos;
+	s->item_off = s->base_off + s->pos;
+	s->item_size = 0;
+	vstate_start(&v, &p);
+	s->pos = p - s->buf;
+	s->v_depth = v.depth;
+	s->v_in_str = v.in_str;
+	s->v_esc = v.esc;
+	s->v_scalar = v.scalar;
+	s->state = next;
+}
+
+/* Scans the current item; true when it completed. */
+static bool item_scan(struct json_scan *s)
+{
+	struct vstate v = { s->v_depth, s->v_in_str, s->v_esc, s->v_scalar };
+	const char *p = s->buf + s->pos;
+	bool done = scan_value(&v, &p, s->buf + s->len);
+
+	s->pos = p - s->buf;
+	s->v_depth = v.depth;
+	s->v_in_str = v.in_str;
+	s->v_esc = v.esc;
+	s->v_scalar = v.scalar;
+	if (s->skipping) {
+		s->item_size += s->pos - s->item_start;
+		s->item_start = s->pos;
+	} else if (!done && s->pos - s->item_start > s->cap) {
+		/* Too big to keep: count it and drop its bytes as we go. */
+		s->skipping = true;
+		s->item_size = s->pos - s->item_start;
+		s->item_start = s->pos;
+	}
+	if (done)
+		s->in_item = false;
+	return done;
+}
+
+static void item_deliver(struct json_scan *s, bool is_event)
+{
+	const char *p = s->buf + s->item_start;
+	size_t n = s->pos - s->item_start;
+
+	if (s->skipping) {
+		if (s->cb.oversize)
+			s->cb.oversize(s->ud, is_event ? NULL : s->key,
+				       s->item_off, s->item_size, s->nevents);
+	} else if (is_event) {
+		if (s->cb.event)
+			s->cb.event(s->ud, p, n, s->item_off, s->nevents);
+	} else if (s->cb.top_value) {
+		s->cb.top_value(s->ud, s->key, p, n, s->item_off);
+	}
+	if (is_event)
+		s->nevents++;
+	s->skipping = false;
+}
+
+static bool skip_ws(struct json_scan *s)
+{
+	while (s->pos < s->len) {
+		uint8_t c = (uint8_t)s->buf[s->pos];
+
+		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+			return true;
+		s->pos++;
+	}
+	return false;
+}
+
+static void run(struct json_scan *s)
+{
+	for (;;) {
+		char c;
+
+		switch (s->state) {
+		case S_BEGIN:
+			if (s->base_off + s->pos == 0 && s->len >= 3 &&
+			    memcmp(s->buf, "\xef\xbb\xbf", 3) == 0)
+				s->pos = 3;
+			if (!skip_ws(s))
+				return;
+			c = s->buf[s->pos];
+			if (c == '{') {
+				s->state = S_KEY;
+			} else if (c == '[') {
+				s->bare = true;
+				s->state = S_EVENTS;
+			} else {
+				fail(s, "not a JSON object");
+				return;
+			}
+			s->pos++;
+			break;
+		case S_KEY:
+			if (!skip_ws(s))
+				return;
+			c = s->buf[s->pos];
+			if (c == ',') {
+				s->pos++;
+			} else if (c == '}') {
+				s->pos++;
+				s->state = S_DONE;
+			} else if (c == '"') {
+				item_begin(s, S_KEYSTR);
+			} else {
+				fail(s, "expected a key");
+				return;
+			}
+			break;
+		case S_KEYSTR:
+			if (!item_scan(s))
+				return;
+			if (s->skipping) {
+				s->key[0] = '\0';
+			} else {
+				size_t n = s->pos - s->item_start - 2;
+
+				n = MIN(n, KEY_MAX - 1);
+				memcpy(s->key, s->buf + s->item_start + 1, n);
+				s->key[n] = '\0';
+			}
+			s->skipping = false;
+			s->state = S_COLON;
+			break;
+		case S_COLON:
+			if (!skip_ws(s))
+				return;
+			if (s->buf[s->pos] != ':') {
+				fail(s, "expected ':' after a key");
+				return;
+			}
+			s->pos++;
+			s->state = S_VALUE;
+			break;
+		case S_VALUE:
+			if (!skip_ws(s))
+				return;
+			if (s->buf[s->pos] == '[' &&
+			    strcmp(s->key, "traceEvents") == 0) {
+				s->pos++;
+				s->state = S_EVENTS;
+			} else if (strchr(",:}]", s->buf[s->pos])) {
+				fail(s, "expected a value");
+				return;
+			} else {
+				item_begin(s, S_VALSCAN);
+			}
+			break;
+		case S_VALSCAN:
+			if (!item_scan(s))
+				return;
+			item_deliver(s, false);
+			s->state = S_KEY;
+			break;
+		case S_EVENTS:
+			if (!skip_ws(s))
+				return;
+			c = s->buf[s->pos];
+			if (c == ',') {
+				s->pos++;
+			} else if (c == ']') {
+				s->pos++;
+				s->state = s->bare ? S_DONE : S_KEY;
+			} else if (c == '}' || c == ':') {
+				fail(s, "unexpected byte in traceEvents");
+				return;
+			} else {
+				item_begin(s, S_EVSCAN);
+			}
+			break;
+		case S_EVSCAN:
+			if (!item_scan(s))
+				return;
+			item_deliver(s, true);
+			s->state = S_EVENTS;
+			break;
+		case S_DONE:
+		case S_FAILED:
+			s->pos = s->len;
+			return;
+		}
+	}
+}
+
+bool json_scan_commit(struct json_scan *s, size_t n)
+{
+	g_assert(n <= s->alloc - s->len);
+	s->len += n;
+	run(s);
+	return s->state != S_FAILED;
+}
+
+bool json_scan_feed(struct json_scan *s, const void *data, size_t len)
+{
+	char *p = json_scan_space(s, len);
+
+	if (len)
+		memcpy(p, data, len);
+	return json_scan_commit(s, len);
+}
+
+enum json_scan_end json_scan_finish(struct json_scan *s, uint64_t *offset)
+{
+	/* A scalar at the very end is complete: EOF delimits it. */
+	if (s->in_item && s->v_scalar && s->pos == s->len) {
+		s->in_item = false;
+		item_deliver(s, s->state == S_EVSCAN);
+		s->state = s->state == S_EVSCAN ? S_EVENTS : S_KEY;
+	}
+	if (offset)
+		*offset = s->in_item ? s->item_off : s->base_off + s->len;
+	switch (s->state) {
+	case S_DONE:
+		return JSON_SCAN_COMPLETE;
+	case S_FAILED:
+		return JSON_SCAN_FAILED;
+	case S_BEGIN:
+		return JSON_SCAN_EMPTY;
+	default:
+		return JSON_SCAN_TRUNCATED;
+	}
+}
+
+uint64_t json_scan_nevents(const struct json_scan *s)
+{
+	return s->nevents;
+}
+
+size_t json_scan_peak(const struct json_scan *s)
+{
+	return s->peak;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+bool json_obj_next(const char *p, const char *end, size_t *pos,
+		   const char **key, size_t *klen, const char **val,
+		   size_t *vlen)
+{
+	const char *q = p + *pos, *k;
+	struct vstate v;
+
+	if (*pos == 0) {
+		q = skip_blank(q, end);
+		if (q == end || *q != '{')
+			return false;
+		q++;
+	}
+	q = skip_blank(q, end);
+	if (q < end && *q == ',')
+		q = skip_blank(q + 1, end);
+	if (q == end || *q != '"')
+		return false;
+	k = q;
+	vstate_start(&v, &q);
+	if (!scan_value(&v, &q, end))
+		return false;
+	*key = k + 1;
+	*klen = (size_t)(q - k) - 2;
+	q = skip_blank(q, end);
+	if (q == end || *q != ':')
+		return false;
+	q = skip_blank(q + 1, end);
+	if (q == end || strchr(",}]:", *q))
+		return false;
+	*val = q;
+	vstate_start(&v, &q);
+	if (!scan_value(&v, &q, end) && !v.scalar)
+		return false;
+	*vlen = (size_t)(q - *val);
+	*pos = (size_t)(q - p);
+	return true;
+}
+
+bool json_obj_get(const char *p, size_t len, const char *key,
+		  const char **val, size_t *vlen)
+{
+	size_t pos = 0, kl, n = strlen(key);
+	const char *k;
+
+	while (json_obj_next(p, p + len, &pos, &k, &kl, val, vlen))
+		if (kl == n && memcmp(k, key, n) == 0)
+			return true;
+	return false;
+}
+
+bool json_raw_int(const char *p, size_t len, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
+		p++;
+		len -= 2;
+	}
+	if (i < len && p[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		if (v > (UINT64_C(1) << 62) / 10 * 1)
+			return false;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (v > INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+bool json_raw_streq(const char *p, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	return len == n + 2 && p[0] == '"' && p[len - 1] == '"' &&
+	       memcmp(p + 1, s, n) == 0;
+}

@@ -1,20 +1,448 @@
-/* Placeholder suite for straggler until its tests land. */
+/*
+ * Tests for the straggler / clock-offset analysis (src/hd-straggler.c):
+ * synthetic traces from scripts/gen-kineto.py with a known straggler and
+ * known clock offsets, the real 8-rank DLRM traces (checked against an
+ * independent count made here with jansson), and the sampled HTA pair,
+ * which must not be aligned with confidence.
+ */
 #include "config.h"
-#include "hd-test.h"
 
-START_TEST(test_placeholder)
+#include <stdio.h>
+#include <stdlib.h>
+#include <jansson.h>
+
+#include "hd-test.h"
+#include "hd-analyze.h"
+#include "hd-engine.h"
+#include "hd-straggler.h"
+
+static struct hd_analysis *analysis_new(const struct hd_store *s)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
+
+	a->store = s;
+	a->verdicts = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)hd_verdict_free);
+	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
+	a->notes = g_ptr_array_new_with_free_func(g_free);
+	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
+	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
+	a->group_stats = g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
+	return a;
+}
+
+static void analysis_free(struct hd_analysis *a)
+{
+	g_ptr_array_unref(a->verdicts);
+	g_array_unref(a->arrivals);
+	g_ptr_array_unref(a->notes);
+	g_array_unref(a->ranks_seen);
+	g_array_unref(a->ranks_missing);
+	g_array_unref(a->group_stats);
+	g_free(a);
+}
+
+/* Loads every file below a directory into one resolved store. */
+static struct hd_store *load_dir(const char *dir)
+{
+	char *paths[] = { (char *)dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_store *s = hd_load(paths, 1, problems);
+
+	ck_assert_uint_eq(problems->len, 0);
+	return s;
+}
+
+static struct hd_store *load_fixture(const char *name)
+{
+	g_autofree char *rel = g_build_filename("tests/data/kineto", name,
+						NULL);
+	g_autofree char *dir = hd_test_path(rel);
+
+	return load_dir(dir);
+}
+
+static const struct hd_verdict *find_verdict(const struct hd_analysis *a,
+					     enum hd_verdict_kind k)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		if (v->kind == k)
+			return v;
+	}
+	return NULL;
+}
+
+static const struct hd_arrival none_arrival = { .rank = -1 };
+
+static const struct hd_arrival *arrival(const struct hd_analysis *a, int r)
+{
+	for (guint i = 0; i < a->arrivals->len; i++) {
+		const struct hd_arrival *x = &g_array_index(
+			a->arrivals, struct hd_arrival, i);
+
+		if (x->rank == r)
+			return x;
+	}
+	ck_abort_msg("no arrival statistics for rank %d", r);
+	return &none_arrival;
+}
+
+/* Rank 2 starts 3 ms late everywhere; host 1 (ranks 2, 3) is +1.5 ms. */
+START_TEST(test_synthetic_straggler_with_offset)
+{
+	g_autoptr(hd_store) s = load_fixture("straggler-eraC-gz");
+	struct hd_analysis *a = analysis_new(s);
+	const struct hd_verdict *v;
+	const struct hd_arrival *r2, *r3;
+
+	hd_straggler_run(s, a);
+	v = find_verdict(a, HD_V_STRAGGLER);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(v->culprits->len, 1);
+	ck_assert_int_eq(g_array_index(v->culprits, int, 0), 2);
+	ck_assert_int_ge(v->confidence, HD_CONF_MEDIUM);
+	ck_assert(v->score < 50);
+	ck_assert_uint_ge(v->evidence->len, 1);
+	r2 = arrival(a, 2);
+	r3 = arrival(a, 3);
+	ck_assert_ptr_nonnull(r2);
+	ck_assert_uint_eq(r2->matched, 12);
+	ck_assert_uint_eq(r2->times_last, 12);
+	/* Lag ~3 ms (+ up to 20 us jitter), once the offset is removed. */
+	ck_assert_int_gt(r2->median_lag_ns, 2950000);
+	ck_assert_int_lt(r2->median_lag_ns, 3050000);
+	/* The offset of host 1 is found, within the 1.5 us end jitter. */
+	ck_assert(r3->has_offset);
+	ck_assert_int_gt(r3->clock_offset_ns, 1500000 - 5000);
+	ck_assert_int_lt(r3->clock_offset_ns, 1500000 + 5000);
+	ck_assert_int_eq(r2->clock_offset_ns, r3->clock_offset_ns);
+	ck_assert_int_lt(r3->clock_uncertainty_ns, 5000);
+	analysis_free(a);
+}
+END_TEST
+
+/* Rank 3's host clock is +2.1 ms: raw starts say "last", truth says no. */
+START_TEST(test_synthetic_offset_not_blamed)
+{
+	g_autoptr(hd_store) s = load_fixture("offset-eraA-zst");
+	struct hd_analysis *a = analysis_new(s);
+	const struct hd_arrival *r3;
+	bool noted = false;
+
+	hd_straggler_run(s, a);
+	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	r3 = arrival(a, 3);
+	ck_assert_ptr_nonnull(r3);
+	ck_assert_int_gt(r3->clock_offset_ns, 2100000 - 5000);
+	ck_assert_int_lt(r3->clock_offset_ns, 2100000 + 5000);
+	ck_assert_uint_lt(r3->times_last, 6);
+	for (guint i = 0; i < a->notes->len; i++)
+		if (strstr(g_ptr_array_index(a->notes, i), "clock offset: rank 3"))
+			noted = true;
+	ck_assert(noted);
+	analysis_free(a);
+}
+END_TEST
+
+/* No metadata at all (order-based matching): still found, era B. */
+START_TEST(test_synthetic_straggler_no_meta)
+{
+	g_autoptr(hd_store) s = load_fixture("straggler-eraB-nometa");
+	struct hd_analysis *a = analysis_new(s);
+	const struct hd_verdict *v;
+
+	hd_straggler_run(s, a);
+	v = find_verdict(a, HD_V_STRAGGLER);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);
+	/* Order-based matching never earns high confidence. */
+	ck_assert_int_le(v->confidence, HD_CONF_MEDIUM);
+	ck_assert_int_gt(arrival(a, 1)->median_lag_ns, 1950000);
+	analysis_free(a);
+}
+END_TEST
+
+/* Late in 2 or 3 of 15: not a straggler. */
+START_TEST(test_synthetic_occasional)
+{
+	g_autoptr(hd_store) s = load_fixture("occasional-eraC");
+	struct hd_analysis *a = analysis_new(s);
+
+	hd_straggler_run(s, a);
+	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	ck_assert_uint_eq(a->arrivals->len, 4);
+	ck_assert_uint_ge(arrival(a, 1)->times_last, 1);
+	ck_assert_uint_le(arrival(a, 1)->times_last, 7);
+	analysis_free(a);
+}
+END_TEST
+
+/* Hand-built ops: a single late arrival is not a straggler. */
+START_TEST(test_single_late)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_analysis *a;
+	uint32_t g = hd_store_group(s, "pg:0:[0,1]");
+
+	for (int r = 0; r < 2; r++) {
+		uint32_t in = hd_store_add_input(s, r ? "b" : "a");
+
+		for (int i = 0; i < 10; i++) {
+			struct hd_op op;
+
+			hd_op_init(&op);
+			op.rank = r;
+			op.group = g;
+			op.seq = i;
+			op.kind = HD_OP_ALL_REDUCE;
+			op.t_start_ns = 1000000000LL * i + (r == 1 && i == 4 ?
+								   9000000 :
+								   r * 1000);
+			op.t_end_ns = 1000000000LL * i + 20000000;
+			op.prov.input = in;
+			hd_store_add_op(s, &op);
+		}
+	}
+	a = analysis_new(s);
+	hd_straggler_run(s, a);
+	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	ck_assert_uint_eq(arrival(a, 1)->matched, 10);
+	analysis_free(a);
+}
+END_TEST
+
+/* Same kinds on both sides but disagreeing counts: refuse to align. */
+START_TEST(test_misaligned_counts)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	uint32_t g = hd_store_group(s, "trace-stream:0");
+
+	for (int r = 0; r < 2; r++) {
+		uint32_t in = hd_store_add_input(s, r ? "b" : "a");
+
+		for (int i = 0; i < 10; i++) {
+			struct hd_op op;
+
+			hd_op_init(&op);
+			op.rank = r;
+			op.group = g;
+			op.seq = i;
+			op.seq_kind = HD_SEQ_ORDINAL;
+			op.kind = HD_OP_ALL_REDUCE;
+			op.count_in = r ? (i + 1) * 10 : i * 10;
+			op.t_start_ns = 1000000000LL * i + r * 5000000;
+			op.t_end_ns = 1000000000LL * i + 20000000;
+			op.prov.input = in;
+			hd_store_add_op(s, &op);
+		}
+	}
+	a = analysis_new(s);
+	hd_straggler_run(s, a);
+	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	v = find_verdict(a, HD_V_INSUFFICIENT_DATA);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(strstr(v->summary, "10 of 10"));
+	analysis_free(a);
+}
+END_TEST
+
+/* The sampled HTA pair: per-stream order does not line up. */
+START_TEST(test_hta_sampled_pair)
+{
+	g_autofree char *dir = hd_test_shared_path("realdata/kineto/hta");
+	g_autofree char *f0 = g_build_filename(dir, "sampled_rank-0.json.gz",
+					       NULL);
+	g_autofree char *f1 = g_build_filename(dir, "sampled_rank-1.json.gz",
+					       NULL);
+	char *paths[] = { f0, f1, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(hd_store) s = NULL;
+	struct hd_analysis *a;
+
+	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		printf("skipped: %s does not exist\n", dir);
+		return;
+	}
+	s = hd_load(paths, 1, problems);
+	a = analysis_new(s);
+	hd_straggler_run(s, a);
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		ck_assert(v->kind != HD_V_STRAGGLER);
+	}
+	ck_assert_ptr_nonnull(find_verdict(a, HD_V_INSUFFICIENT_DATA));
+	analysis_free(a);
+}
+END_TEST
+
+struct kern {
+	int64_t start, end;
+};
+
+static gint cmp_kern(gconstpointer a, gconstpointer b)
+{
+	const struct kern *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* NCCL kernels of one rank, by start, read with jansson (independent). */
+static GArray *dlrm_kernels(const char *path, int *rank)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err);
+	json_t *ev, *e;
+	size_t i;
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct kern));
+
+	ck_assert_ptr_nonnull(doc);
+	*rank = (int)json_integer_value(json_object_get(
+		json_object_get(doc, "distributedInfo"), "rank"));
+	ev = json_object_get(doc, "traceEvents");
+	json_array_foreach(ev, i, e)
+	{
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		const char *name = json_string_value(json_object_get(e, "name"));
+		struct kern k;
+
+		if (!cat || !name || strcmp(cat, "kernel") || !strstr(name, "nccl"))
+			continue;
+		k.start = json_integer_value(json_object_get(e, "ts")) * 1000;
+		k.end = k.start +
+			json_integer_value(json_object_get(e, "dur")) * 1000;
+		g_array_append_val(out, k);
+	}
+	json_decref(doc);
+	g_array_sort(out, cmp_kern);
+	return out;
+}
+
+START_TEST(test_dlrm_8rank)
+{
+	g_autofree char *tgz = hd_test_shared_path(
+		"realdata/kineto/param-dlrm-8rank.tar.gz");
+	g_autofree char *tmp = NULL;
+	g_autofree char *cmd = NULL;
+	g_autofree char *sub = NULL;
+	g_autoptr(hd_store) s = NULL;
+	GArray *k[8] = { 0 };
+	int last_decided[8] = { 0 }, nlast = 0;
+	struct hd_analysis *a;
+	GDir *d;
+	const char *n;
+
+	if (!g_file_test(tgz, G_FILE_TEST_EXISTS)) {
+		printf("skipped: %s does not exist\n", tgz);
+		return;
+	}
+	tmp = g_dir_make_tmp("hd-dlrm-XXXXXX", NULL);
+	ck_assert_ptr_nonnull(tmp);
+	cmd = g_strdup_printf("tar -xzf '%s' -C '%s'", tgz, tmp);
+	ck_assert_int_eq(system(cmd), 0);
+	sub = g_build_filename(tmp, "dlrm_kineto", NULL);
+
+	/* The independent count. */
+	d = g_dir_open(sub, 0, NULL);
+	ck_assert_ptr_nonnull(d);
+	while ((n = g_dir_read_name(d))) {
+		g_autofree char *p = g_build_filename(sub, n, NULL);
+		int r = -1;
+		GArray *x = dlrm_kernels(p, &r);
+
+		ck_assert(r >= 0 && r < 8 && !k[r]);
+		k[r] = x;
+	}
+	g_dir_close(d);
+	for (int r = 0; r < 8; r++) {
+		ck_assert_ptr_nonnull(k[r]);
+		ck_assert_uint_eq(k[r]->len, 8);
+	}
+	for (guint i = 0; i < 8; i++) {
+		int64_t emin = INT64_MAX, emax = INT64_MIN, best = INT64_MIN;
+		int64_t second = INT64_MIN;
+		int who = -1;
+
+		for (int r = 0; r < 8; r++) {
+			struct kern *x = &g_array_index(k[r], struct kern, i);
+
+			emin = MIN(emin, x->end);
+			emax = MAX(emax, x->end);
+			if (x->start > best) {
+				second = best;
+				best = x->start;
+				who = r;
+			} else if (x->start > second) {
+				second = x->start;
+			}
+		}
+		/* Ends agree within a few microseconds on one node. */
+		ck_assert_int_le(emax - emin, 10000);
+		/* Clearly decided arrivals (a lead far above end jitter). */
+		if (best - second > 40000) {
+			last_decided[who]++;
+			nlast++;
+		}
+	}
+	ck_assert_int_ge(nlast, 4);
+
+	s = load_dir(sub);
+	a = analysis_new(s);
+	hd_straggler_run(s, a);
+	ck_assert_uint_eq(a->arrivals->len, 8);
+	{
+		uint32_t total = 0;
+
+		for (int r = 0; r < 8; r++) {
+			const struct hd_arrival *x = arrival(a, r);
+
+			ck_assert_ptr_nonnull(x);
+			ck_assert_uint_eq(x->matched, 8);
+			ck_assert(x->has_offset);
+			/* Each rank is its own clock here: offsets ~0. */
+			ck_assert_int_lt(x->clock_offset_ns < 0 ?
+						 -x->clock_offset_ns :
+						 x->clock_offset_ns,
+					 10000);
+			ck_assert_uint_ge(x->times_last, last_decided[r]);
+			total += x->times_last;
+		}
+		ck_assert_uint_le(total, 8);
+	}
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		ck_assert(v->kind != HD_V_INSUFFICIENT_DATA);
+	}
+	analysis_free(a);
+	for (int r = 0; r < 8; r++)
+		g_array_unref(k[r]);
+	cmd = (g_free(cmd), g_strdup_printf("rm -rf '%s'", tmp));
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
 static Suite *suite(void)
 {
 	Suite *s = suite_create("straggler");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("synthetic");
+	TCase *real = tcase_create("realdata");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_add_test(tc, test_synthetic_straggler_with_offset);
+	tcase_add_test(tc, test_synthetic_offset_not_blamed);
+	tcase_add_test(tc, test_synthetic_straggler_no_meta);
+	tcase_add_test(tc, test_synthetic_occasional);
+	tcase_add_test(tc, test_single_late);
+	tcase_add_test(tc, test_misaligned_counts);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(real, 60);
+	tcase_add_test(real, test_hta_sampled_pair);
+	tcase_add_test(real, test_dlrm_8rank);
+	suite_add_tcase(s, real);
 	return s;
 }
 
