@@ -62,13 +62,15 @@ static void emit(FILE *out, const char *fmt, ...)
 }
 
 /*
- * Word-wraps text after indent, at most max_lines lines; the last one is
- * cut with "..." when text does not fit.
+ * Word-wraps text after indent (continuation lines are indented as far),
+ * at most max_lines lines; the last one is cut with "..." when text does
+ * not fit.
  */
 static void emit_wrapped(FILE *out, const char *indent, const char *text,
 			 int max_lines)
 {
 	g_autofree char *clean = hd_report_clean(text);
+	g_autofree char *blank = g_strnfill(strlen(indent), ' ');
 	const char *p = clean;
 	size_t room = WIDTH - strlen(indent);
 
@@ -84,14 +86,14 @@ static void emit_wrapped(FILE *out, const char *indent, const char *text,
 			cols++;
 		}
 		if (!*q || n == max_lines - 1) {
-			emit(out, "%s%s", indent, p);
+			emit(out, "%s%s", n ? blank : indent, p);
 			return;
 		}
 		if (*q == ' ')
 			brk = q;
 		if (!brk || brk == p)
 			brk = q;
-		emit(out, "%s%.*s", indent, (int)(brk - p), p);
+		emit(out, "%s%.*s", n ? blank : indent, (int)(brk - p), p);
 		p = brk;
 		while (*p == ' ')
 			p++;
@@ -414,17 +416,64 @@ static bool is_culprit(const struct hd_analysis *a, int first, int last)
 	return false;
 }
 
-static void rank_table(FILE *out, const struct hd_analysis *a)
+struct table_row {
+	int rank;
+	char *body; /* everything but the rank */
+};
+
+static void table_row_clear(gpointer p)
+{
+	g_free(((struct table_row *)p)->body);
+}
+
+/* Rows from the engine's per-rank progress (the usual case). */
+static void progress_rows(const struct hd_analysis *a, GArray *table)
+{
+	const struct hd_store *s = a->store;
+
+	for (guint i = 0; i < a->progress->len; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		g_autofree char *ops = hd_report_count(p->ops);
+		g_autofree char *tag = p->group >= 0
+					       ? group_tag(s, (uint32_t)p->group)
+					       : g_strdup("-");
+		char host[11], enq[24] = "-", done[24] = "-", state[40];
+		struct table_row row = { p->rank, NULL };
+
+		g_snprintf(host, sizeof(host), "%s", p->host ? p->host : "-");
+		if (p->last_enqueued >= 0)
+			g_snprintf(enq, sizeof(enq), "%" G_GINT64_FORMAT,
+				   p->last_enqueued);
+		if (p->last_completed >= 0)
+			g_snprintf(done, sizeof(done), "%" G_GINT64_FORMAT,
+				   p->last_completed);
+		if (p->blocked_seq >= 0)
+			g_snprintf(state, sizeof(state),
+				   "%s at %" G_GINT64_FORMAT,
+				   p->state ? p->state : "-", p->blocked_seq);
+		else
+			g_snprintf(state, sizeof(state), "%s",
+				   p->state ? p->state : "-");
+		row.body = g_strdup_printf("%-10s %3u %7s %-8.8s %6s %6s  %s",
+					   host, p->inputs, ops, tag, enq, done,
+					   state);
+		g_array_append_val(table, row);
+	}
+}
+
+/*
+ * Rows computed from the store when the engine gave no progress: per group
+ * the highest seq seen and completed on each rank.
+ */
+static void store_rows(const struct hd_analysis *a, GArray *table)
 {
 	const struct hd_store *s = a->store;
 	g_autoptr(GHashTable) rows = g_hash_table_new_full(
 		g_direct_hash, g_direct_equal, NULL, rank_row_free);
 	g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	GHashTableIter it;
 	gpointer key;
-	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	guint i = 0;
 
 	for (guint k = 0; a->ranks_seen && k < a->ranks_seen->len; k++)
 		row_get(rows, g_array_index(a->ranks_seen, int, k));
@@ -437,8 +486,6 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 		if (op->rank >= 0)
 			row_add_op(row_get(rows, op->rank), op);
 	}
-	if (!g_hash_table_size(rows) && !a->ranks_missing->len)
-		return;
 	g_hash_table_iter_init(&it, rows);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
 		int r = GPOINTER_TO_INT(key);
@@ -446,35 +493,65 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 		g_array_append_val(order, r);
 	}
 	g_array_sort(order, compare_int);
+	for (guint k = 0; k < order->len; k++) {
+		int r = g_array_index(order, int, k);
+		struct table_row row = {
+			r, row_body(s, g_hash_table_lookup(rows,
+							   GINT_TO_POINTER(r)))
+		};
 
+		g_array_append_val(table, row);
+	}
+}
+
+static void rank_table(FILE *out, const struct hd_analysis *a)
+{
+	g_autoptr(GArray) table = g_array_new(FALSE, FALSE,
+					      sizeof(struct table_row));
+	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	bool by_progress = a->progress && a->progress->len;
+	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	guint i = 0;
+
+	g_array_set_clear_func(table, table_row_clear);
+	if (by_progress)
+		progress_rows(a, table);
+	else
+		store_rows(a, table);
+	if (!table->len && !a->ranks_missing->len)
+		return;
 	emit(out, "%s", "");
 	if (a->world_size >= 0)
-		emit(out, "ranks: %u with data, world size %d", order->len,
+		emit(out, "ranks: %u with data, world size %d",
+		     a->ranks_seen->len ? a->ranks_seen->len : table->len,
 		     a->world_size);
 	else
 		emit(out, "ranks: %u with data, world size unknown",
-		     order->len);
+		     a->ranks_seen->len ? a->ranks_seen->len : table->len);
 	if (a->ranks_missing->len)
 		emit_wrapped(out, "  no data from: ", missing, MAX_WRAP_LINES);
-	if (!order->len)
+	if (!table->len)
 		return;
-	emit(out, "  %-11s %-15s %6s %9s  %s", "rank", "host", "inputs",
-	     "ops", "last seq seen/done by group");
-	while (i < order->len) {
-		int first = g_array_index(order, int, i);
+	if (by_progress)
+		emit(out, "  %-11s %-10s %3s %7s %-8s %6s %6s  %s", "rank",
+		     "host", "in", "ops", "group", "last", "done", "state");
+	else
+		emit(out, "  %-11s %-15s %6s %9s  %s", "rank", "host",
+		     "inputs", "ops", "last seq seen/done by group");
+	while (i < table->len) {
+		const struct table_row *row =
+			&g_array_index(table, struct table_row, i);
+		int first = row->rank;
 		int last = first;
-		g_autofree char *body = row_body(
-			s, g_hash_table_lookup(rows, GINT_TO_POINTER(first)));
 		char range[32];
 
 		/* Collapse a run of consecutive ranks with identical rows. */
-		while (i + 1 < order->len &&
-		       g_array_index(order, int, i + 1) == last + 1) {
-			g_autofree char *next = row_body(
-				s, g_hash_table_lookup(
-					   rows, GINT_TO_POINTER(last + 1)));
+		while (i + 1 < table->len) {
+			const struct table_row *next = &g_array_index(
+				table, struct table_row, i + 1);
 
-			if (strcmp(next, body) != 0)
+			if (next->rank != last + 1 ||
+			    strcmp(next->body, row->body) != 0)
 				break;
 			last++;
 			i++;
@@ -485,7 +562,7 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 		else
 			g_snprintf(range, sizeof(range), "%d-%d", first, last);
 		if (shown < MAX_RANK_ROWS || is_culprit(a, first, last)) {
-			emit(out, "  %-11s %s", range, body);
+			emit(out, "  %-11s %s", range, row->body);
 			shown++;
 		} else {
 			hidden_rows++;

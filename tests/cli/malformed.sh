@@ -1,2 +1,265 @@
 #!/bin/sh
-echo "0 passed, 0 failed"
+# Malformed and hostile inputs: hangdoc analyze must never crash (exit >= 128)
+# or hang on them, must give the documented exit status, and must name the
+# file it could not use on stderr or in the report.  Run by make check with
+# HANGDOC, HD_SRCDIR and HD_BUILDDIR set; prints "N passed, N failed".
+set -u
+: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
+[ -x "$HANGDOC" ] || { echo "no hangdoc binary at $HANGDOC"; exit 99; }
+pass=0
+fail=0
+skip=0
+tmp=$(mktemp -d) || exit 99
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+out=$tmp/stdout
+err=$tmp/stderr
+
+ok() {
+	pass=$((pass + 1))
+}
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+	echo "--- stderr:"
+	head -c 2000 "$err"
+	echo "--- stdout (first lines):"
+	head -n 15 "$out" | cut -c1-200
+}
+
+# run ARGS...: runs hangdoc with a time limit, sets $rc.
+run() {
+	timeout 60 "$HANGDOC" "$@" >"$out" 2>"$err"
+	rc=$?
+}
+
+# expect_rc DESC ALLOWED...: the last run ended with one of the statuses.
+expect_rc() {
+	desc=$1
+	shift
+	if [ "$rc" -ge 124 ]; then
+		bad "$desc: crashed or hung (exit $rc)"
+		return 1
+	fi
+	for want in "$@"; do
+		if [ "$rc" -eq "$want" ]; then
+			ok
+			return 0
+		fi
+	done
+	bad "$desc: exit $rc, expected one of: $*"
+	return 1
+}
+
+# expect_named DESC STRING: stderr or stdout of the last run names STRING.
+expect_named() {
+	if grep -qF -- "$2" "$err" || grep -qF -- "$2" "$out"; then
+		ok
+	else
+		bad "$1: '$2' not named on stderr or in the report"
+	fi
+}
+
+# A real NCCL_DEBUG=INFO COLL line (format-nccl-log.md, section 3).
+coll_line() {
+	printf '%s\n' "node-a:4242:4242 [1] NCCL INFO AllReduce: opCount $1 sendbuff 0x7f00aa000000 recvbuff 0x7f00aa000000 count 262144 datatype 7 op 0 root 0 comm 0x55e0c1d2a3b0 [nranks=8] stream 0x55e0c1c8f7a0"
+}
+
+small_log() {
+	printf '%s\n' "node-a:4242:4242 [1] NCCL INFO Bootstrap : Using eth0:10.1.0.5<0>"
+	coll_line 3d
+	coll_line 3e
+	coll_line 3f
+}
+
+# Until the NCCL log parser has landed a valid log is itself unusable; the
+# cases that need one then only check that nothing crashes.
+small_log >"$tmp/probe.log"
+run analyze "$tmp/probe.log"
+nccl_ok=0
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; then
+	nccl_ok=1
+else
+	echo "note: the NCCL log parser reads nothing yet (exit $rc);" \
+		"valid-log cases only check for crashes"
+fi
+# ALLOWED statuses for a run on input that holds a valid NCCL log.
+if [ "$nccl_ok" -eq 1 ]; then
+	valid="0 1"
+else
+	valid="0 1 3"
+fi
+
+# 1. An empty file.
+: >"$tmp/empty.log"
+run analyze "$tmp/empty.log"
+expect_rc "empty file" 3
+expect_named "empty file" "empty.log"
+
+# 2. Binary garbage: a fixed byte pattern, 64 KiB.
+i=0
+: >"$tmp/garbage.bin"
+while [ $i -lt 256 ]; do
+	printf '\000\377\201\033[2J\376\002PK\003\004\177ELF\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037 \200\201\202\203\204\205\206\207\210\211\212\213\214\215\216\217\220\221\222\223\224\225\226\227\230\231\232\233\234\235\236\237\240\241\242\243\244\245\246\247\250\251\252\253\254\255\256\257\260\261\262\263\264\265\266\267\270\271\272\273\274\275\276\277\300\301\302\303\304\305\306\307\310\311\312\313\314\315\316\317\320\321\322\323\324\325\326\327\330\331\332\333\334\335\336\337\340\341\342\343\344\345\346\347\350\351\352\353\354\355\356\357\360\361\362\363\364\365\366\367\370\371\372\373\374\375\376\377' >>"$tmp/garbage.bin"
+	i=$((i + 1))
+done
+run analyze "$tmp/garbage.bin"
+expect_rc "binary garbage" 3
+expect_named "binary garbage" "garbage.bin"
+# The JSON report stays valid even so.
+run analyze --format json "$tmp/garbage.bin"
+expect_rc "binary garbage, json" 3
+expect_named "binary garbage, json" '"path": "'"$tmp/garbage.bin"'"'
+
+# 3. A 50 MB line, then a valid NCCL line.
+{
+	head -c 52428800 /dev/zero | tr '\0' x
+	printf '\n'
+	coll_line 3f
+} >"$tmp/longline.log"
+# shellcheck disable=SC2086
+run analyze "$tmp/longline.log"
+expect_rc "50 MB line" $valid
+if [ "$nccl_ok" -eq 1 ]; then
+	run show "$tmp/longline.log"
+	expect_rc "50 MB line, show" 0
+	if grep -q "all_reduce" "$out"; then
+		ok
+	else
+		bad "50 MB line: the NCCL line after it was not read"
+	fi
+fi
+
+# 4. A truncated last record: no newline, cut mid-token.
+{
+	small_log
+	printf '%s' "node-a:4242:4242 [1] NCCL INFO AllReduce: opCount 40 sendbuff 0x7f00aa0"
+} >"$tmp/cut.log"
+# shellcheck disable=SC2086
+run analyze "$tmp/cut.log"
+expect_rc "truncated last line" $valid
+
+# 5. An unreadable file (root reads it anyway: skip then).
+small_log >"$tmp/secret.log"
+chmod 000 "$tmp/secret.log"
+if cat "$tmp/secret.log" >/dev/null 2>&1; then
+	echo "note: running as root, unreadable-file case skipped"
+	skip=$((skip + 1))
+else
+	run analyze "$tmp/secret.log"
+	expect_rc "unreadable file" 3
+	expect_named "unreadable file" "secret.log"
+fi
+chmod 644 "$tmp/secret.log"
+
+# 6. A directory without logs.
+mkdir "$tmp/nologs" "$tmp/nologs/sub"
+printf 'just some notes\nnothing to see\n' >"$tmp/nologs/README.txt"
+run analyze "$tmp/nologs"
+expect_rc "directory without logs" 3
+expect_named "directory without logs" "README.txt"
+mkdir "$tmp/emptydir"
+run analyze "$tmp/emptydir"
+expect_rc "empty directory" 3
+if [ -s "$err" ]; then ok; else bad "empty directory: nothing on stderr"; fi
+
+# 7. A path that does not exist: exit 3 (no usable input), named on stderr;
+# beside a good path it is named and the good one is still analyzed.
+run analyze "$tmp/does-not-exist.log"
+expect_rc "nonexistent path" 3
+if grep -qF "does-not-exist.log" "$err"; then ok; else
+	bad "nonexistent path: not named on stderr"; fi
+small_log >"$tmp/good.log"
+# shellcheck disable=SC2086
+run analyze "$tmp/does-not-exist.log" "$tmp/good.log"
+expect_rc "nonexistent beside a good path" $valid
+if grep -qF "does-not-exist.log" "$err"; then ok; else
+	bad "nonexistent beside a good path: not named on stderr"; fi
+
+# 8. Bad usage: exit 2, nothing on stdout.
+for args in "--bogus $tmp/good.log" "--format xml $tmp/good.log" \
+	"--format" "-j x $tmp/good.log" "-j -1 $tmp/good.log" "" \
+	"--Format json $tmp/good.log"; do
+	# shellcheck disable=SC2086
+	run analyze $args
+	expect_rc "usage: analyze $args" 2
+	if [ -s "$out" ]; then bad "usage: analyze $args: wrote to stdout"; else ok; fi
+	if [ -s "$err" ]; then ok; else bad "usage: analyze $args: no message"; fi
+done
+run show --rank x "$tmp/good.log"
+expect_rc "usage: show --rank x" 2
+run show --format markdown "$tmp/good.log"
+expect_rc "usage: show --format markdown" 2
+
+# 9. .gz and .zst of a small log read the same as the plain file.  The same
+# name in three directories keeps the reports comparable byte for byte.
+mkdir "$tmp/plain" "$tmp/gz" "$tmp/zst"
+small_log >"$tmp/plain/rank1.log"
+for fmt in text json markdown; do
+	(cd "$tmp/plain" && timeout 60 "$HANGDOC" analyze --format $fmt \
+		rank1.log >"$tmp/plain.$fmt" 2>/dev/null)
+done
+for c in gz zst; do
+	if [ $c = gz ]; then
+		tool=gzip
+		gzip -c "$tmp/plain/rank1.log" >"$tmp/gz/rank1.log" 2>/dev/null
+	else
+		tool=zstd
+		zstd -q -c "$tmp/plain/rank1.log" >"$tmp/zst/rank1.log" 2>/dev/null
+	fi
+	if [ ! -s "$tmp/$c/rank1.log" ]; then
+		echo "note: no $tool, .$c case skipped"
+		skip=$((skip + 1))
+		continue
+	fi
+	for fmt in text json markdown; do
+		(cd "$tmp/$c" && timeout 60 "$HANGDOC" analyze --format $fmt \
+			rank1.log >"$tmp/$c.$fmt" 2>/dev/null)
+		rc=$?
+		expect_rc ".$c $fmt" $valid
+		if cmp -s "$tmp/plain.$fmt" "$tmp/$c.$fmt"; then ok; else
+			bad ".$c $fmt differs from the plain file"
+			diff "$tmp/plain.$fmt" "$tmp/$c.$fmt" | head -20
+		fi
+	done
+done
+
+# 10. A truncated .gz: what came before the cut may be used, the file is
+# named, nothing crashes.
+{
+	small_log
+	i=0
+	while [ $i -lt 2000 ]; do
+		coll_line "$(printf '%x' $((i + 64)))"
+		i=$((i + 1))
+	done
+} | gzip -c >"$tmp/whole.log.gz" 2>/dev/null
+if [ -s "$tmp/whole.log.gz" ]; then
+	size=$(wc -c <"$tmp/whole.log.gz")
+	head -c $((size / 2)) "$tmp/whole.log.gz" >"$tmp/cut.log.gz"
+	# shellcheck disable=SC2086
+	run analyze "$tmp/cut.log.gz"
+	expect_rc "truncated .gz" $valid
+	expect_named "truncated .gz" "cut.log.gz"
+	run analyze --format json "$tmp/cut.log.gz"
+	expect_rc "truncated .gz, json" $valid
+else
+	skip=$((skip + 1))
+fi
+
+# 11. -o FILE: written whole through a rename; a failed write leaves nothing.
+run analyze -o "$tmp/report.txt" "$tmp/good.log"
+if [ -s "$out" ]; then bad "-o: wrote to stdout"; else ok; fi
+if [ -s "$tmp/report.txt" ] && [ ! -e "$tmp/report.txt.tmp" ]; then ok; else
+	bad "-o: report.txt missing or report.txt.tmp left behind"; fi
+# shellcheck disable=SC2086
+run analyze -o "$tmp/no-such-dir/report.txt" "$tmp/good.log"
+expect_rc "-o into a missing directory" 4
+if [ -e /dev/full ]; then
+	timeout 60 "$HANGDOC" analyze "$tmp/good.log" >/dev/full 2>"$err"
+	rc=$?
+	expect_rc "stdout is /dev/full" 4
+fi
+
+echo "$pass passed, $fail failed${skip:+, $skip skipped}"
+[ "$fail" -eq 0 ]

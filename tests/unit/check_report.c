@@ -1,0 +1,492 @@
+/*
+ * Unit tests of the report renderers: a store and an analysis are built by
+ * hand (no parser, no engine), rendered as text, JSON and Markdown, and the
+ * output is checked for what a reader relies on: the verdict on the first
+ * line, 80 columns, capped lists, schema-1 key order, nulls, valid UTF-8,
+ * escaping, and the rank range notation.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hd-test.h"
+#include "hd-autocleanups.h"
+#include "hd-engine.h"
+#include "hd-report.h"
+#include "hd-banned.h"
+
+static struct hd_analysis *analysis_new(const struct hd_store *s)
+{
+	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
+
+	a->store = s;
+	a->verdicts =
+		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
+	a->group_stats = g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
+	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
+	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
+	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
+	a->notes = g_ptr_array_new_with_free_func(g_free);
+	a->progress =
+		g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
+	a->world_size = s->world_size;
+	return a;
+}
+
+static GArray *int_array(const int *v, size_t n)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(int));
+
+	g_array_append_vals(a, v, n);
+	return a;
+}
+
+/*
+ * An 8-rank incident: rank 3 missing from all_reduce 42 of group "0".
+ * nranks ranks get one completed op each (for the scale test).
+ */
+static struct hd_store *incident_store(int nranks)
+{
+	struct hd_store *s = hd_store_new();
+	uint32_t in0 = hd_store_add_input(s, "logs/node-a.log");
+	uint32_t in1 = hd_store_add_input(s, "logs/garbage.bin");
+	struct hd_input *good = hd_store_input(s, in0);
+	struct hd_input *bad = hd_store_input(s, in1);
+	uint32_t gi = hd_store_group(s, "pg:0:[0,1,2,3,4,5,6,7]");
+	struct hd_group *g = hd_store_group_at(s, gi);
+
+	good->kind = HD_INPUT_NCCL_LOG;
+	good->rank = 3;
+	good->records = 1234;
+	good->skipped = 2;
+	for (int i = 0; i < 30; i++)
+		hd_input_warn(good, 10 + i, "unparsed line %d", i);
+	bad->error = g_strdup("unrecognized format, skipped");
+	g->name = g_strdup("0");
+	g->nranks = 8;
+	for (int r = 0; r < 8; r++)
+		hd_group_set_member(g, r, r);
+	s->world_size = nranks;
+	for (int r = 0; r < nranks; r++) {
+		struct hd_op op;
+		struct hd_rank *rk = hd_store_rank(s, r);
+
+		rk->host = hd_intern(r < 4 ? "node-a" : "node-b");
+		hd_op_init(&op);
+		op.rank = r;
+		op.group = gi;
+		op.seq = r == 3 ? 41 : 42;
+		op.kind = HD_OP_ALL_REDUCE;
+		op.state = r == 3 ? HD_STATE_COMPLETED : HD_STATE_STARTED;
+		op.prov.input = in0;
+		op.prov.kind = HD_PROV_LINE;
+		op.prov.at = (uint64_t)r + 1;
+		hd_store_add_op(s, &op);
+	}
+	return s;
+}
+
+static struct hd_analysis *incident_analysis(const struct hd_store *s)
+{
+	struct hd_analysis *a = analysis_new(s);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_MISSING_RANK, HD_CONF_HIGH,
+		"rank 3 never entered all_reduce 42 of group 0; the other 7 "
+		"ranks are blocked in it");
+	struct hd_verdict *v2 = hd_verdict_new(
+		HD_V_NETWORK_FAULT, HD_CONF_LOW,
+		"socket error on node-b | peer \xff\xfe closed");
+	struct hd_group_stats st = { .group = 0, .ops_aligned = 41 };
+	struct hd_arrival ar = { .rank = 3, .matched = 41, .times_last = 40,
+				 .median_lag_ns = 1500000,
+				 .wait_imposed_ns = 61000000000LL };
+	GString *longtext = g_string_new("watchdog: ");
+
+	for (int i = 0; i < 40; i++)
+		g_string_append(longtext, "word ");
+	v->group = 0;
+	v->seq = 42;
+	v->op = "all_reduce";
+	hd_verdict_add_culprit(v, 3);
+	hd_verdict_add_evidence(v, 3, "logs/node-a.log:120",
+				"last op seen: all_reduce seq 41 completed");
+	hd_verdict_add_evidence(v, 0, "logs/node-a.log:7", "%s",
+				longtext->str);
+	hd_verdict_add_evidence(v, -1, NULL, "ansi \x1b[31mred\x1b[0m text");
+	hd_verdict_add_evidence(v, 5,
+				"logs/a/very/long/directory/name/that/goes/on/"
+				"and/on/rank-5/nccl.log:9999",
+				"text with a bad byte \xc3\x28 here");
+	hd_verdict_add_ruled_out(v, "a type mismatch: every rank called "
+				    "all_reduce at seq 41");
+	g_ptr_array_add(a->verdicts, v);
+	g_ptr_array_add(a->verdicts, v2);
+	g_array_append_val(a->group_stats, st);
+	g_array_append_val(a->arrivals, ar);
+	g_ptr_array_add(a->notes, g_strdup("no flight-recorder dump: op "
+					   "states come from NCCL lines only"));
+	for (int r = 0; r < s->world_size; r++)
+		g_array_append_val(a->ranks_seen, r);
+	g_string_free(longtext, TRUE);
+	return a;
+}
+
+/* Renders with hd_report_write() into a string.  (transfer full) */
+static char *render(enum hd_report_format fmt, const struct hd_analysis *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert(hd_report_write(f, fmt, a));
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+START_TEST(test_rank_list)
+{
+	static const int a[] = { 0, 1, 2, 3, 5, 7, 8, 9 };
+	static const int b[] = { 10, 4, 3, 5, 4 };
+	static const int c[] = { 7 };
+	g_autoptr(GArray) ga = int_array(a, G_N_ELEMENTS(a));
+	g_autoptr(GArray) gb = int_array(b, G_N_ELEMENTS(b));
+	g_autoptr(GArray) gc = int_array(c, G_N_ELEMENTS(c));
+	g_autoptr(GArray) ge = int_array(NULL, 0);
+	g_autofree char *sa = hd_report_rank_list(ga);
+	g_autofree char *sb = hd_report_rank_list(gb);
+	g_autofree char *sc = hd_report_rank_list(gc);
+	g_autofree char *se = hd_report_rank_list(ge);
+
+	ck_assert_str_eq(sa, "0-3,5,7-9");
+	ck_assert_str_eq(sb, "3-5,10");
+	ck_assert_str_eq(sc, "7");
+	ck_assert_str_eq(se, "");
+}
+END_TEST
+
+START_TEST(test_format_parse)
+{
+	enum hd_report_format f = HD_REPORT_TEXT;
+
+	ck_assert(hd_report_format_parse("json", &f));
+	ck_assert_int_eq(f, HD_REPORT_JSON);
+	ck_assert(hd_report_format_parse("md", &f));
+	ck_assert_int_eq(f, HD_REPORT_MARKDOWN);
+	ck_assert(hd_report_format_parse("markdown", &f));
+	ck_assert(hd_report_format_parse("text", &f));
+	ck_assert_int_eq(f, HD_REPORT_TEXT);
+	ck_assert(!hd_report_format_parse("JSON", &f));
+	ck_assert(!hd_report_format_parse("jso", &f));
+	ck_assert(!hd_report_format_parse("", &f));
+}
+END_TEST
+
+START_TEST(test_helpers)
+{
+	g_autofree char *c0 = hd_report_count(0);
+	g_autofree char *c1 = hd_report_count(999);
+	g_autofree char *c2 = hd_report_count(15000);
+	g_autofree char *c3 = hd_report_count(1234567);
+	g_autofree char *d0 = hd_report_duration(850);
+	g_autofree char *d1 = hd_report_duration(61000000000LL);
+	g_autofree char *cl = hd_report_clean("a\x1b[1m\tb\xff");
+	g_autoptr(json_t) js = hd_report_json_string("x\xffy");
+	g_autoptr(json_t) jn = hd_report_json_string(NULL);
+
+	ck_assert_str_eq(c0, "0");
+	ck_assert_str_eq(c1, "999");
+	ck_assert_str_eq(c2, "15,000");
+	ck_assert_str_eq(c3, "1,234,567");
+	ck_assert_str_eq(d0, "850 ns");
+	ck_assert_str_eq(d1, "61.00 s");
+	ck_assert_str_eq(cl, "a?[1m?b\xef\xbf\xbd");
+	ck_assert_ptr_nonnull(js);
+	ck_assert_str_eq(json_string_value(js), "x\xef\xbf\xbdy");
+	ck_assert(json_is_null(jn));
+}
+END_TEST
+
+static void assert_keys(json_t *obj, const char *const *keys, size_t n)
+{
+	void *it = json_object_iter(obj);
+
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(it != NULL, "key %s missing", keys[i]);
+		ck_assert_str_eq(json_object_iter_key(it), keys[i]);
+		it = json_object_iter_next(obj, it);
+	}
+}
+
+START_TEST(test_json_schema)
+{
+	static const char *const top[] = { "schema", "tool",     "inputs",
+					   "ranks",  "groups",   "verdicts",
+					   "arrivals", "notes" };
+	static const char *const input[] = { "path",    "kind",
+					     "rank",    "records",
+					     "skipped", "warnings" };
+	static const char *const verdict[] = {
+		"kind",	      "culprit_ranks", "group",    "seq",
+		"op",	      "confidence",    "summary",  "evidence",
+		"ruled_out"
+	};
+	static const char *const group[] = { "id", "name", "desc", "ranks",
+					     "ops_aligned" };
+	static const char *const ranks[] = { "world_size", "seen",
+					     "missing" };
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autofree char *text = render(HD_REPORT_JSON, a);
+	g_autoptr(json_t) doc = NULL;
+	json_error_t err;
+	json_t *v0, *v1, *in0, *in1, *ev;
+
+	doc = json_loads(text, 0, &err);
+	ck_assert_msg(doc != NULL, "invalid JSON: %s", err.text);
+	assert_keys(doc, top, G_N_ELEMENTS(top));
+	ck_assert_int_eq(json_integer_value(json_object_get(doc, "schema")), 1);
+	in0 = json_array_get(json_object_get(doc, "inputs"), 0);
+	in1 = json_array_get(json_object_get(doc, "inputs"), 1);
+	assert_keys(in0, input, G_N_ELEMENTS(input));
+	ck_assert_int_eq(json_integer_value(json_object_get(in0, "rank")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(in0, "kind")),
+			 "nccl_log");
+	ck_assert_int_eq(json_array_size(json_object_get(in0, "warnings")),
+			 HD_INPUT_MAX_WARNINGS);
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(in0, "warnings_total")), 30);
+	ck_assert(json_is_null(json_object_get(in1, "rank")));
+	ck_assert_str_eq(json_string_value(json_object_get(in1, "error")),
+			 "unrecognized format, skipped");
+	assert_keys(json_object_get(doc, "ranks"), ranks, G_N_ELEMENTS(ranks));
+	ck_assert_int_eq(json_integer_value(json_object_get(
+				 json_object_get(doc, "ranks"), "world_size")),
+			 8);
+	assert_keys(json_array_get(json_object_get(doc, "groups"), 0), group,
+		    G_N_ELEMENTS(group));
+	ck_assert_int_eq(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(doc, "groups"),
+						0),
+				 "ops_aligned")),
+			 41);
+
+	v0 = json_array_get(json_object_get(doc, "verdicts"), 0);
+	v1 = json_array_get(json_object_get(doc, "verdicts"), 1);
+	assert_keys(v0, verdict, G_N_ELEMENTS(verdict));
+	ck_assert_int_eq(json_object_size(v0), G_N_ELEMENTS(verdict));
+	ck_assert_str_eq(json_string_value(json_object_get(v0, "kind")),
+			 "missing_rank");
+	ck_assert_str_eq(json_string_value(json_object_get(v0, "group")),
+			 "pg:0:[0,1,2,3,4,5,6,7]");
+	ck_assert_int_eq(json_integer_value(json_object_get(v0, "seq")), 42);
+	ck_assert_str_eq(json_string_value(json_object_get(v0, "op")),
+			 "all_reduce");
+	ck_assert(json_is_null(json_object_get(v1, "group")));
+	ck_assert(json_is_null(json_object_get(v1, "seq")));
+	ck_assert(json_is_null(json_object_get(v1, "op")));
+	/* Invalid UTF-8 in a summary and in evidence becomes U+FFFD. */
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(v1, "summary")),
+		       "\xef\xbf\xbd\xef\xbf\xbd closed"));
+	ev = json_array_get(json_object_get(v0, "evidence"), 3);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ev,
+								       "text")),
+				     "\xef\xbf\xbd("));
+	ev = json_array_get(json_object_get(v0, "evidence"), 2);
+	ck_assert(json_is_null(json_object_get(ev, "rank")));
+	ck_assert(json_is_null(json_object_get(ev, "source")));
+}
+END_TEST
+
+START_TEST(test_json_nulls_unknown_world)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(hd_analysis) a = NULL;
+	g_autoptr(json_t) doc = NULL;
+	g_autofree char *text = NULL;
+	json_t *ranks;
+
+	hd_store_add_input(s, "empty.log");
+	a = analysis_new(s);
+	text = render(HD_REPORT_JSON, a);
+	doc = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ranks = json_object_get(doc, "ranks");
+	ck_assert(json_is_null(json_object_get(ranks, "world_size")));
+	ck_assert_int_eq(json_array_size(json_object_get(doc, "verdicts")), 0);
+	ck_assert_int_eq(json_array_size(json_object_get(doc, "groups")), 0);
+}
+END_TEST
+
+/* Asserts every line of text fits 80 columns, except whole source lines. */
+static guint assert_80_columns(const char *text, const char *exempt)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	guint n = 0;
+
+	for (guint i = 0; lines[i]; i++, n++) {
+		ck_assert_msg(g_utf8_validate(lines[i], -1, NULL),
+			      "line %u is not UTF-8", i + 1);
+		if (exempt && strstr(lines[i], exempt))
+			continue;
+		ck_assert_msg(g_utf8_strlen(lines[i], -1) <= 80,
+			      "line %u has %ld columns: %s", i + 1,
+			      g_utf8_strlen(lines[i], -1), lines[i]);
+	}
+	return n;
+}
+
+START_TEST(test_text_report)
+{
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autofree char *text = render(HD_REPORT_TEXT, a);
+	g_autofree char *first = g_strndup(text, strcspn(text, "\n"));
+	const char *line;
+
+	/* The first line is the top verdict. */
+	ck_assert_ptr_nonnull(strstr(first, "missing_rank"));
+	ck_assert_ptr_nonnull(strstr(first, "rank 3"));
+	ck_assert_ptr_nonnull(strstr(first, "high"));
+	ck_assert_ptr_nonnull(strstr(first, "seq 42"));
+	ck_assert_ptr_nonnull(strstr(first, "all_reduce"));
+	assert_80_columns(text, "very/long/directory");
+	/* The long source location is kept whole, on a line of its own. */
+	ck_assert_ptr_nonnull(
+		strstr(text, "\n  logs/a/very/long/directory/name/that/goes/on/"
+			     "and/on/rank-5/nccl.log:9999:\n"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "  logs/node-a.log:120: last op seen"));
+	/* The long evidence text is cut with "..." at column 80. */
+	line = strstr(text, "  logs/node-a.log:7: watchdog: word word");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_eq(strcspn(line, "\n"), 80);
+	ck_assert(strncmp(line + 77, "...\n", 4) == 0);
+	/* No escape byte reaches the terminal. */
+	ck_assert_ptr_null(strchr(text, '\x1b'));
+	ck_assert_ptr_nonnull(strstr(text, "ruled out:"));
+	ck_assert_ptr_nonnull(strstr(text, "network_fault [low]"));
+	ck_assert_ptr_nonnull(strstr(text, "not decided:"));
+	/* Ranks 0-2 and 4-7 are alike; rank 3 differs. */
+	ck_assert_ptr_nonnull(strstr(text, "  0-2 "));
+	ck_assert_ptr_nonnull(strstr(text, "  3 "));
+	ck_assert_ptr_nonnull(strstr(text, "  4-7 "));
+	ck_assert_ptr_nonnull(strstr(text, "0:42/-"));
+	ck_assert_ptr_nonnull(strstr(text, "0:41/41"));
+	ck_assert_ptr_nonnull(strstr(text, "61.00 s"));
+	/* 30 warnings: 3 shown, the rest counted. */
+	ck_assert_ptr_nonnull(strstr(text, "warning: line 10: unparsed line 0"));
+	ck_assert_ptr_nonnull(strstr(text, "... and 27 more warnings"));
+	ck_assert_ptr_nonnull(strstr(text, "logs/garbage.bin: unrecognized"));
+}
+END_TEST
+
+START_TEST(test_text_report_scale)
+{
+	g_autoptr(hd_store) s = incident_store(16384);
+	g_autoptr(hd_analysis) a = NULL;
+	g_autofree char *text = NULL;
+	guint lines;
+
+	/* Every third rank on its own host: no two neighbours alike. */
+	for (int r = 0; r < 16384; r++)
+		hd_store_rank(s, r)->host = hd_intern(r % 3 ? "x" : "y");
+	a = incident_analysis(s);
+	text = render(HD_REPORT_TEXT, a);
+	lines = assert_80_columns(text, "very/long/directory");
+	ck_assert_msg(lines < 100, "%u lines for 16k ranks", lines);
+	ck_assert_ptr_nonnull(strstr(text, "more rows ("));
+	/* The culprit's row is shown even past the cap. */
+	ck_assert_ptr_nonnull(strstr(text, "\n  3 "));
+}
+END_TEST
+
+START_TEST(test_text_progress_table)
+{
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autofree char *text = NULL;
+
+	for (int r = 0; r < 8; r++) {
+		struct hd_rank_progress p = {
+			.rank = r, .host = hd_intern("node-a"), .inputs = 1,
+			.ops = 42, .group = 0, .last_enqueued = 42,
+			.last_completed = 41, .blocked_seq = 42,
+			.state = "blocked"
+		};
+
+		if (r == 3) {
+			p.last_enqueued = 41;
+			p.blocked_seq = -1;
+			p.state = "absent";
+		}
+		g_array_append_val(a->progress, p);
+	}
+	text = render(HD_REPORT_TEXT, a);
+	assert_80_columns(text, "very/long/directory");
+	ck_assert_ptr_nonnull(strstr(text, "  0-2         node-a       1      42 "
+					   "0            42     41  blocked at "
+					   "42\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  3           node-a"));
+	ck_assert_ptr_nonnull(strstr(text, "absent\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  4-7         node-a"));
+}
+END_TEST
+
+START_TEST(test_text_no_input)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(hd_analysis) a = NULL;
+	g_autofree char *text = NULL;
+
+	hd_store_input(s, hd_store_add_input(s, "x.bin"))->error =
+		g_strdup("empty file");
+	a = analysis_new(s);
+	text = render(HD_REPORT_TEXT, a);
+	ck_assert(g_str_has_prefix(text, "no verdict: no usable input"));
+	ck_assert_ptr_nonnull(strstr(text, "x.bin: empty file"));
+}
+END_TEST
+
+START_TEST(test_markdown_report)
+{
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autofree char *md = render(HD_REPORT_MARKDOWN, a);
+
+	ck_assert(g_str_has_prefix(md, "# hangdoc: missing_rank, rank 3 "
+				       "(high confidence)\n"));
+	ck_assert_ptr_nonnull(strstr(md, "| verdict | `missing_rank` |"));
+	ck_assert_ptr_nonnull(strstr(md, "(`logs/node-a.log:120`)"));
+	ck_assert_ptr_nonnull(strstr(md, "## Evidence"));
+	/* A pipe in raw text cannot end a table cell. */
+	ck_assert_ptr_nonnull(strstr(md, "node-b \\| peer"));
+	ck_assert_ptr_null(strchr(md, '\x1b'));
+	ck_assert(g_utf8_validate(md, -1, NULL));
+	ck_assert_ptr_nonnull(strstr(md, "| `logs/garbage.bin` | unknown |"));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("report");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_rank_list);
+	tcase_add_test(tc, test_format_parse);
+	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_json_schema);
+	tcase_add_test(tc, test_json_nulls_unknown_world);
+	tcase_add_test(tc, test_text_report);
+	tcase_add_test(tc, test_text_report_scale);
+	tcase_add_test(tc, test_text_progress_table);
+	tcase_add_test(tc, test_text_no_input);
+	tcase_add_test(tc, test_markdown_report);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+HD_TEST_MAIN(suite)
