@@ -1,5 +1,894 @@
-/* Placeholder: replay runner. */
+/*
+ * The replay runner.  The parent never touches CUDA: it forks one process
+ * per rank first, and rank 0 creates the NCCL unique id (the bootstrap root
+ * lives in the process that created it, so it must outlive the replay) and
+ * sends it up a pipe; the parent hands it to every rank.  Each rank picks
+ * device rank % ngpus, creates a non-blocking communicator, issues its ops
+ * in order (adjacent coalesced ops in one ncclGroup), and waits for each
+ * with a watchdog: completion, an asynchronous error, or the timeout.  It
+ * reports per-op status and time, then waits for the parent's word and
+ * aborts its communicator, so a blocked kernel never outlives the replay.
+ * The parent reaps every child, SIGKILLing those that do not exit within a
+ * grace period.
+ *
+ * Without HAVE_CUDA_NCCL, replay_run() fails with HD_ERROR_UNSUPPORTED.
+ */
 #include "config.h"
+
 #include "replay-run.h"
-extern int hd_replay_run_placeholder;
-int hd_replay_run_placeholder;
+
+#include "hd-error.h"
+
+#ifdef HAVE_CUDA_NCCL
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/*
+ * CUDA_CFLAGS adds the CUDA headers with -I, not as system headers; they
+ * trip -Wundef and -Wstrict-prototypes, which say nothing about this file.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wundef"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#pragma GCC diagnostic pop
+#endif
+
+#include "hd-banned.h"
+
+void replay_result_free(struct replay_result *r)
+{
+	if (!r)
+		return;
+	g_ptr_array_unref(r->ranks);
+	g_free(r->summary);
+	g_free(r);
+}
+
+const char *replay_outcome_name(enum replay_outcome o)
+{
+	switch (o) {
+	case REPLAY_COMPLETED:
+		return "completed";
+	case REPLAY_REPRODUCED:
+		return "reproduced";
+	case REPLAY_ERROR:
+		break;
+	}
+	return "error";
+}
+
+const char *replay_op_status_name(enum replay_op_status s)
+{
+	switch (s) {
+	case REPLAY_OP_OK:
+		return "ok";
+	case REPLAY_OP_BLOCKED:
+		return "blocked";
+	case REPLAY_OP_ERROR:
+		return "error";
+	case REPLAY_OP_NOT_RUN:
+		break;
+	}
+	return "not_run";
+}
+
+#ifndef HAVE_CUDA_NCCL
+
+bool replay_run_available(void)
+{
+	return false;
+}
+
+struct replay_result *replay_run(const struct replay_plan *p,
+				 const struct replay_options *opt,
+				 GError **error)
+{
+	g_set_error(
+		error, HD_ERROR, HD_ERROR_UNSUPPORTED,
+		"hangdoc was built without CUDA and NCCL; use --dry-run or --plan-out");
+	return NULL;
+}
+
+#else /* HAVE_CUDA_NCCL */
+
+G_STATIC_ASSERT(sizeof(ncclUniqueId) <= 256);
+
+enum msg_type {
+	MSG_UID = 1, /* rank 0: the unique id, in text */
+	MSG_OP, /* one op's status and time */
+	MSG_END, /* the rank is done; status: enum end_kind */
+};
+
+enum end_kind {
+	END_DONE = 0,
+	END_BLOCKED,
+	END_ERROR,
+};
+
+/* Child -> parent; smaller than PIPE_BUF, so each write is atomic. */
+struct msg {
+	int32_t type;
+	int32_t op;
+	int32_t status;
+	int32_t nccl;
+	int32_t device;
+	int32_t pad;
+	double ms;
+	char text[256];
+};
+
+/* Parent -> child after every rank ended: abort and exit. */
+#define CMD_EXIT 'x'
+/* Seconds a child gets to exit after the parent's word. */
+#define GRACE_S	 10
+#define POLL_US	 200
+
+bool replay_run_available(void)
+{
+	return true;
+}
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The child side: one rank. */
+
+struct child {
+	const struct replay_plan *plan;
+	int rank, nranks, up, down, device;
+	double timeout_s;
+	ncclComm_t comm;
+};
+
+static void send_msg(struct child *c, int type, int op, int status, int nccl,
+		     double ms, const char *text)
+{
+	struct msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.op = op;
+	m.status = status;
+	m.nccl = nccl;
+	m.device = c->device;
+	m.ms = ms;
+	if (text)
+		g_strlcpy(m.text, text, sizeof(m.text));
+	write_full(c->up, &m, sizeof(m));
+}
+
+/* Reports the end, waits for the parent's word, aborts, exits. */
+G_GNUC_NORETURN static void child_end(struct child *c, int kind, int nccl,
+				      const char *text)
+{
+	char cmd;
+
+	send_msg(c, MSG_END, -1, kind, nccl, -1, text);
+	/* Any byte, or EOF (the parent went away), means: abort and exit. */
+	while (read(c->down, &cmd, 1) < 0 && errno == EINTR)
+		;
+	if (c->comm)
+		ncclCommAbort(c->comm);
+	_exit(kind == END_DONE ? 0 : 1);
+}
+
+static double now_s(void)
+{
+	return (double)g_get_monotonic_time() / 1e6;
+}
+
+static ncclDataType_t nccl_dtype(enum hd_dtype t)
+{
+	switch (t) {
+	case HD_DTYPE_INT8:
+		return ncclInt8;
+	case HD_DTYPE_UINT8:
+	case HD_DTYPE_BOOL:
+		return ncclUint8;
+	case HD_DTYPE_INT32:
+		return ncclInt32;
+	case HD_DTYPE_UINT32:
+		return ncclUint32;
+	case HD_DTYPE_INT64:
+		return ncclInt64;
+	case HD_DTYPE_UINT64:
+		return ncclUint64;
+	case HD_DTYPE_FLOAT16:
+	case HD_DTYPE_INT16: /* NCCL has no int16: same width */
+		return ncclFloat16;
+	case HD_DTYPE_FLOAT64:
+		return ncclFloat64;
+	case HD_DTYPE_BFLOAT16:
+		return ncclBfloat16;
+	case HD_DTYPE_FP8_E4M3:
+		return ncclFloat8e4m3;
+	case HD_DTYPE_FP8_E5M2:
+		return ncclFloat8e5m2;
+	case HD_DTYPE_FLOAT32:
+	case HD_DTYPE_UNKNOWN:
+	case HD_DTYPE_OTHER:
+		break;
+	}
+	return ncclFloat32;
+}
+
+static size_t elem_size(enum hd_dtype t)
+{
+	size_t s = replay_dtype_size(t);
+
+	return s ? s : 4; /* unknown: replayed as float32 */
+}
+
+static ncclRedOp_t nccl_redop(enum hd_redop r)
+{
+	switch (r) {
+	case HD_REDOP_PROD:
+		return ncclProd;
+	case HD_REDOP_MAX:
+		return ncclMax;
+	case HD_REDOP_MIN:
+		return ncclMin;
+	case HD_REDOP_AVG:
+		return ncclAvg;
+	case HD_REDOP_SUM:
+	case HD_REDOP_PREMULSUM: /* the scalar is not recorded */
+	case HD_REDOP_NONE:
+		break;
+	}
+	return ncclSum;
+}
+
+static ncclResult_t issue(struct child *c, const struct replay_op *o,
+			  cudaStream_t st, char *sb, char *rb)
+{
+	size_t n = o->count >= 0 ? (size_t)o->count : 1;
+	size_t es = elem_size(o->dtype);
+	ncclDataType_t t = nccl_dtype(o->dtype);
+	ncclRedOp_t op = nccl_redop(o->redop);
+	int root = o->peer >= 0 ? o->peer : 0;
+	ncclComm_t comm = c->comm;
+	ncclResult_t r = ncclSuccess;
+	size_t per;
+
+	switch (o->kind) {
+	case HD_OP_ALL_REDUCE:
+		return ncclAllReduce(sb, rb, n, t, op, comm, st);
+	case HD_OP_BARRIER:
+		return ncclAllReduce(sb, rb, 1, ncclFloat32, ncclSum, comm, st);
+	case HD_OP_ALL_GATHER:
+		return ncclAllGather(sb, rb, n, t, comm, st);
+	case HD_OP_REDUCE_SCATTER:
+		return ncclReduceScatter(sb, rb, n, t, op, comm, st);
+	case HD_OP_BROADCAST:
+		return ncclBroadcast(sb, rb, n, t, root, comm, st);
+	case HD_OP_REDUCE:
+		return ncclReduce(sb, rb, n, t, op, root, comm, st);
+	case HD_OP_SEND:
+		return ncclSend(sb, n, t, o->peer, comm, st);
+	case HD_OP_RECV:
+		return ncclRecv(rb, n, t, o->peer, comm, st);
+	case HD_OP_ALL_TO_ALL:
+		per = n / (size_t)c->nranks;
+		ncclGroupStart();
+		for (int q = 0; q < c->nranks && r == ncclSuccess; q++) {
+			r = ncclSend(sb + (size_t)q * per * es, per, t, q, comm,
+				     st);
+			if (r == ncclSuccess)
+				r = ncclRecv(rb + (size_t)q * per * es, per, t,
+					     q, comm, st);
+		}
+		ncclGroupEnd();
+		return r;
+	case HD_OP_GATHER:
+		ncclGroupStart();
+		r = ncclSend(sb, n, t, root, comm, st);
+		for (int q = 0;
+		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
+			r = ncclRecv(rb + (size_t)q * n * es, n, t, q, comm,
+				     st);
+		ncclGroupEnd();
+		return r;
+	case HD_OP_SCATTER:
+		ncclGroupStart();
+		for (int q = 0;
+		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
+			r = ncclSend(sb + (size_t)q * n * es, n, t, q, comm,
+				     st);
+		if (r == ncclSuccess)
+			r = ncclRecv(rb, n, t, root, comm, st);
+		ncclGroupEnd();
+		return r;
+	default:
+		return ncclInvalidUsage;
+	}
+}
+
+/* Polls the communicator until it leaves ncclInProgress or time runs out. */
+static ncclResult_t settle(struct child *c, double deadline, bool *timed_out)
+{
+	ncclResult_t ae = ncclInProgress;
+
+	*timed_out = false;
+	for (;;) {
+		if (ncclCommGetAsyncError(c->comm, &ae) != ncclSuccess)
+			return ncclInternalError;
+		if (ae != ncclInProgress)
+			return ae;
+		if (now_s() > deadline) {
+			*timed_out = true;
+			return ncclInProgress;
+		}
+		g_usleep(POLL_US);
+	}
+}
+
+G_GNUC_NORETURN static void child_main(struct child *c)
+{
+	const struct replay_rank *rr =
+		g_ptr_array_index(c->plan->ranks, c->rank);
+	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+	ncclUniqueId id;
+	int ngpus = 0;
+	size_t free_b = 0, total_b = 0;
+	int64_t max_send = 1, max_recv = 1;
+	char *sb = NULL, *rb = NULL;
+	cudaStream_t st;
+	cudaEvent_t done;
+	ncclResult_t nr;
+	bool timed_out;
+	char text[256];
+	guint i;
+
+	if (cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus < 1)
+		child_end(c, END_ERROR, 0, "no CUDA device visible");
+	/*
+	 * More ranks than GPUs: make NCCL treat each process as its own host
+	 * and talk over loopback sockets, so ranks can share a device.
+	 */
+	if (c->nranks > ngpus) {
+		g_snprintf(text, sizeof(text), "hangdoc-replay-%d", c->rank);
+		setenv("NCCL_HOSTID", text, 1);
+		setenv("NCCL_P2P_DISABLE", "1", 1);
+		setenv("NCCL_SHM_DISABLE", "1", 1);
+		setenv("NCCL_IB_DISABLE", "1", 1);
+		setenv("NCCL_SOCKET_IFNAME", "lo", 1);
+	}
+	c->device = c->rank % ngpus;
+	if (cudaSetDevice(c->device) != cudaSuccess)
+		child_end(c, END_ERROR, 0, "cudaSetDevice failed");
+	for (i = 0; i < rr->ops->len; i++) {
+		int64_t s, r;
+
+		replay_op_elems(&g_array_index(rr->ops, struct replay_op, i),
+				c->nranks, &s, &r);
+		s *= (int64_t)elem_size(
+			g_array_index(rr->ops, struct replay_op, i).dtype);
+		r *= (int64_t)elem_size(
+			g_array_index(rr->ops, struct replay_op, i).dtype);
+		max_send = MAX(max_send, s);
+		max_recv = MAX(max_recv, r);
+	}
+	/* Every rank sharing this device needs about as much. */
+	if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess ||
+	    (double)(max_send + max_recv) * ((c->nranks + ngpus - 1) / ngpus) >
+		    (double)free_b * 0.9) {
+		g_snprintf(
+			text, sizeof(text),
+			"not enough free memory on device %d: %" G_GINT64_FORMAT
+			" bytes per rank, %zu free",
+			c->device, max_send + max_recv, free_b);
+		child_end(c, END_ERROR, 0, text);
+	}
+	if (c->rank == 0) {
+		nr = ncclGetUniqueId(&id);
+		if (nr != ncclSuccess)
+			child_end(c, END_ERROR, nr, ncclGetErrorString(nr));
+		send_msg(c, MSG_UID, -1, 0, 0, -1, NULL);
+		/* The id rides in a second write of exactly its size. */
+		write_full(c->up, &id, sizeof(id));
+	}
+	if (!read_full(c->down, &id, sizeof(id)))
+		child_end(c, END_ERROR, 0, "no NCCL unique id from rank 0");
+	if (cudaMalloc((void **)&sb, (size_t)max_send) != cudaSuccess ||
+	    cudaMalloc((void **)&rb, (size_t)max_recv) != cudaSuccess ||
+	    cudaMemset(sb, 0, (size_t)max_send) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) !=
+		    cudaSuccess ||
+	    cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
+		    cudaSuccess)
+		child_end(c, END_ERROR, 0, "cannot allocate device buffers");
+
+	config.blocking = 0;
+	nr = ncclCommInitRankConfig(&c->comm, c->nranks, id, c->rank, &config);
+	if (nr != ncclSuccess && nr != ncclInProgress)
+		child_end(c, END_ERROR, nr, ncclGetErrorString(nr));
+	nr = settle(c, now_s() + c->timeout_s, &timed_out);
+	if (timed_out)
+		child_end(c, END_ERROR, ncclInProgress,
+			  "communicator setup timed out");
+	if (nr != ncclSuccess)
+		child_end(c, END_ERROR, nr, ncclGetLastError(c->comm));
+
+	for (i = 0; i < rr->ops->len;) {
+		const struct replay_op *o =
+			&g_array_index(rr->ops, struct replay_op, i);
+		guint end = i + 1;
+		double t0 = now_s(), deadline = t0 + c->timeout_s;
+		int status = REPLAY_OP_OK;
+		cudaError_t ce;
+
+		/* Adjacent ops of one coalesced batch go in one group. */
+		while (o->coalesce >= 0 && end < rr->ops->len &&
+		       g_array_index(rr->ops, struct replay_op, end).coalesce ==
+			       o->coalesce)
+			end++;
+		if (end - i > 1)
+			ncclGroupStart();
+		nr = ncclSuccess;
+		for (guint k = i; k < end && nr == ncclSuccess; k++)
+			nr = issue(c,
+				   &g_array_index(rr->ops, struct replay_op, k),
+				   st, sb, rb);
+		if (end - i > 1) {
+			ncclResult_t ge = ncclGroupEnd();
+
+			if (nr == ncclSuccess)
+				nr = ge;
+		}
+		if (nr == ncclInProgress)
+			nr = settle(c, deadline, &timed_out);
+		if (nr == ncclSuccess &&
+		    cudaEventRecord(done, st) != cudaSuccess)
+			nr = ncclUnhandledCudaError;
+		while (nr == ncclSuccess) {
+			ncclResult_t ae = ncclSuccess;
+
+			ce = cudaEventQuery(done);
+			if (ce == cudaSuccess)
+				break;
+			if (ce != cudaErrorNotReady) {
+				nr = ncclUnhandledCudaError;
+				break;
+			}
+			ncclCommGetAsyncError(c->comm, &ae);
+			if (ae != ncclSuccess && ae != ncclInProgress) {
+				nr = ae;
+				break;
+			}
+			if (now_s() > deadline) {
+				status = REPLAY_OP_BLOCKED;
+				break;
+			}
+			g_usleep(POLL_US);
+		}
+		if (nr == ncclInProgress)
+			status = REPLAY_OP_BLOCKED;
+		else if (nr != ncclSuccess)
+			status = REPLAY_OP_ERROR;
+		for (guint k = i; k < end; k++)
+			send_msg(c, MSG_OP, (int)k, status, nr,
+				 (now_s() - t0) * 1000.0, NULL);
+		if (status == REPLAY_OP_BLOCKED)
+			child_end(c, END_BLOCKED, 0, NULL);
+		if (status == REPLAY_OP_ERROR) {
+			const char *le = ncclGetLastError(c->comm);
+
+			g_snprintf(text, sizeof(text), "%s%s%s",
+				   ncclGetErrorString(nr),
+				   le && *le ? ": " : "", le ? le : "");
+			child_end(c, END_ERROR, nr, text);
+		}
+		i = end;
+	}
+	child_end(c, END_DONE, 0, NULL);
+}
+
+/* The parent side. */
+
+struct slot {
+	pid_t pid;
+	int up, down; /* parent's ends, -1 closed */
+	struct msg buf;
+	size_t have;
+	bool want_uid; /* rank 0 announced its id; the next bytes are it */
+	bool ended;
+};
+
+static void rank_result_free(gpointer p)
+{
+	struct replay_rank_result *r = p;
+
+	if (!r)
+		return;
+	g_array_unref(r->ops);
+	g_free(r->error);
+	g_free(r);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void on_msg(struct replay_result *res, struct slot *slots, int n,
+		   int rank, const struct msg *m)
+{
+	struct replay_rank_result *rr = g_ptr_array_index(res->ranks, rank);
+	char text[sizeof(m->text) + 1];
+
+	memcpy(text, m->text, sizeof(m->text));
+	text[sizeof(m->text)] = '\0';
+	if (m->device >= 0)
+		rr->device = m->device;
+	switch (m->type) {
+	case MSG_UID:
+		if (rank == 0)
+			slots[0].want_uid = true;
+		break;
+	case MSG_OP:
+		if (m->op >= 0 && (guint)m->op < rr->ops->len) {
+			struct replay_op_result *o = &g_array_index(
+				rr->ops, struct replay_op_result, m->op);
+
+			o->status = m->status;
+			o->ms = m->ms;
+			if (m->status == REPLAY_OP_BLOCKED &&
+			    rr->blocked_op < 0)
+				rr->blocked_op = m->op;
+		}
+		break;
+	case MSG_END:
+		rr->reported = true;
+		slots[rank].ended = true;
+		if (m->status == END_ERROR) {
+			rr->nccl_result = m->nccl ? m->nccl : -1;
+			rr->error = g_strdup(text);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Reads what is there from one child; false at EOF. */
+static bool pump(struct replay_result *res, struct slot *slots, int n, int r,
+		 ncclUniqueId *id, size_t *id_have)
+{
+	struct slot *s = &slots[r];
+	ssize_t got;
+
+	if (s->want_uid) {
+		got = read(s->up, (char *)id + *id_have,
+			   sizeof(*id) - *id_have);
+		if (got <= 0)
+			return got < 0 && errno == EINTR;
+		*id_have += (size_t)got;
+		if (*id_have == sizeof(*id)) {
+			s->want_uid = false;
+			for (int q = 0; q < n; q++)
+				if (slots[q].down >= 0 &&
+				    !write_full(slots[q].down, id, sizeof(*id)))
+					close_fd(&slots[q].down);
+		}
+		return true;
+	}
+	got = read(s->up, (char *)&s->buf + s->have, sizeof(s->buf) - s->have);
+	if (got <= 0)
+		return got < 0 && errno == EINTR;
+	s->have += (size_t)got;
+	if (s->have == sizeof(s->buf)) {
+		s->have = 0;
+		on_msg(res, slots, n, r, &s->buf);
+	}
+	return true;
+}
+
+static void summarize(struct replay_result *res, const struct replay_plan *p)
+{
+	GString *sum = g_string_new(NULL);
+	bool error = false, blocked = false;
+
+	for (guint r = 0; r < res->ranks->len; r++) {
+		const struct replay_rank_result *rr =
+			g_ptr_array_index(res->ranks, r);
+
+		error |= rr->error != NULL;
+		blocked |= rr->blocked_op >= 0;
+	}
+	if (error) {
+		res->outcome = REPLAY_ERROR;
+		g_string_append(sum, "error:");
+		for (guint r = 0; r < res->ranks->len; r++) {
+			const struct replay_rank_result *rr =
+				g_ptr_array_index(res->ranks, r);
+
+			if (rr->error)
+				g_string_append_printf(
+					sum, " rank %u: %s (ncclResult %d);", r,
+					rr->error, rr->nccl_result);
+		}
+		g_string_truncate(sum, sum->len - 1);
+	} else if (blocked) {
+		res->outcome = REPLAY_REPRODUCED;
+		g_string_append(sum, "reproduced:");
+		for (guint r = 0; r < res->ranks->len; r++) {
+			const struct replay_rank_result *rr =
+				g_ptr_array_index(res->ranks, r);
+			const struct replay_rank *pr =
+				g_ptr_array_index(p->ranks, r);
+			const struct replay_op *o;
+
+			if (rr->blocked_op < 0)
+				continue;
+			o = &g_array_index(pr->ops, struct replay_op,
+					   rr->blocked_op);
+			g_string_append_printf(
+				sum, " rank %u blocked in op %d (%s", r,
+				rr->blocked_op, hd_op_kind_name(o->kind));
+			if (o->seq >= 0)
+				g_string_append_printf(
+					sum, " seq %" G_GINT64_FORMAT, o->seq);
+			g_string_append(sum, ");");
+		}
+		g_string_truncate(sum, sum->len - 1);
+	} else {
+		res->outcome = REPLAY_COMPLETED;
+		g_string_append(
+			sum,
+			"completed: every rank finished every op, not reproduced");
+	}
+	res->summary = g_string_free(sum, FALSE);
+}
+
+struct replay_result *replay_run(const struct replay_plan *p,
+				 const struct replay_options *opt,
+				 GError **error)
+{
+	int n = (int)p->ranks->len;
+	g_autofree struct slot *slots = NULL;
+	g_autoptr(replay_result) res = NULL;
+	ncclUniqueId id;
+	size_t id_have = 0;
+	double timeout = opt && opt->timeout_s > 0 ? opt->timeout_s : 30;
+	double deadline;
+	guint max_ops = 0;
+	int ended = 0, reaped = 0;
+	struct sigaction ign = { 0 }, old_pipe;
+
+	if (!replay_plan_validate(p, error))
+		return NULL;
+	for (int r = 0; r < n; r++) {
+		const struct replay_rank *pr = g_ptr_array_index(p->ranks, r);
+
+		max_ops = MAX(max_ops, pr->ops->len);
+		for (guint i = 0; i < pr->ops->len; i++) {
+			enum hd_op_kind k =
+				g_array_index(pr->ops, struct replay_op, i)
+					.kind;
+
+			if (k == HD_OP_UNKNOWN || k == HD_OP_COALESCED) {
+				g_set_error(
+					error, HD_ERROR, HD_ERROR_UNSUPPORTED,
+					"rank %d op %u: a %s op cannot be replayed",
+					r, i, hd_op_kind_name(k));
+				return NULL;
+			}
+		}
+	}
+	res = g_new0(struct replay_result, 1);
+	res->ranks = g_ptr_array_new_with_free_func(rank_result_free);
+	for (int r = 0; r < n; r++) {
+		const struct replay_rank *pr = g_ptr_array_index(p->ranks, r);
+		struct replay_rank_result *rr =
+			g_new0(struct replay_rank_result, 1);
+
+		rr->rank = r;
+		rr->device = -1;
+		rr->blocked_op = -1;
+		rr->ops = g_array_new(FALSE, TRUE,
+				      sizeof(struct replay_op_result));
+		g_array_set_size(rr->ops, pr->ops->len);
+		for (guint i = 0; i < pr->ops->len; i++)
+			g_array_index(rr->ops, struct replay_op_result, i).ms =
+				-1;
+		g_ptr_array_add(res->ranks, rr);
+	}
+
+	/* A child that dies must not kill the parent through SIGPIPE. */
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	fflush(NULL);
+	slots = g_new0(struct slot, p->ranks->len);
+	for (int r = 0; r < n; r++)
+		slots[r].pid = -1, slots[r].up = slots[r].down = -1;
+	for (int r = 0; r < n; r++) {
+		int up[2], down[2];
+
+		if (pipe(up) < 0) {
+			g_set_error(error, HD_ERROR, HD_ERROR_IO, "pipe: %s",
+				    g_strerror(errno));
+			goto out_kill;
+		}
+		if (pipe(down) < 0) {
+			g_set_error(error, HD_ERROR, HD_ERROR_IO, "pipe: %s",
+				    g_strerror(errno));
+			close(up[0]);
+			close(up[1]);
+			goto out_kill;
+		}
+		slots[r].pid = fork();
+		if (slots[r].pid == 0) {
+			struct child c = { .plan = p,
+					   .rank = r,
+					   .nranks = n,
+					   .up = up[1],
+					   .down = down[0],
+					   .device = -1,
+					   .timeout_s = timeout };
+
+			close(up[0]);
+			close(down[1]);
+			for (int q = 0; q < r; q++) {
+				close_fd(&slots[q].up);
+				close_fd(&slots[q].down);
+			}
+			child_main(&c);
+		}
+		close(up[1]);
+		close(down[0]);
+		if (slots[r].pid < 0) {
+			g_set_error(error, HD_ERROR, HD_ERROR_IO, "fork: %s",
+				    g_strerror(errno));
+			close(up[0]);
+			close(down[1]);
+			goto out_kill;
+		}
+		slots[r].up = up[0];
+		slots[r].down = down[1];
+	}
+
+	/* Setup, every op, and the reports: all bounded. */
+	deadline = now_s() + timeout * (max_ops + 2) + GRACE_S;
+	while (ended < n && now_s() < deadline) {
+		g_autofree struct pollfd *fds =
+			g_new0(struct pollfd, p->ranks->len);
+		int ready;
+
+		for (int r = 0; r < n; r++) {
+			fds[r].fd = slots[r].up;
+			fds[r].events = POLLIN;
+		}
+		ready = poll(fds, (nfds_t)n, 100);
+		if (ready < 0 && errno != EINTR)
+			break;
+		for (int r = 0; r < n && ready > 0; r++) {
+			if (!(fds[r].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pump(res, slots, n, r, &id, &id_have))
+				continue;
+			/* EOF: the child is gone, reported or not. */
+			close_fd(&slots[r].up);
+			if (!slots[r].ended) {
+				struct replay_rank_result *rr =
+					g_ptr_array_index(res->ranks, r);
+
+				slots[r].ended = true;
+				rr->nccl_result = -1;
+				rr->error = g_strdup(
+					"rank process exited without reporting");
+			}
+		}
+		ended = 0;
+		for (int r = 0; r < n; r++)
+			ended += slots[r].ended;
+		/* Without rank 0's id nobody can start: release everyone. */
+		if (slots[0].ended && id_have < sizeof(id))
+			for (int r = 0; r < n; r++)
+				close_fd(&slots[r].down);
+	}
+	for (int r = 0; r < n; r++) {
+		char cmd = CMD_EXIT;
+
+		if (slots[r].down >= 0)
+			write_full(slots[r].down, &cmd, 1);
+		close_fd(&slots[r].down);
+	}
+	deadline = now_s() + GRACE_S;
+	while (reaped < n && now_s() < deadline) {
+		reaped = 0;
+		for (int r = 0; r < n; r++) {
+			struct replay_rank_result *rr =
+				g_ptr_array_index(res->ranks, r);
+
+			if (slots[r].pid > 0 &&
+			    waitpid(slots[r].pid, &rr->exit_status, WNOHANG) ==
+				    slots[r].pid)
+				slots[r].pid = -1;
+			reaped += slots[r].pid <= 0;
+		}
+		if (reaped < n)
+			g_usleep(10000);
+	}
+	for (int r = 0; r < n; r++) {
+		struct replay_rank_result *rr =
+			g_ptr_array_index(res->ranks, r);
+
+		if (!slots[r].ended) {
+			rr->nccl_result = -1;
+			rr->error = g_strdup(
+				"rank did not report before the deadline");
+		}
+	}
+	summarize(res, p);
+	res->ranks_share_gpus = false;
+	for (int r = 0; r < n; r++) {
+		const struct replay_rank_result *rr =
+			g_ptr_array_index(res->ranks, r);
+
+		if (rr->device >= 0 && rr->device != r)
+			res->ranks_share_gpus = true;
+	}
+	for (int r = 0; r < n; r++) {
+		if (slots[r].pid > 0) {
+			kill(slots[r].pid, SIGKILL);
+			waitpid(slots[r].pid, NULL, 0);
+		}
+		close_fd(&slots[r].up);
+	}
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	return g_steal_pointer(&res);
+
+out_kill:
+	for (int r = 0; r < n; r++) {
+		if (slots[r].pid > 0) {
+			kill(slots[r].pid, SIGKILL);
+			waitpid(slots[r].pid, NULL, 0);
+		}
+		close_fd(&slots[r].up);
+		close_fd(&slots[r].down);
+	}
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	return NULL;
+}
+
+#endif /* HAVE_CUDA_NCCL */
