@@ -19,7 +19,8 @@
 #include "hd-banned.h"
 
 static const char help[] =
-	"usage: hangdoc show [--rank R] [--group G] [--format text|json] PATH...\n"
+	"usage: hangdoc show [--rank R] [--group G] [--format text|json] [-j N]\n"
+	"                    PATH...\n"
 	"\n"
 	"Prints what hangdoc read from the files and directories given: every\n"
 	"collective and p2p op it found, one per line, sorted by group, rank and\n"
@@ -57,7 +58,8 @@ static const char help[] =
 	"  hangdoc show --format json ./dumps | jq '.signals[]'\n";
 
 static const char usage_line[] =
-	"usage: hangdoc show [--rank R] [--group G] [--format text|json] PATH...\n";
+	"usage: hangdoc show [--rank R] [--group G] [--format text|json] [-j N]\n"
+	"                    PATH...\n";
 
 struct show_opts {
 	bool json;
@@ -465,7 +467,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_show = {
 	.name = "show",
-	.usage = "[--rank R] [--group G] [--format text|json] PATH...",
+	.usage = "[--rank R] [--group G] [--format text|json] [-j N] PATH...",
 	.summary = "list the ops and signals read, for a look of your own",
 	.help = help,
 	.run = run,
