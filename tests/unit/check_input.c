@@ -1,21 +1,258 @@
-/* Placeholder suite for input until its tests land. */
+/*
+ * Input layer tests: compression detected by content, concatenated gzip
+ * members, truncated streams, bounded lines, discovery order.
+ */
 #include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "hd-error.h"
 #include "hd-test.h"
 
-START_TEST(test_placeholder)
+static GBytes *gzip_bytes(const char *text, size_t len)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	z_stream zs = { 0 };
+	size_t cap = compressBound(len) + 64;
+	uint8_t *out = g_malloc(cap);
+
+	deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	zs.next_in = (Bytef *)text;
+	zs.avail_in = len;
+	zs.next_out = out;
+	zs.avail_out = cap;
+	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	deflateEnd(&zs);
+	return g_bytes_new_take(out, zs.total_out);
+}
+
+static GBytes *zstd_bytes(const char *text, size_t len)
+{
+	size_t cap = ZSTD_compressBound(len);
+	uint8_t *out = g_malloc(cap);
+	size_t n = ZSTD_compress(out, cap, text, len, 3);
+
+	ck_assert(!ZSTD_isError(n));
+	return g_bytes_new_take(out, n);
+}
+
+static char *read_all(struct hd_reader *r, GError **error)
+{
+	GBytes *b = hd_reader_slurp(r, 1 << 20, error);
+	gsize n;
+	char *s;
+
+	if (!b)
+		return NULL;
+	s = g_strndup(g_bytes_get_data(b, &n), g_bytes_get_size(b));
+	g_bytes_unref(b);
+	return s;
+}
+
+static const char text[] =
+	"node-a:1:1 [0] NCCL INFO one\nnode-a:1:1 [0] NCCL INFO two\n";
+
+START_TEST(test_plain_gzip_zstd_same_bytes)
+{
+	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r1 = hd_reader_new_from_memory(text, strlen(text), &err);
+	g_autoptr(hd_reader) r2 = hd_reader_new_from_memory(
+		g_bytes_get_data(gz, NULL), g_bytes_get_size(gz), &err);
+	g_autoptr(hd_reader) r3 = hd_reader_new_from_memory(
+		g_bytes_get_data(zs, NULL), g_bytes_get_size(zs), &err);
+	g_autofree char *a = read_all(r1, &err);
+	g_autofree char *b = read_all(r2, &err);
+	g_autofree char *c = read_all(r3, &err);
+
+	ck_assert_int_eq(hd_reader_compression(r1), HD_COMP_NONE);
+	ck_assert_int_eq(hd_reader_compression(r2), HD_COMP_GZIP);
+	ck_assert_int_eq(hd_reader_compression(r3), HD_COMP_ZSTD);
+	ck_assert_str_eq(a, text);
+	ck_assert_str_eq(b, text);
+	ck_assert_str_eq(c, text);
 }
 END_TEST
 
-static Suite *suite(void)
+START_TEST(test_gzip_members_concatenated)
+{
+	g_autoptr(GBytes) one = gzip_bytes("first\n", 6);
+	g_autoptr(GBytes) two = gzip_bytes("second\n", 7);
+	g_autoptr(GByteArray) both = g_byte_array_new();
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+	g_autofree char *s = NULL;
+
+	g_byte_array_append(both, g_bytes_get_data(one, NULL), g_bytes_get_size(one));
+	g_byte_array_append(both, g_bytes_get_data(two, NULL), g_bytes_get_size(two));
+	r = hd_reader_new_from_memory(both->data, both->len, &err);
+	s = read_all(r, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_str_eq(s, "first\nsecond\n");
+}
+END_TEST
+
+START_TEST(test_truncated_streams_fail_cleanly)
+{
+	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
+	const GBytes *all[] = { gz, zs };
+
+	for (size_t k = 0; k < G_N_ELEMENTS(all); k++) {
+		size_t n = g_bytes_get_size((GBytes *)all[k]);
+
+		/* Every cut point: an error or a short read, never a crash. */
+		for (size_t cut = 5; cut < n; cut++) {
+			g_autoptr(GError) err = NULL;
+			g_autoptr(hd_reader) r = hd_reader_new_from_memory(
+				g_bytes_get_data((GBytes *)all[k], NULL), cut, &err);
+			g_autofree char *s = read_all(r, &err);
+
+			ck_assert_msg(err != NULL, "cut at %zu of %zu read fine", cut, n);
+			ck_assert_int_eq(err->code, HD_ERROR_FORMAT);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_garbage_after_gzip_magic)
+{
+	static const uint8_t junk[] = { 0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad,
+					0xbe, 0xef, 0x00, 0x00, 0x11, 0x22 };
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = hd_reader_new_from_memory(junk, sizeof(junk), &err);
+	g_autofree char *s = read_all(r, &err);
+
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(err);
+}
+END_TEST
+
+START_TEST(test_lines_crlf_cut_and_last)
+{
+	GString *in = g_string_new("a\r\nb\n\n");
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+	g_autoptr(hd_lines) l = NULL;
+	const char *line;
+	size_t len;
+	bool cut;
+
+	for (int i = 0; i < HD_LINE_MAX + 100; i++)
+		g_string_append_c(in, 'x');
+	g_string_append(in, "\nlast-no-newline");
+	r = hd_reader_new_from_memory(in->str, in->len, &err);
+	l = hd_lines_new(r);
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, 1);
+	ck_assert_int_eq(line[0], 'a');
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, 1);
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, 0);
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert(cut);
+	ck_assert_uint_eq(len, HD_LINE_MAX);
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert(!cut);
+	ck_assert_uint_eq(len, strlen("last-no-newline"));
+	ck_assert(memcmp(line, "last-no-newline", len) == 0);
+	ck_assert_uint_eq(hd_lines_lineno(l), 5);
+	ck_assert(!hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_ptr_null(err);
+	g_string_free(in, TRUE);
+}
+END_TEST
+
+/* Many lines across buffer refills come back whole and in order. */
+START_TEST(test_lines_across_refills)
+{
+	GString *in = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+	g_autoptr(hd_lines) l = NULL;
+	const char *line;
+	size_t len;
+	bool cut;
+	int n = 0;
+
+	for (int i = 0; i < 200000; i++)
+		g_string_append_printf(in, "line %d %s\n", i, i % 7 ? "" : "padding-padding-padding");
+	r = hd_reader_new_from_memory(in->str, in->len, &err);
+	l = hd_lines_new(r);
+	while (hd_lines_next(l, &line, &len, &cut, &err)) {
+		char want[64];
+		int wn = g_snprintf(want, sizeof(want), "line %d ", n);
+
+		ck_assert(len >= (size_t)wn && memcmp(line, want, wn) == 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 200000);
+	g_string_free(in, TRUE);
+}
+END_TEST
+
+START_TEST(test_slurp_limit)
+{
+	static const char data[] = "0123456789";
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = hd_reader_new_from_memory(data, 10, &err);
+	GBytes *b = hd_reader_slurp(r, 4, &err);
+
+	ck_assert_ptr_null(b);
+	ck_assert_int_eq(err->code, HD_ERROR_TOO_BIG);
+}
+END_TEST
+
+START_TEST(test_discover_sorted_recursive)
+{
+	g_autofree char *dir = g_dir_make_tmp("hd-disc-XXXXXX", NULL);
+	g_autofree char *sub = g_build_filename(dir, "b", NULL);
+	g_autofree char *f1 = g_build_filename(dir, "c.log", NULL);
+	g_autofree char *f2 = g_build_filename(sub, "a.log", NULL);
+	g_autofree char *hidden = g_build_filename(dir, ".hidden", NULL);
+	g_autofree char *missing = g_build_filename(dir, "nope", NULL);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	char *paths[] = { dir, missing, NULL };
+
+	mkdir(sub, 0700);
+	g_file_set_contents(f1, "x", 1, NULL);
+	g_file_set_contents(f2, "y", 1, NULL);
+	g_file_set_contents(hidden, "z", 1, NULL);
+	hd_discover(paths, files, errors);
+	ck_assert_uint_eq(files->len, 2);
+	ck_assert_str_eq(g_ptr_array_index(files, 0), f2);
+	ck_assert_str_eq(g_ptr_array_index(files, 1), f1);
+	ck_assert_uint_eq(errors->len, 1);
+	ck_assert_ptr_nonnull(strstr(g_ptr_array_index(errors, 0), "nope"));
+	unlink(f1);
+	unlink(f2);
+	unlink(hidden);
+	rmdir(sub);
+	rmdir(dir);
+}
+END_TEST
+
+static Suite *input_suite(void)
 {
 	Suite *s = suite_create("input");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("reader");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_add_test(tc, test_plain_gzip_zstd_same_bytes);
+	tcase_add_test(tc, test_gzip_members_concatenated);
+	tcase_add_test(tc, test_truncated_streams_fail_cleanly);
+	tcase_add_test(tc, test_garbage_after_gzip_magic);
+	tcase_add_test(tc, test_lines_crlf_cut_and_last);
+	tcase_add_test(tc, test_lines_across_refills);
+	tcase_add_test(tc, test_slurp_limit);
+	tcase_add_test(tc, test_discover_sorted_recursive);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-HD_TEST_MAIN(suite)
+HD_TEST_MAIN(input_suite)

@@ -1,21 +1,178 @@
-/* Placeholder suite for store until its tests land. */
+/*
+ * Store tests: merging per-input stores (index remapping, group and rank
+ * joins), identities, enum spellings, provenance, sniffing and file-name
+ * ranks.
+ */
 #include "config.h"
+
+#include <string.h>
+
 #include "hd-test.h"
 
-START_TEST(test_placeholder)
+START_TEST(test_merge_remaps)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	struct hd_store *dst = hd_store_new();
+	struct hd_store *a = hd_store_new(), *b = hd_store_new();
+	static const int ranks[] = { 0, 1 };
+	g_autofree char *id = hd_group_id_pg("0", ranks, 2);
+	struct hd_op op;
+	struct hd_frame fr = { hd_intern("f"), hd_intern("t.py"), 3 };
+	const struct hd_op *got;
+	size_t n;
+
+	hd_store_add_input(a, "a");
+	hd_store_add_input(b, "b");
+	hd_store_group(a, "comm:0x1");
+	hd_group_set_member(hd_store_group_at(b, hd_store_group(b, id)), 1, 1);
+	hd_group_set_member(hd_store_group_at(a, hd_store_group(a, id)), 0, 0);
+	hd_store_rank(a, 0)->host = hd_intern("node-a");
+	hd_store_rank(b, 0)->pid = 42;
+	hd_op_init(&op);
+	op.rank = 1;
+	op.group = 0; /* b's only group: the pg */
+	op.stack = hd_store_add_stack(b, &fr, 1);
+	hd_store_add_op(b, &op);
+	hd_store_merge(dst, a);
+	hd_store_merge(dst, b);
+	hd_store_resolve(dst);
+
+	ck_assert_uint_eq(dst->inputs->len, 2);
+	ck_assert_uint_eq(dst->groups->len, 2);
+	got = &g_array_index(dst->ops, struct hd_op, 0);
+	ck_assert_uint_eq(got->prov.input, 1);
+	ck_assert_str_eq(hd_store_group_at(dst, got->group)->id, id);
+	ck_assert_int_eq(hd_group_global_rank(hd_store_group_at(dst, got->group), 0), 0);
+	ck_assert_int_eq(hd_group_global_rank(hd_store_group_at(dst, got->group), 1), 1);
+	ck_assert_str_eq(hd_store_stack(dst, got->stack, &n)[0].file, "t.py");
+	ck_assert_str_eq(hd_store_find_rank(dst, 0)->host, "node-a");
+	ck_assert_int_eq(hd_store_find_rank(dst, 0)->pid, 42);
+	ck_assert_int_eq(dst->world_size, 2);
+	hd_store_free(dst);
 }
 END_TEST
 
-static Suite *suite(void)
+START_TEST(test_ids_and_names)
+{
+	static const int r[] = { 0, 2, 4 };
+	g_autofree char *pg = hd_group_id_pg("mesh_tp", r, 3);
+	g_autofree char *comm = hd_group_id_comm(0x5c1e2f03a9d4b871ull);
+
+	ck_assert_str_eq(pg, "pg:mesh_tp:[0,2,4]");
+	ck_assert_str_eq(comm, "comm:0x5c1e2f03a9d4b871");
+	ck_assert_int_eq(hd_op_kind_parse("AllReduce"), HD_OP_ALL_REDUCE);
+	ck_assert_int_eq(hd_op_kind_parse("ALLREDUCE"), HD_OP_ALL_REDUCE);
+	ck_assert_int_eq(hd_op_kind_parse("_allgather_base"), HD_OP_ALL_GATHER);
+	ck_assert_int_eq(hd_op_kind_parse("_reduce_scatter_base"), HD_OP_REDUCE_SCATTER);
+	ck_assert_int_eq(hd_op_kind_parse("all_reduce_barrier"), HD_OP_BARRIER);
+	ck_assert_int_eq(hd_op_kind_parse("coalesced"), HD_OP_COALESCED);
+	ck_assert_int_eq(hd_op_kind_parse("RECVANYSOURCE"), HD_OP_RECV);
+	ck_assert_int_eq(hd_op_kind_parse("frobnicate"), HD_OP_UNKNOWN);
+	ck_assert_int_eq(hd_op_kind_parse(NULL), HD_OP_UNKNOWN);
+	ck_assert_int_eq(hd_dtype_parse("Float"), HD_DTYPE_FLOAT32);
+	ck_assert_int_eq(hd_dtype_parse("BFloat16"), HD_DTYPE_BFLOAT16);
+	ck_assert_int_eq(hd_dtype_parse("Half"), HD_DTYPE_FLOAT16);
+	ck_assert_int_eq(hd_dtype_parse("Float8_e4m3fn"), HD_DTYPE_FP8_E4M3);
+	ck_assert_int_eq(hd_dtype_parse("ComplexFloat"), HD_DTYPE_OTHER);
+	ck_assert_int_eq(hd_dtype_parse(""), HD_DTYPE_UNKNOWN);
+	ck_assert_str_eq(hd_op_kind_name(HD_OP_REDUCE_SCATTER), "reduce_scatter");
+	ck_assert_str_eq(hd_op_kind_name((enum hd_op_kind)200), "unknown");
+}
+END_TEST
+
+START_TEST(test_groups_members_and_bounds)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_group *g = hd_store_group_at(s, hd_store_group(s, "x"));
+
+	hd_group_set_member(g, 3, 7);
+	ck_assert_int_eq(g->nranks, 4);
+	ck_assert_int_eq(hd_group_global_rank(g, 3), 7);
+	ck_assert_int_eq(hd_group_global_rank(g, 1), -1);
+	ck_assert_int_eq(hd_group_rank_of(g, 7), 3);
+	/* A hostile group rank is ignored, not allocated. */
+	hd_group_set_member(g, 2000000000, 1);
+	hd_group_set_member(g, -5, 1);
+	ck_assert_int_eq(g->nranks, 4);
+	ck_assert_int_eq(hd_store_find_group(s, "x"), 0);
+	ck_assert_int_eq(hd_store_find_group(s, "y"), -1);
+	hd_store_free(s);
+}
+END_TEST
+
+START_TEST(test_warnings_capped)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, "f"));
+
+	for (int i = 1; i <= 100; i++)
+		hd_input_warn(in, i, "bad %d", i);
+	ck_assert_uint_eq(in->nwarnings, 100);
+	ck_assert_uint_eq(in->warnings->len, HD_INPUT_MAX_WARNINGS);
+	ck_assert_str_eq(g_ptr_array_index(in->warnings, 0), "line 1: bad 1");
+	hd_store_free(s);
+}
+END_TEST
+
+START_TEST(test_prov_format)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_prov p = { 0, HD_PROV_LINE, 12 };
+	g_autofree char *a = NULL, *b = NULL;
+
+	hd_store_add_input(s, "logs/rank3.log");
+	a = hd_prov_format(s, &p);
+	p.kind = HD_PROV_RECORD;
+	b = hd_prov_format(s, &p);
+	ck_assert_str_eq(a, "logs/rank3.log:12");
+	ck_assert_str_eq(b, "logs/rank3.log#record 12");
+	hd_store_free(s);
+}
+END_TEST
+
+START_TEST(test_sniff)
+{
+	static const uint8_t pkl[] = { 0x80, 0x02, 0x7d, 0x28 };
+	static const char fr_json[] = "{\"comm_lib_version\": \"2.21.5\", \"entries\": []}";
+	static const char trace[] = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [";
+	static const char log[] = "node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n";
+	static const uint8_t bin[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0 };
+
+	ck_assert_int_eq(parsers_sniff(pkl, sizeof(pkl)), HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)fr_json, strlen(fr_json)), HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)trace, strlen(trace)), HD_INPUT_KINETO);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)log, strlen(log)), HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(parsers_sniff(bin, sizeof(bin)), HD_INPUT_UNKNOWN);
+	ck_assert_int_eq(parsers_sniff(NULL, 0), HD_INPUT_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_rank_from_filename)
+{
+	ck_assert_int_eq(parsers_rank_from_filename("/tmp/nccl_trace_rank_12"), 12);
+	ck_assert_int_eq(parsers_rank_from_filename("comm_lib_trace_rank_3.pkl"), 3);
+	ck_assert_int_eq(parsers_rank_from_filename("d/nccl_trace_rank_node-a_5"), 5);
+	ck_assert_int_eq(parsers_rank_from_filename("rank7.json.gz"), 7);
+	ck_assert_int_eq(parsers_rank_from_filename("trace.json.zst"), -1);
+	ck_assert_int_eq(parsers_rank_from_filename("dump"), -1);
+	/* Ten digits is not a rank. */
+	ck_assert_int_eq(parsers_rank_from_filename("x_1234567890"), -1);
+}
+END_TEST
+
+static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("store");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_add_test(tc, test_merge_remaps);
+	tcase_add_test(tc, test_ids_and_names);
+	tcase_add_test(tc, test_groups_members_and_bounds);
+	tcase_add_test(tc, test_warnings_capped);
+	tcase_add_test(tc, test_prov_format);
+	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_rank_from_filename);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-HD_TEST_MAIN(suite)
+HD_TEST_MAIN(store_suite)
