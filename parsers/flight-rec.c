@@ -1,17 +1,1025 @@
 /*
- * Placeholder until the flight_rec parser lands.
+ * The flight-recorder parser: one PyTorch FR dump (pickle, or the JSON
+ * variant) of one rank into groups, ops, stacks and pg_status signals.
+ * Every dump version is read by key presence (torch 2.2's bare list of
+ * entries through "2.10" and unknown later keys); truncated pickles keep
+ * every entry completed before the cut.  See
+ * docs/format-flight-recorder.md for the layout.
  */
 #include "config.h"
 
 #include "parsers.h"
 
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hd-autocleanups.h"
 #include "hd-error.h"
+#include "pickle.h"
 #include "hd-banned.h"
 
-bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
-		GError **error)
+/* Dumps are at most a few hundred MB; refuse what no recorder writes. */
+#define FR_MAX_BYTES ((size_t)2 << 30)
+/* How far back a coalesced marker looks for its members. */
+#define FR_COALESCE_LOOKBACK 4096
+
+enum fr_field {
+	F_UNSEEN = 0,
+	F_UNKNOWN,
+	F_FRAMES,
+	F_RECORD_ID,
+	F_PG_ID,
+	F_PROCESS_GROUP,
+	F_COLL_SEQ,
+	F_P2P_SEQ,
+	F_OP_ID,
+	F_SEQ_ID,
+	F_PROFILING_NAME,
+	F_TIME_CREATED,
+	F_DURATION,
+	F_INPUT_SIZES,
+	F_OUTPUT_SIZES,
+	F_INPUT_DTYPES,
+	F_OUTPUT_DTYPES,
+	F_STATE,
+	F_T_STARTED,
+	F_T_COMPLETED,
+	F_RETIRED,
+	F_TIMEOUT,
+	F_IS_P2P,
+	F_THREAD_ID,
+	F_THREAD_NAME,
+	F_COUNT
+};
+
+static const char *const field_names[F_COUNT] = {
+	[F_FRAMES] = "frames",
+	[F_RECORD_ID] = "record_id",
+	[F_PG_ID] = "pg_id",
+	[F_PROCESS_GROUP] = "process_group",
+	[F_COLL_SEQ] = "collective_seq_id",
+	[F_P2P_SEQ] = "p2p_seq_id",
+	[F_OP_ID] = "op_id",
+	[F_SEQ_ID] = "seq_id",
+	[F_PROFILING_NAME] = "profiling_name",
+	[F_TIME_CREATED] = "time_created_ns",
+	[F_DURATION] = "duration_ms",
+	[F_INPUT_SIZES] = "input_sizes",
+	[F_OUTPUT_SIZES] = "output_sizes",
+	[F_INPUT_DTYPES] = "input_dtypes",
+	[F_OUTPUT_DTYPES] = "output_dtypes",
+	[F_STATE] = "state",
+	[F_T_STARTED] = "time_discovered_started_ns",
+	[F_T_COMPLETED] = "time_discovered_completed_ns",
+	[F_RETIRED] = "retired",
+	[F_TIMEOUT] = "timeout_ms",
+	[F_IS_P2P] = "is_p2p",
+	[F_THREAD_ID] = "thread_id",
+	[F_THREAD_NAME] = "thread_name",
+};
+
+struct fr_ctx {
+	struct hd_store *store;
+	struct hd_input *in;
+	uint32_t input;
+	struct pk_tree *t;
+	uint8_t *field;          /* node id -> enum fr_field, by key node */
+	const char **interned;   /* node id -> interned string */
+	GHashTable *groups;      /* interned pg name -> group index + 1 */
+	GHashTable *pg_names;    /* pg_id -> interned pg name */
+	GHashTable *warned;      /* interned strings already warned about */
+	GHashTable *render;      /* rendered string -> interned */
+	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
+	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
+	GString *buf;
+	GArray *ops;   /* struct hd_op, this file's */
+	int rank;
+};
+
+/* The interned text of a string node (cached per node), or NULL. */
+static const char *node_text(struct fr_ctx *c, uint32_t id)
 {
-	g_set_error(error, HD_ERROR, HD_ERROR_UNSUPPORTED,
-		    "flight_rec parser not built yet");
+	size_t len;
+	const char *p;
+
+	if (pk_type_of(c->t, id) != PK_STR)
+		return NULL;
+	if (c->interned[id])
+		return c->interned[id];
+	p = pk_str(c->t, id, &len);
+	c->interned[id] = hd_intern_len(p, len);
+	return c->interned[id];
+}
+
+/* Interns a rendered string through a lock-free per-file cache. */
+static const char *intern_local(struct fr_ctx *c, const char *s)
+{
+	const char *v = g_hash_table_lookup(c->render, s);
+
+	if (!v) {
+		v = hd_intern(s);
+		g_hash_table_insert(c->render, (gpointer)v, (gpointer)v);
+	}
+	return v;
+}
+
+/* Warns once per (what, name) pair; returns whether this was the first. */
+static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
+{
+	g_autofree char *key = g_strconcat(what, "\x1f", name, NULL);
+	const char *k = hd_intern(key);
+
+	if (g_hash_table_contains(c->warned, k))
+		return false;
+	g_hash_table_add(c->warned, (gpointer)k);
+	return true;
+}
+
+static enum fr_field field_of(struct fr_ctx *c, uint32_t key)
+{
+	const char *s;
+
+	if (key >= c->t->nodes->len)
+		return F_UNKNOWN;
+	if (c->field[key] != F_UNSEEN)
+		return c->field[key];
+	s = node_text(c, key);
+	c->field[key] = F_UNKNOWN;
+	for (int f = F_FRAMES; s && f < F_COUNT; f++)
+		if (strcmp(s, field_names[f]) == 0)
+			c->field[key] = f;
+	return c->field[key];
+}
+
+/* An int, a decimal string (JSON pg_status), or false. */
+static bool get_int(struct fr_ctx *c, uint32_t id, int64_t *v)
+{
+	const char *s;
+
+	if (pk_int(c->t, id, v))
+		return true;
+	if (pk_type_of(c->t, id) == PK_FLOAT) {
+		double f = pk_node(c->t, id)->v.f;
+
+		if (f >= -9.2e18 && f <= 9.2e18) {
+			*v = (int64_t)f;
+			return true;
+		}
+		return false;
+	}
+	s = node_text(c, id);
+	if (s) {
+		gint64 x;
+
+		if (g_ascii_string_to_signed(s, 10, G_MININT64, G_MAXINT64, &x,
+					     NULL)) {
+			*v = x;
+			return true;
+		}
+	}
 	return false;
+}
+
+/*
+ * Parses pg_config's "[0, 1, 2]" (or a list of ints) into ranks.  Returns
+ * false on anything else.
+ */
+static bool parse_ranks(struct fr_ctx *c, uint32_t id, GArray *ranks)
+{
+	size_t len;
+	const char *p = pk_str(c->t, id, &len);
+
+	g_array_set_size(ranks, 0);
+	if (pk_type_of(c->t, id) == PK_LIST) {
+		for (uint32_t i = 0; i < pk_len(c->t, id); i++) {
+			int64_t v;
+
+			if (!pk_int(c->t, pk_child(c->t, id, i), &v) || v < 0 ||
+			    v > G_MAXINT)
+				return false;
+			int r = (int)v;
+			g_array_append_val(ranks, r);
+		}
+		return true;
+	}
+	if (!p || pk_type_of(c->t, id) != PK_STR)
+		return false;
+	{
+		size_t i = 0;
+
+		while (i < len && p[i] == ' ')
+			i++;
+		if (i >= len || p[i++] != '[')
+			return false;
+		for (;;) {
+			int64_t v = 0;
+			size_t digits = 0;
+
+			while (i < len && p[i] == ' ')
+				i++;
+			if (i < len && p[i] == ']' && ranks->len == 0)
+				return true;
+			while (i < len && g_ascii_isdigit(p[i]) && digits < 10) {
+				v = v * 10 + (p[i++] - '0');
+				digits++;
+			}
+			if (digits == 0 || v > G_MAXINT)
+				return false;
+			int r = (int)v;
+			g_array_append_val(ranks, r);
+			while (i < len && p[i] == ' ')
+				i++;
+			if (i < len && p[i] == ']')
+				return true;
+			if (i >= len || p[i++] != ',')
+				return false;
+		}
+	}
+}
+
+/* One pg_config item: register the group. */
+static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val,
+		   GArray *ranks, GPtrArray *sets)
+{
+	const char *name = node_text(c, pk_dict_get(c->t, val, "name"));
+	const char *desc = node_text(c, pk_dict_get(c->t, val, "desc"));
+	uint32_t rid = pk_dict_get(c->t, val, "ranks");
+	g_autofree char *id = NULL;
+	struct hd_group *g;
+	uint32_t gi;
+
+	if (!name)
+		name = node_text(c, key);
+	if (!name || pk_type_of(c->t, val) != PK_DICT) {
+		hd_input_warn(c->in, 0, "pg_config item without a name");
+		return;
+	}
+	if (!parse_ranks(c, rid, ranks)) {
+		hd_input_warn(c->in, 0, "pg_config '%s': unreadable ranks",
+			      name);
+		return;
+	}
+	id = hd_group_id_pg(name, (const int *)(void *)ranks->data,
+			    ranks->len);
+	gi = hd_store_group(c->store, id);
+	g = hd_store_group_at(c->store, gi);
+	if (!g->name)
+		g->name = g_strdup(name);
+	if (!g->desc && desc)
+		g->desc = g_strdup(desc);
+	for (guint i = 0; i < ranks->len; i++)
+		hd_group_set_member(g, i, g_array_index(ranks, int, i));
+	g->nranks = ranks->len;
+	if (g_hash_table_contains(c->groups, name))
+		hd_input_warn(c->in, 0, "pg_config names '%s' twice", name);
+	else
+		g_hash_table_insert(c->groups, (gpointer)name,
+				    GUINT_TO_POINTER(gi + 1));
+	{
+		GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(int),
+						 ranks->len);
+
+		g_array_append_vals(copy, ranks->data, ranks->len);
+		g_ptr_array_add(sets, copy);
+	}
+}
+
+static void load_pg_config(struct fr_ctx *c, uint32_t cfg, GPtrArray *sets)
+{
+	g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	enum pk_type type = pk_type_of(c->t, cfg);
+
+	if (type == PK_DICT) {
+		for (uint32_t i = 0; i + 1 < pk_len(c->t, cfg); i += 2)
+			add_pg(c, pk_child(c->t, cfg, i),
+			       pk_child(c->t, cfg, i + 1), ranks, sets);
+	} else if (type == PK_LIST) {
+		/* "1.2": a list; take items that look like a pg_config value */
+		for (uint32_t i = 0; i < pk_len(c->t, cfg); i++)
+			add_pg(c, PK_NIL, pk_child(c->t, cfg, i), ranks, sets);
+	} else if (cfg != PK_NIL) {
+		hd_input_warn(c->in, 0, "pg_config is neither dict nor list");
+	}
+}
+
+/*
+ * The rank: file name digits confirmed by membership in every PG, else the
+ * single rank every PG has in common.
+ */
+static int decide_rank(struct fr_ctx *c, GPtrArray *sets)
+{
+	int named = parsers_rank_from_filename(c->in->path);
+	int common = -1, ncommon = 0;
+	bool named_ok = true;
+
+	if (sets->len == 0)
+		return named;
+	{
+		GArray *first = g_ptr_array_index(sets, 0);
+
+		for (guint i = 0; i < first->len; i++) {
+			int r = g_array_index(first, int, i);
+			bool all = true;
+
+			for (guint s = 1; s < sets->len && all; s++) {
+				GArray *o = g_ptr_array_index(sets, s);
+				bool found = false;
+
+				for (guint k = 0; k < o->len && !found; k++)
+					found = g_array_index(o, int, k) == r;
+				all = found;
+			}
+			if (all && r != common) {
+				common = r;
+				ncommon++;
+			}
+		}
+	}
+	for (guint s = 0; named >= 0 && s < sets->len; s++) {
+		GArray *o = g_ptr_array_index(sets, s);
+		bool found = false;
+
+		for (guint k = 0; k < o->len && !found; k++)
+			found = g_array_index(o, int, k) == named;
+		named_ok = named_ok && found;
+	}
+	if (named >= 0 && named_ok)
+		return named;
+	if (named >= 0 && ncommon == 1) {
+		hd_input_warn(c->in, 0, "file name says rank %d but every "
+			      "process group holds rank %d: using %d",
+			      named, common, common);
+		return common;
+	}
+	if (named >= 0) {
+		hd_input_warn(c->in, 0, "rank %d from the file name is not in "
+			      "every process group", named);
+		return named;
+	}
+	if (ncommon == 1)
+		return common;
+	hd_input_warn(c->in, 0, "cannot tell the rank: no digits in the file "
+		      "name and the process groups share %d ranks", ncommon);
+	return -1;
+}
+
+/* Renders sizes as "[[4, 4], [8]]" and sums numel; -1 when unknown. */
+static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel)
+{
+	GString *b = c->buf;
+	int64_t total = 0;
+	bool ok = true;
+
+	if (pk_type_of(c->t, id) != PK_LIST) {
+		*numel = -1;
+		return NULL;
+	}
+	g_string_truncate(b, 0);
+	g_string_append_c(b, '[');
+	for (uint32_t i = 0; i < pk_len(c->t, id); i++) {
+		uint32_t shape = pk_child(c->t, id, i);
+		int64_t prod = 1;
+
+		g_string_append(b, i ? ", [" : "[");
+		for (uint32_t k = 0; k < pk_len(c->t, shape); k++) {
+			int64_t d;
+
+			if (!pk_int(c->t, pk_child(c->t, shape, k), &d) ||
+			    d < 0) {
+				g_string_append(b, k ? ", ?" : "?");
+				ok = false;
+				continue;
+			}
+			g_string_append_printf(b, k ? ", %" G_GINT64_FORMAT :
+						      "%" G_GINT64_FORMAT, d);
+			if (d != 0 && prod > G_MAXINT64 / d)
+				ok = false;
+			else
+				prod *= d;
+		}
+		if (pk_type_of(c->t, shape) != PK_LIST)
+			ok = false;
+		g_string_append_c(b, ']');
+		if (ok && total > G_MAXINT64 - prod)
+			ok = false;
+		else if (ok)
+			total += prod;
+	}
+	g_string_append_c(b, ']');
+	*numel = ok ? total : -1;
+	return intern_local(c, b->str);
+}
+
+static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
+			  struct hd_op *op)
+{
+	GString *b = c->buf;
+	const char *first = NULL;
+
+	if (in == PK_NIL && out == PK_NIL)
+		return;
+	g_string_truncate(b, 0);
+	for (int side = 0; side < 2; side++) {
+		uint32_t l = side ? out : in;
+
+		if (side)
+			g_string_append(b, "->");
+		for (uint32_t i = 0; i < pk_len(c->t, l); i++) {
+			const char *s = node_text(c, pk_child(c->t, l, i));
+
+			if (i)
+				g_string_append_c(b, ',');
+			g_string_append(b, s ? s : "?");
+			if (s && !first && side == 0)
+				first = s;
+		}
+	}
+	if (!first)
+		first = node_text(c, pk_child(c->t, out, 0));
+	op->dtype = hd_dtype_parse(first);
+	if (first && op->dtype == HD_DTYPE_UNKNOWN)
+		op->dtype = HD_DTYPE_OTHER;
+	op->dtype_name = intern_local(c, b->str);
+}
+
+/* Frames, innermost first, deduplicated within the file. */
+static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
+{
+	gpointer v = g_hash_table_lookup(c->stack_by_node,
+					 GUINT_TO_POINTER(frames));
+	uint32_t n = pk_len(c->t, frames);
+	g_autoptr(GBytes) key = NULL;
+	g_autoptr(GArray) fr = NULL;
+	int32_t sid;
+
+	if (v)
+		return GPOINTER_TO_INT(v) - 1;
+	if (pk_type_of(c->t, frames) != PK_LIST || n == 0)
+		return -1;
+	key = g_bytes_new(&g_array_index(c->t->kids, uint32_t,
+					 pk_node(c->t, frames)->v.off),
+			  n * sizeof(uint32_t));
+	v = g_hash_table_lookup(c->stack_by_kids, key);
+	if (v) {
+		sid = GPOINTER_TO_INT(v) - 1;
+	} else {
+		fr = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame), n);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t f = pk_child(c->t, frames, i);
+			struct hd_frame hf = { 0 };
+			int64_t line = 0;
+
+			hf.name = node_text(c, pk_dict_get(c->t, f, "name"));
+			hf.file = node_text(c, pk_dict_get(c->t, f, "filename"));
+			if (pk_int(c->t, pk_dict_get(c->t, f, "line"), &line) &&
+			    line >= 0 && line <= G_MAXINT)
+				hf.line = (int)line;
+			g_array_append_val(fr, hf);
+		}
+		sid = hd_store_add_stack(c->store,
+					 (const struct hd_frame *)(void *)
+						 fr->data,
+					 fr->len);
+		g_hash_table_insert(c->stack_by_kids, g_steal_pointer(&key),
+				    GINT_TO_POINTER(sid + 1));
+	}
+	g_hash_table_insert(c->stack_by_node, GUINT_TO_POINTER(frames),
+			    GINT_TO_POINTER(sid + 1));
+	return sid;
+}
+
+/* The group of an entry from its process_group name. */
+static uint32_t entry_group(struct fr_ctx *c, const char *name)
+{
+	gpointer v;
+	g_autofree char *id = NULL;
+	uint32_t gi;
+
+	if (!name)
+		name = hd_intern("?");
+	v = g_hash_table_lookup(c->groups, name);
+	if (v)
+		return GPOINTER_TO_UINT(v) - 1;
+	if (warn_once(c, "pg", name))
+		hd_input_warn(c->in, 0, "process group '%s' is not in "
+			      "pg_config", name);
+	id = g_strdup_printf("pg:%s:?", name);
+	gi = hd_store_group(c->store, id);
+	if (!hd_store_group_at(c->store, gi)->name)
+		hd_store_group_at(c->store, gi)->name = g_strdup(name);
+	g_hash_table_insert(c->groups, (gpointer)name, GUINT_TO_POINTER(gi + 1));
+	return gi;
+}
+
+static int64_t time_or_unknown(struct fr_ctx *c, uint32_t id)
+{
+	int64_t v;
+
+	if (!pk_int(c->t, id, &v) || v == 0)
+		return INT64_MIN;
+	return v;
+}
+
+/* "send 1->0", "recv 0<-1", "recv 1<-?": the peer part. */
+static void parse_peer(const char *rest, struct hd_op *op)
+{
+	const char *arrow = strstr(rest, "->");
+
+	if (!arrow)
+		arrow = strstr(rest, "<-");
+	if (!arrow)
+		return;
+	arrow += 2;
+	if (*arrow == '?') {
+		op->flags |= HD_OPF_ANY_SOURCE;
+		return;
+	}
+	if (g_ascii_isdigit(*arrow)) {
+		gint64 v = g_ascii_strtoll(arrow, NULL, 10);
+
+		if (v >= 0 && v <= G_MAXINT32)
+			op->peer = (int32_t)v;
+	}
+}
+
+/* profiling_name -> kind, name, peer. */
+static void parse_profiling_name(struct fr_ctx *c, const char *pn,
+				 uint64_t idx, struct hd_op *op)
+{
+	const char *colon = strrchr(pn, ':');
+	const char *opn = colon ? colon + 1 : pn;
+	const char *sp = strchr(opn, ' ');
+	const char *name = sp ? hd_intern_len(opn, sp - opn) : hd_intern(opn);
+
+	if (!colon && warn_once(c, "noback", pn))
+		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": "
+			      "profiling_name '%s' has no backend", idx, pn);
+	op->name = name;
+	/* The coalescing end-markers are not the collectives they close. */
+	if (strcmp(name, "coalesced") == 0 ||
+	    strcmp(name, "ALLGATHER_coalesced") == 0 ||
+	    strcmp(name, "REDUCE_SCATTER_coalesced") == 0)
+		op->kind = HD_OP_COALESCED;
+	else
+		op->kind = hd_op_kind_parse(name);
+	if (op->kind == HD_OP_UNKNOWN && warn_once(c, "op", name))
+		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": unknown "
+			      "op '%s'", idx, name);
+	if (sp)
+		parse_peer(sp + 1, op);
+}
+
+static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
+{
+	uint32_t v[F_COUNT];
+	struct hd_op op;
+	int64_t x;
+	bool p2p = false;
+	const char *pg_name = NULL;
+
+	for (int f = 0; f < F_COUNT; f++)
+		v[f] = PK_NIL;
+	for (uint32_t i = 0; i + 1 < pk_len(c->t, e); i += 2) {
+		uint32_t k = pk_child(c->t, e, i);
+		enum fr_field f = field_of(c, k);
+
+		if (f == F_UNKNOWN) {
+			const char *s = node_text(c, k);
+
+			if (s && warn_once(c, "key", s))
+				hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
+					      ": unknown key '%s' ignored",
+					      idx, s);
+			continue;
+		}
+		v[f] = pk_child(c->t, e, i + 1);
+	}
+	hd_op_init(&op);
+	op.rank = c->rank;
+	if (v[F_PROFILING_NAME] != PK_NIL &&
+	    node_text(c, v[F_PROFILING_NAME]))
+		parse_profiling_name(c, node_text(c, v[F_PROFILING_NAME]), idx,
+				     &op);
+	else
+		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
+			      ": no profiling_name", idx);
+	if (pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_TUPLE ||
+	    pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_LIST)
+		pg_name = node_text(c, pk_child(c->t, v[F_PROCESS_GROUP], 0));
+	else if (pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_STR)
+		pg_name = node_text(c, v[F_PROCESS_GROUP]);
+	op.group = entry_group(c, pg_name);
+	if (pg_name && pk_int(c->t, v[F_PG_ID], &x) &&
+	    !g_hash_table_contains(c->pg_names, &x)) {
+		int64_t *kp = g_new(int64_t, 1);
+
+		*kp = x;
+		g_hash_table_insert(c->pg_names, kp, (gpointer)pg_name);
+	}
+	if (pk_int(c->t, v[F_IS_P2P], &x))
+		p2p = x != 0;
+	if (op.kind == HD_OP_SEND || op.kind == HD_OP_RECV)
+		p2p = true;
+	if (p2p && pk_int(c->t, v[F_P2P_SEQ], &x)) {
+		op.seq = x;
+		op.seq_kind = HD_SEQ_P2P;
+	} else if (pk_int(c->t, v[F_COLL_SEQ], &x) ||
+		   pk_int(c->t, v[F_SEQ_ID], &x)) {
+		op.seq = x;
+		op.seq_kind = HD_SEQ_COLLECTIVE;
+	}
+	if (!p2p)
+		op.peer = -1;
+	op.shape_in = render_sizes(c, v[F_INPUT_SIZES], &op.count_in);
+	op.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op.count_out);
+	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], &op);
+	if (v[F_STATE] != PK_NIL) {
+		const char *st = node_text(c, v[F_STATE]);
+
+		if (st && strcmp(st, "scheduled") == 0)
+			op.state = HD_STATE_ENQUEUED;
+		else if (st && strcmp(st, "started") == 0)
+			op.state = HD_STATE_STARTED;
+		else if (st && strcmp(st, "completed") == 0)
+			op.state = HD_STATE_COMPLETED;
+		else if (warn_once(c, "state", st ? st : "?"))
+			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
+				      ": unknown state '%s'", idx,
+				      st ? st : "?");
+	}
+	if (pk_int(c->t, v[F_RETIRED], &x) && x)
+		op.flags |= HD_OPF_RETIRED;
+	op.t_enqueue_ns = time_or_unknown(c, v[F_TIME_CREATED]);
+	op.t_start_ns = time_or_unknown(c, v[F_T_STARTED]);
+	op.t_end_ns = time_or_unknown(c, v[F_T_COMPLETED]);
+	if (v[F_FRAMES] != PK_NIL)
+		op.stack = add_stack(c, v[F_FRAMES]);
+	op.prov.input = c->input;
+	op.prov.kind = HD_PROV_RECORD;
+	op.prov.at = pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ? (uint64_t)x :
+								   idx;
+	g_array_append_val(c->ops, op);
+}
+
+/* Members of a coalesced group share the seq of the marker that ends it. */
+static void mark_coalesced(struct fr_ctx *c)
+{
+	struct hd_op *ops = (struct hd_op *)(void *)c->ops->data;
+
+	for (guint j = 0; j < c->ops->len; j++) {
+		if (ops[j].kind != HD_OP_COALESCED || ops[j].seq < 0)
+			continue;
+		for (guint i = j, n = 0; i > 0 && n < FR_COALESCE_LOOKBACK;
+		     n++) {
+			struct hd_op *o = &ops[--i];
+
+			if (o->group != ops[j].group)
+				continue;
+			if (o->seq != ops[j].seq ||
+			    o->seq_kind != ops[j].seq_kind ||
+			    o->kind == HD_OP_COALESCED)
+				break;
+			o->flags |= HD_OPF_COALESCED_MEMBER;
+		}
+	}
+}
+
+static void load_pg_status(struct fr_ctx *c, uint32_t st)
+{
+	guint ncfg = g_hash_table_size(c->groups);
+
+	if (pk_type_of(c->t, st) != PK_DICT) {
+		if (st != PK_NIL)
+			hd_input_warn(c->in, 0, "pg_status is not a dict");
+		return;
+	}
+	for (uint32_t i = 0; i + 1 < pk_len(c->t, st); i += 2) {
+		uint32_t k = pk_child(c->t, st, i), val = pk_child(c->t, st, i + 1);
+		const char *ks = node_text(c, k);
+		const char *name = NULL;
+		struct hd_signal sig;
+		int64_t pg_id, x;
+
+		if (!get_int(c, k, &pg_id)) {
+			hd_input_warn(c->in, 0, "pg_status key is not a pg id");
+			continue;
+		}
+		name = g_hash_table_lookup(c->pg_names, &pg_id);
+		if (!name && ncfg == 1) {
+			GHashTableIter it;
+			gpointer key;
+
+			g_hash_table_iter_init(&it, c->groups);
+			if (g_hash_table_iter_next(&it, &key, NULL))
+				name = key;
+		}
+		if (!name && ks && g_hash_table_contains(c->groups, ks) &&
+		    pk_len(c->t, st) / 2 == ncfg)
+			name = ks;
+		if (!name) {
+			hd_input_warn(c->in, 0, "pg_status for pg_id %" G_GINT64_FORMAT
+				      " maps to no process group: skipped",
+				      pg_id);
+			continue;
+		}
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_PROGRESS;
+		sig.type = HD_SIGT_PG_STATUS;
+		sig.rank = c->rank;
+		sig.group_name = name;
+		if (get_int(c, pk_dict_get(c->t, val, "last_enqueued_collective"),
+			    &x))
+			sig.last_enqueued = x;
+		if (get_int(c, pk_dict_get(c->t, val,
+					   "last_completed_collective"), &x))
+			sig.last_completed = x;
+		if (get_int(c, pk_dict_get(c->t, val, "last_started_collective"),
+			    &x))
+			sig.seq = x;
+		sig.prov.input = c->input;
+		sig.prov.kind = HD_PROV_NONE;
+		hd_store_add_signal(c->store, &sig);
+	}
+}
+
+/* "2.10" -> 2010; -1 when unreadable. */
+static int version_num(const char *v)
+{
+	gint64 maj, min = 0;
+	char *end;
+
+	if (!v)
+		return -1;
+	maj = g_ascii_strtoll(v, &end, 10);
+	if (end == v || maj < 0 || maj > 1000)
+		return -1;
+	if (*end == '.')
+		min = g_ascii_strtoll(end + 1, NULL, 10);
+	if (min < 0 || min > 999)
+		return -1;
+	return (int)(maj * 1000 + min);
+}
+
+static const char *const top_keys[] = {
+	"version", "pg_config", "pg_status", "entries", "nccl_comm_state",
+	"nccl_version", "comm_lib_version",
+};
+
+static bool load_tree(struct fr_ctx *c, GError **error)
+{
+	struct pk_tree *t = c->t;
+	uint32_t root = t->root, entries = PK_NIL, cfg = PK_NIL, st = PK_NIL;
+	g_autoptr(GPtrArray) sets =
+		g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+	const char *version = NULL, *libver = NULL;
+	uint32_t n, kept = 0, lost = 0;
+
+	if (pk_type_of(t, root) == PK_LIST) {
+		entries = root;
+	} else if (pk_type_of(t, root) == PK_DICT) {
+		for (uint32_t i = 0; i + 1 < pk_len(t, root); i += 2) {
+			uint32_t k = pk_child(t, root, i);
+			uint32_t v = pk_child(t, root, i + 1);
+			const char *ks = node_text(c, k);
+			bool known = false;
+
+			for (size_t j = 0; ks && j < G_N_ELEMENTS(top_keys); j++)
+				known = known || strcmp(ks, top_keys[j]) == 0;
+			if (!known) {
+				hd_input_warn(c->in, 0, "unknown key '%s' "
+					      "ignored", ks ? ks : "?");
+				continue;
+			}
+			if (strcmp(ks, "version") == 0)
+				version = node_text(c, v);
+			else if (strcmp(ks, "pg_config") == 0)
+				cfg = v;
+			else if (strcmp(ks, "pg_status") == 0)
+				st = v;
+			else if (strcmp(ks, "entries") == 0)
+				entries = v;
+			else if (strcmp(ks, "nccl_version") == 0 ||
+				 strcmp(ks, "comm_lib_version") == 0)
+				libver = node_text(c, v);
+		}
+	} else {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "not a flight-recorder dump%s%s",
+			    t->message ? ": " : "",
+			    t->message ? t->message : "");
+		return false;
+	}
+	if (version && version_num(version) > 2011)
+		hd_input_warn(c->in, 0, "dump version %s is newer than any "
+			      "known; reading it by key", version);
+	load_pg_config(c, cfg, sets);
+	if (pk_type_of(t, root) == PK_DICT && cfg == PK_NIL)
+		hd_input_warn(c->in, 0, "no pg_config: group members unknown");
+	c->rank = decide_rank(c, sets);
+	c->in->rank = c->rank;
+	if (c->rank >= 0) {
+		struct hd_rank *r = hd_store_rank(c->store, c->rank);
+
+		hd_rank_add_input(r, c->input);
+		if (libver && *libver && !g_str_has_prefix(libver, "Unknown") &&
+		    !r->nccl_version)
+			r->nccl_version = libver;
+	}
+	if (entries == PK_NIL && pk_type_of(t, root) == PK_DICT &&
+	    !(pk_node(t, root)->flags & PK_F_PARTIAL))
+		hd_input_warn(c->in, 0, "no entries: collectives were not "
+			      "requested in this dump");
+	else if (entries != PK_NIL && pk_type_of(t, entries) != PK_LIST)
+		hd_input_warn(c->in, 0, "entries is not a list");
+	n = pk_len(t, entries);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t e = pk_child(t, entries, i);
+		const struct pk_node *en = pk_node(t, e);
+
+		if (!en || en->type != PK_DICT || (en->flags & PK_F_PARTIAL)) {
+			if (!en || !(en->flags & PK_F_PARTIAL))
+				hd_input_warn(c->in, 0, "entry %u is not a "
+					      "dict: skipped", i);
+			lost++;
+			continue;
+		}
+		load_entry(c, e, i);
+		kept++;
+	}
+	mark_coalesced(c);
+	for (guint i = 0; i < c->ops->len; i++)
+		hd_store_add_op(c->store,
+				&g_array_index(c->ops, struct hd_op, i));
+	load_pg_status(c, st);
+	c->in->records = kept;
+	c->in->skipped = lost;
+	if (t->status != PK_OK) {
+		c->in->truncated = true;
+		hd_input_warn(c->in, 0, "dump %s at byte %zu of %zu (%s): kept "
+			      "%u entries, lost the entry being read and "
+			      "everything after it",
+			      t->status == PK_TRUNCATED ? "truncated" :
+							  "unreadable",
+			      t->stop_at, t->len, t->message, kept);
+	}
+	if (n == 0 && t->status == PK_OK)
+		c->in->empty = true;
+	return true;
+}
+
+/* JSON value -> tree node; NULL-safe; depth-capped. */
+static uint32_t from_json(struct pk_tree *t, json_t *j, int depth)
+{
+	g_autoptr(GArray) kids = NULL;
+	uint32_t id;
+
+	if (depth > PK_MAX_DEPTH)
+		return PK_NIL;
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char *k;
+		json_t *v;
+
+		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		json_object_foreach (j, k, v) {
+			uint32_t ki = pk_add_str(t, k, strlen(k));
+			uint32_t vi = from_json(t, v, depth + 1);
+
+			if (vi == PK_NIL)
+				return PK_NIL;
+			g_array_append_val(kids, ki);
+			g_array_append_val(kids, vi);
+		}
+		return pk_add_container(t, PK_DICT,
+					(const uint32_t *)(void *)kids->data,
+					kids->len);
+	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *v;
+
+		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		json_array_foreach (j, i, v) {
+			uint32_t vi = from_json(t, v, depth + 1);
+
+			if (vi == PK_NIL)
+				return PK_NIL;
+			g_array_append_val(kids, vi);
+		}
+		return pk_add_container(t, PK_LIST,
+					(const uint32_t *)(void *)kids->data,
+					kids->len);
+	}
+	case JSON_STRING:
+		return pk_add_str(t, json_string_value(j), json_string_length(j));
+	case JSON_INTEGER:
+		return pk_add_scalar(t, PK_INT, json_integer_value(j), 0);
+	case JSON_REAL:
+		return pk_add_scalar(t, PK_FLOAT, 0, json_real_value(j));
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return pk_add_scalar(t, PK_BOOL, json_is_true(j), 0);
+	case JSON_NULL:
+		break;
+	}
+	id = pk_add_scalar(t, PK_NONE, 0, 0);
+	return id;
+}
+
+static struct pk_tree *decode_json(const uint8_t *p, size_t len,
+				   GError **error)
+{
+	json_error_t jerr;
+	g_autoptr(json_t) j = json_loadb((const char *)p, len, 0, &jerr);
+	struct pk_tree *t;
+
+	if (!j) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "invalid JSON at byte %d: %s", jerr.position,
+			    jerr.text);
+		return NULL;
+	}
+	t = pk_tree_new(p, len);
+	t->root = from_json(t, j, 0);
+	if (t->root == PK_NIL) {
+		pk_tree_free(t);
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "JSON nested deeper than %d", PK_MAX_DEPTH);
+		return NULL;
+	}
+	return t;
+}
+
+bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error)
+{
+	struct hd_input *in = hd_store_input(store, input);
+	g_autoptr(GBytes) bytes = NULL;
+	g_autoptr(pk_tree) t = NULL;
+	const uint8_t *p;
+	size_t len, at = 0;
+	struct fr_ctx c = { 0 };
+	bool ok;
+
+	in->kind = HD_INPUT_FLIGHT_REC;
+	bytes = hd_reader_slurp(rd, FR_MAX_BYTES, error);
+	if (!bytes)
+		return false;
+	p = g_bytes_get_data(bytes, &len);
+	in->bytes = len;
+	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		at = 3;
+	while (at < len && g_ascii_isspace(p[at]))
+		at++;
+	if (len >= 2 && p[0] == 0x80) {
+		t = pk_decode(p, len);
+		if (t->root == PK_NIL) {
+			g_set_error(error, HD_ERROR,
+				    t->status == PK_ERROR &&
+						    strstr(t->message, "refused") ?
+					    HD_ERROR_REFUSED :
+					    HD_ERROR_FORMAT,
+				    "unreadable pickle: %s", t->message);
+			return false;
+		}
+	} else if (at < len && (p[at] == '{' || p[at] == '[')) {
+		t = decode_json(p + at, len - at, error);
+		if (!t)
+			return false;
+	} else {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "neither a pickle nor JSON");
+		return false;
+	}
+	c.store = store;
+	c.in = in;
+	c.input = input;
+	c.t = t;
+	c.rank = -1;
+	c.field = g_new0(uint8_t, t->nodes->len);
+	c.interned = g_new0(const char *, t->nodes->len);
+	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.pg_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					   NULL);
+	c.warned = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.render = g_hash_table_new(g_str_hash, g_str_equal);
+	c.stack_by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.stack_by_kids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+						(GDestroyNotify)g_bytes_unref,
+						NULL);
+	c.buf = g_string_new(NULL);
+	c.ops = g_array_new(FALSE, FALSE, sizeof(struct hd_op));
+	ok = load_tree(&c, error);
+	g_free(c.field);
+	g_free(c.interned);
+	g_hash_table_unref(c.groups);
+	g_hash_table_unref(c.pg_names);
+	g_hash_table_unref(c.warned);
+	g_hash_table_unref(c.render);
+	g_hash_table_unref(c.stack_by_node);
+	g_hash_table_unref(c.stack_by_kids);
+	g_string_free(c.buf, TRUE);
+	g_array_unref(c.ops);
+	return ok;
 }

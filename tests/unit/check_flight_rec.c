@@ -1,19 +1,531 @@
-/* Placeholder suite for flight_rec until its tests land. */
+/*
+ * Unit tests for the flight-recorder parser (parsers/flight-rec.c) over the
+ * generated fixtures in tests/data/fr (scripts/gen-fr-dumps.py): every dump
+ * version, the JSON variant, the empty and truncated dumps, coalescing,
+ * p2p peers, stacks, pg_status, rank inference and hostile bytes.
+ */
 #include "config.h"
-#include "hd-test.h"
 
-START_TEST(test_placeholder)
+#include <string.h>
+
+#include "hd-test.h"
+#include "hd-error.h"
+
+static struct hd_store *load(const char *rel, bool *ok)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	g_autofree char *path = hd_test_path(rel);
+	g_autoptr(GError) err = NULL;
+	struct hd_store *s = hd_test_parse_file(path, ok, &err);
+
+	ck_assert_msg(!*ok || !err, "%s", err ? err->message : "");
+	return s;
+}
+
+/* Parses a fixture's bytes under another file name. */
+static struct hd_store *load_as(const char *rel, const char *name,
+				size_t cut, bool *ok)
+{
+	g_autofree char *path = hd_test_path(rel);
+	g_autofree char *data = NULL;
+	g_autoptr(GError) err = NULL;
+	gsize len;
+	struct hd_store *s;
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, name, data,
+			  cut ? MIN(cut, len) : len, ok, &err);
+	return s;
+}
+
+static const struct hd_op *op_at(struct hd_store *s, guint i)
+{
+	ck_assert_uint_lt(i, s->ops->len);
+	return &g_array_index(s->ops, struct hd_op, i);
+}
+
+static bool has_warning(struct hd_input *in, const char *needle)
+{
+	for (guint i = 0; i < in->warnings->len; i++)
+		if (strstr(g_ptr_array_index(in->warnings, i), needle))
+			return true;
+	return false;
+}
+
+START_TEST(test_healthy)
+{
+	bool ok;
+	g_autoptr(hd_store) s = load("tests/data/fr/healthy/nccl_trace_rank_2",
+				     &ok);
+	struct hd_input *in = hd_store_input(s, 0);
+	const struct hd_op *op;
+	const struct hd_frame *fr;
+	const struct hd_signal *sig;
+	struct hd_group *g;
+	size_t nf;
+
+	ck_assert(ok);
+	ck_assert_int_eq(in->kind, HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(in->rank, 2);
+	ck_assert_uint_eq(in->records, 10);
+	ck_assert_uint_eq(in->skipped, 0);
+	ck_assert_uint_eq(in->nwarnings, 0);
+	ck_assert(!in->truncated && !in->empty);
+	ck_assert_ptr_nonnull(hd_store_find_rank(s, 2));
+	ck_assert_str_eq(hd_store_find_rank(s, 2)->nccl_version, "2.21.5");
+	ck_assert_uint_eq(s->groups->len, 1);
+	g = hd_store_group_at(s, 0);
+	ck_assert_str_eq(g->id, "pg:0:[0,1,2,3]");
+	ck_assert_str_eq(g->desc, "default_pg");
+	ck_assert_int_eq(g->nranks, 4);
+	ck_assert_int_eq(hd_group_global_rank(g, 3), 3);
+	ck_assert_uint_eq(s->ops->len, 10);
+	for (guint i = 0; i < 10; i++) {
+		op = op_at(s, i);
+		ck_assert_int_eq(op->seq, i + 1);
+		ck_assert_int_eq(op->seq_kind, HD_SEQ_COLLECTIVE);
+		ck_assert_int_eq(op->rank, 2);
+		ck_assert_uint_eq(op->prov.at, i);
+		ck_assert_int_eq(op->prov.kind, HD_PROV_RECORD);
+	}
+	op = op_at(s, 9);
+	ck_assert_int_eq(op->kind, HD_OP_ALL_REDUCE);
+	ck_assert_str_eq(op->name, "all_reduce");
+	ck_assert_int_eq(op->state, HD_STATE_COMPLETED);
+	ck_assert(op->flags & HD_OPF_RETIRED);
+	ck_assert_str_eq(op->shape_in, "[[4, 4]]");
+	ck_assert_ptr_eq(op->shape_in, hd_intern("[[4, 4]]"));
+	ck_assert_int_eq(op->count_in, 16);
+	ck_assert_int_eq(op->count_out, 16);
+	ck_assert_int_eq(op->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_str_eq(op->dtype_name, "Float->Float");
+	ck_assert_int_eq(op->peer, -1);
+	ck_assert_int_eq(op->t_enqueue_ns, 1700000000000000000LL +
+						   9 * 1000000 + 2 * 1000);
+	ck_assert_int_eq(op->t_start_ns, INT64_MIN);
+	ck_assert_int_eq(op->t_end_ns, op->t_enqueue_ns + 900000);
+	/* memoized frames: one stack for all ten entries */
+	ck_assert_uint_eq(s->stacks->len, 1);
+	ck_assert_int_eq(op->stack, 0);
+	fr = hd_store_stack(s, op->stack, &nf);
+	ck_assert_uint_eq(nf, 3);
+	ck_assert_str_eq(fr[0].name, "all_reduce");
+	ck_assert_str_eq(fr[2].file, "train.py");
+	ck_assert_int_eq(fr[2].line, 120);
+	ck_assert_uint_eq(s->signals->len, 1);
+	sig = &g_array_index(s->signals, struct hd_signal, 0);
+	ck_assert_int_eq(sig->type, HD_SIGT_PG_STATUS);
+	ck_assert_int_eq(sig->cat, HD_SIG_PROGRESS);
+	ck_assert_str_eq(sig->group_name, "0");
+	ck_assert_int_eq(sig->rank, 2);
+	ck_assert_int_eq(sig->last_enqueued, 10);
+	ck_assert_int_eq(sig->last_completed, 10);
+	ck_assert_int_eq(sig->seq, -1);
+}
+END_TEST
+
+START_TEST(test_missing_rank)
+{
+	bool ok;
+	g_autoptr(hd_store) s0 = load("tests/data/fr/missing-rank/"
+				      "nccl_trace_rank_0", &ok);
+	g_autoptr(hd_store) s2 = load("tests/data/fr/missing-rank/"
+				      "nccl_trace_rank_2", &ok);
+	const struct hd_signal *sig;
+
+	ck_assert_uint_eq(s0->ops->len, 8);
+	ck_assert_int_eq(op_at(s0, 7)->seq, 8);
+	ck_assert_int_eq(op_at(s0, 7)->state, HD_STATE_ENQUEUED);
+	ck_assert(!(op_at(s0, 7)->flags & HD_OPF_RETIRED));
+	ck_assert_int_eq(op_at(s0, 7)->t_end_ns, INT64_MIN);
+	sig = &g_array_index(s0->signals, struct hd_signal, 0);
+	ck_assert_int_eq(sig->last_enqueued, 8);
+	ck_assert_int_eq(sig->last_completed, 7);
+	ck_assert_uint_eq(s2->ops->len, 7);
+	ck_assert_int_eq(op_at(s2, 6)->state, HD_STATE_COMPLETED);
+}
+END_TEST
+
+START_TEST(test_mismatch_fixtures)
+{
+	bool ok;
+	g_autoptr(hd_store) a = load("tests/data/fr/size-mismatch/"
+				     "comm_lib_trace_rank_1.pkl", &ok);
+	g_autoptr(hd_store) b = load("tests/data/fr/dtype-mismatch/"
+				     "comm_lib_trace_rank_3.pkl", &ok);
+	g_autoptr(hd_store) c = load("tests/data/fr/type-mismatch/"
+				     "nccl_trace_rank_0", &ok);
+
+	ck_assert_int_eq(hd_store_input(a, 0)->rank, 1);
+	ck_assert_str_eq(op_at(a, 5)->shape_in, "[[5, 4]]");
+	ck_assert_int_eq(op_at(a, 5)->count_in, 20);
+	ck_assert_int_eq(op_at(b, 5)->dtype, HD_DTYPE_FLOAT16);
+	ck_assert_str_eq(op_at(b, 5)->dtype_name, "Half->Half");
+	ck_assert_int_eq(op_at(c, 5)->kind, HD_OP_ALL_GATHER);
+	ck_assert_str_eq(op_at(c, 5)->name, "_all_gather_base");
+	ck_assert_str_eq(op_at(c, 5)->shape_out, "[[16]]");
+}
+END_TEST
+
+START_TEST(test_p2p_and_coalesced)
+{
+	bool ok;
+	g_autoptr(hd_store) p = load("tests/data/fr/p2p-unmatched/"
+				     "nccl_trace_rank_0", &ok);
+	g_autoptr(hd_store) c = load("tests/data/fr/coalesced/"
+				     "nccl_trace_rank_1", &ok);
+	g_autoptr(hd_store) a = load("tests/data/fr/pairwise/any-source/"
+				     "nccl_trace_rank_1", &ok);
+	static const struct {
+		enum hd_op_kind kind;
+		bool member;
+		int seq_kind;
+	} want[] = {
+		{ HD_OP_ALL_REDUCE, false, HD_SEQ_COLLECTIVE },
+		{ HD_OP_SEND, true, HD_SEQ_P2P },
+		{ HD_OP_RECV, true, HD_SEQ_P2P },
+		{ HD_OP_SEND, true, HD_SEQ_P2P },
+		{ HD_OP_RECV, true, HD_SEQ_P2P },
+		{ HD_OP_COALESCED, false, HD_SEQ_P2P },
+		{ HD_OP_BROADCAST, true, HD_SEQ_COLLECTIVE },
+		{ HD_OP_BROADCAST, true, HD_SEQ_COLLECTIVE },
+		{ HD_OP_COALESCED, false, HD_SEQ_COLLECTIVE },
+		{ HD_OP_REDUCE, true, HD_SEQ_COLLECTIVE },
+		{ HD_OP_REDUCE, true, HD_SEQ_COLLECTIVE },
+		{ HD_OP_COALESCED, false, HD_SEQ_COLLECTIVE },
+		{ HD_OP_ALL_REDUCE, false, HD_SEQ_COLLECTIVE },
+		{ HD_OP_REDUCE_SCATTER, false, HD_SEQ_COLLECTIVE },
+		{ HD_OP_BARRIER, false, HD_SEQ_COLLECTIVE },
+	};
+
+	ck_assert_uint_eq(p->ops->len, 3);
+	ck_assert_int_eq(op_at(p, 2)->kind, HD_OP_SEND);
+	ck_assert_int_eq(op_at(p, 2)->seq, 3);
+	ck_assert_int_eq(op_at(p, 2)->seq_kind, HD_SEQ_P2P);
+	ck_assert_int_eq(op_at(p, 2)->peer, 1);
+	ck_assert_str_eq(op_at(p, 2)->name, "send");
+
+	ck_assert_uint_eq(c->ops->len, G_N_ELEMENTS(want));
+	for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+		const struct hd_op *o = op_at(c, i);
+
+		ck_assert_msg(o->kind == want[i].kind, "op %u kind %d", i,
+			      o->kind);
+		ck_assert_msg(!!(o->flags & HD_OPF_COALESCED_MEMBER) ==
+				      want[i].member,
+			      "op %u member", i);
+		ck_assert_int_eq(o->seq_kind, want[i].seq_kind);
+	}
+	ck_assert_int_eq(op_at(c, 1)->peer, 0);
+	ck_assert_int_eq(op_at(c, 1)->seq, 1);
+	ck_assert_int_eq(op_at(c, 6)->seq, 2);
+	ck_assert_str_eq(op_at(c, 11)->name, "REDUCE_SCATTER_coalesced");
+	ck_assert_str_eq(op_at(c, 13)->shape_in, "[[2, 2], [2, 2]]");
+	ck_assert_int_eq(op_at(c, 13)->count_in, 8);
+	ck_assert_str_eq(op_at(c, 12)->dtype_name, "Float,Float->Float,Float");
+	ck_assert_str_eq(op_at(c, 5)->shape_in, "[]");
+	ck_assert_int_eq(op_at(c, 5)->count_in, 0);
+
+	ck_assert_int_eq(op_at(a, 0)->kind, HD_OP_RECV);
+	ck_assert(op_at(a, 0)->flags & HD_OPF_ANY_SOURCE);
+	ck_assert_int_eq(op_at(a, 0)->peer, -1);
+}
+END_TEST
+
+START_TEST(test_backends_and_gather)
+{
+	bool ok;
+	g_autoptr(hd_store) b = load("tests/data/fr/pairwise/backends_rank_0",
+				     &ok);
+	g_autoptr(hd_store) g = load("tests/data/fr/pairwise/gather-root/"
+				     "nccl_trace_rank_1", &ok);
+
+	ck_assert_uint_eq(b->ops->len, 8);
+	for (guint i = 0; i < 8; i++) {
+		ck_assert_int_eq(op_at(b, i)->kind, HD_OP_ALL_REDUCE);
+		ck_assert_str_eq(op_at(b, i)->name, "all_reduce");
+	}
+	ck_assert_uint_eq(hd_store_input(b, 0)->nwarnings, 0);
+	/* a non-root gather output [[]]: one scalar tensor */
+	ck_assert_str_eq(op_at(g, 0)->shape_out, "[[]]");
+	ck_assert_int_eq(op_at(g, 0)->count_out, 1);
+	ck_assert_int_eq(op_at(g, 0)->kind, HD_OP_GATHER);
+}
+END_TEST
+
+START_TEST(test_blocked_chain_groups)
+{
+	bool ok;
+	g_autoptr(hd_store) s = load("tests/data/fr/blocked-chain/"
+				     "nccl_trace_rank_2", &ok);
+	const char *ids[] = { "pg:0:[0,1,2,3]", "pg:2:[2,3]", "pg:3:[0,2]" };
+
+	ck_assert(ok);
+	ck_assert_uint_eq(s->groups->len, 3);
+	for (guint i = 0; i < 3; i++)
+		ck_assert_int_ge(hd_store_find_group(s, ids[i]), 0);
+	ck_assert_uint_eq(s->signals->len, 3);
+	for (guint i = 0; i < 3; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		ck_assert_ptr_nonnull(sig->group_name);
+		if (strcmp(sig->group_name, "3") == 0)
+			ck_assert_int_eq(sig->last_completed, 3);
+	}
+	/* the last op is the stuck DP all_reduce */
+	ck_assert_int_eq(op_at(s, s->ops->len - 1)->state, HD_STATE_ENQUEUED);
+	ck_assert_str_eq(hd_store_group_at(s, op_at(s, s->ops->len - 1)->group)
+				 ->id,
+			 "pg:3:[0,2]");
+}
+END_TEST
+
+START_TEST(test_rank_inference)
+{
+	bool ok;
+	g_autoptr(hd_store) a = load_as("tests/data/fr/blocked-chain/"
+					"nccl_trace_rank_2", "dump.pkl", 0,
+					&ok);
+	g_autoptr(hd_store) b = load_as("tests/data/fr/blocked-chain/"
+					"nccl_trace_rank_2", "trace_9", 0, &ok);
+	g_autoptr(hd_store) c = load_as("tests/data/fr/healthy/"
+					"nccl_trace_rank_2", "trace_7", 0, &ok);
+	g_autoptr(hd_store) d = load("tests/data/fr/mixed-fr-nccl/"
+				     "nccl_trace_rank_node-a_1", &ok);
+
+	ck_assert_int_eq(hd_store_input(a, 0)->rank, 2);
+	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 0);
+	ck_assert_int_eq(hd_store_input(b, 0)->rank, 2);
+	ck_assert(has_warning(hd_store_input(b, 0), "file name says rank 9"));
+	/* no single common rank: keep the name's, but say so */
+	ck_assert_int_eq(hd_store_input(c, 0)->rank, 7);
+	ck_assert(has_warning(hd_store_input(c, 0), "not in every"));
+	ck_assert_int_eq(hd_store_input(d, 0)->rank, 1);
+	ck_assert_int_eq(op_at(d, 0)->rank, 1);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+	bool ok;
+	g_autoptr(hd_store) a = load("tests/data/fr/empty-dump/"
+				     "nccl_trace_rank_0", &ok);
+	g_autoptr(hd_store) b = load("tests/data/fr/empty-dump/"
+				     "nccl_trace_rank_1", &ok);
+	g_autoptr(hd_store) c = load("tests/data/fr/versions/"
+				     "noentries_rank_0", &ok);
+
+	ck_assert(ok);
+	ck_assert_uint_eq(hd_store_input(a, 0)->bytes, 87);
+	ck_assert(hd_store_input(a, 0)->empty);
+	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 0);
+	ck_assert_int_eq(hd_store_input(a, 0)->rank, 0);
+	ck_assert_uint_eq(hd_store_input(b, 0)->bytes, 113);
+	ck_assert(hd_store_input(b, 0)->empty);
+	ck_assert(hd_store_input(c, 0)->empty);
+	ck_assert(has_warning(hd_store_input(c, 0), "no entries"));
+	ck_assert_uint_eq(a->ops->len + b->ops->len + c->ops->len, 0);
+}
+END_TEST
+
+START_TEST(test_versions)
+{
+	static const char *const files[] = {
+		"v2.3_rank_0", "v2.5_rank_0", "v2.6_rank_0", "v2.9_rank_0",
+		"v2.10_rank_0",
+	};
+	bool ok;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *rel = g_strconcat("tests/data/fr/versions/",
+						   files[i], NULL);
+		g_autoptr(hd_store) s = load(rel, &ok);
+
+		ck_assert(ok);
+		ck_assert_uint_eq(s->ops->len, 2);
+		ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 0);
+		ck_assert_int_eq(op_at(s, 1)->seq, 2);
+		ck_assert_str_eq(hd_store_group_at(s, 0)->id, "pg:0:[0,1]");
+	}
+	{
+		/* 2.3 with timing: started times and last_started */
+		g_autoptr(hd_store) s = load("tests/data/fr/versions/"
+					     "v2.3_rank_0", &ok);
+
+		ck_assert_int_ne(op_at(s, 0)->t_start_ns, INT64_MIN);
+		ck_assert_int_eq(g_array_index(s->signals, struct hd_signal, 0)
+					 .seq,
+				 2);
+	}
+}
+END_TEST
+
+START_TEST(test_old_versions)
+{
+	bool ok;
+	g_autoptr(hd_store) a = load("tests/data/fr/versions/torch22_rank_1",
+				     &ok);
+	g_autoptr(hd_store) b = load("tests/data/fr/versions/v1.0_rank_1",
+				     &ok);
+	g_autoptr(hd_store) c = load("tests/data/fr/versions/v1.2_rank_1",
+				     &ok);
+	g_autoptr(hd_store) d = load("tests/data/fr/versions/v2.11_rank_0",
+				     &ok);
+	g_autoptr(hd_store) e = load("tests/data/fr/versions/"
+				     "noframes_rank_1", &ok);
+
+	ck_assert(ok);
+	ck_assert_uint_eq(a->ops->len, 2);
+	ck_assert_int_eq(hd_store_input(a, 0)->rank, 1);
+	ck_assert_int_eq(op_at(a, 1)->seq, 2);
+	ck_assert_int_eq(op_at(a, 1)->seq_kind, HD_SEQ_COLLECTIVE);
+	ck_assert_str_eq(hd_store_group_at(a, op_at(a, 0)->group)->id,
+			 "pg:?:?");
+	ck_assert(has_warning(hd_store_input(a, 0), "not in pg_config"));
+	/* one warning for the missing PG, not one per entry */
+	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 1);
+	ck_assert_uint_eq(b->ops->len, 2);
+	ck_assert_uint_eq(c->ops->len, 2);
+	ck_assert_int_ge(hd_store_find_group(c, "pg:0:[0,1]"), 0);
+	/* 2.11: two unknown keys, warned once each */
+	ck_assert_uint_eq(d->ops->len, 2);
+	ck_assert_uint_eq(hd_store_input(d, 0)->nwarnings, 2);
+	ck_assert(has_warning(hd_store_input(d, 0), "'input_split_sizes'"));
+	ck_assert_int_eq(op_at(d, 1)->kind, HD_OP_ALL_TO_ALL);
+	ck_assert_int_eq(op_at(e, 0)->stack, -1);
+	ck_assert_uint_eq(e->stacks->len, 0);
+}
+END_TEST
+
+START_TEST(test_json)
+{
+	bool ok;
+	g_autoptr(hd_store) s = load("tests/data/fr/json-variant/"
+				     "comm_lib_trace_rank_2.json", &ok);
+	const struct hd_signal *sig;
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(s, 0)->rank, 2);
+	ck_assert_uint_eq(s->ops->len, 5);
+	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 0);
+	/* > 2^53, exact */
+	ck_assert_int_eq(op_at(s, 4)->t_enqueue_ns,
+			 1700000000000000000LL + 4 * 1000000 + 2 * 1000);
+	ck_assert_int_eq(op_at(s, 4)->t_end_ns, INT64_MIN);
+	ck_assert_int_eq(op_at(s, 4)->state, HD_STATE_ENQUEUED);
+	ck_assert_int_eq(op_at(s, 0)->stack, -1);
+	sig = &g_array_index(s->signals, struct hd_signal, 0);
+	ck_assert_int_eq(sig->last_enqueued, 5);
+	ck_assert_int_eq(sig->last_completed, 4);
+}
+END_TEST
+
+START_TEST(test_truncated_fixture)
+{
+	bool ok;
+	g_autoptr(hd_store) s = load("tests/data/fr/truncated-dump/"
+				     "nccl_trace_rank_1", &ok);
+	struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert(ok);
+	ck_assert(in->truncated);
+	ck_assert_uint_gt(in->records, 3);
+	ck_assert_uint_lt(in->records, 12);
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert(has_warning(in, "truncated at byte"));
+	for (guint i = 0; i < s->ops->len; i++)
+		ck_assert_int_eq(op_at(s, i)->seq, i + 1);
+}
+END_TEST
+
+START_TEST(test_every_cut)
+{
+	g_autofree char *path = hd_test_path("tests/data/fr/coalesced/"
+					     "nccl_trace_rank_0");
+	gsize len;
+	g_autofree char *data = NULL;
+	uint64_t prev = 0;
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	for (gsize cut = 1; cut <= len; cut++) {
+		bool ok;
+		g_autoptr(hd_store) s = load_as("tests/data/fr/coalesced/"
+						"nccl_trace_rank_0",
+						"nccl_trace_rank_0", cut, &ok);
+		struct hd_input *in = hd_store_input(s, 0);
+
+		ck_assert_uint_eq(in->records, s->ops->len);
+		ck_assert_uint_ge(in->records, prev);
+		ck_assert(in->truncated == (cut < len) || !ok);
+		prev = in->records;
+	}
+	ck_assert_uint_eq(prev, 15);
+}
+END_TEST
+
+START_TEST(test_hostile)
+{
+	static const char refused[] = "\x80\x02\x63os\nsystem\n(S'true'\ntR.";
+	g_autofree char *path = hd_test_path("tests/data/fr/blocked-chain/"
+					     "nccl_trace_rank_0");
+	g_autofree char *data = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GRand) rnd = g_rand_new_with_seed(42);
+	gsize len;
+	bool ok;
+	struct hd_store *s;
+
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", refused,
+			  sizeof(refused) - 1, &ok, &err);
+	ck_assert(!ok);
+	ck_assert(g_error_matches(err, HD_ERROR, HD_ERROR_REFUSED));
+	ck_assert(strstr(err->message, "GLOBAL"));
+	hd_store_free(s);
+	g_clear_error(&err);
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", "{\"entries\": [1, ",
+			  15, &ok, &err);
+	ck_assert(!ok);
+	hd_store_free(s);
+	g_clear_error(&err);
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	for (int round = 0; round < 3000; round++) {
+		g_autofree char *m = g_malloc(len);
+		int flips = g_rand_int_range(rnd, 1, 8);
+
+		memcpy(m, data, len);
+		for (int f = 0; f < flips; f++)
+			m[g_rand_int_range(rnd, 0, (gint32)len)] =
+				(char)g_rand_int_range(rnd, 0, 256);
+		s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", m, len, &ok,
+				  &err);
+		ck_assert(ok || err);
+		hd_store_free(s);
+		g_clear_error(&err);
+	}
 }
 END_TEST
 
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flight_rec");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("parse");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_healthy);
+	tcase_add_test(tc, test_missing_rank);
+	tcase_add_test(tc, test_mismatch_fixtures);
+	tcase_add_test(tc, test_p2p_and_coalesced);
+	tcase_add_test(tc, test_backends_and_gather);
+	tcase_add_test(tc, test_blocked_chain_groups);
+	tcase_add_test(tc, test_rank_inference);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_versions);
+	tcase_add_test(tc, test_old_versions);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_truncated_fixture);
+	tcase_add_test(tc, test_every_cut);
+	tcase_add_test(tc, test_hostile);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,593 @@
+#!/usr/bin/env python3
+"""Writes flight-recorder fixtures for hangdoc, byte-reproducibly.
+
+The pickles use the opcode stream of PyTorch's C++ pickler (see
+docs/format-flight-recorder.md section 2): PROTO 2, EMPTY_DICT + MARK ..
+SETITEMS and EMPTY_LIST + MARK .. APPENDS always, BINUNICODE for every str,
+strings memoized by value (BINPUT/LONG_BINPUT, then BINGET/LONG_BINGET),
+containers memoized only when shared (frame dicts), BININT1/BININT2/BININT
+by value (-1 as BININT), LONG1 with 8 bytes for every *_ns, big-endian
+BINFLOAT, NEWTRUE/NEWFALSE, NONE, TUPLE2, and a final BINPUT of the top
+dict before STOP.  The JSON variant follows section 3.6.
+
+Usage:
+  gen-fr-dumps.py fixtures OUTDIR      # tests/data/fr/<case>/...
+  gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES
+Standard library only.
+"""
+
+import json
+import os
+import struct
+import sys
+
+T0 = 1700000000000000000  # fixed clock: no current time in fixtures
+
+
+class Pickler:
+    def __init__(self, shared=()):
+        self.out = bytearray(b"\x80\x02")
+        self.memo = {}  # str -> memo id
+        self.objs = {}  # id(shared container) -> memo id
+        self.shared = set(id(o) for o in shared)
+        self.next = 0
+
+    def put(self):
+        i = self.next
+        self.next += 1
+        if i < 256:
+            self.out += b"q" + bytes([i])
+        else:
+            self.out += b"r" + struct.pack("<I", i)
+        return i
+
+    def get(self, i):
+        if i < 256:
+            self.out += b"h" + bytes([i])
+        else:
+            self.out += b"j" + struct.pack("<I", i)
+
+    def str(self, s):
+        if s in self.memo:
+            self.get(self.memo[s])
+            return
+        b = s.encode()
+        self.out += b"X" + struct.pack("<I", len(b)) + b
+        self.memo[s] = self.put()
+
+    def int(self, v):
+        if 0 <= v < 256:
+            self.out += b"K" + bytes([v])
+        elif 256 <= v < 65536:
+            self.out += b"M" + struct.pack("<H", v)
+        elif -(2**31) <= v < 2**31:
+            self.out += b"J" + struct.pack("<i", v)
+        else:
+            self.long8(v)
+
+    def long8(self, v):
+        self.out += b"\x8a\x08" + struct.pack("<q", v)
+
+    def value(self, v, key=None):
+        if v is None:
+            self.out += b"N"
+        elif v is True:
+            self.out += b"\x88"
+        elif v is False:
+            self.out += b"\x89"
+        elif isinstance(v, int):
+            if key is not None and key.endswith("_ns"):
+                self.long8(v)
+            else:
+                self.int(v)
+        elif isinstance(v, float):
+            self.out += b"G" + struct.pack(">d", v)
+        elif isinstance(v, str):
+            self.str(v)
+        elif isinstance(v, tuple):
+            assert len(v) == 2
+            self.value(v[0])
+            self.value(v[1])
+            self.out += b"\x86"
+        elif isinstance(v, (dict, list)):
+            if id(v) in self.objs:
+                self.get(self.objs[id(v)])
+                return
+            if isinstance(v, dict):
+                self.out += b"}("
+                for k, x in v.items():
+                    self.str(k)
+                    self.value(x, k)
+                self.out += b"u"
+            else:
+                self.out += b"]("
+                for x in v:
+                    self.value(x)
+                self.out += b"e"
+            if id(v) in self.shared:
+                self.objs[id(v)] = self.put()
+        else:
+            raise TypeError(type(v))
+
+    def dump(self, top):
+        self.value(top)
+        self.put()
+        self.out += b"."
+        return bytes(self.out)
+
+
+# Frames shared between entries, innermost first.
+FR_C10D = {"name": "all_reduce", "filename":
+           "/opt/torch/distributed/distributed_c10d.py", "line": 2501}
+FR_AG = {"name": "all_gather_into_tensor", "filename":
+         "/opt/torch/distributed/distributed_c10d.py", "line": 3310}
+FR_P2P = {"name": "send", "filename":
+          "/opt/torch/distributed/distributed_c10d.py", "line": 2001}
+FR_STEP = {"name": "train_step", "filename": "train.py", "line": 88}
+FR_MAIN = {"name": "main", "filename": "train.py", "line": 120}
+SHARED = [FR_C10D, FR_AG, FR_P2P, FR_STEP, FR_MAIN]
+
+
+def frames_for(op):
+    head = FR_AG if "gather" in op else FR_P2P if op in ("send", "recv") \
+        else FR_C10D
+    return [head, FR_STEP, FR_MAIN]
+
+
+class Rank:
+    """One rank's recorder: a ring of entries over its PGs."""
+
+    def __init__(self, rank, pgs, version="2.8", frames=True, timing=False,
+                 thread=False):
+        self.rank = rank
+        self.pgs = pgs  # name -> (desc, [ranks]) this rank belongs to
+        self.pg_ids = {n: i for i, n in enumerate(sorted(pgs, key=_pgkey))}
+        self.version = version
+        self.frames = frames
+        self.timing = timing
+        self.thread = thread
+        self.entries = []
+        self.coll = {n: 0 for n in pgs}
+        self.p2p = {n: 0 for n in pgs}
+        self.opid = {n: 0 for n in pgs}
+        self.status = {}
+
+    def op(self, pg, name, ins, outs, dtype="Float", state="completed",
+           p2p=False, same_seq=False, in_dt=None, out_dt=None,
+           backend="nccl"):
+        if p2p:
+            if not same_seq:
+                self.p2p[pg] += 1
+        elif not same_seq:
+            self.coll[pg] += 1
+        self.opid[pg] += 1
+        rid = len(self.entries)
+        t = T0 + rid * 1000000 + self.rank * 1000
+        opname = name.split(" ")[0]
+        e = {}
+        if self.frames:
+            e["frames"] = frames_for(opname)
+        e["record_id"] = rid
+        e["pg_id"] = self.pg_ids[pg]
+        e["process_group"] = (pg, self.pgs[pg][0])
+        e["collective_seq_id"] = 0 if p2p else self.coll[pg]
+        e["p2p_seq_id"] = self.p2p[pg] if p2p else 0
+        e["op_id"] = self.opid[pg]
+        e["profiling_name"] = backend + ":" + name
+        e["time_created_ns"] = t
+        if self.timing and state == "completed":
+            e["duration_ms"] = 0.25
+        e["input_sizes"] = ins
+        e["output_sizes"] = outs
+        e["input_dtypes"] = in_dt if in_dt is not None else [dtype] * len(ins)
+        e["output_dtypes"] = (out_dt if out_dt is not None
+                              else [dtype] * len(outs))
+        e["state"] = state
+        e["time_discovered_started_ns"] = (
+            t + 500 if state != "scheduled" and self.timing else None)
+        e["time_discovered_completed_ns"] = (
+            t + 900000 if state == "completed" else None)
+        e["retired"] = state == "completed"
+        e["timeout_ms"] = 600000
+        e["is_p2p"] = p2p
+        if self.thread:
+            e["thread_id"] = str(140000000000000 + self.rank)
+            e["thread_name"] = "pt_main_thread"
+        self.entries.append(e)
+        if not p2p:
+            st = self.status.setdefault(pg, [-1, -1, -1])
+            st[0] = self.coll[pg]
+            if state == "completed":
+                st[2] = self.coll[pg]
+            if self.timing and state != "scheduled":
+                st[1] = self.coll[pg]
+        return e
+
+    def top(self, keep=None):
+        entries = self.entries if keep is None else self.entries[-keep:]
+        cfg = {}
+        for n in sorted(self.pgs, key=_pgkey):
+            d, r = self.pgs[n]
+            cfg[n] = {"name": n, "desc": d,
+                      "ranks": "[" + ", ".join(map(str, r)) + "]"}
+        top = {"version": self.version, "pg_config": cfg}
+        v = tuple(int(x) for x in self.version.split("."))
+        if v >= (2, 10):
+            top["comm_lib_version"] = "2.21.5"
+        elif v >= (2, 6):
+            top["nccl_version"] = "2.21.5"
+        top["pg_status"] = {
+            str(self.pg_ids[n]): {
+                "last_enqueued_collective": s[0],
+                "last_started_collective": s[1],
+                "last_completed_collective": s[2]}
+            for n, s in sorted(self.status.items(),
+                               key=lambda kv: self.pg_ids[kv[0]])}
+        top["entries"] = entries
+        return top
+
+    def pickle(self, keep=None):
+        return Pickler(SHARED).dump(self.top(keep))
+
+    def json(self):
+        top = self.top()
+        for e in top["entries"]:
+            e.pop("frames", None)
+            e["process_group"] = list(e["process_group"])
+            for k in ("time_discovered_started_ns",
+                      "time_discovered_completed_ns"):
+                if e[k] is None:
+                    e[k] = 0
+        for s in top["pg_status"].values():
+            for k in s:
+                s[k] = str(s[k])
+        if not top["entries"]:
+            del top["entries"]
+        top["nccl_comm_state"] = {}
+        return (json.dumps(top, sort_keys=True, separators=(",", ":"))
+                .encode())
+
+
+def _pgkey(n):
+    return (n, "")
+
+
+def world(n, name="0", desc="default_pg"):
+    return {name: (desc, list(range(n)))}
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def empty_dump(version="2.5", nccl_version=None):
+    top = {"version": version, "pg_config": {}}
+    if nccl_version is not None:
+        top["nccl_version"] = nccl_version
+    top["pg_status"] = {}
+    top["entries"] = []
+    return Pickler().dump(top)
+
+
+AR = ("all_reduce", [[4, 4]], [[4, 4]])
+
+
+def allreduces(ranks, pg, n, state="completed"):
+    for r in ranks:
+        for _ in range(n):
+            r.op(pg, *AR, state=state)
+
+
+def case_simple_world(out, name, nr, fname, build, version="2.8"):
+    ranks = [Rank(i, world(nr), version) for i in range(nr)]
+    build(ranks)
+    for r in ranks:
+        if r is None:
+            continue
+        write(os.path.join(out, name, fname(r.rank)), r.pickle())
+    return ranks
+
+
+def fixtures(out):
+    nt = "nccl_trace_rank_{}".format
+    cl = "comm_lib_trace_rank_{}.pkl".format
+
+    # healthy: 4 ranks, 10 all_reduces, all completed.
+    case_simple_world(out, "healthy", 4, nt,
+                      lambda rs: allreduces(rs, "0", 10))
+
+    # missing-rank: rank 2 never enqueued seq 8; the others are stuck at 8.
+    def missing(rs):
+        allreduces(rs, "0", 7)
+        for r in rs:
+            if r.rank != 2:
+                r.op("0", *AR, state="scheduled")
+    case_simple_world(out, "missing-rank", 4, nt, missing)
+
+    # lagging-rank: all enqueued 1..8; rank 2 completed only 1..4.
+    def lagging(rs):
+        for r in rs:
+            for s in range(1, 9):
+                done = s <= (4 if r.rank == 2 else 7)
+                r.op("0", *AR, state="completed" if done else "scheduled")
+    case_simple_world(out, "lagging-rank", 4, nt, lagging)
+
+    # size-mismatch: rank 1 sends [[5, 4]] at seq 6.
+    def size(rs):
+        allreduces(rs, "0", 5)
+        for r in rs:
+            sz = [[5, 4]] if r.rank == 1 else [[4, 4]]
+            r.op("0", "all_reduce", sz, sz, state="scheduled")
+    case_simple_world(out, "size-mismatch", 4, cl, size)
+
+    # dtype-mismatch: rank 3 uses Half at seq 6.
+    def dtype(rs):
+        allreduces(rs, "0", 5)
+        for r in rs:
+            r.op("0", *AR, dtype="Half" if r.rank == 3 else "Float",
+                 state="scheduled")
+    case_simple_world(out, "dtype-mismatch", 4, cl, dtype)
+
+    # type-mismatch: rank 0 calls all_gather where the others all_reduce.
+    def typ(rs):
+        allreduces(rs, "0", 5)
+        for r in rs:
+            if r.rank == 0:
+                r.op("0", "_all_gather_base", [[4]], [[16]],
+                     state="scheduled")
+            else:
+                r.op("0", *AR, state="scheduled")
+    case_simple_world(out, "type-mismatch", 4, nt, typ)
+
+    # p2p-unmatched: rank 0 sends p2p seq 3 to rank 1, which never posts it.
+    def p2p(rs):
+        r0, r1 = rs
+        for s in range(2):
+            r0.op("0", "send 0->1", [[1024]], [[1024]], p2p=True)
+            r1.op("0", "recv 1<-0", [[1024]], [[1024]], p2p=True)
+        r0.op("0", "send 0->1", [[1024]], [[1024]], p2p=True,
+              state="scheduled")
+    case_simple_world(out, "p2p-unmatched", 2, nt, p2p)
+
+    # blocked-chain: TP {0,1} "1", {2,3} "2"; DP {0,2} "3", {1,3} "4".
+    # Rank 1 stops issuing (root blocker); rank 0 waits in TP "1" for it;
+    # rank 2 waits in DP "3" for rank 0; rank 3 waits in DP "4" for rank 1.
+    pgs = {}
+    for r in range(4):
+        tp = "1" if r < 2 else "2"
+        dp = "3" if r % 2 == 0 else "4"
+        pgs[r] = {"0": ("default_pg", [0, 1, 2, 3]),
+                  tp: ("tp", [0, 1] if r < 2 else [2, 3]),
+                  dp: ("dp", [0, 2] if r % 2 == 0 else [1, 3])}
+    rs = [Rank(r, pgs[r]) for r in range(4)]
+    for r in rs:
+        r.op("0", *AR)
+        tp = "1" if r.rank < 2 else "2"
+        dp = "3" if r.rank % 2 == 0 else "4"
+        for it in range(3):
+            r.op(tp, "_all_gather_base", [[8]], [[16]])
+            r.op(dp, *AR)
+        if r.rank == 1:
+            continue
+        if r.rank == 0:
+            r.op(tp, "_all_gather_base", [[8]], [[16]], state="scheduled")
+            continue
+        r.op(tp, "_all_gather_base", [[8]], [[16]])
+        r.op(dp, *AR, state="scheduled")
+    for r in rs:
+        write(os.path.join(out, "blocked-chain", nt(r.rank)), r.pickle())
+
+    # truncated-dump: healthy 2 ranks, rank 1's file cut mid-entry.
+    rs = case_simple_world(out, "truncated-dump", 2, nt,
+                           lambda rs: allreduces(rs, "0", 12))
+    data = rs[1].pickle()
+    write(os.path.join(out, "truncated-dump", nt(1)), data[:len(data) * 3 // 5])
+
+    # empty-dump: the 87-byte dump and the 113-byte one with nccl_version.
+    write(os.path.join(out, "empty-dump", nt(0)), empty_dump())
+    write(os.path.join(out, "empty-dump", nt(1)),
+          empty_dump("2.6", nccl_version=""))
+
+    # missing-dump: ranks 0-2 stuck at seq 8, rank 3 wrote no file.
+    def nodump(rs):
+        allreduces(rs, "0", 7)
+        for r in rs:
+            r.op("0", *AR, state="scheduled")
+    ranks = [Rank(i, world(4)) for i in range(4)]
+    nodump(ranks)
+    for r in ranks[:3]:
+        write(os.path.join(out, "missing-dump", nt(r.rank)), r.pickle())
+
+    # json-variant: v2.10, rank 1 never enqueued seq 5.
+    ranks = [Rank(i, world(3), "2.10", thread=True) for i in range(3)]
+    allreduces(ranks, "0", 4)
+    for r in ranks:
+        if r.rank != 1:
+            r.op("0", *AR, state="scheduled")
+    for r in ranks:
+        write(os.path.join(out, "json-variant",
+                           "comm_lib_trace_rank_{}.json".format(r.rank)),
+              r.json())
+
+    # ring-buffer: buffer of 20 on rank 0, 26 on rank 1; healthy.
+    ranks = [Rank(i, world(2)) for i in range(2)]
+    allreduces(ranks, "0", 30)
+    write(os.path.join(out, "ring-buffer", nt(0)), ranks[0].pickle(keep=20))
+    write(os.path.join(out, "ring-buffer", nt(1)), ranks[1].pickle(keep=26))
+
+    # coalesced: p2p batch, broadcast group, uneven reduce_scatter,
+    # allreduce_coalesced and a coalescing-manager entry; all completed.
+    def coal(rs):
+        for r in rs:
+            me, peer = r.rank, 1 - r.rank
+            r.op("0", *AR)
+            r.p2p["0"] += 1
+            for _ in range(2):
+                r.op("0", "send {}->{}".format(me, peer), [[64]], [[64]],
+                     p2p=True, same_seq=True, state="scheduled")
+                r.op("0", "recv {}<-{}".format(me, peer), [[64]], [[64]],
+                     p2p=True, same_seq=True, state="scheduled")
+            r.op("0", "coalesced", [], [], p2p=True, same_seq=True)
+            r.coll["0"] += 1
+            for _ in range(2):
+                r.op("0", "broadcast", [[8]], [[8]], same_seq=True,
+                     state="scheduled")
+            r.op("0", "coalesced", [], [], same_seq=True)
+            r.coll["0"] += 1
+            for _ in range(2):
+                r.op("0", "_reduce_oop", [[4]], [[4]], same_seq=True,
+                     state="scheduled")
+            r.op("0", "REDUCE_SCATTER_coalesced", [], [], same_seq=True)
+            r.op("0", "allreduce_coalesced", [[4], [4]], [[4], [4]])
+            r.op("0", "reduce_scatter_tensor_coalesced", [[2, 2], [2, 2]],
+                 [[2], [2]])
+            r.op("0", "all_reduce_barrier", [[1]], [[1]])
+    case_simple_world(out, "coalesced", 2, nt, coal)
+
+    # all-to-all-uneven: [[8]]->[[12]] vs [[12]]->[[8]] must not mismatch.
+    def a2a(rs):
+        allreduces(rs, "0", 2)
+        rs[0].op("0", "all_to_all", [[8]], [[12]])
+        rs[1].op("0", "all_to_all", [[12]], [[8]])
+        allreduces(rs, "0", 1)
+    case_simple_world(out, "all-to-all-uneven", 2, nt, a2a)
+
+    # mixed-fr-nccl: rank 0 and 1 dumps (rank 1 missing seq 4 broadcast),
+    # plus an NCCL_DEBUG log of both ranks that shows the broadcast roots.
+    def mixed(rs):
+        for r in rs:
+            for _ in range(3):
+                r.op("0", "broadcast", [[256]], [[256]])
+        rs[0].op("0", "broadcast", [[256]], [[256]], state="scheduled")
+    case_simple_world(out, "mixed-fr-nccl", 2,
+                      "nccl_trace_rank_node-a_{}".format, mixed)
+    log = []
+    for r in range(2):
+        log.append("node-a:{0}:{0} [{1}] NCCL INFO ncclCommInitRankConfig "
+                   "comm 0x55e0c1d2a3b{1} rank {1} nranks 2 cudaDev {1} "
+                   "nvmlDev {1} busId {1}b000 commId 0x5c1e2f03a9d4b871 - "
+                   "Init COMPLETE".format(4242 + r, r))
+    for op in range(4):
+        for r in range(2):
+            if op == 3 and r == 1:
+                continue
+            log.append("node-a:{0}:{0} [{1}] NCCL INFO Broadcast: opCount "
+                       "{2:x} sendbuff 0x7f00aa000000 recvbuff 0x7f00aa000000"
+                       " count 256 datatype 7 op 0 root 0 comm "
+                       "0x55e0c1d2a3b{1} [nranks=2] stream 0x55e0c1c8f7a0"
+                       .format(4242 + r, r, op))
+    write(os.path.join(out, "mixed-fr-nccl", "nccl.log"),
+          ("\n".join(log) + "\n").encode())
+
+    # versions: one healthy 2-op dump per layout, rank 0 of {0, 1}.
+    vdir = os.path.join(out, "versions")
+    for v in ("2.3", "2.5", "2.6", "2.9", "2.10"):
+        r = Rank(0, world(2), v, timing=(v == "2.3"), thread=(v == "2.10"))
+        allreduces([r], "0", 2)
+        write(os.path.join(vdir, "v{}_rank_0".format(v)), r.pickle())
+    # 2.11: unknown split-size keys on entries.
+    r = Rank(0, world(2), "2.11")
+    allreduces([r], "0", 1)
+    e = r.op("0", "all_to_all", [[8]], [[12]])
+    e["input_split_sizes"] = [3, 5]
+    e["output_split_sizes"] = [6, 6]
+    write(os.path.join(vdir, "v2.11_rank_0"), r.pickle())
+    # torch 2.2: a bare list of entries with seq_id.
+    lst = []
+    for s in range(1, 3):
+        lst.append({"record_id": s - 1, "pg_id": 0, "seq_id": s,
+                    "profiling_name": "nccl:all_reduce",
+                    "time_created_ns": T0 + s,
+                    "input_sizes": [[4, 4]], "output_sizes": [[4, 4]],
+                    "state": "completed"})
+    write(os.path.join(vdir, "torch22_rank_1"), Pickler().dump(lst))
+    # "1.0": version + entries only.
+    top = {"version": "1.0", "entries": lst}
+    write(os.path.join(vdir, "v1.0_rank_1"), Pickler().dump(top))
+    # "1.2": pg_config as a list.
+    top = {"version": "1.2", "pg_config": [
+        {"name": "0", "desc": "default_pg", "ranks": "[0, 1]"}],
+        "entries": lst}
+    write(os.path.join(vdir, "v1.2_rank_1"), Pickler().dump(top))
+    # no entries key (includeCollectives=False).
+    top = {"version": "2.5", "pg_config": {}, "pg_status": {}}
+    write(os.path.join(vdir, "noentries_rank_0"), Pickler().dump(top))
+    # fallback dump: no frames.
+    r = Rank(1, world(2), "2.8", frames=False)
+    allreduces([r], "0", 2)
+    write(os.path.join(vdir, "noframes_rank_1"), r.pickle())
+
+    # pairwise scenarios of section 4.6, 2 ranks each, one op.
+    pw = {
+        "match": (AR, AR),
+        "type": (AR, ("all_gather", [[4, 4]], [[8, 4]])),
+        "size-in": (("all_reduce", [[5, 4]], [[5, 4]]), AR),
+        "allreduce-inout": (("all_reduce", [[4, 4]], [[5, 4]]),) * 2,
+        "gather-root": (("gather", [[4, 4]], [[4, 4], [4, 4]]),
+                        ("gather", [[4, 4]], [[]])),
+        "agbase-ok": (("_all_gather_base", [[8]], [[16]]),) * 2,
+        "agbase-bad": (("_all_gather_base", [[8]], [[24]]),
+                       ("_all_gather_base", [[8]], [[16]])),
+        "variants": (("all_gather", [[8]], [[8], [8]]),
+                     ("_all_gather_base", [[8]], [[16]])),
+        "any-source": (("send 0->1", [[4]], [[4]]),
+                       ("recv 1<-?", [[4]], [[4]])),
+        "hook-rs": (("reduce_scatter", [[8], [8]], [[8]]),) * 2,
+    }
+    for case, (a, b) in sorted(pw.items()):
+        rs = [Rank(i, world(2)) for i in range(2)]
+        for r, spec in zip(rs, (a, b)):
+            p2p = spec[0].startswith(("send", "recv"))
+            r.op("0", *spec, p2p=p2p, state="completed")
+        for r in rs:
+            write(os.path.join(out, "pairwise", case, nt(r.rank)),
+                  r.pickle())
+    # backends, including one that contains ':'
+    r = Rank(0, world(2))
+    for be in ("nccl", "ncclx", "gloo", "xccl", "nccl2", "c10d",
+               "unknown", "weird:backend"):
+        r.op("0", *AR, backend=be)
+    write(os.path.join(out, "pairwise", "backends_rank_0"), r.pickle())
+
+
+def bench(out, nranks, nentries):
+    """Two dump shapes: everyone stuck at the last seq, one rank missing it."""
+    os.makedirs(out, exist_ok=True)
+    pg = {"0": ("default_pg", list(range(nranks)))}
+    blobs = []
+    for culprit in (False, True):
+        r = Rank(0, pg)
+        for s in range(nentries - 1):
+            r.op("0", *AR)
+        if not culprit:
+            r.op("0", *AR, state="scheduled")
+        blobs.append(r.pickle())
+    first = {}
+    for rank in range(nranks):
+        blob = blobs[1 if rank == nranks // 3 else 0]
+        path = os.path.join(out, "nccl_trace_rank_{}".format(rank))
+        key = id(blob)
+        if key in first:
+            try:
+                os.link(first[key], path)
+                continue
+            except OSError:
+                pass
+        with open(path, "wb") as f:
+            f.write(blob)
+        first.setdefault(key, path)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "fixtures":
+        fixtures(sys.argv[2])
+    elif len(sys.argv) == 5 and sys.argv[1] == "bench":
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
