@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs what hangdoc needs to build and test on Debian/Ubuntu.  Uses sudo
+# when not run as root.  CUDA and NCCL (for replay/) are not installed here:
+# they come with the NVIDIA stack under /usr/local/cuda where GPUs are.
+set -eu
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+	build-essential autoconf automake autoconf-archive pkg-config \
+	libpcre2-dev libzstd-dev zlib1g-dev libglib2.0-dev \
+	libcjson-dev libjansson-dev check \
+	zstd gzip python3 clang libclang-rt-14-dev valgrind \
+	>/dev/null
