@@ -511,7 +511,7 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	bool by_progress = a->progress && a->progress->len;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	guint i = 0;
+	guint i = 0, nseen;
 
 	g_array_set_clear_func(table, table_row_clear);
 	if (by_progress)
@@ -521,13 +521,14 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 	if (!table->len && !a->ranks_missing->len)
 		return;
 	emit(out, "%s", "");
+	/* Without the engine's progress, every row is a rank with data. */
+	nseen = by_progress || a->ranks_seen->len ? a->ranks_seen->len
+						  : table->len;
 	if (a->world_size >= 0)
-		emit(out, "ranks: %u with data, world size %d",
-		     a->ranks_seen->len ? a->ranks_seen->len : table->len,
+		emit(out, "ranks: %u with data, world size %d", nseen,
 		     a->world_size);
 	else
-		emit(out, "ranks: %u with data, world size unknown",
-		     a->ranks_seen->len ? a->ranks_seen->len : table->len);
+		emit(out, "ranks: %u with data, world size unknown", nseen);
 	if (a->ranks_missing->len)
 		emit_wrapped(out, "  no data from: ", missing, MAX_WRAP_LINES);
 	if (!table->len)

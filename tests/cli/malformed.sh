@@ -65,8 +65,13 @@ coll_line() {
 	printf '%s\n' "node-a:4242:4242 [1] NCCL INFO AllReduce: opCount $1 sendbuff 0x7f00aa000000 recvbuff 0x7f00aa000000 count 262144 datatype 7 op 0 root 0 comm 0x55e0c1d2a3b0 [nranks=8] stream 0x55e0c1c8f7a0"
 }
 
+init_line() {
+	printf '%s\n' "node-a:4242:4242 [1] NCCL INFO comm 0x55e0c1d2a3b0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId 1b000 commId 0x5c1e2f03a9d4b871 - Init COMPLETE"
+}
+
 small_log() {
 	printf '%s\n' "node-a:4242:4242 [1] NCCL INFO Bootstrap : Using eth0:10.1.0.5<0>"
+	init_line
 	coll_line 3d
 	coll_line 3e
 	coll_line 3f
@@ -113,6 +118,7 @@ expect_named "binary garbage, json" '"path": "'"$tmp/garbage.bin"'"'
 
 # 3. A 50 MB line, then a valid NCCL line.
 {
+	init_line
 	head -c 52428800 /dev/zero | tr '\0' x
 	printf '\n'
 	coll_line 3f
