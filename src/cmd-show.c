@@ -286,10 +286,10 @@ static void signal_text(FILE *out, const struct hd_store *s,
 	if (sig->last_completed != INT64_MIN)
 		g_string_append_printf(where, " C=%" G_GINT64_FORMAT,
 				       sig->last_completed);
-	fprintf(out, "%-13s %-16s %5s %-8s%s %s: %s\n",
+	fprintf(out, "%-13s %-16s %5s %-8s%s %s%s%s\n",
 		hd_signal_cat_name(sig->cat),
 		hd_report_signal_type_name(sig->type), rank, group, where->str,
-		csrc, text);
+		csrc, *text ? ": " : "", text);
 	g_string_free(where, TRUE);
 }
 

@@ -264,6 +264,49 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 	}
 }
 
+static void md_ranks(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	guint n = a->progress ? a->progress->len : 0;
+
+	if (!n)
+		return;
+	fprintf(out, "## Ranks\n\n"
+		     "| rank | host | inputs | ops | group | last | done "
+		     "| state |\n|---|---|---|---|---|---|---|---|\n");
+	for (guint i = 0; i < n && i < MD_MAX_ROWS; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		g_autofree char *host = md_text(p->host ? p->host : "");
+		g_autofree char *group =
+			p->group >= 0 ? md_code(hd_report_group_label(s, p->group))
+				      : g_strdup("");
+		char enq[24] = "", done[24] = "", state[48];
+
+		if (p->last_enqueued >= 0)
+			g_snprintf(enq, sizeof(enq), "%" G_GINT64_FORMAT,
+				   p->last_enqueued);
+		if (p->last_completed >= 0)
+			g_snprintf(done, sizeof(done), "%" G_GINT64_FORMAT,
+				   p->last_completed);
+		if (p->blocked_seq >= 0)
+			g_snprintf(state, sizeof(state),
+				   "%s at %" G_GINT64_FORMAT,
+				   p->state ? p->state : "", p->blocked_seq);
+		else
+			g_snprintf(state, sizeof(state), "%s",
+				   p->state ? p->state : "");
+		fprintf(out, "| %d | %s | %u | %u | %s | %s | %s | %s |\n",
+			p->rank, host, p->inputs, p->ops, group, enq, done,
+			state);
+	}
+	fputc('\n', out);
+	if (n > MD_MAX_ROWS) {
+		md_more(out, n - MD_MAX_ROWS, "ranks");
+		fputc('\n', out);
+	}
+}
+
 static void md_arrivals(FILE *out, const struct hd_analysis *a)
 {
 	if (!a->arrivals || !a->arrivals->len)
@@ -364,6 +407,7 @@ void hd_report_markdown(FILE *out, const struct hd_analysis *a)
 	md_other_verdicts(out, a);
 	md_notes(out, a);
 	md_groups(out, a);
+	md_ranks(out, a);
 	md_arrivals(out, a);
 	md_inputs(out, a);
 }

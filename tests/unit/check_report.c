@@ -408,6 +408,7 @@ START_TEST(test_text_progress_table)
 	g_autoptr(hd_store) s = incident_store(8);
 	g_autoptr(hd_analysis) a = incident_analysis(s);
 	g_autofree char *text = NULL;
+	g_autofree char *md = NULL;
 
 	for (int r = 0; r < 8; r++) {
 		struct hd_rank_progress p = {
@@ -424,6 +425,11 @@ START_TEST(test_text_progress_table)
 		}
 		g_array_append_val(a->progress, p);
 	}
+	md = render(HD_REPORT_MARKDOWN, a);
+	ck_assert_ptr_nonnull(
+		strstr(md, "| 3 | node-a | 1 | 42 | `0` | 41 | 41 | absent |\n"));
+	ck_assert_ptr_nonnull(strstr(
+		md, "| 0 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
 	text = render(HD_REPORT_TEXT, a);
 	assert_80_columns(text, "very/long/directory");
 	ck_assert_ptr_nonnull(strstr(text, "  0-2         node-a       1      42 "
