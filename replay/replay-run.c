@@ -110,6 +110,7 @@ enum end_kind {
 	END_DONE = 0,
 	END_BLOCKED,
 	END_ERROR,
+	END_SETUP, /* failed before NCCL: no device, memory, buffers */
 };
 
 /* Child -> parent; smaller than PIPE_BUF, so each write is atomic. */
@@ -378,7 +379,7 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	guint i;
 
 	if (cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus < 1)
-		child_end(c, END_ERROR, 0, "no CUDA device visible");
+		child_end(c, END_SETUP, 0, "no CUDA device visible");
 	/*
 	 * More ranks than GPUs: make NCCL treat each process as its own host
 	 * and talk over loopback sockets, so ranks can share a device.
@@ -393,7 +394,7 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	}
 	c->device = c->rank % ngpus;
 	if (cudaSetDevice(c->device) != cudaSuccess)
-		child_end(c, END_ERROR, 0, "cudaSetDevice failed");
+		child_end(c, END_SETUP, 0, "cudaSetDevice failed");
 	for (i = 0; i < rr->ops->len; i++) {
 		int64_t s, r;
 
@@ -434,7 +435,7 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 		    cudaSuccess ||
 	    cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
 		    cudaSuccess)
-		child_end(c, END_ERROR, 0, "cannot allocate device buffers");
+		child_end(c, END_SETUP, 0, "cannot allocate device buffers");
 
 	config.blocking = 0;
 	nr = ncclCommInitRankConfig(&c->comm, c->nranks, id, c->rank, &config);
@@ -580,9 +581,10 @@ static void on_msg(struct replay_result *res, struct slot *slots, int n,
 	case MSG_END:
 		rr->reported = true;
 		slots[rank].ended = true;
-		if (m->status == END_ERROR) {
+		if (m->status == END_ERROR || m->status == END_SETUP) {
 			rr->nccl_result = m->nccl ? m->nccl : -1;
 			rr->error = g_strdup(text);
+			rr->setup_failed = m->status == END_SETUP;
 		}
 		break;
 	default:
@@ -857,6 +859,17 @@ struct replay_result *replay_run(const struct replay_plan *p,
 			rr->nccl_result = -1;
 			rr->error = g_strdup(
 				"rank did not report before the deadline");
+		}
+	}
+	/* Nothing was replayed when a rank could not even set up. */
+	for (int r = 0; r < n; r++) {
+		const struct replay_rank_result *rr =
+			g_ptr_array_index(res->ranks, r);
+
+		if (rr->setup_failed) {
+			g_set_error(error, HD_ERROR, HD_ERROR_UNSUPPORTED,
+				    "rank %d: %s", r, rr->error);
+			goto out_kill;
 		}
 	}
 	summarize(res, p);

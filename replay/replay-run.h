@@ -45,6 +45,7 @@ struct replay_rank_result {
 	int nccl_result; /* ncclResult_t of the first failure, 0 none */
 	char *error; /* ncclGetLastError() or the failure, or NULL */
 	bool reported; /* the child said how it ended */
+	bool setup_failed; /* no device, not enough memory: nothing ran */
 	int exit_status; /* wait status of the child */
 };
 

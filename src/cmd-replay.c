@@ -126,7 +126,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->timeout_s = 30;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_DRY:
 			o->dry_run = true;
