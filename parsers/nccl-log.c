@@ -962,6 +962,15 @@ static bool hpt_back(const char *line, const char *e, struct nl_rec *r)
 	e = q;
 	while (q > line && is_host_char(q[-1]))
 		q--;
+	/* a bare colour code glued to the host: "[36mnode-a" */
+	if (q > line && (q[-1] == '[' || q[-1] == ';')) {
+		const char *t = q;
+
+		while (t < e && g_ascii_isdigit(*t))
+			t++;
+		if (t > q && t < e && *t == 'm')
+			q = t + 1;
+	}
 	r->host = q;
 	r->host_len = e - q;
 	r->tid = (int)clamp_int(v[0], 0, INT_MAX);
@@ -1073,7 +1082,8 @@ static int64_t mul_or_unknown(int64_t a, int64_t b)
  * or a killed process) is kept, flagged truncated, once its comm is known.
  */
 static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
-		       const char *body, size_t n, size_t name_len)
+		       const char *body, size_t n, size_t name_len,
+		       bool full_buffer)
 {
 	const char *s = body + name_len, *end = body + n;
 	uint64_t opcount = 0, sendbuf, recvbuf, comm = 0, stream;
@@ -1189,6 +1199,16 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	     kind == HD_OP_SEND || kind == HD_OP_RECV) &&
 	    root >= 0)
 		op.peer = (int32_t)clamp_int(root, 0, INT32_MAX);
+	/* A record that filled NCCL's buffer was cut, even if it parsed. */
+	if (full_buffer && !cut) {
+		cut = true;
+		hd_input_warn(c->in, c->lineno,
+			      "COLL record fills the 1024-byte buffer, kept "
+			      "as truncated");
+	} else if (cut) {
+		hd_input_warn(c->in, c->lineno,
+			      "COLL record cut mid-token, kept as truncated");
+	}
 	if (cut)
 		op.flags |= HD_OPF_TRUNCATED;
 	op.prov.input = c->input;
@@ -1197,9 +1217,6 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	hd_store_add_op(c->store, &op);
 	g_array_append_val(c->op_proc, p->index);
 	c->in->records++;
-	if (cut)
-		hd_input_warn(c->in, c->lineno,
-			      "COLL record cut mid-token, kept as truncated");
 }
 
 /* "2.18.3" -> 2018; 0 when unreadable. */
@@ -1503,7 +1520,8 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 			skip(c, "COLL record with no host:pid:tid");
 			return;
 		}
-		parse_coll(c, p, which, b, n, name_len);
+		/* NCCL's record buffer holds 1023 bytes and a NUL */
+		parse_coll(c, p, which, b, n, name_len, rec_len >= 1023);
 		return;
 	}
 	if (!p) {
@@ -1674,6 +1692,14 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 		q = q ? memchr(q + 1, ':', e - q - 1) : NULL;
 		if (q)
 			p = q + 1;
+	}
+	/* what():  [PG ..] / SomeError: [PG ..] repeat the message */
+	if (e - p > 6 && p[0] != '[') {
+		q = find(p, MIN((size_t)(e - p), 128), "[PG ");
+		if (!q)
+			q = find(p, MIN((size_t)(e - p), 128), "[Rank ");
+		if (q && (find(p, q - p, "what():") || find(p, q - p, ": ")))
+			p = q;
 	}
 	for (int k = 0; k < 2 && e - p > 6 && p[0] == '['; k++) {
 		if (rx(c, RX_PG_GUID, p, e - p)) {
@@ -1891,6 +1917,17 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 		return true;
 	}
 	sig.group_name = d->group ? d->group : hd_intern("0");
+	/*
+	 * The same timeout comes back in what(): and the exception line,
+	 * often without [rankG]: such a line matches any rank's.
+	 */
+	g_snprintf(key, sizeof(key), "T|*|%u|%s|%" G_GINT64_FORMAT "|%s",
+		   d->st->index, sig.group_name, sig.seq, sig.op_name);
+	if (d->grank < 0 && g_hash_table_contains(c->dedup, key))
+		return true;
+	if (!g_hash_table_contains(c->dedup, key))
+		g_hash_table_insert(c->dedup, g_strdup(key),
+				    GINT_TO_POINTER(0));
 	g_snprintf(key, sizeof(key), "T|%d|%u|%s|%" G_GINT64_FORMAT "|%s",
 		   d->grank, d->st->index, sig.group_name, sig.seq,
 		   sig.op_name);
@@ -2322,7 +2359,7 @@ static bool tier2_torn(struct nl_ctx *c, const char *line, size_t n,
 		      "torn COLL record: body without a prefix, attributed to "
 		      "%s:%d",
 		      p->host, p->pid);
-	parse_coll(c, p, which, line + off, n - off, name_len);
+	parse_coll(c, p, which, line + off, n - off, name_len, false);
 	return true;
 }
 

@@ -1,20 +1,1002 @@
-/* Placeholder suite for nccl_log until its tests land. */
+/*
+ * Unit tests of the NCCL_DEBUG / PyTorch c10d log parser: each Init era,
+ * COLL lines and their enums, attribution across wrappers and interleaved
+ * processes, WARN and c10d signals, and hostile input.
+ */
 #include "config.h"
+
+#include <string.h>
+
 #include "hd-test.h"
 
-START_TEST(test_placeholder)
+#define CM "0x5600d0a1b2c0"
+#define CID "0x5c1e2f03a9d4b871"
+
+static struct hd_store *parse(const char *text)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("rank_3.pkl"), 3);
+	g_autoptr(GError) err = NULL;
+	bool ok = false;
+	struct hd_store *s = hd_test_parse(HD_INPUT_NCCL_LOG, "t.log", text,
+					   strlen(text), &ok, &err);
+
+	ck_assert_msg(ok, "parse failed: %s", err ? err->message : "?");
+	return s;
+}
+
+static struct hd_input *in0(struct hd_store *s)
+{
+	return hd_store_input(s, 0);
+}
+
+static struct hd_op *op_at(struct hd_store *s, guint i)
+{
+	ck_assert_uint_lt(i, s->ops->len);
+	return &g_array_index(s->ops, struct hd_op, i);
+}
+
+static struct hd_signal *sig_at(struct hd_store *s, guint i)
+{
+	ck_assert_uint_lt(i, s->signals->len);
+	return &g_array_index(s->signals, struct hd_signal, i);
+}
+
+static const char *group_id(struct hd_store *s, const struct hd_op *op)
+{
+	return hd_store_group_at(s, op->group)->id;
+}
+
+/* The first signal of a type, or NULL. */
+static struct hd_signal *sig_type(struct hd_store *s, int type)
+{
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->type == type)
+			return sig_at(s, i);
+	return NULL;
+}
+
+static guint count_type(struct hd_store *s, int type)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < s->signals->len; i++)
+		n += sig_at(s, i)->type == type;
+	return n;
+}
+
+/* An NCCL COLL line. (transfer full) */
+static char *coll(const char *prefix, const char *op, unsigned opcount,
+		  const char *send, const char *recv, long count, int dtype,
+		  int redop, int root, const char *comm, int nranks)
+{
+	return g_strdup_printf("%sNCCL INFO %s: opCount %x sendbuff %s "
+			       "recvbuff %s count %ld datatype %d op %d root "
+			       "%d comm %s [nranks=%d] stream 0x55e0c1c8f7a0\n",
+			       prefix, op, opcount, send, recv, count, dtype,
+			       redop, root, comm, nranks);
+}
+
+#define HP "node-a:4242:4242 [1] "
+#define INIT_216                                                         \
+	HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 busId 3b000 " \
+	   "commId " CID " - Init COMPLETE\n"
+
+/* ---- Init formats (spec section 4) ---- */
+
+START_TEST(test_init_eras)
+{
+	static const struct {
+		const char *line;
+		const char *id;
+		bool low;
+	} cases[] = {
+		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		     "- Init COMPLETE\n",
+		  "nccl-nranks:4#0", true }, /* 2.4 */
+		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 busId "
+		     "3b000 - Init COMPLETE\n",
+		  "nccl-nranks:4#0", true }, /* 2.5-2.15 */
+		{ INIT_216, "comm:" CID, false }, /* 2.16 */
+		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		     "busId 3b000 commId " CID " - Init START\n" HP
+		     "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		     "busId 3b000 commId " CID " - Init COMPLETE\n",
+		  "comm:" CID, false }, /* 2.18 */
+		{ HP "NCCL INFO ncclCommInitRank comm " CM " rank 1 nranks 4 "
+		     "cudaDev 1 nvmlDev 1 busId 3b000 commId " CID
+		     " - Init COMPLETE\n",
+		  "comm:" CID, false }, /* 2.21 */
+		{ HP "NCCL INFO [Rank 1] "
+		  "ncclCommInitRankConfig comm " CM " rank 1 nranks 4 cudaDev 3 "
+		  "nvmlDev 3 busId 3b000 commId " CID " - Init START\n",
+		  "comm:" CID, false }, /* 2.30 START */
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strconcat(
+			cases[i].line,
+			coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
+			NULL);
+		g_autoptr(hd_store) s = parse(text);
+		struct hd_group *g;
+
+		ck_assert_uint_eq(s->ops->len, 1);
+		g = hd_store_group_at(s, op_at(s, 0)->group);
+		ck_assert_str_eq(g->id, cases[i].id);
+		ck_assert_int_eq(g->low_confidence_identity, cases[i].low);
+		ck_assert_int_eq(g->nranks, 4);
+		/* rank 1 of the world comm is global rank 1 */
+		ck_assert_int_eq(hd_group_global_rank(g, 1), 1);
+		ck_assert_int_eq(op_at(s, 0)->rank, 1);
+		ck_assert_int_eq(in0(s)->skipped, 0);
+	}
+}
+END_TEST
+
+START_TEST(test_init_split)
+{
+	/* 2.21 split with commId; 2.23 without (no space before "- Init
+	 * START"); 2.24 splitCount; 2.30 childCount. */
+	const char *text =
+		INIT_216 HP
+		"NCCL INFO ncclCommSplit comm 0x5600d0000001 rank 0 nranks 2 "
+		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
+		" color 1 key 0 commId 0x1111 - Init COMPLETE\n" HP
+		"NCCL INFO ncclCommSplit comm 0x5600d0000002 rank 0 nranks 2 "
+		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
+		" color 7 key 0- Init START\n" HP
+		"NCCL INFO ncclCommSplit comm 0x5600d0000002 rank 0 nranks 2 "
+		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
+		" color 7 key 0 - Init COMPLETE\n" HP
+		"NCCL INFO ncclCommSplit comm 0x5600d0000003 rank 1 nranks 2 "
+		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
+		" splitCount 3 color 2 key 1 - Init COMPLETE\n" HP
+		"NCCL INFO ncclCommSplit comm 0x5600d0000004 rank 1 nranks 2 "
+		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
+		" childCount 4 color 2 key 1 - Init COMPLETE\n";
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_int_ge(hd_store_find_group(s, "comm:0x0000000000001111"), 0);
+	ck_assert_int_ge(hd_store_find_group(
+				 s, "split:" CID ":7:n0:2"), 0);
+	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":2:3:2"), 0);
+	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":2:4:2"), 0);
+	/* START + COMPLETE of the 2.23 split is one comm, one group */
+	ck_assert_uint_eq(s->groups->len, 5);
+	ck_assert_int_eq(
+		hd_store_group_at(s, (uint32_t)hd_store_find_group(
+					     s, "split:" CID ":2:3:2"))
+			->low_confidence_identity,
+		false);
+	ck_assert_int_eq(in0(s)->skipped, 0);
+}
+END_TEST
+
+START_TEST(test_init_pre216_order_and_reuse)
+{
+	/* Two 2-rank comms: #0 and #1.  A pointer reused after Destroy
+	 * COMPLETE is a new comm with its own ordinal. */
+	g_autofree char *text = g_strconcat(
+		HP "NCCL INFO comm 0xa rank 1 nranks 4 cudaDev 1 busId 3b000 "
+		   "- Init COMPLETE\n" HP
+		   "NCCL INFO comm 0xb rank 0 nranks 2 cudaDev 1 busId 3b000 "
+		   "- Init COMPLETE\n",
+		coll(HP, "Send", 0, "(nil)", "0x1", 4, 7, 0, 1, "0xb", 2),
+		HP "NCCL INFO comm 0xb rank 0 nranks 2 cudaDev 1 busId 3b000 - "
+		   "Destroy COMPLETE\n" HP
+		   "NCCL INFO comm 0xb rank 1 nranks 2 cudaDev 1 busId 3b000 "
+		   "- Init COMPLETE\n",
+		coll(HP, "Recv", 0, "(nil)", "0x1", 4, 7, 0, 0, "0xb", 2),
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_str_eq(group_id(s, op_at(s, 0)), "nccl-nranks:2#0");
+	ck_assert_str_eq(group_id(s, op_at(s, 1)), "nccl-nranks:2#1");
+	ck_assert_int_eq(op_at(s, 0)->seq, 0);
+	ck_assert_int_eq(op_at(s, 1)->seq, 0);
+	/* world comm (4 ranks) gives the global rank */
+	ck_assert_int_eq(op_at(s, 1)->rank, 1);
+	ck_assert_int_eq(
+		hd_group_global_rank(hd_store_group_at(s, op_at(s, 1)->group),
+				     1),
+		1);
+}
+END_TEST
+
+/* ---- COLL lines (spec section 3) ---- */
+
+START_TEST(test_coll_enums)
+{
+	static const enum hd_dtype dt[] = {
+		HD_DTYPE_INT8,    HD_DTYPE_UINT8,   HD_DTYPE_INT32,
+		HD_DTYPE_UINT32,  HD_DTYPE_INT64,   HD_DTYPE_UINT64,
+		HD_DTYPE_FLOAT16, HD_DTYPE_FLOAT32, HD_DTYPE_FLOAT64,
+		HD_DTYPE_BFLOAT16, HD_DTYPE_FP8_E4M3, HD_DTYPE_FP8_E5M2,
+	};
+	static const enum hd_redop ro[] = {
+		HD_REDOP_SUM, HD_REDOP_PROD, HD_REDOP_MAX, HD_REDOP_MIN,
+		HD_REDOP_AVG, HD_REDOP_PREMULSUM, HD_REDOP_PREMULSUM,
+	};
+	GString *t = g_string_new(INIT_216);
+	g_autoptr(hd_store) s = NULL;
+
+	for (int i = 0; i < 13; i++) {
+		g_autofree char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
+					  i, 0, 0, CM, 4);
+
+		g_string_append(t, l);
+	}
+	for (int i = 0; i < 7; i++) {
+		g_autofree char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
+					  7, i == 6 ? 9 : i, 0, CM, 4);
+
+		g_string_append(t, l);
+	}
+	s = parse(t->str);
+	g_string_free(t, TRUE);
+	ck_assert_uint_eq(s->ops->len, 20);
+	for (int i = 0; i < 12; i++)
+		ck_assert_int_eq(op_at(s, i)->dtype, dt[i]);
+	ck_assert_int_eq(op_at(s, 12)->dtype, HD_DTYPE_OTHER);
+	ck_assert_ptr_nonnull(op_at(s, 12)->dtype_name);
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(op_at(s, 13 + i)->redop, ro[i]);
+	/* opCount stays 0 (2.8): seq is the ordinal */
+	for (guint i = 0; i < s->ops->len; i++) {
+		ck_assert_int_eq(op_at(s, i)->seq, i);
+		ck_assert_int_eq(op_at(s, i)->op_count, 0);
+		ck_assert_int_eq(op_at(s, i)->seq_kind, HD_SEQ_ORDINAL);
+		ck_assert_int_eq(op_at(s, i)->state, HD_STATE_ENQUEUED);
+	}
+}
+END_TEST
+
+START_TEST(test_coll_counts_and_eras)
+{
+	g_autofree char *text = g_strconcat(
+		INIT_216,
+		coll(HP, "AllGather", 0x3f, "0x1", "0x2", 100, 7, 0, 0, CM, 4),
+		coll(HP, "ReduceScatter", 0x40, "0x1", "0x2", 100, 7, 0, 0, CM,
+		     4),
+		coll(HP, "Broadcast", 0x41, "0x1", "0x1", 5, 7, 0, 2, CM, 4),
+		/* <= 2.11 Send/Recv buffers */
+		coll(HP, "Send", 0x42, "0x1", "(nil)", 6, 7, 0, 3, CM, 4),
+		coll(HP, "Recv", 0x42, "(nil)", "0x1", 6, 7, 0, 0, CM, 4),
+		/* 2.12+ */
+		coll(HP, "Send", 0x43, "(nil)", "0x1", 7, 7, 0, 2, CM, 4),
+		coll(HP, "AlltoAll", 0x44, "0x1", "0x2", 9, 7, 0, 0, CM, 4),
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->ops->len, 7);
+	ck_assert_int_eq(op_at(s, 0)->count_in, 100);
+	ck_assert_int_eq(op_at(s, 0)->count_out, 400);
+	ck_assert_int_eq(op_at(s, 0)->op_count, 0x3f);
+	ck_assert_int_eq(op_at(s, 0)->redop, HD_REDOP_NONE);
+	ck_assert_int_eq(op_at(s, 1)->count_in, 400);
+	ck_assert_int_eq(op_at(s, 1)->count_out, 100);
+	ck_assert_int_eq(op_at(s, 2)->peer, 2);
+	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_SEND);
+	ck_assert_int_eq(op_at(s, 3)->peer, 3);
+	ck_assert_int_eq(op_at(s, 3)->count_in, 6);
+	ck_assert_int_eq(op_at(s, 3)->count_out, -1);
+	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
+	ck_assert_int_eq(op_at(s, 4)->peer, 0);
+	ck_assert_int_eq(op_at(s, 4)->count_out, 6);
+	ck_assert_int_eq(op_at(s, 5)->peer, 2);
+	ck_assert_int_eq(op_at(s, 6)->kind, HD_OP_ALL_TO_ALL);
+	ck_assert_int_eq(op_at(s, 6)->count_in, 9);
+	ck_assert_str_eq(op_at(s, 6)->name, "AlltoAll");
+	ck_assert_str_eq(op_at(s, 0)->name, "AllGather");
+	ck_assert_int_eq(op_at(s, 6)->seq, 6);
+	ck_assert_int_eq(op_at(s, 6)->prov.at, 8);
+	ck_assert_int_eq(op_at(s, 6)->prov.kind, HD_PROV_LINE);
+}
+END_TEST
+
+START_TEST(test_coll_cut_1024)
+{
+	/* A record cut at the 1024-byte buffer: kept, flagged truncated. */
+	g_autofree char *full = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
+				     0, CM, 4);
+	g_autofree char *cut = g_strndup(full, strlen(full) - 30);
+	g_autofree char *early = g_strndup(full, 60);
+	g_autofree char *host = g_strnfill(1023 - (strlen(full) - 17), 'h');
+	g_autofree char *longp = g_strdup_printf("%s:4242:4242 [1] ", host);
+	g_autofree char *l1023 = coll(longp, "AllReduce", 2, "0x1", "0x1", 8,
+				      7, 0, 0, "0x77", 4);
+	g_autofree char *text = NULL;
+	g_autoptr(hd_store) s = NULL;
+
+	/* cut inside the last pointer: whole-looking, but 1023 bytes */
+	l1023[1023] = '\0';
+	text = g_strconcat(INIT_216, cut, "\n", early, "\n", longp,
+			   "NCCL INFO comm 0x77 rank 2 nranks 4 cudaDev 1 busId "
+			   "3b000 commId " CID " - Init COMPLETE\n",
+			   l1023, "\n", NULL);
+	s = parse(text);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert(op_at(s, 0)->flags & HD_OPF_TRUNCATED);
+	ck_assert_int_eq(op_at(s, 0)->count_in, 8);
+	ck_assert(op_at(s, 1)->flags & HD_OPF_TRUNCATED);
+	/* cut before the comm pointer: skipped with a reason */
+	ck_assert_int_eq(in0(s)->skipped, 1);
+}
+END_TEST
+
+START_TEST(test_rank_unknown_skipped)
+{
+	/* No Init, no hint: the process's rank stays unknown. */
+	g_autofree char *text = g_strconcat(
+		coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
+		coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_input *in = in0(s);
+
+	ck_assert_uint_eq(s->ops->len, 0);
+	ck_assert_int_eq(in->skipped, 2);
+	ck_assert_int_eq(in->records, 0);
+	ck_assert_ptr_nonnull(
+		strstr(g_ptr_array_index(in->warnings, 0), "rank unknown"));
+}
+END_TEST
+
+/* ---- Attribution ---- */
+
+START_TEST(test_interleaved_torchrun)
+{
+	/* Two processes in one torchrun file; c10d lines carry [rankG]. */
+	GString *t = g_string_new(NULL);
+	g_autoptr(hd_store) s = NULL;
+
+	for (int r = 0; r < 2; r++)
+		g_string_append_printf(
+			t,
+			"[default%d]:node-a:%d:%d [%d] NCCL INFO comm 0x%d rank "
+			"%d nranks 2 cudaDev %d busId %d000 commId " CID
+			" - Init COMPLETE\n",
+			r, 100 + r, 100 + r, r, 10 + r, r, r, r + 1);
+	for (int i = 0; i < 3; i++)
+		for (int r = 1; r >= 0; r--) {
+			char pre[64], comm[16];
+			g_autofree char *l = NULL;
+
+			g_snprintf(pre, sizeof(pre),
+				   "[default%d]:node-a:%d:%d [%d] ", r, 100 + r,
+				   100 + r, r);
+			g_snprintf(comm, sizeof(comm), "0x%d", 10 + r);
+			l = coll(pre, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+				 comm, 2);
+			g_string_append(t, l);
+		}
+	g_string_append(t, "[default1]:[rank1]:[E305 14:02:11.1 "
+			   "ProcessGroupNCCL.cpp:640] [PG 0 Rank 1] Watchdog "
+			   "caught collective operation timeout: "
+			   "WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=8, "
+			   "NumelOut=8, Timeout(ms)=1000) ran for 1001 "
+			   "milliseconds before timing out.\n");
+	s = parse(t->str);
+	g_string_free(t, TRUE);
+	ck_assert_uint_eq(s->ops->len, 6);
+	for (guint i = 0; i < 6; i++) {
+		ck_assert_int_eq(op_at(s, i)->rank, i % 2 == 0 ? 1 : 0);
+		ck_assert_int_eq(op_at(s, i)->seq, i / 2);
+	}
+	ck_assert_int_eq(hd_store_find_rank(s, 1)->pid, 101);
+	ck_assert_int_eq(hd_store_find_rank(s, 0)->cuda_dev, 0);
+	ck_assert_str_eq(hd_store_find_rank(s, 1)->bus_id, "2000");
+	ck_assert_int_eq(sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT)->pid, 101);
+	/* two ranks: the input is not one rank's */
+	ck_assert_int_eq(in0(s)->rank, -1);
+}
+END_TEST
+
+START_TEST(test_c10d_rank_beats_world_rank)
+{
+	/* The c10d [rankG] of the same stream wins over the comm rank. */
+	g_autofree char *text = g_strconcat(
+		INIT_216,
+		coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
+		"[rank5]:[W305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 0 Rank "
+		"5] Received a dump signal from this local rank and will start "
+		"to dump the debug info. Last enqueued NCCL work: 3, last "
+		"completed NCCL work: 2.\n",
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_int_eq(op_at(s, 0)->rank, 5);
+	ck_assert_int_eq(in0(s)->rank, 5);
+	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_PG_STATUS);
+	ck_assert_int_eq(sig_at(s, 0)->seq, -1);
+	ck_assert_int_eq(sig_at(s, 0)->last_enqueued, 3);
+	ck_assert_int_eq(sig_at(s, 0)->last_completed, 2);
+}
+END_TEST
+
+START_TEST(test_wrappers)
+{
+	/* Each wrapper: the line parses, and the rank hint is kept. */
+	static const struct {
+		const char *prefix;
+		int rank; /* expected global rank (no Init gives one) */
+	} cases[] = {
+		{ "[1,5]<stdout>:node-a:4242:4242 [1] ", 5 },
+		/* a rank tag is weaker than the world comm's rank */
+		{ "[5] node-a:4242:4242 [1] ", 1 },
+		{ "12: node-a:4242:4242 [1] ", 12 },
+		{ "node-a: node-a:4242:4242 [1] ", 1 },
+		{ "(WorkerDict pid=4242, ip=10.1.0.5) node-a:4242:4242 [1] ",
+		  1 },
+		{ "[default3]:node-a:4242:4242 [1] ", 1 },
+		{ "2025-03-02 10:15:07.2154 node-a >> node-a:4242:4242 [1] ",
+		  1 },
+		{ "2025-03-02T10:15:07.215Z: node-a:4242:4242 [1] ", 1 },
+		{ "[2025-03-02 10:15:07] node-a:4242:4242 [1] ", 1 },
+		{ " 2025-03-02 10:15 node-a:4242:4242 [1] ", 1 },
+		{ "bench.node-a [stderr] node-a:4242:4242 [1] ", 1 },
+		{ "\x1b[36mnode-a:4242:4242 [1] ", 1 },
+		{ "[36mnode-a:4242:4242 [1] ", 1 },
+		{ ":4242:4242 [1] ", 1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		/* the Init line carries the same wrapper, so ranks 5 and 12
+		 * come from the hint, the others from the comm rank 1 */
+		g_autofree char *init = g_strdup_printf(
+			"%sNCCL INFO comm " CM " rank 1 nranks 16 cudaDev 1 "
+			"busId 3b000 commId " CID " - Init COMPLETE\n",
+			cases[i].prefix);
+		g_autofree char *l = coll(cases[i].prefix, "AllReduce", 0,
+					  "0x1", "0x1", 8, 7, 0, 0, CM, 16);
+		g_autofree char *text = g_strconcat(init, l, NULL);
+		g_autoptr(hd_store) s = parse(text);
+
+		ck_assert_msg(s->ops->len == 1, "case %zu: %u ops", i,
+			      s->ops->len);
+		ck_assert_msg(op_at(s, 0)->rank == cases[i].rank,
+			      "case %zu: rank %d", i, op_at(s, 0)->rank);
+		ck_assert_int_eq(in0(s)->skipped, 0);
+		if (i == 13)
+			ck_assert_str_eq(
+				hd_store_find_rank(s, 1)->host ? "x" : "", "");
+		else
+			ck_assert_str_eq(
+				hd_store_find_rank(s, cases[i].rank)->host,
+				"node-a");
+	}
+}
+END_TEST
+
+START_TEST(test_trimmed_repeated_fused_torn)
+{
+	g_autofree char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
+				   0, CM, 4);
+	g_autofree char *l2 = coll("node-a:4242:4242 [1] ", "Broadcast", 1,
+				   "0x1", "0x1", 8, 7, 0, 0, CM, 4);
+	g_autofree char *l3 = coll("[1] ", "Reduce", 2, "0x1", "0x1", 8, 7, 0,
+				   1, CM, 4);
+	g_autofree char *fused = NULL, *torn = NULL, *text = NULL;
+	g_autoptr(hd_store) s = NULL;
+
+	/* fused: two records on one line, padded with spaces */
+	l1[strlen(l1) - 1] = '\0';
+	fused = g_strconcat(l1, "      ", l2, NULL);
+	/* torn: a prefix with no body, then the body alone */
+	torn = g_strdup_printf(HP "NCCL INFO \n%s",
+			       strstr(l2, "Broadcast:"));
+	text = g_strconcat(INIT_216, fused, torn, l3,
+			   "(Worker pid=1) " HP
+			   "NCCL INFO Recv: opCount 3 sendbuff (nil) recvbuff "
+			   "0x1 count 8 datatype 7 op 0 root 2 comm " CM
+			   " [nranks=4] stream (nil) [repeated 7x across "
+			   "cluster]\n",
+			   NULL);
+	s = parse(text);
+	ck_assert_uint_eq(s->ops->len, 5);
+	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
+	ck_assert_int_eq(op_at(s, 1)->kind, HD_OP_BROADCAST);
+	ck_assert_int_eq(op_at(s, 1)->prov.at, 2);
+	ck_assert_int_eq(op_at(s, 2)->kind, HD_OP_BROADCAST);
+	ck_assert_int_eq(op_at(s, 2)->prov.at, 4); /* the torn body */
+	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_REDUCE); /* trimmed */
+	ck_assert_int_eq(op_at(s, 3)->peer, 1);
+	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
+	for (guint i = 0; i < 5; i++)
+		ck_assert_int_eq(op_at(s, i)->seq, i);
+	ck_assert_int_eq(in0(s)->skipped, 0);
+}
+END_TEST
+
+START_TEST(test_torn_unknown_provenance)
+{
+	/* two processes, a body with no prefix: no one to own it */
+	g_autofree char *text = g_strconcat(
+		INIT_216,
+		"node-b:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 "
+		"busId 1000 commId " CID " - Init COMPLETE\n",
+		"Broadcast: opCount 1 sendbuff 0x1 recvbuff 0x1 count 8 "
+		"datatype 7 op 0 root 0 comm 0x1 [nranks=4] stream (nil)\n",
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->ops->len, 0);
+	ck_assert_int_eq(in0(s)->skipped, 1);
+}
+END_TEST
+
+/* ---- WARN and unwind (spec sections 2, 5, 6) ---- */
+
+START_TEST(test_warn_forms)
+{
+	const char *text =
+		INIT_216 "NCCL version 2.18.3+cuda12.2\n"
+		"\n" HP "misc/socket.cc:71 NCCL WARN Cuda failure 'out of "
+		"memory'\n"
+		"\n"
+		"[2025-03-02 10:15:07] " HP
+		"misc/socket.cc:71 NCCL WARN socketProgress: Connection closed "
+		"by remote peer node-b<41873>\n" HP
+		"misc/socket.cc:71 (socketProgress) NCCL WARN Duplicate GPU "
+		"detected : rank 1 and rank 2 both on CUDA device 3b000\n" HP
+		"NCCL INFO misc/socket.cc:60 -> 3 (Connection reset by peer)\n" HP
+		"NCCL INFO init.cc:1530 -> 5 [Async thread]\n" HP
+		"transport/shm.cc:12 NCCL WARN Error while creating shared "
+		"memory segment /dev/shm/nccl-x (size 1)\n" HP
+		"misc/x.cc:1 NCCL WARN something nobody has seen\n";
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *g;
+
+	ck_assert_uint_eq(s->signals->len, 7);
+	g = sig_at(s, 0);
+	ck_assert_int_eq(g->type, HD_SIGT_OOM);
+	ck_assert_int_eq(g->cat, HD_SIG_CUDA);
+	ck_assert_int_eq(g->time_ns, INT64_MIN);
+	ck_assert_int_eq(g->rank, 1);
+	ck_assert_int_eq(g->pid, 4242);
+	ck_assert_int_eq(g->prov.at, 4);
+	g = sig_at(s, 1);
+	ck_assert_int_eq(g->type, HD_SIGT_PEER_CLOSED);
+	ck_assert_int_eq(g->cat, HD_SIG_CRASH);
+	ck_assert_str_eq(g->peer, "node-b<41873>");
+	ck_assert(g->time_is_local);
+	/* 2025-03-02 10:15:07 as if UTC */
+	ck_assert_int_eq(g->time_ns, G_GINT64_CONSTANT(1740910507000000000));
+	ck_assert(g_str_has_prefix(g->text, HP));
+	ck_assert_int_eq(sig_at(s, 2)->type, HD_SIGT_DUPLICATE_GPU);
+	ck_assert_int_eq(sig_at(s, 2)->cat, HD_SIG_INIT);
+	ck_assert_int_eq(sig_at(s, 3)->type, HD_SIGT_UNWIND);
+	ck_assert_int_eq(sig_at(s, 3)->code, 3);
+	ck_assert_int_eq(sig_at(s, 4)->code, 5);
+	ck_assert_int_eq(sig_at(s, 5)->type, HD_SIGT_SHM);
+	ck_assert_int_eq(sig_at(s, 5)->cat, HD_SIG_CONFIG);
+	ck_assert_int_eq(sig_at(s, 6)->type, HD_SIGT_OTHER);
+	ck_assert_int_eq(sig_at(s, 6)->cat, HD_SIG_NCCL_INTERNAL);
+	/* (func) and a WARN timestamp say >= 2.30: the format wins */
+	ck_assert_str_eq(hd_store_find_rank(s, 1)->nccl_version, "2.30+");
+}
+END_TEST
+
+START_TEST(test_warn_22_no_token)
+{
+	const char *text =
+		"node-a:4242:4242 [1] INFO comm 0xa rank 1 nranks 4 cudaDev 1 "
+		"nvmlDev 1 - Init COMPLETE\n"
+		"node-a:4242:4242 [1] misc/ibvwrap.cu:100 WARN Call to "
+		"ibv_reg_mr failed\n";
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_NETWORK);
+	ck_assert_int_eq(sig_at(s, 0)->rank, 1);
+	ck_assert_str_eq(hd_store_find_rank(s, 1)->nccl_version, "2.2");
+}
+END_TEST
+
+START_TEST(test_ib_completion_eras)
+{
+	static const struct {
+		const char *msg;
+		const char *peer;
+		int status;
+	} cases[] = {
+		{ "NET/IB : Got completion with error 12, opcode 0, len 0, "
+		  "vendor err 129",
+		  NULL, 12 },
+		{ "NET/IB : Got completion from peer 10.1.0.6<36123> with error "
+		  "12, opcode 0, len 0, vendor err 129 (Send) localGid ::1 "
+		  "remoteGids ::2",
+		  "10.1.0.6<36123>", 12 },
+		{ "NET/IB: Got completion from peer 10.1.0.6<36123> with "
+		  "status=5 opcode=0 len=0 vendor err 249 (Recv) hca mlx5_0",
+		  "10.1.0.6<36123>", 5 },
+		{ "NET/IB: Got completion from peer 10.1.0.6<36123> with "
+		  "status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) "
+		  "reqSize=0 vendor_err=129 req_type=Send localGid ::1 hca "
+		  "mlx5_0",
+		  "10.1.0.6<36123>", 12 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strdup_printf(
+			INIT_216 "\n" HP "transport/net_ib.cc:1 NCCL WARN %s\n",
+			cases[i].msg);
+		g_autoptr(hd_store) s = parse(text);
+		struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_int_eq(g->cat, HD_SIG_NETWORK);
+		ck_assert_int_eq(g->code, cases[i].status);
+		if (cases[i].peer)
+			ck_assert_str_eq(g->peer, cases[i].peer);
+		else
+			ck_assert_ptr_null(g->peer);
+	}
+}
+END_TEST
+
+/* ---- c10d (spec section 8) ---- */
+
+START_TEST(test_c10d_timeout_forms)
+{
+	static const struct {
+		const char *line;
+		int rank;
+		const char *group;
+		int64_t seq, numel;
+	} cases[] = {
+		/* <= 2.1 prefix, <= 1.11 fields */
+		{ "[E ProcessGroupNCCL.cpp:455] [Rank 3] Watchdog caught "
+		  "collective operation timeout: WorkNCCL(OpType=ALLREDUCE, "
+		  "TensorShape=[32, 32], Timeout(ms)=1800000) ran for 1800123 "
+		  "milliseconds before timing out.",
+		  -1, "0", -1, 1024 },
+		/* 2.2-2.3 prefix, 1.12-2.0 fields */
+		{ "[rank3]:[E ProcessGroupNCCL.cpp:1490] [Rank 3] Watchdog "
+		  "caught collective operation timeout: WorkNCCL(SeqNum=17, "
+		  "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800123 "
+		  "milliseconds before timing out.",
+		  3, "0", 17, -1 },
+		/* 2.4+ prefix, 2.1+ fields, PG prefix */
+		{ "[rank3]:[E305 14:02:11.123456789 ProcessGroupNCCL.cpp:640] "
+		  "[PG ID 2 PG GUID 5(mesh_tp) Rank 1] Watchdog caught "
+		  "collective operation timeout: WorkNCCL(SeqNum=17, "
+		  "OpType=_ALLGATHER_BASE, NumelIn=1024, NumelOut=8192, "
+		  "Timeout(ms)=600000) ran for 600023 milliseconds before "
+		  "timing out.",
+		  3, "5", 17, 1024 },
+		{ "[rank3]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:640] [PG 1 "
+		  "(mesh_tp) Rank 1] Work WorkNCCL(SeqNum=9, OpType=BROADCAST, "
+		  "NumelIn=4, NumelOut=4, Timeout(ms)=600000) timed out in "
+		  "blocking wait.",
+		  3, "1", 9, 4 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		/* what() repeats the message after the C++ prefix */
+		const char *msg = strstr(cases[i].line, "] [") + 2;
+		g_autofree char *text = g_strdup_printf(
+			"%s\nterminate called after throwing an instance of "
+			"'c10::DistBackendError'\n  what():  %s\n",
+			cases[i].line, msg);
+		g_autoptr(hd_store) s = parse(text);
+		struct hd_signal *g = sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
+
+		ck_assert_ptr_nonnull(g);
+		/* repeated in what(): still one signal */
+		ck_assert_uint_eq(count_type(s, HD_SIGT_WATCHDOG_TIMEOUT), 1);
+		ck_assert_int_eq(g->cat, HD_SIG_TIMEOUT);
+		ck_assert_int_eq(g->rank, cases[i].rank);
+		ck_assert_str_eq(g->group_name, cases[i].group);
+		ck_assert_int_eq(g->seq, cases[i].seq);
+		ck_assert_int_eq(g->numel_in, cases[i].numel);
+		ck_assert_ptr_nonnull(g->op_name);
+	}
+}
+END_TEST
+
+START_TEST(test_c10d_status_wordings)
+{
+	static const char *const lines[] = {
+		"[rank2]:[E ProcessGroupNCCL.cpp:1] [PG 0 Rank 2] Timeout at "
+		"NCCL work: 41, last enqueued NCCL work: 41, last completed "
+		"NCCL work: 40.",
+		"[rank2]:[E305 1:02:03.1 ProcessGroupNCCL.cpp:1] [PG 0 Rank 2] "
+		"Exception (either an error or timeout) detected by watchdog at "
+		"work: 41, last enqueued NCCL work: 41, last completed NCCL "
+		"work: 40.",
+		"[rank2]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG ID 0 PG "
+		"GUID 0(default_pg) Rank 2]  failure detected by watchdog at "
+		"work sequence id: 41 PG status: last enqueued work: 41, last "
+		"completed work: 40",
+		"[rank2]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG ID 0 PG "
+		"GUID 0(default_pg) Rank 2] Received a dump signal due to a "
+		"collective timeout from this local rank and we will try our "
+		"best to dump the debug info. Last enqueued NCCL work: 41, last "
+		"completed NCCL work: 40.This is most likely caused by ...",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
+		g_autoptr(hd_store) s = parse(lines[i]);
+		struct hd_signal *g = sig_type(s, HD_SIGT_PG_STATUS);
+
+		ck_assert_msg(g != NULL, "case %zu", i);
+		ck_assert_int_eq(g->cat, HD_SIG_PROGRESS);
+		ck_assert_int_eq(g->rank, 2);
+		ck_assert_int_eq(g->seq, i == 3 ? -1 : 41);
+		ck_assert_int_eq(g->last_enqueued, 41);
+		ck_assert_int_eq(g->last_completed, 40);
+		ck_assert_str_eq(g->group_name, "0");
+	}
+}
+END_TEST
+
+START_TEST(test_c10d_timeout_takes_status_pg)
+{
+	/* "[Rank r]" on the timeout, "[PG 1 ..]" on its status line */
+	const char *text =
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 1] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 1 "
+		"(mesh_tp) Rank 1] Timeout at NCCL work: 7, last enqueued NCCL "
+		"work: 7, last completed NCCL work: 6.\n";
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_str_eq(sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT)->group_name,
+			 "1");
+	/* hh:mm:ss only: ns since midnight */
+	ck_assert_int_eq(sig_at(s, 0)->time_ns,
+			 G_GINT64_CONSTANT(50531000000000));
+}
+END_TEST
+
+START_TEST(test_c10d_nccl_error_block)
+{
+	const char *text =
+		"[rank4]: Traceback (most recent call last):\n"
+		"[rank4]:   File \"train.py\", line 3, in <module>\n"
+		"[rank4]: torch.distributed.DistBackendError: NCCL error in: "
+		"../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+		"remote process exited or there was a network error, NCCL "
+		"version 2.21.5\n"
+		"[rank4]: ncclRemoteError: A call failed possibly due to a "
+		"network error or a remote process exiting prematurely.\n"
+		"[rank4]: Last error:\n"
+		"[rank4]: NET/IB: Got completion from peer 10.1.0.6<36123> with "
+		"status=12 opcode=0 len=0 vendor err 129 (Send)\n";
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *g = sig_type(s, HD_SIGT_NCCL_ERROR);
+
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->rank, 4);
+	ck_assert_int_eq(g->cat, HD_SIG_NETWORK);
+	ck_assert_int_eq(g->code, 12);
+	ck_assert_str_eq(g->peer, "10.1.0.6<36123>");
+	ck_assert_ptr_nonnull(strstr(g->text, "Last error:"));
+	ck_assert_ptr_nonnull(strstr(g->text, "Got completion"));
+	ck_assert_int_eq(in0(s)->rank, 4);
+}
+END_TEST
+
+START_TEST(test_torchrun_child_failed)
+{
+	const char *text =
+		"E0305 14:02:11.123000 900 torch/distributed/elastic/"
+		"multiprocessing/api.py:869] failed (exitcode: -6) local_rank: "
+		"1 (pid: 4243) of binary: /usr/bin/python\n"
+		"Traceback (most recent call last):\n"
+		"  File \"/usr/bin/torchrun\", line 8, in <module>\n"
+		"torch.distributed.elastic.multiprocessing.errors."
+		"ChildFailedError: \n"
+		"============================================================\n"
+		"train.py FAILED\n"
+		"------------------------------------------------------------\n"
+		"Failures:\n"
+		"[1]:\n"
+		"  time      : 2025-03-05_14:02:11\n"
+		"  host      : node-a\n"
+		"  rank      : 3 (local_rank: 1)\n"
+		"  exitcode  : -6 (pid: 4243)\n"
+		"  error_file: <N/A>\n"
+		"  traceback : Signal 6 (SIGABRT) received by PID 4243\n"
+		"------------------------------------------------------------\n"
+		"Root Cause (first observed failure):\n"
+		"[0]:\n"
+		"  time      : 2025-03-05_14:02:10\n"
+		"  host      : node-a\n"
+		"  rank      : 2 (local_rank: 0)\n"
+		"  exitcode  : 1 (pid: 4242)\n"
+		"  error_file: <N/A>\n";
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *a, *b;
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 2);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_TRACEBACK), 0);
+	a = sig_at(s, 0);
+	b = sig_at(s, 1);
+	ck_assert_int_eq(a->code, -6);
+	ck_assert_int_eq(a->pid, 4243);
+	ck_assert_int_eq(a->rank, 3); /* learned from the Failures item */
+	ck_assert_int_eq(a->cat, HD_SIG_CRASH);
+	ck_assert_int_eq(b->code, 1);
+	ck_assert_int_eq(b->rank, 2);
+	/* launcher lines describe several ranks, not the input's */
+	ck_assert_int_eq(in0(s)->rank, -1);
+}
+END_TEST
+
+START_TEST(test_oom_and_traceback)
+{
+	const char *text =
+		"[rank0]: Traceback (most recent call last):\n"
+		"[rank0]:   File \"train.py\", line 3, in <module>\n"
+		"[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+		"allocate 2.00 GiB.\n"
+		"[rank1]: Traceback (most recent call last):\n"
+		"[rank1]:   File \"train.py\", line 9, in step\n"
+		"[rank1]: ValueError: bad batch\n"
+		"[rank2]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 0 Rank 2] "
+		"ProcessGroupNCCL's watchdog got stuck for 480 seconds without "
+		"making progress in monitoring enqueued collectives.\n"
+		"[rank2]: torch.distributed.DistStoreError: Timed out after 901 "
+		"seconds waiting for clients. 3/4 clients joined.\n";
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_int_eq(sig_type(s, HD_SIGT_OOM)->rank, 0);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_OOM)->cat, HD_SIG_CUDA);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_TRACEBACK)->rank, 1);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_TRACEBACK)->cat, HD_SIG_CRASH);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_HEARTBEAT)->cat, HD_SIG_INFO);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_BOOTSTRAP)->cat, HD_SIG_INIT);
+	ck_assert_uint_eq(s->signals->len, 4);
+}
+END_TEST
+
+START_TEST(test_hard_wrap)
+{
+	const char *text =
+		"[rank3]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:640] [PG 0 Rank "
+		"3] Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=17, OpType=ALLREDUCE, Num\n"
+		"elIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600023 "
+		"milliseconds before timing out.\n";
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *g = sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->numel_in, 1024);
+	ck_assert_int_eq(g->prov.at, 1);
+}
+END_TEST
+
+/* ---- hostile input ---- */
+
+START_TEST(test_malformed)
+{
+	static const unsigned char garbage[] = {
+		0x00, 0xff, 0xfe, 'N', 'C', 'C', 'L', ' ', 'I', 'N', 'F', 'O',
+		' ',  0x00, 0x80, '\n', 0xc3, 0x28, '\r', '\n', 0x1b, '[', '3',
+	};
+	g_autoptr(GError) err = NULL;
+	bool ok;
+	g_autoptr(hd_store) e = hd_test_parse(HD_INPUT_NCCL_LOG, "e", "", 0,
+					      &ok, &err);
+	g_autoptr(hd_store) g = NULL;
+
+	ck_assert(ok);
+	ck_assert_int_eq(in0(e)->records, 0);
+	g = hd_test_parse(HD_INPUT_NCCL_LOG, "g", garbage, sizeof(garbage),
+			  &ok, &err);
+	ck_assert(ok);
+	ck_assert_uint_eq(g->ops->len, 0);
+}
+END_TEST
+
+START_TEST(test_huge_line)
+{
+	/* a 50 MB line is cut by the reader and costs no 50 MB */
+	size_t n = 50u << 20;
+	char *buf = g_malloc(n + 512);
+	g_autofree char *tail = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
+				     0, 0, CM, 4);
+	g_autoptr(GError) err = NULL;
+	size_t off;
+	bool ok;
+	g_autoptr(hd_store) s = NULL;
+
+	memcpy(buf, INIT_216, strlen(INIT_216));
+	off = strlen(INIT_216);
+	memset(buf + off, 'x', n - off);
+	memcpy(buf + n - 200, " NCCL WARN x", 12);
+	buf[n - 1] = '\n';
+	memcpy(buf + n, tail, strlen(tail));
+	s = hd_test_parse(HD_INPUT_NCCL_LOG, "big", buf, n + strlen(tail),
+			  &ok, &err);
+	g_free(buf);
+	ck_assert(ok);
+	ck_assert_uint_eq(s->ops->len, 1);
+	ck_assert_int_eq(op_at(s, 0)->prov.at, 3);
+	ck_assert_ptr_nonnull(strstr(g_ptr_array_index(in0(s)->warnings, 0),
+				     "cut"));
+}
+END_TEST
+
+START_TEST(test_crlf_nul_utf8_no_newline)
+{
+	g_autofree char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
+				   0, CM, 4);
+	g_autofree char *l2 = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
+				   0, CM, 4);
+	GString *t = g_string_new(INIT_216);
+	g_autoptr(GError) err = NULL;
+	bool ok;
+	g_autoptr(hd_store) s = NULL;
+
+	l1[strlen(l1) - 1] = '\r';
+	g_string_append(t, l1);
+	g_string_append(t, "\n");
+	/* a WARN with NUL and bad UTF-8 inside */
+	g_string_append(t, HP "x.cc:1 NCCL WARN bad \xc3\x28 byte ");
+	g_string_append_c(t, '\0');
+	g_string_append(t, " after nul\n");
+	/* the last line, cut mid-record with no newline */
+	g_string_append_len(t, l2, strlen(l2) - 20);
+	s = hd_test_parse(HD_INPUT_NCCL_LOG, "t", t->str, t->len, &ok, &err);
+	g_string_free(t, TRUE);
+	ck_assert(ok);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(op_at(s, 0)->flags, 0);
+	ck_assert(op_at(s, 1)->flags & HD_OPF_TRUNCATED);
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert(g_utf8_validate(sig_at(s, 0)->text, -1, NULL));
 }
 END_TEST
 
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("init");
+	TCase *tcc = tcase_create("coll");
+	TCase *ta = tcase_create("attribution");
+	TCase *tw = tcase_create("warn");
+	TCase *tt = tcase_create("c10d");
+	TCase *tm = tcase_create("malformed");
 
-	tcase_add_test(tc, test_placeholder);
+	tcase_add_test(tc, test_init_eras);
+	tcase_add_test(tc, test_init_split);
+	tcase_add_test(tc, test_init_pre216_order_and_reuse);
 	suite_add_tcase(s, tc);
+	tcase_add_test(tcc, test_coll_enums);
+	tcase_add_test(tcc, test_coll_counts_and_eras);
+	tcase_add_test(tcc, test_coll_cut_1024);
+	tcase_add_test(tcc, test_rank_unknown_skipped);
+	suite_add_tcase(s, tcc);
+	tcase_add_test(ta, test_interleaved_torchrun);
+	tcase_add_test(ta, test_c10d_rank_beats_world_rank);
+	tcase_add_test(ta, test_wrappers);
+	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
+	tcase_add_test(ta, test_torn_unknown_provenance);
+	suite_add_tcase(s, ta);
+	tcase_add_test(tw, test_warn_forms);
+	tcase_add_test(tw, test_warn_22_no_token);
+	tcase_add_test(tw, test_ib_completion_eras);
+	suite_add_tcase(s, tw);
+	tcase_add_test(tt, test_c10d_timeout_forms);
+	tcase_add_test(tt, test_c10d_status_wordings);
+	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
+	tcase_add_test(tt, test_c10d_nccl_error_block);
+	tcase_add_test(tt, test_torchrun_child_failed);
+	tcase_add_test(tt, test_oom_and_traceback);
+	tcase_add_test(tt, test_hard_wrap);
+	suite_add_tcase(s, tt);
+	tcase_set_timeout(tm, 60);
+	tcase_add_test(tm, test_malformed);
+	tcase_add_test(tm, test_huge_line);
+	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
+	suite_add_tcase(s, tm);
 	return s;
 }
 
