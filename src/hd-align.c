@@ -646,11 +646,61 @@ static bool rank_input_truncated(const struct group_ctx *c, int rank)
 }
 
 /*
+ * Every member that left data is blocked at the same position, so the
+ * collective waits on a member that left none.  That is a deduction from
+ * absence, so it is said at low confidence with what is missing.
+ */
+static void report_by_elimination(struct group_ctx *c, int64_t frontier,
+				  const GArray *waiting, const GArray *nodata,
+				  const struct hd_op *blocked_op)
+{
+	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *nd = ranks_text(nodata, 8);
+	const char *opname = blocked_op ? hd_op_kind_name(blocked_op->kind)
+					: "collective";
+	struct hd_verdict *v;
+
+	v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
+			   "all %u ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
+			   " (%s); rank%s %s left no data, so the collective waits on %s",
+			   waiting->len, label, frontier, opname,
+			   nodata->len == 1 ? "" : "s", nd,
+			   nodata->len == 1 ? "it" : "one of them");
+	for (guint i = 0; i < nodata->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(nodata, int, i));
+	v->group = c->group;
+	v->seq = frontier;
+	v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
+	v->score = HD_SCORE_MISSING - 5;
+	for (guint i = 0; i < waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
+		int r = g_array_index(waiting, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op = vw ? view_op_at(c, vw, frontier) : NULL;
+		g_autofree char *src = NULL;
+		g_autofree char *desc = NULL;
+
+		if (!op)
+			continue;
+		src = ctx_source(c, op);
+		desc = hd_op_describe(c->s, op);
+		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+	}
+	hd_verdict_add_ruled_out(v, "that rank%s %s hung inside seq %" G_GINT64_FORMAT
+				 " rather than never reaching it: without %s data this cannot be told",
+				 nodata->len == 1 ? "" : "s", nd, frontier,
+				 nodata->len == 1 ? "its" : "their");
+	g_ptr_array_add(c->a->notes,
+			g_strdup_printf("%s: no data from rank%s %s (a missing dump or log)",
+					label, nodata->len == 1 ? "" : "s", nd));
+	g_ptr_array_add(c->a->verdicts, v);
+}
+
+/*
  * Where progress stops: the lowest position that some ranks entered and
  * did not finish (or, with enqueue-only data, the furthest position), and
  * the member ranks that never entered it.
  */
-static void check_frontier(struct group_ctx *c)
+static bool check_frontier(struct group_ctx *c)
 {
 	g_autoptr(GArray) members = group_members(c);
 	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
@@ -679,7 +729,7 @@ static void check_frontier(struct group_ctx *c)
 	if (!completion)
 		frontier = furthest;
 	if (frontier < 0)
-		return; /* everything completed: nothing is stuck here */
+		return false; /* everything completed: nothing is stuck here */
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
@@ -704,21 +754,16 @@ static void check_frontier(struct group_ctx *c)
 				blocked_op = view_op_at(c, vw, frontier);
 		}
 	}
-	if (absent->len == 0 || waiting->len == 0) {
-		if (absent->len == 0 && waiting->len > 0 && completion &&
-		    nodata->len > 0) {
-			g_autofree char *nd = ranks_text(nodata, 8);
-
-			g_ptr_array_add(c->a->notes,
-					g_strdup_printf("%s: %u ranks are blocked at seq %" G_GINT64_FORMAT
-							" and ranks {%s} left no data for it: the culprit may be among them",
-							label, waiting->len, frontier, nd));
-		}
-		return;
+	if (absent->len == 0 && waiting->len > 0 && completion &&
+	    nodata->len > 0 && c->source != HD_INPUT_KINETO) {
+		report_by_elimination(c, frontier, waiting, nodata, blocked_op);
+		return true;
 	}
+	if (absent->len == 0 || waiting->len == 0)
+		return false;
 	/* A trace ends where the profiler stopped, not where a rank hung. */
 	if (c->source == HD_INPUT_KINETO)
-		return;
+		return false;
 	for (guint i = 0; i < absent->len; i++) {
 		const struct view *vw = find_view(c, g_array_index(absent, int, i));
 
@@ -829,6 +874,76 @@ static void check_frontier(struct group_ctx *c)
 					 nd);
 	}
 	g_ptr_array_add(c->a->verdicts, v);
+	return true;
+}
+
+/*
+ * Every rank entered the same ops, but one finished fewer of them.  Dumps
+ * are snapshots taken moments apart, so a gap of one op is noise.
+ */
+static void check_completion_lag(struct group_ctx *c)
+{
+	g_autoptr(GArray) behind = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *label = NULL;
+	g_autofree char *bt = NULL;
+	int64_t best = -1, worst = INT64_MAX;
+	guint ahead = 0;
+	struct hd_verdict *v;
+
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw = &g_array_index(c->views, struct view, i);
+		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
+						      : vw->max_key;
+
+		if (!vw->completion_info)
+			return;
+		best = MAX(best, done);
+	}
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw = &g_array_index(c->views, struct view, i);
+		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
+						      : vw->max_key;
+
+		if (done <= best - 2) {
+			g_array_append_val(behind, vw->rank);
+			worst = MIN(worst, done);
+		} else {
+			ahead++;
+		}
+	}
+	if (behind->len == 0 || behind->len >= ahead ||
+	    c->source == HD_INPUT_KINETO)
+		return;
+	label = hd_group_label(c->s, c->group);
+	bt = ranks_text(behind, 8);
+	v = hd_verdict_new(HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
+			   "rank%s %s completed only up to seq %" G_GINT64_FORMAT
+			   " of %s while %u other%s completed up to seq %" G_GINT64_FORMAT,
+			   behind->len == 1 ? "" : "s", bt, worst, label, ahead,
+			   ahead == 1 ? "" : "s", best);
+	v->group = c->group;
+	v->seq = worst + 1;
+	v->score = HD_SCORE_LAGGING;
+	for (guint i = 0; i < behind->len; i++) {
+		int r = g_array_index(behind, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op = vw ? view_op_at(c, vw, vw->first_pending) : NULL;
+
+		hd_verdict_add_culprit(v, r);
+		if (op && v->evidence->len < 8) {
+			g_autofree char *src = ctx_source(c, op);
+			g_autofree char *desc = hd_op_describe(c->s, op);
+
+			if (!v->op)
+				v->op = hd_op_kind_name(op->kind);
+			hd_verdict_add_evidence(v, r, src,
+						"rank %d's first unfinished op: %s",
+						r, desc);
+		}
+	}
+	hd_verdict_add_ruled_out(v, "a mismatch: the ops agree at every position all ranks recorded");
+	hd_verdict_add_ruled_out(v, "a missing rank: every rank enqueued the same ops");
+	g_ptr_array_add(c->a->verdicts, v);
 }
 
 static void check_collectives(struct group_ctx *c)
@@ -854,7 +969,8 @@ static void check_collectives(struct group_ctx *c)
 	}
 	if (c->views->len > 0) {
 		check_mismatches(c);
-		check_frontier(c);
+		if (!check_frontier(c))
+			check_completion_lag(c);
 	}
 	views_free(c->views);
 	c->views = NULL;
