@@ -647,6 +647,65 @@ START_TEST(test_trace_end_not_missing)
 }
 END_TEST
 
+/* Rank 3 left no dump; everyone else is blocked at seq 8. */
+START_TEST(test_missing_by_elimination)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	static const int want[] = { 3 };
+
+	fixture_init(&f, 3, HD_INPUT_FLIGHT_REC);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 3; r++)
+		add_run(&f, g, r, 7, true);
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+	assert_culprits(v, want, 1);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_uint_eq(a->ranks_missing->len, 1);
+	fixture_clear(&f, a);
+}
+END_TEST
+
+START_TEST(test_completion_lag)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	static const int want[] = { 2 };
+
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++) {
+		int64_t done = r == 2 ? 4 : 7;
+
+		for (int64_t s = 1; s <= 8; s++)
+			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
+			       s <= done ? HD_STATE_COMPLETED : HD_STATE_ENQUEUED);
+	}
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_LAGGING_RANK);
+	assert_culprits(v, want, 1);
+	ck_assert_int_eq(v->seq, 5);
+	fixture_clear(&f, a);
+
+	/* One op apart is two snapshots taken moments apart: no verdict. */
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++)
+		for (int64_t s = 1; s <= 8; s++)
+			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
+			       s <= (r == 2 ? 6 : 7) ? HD_STATE_COMPLETED
+						     : HD_STATE_ENQUEUED);
+	a = run(&f);
+	ck_assert_ptr_null(find(a, HD_V_LAGGING_RANK));
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_empty_store)
 {
 	struct hd_store *s = hd_store_new();
@@ -683,6 +742,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_missing);
+	tcase_add_test(tc, test_missing_by_elimination);
+	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
 	suite_add_tcase(s, tc);
 	return s;
