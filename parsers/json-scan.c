@@ -256,6 +256,12 @@ static bool item_scan(struct json_scan *s)
 		s->item_size = s->pos - s->item_start;
 		s->item_start = s->pos;
 	}
+	if (done && !s->skipping && s->pos - s->item_start > s->cap) {
+		/* Same verdict whatever the read sizes were. */
+		s->skipping = true;
+		s->item_size = s->pos - s->item_start;
+		s->item_start = s->pos;
+	}
 	if (done)
 		s->in_item = false;
 	return done;
@@ -300,9 +306,14 @@ static void run(struct json_scan *s)
 
 		switch (s->state) {
 		case S_BEGIN:
-			if (s->base_off + s->pos == 0 && s->len >= 3 &&
-			    memcmp(s->buf, "\xef\xbb\xbf", 3) == 0)
-				s->pos = 3;
+			if (s->base_off + s->pos == 0 && s->len > 0 &&
+			    (uint8_t)s->buf[0] == 0xef) {
+				/* A byte-order mark, maybe split across reads. */
+				if (s->len < 3)
+					return;
+				if (memcmp(s->buf, "\xef\xbb\xbf", 3) == 0)
+					s->pos = 3;
+			}
 			if (!skip_ws(s))
 				return;
 			c = s->buf[s->pos];

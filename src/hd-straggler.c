@@ -385,7 +385,8 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 		lag = fmt_ns(ml);
 		hd_verdict_add_evidence(v, g_array_index(c->ranks, int, i),
 					NULL,
-					"last in %u of %u; median start %s after the earliest rank",
+					"rank %d: last in %u of %u; median start %s after the earliest rank",
+					g_array_index(c->ranks, int, i),
 					acc[i].last, acc[i].matched, lag);
 	}
 	hd_verdict_add_ruled_out(v, "clock skew: start times compared in %u collectives after per-host offset correction",
