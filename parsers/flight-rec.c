@@ -140,7 +140,7 @@ static enum fr_field field_of(struct fr_ctx *c, uint32_t key)
 {
 	const char *s;
 
-	if (key >= c->t->nodes->len)
+	if (key >= c->t->nnodes)
 		return F_UNKNOWN;
 	if (c->field[key] != F_UNSEEN)
 		return c->field[key];
@@ -457,8 +457,7 @@ static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
 		return GPOINTER_TO_INT(v) - 1;
 	if (pk_type_of(c->t, frames) != PK_LIST || n == 0)
 		return -1;
-	key = g_bytes_new(&g_array_index(c->t->kids, uint32_t,
-					 pk_node(c->t, frames)->v.off),
+	key = g_bytes_new(c->t->kid + pk_node(c->t, frames)->v.off,
 			  n * sizeof(uint32_t));
 	v = g_hash_table_lookup(c->stack_by_kids, key);
 	if (v) {
@@ -997,8 +996,8 @@ bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 	c.input = input;
 	c.t = t;
 	c.rank = -1;
-	c.field = g_new0(uint8_t, t->nodes->len);
-	c.interned = g_new0(const char *, t->nodes->len);
+	c.field = g_new0(uint8_t, t->nnodes);
+	c.interned = g_new0(const char *, t->nnodes);
 	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.pg_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					   NULL);

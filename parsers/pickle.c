@@ -18,8 +18,10 @@ struct pk_dec {
 	const uint8_t *p;
 	size_t pos;
 	size_t len;
-	GArray *stack; /* uint32_t node ids */
-	GArray *marks; /* uint32_t stack heights */
+	uint32_t *st; /* the stack: node ids */
+	size_t sn, scap;
+	uint32_t *mk; /* marks: stack heights */
+	size_t mn, mcap;
 	GArray *memo;  /* uint32_t node ids, PK_NIL unset */
 	GString *err;
 };
@@ -30,8 +32,6 @@ struct pk_tree *pk_tree_new(const uint8_t *buf, size_t len)
 
 	t->buf = buf;
 	t->len = len;
-	t->nodes = g_array_new(FALSE, FALSE, sizeof(struct pk_node));
-	t->kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	t->owned = g_byte_array_new();
 	t->cap = g_hash_table_new(g_direct_hash, g_direct_equal);
 	t->root = PK_NIL;
@@ -42,8 +42,8 @@ void pk_tree_free(struct pk_tree *t)
 {
 	if (!t)
 		return;
-	g_array_unref(t->nodes);
-	g_array_unref(t->kids);
+	g_free(t->node);
+	g_free(t->kid);
 	g_byte_array_unref(t->owned);
 	g_hash_table_unref(t->cap);
 	g_free(t->message);
@@ -52,15 +52,48 @@ void pk_tree_free(struct pk_tree *t)
 
 static struct pk_node *node_at(const struct pk_tree *t, uint32_t id)
 {
-	return &g_array_index(t->nodes, struct pk_node, id);
+	return &t->node[id];
+}
+
+/* Grows *buf (of *cap elements of size) to hold at least need. */
+static void *grow(void *buf, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+
+	while (c < need)
+		c *= 2;
+	*cap = c;
+	return g_realloc_n(buf, c, size);
 }
 
 static uint32_t new_node(struct pk_tree *t, enum pk_type type)
 {
-	struct pk_node n = { .type = type };
+	if (t->nnodes == t->node_cap) {
+		size_t cap = t->node_cap;
 
-	g_array_append_val(t->nodes, n);
-	return t->nodes->len - 1;
+		/* inputs are capped well below 2^32 bytes, one node a byte */
+		g_assert(cap < UINT32_MAX / 2);
+		t->node = grow(t->node, &cap, t->nnodes + 1,
+			       sizeof(struct pk_node));
+		t->node_cap = (uint32_t)cap;
+	}
+	memset(&t->node[t->nnodes], 0, sizeof(struct pk_node));
+	t->node[t->nnodes].type = type;
+	return t->nnodes++;
+}
+
+static void kid_reserve(struct pk_tree *t, size_t n)
+{
+	if (t->nkids + n > t->kid_cap)
+		t->kid = grow(t->kid, &t->kid_cap, t->nkids + n,
+			      sizeof(uint32_t));
+}
+
+static void kid_append(struct pk_tree *t, const uint32_t *kids, size_t n)
+{
+	kid_reserve(t, n);
+	memcpy(t->kid + t->nkids, kids, n * sizeof(uint32_t));
+	t->nkids += n;
 }
 
 uint32_t pk_add_scalar(struct pk_tree *t, enum pk_type type, int64_t i,
@@ -97,8 +130,9 @@ static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
 			uint32_t n)
 {
 	struct pk_node *cn = node_at(t, c);
-	uint32_t cap = GPOINTER_TO_UINT(
-		g_hash_table_lookup(t->cap, GUINT_TO_POINTER(c)));
+	uint32_t cap = g_hash_table_size(t->cap) ?
+		GPOINTER_TO_UINT(g_hash_table_lookup(t->cap,
+						     GUINT_TO_POINTER(c))) : 0;
 	uint16_t depth = cn->depth;
 
 	if (cn->flags & PK_F_ATTACHED)
@@ -118,23 +152,22 @@ static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
 	if ((uint64_t)cn->len + n > UINT32_MAX / 2)
 		return false;
 	if (cn->len == 0 && cap == 0) {
-		cn->v.off = t->kids->len;
-		g_array_append_vals(t->kids, kids, n);
+		cn->v.off = t->nkids;
+		kid_append(t, kids, n);
 	} else if (cap >= cn->len + n) {
-		memcpy(&g_array_index(t->kids, uint32_t, cn->v.off + cn->len),
-		       kids, n * sizeof(uint32_t));
-	} else if (cap == 0 && cn->v.off + cn->len == t->kids->len) {
-		g_array_append_vals(t->kids, kids, n);
+		memcpy(t->kid + cn->v.off + cn->len, kids,
+		       n * sizeof(uint32_t));
+	} else if (cap == 0 && cn->v.off + cn->len == t->nkids) {
+		kid_append(t, kids, n);
 	} else {
-		uint64_t start = t->kids->len;
+		size_t start = t->nkids;
 		uint32_t ncap = 2 * (cn->len + n);
 
-		g_array_set_size(t->kids, start + ncap);
-		memmove(&g_array_index(t->kids, uint32_t, start),
-			&g_array_index(t->kids, uint32_t, cn->v.off),
+		kid_reserve(t, ncap);
+		t->nkids += ncap;
+		memmove(t->kid + start, t->kid + cn->v.off,
 			cn->len * sizeof(uint32_t));
-		memcpy(&g_array_index(t->kids, uint32_t, start + cn->len),
-		       kids, n * sizeof(uint32_t));
+		memcpy(t->kid + start + cn->len, kids, n * sizeof(uint32_t));
 		cn->v.off = start;
 		g_hash_table_insert(t->cap, GUINT_TO_POINTER(c),
 				    GUINT_TO_POINTER(ncap));
@@ -158,7 +191,7 @@ uint32_t pk_add_container(struct pk_tree *t, enum pk_type type,
 
 const struct pk_node *pk_node(const struct pk_tree *t, uint32_t id)
 {
-	if (!t || id >= t->nodes->len)
+	if (!t || id >= t->nnodes)
 		return NULL;
 	return node_at(t, id);
 }
@@ -188,7 +221,7 @@ uint32_t pk_child(const struct pk_tree *t, uint32_t id, uint32_t i)
 
 	if (!n || !is_container(n->type) || i >= n->len)
 		return PK_NIL;
-	return g_array_index(t->kids, uint32_t, n->v.off + i);
+	return t->kid[n->v.off + i];
 }
 
 const char *pk_str(const struct pk_tree *t, uint32_t id, size_t *len)
@@ -270,40 +303,42 @@ static uint64_t rd_le(const uint8_t *p, unsigned n)
 	return v;
 }
 
-static void push(struct pk_dec *d, uint32_t id)
+static inline void push(struct pk_dec *d, uint32_t id)
 {
-	g_array_append_val(d->stack, id);
+	if (d->sn == d->scap)
+		d->st = grow(d->st, &d->scap, d->sn + 1, sizeof(uint32_t));
+	d->st[d->sn++] = id;
 }
 
 static bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 {
-	uint32_t floor = d->marks->len ?
-		g_array_index(d->marks, uint32_t, d->marks->len - 1) : 0;
+	uint32_t floor = d->mn ?
+		d->mk[d->mn - 1] : 0;
 
-	if (d->stack->len <= floor)
+	if (d->sn <= floor)
 		return fail(d, at, "stack underflow");
-	*id = g_array_index(d->stack, uint32_t, d->stack->len - 1);
-	g_array_set_size(d->stack, d->stack->len - 1);
+	*id = d->st[d->sn - 1];
+	d->sn = d->sn - 1;
 	return true;
 }
 
 static bool top(struct pk_dec *d, uint32_t *id, size_t at)
 {
-	uint32_t floor = d->marks->len ?
-		g_array_index(d->marks, uint32_t, d->marks->len - 1) : 0;
+	uint32_t floor = d->mn ?
+		d->mk[d->mn - 1] : 0;
 
-	if (d->stack->len <= floor)
+	if (d->sn <= floor)
 		return fail(d, at, "stack underflow");
-	*id = g_array_index(d->stack, uint32_t, d->stack->len - 1);
+	*id = d->st[d->sn - 1];
 	return true;
 }
 
 static bool pop_mark(struct pk_dec *d, uint32_t *mark, size_t at)
 {
-	if (d->marks->len == 0)
+	if (d->mn == 0)
 		return fail(d, at, "no mark on the stack");
-	*mark = g_array_index(d->marks, uint32_t, d->marks->len - 1);
-	g_array_set_size(d->marks, d->marks->len - 1);
+	*mark = d->mk[d->mn - 1];
+	d->mn = d->mn - 1;
 	return true;
 }
 
@@ -427,14 +462,14 @@ static bool push_text_num(struct pk_dec *d, uint8_t op, size_t at)
 static bool new_container(struct pk_dec *d, enum pk_type type,
 			  uint32_t from, size_t at)
 {
-	uint32_t n = d->stack->len - from;
+	uint32_t n = d->sn - from;
 	uint32_t id = pk_add_container(
-		d->t, type, n ? &g_array_index(d->stack, uint32_t, from) : NULL,
+		d->t, type, n ? &d->st[from] : NULL,
 		n);
 
 	if (id == PK_NIL)
 		return fail(d, at, "nesting deeper than %d", PK_MAX_DEPTH);
-	g_array_set_size(d->stack, from);
+	d->sn = from;
 	push(d, id);
 	return true;
 }
@@ -443,23 +478,22 @@ static bool new_container(struct pk_dec *d, enum pk_type type,
 static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from,
 		 size_t at)
 {
-	uint32_t c, n = d->stack->len - from;
+	uint32_t c, n = d->sn - from;
 
-	if (from == 0 || (d->marks->len &&
-			  from <= g_array_index(d->marks, uint32_t,
-						d->marks->len - 1)))
+	if (from == 0 || (d->mn &&
+			  from <= d->mk[d->mn - 1]))
 		return fail(d, at, "no container below the items");
-	c = g_array_index(d->stack, uint32_t, from - 1);
+	c = d->st[from - 1];
 	if (node_at(d->t, c)->type != want)
 		return fail(d, at, "items added to a non-%s",
 			    want == PK_DICT ? "dict" : "list");
 	if (want == PK_DICT && n % 2)
 		return fail(d, at, "odd number of dict items");
 	if (!append_kids(d->t, c,
-			 n ? &g_array_index(d->stack, uint32_t, from) : NULL, n))
+			 n ? &d->st[from] : NULL, n))
 		return fail(d, at, "container modified after use, or nested "
 			    "deeper than %d", PK_MAX_DEPTH);
-	g_array_set_size(d->stack, from);
+	d->sn = from;
 	return true;
 }
 
@@ -522,22 +556,25 @@ static bool step(struct pk_dec *d, bool *stop)
 		*stop = true;
 		return true;
 	case '(':
-		if (d->marks->len >= PK_MAX_DEPTH)
+		if (d->mn >= PK_MAX_DEPTH)
 			return fail(d, at, "nesting deeper than %d",
 				    PK_MAX_DEPTH);
-		a = d->stack->len;
-		g_array_append_val(d->marks, a);
+		a = d->sn;
+		if (d->mn == d->mcap)
+			d->mk = grow(d->mk, &d->mcap, d->mn + 1,
+				     sizeof(uint32_t));
+		d->mk[d->mn++] = a;
 		return true;
 	case '}':
-		return new_container(d, PK_DICT, d->stack->len, at);
+		return new_container(d, PK_DICT, d->sn, at);
 	case ']':
-		return new_container(d, PK_LIST, d->stack->len, at);
+		return new_container(d, PK_LIST, d->sn, at);
 	case ')':
-		return new_container(d, PK_TUPLE, d->stack->len, at);
+		return new_container(d, PK_TUPLE, d->sn, at);
 	case 'd':
 		if (!pop_mark(d, &m, at))
 			return false;
-		if ((d->stack->len - m) % 2)
+		if ((d->sn - m) % 2)
 			return fail(d, at, "odd number of dict items");
 		return new_container(d, PK_DICT, m, at);
 	case 'l':
@@ -548,38 +585,37 @@ static bool step(struct pk_dec *d, bool *stop)
 	case 0x86:
 	case 0x87: {
 		uint32_t n = op - 0x84;
-		uint32_t floor = d->marks->len ?
-			g_array_index(d->marks, uint32_t, d->marks->len - 1) :
+		uint32_t floor = d->mn ?
+			d->mk[d->mn - 1] :
 			0;
 
-		if (d->stack->len < floor + n)
+		if (d->sn < floor + n)
 			return fail(d, at, "stack underflow");
-		return new_container(d, PK_TUPLE, d->stack->len - n, at);
+		return new_container(d, PK_TUPLE, d->sn - n, at);
 	}
 	case 'u': /* SETITEMS */
 		return pop_mark(d, &m, at) && fill(d, PK_DICT, m, at);
 	case 'e': /* APPENDS */
 		return pop_mark(d, &m, at) && fill(d, PK_LIST, m, at);
 	case 's': /* SETITEM */
-		if (d->stack->len < 3)
+		if (d->sn < 3)
 			return fail(d, at, "stack underflow");
-		return fill(d, PK_DICT, d->stack->len - 2, at);
+		return fill(d, PK_DICT, d->sn - 2, at);
 	case 'a': /* APPEND */
-		if (d->stack->len < 2)
+		if (d->sn < 2)
 			return fail(d, at, "stack underflow");
-		return fill(d, PK_LIST, d->stack->len - 1, at);
+		return fill(d, PK_LIST, d->sn - 1, at);
 	case '0': /* POP */
-		if (d->marks->len && g_array_index(d->marks, uint32_t,
-						   d->marks->len - 1) ==
-					     d->stack->len) {
-			g_array_set_size(d->marks, d->marks->len - 1);
+		if (d->mn && d->mk[d->mn - 1] ==
+					     d->sn) {
+			d->mn = d->mn - 1;
 			return true;
 		}
 		return pop(d, &a, at);
 	case '1': /* POP_MARK */
 		if (!pop_mark(d, &m, at))
 			return false;
-		g_array_set_size(d->stack, m);
+		d->sn = m;
 		return true;
 	case '2': /* DUP */
 		if (!top(d, &a, at))
@@ -696,35 +732,32 @@ static void salvage(struct pk_dec *d)
 	 * The last object pushed may still have been waiting for its items
 	 * (EMPTY_DICT cut before MARK): it cannot count as complete.
 	 */
-	if (d->stack->len) {
-		uint32_t last = g_array_index(d->stack, uint32_t,
-					      d->stack->len - 1);
+	if (d->sn) {
+		uint32_t last = d->st[d->sn - 1];
 
 		if (is_container(node_at(d->t, last)->type))
 			node_at(d->t, last)->flags |= PK_F_PARTIAL;
 	}
-	while (d->marks->len) {
-		uint32_t m = g_array_index(d->marks, uint32_t,
-					   d->marks->len - 1);
-		uint32_t n = d->stack->len - m;
+	while (d->mn) {
+		uint32_t m = d->mk[d->mn - 1];
+		uint32_t n = d->sn - m;
 
-		g_array_set_size(d->marks, d->marks->len - 1);
+		d->mn = d->mn - 1;
 		if (m > 0) {
-			uint32_t c = g_array_index(d->stack, uint32_t, m - 1);
+			uint32_t c = d->st[m - 1];
 			struct pk_node *cn = node_at(d->t, c);
 
 			if (cn->type == PK_DICT)
 				n -= n % 2;
 			if ((cn->type == PK_DICT || cn->type == PK_LIST) &&
 			    append_kids(d->t, c,
-					n ? &g_array_index(d->stack, uint32_t,
-							   m) : NULL, n))
+					n ? &d->st[m] : NULL, n))
 				node_at(d->t, c)->flags |= PK_F_PARTIAL;
 		}
-		g_array_set_size(d->stack, m);
+		d->sn = m;
 	}
-	if (d->stack->len)
-		d->t->root = g_array_index(d->stack, uint32_t, 0);
+	if (d->sn)
+		d->t->root = d->st[0];
 }
 
 struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
@@ -736,8 +769,15 @@ struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
 	bool stop = false;
 
 	d.t = pk_tree_new(buf, len);
-	d.stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	d.marks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	/*
+	 * FR dumps hold about one node per 10 bytes (keys and repeated strings
+	 * are memo references): reserve that much up front so the arena is
+	 * not copied as it grows.
+	 */
+	d.t->node_cap = (uint32_t)MIN(len / 10 + 256, (size_t)1 << 26);
+	d.t->node = g_new(struct pk_node, d.t->node_cap);
+	d.t->kid_cap = MIN(len / 5 + 256, (size_t)1 << 27);
+	d.t->kid = g_new(uint32_t, d.t->kid_cap);
 	d.memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	d.err = g_string_new(NULL);
 	while (!stop) {
@@ -758,8 +798,8 @@ struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
 		d.t->message = g_strdup(d.err->str);
 		salvage(&d);
 	}
-	g_array_unref(d.stack);
-	g_array_unref(d.marks);
+	g_free(d.st);
+	g_free(d.mk);
 	g_array_unref(d.memo);
 	g_string_free(d.err, TRUE);
 	return d.t;

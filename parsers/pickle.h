@@ -69,8 +69,10 @@ enum pk_status {
 struct pk_tree {
 	const uint8_t *buf; /* the input, borrowed */
 	size_t len;
-	GArray *nodes;     /* struct pk_node */
-	GArray *kids;      /* uint32_t node ids */
+	struct pk_node *node; /* the arena: nnodes used of node_cap */
+	uint32_t nnodes, node_cap;
+	uint32_t *kid; /* children of containers, by node id */
+	size_t nkids, kid_cap;
 	GByteArray *owned; /* bytes of PK_F_OWNED strings */
 	GHashTable *cap;   /* node id -> reserved child slots (relocated) */
 	uint32_t root;     /* PK_NIL when nothing was decoded */
