@@ -64,6 +64,18 @@ enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len)
 	if (len >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
 		return HD_INPUT_FLIGHT_REC;
 	c = first_byte(head, len, &at);
+	/*
+	 * A JSON array holds objects ('[{'); a log line may start with '['
+	 * too ("[default0]:", "[1,5]<stdout>:", "[rank3]:").
+	 */
+	if (c == '[') {
+		size_t next = at + 1;
+
+		while (next < len && g_ascii_isspace(head[next]))
+			next++;
+		if (next < len && head[next] != '{')
+			c = 't';
+	}
 	if (c == '{' || c == '[') {
 		if (head_has(head, len, "\"traceEvents\"") ||
 		    head_has(head, len, "\"schemaVersion\"") ||

@@ -821,7 +821,7 @@ static bool check_frontier(struct group_ctx *c)
 			continue;
 		if (last) {
 			g_autofree char *src = ctx_source(c, last);
-			g_autofree char *desc = hd_op_describe(c->s, last);
+			g_autofree char *desc = hd_op_describe_bare(c->s, last);
 			g_autofree char *where = hd_op_where(c->s, last);
 
 			if (where)

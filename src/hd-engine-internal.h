@@ -82,6 +82,8 @@ char *hd_group_label(const struct hd_store *s, int64_t group);
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
 /* One-line description of an op for evidence.  (transfer full) */
 char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
+/* The same without the stack location.  (transfer full) */
+char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op);
 
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);

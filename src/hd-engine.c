@@ -447,10 +447,11 @@ char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
 	return NULL;
 }
 
-char *hd_op_describe(const struct hd_store *s, const struct hd_op *op)
+static char *describe(const struct hd_store *s, const struct hd_op *op,
+		      bool with_where)
 {
 	GString *d = g_string_new(NULL);
-	g_autofree char *where = hd_op_where(s, op);
+	g_autofree char *where = with_where ? hd_op_where(s, op) : NULL;
 
 	g_string_append_printf(d, "seq %" G_GINT64_FORMAT " %s", op->seq,
 			       hd_op_kind_name(op->kind));
@@ -481,6 +482,16 @@ char *hd_op_describe(const struct hd_store *s, const struct hd_op *op)
 	if (where)
 		g_string_append_printf(d, ", at %s", where);
 	return g_string_free(d, FALSE);
+}
+
+char *hd_op_describe(const struct hd_store *s, const struct hd_op *op)
+{
+	return describe(s, op, true);
+}
+
+char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op)
+{
+	return describe(s, op, false);
 }
 
 static bool same_culprits(const struct hd_verdict *a, const struct hd_verdict *b)

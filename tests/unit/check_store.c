@@ -142,6 +142,11 @@ START_TEST(test_sniff)
 	ck_assert_int_eq(parsers_sniff((const uint8_t *)trace, strlen(trace)), HD_INPUT_KINETO);
 	ck_assert_int_eq(parsers_sniff((const uint8_t *)log, strlen(log)), HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(parsers_sniff(bin, sizeof(bin)), HD_INPUT_UNKNOWN);
+	/* Wrapper prefixes that start with '[' are still text. */
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[default0]:node-a:1:1 [0] NCCL INFO x\n", 38),
+			 HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[1,5]<stdout>:node-a:1:1 [0] NCCL INFO x\n", 41),
+			 HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(parsers_sniff(NULL, 0), HD_INPUT_UNKNOWN);
 }
 END_TEST
