@@ -855,12 +855,11 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 	c->in->skipped = lost;
 	if (t->status != PK_OK) {
 		c->in->truncated = true;
-		hd_input_warn(c->in, 0, "dump %s at byte %zu of %zu (%s): kept "
-			      "%u entries, lost the entry being read and "
-			      "everything after it",
+		hd_input_warn(c->in, 0, "dump %s at byte %zu (%s): kept %u "
+			      "entries; lost %u partial and all after it",
 			      t->status == PK_TRUNCATED ? "truncated" :
 							  "unreadable",
-			      t->stop_at, t->len, t->message, kept);
+			      t->stop_at, t->message, kept, lost);
 	}
 	if (n == 0 && t->status == PK_OK)
 		c->in->empty = true;
