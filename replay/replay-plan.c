@@ -418,27 +418,31 @@ struct replay_plan *replay_plan_from_verdict(const struct hd_store *s,
 struct replay_plan *replay_plan_healthy(const struct hd_store *s, int window,
 					GError **error)
 {
+	g_autofree uint64_t *nops = g_new0(uint64_t, s->groups->len + 1);
 	int64_t best = -1;
 	int best_members = -1;
 	uint64_t best_ops = 0;
 
+	/* One pass over the ops: stores can hold millions. */
+	for (guint i = 0; i < s->ops->len; i++) {
+		uint32_t g = g_array_index(s->ops, struct hd_op, i).group;
+
+		if (g < s->groups->len)
+			nops[g]++;
+	}
 	for (guint gi = 0; gi < s->groups->len; gi++) {
 		const struct hd_group *g = hd_store_group_at(s, gi);
 		int n = g->members ? (int)g->members->len : 0;
-		uint64_t nops = 0;
 
 		if (g->nranks > n)
 			n = g->nranks;
-		for (guint i = 0; i < s->ops->len; i++)
-			if (g_array_index(s->ops, struct hd_op, i).group == gi)
-				nops++;
-		if (nops == 0)
+		if (nops[gi] == 0)
 			continue;
 		if (n > best_members ||
-		    (n == best_members && nops > best_ops)) {
+		    (n == best_members && nops[gi] > best_ops)) {
 			best = gi;
 			best_members = n;
-			best_ops = nops;
+			best_ops = nops[gi];
 		}
 	}
 	if (best < 0) {
