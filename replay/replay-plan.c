@@ -388,11 +388,36 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 	return g_steal_pointer(&p);
 }
 
+/*
+ * For a verdict with a group but no position (a p2p deadlock cycle): the
+ * first position some rank did not complete (for p2p verdicts, the first
+ * such send/recv: logs without completion states leave every op
+ * incomplete), or -1.
+ */
+static int64_t first_incomplete(const struct hd_store *s, uint32_t gi, bool p2p)
+{
+	uint8_t sk = pick_seq_kind(s, gi, p2p);
+	int64_t first = -1;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
+		    op->state != HD_STATE_COMPLETED &&
+		    (!p2p || is_p2p_kind(op->kind)) &&
+		    (first < 0 || op->seq < first))
+			first = op->seq;
+	}
+	return first;
+}
+
 struct replay_plan *replay_plan_from_verdict(const struct hd_store *s,
 					     const struct hd_verdict *v,
 					     int window, GError **error)
 {
 	struct replay_plan *p;
+	int64_t div = -1;
 
 	if (!replay_verdict_is_replayable(v->kind)) {
 		g_set_error(
@@ -401,14 +426,19 @@ struct replay_plan *replay_plan_from_verdict(const struct hd_store *s,
 			hd_verdict_kind_name(v->kind));
 		return NULL;
 	}
-	if (v->group < 0 || v->group >= (int64_t)s->groups->len || v->seq < 0) {
+	if (v->group >= 0 && v->group < (int64_t)s->groups->len)
+		div = v->seq >= 0
+			      ? v->seq
+			      : first_incomplete(s, (uint32_t)v->group,
+						 v->kind == HD_V_P2P_UNMATCHED);
+	if (div < 0) {
 		g_set_error(
 			error, HD_ERROR, HD_ERROR_UNSUPPORTED,
 			"no replayable divergence: the %s verdict names no group and position",
 			hd_verdict_kind_name(v->kind));
 		return NULL;
 	}
-	p = build(s, (uint32_t)v->group, v->seq, window,
+	p = build(s, (uint32_t)v->group, div, window,
 		  v->kind == HD_V_P2P_UNMATCHED, error);
 	if (p)
 		p->verdict = g_strdup(hd_verdict_kind_name(v->kind));

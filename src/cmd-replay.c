@@ -233,7 +233,7 @@ static int plan_from_paths(char **paths, const struct opts *o,
 				g_ptr_array_index(a->verdicts, vi);
 
 			if (replay_verdict_is_replayable(c->kind) &&
-			    c->group >= 0 && c->seq >= 0)
+			    c->group >= 0)
 				v = c;
 		}
 		vi--;

@@ -316,6 +316,35 @@ START_TEST(test_p2p_unmatched)
 }
 END_TEST
 
+/* A deadlock cycle (no position): both ranks send first, from log order. */
+START_TEST(test_p2p_cycle)
+{
+	uint32_t gi;
+	g_autoptr(hd_store) s = mkstore(2, &gi);
+	struct hd_verdict *v;
+	g_autoptr(replay_plan) p = NULL;
+	static const int64_t seqs[] = { 1, 2, 3 };
+
+	for (int r = 0; r < 2; r++) {
+		for (int seq = 0; seq < 3; seq++)
+			add_op(s, gi, r, HD_SEQ_ORDINAL, seq, HD_OP_ALL_REDUCE,
+			       4, 4, HD_DTYPE_FLOAT32, -1, HD_STATE_ENQUEUED);
+		add_op(s, gi, r, HD_SEQ_ORDINAL, 3, HD_OP_SEND, 8, -1,
+		       HD_DTYPE_FLOAT32, 1 - r, HD_STATE_ENQUEUED);
+	}
+	v = mkverdict(HD_V_P2P_UNMATCHED, gi, -1);
+	p = replay_plan_from_verdict(s, v, 2, NULL);
+	hd_verdict_free(v);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->seq, 3);
+	for (int r = 0; r < 2; r++) {
+		assert_seqs(p, r, seqs, 3, 3);
+		ck_assert_int_eq(op_at(p, r, 2)->kind, HD_OP_SEND);
+		ck_assert_int_eq(op_at(p, r, 2)->peer, 1 - r);
+	}
+}
+END_TEST
+
 START_TEST(test_healthy)
 {
 	uint32_t gi, small;
@@ -773,6 +802,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_root_mismatch);
 	tcase_add_test(tc, test_missing_rank);
 	tcase_add_test(tc, test_p2p_unmatched);
+	tcase_add_test(tc, test_p2p_cycle);
 	tcase_add_test(tc, test_healthy);
 	tcase_add_test(tc, test_coalesced_and_dedup);
 	tcase_add_test(tc, test_scale);
