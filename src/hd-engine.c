@@ -518,13 +518,21 @@ static void merge_duplicates(struct hd_analysis *a)
 			if (w->kind != v->kind || !same_culprits(v, w) ||
 			    (v->group >= 0 && w->group >= 0 &&
 			     v->group != w->group) ||
-			    (v->seq >= 0 && w->seq >= 0 && v->seq != w->seq) ||
+			    /*
+			     * Seqs are comparable only within one group:
+			     * a PG-name-only verdict (group -1) counts
+			     * SeqNum, an NCCL comm counts COLL lines.
+			     */
+			    (v->group >= 0 && w->group >= 0 && v->seq >= 0 &&
+			     w->seq >= 0 && v->seq != w->seq) ||
 			    v->culprits->len == 0) {
 				j++;
 				continue;
 			}
-			if (v->group < 0)
+			if (v->group < 0 && w->group >= 0) {
 				v->group = w->group;
+				v->seq = w->seq;
+			}
 			if (v->seq < 0)
 				v->seq = w->seq;
 			if (!v->op)

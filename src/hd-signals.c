@@ -226,8 +226,6 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		}
 	}
 	if (absent->len == 0 && inferred->len == 0) {
-		g_autofree char *wt = rank_text(waiting);
-
 		if (nodata->len) {
 			g_autofree char *nd = rank_text(nodata);
 
@@ -656,6 +654,24 @@ static void duplicate_gpu_ranks(const char *text, struct hd_verdict *v)
 	}
 }
 
+/*
+ * Which init signal explains the others: NCCL's own WARN names the cause,
+ * while "NCCL error in:" on every rank only echoes it as its Last error.
+ */
+static int init_rank(const struct hd_signal *sig)
+{
+	switch (sig->type) {
+	case HD_SIGT_DUPLICATE_GPU:
+		return 3;
+	case HD_SIGT_NCCL_ERROR:
+		return 0;
+	case HD_SIGT_SHM:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
 static void check_init(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -667,7 +683,9 @@ static void check_init(struct hd_index *ix, struct hd_analysis *a)
 
 		if (sig->cat != HD_SIG_INIT && sig->cat != HD_SIG_CONFIG)
 			continue;
-		if (!first || compare_sig_time(sig, first) < 0)
+		if (!first || init_rank(sig) > init_rank(first) ||
+		    (init_rank(sig) == init_rank(first) &&
+		     compare_sig_time(sig, first) < 0))
 			first = sig;
 	}
 	if (!first)
