@@ -39,6 +39,7 @@
 #define NL_WRAP_LINES 4  /* continuation lines joined at most */
 #define NL_BLOCK_LINES 8 /* lines an "NCCL error in:" block may span */
 #define NL_CFE_LINES 400 /* lines a ChildFailedError block may span */
+#define NL_PROC_CACHE 64
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
@@ -139,6 +140,7 @@ struct nl_comm {
 struct nl_proc {
 	uint32_t index;
 	const char *host; /* interned; "" when empty */
+	size_t host_len;
 	int pid;
 	int c10d_rank, hint_rank, tag_rank; /* -1 none, -2 conflicting */
 	int world_nranks, world_rank, world_dev;
@@ -196,7 +198,8 @@ struct nl_ctx {
 	GHashTable *streams_by_key;
 	GPtrArray *streams;
 	struct nl_stream *dflt;
-	struct nl_proc *last_proc;
+	struct nl_proc *proc_cache[NL_PROC_CACHE];
+	const char *coll_stop; /* where the last COLL parse stopped */
 
 	/* wrapper cache: the last wrapper bytes and their stream */
 	char wrap_cache[128];
@@ -256,7 +259,7 @@ static bool scan_int(const char **p, const char *end, int64_t *out)
 		neg = true;
 		s++;
 	}
-	while (s < end && g_ascii_isdigit(*s)) {
+	while (s < end && (unsigned)(*s - '0') < 10) {
 		if (digits < 18)
 			v = v * 10 + (*s - '0');
 		digits++;
@@ -269,14 +272,27 @@ static bool scan_int(const char **p, const char *end, int64_t *out)
 	return true;
 }
 
+/* Hex digit values, -1 for other bytes: the COLL line is mostly hex. */
+static const int8_t hexval[256] = {
+	['0'] = 0,  ['1'] = 1,  ['2'] = 2,  ['3'] = 3,  ['4'] = 4,  ['5'] = 5,
+	['6'] = 6,  ['7'] = 7,  ['8'] = 8,  ['9'] = 9,  ['a'] = 10, ['b'] = 11,
+	['c'] = 12, ['d'] = 13, ['e'] = 14, ['f'] = 15, ['A'] = 10, ['B'] = 11,
+	['C'] = 12, ['D'] = 13, ['E'] = 14, ['F'] = 15,
+};
+
+static bool is_hex(char ch)
+{
+	return hexval[(uint8_t)ch] || ch == '0';
+}
+
 static bool scan_hex(const char **p, const char *end, uint64_t *out)
 {
 	const char *s = *p;
 	uint64_t v = 0;
 	int digits = 0;
 
-	while (s < end && g_ascii_isxdigit(*s)) {
-		v = (v << 4) | (uint64_t)g_ascii_xdigit_value(*s);
+	while (s < end && is_hex(*s)) {
+		v = (v << 4) | (uint64_t)hexval[(uint8_t)*s];
 		digits++;
 		s++;
 	}
@@ -468,9 +484,11 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 				size_t host_len, int pid)
 {
 	char key[160];
-	struct nl_proc *p = c->last_proc;
+	struct nl_proc **slot = &c->proc_cache[(unsigned)pid % NL_PROC_CACHE];
+	struct nl_proc *p = *slot;
 
-	if (p && p->pid == pid && strlen(p->host) == host_len &&
+	/* interleaved processes: a direct-mapped cache by pid */
+	if (p && p->pid == pid && p->host_len == host_len &&
 	    memcmp(p->host, host, host_len) == 0)
 		return p;
 	g_snprintf(key, sizeof(key), "%.*s:%d", (int)MIN(host_len, 128), host,
@@ -482,6 +500,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p = g_new0(struct nl_proc, 1);
 		p->index = c->procs->len;
 		p->host = hd_intern_len(host, MIN(host_len, 128));
+		p->host_len = MIN(host_len, 128);
 		p->pid = pid;
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
@@ -493,7 +512,8 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		g_ptr_array_add(c->procs, p);
 		g_hash_table_insert(c->procs_by_key, g_strdup(key), p);
 	}
-	c->last_proc = p;
+	if (p->host_len == host_len)
+		*slot = p;
 	return p;
 }
 
@@ -1119,7 +1139,8 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	    scan_int(&s, end, &nranks) && (r = expect(&s, end, "]")) == 1 &&
 	    (nranks_ok = true) && (r = expect(&s, end, " stream ")) == 1 &&
 	    scan_ptr(&s, end, &stream)) {
-		/* complete */
+		/* complete; what follows may be a fused record */
+		c->coll_stop = s;
 	} else {
 		cut = r == -1 || s == end;
 		if (!cut || !have_comm) {
@@ -2391,6 +2412,24 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 			return;
 		}
 		if ((lvl[0] == 'I' || lvl[0] == 'W') && lvl + 5 < e) {
+			size_t nl;
+
+			/*
+			 * A COLL record parses up to its stream pointer: only
+			 * text left after it can be a fused record, so the
+			 * common line pays no second scan.
+			 */
+			if (lvl[0] == 'I' && coll_op(lvl + 5, e - lvl - 5, &nl) >= 0) {
+				c->coll_stop = NULL;
+				handle_nccl(c, line, a, lvl, e, false);
+				if (!c->coll_stop || e - c->coll_stop < 8)
+					return;
+				next = fused_next(c->coll_stop, e);
+				if (!next)
+					return;
+				line = next;
+				continue;
+			}
 			next = fused_next(lvl + 5, e);
 			if (next) {
 				end = next;

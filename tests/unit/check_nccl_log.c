@@ -63,16 +63,31 @@ static guint count_type(struct hd_store *s, int type)
 	return n;
 }
 
-/* An NCCL COLL line. (transfer full) */
+/* Strings made by coll(), freed after each test. */
+static GPtrArray *pool;
+
+static void pool_clear(void)
+{
+	if (pool)
+		g_ptr_array_set_size(pool, 0);
+}
+
+/* An NCCL COLL line, owned by the pool.  (transfer none) */
 static char *coll(const char *prefix, const char *op, unsigned opcount,
 		  const char *send, const char *recv, long count, int dtype,
 		  int redop, int root, const char *comm, int nranks)
 {
-	return g_strdup_printf("%sNCCL INFO %s: opCount %x sendbuff %s "
-			       "recvbuff %s count %ld datatype %d op %d root "
-			       "%d comm %s [nranks=%d] stream 0x55e0c1c8f7a0\n",
-			       prefix, op, opcount, send, recv, count, dtype,
-			       redop, root, comm, nranks);
+	char *l = g_strdup_printf("%sNCCL INFO %s: opCount %x sendbuff %s "
+				  "recvbuff %s count %ld datatype %d op %d "
+				  "root %d comm %s [nranks=%d] stream "
+				  "0x55e0c1c8f7a0\n",
+				  prefix, op, opcount, send, recv, count,
+				  dtype, redop, root, comm, nranks);
+
+	if (!pool)
+		pool = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(pool, l);
+	return l;
 }
 
 #define HP "node-a:4242:4242 [1] "
@@ -221,13 +236,13 @@ START_TEST(test_coll_enums)
 	g_autoptr(hd_store) s = NULL;
 
 	for (int i = 0; i < 13; i++) {
-		g_autofree char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
+		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
 					  i, 0, 0, CM, 4);
 
 		g_string_append(t, l);
 	}
 	for (int i = 0; i < 7; i++) {
-		g_autofree char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
+		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
 					  7, i == 6 ? 9 : i, 0, CM, 4);
 
 		g_string_append(t, l);
@@ -297,13 +312,13 @@ END_TEST
 START_TEST(test_coll_cut_1024)
 {
 	/* A record cut at the 1024-byte buffer: kept, flagged truncated. */
-	g_autofree char *full = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
+	char *full = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
 				     0, CM, 4);
 	g_autofree char *cut = g_strndup(full, strlen(full) - 30);
 	g_autofree char *early = g_strndup(full, 60);
 	g_autofree char *host = g_strnfill(1023 - (strlen(full) - 17), 'h');
 	g_autofree char *longp = g_strdup_printf("%s:4242:4242 [1] ", host);
-	g_autofree char *l1023 = coll(longp, "AllReduce", 2, "0x1", "0x1", 8,
+	char *l1023 = coll(longp, "AllReduce", 2, "0x1", "0x1", 8,
 				      7, 0, 0, "0x77", 4);
 	g_autofree char *text = NULL;
 	g_autoptr(hd_store) s = NULL;
@@ -360,7 +375,7 @@ START_TEST(test_interleaved_torchrun)
 	for (int i = 0; i < 3; i++)
 		for (int r = 1; r >= 0; r--) {
 			char pre[64], comm[16];
-			g_autofree char *l = NULL;
+			char *l = NULL;
 
 			g_snprintf(pre, sizeof(pre),
 				   "[default%d]:node-a:%d:%d [%d] ", r, 100 + r,
@@ -447,7 +462,7 @@ START_TEST(test_wrappers)
 			"%sNCCL INFO comm " CM " rank 1 nranks 16 cudaDev 1 "
 			"busId 3b000 commId " CID " - Init COMPLETE\n",
 			cases[i].prefix);
-		g_autofree char *l = coll(cases[i].prefix, "AllReduce", 0,
+		char *l = coll(cases[i].prefix, "AllReduce", 0,
 					  "0x1", "0x1", 8, 7, 0, 0, CM, 16);
 		g_autofree char *text = g_strconcat(init, l, NULL);
 		g_autoptr(hd_store) s = parse(text);
@@ -470,11 +485,11 @@ END_TEST
 
 START_TEST(test_trimmed_repeated_fused_torn)
 {
-	g_autofree char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
+	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
 				   0, CM, 4);
-	g_autofree char *l2 = coll("node-a:4242:4242 [1] ", "Broadcast", 1,
+	char *l2 = coll("node-a:4242:4242 [1] ", "Broadcast", 1,
 				   "0x1", "0x1", 8, 7, 0, 0, CM, 4);
-	g_autofree char *l3 = coll("[1] ", "Reduce", 2, "0x1", "0x1", 8, 7, 0,
+	char *l3 = coll("[1] ", "Reduce", 2, "0x1", "0x1", 8, 7, 0,
 				   1, CM, 4);
 	g_autofree char *fused = NULL, *torn = NULL, *text = NULL;
 	g_autoptr(hd_store) s = NULL;
@@ -900,7 +915,7 @@ START_TEST(test_huge_line)
 	/* a 50 MB line is cut by the reader and costs no 50 MB */
 	size_t n = 50u << 20;
 	char *buf = g_malloc(n + 512);
-	g_autofree char *tail = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
+	char *tail = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
 				     0, 0, CM, 4);
 	g_autoptr(GError) err = NULL;
 	size_t off;
@@ -926,9 +941,9 @@ END_TEST
 
 START_TEST(test_crlf_nul_utf8_no_newline)
 {
-	g_autofree char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
+	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
 				   0, CM, 4);
-	g_autofree char *l2 = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
+	char *l2 = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
 				   0, CM, 4);
 	GString *t = g_string_new(INIT_216);
 	g_autoptr(GError) err = NULL;
@@ -955,6 +970,39 @@ START_TEST(test_crlf_nul_utf8_no_newline)
 }
 END_TEST
 
+
+/* ---- fixtures (scripts/gen-nccl-logs.py) ---- */
+
+START_TEST(test_fixture_torchrun_interleaved)
+{
+	/* four local ranks in one torchrun file; rank 3 misses op 12 */
+	g_autofree char *path =
+		hd_test_path("tests/data/nccl/torchrun-interleaved/train.log");
+	g_autoptr(GError) err = NULL;
+	bool ok;
+	g_autoptr(hd_store) s = hd_test_parse_file(path, &ok, &err);
+	int last[4] = { -1, -1, -1, -1 };
+
+	ck_assert(ok);
+	ck_assert_int_eq(in0(s)->skipped, 0);
+	ck_assert_uint_eq(s->ops->len, 4 * 13 - 1);
+	for (guint i = 0; i < s->ops->len; i++) {
+		struct hd_op *op = op_at(s, i);
+
+		ck_assert_int_ge(op->rank, 0);
+		ck_assert_int_lt(op->rank, 4);
+		ck_assert_int_eq(op->seq, last[op->rank] + 1);
+		last[op->rank] = (int)op->seq;
+	}
+	ck_assert_int_eq(last[3], 11);
+	ck_assert_int_eq(last[0], 12);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_WATCHDOG_TIMEOUT), 3);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 1);
+	for (int r = 0; r < 4; r++)
+		ck_assert_int_eq(hd_store_find_rank(s, r)->pid, 4000 + r * 17);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -965,6 +1013,10 @@ static Suite *suite(void)
 	TCase *tt = tcase_create("c10d");
 	TCase *tm = tcase_create("malformed");
 
+	TCase *all[] = { tc, tcc, ta, tw, tt, tm };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+		tcase_add_checked_fixture(all[i], NULL, pool_clear);
 	tcase_add_test(tc, test_init_eras);
 	tcase_add_test(tc, test_init_split);
 	tcase_add_test(tc, test_init_pre216_order_and_reuse);
@@ -996,6 +1048,7 @@ static Suite *suite(void)
 	tcase_add_test(tm, test_malformed);
 	tcase_add_test(tm, test_huge_line);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
+	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	suite_add_tcase(s, tm);
 	return s;
 }
