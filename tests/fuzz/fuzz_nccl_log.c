@@ -1,0 +1,32 @@
+/*
+ * libFuzzer entry for the NCCL_DEBUG / c10d log parser: the bytes are one
+ * input (possibly gzip or zstd), parsed into a fresh store.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hd-input.h"
+#include "hd-store.h"
+#include "parsers.h"
+#include "hd-banned.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hd_store *s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "fuzz.log");
+	struct hd_reader *rd = hd_reader_new_from_memory(data, size, NULL);
+
+	if (rd) {
+		GError *err = NULL;
+
+		(void)nccl_log_parse(rd, s, in, &err);
+		g_clear_error(&err);
+		hd_reader_free(rd);
+	}
+	hd_store_free(s);
+	return 0;
+}
