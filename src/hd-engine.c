@@ -663,6 +663,24 @@ static const char *culprit_state(const struct hd_analysis *a, int rank)
 	return NULL;
 }
 
+/* Does any lane of rank in group g know which ops completed? */
+static bool rank_has_completion(const struct hd_index *ix, int64_t g, int rank)
+{
+	const struct hd_group_index *gi;
+
+	if (g < 0 || (guint64)g >= ix->groups->len)
+		return false;
+	gi = &g_array_index(ix->groups, struct hd_group_index, g);
+	for (guint l = 0; l < gi->lanes->len; l++) {
+		const struct hd_lane *lane =
+			&g_array_index(gi->lanes, struct hd_lane, l);
+
+		if (lane->rank == rank && lane->has_completion_info)
+			return true;
+	}
+	return false;
+}
+
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -714,27 +732,30 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		guint row = GPOINTER_TO_UINT(g_hash_table_lookup(
 			rows, GINT_TO_POINTER(sig->rank)));
 
-		if (row && sig->cat != HD_SIG_INFO)
+		if (!row || sig->cat == HD_SIG_INFO)
+			continue;
+		g_array_index(a->progress, struct hd_rank_progress, row - 1)
+			.signals++;
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			g_array_index(a->progress, struct hd_rank_progress,
 				      row - 1)
-				.signals++;
+				.state = "timed out";
 	}
 	for (guint i = 0; i < a->progress->len; i++) {
 		struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
 		const char *st = culprit_state(a, p->rank);
-		const struct hd_lane *lane =
-			g >= 0 ? hd_index_lane(ix, g, p->rank,
-					       HD_SEQ_COLLECTIVE)
-			       : NULL;
 
 		/* Without completion info an enqueued op says nothing. */
-		if (lane && !lane->has_completion_info)
+		if (p->last_completed < 0 && !rank_has_completion(ix, g, p->rank))
 			p->blocked_seq = -1;
+		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
 			p->state = st;
 		else if (p->blocked_seq >= 0)
 			p->state = "blocked";
+		else if (p->state && strcmp(p->state, "timed out") == 0)
+			p->state = "timed out";
 		else if (p->ops == 0 && p->signals == 0)
 			p->state = "no ops";
 		else
