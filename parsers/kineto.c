@@ -343,6 +343,54 @@ static void skip_event(struct kt *k, uint64_t index, uint64_t offset,
 		      index, offset, why);
 }
 
+/*
+ * Whether an event can be a comm record, from its raw cat and name only
+ * (walking the members until both are seen: normally the first three).
+ */
+static bool prefilter(const char *p, size_t len)
+{
+	size_t pos = 0, kl, vl, cl = 0, nl = 0;
+	const char *key, *v, *cat = NULL, *name = NULL;
+
+	while ((!cat || !name) &&
+	       json_obj_next(p, p + len, &pos, &key, &kl, &v, &vl)) {
+		if (kl == 3 && memcmp(key, "cat", 3) == 0) {
+			cat = v;
+			cl = vl;
+		} else if (kl == 4 && memcmp(key, "name", 4) == 0) {
+			name = v;
+			nl = vl;
+		}
+	}
+	if (!cat || !name || cl < 2 || nl < 2)
+		return false;
+	cat++;
+	cl -= 2;
+	name++;
+	nl -= 2;
+	switch (cat[0]) {
+	case 'k':
+	case 'K': /* kernel, Kernel (legacy): ^nccl, ncclKernel, ncclDevKernel */
+		return (nl >= 4 && memcmp(name, "rccl", 4) == 0) ||
+		       has(name, nl, "nccl", 4);
+	case 'c': /* cuda_runtime, cuda_driver, cpu_op */
+		if (cl > 1 && cat[1] == 'u')
+			return has(name, nl, "Launch", 6);
+		return (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) ||
+		       (nl >= 6 && memcmp(name, "c10d::", 6) == 0);
+	case 'O': /* Operator */
+		return (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) ||
+		       (nl >= 6 && memcmp(name, "c10d::", 6) == 0);
+	case 'R': /* Runtime (legacy) */
+		return has(name, nl, "Launch", 6);
+	case 'u':
+	case 'U': /* user_annotation, User */
+		return nl >= 5 && memcmp(name, "nccl:", 5) == 0;
+	default:
+		return false;
+	}
+}
+
 static void on_launch(struct kt *k, const struct ev *e, uint64_t index,
 		      uint64_t offset)
 {
@@ -374,17 +422,13 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 	cJSON *args = NULL;
 
 	k->nevents++;
-	/* The pre-filter: most events mention none of these. */
-	if (!has(p, len, "nccl", 4) && !has(p, len, "record_param_comms", 18) &&
-	    !has(p, len, "c10d::", 6) && !has(p, len, "Launch", 6)) {
-		if (len == 0 || p[0] != '{')
-			skip_event(k, index, offset, "not a JSON object");
-		return;
-	}
-	if (p[0] != '{') {
+	if (len == 0 || p[0] != '{') {
 		skip_event(k, index, offset, "not a JSON object");
 		return;
 	}
+	/* The pre-filter: most events are dropped on cat and name alone. */
+	if (!prefilter(p, len))
+		return;
 	ev_fields(p, len, &e);
 	if (!e.cat || !e.name || e.name_n < 2 || e.name[0] != '"')
 		return; /* flows, counters, metadata: not comm records */
