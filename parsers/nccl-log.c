@@ -405,6 +405,9 @@ static size_t scan_datetime(const char *s, size_t n, int64_t *ns)
 	    !two_digits(s + 8, &d) || (s[10] != ' ' && s[10] != 'T') ||
 	    mo < 1 || mo > 12 || d < 1 || d > 31)
 		return 0;
+	/* int64 ns since the epoch spans 1677-2262; logs are newer */
+	if (y1 * 100 + y2 < 1970 || y1 * 100 + y2 > 2200)
+		return 0;
 	used = scan_hms(s + 11, n - 11, true, &tod);
 	if (!used)
 		return 0;

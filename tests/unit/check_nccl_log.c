@@ -907,6 +907,16 @@ START_TEST(test_malformed)
 			  &ok, &err);
 	ck_assert(ok);
 	ck_assert_uint_eq(g->ops->len, 0);
+	{
+		/* fuzzer find: year 0012 overflowed int64 ns (UBSan) */
+		g_autoptr(hd_store) y = parse(
+			"\n[0012-03-02 10:15:07] " HP
+			"x.cc:1 NCCL WARN socketProgress: Connection closed by "
+			"remote peer b<1>\n");
+
+		ck_assert_uint_eq(y->signals->len, 1);
+		ck_assert_int_eq(sig_at(y, 0)->time_ns, INT64_MIN);
+	}
 }
 END_TEST
 
