@@ -92,9 +92,32 @@ struct fr_ctx {
 	GHashTable *render;      /* rendered string -> interned */
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
+	GHashTable *names;  /* interned profiling_name -> struct fr_name * */
 	GString *buf;
 	GArray *ops;   /* struct hd_op, this file's */
 	int rank;
+	/*
+	 * Last-result caches: consecutive entries almost always repeat the
+	 * previous entry's shapes, dtypes and frames, so comparing with the
+	 * last result skips a hash lookup (and its hashing) per field.
+	 */
+	struct fr_last {
+		GString *text;     /* the last rendering */
+		const char *value; /* its interned form */
+	} last_sizes[2], last_dtypes;
+	const char *last_first;  /* the last dtype spelling parsed */
+	enum hd_dtype last_dtype;
+	const uint32_t *last_frames; /* kids of the last frames list */
+	uint32_t last_nframes;
+	int32_t last_sid;
+};
+
+/* What a profiling_name says, parsed once per distinct name and file. */
+struct fr_name {
+	const char *name;
+	uint8_t kind;
+	uint8_t flags;
+	int32_t peer;
 };
 
 /* The interned text of a string node (cached per node), or NULL. */
@@ -364,8 +387,35 @@ static int decide_rank(struct fr_ctx *c, GPtrArray *sets)
 	return -1;
 }
 
+/* Appends the decimal form of v >= 0 (printf is most of the parse cost). */
+static void append_dim(GString *b, int64_t v)
+{
+	char tmp[24];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	g_string_append_len(b, tmp + n, (gssize)(sizeof(tmp) - n));
+}
+
+/* The interned form of c->buf, via the last result for this slot. */
+static const char *intern_last(struct fr_ctx *c, struct fr_last *last)
+{
+	GString *b = c->buf;
+
+	if (last->value && last->text->len == b->len &&
+	    memcmp(last->text->str, b->str, b->len) == 0)
+		return last->value;
+	last->value = intern_local(c, b->str);
+	g_string_assign(last->text, b->str);
+	return last->value;
+}
+
 /* Renders sizes as "[[4, 4], [8]]" and sums numel; -1 when unknown. */
-static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel)
+static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
+				struct fr_last *last)
 {
 	GString *b = c->buf;
 	int64_t total = 0;
@@ -391,8 +441,9 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel)
 				ok = false;
 				continue;
 			}
-			g_string_append_printf(b, k ? ", %" G_GINT64_FORMAT :
-						      "%" G_GINT64_FORMAT, d);
+			if (k)
+				g_string_append_len(b, ", ", 2);
+			append_dim(b, d);
 			if (d != 0 && prod > G_MAXINT64 / d)
 				ok = false;
 			else
@@ -408,7 +459,7 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel)
 	}
 	g_string_append_c(b, ']');
 	*numel = ok ? total : -1;
-	return intern_local(c, b->str);
+	return intern_last(c, last);
 }
 
 static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
@@ -437,10 +488,15 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 	}
 	if (!first)
 		first = node_text(c, pk_child(c->t, out, 0));
-	op->dtype = hd_dtype_parse(first);
+	/* first is interned: pointer equality is string equality */
+	if (!c->last_first || first != c->last_first) {
+		c->last_dtype = hd_dtype_parse(first);
+		c->last_first = first;
+	}
+	op->dtype = c->last_dtype;
 	if (first && op->dtype == HD_DTYPE_UNKNOWN)
 		op->dtype = HD_DTYPE_OTHER;
-	op->dtype_name = intern_local(c, b->str);
+	op->dtype_name = intern_last(c, &c->last_dtypes);
 }
 
 /* Frames, innermost first, deduplicated within the file. */
@@ -451,14 +507,19 @@ static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
 	uint32_t n = pk_len(c->t, frames);
 	g_autoptr(GBytes) key = NULL;
 	g_autoptr(GArray) fr = NULL;
+	const uint32_t *kids;
 	int32_t sid;
 
 	if (v)
 		return GPOINTER_TO_INT(v) - 1;
 	if (pk_type_of(c->t, frames) != PK_LIST || n == 0)
 		return -1;
-	key = g_bytes_new(c->t->kid + pk_node(c->t, frames)->v.off,
-			  n * sizeof(uint32_t));
+	/* Frame dicts are memoized: the same kids are the same stack. */
+	kids = c->t->kid + pk_node(c->t, frames)->v.off;
+	if (c->last_frames && n == c->last_nframes &&
+	    memcmp(kids, c->last_frames, n * sizeof(uint32_t)) == 0)
+		return c->last_sid;
+	key = g_bytes_new(kids, n * sizeof(uint32_t));
 	v = g_hash_table_lookup(c->stack_by_kids, key);
 	if (v) {
 		sid = GPOINTER_TO_INT(v) - 1;
@@ -485,6 +546,9 @@ static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
 	}
 	g_hash_table_insert(c->stack_by_node, GUINT_TO_POINTER(frames),
 			    GINT_TO_POINTER(sid + 1));
+	c->last_frames = kids;
+	c->last_nframes = n;
+	c->last_sid = sid;
 	return sid;
 }
 
@@ -543,7 +607,7 @@ static void parse_peer(const char *rest, struct hd_op *op)
 }
 
 /* profiling_name -> kind, name, peer. */
-static void parse_profiling_name(struct fr_ctx *c, const char *pn,
+static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 				 uint64_t idx, struct hd_op *op)
 {
 	const char *colon = strrchr(pn, ':');
@@ -567,6 +631,35 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn,
 			      "op '%s'", idx, name);
 	if (sp)
 		parse_peer(sp + 1, op);
+}
+
+/*
+ * The same, parsed once per distinct name: pn is interned, and every entry
+ * after the first with the same name takes the cached result (warnings are
+ * once per name anyway).
+ */
+static void parse_profiling_name(struct fr_ctx *c, const char *pn,
+				 uint64_t idx, struct hd_op *op)
+{
+	struct fr_name *fn = g_hash_table_lookup(c->names, pn);
+
+	if (!fn) {
+		struct hd_op tmp;
+
+		hd_op_init(&tmp);
+		parse_profiling_name_once(c, pn, idx, &tmp);
+		fn = g_new(struct fr_name, 1);
+		fn->name = tmp.name;
+		fn->kind = tmp.kind;
+		fn->flags = tmp.flags;
+		fn->peer = tmp.peer;
+		g_hash_table_insert(c->names, (gpointer)pn, fn);
+	}
+	op->name = fn->name;
+	op->kind = fn->kind;
+	op->flags |= fn->flags;
+	if (fn->peer >= 0)
+		op->peer = fn->peer;
 }
 
 static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
@@ -630,8 +723,10 @@ static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
 	}
 	if (!p2p)
 		op.peer = -1;
-	op.shape_in = render_sizes(c, v[F_INPUT_SIZES], &op.count_in);
-	op.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op.count_out);
+	op.shape_in = render_sizes(c, v[F_INPUT_SIZES], &op.count_in,
+				   &c->last_sizes[0]);
+	op.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op.count_out,
+				    &c->last_sizes[1]);
 	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], &op);
 	if (v[F_STATE] != PK_NIL) {
 		const char *st = node_text(c, v[F_STATE]);
@@ -1006,7 +1101,12 @@ bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 	c.stack_by_kids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
 						(GDestroyNotify)g_bytes_unref,
 						NULL);
+	c.names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+					g_free);
 	c.buf = g_string_new(NULL);
+	for (int i = 0; i < 2; i++)
+		c.last_sizes[i].text = g_string_new(NULL);
+	c.last_dtypes.text = g_string_new(NULL);
 	c.ops = g_array_new(FALSE, FALSE, sizeof(struct hd_op));
 	ok = load_tree(&c, error);
 	g_free(c.field);
@@ -1017,7 +1117,11 @@ bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 	g_hash_table_unref(c.render);
 	g_hash_table_unref(c.stack_by_node);
 	g_hash_table_unref(c.stack_by_kids);
+	g_hash_table_unref(c.names);
 	g_string_free(c.buf, TRUE);
+	for (int i = 0; i < 2; i++)
+		g_string_free(c.last_sizes[i].text, TRUE);
+	g_string_free(c.last_dtypes.text, TRUE);
 	g_array_unref(c.ops);
 	return ok;
 }
