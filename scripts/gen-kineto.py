@@ -126,7 +126,8 @@ def write_rank(a, r, host, off, sched):
             meta = ('"Collective name": "%s", "In msg nelems": %d, "Out msg nelems": %d, '
                     '"Group size": %d, "dtype": "Float", "In split size": "[]", "Out split size": "[]", '
                     '"Process Group Name": "0", "Process Group Description": "default_pg", '
-                    '"Process Group Ranks": "%s", "Seq": %d, ' % (kind, n, n, a.ranks, ranks, seq + 1))
+                    '"Process Group Ranks": "%s", "Seq": %d, '
+                    % (kind, n, n * a.ranks if kind == "allgather" else n, a.ranks, ranks, seq + 1))
         ev.append('{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": %d, "tid": %d, '
                   '"ts": %s, "dur": %s, "args": {%s"External id": %d, "Ev Idx": %d}}'
                   % (pid, tid, fmt_ts(enq, era), fmt_dur(40000, era), meta, ext, seq))
