@@ -26,6 +26,41 @@ struct pk_dec {
 	GString *err;
 };
 
+/* Arenas larger than this are freed rather than kept for the next input. */
+#define PK_SCRATCH_KEEP_MAX ((size_t)64 << 20)
+
+struct pk_scratch {
+	struct pk_node *node;
+	size_t node_cap;
+	uint32_t *kid;
+	size_t kid_cap;
+	GArray *memo;
+};
+
+struct pk_scratch *pk_scratch_new(void)
+{
+	struct pk_scratch *s = g_new0(struct pk_scratch, 1);
+
+	s->memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	return s;
+}
+
+void pk_scratch_free(struct pk_scratch *s)
+{
+	if (!s)
+		return;
+	g_free(s->node);
+	g_free(s->kid);
+	g_array_unref(s->memo);
+	g_free(s);
+}
+
+/* Whether a tree's array of cap elements should replace the scratch's. */
+static bool worth_keeping(size_t cap, size_t size, size_t have_cap)
+{
+	return cap * size <= PK_SCRATCH_KEEP_MAX && cap > have_cap;
+}
+
 struct pk_tree *pk_tree_new(const uint8_t *buf, size_t len)
 {
 	struct pk_tree *t = g_new0(struct pk_tree, 1);
@@ -42,8 +77,23 @@ void pk_tree_free(struct pk_tree *t)
 {
 	if (!t)
 		return;
-	g_free(t->node);
-	g_free(t->kid);
+	if (t->home && t->node &&
+	    worth_keeping(t->node_cap, sizeof(struct pk_node),
+			  t->home->node_cap)) {
+		g_free(t->home->node);
+		t->home->node = t->node;
+		t->home->node_cap = t->node_cap;
+	} else {
+		g_free(t->node);
+	}
+	if (t->home && t->kid &&
+	    worth_keeping(t->kid_cap, sizeof(uint32_t), t->home->kid_cap)) {
+		g_free(t->home->kid);
+		t->home->kid = t->kid;
+		t->home->kid_cap = t->kid_cap;
+	} else {
+		g_free(t->kid);
+	}
 	g_byte_array_unref(t->owned);
 	g_hash_table_unref(t->cap);
 	g_free(t->message);
@@ -760,25 +810,46 @@ static void salvage(struct pk_dec *d)
 		d->t->root = d->st[0];
 }
 
-struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
+struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
+			       struct pk_scratch *s)
 {
 	struct pk_dec d = {
 		.p = buf,
 		.len = len,
 	};
+	/*
+	 * FR dumps hold about one node per 5 bytes and one child per 2.5 (keys
+	 * and repeated strings are memo references): reserve that much up
+	 * front so the arena is not copied as it grows.
+	 */
+	size_t node_want = MIN(len / 5 + 256, (size_t)1 << 26);
+	size_t kid_want = MIN(len / 2 + 256, (size_t)1 << 27);
 	bool stop = false;
 
 	d.t = pk_tree_new(buf, len);
-	/*
-	 * FR dumps hold about one node per 10 bytes (keys and repeated strings
-	 * are memo references): reserve that much up front so the arena is
-	 * not copied as it grows.
-	 */
-	d.t->node_cap = (uint32_t)MIN(len / 10 + 256, (size_t)1 << 26);
-	d.t->node = g_new(struct pk_node, d.t->node_cap);
-	d.t->kid_cap = MIN(len / 5 + 256, (size_t)1 << 27);
-	d.t->kid = g_new(uint32_t, d.t->kid_cap);
-	d.memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d.t->home = s;
+	if (s && s->node_cap >= node_want) {
+		d.t->node = g_steal_pointer(&s->node);
+		d.t->node_cap = (uint32_t)s->node_cap;
+		s->node_cap = 0;
+	} else {
+		d.t->node_cap = (uint32_t)node_want;
+		d.t->node = g_new(struct pk_node, d.t->node_cap);
+	}
+	if (s && s->kid_cap >= kid_want) {
+		d.t->kid = g_steal_pointer(&s->kid);
+		d.t->kid_cap = s->kid_cap;
+		s->kid_cap = 0;
+	} else {
+		d.t->kid_cap = kid_want;
+		d.t->kid = g_new(uint32_t, d.t->kid_cap);
+	}
+	if (s) {
+		d.memo = g_array_ref(s->memo);
+		g_array_set_size(d.memo, 0);
+	} else {
+		d.memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	}
 	d.err = g_string_new(NULL);
 	while (!stop) {
 		if (d.pos >= d.len) {
@@ -803,4 +874,9 @@ struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
 	g_array_unref(d.memo);
 	g_string_free(d.err, TRUE);
 	return d.t;
+}
+
+struct pk_tree *pk_decode(const uint8_t *buf, size_t len)
+{
+	return pk_decode_with(buf, len, NULL);
 }

@@ -66,6 +66,8 @@ enum pk_status {
 	PK_ERROR,     /* corruption or a refused opcode: salvaged up to it */
 };
 
+struct pk_scratch;
+
 struct pk_tree {
 	const uint8_t *buf; /* the input, borrowed */
 	size_t len;
@@ -79,6 +81,7 @@ struct pk_tree {
 	enum pk_status status;
 	size_t stop_at; /* byte offset where decoding ended or failed */
 	char *message;  /* why, for PK_TRUNCATED and PK_ERROR */
+	struct pk_scratch *home; /* takes the arena back on free, or NULL */
 };
 
 /*
@@ -88,6 +91,20 @@ struct pk_tree {
  * the stack becomes the root.  (transfer full)
  */
 struct pk_tree *pk_decode(const uint8_t *buf, size_t len);
+
+/*
+ * Scratch space for decoding many inputs one after the other on one thread:
+ * a freed tree's node and child arrays go back to the scratch it was decoded
+ * with and are reused by the next pk_decode_with(), so a large arena is
+ * allocated (and zeroed by the kernel) once rather than once per input.
+ * Not thread-safe: one scratch per thread, outliving its trees.
+ */
+struct pk_scratch *pk_scratch_new(void); /* (transfer full) */
+void pk_scratch_free(struct pk_scratch *s);
+
+/* pk_decode() with the arena taken from s.  (transfer full) */
+struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
+			       struct pk_scratch *s);
 
 /* An empty tree for building by hand (pk_add_*).  (transfer full) */
 struct pk_tree *pk_tree_new(const uint8_t *buf, size_t len);
