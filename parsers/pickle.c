@@ -239,39 +239,9 @@ uint32_t pk_add_container(struct pk_tree *t, enum pk_type type,
 	return id;
 }
 
-const struct pk_node *pk_node(const struct pk_tree *t, uint32_t id)
-{
-	if (!t || id >= t->nnodes)
-		return NULL;
-	return node_at(t, id);
-}
-
-enum pk_type pk_type_of(const struct pk_tree *t, uint32_t id)
-{
-	const struct pk_node *n = pk_node(t, id);
-
-	return n ? n->type : PK_NONE;
-}
-
 static bool is_container(enum pk_type type)
 {
-	return type == PK_LIST || type == PK_TUPLE || type == PK_DICT;
-}
-
-uint32_t pk_len(const struct pk_tree *t, uint32_t id)
-{
-	const struct pk_node *n = pk_node(t, id);
-
-	return n && is_container(n->type) ? n->len : 0;
-}
-
-uint32_t pk_child(const struct pk_tree *t, uint32_t id, uint32_t i)
-{
-	const struct pk_node *n = pk_node(t, id);
-
-	if (!n || !is_container(n->type) || i >= n->len)
-		return PK_NIL;
-	return t->kid[n->v.off + i];
+	return pk_is_container_type(type);
 }
 
 const char *pk_str(const struct pk_tree *t, uint32_t id, size_t *len)
@@ -306,16 +276,6 @@ uint32_t pk_dict_get(const struct pk_tree *t, uint32_t dict, const char *key)
 		if (pk_str_eq(t, pk_child(t, dict, i), key))
 			return pk_child(t, dict, i + 1);
 	return PK_NIL;
-}
-
-bool pk_int(const struct pk_tree *t, uint32_t id, int64_t *v)
-{
-	const struct pk_node *n = pk_node(t, id);
-
-	if (!n || (n->type != PK_INT && n->type != PK_BOOL))
-		return false;
-	*v = n->v.i;
-	return true;
 }
 
 /* Decoder. */
