@@ -1021,9 +1021,8 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		kept++;
 	}
 	mark_coalesced(c);
-	for (guint i = 0; i < c->ops->len; i++)
-		hd_store_add_op(c->store,
-				&g_array_index(c->ops, struct hd_op, i));
+	/* hd_store_add_op() for each, in one copy */
+	g_array_append_vals(c->store->ops, c->ops->data, c->ops->len);
 	load_pg_status(c, st);
 	c->in->records = kept;
 	c->in->skipped = lost;

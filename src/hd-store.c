@@ -406,14 +406,21 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 		merge_rank(hd_store_rank(dst, r->rank), r, input_map);
 	}
 
-	for (guint i = 0; i < src->ops->len; i++) {
-		struct hd_op op = g_array_index(src->ops, struct hd_op, i);
+	/* One bulk copy, then the index remap in place. */
+	if (src->ops->len) {
+		guint base = dst->ops->len;
+		struct hd_op *ops;
 
-		op.group = group_map[op.group];
-		op.prov.input = input_map[op.prov.input];
-		if (op.stack >= 0)
-			op.stack = stack_map[op.stack];
-		g_array_append_val(dst->ops, op);
+		g_array_append_vals(dst->ops, src->ops->data, src->ops->len);
+		ops = &g_array_index(dst->ops, struct hd_op, base);
+		for (guint i = 0; i < src->ops->len; i++) {
+			struct hd_op *op = &ops[i];
+
+			op->group = group_map[op->group];
+			op->prov.input = input_map[op->prov.input];
+			if (op->stack >= 0)
+				op->stack = stack_map[op->stack];
+		}
 	}
 
 	for (guint i = 0; i < src->signals->len; i++) {
