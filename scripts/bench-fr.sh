@@ -38,6 +38,11 @@ secs() {
 		for (i = 1; i <= n; i++) s = s * 60 + p[i]
 		printf "%.2f", s }' "$1"
 }
+# CPU seconds (user + sys) from /usr/bin/time -v
+cpu() {
+	awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 }
+		END { printf "%.2f", s }' "$1"
+}
 
 for n in "$@"; do
 	dir="$tmp/ranks-$n"
@@ -48,12 +53,14 @@ for n in "$@"; do
 	/usr/bin/time -v "$top/hangdoc" analyze "$dir" >"$tmp/out-$n" \
 		2>"$tmp/time-$n" || true
 	hd_s=$(secs "$tmp/time-$n")
+	hd_cpu=$(cpu "$tmp/time-$n")
 	hd_rss=$(rss "$tmp/time-$n")
 	verdict=$(head -1 "$tmp/out-$n" | cut -c1-70)
 	if [ "$n" -le "$baseline_max" ]; then
 		/usr/bin/time -v python3 "$tmp/baseline.py" "$dir" \
 			>/dev/null 2>"$tmp/ptime-$n"
 		py_s=$(secs "$tmp/ptime-$n")
+		py_cpu=$(cpu "$tmp/ptime-$n")
 		py_rss=$(rss "$tmp/ptime-$n")
 		py_note=measured
 		last_py_per_rank=$(echo "$py_s $n" | awk '{print $1 / $2}')
@@ -61,15 +68,18 @@ for n in "$@"; do
 		py_s=$(echo "${last_py_per_rank:-0} $n" |
 			awk '{printf "%.2f", $1 * $2}')
 		py_rss='?'
+		py_cpu='?'
 		py_note="EXTRAPOLATED linearly from the last measured run"
 	fi
 	ratio=$(echo "$py_s $hd_s" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2;
 					     else print "inf" }')
 	echo "ranks=$n entries/rank=$entries input=$((bytes / 1048576)) MiB" \
 		"(generated in ${gen}s)"
-	echo "  hangdoc analyze: ${hd_s}s, peak RSS ${hd_rss} MiB;" \
+	echo "  hangdoc analyze: ${hd_s}s (CPU ${hd_cpu}s)," \
+		"peak RSS ${hd_rss} MiB;" \
 		"first line: $verdict"
-	echo "  python baseline: ${py_s}s, peak RSS ${py_rss} MiB ($py_note)"
+	echo "  python baseline: ${py_s}s (CPU ${py_cpu}s)," \
+		"peak RSS ${py_rss} MiB ($py_note)"
 	echo "  ratio python/hangdoc: ${ratio}x"
 	rm -rf "$dir"
 done
