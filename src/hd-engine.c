@@ -242,6 +242,9 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 	g_autoptr(GPtrArray) lists = g_ptr_array_new();
 	uint64_t last_key = UINT64_MAX;
 	GArray *last_list = NULL;
+	uint32_t last_input = UINT32_MAX;
+	uint8_t last_source = 0;
+	int last_rank = -1;
 
 	ix->store = s;
 	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
@@ -263,8 +266,12 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 
 		if (op->rank < 0 || op->group >= s->groups->len)
 			continue;
-		key = lane_key(op->group, op->rank, op->seq_kind,
-			       op_source(s, op));
+		/* An input's ops are adjacent: look its kind up once. */
+		if (op->prov.input != last_input) {
+			last_input = op->prov.input;
+			last_source = op_source(s, op);
+		}
+		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
 		if (key == last_key) {
 			list = last_list;
 		} else {
@@ -326,10 +333,12 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 			const struct hd_op *op =
 				&g_array_index(s->ops, struct hd_op, i);
 
-			if (op->rank >= 0)
+			/* consecutive ops mostly share a rank */
+			if (op->rank >= 0 && op->rank != last_rank)
 				g_hash_table_insert(ix->rank_inputs,
 						    GINT_TO_POINTER(op->rank),
 						    GINT_TO_POINTER(1));
+			last_rank = op->rank;
 		}
 		for (guint i = 0; i < s->signals->len; i++) {
 			const struct hd_signal *sig =
