@@ -35,6 +35,15 @@ struct fr_scratch {
 	struct pk_scratch *pk;
 	uint8_t *data;
 	size_t cap;
+	/*
+	 * The last pg_config item read, by name and raw "ranks" text: every
+	 * rank's dump repeats the same world group, whose rank list and id
+	 * are O(world size) to parse and print.
+	 */
+	char *pg_name;
+	GBytes *pg_ranks_text;
+	char *pg_id;
+	GArray *pg_ranks; /* int */
 };
 
 static void fr_scratch_free(gpointer p)
@@ -45,6 +54,12 @@ static void fr_scratch_free(gpointer p)
 		return;
 	pk_scratch_free(s->pk);
 	g_free(s->data);
+	g_free(s->pg_name);
+	if (s->pg_ranks_text)
+		g_bytes_unref(s->pg_ranks_text);
+	g_free(s->pg_id);
+	if (s->pg_ranks)
+		g_array_unref(s->pg_ranks);
 	g_free(s);
 }
 
@@ -172,6 +187,7 @@ struct fr_ctx {
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
 	GHashTable *names;  /* interned profiling_name -> struct fr_name * */
+	struct fr_scratch *scratch; /* this thread's */
 	GString *buf;
 	GArray *ops;   /* struct hd_op, this file's */
 	int rank;
@@ -340,6 +356,52 @@ static bool parse_ranks(struct fr_ctx *c, uint32_t id, GArray *ranks)
 	}
 }
 
+/* hd_group_set_member() ignores group ranks from this on (hd-store.c). */
+#define FR_MAX_GROUP_RANKS (1 << 22)
+
+/*
+ * parse_ranks() and the group id, through the thread's last pg_config
+ * item when name and raw ranks text are the same.  *id: (transfer full)
+ */
+static bool parse_ranks_cached(struct fr_ctx *c, const char *name,
+			       uint32_t rid, GArray *ranks, char **id)
+{
+	struct fr_scratch *s = c->scratch;
+	g_autoptr(GBytes) text = NULL;
+	size_t len;
+	const char *p = pk_str(c->t, rid, &len);
+
+	if (p && pk_type_of(c->t, rid) == PK_STR) {
+		text = g_bytes_new_static(p, len);
+		if (s->pg_name && strcmp(s->pg_name, name) == 0 &&
+		    g_bytes_equal(text, s->pg_ranks_text)) {
+			g_array_set_size(ranks, 0);
+			g_array_append_vals(ranks, s->pg_ranks->data,
+					    s->pg_ranks->len);
+			*id = g_strdup(s->pg_id);
+			return true;
+		}
+	}
+	if (!parse_ranks(c, rid, ranks))
+		return false;
+	*id = hd_group_id_pg(name, (const int *)(void *)ranks->data,
+			     ranks->len);
+	if (text) {
+		g_free(s->pg_name);
+		s->pg_name = g_strdup(name);
+		if (s->pg_ranks_text)
+			g_bytes_unref(s->pg_ranks_text);
+		s->pg_ranks_text = g_bytes_new(p, len);
+		g_free(s->pg_id);
+		s->pg_id = g_strdup(*id);
+		if (!s->pg_ranks)
+			s->pg_ranks = g_array_new(FALSE, FALSE, sizeof(int));
+		g_array_set_size(s->pg_ranks, 0);
+		g_array_append_vals(s->pg_ranks, ranks->data, ranks->len);
+	}
+	return true;
+}
+
 /* One pg_config item: register the group. */
 static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val,
 		   GArray *ranks, GPtrArray *sets)
@@ -357,21 +419,23 @@ static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val,
 		hd_input_warn(c->in, 0, "pg_config item without a name");
 		return;
 	}
-	if (!parse_ranks(c, rid, ranks)) {
+	if (!parse_ranks_cached(c, name, rid, ranks, &id)) {
 		hd_input_warn(c->in, 0, "pg_config '%s': unreadable ranks",
 			      name);
 		return;
 	}
-	id = hd_group_id_pg(name, (const int *)(void *)ranks->data,
-			    ranks->len);
 	gi = hd_store_group(c->store, id);
 	g = hd_store_group_at(c->store, gi);
 	if (!g->name)
 		g->name = g_strdup(name);
 	if (!g->desc && desc)
 		g->desc = g_strdup(desc);
-	for (guint i = 0; i < ranks->len; i++)
-		hd_group_set_member(g, i, g_array_index(ranks, int, i));
+	if (g->members->len == 0 && ranks->len <= FR_MAX_GROUP_RANKS)
+		/* what hd_group_set_member() for each would do, in one copy */
+		g_array_append_vals(g->members, ranks->data, ranks->len);
+	else
+		for (guint i = 0; i < ranks->len; i++)
+			hd_group_set_member(g, i, g_array_index(ranks, int, i));
 	g->nranks = ranks->len;
 	if (g_hash_table_contains(c->groups, name))
 		hd_input_warn(c->in, 0, "pg_config names '%s' twice", name);
@@ -1158,6 +1222,7 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 			    "neither a pickle nor JSON");
 		return false;
 	}
+	c.scratch = scratch;
 	c.store = store;
 	c.in = in;
 	c.input = input;

@@ -347,6 +347,8 @@ static void merge_rank(struct hd_rank *dst, const struct hd_rank *src,
 
 static void merge_group(struct hd_group *dst, const struct hd_group *src)
 {
+	bool src_members_known = false;
+
 	if (!dst->name && src->name)
 		dst->name = g_strdup(src->name);
 	if (!dst->desc && src->desc)
@@ -357,7 +359,13 @@ static void merge_group(struct hd_group *dst, const struct hd_group *src)
 	}
 	if (src->nranks > dst->nranks)
 		dst->nranks = src->nranks;
-	for (guint i = 0; i < src->members->len; i++) {
+	/* Every rank's dump repeats the world group: nothing new to learn. */
+	if (src->members->len > 0 &&
+	    src->members->len <= dst->members->len &&
+	    memcmp(src->members->data, dst->members->data,
+		   src->members->len * sizeof(int)) == 0)
+		src_members_known = true;
+	for (guint i = 0; !src_members_known && i < src->members->len; i++) {
 		int m = g_array_index(src->members, int, i);
 
 		if (m >= 0 && hd_group_global_rank(dst, i) < 0)
