@@ -65,6 +65,11 @@ static void fr_scratch_free(gpointer p)
 
 static GPrivate fr_scratch_key = G_PRIVATE_INIT(fr_scratch_free);
 
+void flight_rec_release_buffers(void)
+{
+	g_private_replace(&fr_scratch_key, NULL);
+}
+
 static struct fr_scratch *fr_scratch_get(void)
 {
 	struct fr_scratch *s = g_private_get(&fr_scratch_key);

@@ -43,6 +43,12 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 		      uint32_t input, GError **error);
 
+/*
+ * The FR parser keeps its buffers per thread from file to file; this frees
+ * the calling thread's (threads that exit free theirs).
+ */
+void flight_rec_release_buffers(void);
+
 /* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
 bool kineto_parse(struct hd_reader *rd, struct hd_store *store,
 		  uint32_t input, GError **error);

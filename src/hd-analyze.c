@@ -108,6 +108,8 @@ struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 			hd_store_merge(store, work[i].store);
 		}
 		g_thread_pool_free(pool, FALSE, TRUE);
+		/* Idle workers exit, which frees their per-thread buffers. */
+		g_thread_pool_stop_unused_threads();
 		g_cond_clear(&sync.cond);
 		g_mutex_clear(&sync.lock);
 	} else {
@@ -116,6 +118,7 @@ struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 			hd_store_merge(store, work[i].store);
 		}
 	}
+	flight_rec_release_buffers();
 	hd_store_resolve(store);
 	return store;
 }

@@ -29,5 +29,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hd_reader_free(rd);
 	}
 	hd_store_free(s);
+	flight_rec_release_buffers();
 	return 0;
 }
