@@ -708,6 +708,7 @@ static bool check_frontier(struct group_ctx *c)
 	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *label = hd_group_label(c->s, c->group);
 	bool completion = false;
+	bool trace = c->source == HD_INPUT_KINETO;
 	int64_t frontier = -1, furthest = -1, lowest_max = INT64_MAX;
 	bool lagging = false, weak = false;
 	const struct hd_op *blocked_op = NULL;
@@ -726,7 +727,14 @@ static bool check_frontier(struct group_ctx *c)
 		if (vw->max_key > furthest)
 			furthest = vw->max_key;
 	}
-	if (!completion)
+	/*
+	 * A trace holds only finished kernels, so where it ends is all it
+	 * says; and only traces carrying Seq can be compared position by
+	 * position (order-matched ones may be sampled).
+	 */
+	if (trace && c->seq_kind != HD_SEQ_COLLECTIVE)
+		return false;
+	if (!completion || trace)
 		frontier = furthest;
 	if (frontier < 0)
 		return false; /* everything completed: nothing is stuck here */
@@ -747,8 +755,8 @@ static bool check_frontier(struct group_ctx *c)
 			g_array_append_val(absent, r);
 			if (vw->max_key < lowest_max)
 				lowest_max = vw->max_key;
-		} else if (completion ? vw->first_pending == frontier
-				      : vw->max_key >= frontier) {
+		} else if (completion && !trace ? vw->first_pending == frontier
+						: vw->max_key >= frontier) {
 			g_array_append_val(waiting, r);
 			if (!blocked_op)
 				blocked_op = view_op_at(c, vw, frontier);
@@ -760,9 +768,6 @@ static bool check_frontier(struct group_ctx *c)
 		return true;
 	}
 	if (absent->len == 0 || waiting->len == 0)
-		return false;
-	/* A trace ends where the profiler stopped, not where a rank hung. */
-	if (c->source == HD_INPUT_KINETO)
 		return false;
 	for (guint i = 0; i < absent->len; i++) {
 		const struct view *vw = find_view(c, g_array_index(absent, int, i));
@@ -782,8 +787,11 @@ static bool check_frontier(struct group_ctx *c)
 			conf = HD_CONF_MEDIUM;
 			weak = true;
 		}
-		if (absent->len > waiting->len)
+		/* A trace may end early because its profiling window did. */
+		if (absent->len > waiting->len || trace)
 			conf = HD_CONF_LOW;
+		if (trace)
+			completion = false;
 		for (guint i = 0; i < absent->len; i++)
 			if (rank_input_truncated(c, g_array_index(absent, int, i)))
 				conf = HD_CONF_LOW;
@@ -865,8 +873,10 @@ static bool check_frontier(struct group_ctx *c)
 					"and %u more ranks at the same op",
 					waiting->len - MAX_EVIDENCE_RANKS);
 	hd_verdict_add_ruled_out(v, "position by arrival order: ranks are compared by sequence position, not by which file was read first");
-	if (weak)
+	if (weak && !trace)
 		hd_verdict_add_ruled_out(v, "nothing: NCCL COLL lines show enqueue only, not completion; corroborate with watchdog timeouts");
+	if (trace)
+		hd_verdict_add_ruled_out(v, "nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
 	if (nodata->len) {
 		g_autofree char *nd = ranks_text(nodata, 8);
 

@@ -629,20 +629,50 @@ START_TEST(test_sources_merge)
 }
 END_TEST
 
-/* Traces end where profiling stopped: never a missing rank from that. */
-START_TEST(test_trace_end_not_missing)
+/*
+ * A trace that ends early feeds lagging at low confidence only (profiling
+ * windows may differ); traces matched by order alone never do.
+ */
+START_TEST(test_trace_end_low_confidence)
 {
 	struct fixture f;
 	struct hd_analysis *a;
-	static const int pair[] = { 0, 1 };
+	const struct hd_verdict *v;
+	static const int pair[] = { 0, 1, 2 };
+	static const int want[] = { 1 };
 
-	fixture_init(&f, 2, HD_INPUT_KINETO);
-	uint32_t g = add_group(&f, "0", pair, 2);
+	fixture_init(&f, 3, HD_INPUT_KINETO);
+	uint32_t g = add_group(&f, "0", pair, 3);
 	add_run(&f, g, 0, 8, false);
 	add_run(&f, g, 1, 5, false);
+	add_run(&f, g, 2, 8, false);
 	a = run(&f);
+	v = find(a, HD_V_LAGGING_RANK);
+	ck_assert_ptr_nonnull(v);
+	assert_culprits(v, want, 1);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
 	ck_assert_ptr_null(find(a, HD_V_MISSING_RANK));
+	fixture_clear(&f, a);
+
+	fixture_init(&f, 3, HD_INPUT_KINETO);
+	g = add_group(&f, "0", pair, 3);
+	for (int r = 0; r < 3; r++)
+		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
+			struct hd_op op;
+
+			hd_op_init(&op);
+			op.rank = r;
+			op.group = g;
+			op.seq = s;
+			op.seq_kind = HD_SEQ_ORDINAL;
+			op.kind = HD_OP_ALL_REDUCE;
+			op.state = HD_STATE_COMPLETED;
+			op.prov.input = f.input[r];
+			hd_store_add_op(f.s, &op);
+		}
+	a = run(&f);
 	ck_assert_ptr_null(find(a, HD_V_LAGGING_RANK));
+	ck_assert_ptr_null(find(a, HD_V_MISSING_RANK));
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -741,7 +771,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_sources_merge);
-	tcase_add_test(tc, test_trace_end_not_missing);
+	tcase_add_test(tc, test_trace_end_low_confidence);
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
