@@ -19,6 +19,15 @@ static const char empty87[] =
 	"pg_statusq\x03}(uX\x07\x00\x00\x00"
 	"entriesq\x04](euq\x05.";
 
+/* The node for id, which the test expects to exist. */
+static const struct pk_node *node_of(const struct pk_tree *t, uint32_t id)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	ck_assert_ptr_nonnull(n);
+	return n;
+}
+
 START_TEST(test_empty_dump)
 {
 	g_autoptr(pk_tree) t = DEC(empty87);
@@ -77,13 +86,13 @@ START_TEST(test_scalars)
 
 	ck_assert_int_eq(t->status, PK_OK);
 	ck_assert_uint_eq(pk_len(t, t->root), 8);
-	n = pk_node(t, pk_child(t, t->root, 0));
+	n = node_of(t, pk_child(t, t->root, 0));
 	ck_assert(n->type == PK_FLOAT && n->v.f == 1.5);
 	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 1)), PK_BOOL);
-	ck_assert_int_eq(pk_node(t, pk_child(t, t->root, 1))->v.i, 1);
-	ck_assert_int_eq(pk_node(t, pk_child(t, t->root, 2))->v.i, 0);
+	ck_assert_int_eq(node_of(t, pk_child(t, t->root, 1))->v.i, 1);
+	ck_assert_int_eq(node_of(t, pk_child(t, t->root, 2))->v.i, 0);
 	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 3)), PK_NONE);
-	ck_assert(pk_node(t, pk_child(t, t->root, 4))->v.f == 2.5);
+	ck_assert(node_of(t, pk_child(t, t->root, 4))->v.f == 2.5);
 	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 5)), PK_BYTES);
 	ck_assert(memcmp(pk_str(t, pk_child(t, t->root, 5), &len), "hi", 2) ==
 		  0);
@@ -114,9 +123,9 @@ START_TEST(test_containers)
 	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 4)), 1);
 	d = pk_child(t, t->root, 5);
 	ck_assert_int_eq(pk_type_of(t, d), PK_DICT);
-	ck_assert_int_eq(pk_node(t, pk_dict_get(t, d, "k"))->v.i, 2);
+	ck_assert_int_eq(node_of(t, pk_dict_get(t, d, "k"))->v.i, 2);
 	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 6)), PK_LIST);
-	ck_assert_int_eq(pk_node(t, pk_dict_get(t, pk_child(t, t->root, 7),
+	ck_assert_int_eq(node_of(t, pk_dict_get(t, pk_child(t, t->root, 7),
 						"a"))->v.i,
 			 1);
 	/* DUP: the same node twice */
@@ -234,12 +243,12 @@ START_TEST(test_salvage)
 
 	ck_assert_int_eq(t->status, PK_TRUNCATED);
 	ck_assert_int_eq(pk_type_of(t, t->root), PK_LIST);
-	ck_assert(pk_node(t, t->root)->flags & PK_F_PARTIAL);
+	ck_assert(node_of(t, t->root)->flags & PK_F_PARTIAL);
 	ck_assert_uint_eq(pk_len(t, t->root), 3);
-	ck_assert(!(pk_node(t, pk_child(t, t->root, 0))->flags & PK_F_PARTIAL));
-	ck_assert(!(pk_node(t, pk_child(t, t->root, 1))->flags & PK_F_PARTIAL));
+	ck_assert(!(node_of(t, pk_child(t, t->root, 0))->flags & PK_F_PARTIAL));
+	ck_assert(!(node_of(t, pk_child(t, t->root, 1))->flags & PK_F_PARTIAL));
 	third = pk_child(t, t->root, 2);
-	ck_assert(pk_node(t, third)->flags & PK_F_PARTIAL);
+	ck_assert(node_of(t, third)->flags & PK_F_PARTIAL);
 	/* the dangling key is dropped */
 	ck_assert_uint_eq(pk_len(t, third), 2);
 	ck_assert_uint_eq(t->stop_at, 26);
@@ -293,7 +302,7 @@ START_TEST(test_every_cut)
 
 		ck_assert_int_eq(t->status, cut == len ? PK_OK : PK_TRUNCATED);
 		for (uint32_t i = 0; i < pk_len(t, e); i++)
-			if (!(pk_node(t, pk_child(t, e, i))->flags &
+			if (!(node_of(t, pk_child(t, e, i))->flags &
 			      PK_F_PARTIAL))
 				whole++;
 		ck_assert_uint_ge(whole, prev);
