@@ -281,21 +281,9 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 		g_autofree char *group =
 			p->group >= 0 ? md_code(hd_report_group_label(s, p->group))
 				      : g_strdup("");
-		char enq[24] = "", done[24] = "", state[48];
+		char enq[24], done[24], state[48];
 
-		if (p->last_enqueued >= 0)
-			g_snprintf(enq, sizeof(enq), "%" G_GINT64_FORMAT,
-				   p->last_enqueued);
-		if (p->last_completed >= 0)
-			g_snprintf(done, sizeof(done), "%" G_GINT64_FORMAT,
-				   p->last_completed);
-		if (p->blocked_seq >= 0)
-			g_snprintf(state, sizeof(state),
-				   "%s at %" G_GINT64_FORMAT,
-				   p->state ? p->state : "", p->blocked_seq);
-		else
-			g_snprintf(state, sizeof(state), "%s",
-				   p->state ? p->state : "");
+		hd_report_progress_cells(p, "", enq, done, state);
 		fprintf(out, "| %d | %s | %u | %u | %s | %s | %s | %s |\n",
 			p->rank, host, p->inputs, p->ops, group, enq, done,
 			state);

@@ -303,104 +303,6 @@ static void groups(FILE *out, const struct hd_analysis *a)
 		emit_more(out, "  ", s->groups->len - MAX_GROUPS, "groups");
 }
 
-struct group_pos {
-	uint32_t group;
-	int64_t seen; /* highest seq seen, -1 none */
-	int64_t done; /* highest seq completed, -1 none */
-};
-
-struct rank_row {
-	int rank;
-	uint64_t ops;
-	GArray *groups; /* struct group_pos, ascending group */
-};
-
-static void rank_row_free(gpointer p)
-{
-	struct rank_row *r = p;
-
-	g_array_unref(r->groups);
-	g_free(r);
-}
-
-static struct rank_row *row_get(GHashTable *rows, int rank)
-{
-	struct rank_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(rank));
-
-	if (!r) {
-		r = g_new0(struct rank_row, 1);
-		r->rank = rank;
-		r->groups = g_array_new(FALSE, FALSE, sizeof(struct group_pos));
-		g_hash_table_insert(rows, GINT_TO_POINTER(rank), r);
-	}
-	return r;
-}
-
-static void row_add_op(struct rank_row *r, const struct hd_op *op)
-{
-	struct group_pos *gp = NULL;
-	guint i;
-
-	r->ops++;
-	if (op->seq_kind == HD_SEQ_P2P || op->seq < 0)
-		return;
-	for (i = 0; i < r->groups->len; i++) {
-		gp = &g_array_index(r->groups, struct group_pos, i);
-		if (gp->group >= op->group)
-			break;
-	}
-	if (i == r->groups->len || gp->group != op->group) {
-		struct group_pos fresh = { op->group, -1, -1 };
-
-		g_array_insert_val(r->groups, i, fresh);
-		gp = &g_array_index(r->groups, struct group_pos, i);
-	}
-	if (op->seq > gp->seen)
-		gp->seen = op->seq;
-	if (op->state == HD_STATE_COMPLETED && op->seq > gp->done)
-		gp->done = op->seq;
-}
-
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Everything of a row but the rank, to find runs of identical rows. */
-static char *row_body(const struct hd_store *s, const struct rank_row *r)
-{
-	const struct hd_rank *rk = hd_store_find_rank(s, r->rank);
-	GString *gs = g_string_new(NULL);
-	g_autofree char *ops = hd_report_count(r->ops);
-	g_autofree char *gtext = NULL;
-	char host[16];
-
-	for (guint i = 0; i < r->groups->len; i++) {
-		const struct group_pos *gp =
-			&g_array_index(r->groups, struct group_pos, i);
-		g_autofree char *tag = group_tag(s, gp->group);
-
-		g_string_append_printf(gs, "%s%s:", i ? " " : "", tag);
-		if (gp->seen >= 0)
-			g_string_append_printf(gs, "%" G_GINT64_FORMAT,
-					       gp->seen);
-		else
-			g_string_append_c(gs, '-');
-		if (gp->done >= 0)
-			g_string_append_printf(gs, "/%" G_GINT64_FORMAT,
-					       gp->done);
-		else
-			g_string_append(gs, "/-");
-	}
-	gtext = g_string_free(gs, FALSE);
-	g_snprintf(host, sizeof(host), "%s", rk && rk->host ? rk->host : "-");
-	return g_strdup_printf("%-15s %6u %9s  %s", host,
-			       rk && rk->inputs ? rk->inputs->len : 0, ops,
-			       gtext);
-}
-
 static bool is_culprit(const struct hd_analysis *a, int first, int last)
 {
 	for (guint i = 0; i < a->verdicts->len; i++) {
@@ -438,68 +340,14 @@ static void progress_rows(const struct hd_analysis *a, GArray *table)
 		g_autofree char *tag = p->group >= 0
 					       ? group_tag(s, (uint32_t)p->group)
 					       : g_strdup("-");
-		char host[11], enq[24] = "-", done[24] = "-", state[40];
+		char host[11], enq[24], done[24], state[48];
 		struct table_row row = { p->rank, NULL };
 
 		g_snprintf(host, sizeof(host), "%s", p->host ? p->host : "-");
-		if (p->last_enqueued >= 0)
-			g_snprintf(enq, sizeof(enq), "%" G_GINT64_FORMAT,
-				   p->last_enqueued);
-		if (p->last_completed >= 0)
-			g_snprintf(done, sizeof(done), "%" G_GINT64_FORMAT,
-				   p->last_completed);
-		if (p->blocked_seq >= 0)
-			g_snprintf(state, sizeof(state),
-				   "%s at %" G_GINT64_FORMAT,
-				   p->state ? p->state : "-", p->blocked_seq);
-		else
-			g_snprintf(state, sizeof(state), "%s",
-				   p->state ? p->state : "-");
+		hd_report_progress_cells(p, "-", enq, done, state);
 		row.body = g_strdup_printf("%-10s %3u %7s %-8.8s %6s %6s  %s",
 					   host, p->inputs, ops, tag, enq, done,
 					   state);
-		g_array_append_val(table, row);
-	}
-}
-
-/*
- * Rows computed from the store when the engine gave no progress: per group
- * the highest seq seen and completed on each rank.
- */
-static void store_rows(const struct hd_analysis *a, GArray *table)
-{
-	const struct hd_store *s = a->store;
-	g_autoptr(GHashTable) rows = g_hash_table_new_full(
-		g_direct_hash, g_direct_equal, NULL, rank_row_free);
-	g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(int));
-	GHashTableIter it;
-	gpointer key;
-
-	for (guint k = 0; a->ranks_seen && k < a->ranks_seen->len; k++)
-		row_get(rows, g_array_index(a->ranks_seen, int, k));
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &key, NULL))
-		row_get(rows, GPOINTER_TO_INT(key));
-	for (guint k = 0; k < s->ops->len; k++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, k);
-
-		if (op->rank >= 0)
-			row_add_op(row_get(rows, op->rank), op);
-	}
-	g_hash_table_iter_init(&it, rows);
-	while (g_hash_table_iter_next(&it, &key, NULL)) {
-		int r = GPOINTER_TO_INT(key);
-
-		g_array_append_val(order, r);
-	}
-	g_array_sort(order, compare_int);
-	for (guint k = 0; k < order->len; k++) {
-		int r = g_array_index(order, int, k);
-		struct table_row row = {
-			r, row_body(s, g_hash_table_lookup(rows,
-							   GINT_TO_POINTER(r)))
-		};
-
 		g_array_append_val(table, row);
 	}
 }
@@ -509,21 +357,16 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 	g_autoptr(GArray) table = g_array_new(FALSE, FALSE,
 					      sizeof(struct table_row));
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
-	bool by_progress = a->progress && a->progress->len;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	guint i = 0, nseen;
+	guint i = 0, nseen = a->ranks_seen->len;
 
+	/* The rows are the engine's: the report only lays them out. */
 	g_array_set_clear_func(table, table_row_clear);
-	if (by_progress)
+	if (a->progress)
 		progress_rows(a, table);
-	else
-		store_rows(a, table);
 	if (!table->len && !a->ranks_missing->len)
 		return;
 	emit(out, "%s", "");
-	/* Without the engine's progress, every row is a rank with data. */
-	nseen = by_progress || a->ranks_seen->len ? a->ranks_seen->len
-						  : table->len;
 	if (a->world_size >= 0)
 		emit(out, "ranks: %u with data, world size %d", nseen,
 		     a->world_size);
@@ -533,12 +376,8 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 		emit_wrapped(out, "  no data from: ", missing, MAX_WRAP_LINES);
 	if (!table->len)
 		return;
-	if (by_progress)
-		emit(out, "  %-11s %-10s %3s %7s %-8s %6s %6s  %s", "rank",
-		     "host", "in", "ops", "group", "last", "done", "state");
-	else
-		emit(out, "  %-11s %-15s %6s %9s  %s", "rank", "host",
-		     "inputs", "ops", "last seq seen/done by group");
+	emit(out, "  %-11s %-10s %3s %7s %-8s %6s %6s  %s", "rank", "host",
+	     "in", "ops", "group", "last", "done", "state");
 	while (i < table->len) {
 		const struct table_row *row =
 			&g_array_index(table, struct table_row, i);

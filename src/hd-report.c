@@ -202,3 +202,22 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		return "other";
 	return names[t];
 }
+
+void hd_report_progress_cells(const struct hd_rank_progress *p,
+			      const char *empty, char enq[24], char done[24],
+			      char state[48])
+{
+	const char *st = p->state ? p->state : empty;
+
+	g_snprintf(enq, 24, "%s", empty);
+	g_snprintf(done, 24, "%s", empty);
+	if (p->last_enqueued >= 0)
+		g_snprintf(enq, 24, "%" G_GINT64_FORMAT, p->last_enqueued);
+	if (p->last_completed >= 0)
+		g_snprintf(done, 24, "%" G_GINT64_FORMAT, p->last_completed);
+	if (p->blocked_seq >= 0)
+		g_snprintf(state, 48, "%s at %" G_GINT64_FORMAT, st,
+			   p->blocked_seq);
+	else
+		g_snprintf(state, 48, "%s", st);
+}

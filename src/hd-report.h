@@ -59,4 +59,13 @@ char *hd_report_duration(int64_t ns);
 /* "watchdog_timeout", "ib_completion", ...  (transfer none) */
 const char *hd_report_signal_type_name(enum hd_signal_type t);
 
+/*
+ * The cells of one rank-table row shared by the text and Markdown tables:
+ * last enqueued, last completed and the state ("blocked at 38"), with
+ * empty standing for an unknown value.
+ */
+void hd_report_progress_cells(const struct hd_rank_progress *p,
+			      const char *empty, char enq[24], char done[24],
+			      char state[48]);
+
 #endif
