@@ -68,20 +68,13 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		const char *val = NULL;
-		int m;
+		int m, status = -1;
 
-		if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-			g_ptr_array_add(paths, argv[i]);
+		if (hd_cmd_common_arg(argv, i, &options_done, paths, help,
+				      &status)) {
+			if (status >= 0)
+				return status;
 			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			options_done = true;
-			continue;
-		}
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			fputs(help, stdout);
-			return hd_cmd_finish_output(stdout, "standard output",
-						    HD_EXIT_OK);
 		}
 		m = hd_cmd_opt_value(argc, argv, &i, "--format", NULL, &val);
 		if (m == 1) {

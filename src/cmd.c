@@ -77,3 +77,25 @@ bool hd_cmd_parse_int(const char *opt, const char *s, int min, int max,
 	*out = (int)v;
 	return true;
 }
+
+bool hd_cmd_common_arg(char **argv, int i, bool *options_done,
+		       GPtrArray *paths, const char *help, int *status)
+{
+	const char *arg = argv[i];
+
+	if (*options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+		g_ptr_array_add(paths, argv[i]);
+		return true;
+	}
+	if (strcmp(arg, "--") == 0) {
+		*options_done = true;
+		return true;
+	}
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		fputs(help, stdout);
+		*status = hd_cmd_finish_output(stdout, "standard output",
+					       HD_EXIT_OK);
+		return true;
+	}
+	return false;
+}

@@ -57,4 +57,13 @@ int hd_cmd_opt_value(int argc, char **argv, int *i, const char *long_name,
 bool hd_cmd_parse_int(const char *opt, const char *s, int min, int max,
 		      int *out);
 
+/*
+ * What every subcommand's option loop does alike with argv[i]: a PATH (or
+ * anything after "--") goes to paths, "--" ends the options, and --help
+ * prints help, setting *status to the exit status.  Returns true when
+ * argv[i] was handled here, false for an option the caller parses.
+ */
+bool hd_cmd_common_arg(char **argv, int i, bool *options_done,
+		       GPtrArray *paths, const char *help, int *status);
+
 #endif
