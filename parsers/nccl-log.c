@@ -230,25 +230,87 @@ struct nl_ctx {
 /* ------------------------------------------------------------------ */
 /* Small scanners.                                                     */
 
-static const char *find(const char *s, size_t n, const char *needle)
+/*
+ * The scanners below run several times on every line.  They are forced
+ * inline so that strlen() of their literal arguments folds to a constant
+ * and the compares become a few loads.
+ */
+#define NL_INLINE static inline __attribute__((always_inline))
+
+/*
+ * memcmp(a, b, k) == 0 for a constant k: at most two overlapping word
+ * compares once inlined, where GCC would call memcmp().
+ */
+NL_INLINE bool same(const char *a, const char *b, size_t k)
 {
-	return memmem(s, n, needle, strlen(needle));
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (k > 16)
+		return memcmp(a, b, k) == 0;
+	if (k >= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+		memcpy(&x, a + k - 8, 8);
+		memcpy(&y, b + k - 8, 8);
+		return x == y;
+	}
+	if (k >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return false;
+		memcpy(&u, a + k - 4, 4);
+		memcpy(&v, b + k - 4, 4);
+		return u == v;
+	}
+	for (; k > 0; k--)
+		if (*a++ != *b++)
+			return false;
+	return true;
 }
 
-static bool has(const char *s, size_t n, const char *needle)
+/*
+ * memmem() for this file's short needles: memchr() (vectorized) for the
+ * needle's first byte that is not a space, which is rare in log text,
+ * then one compare.  glibc's memmem() walks every byte.
+ */
+NL_INLINE const char *find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i = 0;
+	const char *e = s + n, *q;
+
+	if (k == 0 || k > n)
+		return k == 0 ? s : NULL;
+	while (i < k - 1 && needle[i] == ' ')
+		i++;
+	for (q = s + i; q < e && (q = memchr(q, needle[i], e - q)); q++) {
+		const char *at = q - i;
+
+		if ((size_t)(e - at) < k)
+			return NULL;
+		if (same(at, needle, k))
+			return at;
+	}
+	return NULL;
+}
+
+NL_INLINE bool has(const char *s, size_t n, const char *needle)
 {
 	return find(s, n, needle) != NULL;
 }
 
-static bool starts(const char *s, size_t n, const char *prefix)
+NL_INLINE bool starts(const char *s, size_t n, const char *prefix)
 {
 	size_t k = strlen(prefix);
 
-	return n >= k && memcmp(s, prefix, k) == 0;
+	return n >= k && same(s, prefix, k);
 }
 
 /* Parses decimal digits at *p (optional '-'); false if none. */
-static bool scan_int(const char **p, const char *end, int64_t *out)
+NL_INLINE bool scan_int(const char **p, const char *end, int64_t *out)
 {
 	const char *s = *p;
 	bool neg = false;
@@ -272,31 +334,27 @@ static bool scan_int(const char **p, const char *end, int64_t *out)
 	return true;
 }
 
-/* Hex digit values, -1 for other bytes: the COLL line is mostly hex. */
-static const int8_t hexval[256] = {
-	['0'] = 0,  ['1'] = 1,  ['2'] = 2,  ['3'] = 3,  ['4'] = 4,  ['5'] = 5,
-	['6'] = 6,  ['7'] = 7,  ['8'] = 8,  ['9'] = 9,  ['a'] = 10, ['b'] = 11,
-	['c'] = 12, ['d'] = 13, ['e'] = 14, ['f'] = 15, ['A'] = 10, ['B'] = 11,
-	['C'] = 12, ['D'] = 13, ['E'] = 14, ['F'] = 15,
+/* Hex digit values plus one, 0 for other bytes: the COLL line is mostly hex. */
+static const uint8_t hexval1[256] = {
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-static bool is_hex(char ch)
-{
-	return hexval[(uint8_t)ch] || ch == '0';
-}
 
-static bool scan_hex(const char **p, const char *end, uint64_t *out)
+/* At most 16 hex digits (a pointer or an opCount); false if none. */
+NL_INLINE bool scan_hex(const char **p, const char *end, uint64_t *out)
 {
 	const char *s = *p;
 	uint64_t v = 0;
-	int digits = 0;
+	unsigned d;
 
-	while (s < end && is_hex(*s)) {
-		v = (v << 4) | (uint64_t)hexval[(uint8_t)*s];
-		digits++;
+	while (s < end && (d = hexval1[(uint8_t)*s]) != 0) {
+		v = (v << 4) | (d - 1);
 		s++;
 	}
-	if (!digits || digits > 16)
+	if (s == *p || s - *p > 16)
 		return false;
 	*out = v;
 	*p = s;
@@ -304,15 +362,15 @@ static bool scan_hex(const char **p, const char *end, uint64_t *out)
 }
 
 /* A %p value: 0x..., (nil), or bare hex (NCCL CALL). */
-static bool scan_ptr(const char **p, const char *end, uint64_t *out)
+NL_INLINE bool scan_ptr(const char **p, const char *end, uint64_t *out)
 {
-	if (end - *p >= 5 && memcmp(*p, "(nil)", 5) == 0) {
+	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x')) {
+		*p += 2;
+	} else if (end - *p >= 5 && same(*p, "(nil)", 5)) {
 		*p += 5;
 		*out = 0;
 		return true;
 	}
-	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x'))
-		*p += 2;
 	return scan_hex(p, end, out);
 }
 
@@ -320,14 +378,14 @@ static bool scan_ptr(const char **p, const char *end, uint64_t *out)
  * Expects the literal lit at *p.  Returns 1 on a match, 0 on a mismatch
  * and -1 when the text ends inside the literal (a cut record).
  */
-static int expect(const char **p, const char *end, const char *lit)
+NL_INLINE int expect(const char **p, const char *end, const char *lit)
 {
 	size_t k = strlen(lit);
 	size_t avail = end - *p;
 
 	if (avail < k)
 		return memcmp(*p, lit, avail) == 0 ? -1 : 0;
-	if (memcmp(*p, lit, k) != 0)
+	if (!same(*p, lit, k))
 		return 0;
 	*p += k;
 	return 1;
@@ -2293,7 +2351,7 @@ static const char *nccl_anchor(const char *line, const char *s, const char *e,
 {
 	const char *q;
 
-	while ((q = memmem(s, e - s, "NCCL ", 5)) != NULL) {
+	while ((q = find(s, e - s, "NCCL ")) != NULL) {
 		const char *l = q + 5;
 		size_t rem = e - l;
 
@@ -2326,7 +2384,7 @@ static const char *fused_next(const char *body, const char *e)
 {
 	const char *s = body, *q;
 
-	while ((q = memmem(s, e - s, " NCCL ", 6)) != NULL) {
+	while ((q = find(s, e - s, " NCCL ")) != NULL) {
 		struct nl_rec r;
 
 		s = q + 6;

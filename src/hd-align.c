@@ -452,6 +452,38 @@ static void report_self_inconsistent(struct group_ctx *c, const struct view *vw,
 }
 
 /* Compares what every rank called at one position. */
+/*
+ * Whether every rank that has a value for an attribute has the same one,
+ * for all attributes of member m: what a vote would find, in one pass,
+ * for the position that agrees (nearly all of them).
+ */
+static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
+			  uint32_t npos, uint32_t m)
+{
+	uint64_t ref[ATTR_COUNT];
+	bool seen[ATTR_COUNT] = { false };
+
+	for (uint32_t p = 0; p < npos; p++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, pos[p].view);
+		const struct hd_op *op = ctx_op(c, vw->ops[pos[p].start + m]);
+
+		for (int at = 0; at < ATTR_COUNT; at++) {
+			uint64_t val;
+
+			if (!attr_value(op, at, c->source, &val))
+				continue;
+			if (!seen[at]) {
+				seen[at] = true;
+				ref[at] = val;
+			} else if (ref[at] != val) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static void check_position(struct group_ctx *c, int64_t key,
 			   const struct at_pos *pos, uint32_t npos)
 {
@@ -466,12 +498,15 @@ static void check_position(struct group_ctx *c, int64_t key,
 	/* Each member of a coalesced group is compared with its peers. */
 	for (uint32_t m = 0; m < min_len; m++) {
 		bool type_differs = false;
+		bool agrees = member_agrees(c, pos, npos, m);
 
-		for (int at = 0; at < ATTR_COUNT; at++) {
-			struct vote vote = { .nvalues = 0 };
+		for (int at = 0; at < ATTR_COUNT && !agrees; at++) {
+			struct vote vote;
 
 			if (type_differs)
 				break;
+			vote.nvalues = 0;
+			vote.overflow = false;
 			for (uint32_t p = 0; p < npos; p++) {
 				const struct view *vw = &g_array_index(
 					c->views, struct view, pos[p].view);
@@ -503,8 +538,10 @@ static void check_position(struct group_ctx *c, int64_t key,
 		}
 	}
 	if (min_len != max_len) {
-		struct vote vote = { .nvalues = 0 };
+		struct vote vote;
 
+		vote.nvalues = 0;
+		vote.overflow = false;
 		for (uint32_t p = 0; p < npos; p++)
 			vote_add(&vote, pos[p].end - pos[p].start, p);
 		report_mismatch(c, ATTR_TYPE, key, pos, npos, &vote, 0);

@@ -233,6 +233,34 @@ static uint8_t op_source(const struct hd_store *s, const struct hd_op *op)
 	return 0;
 }
 
+/*
+ * A direct-mapped memo of the last value seen per rank slot, in front of
+ * a hash table: an interleaved log changes rank on every op but cycles
+ * through a few ranks, so most lookups stop here.
+ */
+#define RANK_MEMO 64
+
+struct rank_memo {
+	int64_t key[RANK_MEMO];
+	gpointer val[RANK_MEMO];
+};
+
+static void rank_memo_init(struct rank_memo *m)
+{
+	for (int i = 0; i < RANK_MEMO; i++)
+		m->key[i] = INT64_MIN;
+}
+
+static gpointer *rank_memo_slot(struct rank_memo *m, int rank, int64_t key,
+				 bool *hit)
+{
+	unsigned i = (unsigned)rank % RANK_MEMO;
+
+	*hit = m->key[i] == key;
+	m->key[i] = key;
+	return &m->val[i];
+}
+
 struct hd_index *hd_index_build(const struct hd_store *s)
 {
 	struct hd_index *ix = g_new0(struct hd_index, 1);
@@ -240,11 +268,9 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 						       g_int64_equal);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	g_autoptr(GPtrArray) lists = g_ptr_array_new();
-	uint64_t last_key = UINT64_MAX;
-	GArray *last_list = NULL;
+	struct rank_memo memo;
 	uint32_t last_input = UINT32_MAX;
 	uint8_t last_source = 0;
-	int last_rank = -1;
 
 	ix->store = s;
 	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
@@ -256,6 +282,7 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		gi->group = g;
 		gi->lanes = g_array_new(FALSE, FALSE, sizeof(struct hd_lane));
 	}
+	rank_memo_init(&memo);
 	/* Keys live in a preallocated array so the table can point at them. */
 	g_array_set_size(keys, s->ops->len + 1);
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -263,6 +290,8 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		uint64_t key;
 		GArray *list;
 		uint32_t idx = i;
+		gpointer *slot;
+		bool hit;
 
 		if (op->rank < 0 || op->group >= s->groups->len)
 			continue;
@@ -272,8 +301,9 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 			last_source = op_source(s, op);
 		}
 		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
-		if (key == last_key) {
-			list = last_list;
+		slot = rank_memo_slot(&memo, op->rank, (int64_t)key, &hit);
+		if (hit) {
+			list = *slot;
 		} else {
 			list = g_hash_table_lookup(lanes, &key);
 			if (!list) {
@@ -286,8 +316,7 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 				g_hash_table_insert(lanes, kp, list);
 				g_ptr_array_add(lists, list);
 			}
-			last_key = key;
-			last_list = list;
+			*slot = list;
 		}
 		g_array_append_val(list, idx);
 	}
@@ -329,16 +358,19 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 				g_hash_table_insert(ix->rank_inputs, k,
 						    GINT_TO_POINTER(1));
 		}
+		rank_memo_init(&memo);
 		for (guint i = 0; i < s->ops->len; i++) {
 			const struct hd_op *op =
 				&g_array_index(s->ops, struct hd_op, i);
+			bool hit;
 
-			/* consecutive ops mostly share a rank */
-			if (op->rank >= 0 && op->rank != last_rank)
+			if (op->rank < 0)
+				continue;
+			(void)rank_memo_slot(&memo, op->rank, op->rank, &hit);
+			if (!hit)
 				g_hash_table_insert(ix->rank_inputs,
 						    GINT_TO_POINTER(op->rank),
 						    GINT_TO_POINTER(1));
-			last_rank = op->rank;
 		}
 		for (guint i = 0; i < s->signals->len; i++) {
 			const struct hd_signal *sig =
@@ -696,6 +728,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	int64_t g = progress_group(ix, a);
 	g_autoptr(GHashTable) rows = g_hash_table_new(g_direct_hash,
 						      g_direct_equal);
+	struct rank_memo memo;
 
 	for (guint i = 0; i < a->ranks_seen->len; i++) {
 		struct hd_rank_progress p = { 0 };
@@ -711,11 +744,18 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		g_hash_table_insert(rows, GINT_TO_POINTER(p.rank),
 				    GUINT_TO_POINTER(a->progress->len));
 	}
+	rank_memo_init(&memo);
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
-		guint row = GPOINTER_TO_UINT(g_hash_table_lookup(
-			rows, GINT_TO_POINTER(op->rank)));
+		bool hit;
+		gpointer *slot = rank_memo_slot(&memo, op->rank, op->rank, &hit);
+		guint row;
 		struct hd_rank_progress *p;
+
+		if (!hit)
+			*slot = g_hash_table_lookup(rows,
+						    GINT_TO_POINTER(op->rank));
+		row = GPOINTER_TO_UINT(*slot);
 
 		if (!row)
 			continue;

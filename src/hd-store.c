@@ -414,14 +414,25 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 		merge_rank(hd_store_rank(dst, r->rank), r, input_map);
 	}
 
-	/* One bulk copy, then the index remap in place. */
+	/*
+	 * One bulk copy (none at all into an empty store: a single big log
+	 * hands its array over), then the index remap in place.
+	 */
 	if (src->ops->len) {
 		guint base = dst->ops->len;
 		struct hd_op *ops;
 
-		g_array_append_vals(dst->ops, src->ops->data, src->ops->len);
+		if (base == 0) {
+			GArray *t = dst->ops;
+
+			dst->ops = src->ops;
+			src->ops = t;
+		} else {
+			g_array_append_vals(dst->ops, src->ops->data,
+					    src->ops->len);
+		}
 		ops = &g_array_index(dst->ops, struct hd_op, base);
-		for (guint i = 0; i < src->ops->len; i++) {
+		for (guint i = 0; i < dst->ops->len - base; i++) {
 			struct hd_op *op = &ops[i];
 
 			op->group = group_map[op->group];
