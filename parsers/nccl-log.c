@@ -40,6 +40,8 @@
 #define NL_BLOCK_LINES 8 /* lines an "NCCL error in:" block may span */
 #define NL_CFE_LINES 400 /* lines a ChildFailedError block may span */
 #define NL_PROC_CACHE 64
+#define NL_PREFIX_CACHE 64 /* record prefixes remembered */
+#define NL_PREFIX_MAX 64   /* longest prefix remembered */
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
@@ -199,6 +201,7 @@ struct nl_ctx {
 	GPtrArray *streams;
 	struct nl_stream *dflt;
 	struct nl_proc *proc_cache[NL_PROC_CACHE];
+	struct nl_prefix *prefix_cache; /* NL_PREFIX_CACHE of them */
 	const char *coll_stop; /* where the last COLL parse stopped */
 
 	/* wrapper cache: the last wrapper bytes and their stream */
@@ -989,6 +992,19 @@ struct nl_rec {
 	const char *start; /* first byte of the record (after wrappers) */
 };
 
+/*
+ * A record prefix seen before ("node-a:4000:4000 [0] "): an interleaved
+ * log repeats a few of them on every line, so rec_prefix()'s walk back
+ * is done once per distinct prefix.  Offsets are from the line start.
+ */
+struct nl_prefix {
+	char text[NL_PREFIX_MAX];
+	uint8_t len; /* 0: empty slot */
+	bool ok;
+	struct nl_rec rec;       /* host and start: see the offsets */
+	int host_off, start_off; /* from the line start; host -1: NULL */
+};
+
 /* "[12]": a device index in brackets. */
 static bool dev_token(const char *tok, const char *end, int *dev)
 {
@@ -1067,7 +1083,7 @@ static bool hpt_back(const char *line, const char *e, struct nl_rec *r)
  * "[dev]", to "host:pid:tid".  False when neither "[dev]" nor "H:P:T" is
  * there.  A record with "[dev]" only is the trimmed form.
  */
-static bool rec_prefix(const char *line, const char *a, struct nl_rec *r)
+static bool rec_prefix_walk(const char *line, const char *a, struct nl_rec *r)
 {
 	const char *p = a, *tok, *tok_end;
 	bool found = false;
@@ -1101,33 +1117,85 @@ static bool rec_prefix(const char *line, const char *a, struct nl_rec *r)
 	return hpt_back(line, p, r) || r->dev >= 0;
 }
 
+static unsigned prefix_slot(const char *s, size_t n)
+{
+	uint64_t h = n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	for (; n > 0; n--)
+		h = (h ^ (uint8_t)*s++) * 0x9e3779b97f4a7c15ull;
+	return (unsigned)(h >> 58) % NL_PREFIX_CACHE;
+}
+
+/* rec_prefix_walk(), remembered per distinct prefix text. */
+static bool rec_prefix(struct nl_ctx *c, const char *line, const char *a,
+		       struct nl_rec *r)
+{
+	size_t n = a - line;
+	struct nl_prefix *e;
+	bool ok;
+
+	unsigned h;
+
+	if (n == 0 || n >= NL_PREFIX_MAX)
+		return rec_prefix_walk(line, a, r);
+	/* two-way: a prefix lives in slot h or its neighbour */
+	h = prefix_slot(line, n);
+	for (unsigned way = 0; way < 2; way++) {
+		e = &c->prefix_cache[h ^ way];
+		if (e->len == n && memcmp(e->text, line, n) == 0) {
+			*r = e->rec;
+			r->host = e->host_off < 0 ? NULL : line + e->host_off;
+			r->start = line + e->start_off;
+			return e->ok;
+		}
+	}
+	e = &c->prefix_cache[h];
+	if (e->len != 0 && c->prefix_cache[h ^ 1].len == 0)
+		e = &c->prefix_cache[h ^ 1];
+	ok = rec_prefix_walk(line, a, r);
+	memcpy(e->text, line, n);
+	e->len = (uint8_t)n;
+	e->ok = ok;
+	e->rec = *r;
+	e->host_off = r->host ? (int)(r->host - line) : -1;
+	e->start_off = (int)(r->start - line);
+	return ok;
+}
+
 static const struct {
 	const char *name;
+	size_t len;
 	enum hd_op_kind kind;
 } coll_ops[] = {
-	{ "AllReduce", HD_OP_ALL_REDUCE },
-	{ "AllGather", HD_OP_ALL_GATHER },
-	{ "ReduceScatter", HD_OP_REDUCE_SCATTER },
-	{ "Broadcast", HD_OP_BROADCAST },
-	{ "Reduce", HD_OP_REDUCE },
-	{ "Send", HD_OP_SEND },
-	{ "Recv", HD_OP_RECV },
-	{ "AlltoAll", HD_OP_ALL_TO_ALL },
-	{ "Gather", HD_OP_GATHER },
-	{ "Scatter", HD_OP_SCATTER },
+#define COLL_OP(name, kind) { name, sizeof(name) - 1, kind }
+	COLL_OP("AllReduce", HD_OP_ALL_REDUCE),
+	COLL_OP("AllGather", HD_OP_ALL_GATHER),
+	COLL_OP("ReduceScatter", HD_OP_REDUCE_SCATTER),
+	COLL_OP("Broadcast", HD_OP_BROADCAST),
+	COLL_OP("Reduce", HD_OP_REDUCE),
+	COLL_OP("Send", HD_OP_SEND),
+	COLL_OP("Recv", HD_OP_RECV),
+	COLL_OP("AlltoAll", HD_OP_ALL_TO_ALL),
+	COLL_OP("Gather", HD_OP_GATHER),
+	COLL_OP("Scatter", HD_OP_SCATTER),
+#undef COLL_OP
 };
 
 /* The COLL op name at the start of body ("AllReduce: opCount"), or -1. */
 static int coll_op(const char *body, size_t n, size_t *name_len)
 {
 	const char *colon = memchr(body, ':', MIN(n, 16));
+	size_t k;
 
 	if (!colon || !starts(colon, n - (colon - body), ": opCount "))
 		return -1;
+	k = colon - body;
 	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++) {
-		size_t k = strlen(coll_ops[i].name);
-
-		if ((size_t)(colon - body) == k &&
+		if (k == coll_ops[i].len && body[0] == coll_ops[i].name[0] &&
 		    memcmp(body, coll_ops[i].name, k) == 0) {
 			*name_len = k;
 			return (int)i;
@@ -1171,7 +1239,7 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	int64_t count = -1, dtype = -1, redop = -1, root = -1, nranks = -1;
 	int r = 1;
 	bool cut = false, have_comm = false, nranks_ok = false;
-	struct hd_op op;
+	struct hd_op *op;
 	struct nl_comm *cm;
 	enum hd_op_kind kind = coll_ops[which].kind;
 
@@ -1236,51 +1304,51 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	if (nranks < 0)
 		nranks = cm->nranks;
 
-	hd_op_init(&op);
-	op.group = (uint32_t)cm->group;
-	op.seq = cm->ncoll++;
-	op.seq_kind = HD_SEQ_ORDINAL;
-	op.kind = (uint8_t)kind;
-	op.name = c->coll_names[which];
-	op.op_count = (int64_t)opcount;
-	op.state = HD_STATE_ENQUEUED;
+	op = hd_store_new_op(c->store);
+	op->group = (uint32_t)cm->group;
+	op->seq = cm->ncoll++;
+	op->seq_kind = HD_SEQ_ORDINAL;
+	op->kind = (uint8_t)kind;
+	op->name = c->coll_names[which];
+	op->op_count = (int64_t)opcount;
+	op->state = HD_STATE_ENQUEUED;
 	if (dtype >= 0 && dtype < (int64_t)G_N_ELEMENTS(nccl_dtypes)) {
-		op.dtype = (uint8_t)nccl_dtypes[dtype];
+		op->dtype = (uint8_t)nccl_dtypes[dtype];
 	} else if (dtype >= 0) {
 		char name[32];
 
 		g_snprintf(name, sizeof(name), "ncclDataType %d",
 			   (int)clamp_int(dtype, 0, INT_MAX));
-		op.dtype = HD_DTYPE_OTHER;
-		op.dtype_name = hd_intern(name);
+		op->dtype = HD_DTYPE_OTHER;
+		op->dtype_name = hd_intern(name);
 	}
 	if (is_reduction(kind) && redop >= 0)
-		op.redop = redop >= 5 ? HD_REDOP_PREMULSUM
+		op->redop = redop >= 5 ? HD_REDOP_PREMULSUM
 				      : (uint8_t)(HD_REDOP_SUM + redop);
 	switch (kind) {
 	case HD_OP_ALL_GATHER:
-		op.count_in = count;
-		op.count_out = mul_or_unknown(count, nranks);
+		op->count_in = count;
+		op->count_out = mul_or_unknown(count, nranks);
 		break;
 	case HD_OP_REDUCE_SCATTER:
-		op.count_out = count;
-		op.count_in = mul_or_unknown(count, nranks);
+		op->count_out = count;
+		op->count_in = mul_or_unknown(count, nranks);
 		break;
 	case HD_OP_SEND:
-		op.count_in = count;
+		op->count_in = count;
 		break;
 	case HD_OP_RECV:
-		op.count_out = count;
+		op->count_out = count;
 		break;
 	default:
-		op.count_in = op.count_out = count;
+		op->count_in = op->count_out = count;
 		break;
 	}
 	if ((kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
 	     kind == HD_OP_GATHER || kind == HD_OP_SCATTER ||
 	     kind == HD_OP_SEND || kind == HD_OP_RECV) &&
 	    root >= 0)
-		op.peer = (int32_t)clamp_int(root, 0, INT32_MAX);
+		op->peer = (int32_t)clamp_int(root, 0, INT32_MAX);
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
 	if (full_buffer && !cut) {
 		cut = true;
@@ -1292,11 +1360,10 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 			      "COLL record cut mid-token, kept as truncated");
 	}
 	if (cut)
-		op.flags |= HD_OPF_TRUNCATED;
-	op.prov.input = c->input;
-	op.prov.kind = HD_PROV_LINE;
-	op.prov.at = c->lineno;
-	hd_store_add_op(c->store, &op);
+		op->flags |= HD_OPF_TRUNCATED;
+	op->prov.input = c->input;
+	op->prov.kind = HD_PROV_LINE;
+	op->prov.at = c->lineno;
 	g_array_append_val(c->op_proc, p->index);
 	c->in->records++;
 }
@@ -1663,7 +1730,7 @@ static void handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 	struct nl_proc *p = NULL;
 	const char *b;
 	bool is_warn = lvl[0] == 'W', is_info = lvl[0] == 'I';
-	bool ok = rec_prefix(line, a, &r);
+	bool ok = rec_prefix(c, line, a, &r);
 
 	if (ok) {
 		st = wrap_stream(c, line, r.start - line, &w);
@@ -2390,7 +2457,7 @@ static const char *fused_next(const char *body, const char *e)
 		s = q + 6;
 		if (!starts(s, e - s, "INFO ") && !starts(s, e - s, "WARN "))
 			continue;
-		if (rec_prefix(body, q + 1, &r) && r.has_hpt)
+		if (rec_prefix_walk(body, q + 1, &r) && r.has_hpt)
 			return r.start;
 	}
 	return NULL;
@@ -2405,7 +2472,7 @@ static bool tier2_old_nccl(struct nl_ctx *c, const char *line, size_t n)
 		lvl = q + 2;
 	else if ((q = find(line, n, " WARN ")))
 		lvl = q + 1;
-	if (!lvl || !rec_prefix(line, lvl, &r) || !r.has_hpt || r.dev < 0)
+	if (!lvl || !rec_prefix(c, line, lvl, &r) || !r.has_hpt || r.dev < 0)
 		return false;
 	handle_nccl(c, line, lvl, lvl, line + n, true);
 	return true;
@@ -2758,6 +2825,7 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	c.sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c.dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
+	c.prefix_cache = g_new0(struct nl_prefix, NL_PREFIX_CACHE);
 	c.wrap = g_string_sized_new(256);
 	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++)
 		c.coll_names[i] = hd_intern(coll_ops[i].name);
@@ -2791,6 +2859,7 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	g_array_free(c.sig_stream, TRUE);
 	g_hash_table_destroy(c.dedup);
 	g_free(c.clean);
+	g_free(c.prefix_cache);
 	g_string_free(c.wrap, TRUE);
 	return ok;
 }

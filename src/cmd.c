@@ -52,6 +52,12 @@ int hd_cmd_opt_value(int argc, char **argv, int *i, const char *long_name,
 		}
 		return 1;
 	}
+	/* "-j2", as getopt takes it */
+	if (short_name && short_name[1] && !short_name[2] &&
+	    strncmp(arg, short_name, 2) == 0 && arg[2]) {
+		*value = arg + 2;
+		return 1;
+	}
 	if (strcmp(arg, long_name) != 0 &&
 	    (!short_name || strcmp(arg, short_name) != 0))
 		return 0;

@@ -42,7 +42,8 @@ int hd_cmd_finish_output(FILE *out, const char *name, int status);
 
 /*
  * Matches argv[*i] against an option that takes a value, spelled exactly
- * "--name VALUE", "--name=VALUE" or "-s VALUE" (short_name may be NULL).
+ * "--name VALUE", "--name=VALUE", "-s VALUE" or "-sVALUE" (short_name may
+ * be NULL).
  * Returns 1 with *value set (and *i moved past a separate value), 0 when
  * argv[*i] is not this option, -1 when the value is missing (said on
  * stderr).  *value points into argv.

@@ -268,7 +268,7 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 						       g_int64_equal);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	g_autoptr(GPtrArray) lists = g_ptr_array_new();
-	struct rank_memo memo;
+	struct rank_memo memo, seen;
 	uint32_t last_input = UINT32_MAX;
 	uint8_t last_source = 0;
 
@@ -283,6 +283,9 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		gi->lanes = g_array_new(FALSE, FALSE, sizeof(struct hd_lane));
 	}
 	rank_memo_init(&memo);
+	rank_memo_init(&seen);
+	/* Ranks with an input, an op or a signal: the ranks seen. */
+	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	/* Keys live in a preallocated array so the table can point at them. */
 	g_array_set_size(keys, s->ops->len + 1);
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -293,7 +296,15 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		gpointer *slot;
 		bool hit;
 
-		if (op->rank < 0 || op->group >= s->groups->len)
+		if (op->rank < 0)
+			continue;
+		/* every op's rank counts as seen, grouped or not */
+		slot = rank_memo_slot(&seen, op->rank, op->rank, &hit);
+		if (!hit)
+			g_hash_table_insert(ix->rank_inputs,
+					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(1));
+		if (op->group >= s->groups->len)
 			continue;
 		/* An input's ops are adjacent: look its kind up once. */
 		if (op->prov.input != last_input) {
@@ -337,7 +348,6 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		g_array_append_val(gi->lanes, lane);
 	}
 	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
-	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
@@ -356,20 +366,6 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 
 			if (r->inputs->len > 0)
 				g_hash_table_insert(ix->rank_inputs, k,
-						    GINT_TO_POINTER(1));
-		}
-		rank_memo_init(&memo);
-		for (guint i = 0; i < s->ops->len; i++) {
-			const struct hd_op *op =
-				&g_array_index(s->ops, struct hd_op, i);
-			bool hit;
-
-			if (op->rank < 0)
-				continue;
-			(void)rank_memo_slot(&memo, op->rank, op->rank, &hit);
-			if (!hit)
-				g_hash_table_insert(ix->rank_inputs,
-						    GINT_TO_POINTER(op->rank),
 						    GINT_TO_POINTER(1));
 		}
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -626,10 +622,14 @@ static void fill_ranks(const struct hd_index *ix, struct hd_analysis *a)
 		int r = GPOINTER_TO_INT(l->data);
 
 		g_array_append_val(a->ranks_seen, r);
-		if (r >= world && world >= 0)
-			world = -1 - r; /* more ranks than any group said */
 	}
 	g_array_sort(a->ranks_seen, compare_int);
+	for (guint i = 0; i < a->ranks_seen->len && world >= 0; i++) {
+		int r = g_array_index(a->ranks_seen, int, i);
+
+		if (r >= world)
+			world = -1 - r; /* more ranks than any group said */
+	}
 	if (world < -1) {
 		g_ptr_array_add(a->notes,
 				g_strdup_printf("rank %d is outside the world size %d that the groups report",
@@ -722,13 +722,33 @@ static bool rank_has_completion(const struct hd_index *ix, int64_t g, int rank)
 	return false;
 }
 
+static void progress_from_lane(const struct hd_store *s,
+			       const struct hd_lane *lane,
+			       struct hd_rank_progress *p)
+{
+	for (uint32_t i = 0; i < lane->n; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, lane->ops[i]);
+
+		if (op->seq > p->last_enqueued)
+			p->last_enqueued = op->seq;
+		if (op->state == HD_STATE_COMPLETED &&
+		    op->seq > p->last_completed)
+			p->last_completed = op->seq;
+		if (op->state != HD_STATE_COMPLETED &&
+		    (op->state == HD_STATE_STARTED ||
+		     op->state == HD_STATE_ENQUEUED) &&
+		    (p->blocked_seq < 0 || op->seq < p->blocked_seq))
+			p->blocked_seq = op->seq;
+	}
+}
+
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	int64_t g = progress_group(ix, a);
 	g_autoptr(GHashTable) rows = g_hash_table_new(g_direct_hash,
 						      g_direct_equal);
-	struct rank_memo memo;
 
 	for (guint i = 0; i < a->ranks_seen->len; i++) {
 		struct hd_rank_progress p = { 0 };
@@ -744,36 +764,26 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		g_hash_table_insert(rows, GINT_TO_POINTER(p.rank),
 				    GUINT_TO_POINTER(a->progress->len));
 	}
-	rank_memo_init(&memo);
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
-		bool hit;
-		gpointer *slot = rank_memo_slot(&memo, op->rank, op->rank, &hit);
-		guint row;
-		struct hd_rank_progress *p;
+	/* From the lanes: only the progress group's ops are read. */
+	for (guint gl = 0; gl < ix->groups->len; gl++) {
+		const struct hd_group_index *gi =
+			&g_array_index(ix->groups, struct hd_group_index, gl);
 
-		if (!hit)
-			*slot = g_hash_table_lookup(rows,
-						    GINT_TO_POINTER(op->rank));
-		row = GPOINTER_TO_UINT(*slot);
+		for (guint l = 0; l < gi->lanes->len; l++) {
+			const struct hd_lane *lane =
+				&g_array_index(gi->lanes, struct hd_lane, l);
+			guint row = GPOINTER_TO_UINT(g_hash_table_lookup(
+				rows, GINT_TO_POINTER(lane->rank)));
+			struct hd_rank_progress *p;
 
-		if (!row)
-			continue;
-		p = &g_array_index(a->progress, struct hd_rank_progress,
-				   row - 1);
-		p->ops++;
-		if ((int64_t)op->group != g || op->seq_kind == HD_SEQ_P2P)
-			continue;
-		if (op->seq > p->last_enqueued)
-			p->last_enqueued = op->seq;
-		if (op->state == HD_STATE_COMPLETED &&
-		    op->seq > p->last_completed)
-			p->last_completed = op->seq;
-		if (op->state != HD_STATE_COMPLETED &&
-		    (op->state == HD_STATE_STARTED ||
-		     op->state == HD_STATE_ENQUEUED) &&
-		    (p->blocked_seq < 0 || op->seq < p->blocked_seq))
-			p->blocked_seq = op->seq;
+			if (!row)
+				continue;
+			p = &g_array_index(a->progress, struct hd_rank_progress,
+					   row - 1);
+			p->ops += lane->n;
+			if ((int64_t)gl == g && lane->seq_kind != HD_SEQ_P2P)
+				progress_from_lane(s, lane, p);
+		}
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =

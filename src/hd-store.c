@@ -257,24 +257,37 @@ int hd_group_global_rank(const struct hd_group *g, int group_rank)
 	return g_array_index(g->members, int, group_rank);
 }
 
+static const struct hd_op blank_op = {
+	.rank = -1,
+	.seq = -1,
+	.peer = -1,
+	.count_in = -1,
+	.count_out = -1,
+	.op_count = -1,
+	.t_enqueue_ns = INT64_MIN,
+	.t_start_ns = INT64_MIN,
+	.t_end_ns = INT64_MIN,
+	.stack = -1,
+};
+
 void hd_op_init(struct hd_op *op)
 {
-	memset(op, 0, sizeof(*op));
-	op->rank = -1;
-	op->seq = -1;
-	op->peer = -1;
-	op->count_in = -1;
-	op->count_out = -1;
-	op->op_count = -1;
-	op->t_enqueue_ns = INT64_MIN;
-	op->t_start_ns = INT64_MIN;
-	op->t_end_ns = INT64_MIN;
-	op->stack = -1;
+	*op = blank_op;
 }
 
 void hd_store_add_op(struct hd_store *s, const struct hd_op *op)
 {
 	g_array_append_vals(s->ops, op, 1);
+}
+
+struct hd_op *hd_store_new_op(struct hd_store *s)
+{
+	struct hd_op *op;
+
+	g_array_set_size(s->ops, s->ops->len + 1);
+	op = &g_array_index(s->ops, struct hd_op, s->ops->len - 1);
+	*op = blank_op;
+	return op;
 }
 
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
@@ -375,8 +388,17 @@ static void merge_group(struct hd_group *dst, const struct hd_group *src)
 				       src->low_confidence_identity;
 }
 
+static bool is_identity(const uint32_t *map, guint n)
+{
+	for (guint i = 0; i < n; i++)
+		if (map[i] != i)
+			return false;
+	return true;
+}
+
 void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 {
+	bool identity;
 	g_autofree uint32_t *input_map = NULL;
 	g_autofree uint32_t *group_map = NULL;
 	g_autofree int32_t *stack_map = NULL;
@@ -416,8 +438,13 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 
 	/*
 	 * One bulk copy (none at all into an empty store: a single big log
-	 * hands its array over), then the index remap in place.
+	 * hands its array over), then the index remap in place, which the
+	 * first input into an empty store does not need.
 	 */
+	identity = is_identity(input_map, src->inputs->len) &&
+		   is_identity(group_map, src->groups->len);
+	for (guint i = 0; i < src->stacks->len && identity; i++)
+		identity = stack_map[i] == (int32_t)i;
 	if (src->ops->len) {
 		guint base = dst->ops->len;
 		struct hd_op *ops;
@@ -432,7 +459,7 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 					    src->ops->len);
 		}
 		ops = &g_array_index(dst->ops, struct hd_op, base);
-		for (guint i = 0; i < dst->ops->len - base; i++) {
+		for (guint i = 0; i < dst->ops->len - base && !identity; i++) {
 			struct hd_op *op = &ops[i];
 
 			op->group = group_map[op->group];

@@ -310,6 +310,11 @@ int hd_group_global_rank(const struct hd_group *g, int group_rank);
 void hd_op_init(struct hd_op *op);
 /* Copies op into the store. */
 void hd_store_add_op(struct hd_store *s, const struct hd_op *op);
+/*
+ * Appends an op with hd_op_init()'s defaults and returns it, for a hot
+ * parser to fill in place.  Valid until the next op is added.
+ */
+struct hd_op *hd_store_new_op(struct hd_store *s);
 
 /* Stores a stack (frames copied) and returns its index. */
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,

@@ -407,6 +407,52 @@ START_TEST(test_interleaved_torchrun)
 }
 END_TEST
 
+START_TEST(test_interleaved_many_processes)
+{
+	/*
+	 * More processes than the parser's prefix and process caches hold
+	 * (64 each), interleaved line by line, hosts and pids chosen so
+	 * prefixes share lengths and most bytes: every op must still land
+	 * on its own rank, in order.
+	 */
+	enum { NPROC = 150, NOPS = 3 };
+	GString *t = g_string_new(NULL);
+	g_autoptr(hd_store) s = NULL;
+
+	for (int r = 0; r < NPROC; r++)
+		g_string_append_printf(
+			t,
+			"node-%c:%d:%d [%d] NCCL INFO comm 0x%x rank %d nranks "
+			"%d cudaDev %d busId %d000 commId " CID
+			" - Init COMPLETE\n",
+			'a' + r % 2, 1000 + r / 2, 1000 + r / 2, r % 8,
+			0x1000 + r, r, NPROC, r % 8, r % 8);
+	for (int i = 0; i < NOPS; i++)
+		for (int r = 0; r < NPROC; r++) {
+			char pre[64], comm[16];
+
+			g_snprintf(pre, sizeof(pre), "node-%c:%d:%d [%d] ",
+				   'a' + r % 2, 1000 + r / 2, 1000 + r / 2,
+				   r % 8);
+			g_snprintf(comm, sizeof(comm), "0x%x", 0x1000 + r);
+			g_string_append(t, coll(pre, "AllReduce", i, "0x1",
+						"0x1", 8 + r, 7, 0, 0, comm,
+						NPROC));
+		}
+	s = parse(t->str);
+	g_string_free(t, TRUE);
+	ck_assert_uint_eq(s->ops->len, NPROC * NOPS);
+	for (guint i = 0; i < NPROC * NOPS; i++) {
+		ck_assert_int_eq(op_at(s, i)->rank, (int)(i % NPROC));
+		ck_assert_int_eq(op_at(s, i)->seq, (int)(i / NPROC));
+		ck_assert_int_eq(op_at(s, i)->count_in, 8 + (int)(i % NPROC));
+	}
+	ck_assert_int_eq(hd_store_find_rank(s, 149)->pid, 1074);
+	ck_assert_str_eq(hd_store_find_rank(s, 149)->host, "node-b");
+	ck_assert_uint_eq(in0(s)->skipped, 0);
+}
+END_TEST
+
 START_TEST(test_c10d_rank_beats_world_rank)
 {
 	/* The c10d [rankG] of the same stream wins over the comm rank. */
@@ -1037,6 +1083,7 @@ static Suite *suite(void)
 	tcase_add_test(tcc, test_rank_unknown_skipped);
 	suite_add_tcase(s, tcc);
 	tcase_add_test(ta, test_interleaved_torchrun);
+	tcase_add_test(ta, test_interleaved_many_processes);
 	tcase_add_test(ta, test_c10d_rank_beats_world_rank);
 	tcase_add_test(ta, test_wrappers);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
