@@ -275,6 +275,19 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 	v->keys = g_new(int64_t, l->n + 1);
 	v->first_pending = -1;
 	v->min_key = v->max_key = -1;
+	/* An NCCL log's lane: keys are positions, no op need be read. */
+	if (l->n_p2p == 0 && l->seq_kind == HD_SEQ_ORDINAL &&
+	    !l->has_completion_info) {
+		memcpy(v->ops, l->ops, l->n * sizeof(uint32_t));
+		for (uint32_t i = 0; i < l->n; i++)
+			v->keys[i] = i;
+		v->n = l->n;
+		if (v->n > 0) {
+			v->min_key = 0;
+			v->max_key = v->n - 1;
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < l->n; i++) {
 		const struct hd_op *op = ctx_op(c, l->ops[i]);
 		int64_t key;
@@ -1114,7 +1127,7 @@ static void check_p2p(struct group_ctx *c)
 		const struct hd_lane *lane =
 			&g_array_index(gi->lanes, struct hd_lane, l);
 
-		for (uint32_t i = 0; i < lane->n; i++) {
+		for (uint32_t i = 0; i < lane->n && lane->n_p2p > 0; i++) {
 			const struct hd_op *op = ctx_op(c, lane->ops[i]);
 			int peer;
 

@@ -33,6 +33,9 @@ struct hd_lane {
 	int64_t min_seq, max_seq; /* over ops; -1 when n == 0 */
 	int64_t max_completed;    /* -1 none */
 	int64_t first_pending;    /* lowest seq not completed; -1 none */
+	int64_t first_blocked;    /* lowest seq started or enqueued and not
+				     completed; -1 none */
+	uint32_t n_p2p;           /* sends and recvs among the ops */
 	bool has_completion_info; /* some op completed or was timed */
 };
 

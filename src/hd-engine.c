@@ -184,25 +184,24 @@ static int compare_lane_ops(const void *a, const void *b)
 
 static G_LOCK_DEFINE(sort_lock);
 
+/* Sorts a lane by seq when it is not, and sums up its ops in one pass. */
 static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 {
 	bool sorted = true;
+	int64_t prev = INT64_MIN;
 
-	for (uint32_t i = 1; i < l->n && sorted; i++)
-		if (g_array_index(s->ops, struct hd_op, l->ops[i]).seq <
-		    g_array_index(s->ops, struct hd_op, l->ops[i - 1]).seq)
-			sorted = false;
-	if (!sorted) {
-		G_LOCK(sort_lock);
-		sort_store = s;
-		qsort(l->ops, l->n, sizeof(uint32_t), compare_lane_ops);
-		G_UNLOCK(sort_lock);
-	}
 	l->min_seq = l->max_seq = l->max_completed = l->first_pending = -1;
+	l->first_blocked = -1;
+	l->n_p2p = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, l->ops[i]);
 
+		if (op->seq < prev)
+			sorted = false;
+		prev = op->seq;
+		if (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV)
+			l->n_p2p++;
 		if (l->min_seq < 0 || op->seq < l->min_seq)
 			l->min_seq = op->seq;
 		if (op->seq > l->max_seq)
@@ -213,12 +212,23 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 		if (op->state == HD_STATE_COMPLETED) {
 			if (op->seq > l->max_completed)
 				l->max_completed = op->seq;
-		} else if (l->first_pending < 0 || op->seq < l->first_pending) {
-			l->first_pending = op->seq;
+			continue;
 		}
+		if (l->first_pending < 0 || op->seq < l->first_pending)
+			l->first_pending = op->seq;
+		if ((op->state == HD_STATE_STARTED ||
+		     op->state == HD_STATE_ENQUEUED) &&
+		    (l->first_blocked < 0 || op->seq < l->first_blocked))
+			l->first_blocked = op->seq;
 	}
 	if (!l->has_completion_info)
 		l->first_pending = -1;
+	if (!sorted) {
+		G_LOCK(sort_lock);
+		sort_store = s;
+		qsort(l->ops, l->n, sizeof(uint32_t), compare_lane_ops);
+		G_UNLOCK(sort_lock);
+	}
 }
 
 /*
@@ -722,25 +732,17 @@ static bool rank_has_completion(const struct hd_index *ix, int64_t g, int rank)
 	return false;
 }
 
-static void progress_from_lane(const struct hd_store *s,
-			       const struct hd_lane *lane,
+/* What a lane says about its rank's progress in the progress group. */
+static void progress_from_lane(const struct hd_lane *lane,
 			       struct hd_rank_progress *p)
 {
-	for (uint32_t i = 0; i < lane->n; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, lane->ops[i]);
-
-		if (op->seq > p->last_enqueued)
-			p->last_enqueued = op->seq;
-		if (op->state == HD_STATE_COMPLETED &&
-		    op->seq > p->last_completed)
-			p->last_completed = op->seq;
-		if (op->state != HD_STATE_COMPLETED &&
-		    (op->state == HD_STATE_STARTED ||
-		     op->state == HD_STATE_ENQUEUED) &&
-		    (p->blocked_seq < 0 || op->seq < p->blocked_seq))
-			p->blocked_seq = op->seq;
-	}
+	if (lane->max_seq > p->last_enqueued)
+		p->last_enqueued = lane->max_seq;
+	if (lane->max_completed > p->last_completed)
+		p->last_completed = lane->max_completed;
+	if (lane->first_blocked >= 0 &&
+	    (p->blocked_seq < 0 || lane->first_blocked < p->blocked_seq))
+		p->blocked_seq = lane->first_blocked;
 }
 
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
@@ -782,7 +784,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 					   row - 1);
 			p->ops += lane->n;
 			if ((int64_t)gl == g && lane->seq_kind != HD_SEQ_P2P)
-				progress_from_lane(s, lane, p);
+				progress_from_lane(lane, p);
 		}
 	}
 	for (guint i = 0; i < s->signals->len; i++) {

@@ -257,6 +257,8 @@ int hd_group_global_rank(const struct hd_group *g, int group_rank)
 	return g_array_index(g->members, int, group_rank);
 }
 
+G_STATIC_ASSERT(sizeof(struct hd_op) <= 128);
+
 static const struct hd_op blank_op = {
 	.rank = -1,
 	.seq = -1,

@@ -146,7 +146,9 @@ enum hd_op_flags {
 
 /*
  * One collective or p2p call on one rank.  Value type: parsers fill one on
- * the stack (after hd_op_init()) and hand it to hd_store_add_op().
+ * the stack (after hd_op_init()) and hand it to hd_store_add_op(), or fill
+ * one in place from hd_store_new_op().  There is one per op of the input,
+ * millions of them: keep it at 128 bytes (two cache lines), no holes.
  */
 struct hd_op {
 	int32_t rank;   /* global rank, -1 unknown */
@@ -160,6 +162,7 @@ struct hd_op {
 	uint8_t flags;    /* enum hd_op_flags */
 	int32_t peer;     /* root (rooted collectives) or peer (p2p), as a
 			     group rank; -1 unknown or none */
+	int32_t stack;    /* index into store->stacks, -1 none */
 	int64_t count_in;  /* elements sent by this rank, -1 unknown */
 	int64_t count_out; /* elements received by this rank, -1 unknown */
 	const char *shape_in;  /* interned "[[4, 4]]", or NULL */
@@ -170,7 +173,6 @@ struct hd_op {
 	int64_t t_enqueue_ns; /* INT64_MIN when unknown; wall clock ns */
 	int64_t t_start_ns;
 	int64_t t_end_ns;
-	int32_t stack; /* index into store->stacks, -1 none */
 	struct hd_prov prov;
 };
 
