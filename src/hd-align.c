@@ -419,8 +419,9 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			continue;
 		if (!in_minority)
 			quoted++;
+		/* Each item says what its own source says. */
 		src = ctx_source(c, op);
-		desc = hd_op_describe(c->s, op);
+		desc = hd_op_describe(c->s, ctx_op(c, vw->ops[pos[p].start]));
 		hd_verdict_add_evidence(v, vw->rank, src, "rank %d: %s",
 					vw->rank, desc);
 		/* What only the joined log says, where it says it. */
@@ -429,7 +430,7 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			g_autofree char *ldesc = hd_join_describe(c->s, log);
 
 			hd_verdict_add_evidence(v, vw->rank, lsrc,
-						"rank %d's NCCL log, the same call: %s",
+						"rank %d's log: %s",
 						vw->rank, ldesc);
 			joined = true;
 		}

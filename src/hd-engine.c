@@ -585,7 +585,8 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 				hd_verdict_add_evidence(v, ev->rank, ev->source,
 							"%s", ev->text);
 			}
-			for (guint r = 0; r < w->ruled_out->len; r++)
+			/* A joined comm's are about its own positions. */
+			for (guint r = 0; r < w->ruled_out->len && !joined; r++)
 				g_ptr_array_add(v->ruled_out,
 						g_strdup(g_ptr_array_index(
 							w->ruled_out, r)));

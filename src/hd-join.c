@@ -643,7 +643,7 @@ char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 	else if (log->dtype != HD_DTYPE_UNKNOWN)
 		g_string_append_printf(d, " %s", hd_dtype_name(log->dtype));
 	if (log->op_count >= 0)
-		g_string_append_printf(d, " opCount %" G_GINT64_MODIFIER "x",
+		g_string_append_printf(d, " opCount 0x%" G_GINT64_MODIFIER "x",
 				       log->op_count);
 	if (log->flags & HD_OPF_TRUNCATED)
 		g_string_append(d, " (line cut short)");
