@@ -42,8 +42,8 @@
 
 /* Ops a rank's run must have, all agreeing, before it counts as aligned. */
 #define JOIN_MIN_OVERLAP 4
-/* Op comparisons per rank and pair; past it the rank is undecided. */
-#define JOIN_MAX_COMPARES (1u << 22)
+/* Op comparisons in all; past it the ranks left are undecided. */
+#define JOIN_MAX_COMPARES (UINT64_C(1) << 26)
 /* Notes about the join, before "N more". */
 #define JOIN_MAX_NOTES 8
 
@@ -197,10 +197,9 @@ static bool follows(int64_t a, int64_t b)
  */
 static enum fit fit_rank(const struct hd_store *s, const struct hd_lane *fr,
 			 const struct hd_lane *log, int rank, uint32_t pair,
-			 GArray *joins)
+			 GArray *joins, uint64_t *budget)
 {
 	uint32_t first = fr->n, n, found = 0;
-	uint64_t budget = JOIN_MAX_COMPARES;
 	int64_t s_a, s_b, m = log->n, lo, hi, at = 0;
 
 	/* The final run of consecutive single-call seqs. */
@@ -209,8 +208,9 @@ static enum fit fit_rank(const struct hd_store *s, const struct hd_lane *fr,
 					  op_at(s, fr->ops[first])->seq)))
 		first--;
 	n = fr->n - first;
-	if (n < JOIN_MIN_OVERLAP || m == 0)
+	if (n < JOIN_MIN_OVERLAP || m == 0 || *budget < (uint64_t)m)
 		return FIT_NONE;
+	*budget -= (uint64_t)m;
 	/* One comm instance from its Init line: ordinals 0, 1, ... */
 	for (int64_t i = 0; i < m; i++)
 		if (op_at(s, log->ops[i])->seq != i)
@@ -225,8 +225,9 @@ static enum fit fit_rank(const struct hd_store *s, const struct hd_lane *fr,
 		bool ok = true;
 
 		for (uint32_t k = 0; k < n && ok; k++) {
-			if (budget-- == 0)
+			if (*budget == 0)
 				return FIT_NONE;
+			--*budget;
 			ok = call_agrees(op_at(s, fr->ops[first + k]),
 					 op_at(s, log->ops[s_a + k + d]));
 		}
@@ -324,7 +325,8 @@ static void pg_side_clear(struct pg_side *p)
 }
 
 static void try_pair(const struct hd_index *ix, const struct pg_side *p,
-		     uint32_t comm, uint32_t index, struct pair *pr)
+		     uint32_t comm, uint32_t index, struct pair *pr,
+		     uint64_t *budget)
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_group_index *gi =
@@ -352,7 +354,8 @@ static void try_pair(const struct hd_index *ix, const struct pg_side *p,
 		    hd_group_global_rank(cg, (int)gr - 1) != log->rank)
 			continue;
 		pr->tried++;
-		switch (fit_rank(s, fr, log, log->rank, index, pr->joins)) {
+		switch (fit_rank(s, fr, log, log->rank, index, pr->joins,
+				 budget)) {
 		case FIT_ALIGNED:
 			pr->aligned++;
 			break;
@@ -483,6 +486,7 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 	g_autofree uint32_t *pg_tried = NULL;
 	g_autofree bool *pg_noted = NULL;
 	g_autofree bool *comm_noted = NULL;
+	uint64_t budget = JOIN_MAX_COMPARES;
 
 	for (guint g = 0; g < ix->groups->len; g++) {
 		const struct hd_group_index *gi =
@@ -524,7 +528,7 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 				    g_ptr_array_index(s->groups, p->group),
 				    g_ptr_array_index(s->groups, cg)))
 				continue;
-			try_pair(ix, p, cg, pairs->len, &pr);
+			try_pair(ix, p, cg, pairs->len, &pr, &budget);
 			if (pr.tried == 0) {
 				g_array_unref(pr.joins);
 				continue;

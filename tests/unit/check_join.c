@@ -362,6 +362,53 @@ START_TEST(test_members_differ)
 }
 END_TEST
 
+START_TEST(test_order_disagrees)
+{
+	static const int ranks[NR] = { 0, 1, 2, 3 };
+	g_autofree char *id = hd_group_id_pg("1", ranks, NR);
+	struct fixture f;
+	struct run r;
+	uint32_t ca, cb, pg_b;
+
+	/*
+	 * PG 0 and PG 1 each fit one comm, but every dump records all of
+	 * PG 0's ops before PG 1's while every log prints comm B's lines
+	 * (PG 1's) before comm A's: not the order the calls were made in.
+	 */
+	fixture_init(&f);
+	pg_b = hd_store_group(f.s, id);
+	hd_store_group_at(f.s, pg_b)->name = g_strdup("1");
+	for (int i = 0; i < NR; i++)
+		hd_group_set_member(hd_store_group_at(f.s, pg_b), i, i);
+	ca = add_comm(&f, 0xaaaa);
+	cb = add_comm(&f, 0xbbbb);
+	for (int rk = 0; rk < NR; rk++) {
+		for (int64_t i = 0; i < 6; i++) {
+			add_fr(&f, rk, i + 1, kind_of(i), count_of(i));
+			add_log(&f, ca, rk, i, kind_of(i), count_of(i), 0);
+		}
+		for (int64_t i = 0; i < 6; i++) {
+			uint32_t before = f.s->ops->len;
+
+			add_fr(&f, rk, i + 1, HD_OP_ALL_REDUCE, 7 + i);
+			g_array_index(f.s->ops, struct hd_op, before).group =
+				pg_b;
+			g_array_index(f.s->ops, struct hd_op, before).prov.at =
+				100 + (uint64_t)i;
+			add_log(&f, cb, rk, i, HD_OP_ALL_REDUCE, 7 + i, 0);
+			/* comm B's lines come first in the file */
+			g_array_index(f.s->ops, struct hd_op, before + 1)
+				.prov.at = (uint64_t)i + 1;
+		}
+	}
+	run_join(&f, &r);
+	ck_assert_uint_eq(r.ix->links->len, 0);
+	ck_assert(notes_have(&r, "order their ops differently"));
+	run_clear(&r);
+	hd_store_free(f.s);
+}
+END_TEST
+
 static const struct hd_verdict *find_verdict(const struct hd_analysis *a,
 					     enum hd_verdict_kind kind)
 {
@@ -449,6 +496,7 @@ static Suite *join_suite(void)
 	tcase_add_test(tc, test_periodic_one_offset);
 	tcase_add_test(tc, test_periodic_ambiguous_offset);
 	tcase_add_test(tc, test_members_differ);
+	tcase_add_test(tc, test_order_disagrees);
 	tcase_add_test(tc, test_root_mismatch_from_log);
 	tcase_add_test(tc, test_healthy_joined_no_fault);
 	suite_add_tcase(s, tc);
