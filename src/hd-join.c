@@ -156,10 +156,10 @@ static bool is_single_call(const struct hd_op *op)
 	return coll_count(op) >= 0;
 }
 
+/* PyTorch hands NCCL a bool tensor as uint8. */
 static uint8_t dtype_class(uint8_t t)
 {
-	return t == HD_DTYPE_BOOL ? HD_DTYPE_UINT8
-				  : t; /* PyTorch: bool as uint8 */
+	return t == HD_DTYPE_BOOL ? HD_DTYPE_UINT8 : t;
 }
 
 /* Could this COLL line be the call that recorded this FR op? */
