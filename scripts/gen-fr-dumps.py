@@ -290,6 +290,77 @@ def case_simple_world(out, name, nr, fname, build, version="2.8"):
     return ranks
 
 
+NCCL_DT = {"Float": 7}
+NCCL_OP = {"all_reduce": "AllReduce", "all_gather": "AllGather",
+           "broadcast": "Broadcast"}
+
+
+def join_case(out, name, bad_root_rank):
+    """4 ranks, a dump (ring of 20 entries) and an NCCL_DEBUG=INFO
+    (INIT,COLL) log per rank, NCCL 2.21.5, of the same 33 calls: 10 steps
+    of all_reduce [[4096]], all_reduce [[1024]], all_gather [[512]], a
+    coalesced pair of broadcasts in step 1 (one seq, two COLL lines: the
+    ring drops it), then a broadcast [[256]] from root 0 at seq 32.  With
+    bad_root_rank, that rank's broadcast names root 1 and every rank is
+    left scheduled in it; without, everything completed."""
+    nr = 4
+    ranks = [Rank(i, world(nr)) for i in range(nr)]
+    logs = {r: [] for r in range(nr)}
+    opcount = {r: 0 for r in range(nr)}
+    comm_id = 0x7a3c9e1f5b2d4068
+
+    def hpt(r):
+        return "node-%s:%d:%d [%d] " % ("ab"[r // 2], 4000 + 17 * r,
+                                        4000 + 17 * r, r % 2)
+
+    def comm(r):
+        return 0x5600d0a10000 + r * 0x1000
+
+    for r in range(nr):
+        logs[r].append(hpt(r) + "NCCL INFO NCCL version 2.21.5+cuda12.2")
+        for st in ("START", "COMPLETE"):
+            logs[r].append(
+                hpt(r) + "NCCL INFO ncclCommInitRankConfig comm 0x%x rank %d "
+                "nranks %d cudaDev %d nvmlDev %d busId %x000 commId 0x%016x "
+                "- Init %s" % (comm(r), r, nr, r % 2, r % 2,
+                               0x1b + (r % 2) * 0x20, comm_id, st))
+
+    def coll(r, name, count, root=0, bump=True):
+        logs[r].append(
+            hpt(r) + "NCCL INFO %s: opCount %x sendbuff 0x7f00aa000000 "
+            "recvbuff 0x7f00aa000000 count %d datatype %d op 0 root %d comm "
+            "0x%x [nranks=%d] stream 0x55e0c1c8f7a0"
+            % (NCCL_OP[name], opcount[r], count, NCCL_DT["Float"], root,
+               comm(r), nr))
+        if bump:
+            opcount[r] += 1
+
+    for rk in ranks:
+        r = rk.rank
+        for step in range(10):
+            for n in (4096, 1024):
+                rk.op("0", "all_reduce", [[n]], [[n]])
+                coll(r, "all_reduce", n)
+            rk.op("0", "all_gather", [[512]], [[512 * nr]])
+            coll(r, "all_gather", 512)
+            if step == 1:
+                rk.coll["0"] += 1
+                for i in range(2):
+                    rk.op("0", "broadcast", [[64]], [[64]], same_seq=True,
+                          state="scheduled")
+                    # one group, one kernel plan: one opCount (2.13+)
+                    coll(r, "broadcast", 64, bump=i == 1)
+                rk.op("0", "coalesced", [], [], same_seq=True)
+        hung = bad_root_rank is not None
+        rk.op("0", "broadcast", [[256]], [[256]],
+              state="scheduled" if hung else "completed")
+        coll(r, "broadcast", 256, root=1 if r == bad_root_rank else 0)
+        write(os.path.join(out, name, "nccl_trace_rank_%d" % r),
+              rk.pickle(keep=20))
+        write(os.path.join(out, name, "rank%d.log" % r),
+              ("\n".join(logs[r]) + "\n").encode())
+
+
 def fixtures(out):
     nt = "nccl_trace_rank_{}".format
     cl = "comm_lib_trace_rank_{}.pkl".format
@@ -480,6 +551,9 @@ def fixtures(out):
                        .format(4242 + r, r, op))
     write(os.path.join(out, "mixed-fr-nccl", "nccl.log"),
           ("\n".join(log) + "\n").encode())
+
+    join_case(out, "join-healthy", None)
+    join_case(out, "join-root-mismatch", 2)
 
     # versions: one healthy 2-op dump per layout, rank 0 of {0, 1}.
     vdir = os.path.join(out, "versions")

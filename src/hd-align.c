@@ -3,7 +3,9 @@
  * position (collective_seq_id / trace Seq / the ordinal of an NCCL COLL
  * line), compare what every rank called at each position, find where
  * progress stops (missing and lagging ranks), pair point-to-point ops per
- * peer pair, and record who waits on whom for hd_check_chains().
+ * peer pair, and record who waits on whom for hd_check_chains().  An FR
+ * op joined to its NCCL COLL line (hd-join.c) is compared with the root and
+ * reduction op that only the line carries, and both are cited.
  *
  * Culprits are always chosen by evidence across all ranks: the minority at a
  * mismatch, the ranks absent from the blocked position.  A position below a
@@ -345,6 +347,7 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 	g_autofree char *min_text = NULL;
 	g_autofree char *maj_text = NULL;
 	uint32_t quoted = 0;
+	bool joined = false;
 
 	c->diverged[at]++;
 	if (c->reported[at] >= MAX_REPORTS_PER_ATTR)
@@ -354,9 +357,11 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 	for (uint32_t p = 0; p < npos; p++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, pos[p].view);
-		const struct hd_op *op =
-			ctx_op(c, vw->ops[pos[p].start + MIN(member,
-							     pos[p].end - pos[p].start - 1)]);
+		struct hd_op buf;
+		const struct hd_op *op = hd_join_view(
+			c->ix, vw->ops[pos[p].start + MIN(member,
+							  pos[p].end - pos[p].start - 1)],
+			&buf);
 		uint64_t val;
 
 		if (!attr_value(op, at, c->source, &val))
@@ -409,7 +414,11 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 	for (uint32_t p = 0; p < npos; p++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, pos[p].view);
-		const struct hd_op *op = ctx_op(c, vw->ops[pos[p].start]);
+		struct hd_op buf;
+		const struct hd_op *op =
+			hd_join_view(c->ix, vw->ops[pos[p].start], &buf);
+		const struct hd_op *log = hd_join_partner(c->ix,
+							  vw->ops[pos[p].start]);
 		uint64_t val;
 		bool in_minority;
 		g_autofree char *src = NULL;
@@ -423,13 +432,26 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			continue;
 		if (!in_minority)
 			quoted++;
+		/* Each item says what its own source says. */
 		src = ctx_source(c, op);
-		desc = hd_op_describe(c->s, op);
+		desc = hd_op_describe(c->s, ctx_op(c, vw->ops[pos[p].start]));
 		hd_verdict_add_evidence(v, vw->rank, src, "rank %d: %s",
 					vw->rank, desc);
+		/* What only the joined log says, where it says it. */
+		if (log) {
+			g_autofree char *lsrc = ctx_source(c, log);
+			g_autofree char *ldesc = hd_join_describe(c->s, log);
+
+			hd_verdict_add_evidence(v, vw->rank, lsrc,
+						"rank %d's log: %s",
+						vw->rank, ldesc);
+			joined = true;
+		}
 		if (v->evidence->len >= 12)
 			break;
 	}
+	if (joined)
+		hd_verdict_add_ruled_out(v, "a misjoined log: the dump and the NCCL log were joined only where each rank's COLL lines match its last collectives one for one in kind, count and dtype at a single offset");
 	if (at != ATTR_TYPE)
 		hd_verdict_add_ruled_out(v, "collective type: every rank called %s at seq %" G_GINT64_FORMAT,
 					 hd_op_kind_name(ref_op->kind), key);
@@ -479,7 +501,9 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 	for (uint32_t p = 0; p < npos; p++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, pos[p].view);
-		const struct hd_op *op = ctx_op(c, vw->ops[pos[p].start + m]);
+		struct hd_op buf;
+		const struct hd_op *op =
+			hd_join_view(c->ix, vw->ops[pos[p].start + m], &buf);
 
 		for (int at = 0; at < ATTR_COUNT; at++) {
 			uint64_t val;
@@ -523,8 +547,9 @@ static void check_position(struct group_ctx *c, int64_t key,
 			for (uint32_t p = 0; p < npos; p++) {
 				const struct view *vw = &g_array_index(
 					c->views, struct view, pos[p].view);
-				const struct hd_op *op =
-					ctx_op(c, vw->ops[pos[p].start + m]);
+				struct hd_op buf;
+				const struct hd_op *op = hd_join_view(
+					c->ix, vw->ops[pos[p].start + m], &buf);
 				uint64_t val;
 
 				if (attr_value(op, at, c->source, &val))

@@ -51,6 +51,17 @@ struct hd_index {
 	GArray *groups;  /* struct hd_group_index, by group index */
 	GHashTable *rank_inputs; /* rank -> number of inputs */
 	GArray *waits; /* struct hd_wait, filled by the checks */
+	GArray *links; /* struct hd_join_link, filled by hd_join_run() */
+	uint32_t *partner; /* by op index: the NCCL-log op joined to an FR
+			      op, UINT32_MAX none; NULL when nothing joined */
+};
+
+/* An FR process group joined to the NCCL comm of the same ranks. */
+struct hd_join_link {
+	uint32_t pg;   /* store group index of the process group */
+	uint32_t comm; /* store group index of the comm */
+	uint32_t ranks; /* members whose op sequences were aligned */
+	uint32_t ops;   /* FR ops given an NCCL-log partner */
 };
 
 /* "waiter is blocked in (group, seq) until on arrives." */
@@ -87,6 +98,34 @@ char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
 char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
 /* The same without the stack location.  (transfer full) */
 char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op);
+
+/*
+ * Joins each FR process group to the NCCL comm of the same ranks where the
+ * evidence leaves one choice (hd-join.c), filling ix->links and
+ * ix->partner; where it declines, a->notes says why.  Run before the checks.
+ */
+void hd_join_run(struct hd_index *ix, struct hd_analysis *a);
+/* The NCCL-log op joined to store op i, or NULL.  (transfer none) */
+const struct hd_op *hd_join_partner(const struct hd_index *ix, uint32_t i);
+/*
+ * Store op i as the checks compare it: the op itself, or a copy in *buf
+ * given the root and reduction op that only its joined log line carries.
+ * (transfer none)
+ */
+const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
+				 struct hd_op *buf);
+/* Evidence text for the log side of a joined op.  (transfer full) */
+char *hd_join_describe(const struct hd_store *s, const struct hd_op *log_op);
+/*
+ * True when v and w report one finding through a joined pair of groups:
+ * one is the process group, the other its comm, and they cite the same
+ * log line.
+ */
+bool hd_join_same_finding(const struct hd_index *ix,
+			  const struct hd_verdict *v,
+			  const struct hd_verdict *w);
+/* True when group g is the process-group side of a link. */
+bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
 
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);

@@ -1,8 +1,9 @@
 /*
- * The engine: builds the op index once, runs the checks (group alignment in
- * hd-align.c, error signals in hd-signals.c, arrival times in
- * hd-straggler.c), joins verdicts that several sources agree on, follows
- * wait-for chains to their root, and ranks the verdicts.
+ * The engine: builds the op index once, links FR process groups to NCCL
+ * comms (hd-join.c), runs the checks (group alignment in hd-align.c, error
+ * signals in hd-signals.c, arrival times in hd-straggler.c), joins
+ * verdicts that several sources agree on, follows wait-for chains to their
+ * root, and ranks the verdicts.
  */
 #include "config.h"
 
@@ -358,6 +359,7 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		g_array_append_val(gi->lanes, lane);
 	}
 	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
+	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
@@ -405,6 +407,8 @@ void hd_index_free(struct hd_index *ix)
 	}
 	g_array_unref(ix->groups);
 	g_array_unref(ix->waits);
+	g_array_unref(ix->links);
+	g_free(ix->partner);
 	g_hash_table_unref(ix->rank_inputs);
 	g_free(ix);
 }
@@ -549,32 +553,53 @@ static bool same_culprits(const struct hd_verdict *a, const struct hd_verdict *b
 		      a->culprits->len * sizeof(int)) == 0;
 }
 
+static bool has_source(const struct hd_verdict *v, const char *source)
+{
+	for (guint i = 0; i < v->evidence->len && source; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		if (e->source && strcmp(e->source, source) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Joins verdicts that say the same thing from different sources (an FR
- * dump and the c10d log of the same hang): the evidence is pooled, and
- * agreement between independent sources raises the confidence.
+ * dump and the c10d log of the same hang, or a process group and the NCCL
+ * comm hd-join.c linked it to): the evidence is pooled, and agreement
+ * between independent sources raises the confidence.
  */
-static void merge_duplicates(struct hd_analysis *a)
+static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 {
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
 		for (guint j = i + 1; j < a->verdicts->len;) {
 			struct hd_verdict *w = g_ptr_array_index(a->verdicts, j);
+			bool joined = w->kind == v->kind &&
+				      hd_join_same_finding(ix, v, w);
 
 			if (w->kind != v->kind || !same_culprits(v, w) ||
-			    (v->group >= 0 && w->group >= 0 &&
+			    (!joined && v->group >= 0 && w->group >= 0 &&
 			     v->group != w->group) ||
 			    /*
 			     * Seqs are comparable only within one group:
 			     * a PG-name-only verdict (group -1) counts
 			     * SeqNum, an NCCL comm counts COLL lines.
 			     */
-			    (v->group >= 0 && w->group >= 0 && v->seq >= 0 &&
-			     w->seq >= 0 && v->seq != w->seq) ||
+			    (!joined && v->group >= 0 && w->group >= 0 &&
+			     v->seq >= 0 && w->seq >= 0 && v->seq != w->seq) ||
 			    v->culprits->len == 0) {
 				j++;
 				continue;
+			}
+			/* The process group's verdict speaks for both. */
+			if (joined && hd_join_is_pg(ix, w->group)) {
+				a->verdicts->pdata[i] = w;
+				a->verdicts->pdata[j] = v;
+				v = w;
+				w = g_ptr_array_index(a->verdicts, j);
 			}
 			if (v->group < 0 && w->group >= 0) {
 				v->group = w->group;
@@ -593,10 +618,13 @@ static void merge_duplicates(struct hd_analysis *a)
 				struct hd_evidence *ev =
 					g_ptr_array_index(w->evidence, e);
 
+				if (joined && has_source(v, ev->source))
+					continue;
 				hd_verdict_add_evidence(v, ev->rank, ev->source,
 							"%s", ev->text);
 			}
-			for (guint r = 0; r < w->ruled_out->len; r++)
+			/* A joined comm's are about its own positions. */
+			for (guint r = 0; r < w->ruled_out->len && !joined; r++)
 				g_ptr_array_add(v->ruled_out,
 						g_strdup(g_ptr_array_index(
 							w->ruled_out, r)));
@@ -937,11 +965,12 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 
 	ix = hd_index_build(store);
 	fill_ranks(ix, a);
+	hd_join_run(ix, a);
 	hd_check_groups(ix, a);
 	hd_check_signals(ix, a);
 	hd_check_chains(ix, a);
 	hd_straggler_run(store, a);
-	merge_duplicates(a);
+	merge_duplicates(ix, a);
 	add_summary_verdict(ix, a);
 	g_ptr_array_sort(a->verdicts, compare_verdicts);
 	fill_group_stats(ix, a);
