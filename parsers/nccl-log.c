@@ -147,6 +147,7 @@ struct nl_proc {
 	int c10d_rank, hint_rank, tag_rank; /* -1 none, -2 conflicting */
 	int world_nranks, world_rank, world_dev;
 	const char *world_bus;
+	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
 	const char *version; /* claimed */
 	int fmt_min;         /* major*1000+minor the format implies, 0 */
@@ -1650,6 +1651,42 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 	return p;
 }
 
+/*
+ * "Bootstrap : Using eth0:10.1.0.5<0>": the address other processes
+ * name this host by in their network errors ("peer 10.1.0.5<41873>").
+ * The first one a process prints is kept; anything that is not an IPv4
+ * or IPv6 address is ignored.
+ */
+static void parse_bootstrap_addr(struct nl_proc *p, const char *b, size_t n)
+{
+	const char *s = memchr(b, ':', n), *e = b + n, *a, *q;
+
+	/* past "Bootstrap :" to "IFNAME:ADDR<port>" */
+	s = s ? find(s + 1, e - s - 1, "Using ") : NULL;
+	if (!s || p->addr)
+		return;
+	s += 6;
+	q = memchr(s, ':', e - s);
+	if (!q)
+		return;
+	a = q + 1;
+	for (q = a; q < e && *q != '<' && *q != ' '; q++)
+		if (!g_ascii_isxdigit(*q) && *q != '.' && *q != ':' &&
+		    *q != '%' && !g_ascii_isalnum(*q))
+			return;
+	if (q == a || q - a > 64 || (!memchr(a, '.', q - a) &&
+				     !memchr(a, ':', q - a)))
+		return;
+	/* an IPv4 address after an alias ("eth0:1:10.1.0.5") */
+	if (memchr(a, '.', q - a))
+		for (const char *t = q; t > a; t--)
+			if (t[-1] == ':') {
+				a = t;
+				break;
+			}
+	p->addr = hd_intern_len(a, q - a);
+}
+
 static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 			struct nl_stream *st, const char *rec, size_t rec_len,
 			const char *b, size_t n)
@@ -1690,6 +1727,11 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 	}
 	if (starts(b, n, "NCCL version ")) {
 		parse_version(c, p, b, n);
+		return;
+	}
+	if (starts(b, n, "Bootstrap : Using ") ||
+	    starts(b, n, "Bootstrap: Using ")) {
+		parse_bootstrap_addr(p, b, n);
 		return;
 	}
 	hd_signal_init(&sig);
@@ -2778,6 +2820,8 @@ static void finish(struct nl_ctx *c)
 		r = hd_store_rank(c->store, p->rank);
 		if (!r->host && p->host[0])
 			r->host = p->host;
+		if (!r->addr)
+			r->addr = p->addr;
 		if (!r->pid)
 			r->pid = p->pid;
 		if (r->cuda_dev < 0)

@@ -286,8 +286,12 @@ def case_rank_crashed(out, rng):
 
 def case_network_fault(out, rng):
     ranks = make(rng, 8, "2.23.4")
+    # IB errors name peers by the address they bootstrapped on
+    for r in ranks:
+        r.info("Bootstrap : Using eth0:%s<0>"
+               % ("10.1.0.3" if r.host == "node-a" else "10.1.0.6"))
     training(ranks, rng, 16, 0x8888999900001111)
-    # rank 5 sees RETRY_EXC naming rank 2's host; the rest flush (status 5)
+    # rank 5 sees RETRY_EXC naming node-a (ranks 0-3); the rest flush
     for r in ranks:
         if r.rank == 5:
             r.warn("transport/net_ib.cc:1696",

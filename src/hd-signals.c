@@ -416,19 +416,33 @@ static char *peer_host(const char *peer)
 	return h;
 }
 
-/* Ranks on a host. */
-static GArray *ranks_on_host(const struct hd_store *s, const char *host)
+/*
+ * Ranks on a host, named by its hostname or by the address it bootstrapped
+ * on (what IB and socket errors print).  *name receives the hostname of a
+ * host found by address, or NULL.
+ */
+static GArray *ranks_on_host(const struct hd_store *s, const char *host,
+			     const char **name)
 {
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 	GHashTableIter it;
 	gpointer k, val;
 
+	if (name)
+		*name = NULL;
 	g_hash_table_iter_init(&it, s->ranks);
 	while (g_hash_table_iter_next(&it, &k, &val)) {
 		const struct hd_rank *r = val;
 
-		if (r->host && host && strcmp(r->host, host) == 0)
+		if (!host)
+			continue;
+		if (r->host && strcmp(r->host, host) == 0) {
 			g_array_append_val(out, r->rank);
+		} else if (r->addr && strcmp(r->addr, host) == 0) {
+			g_array_append_val(out, r->rank);
+			if (name && r->host)
+				*name = r->host;
+		}
 	}
 	g_array_sort(out, compare_int);
 	return out;
@@ -444,6 +458,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	struct hd_verdict *v;
 	guint same_peer = 0, nsig = 0;
 	int peer_rank = -1;
+	const char *peer_name = NULL; /* the host of a peer named by address */
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -460,7 +475,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		return;
 	if (first->peer) {
 		host = peer_host(first->peer);
-		peer_ranks = ranks_on_host(s, host);
+		peer_ranks = ranks_on_host(s, host, &peer_name);
 		peer_rank = first->peer_rank;
 		if (peer_rank < 0 && peer_ranks->len == 1)
 			peer_rank = g_array_index(peer_ranks, int, 0);
@@ -484,12 +499,15 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			: g_strdup_printf("host %s", first->host ? first->host : "?");
 		g_autofree char *peer = NULL;
 
+		const char *on = peer_name ? peer_name : "";
+		const char *sep = peer_name ? ", " : "";
+
 		if (first->peer && peer_rank >= 0)
-			peer = g_strdup_printf(" with peer %s (rank %d)", first->peer, peer_rank);
+			peer = g_strdup_printf(" with peer %s (%s%srank %d)", first->peer, on, sep, peer_rank);
 		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
 			g_autofree char *pr = rank_text(peer_ranks);
 
-			peer = g_strdup_printf(" with peer %s (host of ranks %s)", first->peer, pr);
+			peer = g_strdup_printf(" with peer %s (%s%shost of ranks %s)", first->peer, on, sep, pr);
 		} else if (first->peer)
 			peer = g_strdup_printf(" with peer %s", first->peer);
 		v = hd_verdict_new(HD_V_NETWORK_FAULT,

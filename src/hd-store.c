@@ -345,6 +345,8 @@ static void merge_rank(struct hd_rank *dst, const struct hd_rank *src,
 {
 	if (!dst->host)
 		dst->host = src->host;
+	if (!dst->addr)
+		dst->addr = src->addr;
 	if (!dst->pid)
 		dst->pid = src->pid;
 	if (dst->cuda_dev < 0)

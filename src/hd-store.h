@@ -58,6 +58,8 @@ struct hd_prov {
 struct hd_rank {
 	int rank;
 	const char *host; /* interned, or NULL */
+	const char *addr; /* interned IP NCCL bootstraps on ("10.1.0.5"), or
+			     NULL: how peers name this host in network errors */
 	int pid;          /* 0 when unknown */
 	int cuda_dev;     /* -1 when unknown */
 	const char *bus_id;

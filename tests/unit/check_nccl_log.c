@@ -453,6 +453,36 @@ START_TEST(test_interleaved_many_processes)
 }
 END_TEST
 
+START_TEST(test_bootstrap_address)
+{
+	/*
+	 * The address a process bootstraps on is how other hosts' IB and
+	 * socket errors name it.  The first one per process is kept; an
+	 * alias interface, IPv6, and lines that name no address.
+	 */
+	g_autoptr(hd_store) s = parse(
+		"node-a:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.1.0.5<0>\n"
+		"node-a:10:10 [0] NCCL INFO Bootstrap : Using eth1:10.9.9.9<0>\n"
+		"node-a:10:10 [0] NCCL INFO comm 0x10 rank 0 nranks 4 cudaDev 0 "
+		"busId 1000 commId " CID " - Init COMPLETE\n"
+		"node-b:11:11 [0] NCCL INFO Bootstrap : Using eth0:1:10.1.0.6<0>\n"
+		"node-b:11:11 [0] NCCL INFO comm 0x11 rank 1 nranks 4 cudaDev 0 "
+		"busId 1000 commId " CID " - Init COMPLETE\n"
+		"node-c:12:12 [0] NCCL INFO Bootstrap : Using ib0:fe80::1<0>\n"
+		"node-c:12:12 [0] NCCL INFO comm 0x12 rank 2 nranks 4 cudaDev 0 "
+		"busId 1000 commId " CID " - Init COMPLETE\n"
+		"node-d:13:13 [0] NCCL INFO Bootstrap : Using eth0:<0>\n"
+		"node-d:13:13 [0] NCCL INFO Bootstrap : Using garbage\n"
+		"node-d:13:13 [0] NCCL INFO comm 0x13 rank 3 nranks 4 cudaDev 0 "
+		"busId 1000 commId " CID " - Init COMPLETE\n");
+
+	ck_assert_str_eq(hd_store_find_rank(s, 0)->addr, "10.1.0.5");
+	ck_assert_str_eq(hd_store_find_rank(s, 1)->addr, "10.1.0.6");
+	ck_assert_str_eq(hd_store_find_rank(s, 2)->addr, "fe80::1");
+	ck_assert_ptr_null(hd_store_find_rank(s, 3)->addr);
+}
+END_TEST
+
 START_TEST(test_c10d_rank_beats_world_rank)
 {
 	/* The c10d [rankG] of the same stream wins over the comm rank. */
@@ -1084,6 +1114,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tcc);
 	tcase_add_test(ta, test_interleaved_torchrun);
 	tcase_add_test(ta, test_interleaved_many_processes);
+	tcase_add_test(ta, test_bootstrap_address);
 	tcase_add_test(ta, test_c10d_rank_beats_world_rank);
 	tcase_add_test(ta, test_wrappers);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
