@@ -170,6 +170,7 @@ uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len)
 
 	n->flags = PK_F_OWNED;
 	n->v.off = t->owned->len;
+	t->str_end = id + 1;
 	n->len = (uint32_t)MIN(len, (size_t)UINT32_MAX);
 	g_byte_array_append(t->owned, (const guint8 *)s, n->len);
 	return id;
@@ -444,6 +445,7 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
 	nd = node_at(d->t, id);
 	nd->v.off = d->pos;
 	nd->len = (uint32_t)n;
+	d->t->str_end = id + 1;
 	d->pos += n;
 	push(d, id);
 	return true;
