@@ -216,32 +216,32 @@ static uint32_t *kid_slots(struct pk_tree *t, uint32_t c, struct pk_node *cn,
 }
 
 /*
- * Appends kids to container c.  Fails (false) on a frozen container or one
- * that would get too deep, and then changes nothing.  Each child's node is
- * read once to check it and touched once more to freeze it, which cannot
- * be one pass: a failure must not leave children frozen.
+ * Appends kids to container c.  Fails (false) on a frozen container, on c
+ * itself among the kids, or when c would get too deep, and then changes
+ * nothing.  Each child's node is read once to check it and touched once
+ * more to freeze it, which cannot be one pass: a failure must not leave
+ * children frozen.
  */
 static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
 			uint32_t n)
 {
 	struct pk_node *node = t->node;
 	struct pk_node *cn = &node[c];
-	uint32_t *dst;
+	uint16_t depth = cn->depth;
 	unsigned deepest = 0;
-	bool self = false;
+	uint32_t *dst;
 
 	if (cn->flags & PK_F_ATTACHED)
 		return false;
-	for (uint32_t i = 0; i < n; i++) {
-		unsigned d = node[kids[i]].depth;
-
-		self |= kids[i] == c;
-		deepest = d > deepest ? d : deepest;
-	}
-	if (self || deepest + 1 > PK_MAX_DEPTH)
+	/* for the check, c reads as too deep to be its own child */
+	cn->depth = UINT16_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		deepest = MAX(deepest, node[kids[i]].depth);
+	cn->depth = depth;
+	if (deepest + 1 > PK_MAX_DEPTH)
 		return false;
 	if (n == 0) {
-		cn->depth = MAX(cn->depth, 1);
+		cn->depth = MAX(depth, 1);
 		return true;
 	}
 	if ((uint64_t)cn->len + n > UINT32_MAX / 2)
@@ -252,7 +252,7 @@ static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
 		node[kids[i]].flags |= PK_F_ATTACHED;
 	}
 	cn->len += n;
-	cn->depth = (uint16_t)MAX(cn->depth, deepest + 1);
+	cn->depth = (uint16_t)MAX(depth, deepest + 1);
 	return true;
 }
 
@@ -784,6 +784,144 @@ static bool step(struct pk_dec *d, bool *stop)
 	return fail(d, at, "unknown opcode 0x%02x", op);
 }
 
+/* The longest opcode run_common() takes: LONG1 with 8 bytes. */
+#define PK_COMMON_MAX 10
+
+/*
+ * The opcodes PyTorch's writer emits for entries (memo fetches, small
+ * ints, LONG1, None, bools, marks, empty containers, TUPLE2, SETITEMS and
+ * APPENDS), with the hot state in locals: step() costs three times the
+ * instructions per opcode.  It stops before an opcode it does not take,
+ * one that would fail, or one within PK_COMMON_MAX bytes of the end,
+ * having changed nothing for it, so that step() runs that opcode with
+ * every check and message of its own.
+ */
+static G_GNUC_NO_INLINE void run_common(struct pk_dec *d)
+{
+	struct pk_tree *t = d->t;
+	const uint8_t *p = d->p;
+	const uint32_t *memo = d->memo;
+	size_t memo_len = d->memo_len;
+	size_t pos = d->pos;
+	uint32_t *st = d->st;
+	size_t sn = d->sn, scap = d->scap;
+	size_t end;
+
+	if (d->len - pos < PK_COMMON_MAX)
+		return;
+	end = d->len - PK_COMMON_MAX;
+	/* every opcode here pushes at most one item */
+	while (pos <= end && sn < scap) {
+		uint8_t op = p[pos];
+		uint64_t key, u = 0;
+		uint32_t id, n;
+		enum pk_type want;
+
+		/* BINGET: nearly half the opcodes, ahead of the switch */
+		if (op == 'h' && p[pos + 1] < memo_len &&
+		    memo[p[pos + 1]] != PK_NIL) {
+			st[sn++] = memo[p[pos + 1]];
+			pos += 2;
+			continue;
+		}
+		switch (op) {
+		case 'h':
+		case 'j':
+			key = op == 'h' ? p[pos + 1] : rd_u32(p + pos + 1);
+			if (key >= memo_len || memo[key] == PK_NIL)
+				goto out;
+			st[sn++] = memo[key];
+			pos += op == 'h' ? 2 : 5;
+			continue;
+		case 'K':
+			st[sn++] = new_node_int(t, PK_INT, p[pos + 1]);
+			pos += 2;
+			continue;
+		case 'M':
+			st[sn++] = new_node_int(t, PK_INT,
+						(int64_t)rd_le(p + pos + 1, 2));
+			pos += 3;
+			continue;
+		case 'J':
+			st[sn++] = new_node_int(t, PK_INT,
+						(int32_t)rd_u32(p + pos + 1));
+			pos += 5;
+			continue;
+		case 0x8a: /* LONG1, as push_long() */
+			n = p[pos + 1];
+			if (n > 8)
+				goto out;
+			if (n == 8) {
+				memcpy(&u, p + pos + 2, sizeof(u));
+				u = GUINT64_FROM_LE(u);
+			} else if (n > 0) {
+				u = rd_le(p + pos + 2, n);
+				if ((u >> (8 * n - 1)) & 1)
+					u |= ~(uint64_t)0 << (8 * n);
+			}
+			st[sn++] = new_node_int(t, PK_INT, (int64_t)u);
+			pos += 2 + n;
+			continue;
+		case 'N':
+			st[sn++] = new_node(t, PK_NONE);
+			pos++;
+			continue;
+		case 0x88:
+		case 0x89:
+			st[sn++] = new_node_int(t, PK_BOOL, op == 0x88);
+			pos++;
+			continue;
+		case '(':
+			if (d->mn >= PK_MAX_DEPTH || d->mn == d->mcap)
+				goto out;
+			d->mk[d->mn++] = (uint32_t)sn;
+			pos++;
+			continue;
+		case '}':
+		case ']':
+			/* as new_container() with no items */
+			id = new_node(t, op == '}' ? PK_DICT : PK_LIST);
+			t->node[id].depth = 1;
+			st[sn++] = id;
+			pos++;
+			continue;
+		case 0x86: /* TUPLE2 */
+			if (sn < (d->mn ? d->mk[d->mn - 1] : 0) + 2 ||
+			    MAX(t->node[st[sn - 2]].depth,
+				t->node[st[sn - 1]].depth) + 1 > PK_MAX_DEPTH)
+				goto out;
+			/* cannot fail now: a new tuple, children not too deep */
+			id = pk_add_container(t, PK_TUPLE, &st[sn - 2], 2);
+			sn -= 2;
+			st[sn++] = id;
+			pos++;
+			continue;
+		case 'u':
+		case 'e':
+			/* as pop_mark() and fill(), undone by a failure */
+			want = op == 'u' ? PK_DICT : PK_LIST;
+			if (d->mn == 0)
+				goto out;
+			key = d->mk[d->mn - 1];
+			if (key == 0 ||
+			    (d->mn > 1 && key <= d->mk[d->mn - 2]) ||
+			    t->node[st[key - 1]].type != want ||
+			    (want == PK_DICT && (sn - key) % 2) ||
+			    !append_kids(t, st[key - 1], &st[key],
+					 (uint32_t)(sn - key)))
+				goto out;
+			d->mn--;
+			sn = key;
+			pos++;
+			continue;
+		}
+		break;
+	}
+out:
+	d->pos = pos;
+	d->sn = sn;
+}
+
 /*
  * Closes every open mark with what it holds, innermost first, so entries
  * completed before a cut survive.  Containers closed here are PARTIAL;
@@ -868,6 +1006,7 @@ struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 	}
 	d.err = g_string_new(NULL);
 	while (!stop) {
+		run_common(&d);
 		if (d.pos >= d.len) {
 			d.t->status = PK_TRUNCATED;
 			fail(&d, d.pos, "input ends before STOP");
