@@ -203,12 +203,16 @@ static void sig_clear(struct fr_sig *sig)
 	g_free(sig->v);
 }
 
-static void sig_add(struct fr_sig *sig, int64_t x)
+static G_GNUC_NO_INLINE void sig_grow(struct fr_sig *sig)
 {
-	if (sig->n == sig->cap) {
-		sig->cap = MAX(2 * sig->cap, 16);
-		sig->v = g_renew(int64_t, sig->v, sig->cap);
-	}
+	sig->cap = MAX(2 * sig->cap, 16);
+	sig->v = g_renew(int64_t, sig->v, sig->cap);
+}
+
+static inline void sig_add(struct fr_sig *sig, int64_t x)
+{
+	if (G_UNLIKELY(sig->n == sig->cap))
+		sig_grow(sig);
 	sig->v[sig->n++] = x;
 }
 
@@ -310,21 +314,28 @@ static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 	return true;
 }
 
-static enum fr_field field_of(struct fr_ctx *c, uint32_t key)
+/* field_of() for a key not seen before in this file. */
+static G_GNUC_NO_INLINE enum fr_field field_first(struct fr_ctx *c,
+						  uint32_t key)
 {
-	const char *s;
+	const char *s = node_text(c, key);
 
-	if (key >= c->nstr)
-		return F_UNKNOWN;
-	if (c->field[key] != F_UNSEEN)
-		return c->field[key];
-	s = node_text(c, key);
 	c->field[key] = F_UNKNOWN;
 	g_array_append_val(c->str_set, key);
 	for (int f = F_FRAMES; s && f < F_COUNT; f++)
 		if (strcmp(s, field_names[f]) == 0)
 			c->field[key] = f;
 	return c->field[key];
+}
+
+/* The field a key node names, F_UNKNOWN for anything else. */
+static inline enum fr_field field_of(struct fr_ctx *c, uint32_t key)
+{
+	if (key >= c->nstr)
+		return F_UNKNOWN;
+	if (c->field[key] != F_UNSEEN)
+		return c->field[key];
+	return field_first(c, key);
 }
 
 /* An int, a decimal string (JSON pg_status), or false. */
@@ -638,16 +649,17 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
 		return NULL;
 	}
 	c->sig.n = 0;
-	for (uint32_t i = 0; i < pk_len(t, id); i++) {
-		uint32_t shape = pk_child(t, id, i);
+	for (uint32_t i = 0; i < t->node[id].len; i++) {
+		uint32_t shape = t->kid[t->node[id].v.off + i];
 		uint32_t n = pk_len(t, shape);
+		const uint32_t *dims = n ? t->kid + t->node[shape].v.off : NULL;
 
 		sig_add(&c->sig, (int64_t)n * 2 +
-					 (pk_type_of(t, shape) == PK_LIST));
+					 (t->node[shape].type == PK_LIST));
 		for (uint32_t k = 0; k < n; k++) {
 			int64_t d;
 
-			if (!pk_int(t, pk_child(t, shape, k), &d) || d < 0)
+			if (!pk_int(t, dims[k], &d) || d < 0)
 				d = -1;
 			sig_add(&c->sig, d);
 		}
@@ -962,6 +974,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 		       uint64_t idx, struct hd_op *op)
 {
 	const uint32_t *kv = c->t->kid + en->v.off;
+	const uint32_t nkv = en->len, nstr = c->nstr;
+	const uint8_t *field = c->field; /* field_first() writes, not moves */
 	uint32_t v[F_COUNT];
 	int64_t x;
 	bool p2p = false;
@@ -970,8 +984,9 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	for (int f = 0; f < F_COUNT; f++)
 		v[f] = PK_NIL;
 	/* the caller checked en is a dict: children are key, value, ... */
-	for (uint32_t i = 0; i + 1 < en->len; i += 2) {
-		enum fr_field f = field_of(c, kv[i]);
+	for (uint32_t i = 0; i + 1 < nkv; i += 2) {
+		enum fr_field f = kv[i] < nstr && field[kv[i]] != F_UNSEEN ?
+					  field[kv[i]] : field_of(c, kv[i]);
 
 		if (f == F_UNKNOWN) {
 			const char *s = node_text(c, kv[i]);
