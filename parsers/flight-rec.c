@@ -1261,7 +1261,10 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 					  base + kept));
 		kept++;
 	}
-	mark_coalesced(&g_array_index(c->store->ops, struct hd_op, base), kept);
+	/* no ops may mean no array at all: not even a zero offset from it */
+	if (kept)
+		mark_coalesced(&g_array_index(c->store->ops, struct hd_op,
+					      base), kept);
 	load_pg_status(c, st);
 	c->in->records = kept;
 	c->in->skipped = lost;
