@@ -44,6 +44,16 @@ struct fr_scratch {
 	GBytes *pg_ranks_text;
 	char *pg_id;
 	GArray *pg_ranks; /* int */
+	/*
+	 * Per string node of the file being parsed: its interned text and,
+	 * as a key, its field.  Kept zeroed between files by undoing the
+	 * entries set (a few dozen, strings being memoized) rather than by
+	 * clearing or reallocating tables as long as the node arena.
+	 */
+	const char **interned;
+	uint8_t *field;
+	size_t str_cap;
+	GArray *str_set; /* uint32_t: the ids with an entry, to undo */
 };
 
 static void fr_scratch_free(gpointer p)
@@ -60,6 +70,9 @@ static void fr_scratch_free(gpointer p)
 	g_free(s->pg_id);
 	if (s->pg_ranks)
 		g_array_unref(s->pg_ranks);
+	g_free(s->interned);
+	g_free(s->field);
+	g_array_unref(s->str_set);
 	g_free(s);
 }
 
@@ -77,6 +90,7 @@ static struct fr_scratch *fr_scratch_get(void)
 	if (!s) {
 		s = g_new0(struct fr_scratch, 1);
 		s->pk = pk_scratch_new();
+		s->str_set = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		g_private_set(&fr_scratch_key, s);
 	}
 	return s;
@@ -178,13 +192,39 @@ static const char *const field_names[F_COUNT] = {
 	[F_THREAD_NAME] = "thread_name",
 };
 
+/* A growable int64_t array, cheaper than GArray for one append per field. */
+struct fr_sig {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static void sig_clear(struct fr_sig *sig)
+{
+	g_free(sig->v);
+}
+
+static G_GNUC_NO_INLINE void sig_grow(struct fr_sig *sig)
+{
+	sig->cap = MAX(2 * sig->cap, 16);
+	sig->v = g_renew(int64_t, sig->v, sig->cap);
+}
+
+static inline void sig_add(struct fr_sig *sig, int64_t x)
+{
+	if (G_UNLIKELY(sig->n == sig->cap))
+		sig_grow(sig);
+	sig->v[sig->n++] = x;
+}
+
 struct fr_ctx {
 	struct hd_store *store;
 	struct hd_input *in;
 	uint32_t input;
 	struct pk_tree *t;
+	uint32_t nstr;           /* t->str_end: no string node from here on */
 	uint8_t *field;          /* node id -> enum fr_field, by key node */
 	const char **interned;   /* node id -> interned string */
+	GArray *str_set;         /* ids set in either, to undo */
 	GHashTable *groups;      /* interned pg name -> group index + 1 */
 	GHashTable *pg_names;    /* pg_id -> interned pg name */
 	GHashTable *warned;      /* interned strings already warned about */
@@ -194,22 +234,34 @@ struct fr_ctx {
 	GHashTable *names;  /* interned profiling_name -> struct fr_name * */
 	struct fr_scratch *scratch; /* this thread's */
 	GString *buf;
-	GArray *ops;   /* struct hd_op, this file's */
+	struct fr_sig sig; /* a signature being built */
 	int rank;
 	/*
 	 * Last-result caches: consecutive entries almost always repeat the
-	 * previous entry's shapes, dtypes and frames, so comparing with the
-	 * last result skips a hash lookup (and its hashing) per field.
+	 * previous entry's shapes, dtypes, names, group and frames, so
+	 * comparing with the last entry's input (a signature of the values
+	 * a result is computed from, or an interned pointer) skips rendering
+	 * and a hash lookup per field.
 	 */
 	struct fr_last {
-		GString *text;     /* the last rendering */
-		const char *value; /* its interned form */
+		struct fr_sig sig; /* what the result depends on */
+		const char *value; /* the interned result, NULL before any */
+		int64_t numel;     /* sizes: the element count */
+		enum hd_dtype dtype; /* dtypes: the parsed type */
 	} last_sizes[2], last_dtypes;
 	const char *last_first;  /* the last dtype spelling parsed */
 	enum hd_dtype last_dtype;
 	const uint32_t *last_frames; /* kids of the last frames list */
 	uint32_t last_nframes;
 	int32_t last_sid;
+	const char *last_pn;     /* the last profiling_name and its parse */
+	const struct fr_name *last_fn;
+	const char *last_pg;     /* the last process group name and group */
+	uint32_t last_group;
+	int64_t last_pg_id;      /* the last pg_id known to pg_names */
+	bool have_pg_id;
+	const char *last_state;  /* the last known state text and state */
+	uint8_t last_op_state;
 };
 
 /* What a profiling_name says, parsed once per distinct name and file. */
@@ -226,12 +278,15 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	size_t len;
 	const char *p;
 
-	if (pk_type_of(c->t, id) != PK_STR)
+	if (id >= c->nstr)
 		return NULL;
 	if (c->interned[id])
 		return c->interned[id];
+	if (c->t->node[id].type != PK_STR)
+		return NULL;
 	p = pk_str(c->t, id, &len);
 	c->interned[id] = hd_intern_len(p, len);
+	g_array_append_val(c->str_set, id);
 	return c->interned[id];
 }
 
@@ -259,20 +314,28 @@ static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 	return true;
 }
 
-static enum fr_field field_of(struct fr_ctx *c, uint32_t key)
+/* field_of() for a key not seen before in this file. */
+static G_GNUC_NO_INLINE enum fr_field field_first(struct fr_ctx *c,
+						  uint32_t key)
 {
-	const char *s;
+	const char *s = node_text(c, key);
 
-	if (key >= c->t->nnodes)
-		return F_UNKNOWN;
-	if (c->field[key] != F_UNSEEN)
-		return c->field[key];
-	s = node_text(c, key);
 	c->field[key] = F_UNKNOWN;
+	g_array_append_val(c->str_set, key);
 	for (int f = F_FRAMES; s && f < F_COUNT; f++)
 		if (strcmp(s, field_names[f]) == 0)
 			c->field[key] = f;
 	return c->field[key];
+}
+
+/* The field a key node names, F_UNKNOWN for anything else. */
+static inline enum fr_field field_of(struct fr_ctx *c, uint32_t key)
+{
+	if (key >= c->nstr)
+		return F_UNKNOWN;
+	if (c->field[key] != F_UNSEEN)
+		return c->field[key];
+	return field_first(c, key);
 }
 
 /* An int, a decimal string (JSON pg_status), or false. */
@@ -548,43 +611,76 @@ static void append_dim(GString *b, int64_t v)
 	g_string_append_len(b, tmp + n, (gssize)(sizeof(tmp) - n));
 }
 
-/* The interned form of c->buf, via the last result for this slot. */
-static const char *intern_last(struct fr_ctx *c, struct fr_last *last)
+/*
+ * Whether the signature just built in c->sig is the one last holds; if not,
+ * last takes it (and the caller computes the new result).
+ */
+static bool same_as_last(struct fr_ctx *c, struct fr_last *last)
 {
-	GString *b = c->buf;
+	struct fr_sig *a = &c->sig, *b = &last->sig;
 
-	if (last->value && last->text->len == b->len &&
-	    memcmp(last->text->str, b->str, b->len) == 0)
-		return last->value;
-	last->value = intern_local(c, b->str);
-	g_string_assign(last->text, b->str);
-	return last->value;
+	if (last->value && a->n == b->n &&
+	    memcmp(a->v, b->v, a->n * sizeof(int64_t)) == 0)
+		return true;
+	b->n = 0;
+	for (size_t i = 0; i < a->n; i++)
+		sig_add(b, a->v[i]);
+	return false;
 }
 
-/* Renders sizes as "[[4, 4], [8]]" and sums numel; -1 when unknown. */
+/*
+ * Renders sizes as "[[4, 4], [8]]" and sums numel; -1 when unknown.  The
+ * text and count depend only on each shape's length and list-ness and
+ * each dim (-1 for one that is not an int >= 0), so those are the
+ * signature compared with the last entry's.
+ */
 static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
 				struct fr_last *last)
 {
+	const struct pk_tree *t = c->t;
+	const int64_t *sig;
 	GString *b = c->buf;
 	int64_t total = 0;
 	bool ok = true;
+	size_t at = 0;
 
-	if (pk_type_of(c->t, id) != PK_LIST) {
+	if (pk_type_of(t, id) != PK_LIST) {
 		*numel = -1;
 		return NULL;
 	}
+	c->sig.n = 0;
+	for (uint32_t i = 0; i < t->node[id].len; i++) {
+		uint32_t shape = t->kid[t->node[id].v.off + i];
+		uint32_t n = pk_len(t, shape);
+		const uint32_t *dims = n ? t->kid + t->node[shape].v.off : NULL;
+
+		sig_add(&c->sig, (int64_t)n * 2 +
+					 (t->node[shape].type == PK_LIST));
+		for (uint32_t k = 0; k < n; k++) {
+			int64_t d;
+
+			if (!pk_int(t, dims[k], &d) || d < 0)
+				d = -1;
+			sig_add(&c->sig, d);
+		}
+	}
+	if (same_as_last(c, last)) {
+		*numel = last->numel;
+		return last->value;
+	}
+	sig = c->sig.v;
 	g_string_truncate(b, 0);
 	g_string_append_c(b, '[');
-	for (uint32_t i = 0; i < pk_len(c->t, id); i++) {
-		uint32_t shape = pk_child(c->t, id, i);
+	for (uint32_t i = 0; at < c->sig.n; i++) {
+		uint32_t n = (uint32_t)(sig[at] / 2);
+		bool list = sig[at++] % 2;
 		int64_t prod = 1;
 
 		g_string_append(b, i ? ", [" : "[");
-		for (uint32_t k = 0; k < pk_len(c->t, shape); k++) {
-			int64_t d;
+		for (uint32_t k = 0; k < n; k++) {
+			int64_t d = sig[at++];
 
-			if (!pk_int(c->t, pk_child(c->t, shape, k), &d) ||
-			    d < 0) {
+			if (d < 0) {
 				g_string_append(b, k ? ", ?" : "?");
 				ok = false;
 				continue;
@@ -597,7 +693,7 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
 			else
 				prod *= d;
 		}
-		if (pk_type_of(c->t, shape) != PK_LIST)
+		if (!list)
 			ok = false;
 		g_string_append_c(b, ']');
 		if (ok && total > G_MAXINT64 - prod)
@@ -606,18 +702,38 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
 			total += prod;
 	}
 	g_string_append_c(b, ']');
-	*numel = ok ? total : -1;
-	return intern_last(c, last);
+	last->numel = *numel = ok ? total : -1;
+	last->value = intern_local(c, b->str);
+	return last->value;
 }
 
+/*
+ * The dtypes' source spelling ("Float,Float->Float") and type.  Dtype
+ * strings are memoized, so the two lists' lengths and child node ids are
+ * the signature compared with the last entry's.
+ */
 static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 			  struct hd_op *op)
 {
+	struct fr_last *last = &c->last_dtypes;
 	GString *b = c->buf;
 	const char *first = NULL;
 
 	if (in == PK_NIL && out == PK_NIL)
 		return;
+	c->sig.n = 0;
+	for (int side = 0; side < 2; side++) {
+		uint32_t l = side ? out : in;
+
+		sig_add(&c->sig, pk_len(c->t, l));
+		for (uint32_t i = 0; i < pk_len(c->t, l); i++)
+			sig_add(&c->sig, pk_child(c->t, l, i));
+	}
+	if (same_as_last(c, last)) {
+		op->dtype = last->dtype;
+		op->dtype_name = last->value;
+		return;
+	}
 	g_string_truncate(b, 0);
 	for (int side = 0; side < 2; side++) {
 		uint32_t l = side ? out : in;
@@ -644,29 +760,34 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 	op->dtype = c->last_dtype;
 	if (first && op->dtype == HD_DTYPE_UNKNOWN)
 		op->dtype = HD_DTYPE_OTHER;
-	op->dtype_name = intern_last(c, &c->last_dtypes);
+	op->dtype_name = intern_local(c, b->str);
+	last->dtype = op->dtype;
+	last->value = op->dtype_name;
 }
 
 /* Frames, innermost first, deduplicated within the file. */
 static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
 {
-	gpointer v = g_hash_table_lookup(c->stack_by_node,
-					 GUINT_TO_POINTER(frames));
+	gpointer v;
 	uint32_t n = pk_len(c->t, frames);
 	g_autoptr(GBytes) key = NULL;
 	g_autoptr(GArray) fr = NULL;
 	const uint32_t *kids;
 	int32_t sid;
 
-	if (v)
-		return GPOINTER_TO_INT(v) - 1;
 	if (pk_type_of(c->t, frames) != PK_LIST || n == 0)
 		return -1;
-	/* Frame dicts are memoized: the same kids are the same stack. */
+	/*
+	 * Frame dicts are memoized: the same kids are the same stack, whether
+	 * or not the list itself is shared.
+	 */
 	kids = c->t->kid + pk_node(c->t, frames)->v.off;
 	if (c->last_frames && n == c->last_nframes &&
 	    memcmp(kids, c->last_frames, n * sizeof(uint32_t)) == 0)
 		return c->last_sid;
+	v = g_hash_table_lookup(c->stack_by_node, GUINT_TO_POINTER(frames));
+	if (v)
+		return GPOINTER_TO_INT(v) - 1;
 	key = g_bytes_new(kids, n * sizeof(uint32_t));
 	v = g_hash_table_lookup(c->stack_by_kids, key);
 	if (v) {
@@ -709,9 +830,15 @@ static uint32_t entry_group(struct fr_ctx *c, const char *name)
 
 	if (!name)
 		name = hd_intern("?");
+	/* a name, once in c->groups, keeps its group */
+	if (name == c->last_pg)
+		return c->last_group;
 	v = g_hash_table_lookup(c->groups, name);
-	if (v)
-		return GPOINTER_TO_UINT(v) - 1;
+	if (v) {
+		c->last_pg = name;
+		c->last_group = GPOINTER_TO_UINT(v) - 1;
+		return c->last_group;
+	}
 	if (warn_once(c, "pg", name))
 		hd_input_warn(c->in, 0, "process group '%s' is not in "
 			      "pg_config", name);
@@ -789,7 +916,8 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 static void parse_profiling_name(struct fr_ctx *c, const char *pn,
 				 uint64_t idx, struct hd_op *op)
 {
-	struct fr_name *fn = g_hash_table_lookup(c->names, pn);
+	struct fr_name *fn = pn == c->last_pn ?
+		(struct fr_name *)c->last_fn : g_hash_table_lookup(c->names, pn);
 
 	if (!fn) {
 		struct hd_op tmp;
@@ -803,6 +931,8 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn,
 		fn->peer = tmp.peer;
 		g_hash_table_insert(c->names, (gpointer)pn, fn);
 	}
+	c->last_pn = pn;
+	c->last_fn = fn;
 	op->name = fn->name;
 	op->kind = fn->kind;
 	op->flags |= fn->flags;
@@ -810,22 +940,56 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn,
 		op->peer = fn->peer;
 }
 
-static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
+/* An entry's state; a spelling seen before maps as it did then. */
+static void entry_state(struct fr_ctx *c, uint32_t id, uint64_t idx,
+			struct hd_op *op)
 {
+	const char *st = node_text(c, id);
+	enum hd_op_state state;
+
+	if (st && st == c->last_state) {
+		op->state = c->last_op_state;
+		return;
+	}
+	if (st && strcmp(st, "scheduled") == 0)
+		state = HD_STATE_ENQUEUED;
+	else if (st && strcmp(st, "started") == 0)
+		state = HD_STATE_STARTED;
+	else if (st && strcmp(st, "completed") == 0)
+		state = HD_STATE_COMPLETED;
+	else {
+		if (warn_once(c, "state", st ? st : "?"))
+			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
+				      ": unknown state '%s'", idx,
+				      st ? st : "?");
+		return;
+	}
+	op->state = state;
+	c->last_state = st;
+	c->last_op_state = state;
+}
+
+/* Entry idx (the dict node en) into *op. */
+static void load_entry(struct fr_ctx *c, const struct pk_node *en,
+		       uint64_t idx, struct hd_op *op)
+{
+	const uint32_t *kv = c->t->kid + en->v.off;
+	const uint32_t nkv = en->len, nstr = c->nstr;
+	const uint8_t *field = c->field; /* field_first() writes, not moves */
 	uint32_t v[F_COUNT];
-	struct hd_op op;
 	int64_t x;
 	bool p2p = false;
 	const char *pg_name = NULL;
 
 	for (int f = 0; f < F_COUNT; f++)
 		v[f] = PK_NIL;
-	for (uint32_t i = 0; i + 1 < pk_len(c->t, e); i += 2) {
-		uint32_t k = pk_child(c->t, e, i);
-		enum fr_field f = field_of(c, k);
+	/* the caller checked en is a dict: children are key, value, ... */
+	for (uint32_t i = 0; i + 1 < nkv; i += 2) {
+		enum fr_field f = kv[i] < nstr && field[kv[i]] != F_UNSEEN ?
+					  field[kv[i]] : field_of(c, kv[i]);
 
 		if (f == F_UNKNOWN) {
-			const char *s = node_text(c, k);
+			const char *s = node_text(c, kv[i]);
 
 			if (s && warn_once(c, "key", s))
 				hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
@@ -833,14 +997,14 @@ static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
 					      idx, s);
 			continue;
 		}
-		v[f] = pk_child(c->t, e, i + 1);
+		v[f] = kv[i + 1];
 	}
-	hd_op_init(&op);
-	op.rank = c->rank;
+	hd_op_init(op);
+	op->rank = c->rank;
 	if (v[F_PROFILING_NAME] != PK_NIL &&
 	    node_text(c, v[F_PROFILING_NAME]))
 		parse_profiling_name(c, node_text(c, v[F_PROFILING_NAME]), idx,
-				     &op);
+				     op);
 	else
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
 			      ": no profiling_name", idx);
@@ -849,67 +1013,57 @@ static void load_entry(struct fr_ctx *c, uint32_t e, uint64_t idx)
 		pg_name = node_text(c, pk_child(c->t, v[F_PROCESS_GROUP], 0));
 	else if (pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_STR)
 		pg_name = node_text(c, v[F_PROCESS_GROUP]);
-	op.group = entry_group(c, pg_name);
+	op->group = entry_group(c, pg_name);
+	/* once pg_names holds an id it keeps it: skip the last one's lookup */
 	if (pg_name && pk_int(c->t, v[F_PG_ID], &x) &&
-	    !g_hash_table_contains(c->pg_names, &x)) {
-		int64_t *kp = g_new(int64_t, 1);
+	    !(c->have_pg_id && x == c->last_pg_id)) {
+		if (!g_hash_table_contains(c->pg_names, &x)) {
+			int64_t *kp = g_new(int64_t, 1);
 
-		*kp = x;
-		g_hash_table_insert(c->pg_names, kp, (gpointer)pg_name);
+			*kp = x;
+			g_hash_table_insert(c->pg_names, kp, (gpointer)pg_name);
+		}
+		c->last_pg_id = x;
+		c->have_pg_id = true;
 	}
 	if (pk_int(c->t, v[F_IS_P2P], &x))
 		p2p = x != 0;
-	if (op.kind == HD_OP_SEND || op.kind == HD_OP_RECV)
+	if (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV)
 		p2p = true;
 	if (p2p && pk_int(c->t, v[F_P2P_SEQ], &x)) {
-		op.seq = x;
-		op.seq_kind = HD_SEQ_P2P;
+		op->seq = x;
+		op->seq_kind = HD_SEQ_P2P;
 	} else if (pk_int(c->t, v[F_COLL_SEQ], &x) ||
 		   pk_int(c->t, v[F_SEQ_ID], &x)) {
-		op.seq = x;
-		op.seq_kind = HD_SEQ_COLLECTIVE;
+		op->seq = x;
+		op->seq_kind = HD_SEQ_COLLECTIVE;
 	}
 	if (!p2p)
-		op.peer = -1;
-	op.shape_in = render_sizes(c, v[F_INPUT_SIZES], &op.count_in,
-				   &c->last_sizes[0]);
-	op.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op.count_out,
-				    &c->last_sizes[1]);
-	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], &op);
-	if (v[F_STATE] != PK_NIL) {
-		const char *st = node_text(c, v[F_STATE]);
-
-		if (st && strcmp(st, "scheduled") == 0)
-			op.state = HD_STATE_ENQUEUED;
-		else if (st && strcmp(st, "started") == 0)
-			op.state = HD_STATE_STARTED;
-		else if (st && strcmp(st, "completed") == 0)
-			op.state = HD_STATE_COMPLETED;
-		else if (warn_once(c, "state", st ? st : "?"))
-			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
-				      ": unknown state '%s'", idx,
-				      st ? st : "?");
-	}
+		op->peer = -1;
+	op->shape_in = render_sizes(c, v[F_INPUT_SIZES], &op->count_in,
+				    &c->last_sizes[0]);
+	op->shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op->count_out,
+				     &c->last_sizes[1]);
+	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], op);
+	if (v[F_STATE] != PK_NIL)
+		entry_state(c, v[F_STATE], idx, op);
 	if (pk_int(c->t, v[F_RETIRED], &x) && x)
-		op.flags |= HD_OPF_RETIRED;
-	op.t_enqueue_ns = time_or_unknown(c, v[F_TIME_CREATED]);
-	op.t_start_ns = time_or_unknown(c, v[F_T_STARTED]);
-	op.t_end_ns = time_or_unknown(c, v[F_T_COMPLETED]);
+		op->flags |= HD_OPF_RETIRED;
+	op->t_enqueue_ns = time_or_unknown(c, v[F_TIME_CREATED]);
+	op->t_start_ns = time_or_unknown(c, v[F_T_STARTED]);
+	op->t_end_ns = time_or_unknown(c, v[F_T_COMPLETED]);
 	if (v[F_FRAMES] != PK_NIL)
-		op.stack = add_stack(c, v[F_FRAMES]);
-	op.prov.input = c->input;
-	op.prov.kind = HD_PROV_RECORD;
-	op.prov.at = pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ? (uint64_t)x :
-								   idx;
-	g_array_append_val(c->ops, op);
+		op->stack = add_stack(c, v[F_FRAMES]);
+	op->prov.input = c->input;
+	op->prov.kind = HD_PROV_RECORD;
+	op->prov.at = pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ?
+			      (uint64_t)x : idx;
 }
 
 /* Members of a coalesced group share the seq of the marker that ends it. */
-static void mark_coalesced(struct fr_ctx *c)
+static void mark_coalesced(struct hd_op *ops, guint nops)
 {
-	struct hd_op *ops = (struct hd_op *)(void *)c->ops->data;
-
-	for (guint j = 0; j < c->ops->len; j++) {
+	for (guint j = 0; j < nops; j++) {
 		if (ops[j].kind != HD_OP_COALESCED || ops[j].seq < 0)
 			continue;
 		for (guint i = j, n = 0; i > 0 && n < FR_COALESCE_LOOKBACK;
@@ -1008,6 +1162,14 @@ static const char *const top_keys[] = {
 	"nccl_version", "comm_lib_version",
 };
 
+/* Whether node id is a dict the file closed itself (an entry to load). */
+static bool is_whole_dict(const struct pk_tree *t, uint32_t id)
+{
+	const struct pk_node *n = pk_node(t, id);
+
+	return n && n->type == PK_DICT && !(n->flags & PK_F_PARTIAL);
+}
+
 static bool load_tree(struct fr_ctx *c, GError **error)
 {
 	struct pk_tree *t = c->t;
@@ -1016,6 +1178,7 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 	const char *version = NULL, *libver = NULL;
 	uint32_t n, kept = 0, lost = 0;
+	guint base;
 
 	if (pk_type_of(t, root) == PK_LIST) {
 		entries = root;
@@ -1075,23 +1238,33 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 	else if (entries != PK_NIL && pk_type_of(t, entries) != PK_LIST)
 		hd_input_warn(c->in, 0, "entries is not a list");
 	n = pk_len(t, entries);
+	/* the ops go straight into the store: room for the whole dicts */
+	base = c->store->ops->len;
+	for (uint32_t i = 0; i < n; i++)
+		if (is_whole_dict(t, pk_child(t, entries, i)))
+			kept++;
+	g_array_set_size(c->store->ops, base + kept);
+	kept = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t e = pk_child(t, entries, i);
 		const struct pk_node *en = pk_node(t, e);
 
-		if (!en || en->type != PK_DICT || (en->flags & PK_F_PARTIAL)) {
+		if (!is_whole_dict(t, e)) {
 			if (!en || !(en->flags & PK_F_PARTIAL))
 				hd_input_warn(c->in, 0, "entry %u is not a "
 					      "dict: skipped", i);
 			lost++;
 			continue;
 		}
-		load_entry(c, e, i);
+		load_entry(c, en, i,
+			   &g_array_index(c->store->ops, struct hd_op,
+					  base + kept));
 		kept++;
 	}
-	mark_coalesced(c);
-	/* hd_store_add_op() for each, in one copy */
-	g_array_append_vals(c->store->ops, c->ops->data, c->ops->len);
+	/* no ops may mean no array at all: not even a zero offset from it */
+	if (kept)
+		mark_coalesced(&g_array_index(c->store->ops, struct hd_op,
+					      base), kept);
 	load_pg_status(c, st);
 	c->in->records = kept;
 	c->in->skipped = lost;
@@ -1233,8 +1406,17 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.input = input;
 	c.t = t;
 	c.rank = -1;
-	c.field = g_new0(uint8_t, t->nnodes);
-	c.interned = g_new0(const char *, t->nnodes);
+	if (scratch->str_cap < t->str_end) {
+		g_free(scratch->interned);
+		g_free(scratch->field);
+		scratch->str_cap = t->str_end;
+		scratch->interned = g_new0(const char *, scratch->str_cap);
+		scratch->field = g_new0(uint8_t, scratch->str_cap);
+	}
+	c.nstr = t->str_end;
+	c.field = scratch->field;
+	c.interned = scratch->interned;
+	c.str_set = scratch->str_set;
 	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.pg_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					   NULL);
@@ -1247,13 +1429,20 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					g_free);
 	c.buf = g_string_new(NULL);
-	for (int i = 0; i < 2; i++)
-		c.last_sizes[i].text = g_string_new(NULL);
-	c.last_dtypes.text = g_string_new(NULL);
-	c.ops = g_array_new(FALSE, FALSE, sizeof(struct hd_op));
+
 	ok = load_tree(&c, error);
-	g_free(c.field);
-	g_free(c.interned);
+	for (guint i = 0; i < c.str_set->len; i++) {
+		uint32_t id = g_array_index(c.str_set, uint32_t, i);
+
+		c.field[id] = F_UNSEEN;
+		c.interned[id] = NULL;
+	}
+	g_array_set_size(c.str_set, 0);
+	if (scratch->str_cap * (sizeof(char *) + 1) > FR_KEEP_MAX) {
+		g_clear_pointer(&scratch->interned, g_free);
+		g_clear_pointer(&scratch->field, g_free);
+		scratch->str_cap = 0;
+	}
 	g_hash_table_unref(c.groups);
 	g_hash_table_unref(c.pg_names);
 	g_hash_table_unref(c.warned);
@@ -1262,10 +1451,10 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	g_hash_table_unref(c.stack_by_kids);
 	g_hash_table_unref(c.names);
 	g_string_free(c.buf, TRUE);
+	sig_clear(&c.sig);
 	for (int i = 0; i < 2; i++)
-		g_string_free(c.last_sizes[i].text, TRUE);
-	g_string_free(c.last_dtypes.text, TRUE);
-	g_array_unref(c.ops);
+		sig_clear(&c.last_sizes[i].sig);
+	sig_clear(&c.last_dtypes.sig);
 	return ok;
 }
 

@@ -22,7 +22,8 @@ struct pk_dec {
 	size_t sn, scap;
 	uint32_t *mk; /* marks: stack heights */
 	size_t mn, mcap;
-	GArray *memo;  /* uint32_t node ids, PK_NIL unset */
+	uint32_t *memo; /* node ids, PK_NIL unset: memo_len used of memo_cap */
+	size_t memo_len, memo_cap;
 	GString *err;
 };
 
@@ -34,15 +35,15 @@ struct pk_scratch {
 	size_t node_cap;
 	uint32_t *kid;
 	size_t kid_cap;
-	GArray *memo;
+	uint32_t *memo;
+	size_t memo_cap;
+	uint32_t *st; /* the decoder's stack */
+	size_t scap;
 };
 
 struct pk_scratch *pk_scratch_new(void)
 {
-	struct pk_scratch *s = g_new0(struct pk_scratch, 1);
-
-	s->memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	return s;
+	return g_new0(struct pk_scratch, 1);
 }
 
 void pk_scratch_free(struct pk_scratch *s)
@@ -51,7 +52,8 @@ void pk_scratch_free(struct pk_scratch *s)
 		return;
 	g_free(s->node);
 	g_free(s->kid);
-	g_array_unref(s->memo);
+	g_free(s->memo);
+	g_free(s->st);
 	g_free(s);
 }
 
@@ -116,20 +118,32 @@ static void *grow(void *buf, size_t *cap, size_t need, size_t size)
 	return g_realloc_n(buf, c, size);
 }
 
-static uint32_t new_node(struct pk_tree *t, enum pk_type type)
+static G_GNUC_NO_INLINE void grow_nodes(struct pk_tree *t)
 {
-	if (t->nnodes == t->node_cap) {
-		size_t cap = t->node_cap;
+	size_t cap = t->node_cap;
 
-		/* inputs are capped well below 2^32 bytes, one node a byte */
-		g_assert(cap < UINT32_MAX / 2);
-		t->node = grow(t->node, &cap, t->nnodes + 1,
-			       sizeof(struct pk_node));
-		t->node_cap = (uint32_t)cap;
-	}
-	memset(&t->node[t->nnodes], 0, sizeof(struct pk_node));
-	t->node[t->nnodes].type = type;
+	/* inputs are capped well below 2^32 bytes, one node a byte */
+	g_assert(cap < UINT32_MAX / 2);
+	t->node = grow(t->node, &cap, t->nnodes + 1, sizeof(struct pk_node));
+	t->node_cap = (uint32_t)cap;
+}
+
+/*
+ * A node of type holding int i (or nothing): the decoder makes one for
+ * almost every opcode, so this is inline and writes the node in one go.
+ */
+static inline uint32_t new_node_int(struct pk_tree *t, enum pk_type type,
+				    int64_t i)
+{
+	if (G_UNLIKELY(t->nnodes == t->node_cap))
+		grow_nodes(t);
+	t->node[t->nnodes] = (struct pk_node){ .type = type, .v.i = i };
 	return t->nnodes++;
+}
+
+static inline uint32_t new_node(struct pk_tree *t, enum pk_type type)
+{
+	return new_node_int(t, type, 0);
 }
 
 static void kid_reserve(struct pk_tree *t, size_t n)
@@ -139,22 +153,13 @@ static void kid_reserve(struct pk_tree *t, size_t n)
 			      sizeof(uint32_t));
 }
 
-static void kid_append(struct pk_tree *t, const uint32_t *kids, size_t n)
-{
-	kid_reserve(t, n);
-	memcpy(t->kid + t->nkids, kids, n * sizeof(uint32_t));
-	t->nkids += n;
-}
-
 uint32_t pk_add_scalar(struct pk_tree *t, enum pk_type type, int64_t i,
 		       double f)
 {
-	uint32_t id = new_node(t, type);
+	uint32_t id = new_node_int(t, type, i);
 
 	if (type == PK_FLOAT)
 		node_at(t, id)->v.f = f;
-	else
-		node_at(t, id)->v.i = i;
 	return id;
 }
 
@@ -165,67 +170,89 @@ uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len)
 
 	n->flags = PK_F_OWNED;
 	n->v.off = t->owned->len;
+	t->str_end = id + 1;
 	n->len = (uint32_t)MIN(len, (size_t)UINT32_MAX);
 	g_byte_array_append(t->owned, (const guint8 *)s, n->len);
 	return id;
 }
 
 /*
- * Appends kids to container c, keeping its children contiguous.  A
- * container whose children are not at the end of the kid array moves there
- * with room to spare, so repeated batches cost amortized O(1) per child.
- * Fails (false) on a frozen container or one that would get too deep.
+ * Where n more children of container cn (id c) go: n slots of the kid array,
+ * keeping its children contiguous.  A container whose children are not at
+ * the end of the kid array moves there with room to spare, so repeated
+ * batches cost amortized O(1) per child.
+ */
+static uint32_t *kid_slots(struct pk_tree *t, uint32_t c, struct pk_node *cn,
+			   uint32_t n)
+{
+	uint32_t cap;
+	size_t start;
+
+	/* Only a container that had children can have been moved (below). */
+	if (cn->len == 0) {
+		cn->v.off = t->nkids;
+		kid_reserve(t, n);
+		t->nkids += n;
+		return t->kid + cn->v.off;
+	}
+	cap = g_hash_table_size(t->cap) ?
+		GPOINTER_TO_UINT(g_hash_table_lookup(t->cap,
+						     GUINT_TO_POINTER(c))) : 0;
+	if (cap >= cn->len + n)
+		return t->kid + cn->v.off + cn->len;
+	if (cap == 0 && cn->v.off + cn->len == t->nkids) {
+		kid_reserve(t, n);
+		t->nkids += n;
+		return t->kid + cn->v.off + cn->len;
+	}
+	start = t->nkids;
+	cap = 2 * (cn->len + n);
+	kid_reserve(t, cap);
+	t->nkids += cap;
+	memmove(t->kid + start, t->kid + cn->v.off, cn->len * sizeof(uint32_t));
+	cn->v.off = start;
+	g_hash_table_insert(t->cap, GUINT_TO_POINTER(c), GUINT_TO_POINTER(cap));
+	return t->kid + start + cn->len;
+}
+
+/*
+ * Appends kids to container c.  Fails (false) on a frozen container, on c
+ * itself among the kids, or when c would get too deep, and then changes
+ * nothing.  Each child's node is read once to check it and touched once
+ * more to freeze it, which cannot be one pass: a failure must not leave
+ * children frozen.
  */
 static bool append_kids(struct pk_tree *t, uint32_t c, const uint32_t *kids,
 			uint32_t n)
 {
-	struct pk_node *cn = node_at(t, c);
-	uint32_t cap = g_hash_table_size(t->cap) ?
-		GPOINTER_TO_UINT(g_hash_table_lookup(t->cap,
-						     GUINT_TO_POINTER(c))) : 0;
+	struct pk_node *node = t->node;
+	struct pk_node *cn = &node[c];
 	uint16_t depth = cn->depth;
+	unsigned deepest = 0;
+	uint32_t *dst;
 
 	if (cn->flags & PK_F_ATTACHED)
 		return false;
-	for (uint32_t i = 0; i < n; i++) {
-		struct pk_node *k = node_at(t, kids[i]);
-
-		if (kids[i] == c || k->depth + 1 > PK_MAX_DEPTH)
-			return false;
-		if (k->depth + 1 > depth)
-			depth = k->depth + 1;
-	}
+	/* for the check, c reads as too deep to be its own child */
+	cn->depth = UINT16_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		deepest = MAX(deepest, node[kids[i]].depth);
+	cn->depth = depth;
+	if (deepest + 1 > PK_MAX_DEPTH)
+		return false;
 	if (n == 0) {
-		cn->depth = MAX(cn->depth, 1);
+		cn->depth = MAX(depth, 1);
 		return true;
 	}
 	if ((uint64_t)cn->len + n > UINT32_MAX / 2)
 		return false;
-	if (cn->len == 0 && cap == 0) {
-		cn->v.off = t->nkids;
-		kid_append(t, kids, n);
-	} else if (cap >= cn->len + n) {
-		memcpy(t->kid + cn->v.off + cn->len, kids,
-		       n * sizeof(uint32_t));
-	} else if (cap == 0 && cn->v.off + cn->len == t->nkids) {
-		kid_append(t, kids, n);
-	} else {
-		size_t start = t->nkids;
-		uint32_t ncap = 2 * (cn->len + n);
-
-		kid_reserve(t, ncap);
-		t->nkids += ncap;
-		memmove(t->kid + start, t->kid + cn->v.off,
-			cn->len * sizeof(uint32_t));
-		memcpy(t->kid + start + cn->len, kids, n * sizeof(uint32_t));
-		cn->v.off = start;
-		g_hash_table_insert(t->cap, GUINT_TO_POINTER(c),
-				    GUINT_TO_POINTER(ncap));
+	dst = kid_slots(t, c, cn, n);
+	for (uint32_t i = 0; i < n; i++) {
+		dst[i] = kids[i];
+		node[kids[i]].flags |= PK_F_ATTACHED;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		node_at(t, kids[i])->flags |= PK_F_ATTACHED;
 	cn->len += n;
-	cn->depth = MAX(depth, 1);
+	cn->depth = (uint16_t)MAX(depth, deepest + 1);
 	return true;
 }
 
@@ -295,7 +322,7 @@ static bool fail(struct pk_dec *d, size_t at, const char *fmt, ...)
 	return false;
 }
 
-static bool need(struct pk_dec *d, size_t n, size_t at)
+static inline bool need(struct pk_dec *d, size_t n, size_t at)
 {
 	if (d->len - d->pos < n) {
 		d->t->status = PK_TRUNCATED;
@@ -304,7 +331,7 @@ static bool need(struct pk_dec *d, size_t n, size_t at)
 	return true;
 }
 
-static uint64_t rd_le(const uint8_t *p, unsigned n)
+static inline uint64_t rd_le(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 
@@ -313,14 +340,27 @@ static uint64_t rd_le(const uint8_t *p, unsigned n)
 	return v;
 }
 
+static inline uint32_t rd_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return GUINT32_FROM_LE(v);
+}
+
+static G_GNUC_NO_INLINE void grow_stack(struct pk_dec *d)
+{
+	d->st = grow(d->st, &d->scap, d->sn + 1, sizeof(uint32_t));
+}
+
 static inline void push(struct pk_dec *d, uint32_t id)
 {
-	if (d->sn == d->scap)
-		d->st = grow(d->st, &d->scap, d->sn + 1, sizeof(uint32_t));
+	if (G_UNLIKELY(d->sn == d->scap))
+		grow_stack(d);
 	d->st[d->sn++] = id;
 }
 
-static bool pop(struct pk_dec *d, uint32_t *id, size_t at)
+static inline bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 {
 	uint32_t floor = d->mn ?
 		d->mk[d->mn - 1] : 0;
@@ -332,7 +372,7 @@ static bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 	return true;
 }
 
-static bool top(struct pk_dec *d, uint32_t *id, size_t at)
+static inline bool top(struct pk_dec *d, uint32_t *id, size_t at)
 {
 	uint32_t floor = d->mn ?
 		d->mk[d->mn - 1] : 0;
@@ -343,7 +383,7 @@ static bool top(struct pk_dec *d, uint32_t *id, size_t at)
 	return true;
 }
 
-static bool pop_mark(struct pk_dec *d, uint32_t *mark, size_t at)
+static inline bool pop_mark(struct pk_dec *d, uint32_t *mark, size_t at)
 {
 	if (d->mn == 0)
 		return fail(d, at, "no mark on the stack");
@@ -354,7 +394,7 @@ static bool pop_mark(struct pk_dec *d, uint32_t *mark, size_t at)
 
 static bool memo_put(struct pk_dec *d, uint64_t key, size_t at)
 {
-	uint32_t id, unset = PK_NIL;
+	uint32_t id = PK_NIL;
 
 	/* Every memo entry costs at least one byte of input. */
 	if (key >= d->len || key >= UINT32_MAX)
@@ -362,18 +402,24 @@ static bool memo_put(struct pk_dec *d, uint64_t key, size_t at)
 			    key);
 	if (!top(d, &id, at))
 		return false;
-	while (d->memo->len <= key)
-		g_array_append_val(d->memo, unset);
-	g_array_index(d->memo, uint32_t, key) = id;
+	if (key >= d->memo_len) {
+		if (key >= d->memo_cap)
+			d->memo = grow(d->memo, &d->memo_cap, key + 1,
+				       sizeof(uint32_t));
+		for (size_t i = d->memo_len; i < key; i++)
+			d->memo[i] = PK_NIL;
+		d->memo_len = key + 1;
+	}
+	d->memo[key] = id;
 	return true;
 }
 
-static bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
+/* BINGET and friends: the most common opcode in a dump, hence inline. */
+static inline bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
 {
 	uint32_t id;
 
-	if (key >= d->memo->len ||
-	    (id = g_array_index(d->memo, uint32_t, key)) == PK_NIL)
+	if (G_UNLIKELY(key >= d->memo_len || (id = d->memo[key]) == PK_NIL))
 		return fail(d, at, "memo id %" G_GUINT64_FORMAT " not set",
 			    key);
 	push(d, id);
@@ -399,30 +445,33 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
 	nd = node_at(d->t, id);
 	nd->v.off = d->pos;
 	nd->len = (uint32_t)n;
+	d->t->str_end = id + 1;
 	d->pos += n;
 	push(d, id);
 	return true;
 }
 
 /* Little-endian two's complement of 0..8 bytes. */
-static bool push_long(struct pk_dec *d, uint64_t n, size_t at)
+static inline bool push_long(struct pk_dec *d, uint64_t n, size_t at)
 {
-	int64_t v = 0;
+	uint64_t u = 0;
 
 	if (n > 8)
 		return fail(d, at, "integer of %" G_GUINT64_FORMAT
 			    " bytes exceeds 64 bits", n);
 	if (!need(d, n, at))
 		return false;
-	if (n > 0) {
-		uint64_t u = rd_le(d->p + d->pos, (unsigned)n);
-
-		if (n < 8 && (u >> (8 * n - 1)) & 1)
+	if (n == 8) {
+		/* what PyTorch writes for every *_ns value */
+		memcpy(&u, d->p + d->pos, sizeof(u));
+		u = GUINT64_FROM_LE(u);
+	} else if (n > 0) {
+		u = rd_le(d->p + d->pos, (unsigned)n);
+		if ((u >> (8 * n - 1)) & 1)
 			u |= ~(uint64_t)0 << (8 * n);
-		v = (int64_t)u;
 	}
 	d->pos += n;
-	push(d, pk_add_scalar(d->t, PK_INT, v, 0));
+	push(d, new_node_int(d->t, PK_INT, (int64_t)u));
 	return true;
 }
 
@@ -469,14 +518,20 @@ static bool push_text_num(struct pk_dec *d, uint8_t op, size_t at)
 	return true;
 }
 
-static bool new_container(struct pk_dec *d, enum pk_type type,
-			  uint32_t from, size_t at)
+static inline bool new_container(struct pk_dec *d, enum pk_type type,
+				 uint32_t from, size_t at)
 {
 	uint32_t n = d->sn - from;
-	uint32_t id = pk_add_container(
-		d->t, type, n ? &d->st[from] : NULL,
-		n);
+	uint32_t id;
 
+	if (n == 0) {
+		/* EMPTY_DICT, EMPTY_LIST: what pk_add_container() would do */
+		id = new_node(d->t, type);
+		d->t->node[id].depth = 1;
+		push(d, id);
+		return true;
+	}
+	id = pk_add_container(d->t, type, &d->st[from], n);
 	if (id == PK_NIL)
 		return fail(d, at, "nesting deeper than %d", PK_MAX_DEPTH);
 	d->sn = from;
@@ -635,7 +690,7 @@ static bool step(struct pk_dec *d, bool *stop)
 	case 'X':
 		return need(d, 4, at) &&
 		       (d->pos += 4,
-			push_str(d, PK_STR, rd_le(d->p + d->pos - 4, 4), at));
+			push_str(d, PK_STR, rd_u32(d->p + d->pos - 4), at));
 	case 0x8c:
 		return need(d, 1, at) &&
 		       (d->pos += 1,
@@ -662,32 +717,31 @@ static bool step(struct pk_dec *d, bool *stop)
 		return need(d, 1, at) && memo_put(d, d->p[d->pos++], at);
 	case 'r':
 		return need(d, 4, at) &&
-		       (d->pos += 4, memo_put(d, rd_le(d->p + d->pos - 4, 4), at));
+		       (d->pos += 4, memo_put(d, rd_u32(d->p + d->pos - 4), at));
 	case 0x94: /* MEMOIZE */
-		return memo_put(d, d->memo->len, at);
+		return memo_put(d, d->memo_len, at);
 	case 'h':
 		return need(d, 1, at) && memo_get(d, d->p[d->pos++], at);
 	case 'j':
 		return need(d, 4, at) &&
-		       (d->pos += 4, memo_get(d, rd_le(d->p + d->pos - 4, 4), at));
+		       (d->pos += 4, memo_get(d, rd_u32(d->p + d->pos - 4), at));
 	case 'K':
 		if (!need(d, 1, at))
 			return false;
-		push(d, pk_add_scalar(d->t, PK_INT, d->p[d->pos++], 0));
+		push(d, new_node_int(d->t, PK_INT, d->p[d->pos++]));
 		return true;
 	case 'M':
 		if (!need(d, 2, at))
 			return false;
-		push(d, pk_add_scalar(d->t, PK_INT,
-				      (int64_t)rd_le(d->p + d->pos, 2), 0));
+		push(d, new_node_int(d->t, PK_INT,
+				     (int64_t)rd_le(d->p + d->pos, 2)));
 		d->pos += 2;
 		return true;
 	case 'J':
 		if (!need(d, 4, at))
 			return false;
-		push(d, pk_add_scalar(d->t, PK_INT,
-				      (int32_t)(uint32_t)rd_le(d->p + d->pos, 4),
-				      0));
+		push(d, new_node_int(d->t, PK_INT,
+				     (int32_t)rd_u32(d->p + d->pos)));
 		d->pos += 4;
 		return true;
 	case 0x8a: /* LONG1 */
@@ -718,7 +772,7 @@ static bool step(struct pk_dec *d, bool *stop)
 	}
 	case 0x88:
 	case 0x89:
-		push(d, pk_add_scalar(d->t, PK_BOOL, op == 0x88, 0));
+		push(d, new_node_int(d->t, PK_BOOL, op == 0x88));
 		return true;
 	case 'N':
 		push(d, new_node(d->t, PK_NONE));
@@ -728,6 +782,144 @@ static bool step(struct pk_dec *d, bool *stop)
 	if (name)
 		return fail(d, at, "refused opcode %s (0x%02x)", name, op);
 	return fail(d, at, "unknown opcode 0x%02x", op);
+}
+
+/* The longest opcode run_common() takes: LONG1 with 8 bytes. */
+#define PK_COMMON_MAX 10
+
+/*
+ * The opcodes PyTorch's writer emits for entries (memo fetches, small
+ * ints, LONG1, None, bools, marks, empty containers, TUPLE2, SETITEMS and
+ * APPENDS), with the hot state in locals: step() costs three times the
+ * instructions per opcode.  It stops before an opcode it does not take,
+ * one that would fail, or one within PK_COMMON_MAX bytes of the end,
+ * having changed nothing for it, so that step() runs that opcode with
+ * every check and message of its own.
+ */
+static G_GNUC_NO_INLINE void run_common(struct pk_dec *d)
+{
+	struct pk_tree *t = d->t;
+	const uint8_t *p = d->p;
+	const uint32_t *memo = d->memo;
+	size_t memo_len = d->memo_len;
+	size_t pos = d->pos;
+	uint32_t *st = d->st;
+	size_t sn = d->sn, scap = d->scap;
+	size_t end;
+
+	if (d->len - pos < PK_COMMON_MAX)
+		return;
+	end = d->len - PK_COMMON_MAX;
+	/* every opcode here pushes at most one item */
+	while (pos <= end && sn < scap) {
+		uint8_t op = p[pos];
+		uint64_t key, u = 0;
+		uint32_t id, n;
+		enum pk_type want;
+
+		/* BINGET: nearly half the opcodes, ahead of the switch */
+		if (op == 'h' && p[pos + 1] < memo_len &&
+		    memo[p[pos + 1]] != PK_NIL) {
+			st[sn++] = memo[p[pos + 1]];
+			pos += 2;
+			continue;
+		}
+		switch (op) {
+		case 'h':
+		case 'j':
+			key = op == 'h' ? p[pos + 1] : rd_u32(p + pos + 1);
+			if (key >= memo_len || memo[key] == PK_NIL)
+				goto out;
+			st[sn++] = memo[key];
+			pos += op == 'h' ? 2 : 5;
+			continue;
+		case 'K':
+			st[sn++] = new_node_int(t, PK_INT, p[pos + 1]);
+			pos += 2;
+			continue;
+		case 'M':
+			st[sn++] = new_node_int(t, PK_INT,
+						(int64_t)rd_le(p + pos + 1, 2));
+			pos += 3;
+			continue;
+		case 'J':
+			st[sn++] = new_node_int(t, PK_INT,
+						(int32_t)rd_u32(p + pos + 1));
+			pos += 5;
+			continue;
+		case 0x8a: /* LONG1, as push_long() */
+			n = p[pos + 1];
+			if (n > 8)
+				goto out;
+			if (n == 8) {
+				memcpy(&u, p + pos + 2, sizeof(u));
+				u = GUINT64_FROM_LE(u);
+			} else if (n > 0) {
+				u = rd_le(p + pos + 2, n);
+				if ((u >> (8 * n - 1)) & 1)
+					u |= ~(uint64_t)0 << (8 * n);
+			}
+			st[sn++] = new_node_int(t, PK_INT, (int64_t)u);
+			pos += 2 + n;
+			continue;
+		case 'N':
+			st[sn++] = new_node(t, PK_NONE);
+			pos++;
+			continue;
+		case 0x88:
+		case 0x89:
+			st[sn++] = new_node_int(t, PK_BOOL, op == 0x88);
+			pos++;
+			continue;
+		case '(':
+			if (d->mn >= PK_MAX_DEPTH || d->mn == d->mcap)
+				goto out;
+			d->mk[d->mn++] = (uint32_t)sn;
+			pos++;
+			continue;
+		case '}':
+		case ']':
+			/* as new_container() with no items */
+			id = new_node(t, op == '}' ? PK_DICT : PK_LIST);
+			t->node[id].depth = 1;
+			st[sn++] = id;
+			pos++;
+			continue;
+		case 0x86: /* TUPLE2 */
+			if (sn < (d->mn ? d->mk[d->mn - 1] : 0) + 2 ||
+			    MAX(t->node[st[sn - 2]].depth,
+				t->node[st[sn - 1]].depth) + 1 > PK_MAX_DEPTH)
+				goto out;
+			/* cannot fail now: a new tuple, children not too deep */
+			id = pk_add_container(t, PK_TUPLE, &st[sn - 2], 2);
+			sn -= 2;
+			st[sn++] = id;
+			pos++;
+			continue;
+		case 'u':
+		case 'e':
+			/* as pop_mark() and fill(), undone by a failure */
+			want = op == 'u' ? PK_DICT : PK_LIST;
+			if (d->mn == 0)
+				goto out;
+			key = d->mk[d->mn - 1];
+			if (key == 0 ||
+			    (d->mn > 1 && key <= d->mk[d->mn - 2]) ||
+			    t->node[st[key - 1]].type != want ||
+			    (want == PK_DICT && (sn - key) % 2) ||
+			    !append_kids(t, st[key - 1], &st[key],
+					 (uint32_t)(sn - key)))
+				goto out;
+			d->mn--;
+			sn = key;
+			pos++;
+			continue;
+		}
+		break;
+	}
+out:
+	d->pos = pos;
+	d->sn = sn;
 }
 
 /*
@@ -805,13 +997,16 @@ struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 		d.t->kid = g_new(uint32_t, d.t->kid_cap);
 	}
 	if (s) {
-		d.memo = g_array_ref(s->memo);
-		g_array_set_size(d.memo, 0);
-	} else {
-		d.memo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		d.memo = g_steal_pointer(&s->memo);
+		d.memo_cap = s->memo_cap;
+		s->memo_cap = 0;
+		d.st = g_steal_pointer(&s->st);
+		d.scap = s->scap;
+		s->scap = 0;
 	}
 	d.err = g_string_new(NULL);
 	while (!stop) {
+		run_common(&d);
 		if (d.pos >= d.len) {
 			d.t->status = PK_TRUNCATED;
 			fail(&d, d.pos, "input ends before STOP");
@@ -829,9 +1024,17 @@ struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 		d.t->message = g_strdup(d.err->str);
 		salvage(&d);
 	}
+	if (s && d.memo_cap * sizeof(uint32_t) <= PK_SCRATCH_KEEP_MAX) {
+		s->memo = g_steal_pointer(&d.memo);
+		s->memo_cap = d.memo_cap;
+	}
+	if (s && d.scap * sizeof(uint32_t) <= PK_SCRATCH_KEEP_MAX) {
+		s->st = g_steal_pointer(&d.st);
+		s->scap = d.scap;
+	}
+	g_free(d.memo);
 	g_free(d.st);
 	g_free(d.mk);
-	g_array_unref(d.memo);
 	g_string_free(d.err, TRUE);
 	return d.t;
 }

@@ -78,6 +78,8 @@ struct pk_tree {
 	GByteArray *owned; /* bytes of PK_F_OWNED strings */
 	GHashTable *cap;   /* node id -> reserved child slots (relocated) */
 	uint32_t root;     /* PK_NIL when nothing was decoded */
+	uint32_t str_end;  /* 1 + the highest PK_STR/PK_BYTES node id, or 0:
+			      per-string tables need no more entries */
 	enum pk_status status;
 	size_t stop_at; /* byte offset where decoding ended or failed */
 	char *message;  /* why, for PK_TRUNCATED and PK_ERROR */

@@ -506,6 +506,292 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/*
+ * A protocol-2 writer for hand-made dumps that, like PyTorch's, memoizes
+ * every string by value, so repeated strings are BINGETs of one node.
+ */
+struct pw {
+	GString *b;
+	GHashTable *memo; /* string -> memo id + 1 */
+	guint32 next;
+};
+
+static void pw_u32(struct pw *w, char op, guint32 v)
+{
+	guint32 le = GUINT32_TO_LE(v);
+
+	g_string_append_c(w->b, op);
+	g_string_append_len(w->b, (const char *)&le, 4);
+}
+
+static void pw_put(struct pw *w)
+{
+	pw_u32(w, 'r', w->next++);
+}
+
+static void pw_str(struct pw *w, const char *s)
+{
+	gpointer v = g_hash_table_lookup(w->memo, s);
+
+	if (v) {
+		pw_u32(w, 'j', GPOINTER_TO_UINT(v) - 1);
+		return;
+	}
+	pw_u32(w, 'X', (guint32)strlen(s));
+	g_string_append(w->b, s);
+	g_hash_table_insert(w->memo, (gpointer)s,
+			    GUINT_TO_POINTER(w->next + 1));
+	pw_put(w);
+}
+
+static void pw_int(struct pw *w, gint64 v)
+{
+	guint64 le = GUINT64_TO_LE((guint64)v);
+
+	g_string_append_len(w->b, "\x8a\x08", 2);
+	g_string_append_len(w->b, (const char *)&le, 8);
+}
+
+/*
+ * Sizes from "4,4;8" ([[4, 4], [8]]): a dim "s" is a string, "-" is -1,
+ * a shape "#" is the int 5 rather than a list; "" is [].
+ */
+static void pw_sizes(struct pw *w, const char *spec)
+{
+	g_auto(GStrv) shapes = *spec ? g_strsplit(spec, ";", -1) : NULL;
+
+	g_string_append(w->b, "](");
+	for (guint i = 0; shapes && shapes[i]; i++) {
+		g_auto(GStrv) dims = *shapes[i] ?
+			g_strsplit(shapes[i], ",", -1) : NULL;
+
+		if (strcmp(shapes[i], "#") == 0) {
+			pw_int(w, 5);
+			continue;
+		}
+		g_string_append(w->b, "](");
+		for (guint k = 0; dims && dims[k]; k++)
+			if (strcmp(dims[k], "s") == 0)
+				pw_str(w, "s");
+			else if (strcmp(dims[k], "-") == 0)
+				pw_int(w, -1);
+			else
+				pw_int(w, g_ascii_strtoll(dims[k], NULL, 10));
+		g_string_append_c(w->b, 'e');
+	}
+	g_string_append_c(w->b, 'e');
+}
+
+/* A list of strings from "Float,Half" ("" is []). */
+static void pw_strs(struct pw *w, const char *spec)
+{
+	g_auto(GStrv) v = *spec ? g_strsplit(spec, ",", -1) : NULL;
+
+	g_string_append(w->b, "](");
+	for (guint i = 0; v && v[i]; i++)
+		pw_str(w, g_intern_string(v[i]));
+	g_string_append_c(w->b, 'e');
+}
+
+/* A frame dict, memoized as a shared one is; returns its memo id. */
+static guint32 pw_frame(struct pw *w, const char *name, gint64 line)
+{
+	g_string_append(w->b, "}(");
+	pw_str(w, "name");
+	pw_str(w, name);
+	pw_str(w, "filename");
+	pw_str(w, "train.py");
+	pw_str(w, "line");
+	pw_int(w, line);
+	g_string_append_c(w->b, 'u');
+	pw_put(w);
+	return w->next - 1;
+}
+
+/*
+ * One entry; frames 'A' is a list of the shared frames f[0], f[1], 'B' of
+ * f[1] alone: a new list each time, as the writer makes them.
+ */
+static void pw_entry(struct pw *w, const char *pg, const char *in,
+		     const char *dt_in, const char *dt_out, const char *state,
+		     char frames, const guint32 *f, gint64 seq)
+{
+	g_string_append(w->b, "}(");
+	pw_str(w, "frames");
+	g_string_append(w->b, "](");
+	if (frames == 'A')
+		pw_u32(w, 'j', f[0]);
+	pw_u32(w, 'j', f[1]);
+	g_string_append_c(w->b, 'e');
+	pw_str(w, "pg_id");
+	pw_int(w, strcmp(pg, "0") == 0 ? 0 : 1);
+	pw_str(w, "process_group");
+	pw_str(w, pg);
+	pw_str(w, "undefined");
+	g_string_append_c(w->b, '\x86');
+	pw_str(w, "collective_seq_id");
+	pw_int(w, seq);
+	pw_str(w, "profiling_name");
+	pw_str(w, "nccl:all_reduce");
+	pw_str(w, "input_sizes");
+	pw_sizes(w, in);
+	pw_str(w, "output_sizes");
+	pw_sizes(w, "4,4");
+	pw_str(w, "input_dtypes");
+	pw_strs(w, dt_in);
+	pw_str(w, "output_dtypes");
+	pw_strs(w, dt_out);
+	pw_str(w, "state");
+	pw_str(w, state);
+	g_string_append_c(w->b, 'u');
+}
+
+static void pw_pg(struct pw *w, const char *name)
+{
+	pw_str(w, name);
+	g_string_append(w->b, "}(");
+	pw_str(w, "name");
+	pw_str(w, name);
+	pw_str(w, "desc");
+	pw_str(w, "undefined");
+	pw_str(w, "ranks");
+	pw_str(w, "[0]");
+	g_string_append_c(w->b, 'u');
+}
+
+static void pw_status(struct pw *w, const char *pg_id, gint64 done)
+{
+	pw_str(w, pg_id);
+	g_string_append(w->b, "}(");
+	pw_str(w, "last_enqueued_collective");
+	pw_int(w, done + 1);
+	pw_str(w, "last_started_collective");
+	pw_int(w, -1);
+	pw_str(w, "last_completed_collective");
+	pw_int(w, done);
+	g_string_append_c(w->b, 'u');
+}
+
+static const char *group_name_of(struct hd_store *s, const struct hd_op *op)
+{
+	return hd_store_group_at(s, op->group)->name;
+}
+
+/*
+ * Entries that repeat, or nearly repeat, the one before: the parser reuses
+ * the last entry's rendering of sizes and dtypes, profiling_name, group,
+ * pg_id and state when what they are computed from is the same, so every
+ * near miss must still come out as if parsed alone.
+ */
+START_TEST(test_entry_caches)
+{
+	static const struct {
+		const char *pg, *in, *dt_in, *dt_out, *state;
+		char frames;
+		const char *shape;
+		gint64 count;
+		const char *dtype_name;
+		enum hd_op_state st;
+	} e[] = {
+		{ "0", "4,4", "Float", "Float", "completed", 'A',
+		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,4", "Float", "Float", "completed", 'A',
+		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,s", "Float", "Float", "completed", 'A',
+		  "[[4, ?]]", -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,-", "Float", "Float", "completed", 'A',
+		  "[[4, ?]]", -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4;", "Float", "Float", "completed", 'A',
+		  "[[4], []]", 5, "Float->Float", HD_STATE_COMPLETED },
+		/* the same text, but a shape that is not a list: unknown */
+		{ "0", "4;#", "Float", "Float", "completed", 'A',
+		  "[[4], []]", -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "", "Half", "Float", "weird", 'B',
+		  "[]", 0, "Half->Float", HD_STATE_UNKNOWN },
+		{ "0", "4,4", "", "Half", "weird", 'B',
+		  "[[4, 4]]", 16, "->Half", HD_STATE_UNKNOWN },
+		{ "1", "4,4", "", "Half", "scheduled", 'A',
+		  "[[4, 4]]", 16, "->Half", HD_STATE_ENQUEUED },
+		{ "0", "4,4", "Float", "Float", "completed", 'A',
+		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
+	};
+	struct pw w = { .b = g_string_new("\x80\x02}("),
+			.memo = g_hash_table_new(g_str_hash, g_str_equal) };
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_store) s = NULL;
+	struct hd_input *in;
+	guint32 f[2];
+	size_t nframes;
+	int nweird = 0;
+	bool ok;
+
+	/* the shared frames, made and dropped from the stack (POP) */
+	f[0] = pw_frame(&w, "all_reduce", 7);
+	f[1] = pw_frame(&w, "train_step", 88);
+	g_string_append(w.b, "00");
+	pw_str(&w, "version");
+	pw_str(&w, "2.8");
+	pw_str(&w, "pg_config");
+	g_string_append(w.b, "}(");
+	pw_pg(&w, "0");
+	pw_pg(&w, "1");
+	g_string_append_c(w.b, 'u');
+	pw_str(&w, "pg_status");
+	g_string_append(w.b, "}(");
+	pw_status(&w, "0", 7);
+	pw_status(&w, "1", 3);
+	g_string_append_c(w.b, 'u');
+	pw_str(&w, "entries");
+	g_string_append(w.b, "](");
+	for (guint i = 0; i < G_N_ELEMENTS(e); i++)
+		pw_entry(&w, e[i].pg, e[i].in, e[i].dt_in, e[i].dt_out,
+			 e[i].state, e[i].frames, f, (gint64)i + 1);
+	g_string_append(w.b, "eu.");
+
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "nccl_trace_rank_0", w.b->str,
+			  w.b->len, &ok, &err);
+	ck_assert_msg(ok, "%s", err ? err->message : "");
+	in = hd_store_input(s, 0);
+	ck_assert_uint_eq(s->ops->len, G_N_ELEMENTS(e));
+	for (guint i = 0; i < G_N_ELEMENTS(e); i++) {
+		const struct hd_op *op = op_at(s, i);
+
+		ck_assert_str_eq(op->shape_in, e[i].shape);
+		ck_assert_int_eq(op->count_in, e[i].count);
+		ck_assert_str_eq(op->shape_out, "[[4, 4]]");
+		ck_assert_int_eq(op->count_out, 16);
+		ck_assert_str_eq(op->dtype_name, e[i].dtype_name);
+		ck_assert_int_eq(op->dtype, e[i].dt_in[0] == 'F' ?
+					   HD_DTYPE_FLOAT32 : HD_DTYPE_FLOAT16);
+		ck_assert_int_eq(op->state, e[i].st);
+		ck_assert_str_eq(group_name_of(s, op), e[i].pg);
+		ck_assert_int_eq(op->seq, (gint64)i + 1);
+		ck_assert_int_ge(op->stack, 0);
+		ck_assert_int_eq(op->stack == op_at(s, 0)->stack,
+				 e[i].frames == 'A');
+	}
+	ck_assert_ptr_nonnull(hd_store_stack(s, op_at(s, 0)->stack, &nframes));
+	ck_assert_uint_eq(nframes, 2);
+	ck_assert_ptr_nonnull(hd_store_stack(s, op_at(s, 6)->stack, &nframes));
+	ck_assert_uint_eq(nframes, 1);
+	for (guint i = 0; i < in->warnings->len; i++)
+		nweird += strstr(g_ptr_array_index(in->warnings, i),
+				 "unknown state 'weird'") != NULL;
+	ck_assert_int_eq(nweird, 1);
+	/* pg_status is keyed by pg_id, mapped through the entries */
+	ck_assert_uint_eq(s->signals->len, 2);
+	for (guint i = 0; i < 2; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		ck_assert_str_eq(sig->group_name, i ? "1" : "0");
+		ck_assert_int_eq(sig->last_completed, i ? 3 : 7);
+	}
+	g_hash_table_unref(w.memo);
+	g_string_free(w.b, TRUE);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flight_rec");
@@ -526,6 +812,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_truncated_fixture);
 	tcase_add_test(tc, test_every_cut);
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_entry_caches);
 	suite_add_tcase(s, tc);
 	return s;
 }

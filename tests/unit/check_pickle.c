@@ -234,6 +234,181 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/*
+ * Decodes prefix (len bytes) followed by pad None opcodes and STOP, built
+ * in b, which the tree borrows.  With the padding, the opcodes of prefix
+ * run in the decoder's fast loop rather than in step(), which takes the
+ * last 10 bytes.  (transfer full)
+ */
+static struct pk_tree *decode_padded(GString *b, const char *prefix,
+				     size_t len, size_t pad)
+{
+	g_string_truncate(b, 0);
+	g_string_append_len(b, prefix, (gssize)len);
+	for (size_t i = 0; i < pad; i++)
+		g_string_append_c(b, 'N');
+	g_string_append_c(b, '.');
+	return pk_decode((const uint8_t *)b->str, b->len);
+}
+
+/*
+ * Every refusal the fast loop hands to step() comes out as step() alone
+ * says it: same status, message and offset with and without padding.
+ */
+START_TEST(test_fast_loop_errors)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *want;
+	} cases[] = {
+#define C(lit, want) { lit, sizeof(lit) - 1, want }
+		C("\x80\x02h\x03", "memo id 3 not set at offset 2"),
+		C("\x80\x02j\x07\x00\x00\x00", "memo id 7 not set at offset 2"),
+		C("\x80\x02]q\x00(K\x01h\x01", "memo id 1 not set at offset 8"),
+		C("\x80\x02K\x01q\x03h\x01", "memo id 1 not set at offset 6"),
+		C("\x80\x02\x8a\x09\x01\x02\x03\x04\x05\x06\x07\x08\x09",
+		  "exceeds 64 bits at offset 2"),
+		C("\x80\x02u", "no mark on the stack at offset 2"),
+		C("\x80\x02(K\x01u", "no container below the items at offset 5"),
+		C("\x80\x02]((e", "no container below the items at offset 5"),
+		C("\x80\x02](K\x01u", "non-dict at offset 6"),
+		C("\x80\x02}(K\x01" "e", "non-list at offset 6"),
+		C("\x80\x02}(K\x01u", "odd number of dict items at offset 6"),
+		C("\x80\x02N\x86", "stack underflow at offset 3"),
+		C("\x80\x02(N\x86", "stack underflow at offset 4"),
+		C("\x80\x02]q\x00(h\x00" "e", "modified after use"),
+		/* a list filled, put in another, then filled again */
+		C("\x80\x02]q\x00(K\x01" "e](h\x00" "eh\x00(K\x02" "e",
+		  "modified after use"),
+#undef C
+	};
+
+	g_autoptr(GString) b1 = g_string_new(NULL);
+	g_autoptr(GString) b2 = g_string_new(NULL);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_tree *plain = decode_padded(b1, cases[i].bytes,
+						      cases[i].len, 0);
+		struct pk_tree *fast = decode_padded(b2, cases[i].bytes,
+						     cases[i].len, 32);
+
+		ck_assert_int_eq(fast->status, PK_ERROR);
+		ck_assert_int_eq(plain->status, fast->status);
+		ck_assert_uint_eq(plain->stop_at, fast->stop_at);
+		ck_assert_uint_eq(plain->nnodes, fast->nnodes);
+		ck_assert_str_eq(plain->message, fast->message);
+		assert_error(plain, cases[i].want);
+		assert_error(fast, cases[i].want);
+	}
+}
+END_TEST
+
+/*
+ * Depth limits in the fast loop: a tuple of a 64-deep list, marks nested
+ * past the cap, and SETITEMS that would nest too deep.
+ */
+START_TEST(test_fast_loop_depth)
+{
+	g_autoptr(GString) b = g_string_new("\x80\x02");
+	g_autoptr(GString) in = g_string_new(NULL);
+	struct pk_tree *t;
+
+	/* ] x64, APPEND x63: one list 64 deep; then (it, None) as TUPLE2 */
+	for (int i = 0; i < 64; i++)
+		g_string_append_c(b, ']');
+	for (int i = 0; i < 63; i++)
+		g_string_append_c(b, 'a');
+	g_string_append(b, "N\x86");
+	t = decode_padded(in, b->str, b->len, 32);
+	ck_assert_uint_eq(t->stop_at, b->len - 1);
+	assert_error(t, "nesting deeper than 64");
+	/* the same list under a dict key: SETITEMS refuses */
+	g_string_truncate(b, 2);
+	g_string_append(b, "}(K\x01");
+	for (int i = 0; i < 64; i++)
+		g_string_append_c(b, ']');
+	for (int i = 0; i < 63; i++)
+		g_string_append_c(b, 'a');
+	g_string_append_c(b, 'u');
+	t = decode_padded(in, b->str, b->len, 32);
+	assert_error(t, "nested deeper than 64");
+	/* 63 deep is fine */
+	g_string_truncate(b, 2);
+	g_string_append(b, "}(K\x01");
+	for (int i = 0; i < 62; i++)
+		g_string_append_c(b, ']');
+	for (int i = 0; i < 61; i++)
+		g_string_append_c(b, 'a');
+	g_string_append(b, "u0");
+	t = decode_padded(in, b->str, b->len, 32);
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	pk_tree_free(t);
+	/* marks past the cap */
+	g_string_truncate(b, 2);
+	for (int i = 0; i < 70; i++)
+		g_string_append(b, "](");
+	t = decode_padded(in, b->str, b->len, 32);
+	assert_error(t, "nesting deeper than 64");
+}
+END_TEST
+
+/*
+ * The fast loop's values and growth: LONG1 of every width (sign extended),
+ * BININT2/BININT, bools, None, and a list longer than the initial stack
+ * filled by one APPENDS.
+ */
+START_TEST(test_fast_loop_values)
+{
+	static const char longs[] =
+		"\x80\x02](\x8a\x00\x8a\x01\x7f\x8a\x01\x80\x8a\x02\x00\x80"
+		"\x8a\x03\xff\xff\x7f\x8a\x04\x00\x00\x00\x80"
+		"\x8a\x05\x01\x00\x00\x00\x00\x8a\x06\xff\xff\xff\xff\xff\xff"
+		"\x8a\x07\x00\x00\x00\x00\x00\x00\x01"
+		"\x8a\x08\xff\xff\xff\xff\xff\xff\xff\x7f"
+		"M\x34\x12J\xfe\xff\xff\xff\x88\x89N" "e";
+	static const int64_t want[] = {
+		0, 127, -128, -32768, 8388607, -2147483648LL, 1, -1,
+		INT64_C(1) << 48, INT64_MAX, 0x1234, -2,
+	};
+	g_autoptr(GString) b = g_string_new("\x80\x02](");
+	g_autoptr(GString) in = g_string_new(NULL);
+	struct pk_tree *t = decode_padded(in, longs, sizeof(longs) - 1, 16);
+	uint32_t l = PK_NIL;
+	int64_t v;
+
+	/* STOP takes the last None; the list is below the others */
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->node[i].type == PK_LIST)
+			l = i;
+	ck_assert_uint_eq(pk_len(t, l), G_N_ELEMENTS(want) + 3);
+	for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+		ck_assert(pk_int(t, pk_child(t, l, i), &v));
+		ck_assert_int_eq(v, want[i]);
+	}
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, l, 12)), PK_BOOL);
+	ck_assert(pk_int(t, pk_child(t, l, 12), &v) && v == 1);
+	ck_assert(pk_int(t, pk_child(t, l, 13), &v) && v == 0);
+	ck_assert_int_eq(pk_type_of(t, pk_child(t, l, 14)), PK_NONE);
+	pk_tree_free(t);
+
+	for (int i = 0; i < 5000; i++) {
+		g_string_append_c(b, 'K');
+		g_string_append_c(b, (char)(i % 251));
+	}
+	g_string_append(b, "e.");
+	t = pk_decode((const uint8_t *)b->str, b->len);
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	ck_assert_uint_eq(pk_len(t, t->root), 5000);
+	for (uint32_t i = 0; i < 5000; i += 499) {
+		ck_assert(pk_int(t, pk_child(t, t->root, i), &v));
+		ck_assert_int_eq(v, i % 251);
+	}
+	pk_tree_free(t);
+}
+END_TEST
+
 START_TEST(test_salvage)
 {
 	/* a list of two complete dicts, then a cut inside the third */
@@ -324,6 +499,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_memo);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_fast_loop_errors);
+	tcase_add_test(tc, test_fast_loop_depth);
+	tcase_add_test(tc, test_fast_loop_values);
 	tcase_add_test(tc, test_salvage);
 	tcase_add_test(tc, test_batches);
 	tcase_add_test(tc, test_every_cut);
