@@ -63,18 +63,41 @@ static const char *const attr_name[ATTR_COUNT] = {
 	[ATTR_REDOP] = "reduction op",
 };
 
+/*
+ * An attribute's value, compared exactly, never as a hash: a hash of a
+ * (kind, name) or (count in, count out) pair can collide, and a collision
+ * is a mismatch that goes unreported.  tag keeps the forms of one
+ * attribute apart (a shape string against an element count).
+ */
+struct aval {
+	uint64_t a, b;
+	uint8_t tag;
+};
+
+static bool aval_eq(struct aval x, struct aval y)
+{
+	return x.a == y.a && x.b == y.b && x.tag == y.tag;
+}
+
+static struct aval aval_of(uint8_t tag, uint64_t a, uint64_t b)
+{
+	struct aval v = { a, b, tag };
+
+	return v;
+}
+
 struct vote {
-	uint64_t value[MAX_VOTE_VALUES];
+	struct aval value[MAX_VOTE_VALUES];
 	uint32_t count[MAX_VOTE_VALUES];
 	uint32_t first[MAX_VOTE_VALUES]; /* index into the position's views */
 	uint32_t nvalues;
 	bool overflow;
 };
 
-static void vote_add(struct vote *v, uint64_t value, uint32_t who)
+static void vote_add(struct vote *v, struct aval value, uint32_t who)
 {
 	for (uint32_t i = 0; i < v->nvalues; i++) {
-		if (v->value[i] == value) {
+		if (aval_eq(v->value[i], value)) {
 			v->count[i]++;
 			return;
 		}
@@ -121,26 +144,21 @@ static bool is_p2p(uint8_t kind)
 	return kind == HD_OP_SEND || kind == HD_OP_RECV;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
-}
-
 /*
  * The value of an attribute that must be equal on every rank at one
  * position.  Returns false when the op does not say (unknown field, or an
  * attribute that does not apply to its kind).
  */
 static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
-		       uint64_t *out)
+		       struct aval *out)
 {
+	/* Interned strings: equal text, equal pointer. */
+#define STR(x) ((uint64_t)(uintptr_t)(x))
 	switch (at) {
 	case ATTR_TYPE:
-		*out = op->kind;
 		/* FR names tell variants apart (_all_gather_base). */
-		if (source == HD_INPUT_FLIGHT_REC && op->name)
-			*out = mix(*out, (uint64_t)(uintptr_t)op->name);
+		*out = aval_of(0, op->kind,
+			       source == HD_INPUT_FLIGHT_REC ? STR(op->name) : 0);
 		return op->kind != HD_OP_UNKNOWN || op->name;
 	case ATTR_SIZE:
 		switch (op->kind) {
@@ -152,51 +170,52 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		case HD_OP_GATHER:
 			/* Every rank sends the same; the root's output differs. */
 			if (op->shape_in)
-				*out = (uint64_t)(uintptr_t)op->shape_in;
+				*out = aval_of(1, STR(op->shape_in), 0);
 			else if (op->count_in >= 0)
-				*out = (uint64_t)op->count_in;
+				*out = aval_of(0, (uint64_t)op->count_in, 0);
 			else
 				return false;
 			return true;
 		case HD_OP_REDUCE_SCATTER:
 		case HD_OP_SCATTER:
 			if (op->shape_out)
-				*out = (uint64_t)(uintptr_t)op->shape_out;
+				*out = aval_of(1, STR(op->shape_out), 0);
 			else if (op->count_out >= 0)
-				*out = (uint64_t)op->count_out;
+				*out = aval_of(0, (uint64_t)op->count_out, 0);
 			else
 				return false;
 			return true;
 		default:
 			if (op->shape_in || op->shape_out) {
-				*out = mix((uint64_t)(uintptr_t)op->shape_in,
-					   (uint64_t)(uintptr_t)op->shape_out);
+				*out = aval_of(1, STR(op->shape_in),
+					       STR(op->shape_out));
 				return true;
 			}
 			if (op->count_in < 0 && op->count_out < 0)
 				return false;
-			*out = mix((uint64_t)op->count_in,
-				   (uint64_t)op->count_out);
+			*out = aval_of(0, (uint64_t)op->count_in,
+				       (uint64_t)op->count_out);
 			return true;
 		}
 	case ATTR_DTYPE:
 		if (op->kind == HD_OP_COALESCED)
 			return false;
 		if (op->dtype_name) {
-			*out = (uint64_t)(uintptr_t)op->dtype_name;
+			*out = aval_of(1, STR(op->dtype_name), 0);
 			return true;
 		}
-		*out = op->dtype;
+		*out = aval_of(0, op->dtype, 0);
 		return op->dtype != HD_DTYPE_UNKNOWN;
 	case ATTR_ROOT:
-		*out = (uint64_t)op->peer;
+		*out = aval_of(0, (uint64_t)op->peer, 0);
 		return is_rooted(op->kind) && op->peer >= 0;
 	case ATTR_REDOP:
-		*out = op->redop;
+		*out = aval_of(0, op->redop, 0);
 		return is_reduction(op->kind) && op->redop != HD_REDOP_NONE;
 	case ATTR_COUNT:
 		break;
 	}
+#undef STR
 	return false;
 }
 
@@ -362,11 +381,11 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			c->ix, vw->ops[pos[p].start + MIN(member,
 							  pos[p].end - pos[p].start - 1)],
 			&buf);
-		uint64_t val;
+		struct aval val;
 
 		if (!attr_value(op, at, c->source, &val))
 			continue;
-		if (val == vote->value[best])
+		if (aval_eq(val, vote->value[best]))
 			g_array_append_val(majority, vw->rank);
 		else
 			g_array_append_val(minority, vw->rank);
@@ -419,14 +438,14 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			hd_join_view(c->ix, vw->ops[pos[p].start], &buf);
 		const struct hd_op *log = hd_join_partner(c->ix,
 							  vw->ops[pos[p].start]);
-		uint64_t val;
+		struct aval val;
 		bool in_minority;
 		g_autofree char *src = NULL;
 		g_autofree char *desc = NULL;
 
 		if (!attr_value(op, at, c->source, &val))
 			continue;
-		in_minority = val != vote->value[best];
+		in_minority = !aval_eq(val, vote->value[best]);
 		/* Every minority rank, and a few of the majority. */
 		if (!in_minority && quoted >= 2)
 			continue;
@@ -495,7 +514,7 @@ static void report_self_inconsistent(struct group_ctx *c, const struct view *vw,
 static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 			  uint32_t npos, uint32_t m)
 {
-	uint64_t ref[ATTR_COUNT];
+	struct aval ref[ATTR_COUNT];
 	bool seen[ATTR_COUNT] = { false };
 
 	for (uint32_t p = 0; p < npos; p++) {
@@ -506,14 +525,14 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 			hd_join_view(c->ix, vw->ops[pos[p].start + m], &buf);
 
 		for (int at = 0; at < ATTR_COUNT; at++) {
-			uint64_t val;
+			struct aval val;
 
 			if (!attr_value(op, at, c->source, &val))
 				continue;
 			if (!seen[at]) {
 				seen[at] = true;
 				ref[at] = val;
-			} else if (ref[at] != val) {
+			} else if (!aval_eq(ref[at], val)) {
 				return false;
 			}
 		}
@@ -550,7 +569,7 @@ static void check_position(struct group_ctx *c, int64_t key,
 				struct hd_op buf;
 				const struct hd_op *op = hd_join_view(
 					c->ix, vw->ops[pos[p].start + m], &buf);
-				uint64_t val;
+				struct aval val;
 
 				if (attr_value(op, at, c->source, &val))
 					vote_add(&vote, val, p);
@@ -581,7 +600,8 @@ static void check_position(struct group_ctx *c, int64_t key,
 		vote.nvalues = 0;
 		vote.overflow = false;
 		for (uint32_t p = 0; p < npos; p++)
-			vote_add(&vote, pos[p].end - pos[p].start, p);
+			vote_add(&vote, aval_of(0, pos[p].end - pos[p].start, 0),
+				 p);
 		report_mismatch(c, ATTR_TYPE, key, pos, npos, &vote, 0);
 	}
 }

@@ -253,6 +253,36 @@ START_TEST(test_size_mismatch_tie)
 }
 END_TEST
 
+START_TEST(test_size_pairs_compared_exactly)
+{
+	/*
+	 * Rank 3 sends 1 element and receives 935 where the others send 0
+	 * and receive 1000.  The sizes were once compared as a hash of the
+	 * pair, and this pair collided with it: no mismatch was seen.
+	 */
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	static const int three[] = { 3 };
+
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++) {
+		struct hd_op *op;
+
+		add_op(&f, g, r, 1, HD_OP_ALL_REDUCE, 0, HD_STATE_ENQUEUED);
+		op = &g_array_index(f.s->ops, struct hd_op, f.s->ops->len - 1);
+		op->count_in = r == 3 ? 1 : 0;
+		op->count_out = r == 3 ? 935 : 1000;
+	}
+	a = run(&f);
+	v = find(a, HD_V_SIZE_MISMATCH);
+	ck_assert_ptr_nonnull(v);
+	assert_culprits(v, three, 1);
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_dtype_and_root_and_redop)
 {
 	struct fixture f;
@@ -761,6 +791,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_lagging_rank);
 	tcase_add_test(tc, test_type_mismatch_minority);
 	tcase_add_test(tc, test_size_mismatch_tie);
+	tcase_add_test(tc, test_size_pairs_compared_exactly);
 	tcase_add_test(tc, test_dtype_and_root_and_redop);
 	tcase_add_test(tc, test_ring_window_not_a_mismatch);
 	tcase_add_test(tc, test_p2p_unmatched_and_cycle);
