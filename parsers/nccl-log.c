@@ -2,11 +2,12 @@
  * The NCCL_DEBUG and PyTorch c10d log parser (docs/format-nccl-log.md).
  *
  * One pass over bounded lines.  A line is first tested with one or two
- * memmem() scans for an anchor (" NCCL INFO ", " NCCL WARN ", the c10d
- * texts); lines without one are training chatter and cost nothing more.
+ * scans for an anchor (" NCCL INFO ", " NCCL WARN ", the c10d texts; see
+ * find()); lines without one are training chatter and cost nothing more.
  * NCCL records are taken apart from the anchor backwards (record prefix
- * "host:pid:tid [dev]", then whatever wrapper a launcher or collector put
- * in front) and forwards (the message).  The COLL line, which is almost all
+ * "host:pid:tid [dev]", parsed once per distinct prefix, then whatever
+ * wrapper a launcher or collector put in front) and forwards (the
+ * message).  The COLL line, which is almost all
  * of a COLL log, is parsed by hand; the rarer grammars (Init, teardown,
  * WARN signatures, c10d status lines) use PCRE2, JIT-compiled once per
  * process.
@@ -345,7 +346,6 @@ static const uint8_t hexval1[256] = {
 	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
 	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
-
 
 /* At most 16 hex digits (a pointer or an opCount); false if none. */
 NL_INLINE bool scan_hex(const char **p, const char *end, uint64_t *out)
@@ -1137,9 +1137,8 @@ static bool rec_prefix(struct nl_ctx *c, const char *line, const char *a,
 {
 	size_t n = a - line;
 	struct nl_prefix *e;
-	bool ok;
-
 	unsigned h;
+	bool ok;
 
 	if (n == 0 || n >= NL_PREFIX_MAX)
 		return rec_prefix_walk(line, a, r);

@@ -96,18 +96,6 @@ static const struct hd_verdict *top(const struct hd_analysis *a)
 	return g_ptr_array_index(a->verdicts, 0);
 }
 
-static const struct hd_verdict *find(const struct hd_analysis *a,
-				     enum hd_verdict_kind kind)
-{
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		if (v->kind == kind)
-			return v;
-	}
-	return NULL;
-}
-
 static void assert_culprits(const struct hd_verdict *v, const int *want,
 			    guint n)
 {
@@ -218,14 +206,14 @@ START_TEST(test_type_mismatch_minority)
 		       1024, HD_STATE_ENQUEUED);
 	}
 	a = run(&f);
-	v = find(a, HD_V_TYPE_MISMATCH);
+	v = hd_test_verdict(a, HD_V_TYPE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->seq, 3);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	ck_assert_ptr_eq(top(a), v);
 	/* Sizes of different collectives are not compared. */
-	ck_assert_ptr_null(find(a, HD_V_SIZE_MISMATCH));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_SIZE_MISMATCH));
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -243,7 +231,7 @@ START_TEST(test_size_mismatch_tie)
 	add_op(&f, g, 0, 1, HD_OP_ALL_REDUCE, 16, HD_STATE_ENQUEUED);
 	add_op(&f, g, 1, 1, HD_OP_ALL_REDUCE, 20, HD_STATE_ENQUEUED);
 	a = run(&f);
-	v = find(a, HD_V_SIZE_MISMATCH);
+	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	/* Two ranks, two values: a tie, said to be one. */
 	assert_culprits(v, both, 2);
@@ -276,7 +264,7 @@ START_TEST(test_size_pairs_compared_exactly)
 		op->count_out = r == 3 ? 935 : 1000;
 	}
 	a = run(&f);
-	v = find(a, HD_V_SIZE_MISMATCH);
+	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, three, 1);
 	fixture_clear(&f, a);
@@ -327,14 +315,14 @@ START_TEST(test_dtype_and_root_and_redop)
 		hd_store_add_op(f.s, &op);
 	}
 	a = run(&f);
-	v = find(a, HD_V_ROOT_MISMATCH);
+	v = hd_test_verdict(a, HD_V_ROOT_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want3, 1);
 	ck_assert_int_eq(v->seq, 0);
-	v = find(a, HD_V_DTYPE_MISMATCH);
+	v = hd_test_verdict(a, HD_V_DTYPE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want1, 1);
-	v = find(a, HD_V_REDOP_MISMATCH);
+	v = hd_test_verdict(a, HD_V_REDOP_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want0, 1);
 	ck_assert_int_eq(v->seq, 2);
@@ -397,7 +385,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	add_p2p(&f, g, 1, HD_OP_RECV, 0, 1, HD_STATE_COMPLETED);
 	add_p2p(&f, g, 0, HD_OP_SEND, 1, 2, HD_STATE_ENQUEUED);
 	a = run(&f);
-	v = find(a, HD_V_P2P_UNMATCHED);
+	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want1, 1);
 	fixture_clear(&f, a);
@@ -407,7 +395,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	add_p2p(&f, g, 0, HD_OP_SEND, 1, 1, HD_STATE_ENQUEUED);
 	add_p2p(&f, g, 1, HD_OP_SEND, 0, 1, HD_STATE_ENQUEUED);
 	a = run(&f);
-	v = find(a, HD_V_P2P_UNMATCHED);
+	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, both, 2);
 	ck_assert_ptr_nonnull(strstr(v->summary, "cycle"));
@@ -677,11 +665,11 @@ START_TEST(test_trace_end_low_confidence)
 	add_run(&f, g, 1, 5, false);
 	add_run(&f, g, 2, 8, false);
 	a = run(&f);
-	v = find(a, HD_V_LAGGING_RANK);
+	v = hd_test_verdict(a, HD_V_LAGGING_RANK);
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
-	ck_assert_ptr_null(find(a, HD_V_MISSING_RANK));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_MISSING_RANK));
 	fixture_clear(&f, a);
 
 	fixture_init(&f, 3, HD_INPUT_KINETO);
@@ -701,8 +689,8 @@ START_TEST(test_trace_end_low_confidence)
 			hd_store_add_op(f.s, &op);
 		}
 	a = run(&f);
-	ck_assert_ptr_null(find(a, HD_V_LAGGING_RANK));
-	ck_assert_ptr_null(find(a, HD_V_MISSING_RANK));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_LAGGING_RANK));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_MISSING_RANK));
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -761,7 +749,7 @@ START_TEST(test_completion_lag)
 			       s <= (r == 2 ? 6 : 7) ? HD_STATE_COMPLETED
 						     : HD_STATE_ENQUEUED);
 	a = run(&f);
-	ck_assert_ptr_null(find(a, HD_V_LAGGING_RANK));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_LAGGING_RANK));
 	fixture_clear(&f, a);
 }
 END_TEST

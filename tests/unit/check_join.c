@@ -409,18 +409,6 @@ START_TEST(test_order_disagrees)
 }
 END_TEST
 
-static const struct hd_verdict *find_verdict(const struct hd_analysis *a,
-					     enum hd_verdict_kind kind)
-{
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		if (v->kind == kind)
-			return v;
-	}
-	return NULL;
-}
-
 START_TEST(test_root_mismatch_from_log)
 {
 	struct fixture f;
@@ -439,7 +427,7 @@ START_TEST(test_root_mismatch_from_log)
 				i == 11 && rk == 1 ? 2 : 0);
 		}
 	a = hd_engine_run(f.s);
-	v = find_verdict(a, HD_V_ROOT_MISMATCH);
+	v = hd_test_verdict(a, HD_V_ROOT_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	ck_assert_uint_eq(v->culprits->len, 1);
 	ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);

@@ -62,18 +62,6 @@ static struct hd_store *load_fixture(const char *name)
 	return load_dir(dir);
 }
 
-static const struct hd_verdict *find_verdict(const struct hd_analysis *a,
-					     enum hd_verdict_kind k)
-{
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		if (v->kind == k)
-			return v;
-	}
-	return NULL;
-}
-
 static const struct hd_arrival none_arrival = { .rank = -1 };
 
 static const struct hd_arrival *arrival(const struct hd_analysis *a, int r)
@@ -98,7 +86,7 @@ START_TEST(test_synthetic_straggler_with_offset)
 	const struct hd_arrival *r2, *r3;
 
 	hd_straggler_run(s, a);
-	v = find_verdict(a, HD_V_STRAGGLER);
+	v = hd_test_verdict(a, HD_V_STRAGGLER);
 	ck_assert_ptr_nonnull(v);
 	ck_assert_uint_eq(v->culprits->len, 1);
 	ck_assert_int_eq(g_array_index(v->culprits, int, 0), 2);
@@ -132,7 +120,7 @@ START_TEST(test_synthetic_offset_not_blamed)
 	bool noted = false;
 
 	hd_straggler_run(s, a);
-	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_STRAGGLER));
 	r3 = arrival(a, 3);
 	ck_assert_ptr_nonnull(r3);
 	ck_assert_int_gt(r3->clock_offset_ns, 2100000 - 5000);
@@ -154,7 +142,7 @@ START_TEST(test_synthetic_straggler_no_meta)
 	const struct hd_verdict *v;
 
 	hd_straggler_run(s, a);
-	v = find_verdict(a, HD_V_STRAGGLER);
+	v = hd_test_verdict(a, HD_V_STRAGGLER);
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);
 	/* Order-based matching never earns high confidence. */
@@ -171,7 +159,7 @@ START_TEST(test_synthetic_occasional)
 	struct hd_analysis *a = analysis_new(s);
 
 	hd_straggler_run(s, a);
-	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_STRAGGLER));
 	ck_assert_uint_eq(a->arrivals->len, 4);
 	ck_assert_uint_ge(arrival(a, 1)->times_last, 1);
 	ck_assert_uint_le(arrival(a, 1)->times_last, 7);
@@ -207,7 +195,7 @@ START_TEST(test_single_late)
 	}
 	a = analysis_new(s);
 	hd_straggler_run(s, a);
-	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_STRAGGLER));
 	ck_assert_uint_eq(arrival(a, 1)->matched, 10);
 	analysis_free(a);
 }
@@ -242,8 +230,8 @@ START_TEST(test_misaligned_counts)
 	}
 	a = analysis_new(s);
 	hd_straggler_run(s, a);
-	ck_assert_ptr_null(find_verdict(a, HD_V_STRAGGLER));
-	v = find_verdict(a, HD_V_INSUFFICIENT_DATA);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_STRAGGLER));
+	v = hd_test_verdict(a, HD_V_INSUFFICIENT_DATA);
 	ck_assert_ptr_nonnull(v);
 	ck_assert_ptr_nonnull(strstr(v->summary, "10 of 10"));
 	analysis_free(a);
@@ -275,7 +263,7 @@ START_TEST(test_hta_sampled_pair)
 
 		ck_assert(v->kind != HD_V_STRAGGLER);
 	}
-	ck_assert_ptr_nonnull(find_verdict(a, HD_V_INSUFFICIENT_DATA));
+	ck_assert_ptr_nonnull(hd_test_verdict(a, HD_V_INSUFFICIENT_DATA));
 	analysis_free(a);
 }
 END_TEST

@@ -1,6 +1,7 @@
 /*
  * Shared helpers for the Check unit tests: a main() per suite, paths into
- * the source tree, and parsing a buffer into a fresh store.
+ * the source tree, parsing a buffer into a fresh store, and finding a
+ * verdict in an analysis.
  */
 #ifndef HD_TEST_H
 #define HD_TEST_H
@@ -9,6 +10,7 @@
 #include <glib.h>
 #include <stdlib.h>
 
+#include "hd-engine.h"
 #include "hd-input.h"
 #include "hd-store.h"
 #include "parsers.h"
@@ -23,6 +25,19 @@
 		srunner_free(sr);                                        \
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;             \
 	}
+
+/* The first verdict of a kind, or NULL.  (transfer none) */
+static inline const struct hd_verdict *
+hd_test_verdict(const struct hd_analysis *a, enum hd_verdict_kind kind)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		if (v->kind == kind)
+			return v;
+	}
+	return NULL;
+}
 
 /* A path below the source tree.  (transfer full) */
 static inline char *hd_test_path(const char *rel)
