@@ -713,7 +713,7 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
  * the signature compared with the last entry's.
  */
 static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
-			  struct hd_op *op)
+			  struct hd_opdesc *d)
 {
 	struct fr_last *last = &c->last_dtypes;
 	GString *b = c->buf;
@@ -730,8 +730,8 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 			sig_add(&c->sig, pk_child(c->t, l, i));
 	}
 	if (same_as_last(c, last)) {
-		op->dtype = last->dtype;
-		op->dtype_name = last->value;
+		d->dtype = last->dtype;
+		d->dtype_name = last->value;
 		return;
 	}
 	g_string_truncate(b, 0);
@@ -757,12 +757,12 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 		c->last_dtype = hd_dtype_parse(first);
 		c->last_first = first;
 	}
-	op->dtype = c->last_dtype;
-	if (first && op->dtype == HD_DTYPE_UNKNOWN)
-		op->dtype = HD_DTYPE_OTHER;
-	op->dtype_name = intern_local(c, b->str);
-	last->dtype = op->dtype;
-	last->value = op->dtype_name;
+	d->dtype = c->last_dtype;
+	if (first && d->dtype == HD_DTYPE_UNKNOWN)
+		d->dtype = HD_DTYPE_OTHER;
+	d->dtype_name = intern_local(c, b->str);
+	last->dtype = d->dtype;
+	last->value = d->dtype_name;
 }
 
 /* Frames, innermost first, deduplicated within the file. */
@@ -860,7 +860,8 @@ static int64_t time_or_unknown(struct fr_ctx *c, uint32_t id)
 }
 
 /* "send 1->0", "recv 0<-1", "recv 1<-?": the peer part. */
-static void parse_peer(const char *rest, struct hd_op *op)
+static void parse_peer(const char *rest, struct hd_op *op,
+		       struct hd_opdesc *d)
 {
 	const char *arrow = strstr(rest, "->");
 
@@ -877,13 +878,14 @@ static void parse_peer(const char *rest, struct hd_op *op)
 		gint64 v = g_ascii_strtoll(arrow, NULL, 10);
 
 		if (v >= 0 && v <= G_MAXINT32)
-			op->peer = (int32_t)v;
+			d->peer = (int32_t)v;
 	}
 }
 
 /* profiling_name -> kind, name, peer. */
 static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
-				 uint64_t idx, struct hd_op *op)
+				 uint64_t idx, struct hd_op *op,
+				 struct hd_opdesc *d)
 {
 	const char *colon = strrchr(pn, ':');
 	const char *opn = colon ? colon + 1 : pn;
@@ -893,7 +895,7 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 	if (!colon && warn_once(c, "noback", pn))
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": "
 			      "profiling_name '%s' has no backend", idx, pn);
-	op->name = name;
+	d->name = name;
 	/* The coalescing end-markers are not the collectives they close. */
 	if (strcmp(name, "coalesced") == 0 ||
 	    strcmp(name, "ALLGATHER_coalesced") == 0 ||
@@ -905,7 +907,7 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": unknown "
 			      "op '%s'", idx, name);
 	if (sp)
-		parse_peer(sp + 1, op);
+		parse_peer(sp + 1, op, d);
 }
 
 /*
@@ -914,30 +916,32 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
  * once per name anyway).
  */
 static void parse_profiling_name(struct fr_ctx *c, const char *pn,
-				 uint64_t idx, struct hd_op *op)
+				 uint64_t idx, struct hd_op *op,
+				 struct hd_opdesc *d)
 {
 	struct fr_name *fn = pn == c->last_pn ?
 		(struct fr_name *)c->last_fn : g_hash_table_lookup(c->names, pn);
 
 	if (!fn) {
 		struct hd_op tmp;
+		struct hd_opdesc td = hd_opdesc_blank;
 
 		hd_op_init(&tmp);
-		parse_profiling_name_once(c, pn, idx, &tmp);
+		parse_profiling_name_once(c, pn, idx, &tmp, &td);
 		fn = g_new(struct fr_name, 1);
-		fn->name = tmp.name;
+		fn->name = td.name;
 		fn->kind = tmp.kind;
 		fn->flags = tmp.flags;
-		fn->peer = tmp.peer;
+		fn->peer = td.peer;
 		g_hash_table_insert(c->names, (gpointer)pn, fn);
 	}
 	c->last_pn = pn;
 	c->last_fn = fn;
-	op->name = fn->name;
+	d->name = fn->name;
 	op->kind = fn->kind;
 	op->flags |= fn->flags;
 	if (fn->peer >= 0)
-		op->peer = fn->peer;
+		d->peer = fn->peer;
 }
 
 /* An entry's state; a spelling seen before maps as it did then. */
@@ -980,6 +984,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	int64_t x;
 	bool p2p = false;
 	const char *pg_name = NULL;
+	struct hd_opdesc d = hd_opdesc_blank;
 
 	for (int f = 0; f < F_COUNT; f++)
 		v[f] = PK_NIL;
@@ -1004,7 +1009,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	if (v[F_PROFILING_NAME] != PK_NIL &&
 	    node_text(c, v[F_PROFILING_NAME]))
 		parse_profiling_name(c, node_text(c, v[F_PROFILING_NAME]), idx,
-				     op);
+				     op, &d);
 	else
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
 			      ": no profiling_name", idx);
@@ -1039,12 +1044,13 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 		op->seq_kind = HD_SEQ_COLLECTIVE;
 	}
 	if (!p2p)
-		op->peer = -1;
-	op->shape_in = render_sizes(c, v[F_INPUT_SIZES], &op->count_in,
-				    &c->last_sizes[0]);
-	op->shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &op->count_out,
-				     &c->last_sizes[1]);
-	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], op);
+		d.peer = -1;
+	d.shape_in = render_sizes(c, v[F_INPUT_SIZES], &d.count_in,
+				  &c->last_sizes[0]);
+	d.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &d.count_out,
+				   &c->last_sizes[1]);
+	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], &d);
+	op->d = hd_opdesc_intern(&d);
 	if (v[F_STATE] != PK_NIL)
 		entry_state(c, v[F_STATE], idx, op);
 	if (pk_int(c->t, v[F_RETIRED], &x) && x)

@@ -723,6 +723,7 @@ static struct kt_cpu *containing(struct kt *k, int64_t pid, int64_t tid,
 
 struct pending {
 	struct hd_op op;
+	struct hd_opdesc d; /* op.d once interned, when it is stored */
 	int64_t order; /* enqueue or start time, for ordinals */
 	bool ordinal;
 };
@@ -768,7 +769,7 @@ static enum hd_op_kind annot_kind(const char *name, int *peer)
  * Family, redop and dtype from a kernel name (any era): the token after
  * "Kernel_" is the family; reductions carry <Op>_<type>.
  */
-static enum hd_op_kind kernel_kind(const char *name, struct hd_op *op)
+static enum hd_op_kind kernel_kind(const char *name, struct hd_opdesc *d)
 {
 	static const struct {
 		const char *fam;
@@ -811,14 +812,14 @@ static enum hd_op_kind kernel_kind(const char *name, struct hd_op *op)
 
 		if (!o)
 			continue;
-		op->redop = ops[i].r;
+		d->redop = ops[i].r;
 		o += strlen(ops[i].op);
 		tl = strcspn(o, "_(");
 		if (tl < sizeof(ty)) {
 			memcpy(ty, o, tl);
 			ty[tl] = '\0';
-			if (op->dtype == HD_DTYPE_UNKNOWN)
-				op->dtype = hd_dtype_parse(ty);
+			if (d->dtype == HD_DTYPE_UNKNOWN)
+				d->dtype = hd_dtype_parse(ty);
 		}
 		break;
 	}
@@ -891,17 +892,18 @@ static uint32_t stream_group(struct kt *k, int idx)
 	return gi;
 }
 
-static void fill_meta(struct hd_op *op, const struct kt_meta *m)
+static void fill_meta(struct hd_op *op, struct hd_opdesc *d,
+		      const struct kt_meta *m)
 {
 	if (m->coll)
 		op->kind = hd_op_kind_parse(m->coll);
-	op->count_in = m->in_n;
-	op->count_out = m->out_n;
+	d->count_in = m->in_n;
+	d->count_out = m->out_n;
 	if (m->dtype) {
-		op->dtype = hd_dtype_parse(m->dtype);
-		op->dtype_name = m->dtype;
-		if (op->dtype == HD_DTYPE_UNKNOWN)
-			op->dtype = HD_DTYPE_OTHER;
+		d->dtype = hd_dtype_parse(m->dtype);
+		d->dtype_name = m->dtype;
+		if (d->dtype == HD_DTYPE_UNKNOWN)
+			d->dtype = HD_DTYPE_OTHER;
 	}
 }
 
@@ -922,7 +924,8 @@ static void set_seq(struct pending *pd, const struct kt_meta *m)
 	}
 }
 
-static void set_peer(struct kt *k, struct hd_op *op, const struct kt_meta *m,
+static void set_peer(struct kt *k, const struct hd_op *op,
+		     struct hd_opdesc *d, const struct kt_meta *m,
 		     int annot_peer)
 {
 	struct hd_group *g = hd_store_group_at(k->store, op->group);
@@ -930,11 +933,11 @@ static void set_peer(struct kt *k, struct hd_op *op, const struct kt_meta *m,
 	if (!is_p2p(op->kind))
 		return;
 	if (annot_peer >= 0)
-		op->peer = annot_peer;
+		d->peer = annot_peer;
 	else if (m->peer_global >= 0 && hd_group_rank_of(g, m->peer_global) >= 0)
-		op->peer = hd_group_rank_of(g, m->peer_global);
+		d->peer = hd_group_rank_of(g, m->peer_global);
 	else if (m->rank_arg >= 0)
-		op->peer = m->rank_arg; /* send/recv: the peer's group rank */
+		d->peer = m->rank_arg; /* send/recv: the peer's group rank */
 }
 
 static void build_ops(struct kt *k)
@@ -1032,8 +1035,9 @@ static void build_ops(struct kt *k)
 			cd = containing(k, l->pid, l->tid, l->ts, KT_C10D);
 		}
 		hd_op_init(&pd.op);
+		pd.d = hd_opdesc_blank;
 		pd.op.rank = k->has_rank || k->rank >= 0 ? k->rank : -1;
-		pd.op.name = kk->name;
+		pd.d.name = kk->name;
 		pd.op.state = HD_STATE_COMPLETED;
 		pd.op.t_start_ns = kk->ts;
 		pd.op.t_end_ns = kk->ts + kk->dur;
@@ -1052,7 +1056,7 @@ static void build_ops(struct kt *k)
 			an->used = true;
 		if (!m->coll && rpc)
 			m = &rpc->meta;
-		pd.op.kind = kernel_kind(kk->name, &pd.op);
+		pd.op.kind = kernel_kind(kk->name, &pd.d);
 		if (cd) {
 			const char *n = cd->name + 6;
 			enum hd_op_kind ck = hd_op_kind_parse(n);
@@ -1063,21 +1067,21 @@ static void build_ops(struct kt *k)
 		if (an) {
 			enum hd_op_kind ak = annot_kind(an->name, &annot_peer);
 
-			pd.op.name = an->name;
+			pd.d.name = an->name;
 			if (ak != HD_OP_UNKNOWN)
 				pd.op.kind = ak;
 			if (an->in_dims)
-				pd.op.shape_in = an->in_dims;
+				pd.d.shape_in = an->in_dims;
 		}
 		if (m->coll) {
-			enum hd_dtype kd = pd.op.dtype;
+			enum hd_dtype kd = pd.d.dtype;
 			enum hd_op_kind mk = hd_op_kind_parse(m->coll);
 
-			fill_meta(&pd.op, m);
+			fill_meta(&pd.op, &pd.d, m);
 			if (mk == HD_OP_UNKNOWN)
-				pd.op.kind = kernel_kind(kk->name, &pd.op);
-			if (pd.op.dtype == HD_DTYPE_UNKNOWN)
-				pd.op.dtype = kd;
+				pd.op.kind = kernel_kind(kk->name, &pd.d);
+			if (pd.d.dtype == HD_DTYPE_UNKNOWN)
+				pd.d.dtype = kd;
 		}
 		/* Coalesced: metadata of the preceding records (spec 8). */
 		if ((an && strcmp(an->name, "nccl:coalesced") == 0) ||
@@ -1102,8 +1106,8 @@ static void build_ops(struct kt *k)
 			}
 			if (prev) {
 				m = &prev->meta;
-				pd.op.count_in = m->in_n;
-				pd.op.count_out = m->out_n;
+				pd.d.count_in = m->in_n;
+				pd.d.count_out = m->out_n;
 			}
 		}
 		gi = meta_group(k, m);
@@ -1121,7 +1125,7 @@ static void build_ops(struct kt *k)
 		}
 		pd.op.group = (uint32_t)gi;
 		set_seq(&pd, m);
-		set_peer(k, &pd.op, m, annot_peer);
+		set_peer(k, &pd.op, &pd.d, m, annot_peer);
 		pd.order = pd.op.t_enqueue_ns != INT64_MIN ? pd.op.t_enqueue_ns :
 							     kk->ts;
 		g_array_append_val(pend, pd);
@@ -1154,17 +1158,18 @@ static void build_ops(struct kt *k)
 			continue;
 		}
 		hd_op_init(&pd.op);
+		pd.d = hd_opdesc_blank;
 		pd.op.rank = k->rank;
 		pd.op.group = (uint32_t)gi;
-		fill_meta(&pd.op, &c->meta);
-		pd.op.name = cn;
+		fill_meta(&pd.op, &pd.d, &c->meta);
+		pd.d.name = cn;
 		pd.op.state = HD_STATE_ENQUEUED;
 		pd.op.t_enqueue_ns = c->ts;
 		pd.op.prov.input = k->input;
 		pd.op.prov.kind = HD_PROV_RECORD;
 		pd.op.prov.at = c->index;
 		set_seq(&pd, &c->meta);
-		set_peer(k, &pd.op, &c->meta, -1);
+		set_peer(k, &pd.op, &pd.d, &c->meta, -1);
 		pd.order = c->ts;
 		g_array_append_val(pend, pd);
 	}
@@ -1182,6 +1187,7 @@ static void build_ops(struct kt *k)
 		pd->op.t_enqueue_ns = to_abs(k, pd->op.t_enqueue_ns);
 		pd->op.t_start_ns = to_abs(k, pd->op.t_start_ns);
 		pd->op.t_end_ns = to_abs(k, pd->op.t_end_ns);
+		pd->op.d = hd_opdesc_intern(&pd->d);
 		hd_store_add_op(k->store, &pd->op);
 	}
 }

@@ -1240,6 +1240,7 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	int r = 1;
 	bool cut = false, have_comm = false, nranks_ok = false;
 	struct hd_op *op;
+	struct hd_opdesc d;
 	struct nl_comm *cm;
 	enum hd_op_kind kind = coll_ops[which].kind;
 
@@ -1309,46 +1310,48 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	op->seq = cm->ncoll++;
 	op->seq_kind = HD_SEQ_ORDINAL;
 	op->kind = (uint8_t)kind;
-	op->name = c->coll_names[which];
 	op->op_count = (int64_t)opcount;
 	op->state = HD_STATE_ENQUEUED;
+	d = hd_opdesc_blank;
+	d.name = c->coll_names[which];
 	if (dtype >= 0 && dtype < (int64_t)G_N_ELEMENTS(nccl_dtypes)) {
-		op->dtype = (uint8_t)nccl_dtypes[dtype];
+		d.dtype = (uint8_t)nccl_dtypes[dtype];
 	} else if (dtype >= 0) {
 		char name[32];
 
 		g_snprintf(name, sizeof(name), "ncclDataType %d",
 			   (int)clamp_int(dtype, 0, INT_MAX));
-		op->dtype = HD_DTYPE_OTHER;
-		op->dtype_name = hd_intern(name);
+		d.dtype = HD_DTYPE_OTHER;
+		d.dtype_name = hd_intern(name);
 	}
 	if (is_reduction(kind) && redop >= 0)
-		op->redop = redop >= 5 ? HD_REDOP_PREMULSUM
+		d.redop = redop >= 5 ? HD_REDOP_PREMULSUM
 				      : (uint8_t)(HD_REDOP_SUM + redop);
 	switch (kind) {
 	case HD_OP_ALL_GATHER:
-		op->count_in = count;
-		op->count_out = mul_or_unknown(count, nranks);
+		d.count_in = count;
+		d.count_out = mul_or_unknown(count, nranks);
 		break;
 	case HD_OP_REDUCE_SCATTER:
-		op->count_out = count;
-		op->count_in = mul_or_unknown(count, nranks);
+		d.count_out = count;
+		d.count_in = mul_or_unknown(count, nranks);
 		break;
 	case HD_OP_SEND:
-		op->count_in = count;
+		d.count_in = count;
 		break;
 	case HD_OP_RECV:
-		op->count_out = count;
+		d.count_out = count;
 		break;
 	default:
-		op->count_in = op->count_out = count;
+		d.count_in = d.count_out = count;
 		break;
 	}
 	if ((kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
 	     kind == HD_OP_GATHER || kind == HD_OP_SCATTER ||
 	     kind == HD_OP_SEND || kind == HD_OP_RECV) &&
 	    root >= 0)
-		op->peer = (int32_t)clamp_int(root, 0, INT32_MAX);
+		d.peer = (int32_t)clamp_int(root, 0, INT32_MAX);
+	op->d = hd_opdesc_intern(&d);
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
 	if (full_buffer && !cut) {
 		cut = true;

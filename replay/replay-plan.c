@@ -98,7 +98,7 @@ static bool is_p2p_kind(enum hd_op_kind k)
  */
 static int64_t nccl_count(const struct hd_op *op, int nranks)
 {
-	int64_t in = op->count_in, out = op->count_out;
+	int64_t in = op->d->count_in, out = op->d->count_out;
 
 	switch ((enum hd_op_kind)op->kind) {
 	case HD_OP_ALL_GATHER:
@@ -172,9 +172,9 @@ static gint cmp_op_ptr(gconstpointer a, gconstpointer b)
 static bool same_call(const struct hd_op *a, const struct hd_op *b)
 {
 	return a->seq == b->seq && a->kind == b->kind &&
-	       a->count_in == b->count_in && a->count_out == b->count_out &&
-	       a->dtype == b->dtype && a->redop == b->redop &&
-	       a->peer == b->peer;
+	       a->d->count_in == b->d->count_in && a->d->count_out == b->d->count_out &&
+	       a->d->dtype == b->d->dtype && a->d->redop == b->d->redop &&
+	       a->d->peer == b->d->peer;
 }
 
 /*
@@ -357,12 +357,12 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 			ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind
 							      : HD_OP_UNKNOWN;
 			ro.count = nccl_count(op, nranks);
-			ro.dtype = op->dtype <= HD_DTYPE_INT16 ? op->dtype
+			ro.dtype = op->d->dtype <= HD_DTYPE_INT16 ? op->d->dtype
 							       : HD_DTYPE_OTHER;
-			ro.redop = op->redop <= HD_REDOP_PREMULSUM
-					   ? op->redop
+			ro.redop = op->d->redop <= HD_REDOP_PREMULSUM
+					   ? op->d->redop
 					   : HD_REDOP_NONE;
-			ro.peer = op->peer >= 0 && op->peer < nranks ? op->peer
+			ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer
 								     : -1;
 			ro.seq = op->seq;
 			ro.state = op->state <= HD_STATE_COMPLETED

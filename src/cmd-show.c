@@ -203,9 +203,9 @@ static bool op_is_p2p(const struct hd_op *op)
 
 static const char *op_dtype(const struct hd_op *op)
 {
-	if (op->dtype == HD_DTYPE_OTHER && op->dtype_name)
-		return op->dtype_name;
-	return hd_dtype_name(op->dtype);
+	if (op->d->dtype == HD_DTYPE_OTHER && op->d->dtype_name)
+		return op->d->dtype_name;
+	return hd_dtype_name(op->d->dtype);
 }
 
 /* Wall-clock ns as "seconds.nanoseconds", or "-" (into buf). */
@@ -236,21 +236,21 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 	g_autofree char *csrc = hd_report_clean(src);
 	g_autofree char *group =
 		hd_report_clean(hd_report_group_label(s, op->group));
-	g_autofree char *name = hd_report_clean(op->name ? op->name : "-");
+	g_autofree char *name = hd_report_clean(op->d->name ? op->d->name : "-");
 	char b[6][40];
 	char peer[40] = "-";
 
-	if (op->peer >= 0)
+	if (op->d->peer >= 0)
 		g_snprintf(peer, sizeof(peer), "%s=%d",
-			   op_is_p2p(op) ? "peer" : "root", op->peer);
+			   op_is_p2p(op) ? "peer" : "root", op->d->peer);
 	fprintf(out, "%-8s %5s %-4s %6s %-14s %-9s %9s %9s %-9s %-5s %-8s %s",
 		group, fmt_int(op->rank, -1, b[0], sizeof(b[0])),
 		seq_kind_name(op->seq_kind),
 		fmt_int(op->seq, -1, b[1], sizeof(b[1])),
 		hd_op_kind_name(op->kind), hd_op_state_name(op->state),
-		fmt_int(op->count_in, -1, b[2], sizeof(b[2])),
-		fmt_int(op->count_out, -1, b[3], sizeof(b[3])), op_dtype(op),
-		op->redop ? hd_redop_name(op->redop) : "-", peer, name);
+		fmt_int(op->d->count_in, -1, b[2], sizeof(b[2])),
+		fmt_int(op->d->count_out, -1, b[3], sizeof(b[3])), op_dtype(op),
+		op->d->redop ? hd_redop_name(op->d->redop) : "-", peer, name);
 	fprintf(out, " %s", fmt_time(op->t_enqueue_ns, b[4], sizeof(b[4])));
 	fprintf(out, " %s", fmt_time(op->t_start_ns, b[5], sizeof(b[5])));
 	fprintf(out, " %s", fmt_time(op->t_end_ns, b[4], sizeof(b[4])));
@@ -308,20 +308,20 @@ static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 							  : "ordinal"));
 	json_object_set_new(o, "seq", int_or_null(op->seq, -1));
 	json_object_set_new(o, "kind", json_string(hd_op_kind_name(op->kind)));
-	json_object_set_new(o, "name", hd_report_json_string(op->name));
+	json_object_set_new(o, "name", hd_report_json_string(op->d->name));
 	json_object_set_new(o, "state",
 			    json_string(hd_op_state_name(op->state)));
-	json_object_set_new(o, "count_in", int_or_null(op->count_in, -1));
-	json_object_set_new(o, "count_out", int_or_null(op->count_out, -1));
-	json_object_set_new(o, "shape_in", hd_report_json_string(op->shape_in));
+	json_object_set_new(o, "count_in", int_or_null(op->d->count_in, -1));
+	json_object_set_new(o, "count_out", int_or_null(op->d->count_out, -1));
+	json_object_set_new(o, "shape_in", hd_report_json_string(op->d->shape_in));
 	json_object_set_new(o, "shape_out",
-			    hd_report_json_string(op->shape_out));
+			    hd_report_json_string(op->d->shape_out));
 	json_object_set_new(o, "dtype", hd_report_json_string(op_dtype(op)));
 	json_object_set_new(o, "redop",
-			    op->redop ? json_string(hd_redop_name(op->redop))
+			    op->d->redop ? json_string(hd_redop_name(op->d->redop))
 				      : json_null());
 	json_object_set_new(o, op_is_p2p(op) ? "peer" : "root",
-			    int_or_null(op->peer, -1));
+			    int_or_null(op->d->peer, -1));
 	json_object_set_new(o, "op_count", int_or_null(op->op_count, -1));
 	json_object_set_new(o, "t_enqueue_ns",
 			    int_or_null(op->t_enqueue_ns, INT64_MIN));

@@ -29,8 +29,10 @@
 /* One rank's collective ops in one group and stream, keyed by position. */
 struct view {
 	int rank;
-	uint32_t *ops;
-	int64_t *keys;
+	uint32_t *ops;  /* the lane's own array when borrowed */
+	int64_t *keys;  /* NULL: op i has key key_base + i */
+	int64_t key_base;
+	bool borrowed;
 	uint32_t n;
 	uint32_t cur; /* merge cursor */
 	bool completion_info;
@@ -152,14 +154,16 @@ static bool is_p2p(uint8_t kind)
 static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		       struct aval *out)
 {
+	const struct hd_opdesc *d = op->d;
+
 	/* Interned strings: equal text, equal pointer. */
 #define STR(x) ((uint64_t)(uintptr_t)(x))
 	switch (at) {
 	case ATTR_TYPE:
 		/* FR names tell variants apart (_all_gather_base). */
 		*out = aval_of(0, op->kind,
-			       source == HD_INPUT_FLIGHT_REC ? STR(op->name) : 0);
-		return op->kind != HD_OP_UNKNOWN || op->name;
+			       source == HD_INPUT_FLIGHT_REC ? STR(d->name) : 0);
+		return op->kind != HD_OP_UNKNOWN || d->name;
 	case ATTR_SIZE:
 		switch (op->kind) {
 		case HD_OP_ALL_TO_ALL:
@@ -169,49 +173,49 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		case HD_OP_ALL_GATHER:
 		case HD_OP_GATHER:
 			/* Every rank sends the same; the root's output differs. */
-			if (op->shape_in)
-				*out = aval_of(1, STR(op->shape_in), 0);
-			else if (op->count_in >= 0)
-				*out = aval_of(0, (uint64_t)op->count_in, 0);
+			if (d->shape_in)
+				*out = aval_of(1, STR(d->shape_in), 0);
+			else if (d->count_in >= 0)
+				*out = aval_of(0, (uint64_t)d->count_in, 0);
 			else
 				return false;
 			return true;
 		case HD_OP_REDUCE_SCATTER:
 		case HD_OP_SCATTER:
-			if (op->shape_out)
-				*out = aval_of(1, STR(op->shape_out), 0);
-			else if (op->count_out >= 0)
-				*out = aval_of(0, (uint64_t)op->count_out, 0);
+			if (d->shape_out)
+				*out = aval_of(1, STR(d->shape_out), 0);
+			else if (d->count_out >= 0)
+				*out = aval_of(0, (uint64_t)d->count_out, 0);
 			else
 				return false;
 			return true;
 		default:
-			if (op->shape_in || op->shape_out) {
-				*out = aval_of(1, STR(op->shape_in),
-					       STR(op->shape_out));
+			if (d->shape_in || d->shape_out) {
+				*out = aval_of(1, STR(d->shape_in),
+					       STR(d->shape_out));
 				return true;
 			}
-			if (op->count_in < 0 && op->count_out < 0)
+			if (d->count_in < 0 && d->count_out < 0)
 				return false;
-			*out = aval_of(0, (uint64_t)op->count_in,
-				       (uint64_t)op->count_out);
+			*out = aval_of(0, (uint64_t)d->count_in,
+				       (uint64_t)d->count_out);
 			return true;
 		}
 	case ATTR_DTYPE:
 		if (op->kind == HD_OP_COALESCED)
 			return false;
-		if (op->dtype_name) {
-			*out = aval_of(1, STR(op->dtype_name), 0);
+		if (d->dtype_name) {
+			*out = aval_of(1, STR(d->dtype_name), 0);
 			return true;
 		}
-		*out = aval_of(0, op->dtype, 0);
-		return op->dtype != HD_DTYPE_UNKNOWN;
+		*out = aval_of(0, d->dtype, 0);
+		return d->dtype != HD_DTYPE_UNKNOWN;
 	case ATTR_ROOT:
-		*out = aval_of(0, (uint64_t)op->peer, 0);
-		return is_rooted(op->kind) && op->peer >= 0;
+		*out = aval_of(0, (uint64_t)d->peer, 0);
+		return is_rooted(op->kind) && d->peer >= 0;
 	case ATTR_REDOP:
-		*out = aval_of(0, op->redop, 0);
-		return is_reduction(op->kind) && op->redop != HD_REDOP_NONE;
+		*out = aval_of(0, d->redop, 0);
+		return is_reduction(op->kind) && d->redop != HD_REDOP_NONE;
 	case ATTR_COUNT:
 		break;
 	}
@@ -225,23 +229,25 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
  */
 static const char *self_inconsistent(const struct hd_op *op, int nranks)
 {
-	if (op->count_in < 0 || op->count_out < 0)
+	const struct hd_opdesc *d = op->d;
+
+	if (d->count_in < 0 || d->count_out < 0)
 		return NULL;
 	switch (op->kind) {
 	case HD_OP_ALL_REDUCE:
-		if (op->shape_in && op->shape_out)
-			return op->shape_in != op->shape_out
+		if (d->shape_in && d->shape_out)
+			return d->shape_in != d->shape_out
 				       ? "input and output shapes differ"
 				       : NULL;
-		return op->count_in != op->count_out
+		return d->count_in != d->count_out
 			       ? "input and output counts differ"
 			       : NULL;
 	case HD_OP_ALL_GATHER:
-		if (nranks > 0 && op->count_out != op->count_in * nranks)
+		if (nranks > 0 && d->count_out != d->count_in * nranks)
 			return "output is not group size x input";
 		return NULL;
 	case HD_OP_REDUCE_SCATTER:
-		if (nranks > 0 && op->count_in != op->count_out * nranks)
+		if (nranks > 0 && d->count_in != d->count_out * nranks)
 			return "input is not group size x output";
 		return NULL;
 	default:
@@ -273,18 +279,41 @@ static char *ctx_source(const struct group_ctx *c, const struct hd_op *op)
 	return hd_prov_format(c->s, &op->prov);
 }
 
+static inline int64_t view_key(const struct view *v, uint32_t i)
+{
+	return v->keys ? v->keys[i] : v->key_base + i;
+}
+
+static void view_clear(struct view *v)
+{
+	if (!v->borrowed)
+		g_free(v->ops);
+	g_free(v->keys);
+}
+
 static void views_free(GArray *views)
 {
-	for (guint i = 0; i < views->len; i++) {
-		struct view *v = &g_array_index(views, struct view, i);
-
-		g_free(v->ops);
-		g_free(v->keys);
-	}
+	for (guint i = 0; i < views->len; i++)
+		view_clear(&g_array_index(views, struct view, i));
 	g_array_unref(views);
 }
 
-/* Collective ops of a lane, keyed by seq or by their ordinal. */
+/* Gives a borrowing view arrays of its own, holding its first v->n ops. */
+static void view_own(struct view *v, const struct hd_lane *l)
+{
+	v->keys = g_new(int64_t, l->n + 1);
+	for (uint32_t i = 0; i < v->n; i++)
+		v->keys[i] = v->key_base + i;
+	v->ops = g_new(uint32_t, l->n + 1);
+	memcpy(v->ops, l->ops, v->n * sizeof(uint32_t));
+	v->borrowed = false;
+}
+
+/*
+ * Collective ops of a lane, keyed by seq or by their ordinal.  A lane of
+ * collectives at consecutive keys, the usual case, lends its op array
+ * and keys are computed: no copy of millions of ops.
+ */
 static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 			   struct view *v)
 {
@@ -292,16 +321,13 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 
 	memset(v, 0, sizeof(*v));
 	v->rank = l->rank;
-	v->ops = g_new(uint32_t, l->n + 1);
-	v->keys = g_new(int64_t, l->n + 1);
+	v->ops = l->ops;
+	v->borrowed = true;
 	v->first_pending = -1;
 	v->min_key = v->max_key = -1;
 	/* An NCCL log's lane: keys are positions, no op need be read. */
 	if (l->n_p2p == 0 && l->seq_kind == HD_SEQ_ORDINAL &&
 	    !l->has_completion_info) {
-		memcpy(v->ops, l->ops, l->n * sizeof(uint32_t));
-		for (uint32_t i = 0; i < l->n; i++)
-			v->keys[i] = i;
 		v->n = l->n;
 		if (v->n > 0) {
 			v->min_key = 0;
@@ -316,8 +342,15 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 		if (is_p2p(op->kind))
 			continue;
 		key = l->seq_kind == HD_SEQ_ORDINAL ? ordinal++ : op->seq;
-		v->ops[v->n] = l->ops[i];
-		v->keys[v->n] = key;
+		if (v->n == 0)
+			v->key_base = key;
+		if (v->borrowed &&
+		    (i != v->n || key != v->key_base + (int64_t)v->n))
+			view_own(v, l);
+		if (!v->borrowed) {
+			v->ops[v->n] = l->ops[i];
+			v->keys[v->n] = key;
+		}
 		v->n++;
 		if (v->min_key < 0 || key < v->min_key)
 			v->min_key = key;
@@ -516,8 +549,31 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 {
 	struct aval ref[ATTR_COUNT];
 	bool seen[ATTR_COUNT] = { false };
+	const struct hd_opdesc *d0 = NULL;
+	uint8_t kind0 = 0;
+	uint32_t p;
 
-	for (uint32_t p = 0; p < npos; p++) {
+	/*
+	 * Attributes are a function of kind and descriptor, and descriptors
+	 * are interned: the same pair on every rank agrees on everything.
+	 */
+	for (p = 0; p < npos; p++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, pos[p].view);
+		struct hd_op buf;
+		const struct hd_op *op =
+			hd_join_view(c->ix, vw->ops[pos[p].start + m], &buf);
+
+		if (p == 0) {
+			d0 = op->d;
+			kind0 = op->kind;
+		} else if (op->d != d0 || op->kind != kind0) {
+			break;
+		}
+	}
+	if (p == npos)
+		return true;
+	for (p = 0; p < npos; p++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, pos[p].view);
 		struct hd_op buf;
@@ -627,8 +683,8 @@ static void check_mismatches(struct group_ctx *c)
 			const struct view *vw =
 				&g_array_index(c->views, struct view, i);
 
-			if (vw->cur < vw->n && vw->keys[vw->cur] < key)
-				key = vw->keys[vw->cur];
+			if (vw->cur < vw->n && view_key(vw, vw->cur) < key)
+				key = view_key(vw, vw->cur);
 		}
 		if (key == INT64_MAX)
 			break;
@@ -636,7 +692,7 @@ static void check_mismatches(struct group_ctx *c)
 			struct view *vw = &g_array_index(c->views, struct view, i);
 			uint32_t start = vw->cur;
 
-			while (vw->cur < vw->n && vw->keys[vw->cur] == key)
+			while (vw->cur < vw->n && view_key(vw, vw->cur) == key)
 				vw->cur++;
 			if (vw->cur > start) {
 				pos[npos].view = i;
@@ -690,7 +746,7 @@ static const struct hd_op *view_op_at(const struct group_ctx *c,
 				      const struct view *vw, int64_t key)
 {
 	for (uint32_t i = 0; i < vw->n; i++)
-		if (vw->keys[i] == key)
+		if (view_key(vw, i) == key)
 			return ctx_op(c, vw->ops[i]);
 	return NULL;
 }
@@ -1066,8 +1122,7 @@ static void check_collectives(struct group_ctx *c)
 			continue;
 		view_from_lane(c, lane, &vw);
 		if (vw.n == 0) {
-			g_free(vw.ops);
-			g_free(vw.keys);
+			view_clear(&vw);
 			continue;
 		}
 		g_array_append_val(c->views, vw);
@@ -1178,7 +1233,7 @@ static void check_p2p(struct group_ctx *c)
 
 			if (!is_p2p(op->kind) || (op->flags & HD_OPF_ANY_SOURCE))
 				continue;
-			peer = hd_group_global_rank(c->g, op->peer);
+			peer = hd_group_global_rank(c->g, op->d->peer);
 			if (peer < 0)
 				continue;
 			if (op->kind == HD_OP_SEND)
@@ -1198,8 +1253,8 @@ static void check_p2p(struct group_ctx *c)
 			const struct hd_op *snd = ctx_op(c, g_array_index(l->sends, uint32_t, i));
 			const struct hd_op *rcv = ctx_op(c, g_array_index(l->recvs, uint32_t, i));
 
-			if (snd->count_in >= 0 && rcv->count_out >= 0 &&
-			    snd->count_in != rcv->count_out &&
+			if (snd->d->count_in >= 0 && rcv->d->count_out >= 0 &&
+			    snd->d->count_in != rcv->d->count_out &&
 			    c->reported[ATTR_SIZE] < MAX_REPORTS_PER_ATTR) {
 				g_autofree char *s1 = ctx_source(c, snd);
 				g_autofree char *s2 = ctx_source(c, rcv);
@@ -1207,8 +1262,8 @@ static void check_p2p(struct group_ctx *c)
 					HD_V_SIZE_MISMATCH, HD_CONF_MEDIUM,
 					"size mismatch in %s: rank %d sends %" G_GINT64_FORMAT
 					" elements to rank %d, which receives %" G_GINT64_FORMAT,
-					label, l->from, snd->count_in, l->to,
-					rcv->count_out);
+					label, l->from, snd->d->count_in, l->to,
+					rcv->d->count_out);
 
 				c->reported[ATTR_SIZE]++;
 				hd_verdict_add_culprit(v, l->from);
@@ -1218,9 +1273,9 @@ static void check_p2p(struct group_ctx *c)
 				v->op = "send";
 				v->score = HD_SCORE_MISMATCH;
 				hd_verdict_add_evidence(v, l->from, s1, "rank %d: send #%u to rank %d, %" G_GINT64_FORMAT " elements",
-							l->from, i, l->to, snd->count_in);
+							l->from, i, l->to, snd->d->count_in);
 				hd_verdict_add_evidence(v, l->to, s2, "rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT " elements",
-							l->to, i, l->from, rcv->count_out);
+							l->to, i, l->from, rcv->d->count_out);
 				g_ptr_array_add(c->a->verdicts, v);
 			}
 		}

@@ -506,29 +506,29 @@ static char *describe(const struct hd_store *s, const struct hd_op *op,
 
 	g_string_append_printf(d, "seq %" G_GINT64_FORMAT " %s", op->seq,
 			       hd_op_kind_name(op->kind));
-	if (op->name && strcmp(op->name, hd_op_kind_name(op->kind)) != 0)
-		g_string_append_printf(d, " (%s)", op->name);
-	if (op->shape_in || op->shape_out)
+	if (op->d->name && strcmp(op->d->name, hd_op_kind_name(op->kind)) != 0)
+		g_string_append_printf(d, " (%s)", op->d->name);
+	if (op->d->shape_in || op->d->shape_out)
 		g_string_append_printf(d, " in %s out %s",
-				       op->shape_in ? op->shape_in : "?",
-				       op->shape_out ? op->shape_out : "?");
-	else if (op->count_in >= 0 || op->count_out >= 0)
+				       op->d->shape_in ? op->d->shape_in : "?",
+				       op->d->shape_out ? op->d->shape_out : "?");
+	else if (op->d->count_in >= 0 || op->d->count_out >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
-				       op->count_in >= 0 ? op->count_in
-							 : op->count_out);
-	if (op->dtype_name)
-		g_string_append_printf(d, " %s", op->dtype_name);
-	else if (op->dtype != HD_DTYPE_UNKNOWN)
-		g_string_append_printf(d, " %s", hd_dtype_name(op->dtype));
-	if (op->redop != HD_REDOP_NONE)
-		g_string_append_printf(d, " op %s", hd_redop_name(op->redop));
-	if (op->peer >= 0)
+				       op->d->count_in >= 0 ? op->d->count_in
+							 : op->d->count_out);
+	if (op->d->dtype_name)
+		g_string_append_printf(d, " %s", op->d->dtype_name);
+	else if (op->d->dtype != HD_DTYPE_UNKNOWN)
+		g_string_append_printf(d, " %s", hd_dtype_name(op->d->dtype));
+	if (op->d->redop != HD_REDOP_NONE)
+		g_string_append_printf(d, " op %s", hd_redop_name(op->d->redop));
+	if (op->d->peer >= 0)
 		g_string_append_printf(d, " %s %d",
 				       op->kind == HD_OP_SEND ||
 						       op->kind == HD_OP_RECV
 					       ? "peer"
 					       : "root",
-				       op->peer);
+				       op->d->peer);
 	g_string_append_printf(d, ", %s", hd_op_state_name(op->state));
 	if (where)
 		g_string_append_printf(d, ", at %s", where);

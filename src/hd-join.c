@@ -116,11 +116,11 @@ static int64_t coll_count(const struct hd_op *op)
 {
 	switch (op->kind) {
 	case HD_OP_ALL_GATHER:
-		return op->count_in; /* per-rank send count */
+		return op->d->count_in; /* per-rank send count */
 	case HD_OP_REDUCE_SCATTER:
-		return op->count_out; /* per-rank receive count */
+		return op->d->count_out; /* per-rank receive count */
 	default:
-		return op->count_in;
+		return op->d->count_in;
 	}
 }
 
@@ -146,11 +146,11 @@ static bool is_single_call(const struct hd_op *op)
 	}
 	if (op->flags & HD_OPF_COALESCED_MEMBER)
 		return false;
-	if (op->name &&
-	    (strstr(op->name, "coalesced") || strstr(op->name, "_oop")))
+	if (op->d->name &&
+	    (strstr(op->d->name, "coalesced") || strstr(op->d->name, "_oop")))
 		return false;
 	/* Several tensors on the side NCCL counts are several calls. */
-	shape = op->kind == HD_OP_REDUCE_SCATTER ? op->shape_out : op->shape_in;
+	shape = op->kind == HD_OP_REDUCE_SCATTER ? op->d->shape_out : op->d->shape_in;
 	if (!shape || strstr(shape, "], ["))
 		return false;
 	return coll_count(op) >= 0;
@@ -167,11 +167,11 @@ static bool call_agrees(const struct hd_op *fr, const struct hd_op *log)
 {
 	if (fr->kind != log->kind || coll_count(fr) != coll_count(log))
 		return false;
-	if (fr->dtype == HD_DTYPE_UNKNOWN || log->dtype == HD_DTYPE_UNKNOWN)
+	if (fr->d->dtype == HD_DTYPE_UNKNOWN || log->d->dtype == HD_DTYPE_UNKNOWN)
 		return true;
-	if (fr->dtype == HD_DTYPE_OTHER || log->dtype == HD_DTYPE_OTHER)
+	if (fr->d->dtype == HD_DTYPE_OTHER || log->d->dtype == HD_DTYPE_OTHER)
 		return false;
-	return dtype_class(fr->dtype) == dtype_class(log->dtype);
+	return dtype_class(fr->d->dtype) == dtype_class(log->d->dtype);
 }
 
 static bool single_at(const struct hd_store *s, const struct hd_lane *l,
@@ -618,34 +618,39 @@ const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
 {
 	const struct hd_op *op = op_at(ix->store, i);
 	const struct hd_op *log = hd_join_partner(ix, i);
+	struct hd_opdesc d;
 
 	/* A line cut mid-record may end in half a root. */
 	if (!log || (log->flags & HD_OPF_TRUNCATED))
 		return op;
+	d = *op->d;
+	if (d.peer < 0 && is_rooted(log->kind) && log->d->peer >= 0)
+		d.peer = log->d->peer;
+	if (d.redop == HD_REDOP_NONE)
+		d.redop = log->d->redop;
+	if (d.peer == op->d->peer && d.redop == op->d->redop)
+		return op;
 	*buf = *op;
-	if (buf->peer < 0 && is_rooted(log->kind) && log->peer >= 0)
-		buf->peer = log->peer;
-	if (buf->redop == HD_REDOP_NONE)
-		buf->redop = log->redop;
+	buf->d = hd_opdesc_intern(&d);
 	return buf;
 }
 
 char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 {
-	GString *d = g_string_new(log->name ? log->name
+	GString *d = g_string_new(log->d->name ? log->d->name
 					    : hd_op_kind_name(log->kind));
 
-	if (is_rooted(log->kind) && log->peer >= 0)
-		g_string_append_printf(d, " root %d", log->peer);
-	if (log->redop != HD_REDOP_NONE)
-		g_string_append_printf(d, " op %s", hd_redop_name(log->redop));
+	if (is_rooted(log->kind) && log->d->peer >= 0)
+		g_string_append_printf(d, " root %d", log->d->peer);
+	if (log->d->redop != HD_REDOP_NONE)
+		g_string_append_printf(d, " op %s", hd_redop_name(log->d->redop));
 	if (coll_count(log) >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
 				       coll_count(log));
-	if (log->dtype_name)
-		g_string_append_printf(d, " %s", log->dtype_name);
-	else if (log->dtype != HD_DTYPE_UNKNOWN)
-		g_string_append_printf(d, " %s", hd_dtype_name(log->dtype));
+	if (log->d->dtype_name)
+		g_string_append_printf(d, " %s", log->d->dtype_name);
+	else if (log->d->dtype != HD_DTYPE_UNKNOWN)
+		g_string_append_printf(d, " %s", hd_dtype_name(log->d->dtype));
 	if (log->op_count >= 0)
 		g_string_append_printf(d, " opCount 0x%" G_GINT64_MODIFIER "x",
 				       log->op_count);

@@ -257,14 +257,99 @@ int hd_group_global_rank(const struct hd_group *g, int group_rank)
 	return g_array_index(g->members, int, group_rank);
 }
 
-G_STATIC_ASSERT(sizeof(struct hd_op) <= 128);
+G_STATIC_ASSERT(sizeof(struct hd_op) == 80);
+G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 56);
+
+const struct hd_opdesc hd_opdesc_blank = {
+	.count_in = -1,
+	.count_out = -1,
+	.peer = -1,
+};
+
+/*
+ * The descriptor table.  Descriptors are carved from slabs that are never
+ * freed, so a pointer handed out stays valid for the whole process, and
+ * the table holds at most one per op read: bounded by the input.
+ */
+#define DESC_SLAB 1024
+#define DESC_CACHE 256
+
+static GMutex desc_lock;
+static GHashTable *desc_table;
+static struct hd_opdesc *desc_slab;
+static unsigned desc_slab_used = DESC_SLAB;
+static _Thread_local const struct hd_opdesc *desc_cache[DESC_CACHE];
+static _Thread_local const struct hd_opdesc *desc_last;
+
+static guint desc_hash(gconstpointer p)
+{
+	uint64_t w[sizeof(struct hd_opdesc) / 8];
+	uint64_t h = 0x243f6a8885a308d3ULL;
+
+	memcpy(w, p, sizeof(w));
+	for (size_t i = 0; i < G_N_ELEMENTS(w); i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return (guint)(h ^ (h >> 32));
+}
+
+static inline bool desc_same(const struct hd_opdesc *a,
+			     const struct hd_opdesc *b)
+{
+	return a->count_in == b->count_in && a->count_out == b->count_out &&
+	       a->shape_in == b->shape_in && a->shape_out == b->shape_out &&
+	       a->dtype_name == b->dtype_name && a->name == b->name &&
+	       a->peer == b->peer && a->dtype == b->dtype &&
+	       a->redop == b->redop;
+}
+
+static gboolean desc_equal(gconstpointer a, gconstpointer b)
+{
+	return desc_same(a, b);
+}
+
+const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d)
+{
+	struct hd_opdesc key;
+	const struct hd_opdesc **slot;
+	struct hd_opdesc *found;
+	guint h;
+
+	/* a parser's ops mostly repeat the one before */
+	if (desc_last && desc_same(desc_last, d))
+		return desc_last;
+	key = *d;
+	memset(key.pad, 0, sizeof(key.pad));
+	h = desc_hash(&key);
+	slot = &desc_cache[h % DESC_CACHE];
+	if (*slot && desc_same(*slot, &key))
+		return desc_last = *slot;
+	g_mutex_lock(&desc_lock);
+	if (!desc_table) {
+		/* the blank is interned too, so equal means the same pointer */
+		desc_table = g_hash_table_new(desc_hash, desc_equal);
+		g_hash_table_add(desc_table, (gpointer)&hd_opdesc_blank);
+	}
+	found = g_hash_table_lookup(desc_table, &key);
+	if (!found) {
+		if (desc_slab_used == DESC_SLAB) {
+			desc_slab = g_new(struct hd_opdesc, DESC_SLAB);
+			desc_slab_used = 0;
+		}
+		found = &desc_slab[desc_slab_used++];
+		*found = key;
+		g_hash_table_add(desc_table, found);
+	}
+	g_mutex_unlock(&desc_lock);
+	*slot = found;
+	return desc_last = found;
+}
 
 static const struct hd_op blank_op = {
 	.rank = -1,
 	.seq = -1,
-	.peer = -1,
-	.count_in = -1,
-	.count_out = -1,
+	.d = &hd_opdesc_blank,
 	.op_count = -1,
 	.t_enqueue_ns = INT64_MIN,
 	.t_start_ns = INT64_MIN,

@@ -126,7 +126,7 @@ enum hd_dtype {
 	HD_DTYPE_FP8_E5M2,
 	HD_DTYPE_BOOL,
 	HD_DTYPE_INT16,
-	HD_DTYPE_OTHER, /* a named type outside this list: see op->dtype_name */
+	HD_DTYPE_OTHER, /* a named type outside this list: see op->d->dtype_name */
 };
 
 enum hd_redop {
@@ -147,10 +147,40 @@ enum hd_op_flags {
 };
 
 /*
+ * What an op moves and how: everything about an op that is not where or
+ * when it ran.  Ranks of a collective share one, and a training loop
+ * repeats a handful, so descriptors are interned (hd_opdesc_intern()) and
+ * an op holds a pointer: equal pointers mean equal descriptors.  They
+ * live for the whole process, like interned strings.
+ */
+struct hd_opdesc {
+	int64_t count_in;  /* elements sent by this rank, -1 unknown */
+	int64_t count_out; /* elements received by this rank, -1 unknown */
+	const char *shape_in;   /* interned "[[4, 4]]", or NULL */
+	const char *shape_out;  /* interned */
+	const char *dtype_name; /* interned source spelling, or NULL */
+	const char *name;       /* interned source name ("nccl:all_reduce") */
+	int32_t peer; /* root (rooted collectives) or peer (p2p), as a group
+			 rank; -1 unknown or none */
+	uint8_t dtype; /* enum hd_dtype */
+	uint8_t redop; /* enum hd_redop */
+	uint8_t pad[2]; /* zero: descriptors are hashed and compared whole */
+};
+
+/* Unknown counts, peer and names: what hd_op_init() points at. */
+extern const struct hd_opdesc hd_opdesc_blank;
+
+/*
+ * Returns the interned copy of d (pad is cleared first).  Thread-safe; a
+ * per-thread cache answers repeats without the lock.  (transfer none)
+ */
+const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
+
+/*
  * One collective or p2p call on one rank.  Value type: parsers fill one on
  * the stack (after hd_op_init()) and hand it to hd_store_add_op(), or fill
  * one in place from hd_store_new_op().  There is one per op of the input,
- * millions of them: keep it at 128 bytes (two cache lines), no holes.
+ * tens of millions of them at 16k ranks: keep it at 80 bytes, no holes.
  */
 struct hd_op {
 	int32_t rank;   /* global rank, -1 unknown */
@@ -159,18 +189,9 @@ struct hd_op {
 	uint8_t seq_kind; /* enum hd_seq_kind */
 	uint8_t kind;     /* enum hd_op_kind */
 	uint8_t state;    /* enum hd_op_state */
-	uint8_t dtype;    /* enum hd_dtype */
-	uint8_t redop;    /* enum hd_redop */
 	uint8_t flags;    /* enum hd_op_flags */
-	int32_t peer;     /* root (rooted collectives) or peer (p2p), as a
-			     group rank; -1 unknown or none */
 	int32_t stack;    /* index into store->stacks, -1 none */
-	int64_t count_in;  /* elements sent by this rank, -1 unknown */
-	int64_t count_out; /* elements received by this rank, -1 unknown */
-	const char *shape_in;  /* interned "[[4, 4]]", or NULL */
-	const char *shape_out; /* interned */
-	const char *dtype_name; /* interned source spelling, or NULL */
-	const char *name;       /* interned source name ("nccl:all_reduce") */
+	const struct hd_opdesc *d; /* never NULL */
 	int64_t op_count; /* NCCL opCount, -1 when absent */
 	int64_t t_enqueue_ns; /* INT64_MIN when unknown; wall clock ns */
 	int64_t t_start_ns;

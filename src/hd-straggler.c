@@ -113,11 +113,11 @@ static const char *disagreement(const struct hd_store *s, const struct pos *p)
 
 		if (a->kind != b->kind)
 			return "kind";
-		if (a->dtype && b->dtype && a->dtype != b->dtype)
+		if (a->d->dtype && b->d->dtype && a->d->dtype != b->d->dtype)
 			return "dtype";
 		if (a->kind != HD_OP_ALL_TO_ALL && !is_p2p(a->kind) &&
-		    a->count_in >= 0 && b->count_in >= 0 &&
-		    a->count_in != b->count_in)
+		    a->d->count_in >= 0 && b->d->count_in >= 0 &&
+		    a->d->count_in != b->d->count_in)
 			return "count";
 	}
 	return NULL;
@@ -457,13 +457,13 @@ void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
 					": rank %d has %s (%s)",
 					g->id, first_bad->seq, x->rank,
 					hd_op_kind_name(x->kind),
-					x->name ? x->name : "?");
+					x->d->name ? x->d->name : "?");
 		hd_verdict_add_evidence(v, y->rank, sy,
 					"group %s position %" G_GINT64_FORMAT
 					": rank %d has %s (%s); they differ in %s",
 					g->id, first_bad->seq, y->rank,
 					hd_op_kind_name(y->kind),
-					y->name ? y->name : "?", first_why);
+					y->d->name ? y->d->name : "?", first_why);
 		g_ptr_array_add(a->verdicts, v);
 		goto out;
 	}

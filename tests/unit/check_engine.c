@@ -49,20 +49,23 @@ static void add_op(struct fixture *f, uint32_t g, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count, enum hd_op_state st)
 {
 	struct hd_op op;
+	struct hd_opdesc d;
 
 	hd_op_init(&op);
+	d = hd_opdesc_blank;
 	op.rank = rank;
 	op.group = g;
 	op.seq = seq;
 	op.seq_kind = HD_SEQ_COLLECTIVE;
 	op.kind = kind;
-	op.count_in = count;
-	op.count_out = kind == HD_OP_ALL_GATHER ? count * 4 : count;
-	op.dtype = HD_DTYPE_FLOAT32;
+	d.count_in = count;
+	d.count_out = kind == HD_OP_ALL_GATHER ? count * 4 : count;
+	d.dtype = HD_DTYPE_FLOAT32;
 	op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
+	op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -257,11 +260,14 @@ START_TEST(test_size_pairs_compared_exactly)
 	uint32_t g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
 		struct hd_op *op;
+		struct hd_opdesc d;
 
 		add_op(&f, g, r, 1, HD_OP_ALL_REDUCE, 0, HD_STATE_ENQUEUED);
 		op = &g_array_index(f.s->ops, struct hd_op, f.s->ops->len - 1);
-		op->count_in = r == 3 ? 1 : 0;
-		op->count_out = r == 3 ? 935 : 1000;
+		d = *op->d;
+		d.count_in = r == 3 ? 1 : 0;
+		d.count_out = r == 3 ? 935 : 1000;
+		op->d = hd_opdesc_intern(&d);
 	}
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
@@ -284,8 +290,10 @@ START_TEST(test_dtype_and_root_and_redop)
 	uint32_t g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
 		struct hd_op op;
+		struct hd_opdesc d;
 
 		hd_op_init(&op);
+		d = hd_opdesc_blank;
 		op.rank = r;
 		op.group = g;
 		op.seq_kind = HD_SEQ_ORDINAL;
@@ -294,24 +302,27 @@ START_TEST(test_dtype_and_root_and_redop)
 		/* ordinal 0: broadcast, rank 3 names another root */
 		op.seq = 0;
 		op.kind = HD_OP_BROADCAST;
-		op.count_in = op.count_out = 8;
-		op.dtype = HD_DTYPE_FLOAT32;
-		op.peer = r == 3 ? 1 : 0;
+		d.count_in = d.count_out = 8;
+		d.dtype = HD_DTYPE_FLOAT32;
+		d.peer = r == 3 ? 1 : 0;
 		op.prov.at = 1;
+		op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 		/* ordinal 1: all_reduce, rank 1 uses bf16 */
 		op.seq = 1;
 		op.kind = HD_OP_ALL_REDUCE;
-		op.peer = -1;
-		op.dtype = r == 1 ? HD_DTYPE_BFLOAT16 : HD_DTYPE_FLOAT32;
-		op.redop = HD_REDOP_SUM;
+		d.peer = -1;
+		d.dtype = r == 1 ? HD_DTYPE_BFLOAT16 : HD_DTYPE_FLOAT32;
+		d.redop = HD_REDOP_SUM;
 		op.prov.at = 2;
+		op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 		/* ordinal 2: all_reduce, rank 0 uses max */
 		op.seq = 2;
-		op.dtype = HD_DTYPE_FLOAT32;
-		op.redop = r == 0 ? HD_REDOP_MAX : HD_REDOP_SUM;
+		d.dtype = HD_DTYPE_FLOAT32;
+		d.redop = r == 0 ? HD_REDOP_MAX : HD_REDOP_SUM;
 		op.prov.at = 3;
+		op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 	}
 	a = run(&f);
@@ -353,20 +364,23 @@ static void add_p2p(struct fixture *f, uint32_t g, int rank,
 		    enum hd_op_state st)
 {
 	struct hd_op op;
+	struct hd_opdesc d;
 
 	hd_op_init(&op);
+	d = hd_opdesc_blank;
 	op.rank = rank;
 	op.group = g;
 	op.seq = seq;
 	op.seq_kind = HD_SEQ_P2P;
 	op.kind = kind;
-	op.peer = peer;
-	op.count_in = kind == HD_OP_SEND ? 4 : -1;
-	op.count_out = kind == HD_OP_RECV ? 4 : -1;
+	d.peer = peer;
+	d.count_in = kind == HD_OP_SEND ? 4 : -1;
+	d.count_out = kind == HD_OP_RECV ? 4 : -1;
 	op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
+	op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -677,8 +691,10 @@ START_TEST(test_trace_end_low_confidence)
 	for (int r = 0; r < 3; r++)
 		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
 			struct hd_op op;
+			struct hd_opdesc d;
 
 			hd_op_init(&op);
+			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = g;
 			op.seq = s;
@@ -686,6 +702,7 @@ START_TEST(test_trace_end_low_confidence)
 			op.kind = HD_OP_ALL_REDUCE;
 			op.state = HD_STATE_COMPLETED;
 			op.prov.input = f.input[r];
+			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(f.s, &op);
 		}
 	a = run(&f);

@@ -83,28 +83,31 @@ static void add_fr(struct fixture *f, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count)
 {
 	struct hd_op op;
+	struct hd_opdesc d;
 	char shape[64];
 
 	hd_op_init(&op);
+	d = hd_opdesc_blank;
 	op.rank = rank;
 	op.group = f->pg;
 	op.seq = seq;
 	op.seq_kind = HD_SEQ_COLLECTIVE;
 	op.kind = kind;
-	op.name = hd_op_kind_name(kind);
-	op.count_in = count;
-	op.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
+	d.name = hd_op_kind_name(kind);
+	d.count_in = count;
+	d.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
 	g_snprintf(shape, sizeof(shape), "[[%" G_GINT64_FORMAT "]]", count);
-	op.shape_in = hd_intern(shape);
+	d.shape_in = hd_intern(shape);
 	g_snprintf(shape, sizeof(shape), "[[%" G_GINT64_FORMAT "]]",
-		   op.count_out);
-	op.shape_out = hd_intern(shape);
-	op.dtype = HD_DTYPE_FLOAT32;
-	op.dtype_name = hd_intern("Float");
+		   d.count_out);
+	d.shape_out = hd_intern(shape);
+	d.dtype = HD_DTYPE_FLOAT32;
+	d.dtype_name = hd_intern("Float");
 	op.state = HD_STATE_COMPLETED;
 	op.prov.input = f->fr_in[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = (uint64_t)seq;
+	op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -112,28 +115,31 @@ static void add_log(struct fixture *f, uint32_t comm, int rank, int64_t ordinal,
 		    enum hd_op_kind kind, int64_t count, int root)
 {
 	struct hd_op op;
+	struct hd_opdesc d;
 
 	hd_op_init(&op);
+	d = hd_opdesc_blank;
 	op.rank = rank;
 	op.group = comm;
 	op.seq = ordinal;
 	op.seq_kind = HD_SEQ_ORDINAL;
 	op.kind = kind;
-	op.name = hd_intern(kind == HD_OP_BROADCAST    ? "Broadcast"
+	d.name = hd_intern(kind == HD_OP_BROADCAST    ? "Broadcast"
 			    : kind == HD_OP_ALL_GATHER ? "AllGather"
 						       : "AllReduce");
-	op.count_in = count;
-	op.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
-	op.dtype = HD_DTYPE_FLOAT32;
+	d.count_in = count;
+	d.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
+	d.dtype = HD_DTYPE_FLOAT32;
 	if (kind == HD_OP_ALL_REDUCE)
-		op.redop = HD_REDOP_SUM;
+		d.redop = HD_REDOP_SUM;
 	if (kind == HD_OP_BROADCAST)
-		op.peer = root;
+		d.peer = root;
 	op.op_count = ordinal;
 	op.state = HD_STATE_ENQUEUED;
 	op.prov.input = f->log_in[rank];
 	op.prov.kind = HD_PROV_LINE;
 	op.prov.at = (uint64_t)(ordinal + 10);
+	op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 

@@ -55,7 +55,7 @@ START_TEST(test_era_a)
 	ck_assert_int_eq(op0(s)->t_start_ns, 1694128201436304000LL);
 	ck_assert_int_eq(op0(s)->t_end_ns, 1694128201436550000LL);
 	ck_assert_int_eq(op0(s)->kind, HD_OP_ALL_REDUCE);
-	ck_assert_int_eq(op0(s)->dtype, HD_DTYPE_BFLOAT16);
+	ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_BFLOAT16);
 	ck_assert_int_eq(op0(s)->state, HD_STATE_COMPLETED);
 	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_ORDINAL);
 	ck_assert_int_eq(op0(s)->seq, 0);
@@ -83,7 +83,7 @@ START_TEST(test_era_b_fraction)
 	ck_assert_int_eq(op0(s)->t_end_ns, 1712195495519689123LL + 812500);
 	ck_assert_int_eq(op0(s)->seq, 17);
 	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_COLLECTIVE);
-	ck_assert_int_eq(op0(s)->count_in, 1048576);
+	ck_assert_int_eq(op0(s)->d->count_in, 1048576);
 	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->id,
 			 "pg:0:[0,1,2,3]");
 	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->desc,
@@ -150,11 +150,11 @@ START_TEST(test_link_by_correlation)
 	ck_assert_uint_eq(s->ops->len, 1); /* the wait is not an op */
 	op = op0(s);
 	ck_assert_int_eq(op->kind, HD_OP_SEND);
-	ck_assert_int_eq(op->peer, 1);
+	ck_assert_int_eq(op->d->peer, 1);
 	ck_assert_int_eq(op->t_enqueue_ns, 1000000);
-	ck_assert_int_eq(op->count_in, 64);
-	ck_assert_int_eq(op->dtype, HD_DTYPE_FLOAT32);
-	ck_assert_str_eq(op->name, "nccl:send 0->1");
+	ck_assert_int_eq(op->d->count_in, 64);
+	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_str_eq(op->d->name, "nccl:send 0->1");
 	ck_assert_str_eq(hd_store_group_at(s, op->group)->id, "pg:3:[4,6]");
 	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
 	ck_assert_uint_eq(hd_store_input(s, 0)->records, 5);
@@ -183,8 +183,8 @@ START_TEST(test_old_kernel_names)
 
 		ck_assert(ok);
 		ck_assert_int_eq(op0(s)->kind, HD_OP_ALL_REDUCE);
-		ck_assert_int_eq(op0(s)->dtype, HD_DTYPE_FLOAT32);
-		ck_assert_int_eq(op0(s)->redop, HD_REDOP_SUM);
+		ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_FLOAT32);
+		ck_assert_int_eq(op0(s)->d->redop, HD_REDOP_SUM);
 	}
 }
 END_TEST
@@ -273,7 +273,7 @@ START_TEST(test_bad_events)
 	ck_assert_uint_eq(in->records, 4);
 	ck_assert_uint_eq(in->skipped, 2); /* 42 and the bad ts */
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_int_eq(op0(s)->count_in, -1);
+	ck_assert_int_eq(op0(s)->d->count_in, -1);
 	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_ORDINAL);
 	ck_assert(has_warning(s, "wrong type"));
 }
@@ -476,8 +476,8 @@ START_TEST(test_hta_full_metadata)
 	ck_assert_str_eq(g->id, "pg:0:[0,1]");
 	ck_assert(!g->low_confidence_identity);
 	ck_assert_int_eq(op0(s)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op0(s)->count_in, 53120);
-	ck_assert_int_eq(op0(s)->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_int_eq(op0(s)->d->count_in, 53120);
+	ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_FLOAT32);
 	ck_assert_int_ne(op0(s)->t_enqueue_ns, INT64_MIN);
 	ck_assert_str_eq(hd_store_find_rank(s, 0)->nccl_version, "2.17.1");
 	ck_assert_int_eq(s->world_size, 2);

@@ -37,22 +37,25 @@ static void add_op(struct hd_store *s, uint32_t gi, int rank, uint8_t sk,
 		   enum hd_dtype dt, int peer, uint8_t state)
 {
 	struct hd_op op;
+	struct hd_opdesc d;
 
 	hd_op_init(&op);
+	d = hd_opdesc_blank;
 	op.rank = rank;
 	op.group = gi;
 	op.seq_kind = sk;
 	op.seq = seq;
 	op.kind = kind;
-	op.count_in = cin;
-	op.count_out = cout;
-	op.dtype = dt;
-	op.redop = kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
+	d.count_in = cin;
+	d.count_out = cout;
+	d.dtype = dt;
+	d.redop = kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
 				   kind == HD_OP_REDUCE_SCATTER
 			   ? HD_REDOP_SUM
 			   : HD_REDOP_NONE;
-	op.peer = peer;
+	d.peer = peer;
 	op.state = state;
+	op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(s, &op);
 }
 
@@ -403,20 +406,23 @@ START_TEST(test_coalesced_and_dedup)
 	g_autoptr(replay_plan) p = NULL;
 	g_autofree char *text = NULL;
 	struct hd_op op;
+	struct hd_opdesc d;
 
 	for (int r = 0; r < 2; r++) {
 		/* position 0: a batch of two all_reduces */
 		for (int k = 0; k < 2; k++) {
 			hd_op_init(&op);
+			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = gi;
 			op.seq = 0;
 			op.kind = HD_OP_ALL_REDUCE;
-			op.count_in = op.count_out = 10 + k;
-			op.dtype = HD_DTYPE_FLOAT32;
-			op.redop = HD_REDOP_SUM;
+			d.count_in = d.count_out = 10 + k;
+			d.dtype = HD_DTYPE_FLOAT32;
+			d.redop = HD_REDOP_SUM;
 			op.flags = HD_OPF_COALESCED_MEMBER;
 			op.state = HD_STATE_COMPLETED;
+			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(s, &op);
 		}
 		/* position 1, seen twice (log and dump): one call */

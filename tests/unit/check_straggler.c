@@ -179,8 +179,10 @@ START_TEST(test_single_late)
 
 		for (int i = 0; i < 10; i++) {
 			struct hd_op op;
+			struct hd_opdesc d;
 
 			hd_op_init(&op);
+			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = g;
 			op.seq = i;
@@ -190,6 +192,7 @@ START_TEST(test_single_late)
 								   r * 1000);
 			op.t_end_ns = 1000000000LL * i + 20000000;
 			op.prov.input = in;
+			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(s, &op);
 		}
 	}
@@ -214,17 +217,20 @@ START_TEST(test_misaligned_counts)
 
 		for (int i = 0; i < 10; i++) {
 			struct hd_op op;
+			struct hd_opdesc d;
 
 			hd_op_init(&op);
+			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = g;
 			op.seq = i;
 			op.seq_kind = HD_SEQ_ORDINAL;
 			op.kind = HD_OP_ALL_REDUCE;
-			op.count_in = r ? (i + 1) * 10 : i * 10;
+			d.count_in = r ? (i + 1) * 10 : i * 10;
 			op.t_start_ns = 1000000000LL * i + r * 5000000;
 			op.t_end_ns = 1000000000LL * i + 20000000;
 			op.prov.input = in;
+			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(s, &op);
 		}
 	}
