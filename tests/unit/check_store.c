@@ -164,6 +164,74 @@ START_TEST(test_rank_from_filename)
 }
 END_TEST
 
+/* Interns n descriptors that differ in count, from two threads at once. */
+#define DESC_N 5000
+
+static gpointer intern_many(gpointer data)
+{
+	const struct hd_opdesc **out = data;
+
+	for (int i = 0; i < DESC_N; i++) {
+		struct hd_opdesc d = hd_opdesc_blank;
+
+		d.count_in = d.count_out = i % 97 == 0 ? -1 : i;
+		d.name = hd_intern("nccl:all_reduce");
+		d.dtype = HD_DTYPE_FLOAT32;
+		out[i] = hd_opdesc_intern(&d);
+	}
+	return NULL;
+}
+
+START_TEST(test_opdesc_intern)
+{
+	struct hd_opdesc a = hd_opdesc_blank, b;
+	const struct hd_opdesc *pa, *pb;
+	static const struct hd_opdesc *t1[DESC_N], *t2[DESC_N];
+	GThread *th;
+
+	/* the blank is its own interned copy */
+	ck_assert_ptr_eq(hd_opdesc_intern(&a), &hd_opdesc_blank);
+	a.count_in = a.count_out = 1000;
+	a.shape_in = a.shape_out = hd_intern("[[10, 100]]");
+	a.dtype = HD_DTYPE_BFLOAT16;
+	a.redop = HD_REDOP_SUM;
+	b = a;
+	b.pad[0] = 0x5a; /* padding is not part of the value */
+	pa = hd_opdesc_intern(&a);
+	pb = hd_opdesc_intern(&b);
+	ck_assert_ptr_eq(pa, pb);
+	ck_assert_int_eq(pa->pad[0], 0);
+	ck_assert_int_eq(pa->count_in, 1000);
+	ck_assert_str_eq(pa->shape_in, "[[10, 100]]");
+	/* every field takes part in equality */
+	b = a;
+	b.peer = 0;
+	ck_assert_ptr_ne(hd_opdesc_intern(&b), pa);
+	b = a;
+	b.redop = HD_REDOP_MAX;
+	ck_assert_ptr_ne(hd_opdesc_intern(&b), pa);
+	b = a;
+	b.shape_out = hd_intern("[[10, 101]]");
+	ck_assert_ptr_ne(hd_opdesc_intern(&b), pa);
+	b = a;
+	b.count_out = 1001;
+	ck_assert_ptr_ne(hd_opdesc_intern(&b), pa);
+	ck_assert_ptr_eq(hd_opdesc_intern(&a), pa);
+
+	/* two threads agree on every pointer, values intact */
+	th = g_thread_new("intern", intern_many, t2);
+	intern_many(t1);
+	g_thread_join(th);
+	for (int i = 0; i < DESC_N; i++) {
+		ck_assert_ptr_eq(t1[i], t2[i]);
+		ck_assert_int_eq(t1[i]->count_in, i % 97 == 0 ? -1 : i);
+		if (i > 0 && i % 97 != 0)
+			ck_assert_ptr_ne(t1[i], t1[i - 1]);
+	}
+	ck_assert_ptr_eq(t1[0], t1[97]);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -176,6 +244,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_rank_from_filename);
+	tcase_add_test(tc, test_opdesc_intern);
 	suite_add_tcase(s, tc);
 	return s;
 }
