@@ -184,14 +184,44 @@ char *hd_group_id_comm(uint64_t comm_id)
 	return g_strdup_printf("comm:0x%016" G_GINT64_MODIFIER "x", comm_id);
 }
 
+/*
+ * Runs of three or more ranks at one stride are written as a range, so the
+ * id of a 16k-rank world is "pg:0:[0-16383]", not 100 KB that every dump
+ * would hash: "a-b" for three or more at stride 1, "a,a+d,...,b" for four
+ * or more at another.  Only runs from a non-negative rank are folded,
+ * which keeps the text one-to-one with the list.
+ */
 char *hd_group_id_pg(const char *name, const int *ranks, size_t nranks)
 {
 	GString *s = g_string_new("pg:");
 
 	g_string_append(s, name ? name : "?");
 	g_string_append(s, ":[");
-	for (size_t i = 0; i < nranks; i++)
-		g_string_append_printf(s, "%s%d", i ? "," : "", ranks[i]);
+	for (size_t i = 0; i < nranks;) {
+		size_t j = i + 1;
+		int64_t step = 0;
+
+		if (ranks[i] >= 0 && j < nranks)
+			step = (int64_t)ranks[j] - ranks[i];
+		while (step > 0 && j < nranks &&
+		       (int64_t)ranks[j] - ranks[j - 1] == step)
+			j++;
+		if (i)
+			g_string_append_c(s, ',');
+		if (step > 0 && j - i >= (step == 1 ? 3u : 4u)) {
+			if (step == 1)
+				g_string_append_printf(s, "%d-%d", ranks[i],
+						       ranks[j - 1]);
+			else
+				g_string_append_printf(s, "%d,%d,...,%d",
+						       ranks[i], ranks[i + 1],
+						       ranks[j - 1]);
+			i = j;
+		} else {
+			g_string_append_printf(s, "%d", ranks[i]);
+			i++;
+		}
+	}
 	g_string_append_c(s, ']');
 	return g_string_free(s, FALSE);
 }

@@ -311,7 +311,7 @@ void hd_rank_add_input(struct hd_rank *r, uint32_t input);
  * Group identities.  Ops of different ranks are compared only when their
  * groups have the same id, so an id must be the same on every member:
  *   hd_group_id_comm(commId)              "comm:0x5c1e2f03a9d4b871"
- *   hd_group_id_pg(name, ranks, n)        "pg:<name>:[0,1,2,3]"
+ *   hd_group_id_pg(name, ranks, n)        "pg:<name>:[0-3,5]", "pg:tp:[0,8,...,56]"
  * Parsers without such an identity make up an id that says what it is and
  * set low_confidence_identity.  (transfer full)
  */

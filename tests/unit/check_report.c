@@ -53,7 +53,7 @@ static struct hd_store *incident_store(int nranks)
 	uint32_t in1 = hd_store_add_input(s, "logs/garbage.bin");
 	struct hd_input *good = hd_store_input(s, in0);
 	struct hd_input *bad = hd_store_input(s, in1);
-	uint32_t gi = hd_store_group(s, "pg:0:[0,1,2,3,4,5,6,7]");
+	uint32_t gi = hd_store_group(s, "pg:0:[0-7]");
 	struct hd_group *g = hd_store_group_at(s, gi);
 
 	good->kind = HD_INPUT_NCCL_LOG;
@@ -294,7 +294,7 @@ START_TEST(test_json_schema)
 	ck_assert_str_eq(json_string_value(json_object_get(v0, "kind")),
 			 "missing_rank");
 	ck_assert_str_eq(json_string_value(json_object_get(v0, "group")),
-			 "pg:0:[0,1,2,3,4,5,6,7]");
+			 "pg:0:[0-7]");
 	ck_assert_int_eq(json_integer_value(json_object_get(v0, "seq")), 42);
 	ck_assert_str_eq(json_string_value(json_object_get(v0, "op")),
 			 "all_reduce");

@@ -58,6 +58,39 @@ START_TEST(test_ids_and_names)
 	g_autofree char *comm = hd_group_id_comm(0x5c1e2f03a9d4b871ull);
 
 	ck_assert_str_eq(pg, "pg:mesh_tp:[0,2,4]");
+	{
+		/* runs fold, anything else stays as it was */
+		static const struct {
+			int r[12];
+			size_t n;
+			const char *id;
+		} cases[] = {
+			{ { 0, 1, 2, 3 }, 4, "pg:x:[0-3]" },
+			{ { 0, 1 }, 2, "pg:x:[0,1]" },
+			{ { 4, 5, 6, 9, 0, 8, 16, 24 }, 8,
+			  "pg:x:[4-6,9,0,8,...,24]" },
+			{ { 3, 2, 1, 0 }, 4, "pg:x:[3,2,1,0]" },
+			{ { -1, 0, 1, 2 }, 4, "pg:x:[-1,0-2]" },
+			{ { 5, 5, 5 }, 3, "pg:x:[5,5,5]" },
+			{ { 0, 1, 2, 2, 3, 4 }, 6, "pg:x:[0-2,2-4]" },
+			{ { 0 }, 0, "pg:x:[]" },
+		};
+		int big[16384];
+
+		for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+			g_autofree char *id = hd_group_id_pg("x", cases[i].r,
+							     cases[i].n);
+
+			ck_assert_str_eq(id, cases[i].id);
+		}
+		for (int i = 0; i < 16384; i++)
+			big[i] = i;
+		g_autofree char *world = hd_group_id_pg("0", big, 16384);
+		ck_assert_str_eq(world, "pg:0:[0-16383]");
+		big[100] = 99;
+		g_autofree char *dup = hd_group_id_pg("0", big, 16384);
+		ck_assert_str_eq(dup, "pg:0:[0-99,99,101-16383]");
+	}
 	ck_assert_str_eq(comm, "comm:0x5c1e2f03a9d4b871");
 	ck_assert_int_eq(hd_op_kind_parse("AllReduce"), HD_OP_ALL_REDUCE);
 	ck_assert_int_eq(hd_op_kind_parse("ALLREDUCE"), HD_OP_ALL_REDUCE);
