@@ -426,6 +426,29 @@ static inline bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
 	return true;
 }
 
+/*
+ * g_utf8_validate() with its rules (no NUL byte either), eight bytes at a
+ * time while the text is ASCII, which names, paths and rank lists are.
+ */
+static bool valid_utf8(const uint8_t *p, size_t n)
+{
+	const uint64_t hi = 0x8080808080808080ULL, one = 0x0101010101010101ULL;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		if ((w & hi) || ((w - one) & ~w & hi))
+			break;
+	}
+	for (; i < n; i++)
+		if (p[i] == 0 || p[i] >= 0x80)
+			return g_utf8_validate((const char *)p, (gssize)n,
+					       NULL);
+	return true;
+}
+
 static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
 		     size_t at)
 {
@@ -438,8 +461,7 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
 	}
 	if (n > UINT32_MAX)
 		return fail(d, at, "string of %zu bytes too long", n);
-	if (type == PK_STR && !g_utf8_validate((const char *)d->p + d->pos,
-					       (gssize)n, NULL))
+	if (type == PK_STR && !valid_utf8(d->p + d->pos, n))
 		return fail(d, at, "invalid UTF-8 in string");
 	id = new_node(d->t, type);
 	nd = node_at(d->t, id);

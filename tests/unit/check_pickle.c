@@ -208,6 +208,27 @@ START_TEST(test_hostile)
 	assert_error(DEC("\x80\x02K\x01r\xff\xff\xff\xff."), "too large");
 	assert_error(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."),
 		     "invalid UTF-8");
+	/* the ASCII fast path: a bad byte or NUL in a word and in the tail */
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefg\xc3\x28" "bc."),
+		     "invalid UTF-8");
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abc\x00" "efghijk."),
+		     "invalid UTF-8");
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefghij\x00."),
+		     "invalid UTF-8");
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefghij\xff."),
+		     "invalid UTF-8");
+	{
+		/* text past the first word, valid outside ASCII */
+		g_autoptr(pk_tree) u = DEC("\x80\x02X\x0d\x00\x00\x00"
+					   "rank_\xc3\xa9t\xc3\xa9_01.");
+		size_t n;
+
+		ck_assert_int_eq(u->status, PK_OK);
+		ck_assert_ptr_nonnull(pk_str(u, u->root, &n));
+		ck_assert_uint_eq(n, 13);
+		ck_assert(memcmp(pk_str(u, u->root, &n),
+				 "rank_\xc3\xa9t\xc3\xa9_01", 13) == 0);
+	}
 	assert_error(DEC("\x80\x02u."), "no mark");
 	assert_error(DEC("\x80\x02(K\x01u."), "no container");
 	assert_error(DEC("\x80\x02](K\x01u."), "non-dict");
