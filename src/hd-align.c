@@ -545,7 +545,7 @@ static void report_self_inconsistent(struct group_ctx *c, const struct view *vw,
  * for the position that agrees (nearly all of them).
  */
 static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
-			  uint32_t npos, uint32_t m)
+			  uint32_t npos, uint32_t m, bool *uniform)
 {
 	struct aval ref[ATTR_COUNT];
 	bool seen[ATTR_COUNT] = { false };
@@ -571,7 +571,8 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 			break;
 		}
 	}
-	if (p == npos)
+	*uniform = p == npos;
+	if (*uniform)
 		return true;
 	for (p = 0; p < npos; p++) {
 		const struct view *vw =
@@ -609,8 +610,8 @@ static void check_position(struct group_ctx *c, int64_t key,
 	}
 	/* Each member of a coalesced group is compared with its peers. */
 	for (uint32_t m = 0; m < min_len; m++) {
-		bool type_differs = false;
-		bool agrees = member_agrees(c, pos, npos, m);
+		bool type_differs = false, uniform;
+		bool agrees = member_agrees(c, pos, npos, m, &uniform);
 
 		for (int at = 0; at < ATTR_COUNT && !agrees; at++) {
 			struct vote vote;
@@ -640,6 +641,15 @@ static void check_position(struct group_ctx *c, int64_t key,
 		}
 		if (type_differs)
 			continue;
+		/* one kind and descriptor: one answer for every rank */
+		if (uniform) {
+			const struct view *vw = &g_array_index(
+				c->views, struct view, pos[0].view);
+
+			if (!self_inconsistent(ctx_op(c, vw->ops[pos[0].start + m]),
+					       c->nranks))
+				continue;
+		}
 		for (uint32_t p = 0; p < npos; p++) {
 			const struct view *vw =
 				&g_array_index(c->views, struct view, pos[p].view);
@@ -679,27 +689,32 @@ static void check_mismatches(struct group_ctx *c)
 		int64_t key = INT64_MAX;
 		uint32_t npos = 0;
 
+		/* the views at the lowest next key, in one pass */
 		for (guint i = 0; i < c->views->len; i++) {
 			const struct view *vw =
 				&g_array_index(c->views, struct view, i);
+			int64_t k;
 
-			if (vw->cur < vw->n && view_key(vw, vw->cur) < key)
-				key = view_key(vw, vw->cur);
+			if (vw->cur >= vw->n)
+				continue;
+			k = view_key(vw, vw->cur);
+			if (k < key) {
+				key = k;
+				npos = 0;
+			}
+			if (k == key)
+				pos[npos++].view = i;
 		}
 		if (key == INT64_MAX)
 			break;
-		for (guint i = 0; i < c->views->len; i++) {
-			struct view *vw = &g_array_index(c->views, struct view, i);
-			uint32_t start = vw->cur;
+		for (uint32_t p = 0; p < npos; p++) {
+			struct view *vw =
+				&g_array_index(c->views, struct view, pos[p].view);
 
+			pos[p].start = vw->cur;
 			while (vw->cur < vw->n && view_key(vw, vw->cur) == key)
 				vw->cur++;
-			if (vw->cur > start) {
-				pos[npos].view = i;
-				pos[npos].start = start;
-				pos[npos].end = vw->cur;
-				npos++;
-			}
+			pos[p].end = vw->cur;
 		}
 		if (npos >= 2)
 			check_position(c, key, pos, npos);
