@@ -282,6 +282,10 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 	struct rank_memo memo, seen;
 	uint32_t last_input = UINT32_MAX;
 	uint8_t last_source = 0;
+	/* a lane's consecutive ops are appended together, not one by one */
+	uint32_t pend[256];
+	guint npend = 0;
+	GArray *pend_list = NULL;
 
 	ix->store = s;
 	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
@@ -340,8 +344,16 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 			}
 			*slot = list;
 		}
-		g_array_append_val(list, idx);
+		if (list != pend_list || npend == G_N_ELEMENTS(pend)) {
+			if (npend)
+				g_array_append_vals(pend_list, pend, npend);
+			pend_list = list;
+			npend = 0;
+		}
+		pend[npend++] = idx;
 	}
+	if (npend)
+		g_array_append_vals(pend_list, pend, npend);
 	for (guint i = 0; i < lists->len; i++) {
 		GArray *list = g_ptr_array_index(lists, i);
 		uint64_t key = g_array_index(keys, uint64_t, i);
