@@ -934,6 +934,7 @@ static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 		bool first = true;
 
 		st->group = g;
+		st->joined = -1;
 		for (guint l = 0; l < gi->lanes->len; l++) {
 			const struct hd_lane *lane =
 				&g_array_index(gi->lanes, struct hd_lane, l);
@@ -956,6 +957,18 @@ static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 		if (!first && common_hi >= common_lo)
 			st->ops_aligned = (uint32_t)MIN(common_hi - common_lo + 1,
 							UINT32_MAX);
+	}
+	for (guint i = 0; ix->links && i < ix->links->len; i++) {
+		const struct hd_join_link *l =
+			&g_array_index(ix->links, struct hd_join_link, i);
+		struct hd_group_stats *pg = &g_array_index(
+			a->group_stats, struct hd_group_stats, l->pg);
+		struct hd_group_stats *comm = &g_array_index(
+			a->group_stats, struct hd_group_stats, l->comm);
+
+		pg->joined = l->comm;
+		comm->joined = l->pg;
+		pg->joined_ops = comm->joined_ops = l->ops;
 	}
 }
 

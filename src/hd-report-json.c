@@ -57,32 +57,10 @@ static json_t *input_json(const struct hd_input *in)
 	return o;
 }
 
-static const struct hd_group_stats *find_stats(const struct hd_analysis *a,
-					       uint32_t group)
-{
-	if (!a->group_stats)
-		return NULL;
-	if (group < a->group_stats->len) {
-		const struct hd_group_stats *st = &g_array_index(
-			a->group_stats, struct hd_group_stats, group);
-
-		if (st->group == group)
-			return st;
-	}
-	for (guint i = 0; i < a->group_stats->len; i++) {
-		const struct hd_group_stats *st = &g_array_index(
-			a->group_stats, struct hd_group_stats, i);
-
-		if (st->group == group)
-			return st;
-	}
-	return NULL;
-}
-
 static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 {
 	const struct hd_group *g = hd_store_group_at(a->store, index);
-	const struct hd_group_stats *st = find_stats(a, index);
+	const struct hd_group_stats *st = hd_report_group_stats(a, index);
 	json_t *o = json_object();
 	json_t *members = json_array();
 
@@ -96,6 +74,11 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 	json_object_set_new(o, "ranks", members);
 	json_object_set_new(o, "ops_aligned",
 			    json_integer(st ? st->ops_aligned : 0));
+	json_object_set_new(o, "joined_with",
+			    st && st->joined >= 0
+				    ? hd_report_json_string(hd_store_group_at(
+					      a->store, (uint32_t)st->joined)->id)
+				    : json_null());
 	return o;
 }
 

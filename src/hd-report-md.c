@@ -240,15 +240,17 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 		const struct hd_group *g = hd_store_group_at(s, i);
 		g_autofree char *name = md_text(g->name ? g->name : "");
 		g_autofree char *id = md_code(g->id);
-		uint32_t aligned = 0;
+		const struct hd_group_stats *st = hd_report_group_stats(a, i);
+		uint32_t aligned = st ? st->ops_aligned : 0;
 
-		for (guint k = 0; a->group_stats && k < a->group_stats->len;
-		     k++) {
-			const struct hd_group_stats *st = &g_array_index(
-				a->group_stats, struct hd_group_stats, k);
+		if (st && st->joined >= 0) {
+			g_autofree char *other = md_code(hd_store_group_at(
+				s, (uint32_t)st->joined)->id);
+			char *both = g_strdup_printf("%s (joined with %s)", id,
+						     other);
 
-			if (st->group == i)
-				aligned = st->ops_aligned;
+			g_free(id);
+			id = both;
 		}
 		if (g->nranks >= 0)
 			fprintf(out, "| %s | %s | %d | %u |\n", name, id,

@@ -279,25 +279,18 @@ static void groups(FILE *out, const struct hd_analysis *a)
 	emit(out, "groups: %u", s->groups->len);
 	for (guint i = 0; i < s->groups->len && i < MAX_GROUPS; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
+		const struct hd_group_stats *st = hd_report_group_stats(a, i);
 		g_autofree char *tag = group_tag(s, i);
-		uint32_t aligned = 0;
+		g_autofree char *nranks = g->nranks >= 0
+			? g_strdup_printf("%d", g->nranks) : g_strdup("?");
 
-		for (guint k = 0; a->group_stats && k < a->group_stats->len;
-		     k++) {
-			const struct hd_group_stats *st = &g_array_index(
-				a->group_stats, struct hd_group_stats, k);
-
-			if (st->group == i)
-				aligned = st->ops_aligned;
-		}
-		if (g->nranks >= 0)
-			emit(out, "  %-12s %d ranks, %u ops aligned, %s%s", tag,
-			     g->nranks, aligned, g->id,
-			     g->low_confidence_identity ? " (guessed)" : "");
-		else
-			emit(out, "  %-12s ? ranks, %u ops aligned, %s%s", tag,
-			     aligned, g->id,
-			     g->low_confidence_identity ? " (guessed)" : "");
+		emit(out, "  %-12s %s ranks, %u ops aligned, %s%s", tag, nranks,
+		     st ? st->ops_aligned : 0, g->id,
+		     g->low_confidence_identity ? " (guessed)" : "");
+		if (st && st->joined >= 0)
+			emit(out, "  %-12s joined with %s (%u ops matched)", "",
+			     hd_store_group_at(s, (uint32_t)st->joined)->id,
+			     st->joined_ops);
 	}
 	if (s->groups->len > MAX_GROUPS)
 		emit_more(out, "  ", s->groups->len - MAX_GROUPS, "groups");

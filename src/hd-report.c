@@ -221,3 +221,25 @@ void hd_report_progress_cells(const struct hd_rank_progress *p,
 	else
 		g_snprintf(state, 48, "%s", st);
 }
+
+const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
+						   uint32_t group)
+{
+	if (!a->group_stats)
+		return NULL;
+	if (group < a->group_stats->len) {
+		const struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, group);
+
+		if (st->group == group)
+			return st;
+	}
+	for (guint i = 0; i < a->group_stats->len; i++) {
+		const struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, i);
+
+		if (st->group == group)
+			return st;
+	}
+	return NULL;
+}

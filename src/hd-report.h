@@ -49,6 +49,9 @@ json_t *hd_report_json_string(const char *s);
 
 /* The group's name, else its id; "-" for -1.  (transfer none) */
 const char *hd_report_group_label(const struct hd_store *s, int64_t group);
+/* The engine's figures for a group, or NULL.  (transfer none) */
+const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
+						   uint32_t group);
 
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);

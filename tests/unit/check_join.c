@@ -474,6 +474,15 @@ START_TEST(test_healthy_joined_no_fault)
 	add_history(&f, comm, 0, 11, 0, false);
 	a = hd_engine_run(f.s);
 	ck_assert(!hd_analysis_has_fault(a));
+	/* the reports' figures say which groups were joined, both ways */
+	const struct hd_group_stats *pg =
+		&g_array_index(a->group_stats, struct hd_group_stats, f.pg);
+	const struct hd_group_stats *cs =
+		&g_array_index(a->group_stats, struct hd_group_stats, comm);
+	ck_assert_int_eq(pg->joined, comm);
+	ck_assert_int_eq(cs->joined, f.pg);
+	ck_assert_uint_eq(pg->joined_ops, 12 * NR);
+	ck_assert_uint_eq(cs->joined_ops, 12 * NR);
 	hd_store_free(f.s);
 }
 END_TEST
