@@ -385,6 +385,17 @@ struct at_pos {
 	uint32_t start, end;
 };
 
+/* Member m of position p, as the vote sees it (with any joined log line). */
+static const struct hd_op *pos_op(const struct group_ctx *c,
+				  const struct at_pos *pos, uint32_t p,
+				  uint32_t m, struct hd_op *buf)
+{
+	const struct view *vw =
+		&g_array_index(c->views, struct view, pos[p].view);
+
+	return hd_join_view(c->ix, vw->ops[pos[p].start + m], buf);
+}
+
 static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			    const struct at_pos *pos, uint32_t npos,
 			    const struct vote *vote, uint32_t member)
@@ -407,21 +418,20 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 	c->reported[at]++;
 	best = vote_majority(vote, &tie);
 	for (uint32_t p = 0; p < npos; p++) {
-		const struct view *vw =
-			&g_array_index(c->views, struct view, pos[p].view);
 		struct hd_op buf;
-		const struct hd_op *op = hd_join_view(
-			c->ix, vw->ops[pos[p].start + MIN(member,
-							  pos[p].end - pos[p].start - 1)],
+		const struct hd_op *op = pos_op(
+			c, pos, p, MIN(member, pos[p].end - pos[p].start - 1),
 			&buf);
+		int rank = g_array_index(c->views, struct view,
+					 pos[p].view).rank;
 		struct aval val;
 
 		if (!attr_value(op, at, c->source, &val))
 			continue;
 		if (aval_eq(val, vote->value[best]))
-			g_array_append_val(majority, vw->rank);
+			g_array_append_val(majority, rank);
 		else
-			g_array_append_val(minority, vw->rank);
+			g_array_append_val(minority, rank);
 	}
 	min_text = ranks_text(minority, 8);
 	maj_text = ranks_text(majority, 8);
@@ -538,7 +548,6 @@ static void report_self_inconsistent(struct group_ctx *c, const struct view *vw,
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
-/* Compares what every rank called at one position. */
 /*
  * Whether every rank that has a value for an attribute has the same one,
  * for all attributes of member m: what a vote would find, in one pass,
@@ -558,11 +567,8 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 	 * are interned: the same pair on every rank agrees on everything.
 	 */
 	for (p = 0; p < npos; p++) {
-		const struct view *vw =
-			&g_array_index(c->views, struct view, pos[p].view);
 		struct hd_op buf;
-		const struct hd_op *op =
-			hd_join_view(c->ix, vw->ops[pos[p].start + m], &buf);
+		const struct hd_op *op = pos_op(c, pos, p, m, &buf);
 
 		if (p == 0) {
 			d0 = op->d;
@@ -575,11 +581,8 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 	if (*uniform)
 		return true;
 	for (p = 0; p < npos; p++) {
-		const struct view *vw =
-			&g_array_index(c->views, struct view, pos[p].view);
 		struct hd_op buf;
-		const struct hd_op *op =
-			hd_join_view(c->ix, vw->ops[pos[p].start + m], &buf);
+		const struct hd_op *op = pos_op(c, pos, p, m, &buf);
 
 		for (int at = 0; at < ATTR_COUNT; at++) {
 			struct aval val;
@@ -597,6 +600,7 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 	return true;
 }
 
+/* Compares what every rank called at one position. */
 static void check_position(struct group_ctx *c, int64_t key,
 			   const struct at_pos *pos, uint32_t npos)
 {
@@ -621,11 +625,8 @@ static void check_position(struct group_ctx *c, int64_t key,
 			vote.nvalues = 0;
 			vote.overflow = false;
 			for (uint32_t p = 0; p < npos; p++) {
-				const struct view *vw = &g_array_index(
-					c->views, struct view, pos[p].view);
 				struct hd_op buf;
-				const struct hd_op *op = hd_join_view(
-					c->ix, vw->ops[pos[p].start + m], &buf);
+				const struct hd_op *op = pos_op(c, pos, p, m, &buf);
 				struct aval val;
 
 				if (attr_value(op, at, c->source, &val))
