@@ -378,6 +378,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	static const int pair[] = { 0, 1 };
 	static const int want1[] = { 1 };
 	static const int both[] = { 0, 1 };
+	static const int ring[] = { 0, 1, 2 };
 
 	fixture_init(&f, 2, HD_INPUT_FLIGHT_REC);
 	uint32_t g = add_group(&f, "0", pair, 2);
@@ -399,6 +400,24 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, both, 2);
 	ck_assert_ptr_nonnull(strstr(v->summary, "cycle"));
+	fixture_clear(&f, a);
+
+	/* A three-rank cycle, two parallel waits a link: every member named. */
+	fixture_init(&f, 3, HD_INPUT_FLIGHT_REC);
+	g = add_group(&f, "0", ring, 3);
+	for (int r = 0; r < 3; r++)
+		for (int64_t seq = 1; seq <= 2; seq++)
+			add_p2p(&f, g, r, HD_OP_SEND, (r + 1) % 3, seq,
+				HD_STATE_ENQUEUED);
+	a = run(&f);
+	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
+	ck_assert_ptr_nonnull(v);
+	assert_culprits(v, ring, 3);
+	/* in wait order, from whichever rank the search started at */
+	ck_assert_msg(strstr(v->summary, "cycle 0 -> 1 -> 2 -> 0") ||
+			      strstr(v->summary, "cycle 1 -> 2 -> 0 -> 1") ||
+			      strstr(v->summary, "cycle 2 -> 0 -> 1 -> 2"),
+		      "%s", v->summary);
 	fixture_clear(&f, a);
 }
 END_TEST
