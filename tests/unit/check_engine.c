@@ -2,12 +2,14 @@
  * Engine tests on stores built by hand, so that each verdict rule is tested
  * apart from the parsers: votes and ties, the blocked frontier, ring-buffer
  * windows, p2p pairing and cycles, wait chains, c10d counters, and the
- * signal verdicts with their consequences ruled out.
+ * signal verdicts with their consequences ruled out.  Regressions found
+ * by fuzzing load their fixture dumps with hd_load().
  */
 #include "config.h"
 
 #include <string.h>
 
+#include "hd-analyze.h"
 #include "hd-engine.h"
 #include "hd-test.h"
 
@@ -787,10 +789,34 @@ START_TEST(test_empty_store)
 }
 END_TEST
 
+/*
+ * tests/data/fr/p2p-wait-chain: three ranks with 160 unpartnered sends
+ * each to the next, a chain of waits with no cycle.  The deadlock search
+ * walked every path along the chain, 160^3 of them, once per edge: minutes.
+ * fuzz_analyze timed out on 64 sends a rank.
+ */
+START_TEST(test_p2p_wait_chain_is_fast)
+{
+	g_autofree char *dir = hd_test_path("tests/data/fr/p2p-wait-chain");
+	char *paths[] = { dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_store *s = hd_load(paths, 1, problems);
+	struct hd_analysis *a = hd_engine_run(s);
+	const struct hd_verdict *v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
+
+	ck_assert_uint_eq(problems->len, 0);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_null(strstr(v->summary, "cycle"));
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
 	TCase *tc = tcase_create("verdicts");
+	TCase *slow = tcase_create("regressions");
 
 	tcase_add_test(tc, test_healthy);
 	tcase_add_test(tc, test_missing_rank);
@@ -814,6 +840,10 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
 	suite_add_tcase(s, tc);
+	/* Hangs show as a timeout; the limit leaves room for valgrind. */
+	tcase_set_timeout(slow, 30);
+	tcase_add_test(slow, test_p2p_wait_chain_is_fast);
+	suite_add_tcase(s, slow);
 	return s;
 }
 
