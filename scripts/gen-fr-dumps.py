@@ -422,6 +422,20 @@ def fixtures(out):
               state="scheduled")
     case_simple_world(out, "p2p-unmatched", 2, nt, p2p)
 
+    # p2p-wait-chain: ranks 0, 1, 2 each have 160 scheduled sends to the
+    # next rank, which never posts the recvs; rank 3 only all_reduces.
+    # Waits form a chain 0 -> 1 -> 2 -> 3, 160 edges a link, no cycle: the
+    # deadlock search once walked all 160^3 paths of it, for each edge
+    # (minutes; 64 sends a rank took 1.7 s).
+    def p2p_chain(rs):
+        for r in rs:
+            r.op("0", *AR)
+        for r in rs[:3]:
+            for _ in range(160):
+                r.op("0", "send {}->{}".format(r.rank, r.rank + 1),
+                     [[8]], [[8]], p2p=True, state="scheduled")
+    case_simple_world(out, "p2p-wait-chain", 4, nt, p2p_chain)
+
     # blocked-chain: TP {0,1} "1", {2,3} "2"; DP {0,2} "3", {1,3} "4".
     # Rank 1 stops issuing (root blocker); rank 0 waits in TP "1" for it;
     # rank 2 waits in DP "3" for rank 0; rank 3 waits in DP "4" for rank 1.

@@ -1198,32 +1198,78 @@ struct p2p_edge {
 	uint32_t op;
 };
 
-/* Follows p2p waits from start; fills cycle when it returns to start. */
-static bool find_cycle(const GArray *edges, int start, int at, GArray *path,
-		       int depth)
+/* Each rank's edges, as indices into edges: rank -> GArray of guint. */
+static GHashTable *p2p_out_edges(const GArray *edges)
 {
-	if (depth > 64)
-		return false;
-	for (guint i = 0; i < edges->len; i++) {
-		const struct p2p_edge *e = &g_array_index(edges, struct p2p_edge, i);
-		bool seen = false;
+	GHashTable *out = g_hash_table_new_full(NULL, NULL, NULL,
+						(GDestroyNotify)g_array_unref);
 
-		if (e->from != at)
-			continue;
-		if (e->to == start) {
-			g_array_append_val(path, e->to);
-			return true;
+	for (guint i = 0; i < edges->len; i++) {
+		int from = g_array_index(edges, struct p2p_edge, i).from;
+		GArray *list = g_hash_table_lookup(out, GINT_TO_POINTER(from));
+
+		if (!list) {
+			list = g_array_new(FALSE, FALSE, sizeof(guint));
+			g_hash_table_insert(out, GINT_TO_POINTER(from), list);
 		}
-		for (guint k = 0; k < path->len && !seen; k++)
-			seen = g_array_index(path, int, k) == e->to;
-		if (seen)
-			continue;
-		g_array_append_val(path, e->to);
-		if (find_cycle(edges, start, e->to, path, depth + 1))
-			return true;
-		g_array_set_size(path, path->len - 1);
+		g_array_append_val(list, i);
 	}
-	return false;
+	return out;
+}
+
+/*
+ * Fills path with the shortest cycle of waits through start (start first
+ * and last), if there is one.  Breadth first, each rank entered once:
+ * there is an edge per unpartnered op, so two ranks can be joined by
+ * hundreds of edges, and walking every path instead of every rank took
+ * time exponential in the length of a chain of waits.
+ */
+static bool find_cycle(const GArray *edges, GHashTable *out, int start,
+		       GArray *path)
+{
+	g_autoptr(GHashTable) parent = g_hash_table_new(NULL, NULL);
+	g_autoptr(GArray) queue = g_array_new(FALSE, FALSE, sizeof(int));
+	int last = -1;
+
+	g_array_append_val(queue, start);
+	for (guint q = 0; q < queue->len && last < 0; q++) {
+		int at = g_array_index(queue, int, q);
+		GArray *list = g_hash_table_lookup(out, GINT_TO_POINTER(at));
+
+		for (guint i = 0; list && i < list->len; i++) {
+			int to = g_array_index(edges, struct p2p_edge,
+					       g_array_index(list, guint, i))
+					 .to;
+
+			if (to == start) {
+				last = at;
+				break;
+			}
+			if (g_hash_table_contains(parent, GINT_TO_POINTER(to)))
+				continue;
+			g_hash_table_insert(parent, GINT_TO_POINTER(to),
+					    GINT_TO_POINTER(at));
+			g_array_append_val(queue, to);
+		}
+	}
+	if (last < 0)
+		return false;
+	/* Back from the last rank to start, then turned around. */
+	g_array_set_size(path, 0);
+	g_array_append_val(path, start);
+	while (last != start) {
+		g_array_append_val(path, last);
+		last = GPOINTER_TO_INT(
+			g_hash_table_lookup(parent, GINT_TO_POINTER(last)));
+	}
+	g_array_append_val(path, start);
+	for (guint i = 0, j = path->len - 1; i < j; i++, j--) {
+		int t = g_array_index(path, int, i);
+
+		g_array_index(path, int, i) = g_array_index(path, int, j);
+		g_array_index(path, int, j) = t;
+	}
+	return true;
 }
 
 static void check_p2p(struct group_ctx *c)
@@ -1234,6 +1280,8 @@ static void check_p2p(struct group_ctx *c)
 		g_int64_hash, g_int64_equal, g_free, p2p_list_free);
 	g_autoptr(GArray) edges = g_array_new(FALSE, FALSE,
 					      sizeof(struct p2p_edge));
+	g_autoptr(GHashTable) out = NULL;
+	g_autoptr(GHashTable) tried = NULL;
 	g_autofree char *label = hd_group_label(c->s, c->group);
 	GHashTableIter it;
 	gpointer key, value;
@@ -1317,13 +1365,17 @@ static void check_p2p(struct group_ctx *c)
 	}
 	if (edges->len == 0)
 		return;
+	out = p2p_out_edges(edges);
+	tried = g_hash_table_new(NULL, NULL);
 	/* A cycle is a deadlock: report it once, with every member. */
 	for (guint i = 0; i < edges->len; i++) {
 		const struct p2p_edge *e = &g_array_index(edges, struct p2p_edge, i);
 		g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(int));
 
-		g_array_append_val(path, e->from);
-		if (find_cycle(edges, e->from, e->from, path, 0)) {
+		/* A rank's parallel edges would only repeat its search. */
+		if (!g_hash_table_add(tried, GINT_TO_POINTER(e->from)))
+			continue;
+		if (find_cycle(edges, out, e->from, path)) {
 			GString *chain = g_string_new(NULL);
 			struct hd_verdict *v;
 

@@ -2,12 +2,14 @@
  * Engine tests on stores built by hand, so that each verdict rule is tested
  * apart from the parsers: votes and ties, the blocked frontier, ring-buffer
  * windows, p2p pairing and cycles, wait chains, c10d counters, and the
- * signal verdicts with their consequences ruled out.
+ * signal verdicts with their consequences ruled out.  Regressions found
+ * by fuzzing load their fixture dumps with hd_load().
  */
 #include "config.h"
 
 #include <string.h>
 
+#include "hd-analyze.h"
 #include "hd-engine.h"
 #include "hd-test.h"
 
@@ -392,6 +394,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	static const int pair[] = { 0, 1 };
 	static const int want1[] = { 1 };
 	static const int both[] = { 0, 1 };
+	static const int ring[] = { 0, 1, 2 };
 
 	fixture_init(&f, 2, HD_INPUT_FLIGHT_REC);
 	uint32_t g = add_group(&f, "0", pair, 2);
@@ -413,6 +416,24 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	ck_assert_ptr_nonnull(v);
 	assert_culprits(v, both, 2);
 	ck_assert_ptr_nonnull(strstr(v->summary, "cycle"));
+	fixture_clear(&f, a);
+
+	/* A three-rank cycle, two parallel waits a link: every member named. */
+	fixture_init(&f, 3, HD_INPUT_FLIGHT_REC);
+	g = add_group(&f, "0", ring, 3);
+	for (int r = 0; r < 3; r++)
+		for (int64_t seq = 1; seq <= 2; seq++)
+			add_p2p(&f, g, r, HD_OP_SEND, (r + 1) % 3, seq,
+				HD_STATE_ENQUEUED);
+	a = run(&f);
+	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
+	ck_assert_ptr_nonnull(v);
+	assert_culprits(v, ring, 3);
+	/* in wait order, from whichever rank the search started at */
+	ck_assert_msg(strstr(v->summary, "cycle 0 -> 1 -> 2 -> 0") ||
+			      strstr(v->summary, "cycle 1 -> 2 -> 0 -> 1") ||
+			      strstr(v->summary, "cycle 2 -> 0 -> 1 -> 2"),
+		      "%s", v->summary);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -785,10 +806,34 @@ START_TEST(test_empty_store)
 }
 END_TEST
 
+/*
+ * tests/data/fr/p2p-wait-chain: three ranks with 160 unpartnered sends
+ * each to the next, a chain of waits with no cycle.  The deadlock search
+ * walked every path along the chain, 160^3 of them, once per edge: minutes.
+ * fuzz_analyze timed out on 64 sends a rank.
+ */
+START_TEST(test_p2p_wait_chain_is_fast)
+{
+	g_autofree char *dir = hd_test_path("tests/data/fr/p2p-wait-chain");
+	char *paths[] = { dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_store *s = hd_load(paths, 1, problems);
+	struct hd_analysis *a = hd_engine_run(s);
+	const struct hd_verdict *v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
+
+	ck_assert_uint_eq(problems->len, 0);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_null(strstr(v->summary, "cycle"));
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
 	TCase *tc = tcase_create("verdicts");
+	TCase *slow = tcase_create("regressions");
 
 	tcase_add_test(tc, test_healthy);
 	tcase_add_test(tc, test_missing_rank);
@@ -812,6 +857,10 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
 	suite_add_tcase(s, tc);
+	/* Hangs show as a timeout; the limit leaves room for valgrind. */
+	tcase_set_timeout(slow, 30);
+	tcase_add_test(slow, test_p2p_wait_chain_is_fast);
+	suite_add_tcase(s, slow);
 	return s;
 }
 
