@@ -712,10 +712,8 @@ START_TEST(test_trace_end_low_confidence)
 	for (int r = 0; r < 3; r++)
 		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
 			struct hd_op op;
-			struct hd_opdesc d;
 
 			hd_op_init(&op);
-			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = g;
 			op.seq = s;
@@ -723,7 +721,6 @@ START_TEST(test_trace_end_low_confidence)
 			op.kind = HD_OP_ALL_REDUCE;
 			op.state = HD_STATE_COMPLETED;
 			op.prov.input = f.input[r];
-			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(f.s, &op);
 		}
 	a = run(&f);

@@ -179,10 +179,8 @@ START_TEST(test_single_late)
 
 		for (int i = 0; i < 10; i++) {
 			struct hd_op op;
-			struct hd_opdesc d;
 
 			hd_op_init(&op);
-			d = hd_opdesc_blank;
 			op.rank = r;
 			op.group = g;
 			op.seq = i;
@@ -192,7 +190,6 @@ START_TEST(test_single_late)
 								   r * 1000);
 			op.t_end_ns = 1000000000LL * i + 20000000;
 			op.prov.input = in;
-			op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(s, &op);
 		}
 	}
