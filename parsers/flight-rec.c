@@ -860,8 +860,7 @@ static int64_t time_or_unknown(struct fr_ctx *c, uint32_t id)
 }
 
 /* "send 1->0", "recv 0<-1", "recv 1<-?": the peer part. */
-static void parse_peer(const char *rest, struct hd_op *op,
-		       struct hd_opdesc *d)
+static void parse_peer(const char *rest, struct hd_op *op, struct hd_opdesc *d)
 {
 	const char *arrow = strstr(rest, "->");
 
@@ -884,8 +883,8 @@ static void parse_peer(const char *rest, struct hd_op *op,
 
 /* profiling_name -> kind, name, peer. */
 static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
-				 uint64_t idx, struct hd_op *op,
-				 struct hd_opdesc *d)
+				      uint64_t idx, struct hd_op *op,
+				      struct hd_opdesc *d)
 {
 	const char *colon = strrchr(pn, ':');
 	const char *opn = colon ? colon + 1 : pn;
@@ -915,9 +914,8 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
  * after the first with the same name takes the cached result (warnings are
  * once per name anyway).
  */
-static void parse_profiling_name(struct fr_ctx *c, const char *pn,
-				 uint64_t idx, struct hd_op *op,
-				 struct hd_opdesc *d)
+static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
+				 struct hd_op *op, struct hd_opdesc *d)
 {
 	struct fr_name *fn = pn == c->last_pn ?
 		(struct fr_name *)c->last_fn : g_hash_table_lookup(c->names, pn);

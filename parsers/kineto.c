@@ -924,9 +924,8 @@ static void set_seq(struct pending *pd, const struct kt_meta *m)
 	}
 }
 
-static void set_peer(struct kt *k, const struct hd_op *op,
-		     struct hd_opdesc *d, const struct kt_meta *m,
-		     int annot_peer)
+static void set_peer(struct kt *k, const struct hd_op *op, struct hd_opdesc *d,
+		     const struct kt_meta *m, int annot_peer)
 {
 	struct hd_group *g = hd_store_group_at(k->store, op->group);
 

@@ -1326,7 +1326,7 @@ static void parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (is_reduction(kind) && redop >= 0)
 		d.redop = redop >= 5 ? HD_REDOP_PREMULSUM
-				      : (uint8_t)(HD_REDOP_SUM + redop);
+				     : (uint8_t)(HD_REDOP_SUM + redop);
 	switch (kind) {
 	case HD_OP_ALL_GATHER:
 		d.count_in = count;

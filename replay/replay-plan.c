@@ -172,7 +172,8 @@ static gint cmp_op_ptr(gconstpointer a, gconstpointer b)
 static bool same_call(const struct hd_op *a, const struct hd_op *b)
 {
 	return a->seq == b->seq && a->kind == b->kind &&
-	       a->d->count_in == b->d->count_in && a->d->count_out == b->d->count_out &&
+	       a->d->count_in == b->d->count_in &&
+	       a->d->count_out == b->d->count_out &&
 	       a->d->dtype == b->d->dtype && a->d->redop == b->d->redop &&
 	       a->d->peer == b->d->peer;
 }
@@ -357,13 +358,15 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 			ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind
 							      : HD_OP_UNKNOWN;
 			ro.count = nccl_count(op, nranks);
-			ro.dtype = op->d->dtype <= HD_DTYPE_INT16 ? op->d->dtype
-							       : HD_DTYPE_OTHER;
+			ro.dtype = op->d->dtype <= HD_DTYPE_INT16
+					   ? op->d->dtype
+					   : HD_DTYPE_OTHER;
 			ro.redop = op->d->redop <= HD_REDOP_PREMULSUM
 					   ? op->d->redop
 					   : HD_REDOP_NONE;
-			ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer
-								     : -1;
+			ro.peer = op->d->peer >= 0 && op->d->peer < nranks
+					  ? op->d->peer
+					  : -1;
 			ro.seq = op->seq;
 			ro.state = op->state <= HD_STATE_COMPLETED
 					   ? op->state

@@ -236,7 +236,8 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 	g_autofree char *csrc = hd_report_clean(src);
 	g_autofree char *group =
 		hd_report_clean(hd_report_group_label(s, op->group));
-	g_autofree char *name = hd_report_clean(op->d->name ? op->d->name : "-");
+	g_autofree char *name =
+		hd_report_clean(op->d->name ? op->d->name : "-");
 	char b[6][40];
 	char peer[40] = "-";
 
@@ -313,13 +314,15 @@ static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 			    json_string(hd_op_state_name(op->state)));
 	json_object_set_new(o, "count_in", int_or_null(op->d->count_in, -1));
 	json_object_set_new(o, "count_out", int_or_null(op->d->count_out, -1));
-	json_object_set_new(o, "shape_in", hd_report_json_string(op->d->shape_in));
+	json_object_set_new(o, "shape_in",
+			    hd_report_json_string(op->d->shape_in));
 	json_object_set_new(o, "shape_out",
 			    hd_report_json_string(op->d->shape_out));
 	json_object_set_new(o, "dtype", hd_report_json_string(op_dtype(op)));
 	json_object_set_new(o, "redop",
-			    op->d->redop ? json_string(hd_redop_name(op->d->redop))
-				      : json_null());
+			    op->d->redop
+				    ? json_string(hd_redop_name(op->d->redop))
+				    : json_null());
 	json_object_set_new(o, op_is_p2p(op) ? "peer" : "root",
 			    int_or_null(op->d->peer, -1));
 	json_object_set_new(o, "op_count", int_or_null(op->op_count, -1));

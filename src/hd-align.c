@@ -29,8 +29,8 @@
 /* One rank's collective ops in one group and stream, keyed by position. */
 struct view {
 	int rank;
-	uint32_t *ops;  /* the lane's own array when borrowed */
-	int64_t *keys;  /* NULL: op i has key key_base + i */
+	uint32_t *ops; /* the lane's own array when borrowed */
+	int64_t *keys; /* NULL: op i has key key_base + i */
 	int64_t key_base;
 	bool borrowed;
 	uint32_t n;
@@ -162,7 +162,8 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 	case ATTR_TYPE:
 		/* FR names tell variants apart (_all_gather_base). */
 		*out = aval_of(0, op->kind,
-			       source == HD_INPUT_FLIGHT_REC ? STR(d->name) : 0);
+			       source == HD_INPUT_FLIGHT_REC ? STR(d->name)
+							     : 0);
 		return op->kind != HD_OP_UNKNOWN || d->name;
 	case ATTR_SIZE:
 		switch (op->kind) {
@@ -422,8 +423,8 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 		const struct hd_op *op = pos_op(
 			c, pos, p, MIN(member, pos[p].end - pos[p].start - 1),
 			&buf);
-		int rank = g_array_index(c->views, struct view,
-					 pos[p].view).rank;
+		int rank =
+			g_array_index(c->views, struct view, pos[p].view).rank;
 		struct aval val;
 
 		if (!attr_value(op, at, c->source, &val))
@@ -626,7 +627,8 @@ static void check_position(struct group_ctx *c, int64_t key,
 			vote.overflow = false;
 			for (uint32_t p = 0; p < npos; p++) {
 				struct hd_op buf;
-				const struct hd_op *op = pos_op(c, pos, p, m, &buf);
+				const struct hd_op *op =
+					pos_op(c, pos, p, m, &buf);
 				struct aval val;
 
 				if (attr_value(op, at, c->source, &val))
@@ -647,8 +649,9 @@ static void check_position(struct group_ctx *c, int64_t key,
 			const struct view *vw = &g_array_index(
 				c->views, struct view, pos[0].view);
 
-			if (!self_inconsistent(ctx_op(c, vw->ops[pos[0].start + m]),
-					       c->nranks))
+			if (!self_inconsistent(
+				    ctx_op(c, vw->ops[pos[0].start + m]),
+				    c->nranks))
 				continue;
 		}
 		for (uint32_t p = 0; p < npos; p++) {
@@ -709,8 +712,8 @@ static void check_mismatches(struct group_ctx *c)
 		if (key == INT64_MAX)
 			break;
 		for (uint32_t p = 0; p < npos; p++) {
-			struct view *vw =
-				&g_array_index(c->views, struct view, pos[p].view);
+			struct view *vw = &g_array_index(c->views, struct view,
+							 pos[p].view);
 
 			pos[p].start = vw->cur;
 			while (vw->cur < vw->n && view_key(vw, vw->cur) == key)
@@ -1336,10 +1339,16 @@ static void check_p2p(struct group_ctx *c)
 				v->seq = snd->seq;
 				v->op = "send";
 				v->score = HD_SCORE_MISMATCH;
-				hd_verdict_add_evidence(v, l->from, s1, "rank %d: send #%u to rank %d, %" G_GINT64_FORMAT " elements",
-							l->from, i, l->to, snd->d->count_in);
-				hd_verdict_add_evidence(v, l->to, s2, "rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT " elements",
-							l->to, i, l->from, rcv->d->count_out);
+				hd_verdict_add_evidence(
+					v, l->from, s1,
+					"rank %d: send #%u to rank %d, %" G_GINT64_FORMAT
+					" elements",
+					l->from, i, l->to, snd->d->count_in);
+				hd_verdict_add_evidence(
+					v, l->to, s2,
+					"rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT
+					" elements",
+					l->to, i, l->from, rcv->d->count_out);
 				g_ptr_array_add(c->a->verdicts, v);
 			}
 		}

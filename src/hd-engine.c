@@ -523,17 +523,19 @@ static char *describe(const struct hd_store *s, const struct hd_op *op,
 	if (op->d->shape_in || op->d->shape_out)
 		g_string_append_printf(d, " in %s out %s",
 				       op->d->shape_in ? op->d->shape_in : "?",
-				       op->d->shape_out ? op->d->shape_out : "?");
+				       op->d->shape_out ? op->d->shape_out
+							: "?");
 	else if (op->d->count_in >= 0 || op->d->count_out >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
 				       op->d->count_in >= 0 ? op->d->count_in
-							 : op->d->count_out);
+							    : op->d->count_out);
 	if (op->d->dtype_name)
 		g_string_append_printf(d, " %s", op->d->dtype_name);
 	else if (op->d->dtype != HD_DTYPE_UNKNOWN)
 		g_string_append_printf(d, " %s", hd_dtype_name(op->d->dtype));
 	if (op->d->redop != HD_REDOP_NONE)
-		g_string_append_printf(d, " op %s", hd_redop_name(op->d->redop));
+		g_string_append_printf(d, " op %s",
+				       hd_redop_name(op->d->redop));
 	if (op->d->peer >= 0)
 		g_string_append_printf(d, " %s %d",
 				       op->kind == HD_OP_SEND ||

@@ -76,9 +76,9 @@ struct hd_group_stats {
 	uint32_t ops_aligned; /* positions seen on every member that has data */
 	uint32_t positions;   /* distinct positions seen on any member */
 	int ranks_with_data;
-	int64_t joined;       /* the group this one is joined with (a PG and
+	int64_t joined; /* the group this one is joined with (a PG and
 				 its NCCL comm, hd-join.c), -1 none */
-	uint32_t joined_ops;  /* dump ops given a log line by that join */
+	uint32_t joined_ops; /* dump ops given a log line by that join */
 };
 
 /* One rank's progress, for the per-rank table of the reports. */

@@ -150,7 +150,8 @@ static bool is_single_call(const struct hd_op *op)
 	    (strstr(op->d->name, "coalesced") || strstr(op->d->name, "_oop")))
 		return false;
 	/* Several tensors on the side NCCL counts are several calls. */
-	shape = op->kind == HD_OP_REDUCE_SCATTER ? op->d->shape_out : op->d->shape_in;
+	shape = op->kind == HD_OP_REDUCE_SCATTER ? op->d->shape_out
+						 : op->d->shape_in;
 	if (!shape || strstr(shape, "], ["))
 		return false;
 	return coll_count(op) >= 0;
@@ -167,7 +168,8 @@ static bool call_agrees(const struct hd_op *fr, const struct hd_op *log)
 {
 	if (fr->kind != log->kind || coll_count(fr) != coll_count(log))
 		return false;
-	if (fr->d->dtype == HD_DTYPE_UNKNOWN || log->d->dtype == HD_DTYPE_UNKNOWN)
+	if (fr->d->dtype == HD_DTYPE_UNKNOWN ||
+	    log->d->dtype == HD_DTYPE_UNKNOWN)
 		return true;
 	if (fr->d->dtype == HD_DTYPE_OTHER || log->d->dtype == HD_DTYPE_OTHER)
 		return false;
@@ -638,12 +640,13 @@ const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
 char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 {
 	GString *d = g_string_new(log->d->name ? log->d->name
-					    : hd_op_kind_name(log->kind));
+					       : hd_op_kind_name(log->kind));
 
 	if (is_rooted(log->kind) && log->d->peer >= 0)
 		g_string_append_printf(d, " root %d", log->d->peer);
 	if (log->d->redop != HD_REDOP_NONE)
-		g_string_append_printf(d, " op %s", hd_redop_name(log->d->redop));
+		g_string_append_printf(d, " op %s",
+				       hd_redop_name(log->d->redop));
 	if (coll_count(log) >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
 				       coll_count(log));

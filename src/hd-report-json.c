@@ -74,11 +74,14 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 	json_object_set_new(o, "ranks", members);
 	json_object_set_new(o, "ops_aligned",
 			    json_integer(st ? st->ops_aligned : 0));
-	json_object_set_new(o, "joined_with",
-			    st && st->joined >= 0
-				    ? hd_report_json_string(hd_store_group_at(
-					      a->store, (uint32_t)st->joined)->id)
-				    : json_null());
+	json_object_set_new(
+		o, "joined_with",
+		st && st->joined >= 0
+			? hd_report_json_string(
+				  hd_store_group_at(a->store,
+						    (uint32_t)st->joined)
+					  ->id)
+			: json_null());
 	return o;
 }
 

@@ -244,8 +244,8 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 		uint32_t aligned = st ? st->ops_aligned : 0;
 
 		if (st && st->joined >= 0) {
-			g_autofree char *other = md_code(hd_store_group_at(
-				s, (uint32_t)st->joined)->id);
+			g_autofree char *other = md_code(
+				hd_store_group_at(s, (uint32_t)st->joined)->id);
 			char *both = g_strdup_printf("%s (joined with %s)", id,
 						     other);
 

@@ -281,8 +281,9 @@ static void groups(FILE *out, const struct hd_analysis *a)
 		const struct hd_group *g = hd_store_group_at(s, i);
 		const struct hd_group_stats *st = hd_report_group_stats(a, i);
 		g_autofree char *tag = group_tag(s, i);
-		g_autofree char *nranks = g->nranks >= 0
-			? g_strdup_printf("%d", g->nranks) : g_strdup("?");
+		g_autofree char *nranks =
+			g->nranks >= 0 ? g_strdup_printf("%d", g->nranks)
+				       : g_strdup("?");
 
 		emit(out, "  %-12s %s ranks, %u ops aligned, %s%s", tag, nranks,
 		     st ? st->ops_aligned : 0, g->id,

@@ -301,7 +301,7 @@ const struct hd_opdesc hd_opdesc_blank = {
  * freed, so a pointer handed out stays valid for the whole process, and
  * the table holds at most one per op read: bounded by the input.
  */
-#define DESC_SLAB 1024
+#define DESC_SLAB  1024
 #define DESC_CACHE 256
 
 static GMutex desc_lock;

@@ -154,12 +154,12 @@ enum hd_op_flags {
  * live for the whole process, like interned strings.
  */
 struct hd_opdesc {
-	int64_t count_in;  /* elements sent by this rank, -1 unknown */
+	int64_t count_in; /* elements sent by this rank, -1 unknown */
 	int64_t count_out; /* elements received by this rank, -1 unknown */
-	const char *shape_in;   /* interned "[[4, 4]]", or NULL */
-	const char *shape_out;  /* interned */
+	const char *shape_in; /* interned "[[4, 4]]", or NULL */
+	const char *shape_out; /* interned */
 	const char *dtype_name; /* interned source spelling, or NULL */
-	const char *name;       /* interned source name ("nccl:all_reduce") */
+	const char *name; /* interned source name ("nccl:all_reduce") */
 	int32_t peer; /* root (rooted collectives) or peer (p2p), as a group
 			 rank; -1 unknown or none */
 	uint8_t dtype; /* enum hd_dtype */
@@ -188,8 +188,8 @@ struct hd_op {
 	int64_t seq;    /* position in the group's sequence on this rank */
 	uint8_t seq_kind; /* enum hd_seq_kind */
 	uint8_t kind;     /* enum hd_op_kind */
-	uint8_t state;    /* enum hd_op_state */
-	uint8_t flags;    /* enum hd_op_flags */
+	uint8_t state; /* enum hd_op_state */
+	uint8_t flags; /* enum hd_op_flags */
 	int32_t stack;    /* index into store->stacks, -1 none */
 	const struct hd_opdesc *d; /* never NULL */
 	int64_t op_count; /* NCCL opCount, -1 when absent */

@@ -458,12 +458,13 @@ void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
 					g->id, first_bad->seq, x->rank,
 					hd_op_kind_name(x->kind),
 					x->d->name ? x->d->name : "?");
-		hd_verdict_add_evidence(v, y->rank, sy,
-					"group %s position %" G_GINT64_FORMAT
-					": rank %d has %s (%s); they differ in %s",
-					g->id, first_bad->seq, y->rank,
-					hd_op_kind_name(y->kind),
-					y->d->name ? y->d->name : "?", first_why);
+		hd_verdict_add_evidence(
+			v, y->rank, sy,
+			"group %s position %" G_GINT64_FORMAT
+			": rank %d has %s (%s); they differ in %s",
+			g->id, first_bad->seq, y->rank,
+			hd_op_kind_name(y->kind), y->d->name ? y->d->name : "?",
+			first_why);
 		g_ptr_array_add(a->verdicts, v);
 		goto out;
 	}

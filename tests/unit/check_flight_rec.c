@@ -221,7 +221,8 @@ START_TEST(test_p2p_and_coalesced)
 	ck_assert_str_eq(op_at(c, 11)->d->name, "REDUCE_SCATTER_coalesced");
 	ck_assert_str_eq(op_at(c, 13)->d->shape_in, "[[2, 2], [2, 2]]");
 	ck_assert_int_eq(op_at(c, 13)->d->count_in, 8);
-	ck_assert_str_eq(op_at(c, 12)->d->dtype_name, "Float,Float->Float,Float");
+	ck_assert_str_eq(op_at(c, 12)->d->dtype_name,
+			 "Float,Float->Float,Float");
 	ck_assert_str_eq(op_at(c, 5)->d->shape_in, "[]");
 	ck_assert_int_eq(op_at(c, 5)->d->count_in, 0);
 
@@ -761,8 +762,9 @@ START_TEST(test_entry_caches)
 		ck_assert_str_eq(op->d->shape_out, "[[4, 4]]");
 		ck_assert_int_eq(op->d->count_out, 16);
 		ck_assert_str_eq(op->d->dtype_name, e[i].dtype_name);
-		ck_assert_int_eq(op->d->dtype, e[i].dt_in[0] == 'F' ?
-					   HD_DTYPE_FLOAT32 : HD_DTYPE_FLOAT16);
+		ck_assert_int_eq(op->d->dtype, e[i].dt_in[0] == 'F'
+						       ? HD_DTYPE_FLOAT32
+						       : HD_DTYPE_FLOAT16);
 		ck_assert_int_eq(op->state, e[i].st);
 		ck_assert_str_eq(group_name_of(s, op), e[i].pg);
 		ck_assert_int_eq(op->seq, (gint64)i + 1);

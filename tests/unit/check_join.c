@@ -125,8 +125,8 @@ static void add_log(struct fixture *f, uint32_t comm, int rank, int64_t ordinal,
 	op.seq_kind = HD_SEQ_ORDINAL;
 	op.kind = kind;
 	d.name = hd_intern(kind == HD_OP_BROADCAST    ? "Broadcast"
-			    : kind == HD_OP_ALL_GATHER ? "AllGather"
-						       : "AllReduce");
+			   : kind == HD_OP_ALL_GATHER ? "AllGather"
+						      : "AllReduce");
 	d.count_in = count;
 	d.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
 	d.dtype = HD_DTYPE_FLOAT32;

@@ -84,8 +84,7 @@ START_TEST(test_era_b_fraction)
 	ck_assert_int_eq(op0(s)->seq, 17);
 	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_COLLECTIVE);
 	ck_assert_int_eq(op0(s)->d->count_in, 1048576);
-	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->id,
-			 "pg:0:[0-3]");
+	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->id, "pg:0:[0-3]");
 	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->desc,
 			 "default_pg");
 }

@@ -445,7 +445,8 @@ START_TEST(test_interleaved_many_processes)
 	for (guint i = 0; i < NPROC * NOPS; i++) {
 		ck_assert_int_eq(op_at(s, i)->rank, (int)(i % NPROC));
 		ck_assert_int_eq(op_at(s, i)->seq, (int)(i / NPROC));
-		ck_assert_int_eq(op_at(s, i)->d->count_in, 8 + (int)(i % NPROC));
+		ck_assert_int_eq(op_at(s, i)->d->count_in,
+				 8 + (int)(i % NPROC));
 	}
 	ck_assert_int_eq(hd_store_find_rank(s, 149)->pid, 1074);
 	ck_assert_str_eq(hd_store_find_rank(s, 149)->host, "node-b");

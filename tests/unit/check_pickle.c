@@ -209,13 +209,19 @@ START_TEST(test_hostile)
 	assert_error(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."),
 		     "invalid UTF-8");
 	/* the ASCII fast path: a bad byte or NUL in a word and in the tail */
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefg\xc3\x28" "bc."),
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
+			 "abcdefg\xc3\x28"
+			 "bc."),
 		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abc\x00" "efghijk."),
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
+			 "abc\x00"
+			 "efghijk."),
 		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefghij\x00."),
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
+			 "abcdefghij\x00."),
 		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00" "abcdefghij\xff."),
+	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
+			 "abcdefghij\xff."),
 		     "invalid UTF-8");
 	{
 		/* text past the first word, valid outside ASCII */

@@ -50,9 +50,9 @@ static void add_op(struct hd_store *s, uint32_t gi, int rank, uint8_t sk,
 	d.count_out = cout;
 	d.dtype = dt;
 	d.redop = kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
-				   kind == HD_OP_REDUCE_SCATTER
-			   ? HD_REDOP_SUM
-			   : HD_REDOP_NONE;
+				  kind == HD_OP_REDUCE_SCATTER
+			  ? HD_REDOP_SUM
+			  : HD_REDOP_NONE;
 	d.peer = peer;
 	op.state = state;
 	op.d = hd_opdesc_intern(&d);

@@ -67,7 +67,8 @@ START_TEST(test_ids_and_names)
 		} cases[] = {
 			{ { 0, 1, 2, 3 }, 4, "pg:x:[0-3]" },
 			{ { 0, 1 }, 2, "pg:x:[0,1]" },
-			{ { 4, 5, 6, 9, 0, 8, 16, 24 }, 8,
+			{ { 4, 5, 6, 9, 0, 8, 16, 24 },
+			  8,
 			  "pg:x:[4-6,9,0,8,...,24]" },
 			{ { 3, 2, 1, 0 }, 4, "pg:x:[3,2,1,0]" },
 			{ { -1, 0, 1, 2 }, 4, "pg:x:[-1,0-2]" },
@@ -78,8 +79,8 @@ START_TEST(test_ids_and_names)
 		int big[16384];
 
 		for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-			g_autofree char *id = hd_group_id_pg("x", cases[i].r,
-							     cases[i].n);
+			g_autofree char *id =
+				hd_group_id_pg("x", cases[i].r, cases[i].n);
 
 			ck_assert_str_eq(id, cases[i].id);
 		}
