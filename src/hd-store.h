@@ -164,7 +164,7 @@ struct hd_opdesc {
 			 rank; -1 unknown or none */
 	uint8_t dtype; /* enum hd_dtype */
 	uint8_t redop; /* enum hd_redop */
-	uint8_t pad[2]; /* zero: descriptors are hashed and compared whole */
+	uint8_t pad[2]; /* cleared by hd_opdesc_intern(): hashed whole */
 };
 
 /* Unknown counts, peer and names: what hd_op_init() points at. */
