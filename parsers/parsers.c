@@ -121,6 +121,69 @@ bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
 	return false;
 }
 
+/* Runs the sniffed (or given) parser on rd into input idx of s. */
+static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
+		       struct hd_store *s, uint32_t idx)
+{
+	g_autoptr(GError) err = NULL;
+	struct hd_input *in = hd_store_input(s, idx);
+	const uint8_t *head;
+	size_t head_len = 0;
+
+	head = hd_reader_head(rd, &head_len, &err);
+	if (err) {
+		in->error = g_strdup(err->message);
+		return;
+	}
+	if (kind == HD_INPUT_UNKNOWN)
+		kind = parsers_sniff(head, head_len);
+	in->kind = kind;
+	if (kind == HD_INPUT_UNKNOWN) {
+		in->error = g_strdup(head_len ? "unrecognized format, skipped"
+					      : "empty file");
+		in->bytes = head_len;
+		return;
+	}
+	if (!parsers_parse(kind, rd, s, idx, &err)) {
+		in->error = g_strdup(err ? err->message : "cannot parse");
+	} else if (err) {
+		/* A parser that succeeded may still report a late problem. */
+		hd_input_warn(in, 0, "%s", err->message);
+	}
+	in->bytes = hd_reader_consumed(rd);
+	if (in->rank >= 0)
+		hd_rank_add_input(hd_store_rank(s, in->rank), idx);
+}
+
+struct hd_store *parsers_parse_input(struct hd_reader *rd, const char *name,
+				     enum hd_input_kind kind)
+{
+	struct hd_store *s = hd_store_new();
+
+	parse_into(rd, kind, s, hd_store_add_input(s, name));
+	return s;
+}
+
+struct hd_store *parsers_parse_file(const char *path)
+{
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) rd = NULL;
+	struct hd_store *s = hd_store_new();
+	uint32_t idx = hd_store_add_input(s, path);
+
+	rd = hd_reader_open(path, &err);
+	if (!rd)
+		hd_store_input(s, idx)->error = g_strdup(err->message);
+	else
+		parse_into(rd, HD_INPUT_UNKNOWN, s, idx);
+	return s;
+}
+
+void parsers_release_buffers(void)
+{
+	flight_rec_release_buffers();
+}
+
 static const char *const known_exts[] = {
 	".gz", ".zst", ".zstd", ".pkl", ".pickle", ".json", ".jsonl", ".log",
 	".txt", ".out", ".err", ".bin", ".trace", ".pt",

@@ -31,6 +31,23 @@
 /* Decides the format from the first decompressed bytes of an input. */
 enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len);
 
+/*
+ * The one way to parse one input, used by the loader, the tests and the
+ * fuzzers: reads rd (sniffing its kind unless kind is given) into a new
+ * store whose only input is named name.  It never fails: what went wrong is
+ * the input's error or its warnings, and what was read before stays.
+ * (transfer full)
+ */
+struct hd_store *parsers_parse_input(struct hd_reader *rd, const char *name,
+				     enum hd_input_kind kind);
+/* The same for the file at path, decompressed as needed.  (transfer full) */
+struct hd_store *parsers_parse_file(const char *path);
+/*
+ * Parsers may keep scratch buffers per thread from file to file; this frees
+ * the calling thread's (threads that exit free theirs).
+ */
+void parsers_release_buffers(void);
+
 /* Runs the parser for kind on rd. */
 bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
 		   struct hd_store *store, uint32_t input, GError **error);

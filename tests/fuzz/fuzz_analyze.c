@@ -46,30 +46,21 @@ static size_t part_len(const uint8_t *data, size_t size)
 	return sep ? (size_t)(sep - data) : size;
 }
 
-/* Parses one dump into a fresh store, as hd-analyze.c's parse_one() does. */
+/* Parses one dump into a fresh store, as the loader does. */
 static struct hd_store *parse_part(const uint8_t *data, size_t size, int rank)
 {
-	struct hd_store *s = hd_store_new();
 	g_autofree char *path = g_strdup_printf("nccl_trace_rank_%d", rank);
-	uint32_t idx = hd_store_add_input(s, path);
-	struct hd_input *in = hd_store_input(s, idx);
 	struct hd_reader *rd = hd_reader_new_from_memory(data, size, NULL);
-	GError *err = NULL;
+	struct hd_store *s;
 
 	if (!rd) {
-		in->error = g_strdup("cannot read");
+		s = hd_store_new();
+		hd_store_input(s, hd_store_add_input(s, path))->error =
+			g_strdup("cannot read");
 		return s;
 	}
-	in->kind = HD_INPUT_FLIGHT_REC;
-	if (!flight_rec_parse(rd, s, idx, &err))
-		in->error = g_strdup(err ? err->message : "cannot parse");
-	else if (err)
-		hd_input_warn(in, 0, "%s", err->message);
-	g_clear_error(&err);
-	in->bytes = hd_reader_consumed(rd);
+	s = parsers_parse_input(rd, path, HD_INPUT_FLIGHT_REC);
 	hd_reader_free(rd);
-	if (in->rank >= 0)
-		hd_rank_add_input(hd_store_rank(s, in->rank), idx);
 	return s;
 }
 
@@ -87,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hd_store_merge(store, parse_part(data + off, n, i));
 		off += n + sizeof(separator);
 	}
-	flight_rec_release_buffers();
+	parsers_release_buffers();
 	hd_store_resolve(store);
 
 	a = hd_engine_run(store);

@@ -16,17 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hd_store *s = hd_store_new();
-	uint32_t in = hd_store_add_input(s, "fuzz.log");
 	struct hd_reader *rd = hd_reader_new_from_memory(data, size, NULL);
 
 	if (rd) {
-		GError *err = NULL;
-
-		(void)nccl_log_parse(rd, s, in, &err);
-		g_clear_error(&err);
+		hd_store_free(
+			parsers_parse_input(rd, "fuzz.log", HD_INPUT_NCCL_LOG));
 		hd_reader_free(rd);
 	}
-	hd_store_free(s);
 	return 0;
 }

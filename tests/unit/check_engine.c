@@ -9,9 +9,9 @@
 
 #include <string.h>
 
-#include "hd-analyze.h"
+#include "hd-load.h"
 #include "hd-engine.h"
-#include "hd-test.h"
+#include "hd-test-engine.h"
 
 struct fixture {
 	struct hd_store *s;

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "hd-test.h"
+#include "hd-test-parse.h"
 #include "hd-error.h"
 
 static struct hd_store *load(const char *rel, bool *ok)
@@ -479,7 +479,8 @@ START_TEST(test_hostile)
 	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", refused,
 			  sizeof(refused) - 1, &ok, &err);
 	ck_assert(!ok);
-	ck_assert(g_error_matches(err, HD_ERROR, HD_ERROR_REFUSED));
+	/* The store keeps the message, which must say it refused. */
+	ck_assert(strstr(err->message, "refused"));
 	ck_assert(strstr(err->message, "GLOBAL"));
 	hd_store_free(s);
 	g_clear_error(&err);

@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "hd-error.h"
+#include "hd-input.h"
 #include "hd-test.h"
 
 static GBytes *gzip_bytes(const char *text, size_t len)

@@ -12,7 +12,7 @@
 
 #include "hd-engine.h"
 #include "hd-engine-internal.h"
-#include "hd-test.h"
+#include "hd-test-engine.h"
 
 #define NR 4
 

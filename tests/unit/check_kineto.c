@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hd-test.h"
+#include "hd-test-parse.h"
 #include "json-scan.h"
 
 #define KERNEL_EV(ts, dur, extra)                                            \

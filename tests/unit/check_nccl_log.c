@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "hd-test.h"
+#include "hd-test-parse.h"
 
 #define CM "0x5600d0a1b2c0"
 #define CID "0x5c1e2f03a9d4b871"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <jansson.h>
 
-#include "hd-test.h"
-#include "hd-analyze.h"
+#include "hd-test-engine.h"
+#include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-straggler.h"
 

@@ -11,7 +11,6 @@
 
 #include <string.h>
 
-#include "hd-analyze.h"
 #include "hd-banned.h"
 
 #define MD_MAX_EVIDENCE 20
@@ -77,7 +76,7 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 
 	if (!a->verdicts->len) {
 		fprintf(out, "# hangdoc: no verdict\n\n");
-		if (!hd_load_usable_inputs(a->store))
+		if (!hd_store_usable_inputs(a->store))
 			fprintf(out, "No usable input: nothing could be "
 				     "parsed from the %u input files tried.\n\n",
 				a->store->inputs->len);
@@ -134,7 +133,7 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 			hd_confidence_name(v->confidence));
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
-		hd_load_usable_inputs(s), s->inputs->len);
+		hd_store_usable_inputs(s), s->inputs->len);
 	fprintf(out, "| ranks with data | %u |\n",
 		a->ranks_seen ? a->ranks_seen->len : 0);
 	if (a->world_size >= 0)

@@ -290,6 +290,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
 
 /* Adds an input for path and returns its index. */
 uint32_t hd_store_add_input(struct hd_store *s, const char *path);
+/* Number of inputs that gave at least one record or were valid but empty. */
+unsigned hd_store_usable_inputs(const struct hd_store *s);
 /* (transfer none) */
 struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index);
 

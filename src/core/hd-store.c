@@ -858,3 +858,16 @@ enum hd_dtype hd_dtype_parse(const char *s)
 			return table[i].t;
 	return HD_DTYPE_OTHER;
 }
+
+unsigned hd_store_usable_inputs(const struct hd_store *s)
+{
+	unsigned n = 0;
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (!in->error && (in->records > 0 || in->empty))
+			n++;
+	}
+	return n;
+}

@@ -14,7 +14,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "hd-analyze.h"
 #include "hd-banned.h"
 
 #define WIDTH 80
@@ -218,7 +217,7 @@ static void top_verdict(FILE *out, const struct hd_analysis *a,
 static void no_verdict(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
-	unsigned usable = hd_load_usable_inputs(s);
+	unsigned usable = hd_store_usable_inputs(s);
 
 	if (!s->inputs->len)
 		emit(out, "no verdict: no input files found");

@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "hd-analyze.h"
+#include "hd-load.h"
 #include "hd-autocleanups.h"
 #include "hd-engine.h"
 #include "hd-error.h"
@@ -213,7 +213,7 @@ static int plan_from_paths(char **paths, const struct opts *o,
 	for (guint i = 0; i < problems->len; i++)
 		hd_cmd_error("%s",
 			     (const char *)g_ptr_array_index(problems, i));
-	if (!s || hd_load_usable_inputs(s) == 0) {
+	if (!s || hd_store_usable_inputs(s) == 0) {
 		hd_cmd_error("no usable input");
 		return HD_EXIT_NO_INPUT;
 	}

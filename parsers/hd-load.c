@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "hd-analyze.h"
+#include "hd-load.h"
 
 #include "hd-input.h"
 #include "parsers.h"
@@ -28,43 +28,7 @@ struct load_sync {
 
 static void parse_one(struct load_job *job)
 {
-	g_autoptr(GError) err = NULL;
-	g_autoptr(hd_reader) rd = NULL;
-	struct hd_store *s = hd_store_new();
-	uint32_t idx = hd_store_add_input(s, job->path);
-	struct hd_input *in = hd_store_input(s, idx);
-	const uint8_t *head;
-	size_t head_len = 0;
-	enum hd_input_kind kind;
-
-	job->store = s;
-	rd = hd_reader_open(job->path, &err);
-	if (!rd) {
-		in->error = g_strdup(err->message);
-		return;
-	}
-	head = hd_reader_head(rd, &head_len, &err);
-	if (err) {
-		in->error = g_strdup(err->message);
-		return;
-	}
-	kind = parsers_sniff(head, head_len);
-	in->kind = kind;
-	if (kind == HD_INPUT_UNKNOWN) {
-		in->error = g_strdup(head_len ? "unrecognized format, skipped"
-					      : "empty file");
-		in->bytes = head_len;
-		return;
-	}
-	if (!parsers_parse(kind, rd, s, idx, &err)) {
-		in->error = g_strdup(err ? err->message : "cannot parse");
-	} else if (err) {
-		/* A parser that succeeded may still report a late problem. */
-		hd_input_warn(in, 0, "%s", err->message);
-	}
-	in->bytes = hd_reader_consumed(rd);
-	if (in->rank >= 0)
-		hd_rank_add_input(hd_store_rank(s, in->rank), idx);
+	job->store = parsers_parse_file(job->path);
 }
 
 static void worker(gpointer data, gpointer user)
@@ -118,20 +82,7 @@ struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 			hd_store_merge(store, work[i].store);
 		}
 	}
-	flight_rec_release_buffers();
+	parsers_release_buffers();
 	hd_store_resolve(store);
 	return store;
-}
-
-unsigned hd_load_usable_inputs(const struct hd_store *s)
-{
-	unsigned n = 0;
-
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-
-		if (!in->error && (in->records > 0 || in->empty))
-			n++;
-	}
-	return n;
 }

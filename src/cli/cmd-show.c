@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "hd-analyze.h"
+#include "hd-load.h"
 #include "hd-autocleanups.h"
 #include "hd-report.h"
 #include "hd-store.h"
@@ -393,7 +393,7 @@ static int run(int argc, char **argv)
 		if (in->error)
 			hd_cmd_error("'%s': %s", in->path, in->error);
 	}
-	if (!hd_load_usable_inputs(s)) {
+	if (!hd_store_usable_inputs(s)) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");

@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "cmd.h"
-#include "hd-analyze.h"
+#include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-report.h"
 #include "hd-banned.h"
@@ -181,7 +181,7 @@ static int run(int argc, char **argv)
 		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
 	report_unusable(store);
 	a = hd_engine_run(store);
-	usable = hd_load_usable_inputs(store);
+	usable = hd_store_usable_inputs(store);
 	if (!usable) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,

@@ -21,7 +21,4 @@
  */
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems);
 
-/* Number of inputs that gave at least one record or were valid but empty. */
-unsigned hd_load_usable_inputs(const struct hd_store *s);
-
 #endif

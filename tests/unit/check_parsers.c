@@ -1,0 +1,111 @@
+/*
+ * The parser contract (parsers/parsers.c): content sniffing, ranks from file
+ * names, and the one entry point that parses an input into a store.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "hd-test-parse.h"
+
+START_TEST(test_sniff)
+{
+	static const uint8_t pkl[] = { 0x80, 0x02, 0x7d, 0x28 };
+	static const char fr_json[] = "{\"comm_lib_version\": \"2.21.5\", \"entries\": []}";
+	static const char trace[] = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [";
+	static const char log[] = "node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n";
+	static const uint8_t bin[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0 };
+
+	ck_assert_int_eq(parsers_sniff(pkl, sizeof(pkl)), HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)fr_json, strlen(fr_json)), HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)trace, strlen(trace)), HD_INPUT_KINETO);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)log, strlen(log)), HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(parsers_sniff(bin, sizeof(bin)), HD_INPUT_UNKNOWN);
+	/* Wrapper prefixes that start with '[' are still text. */
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[default0]:node-a:1:1 [0] NCCL INFO x\n", 38),
+			 HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[1,5]<stdout>:node-a:1:1 [0] NCCL INFO x\n", 41),
+			 HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(parsers_sniff(NULL, 0), HD_INPUT_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_rank_from_filename)
+{
+	ck_assert_int_eq(parsers_rank_from_filename("/tmp/nccl_trace_rank_12"), 12);
+	ck_assert_int_eq(parsers_rank_from_filename("comm_lib_trace_rank_3.pkl"), 3);
+	ck_assert_int_eq(parsers_rank_from_filename("d/nccl_trace_rank_node-a_5"), 5);
+	ck_assert_int_eq(parsers_rank_from_filename("rank7.json.gz"), 7);
+	ck_assert_int_eq(parsers_rank_from_filename("trace.json.zst"), -1);
+	ck_assert_int_eq(parsers_rank_from_filename("dump"), -1);
+	/* Ten digits is not a rank. */
+	ck_assert_int_eq(parsers_rank_from_filename("x_1234567890"), -1);
+}
+END_TEST
+
+START_TEST(test_parse_input_records_errors)
+{
+	static const char garbage[] = "\x01\x02 not a log, a dump or a trace";
+	g_autoptr(hd_store) s = NULL;
+	const struct hd_input *in;
+	bool ok = true;
+
+	/* Unknown content is an input with an error, never a failure. */
+	s = hd_test_parse(HD_INPUT_UNKNOWN, "junk.bin", garbage,
+			  sizeof(garbage) - 1, &ok, NULL);
+	in = hd_store_input(s, 0);
+	ck_assert(!ok);
+	ck_assert_str_eq(in->path, "junk.bin");
+	ck_assert_int_eq(in->kind, HD_INPUT_UNKNOWN);
+	ck_assert_str_eq(in->error, "unrecognized format, skipped");
+	g_clear_pointer(&s, hd_store_free);
+
+	/* Empty content says so. */
+	s = hd_test_parse(HD_INPUT_UNKNOWN, "empty.log", "", 0, &ok, NULL);
+	ck_assert(!ok);
+	ck_assert_str_eq(hd_store_input(s, 0)->error, "empty file");
+}
+END_TEST
+
+START_TEST(test_parse_file_sniffs_and_ranks)
+{
+	g_autofree char *missing = hd_test_path("tests/data/no-such-file.log");
+	g_autofree char *dir = g_dir_make_tmp("hd-parse-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "rank3.log", NULL);
+	static const char log[] =
+		"node-a:123:456 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+		"node-a:123:456 [3] NCCL INFO comm 0x5d1f8e0 rank 3 nranks 4 "
+		"cudaDev 3 nvmlDev 3 busId 3d000 commId 0x1a2b3c4d - Init "
+		"COMPLETE\n";
+	g_autoptr(hd_store) a = parsers_parse_file(missing);
+	g_autoptr(hd_store) b = NULL;
+	const struct hd_input *in;
+
+	ck_assert_ptr_nonnull(hd_store_input(a, 0)->error);
+	ck_assert(g_file_set_contents(path, log, -1, NULL));
+	b = parsers_parse_file(path);
+	in = hd_store_input(b, 0);
+	ck_assert_ptr_null(in->error);
+	ck_assert_int_eq(in->kind, HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(in->rank, 3);
+	ck_assert_uint_eq(in->bytes, sizeof(log) - 1);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+END_TEST
+
+static Suite *parsers_suite(void)
+{
+	Suite *s = suite_create("parsers");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_rank_from_filename);
+	tcase_add_test(tc, test_parse_input_records_errors);
+	tcase_add_test(tc, test_parse_file_sniffs_and_ranks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+HD_TEST_MAIN(parsers_suite)

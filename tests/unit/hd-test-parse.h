@@ -1,0 +1,72 @@
+/*
+ * Test helpers for the parsers and the layers above: parsing a buffer or a
+ * file into a fresh store through parsers_parse_input(), the loader's own
+ * entry point.
+ */
+#ifndef HD_TEST_PARSE_H
+#define HD_TEST_PARSE_H
+
+#include <string.h>
+
+#include "hd-error.h"
+#include "hd-input.h"
+#include "hd-store.h"
+#include "hd-test.h"
+#include "parsers.h"
+
+/*
+ * Parses len bytes of data as kind (HD_INPUT_UNKNOWN: sniff) into a new store
+ * holding one input named name.  *ok is false when the input
+ * ended with an error, which *error then holds.
+ * (transfer full)
+ */
+static inline struct hd_store *hd_test_parse(enum hd_input_kind kind,
+					     const char *name,
+					     const void *data, size_t len,
+					     bool *ok, GError **error)
+{
+	struct hd_reader *rd = hd_reader_new_from_memory(data, len, error);
+	struct hd_store *s;
+	const struct hd_input *in;
+
+	if (!rd) {
+		if (ok)
+			*ok = false;
+		return hd_store_new();
+	}
+	s = parsers_parse_input(rd, name, kind);
+	hd_reader_free(rd);
+	in = hd_store_input(s, 0);
+	if (in->error)
+		g_set_error_literal(error, HD_ERROR, HD_ERROR_FORMAT,
+				    in->error);
+	if (ok)
+		*ok = !in->error;
+	return s;
+}
+
+/* Parses a NUL-terminated string.  (transfer full) */
+static inline struct hd_store *hd_test_parse_str(enum hd_input_kind kind,
+						 const char *text, bool *ok)
+{
+	g_autoptr(GError) err = NULL;
+
+	return hd_test_parse(kind, "test.log", text, strlen(text), ok, &err);
+}
+
+/* Parses a file (compressed or not) by its path.  (transfer full) */
+static inline struct hd_store *hd_test_parse_file(const char *path, bool *ok,
+						  GError **error)
+{
+	struct hd_store *s = parsers_parse_file(path);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	if (in->error)
+		g_set_error_literal(error, HD_ERROR, HD_ERROR_FORMAT,
+				    in->error);
+	if (ok)
+		*ok = !in->error;
+	return s;
+}
+
+#endif
