@@ -1,7 +1,8 @@
 #!/bin/sh
 # Golden CLI tests (zstd style).  Each tests/cli/<cmd>-<case>.args holds the
 # arguments of one hangdoc run, with paths relative to the source tree; the
-# matching .out holds its expected standard output followed by a last line
+# matching .out holds its expected standard output, then, when the run wrote
+# to standard error, a line "[stderr]" and what it wrote, and a last line
 # "[exit N]".  HANGDOC_REGEN=1 rewrites the .out files from the current
 # output instead of comparing ("accept new output").
 set -u
@@ -12,7 +13,8 @@ pass=0
 fail=0
 skip=0
 tmp=$(mktemp) || exit 99
-trap 'rm -f "$tmp"' EXIT
+err=$(mktemp) || exit 99
+trap 'rm -f "$tmp" "$err"' EXIT
 for args_file in tests/cli/*.args; do
 	[ -e "$args_file" ] || continue
 	name=${args_file%.args}
@@ -24,8 +26,13 @@ for args_file in tests/cli/*.args; do
 	fi
 	# Arguments are split on whitespace; no quoting is needed in practice.
 	# shellcheck disable=SC2046
-	"$HANGDOC" $(cat "$args_file") >"$tmp" 2>/dev/null
-	echo "[exit $?]" >>"$tmp"
+	"$HANGDOC" $(cat "$args_file") >"$tmp" 2>"$err"
+	status=$?
+	if [ -s "$err" ]; then
+		echo "[stderr]" >>"$tmp"
+		cat "$err" >>"$tmp"
+	fi
+	echo "[exit $status]" >>"$tmp"
 	if [ "${HANGDOC_REGEN:-0}" = 1 ]; then
 		cp "$tmp" "$name.out"
 		echo "regenerated $name.out"
