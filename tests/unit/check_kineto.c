@@ -12,16 +12,16 @@
 #include "hd-test-parse.h"
 #include "json-scan.h"
 
-#define KERNEL_EV(ts, dur, extra)                                            \
+#define KERNEL_EV(ts, dur, extra)                                              \
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_" \
-	"Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,"     \
-	"\"tid\":52,\"ts\":" ts ",\"dur\":" dur ",\"args\":{\"External id\":" \
+	"Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,"      \
+	"\"tid\":52,\"ts\":" ts ",\"dur\":" dur ",\"args\":{\"External id\":"  \
 	"902,\"correlation\":7001" extra "}}"
 
-#define FULL_META                                                            \
-	",\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"      \
+#define FULL_META                                                             \
+	",\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"       \
 	"\"Out msg nelems\":1048576,\"Group size\":4,\"dtype\":\"BFloat16\"," \
-	"\"Process Group Name\":\"0\",\"Process Group Description\":"        \
+	"\"Process Group Name\":\"0\",\"Process Group Description\":"         \
 	"\"default_pg\",\"Process Group Ranks\":\"[0, 1, 2, 3]\",\"Seq\":17"
 
 static const struct hd_op *op0(const struct hd_store *s)
@@ -46,7 +46,8 @@ START_TEST(test_era_a)
 	g_autoptr(hd_store) s = hd_test_parse_str(
 		HD_INPUT_KINETO,
 		"{\"distributedInfo\":{\"rank\":3,\"world_size\":4},"
-		"\"traceEvents\":[" KERNEL_EV("1694128201436304", "246", "") "]}",
+		"\"traceEvents\":[" KERNEL_EV("1694128201436304", "246",
+					      "") "]}",
 		&ok);
 
 	ck_assert(ok);
@@ -96,10 +97,11 @@ START_TEST(test_era_c_base_after)
 	bool ok;
 	g_autoptr(hd_store) s = hd_test_parse_str(
 		HD_INPUT_KINETO,
-		"{\"traceEvents\":[" KERNEL_EV("4458677009840.0159", "1.5", FULL_META)
-		"],\"distributedInfo\":{\"rank\":1,\"world_size\":4,"
-		"\"nccl_version\":\"2.20.5\"},\"host_name\":\"node-a\","
-		"\"baseTimeNanoseconds\":1706400000000000000}",
+		"{\"traceEvents\":[" KERNEL_EV(
+			"4458677009840.0159", "1.5",
+			FULL_META) "],\"distributedInfo\":{\"rank\":1,\"world_size\":4,"
+				   "\"nccl_version\":\"2.20.5\"},\"host_name\":\"node-a\","
+				   "\"baseTimeNanoseconds\":1706400000000000000}",
 		&ok);
 	const struct hd_rank *r;
 
@@ -177,8 +179,8 @@ START_TEST(test_old_kernel_names)
 			"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\","
 			"\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":1}]}",
 			names[i]);
-		g_autoptr(hd_store) s = hd_test_parse_str(HD_INPUT_KINETO, doc,
-							  &ok);
+		g_autoptr(hd_store) s =
+			hd_test_parse_str(HD_INPUT_KINETO, doc, &ok);
 
 		ck_assert(ok);
 		ck_assert_int_eq(op0(s)->kind, HD_OP_ALL_REDUCE);
@@ -193,9 +195,9 @@ START_TEST(test_rank_from_filename)
 	const char *doc = "{\"traceEvents\":[" KERNEL_EV("5", "1", "") "]}";
 	g_autoptr(GError) err = NULL;
 	bool ok;
-	g_autoptr(hd_store) s = hd_test_parse(HD_INPUT_KINETO,
-					      "trainer_rank5.json", doc,
-					      strlen(doc), &ok, &err);
+	g_autoptr(hd_store) s =
+		hd_test_parse(HD_INPUT_KINETO, "trainer_rank5.json", doc,
+			      strlen(doc), &ok, &err);
 
 	ck_assert(ok);
 	ck_assert_int_eq(hd_store_input(s, 0)->rank, 5);
@@ -205,14 +207,15 @@ END_TEST
 
 START_TEST(test_truncated)
 {
-	const char *full = "{\"distributedInfo\":{\"rank\":0},\"traceEvents\":["
-		KERNEL_EV("1", "1", "") "," KERNEL_EV("9", "1", "") "]}";
+	const char *full =
+		"{\"distributedInfo\":{\"rank\":0},\"traceEvents\":[" KERNEL_EV(
+			"1", "1", "") "," KERNEL_EV("9", "1", "") "]}";
 	/* Cut inside the second event. */
 	size_t cut = strlen(full) - 40;
 	g_autoptr(GError) err = NULL;
 	bool ok;
-	g_autoptr(hd_store) s = hd_test_parse(HD_INPUT_KINETO, "t.json", full,
-					      cut, &ok, &err);
+	g_autoptr(hd_store) s =
+		hd_test_parse(HD_INPUT_KINETO, "t.json", full, cut, &ok, &err);
 
 	ck_assert(ok);
 	ck_assert(hd_store_input(s, 0)->truncated);
@@ -226,8 +229,8 @@ START_TEST(test_unterminated_string)
 	bool ok;
 	g_autoptr(hd_store) s = hd_test_parse_str(
 		HD_INPUT_KINETO,
-		"{\"distributedInfo\":{\"rank\":0},\"traceEvents\":["
-		KERNEL_EV("1", "1", "") ",{\"ph\":\"X\",\"name\":\"ncclKern",
+		"{\"distributedInfo\":{\"rank\":0},\"traceEvents\":[" KERNEL_EV(
+			"1", "1", "") ",{\"ph\":\"X\",\"name\":\"ncclKern",
 		&ok);
 
 	ck_assert(ok);
@@ -241,8 +244,7 @@ START_TEST(test_garbage)
 	bool ok;
 	g_autoptr(hd_store) s = hd_test_parse_str(HD_INPUT_KINETO,
 						  "\x01\x02 not json {{{", &ok);
-	g_autoptr(hd_store) e = hd_test_parse_str(HD_INPUT_KINETO, "  \n",
-						  &ok);
+	g_autoptr(hd_store) e = hd_test_parse_str(HD_INPUT_KINETO, "  \n", &ok);
 
 	ck_assert(!ok);
 	ck_assert_uint_eq(s->ops->len, 0);
@@ -256,14 +258,14 @@ START_TEST(test_bad_events)
 	/* Wrong types in args, a bad ts, a non-object event, escapes. */
 	g_autoptr(hd_store) s = hd_test_parse_str(
 		HD_INPUT_KINETO,
-		"{\"distributedInfo\":{\"rank\":0},\"traceEvents\":[42,"
-		KERNEL_EV("1", "1", ",\"In msg nelems\":\"abc\",\"Seq\":[1],"
-				    "\"Collective name\":\"allreduce\"")
-		",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Generic\","
-		"\"pid\":0,\"tid\":1,\"ts\":\"soon\",\"dur\":1},"
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\\\"}b nccl {[\","
-		"\"ts\":1,\"dur\":1}"
-		"]}",
+		"{\"distributedInfo\":{\"rank\":0},\"traceEvents\":[42," KERNEL_EV(
+			"1", "1",
+			",\"In msg nelems\":\"abc\",\"Seq\":[1],"
+			"\"Collective name\":\"allreduce\"") ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Generic\","
+							     "\"pid\":0,\"tid\":1,\"ts\":\"soon\",\"dur\":1},"
+							     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\\\"}b nccl {[\","
+							     "\"ts\":1,\"dur\":1}"
+							     "]}",
 		&ok);
 	const struct hd_input *in = hd_store_input(s, 0);
 
@@ -310,9 +312,9 @@ static void count_ev(void *ud, const char *p, size_t len, uint64_t off,
 {
 	GString *out = ud;
 
-	g_string_append_printf(out, "E%" G_GUINT64_FORMAT "@%" G_GUINT64_FORMAT
-				    ":%.*s;",
-			       idx, off, (int)len, p);
+	g_string_append_printf(
+		out, "E%" G_GUINT64_FORMAT "@%" G_GUINT64_FORMAT ":%.*s;", idx,
+		off, (int)len, p);
 }
 
 static void count_big(void *ud, const char *key, uint64_t off, uint64_t size,
@@ -320,9 +322,9 @@ static void count_big(void *ud, const char *key, uint64_t off, uint64_t size,
 {
 	GString *out = ud;
 
-	g_string_append_printf(out, "BIG%s@%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-				    ";",
-			       key ? key : "", off, size);
+	g_string_append_printf(
+		out, "BIG%s@%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT ";",
+		key ? key : "", off, size);
 }
 
 static void count_top(void *ud, const char *key, const char *p, size_t len,
@@ -351,9 +353,11 @@ static char *scan_all(const char *doc, size_t cap, size_t step)
 
 START_TEST(test_scanner_chunks)
 {
-	const char *doc = "\xef\xbb\xbf{\"a\" : {\"x\":\"}\\\\\"}, \"traceEvents\" :"
-			  " [ {\"n\":\"\\\"]}\"} , [1,{}], 7 ,{\"k\":[\"" "0123456789"
-			  "0123456789\"]}], \"z\": -1.5e3 }";
+	const char *doc =
+		"\xef\xbb\xbf{\"a\" : {\"x\":\"}\\\\\"}, \"traceEvents\" :"
+		" [ {\"n\":\"\\\"]}\"} , [1,{}], 7 ,{\"k\":[\""
+		"0123456789"
+		"0123456789\"]}], \"z\": -1.5e3 }";
 	g_autofree char *whole = scan_all(doc, 24, 4096);
 
 	ck_assert_str_eq(whole,
@@ -367,10 +371,9 @@ START_TEST(test_scanner_chunks)
 }
 END_TEST
 
-static struct hd_store *parse_path(const char *rel, bool shared)
+static struct hd_store *parse_path(const char *rel)
 {
-	g_autofree char *p = shared ? hd_test_shared_path(rel) :
-				      hd_test_path(rel);
+	g_autofree char *p = hd_test_path(rel);
 	g_autoptr(GError) err = NULL;
 	bool ok;
 	struct hd_store *s = hd_test_parse_file(p, &ok, &err);
@@ -382,11 +385,9 @@ static struct hd_store *parse_path(const char *rel, bool shared)
 START_TEST(test_fixtures_gzip_zstd)
 {
 	g_autoptr(hd_store) g = parse_path(
-		"tests/data/kineto/straggler-eraC-gz/rank1.pt.trace.json.gz",
-		false);
+		"tests/data/kineto/straggler-eraC-gz/rank1.pt.trace.json.gz");
 	g_autoptr(hd_store) z = parse_path(
-		"tests/data/kineto/offset-eraA-zst/rank3.pt.trace.json.zst",
-		false);
+		"tests/data/kineto/offset-eraA-zst/rank3.pt.trace.json.zst");
 
 	ck_assert_uint_eq(g->ops->len, 12);
 	ck_assert_uint_eq(z->ops->len, 12);
@@ -399,6 +400,9 @@ START_TEST(test_fixtures_gzip_zstd)
 	ck_assert_int_eq(op0(z)->seq_kind, HD_SEQ_COLLECTIVE);
 }
 END_TEST
+
+/* The real traces shipped with the tests (MIT, see its README). */
+#define REAL_HTA "tests/data/real-kineto/hta"
 
 /*
  * The real HTA traces.  Counts verified with a python json one-off:
@@ -414,24 +418,19 @@ START_TEST(test_hta_real)
 		uint64_t events;
 		guint ops, timed;
 	} t[] = {
-		{ "hta_nccl_parser_config-nccl_data.json.gz", 0, 40573, 21, 21 },
-		{ "hta_negative_queue_length-rank0.json.gz", 0, 108936, 80, 80 },
+		{ "hta_nccl_parser_config-nccl_data.json.gz", 0, 40573, 21,
+		  21 },
 		{ "hta_ns_resolution-rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
 		  0, 68692, 35, 0 },
 		{ "hta_trace_diff_control-control.json.gz", 3, 109123, 60, 60 },
 		{ "sampled_rank-0.json.gz", 0, 4855, 10, 10 },
 		{ "sampled_rank-1.json.gz", 1, 4720, 10, 10 },
 	};
-	g_autofree char *dir = hd_test_shared_path("realdata/kineto/hta");
 
-	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-		printf("skipped: %s does not exist\n", dir);
-		return;
-	}
 	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
-		g_autofree char *rel = g_build_filename("realdata/kineto/hta",
-							t[i].file, NULL);
-		g_autoptr(hd_store) s = parse_path(rel, true);
+		g_autofree char *rel =
+			g_build_filename(REAL_HTA, t[i].file, NULL);
+		g_autoptr(hd_store) s = parse_path(rel);
 		const struct hd_input *in = hd_store_input(s, 0);
 		guint timed = 0;
 
@@ -440,8 +439,8 @@ START_TEST(test_hta_real)
 		ck_assert(!in->truncated);
 		ck_assert_uint_eq(s->ops->len, t[i].ops);
 		for (guint j = 0; j < s->ops->len; j++) {
-			const struct hd_op *op = &g_array_index(
-				s->ops, struct hd_op, j);
+			const struct hd_op *op =
+				&g_array_index(s->ops, struct hd_op, j);
 
 			if (op->t_start_ns != INT64_MIN) {
 				timed++;
@@ -460,17 +459,10 @@ END_TEST
 
 START_TEST(test_hta_full_metadata)
 {
-	g_autofree char *dir = hd_test_shared_path("realdata/kineto/hta");
 	g_autoptr(hd_store) s = NULL;
 	const struct hd_group *g;
 
-	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-		printf("skipped: %s does not exist\n", dir);
-		return;
-	}
-	s = parse_path(
-		"realdata/kineto/hta/hta_nccl_parser_config-nccl_data.json.gz",
-		true);
+	s = parse_path(REAL_HTA "/hta_nccl_parser_config-nccl_data.json.gz");
 	g = hd_store_group_at(s, op0(s)->group);
 	ck_assert_str_eq(g->id, "pg:0:[0,1]");
 	ck_assert(!g->low_confidence_identity);

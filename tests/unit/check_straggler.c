@@ -21,13 +21,14 @@ static struct hd_analysis *analysis_new(const struct hd_store *s)
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
 
 	a->store = s;
-	a->verdicts = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)hd_verdict_free);
+	a->verdicts =
+		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
 	a->notes = g_ptr_array_new_with_free_func(g_free);
 	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
 	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
-	a->group_stats = g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
+	a->group_stats =
+		g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
 	return a;
 }
 
@@ -55,8 +56,8 @@ static struct hd_store *load_dir(const char *dir)
 
 static struct hd_store *load_fixture(const char *name)
 {
-	g_autofree char *rel = g_build_filename("tests/data/kineto", name,
-						NULL);
+	g_autofree char *rel =
+		g_build_filename("tests/data/kineto", name, NULL);
 	g_autofree char *dir = hd_test_path(rel);
 
 	return load_dir(dir);
@@ -67,8 +68,8 @@ static const struct hd_arrival none_arrival = { .rank = -1 };
 static const struct hd_arrival *arrival(const struct hd_analysis *a, int r)
 {
 	for (guint i = 0; i < a->arrivals->len; i++) {
-		const struct hd_arrival *x = &g_array_index(
-			a->arrivals, struct hd_arrival, i);
+		const struct hd_arrival *x =
+			&g_array_index(a->arrivals, struct hd_arrival, i);
 
 		if (x->rank == r)
 			return x;
@@ -127,7 +128,8 @@ START_TEST(test_synthetic_offset_not_blamed)
 	ck_assert_int_lt(r3->clock_offset_ns, 2100000 + 5000);
 	ck_assert_uint_lt(r3->times_last, 6);
 	for (guint i = 0; i < a->notes->len; i++)
-		if (strstr(g_ptr_array_index(a->notes, i), "clock offset: rank 3"))
+		if (strstr(g_ptr_array_index(a->notes, i),
+			   "clock offset: rank 3"))
 			noted = true;
 	ck_assert(noted);
 	analysis_free(a);
@@ -185,9 +187,8 @@ START_TEST(test_single_late)
 			op.group = g;
 			op.seq = i;
 			op.kind = HD_OP_ALL_REDUCE;
-			op.t_start_ns = 1000000000LL * i + (r == 1 && i == 4 ?
-								   9000000 :
-								   r * 1000);
+			op.t_start_ns = 1000000000LL * i +
+					(r == 1 && i == 4 ? 9000000 : r * 1000);
 			op.t_end_ns = 1000000000LL * i + 20000000;
 			op.prov.input = in;
 			hd_store_add_op(s, &op);
@@ -244,20 +245,16 @@ END_TEST
 /* The sampled HTA pair: per-stream order does not line up. */
 START_TEST(test_hta_sampled_pair)
 {
-	g_autofree char *dir = hd_test_shared_path("realdata/kineto/hta");
-	g_autofree char *f0 = g_build_filename(dir, "sampled_rank-0.json.gz",
-					       NULL);
-	g_autofree char *f1 = g_build_filename(dir, "sampled_rank-1.json.gz",
-					       NULL);
+	g_autofree char *dir = hd_test_path("tests/data/real-kineto/hta");
+	g_autofree char *f0 =
+		g_build_filename(dir, "sampled_rank-0.json.gz", NULL);
+	g_autofree char *f1 =
+		g_build_filename(dir, "sampled_rank-1.json.gz", NULL);
 	char *paths[] = { f0, f1, NULL };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) s = NULL;
 	struct hd_analysis *a;
 
-	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-		printf("skipped: %s does not exist\n", dir);
-		return;
-	}
 	s = hd_load(paths, 1, problems);
 	a = analysis_new(s);
 	hd_straggler_run(s, a);
@@ -295,13 +292,14 @@ static GArray *dlrm_kernels(const char *path, int *rank)
 	*rank = (int)json_integer_value(json_object_get(
 		json_object_get(doc, "distributedInfo"), "rank"));
 	ev = json_object_get(doc, "traceEvents");
-	json_array_foreach(ev, i, e)
-	{
+	json_array_foreach(ev, i, e) {
 		const char *cat = json_string_value(json_object_get(e, "cat"));
-		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *name =
+			json_string_value(json_object_get(e, "name"));
 		struct kern k;
 
-		if (!cat || !name || strcmp(cat, "kernel") || !strstr(name, "nccl"))
+		if (!cat || !name || strcmp(cat, "kernel") ||
+		    !strstr(name, "nccl"))
 			continue;
 		k.start = json_integer_value(json_object_get(e, "ts")) * 1000;
 		k.end = k.start +
@@ -315,8 +313,8 @@ static GArray *dlrm_kernels(const char *path, int *rank)
 
 START_TEST(test_dlrm_8rank)
 {
-	g_autofree char *tgz = hd_test_shared_path(
-		"realdata/kineto/param-dlrm-8rank.tar.gz");
+	g_autofree char *tgz =
+		hd_test_path("tests/data/real-kineto/param-dlrm-8rank.tar.gz");
 	g_autofree char *tmp = NULL;
 	g_autofree char *cmd = NULL;
 	g_autofree char *sub = NULL;
@@ -327,10 +325,6 @@ START_TEST(test_dlrm_8rank)
 	GDir *d;
 	const char *n;
 
-	if (!g_file_test(tgz, G_FILE_TEST_EXISTS)) {
-		printf("skipped: %s does not exist\n", tgz);
-		return;
-	}
 	tmp = g_dir_make_tmp("hd-dlrm-XXXXXX", NULL);
 	ck_assert_ptr_nonnull(tmp);
 	cmd = g_strdup_printf("tar -xzf '%s' -C '%s'", tgz, tmp);
@@ -395,9 +389,9 @@ START_TEST(test_dlrm_8rank)
 			ck_assert_uint_eq(x->matched, 8);
 			ck_assert(x->has_offset);
 			/* Each rank is its own clock here: offsets ~0. */
-			ck_assert_int_lt(x->clock_offset_ns < 0 ?
-						 -x->clock_offset_ns :
-						 x->clock_offset_ns,
+			ck_assert_int_lt(x->clock_offset_ns < 0
+						 ? -x->clock_offset_ns
+						 : x->clock_offset_ns,
 					 10000);
 			ck_assert_uint_ge(x->times_last, last_decided[r]);
 			total += x->times_last;

@@ -29,10 +29,4 @@ static inline char *hd_test_path(const char *rel)
 	return g_build_filename(HD_SRCDIR, rel, NULL);
 }
 
-/* A path below ../shared beside the source tree.  (transfer full) */
-static inline char *hd_test_shared_path(const char *rel)
-{
-	return g_build_filename(HD_SRCDIR, "..", "shared", rel, NULL);
-}
-
 #endif
