@@ -38,7 +38,6 @@ struct json_scan {
 	char *buf;
 	size_t alloc, len, pos;
 	uint64_t base_off; /* stream offset of buf[0] */
-	size_t peak;
 
 	enum scan_state state;
 	bool bare; /* the document is a bare array of events */
@@ -340,8 +339,6 @@ char *json_scan_space(struct json_scan *s, size_t want)
 		s->buf = g_realloc(s->buf, n);
 		s->alloc = n;
 	}
-	if (s->alloc > s->peak)
-		s->peak = s->alloc;
 	return s->buf + s->len;
 }
 
@@ -595,16 +592,6 @@ enum json_scan_end json_scan_finish(struct json_scan *s, uint64_t *offset)
 	}
 }
 
-uint64_t json_scan_nevents(const struct json_scan *s)
-{
-	return s->nevents;
-}
-
-size_t json_scan_peak(const struct json_scan *s)
-{
-	return s->peak;
-}
-
 static const char *skip_blank(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
@@ -680,15 +667,16 @@ bool json_raw_int(const char *p, size_t len, int64_t *out)
 	if (i == len)
 		return false;
 	for (; i < len; i++) {
-		if (p[i] < '0' || p[i] > '9')
+		unsigned d = (unsigned)(p[i] - '0');
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
 			return false;
-		if (v > (UINT64_C(1) << 62) / 10 * 1)
-			return false;
-		v = v * 10 + (uint64_t)(p[i] - '0');
+		v = v * 10 + d;
 	}
-	if (v > INT64_MAX)
+	/* INT64_MIN's magnitude is one more than INT64_MAX. */
+	if (v > (uint64_t)INT64_MAX + neg)
 		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return true;
 }
 

@@ -65,10 +65,6 @@ bool json_scan_commit(struct json_scan *s, size_t n);
 bool json_scan_feed(struct json_scan *s, const void *data, size_t len);
 /* Ends the stream: reports how it ended, and where (*offset). */
 enum json_scan_end json_scan_finish(struct json_scan *s, uint64_t *offset);
-/* Elements of traceEvents seen so far (kept or oversize). */
-uint64_t json_scan_nevents(const struct json_scan *s);
-/* The largest buffer size reached, in bytes. */
-size_t json_scan_peak(const struct json_scan *s);
 
 /*
  * Iterates the members of one complete JSON object held in [p, end):

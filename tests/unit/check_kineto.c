@@ -382,6 +382,42 @@ static struct hd_store *parse_path(const char *rel)
 	return s;
 }
 
+/* Every int64 parses, quoted or not; nothing outside it does. */
+START_TEST(test_raw_int_range)
+{
+	static const struct {
+		const char *text;
+		bool ok;
+		int64_t v;
+	} t[] = {
+		{ "0", true, 0 },
+		{ "-0", true, 0 },
+		{ "\"42\"", true, 42 },
+		{ "4611686018427387904", true, INT64_C(4611686018427387904) },
+		{ "1714000000000000000", true, INT64_C(1714000000000000000) },
+		{ "9223372036854775807", true, INT64_MAX },
+		{ "-9223372036854775808", true, INT64_MIN },
+		{ "9223372036854775808", false, 0 },
+		{ "-9223372036854775809", false, 0 },
+		{ "18446744073709551616", false, 0 },
+		{ "99999999999999999999999", false, 0 },
+		{ "-", false, 0 },
+		{ "", false, 0 },
+		{ "1.5", false, 0 },
+		{ "1e3", false, 0 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		int64_t v = -1;
+		bool ok = json_raw_int(t[i].text, strlen(t[i].text), &v);
+
+		ck_assert_msg(ok == t[i].ok, "%s", t[i].text);
+		if (ok)
+			ck_assert_int_eq(v, t[i].v);
+	}
+}
+END_TEST
+
 START_TEST(test_fixtures_gzip_zstd)
 {
 	g_autoptr(hd_store) g = parse_path(
@@ -489,6 +525,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_old_kernel_names);
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_scanner_chunks);
+	tcase_add_test(tc, test_raw_int_range);
 	tcase_add_test(tc, test_fixtures_gzip_zstd);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(bad, 60);
