@@ -167,9 +167,14 @@ static inline uint32_t pk_child(const struct pk_tree *t, uint32_t id,
 {
 	const struct pk_node *n = pk_node(t, id);
 
+	uint32_t kid;
+
 	if (!n || !pk_is_container_type(n->type) || i >= n->len)
 		return PK_NIL;
-	return t->kid[n->v.off + i];
+	kid = t->kid[n->v.off + i];
+	/* Acyclic and capped (see the top): a child is strictly shallower. */
+	g_assert(kid < t->nnodes && t->node[kid].depth < n->depth);
+	return kid;
 }
 
 /*

@@ -128,7 +128,8 @@ uint32_t hd_store_add_input(struct hd_store *s, const char *path)
 
 struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index)
 {
-	g_return_val_if_fail(index < s->inputs->len, NULL);
+	/* Callers hold indices the store gave out: a bad one is a bug. */
+	g_assert(index < s->inputs->len);
 	return g_ptr_array_index(s->inputs, index);
 }
 
@@ -252,7 +253,7 @@ uint32_t hd_store_group(struct hd_store *s, const char *id)
 
 struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)
 {
-	g_return_val_if_fail(index < s->groups->len, NULL);
+	g_assert(index < s->groups->len);
 	return g_ptr_array_index(s->groups, index);
 }
 
