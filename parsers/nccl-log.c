@@ -201,148 +201,208 @@ void nl_skip(struct nl_ctx *c, const char *why)
 /* ------------------------------------------------------------------ */
 /* Wrappers.                                                           */
 
+/* mpirun "[job,rank]<stdout>:" */
+static size_t strip_mpirun(const char *p, size_t rem, struct nl_wrap *w)
+{
+	const char *q = p + 1, *e = p + rem;
+	int64_t v, r;
+
+	if (!scan_int(&q, e, &v) || q >= e || *q != ',')
+		return 0;
+	q++;
+	if (!scan_int(&q, e, &r) || q >= e || *q != ']')
+		return 0;
+	q++;
+	if (e - q >= 9 && q[0] == '<' &&
+	    (starts(q, e - q, "<stdout>:") || starts(q, e - q, "<stderr>:"))) {
+		w->mpi_rank = (int)clamp_int(r, 0, INT_MAX);
+		return q + 9 - p;
+	}
+	return 0;
+}
+
+/* torchrun "[defaultN]:" */
+static size_t strip_torchrun(const char *p, size_t rem, struct nl_wrap *w)
+{
+	const char *q, *e = p + rem;
+	int64_t v;
+
+	if (!starts(p, rem, "[default"))
+		return 0;
+	q = p + 8;
+	if (scan_int(&q, e, &v) && q + 1 < e && q[0] == ']' && q[1] == ':') {
+		w->local_rank = (int)clamp_int(v, 0, INT_MAX);
+		return q + 2 - p;
+	}
+	return 0;
+}
+
+/* "[YYYY-MM-DD hh:mm:ss]" of a collector, or NCCL's own time */
+static size_t strip_bracket_time(const char *p, size_t rem, struct nl_wrap *w)
+{
+	int64_t ns;
+	size_t used = scan_datetime(p + 1, rem - 1, &ns);
+
+	if (!used)
+		return 0;
+	w->time_ns = ns;
+	used += 1;
+	return used < rem && p[used] == ']' ? used + 1 : 0;
+}
+
+/* "[N] ": a rank or viewer tag */
+static size_t strip_tag_rank(const char *p, size_t rem, struct nl_wrap *w)
+{
+	const char *q = p + 1, *e = p + rem;
+	int64_t v;
+
+	if (scan_int(&q, e, &v) && v >= 0 && q + 1 < e && q[0] == ']' &&
+	    q[1] == ' ') {
+		w->tag_rank = (int)clamp_int(v, 0, INT_MAX);
+		return q + 2 - p;
+	}
+	return 0;
+}
+
+/* a bare ANSI colour "[36m" */
+static size_t strip_bare_colour(const char *p, size_t rem)
+{
+	const char *q = p + 1, *e = p + rem;
+
+	while (q < e && (g_ascii_isdigit(*q) || *q == ';'))
+		q++;
+	return q > p + 1 && q < e && *q == 'm' ? (size_t)(q + 1 - p) : 0;
+}
+
+/* The wrappers that open with '[', tried in this order. */
+static size_t strip_bracket(const char *p, size_t rem, struct nl_wrap *w)
+{
+	size_t used = strip_mpirun(p, rem, w);
+
+	if (!used)
+		used = strip_torchrun(p, rem, w);
+	if (!used)
+		used = strip_bracket_time(p, rem, w);
+	if (!used)
+		used = strip_tag_rank(p, rem, w);
+	if (!used)
+		used = strip_bare_colour(p, rem);
+	/* [stdout] / [stderr] viewer tags */
+	if (!used &&
+	    (starts(p, rem, "[stdout] ") || starts(p, rem, "[stderr] ")))
+		used = 9;
+	return used;
+}
+
+/* Ray "(WorkerDict pid=4242, ip=10.1.0.5) ", whose ") " is at q. */
+static size_t strip_ray(const char *p, const char *q, struct nl_wrap *w)
+{
+	const char *pid = find(p, q - p, "pid=");
+	int64_t v;
+
+	if (!pid)
+		return 0;
+	pid += 4;
+	if (scan_int(&pid, q, &v))
+		w->ray_pid = (int)clamp_int(v, 0, INT_MAX);
+	return q + 2 - p;
+}
+
+/* An escape written out as text: "^[[0;36m". */
+static size_t strip_caret_escape(const char *p, size_t rem)
+{
+	const char *q = p + 3, *e = p + rem;
+
+	while (q < e && (g_ascii_isdigit(*q) || *q == ';'))
+		q++;
+	return q < e && g_ascii_isalpha(*q) ? (size_t)(q + 1 - p) : 0;
+}
+
+/* A collector's date: "2024-03-05T14:02:11Z: ", "... host >> ". */
+static size_t strip_date(const char *p, size_t rem, struct nl_wrap *w)
+{
+	const char *q;
+	int64_t ns;
+	size_t used = scan_datetime(p, rem, &ns);
+
+	if (!used)
+		return 0;
+	w->time_ns = ns;
+	if (used < rem && p[used] == 'Z')
+		used++;
+	if (used + 1 < rem && p[used] == ':' && p[used + 1] == ' ') {
+		used += 2;
+	} else if (used < rem && p[used] == ' ') {
+		/* "host >> " of a collector */
+		q = find(p + used, MIN(rem - used, 80), " >> ");
+		used++;
+		if (q)
+			used = q + 4 - p;
+	}
+	return used;
+}
+
+/* srun task "12: " */
+static size_t strip_srun_task(const char *p, size_t rem, struct nl_wrap *w)
+{
+	const char *q = p, *e = p + rem;
+	int64_t v;
+
+	if (scan_int(&q, e, &v) && q + 1 < e && q[0] == ':' && q[1] == ' ') {
+		w->srun_task = (int)clamp_int(v, 0, INT_MAX);
+		return q + 2 - p;
+	}
+	return 0;
+}
+
+/* pdsh "host: ", or "bench.node-a [stderr] " */
+static size_t strip_host(const char *p, size_t rem, struct nl_wrap *w)
+{
+	size_t k = 0;
+	bool hosty = false;
+
+	while (k < rem && k < 64 && (is_host_char(p[k]) || p[k] == '.')) {
+		if (g_ascii_isdigit(p[k]) || p[k] == '-')
+			hosty = true;
+		k++;
+	}
+	if (hosty && k + 1 < rem && p[k] == ':' && p[k + 1] == ' ') {
+		w->host = p;
+		w->host_len = k;
+		return k + 2;
+	}
+	if (k + 9 <= rem && p[k] == ' ' &&
+	    (starts(p + k + 1, rem - k - 1, "[stderr] ") ||
+	     starts(p + k + 1, rem - k - 1, "[stdout] ")))
+		return k + 10;
+	return 0;
+}
+
 size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 {
 	size_t at = 0;
 
 	for (int round = 0; round < 12 && at < n; round++) {
-		const char *p = s + at;
-		size_t rem = n - at;
-		size_t used = 0;
-		int64_t v, ns;
-		const char *q, *e = p + rem;
+		const char *p = s + at, *q;
+		size_t rem = n - at, used = 0;
+		int64_t ns;
 
 		if (p[0] == '[') {
-			/* mpirun [job,rank]<stdout>: */
-			q = p + 1;
-			if (scan_int(&q, e, &v) && q < e && *q == ',') {
-				int64_t r;
-
-				q++;
-				if (scan_int(&q, e, &r) && q < e && *q == ']') {
-					q++;
-					if (e - q >= 9 && q[0] == '<' &&
-					    (starts(q, e - q, "<stdout>:") ||
-					     starts(q, e - q, "<stderr>:"))) {
-						w->mpi_rank = (int)clamp_int(
-							r, 0, INT_MAX);
-						used = q + 9 - p;
-					}
-				}
-			}
-			/* torchrun [defaultN]: */
-			if (!used && starts(p, rem, "[default")) {
-				q = p + 8;
-				if (scan_int(&q, e, &v) && q + 1 < e &&
-				    q[0] == ']' && q[1] == ':') {
-					w->local_rank =
-						(int)clamp_int(v, 0, INT_MAX);
-					used = q + 2 - p;
-				}
-			}
-			/* [YYYY-MM-DD hh:mm:ss] collector or NCCL time */
-			if (!used &&
-			    (used = scan_datetime(p + 1, rem - 1, &ns))) {
-				w->time_ns = ns;
-				used += 1;
-				if (used < rem && p[used] == ']')
-					used++;
-				else
-					used = 0;
-			}
-			/* [N] rank or viewer tag */
-			if (!used) {
-				q = p + 1;
-				if (scan_int(&q, e, &v) && v >= 0 &&
-				    q + 1 < e && q[0] == ']' && q[1] == ' ') {
-					w->tag_rank =
-						(int)clamp_int(v, 0, INT_MAX);
-					used = q + 2 - p;
-				}
-			}
-			/* a bare ANSI colour "[36m" */
-			if (!used) {
-				q = p + 1;
-				while (q < e &&
-				       (g_ascii_isdigit(*q) || *q == ';'))
-					q++;
-				if (q > p + 1 && q < e && *q == 'm')
-					used = q + 1 - p;
-			}
-			/* [stdout] / [stderr] viewer tags */
-			if (!used && (starts(p, rem, "[stdout] ") ||
-				      starts(p, rem, "[stderr] ")))
-				used = 9;
+			used = strip_bracket(p, rem, w);
 		} else if (p[0] == '(' && (q = find(p, MIN(rem, 256), ") "))) {
-			/* Ray (WorkerDict pid=4242, ip=10.1.0.5) */
-			const char *pid = find(p, q - p, "pid=");
-
-			if (pid) {
-				pid += 4;
-				if (scan_int(&pid, q, &v))
-					w->ray_pid =
-						(int)clamp_int(v, 0, INT_MAX);
-				used = q + 2 - p;
-			}
+			used = strip_ray(p, q, w);
 		} else if (p[0] == ' ' && rem > 1 && g_ascii_isdigit(p[1])) {
+			/* the space before a date: the date is next */
 			used = scan_datetime(p + 1, rem - 1, &ns) ? 1 : 0;
 		} else if (starts(p, rem, "^[[")) {
-			q = p + 3;
-			while (q < e && (g_ascii_isdigit(*q) || *q == ';'))
-				q++;
-			if (q < e && g_ascii_isalpha(*q))
-				used = q + 1 - p;
+			used = strip_caret_escape(p, rem);
 		} else if (g_ascii_isdigit(p[0])) {
-			/* date (collector) or srun task "12: " */
-			if ((used = scan_datetime(p, rem, &ns))) {
-				w->time_ns = ns;
-				if (used < rem && p[used] == 'Z')
-					used++;
-				if (used + 1 < rem && p[used] == ':' &&
-				    p[used + 1] == ' ')
-					used += 2;
-				else if (used < rem && p[used] == ' ') {
-					/* "host >> " of a collector */
-					q = find(p + used, MIN(rem - used, 80),
-						 " >> ");
-					used++;
-					if (q)
-						used = q + 4 - p;
-				}
-			} else {
-				q = p;
-				if (scan_int(&q, e, &v) && q + 1 < e &&
-				    q[0] == ':' && q[1] == ' ') {
-					w->srun_task =
-						(int)clamp_int(v, 0, INT_MAX);
-					used = q + 2 - p;
-				}
-			}
+			used = strip_date(p, rem, w);
+			if (!used)
+				used = strip_srun_task(p, rem, w);
 		}
-		if (!used && is_host_char(p[0])) {
-			/* pdsh "host: ", or "bench.node-a [stderr] " */
-			size_t k = 0;
-			bool hosty = false;
-
-			while (k < rem && k < 64 &&
-			       (is_host_char(p[k]) || p[k] == '.')) {
-				if (g_ascii_isdigit(p[k]) || p[k] == '-')
-					hosty = true;
-				k++;
-			}
-			if (hosty && k + 1 < rem && p[k] == ':' &&
-			    p[k + 1] == ' ') {
-				w->host = p;
-				w->host_len = k;
-				used = k + 2;
-			} else if (k + 9 <= rem && p[k] == ' ' &&
-				   (starts(p + k + 1, rem - k - 1,
-					   "[stderr] ") ||
-				    starts(p + k + 1, rem - k - 1,
-					   "[stdout] "))) {
-				used = k + 10;
-			}
-		}
+		if (!used && is_host_char(p[0]))
+			used = strip_host(p, rem, w);
 		if (!used)
 			break;
 		at += used;
@@ -638,14 +698,25 @@ static int proc_rank(const struct nl_proc *p)
 	return -1;
 }
 
-static void finish(struct nl_ctx *c)
-{
-	GArray *ops = c->store->ops;
-	guint j = c->op_base;
-	int input_rank = -1;
-	bool one_rank = true;
+/*
+ * The one rank all of an input's records belong to: rank is the last seen
+ * (-1 none), one turns false once two differ.
+ */
+struct nl_input_rank {
+	int rank;
+	bool one;
+};
 
-	flush_wrap(c);
+static void input_rank_see(struct nl_input_rank *ir, int rank)
+{
+	if (ir->rank >= 0 && ir->rank != rank)
+		ir->one = false;
+	ir->rank = rank;
+}
+
+/* Decides each process's global rank from the strongest evidence seen. */
+static void decide_ranks(struct nl_ctx *c)
+{
 	for (guint i = 0; i < c->streams->len; i++) {
 		struct nl_stream *st = g_ptr_array_index(c->streams, i);
 
@@ -657,8 +728,14 @@ static void finish(struct nl_ctx *c)
 
 		p->rank = proc_rank(p);
 	}
+}
 
-	/* Ops: the rank of their process, or dropped. */
+/* Ops: the rank of their process, or dropped and counted as skipped. */
+static void attribute_ops(struct nl_ctx *c)
+{
+	GArray *ops = c->store->ops;
+	guint j = c->op_base;
+
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
 		uint32_t pi =
@@ -687,8 +764,11 @@ static void finish(struct nl_ctx *c)
 			      " ops skipped",
 			      p->host, p->pid, p->ndropped);
 	}
+}
 
-	/* Signals: the rank of their process or stream. */
+/* Signals: the rank of their process or stream. */
+static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
+{
 	for (guint i = c->sig_base; i < c->store->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(c->store->signals, struct hd_signal, i);
@@ -715,24 +795,22 @@ static void finish(struct nl_ctx *c)
 		if (sig->rank >= 0) {
 			hd_rank_add_input(hd_store_rank(c->store, sig->rank),
 					  c->input);
-			if (sig->type != HD_SIGT_PROCESS_EXIT) {
-				if (input_rank >= 0 && input_rank != sig->rank)
-					one_rank = false;
-				input_rank = sig->rank;
-			}
+			if (sig->type != HD_SIGT_PROCESS_EXIT)
+				input_rank_see(ir, sig->rank);
 		}
 	}
+}
 
-	/* Groups and ranks. */
+/* Groups and ranks: what each process with a rank tells of them. */
+static void fill_ranks(struct nl_ctx *c, struct nl_input_rank *ir)
+{
 	for (guint i = 0; i < c->procs->len; i++) {
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);
 		struct hd_rank *r;
 
 		if (p->rank < 0)
 			continue;
-		if (input_rank >= 0 && input_rank != p->rank)
-			one_rank = false;
-		input_rank = p->rank;
+		input_rank_see(ir, p->rank);
 		for (guint k = 0; k < p->comms->len; k++) {
 			struct nl_comm *cm = g_ptr_array_index(p->comms, k);
 
@@ -757,43 +835,75 @@ static void finish(struct nl_ctx *c)
 			r->nccl_version = nl_proc_version(c, p);
 		hd_rank_add_input(r, c->input);
 	}
-	if (one_rank && input_rank >= 0)
-		c->in->rank = input_rank;
+}
+
+static void finish(struct nl_ctx *c)
+{
+	struct nl_input_rank ir = { .rank = -1, .one = true };
+
+	flush_wrap(c);
+	decide_ranks(c);
+	attribute_ops(c);
+	attribute_signals(c, &ir);
+	fill_ranks(c, &ir);
+	if (ir.one && ir.rank >= 0)
+		c->in->rank = ir.rank;
+}
+
+/* Sets up c to read input of store; compiles the patterns once. */
+static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
+{
+	static GOnce once = G_ONCE_INIT;
+
+	g_once(&once, rx_compile, NULL);
+	memset(c, 0, sizeof(*c));
+	c->store = store;
+	c->input = input;
+	c->in = hd_store_input(store, input);
+	c->in->kind = HD_INPUT_NCCL_LOG;
+	c->md = pcre2_match_data_create(32, NULL);
+	c->ov = pcre2_get_ovector_pointer(c->md);
+	c->streams_by_key =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->streams = g_ptr_array_new_with_free_func(stream_free);
+	c->dflt = stream_get(c, "");
+	c->op_base = store->ops->len;
+	c->sig_base = store->signals->len;
+	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
+	c->wrap = g_string_sized_new(256);
+	nl_nccl_init(c);
+}
+
+/* Frees what ctx_init() set up; the store keeps what was added. */
+static void ctx_clear(struct nl_ctx *c)
+{
+	pcre2_match_data_free(c->md);
+	nl_nccl_clear(c);
+	g_hash_table_destroy(c->streams_by_key);
+	g_ptr_array_free(c->streams, TRUE);
+	g_array_free(c->op_proc, TRUE);
+	g_array_free(c->sig_proc, TRUE);
+	g_array_free(c->sig_stream, TRUE);
+	g_hash_table_destroy(c->dedup);
+	g_free(c->clean);
+	g_string_free(c->wrap, TRUE);
 }
 
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
-	static GOnce once = G_ONCE_INIT;
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	g_autoptr(GError) err = NULL;
-	struct nl_ctx c = { 0 };
+	struct nl_ctx c;
 	const char *line;
 	size_t len;
 	bool cut, ok = true;
 
-	g_once(&once, rx_compile, NULL);
-	memset(&c, 0, sizeof(c));
-	c.store = store;
-	c.input = input;
-	c.in = hd_store_input(store, input);
-	c.in->kind = HD_INPUT_NCCL_LOG;
-	c.md = pcre2_match_data_create(32, NULL);
-	c.ov = pcre2_get_ovector_pointer(c.md);
-	c.streams_by_key =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c.streams = g_ptr_array_new_with_free_func(stream_free);
-	c.dflt = stream_get(&c, "");
-	c.op_base = store->ops->len;
-	c.sig_base = store->signals->len;
-	c.op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	c.sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
-	c.sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	c.dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c.clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
-	c.wrap = g_string_sized_new(256);
-	nl_nccl_init(&c);
-
+	ctx_init(&c, store, input);
 	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
 		c.lineno = hd_lines_lineno(lines);
 		feed_line(&c, line, len, cut);
@@ -812,16 +922,6 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		}
 	}
 	c.in->bytes = hd_reader_consumed(rd);
-
-	pcre2_match_data_free(c.md);
-	nl_nccl_clear(&c);
-	g_hash_table_destroy(c.streams_by_key);
-	g_ptr_array_free(c.streams, TRUE);
-	g_array_free(c.op_proc, TRUE);
-	g_array_free(c.sig_proc, TRUE);
-	g_array_free(c.sig_stream, TRUE);
-	g_hash_table_destroy(c.dedup);
-	g_free(c.clean);
-	g_string_free(c.wrap, TRUE);
+	ctx_clear(&c);
 	return ok;
 }

@@ -488,64 +488,80 @@ static bool is_reduction(enum hd_op_kind k)
 	       k == HD_OP_REDUCE_SCATTER;
 }
 
-void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
-		   const char *body, size_t n, size_t name_len,
-		   bool full_buffer)
-{
-	const char *s = body + name_len, *end = body + n;
-	uint64_t opcount = 0, sendbuf, recvbuf, comm = 0, stream;
-	int64_t count = -1, dtype = -1, redop = -1, root = -1, nranks = -1;
-	int r = 1;
-	bool cut = false, have_comm = false, nranks_ok = false;
-	struct hd_op *op;
-	struct hd_opdesc d;
-	struct nl_comm *cm;
-	enum hd_op_kind kind = coll_ops[which].kind;
+/* The fields of a COLL record, as far as its text goes. */
+struct nl_coll {
+	uint64_t opcount, comm;
+	int64_t count, dtype, redop, root, nranks; /* -1 unknown */
+	bool cut; /* the text ends early */
+};
 
+/*
+ * Scans the fields after the op name in [s, end).  False, the line
+ * skipped, when they are malformed or end before the comm pointer.
+ */
+static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
+		      struct nl_coll *f)
+{
+	uint64_t sendbuf, recvbuf, stream;
+	int r = 1;
+	bool have_comm = false, nranks_ok = false;
+
+	f->opcount = f->comm = 0;
+	f->count = f->dtype = f->redop = f->root = f->nranks = -1;
+	f->cut = false;
 	/*
 	 * Each step: a literal, then a value; stop at the first failure.
 	 * r == -1 or s == end at the failure means the text ran out.
 	 */
 	if ((r = expect(&s, end, ": opCount ")) == 1 &&
-	    scan_hex(&s, end, &opcount) &&
+	    scan_hex(&s, end, &f->opcount) &&
 	    (r = expect(&s, end, " sendbuff ")) == 1 &&
 	    scan_ptr(&s, end, &sendbuf) &&
 	    (r = expect(&s, end, " recvbuff ")) == 1 &&
 	    scan_ptr(&s, end, &recvbuf) &&
 	    (r = expect(&s, end, " count ")) == 1 &&
-	    scan_int(&s, end, &count) &&
+	    scan_int(&s, end, &f->count) &&
 	    (r = expect(&s, end, " datatype ")) == 1 &&
-	    scan_int(&s, end, &dtype) && (r = expect(&s, end, " op ")) == 1 &&
-	    scan_int(&s, end, &redop) && (r = expect(&s, end, " root ")) == 1 &&
-	    scan_int(&s, end, &root) && (r = expect(&s, end, " comm ")) == 1 &&
-	    scan_ptr(&s, end, &comm) &&
+	    scan_int(&s, end, &f->dtype) &&
+	    (r = expect(&s, end, " op ")) == 1 &&
+	    scan_int(&s, end, &f->redop) &&
+	    (r = expect(&s, end, " root ")) == 1 &&
+	    scan_int(&s, end, &f->root) &&
+	    (r = expect(&s, end, " comm ")) == 1 &&
+	    scan_ptr(&s, end, &f->comm) &&
 	    /* a pointer at the very end may itself be cut */
 	    (have_comm = s < end) && (r = expect(&s, end, " [nranks=")) == 1 &&
-	    scan_int(&s, end, &nranks) && (r = expect(&s, end, "]")) == 1 &&
+	    scan_int(&s, end, &f->nranks) && (r = expect(&s, end, "]")) == 1 &&
 	    (nranks_ok = true) && (r = expect(&s, end, " stream ")) == 1 &&
 	    scan_ptr(&s, end, &stream)) {
 		/* complete; what follows may be a fused record */
 		c->coll_stop = s;
-	} else {
-		cut = r == -1 || s == end;
-		if (!cut || !have_comm) {
-			nl_skip(c,
-				cut ? "COLL record cut before its comm pointer"
-				    : "malformed COLL record");
-			return;
-		}
-		/* nranks is trusted only with its closing bracket */
-		if (!nranks_ok)
-			nranks = -1;
+		return true;
 	}
-	if (count < 0 || nranks == 0 || nranks > (1 << 22)) {
-		nl_skip(c, "COLL record with an impossible count or nranks");
-		return;
+	f->cut = r == -1 || s == end;
+	if (!f->cut || !have_comm) {
+		nl_skip(c, f->cut ? "COLL record cut before its comm pointer"
+				  : "malformed COLL record");
+		return false;
 	}
-	cm = proc_comm(p, comm);
+	/* nranks is trusted only with its closing bracket */
+	if (!nranks_ok)
+		f->nranks = -1;
+	return true;
+}
+
+/*
+ * The comm at ptr in p that a COLL record with nranks (-1 unknown) names.
+ * NULL, the line skipped, when it can be put in no group.
+ */
+static struct nl_comm *coll_comm(struct nl_ctx *c, struct nl_proc *p,
+				 uint64_t ptr, int64_t nranks)
+{
+	struct nl_comm *cm = proc_comm(p, ptr);
+
 	if (!cm) {
 		/* No Init line for it (INIT not logged): guess by nranks. */
-		cm = comm_new(p, comm);
+		cm = comm_new(p, ptr);
 		cm->nranks = (int)nranks;
 		if (nranks > 0)
 			comm_bind_nranks(c, p, cm);
@@ -556,59 +572,91 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (cm->group < 0) {
 		nl_skip(c, "COLL record of an unknown comm without nranks");
-		return;
+		return NULL;
 	}
-	if (nranks < 0)
-		nranks = cm->nranks;
+	return cm;
+}
 
-	op = hd_store_new_op(c->store);
-	op->group = (uint32_t)cm->group;
-	op->seq = cm->ncoll++;
-	op->seq_kind = HD_SEQ_ORDINAL;
-	op->kind = (uint8_t)kind;
-	op->op_count = (int64_t)opcount;
-	op->state = HD_STATE_ENQUEUED;
-	d = hd_opdesc_blank;
+/*
+ * What a COLL record moves, in a comm of nranks: dtype, reduction,
+ * counts in and out, root or peer.  (transfer none: interned)
+ */
+static const struct hd_opdesc *
+coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
+{
+	enum hd_op_kind kind = coll_ops[which].kind;
+	struct hd_opdesc d = hd_opdesc_blank;
+
 	d.name = c->coll_names[which];
-	if (dtype >= 0 && dtype < (int64_t)G_N_ELEMENTS(nccl_dtypes)) {
-		d.dtype = (uint8_t)nccl_dtypes[dtype];
-	} else if (dtype >= 0) {
+	if (f->dtype >= 0 && f->dtype < (int64_t)G_N_ELEMENTS(nccl_dtypes)) {
+		d.dtype = (uint8_t)nccl_dtypes[f->dtype];
+	} else if (f->dtype >= 0) {
 		char name[32];
 
 		g_snprintf(name, sizeof(name), "ncclDataType %d",
-			   (int)clamp_int(dtype, 0, INT_MAX));
+			   (int)clamp_int(f->dtype, 0, INT_MAX));
 		d.dtype = HD_DTYPE_OTHER;
 		d.dtype_name = hd_intern(name);
 	}
-	if (is_reduction(kind) && redop >= 0)
-		d.redop = redop >= 5 ? HD_REDOP_PREMULSUM
-				     : (uint8_t)(HD_REDOP_SUM + redop);
+	if (is_reduction(kind) && f->redop >= 0)
+		d.redop = f->redop >= 5 ? HD_REDOP_PREMULSUM
+					: (uint8_t)(HD_REDOP_SUM + f->redop);
 	switch (kind) {
 	case HD_OP_ALL_GATHER:
-		d.count_in = count;
-		d.count_out = mul_or_unknown(count, nranks);
+		d.count_in = f->count;
+		d.count_out = mul_or_unknown(f->count, nranks);
 		break;
 	case HD_OP_REDUCE_SCATTER:
-		d.count_out = count;
-		d.count_in = mul_or_unknown(count, nranks);
+		d.count_out = f->count;
+		d.count_in = mul_or_unknown(f->count, nranks);
 		break;
 	case HD_OP_SEND:
-		d.count_in = count;
+		d.count_in = f->count;
 		break;
 	case HD_OP_RECV:
-		d.count_out = count;
+		d.count_out = f->count;
 		break;
 	default:
-		d.count_in = d.count_out = count;
+		d.count_in = d.count_out = f->count;
 		break;
 	}
 	if ((kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
 	     kind == HD_OP_GATHER || kind == HD_OP_SCATTER ||
 	     kind == HD_OP_SEND || kind == HD_OP_RECV) &&
-	    root >= 0)
-		d.peer = (int32_t)clamp_int(root, 0, INT32_MAX);
-	op->d = hd_opdesc_intern(&d);
+	    f->root >= 0)
+		d.peer = (int32_t)clamp_int(f->root, 0, INT32_MAX);
+	return hd_opdesc_intern(&d);
+}
+
+void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
+		   const char *body, size_t n, size_t name_len,
+		   bool full_buffer)
+{
+	struct nl_coll f;
+	struct nl_comm *cm;
+	struct hd_op *op;
+	bool cut;
+
+	if (!coll_scan(c, body + name_len, body + n, &f))
+		return;
+	if (f.count < 0 || f.nranks == 0 || f.nranks > (1 << 22)) {
+		nl_skip(c, "COLL record with an impossible count or nranks");
+		return;
+	}
+	cm = coll_comm(c, p, f.comm, f.nranks);
+	if (!cm)
+		return;
+
+	op = hd_store_new_op(c->store);
+	op->group = (uint32_t)cm->group;
+	op->seq = cm->ncoll++;
+	op->seq_kind = HD_SEQ_ORDINAL;
+	op->kind = (uint8_t)coll_ops[which].kind;
+	op->op_count = (int64_t)f.opcount;
+	op->state = HD_STATE_ENQUEUED;
+	op->d = coll_desc(c, which, &f, f.nranks < 0 ? cm->nranks : f.nranks);
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
+	cut = f.cut;
 	if (full_buffer && !cut) {
 		cut = true;
 		hd_input_warn(c->in, c->lineno,
@@ -673,103 +721,138 @@ bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
 	return true;
 }
 
+/* The fields of an Init line. */
+struct nl_init {
+	uint64_t ptr, parent, comm_id;
+	int64_t rank, nranks, dev, count, color;
+	bool complete, has_parent, has_id, has_count;
+};
+
+/*
+ * Reads an Init START or COMPLETE line; false when it is unreadable.
+ * Leaves the match in c for the captures read later.
+ */
+static bool init_scan(struct nl_ctx *c, const char *s, size_t n,
+		      struct nl_init *f)
+{
+	const char *st;
+	size_t stl;
+
+	f->ptr = f->parent = f->comm_id = 0;
+	f->rank = f->nranks = f->dev = f->count = -1;
+	f->color = 0;
+	if (!rx(c, RX_INIT, s, n) || !cap_hex(c, s, 1, &f->ptr) ||
+	    !cap_int(c, s, 2, &f->rank) || !cap_int(c, s, 3, &f->nranks) ||
+	    !cap(c, s, 12, &st, &stl) || f->nranks <= 0 ||
+	    f->nranks > (1 << 22) || f->rank < 0 || f->rank >= f->nranks)
+		return false;
+	f->complete = stl == 8; /* COMPLETE */
+	cap_int(c, s, 4, &f->dev);
+	f->has_parent = cap_hex(c, s, 7, &f->parent);
+	f->has_count = cap_int(c, s, 8, &f->count);
+	cap_int(c, s, 9, &f->color);
+	f->has_id = cap_hex(c, s, 11, &f->comm_id);
+	return true;
+}
+
+/*
+ * Binds a comm split from a parent comm of group pg to the identity
+ * "split:PARENT:COLOR:COUNT:NRANKS".
+ */
+static void comm_bind_split(struct nl_ctx *c, struct nl_proc *p,
+			    struct nl_comm *cm, struct hd_group *pg,
+			    const struct nl_init *f)
+{
+	char parent_id[96], count_s[32], id[256];
+
+	if (pg->has_comm_id)
+		g_snprintf(parent_id, sizeof(parent_id),
+			   "0x%016" G_GINT64_MODIFIER "x", pg->comm_id);
+	else
+		g_snprintf(parent_id, sizeof(parent_id), "%s", pg->id);
+	if (f->has_count) {
+		g_snprintf(count_s, sizeof(count_s), "%d",
+			   (int)clamp_int(f->count, 0, INT_MAX));
+	} else {
+		/* 2.23: no splitCount; count splits alike */
+		g_snprintf(id, sizeof(id), "s%s:%d:%d", parent_id,
+			   (int)f->color, (int)f->nranks);
+		g_snprintf(count_s, sizeof(count_s), "n%d", proc_nth(p, id));
+	}
+	g_snprintf(id, sizeof(id), "split:%s:%d:%s:%d", parent_id,
+		   (int)clamp_int(f->color, INT_MIN, INT_MAX), count_s,
+		   (int)f->nranks);
+	comm_bind(c, cm, id, false, 0, false);
+}
+
+/*
+ * Puts a comm new at its Init line in a group: by commId when the line
+ * has one, else as a split of a parent whose group is trusted, else by
+ * nranks.
+ */
+static void init_bind(struct nl_ctx *c, struct nl_proc *p, struct nl_comm *cm,
+		      const struct nl_init *f)
+{
+	struct nl_comm *pc = f->has_parent && !f->has_id
+				     ? g_hash_table_lookup(p->live, &f->parent)
+				     : NULL;
+
+	if (f->has_id) {
+		g_autofree char *id = hd_group_id_comm(f->comm_id);
+
+		comm_bind(c, cm, id, true, f->comm_id, false);
+	} else if (pc && pc->group >= 0 &&
+		   !hd_store_group_at(c->store, (uint32_t)pc->group)
+			    ->low_confidence_identity) {
+		comm_bind_split(
+			c, p, cm,
+			hd_store_group_at(c->store, (uint32_t)pc->group), f);
+	} else {
+		if (f->has_parent)
+			hd_input_warn(c->in, c->lineno,
+				      "split parent %#" G_GINT64_MODIFIER
+				      "x not found in %s:%d, grouped "
+				      "by nranks",
+				      f->parent, p->host, p->pid);
+		comm_bind_nranks(c, p, cm);
+	}
+}
+
 static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		       size_t n)
 {
-	uint64_t ptr = 0, parent = 0, comm_id = 0;
-	int64_t rank = -1, nranks = -1, dev = -1, count = -1, color = 0;
-	bool complete, has_parent, has_id, has_count;
-	const char *st;
-	size_t stl;
+	struct nl_init f;
 	struct nl_comm *cm;
 
-	if (!rx(c, RX_INIT, s, n) || !cap_hex(c, s, 1, &ptr) ||
-	    !cap_int(c, s, 2, &rank) || !cap_int(c, s, 3, &nranks) ||
-	    !cap(c, s, 12, &st, &stl) || nranks <= 0 || nranks > (1 << 22) ||
-	    rank < 0 || rank >= nranks) {
+	if (!init_scan(c, s, n, &f)) {
 		nl_skip(c, "unreadable Init line");
 		return;
 	}
-	complete = stl == 8; /* COMPLETE */
-	cap_int(c, s, 4, &dev);
-	has_parent = cap_hex(c, s, 7, &parent);
-	has_count = cap_int(c, s, 8, &count);
-	cap_int(c, s, 9, &color);
-	has_id = cap_hex(c, s, 11, &comm_id);
-
-	cm = proc_comm(p, ptr);
+	cm = proc_comm(p, f.ptr);
 	/* Only START -> COMPLETE continues a comm; else the pointer is new. */
-	if (!cm || cm->complete || !complete || cm->group < 0 ||
-	    cm->nranks != nranks || cm->rank != rank)
-		cm = comm_new(p, ptr);
-	cm->rank = (int)rank;
-	cm->nranks = (int)nranks;
-	cm->cuda_dev = (int)clamp_int(dev, -1, INT_MAX);
+	if (!cm || cm->complete || !f.complete || cm->group < 0 ||
+	    cm->nranks != f.nranks || cm->rank != f.rank)
+		cm = comm_new(p, f.ptr);
+	cm->rank = (int)f.rank;
+	cm->nranks = (int)f.nranks;
+	cm->cuda_dev = (int)clamp_int(f.dev, -1, INT_MAX);
 	cm->bus_id = cap_intern(c, s, 6);
-	if (complete)
+	if (f.complete)
 		cm->complete = true;
 
-	if (has_id)
+	if (f.has_id)
 		fmt_min(p, 2016);
-	else if (has_parent)
+	else if (f.has_parent)
 		fmt_min(p, 2023);
-	if (has_count)
+	if (f.has_count)
 		fmt_min(p, find(s, n, "childCount") ? 2030 : 2024);
 
-	if (cm->group < 0) {
-		struct nl_comm *pc =
-			has_parent && !has_id
-				? g_hash_table_lookup(p->live, &parent)
-				: NULL;
-
-		if (has_id) {
-			g_autofree char *id = hd_group_id_comm(comm_id);
-
-			comm_bind(c, cm, id, true, comm_id, false);
-		} else if (pc && pc->group >= 0 &&
-			   !hd_store_group_at(c->store, (uint32_t)pc->group)
-				    ->low_confidence_identity) {
-			struct hd_group *pg = hd_store_group_at(
-				c->store, (uint32_t)pc->group);
-			char parent_id[96], count_s[32], id[256];
-
-			if (pg->has_comm_id)
-				g_snprintf(parent_id, sizeof(parent_id),
-					   "0x%016" G_GINT64_MODIFIER "x",
-					   pg->comm_id);
-			else
-				g_snprintf(parent_id, sizeof(parent_id), "%s",
-					   pg->id);
-			if (has_count) {
-				g_snprintf(count_s, sizeof(count_s), "%d",
-					   (int)clamp_int(count, 0, INT_MAX));
-			} else {
-				/* 2.23: no splitCount; count splits alike */
-				g_snprintf(id, sizeof(id), "s%s:%d:%d",
-					   parent_id, (int)color, (int)nranks);
-				g_snprintf(count_s, sizeof(count_s), "n%d",
-					   proc_nth(p, id));
-			}
-			g_snprintf(id, sizeof(id), "split:%s:%d:%s:%d",
-				   parent_id,
-				   (int)clamp_int(color, INT_MIN, INT_MAX),
-				   count_s, (int)nranks);
-			comm_bind(c, cm, id, false, 0, false);
-		} else {
-			if (has_parent)
-				hd_input_warn(
-					c->in, c->lineno,
-					"split parent %#" G_GINT64_MODIFIER
-					"x not found in %s:%d, grouped "
-					"by nranks",
-					parent, p->host, p->pid);
-			comm_bind_nranks(c, p, cm);
-		}
-	}
+	if (cm->group < 0)
+		init_bind(c, p, cm, &f);
 	/* The world comm: largest nranks, first created. */
-	if (nranks > p->world_nranks) {
-		p->world_nranks = (int)nranks;
-		p->world_rank = (int)rank;
+	if (f.nranks > p->world_nranks) {
+		p->world_nranks = (int)f.nranks;
+		p->world_rank = (int)f.rank;
 		p->world_dev = cm->cuda_dev;
 		p->world_bus = cm->bus_id;
 	}
