@@ -1,0 +1,484 @@
+/*
+ * What the three files of the NCCL_DEBUG / PyTorch c10d log parser share:
+ * the driver (nccl-log.c), the NCCL record grammar (nccl-record.c) and the
+ * c10d / torchrun grammar (c10d-record.c).  Holds the per-file parse state,
+ * the scanners every line goes through, the regex helpers and the calls
+ * from one file into another.  Not for use outside those three files.
+ *
+ * Ownership: the parse state belongs to one nccl_log_parse() call; the
+ * store owns what is added to it.
+ */
+#ifndef HD_NCCL_LOG_INTERNAL_H
+#define HD_NCCL_LOG_INTERNAL_H
+
+#include <string.h>
+
+#include "parsers.h"
+#include "hd-autocleanups.h"
+
+/* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
+#define NL_PROC_CACHE 64
+
+/* ------------------------------------------------------------------ */
+/* Regular expressions, compiled once per process.                     */
+
+enum nl_rx {
+	/* nccl-record.c */
+	RX_INIT,
+	RX_TEARDOWN,
+	RX_VERSION,
+	RX_UNWIND,
+	RX_IB_COMPL,
+	RX_PEER,
+	RX_REMOTE_PEER,
+	RX_SOCK_PEER,
+	RX_CONNECT_PEER,
+	RX_CUDA_CODE,
+	/* c10d-record.c */
+	RX_STATUS,
+	RX_NCCL_ERR,
+	RX_ABORTED,
+	RX_EXIT,
+	RX_CFE_RANK,
+	RX_CFE_EXIT,
+	RX_EXCEPTION,
+	RX_PG_GUID,
+	RX_PG_NUM,
+	RX_RANK_ONLY,
+	RX_COUNT
+};
+
+/*
+ * The patterns of each grammar, by id; NULL at the other grammar's ids.
+ * Defined in the file of the grammar.
+ */
+extern const char *const nl_nccl_rx_src[RX_COUNT];
+extern const char *const nl_c10d_rx_src[RX_COUNT];
+/* Both compiled, once per process, before the first line is read. */
+extern pcre2_code *nl_rx_code[RX_COUNT];
+
+/* ------------------------------------------------------------------ */
+/* Parser state.                                                       */
+
+/* One communicator instance in one process. */
+struct nl_comm {
+	uint64_t ptr;
+	int rank, nranks, cuda_dev;
+	int64_t group; /* store group index, -1 none */
+	int64_t ncoll; /* COLL lines so far: the next op's seq */
+	const char *bus_id;
+	bool complete;
+};
+
+struct nl_proc {
+	uint32_t index;
+	const char *host; /* interned; "" when empty */
+	size_t host_len;
+	int pid;
+	int c10d_rank, hint_rank, tag_rank; /* -1 none, -2 conflicting */
+	int world_nranks, world_rank, world_dev;
+	const char *world_bus;
+	const char *addr; /* interned bootstrap IP, or NULL */
+	int rank; /* decided at end of input */
+	const char *version; /* claimed */
+	int fmt_min; /* major*1000+minor the format implies, 0 */
+	bool no_token; /* 2.2 format seen */
+	bool saw_teardown;
+	GHashTable *live; /* ptr (uint64 *) -> struct nl_comm * */
+	GPtrArray *comms; /* struct nl_comm *, all instances, owned */
+	GHashTable *nth; /* key string -> count, creation order */
+	struct nl_comm *last;
+	uint64_t ndropped;
+};
+
+/* An output stream: the lines one wrapper label (or none) marks. */
+struct nl_stream {
+	uint32_t index;
+	struct nl_proc *proc; /* the one process seen in it */
+	bool multi; /* more than one process seen */
+	int c10d_rank; /* [rankG] seen; -2 conflicting */
+	int hint_rank; /* mpirun/srun label */
+	/* "NCCL error in:" block being collected */
+	int64_t err_sig; /* signal index, -1 none */
+	int err_left;
+	bool err_want_last;
+	/* Python traceback: waiting for the exception line */
+	bool in_tb;
+	/* torchrun ChildFailedError block */
+	int cfe_left;
+	int cfe_rank;
+	/* the last watchdog timeout without a PG prefix, for its status */
+	int64_t timeout_sig;
+};
+
+/* What a wrapper prefix said. */
+struct nl_wrap {
+	int mpi_rank, srun_task, local_rank, ray_pid, tag_rank;
+	const char *host; /* pdsh, not NUL-terminated */
+	size_t host_len;
+	int64_t time_ns; /* INT64_MIN none */
+};
+
+/* A parsed NCCL record prefix. */
+struct nl_rec {
+	const char *host;
+	size_t host_len;
+	int pid, tid, dev;
+	bool has_hpt;
+	const char *start; /* first byte of the record (after wrappers) */
+};
+
+struct nl_ctx {
+	struct hd_store *store;
+	struct hd_input *in;
+	uint32_t input;
+	uint64_t lineno;
+	pcre2_match_data *md;
+	PCRE2_SIZE *ov;
+
+	GHashTable *procs_by_key; /* "host:pid" -> struct nl_proc * */
+	GPtrArray *procs;
+	GHashTable *streams_by_key;
+	GPtrArray *streams;
+	struct nl_stream *dflt;
+	struct nl_proc *proc_cache[NL_PROC_CACHE];
+	struct nl_prefix *prefix_cache; /* nccl-record.c's */
+	const char *coll_stop; /* where the last COLL parse stopped */
+
+	/* wrapper cache: the last wrapper bytes and their stream */
+	char wrap_cache[128];
+	size_t wrap_cache_len;
+	struct nl_stream *wrap_stream;
+	struct nl_wrap wrap_info;
+
+	guint op_base, sig_base;
+	GArray *op_proc; /* uint32_t proc index per op */
+	GArray *sig_proc; /* int32_t proc index per signal, -1 none */
+	GArray *sig_stream; /* uint32_t stream index per signal */
+	GHashTable *dedup; /* signal key -> index + 1 */
+
+	const char *bare_version;
+	bool bare_version_conflict;
+	bool warned_cut;
+	bool waiting; /* some stream wants its next line */
+	struct nl_proc *torn_proc; /* a prefix with no body, last line */
+
+	char *clean; /* ANSI-stripped copy of the line */
+	GString *wrap; /* a held hard-wrapped record */
+	uint64_t wrap_line;
+	int wrap_count;
+
+	const char *coll_names[16];
+};
+
+/* ------------------------------------------------------------------ */
+/* Small scanners.                                                     */
+
+/*
+ * The scanners below run several times on every line.  They are forced
+ * inline so that strlen() of their literal arguments folds to a constant
+ * and the compares become a few loads.
+ */
+#define NL_INLINE static inline __attribute__((always_inline))
+
+/*
+ * memcmp(a, b, k) == 0 for a constant k: at most two overlapping word
+ * compares once inlined, where GCC would call memcmp().
+ */
+NL_INLINE bool same(const char *a, const char *b, size_t k)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+
+	if (k > 16)
+		return memcmp(a, b, k) == 0;
+	if (k >= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+		memcpy(&x, a + k - 8, 8);
+		memcpy(&y, b + k - 8, 8);
+		return x == y;
+	}
+	if (k >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return false;
+		memcpy(&u, a + k - 4, 4);
+		memcpy(&v, b + k - 4, 4);
+		return u == v;
+	}
+	for (; k > 0; k--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
+/*
+ * memmem() for this parser's short needles: memchr() (vectorized) for the
+ * needle's first byte that is not a space, which is rare in log text,
+ * then one compare.  glibc's memmem() walks every byte.
+ */
+NL_INLINE const char *find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i = 0;
+	const char *e = s + n, *q;
+
+	if (k == 0 || k > n)
+		return k == 0 ? s : NULL;
+	while (i < k - 1 && needle[i] == ' ')
+		i++;
+	for (q = s + i; q < e && (q = memchr(q, needle[i], e - q)); q++) {
+		const char *at = q - i;
+
+		if ((size_t)(e - at) < k)
+			return NULL;
+		if (same(at, needle, k))
+			return at;
+	}
+	return NULL;
+}
+
+NL_INLINE bool has(const char *s, size_t n, const char *needle)
+{
+	return find(s, n, needle) != NULL;
+}
+
+NL_INLINE bool starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && same(s, prefix, k);
+}
+
+/* Parses decimal digits at *p (optional '-'); false if none. */
+NL_INLINE bool scan_int(const char **p, const char *end, int64_t *out)
+{
+	const char *s = *p;
+	bool neg = false;
+	int64_t v = 0;
+	int digits = 0;
+
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	while (s < end && (unsigned)(*s - '0') < 10) {
+		if (digits < 18)
+			v = v * 10 + (*s - '0');
+		digits++;
+		s++;
+	}
+	if (!digits)
+		return false;
+	*out = neg ? -v : v;
+	*p = s;
+	return true;
+}
+
+static inline int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* a * b, or -1 when either is unknown or the product overflows. */
+static inline int64_t mul_or_unknown(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (a < 0 || b <= 0 || __builtin_mul_overflow(a, b, &r))
+		return -1;
+	return r;
+}
+
+/* A byte of a host name (not '.': callers decide). */
+static inline bool is_host_char(char ch)
+{
+	return g_ascii_isalnum(ch) || ch == '-' || ch == '_';
+}
+
+/* Merges a rank hint: the first value stays, a different one is -2. */
+static inline void hint_merge(int *slot, int v)
+{
+	if (v < 0 || *slot == -2)
+		return;
+	if (*slot == -1)
+		*slot = v;
+	else if (*slot != v)
+		*slot = -2;
+}
+
+/* ------------------------------------------------------------------ */
+/* Regex helpers.                                                      */
+
+static inline bool rx(struct nl_ctx *c, enum nl_rx id, const char *s, size_t n)
+{
+	int rc = pcre2_match(nl_rx_code[id], (PCRE2_SPTR)s, n, 0, 0, c->md,
+			     NULL);
+
+	return rc > 0;
+}
+
+/* Capture i of the last match; false when it did not take part. */
+static inline bool cap(struct nl_ctx *c, const char *s, int i, const char **p,
+		       size_t *len)
+{
+	PCRE2_SIZE a = c->ov[2 * i], b = c->ov[2 * i + 1];
+
+	if (a == PCRE2_UNSET || b < a)
+		return false;
+	*p = s + a;
+	*len = b - a;
+	return true;
+}
+
+static inline bool cap_int(struct nl_ctx *c, const char *s, int i, int64_t *v)
+{
+	const char *p;
+	size_t len;
+
+	if (!cap(c, s, i, &p, &len))
+		return false;
+	return scan_int(&p, p + len, v);
+}
+
+static inline const char *cap_intern(struct nl_ctx *c, const char *s, int i)
+{
+	const char *p;
+	size_t len;
+
+	if (!cap(c, s, i, &p, &len))
+		return NULL;
+	return hd_intern_len(p, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* The driver (nccl-log.c): wrappers, streams, store helpers.          */
+
+/*
+ * Parses "hh:mm[:ss[.frac]]" at s; the fraction is used only when
+ * with_frac.  Returns the bytes used (0: none) and ns since midnight.
+ */
+size_t nl_scan_hms(const char *s, size_t n, bool with_frac, int64_t *ns);
+
+/*
+ * Strips launcher and collector wrappers from the front of s and notes
+ * what they said.  Returns the offset of the content.
+ */
+size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w);
+
+static inline void nl_wrap_init(struct nl_wrap *w)
+{
+	w->mpi_rank = w->srun_task = w->local_rank = w->ray_pid = -1;
+	w->tag_rank = -1;
+	w->host = NULL;
+	w->host_len = 0;
+	w->time_ns = INT64_MIN;
+}
+
+/* The stream the hints of a wrapper name.  (transfer none) */
+struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w);
+
+/*
+ * The stream the wrapper in s names, cached for runs of the same wrapper:
+ * every NCCL record asks.  (transfer none)
+ */
+static inline struct nl_stream *nl_wrap_stream(struct nl_ctx *c, const char *s,
+					       size_t n, struct nl_wrap *w)
+{
+	struct nl_stream *st;
+
+	nl_wrap_init(w);
+	if (n == 0)
+		return c->dflt;
+	if (n == c->wrap_cache_len && memcmp(s, c->wrap_cache, n) == 0) {
+		*w = c->wrap_info;
+		return c->wrap_stream;
+	}
+	(void)nl_strip_front(s, n, w);
+	st = nl_stream_for(c, w);
+	if (n <= sizeof(c->wrap_cache)) {
+		memcpy(c->wrap_cache, s, n);
+		c->wrap_cache_len = n;
+		c->wrap_info = *w;
+		c->wrap_stream = st;
+	}
+	return st;
+}
+
+/*
+ * Adds sig (text: the record, cut to 1024 bytes) to the store, made by
+ * process p (or NULL) in stream st, at the current line.
+ */
+void nl_add_signal(struct nl_ctx *c, struct hd_signal *sig, struct nl_proc *p,
+		   struct nl_stream *st, const char *text, size_t text_len);
+
+/* Counts the current line as skipped, with a warning that says why. */
+void nl_skip(struct nl_ctx *c, const char *why);
+
+/* ------------------------------------------------------------------ */
+/* The NCCL record grammar (nccl-record.c).                            */
+
+/* Sets up c's processes, record prefix cache and COLL op names. */
+void nl_nccl_init(struct nl_ctx *c);
+/* Frees what nl_nccl_init() set up. */
+void nl_nccl_clear(struct nl_ctx *c);
+
+/*
+ * Walks back from the anchor at a (the 'N' of "NCCL", or the level word
+ * of a 2.2 record) over an optional "F:L", "(func)" or TRACE time, and
+ * "[dev]", to "host:pid:tid".  False when neither "[dev]" nor "H:P:T" is
+ * there.  A record with "[dev]" only is the trimmed form.
+ */
+bool nl_rec_prefix_walk(const char *line, const char *a, struct nl_rec *r);
+/* nl_rec_prefix_walk(), remembered per distinct prefix text. */
+bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
+		   struct nl_rec *r);
+
+/* The COLL op name at the start of body ("AllReduce: opCount"), or -1. */
+int nl_coll_op(const char *body, size_t n, size_t *name_len);
+
+/*
+ * Parses a COLL body of process p; which and name_len are what
+ * nl_coll_op() said.  A record whose text ends early (the 1024-byte cut,
+ * or a killed process) is kept, flagged truncated, once its comm is known;
+ * so is one that filled NCCL's buffer (full_buffer).  Sets c->coll_stop
+ * where a complete record ends.
+ */
+void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
+		   const char *body, size_t n, size_t name_len,
+		   bool full_buffer);
+
+/*
+ * Parses "NCCL version X..." in s, the claim of p (NULL: a bare version
+ * line); false when s holds none.
+ */
+bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
+		      size_t n);
+
+/*
+ * Handles an NCCL record whose level word starts at lvl (anchor a is the
+ * start of "NCCL " or, for 2.2, of the level word).  end bounds it.
+ */
+void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
+		    const char *lvl, const char *end, bool no_token);
+
+/* Sets the category, type, peer and code of a WARN (or Last error) text. */
+void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
+		      struct hd_signal *sig, struct nl_proc *p);
+
+/*
+ * The NCCL version to record for p: the format wins over what a line
+ * claims.  (transfer none: interned)
+ */
+const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
+
+/* ------------------------------------------------------------------ */
+/* The PyTorch c10d / torchrun / Python grammar (c10d-record.c).       */
+
+/* Handles a line that holds no NCCL record. */
+void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n);
+
+#endif

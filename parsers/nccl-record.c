@@ -1,0 +1,1194 @@
+/*
+ * The NCCL record grammar of the NCCL_DEBUG log parser
+ * (docs/format-nccl-log.md; the driver is parsers/nccl-log.c): everything
+ * NCCL itself prints.  Init, COLL, teardown, version and Bootstrap lines,
+ * WARN signatures (network, CUDA, config, bootstrap...), unwind
+ * ("file:line -> code") lines, local-rank and RAS peer failures.
+ *
+ * NCCL records are taken apart from the anchor backwards (record prefix
+ * "host:pid:tid [dev]", parsed once per distinct prefix, then whatever
+ * wrapper a launcher or collector put in front) and forwards (the
+ * message).  The COLL line, which is almost all of a COLL log, is parsed
+ * by hand; the rarer grammars (Init, teardown, WARN signatures) use PCRE2,
+ * JIT-compiled once per process.
+ *
+ * Ownership: everything here is per call; the store owns what is added.
+ */
+#include "config.h"
+
+#include "nccl-log-internal.h"
+
+#include <string.h>
+
+#include "hd-banned.h"
+
+/* Bounds that keep hostile input from growing the parser's own state. */
+#define NL_MAX_PROCS	(1 << 20)
+#define NL_PREFIX_CACHE 64 /* record prefixes remembered */
+#define NL_PREFIX_MAX	64 /* longest prefix remembered */
+
+const char *const nl_nccl_rx_src[RX_COUNT] = {
+	[RX_INIT] = "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+)"
+		    " cudaDev (-?\\d+)(?: nvmlDev (-?\\d+))?"
+		    "(?: busId ([0-9a-fA-F]+))?"
+		    "(?: parent (0x[0-9a-fA-F]+|\\(nil\\)))?"
+		    "(?: (?:splitCount|childCount) (\\d+))?"
+		    "(?: color (-?\\d+))?(?: key (-?\\d+))?"
+		    "(?: commId 0x([0-9a-fA-F]+))? ?- Init (START|COMPLETE)",
+	[RX_TEARDOWN] = "comm (0x[0-9a-fA-F]+) .*- (Destroy|Abort) "
+			"(COMPLETE|START)",
+	[RX_VERSION] = "NCCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
+		       "(?:\\+cuda(\\d+\\.\\d+))?",
+	[RX_UNWIND] = "^(\\S+:\\d+) -> (-?\\d+)",
+	[RX_IB_COMPL] = "Got completion (?:from peer (\\S+) )?with "
+			"(?:error |status=(?:[A-Za-z_]+\\()?)(\\d+)",
+	[RX_PEER] = "peer (\\S+)",
+	[RX_REMOTE_PEER] = "remote peer (\\S+)",
+	[RX_SOCK_PEER] = "(?:from|to) (\\S+) failed",
+	[RX_CONNECT_PEER] = "[Cc]onnect(?:ion)? to (\\S+)",
+	[RX_CUDA_CODE] = "Cuda failure (\\d+)",
+};
+
+/* ------------------------------------------------------------------ */
+/* Scanners of the record grammar.                                     */
+
+/* Hex digit values plus one, 0 for other bytes: the COLL line is mostly hex. */
+static const uint8_t hexval1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* At most 16 hex digits (a pointer or an opCount); false if none. */
+NL_INLINE bool scan_hex(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	unsigned d;
+
+	while (s < end && (d = hexval1[(uint8_t)*s]) != 0) {
+		v = (v << 4) | (d - 1);
+		s++;
+	}
+	if (s == *p || s - *p > 16)
+		return false;
+	*out = v;
+	*p = s;
+	return true;
+}
+
+/* A %p value: 0x..., (nil), or bare hex (NCCL CALL). */
+NL_INLINE bool scan_ptr(const char **p, const char *end, uint64_t *out)
+{
+	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x')) {
+		*p += 2;
+	} else if (end - *p >= 5 && same(*p, "(nil)", 5)) {
+		*p += 5;
+		*out = 0;
+		return true;
+	}
+	return scan_hex(p, end, out);
+}
+
+/*
+ * Expects the literal lit at *p.  Returns 1 on a match, 0 on a mismatch
+ * and -1 when the text ends inside the literal (a cut record).
+ */
+NL_INLINE int expect(const char **p, const char *end, const char *lit)
+{
+	size_t k = strlen(lit);
+	size_t avail = end - *p;
+
+	if (avail < k)
+		return memcmp(*p, lit, avail) == 0 ? -1 : 0;
+	if (!same(*p, lit, k))
+		return 0;
+	*p += k;
+	return 1;
+}
+
+static bool cap_hex(struct nl_ctx *c, const char *s, int i, uint64_t *v)
+{
+	const char *p;
+	size_t len;
+
+	if (!cap(c, s, i, &p, &len))
+		return false;
+	return scan_ptr(&p, p + len, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes and comms.                                                */
+
+static void proc_free(gpointer data)
+{
+	struct nl_proc *p = data;
+
+	g_hash_table_destroy(p->live);
+	g_ptr_array_free(p->comms, TRUE);
+	g_hash_table_destroy(p->nth);
+	g_free(p);
+}
+
+static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
+				size_t host_len, int pid)
+{
+	char key[160];
+	struct nl_proc **slot = &c->proc_cache[(unsigned)pid % NL_PROC_CACHE];
+	struct nl_proc *p = *slot;
+
+	/* interleaved processes: a direct-mapped cache by pid */
+	if (p && p->pid == pid && p->host_len == host_len &&
+	    memcmp(p->host, host, host_len) == 0)
+		return p;
+	g_snprintf(key, sizeof(key), "%.*s:%d", (int)MIN(host_len, 128), host,
+		   pid);
+	p = g_hash_table_lookup(c->procs_by_key, key);
+	if (!p) {
+		if (c->procs->len >= NL_MAX_PROCS)
+			return NULL;
+		p = g_new0(struct nl_proc, 1);
+		p->index = c->procs->len;
+		p->host = hd_intern_len(host, MIN(host_len, 128));
+		p->host_len = MIN(host_len, 128);
+		p->pid = pid;
+		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
+		p->world_rank = p->world_dev = p->rank = -1;
+		p->live = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+						g_free, NULL);
+		p->comms = g_ptr_array_new_with_free_func(g_free);
+		p->nth = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       NULL);
+		g_ptr_array_add(c->procs, p);
+		g_hash_table_insert(c->procs_by_key, g_strdup(key), p);
+	}
+	if (p->host_len == host_len)
+		*slot = p;
+	return p;
+}
+
+static void stream_add_proc(struct nl_stream *st, struct nl_proc *p)
+{
+	if (!st->proc)
+		st->proc = p;
+	else if (st->proc != p)
+		st->multi = true;
+	if (st->hint_rank >= 0)
+		hint_merge(&p->hint_rank, st->hint_rank);
+}
+
+/* Counts the creation order of comms with the same key in a process. */
+static int proc_nth(struct nl_proc *p, const char *key)
+{
+	gpointer v = NULL;
+	int n;
+
+	if (g_hash_table_lookup_extended(p->nth, key, NULL, &v)) {
+		n = GPOINTER_TO_INT(v);
+		g_hash_table_replace(p->nth, g_strdup(key),
+				     GINT_TO_POINTER(n + 1));
+		return n;
+	}
+	g_hash_table_insert(p->nth, g_strdup(key), GINT_TO_POINTER(1));
+	return 0;
+}
+
+static void comm_bind(struct nl_ctx *c, struct nl_comm *cm, const char *id,
+		      bool has_id, uint64_t comm_id, bool low)
+{
+	struct hd_group *g;
+
+	cm->group = hd_store_group(c->store, id);
+	g = hd_store_group_at(c->store, (uint32_t)cm->group);
+	if (cm->nranks > 0 && g->nranks < cm->nranks)
+		g->nranks = cm->nranks;
+	if (has_id) {
+		g->has_comm_id = true;
+		g->comm_id = comm_id;
+	}
+	if (low)
+		g->low_confidence_identity = true;
+}
+
+/* Binds a comm to the low-confidence "nccl-nranks:N#k" identity. */
+static void comm_bind_nranks(struct nl_ctx *c, struct nl_proc *p,
+			     struct nl_comm *cm)
+{
+	char key[64], id[96];
+	int k;
+
+	g_snprintf(key, sizeof(key), "n%d", cm->nranks);
+	k = proc_nth(p, key);
+	g_snprintf(id, sizeof(id), "nccl-nranks:%d#%d", cm->nranks, k);
+	comm_bind(c, cm, id, false, 0, true);
+}
+
+static struct nl_comm *comm_new(struct nl_proc *p, uint64_t ptr)
+{
+	struct nl_comm *cm = g_new0(struct nl_comm, 1);
+	uint64_t *key = g_new(uint64_t, 1);
+
+	cm->ptr = ptr;
+	cm->rank = cm->nranks = cm->cuda_dev = -1;
+	cm->group = -1;
+	g_ptr_array_add(p->comms, cm);
+	/* The table owns the key; replace frees the old instance's key. */
+	*key = ptr;
+	g_hash_table_replace(p->live, key, cm);
+	p->last = cm;
+	return cm;
+}
+
+static void proc_comm_forget(struct nl_proc *p, uint64_t ptr)
+{
+	struct nl_comm *cm = g_hash_table_lookup(p->live, &ptr);
+
+	if (cm) {
+		g_hash_table_remove(p->live, &ptr);
+		if (p->last == cm)
+			p->last = NULL;
+	}
+}
+
+static struct nl_comm *proc_comm(struct nl_proc *p, uint64_t ptr)
+{
+	struct nl_comm *cm;
+
+	if (p->last && p->last->ptr == ptr)
+		return p->last;
+	cm = g_hash_table_lookup(p->live, &ptr);
+	if (cm)
+		p->last = cm;
+	return cm;
+}
+
+/* ------------------------------------------------------------------ */
+/* Record prefixes.                                                    */
+
+/*
+ * A record prefix seen before ("node-a:4000:4000 [0] "): an interleaved
+ * log repeats a few of them on every line, so nl_rec_prefix()'s walk back
+ * is done once per distinct prefix.  Offsets are from the line start.
+ */
+struct nl_prefix {
+	char text[NL_PREFIX_MAX];
+	uint8_t len; /* 0: empty slot */
+	bool ok;
+	struct nl_rec rec; /* host and start: see the offsets */
+	int host_off, start_off; /* from the line start; host -1: NULL */
+};
+
+/* "[12]": a device index in brackets. */
+static bool dev_token(const char *tok, const char *end, int *dev)
+{
+	const char *q = tok + 1;
+	int64_t v;
+
+	if (end - tok < 3 || tok[0] != '[' || end[-1] != ']')
+		return false;
+	if (!scan_int(&q, end - 1, &v) || q != end - 1)
+		return false;
+	*dev = (int)clamp_int(v, -1, INT_MAX);
+	return true;
+}
+
+/* Whether [tok, end) ends in ":pid:tid". */
+static bool hpt_tail(const char *tok, const char *end)
+{
+	const char *q = end;
+
+	for (int part = 0; part < 2; part++) {
+		const char *e = q;
+
+		while (q > tok && g_ascii_isdigit(q[-1]))
+			q--;
+		if (q == e || q == tok || q[-1] != ':')
+			return false;
+		q--;
+	}
+	return true;
+}
+
+/*
+ * Parses "host:pid:tid" ending at e (host may be empty, and may be glued
+ * to a wrapper before it: "[1,5]<stdout>:node-a:4242:4242").
+ */
+static bool hpt_back(const char *line, const char *e, struct nl_rec *r)
+{
+	const char *q = e;
+	int64_t v[2];
+
+	for (int part = 0; part < 2; part++) {
+		const char *end = q, *d;
+
+		while (q > line && g_ascii_isdigit(q[-1]))
+			q--;
+		d = q;
+		if (q == end || q == line || q[-1] != ':' ||
+		    !scan_int(&d, end, &v[part]))
+			return false;
+		q--;
+	}
+	e = q;
+	while (q > line && is_host_char(q[-1]))
+		q--;
+	/* a bare colour code glued to the host: "[36mnode-a" */
+	if (q > line && (q[-1] == '[' || q[-1] == ';')) {
+		const char *t = q;
+
+		while (t < e && g_ascii_isdigit(*t))
+			t++;
+		if (t > q && t < e && *t == 'm')
+			q = t + 1;
+	}
+	r->host = q;
+	r->host_len = e - q;
+	r->tid = (int)clamp_int(v[0], 0, INT_MAX);
+	r->pid = (int)clamp_int(v[1], 0, INT_MAX);
+	r->has_hpt = true;
+	r->start = q;
+	return true;
+}
+
+bool nl_rec_prefix_walk(const char *line, const char *a, struct nl_rec *r)
+{
+	const char *p = a, *tok, *tok_end;
+	bool found = false;
+
+	memset(r, 0, sizeof(*r));
+	r->dev = -1;
+	r->start = a;
+	for (int t = 0; t < 5 && p > line; t++) {
+		while (p > line && p[-1] == ' ')
+			p--;
+		tok_end = p;
+		while (p > line && p[-1] != ' ')
+			p--;
+		tok = p;
+		if (dev_token(tok, tok_end, &r->dev)) {
+			r->start = tok;
+			found = true;
+			break;
+		}
+		/* NCCL CALL records have no [dev]: H:P:T right before. */
+		if (t == 0 && hpt_tail(tok, tok_end)) {
+			p = tok_end;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return false;
+	while (p > line && p[-1] == ' ')
+		p--;
+	return hpt_back(line, p, r) || r->dev >= 0;
+}
+
+static unsigned prefix_slot(const char *s, size_t n)
+{
+	uint64_t h = n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	for (; n > 0; n--)
+		h = (h ^ (uint8_t)*s++) * 0x9e3779b97f4a7c15ull;
+	return (unsigned)(h >> 58) % NL_PREFIX_CACHE;
+}
+
+bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
+		   struct nl_rec *r)
+{
+	size_t n = a - line;
+	struct nl_prefix *e;
+	unsigned h;
+	bool ok;
+
+	if (n == 0 || n >= NL_PREFIX_MAX)
+		return nl_rec_prefix_walk(line, a, r);
+	/* two-way: a prefix lives in slot h or its neighbour */
+	h = prefix_slot(line, n);
+	for (unsigned way = 0; way < 2; way++) {
+		e = &c->prefix_cache[h ^ way];
+		if (e->len == n && memcmp(e->text, line, n) == 0) {
+			*r = e->rec;
+			r->host = e->host_off < 0 ? NULL : line + e->host_off;
+			r->start = line + e->start_off;
+			return e->ok;
+		}
+	}
+	e = &c->prefix_cache[h];
+	if (e->len != 0 && c->prefix_cache[h ^ 1].len == 0)
+		e = &c->prefix_cache[h ^ 1];
+	ok = nl_rec_prefix_walk(line, a, r);
+	memcpy(e->text, line, n);
+	e->len = (uint8_t)n;
+	e->ok = ok;
+	e->rec = *r;
+	e->host_off = r->host ? (int)(r->host - line) : -1;
+	e->start_off = (int)(r->start - line);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* NCCL records.                                                       */
+
+static const struct {
+	const char *name;
+	size_t len;
+	enum hd_op_kind kind;
+} coll_ops[] = {
+#define COLL_OP(name, kind)                  \
+	{                                    \
+		name, sizeof(name) - 1, kind \
+	}
+	COLL_OP("AllReduce", HD_OP_ALL_REDUCE),
+	COLL_OP("AllGather", HD_OP_ALL_GATHER),
+	COLL_OP("ReduceScatter", HD_OP_REDUCE_SCATTER),
+	COLL_OP("Broadcast", HD_OP_BROADCAST),
+	COLL_OP("Reduce", HD_OP_REDUCE),
+	COLL_OP("Send", HD_OP_SEND),
+	COLL_OP("Recv", HD_OP_RECV),
+	COLL_OP("AlltoAll", HD_OP_ALL_TO_ALL),
+	COLL_OP("Gather", HD_OP_GATHER),
+	COLL_OP("Scatter", HD_OP_SCATTER),
+#undef COLL_OP
+};
+
+int nl_coll_op(const char *body, size_t n, size_t *name_len)
+{
+	const char *colon = memchr(body, ':', MIN(n, 16));
+	size_t k;
+
+	if (!colon || !starts(colon, n - (colon - body), ": opCount "))
+		return -1;
+	k = colon - body;
+	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++) {
+		if (k == coll_ops[i].len && body[0] == coll_ops[i].name[0] &&
+		    memcmp(body, coll_ops[i].name, k) == 0) {
+			*name_len = k;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static const enum hd_dtype nccl_dtypes[] = {
+	HD_DTYPE_INT8,	   HD_DTYPE_UINT8,    HD_DTYPE_INT32,
+	HD_DTYPE_UINT32,   HD_DTYPE_INT64,    HD_DTYPE_UINT64,
+	HD_DTYPE_FLOAT16,  HD_DTYPE_FLOAT32,  HD_DTYPE_FLOAT64,
+	HD_DTYPE_BFLOAT16, HD_DTYPE_FP8_E4M3, HD_DTYPE_FP8_E5M2,
+};
+
+static bool is_reduction(enum hd_op_kind k)
+{
+	return k == HD_OP_ALL_REDUCE || k == HD_OP_REDUCE ||
+	       k == HD_OP_REDUCE_SCATTER;
+}
+
+/* The fields of a COLL record, as far as its text goes. */
+struct nl_coll {
+	uint64_t opcount, comm;
+	int64_t count, dtype, redop, root, nranks; /* -1 unknown */
+	bool cut; /* the text ends early */
+};
+
+/*
+ * Scans the fields after the op name in [s, end).  False, the line
+ * skipped, when they are malformed or end before the comm pointer.
+ */
+static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
+		      struct nl_coll *f)
+{
+	uint64_t sendbuf, recvbuf, stream;
+	int r = 1;
+	bool have_comm = false, nranks_ok = false;
+
+	f->opcount = f->comm = 0;
+	f->count = f->dtype = f->redop = f->root = f->nranks = -1;
+	f->cut = false;
+	/*
+	 * Each step: a literal, then a value; stop at the first failure.
+	 * r == -1 or s == end at the failure means the text ran out.
+	 */
+	if ((r = expect(&s, end, ": opCount ")) == 1 &&
+	    scan_hex(&s, end, &f->opcount) &&
+	    (r = expect(&s, end, " sendbuff ")) == 1 &&
+	    scan_ptr(&s, end, &sendbuf) &&
+	    (r = expect(&s, end, " recvbuff ")) == 1 &&
+	    scan_ptr(&s, end, &recvbuf) &&
+	    (r = expect(&s, end, " count ")) == 1 &&
+	    scan_int(&s, end, &f->count) &&
+	    (r = expect(&s, end, " datatype ")) == 1 &&
+	    scan_int(&s, end, &f->dtype) &&
+	    (r = expect(&s, end, " op ")) == 1 &&
+	    scan_int(&s, end, &f->redop) &&
+	    (r = expect(&s, end, " root ")) == 1 &&
+	    scan_int(&s, end, &f->root) &&
+	    (r = expect(&s, end, " comm ")) == 1 &&
+	    scan_ptr(&s, end, &f->comm) &&
+	    /* a pointer at the very end may itself be cut */
+	    (have_comm = s < end) && (r = expect(&s, end, " [nranks=")) == 1 &&
+	    scan_int(&s, end, &f->nranks) && (r = expect(&s, end, "]")) == 1 &&
+	    (nranks_ok = true) && (r = expect(&s, end, " stream ")) == 1 &&
+	    scan_ptr(&s, end, &stream)) {
+		/* complete; what follows may be a fused record */
+		c->coll_stop = s;
+		return true;
+	}
+	f->cut = r == -1 || s == end;
+	if (!f->cut || !have_comm) {
+		nl_skip(c, f->cut ? "COLL record cut before its comm pointer"
+				  : "malformed COLL record");
+		return false;
+	}
+	/* nranks is trusted only with its closing bracket */
+	if (!nranks_ok)
+		f->nranks = -1;
+	return true;
+}
+
+/*
+ * The comm at ptr in p that a COLL record with nranks (-1 unknown) names.
+ * NULL, the line skipped, when it can be put in no group.
+ */
+static struct nl_comm *coll_comm(struct nl_ctx *c, struct nl_proc *p,
+				 uint64_t ptr, int64_t nranks)
+{
+	struct nl_comm *cm = proc_comm(p, ptr);
+
+	if (!cm) {
+		/* No Init line for it (INIT not logged): guess by nranks. */
+		cm = comm_new(p, ptr);
+		cm->nranks = (int)nranks;
+		if (nranks > 0)
+			comm_bind_nranks(c, p, cm);
+	}
+	if (cm->group < 0 && nranks > 0) {
+		cm->nranks = (int)nranks;
+		comm_bind_nranks(c, p, cm);
+	}
+	if (cm->group < 0) {
+		nl_skip(c, "COLL record of an unknown comm without nranks");
+		return NULL;
+	}
+	return cm;
+}
+
+/*
+ * What a COLL record moves, in a comm of nranks: dtype, reduction,
+ * counts in and out, root or peer.  (transfer none: interned)
+ */
+static const struct hd_opdesc *
+coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
+{
+	enum hd_op_kind kind = coll_ops[which].kind;
+	struct hd_opdesc d = hd_opdesc_blank;
+
+	d.name = c->coll_names[which];
+	if (f->dtype >= 0 && f->dtype < (int64_t)G_N_ELEMENTS(nccl_dtypes)) {
+		d.dtype = (uint8_t)nccl_dtypes[f->dtype];
+	} else if (f->dtype >= 0) {
+		char name[32];
+
+		g_snprintf(name, sizeof(name), "ncclDataType %d",
+			   (int)clamp_int(f->dtype, 0, INT_MAX));
+		d.dtype = HD_DTYPE_OTHER;
+		d.dtype_name = hd_intern(name);
+	}
+	if (is_reduction(kind) && f->redop >= 0)
+		d.redop = f->redop >= 5 ? HD_REDOP_PREMULSUM
+					: (uint8_t)(HD_REDOP_SUM + f->redop);
+	switch (kind) {
+	case HD_OP_ALL_GATHER:
+		d.count_in = f->count;
+		d.count_out = mul_or_unknown(f->count, nranks);
+		break;
+	case HD_OP_REDUCE_SCATTER:
+		d.count_out = f->count;
+		d.count_in = mul_or_unknown(f->count, nranks);
+		break;
+	case HD_OP_SEND:
+		d.count_in = f->count;
+		break;
+	case HD_OP_RECV:
+		d.count_out = f->count;
+		break;
+	default:
+		d.count_in = d.count_out = f->count;
+		break;
+	}
+	if ((kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
+	     kind == HD_OP_GATHER || kind == HD_OP_SCATTER ||
+	     kind == HD_OP_SEND || kind == HD_OP_RECV) &&
+	    f->root >= 0)
+		d.peer = (int32_t)clamp_int(f->root, 0, INT32_MAX);
+	return hd_opdesc_intern(&d);
+}
+
+void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
+		   const char *body, size_t n, size_t name_len,
+		   bool full_buffer)
+{
+	struct nl_coll f;
+	struct nl_comm *cm;
+	struct hd_op *op;
+	bool cut;
+
+	if (!coll_scan(c, body + name_len, body + n, &f))
+		return;
+	if (f.count < 0 || f.nranks == 0 || f.nranks > (1 << 22)) {
+		nl_skip(c, "COLL record with an impossible count or nranks");
+		return;
+	}
+	cm = coll_comm(c, p, f.comm, f.nranks);
+	if (!cm)
+		return;
+
+	op = hd_store_new_op(c->store);
+	op->group = (uint32_t)cm->group;
+	op->seq = cm->ncoll++;
+	op->seq_kind = HD_SEQ_ORDINAL;
+	op->kind = (uint8_t)coll_ops[which].kind;
+	op->op_count = (int64_t)f.opcount;
+	op->state = HD_STATE_ENQUEUED;
+	op->d = coll_desc(c, which, &f, f.nranks < 0 ? cm->nranks : f.nranks);
+	/* A record that filled NCCL's buffer was cut, even if it parsed. */
+	cut = f.cut;
+	if (full_buffer && !cut) {
+		cut = true;
+		hd_input_warn(c->in, c->lineno,
+			      "COLL record fills the 1024-byte buffer, kept "
+			      "as truncated");
+	} else if (cut) {
+		hd_input_warn(c->in, c->lineno,
+			      "COLL record cut mid-token, kept as truncated");
+	}
+	if (cut)
+		op->flags |= HD_OPF_TRUNCATED;
+	op->prov.input = c->input;
+	op->prov.kind = HD_PROV_LINE;
+	op->prov.at = c->lineno;
+	g_array_append_val(c->op_proc, p->index);
+	c->in->records++;
+}
+
+/* "2.18.3" -> 2018; 0 when unreadable. */
+static int version_code(const char *v)
+{
+	const char *p = v, *e = v + strlen(v);
+	int64_t major, minor;
+
+	if (!scan_int(&p, e, &major) || p >= e || *p != '.')
+		return 0;
+	p++;
+	if (!scan_int(&p, e, &minor))
+		return 0;
+	return (int)clamp_int(major, 0, 99) * 1000 +
+	       (int)clamp_int(minor, 0, 999);
+}
+
+static void fmt_min(struct nl_proc *p, int code)
+{
+	if (p && code > p->fmt_min)
+		p->fmt_min = code;
+}
+
+bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
+		      size_t n)
+{
+	const char *v;
+	size_t vl, sl;
+	g_autofree char *full = NULL;
+	const char *sfx;
+
+	if (!rx(c, RX_VERSION, s, n) || !cap(c, s, 1, &v, &vl))
+		return false;
+	if (!cap(c, s, 2, &sfx, &sl))
+		sl = 0;
+	full = g_strdup_printf("%.*s%.*s", (int)vl, v, (int)MIN(sl, 32),
+			       sl ? sfx : "");
+	if (p) {
+		p->version = hd_intern(full);
+	} else if (!c->bare_version) {
+		c->bare_version = hd_intern(full);
+	} else if (strcmp(c->bare_version, full) != 0) {
+		c->bare_version_conflict = true;
+	}
+	c->in->records++;
+	return true;
+}
+
+/* The fields of an Init line. */
+struct nl_init {
+	uint64_t ptr, parent, comm_id;
+	int64_t rank, nranks, dev, count, color;
+	bool complete, has_parent, has_id, has_count;
+};
+
+/*
+ * Reads an Init START or COMPLETE line; false when it is unreadable.
+ * Leaves the match in c for the captures read later.
+ */
+static bool init_scan(struct nl_ctx *c, const char *s, size_t n,
+		      struct nl_init *f)
+{
+	const char *st;
+	size_t stl;
+
+	f->ptr = f->parent = f->comm_id = 0;
+	f->rank = f->nranks = f->dev = f->count = -1;
+	f->color = 0;
+	if (!rx(c, RX_INIT, s, n) || !cap_hex(c, s, 1, &f->ptr) ||
+	    !cap_int(c, s, 2, &f->rank) || !cap_int(c, s, 3, &f->nranks) ||
+	    !cap(c, s, 12, &st, &stl) || f->nranks <= 0 ||
+	    f->nranks > (1 << 22) || f->rank < 0 || f->rank >= f->nranks)
+		return false;
+	f->complete = stl == 8; /* COMPLETE */
+	cap_int(c, s, 4, &f->dev);
+	f->has_parent = cap_hex(c, s, 7, &f->parent);
+	f->has_count = cap_int(c, s, 8, &f->count);
+	cap_int(c, s, 9, &f->color);
+	f->has_id = cap_hex(c, s, 11, &f->comm_id);
+	return true;
+}
+
+/*
+ * Binds a comm split from a parent comm of group pg to the identity
+ * "split:PARENT:COLOR:COUNT:NRANKS".
+ */
+static void comm_bind_split(struct nl_ctx *c, struct nl_proc *p,
+			    struct nl_comm *cm, struct hd_group *pg,
+			    const struct nl_init *f)
+{
+	char parent_id[96], count_s[32], id[256];
+
+	if (pg->has_comm_id)
+		g_snprintf(parent_id, sizeof(parent_id),
+			   "0x%016" G_GINT64_MODIFIER "x", pg->comm_id);
+	else
+		g_snprintf(parent_id, sizeof(parent_id), "%s", pg->id);
+	if (f->has_count) {
+		g_snprintf(count_s, sizeof(count_s), "%d",
+			   (int)clamp_int(f->count, 0, INT_MAX));
+	} else {
+		/* 2.23: no splitCount; count splits alike */
+		g_snprintf(id, sizeof(id), "s%s:%d:%d", parent_id,
+			   (int)f->color, (int)f->nranks);
+		g_snprintf(count_s, sizeof(count_s), "n%d", proc_nth(p, id));
+	}
+	g_snprintf(id, sizeof(id), "split:%s:%d:%s:%d", parent_id,
+		   (int)clamp_int(f->color, INT_MIN, INT_MAX), count_s,
+		   (int)f->nranks);
+	comm_bind(c, cm, id, false, 0, false);
+}
+
+/*
+ * Puts a comm new at its Init line in a group: by commId when the line
+ * has one, else as a split of a parent whose group is trusted, else by
+ * nranks.
+ */
+static void init_bind(struct nl_ctx *c, struct nl_proc *p, struct nl_comm *cm,
+		      const struct nl_init *f)
+{
+	struct nl_comm *pc = f->has_parent && !f->has_id
+				     ? g_hash_table_lookup(p->live, &f->parent)
+				     : NULL;
+
+	if (f->has_id) {
+		g_autofree char *id = hd_group_id_comm(f->comm_id);
+
+		comm_bind(c, cm, id, true, f->comm_id, false);
+	} else if (pc && pc->group >= 0 &&
+		   !hd_store_group_at(c->store, (uint32_t)pc->group)
+			    ->low_confidence_identity) {
+		comm_bind_split(
+			c, p, cm,
+			hd_store_group_at(c->store, (uint32_t)pc->group), f);
+	} else {
+		if (f->has_parent)
+			hd_input_warn(c->in, c->lineno,
+				      "split parent %#" G_GINT64_MODIFIER
+				      "x not found in %s:%d, grouped "
+				      "by nranks",
+				      f->parent, p->host, p->pid);
+		comm_bind_nranks(c, p, cm);
+	}
+}
+
+static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
+		       size_t n)
+{
+	struct nl_init f;
+	struct nl_comm *cm;
+
+	if (!init_scan(c, s, n, &f)) {
+		nl_skip(c, "unreadable Init line");
+		return;
+	}
+	cm = proc_comm(p, f.ptr);
+	/* Only START -> COMPLETE continues a comm; else the pointer is new. */
+	if (!cm || cm->complete || !f.complete || cm->group < 0 ||
+	    cm->nranks != f.nranks || cm->rank != f.rank)
+		cm = comm_new(p, f.ptr);
+	cm->rank = (int)f.rank;
+	cm->nranks = (int)f.nranks;
+	cm->cuda_dev = (int)clamp_int(f.dev, -1, INT_MAX);
+	cm->bus_id = cap_intern(c, s, 6);
+	if (f.complete)
+		cm->complete = true;
+
+	if (f.has_id)
+		fmt_min(p, 2016);
+	else if (f.has_parent)
+		fmt_min(p, 2023);
+	if (f.has_count)
+		fmt_min(p, find(s, n, "childCount") ? 2030 : 2024);
+
+	if (cm->group < 0)
+		init_bind(c, p, cm, &f);
+	/* The world comm: largest nranks, first created. */
+	if (f.nranks > p->world_nranks) {
+		p->world_nranks = (int)f.nranks;
+		p->world_rank = (int)f.rank;
+		p->world_dev = cm->cuda_dev;
+		p->world_bus = cm->bus_id;
+	}
+	c->in->records++;
+}
+
+static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
+			   size_t n)
+{
+	uint64_t ptr;
+	const char *w;
+	size_t wl;
+
+	if (!rx(c, RX_TEARDOWN, s, n) || !cap_hex(c, s, 1, &ptr) ||
+	    !cap(c, s, 3, &w, &wl))
+		return;
+	p->saw_teardown = true;
+	if (wl == 8) /* COMPLETE: the pointer may be reused */
+		proc_comm_forget(p, ptr);
+}
+
+void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
+		      struct hd_signal *sig, struct nl_proc *p)
+{
+	int64_t v;
+
+	sig->cat = HD_SIG_NCCL_INTERNAL;
+	sig->type = HD_SIGT_OTHER;
+	if (has(m, n, "Got completion")) {
+		sig->cat = HD_SIG_NETWORK;
+		sig->type = HD_SIGT_IB_COMPLETION;
+		if (rx(c, RX_IB_COMPL, m, n)) {
+			sig->peer = cap_intern(c, m, 1);
+			if (cap_int(c, m, 2, &v))
+				sig->code = (int32_t)clamp_int(v, 0, INT32_MAX);
+		}
+		if (has(m, n, "status=IBV_WC_"))
+			fmt_min(p, 2028);
+		if (has(m, n, "hca mlx5"))
+			fmt_min(p, 2022);
+	} else if (has(m, n, "async fatal event") ||
+		   has(m, n, "Got async event") ||
+		   has(m, n, "async error event") ||
+		   has(m, n, "non-fatal async event") ||
+		   has(m, n, "GID table changed") ||
+		   has(m, n, "encountered a fatal error")) {
+		sig->cat = HD_SIG_NETWORK;
+		sig->type = HD_SIGT_IB_ASYNC;
+	} else if (has(m, n, "posted incorrect receive info") ||
+		   has(m, n, "message truncated")) {
+		sig->cat = HD_SIG_MISMATCH;
+		sig->type = HD_SIGT_SIZE_MISMATCH;
+		if (rx(c, RX_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Message truncated")) {
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_BOOTSTRAP;
+	} else if (has(m, n, "Connection closed by remote peer")) {
+		sig->cat = HD_SIG_CRASH;
+		sig->type = HD_SIGT_PEER_CLOSED;
+		if (rx(c, RX_REMOTE_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Call to ibv_")) {
+		sig->cat = HD_SIG_NETWORK;
+	} else if (has(m, n, "Socket recv failed while polling")) {
+		sig->cat = HD_SIG_CRASH;
+	} else if (has(m, n, "Call to recv") || has(m, n, "Call to send") ||
+		   has(m, n, "socketProgressOpt")) {
+		sig->cat = HD_SIG_NETWORK;
+		sig->type = HD_SIGT_SOCKET;
+		if (rx(c, RX_SOCK_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "socketFinalizeAccept")) {
+		sig->cat = HD_SIG_CONFIG;
+		sig->type = HD_SIGT_SOCKET;
+	} else if ((has(m, n, "Connect to ") && has(m, n, "failed")) ||
+		   has(m, n, "socketStartConnect") ||
+		   has(m, n, "exceeded error retry count")) {
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_SOCKET;
+		if (rx(c, RX_CONNECT_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Failed to execute operation") ||
+		   has(m, n, "Error encountered progressing operation")) {
+		sig->cat = HD_SIG_NCCL_INTERNAL;
+	} else if (has(m, n, "no socket interface found") ||
+		   has(m, n, "no interface found") ||
+		   has(m, n, "no device found matching") ||
+		   has(m, n, "Error : ring")) {
+		sig->cat = HD_SIG_CONFIG;
+	} else if (has(m, n, "mismatch in rank count") ||
+		   has(m, n, "has already checked in")) {
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_BOOTSTRAP;
+	} else if (has(m, n, "Mismatched NCCL version") ||
+		   has(m, n, "NCCL version mismatch")) {
+		sig->cat = HD_SIG_CONFIG;
+	} else if (has(m, n, "Cuda failure") || has(m, n, "Failed to CUDA") ||
+		   has(m, n, "CUDA error")) {
+		sig->cat = HD_SIG_CUDA;
+		sig->type = has(m, n, "out of memory") ||
+					    has(m, n, "Failed to CUDA")
+				    ? HD_SIGT_OOM
+				    : HD_SIGT_CUDA_ERROR;
+		if (rx(c, RX_CUDA_CODE, m, n) && cap_int(c, m, 1, &v))
+			sig->code = (int32_t)clamp_int(v, 0, INT32_MAX);
+	} else if (has(m, n, "Duplicate GPU detected")) {
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_DUPLICATE_GPU;
+	} else if (has(m, n, "shared memory segment") ||
+		   has(m, n, "failed to extend") ||
+		   has(m, n, "posix_fallocate")) {
+		sig->cat = HD_SIG_CONFIG;
+		sig->type = HD_SIGT_SHM;
+	} else if (has(m, n, "commReclaim") || has(m, n, "in abort state") ||
+		   has(m, n, "was revoked")) {
+		sig->cat = HD_SIG_NCCL_INTERNAL;
+		sig->type = HD_SIGT_COMM_ABORTED;
+	}
+}
+
+/* The process a record belongs to, from its prefix or its stream. */
+static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
+				struct nl_stream *st, const struct nl_wrap *w)
+{
+	struct nl_proc *p = NULL;
+
+	if (r->has_hpt)
+		p = proc_get(c, r->host, r->host_len, r->pid);
+	else if (st->proc && !st->multi)
+		p = st->proc; /* trimmed "[0] NCCL INFO" */
+	if (p) {
+		stream_add_proc(st, p);
+		if (w->tag_rank >= 0)
+			hint_merge(&p->tag_rank, w->tag_rank);
+	}
+	return p;
+}
+
+/*
+ * "Bootstrap : Using eth0:10.1.0.5<0>": the address other processes
+ * name this host by in their network errors ("peer 10.1.0.5<41873>").
+ * The first one a process prints is kept; anything that is not an IPv4
+ * or IPv6 address is ignored.
+ */
+static void parse_bootstrap_addr(struct nl_proc *p, const char *b, size_t n)
+{
+	const char *s = memchr(b, ':', n), *e = b + n, *a, *q;
+
+	/* past "Bootstrap :" to "IFNAME:ADDR<port>" */
+	s = s ? find(s + 1, e - s - 1, "Using ") : NULL;
+	if (!s || p->addr)
+		return;
+	s += 6;
+	q = memchr(s, ':', e - s);
+	if (!q)
+		return;
+	a = q + 1;
+	for (q = a; q < e && *q != '<' && *q != ' '; q++)
+		if (!g_ascii_isxdigit(*q) && *q != '.' && *q != ':' &&
+		    *q != '%' && !g_ascii_isalnum(*q))
+			return;
+	if (q == a || q - a > 64 ||
+	    (!memchr(a, '.', q - a) && !memchr(a, ':', q - a)))
+		return;
+	/* an IPv4 address after an alias ("eth0:1:10.1.0.5") */
+	if (memchr(a, '.', q - a))
+		for (const char *t = q; t > a; t--)
+			if (t[-1] == ':') {
+				a = t;
+				break;
+			}
+	p->addr = hd_intern_len(a, q - a);
+}
+
+static void handle_info(struct nl_ctx *c, struct nl_proc *p,
+			struct nl_stream *st, const char *rec, size_t rec_len,
+			const char *b, size_t n)
+{
+	size_t name_len;
+	int which;
+	struct hd_signal sig;
+	int64_t v;
+
+	if (n == 0) {
+		c->torn_proc = p; /* a prefix whose body may come next */
+		return;
+	}
+	which = nl_coll_op(b, n, &name_len);
+	if (which >= 0) {
+		if (!p) {
+			nl_skip(c, "COLL record with no host:pid:tid");
+			return;
+		}
+		/* NCCL's record buffer holds 1023 bytes and a NUL */
+		nl_parse_coll(c, p, which, b, n, name_len, rec_len >= 1023);
+		return;
+	}
+	if (!p) {
+		if (has(b, n, "- Init ") || has(b, n, " -> "))
+			nl_skip(c, "NCCL record with no host:pid:tid");
+		return;
+	}
+	if (has(b, n, "- Init ") || has(b, n, "- Init")) {
+		if (has(b, n, "Init START") || has(b, n, "Init COMPLETE"))
+			parse_init(c, p, b, n);
+		return;
+	}
+	if (has(b, n, " COMPLETE") || has(b, n, " START")) {
+		if (has(b, n, "- Destroy ") || has(b, n, "- Abort "))
+			parse_teardown(c, p, b, n);
+		return;
+	}
+	if (starts(b, n, "NCCL version ")) {
+		nl_parse_version(c, p, b, n);
+		return;
+	}
+	if (starts(b, n, "Bootstrap : Using ") ||
+	    starts(b, n, "Bootstrap: Using ")) {
+		parse_bootstrap_addr(p, b, n);
+		return;
+	}
+	hd_signal_init(&sig);
+	if (has(b, n, " -> ") && rx(c, RX_UNWIND, b, n)) {
+		sig.cat = HD_SIG_NCCL_INTERNAL;
+		sig.type = HD_SIGT_UNWIND;
+		if (cap_int(c, b, 2, &v))
+			sig.code = (int32_t)clamp_int(v, INT32_MIN, INT32_MAX);
+	} else if (has(b, n, "Cuda failure")) {
+		nl_classify_warn(c, b, n, &sig, p);
+	} else if (has(b, n, "Connection closed by localRank")) {
+		/* normal at teardown; mid-run a local rank died */
+		sig.cat = p->saw_teardown ? HD_SIG_INFO : HD_SIG_CRASH;
+		sig.type = HD_SIGT_PEER_CLOSED;
+	} else if (starts(b, n, "RAS ") &&
+		   (has(b, n, " as DEAD") || has(b, n, "timeout error"))) {
+		sig.cat = has(b, n, " as DEAD") ? HD_SIG_CRASH : HD_SIG_NETWORK;
+		sig.type = HD_SIGT_RAS;
+		if (rx(c, RX_PEER, b, n))
+			sig.peer = cap_intern(c, b, 1);
+	} else {
+		return; /* informational: topology, channels, env */
+	}
+	nl_add_signal(c, &sig, p, st, rec, rec_len);
+}
+
+void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
+		    const char *lvl, const char *end, bool no_token)
+{
+	struct nl_rec r;
+	struct nl_wrap w;
+	struct nl_stream *st;
+	struct nl_proc *p = NULL;
+	const char *b;
+	bool is_warn = lvl[0] == 'W', is_info = lvl[0] == 'I';
+	bool ok = nl_rec_prefix(c, line, a, &r);
+
+	if (ok) {
+		st = nl_wrap_stream(c, line, r.start - line, &w);
+		p = rec_proc(c, &r, st, &w);
+		if (p && no_token)
+			p->no_token = true;
+	} else {
+		nl_wrap_init(&w);
+		st = c->dflt;
+		r.start = a;
+		if (st->proc && !st->multi)
+			p = st->proc;
+	}
+	b = lvl + (is_warn ? 5 : is_info ? 5 : 0);
+	if (b > end)
+		b = end;
+	if (is_info) {
+		handle_info(c, p, st, r.start, end - r.start, b, end - b);
+	} else if (is_warn) {
+		struct hd_signal sig;
+
+		hd_signal_init(&sig);
+		nl_classify_warn(c, b, end - b, &sig, p);
+		if (w.time_ns != INT64_MIN) {
+			sig.time_ns = w.time_ns;
+			sig.time_is_local = true;
+			fmt_min(p, 2026);
+		}
+		if (a > line && a[-1] == ' ' && a - 1 > line && a[-2] == ')')
+			fmt_min(p, 2030);
+		if (!ok)
+			hd_input_warn(c->in, c->lineno,
+				      "NCCL WARN with no host:pid:tid, kept "
+				      "without a process");
+		nl_add_signal(c, &sig, p, st, r.start, end - r.start);
+	} else if (lvl[0] == 'A' && p) {
+		struct hd_signal sig;
+
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_CRASH;
+		nl_add_signal(c, &sig, p, st, r.start, end - r.start);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* End of input and per-file state.                                    */
+
+const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p)
+{
+	const char *claim = p->version;
+	char buf[32];
+
+	if (!claim && c->procs->len == 1 && !c->bare_version_conflict)
+		claim = c->bare_version;
+	if (p->no_token)
+		return hd_intern("2.2");
+	if (!p->fmt_min || (claim && version_code(claim) >= p->fmt_min))
+		return claim;
+	g_snprintf(buf, sizeof(buf), "%d.%d+", p->fmt_min / 1000,
+		   p->fmt_min % 1000);
+	if (claim)
+		hd_input_warn(c->in, 0,
+			      "%s:%d claims NCCL %s but its format is %s",
+			      p->host, p->pid, claim, buf);
+	return hd_intern(buf);
+}
+
+void nl_nccl_init(struct nl_ctx *c)
+{
+	c->procs_by_key =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->procs = g_ptr_array_new_with_free_func(proc_free);
+	c->prefix_cache = g_new0(struct nl_prefix, NL_PREFIX_CACHE);
+	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++)
+		c->coll_names[i] = hd_intern(coll_ops[i].name);
+}
+
+void nl_nccl_clear(struct nl_ctx *c)
+{
+	g_hash_table_destroy(c->procs_by_key);
+	g_ptr_array_free(c->procs, TRUE);
+	g_free(c->prefix_cache);
+}
