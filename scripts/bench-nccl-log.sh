@@ -48,9 +48,10 @@ int main(int argc, char **argv)
 }
 EOC
 	# shellcheck disable=SC2046
-	cc -std=gnu11 -O2 -I"$srcdir" -I"$srcdir/src" -I"$srcdir/parsers" \
+	cc -std=gnu11 -O2 -I"$srcdir" -I"$srcdir/src/core" -I"$srcdir/parsers" \
 		-DPCRE2_CODE_UNIT_WIDTH=8 $(pkg-config --cflags glib-2.0) \
-		"$tmp/driver.c" "$srcdir/libhangdoc.a" \
+		"$tmp/driver.c" "$srcdir/parsers/libhdparsers.a" \
+		"$srcdir/src/core/libhdcore.a" \
 		$(pkg-config --libs glib-2.0 libpcre2-8 libzstd zlib libcjson jansson) \
 		-lm -o "$drv"
 	run() { "$drv" "$log"; }
