@@ -87,11 +87,6 @@ bool replay_verdict_is_replayable(enum hd_verdict_kind kind)
 	}
 }
 
-static bool is_p2p_kind(enum hd_op_kind k)
-{
-	return k == HD_OP_SEND || k == HD_OP_RECV;
-}
-
 /*
  * The element count the NCCL call for this op takes, derived from what the
  * source recorded (per-rank in/out counts).
@@ -408,7 +403,7 @@ static int64_t first_incomplete(const struct hd_store *s, uint32_t gi, bool p2p)
 
 		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
 		    op->state != HD_STATE_COMPLETED &&
-		    (!p2p || is_p2p_kind(op->kind)) &&
+		    (!p2p || hd_op_kind_is_p2p(op->kind)) &&
 		    (first < 0 || op->seq < first))
 			first = op->seq;
 	}
@@ -572,7 +567,7 @@ static GArray *divergent_collectives(const struct replay_rank *r)
 		const struct replay_op *o =
 			&g_array_index(r->ops, struct replay_op, i);
 
-		if (o->divergent && !is_p2p_kind(o->kind))
+		if (o->divergent && !hd_op_kind_is_p2p(o->kind))
 			g_array_append_val(idx, i);
 	}
 	return idx;
@@ -682,7 +677,7 @@ static void fix_p2p(struct replay_plan *p)
 			struct replay_op *o =
 				&g_array_index(ra->ops, struct replay_op, i);
 
-			if (is_p2p_kind(o->kind) &&
+			if (hd_op_kind_is_p2p(o->kind) &&
 			    (o->peer < 0 || (guint)o->peer >= n ||
 			     (guint)o->peer == a))
 				drop_a[i] = true;
@@ -849,7 +844,7 @@ static bool validate_op(const struct replay_op *o, int rank, guint i,
 		why = "unknown redop";
 	else if (o->peer < -1 || o->peer >= nranks)
 		why = "peer or root out of range";
-	else if (is_p2p_kind(o->kind) && (o->peer < 0 || o->peer == rank))
+	else if (hd_op_kind_is_p2p(o->kind) && (o->peer < 0 || o->peer == rank))
 		why = "send/recv without a peer other than itself";
 	else if (o->coalesce < -1)
 		why = "bad coalesce id";
@@ -1376,9 +1371,9 @@ static void op_to_text(GString *out, const struct replay_op *o)
 		g_string_append_printf(out, " redop=%s",
 				       hd_redop_name(o->redop));
 	if (o->peer >= 0)
-		g_string_append_printf(out, " %s=%d",
-				       is_p2p_kind(o->kind) ? "peer" : "root",
-				       o->peer);
+		g_string_append_printf(
+			out, " %s=%d",
+			hd_op_kind_is_p2p(o->kind) ? "peer" : "root", o->peer);
 	g_string_append_printf(out, " (%s)", hd_op_state_name(o->state));
 	if (o->divergent)
 		g_string_append(out, "  <- divergent");

@@ -196,11 +196,6 @@ static const char *seq_kind_name(uint8_t k)
 	}
 }
 
-static bool op_is_p2p(const struct hd_op *op)
-{
-	return op->kind == HD_OP_SEND || op->kind == HD_OP_RECV;
-}
-
 static const char *op_dtype(const struct hd_op *op)
 {
 	if (op->d->dtype == HD_DTYPE_OTHER && op->d->dtype_name)
@@ -243,7 +238,8 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 
 	if (op->d->peer >= 0)
 		g_snprintf(peer, sizeof(peer), "%s=%d",
-			   op_is_p2p(op) ? "peer" : "root", op->d->peer);
+			   hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
+			   op->d->peer);
 	fprintf(out, "%-8s %5s %-4s %6s %-14s %-9s %9s %9s %-9s %-5s %-8s %s",
 		group, fmt_int(op->rank, -1, b[0], sizeof(b[0])),
 		seq_kind_name(op->seq_kind),
@@ -323,7 +319,7 @@ static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 			    op->d->redop
 				    ? json_string(hd_redop_name(op->d->redop))
 				    : json_null());
-	json_object_set_new(o, op_is_p2p(op) ? "peer" : "root",
+	json_object_set_new(o, hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
 			    int_or_null(op->d->peer, -1));
 	json_object_set_new(o, "op_count", int_or_null(op->op_count, -1));
 	json_object_set_new(o, "t_enqueue_ns",

@@ -96,6 +96,26 @@ enum hd_op_kind {
 	HD_OP_KIND_COUNT
 };
 
+/* Point-to-point: a send or a recv, whose peer is op->d->peer. */
+static inline bool hd_op_kind_is_p2p(enum hd_op_kind kind)
+{
+	return kind == HD_OP_SEND || kind == HD_OP_RECV;
+}
+
+/* A collective with a root, which op->d->peer holds. */
+static inline bool hd_op_kind_is_rooted(enum hd_op_kind kind)
+{
+	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
+	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
+}
+
+/* A collective that takes a reduction op (op->d->redop). */
+static inline bool hd_op_kind_is_reduction(enum hd_op_kind kind)
+{
+	return kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
+	       kind == HD_OP_REDUCE_SCATTER;
+}
+
 enum hd_op_state {
 	HD_STATE_UNKNOWN = 0,
 	HD_STATE_ENQUEUED, /* FR "scheduled", an NCCL COLL line */

@@ -129,23 +129,6 @@ static uint32_t vote_majority(const struct vote *v, bool *tie)
 	return best;
 }
 
-static bool is_rooted(uint8_t kind)
-{
-	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
-	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
-}
-
-static bool is_reduction(uint8_t kind)
-{
-	return kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
-	       kind == HD_OP_REDUCE_SCATTER;
-}
-
-static bool is_p2p(uint8_t kind)
-{
-	return kind == HD_OP_SEND || kind == HD_OP_RECV;
-}
-
 /*
  * The value of an attribute that must be equal on every rank at one
  * position.  Returns false when the op does not say (unknown field, or an
@@ -213,10 +196,11 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		return d->dtype != HD_DTYPE_UNKNOWN;
 	case ATTR_ROOT:
 		*out = aval_of(0, (uint64_t)d->peer, 0);
-		return is_rooted(op->kind) && d->peer >= 0;
+		return hd_op_kind_is_rooted(op->kind) && d->peer >= 0;
 	case ATTR_REDOP:
 		*out = aval_of(0, d->redop, 0);
-		return is_reduction(op->kind) && d->redop != HD_REDOP_NONE;
+		return hd_op_kind_is_reduction(op->kind) &&
+		       d->redop != HD_REDOP_NONE;
 	case ATTR_COUNT:
 		break;
 	}
@@ -340,7 +324,7 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 		const struct hd_op *op = ctx_op(c, l->ops[i]);
 		int64_t key;
 
-		if (is_p2p(op->kind))
+		if (hd_op_kind_is_p2p(op->kind))
 			continue;
 		key = l->seq_kind == HD_SEQ_ORDINAL ? ordinal++ : op->seq;
 		if (v->n == 0)
@@ -1298,7 +1282,8 @@ static void check_p2p(struct group_ctx *c)
 			const struct hd_op *op = ctx_op(c, lane->ops[i]);
 			int peer;
 
-			if (!is_p2p(op->kind) || (op->flags & HD_OPF_ANY_SOURCE))
+			if (!hd_op_kind_is_p2p(op->kind) ||
+			    (op->flags & HD_OPF_ANY_SOURCE))
 				continue;
 			peer = hd_group_global_rank(c->g, op->d->peer);
 			if (peer < 0)

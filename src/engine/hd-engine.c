@@ -201,7 +201,7 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 		if (op->seq < prev)
 			sorted = false;
 		prev = op->seq;
-		if (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV)
+		if (hd_op_kind_is_p2p(op->kind))
 			l->n_p2p++;
 		if (l->min_seq < 0 || op->seq < l->min_seq)
 			l->min_seq = op->seq;
@@ -538,10 +538,8 @@ static char *describe(const struct hd_store *s, const struct hd_op *op,
 				       hd_redop_name(op->d->redop));
 	if (op->d->peer >= 0)
 		g_string_append_printf(d, " %s %d",
-				       op->kind == HD_OP_SEND ||
-						       op->kind == HD_OP_RECV
-					       ? "peer"
-					       : "root",
+				       hd_op_kind_is_p2p(op->kind) ? "peer"
+								   : "root",
 				       op->d->peer);
 	g_string_append_printf(d, ", %s", hd_op_state_name(op->state));
 	if (where)

@@ -105,12 +105,6 @@ static void join_note(struct join_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool is_rooted(uint8_t kind)
-{
-	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
-	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
-}
-
 /* The element count NCCL prints for an op of this kind. */
 static int64_t coll_count(const struct hd_op *op)
 {
@@ -626,7 +620,7 @@ const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
 	if (!log || (log->flags & HD_OPF_TRUNCATED))
 		return op;
 	d = *op->d;
-	if (d.peer < 0 && is_rooted(log->kind) && log->d->peer >= 0)
+	if (d.peer < 0 && hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
 		d.peer = log->d->peer;
 	if (d.redop == HD_REDOP_NONE)
 		d.redop = log->d->redop;
@@ -642,7 +636,7 @@ char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 	GString *d = g_string_new(log->d->name ? log->d->name
 					       : hd_op_kind_name(log->kind));
 
-	if (is_rooted(log->kind) && log->d->peer >= 0)
+	if (hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
 		g_string_append_printf(d, " root %d", log->d->peer);
 	if (log->d->redop != HD_REDOP_NONE)
 		g_string_append_printf(d, " op %s",

@@ -91,11 +91,6 @@ static bool is_blocking(int kind)
 	       kind == HD_OP_REDUCE_SCATTER || kind == HD_OP_BROADCAST;
 }
 
-static bool is_p2p(int kind)
-{
-	return kind == HD_OP_SEND || kind == HD_OP_RECV;
-}
-
 static const struct hd_op *op_at(const struct hd_store *s, const struct pos *p,
 				 guint i)
 {
@@ -115,9 +110,9 @@ static const char *disagreement(const struct hd_store *s, const struct pos *p)
 			return "kind";
 		if (a->d->dtype && b->d->dtype && a->d->dtype != b->d->dtype)
 			return "dtype";
-		if (a->kind != HD_OP_ALL_TO_ALL && !is_p2p(a->kind) &&
-		    a->d->count_in >= 0 && b->d->count_in >= 0 &&
-		    a->d->count_in != b->d->count_in)
+		if (a->kind != HD_OP_ALL_TO_ALL &&
+		    !hd_op_kind_is_p2p(a->kind) && a->d->count_in >= 0 &&
+		    b->d->count_in >= 0 && a->d->count_in != b->d->count_in)
 			return "count";
 	}
 	return NULL;
@@ -486,7 +481,8 @@ void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
 		int last = -1;
 		guint last_op = 0;
 
-		if (p->bad || p->ops->len < 2 || is_p2p(op_at(s, p, 0)->kind))
+		if (p->bad || p->ops->len < 2 ||
+		    hd_op_kind_is_p2p(op_at(s, p, 0)->kind))
 			continue;
 		for (guint j = 0; j < p->ops->len; j++) {
 			const struct hd_op *op = op_at(s, p, j);
