@@ -229,8 +229,9 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 {
 	g_autofree char *src = hd_prov_format(s, &op->prov);
 	g_autofree char *csrc = hd_report_clean(src);
-	g_autofree char *group =
-		hd_report_clean(hd_report_group_label(s, op->group));
+	g_autofree char *label =
+		hd_group_label(s, op->group, HD_GROUP_LABEL_SHORT);
+	g_autofree char *group = hd_report_clean(label);
 	g_autofree char *name =
 		hd_report_clean(op->d->name ? op->d->name : "-");
 	char b[6][40];

@@ -353,6 +353,25 @@ int hd_group_rank_of(const struct hd_group *g, int global_rank);
 /* Maps a group rank to a global rank, or -1. */
 int hd_group_global_rank(const struct hd_group *g, int group_rank);
 
+/* How hd_group_label() names a group. */
+enum hd_group_label_form {
+	/*
+	 * For sentences: "PG 0 (default_pg)", "PG mesh_tp", "comm 0x5c1e..",
+	 * else the id; "?" for no group.
+	 */
+	HD_GROUP_LABEL_LONG = 0,
+	/* For table cells: the name, else the id; "-" for no group. */
+	HD_GROUP_LABEL_SHORT,
+};
+
+/*
+ * The name of group index group (-1 or out of range: no group) as every
+ * report, verdict and listing prints it.  Raw: it may hold what an input
+ * said, so printers clean it.  (transfer full)
+ */
+char *hd_group_label(const struct hd_store *s, int64_t group,
+		     enum hd_group_label_form form);
+
 /* Sets the defaults: unknown everything, no stack, no times. */
 void hd_op_init(struct hd_op *op);
 /* Copies op into the store. */

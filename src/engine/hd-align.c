@@ -385,7 +385,8 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			    const struct at_pos *pos, uint32_t npos,
 			    const struct vote *vote, uint32_t member)
 {
-	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autoptr(GArray) minority = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) majority = g_array_new(FALSE, FALSE, sizeof(int));
 	struct hd_verdict *v;
@@ -509,7 +510,8 @@ static void report_self_inconsistent(struct group_ctx *c, const struct view *vw,
 				     const struct hd_op *op, int64_t key,
 				     const char *why)
 {
-	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *src = ctx_source(c, op);
 	g_autofree char *desc = hd_op_describe(c->s, op);
 	struct hd_verdict *v;
@@ -723,7 +725,8 @@ static void check_mismatches(struct group_ctx *c)
 	}
 	for (int at = 0; at < ATTR_COUNT; at++)
 		if (c->diverged[at] > c->reported[at]) {
-			g_autofree char *label = hd_group_label(c->s, c->group);
+			g_autofree char *label = hd_group_label(
+				c->s, c->group, HD_GROUP_LABEL_LONG);
 
 			g_ptr_array_add(c->a->notes,
 					g_strdup_printf("%s: %u more %s mismatches not listed",
@@ -808,7 +811,8 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 				  const GArray *waiting, const GArray *nodata,
 				  const struct hd_op *blocked_op)
 {
-	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *nd = ranks_text(nodata, 8);
 	const char *opname = blocked_op ? hd_op_kind_name(blocked_op->kind)
 					: "collective";
@@ -860,7 +864,8 @@ static bool check_frontier(struct group_ctx *c)
 	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bool completion = false;
 	bool trace = c->source == HD_INPUT_KINETO;
 	int64_t frontier = -1, furthest = -1, lowest_max = INT64_MAX;
@@ -1078,7 +1083,7 @@ static void check_completion_lag(struct group_ctx *c)
 	if (behind->len == 0 || behind->len >= ahead ||
 	    c->source == HD_INPUT_KINETO)
 		return;
-	label = hd_group_label(c->s, c->group);
+	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bt = ranks_text(behind, 8);
 	v = hd_verdict_new(HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
 			   "rank%s %s completed only up to seq %" G_GINT64_FORMAT
@@ -1269,7 +1274,8 @@ static void check_p2p(struct group_ctx *c)
 					      sizeof(struct p2p_edge));
 	g_autoptr(GHashTable) out = NULL;
 	g_autoptr(GHashTable) tried = NULL;
-	g_autofree char *label = hd_group_label(c->s, c->group);
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	GHashTableIter it;
 	gpointer key, value;
 	uint32_t unmatched = 0;
@@ -1507,7 +1513,8 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 		{
 			GString *text = g_string_new(NULL);
 			int root = g_array_index(chain, int, chain->len - 1);
-			g_autofree char *first_label = hd_group_label(s, mv->group);
+			g_autofree char *first_label = hd_group_label(
+				s, mv->group, HD_GROUP_LABEL_LONG);
 
 			for (guint k = 0; k < chain->len; k++)
 				g_string_append_printf(text, "%s%d",

@@ -90,8 +90,6 @@ static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
 	return &g_array_index(ix->store->ops, struct hd_op, i);
 }
 
-/* Group display name: "0 (default_pg)", "comm 0x..", ...  (transfer full) */
-char *hd_group_label(const struct hd_store *s, int64_t group);
 /* "train.py:88 in train_step", innermost user frame, or NULL (transfer full) */
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
 /* One-line description of an op for evidence.  (transfer full) */

@@ -459,23 +459,6 @@ bool hd_index_rank_has_data(const struct hd_index *ix, int rank)
 	return g_hash_table_contains(ix->rank_inputs, GINT_TO_POINTER(rank));
 }
 
-char *hd_group_label(const struct hd_store *s, int64_t group)
-{
-	const struct hd_group *g;
-
-	if (group < 0 || group >= s->groups->len)
-		return g_strdup("?");
-	g = g_ptr_array_index(s->groups, group);
-	if (g->name && g->desc && strcmp(g->desc, "undefined") != 0)
-		return g_strdup_printf("PG %s (%s)", g->name, g->desc);
-	if (g->name)
-		return g_strdup_printf("PG %s", g->name);
-	if (g->has_comm_id)
-		return g_strdup_printf("comm 0x%" G_GINT64_MODIFIER "x",
-				       g->comm_id);
-	return g_strdup(g->id);
-}
-
 /* Frames from the framework itself are not where the user is. */
 static bool is_framework_frame(const struct hd_frame *f)
 {

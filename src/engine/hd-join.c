@@ -378,8 +378,9 @@ static bool pair_fits(const struct pair *pr)
 
 static void note_unlinked(struct join_ctx *c, const struct pair *pr)
 {
-	g_autofree char *pl = hd_group_label(c->s, pr->pg);
-	g_autofree char *cl = hd_group_label(c->s, pr->comm);
+	g_autofree char *pl = hd_group_label(c->s, pr->pg, HD_GROUP_LABEL_LONG);
+	g_autofree char *cl =
+		hd_group_label(c->s, pr->comm, HD_GROUP_LABEL_LONG);
 
 	if (pr->contradicts)
 		join_note(
@@ -457,8 +458,10 @@ static void check_order(struct join_ctx *c, GArray *pairs)
 		    lx->prov.at <= ly->prov.at || (!px->linked && !py->linked))
 			continue;
 		{
-			g_autofree char *a1 = hd_group_label(c->s, px->pg);
-			g_autofree char *a2 = hd_group_label(c->s, py->pg);
+			g_autofree char *a1 = hd_group_label(
+				c->s, px->pg, HD_GROUP_LABEL_LONG);
+			g_autofree char *a2 = hd_group_label(
+				c->s, py->pg, HD_GROUP_LABEL_LONG);
 
 			join_note(
 				c,
@@ -547,7 +550,8 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 		    pr->aligned >= 2) {
 			pr->linked = true;
 		} else if (fits && pg_fits[pr->pi] > 1) {
-			g_autofree char *pl = hd_group_label(s, pr->pg);
+			g_autofree char *pl =
+				hd_group_label(s, pr->pg, HD_GROUP_LABEL_LONG);
 
 			if (!pg_noted[pr->pi])
 				join_note(
@@ -556,7 +560,8 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 					pl, pg_fits[pr->pi]);
 			pg_noted[pr->pi] = true;
 		} else if (fits && comm_fits[pr->ci] > 1) {
-			g_autofree char *cl = hd_group_label(s, pr->comm);
+			g_autofree char *cl = hd_group_label(
+				s, pr->comm, HD_GROUP_LABEL_LONG);
 
 			if (!comm_noted[pr->ci])
 				join_note(

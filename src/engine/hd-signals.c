@@ -183,7 +183,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		for (guint i = 0; i < grp->members->len; i++)
 			if (g_array_index(grp->members, int, i) >= 0)
 				int_set_add(members, g_array_index(grp->members, int, i));
-		label = hd_group_label(s, group);
+		label = hd_group_label(s, group, HD_GROUP_LABEL_LONG);
 	} else {
 		label = g_strdup_printf("PG %s", p->name);
 		if (strcmp(p->name, "0") == 0 && s->world_size > 0)

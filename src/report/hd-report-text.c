@@ -131,10 +131,12 @@ static char *where_text(const struct hd_analysis *a,
 {
 	GString *s = g_string_new(NULL);
 
-	if (v->group >= 0)
-		g_string_append_printf(s, "group %s",
-				       hd_report_group_label(a->store,
-							     v->group));
+	if (v->group >= 0) {
+		g_autofree char *label = hd_group_label(a->store, v->group,
+							HD_GROUP_LABEL_SHORT);
+
+		g_string_append_printf(s, "group %s", label);
+	}
 	if (v->seq >= 0)
 		g_string_append_printf(s, "%sseq %" G_GINT64_FORMAT,
 				       s->len ? " " : "", v->seq);

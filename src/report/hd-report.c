@@ -129,16 +129,6 @@ json_t *hd_report_json_string(const char *s)
 	return json_string(v);
 }
 
-const char *hd_report_group_label(const struct hd_store *s, int64_t group)
-{
-	const struct hd_group *g;
-
-	if (group < 0 || (guint64)group >= s->groups->len)
-		return "-";
-	g = hd_store_group_at(s, (uint32_t)group);
-	return g->name ? g->name : g->id;
-}
-
 char *hd_report_count(uint64_t n)
 {
 	char digits[32];

@@ -47,8 +47,6 @@ char *hd_report_clean(const char *s);
  */
 json_t *hd_report_json_string(const char *s);
 
-/* The group's name, else its id; "-" for -1.  (transfer none) */
-const char *hd_report_group_label(const struct hd_store *s, int64_t group);
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
