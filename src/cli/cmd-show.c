@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "hd-load.h"
 #include "hd-autocleanups.h"
+#include "hd-json.h"
 #include "hd-report.h"
 #include "hd-store.h"
 #include "hd-banned.h"
@@ -284,51 +285,48 @@ static void signal_text(FILE *out, const struct hd_store *s,
 	g_string_free(where, TRUE);
 }
 
-static json_t *int_or_null(int64_t v, int64_t none)
-{
-	return v == none ? json_null() : json_integer(v);
-}
-
 static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 {
 	g_autofree char *src = hd_prov_format(s, &op->prov);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *o = json_object();
 
-	json_object_set_new(o, "group", hd_report_json_string(g->id));
-	json_object_set_new(o, "group_name", hd_report_json_string(g->name));
-	json_object_set_new(o, "rank", int_or_null(op->rank, -1));
+	json_object_set_new(o, "group", hd_json_string(g->id));
+	json_object_set_new(o, "group_name", hd_json_string(g->name));
+	json_object_set_new(o, "rank", hd_json_int_or_null(op->rank, -1));
 	json_object_set_new(o, "seq_kind",
 			    json_string(op->seq_kind == HD_SEQ_COLLECTIVE
 						? "collective"
 						: op->seq_kind == HD_SEQ_P2P
 							  ? "p2p"
 							  : "ordinal"));
-	json_object_set_new(o, "seq", int_or_null(op->seq, -1));
+	json_object_set_new(o, "seq", hd_json_int_or_null(op->seq, -1));
 	json_object_set_new(o, "kind", json_string(hd_op_kind_name(op->kind)));
-	json_object_set_new(o, "name", hd_report_json_string(op->d->name));
+	json_object_set_new(o, "name", hd_json_string(op->d->name));
 	json_object_set_new(o, "state",
 			    json_string(hd_op_state_name(op->state)));
-	json_object_set_new(o, "count_in", int_or_null(op->d->count_in, -1));
-	json_object_set_new(o, "count_out", int_or_null(op->d->count_out, -1));
-	json_object_set_new(o, "shape_in",
-			    hd_report_json_string(op->d->shape_in));
-	json_object_set_new(o, "shape_out",
-			    hd_report_json_string(op->d->shape_out));
-	json_object_set_new(o, "dtype", hd_report_json_string(op_dtype(op)));
+	json_object_set_new(o, "count_in",
+			    hd_json_int_or_null(op->d->count_in, -1));
+	json_object_set_new(o, "count_out",
+			    hd_json_int_or_null(op->d->count_out, -1));
+	json_object_set_new(o, "shape_in", hd_json_string(op->d->shape_in));
+	json_object_set_new(o, "shape_out", hd_json_string(op->d->shape_out));
+	json_object_set_new(o, "dtype", hd_json_string(op_dtype(op)));
 	json_object_set_new(o, "redop",
 			    op->d->redop
 				    ? json_string(hd_redop_name(op->d->redop))
 				    : json_null());
 	json_object_set_new(o, hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
-			    int_or_null(op->d->peer, -1));
-	json_object_set_new(o, "op_count", int_or_null(op->op_count, -1));
+			    hd_json_int_or_null(op->d->peer, -1));
+	json_object_set_new(o, "op_count",
+			    hd_json_int_or_null(op->op_count, -1));
 	json_object_set_new(o, "t_enqueue_ns",
-			    int_or_null(op->t_enqueue_ns, INT64_MIN));
+			    hd_json_int_or_null(op->t_enqueue_ns, INT64_MIN));
 	json_object_set_new(o, "t_start_ns",
-			    int_or_null(op->t_start_ns, INT64_MIN));
-	json_object_set_new(o, "t_end_ns", int_or_null(op->t_end_ns, INT64_MIN));
-	json_object_set_new(o, "source", hd_report_json_string(src));
+			    hd_json_int_or_null(op->t_start_ns, INT64_MIN));
+	json_object_set_new(o, "t_end_ns",
+			    hd_json_int_or_null(op->t_end_ns, INT64_MIN));
+	json_object_set_new(o, "source", hd_json_string(src));
 	return o;
 }
 
@@ -342,27 +340,32 @@ static json_t *signal_json(const struct hd_store *s,
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(o, "type", json_string(hd_report_signal_type_name(
 					       sig->type)));
-	json_object_set_new(o, "rank", int_or_null(sig->rank, -1));
-	json_object_set_new(o, "host", hd_report_json_string(sig->host));
+	json_object_set_new(o, "rank", hd_json_int_or_null(sig->rank, -1));
+	json_object_set_new(o, "host", hd_json_string(sig->host));
 	json_object_set_new(o, "pid", sig->pid > 0 ? json_integer(sig->pid)
 						   : json_null());
-	json_object_set_new(o, "peer", hd_report_json_string(sig->peer));
-	json_object_set_new(o, "peer_rank", int_or_null(sig->peer_rank, -1));
-	json_object_set_new(o, "time_ns", int_or_null(sig->time_ns, INT64_MIN));
+	json_object_set_new(o, "peer", hd_json_string(sig->peer));
+	json_object_set_new(o, "peer_rank",
+			    hd_json_int_or_null(sig->peer_rank, -1));
+	json_object_set_new(o, "time_ns",
+			    hd_json_int_or_null(sig->time_ns, INT64_MIN));
 	json_object_set_new(o, "time_is_local",
 			    json_boolean(sig->time_is_local));
-	json_object_set_new(o, "group", hd_report_json_string(sig->group_name));
-	json_object_set_new(o, "seq", int_or_null(sig->seq, -1));
+	json_object_set_new(o, "group", hd_json_string(sig->group_name));
+	json_object_set_new(o, "seq", hd_json_int_or_null(sig->seq, -1));
 	json_object_set_new(o, "last_enqueued",
-			    int_or_null(sig->last_enqueued, INT64_MIN));
-	json_object_set_new(o, "last_completed",
-			    int_or_null(sig->last_completed, INT64_MIN));
-	json_object_set_new(o, "op_name", hd_report_json_string(sig->op_name));
-	json_object_set_new(o, "numel_in", int_or_null(sig->numel_in, -1));
-	json_object_set_new(o, "numel_out", int_or_null(sig->numel_out, -1));
+			    hd_json_int_or_null(sig->last_enqueued, INT64_MIN));
+	json_object_set_new(
+		o, "last_completed",
+		hd_json_int_or_null(sig->last_completed, INT64_MIN));
+	json_object_set_new(o, "op_name", hd_json_string(sig->op_name));
+	json_object_set_new(o, "numel_in",
+			    hd_json_int_or_null(sig->numel_in, -1));
+	json_object_set_new(o, "numel_out",
+			    hd_json_int_or_null(sig->numel_out, -1));
 	json_object_set_new(o, "code", json_integer(sig->code));
-	json_object_set_new(o, "source", hd_report_json_string(src));
-	json_object_set_new(o, "text", hd_report_json_string(sig->text));
+	json_object_set_new(o, "source", hd_json_string(src));
+	json_object_set_new(o, "text", hd_json_string(sig->text));
 	return o;
 }
 

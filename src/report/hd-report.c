@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hd-autocleanups.h"
+#include "hd-json.h"
 #include "hd-banned.h"
 
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
@@ -88,45 +89,17 @@ char *hd_report_rank_list(const GArray *ranks)
 	return g_string_free(s, FALSE);
 }
 
-/* Copies s with every invalid UTF-8 byte replaced by U+FFFD. */
-static char *make_valid(const char *s)
-{
-	GString *out = g_string_sized_new(strlen(s));
-	const char *p = s;
-	const char *end;
-
-	while (!g_utf8_validate(p, -1, &end)) {
-		g_string_append_len(out, p, end - p);
-		g_string_append(out, "\xef\xbf\xbd");
-		p = end + 1;
-	}
-	g_string_append(out, p);
-	return g_string_free(out, FALSE);
-}
-
 char *hd_report_clean(const char *s)
 {
 	char *v;
 
 	if (!s)
 		return g_strdup("");
-	v = make_valid(s);
+	v = hd_utf8_make_valid(s);
 	for (char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	return v;
-}
-
-json_t *hd_report_json_string(const char *s)
-{
-	g_autofree char *v = NULL;
-
-	if (!s)
-		return json_null();
-	if (g_utf8_validate(s, -1, NULL))
-		return json_string(s);
-	v = make_valid(s);
-	return json_string(v);
 }
 
 char *hd_report_count(uint64_t n)

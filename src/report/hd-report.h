@@ -41,12 +41,6 @@ char *hd_report_rank_list(const GArray *ranks);
  */
 char *hd_report_clean(const char *s);
 
-/*
- * A JSON string for s with invalid UTF-8 bytes replaced by U+FFFD (jansson
- * refuses invalid UTF-8); NULL gives JSON null.  (transfer full)
- */
-json_t *hd_report_json_string(const char *s);
-
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
