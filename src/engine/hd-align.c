@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Divergences reported per group and attribute before summarizing. */

@@ -37,7 +37,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Ops a rank's run must have, all agreeing, before it counts as aligned. */

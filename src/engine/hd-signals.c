@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Positions that may disagree before alignment is refused. */
@@ -24,7 +25,6 @@
 #define MIN_MATCHED 5
 /* Below this start spread a collective has no meaningful last arrival. */
 #define MIN_SPREAD_NS 5000
-#define SCORE_STRAGGLER 30.0
 
 struct pos {
 	uint32_t group;
@@ -357,7 +357,7 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 			   "rank %d is a straggler: last to arrive at %u of %u matched collectives, by a median %s, imposing %s of waiting",
 			   g_array_index(c->ranks, int, best), acc[best].last,
 			   acc[best].matched, mtxt, wtxt);
-	v->score = SCORE_STRAGGLER;
+	v->score = HD_SCORE_STRAGGLER;
 	hd_verdict_add_culprit(v, g_array_index(c->ranks, int, best));
 	if (acc[best].has_example) {
 		const struct hd_op *op = &g_array_index(s->ops, struct hd_op,
