@@ -1,10 +1,10 @@
 /*
  * The engine's orchestrator: builds the op index (hd-index.c) once, links
  * FR process groups to NCCL comms (hd-join.c), runs the checks (group
- * alignment and wait-for chains in hd-align.c, error signals in
- * hd-signals.c, arrival times in hd-straggler.c), joins verdicts that
- * several sources agree on, ranks them, and fills the per-group and
- * per-rank tables.  The checks never call in here: they see the index
+ * alignment in hd-align.c and the files hd-align.h lists, error signals
+ * in hd-signals.c, arrival times in hd-straggler.c, wait-for chains in
+ * hd-chains.c), joins verdicts that several sources agree on, ranks them,
+ * and fills the per-group and per-rank tables.  The checks never call in here: they see the index
  * (hd-index.h), the verdict model (hd-verdict.h) and hd-checks.h only.
  */
 #include "config.h"
