@@ -152,8 +152,8 @@ static void check_collectives(struct group_ctx *c)
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a)
 {
 	static const uint8_t streams[] = { HD_SEQ_COLLECTIVE, HD_SEQ_ORDINAL };
-	static const uint8_t sources[] = { HD_INPUT_FLIGHT_REC, HD_INPUT_NCCL_LOG,
-					   HD_INPUT_KINETO };
+	static const uint8_t sources[] = { HD_INPUT_FLIGHT_REC,
+					   HD_INPUT_NCCL_LOG, HD_INPUT_KINETO };
 
 	for (guint g = 0; g < ix->groups->len; g++) {
 		struct group_ctx c = { 0 };

@@ -61,8 +61,7 @@ struct group_ctx {
 	int nranks;
 };
 
-static inline const struct hd_op *ctx_op(const struct group_ctx *c,
-					  uint32_t i)
+static inline const struct hd_op *ctx_op(const struct group_ctx *c, uint32_t i)
 {
 	return &g_array_index(c->s->ops, struct hd_op, i);
 }

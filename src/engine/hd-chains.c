@@ -35,10 +35,11 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 			bool loop = false;
 
 			for (guint w = 0; w < ix->waits->len; w++) {
-				const struct hd_wait *wt =
-					&g_array_index(ix->waits, struct hd_wait, w);
+				const struct hd_wait *wt = &g_array_index(
+					ix->waits, struct hd_wait, w);
 
-				if (wt->waiter == at && wt->group != mv->group) {
+				if (wt->waiter == at &&
+				    wt->group != mv->group) {
 					step = w;
 					break;
 				}
@@ -62,14 +63,15 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 				s, mv->group, HD_GROUP_LABEL_LONG);
 
 			for (guint k = 0; k < chain->len; k++)
-				g_string_append_printf(text, "%s%d",
-						       k ? " -> " : "",
-						       g_array_index(chain, int, k));
-			v = hd_verdict_new(HD_V_BLOCKED_CHAIN, HD_CONF_HIGH,
-					   "rank %d is the root blocker: rank %d, missing from %s seq %" G_GINT64_FORMAT
-					   ", is itself blocked (wait chain %s)",
-					   root, g_array_index(chain, int, 0),
-					   first_label, mv->seq, text->str);
+				g_string_append_printf(
+					text, "%s%d", k ? " -> " : "",
+					g_array_index(chain, int, k));
+			v = hd_verdict_new(
+				HD_V_BLOCKED_CHAIN, HD_CONF_HIGH,
+				"rank %d is the root blocker: rank %d, missing from %s seq %" G_GINT64_FORMAT
+				", is itself blocked (wait chain %s)",
+				root, g_array_index(chain, int, 0), first_label,
+				mv->seq, text->str);
 			g_string_free(text, TRUE);
 			hd_verdict_add_culprit(v, root);
 			v->group = mv->group;
@@ -81,18 +83,20 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 				const struct hd_wait *wt = &g_array_index(
 					ix->waits, struct hd_wait,
 					g_array_index(steps, guint, k));
-				g_autofree char *src = hd_prov_format(s, &wt->prov);
+				g_autofree char *src =
+					hd_prov_format(s, &wt->prov);
 
-				hd_verdict_add_evidence(v, wt->waiter,
-							wt->prov.kind ? src : NULL,
-							"rank %d is blocked in %s seq %" G_GINT64_FORMAT
-							", waiting for rank %d",
-							wt->waiter, wt->what, wt->seq,
-							wt->on);
+				hd_verdict_add_evidence(
+					v, wt->waiter,
+					wt->prov.kind ? src : NULL,
+					"rank %d is blocked in %s seq %" G_GINT64_FORMAT
+					", waiting for rank %d",
+					wt->waiter, wt->what, wt->seq, wt->on);
 			}
-			hd_verdict_add_ruled_out(v, "rank %d as the cause: it is absent from %s because it is itself blocked elsewhere",
-						 g_array_index(chain, int, 0),
-						 first_label);
+			hd_verdict_add_ruled_out(
+				v,
+				"rank %d as the cause: it is absent from %s because it is itself blocked elsewhere",
+				g_array_index(chain, int, 0), first_label);
 			g_ptr_array_add(a->verdicts, v);
 		}
 	}

@@ -26,7 +26,8 @@ static int compare_int_asc(gconstpointer a, gconstpointer b)
 static const struct view *find_view(const struct group_ctx *c, int rank)
 {
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 
 		if (vw->rank == rank)
 			return vw;
@@ -101,16 +102,17 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *nd = hd_align_ranks_text(nodata, 8);
-	const char *opname = blocked_op ? hd_op_kind_name(blocked_op->kind)
-					: "collective";
+	const char *opname =
+		blocked_op ? hd_op_kind_name(blocked_op->kind) : "collective";
 	struct hd_verdict *v;
 
-	v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
-			   "all %u ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
-			   " (%s); rank%s %s left no data, so the collective waits on %s",
-			   waiting->len, label, frontier, opname,
-			   nodata->len == 1 ? "" : "s", nd,
-			   nodata->len == 1 ? "it" : "one of them");
+	v = hd_verdict_new(
+		HD_V_MISSING_RANK, HD_CONF_LOW,
+		"all %u ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
+		" (%s); rank%s %s left no data, so the collective waits on %s",
+		waiting->len, label, frontier, opname,
+		nodata->len == 1 ? "" : "s", nd,
+		nodata->len == 1 ? "it" : "one of them");
 	for (guint i = 0; i < nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(nodata, int, i));
 	v->group = c->group;
@@ -120,7 +122,8 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	for (guint i = 0; i < waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
 		int r = g_array_index(waiting, int, i);
 		const struct view *vw = find_view(c, r);
-		const struct hd_op *op = vw ? view_op_at(c, vw, frontier) : NULL;
+		const struct hd_op *op =
+			vw ? view_op_at(c, vw, frontier) : NULL;
 		g_autofree char *src = NULL;
 		g_autofree char *desc = NULL;
 
@@ -130,13 +133,17 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 		desc = hd_op_describe(c->s, op);
 		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 	}
-	hd_verdict_add_ruled_out(v, "that rank%s %s hung inside seq %" G_GINT64_FORMAT
-				 " rather than never reaching it: without %s data this cannot be told",
-				 nodata->len == 1 ? "" : "s", nd, frontier,
-				 nodata->len == 1 ? "its" : "their");
-	g_ptr_array_add(c->a->notes,
-			g_strdup_printf("%s: no data from rank%s %s (a missing dump or log)",
-					label, nodata->len == 1 ? "" : "s", nd));
+	hd_verdict_add_ruled_out(
+		v,
+		"that rank%s %s hung inside seq %" G_GINT64_FORMAT
+		" rather than never reaching it: without %s data this cannot be told",
+		nodata->len == 1 ? "" : "s", nd, frontier,
+		nodata->len == 1 ? "its" : "their");
+	g_ptr_array_add(
+		c->a->notes,
+		g_strdup_printf(
+			"%s: no data from rank%s %s (a missing dump or log)",
+			label, nodata->len == 1 ? "" : "s", nd));
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
@@ -163,7 +170,8 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	g_autofree char *waiting_text = NULL;
 
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 
 		if (vw->completion_info)
 			completion = true;
@@ -216,7 +224,8 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	if (absent->len == 0 || waiting->len == 0)
 		return false;
 	for (guint i = 0; i < absent->len; i++) {
-		const struct view *vw = find_view(c, g_array_index(absent, int, i));
+		const struct view *vw =
+			find_view(c, g_array_index(absent, int, i));
 
 		if (!vw || vw->max_key < frontier - 1)
 			lagging = true;
@@ -225,8 +234,9 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	waiting_text = hd_align_ranks_text(waiting, 8);
 	{
 		enum hd_confidence conf = HD_CONF_HIGH;
-		const char *opname = blocked_op ? hd_op_kind_name(blocked_op->kind)
-						: "collective";
+		const char *opname = blocked_op
+					     ? hd_op_kind_name(blocked_op->kind)
+					     : "collective";
 
 		if (!completion) {
 			/* Enqueue-only data (NCCL COLL lines). */
@@ -239,27 +249,27 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		if (trace)
 			completion = false;
 		for (guint i = 0; i < absent->len; i++)
-			if (rank_input_truncated(c, g_array_index(absent, int, i)))
+			if (rank_input_truncated(c,
+						 g_array_index(absent, int, i)))
 				conf = HD_CONF_LOW;
 		if (lagging)
-			v = hd_verdict_new(HD_V_LAGGING_RANK, conf,
-					   "rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
-					   " (%s)%s",
-					   absent->len == 1 ? "" : "s",
-					   absent_text, label, waiting->len,
-					   frontier, opname,
-					   completion ? " and are blocked there"
-						      : "");
+			v = hd_verdict_new(
+				HD_V_LAGGING_RANK, conf,
+				"rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
+				" (%s)%s",
+				absent->len == 1 ? "" : "s", absent_text, label,
+				waiting->len, frontier, opname,
+				completion ? " and are blocked there" : "");
 		else
-			v = hd_verdict_new(HD_V_MISSING_RANK, conf,
-					   "rank%s %s never entered seq %" G_GINT64_FORMAT
-					   " (%s) of %s; %u other%s %s",
-					   absent->len == 1 ? "" : "s",
-					   absent_text, frontier, opname, label,
-					   waiting->len,
-					   waiting->len == 1 ? "" : "s",
-					   completion ? "entered it and are blocked"
-						      : "enqueued it");
+			v = hd_verdict_new(
+				HD_V_MISSING_RANK, conf,
+				"rank%s %s never entered seq %" G_GINT64_FORMAT
+				" (%s) of %s; %u other%s %s",
+				absent->len == 1 ? "" : "s", absent_text,
+				frontier, opname, label, waiting->len,
+				waiting->len == 1 ? "" : "s",
+				completion ? "entered it and are blocked"
+					   : "enqueued it");
 		v->group = c->group;
 		v->seq = frontier;
 		v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
@@ -279,30 +289,32 @@ bool hd_align_check_frontier(struct group_ctx *c)
 			g_autofree char *where = hd_op_where(c->s, last);
 
 			if (where)
-				hd_verdict_add_evidence(v, r, src,
-							"rank %d last seen at %s; its last op here: %s",
-							r, where, desc);
+				hd_verdict_add_evidence(
+					v, r, src,
+					"rank %d last seen at %s; its last op here: %s",
+					r, where, desc);
 			else
-				hd_verdict_add_evidence(v, r, src,
-							"rank %d's last op here: %s",
-							r, desc);
+				hd_verdict_add_evidence(
+					v, r, src, "rank %d's last op here: %s",
+					r, desc);
 		} else {
-			hd_verdict_add_evidence(v, r, NULL,
-						"rank %d left data but recorded no op in %s",
-						r, label);
+			hd_verdict_add_evidence(
+				v, r, NULL,
+				"rank %d left data but recorded no op in %s", r,
+				label);
 		}
 	}
 	for (guint i = 0; i < waiting->len; i++) {
 		int r = g_array_index(waiting, int, i);
 		const struct view *vw = find_view(c, r);
-		const struct hd_op *op = vw ? view_op_at(c, vw, frontier) : NULL;
+		const struct hd_op *op =
+			vw ? view_op_at(c, vw, frontier) : NULL;
 
 		if (op) {
 			for (guint k = 0; k < absent->len; k++)
-				hd_index_add_wait(c->ix, r,
-						  g_array_index(absent, int, k),
-						  c->group, frontier, label,
-						  &op->prov);
+				hd_index_add_wait(
+					c->ix, r, g_array_index(absent, int, k),
+					c->group, frontier, label, &op->prov);
 		}
 		if (i >= MAX_EVIDENCE_RANKS || !op)
 			continue;
@@ -318,16 +330,22 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"and %u more ranks at the same op",
 					waiting->len - MAX_EVIDENCE_RANKS);
-	hd_verdict_add_ruled_out(v, "position by arrival order: ranks are compared by sequence position, not by which file was read first");
+	hd_verdict_add_ruled_out(
+		v,
+		"position by arrival order: ranks are compared by sequence position, not by which file was read first");
 	if (weak && !trace)
-		hd_verdict_add_ruled_out(v, "nothing: NCCL COLL lines show enqueue only, not completion; corroborate with watchdog timeouts");
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: NCCL COLL lines show enqueue only, not completion; corroborate with watchdog timeouts");
 	if (trace)
-		hd_verdict_add_ruled_out(v, "nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
 	if (nodata->len) {
 		g_autofree char *nd = hd_align_ranks_text(nodata, 8);
 
-		hd_verdict_add_ruled_out(v, "nothing about ranks {%s}: they left no data",
-					 nd);
+		hd_verdict_add_ruled_out(
+			v, "nothing about ranks {%s}: they left no data", nd);
 	}
 	g_ptr_array_add(c->a->verdicts, v);
 	return true;
@@ -347,7 +365,8 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
 						      : vw->max_key;
 
@@ -356,7 +375,8 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 		best = MAX(best, done);
 	}
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
 						      : vw->max_key;
 
@@ -372,18 +392,20 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 		return;
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bt = hd_align_ranks_text(behind, 8);
-	v = hd_verdict_new(HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
-			   "rank%s %s completed only up to seq %" G_GINT64_FORMAT
-			   " of %s while %u other%s completed up to seq %" G_GINT64_FORMAT,
-			   behind->len == 1 ? "" : "s", bt, worst, label, ahead,
-			   ahead == 1 ? "" : "s", best);
+	v = hd_verdict_new(
+		HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
+		"rank%s %s completed only up to seq %" G_GINT64_FORMAT
+		" of %s while %u other%s completed up to seq %" G_GINT64_FORMAT,
+		behind->len == 1 ? "" : "s", bt, worst, label, ahead,
+		ahead == 1 ? "" : "s", best);
 	v->group = c->group;
 	v->seq = worst + 1;
 	v->score = HD_SCORE_LAGGING;
 	for (guint i = 0; i < behind->len; i++) {
 		int r = g_array_index(behind, int, i);
 		const struct view *vw = find_view(c, r);
-		const struct hd_op *op = vw ? view_op_at(c, vw, vw->first_pending) : NULL;
+		const struct hd_op *op =
+			vw ? view_op_at(c, vw, vw->first_pending) : NULL;
 
 		hd_verdict_add_culprit(v, r);
 		if (op && v->evidence->len < 8) {
@@ -392,12 +414,15 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 
 			if (!v->op)
 				v->op = hd_op_kind_name(op->kind);
-			hd_verdict_add_evidence(v, r, src,
-						"rank %d's first unfinished op: %s",
-						r, desc);
+			hd_verdict_add_evidence(
+				v, r, src, "rank %d's first unfinished op: %s",
+				r, desc);
 		}
 	}
-	hd_verdict_add_ruled_out(v, "a mismatch: the ops agree at every position all ranks recorded");
-	hd_verdict_add_ruled_out(v, "a missing rank: every rank enqueued the same ops");
+	hd_verdict_add_ruled_out(
+		v,
+		"a mismatch: the ops agree at every position all ranks recorded");
+	hd_verdict_add_ruled_out(
+		v, "a missing rank: every rank enqueued the same ops");
 	g_ptr_array_add(c->a->verdicts, v);
 }

@@ -131,8 +131,8 @@ void hd_align_check_p2p(struct group_ctx *c)
 		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
 	g_autoptr(GHashTable) pairs = g_hash_table_new_full(
 		g_int64_hash, g_int64_equal, g_free, p2p_list_free);
-	g_autoptr(GArray) edges = g_array_new(FALSE, FALSE,
-					      sizeof(struct p2p_edge));
+	g_autoptr(GArray) edges =
+		g_array_new(FALSE, FALSE, sizeof(struct p2p_edge));
 	g_autoptr(GHashTable) out = NULL;
 	g_autoptr(GHashTable) tried = NULL;
 	g_autofree char *label =
@@ -156,11 +156,13 @@ void hd_align_check_p2p(struct group_ctx *c)
 			if (peer < 0)
 				continue;
 			if (op->kind == HD_OP_SEND)
-				g_array_append_val(p2p_get(pairs, op->rank, peer)->sends,
-						   lane->ops[i]);
+				g_array_append_val(
+					p2p_get(pairs, op->rank, peer)->sends,
+					lane->ops[i]);
 			else
-				g_array_append_val(p2p_get(pairs, peer, op->rank)->recvs,
-						   lane->ops[i]);
+				g_array_append_val(
+					p2p_get(pairs, peer, op->rank)->recvs,
+					lane->ops[i]);
 		}
 	}
 	g_hash_table_iter_init(&it, pairs);
@@ -169,8 +171,10 @@ void hd_align_check_p2p(struct group_ctx *c)
 		guint n = MIN(l->sends->len, l->recvs->len);
 
 		for (guint i = 0; i < n; i++) {
-			const struct hd_op *snd = ctx_op(c, g_array_index(l->sends, uint32_t, i));
-			const struct hd_op *rcv = ctx_op(c, g_array_index(l->recvs, uint32_t, i));
+			const struct hd_op *snd =
+				ctx_op(c, g_array_index(l->sends, uint32_t, i));
+			const struct hd_op *rcv =
+				ctx_op(c, g_array_index(l->recvs, uint32_t, i));
 
 			if (snd->d->count_in >= 0 && rcv->d->count_out >= 0 &&
 			    snd->d->count_in != rcv->d->count_out &&
@@ -230,7 +234,8 @@ void hd_align_check_p2p(struct group_ctx *c)
 	tried = g_hash_table_new(NULL, NULL);
 	/* A cycle is a deadlock: report it once, with every member. */
 	for (guint i = 0; i < edges->len; i++) {
-		const struct p2p_edge *e = &g_array_index(edges, struct p2p_edge, i);
+		const struct p2p_edge *e =
+			&g_array_index(edges, struct p2p_edge, i);
 		g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(int));
 
 		/* A rank's parallel edges would only repeat its search. */
@@ -241,37 +246,44 @@ void hd_align_check_p2p(struct group_ctx *c)
 			struct hd_verdict *v;
 
 			for (guint k = 0; k < path->len; k++)
-				g_string_append_printf(chain, "%s%d",
-						       k ? " -> " : "",
-						       g_array_index(path, int, k));
-			v = hd_verdict_new(HD_V_P2P_UNMATCHED, HD_CONF_HIGH,
-					   "p2p deadlock in %s: ranks wait on each other in a cycle %s",
-					   label, chain->str);
+				g_string_append_printf(
+					chain, "%s%d", k ? " -> " : "",
+					g_array_index(path, int, k));
+			v = hd_verdict_new(
+				HD_V_P2P_UNMATCHED, HD_CONF_HIGH,
+				"p2p deadlock in %s: ranks wait on each other in a cycle %s",
+				label, chain->str);
 			g_string_free(chain, TRUE);
 			v->group = c->group;
 			v->op = "send/recv";
 			v->score = HD_SCORE_P2P + 2;
 			for (guint k = 0; k < path->len; k++)
-				hd_verdict_add_culprit(v, g_array_index(path, int, k));
+				hd_verdict_add_culprit(
+					v, g_array_index(path, int, k));
 			for (guint k = 0; k < edges->len; k++) {
-				const struct p2p_edge *x =
-					&g_array_index(edges, struct p2p_edge, k);
+				const struct p2p_edge *x = &g_array_index(
+					edges, struct p2p_edge, k);
 				const struct hd_op *op = ctx_op(c, x->op);
 				g_autofree char *src = ctx_source(c, op);
-				g_autofree char *desc = hd_op_describe(c->s, op);
+				g_autofree char *desc =
+					hd_op_describe(c->s, op);
 
 				if (v->evidence->len < 8)
-					hd_verdict_add_evidence(v, x->from, src,
-								"rank %d waits on rank %d: %s with no partner",
-								x->from, x->to, desc);
+					hd_verdict_add_evidence(
+						v, x->from, src,
+						"rank %d waits on rank %d: %s with no partner",
+						x->from, x->to, desc);
 			}
-			hd_verdict_add_ruled_out(v, "a missing peer: every rank in the cycle left data and posted its op");
+			hd_verdict_add_ruled_out(
+				v,
+				"a missing peer: every rank in the cycle left data and posted its op");
 			g_ptr_array_add(c->a->verdicts, v);
 			return;
 		}
 	}
 	for (guint i = 0; i < edges->len; i++) {
-		const struct p2p_edge *e = &g_array_index(edges, struct p2p_edge, i);
+		const struct p2p_edge *e =
+			&g_array_index(edges, struct p2p_edge, i);
 		const struct hd_op *op = ctx_op(c, e->op);
 		g_autofree char *src = ctx_source(c, op);
 		g_autofree char *desc = hd_op_describe(c->s, op);
@@ -280,12 +292,13 @@ void hd_align_check_p2p(struct group_ctx *c)
 
 		if (unmatched++ >= MAX_REPORTS_PER_ATTR)
 			break;
-		v = hd_verdict_new(HD_V_P2P_UNMATCHED,
-				   peer_data ? HD_CONF_MEDIUM : HD_CONF_LOW,
-				   "unmatched %s in %s: rank %d's %s has no partner on rank %d%s",
-				   hd_op_kind_name(op->kind), label, e->from,
-				   hd_op_kind_name(op->kind), e->to,
-				   peer_data ? "" : ", which left no data");
+		v = hd_verdict_new(
+			HD_V_P2P_UNMATCHED,
+			peer_data ? HD_CONF_MEDIUM : HD_CONF_LOW,
+			"unmatched %s in %s: rank %d's %s has no partner on rank %d%s",
+			hd_op_kind_name(op->kind), label, e->from,
+			hd_op_kind_name(op->kind), e->to,
+			peer_data ? "" : ", which left no data");
 		hd_verdict_add_culprit(v, e->to);
 		v->group = c->group;
 		v->seq = op->seq;

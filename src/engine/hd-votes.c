@@ -18,18 +18,14 @@
 #define MAX_VOTE_VALUES 64
 
 static const enum hd_verdict_kind attr_verdict[ATTR_COUNT] = {
-	[ATTR_TYPE] = HD_V_TYPE_MISMATCH,
-	[ATTR_SIZE] = HD_V_SIZE_MISMATCH,
-	[ATTR_DTYPE] = HD_V_DTYPE_MISMATCH,
-	[ATTR_ROOT] = HD_V_ROOT_MISMATCH,
+	[ATTR_TYPE] = HD_V_TYPE_MISMATCH,   [ATTR_SIZE] = HD_V_SIZE_MISMATCH,
+	[ATTR_DTYPE] = HD_V_DTYPE_MISMATCH, [ATTR_ROOT] = HD_V_ROOT_MISMATCH,
 	[ATTR_REDOP] = HD_V_REDOP_MISMATCH,
 };
 
 static const char *const attr_name[ATTR_COUNT] = {
-	[ATTR_TYPE] = "collective type",
-	[ATTR_SIZE] = "size",
-	[ATTR_DTYPE] = "dtype",
-	[ATTR_ROOT] = "root",
+	[ATTR_TYPE] = "collective type", [ATTR_SIZE] = "size",
+	[ATTR_DTYPE] = "dtype",		 [ATTR_ROOT] = "root",
 	[ATTR_REDOP] = "reduction op",
 };
 
@@ -272,32 +268,31 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 		ref_op = ctx_op(c, vw->ops[pos[vote->first[best]].start]);
 	}
 	if (tie) {
-		v = hd_verdict_new(attr_verdict[at], HD_CONF_LOW,
-				   "%s mismatch in %s at seq %" G_GINT64_FORMAT
-				   ": ranks {%s} disagree with ranks {%s}, an even split, so either side may be wrong",
-				   attr_name[at], label, key, min_text,
-				   maj_text);
+		v = hd_verdict_new(
+			attr_verdict[at], HD_CONF_LOW,
+			"%s mismatch in %s at seq %" G_GINT64_FORMAT
+			": ranks {%s} disagree with ranks {%s}, an even split, so either side may be wrong",
+			attr_name[at], label, key, min_text, maj_text);
 		for (guint i = 0; i < minority->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(minority, int,
-								i));
+			hd_verdict_add_culprit(v,
+					       g_array_index(minority, int, i));
 		for (guint i = 0; i < majority->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(majority, int,
-								i));
+			hd_verdict_add_culprit(v,
+					       g_array_index(majority, int, i));
 	} else {
 		v = hd_verdict_new(attr_verdict[at],
-				   vote->overflow ? HD_CONF_LOW
+				   vote->overflow	? HD_CONF_LOW
 				   : majority->len >= 2 ? HD_CONF_HIGH
 							: HD_CONF_MEDIUM,
 				   "%s mismatch in %s at seq %" G_GINT64_FORMAT
 				   ": rank%s %s differ%s from the %u other%s",
 				   attr_name[at], label, key,
 				   minority->len == 1 ? "" : "s", min_text,
-				   minority->len == 1 ? "s" : "",
-				   majority->len,
+				   minority->len == 1 ? "s" : "", majority->len,
 				   majority->len == 1 ? "" : "s");
 		for (guint i = 0; i < minority->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(minority, int,
-								i));
+			hd_verdict_add_culprit(v,
+					       g_array_index(minority, int, i));
 	}
 	v->group = c->group;
 	v->seq = key;
@@ -309,8 +304,8 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 		struct hd_op buf;
 		const struct hd_op *op =
 			hd_join_view(c->ix, vw->ops[pos[p].start], &buf);
-		const struct hd_op *log = hd_join_partner(c->ix,
-							  vw->ops[pos[p].start]);
+		const struct hd_op *log =
+			hd_join_partner(c->ix, vw->ops[pos[p].start]);
 		struct aval val;
 		bool in_minority;
 		g_autofree char *src = NULL;
@@ -335,18 +330,22 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 			g_autofree char *ldesc = hd_join_describe(c->s, log);
 
 			hd_verdict_add_evidence(v, vw->rank, lsrc,
-						"rank %d's log: %s",
-						vw->rank, ldesc);
+						"rank %d's log: %s", vw->rank,
+						ldesc);
 			joined = true;
 		}
 		if (v->evidence->len >= 12)
 			break;
 	}
 	if (joined)
-		hd_verdict_add_ruled_out(v, "a misjoined log: the dump and the NCCL log were joined only where each rank's COLL lines match its last collectives one for one in kind, count and dtype at a single offset");
+		hd_verdict_add_ruled_out(
+			v,
+			"a misjoined log: the dump and the NCCL log were joined only where each rank's COLL lines match its last collectives one for one in kind, count and dtype at a single offset");
 	if (at != ATTR_TYPE)
-		hd_verdict_add_ruled_out(v, "collective type: every rank called %s at seq %" G_GINT64_FORMAT,
-					 hd_op_kind_name(ref_op->kind), key);
+		hd_verdict_add_ruled_out(
+			v,
+			"collective type: every rank called %s at seq %" G_GINT64_FORMAT,
+			hd_op_kind_name(ref_op->kind), key);
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
@@ -485,9 +484,10 @@ static void check_position(struct group_ctx *c, int64_t key,
 				continue;
 		}
 		for (uint32_t p = 0; p < npos; p++) {
-			const struct view *vw =
-				&g_array_index(c->views, struct view, pos[p].view);
-			const struct hd_op *op = ctx_op(c, vw->ops[pos[p].start + m]);
+			const struct view *vw = &g_array_index(
+				c->views, struct view, pos[p].view);
+			const struct hd_op *op =
+				ctx_op(c, vw->ops[pos[p].start + m]);
 			const char *why = self_inconsistent(op, c->nranks);
 
 			if (why)
@@ -500,8 +500,8 @@ static void check_position(struct group_ctx *c, int64_t key,
 		vote.nvalues = 0;
 		vote.overflow = false;
 		for (uint32_t p = 0; p < npos; p++)
-			vote_add(&vote, aval_of(0, pos[p].end - pos[p].start, 0),
-				 p);
+			vote_add(&vote,
+				 aval_of(0, pos[p].end - pos[p].start, 0), p);
 		report_mismatch(c, ATTR_TYPE, key, pos, npos, &vote, 0);
 	}
 }
@@ -509,8 +509,7 @@ static void check_position(struct group_ctx *c, int64_t key,
 /* Walks all positions in key order and compares ranks at each. */
 void hd_align_check_votes(struct group_ctx *c)
 {
-	g_autofree struct at_pos *pos =
-		g_new(struct at_pos, c->views->len + 1);
+	g_autofree struct at_pos *pos = g_new(struct at_pos, c->views->len + 1);
 
 	for (;;) {
 		int64_t key = INT64_MAX;
@@ -546,8 +545,8 @@ void hd_align_check_votes(struct group_ctx *c)
 		if (npos >= 2)
 			check_position(c, key, pos, npos);
 		else if (npos == 1) {
-			const struct view *vw =
-				&g_array_index(c->views, struct view, pos[0].view);
+			const struct view *vw = &g_array_index(
+				c->views, struct view, pos[0].view);
 
 			for (uint32_t m = pos[0].start; m < pos[0].end; m++) {
 				const char *why = self_inconsistent(
@@ -555,8 +554,8 @@ void hd_align_check_votes(struct group_ctx *c)
 
 				if (why)
 					report_self_inconsistent(
-						c, vw, ctx_op(c, vw->ops[m]), key,
-						why);
+						c, vw, ctx_op(c, vw->ops[m]),
+						key, why);
 			}
 		}
 	}
@@ -565,10 +564,12 @@ void hd_align_check_votes(struct group_ctx *c)
 			g_autofree char *label = hd_group_label(
 				c->s, c->group, HD_GROUP_LABEL_LONG);
 
-			g_ptr_array_add(c->a->notes,
-					g_strdup_printf("%s: %u more %s mismatches not listed",
-							label,
-							c->diverged[at] - c->reported[at],
-							attr_name[at]));
+			g_ptr_array_add(
+				c->a->notes,
+				g_strdup_printf(
+					"%s: %u more %s mismatches not listed",
+					label,
+					c->diverged[at] - c->reported[at],
+					attr_name[at]));
 		}
 }
