@@ -147,37 +147,45 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
-/*
- * Where progress stops: the lowest position that some ranks entered and
- * did not finish (or, with enqueue-only data, the furthest position), and
- * the member ranks that never entered it.
- */
-bool hd_align_check_frontier(struct group_ctx *c)
-{
-	g_autoptr(GArray) members = group_members(c);
-	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *label =
-		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	bool completion = false;
-	bool trace = c->source == HD_INPUT_KINETO;
-	int64_t frontier = -1, furthest = -1, lowest_max = INT64_MAX;
-	bool lagging = false, weak = false;
-	const struct hd_op *blocked_op = NULL;
-	struct hd_verdict *v;
-	g_autofree char *absent_text = NULL;
-	g_autofree char *waiting_text = NULL;
+/* Where a group's progress stops, and where each member is relative to it. */
+struct frontier {
+	int64_t key; /* the position the group is stuck at */
+	bool completion; /* some view says which of its ops completed */
+	bool trace; /* the views are profiler traces */
+	GArray *waiting; /* int: members at the frontier */
+	GArray *absent; /* int: members with data that never reached it */
+	GArray *nodata; /* int: members that left no data */
+	const struct hd_op *blocked_op; /* a waiting member's op there */
+};
 
+static void frontier_clear(struct frontier *f)
+{
+	g_array_unref(f->waiting);
+	g_array_unref(f->absent);
+	g_array_unref(f->nodata);
+}
+
+/*
+ * The lowest position some ranks entered and did not finish or, when no
+ * view knows completion (or the views are traces), the furthest one.
+ * False when nothing is stuck, or when the views cannot say.
+ */
+static bool frontier_find(const struct group_ctx *c, struct frontier *f)
+{
+	int64_t furthest = -1;
+
+	f->key = -1;
+	f->completion = false;
+	f->trace = c->source == HD_INPUT_KINETO;
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
 
 		if (vw->completion_info)
-			completion = true;
+			f->completion = true;
 		if (vw->first_pending >= 0 &&
-		    (frontier < 0 || vw->first_pending < frontier))
-			frontier = vw->first_pending;
+		    (f->key < 0 || vw->first_pending < f->key))
+			f->key = vw->first_pending;
 		if (vw->max_key > furthest)
 			furthest = vw->max_key;
 	}
@@ -186,13 +194,23 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	 * says; and only traces carrying Seq can be compared position by
 	 * position (order-matched ones may be sampled).
 	 */
-	if (trace && c->seq_kind != HD_SEQ_COLLECTIVE)
+	if (f->trace && c->seq_kind != HD_SEQ_COLLECTIVE)
 		return false;
-	if (!completion || trace)
-		frontier = furthest;
-	if (frontier < 0)
-		return false; /* everything completed: nothing is stuck here */
+	if (!f->completion || f->trace)
+		f->key = furthest;
+	/* everything completed: nothing is stuck here */
+	return f->key >= 0;
+}
 
+/* Sorts the group's members into waiting, absent and no data. */
+static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
+{
+	g_autoptr(GArray) members = group_members(c);
+
+	f->waiting = g_array_new(FALSE, FALSE, sizeof(int));
+	f->absent = g_array_new(FALSE, FALSE, sizeof(int));
+	f->nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	f->blocked_op = NULL;
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
 		const struct view *vw = find_view(c, r);
@@ -200,83 +218,100 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		if (!vw) {
 			if (hd_index_rank_has_data(c->ix, r) &&
 			    c->source != HD_INPUT_KINETO)
-				g_array_append_val(absent, r);
+				g_array_append_val(f->absent, r);
 			else
-				g_array_append_val(nodata, r);
+				g_array_append_val(f->nodata, r);
 			continue;
 		}
-		if (vw->max_key < frontier) {
-			g_array_append_val(absent, r);
-			if (vw->max_key < lowest_max)
-				lowest_max = vw->max_key;
-		} else if (completion && !trace ? vw->first_pending == frontier
-						: vw->max_key >= frontier) {
-			g_array_append_val(waiting, r);
-			if (!blocked_op)
-				blocked_op = view_op_at(c, vw, frontier);
+		if (vw->max_key < f->key) {
+			g_array_append_val(f->absent, r);
+		} else if (f->completion && !f->trace
+				   ? vw->first_pending == f->key
+				   : vw->max_key >= f->key) {
+			g_array_append_val(f->waiting, r);
+			if (!f->blocked_op)
+				f->blocked_op = view_op_at(c, vw, f->key);
 		}
 	}
-	if (absent->len == 0 && waiting->len > 0 && completion &&
-	    nodata->len > 0 && c->source != HD_INPUT_KINETO) {
-		report_by_elimination(c, frontier, waiting, nodata, blocked_op);
-		return true;
-	}
-	if (absent->len == 0 || waiting->len == 0)
-		return false;
-	for (guint i = 0; i < absent->len; i++) {
+}
+
+/* Missing, or lagging when some absent rank is more than one op behind. */
+static bool frontier_is_lag(const struct group_ctx *c, const struct frontier *f)
+{
+	for (guint i = 0; i < f->absent->len; i++) {
 		const struct view *vw =
-			find_view(c, g_array_index(absent, int, i));
+			find_view(c, g_array_index(f->absent, int, i));
 
-		if (!vw || vw->max_key < frontier - 1)
-			lagging = true;
+		if (!vw || vw->max_key < f->key - 1)
+			return true;
 	}
-	absent_text = hd_align_ranks_text(absent, 8);
-	waiting_text = hd_align_ranks_text(waiting, 8);
-	{
-		enum hd_confidence conf = HD_CONF_HIGH;
-		const char *opname = blocked_op
-					     ? hd_op_kind_name(blocked_op->kind)
-					     : "collective";
+	return false;
+}
 
-		if (!completion) {
-			/* Enqueue-only data (NCCL COLL lines). */
-			conf = HD_CONF_MEDIUM;
-			weak = true;
-		}
-		/* A trace may end early because its profiling window did. */
-		if (absent->len > waiting->len || trace)
+/* How far the data lets the absent ranks be blamed. */
+static enum hd_confidence frontier_confidence(const struct group_ctx *c,
+					      const struct frontier *f)
+{
+	enum hd_confidence conf = HD_CONF_HIGH;
+
+	/* Enqueue-only data (NCCL COLL lines). */
+	if (!f->completion)
+		conf = HD_CONF_MEDIUM;
+	/* A trace may end early because its profiling window did. */
+	if (f->absent->len > f->waiting->len || f->trace)
+		conf = HD_CONF_LOW;
+	for (guint i = 0; i < f->absent->len; i++)
+		if (rank_input_truncated(c, g_array_index(f->absent, int, i)))
 			conf = HD_CONF_LOW;
-		if (trace)
-			completion = false;
-		for (guint i = 0; i < absent->len; i++)
-			if (rank_input_truncated(c,
-						 g_array_index(absent, int, i)))
-				conf = HD_CONF_LOW;
-		if (lagging)
-			v = hd_verdict_new(
-				HD_V_LAGGING_RANK, conf,
-				"rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
-				" (%s)%s",
-				absent->len == 1 ? "" : "s", absent_text, label,
-				waiting->len, frontier, opname,
-				completion ? " and are blocked there" : "");
-		else
-			v = hd_verdict_new(
-				HD_V_MISSING_RANK, conf,
-				"rank%s %s never entered seq %" G_GINT64_FORMAT
-				" (%s) of %s; %u other%s %s",
-				absent->len == 1 ? "" : "s", absent_text,
-				frontier, opname, label, waiting->len,
-				waiting->len == 1 ? "" : "s",
-				completion ? "entered it and are blocked"
-					   : "enqueued it");
-		v->group = c->group;
-		v->seq = frontier;
-		v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
-		v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
-	}
-	for (guint i = 0; i < absent->len; i++) {
-		int r = g_array_index(absent, int, i);
+	return conf;
+}
+
+/* The missing_rank or lagging_rank verdict, without its evidence. */
+static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
+					   const struct frontier *f,
+					   const char *label)
+{
+	g_autofree char *absent_text = hd_align_ranks_text(f->absent, 8);
+	const char *opname = f->blocked_op
+				     ? hd_op_kind_name(f->blocked_op->kind)
+				     : "collective";
+	enum hd_confidence conf = frontier_confidence(c, f);
+	/* a trace shows finished kernels: nobody is seen blocked */
+	bool blocked = f->completion && !f->trace;
+	bool lagging = frontier_is_lag(c, f);
+	guint nwait = f->waiting->len;
+	struct hd_verdict *v;
+
+	if (lagging)
+		v = hd_verdict_new(
+			HD_V_LAGGING_RANK, conf,
+			"rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
+			" (%s)%s",
+			f->absent->len == 1 ? "" : "s", absent_text, label,
+			nwait, f->key, opname,
+			blocked ? " and are blocked there" : "");
+	else
+		v = hd_verdict_new(
+			HD_V_MISSING_RANK, conf,
+			"rank%s %s never entered seq %" G_GINT64_FORMAT
+			" (%s) of %s; %u other%s %s",
+			f->absent->len == 1 ? "" : "s", absent_text, f->key,
+			opname, label, nwait, nwait == 1 ? "" : "s",
+			blocked ? "entered it and are blocked" : "enqueued it");
+	v->group = c->group;
+	v->seq = f->key;
+	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
+	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	return v;
+}
+
+/* Blames the absent ranks, citing the last op each recorded here. */
+static void frontier_cite_absent(const struct group_ctx *c,
+				 const struct frontier *f, struct hd_verdict *v,
+				 const char *label)
+{
+	for (guint i = 0; i < f->absent->len; i++) {
+		int r = g_array_index(f->absent, int, i);
 		const struct view *vw = find_view(c, r);
 		const struct hd_op *last = vw ? view_last_op(c, vw) : NULL;
 
@@ -304,51 +339,94 @@ bool hd_align_check_frontier(struct group_ctx *c)
 				label);
 		}
 	}
-	for (guint i = 0; i < waiting->len; i++) {
-		int r = g_array_index(waiting, int, i);
+}
+
+/*
+ * Records that each waiting rank waits on every absent one (for
+ * hd_check_chains()), and cites the first few waiting ranks' ops.
+ */
+static void frontier_cite_waiting(const struct group_ctx *c,
+				  const struct frontier *f,
+				  struct hd_verdict *v, const char *label)
+{
+	for (guint i = 0; i < f->waiting->len; i++) {
+		int r = g_array_index(f->waiting, int, i);
 		const struct view *vw = find_view(c, r);
-		const struct hd_op *op =
-			vw ? view_op_at(c, vw, frontier) : NULL;
+		const struct hd_op *op = vw ? view_op_at(c, vw, f->key) : NULL;
+		g_autofree char *src = NULL;
+		g_autofree char *desc = NULL;
 
-		if (op) {
-			for (guint k = 0; k < absent->len; k++)
-				hd_index_add_wait(
-					c->ix, r, g_array_index(absent, int, k),
-					c->group, frontier, label, &op->prov);
-		}
-		if (i >= MAX_EVIDENCE_RANKS || !op)
+		if (!op)
 			continue;
-		{
-			g_autofree char *src = ctx_source(c, op);
-			g_autofree char *desc = hd_op_describe(c->s, op);
-
-			hd_verdict_add_evidence(v, r, src, "rank %d: %s", r,
-						desc);
-		}
+		for (guint k = 0; k < f->absent->len; k++)
+			hd_index_add_wait(c->ix, r,
+					  g_array_index(f->absent, int, k),
+					  c->group, f->key, label, &op->prov);
+		if (i >= MAX_EVIDENCE_RANKS)
+			continue;
+		src = ctx_source(c, op);
+		desc = hd_op_describe(c->s, op);
+		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 	}
-	if (waiting->len > MAX_EVIDENCE_RANKS)
+	if (f->waiting->len > MAX_EVIDENCE_RANKS)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"and %u more ranks at the same op",
-					waiting->len - MAX_EVIDENCE_RANKS);
+					f->waiting->len - MAX_EVIDENCE_RANKS);
+}
+
+/* What the verdict does not rest on, and what the data cannot show. */
+static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
+{
 	hd_verdict_add_ruled_out(
 		v,
 		"position by arrival order: ranks are compared by sequence position, not by which file was read first");
-	if (weak && !trace)
+	if (!f->completion && !f->trace)
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing: NCCL COLL lines show enqueue only, not completion; corroborate with watchdog timeouts");
-	if (trace)
+	if (f->trace)
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
-	if (nodata->len) {
-		g_autofree char *nd = hd_align_ranks_text(nodata, 8);
+	if (f->nodata->len) {
+		g_autofree char *nd = hd_align_ranks_text(f->nodata, 8);
 
 		hd_verdict_add_ruled_out(
 			v, "nothing about ranks {%s}: they left no data", nd);
 	}
-	g_ptr_array_add(c->a->verdicts, v);
-	return true;
+}
+
+/*
+ * Where progress stops: the frontier, the member ranks that never entered
+ * it, and the verdict that blames them (or, when every rank with data is
+ * blocked there, the ranks without).
+ */
+bool hd_align_check_frontier(struct group_ctx *c)
+{
+	struct frontier f = { 0 };
+	g_autofree char *label = NULL;
+	struct hd_verdict *v;
+	bool found = false;
+
+	if (!frontier_find(c, &f))
+		return false;
+	frontier_sort_members(c, &f);
+	if (f.absent->len == 0 && f.waiting->len > 0 && f.completion &&
+	    f.nodata->len > 0 && c->source != HD_INPUT_KINETO) {
+		report_by_elimination(c, f.key, f.waiting, f.nodata,
+				      f.blocked_op);
+		found = true;
+	} else if (f.absent->len > 0 && f.waiting->len > 0) {
+		label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+		v = frontier_verdict(c, &f, label);
+		frontier_cite_absent(c, &f, v, label);
+		frontier_cite_waiting(c, &f, v, label);
+		frontier_ruled_out(&f, v);
+		g_ptr_array_add(c->a->verdicts, v);
+		found = true;
+	}
+	frontier_clear(&f);
+	return found;
 }
 
 /*
