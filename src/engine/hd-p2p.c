@@ -125,21 +125,13 @@ static bool find_cycle(const GArray *edges, GHashTable *out, int start,
 	return true;
 }
 
-void hd_align_check_p2p(struct group_ctx *c)
+/* The group's sends and recvs with a known peer, per direction. */
+static GHashTable *p2p_pairs(const struct group_ctx *c)
 {
 	const struct hd_group_index *gi =
 		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
-	g_autoptr(GHashTable) pairs = g_hash_table_new_full(
-		g_int64_hash, g_int64_equal, g_free, p2p_list_free);
-	g_autoptr(GArray) edges =
-		g_array_new(FALSE, FALSE, sizeof(struct p2p_edge));
-	g_autoptr(GHashTable) out = NULL;
-	g_autoptr(GHashTable) tried = NULL;
-	g_autofree char *label =
-		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	GHashTableIter it;
-	gpointer key, value;
-	uint32_t unmatched = 0;
+	GHashTable *pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+						  g_free, p2p_list_free);
 
 	for (guint l = 0; l < gi->lanes->len; l++) {
 		const struct hd_lane *lane =
@@ -165,74 +157,129 @@ void hd_align_check_p2p(struct group_ctx *c)
 					lane->ops[i]);
 		}
 	}
-	g_hash_table_iter_init(&it, pairs);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		struct p2p_list *l = value;
-		guint n = MIN(l->sends->len, l->recvs->len);
+	return pairs;
+}
 
-		for (guint i = 0; i < n; i++) {
-			const struct hd_op *snd =
-				ctx_op(c, g_array_index(l->sends, uint32_t, i));
-			const struct hd_op *rcv =
-				ctx_op(c, g_array_index(l->recvs, uint32_t, i));
+/* A send and the recv paired with it disagree on the element count. */
+static void p2p_report_size(struct group_ctx *c, const struct p2p_list *l,
+			    guint i, const char *label)
+{
+	const struct hd_op *snd =
+		ctx_op(c, g_array_index(l->sends, uint32_t, i));
+	const struct hd_op *rcv =
+		ctx_op(c, g_array_index(l->recvs, uint32_t, i));
+	g_autofree char *s1 = ctx_source(c, snd);
+	g_autofree char *s2 = ctx_source(c, rcv);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_SIZE_MISMATCH, HD_CONF_MEDIUM,
+		"size mismatch in %s: rank %d sends %" G_GINT64_FORMAT
+		" elements to rank %d, which receives %" G_GINT64_FORMAT,
+		label, l->from, snd->d->count_in, l->to, rcv->d->count_out);
 
-			if (snd->d->count_in >= 0 && rcv->d->count_out >= 0 &&
-			    snd->d->count_in != rcv->d->count_out &&
-			    c->reported[ATTR_SIZE] < MAX_REPORTS_PER_ATTR) {
-				g_autofree char *s1 = ctx_source(c, snd);
-				g_autofree char *s2 = ctx_source(c, rcv);
-				struct hd_verdict *v = hd_verdict_new(
-					HD_V_SIZE_MISMATCH, HD_CONF_MEDIUM,
-					"size mismatch in %s: rank %d sends %" G_GINT64_FORMAT
-					" elements to rank %d, which receives %" G_GINT64_FORMAT,
-					label, l->from, snd->d->count_in, l->to,
-					rcv->d->count_out);
+	c->reported[ATTR_SIZE]++;
+	hd_verdict_add_culprit(v, l->from);
+	hd_verdict_add_culprit(v, l->to);
+	v->group = c->group;
+	v->seq = snd->seq;
+	v->op = "send";
+	v->score = HD_SCORE_MISMATCH;
+	hd_verdict_add_evidence(
+		v, l->from, s1,
+		"rank %d: send #%u to rank %d, %" G_GINT64_FORMAT " elements",
+		l->from, i, l->to, snd->d->count_in);
+	hd_verdict_add_evidence(
+		v, l->to, s2,
+		"rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT " elements",
+		l->to, i, l->from, rcv->d->count_out);
+	g_ptr_array_add(c->a->verdicts, v);
+}
 
-				c->reported[ATTR_SIZE]++;
-				hd_verdict_add_culprit(v, l->from);
-				hd_verdict_add_culprit(v, l->to);
-				v->group = c->group;
-				v->seq = snd->seq;
-				v->op = "send";
-				v->score = HD_SCORE_MISMATCH;
-				hd_verdict_add_evidence(
-					v, l->from, s1,
-					"rank %d: send #%u to rank %d, %" G_GINT64_FORMAT
-					" elements",
-					l->from, i, l->to, snd->d->count_in);
-				hd_verdict_add_evidence(
-					v, l->to, s2,
-					"rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT
-					" elements",
-					l->to, i, l->from, rcv->d->count_out);
-				g_ptr_array_add(c->a->verdicts, v);
-			}
-		}
-		/* Extra sends wait on the receiver; extra recvs on the sender. */
-		for (guint i = n; i < l->sends->len; i++) {
-			uint32_t oi = g_array_index(l->sends, uint32_t, i);
-			const struct hd_op *op = ctx_op(c, oi);
-			struct p2p_edge e = { l->from, l->to, oi };
+/* Compares the sizes of the first n sends and recvs, paired in order. */
+static void p2p_check_sizes(struct group_ctx *c, const struct p2p_list *l,
+			    guint n, const char *label)
+{
+	for (guint i = 0; i < n; i++) {
+		const struct hd_op *snd =
+			ctx_op(c, g_array_index(l->sends, uint32_t, i));
+		const struct hd_op *rcv =
+			ctx_op(c, g_array_index(l->recvs, uint32_t, i));
 
-			if (op->state == HD_STATE_COMPLETED)
-				continue;
-			g_array_append_val(edges, e);
-		}
-		for (guint i = n; i < l->recvs->len; i++) {
-			uint32_t oi = g_array_index(l->recvs, uint32_t, i);
-			const struct hd_op *op = ctx_op(c, oi);
-			struct p2p_edge e = { l->to, l->from, oi };
-
-			if (op->state == HD_STATE_COMPLETED)
-				continue;
-			g_array_append_val(edges, e);
-		}
+		if (snd->d->count_in >= 0 && rcv->d->count_out >= 0 &&
+		    snd->d->count_in != rcv->d->count_out &&
+		    c->reported[ATTR_SIZE] < MAX_REPORTS_PER_ATTR)
+			p2p_report_size(c, l, i, label);
 	}
-	if (edges->len == 0)
-		return;
-	out = p2p_out_edges(edges);
-	tried = g_hash_table_new(NULL, NULL);
-	/* A cycle is a deadlock: report it once, with every member. */
+}
+
+/*
+ * The ops past the first n that did not complete: extra sends wait on the
+ * receiver, extra recvs on the sender.
+ */
+static void p2p_unpaired(const struct group_ctx *c, const struct p2p_list *l,
+			 guint n, GArray *edges)
+{
+	for (guint i = n; i < l->sends->len; i++) {
+		uint32_t oi = g_array_index(l->sends, uint32_t, i);
+		struct p2p_edge e = { l->from, l->to, oi };
+
+		if (ctx_op(c, oi)->state != HD_STATE_COMPLETED)
+			g_array_append_val(edges, e);
+	}
+	for (guint i = n; i < l->recvs->len; i++) {
+		uint32_t oi = g_array_index(l->recvs, uint32_t, i);
+		struct p2p_edge e = { l->to, l->from, oi };
+
+		if (ctx_op(c, oi)->state != HD_STATE_COMPLETED)
+			g_array_append_val(edges, e);
+	}
+}
+
+/* The deadlock verdict for a cycle of waits, citing the unpaired ops. */
+static void p2p_report_cycle(struct group_ctx *c, const GArray *edges,
+			     const GArray *path, const char *label)
+{
+	GString *chain = g_string_new(NULL);
+	struct hd_verdict *v;
+
+	for (guint k = 0; k < path->len; k++)
+		g_string_append_printf(chain, "%s%d", k ? " -> " : "",
+				       g_array_index(path, int, k));
+	v = hd_verdict_new(
+		HD_V_P2P_UNMATCHED, HD_CONF_HIGH,
+		"p2p deadlock in %s: ranks wait on each other in a cycle %s",
+		label, chain->str);
+	g_string_free(chain, TRUE);
+	v->group = c->group;
+	v->op = "send/recv";
+	v->score = HD_SCORE_P2P + 2;
+	for (guint k = 0; k < path->len; k++)
+		hd_verdict_add_culprit(v, g_array_index(path, int, k));
+	for (guint k = 0; k < edges->len; k++) {
+		const struct p2p_edge *x =
+			&g_array_index(edges, struct p2p_edge, k);
+		const struct hd_op *op = ctx_op(c, x->op);
+		g_autofree char *src = ctx_source(c, op);
+		g_autofree char *desc = hd_op_describe(c->s, op);
+
+		if (v->evidence->len < 8)
+			hd_verdict_add_evidence(
+				v, x->from, src,
+				"rank %d waits on rank %d: %s with no partner",
+				x->from, x->to, desc);
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"a missing peer: every rank in the cycle left data and posted its op");
+	g_ptr_array_add(c->a->verdicts, v);
+}
+
+/* A cycle is a deadlock: reports the first one found, once. */
+static bool p2p_find_deadlock(struct group_ctx *c, const GArray *edges,
+			      const char *label)
+{
+	g_autoptr(GHashTable) out = p2p_out_edges(edges);
+	g_autoptr(GHashTable) tried = g_hash_table_new(NULL, NULL);
+
 	for (guint i = 0; i < edges->len; i++) {
 		const struct p2p_edge *e =
 			&g_array_index(edges, struct p2p_edge, i);
@@ -242,46 +289,18 @@ void hd_align_check_p2p(struct group_ctx *c)
 		if (!g_hash_table_add(tried, GINT_TO_POINTER(e->from)))
 			continue;
 		if (find_cycle(edges, out, e->from, path)) {
-			GString *chain = g_string_new(NULL);
-			struct hd_verdict *v;
-
-			for (guint k = 0; k < path->len; k++)
-				g_string_append_printf(
-					chain, "%s%d", k ? " -> " : "",
-					g_array_index(path, int, k));
-			v = hd_verdict_new(
-				HD_V_P2P_UNMATCHED, HD_CONF_HIGH,
-				"p2p deadlock in %s: ranks wait on each other in a cycle %s",
-				label, chain->str);
-			g_string_free(chain, TRUE);
-			v->group = c->group;
-			v->op = "send/recv";
-			v->score = HD_SCORE_P2P + 2;
-			for (guint k = 0; k < path->len; k++)
-				hd_verdict_add_culprit(
-					v, g_array_index(path, int, k));
-			for (guint k = 0; k < edges->len; k++) {
-				const struct p2p_edge *x = &g_array_index(
-					edges, struct p2p_edge, k);
-				const struct hd_op *op = ctx_op(c, x->op);
-				g_autofree char *src = ctx_source(c, op);
-				g_autofree char *desc =
-					hd_op_describe(c->s, op);
-
-				if (v->evidence->len < 8)
-					hd_verdict_add_evidence(
-						v, x->from, src,
-						"rank %d waits on rank %d: %s with no partner",
-						x->from, x->to, desc);
-			}
-			hd_verdict_add_ruled_out(
-				v,
-				"a missing peer: every rank in the cycle left data and posted its op");
-			g_ptr_array_add(c->a->verdicts, v);
-			return;
+			p2p_report_cycle(c, edges, path, label);
+			return true;
 		}
 	}
-	for (guint i = 0; i < edges->len; i++) {
+	return false;
+}
+
+/* Reports the first few unpaired ops and records who waits on whom. */
+static void p2p_report_unmatched(struct group_ctx *c, const GArray *edges,
+				 const char *label)
+{
+	for (guint i = 0; i < edges->len && i < MAX_REPORTS_PER_ATTR; i++) {
 		const struct p2p_edge *e =
 			&g_array_index(edges, struct p2p_edge, i);
 		const struct hd_op *op = ctx_op(c, e->op);
@@ -290,8 +309,6 @@ void hd_align_check_p2p(struct group_ctx *c)
 		bool peer_data = hd_index_rank_has_data(c->ix, e->to);
 		struct hd_verdict *v;
 
-		if (unmatched++ >= MAX_REPORTS_PER_ATTR)
-			break;
 		v = hd_verdict_new(
 			HD_V_P2P_UNMATCHED,
 			peer_data ? HD_CONF_MEDIUM : HD_CONF_LOW,
@@ -310,4 +327,26 @@ void hd_align_check_p2p(struct group_ctx *c)
 				  label, &op->prov);
 		g_ptr_array_add(c->a->verdicts, v);
 	}
+}
+
+void hd_align_check_p2p(struct group_ctx *c)
+{
+	g_autoptr(GHashTable) pairs = p2p_pairs(c);
+	g_autoptr(GArray) edges =
+		g_array_new(FALSE, FALSE, sizeof(struct p2p_edge));
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&it, pairs);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		const struct p2p_list *l = value;
+		guint n = MIN(l->sends->len, l->recvs->len);
+
+		p2p_check_sizes(c, l, n, label);
+		p2p_unpaired(c, l, n, edges);
+	}
+	if (edges->len > 0 && !p2p_find_deadlock(c, edges, label))
+		p2p_report_unmatched(c, edges, label);
 }
