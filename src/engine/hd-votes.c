@@ -221,28 +221,12 @@ static const struct hd_op *pos_op(const struct group_ctx *c,
 	return hd_join_view(c->ix, vw->ops[pos[p].start + m], buf);
 }
 
-static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
-			    const struct at_pos *pos, uint32_t npos,
-			    const struct vote *vote, uint32_t member)
+/* The ranks whose member-th op at a position has the best value, or not. */
+static void vote_sides(const struct group_ctx *c, enum attr at,
+		       const struct at_pos *pos, uint32_t npos,
+		       struct aval best, uint32_t member, GArray *majority,
+		       GArray *minority)
 {
-	g_autofree char *label =
-		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	g_autoptr(GArray) minority = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) majority = g_array_new(FALSE, FALSE, sizeof(int));
-	struct hd_verdict *v;
-	uint32_t best;
-	bool tie;
-	const struct hd_op *ref_op;
-	g_autofree char *min_text = NULL;
-	g_autofree char *maj_text = NULL;
-	uint32_t quoted = 0;
-	bool joined = false;
-
-	c->diverged[at]++;
-	if (c->reported[at] >= MAX_REPORTS_PER_ATTR)
-		return;
-	c->reported[at]++;
-	best = vote_majority(vote, &tie);
 	for (uint32_t p = 0; p < npos; p++) {
 		struct hd_op buf;
 		const struct hd_op *op = pos_op(
@@ -254,19 +238,29 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 
 		if (!attr_value(op, at, c->source, &val))
 			continue;
-		if (aval_eq(val, vote->value[best]))
+		if (aval_eq(val, best))
 			g_array_append_val(majority, rank);
 		else
 			g_array_append_val(minority, rank);
 	}
-	min_text = hd_align_ranks_text(minority, 8);
-	maj_text = hd_align_ranks_text(majority, 8);
-	{
-		const struct view *vw = &g_array_index(
-			c->views, struct view, pos[vote->first[best]].view);
+}
 
-		ref_op = ctx_op(c, vw->ops[pos[vote->first[best]].start]);
-	}
+/*
+ * The mismatch verdict blaming the minority or, on an even split, both
+ * sides; without evidence.
+ */
+static struct hd_verdict *mismatch_verdict(const struct group_ctx *c,
+					   enum attr at, int64_t key,
+					   const struct vote *vote, bool tie,
+					   const GArray *majority,
+					   const GArray *minority)
+{
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	g_autofree char *min_text = hd_align_ranks_text(minority, 8);
+	g_autofree char *maj_text = hd_align_ranks_text(majority, 8);
+	struct hd_verdict *v;
+
 	if (tie) {
 		v = hd_verdict_new(
 			attr_verdict[at], HD_CONF_LOW,
@@ -279,25 +273,35 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 		for (guint i = 0; i < majority->len; i++)
 			hd_verdict_add_culprit(v,
 					       g_array_index(majority, int, i));
-	} else {
-		v = hd_verdict_new(attr_verdict[at],
-				   vote->overflow	? HD_CONF_LOW
-				   : majority->len >= 2 ? HD_CONF_HIGH
-							: HD_CONF_MEDIUM,
-				   "%s mismatch in %s at seq %" G_GINT64_FORMAT
-				   ": rank%s %s differ%s from the %u other%s",
-				   attr_name[at], label, key,
-				   minority->len == 1 ? "" : "s", min_text,
-				   minority->len == 1 ? "s" : "", majority->len,
-				   majority->len == 1 ? "" : "s");
-		for (guint i = 0; i < minority->len; i++)
-			hd_verdict_add_culprit(v,
-					       g_array_index(minority, int, i));
+		return v;
 	}
-	v->group = c->group;
-	v->seq = key;
-	v->op = hd_op_kind_name(ref_op->kind);
-	v->score = HD_SCORE_MISMATCH;
+	v = hd_verdict_new(attr_verdict[at],
+			   vote->overflow	? HD_CONF_LOW
+			   : majority->len >= 2 ? HD_CONF_HIGH
+						: HD_CONF_MEDIUM,
+			   "%s mismatch in %s at seq %" G_GINT64_FORMAT
+			   ": rank%s %s differ%s from the %u other%s",
+			   attr_name[at], label, key,
+			   minority->len == 1 ? "" : "s", min_text,
+			   minority->len == 1 ? "s" : "", majority->len,
+			   majority->len == 1 ? "" : "s");
+	for (guint i = 0; i < minority->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(minority, int, i));
+	return v;
+}
+
+/*
+ * Cites every minority rank's op at the position and two of the
+ * majority's, each with its joined log line if it has one.  True when
+ * some cited op had one.
+ */
+static bool mismatch_cite(const struct group_ctx *c, struct hd_verdict *v,
+			  enum attr at, const struct at_pos *pos, uint32_t npos,
+			  struct aval best)
+{
+	uint32_t quoted = 0;
+	bool joined = false;
+
 	for (uint32_t p = 0; p < npos; p++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, pos[p].view);
@@ -313,7 +317,7 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 
 		if (!attr_value(op, at, c->source, &val))
 			continue;
-		in_minority = !aval_eq(val, vote->value[best]);
+		in_minority = !aval_eq(val, best);
 		/* Every minority rank, and a few of the majority. */
 		if (!in_minority && quoted >= 2)
 			continue;
@@ -337,7 +341,38 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 		if (v->evidence->len >= 12)
 			break;
 	}
-	if (joined)
+	return joined;
+}
+
+static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
+			    const struct at_pos *pos, uint32_t npos,
+			    const struct vote *vote, uint32_t member)
+{
+	g_autoptr(GArray) minority = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) majority = g_array_new(FALSE, FALSE, sizeof(int));
+	const struct at_pos *ref;
+	const struct hd_op *ref_op;
+	struct hd_verdict *v;
+	uint32_t best;
+	bool tie;
+
+	c->diverged[at]++;
+	if (c->reported[at] >= MAX_REPORTS_PER_ATTR)
+		return;
+	c->reported[at]++;
+	best = vote_majority(vote, &tie);
+	vote_sides(c, at, pos, npos, vote->value[best], member, majority,
+		   minority);
+	/* the first op voting with the majority names the collective */
+	ref = &pos[vote->first[best]];
+	ref_op = ctx_op(c, g_array_index(c->views, struct view, ref->view)
+				   .ops[ref->start]);
+	v = mismatch_verdict(c, at, key, vote, tie, majority, minority);
+	v->group = c->group;
+	v->seq = key;
+	v->op = hd_op_kind_name(ref_op->kind);
+	v->score = HD_SCORE_MISMATCH;
+	if (mismatch_cite(c, v, at, pos, npos, vote->value[best]))
 		hd_verdict_add_ruled_out(
 			v,
 			"a misjoined log: the dump and the NCCL log were joined only where each rank's COLL lines match its last collectives one for one in kind, count and dtype at a single offset");
