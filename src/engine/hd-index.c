@@ -125,22 +125,11 @@ static gpointer *rank_memo_slot(struct rank_memo *m, int rank, int64_t key,
 	return &m->val[i];
 }
 
-struct hd_index *hd_index_build(const struct hd_store *s)
+/* One empty lane list per store group. */
+static void index_init_groups(struct hd_index *ix)
 {
-	struct hd_index *ix = g_new0(struct hd_index, 1);
-	g_autoptr(GHashTable) lanes =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	g_autoptr(GPtrArray) lists = g_ptr_array_new();
-	struct rank_memo memo, seen;
-	uint32_t last_input = UINT32_MAX;
-	uint8_t last_source = 0;
-	/* a lane's consecutive ops are appended together, not one by one */
-	uint32_t pend[256];
-	guint npend = 0;
-	GArray *pend_list = NULL;
+	const struct hd_store *s = ix->store;
 
-	ix->store = s;
 	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
 	g_array_set_size(ix->groups, s->groups->len);
 	for (guint g = 0; g < s->groups->len; g++) {
@@ -150,10 +139,29 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		gi->group = g;
 		gi->lanes = g_array_new(FALSE, FALSE, sizeof(struct hd_lane));
 	}
+}
+
+/*
+ * Appends every grouped op's index to the list of its lane, a new list in
+ * lists (with its key at the same index of keys) for each lane met, and
+ * counts every op's rank as seen.
+ */
+static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
+			      GArray *keys)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) lanes =
+		g_hash_table_new(g_int64_hash, g_int64_equal);
+	struct rank_memo memo, seen;
+	uint32_t last_input = UINT32_MAX;
+	uint8_t last_source = 0;
+	/* a lane's consecutive ops are appended together, not one by one */
+	uint32_t pend[256];
+	guint npend = 0;
+	GArray *pend_list = NULL;
+
 	rank_memo_init(&memo);
 	rank_memo_init(&seen);
-	/* Ranks with an input, an op or a signal: the ranks seen. */
-	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	/* Keys live in a preallocated array so the table can point at them. */
 	g_array_set_size(keys, s->ops->len + 1);
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -208,6 +216,12 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 	}
 	if (npend)
 		g_array_append_vals(pend_list, pend, npend);
+}
+
+/* Turns each collected list into a summed-up lane of its group. */
+static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
+			    const GArray *keys)
+{
 	for (guint i = 0; i < lists->len; i++) {
 		GArray *list = g_ptr_array_index(lists, i);
 		uint64_t key = g_array_index(keys, uint64_t, i);
@@ -219,13 +233,20 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 		lane.source = key & 3;
 		lane.n = list->len;
 		lane.ops = (uint32_t *)(void *)g_array_free(list, FALSE);
-		lane_finish(s, &lane);
+		lane_finish(ix->store, &lane);
 		gi = &g_array_index(ix->groups, struct hd_group_index,
 				    key >> 36);
 		g_array_append_val(gi->lanes, lane);
 	}
-	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
-	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
+}
+
+/* Ranks with a readable input, a rank record with inputs, or a signal. */
+static void index_mark_ranks(struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+	GHashTableIter it;
+	gpointer k, v;
+
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
@@ -234,28 +255,40 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 					    GINT_TO_POINTER(in->rank),
 					    GINT_TO_POINTER(1));
 	}
-	{
-		GHashTableIter it;
-		gpointer k, v;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
 
-		g_hash_table_iter_init(&it, s->ranks);
-		while (g_hash_table_iter_next(&it, &k, &v)) {
-			const struct hd_rank *r = v;
-
-			if (r->inputs->len > 0)
-				g_hash_table_insert(ix->rank_inputs, k,
-						    GINT_TO_POINTER(1));
-		}
-		for (guint i = 0; i < s->signals->len; i++) {
-			const struct hd_signal *sig =
-				&g_array_index(s->signals, struct hd_signal, i);
-
-			if (sig->rank >= 0)
-				g_hash_table_insert(ix->rank_inputs,
-						    GINT_TO_POINTER(sig->rank),
-						    GINT_TO_POINTER(1));
-		}
+		if (r->inputs->len > 0)
+			g_hash_table_insert(ix->rank_inputs, k,
+					    GINT_TO_POINTER(1));
 	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->rank >= 0)
+			g_hash_table_insert(ix->rank_inputs,
+					    GINT_TO_POINTER(sig->rank),
+					    GINT_TO_POINTER(1));
+	}
+}
+
+struct hd_index *hd_index_build(const struct hd_store *s)
+{
+	struct hd_index *ix = g_new0(struct hd_index, 1);
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autoptr(GPtrArray) lists = g_ptr_array_new();
+
+	ix->store = s;
+	index_init_groups(ix);
+	/* Ranks with an input, an op or a signal: the ranks seen. */
+	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	index_collect_ops(ix, lists, keys);
+	index_add_lanes(ix, lists, keys);
+	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
+	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
+	index_mark_ranks(ix);
 	return ix;
 }
 
