@@ -102,18 +102,6 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 		v->first_pending = -1;
 }
 
-char *hd_align_ranks_text(const GArray *ranks, guint max)
-{
-	GString *s = g_string_new(NULL);
-
-	for (guint i = 0; i < ranks->len && i < max; i++)
-		g_string_append_printf(s, "%s%d", i ? ", " : "",
-				       g_array_index(ranks, int, i));
-	if (ranks->len > max)
-		g_string_append_printf(s, " and %u more", ranks->len - max);
-	return g_string_free(s, FALSE);
-}
-
 static void check_collectives(struct group_ctx *c)
 {
 	const struct hd_group_index *gi =

@@ -78,9 +78,6 @@ static inline int64_t view_key(const struct view *v, uint32_t i)
 	return v->keys ? v->keys[i] : v->key_base + i;
 }
 
-/* "1, 2, 3 and 5 more": at most max ranks.  (transfer full) */
-char *hd_align_ranks_text(const GArray *ranks, guint max);
-
 /*
  * Compares every position of c's views across ranks and reports type,
  * size, dtype, root and reduction-op mismatches (hd-votes.c).

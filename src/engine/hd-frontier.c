@@ -101,7 +101,7 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 {
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	g_autofree char *nd = hd_align_ranks_text(nodata, 8);
+	g_autofree char *nd = hd_ranks_text(nodata, 8);
 	const char *opname =
 		blocked_op ? hd_op_kind_name(blocked_op->kind) : "collective";
 	struct hd_verdict *v;
@@ -271,7 +271,7 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 					   const struct frontier *f,
 					   const char *label)
 {
-	g_autofree char *absent_text = hd_align_ranks_text(f->absent, 8);
+	g_autofree char *absent_text = hd_ranks_text(f->absent, 8);
 	const char *opname = f->blocked_op
 				     ? hd_op_kind_name(f->blocked_op->kind)
 				     : "collective";
@@ -389,7 +389,7 @@ static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
 			v,
 			"nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
 	if (f->nodata->len) {
-		g_autofree char *nd = hd_align_ranks_text(f->nodata, 8);
+		g_autofree char *nd = hd_ranks_text(f->nodata, 8);
 
 		hd_verdict_add_ruled_out(
 			v, "nothing about ranks {%s}: they left no data", nd);
@@ -469,7 +469,7 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	    c->source == HD_INPUT_KINETO)
 		return;
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	bt = hd_align_ranks_text(behind, 8);
+	bt = hd_ranks_text(behind, 8);
 	v = hd_verdict_new(
 		HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
 		"rank%s %s completed only up to seq %" G_GINT64_FORMAT

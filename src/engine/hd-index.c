@@ -421,6 +421,18 @@ static char *describe(const struct hd_store *s, const struct hd_op *op,
 	return g_string_free(d, FALSE);
 }
 
+char *hd_ranks_text(const GArray *ranks, guint max)
+{
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < ranks->len && i < max; i++)
+		g_string_append_printf(s, "%s%d", i ? ", " : "",
+				       g_array_index(ranks, int, i));
+	if (ranks->len > max)
+		g_string_append_printf(s, " and %u more", ranks->len - max);
+	return g_string_free(s, FALSE);
+}
+
 char *hd_op_describe(const struct hd_store *s, const struct hd_op *op)
 {
 	return describe(s, op, true);

@@ -89,6 +89,9 @@ char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
 /* The same without the stack location.  (transfer full) */
 char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op);
 
+/* "1, 2, 3 and 5 more": the first max ranks.  (transfer full) */
+char *hd_ranks_text(const GArray *ranks, guint max);
+
 /* Adds a wait edge. */
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,

@@ -55,18 +55,6 @@ static void int_set_add(GArray *set, int v)
 	g_array_append_val(set, v);
 }
 
-static char *rank_text(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-
-	for (guint i = 0; i < ranks->len && i < 8; i++)
-		g_string_append_printf(s, "%s%d", i ? ", " : "",
-				       g_array_index(ranks, int, i));
-	if (ranks->len > 8)
-		g_string_append_printf(s, " and %u more", ranks->len - 8);
-	return g_string_free(s, FALSE);
-}
-
 /* What one rank said about one PG. */
 struct pg_report {
 	int rank;
@@ -242,7 +230,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 	struct hd_verdict *v;
 
 	if (h->nodata->len) {
-		g_autofree char *nd = rank_text(h->nodata);
+		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
@@ -284,7 +272,7 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	g_array_append_vals(culprits, h->absent->data, h->absent->len);
 	g_array_append_vals(culprits, h->inferred->data, h->inferred->len);
 	g_array_sort(culprits, compare_int);
-	ct = rank_text(culprits);
+	ct = hd_ranks_text(culprits, 8);
 	/* Counters say it outright; silence only suggests it. */
 	conf = h->inferred->len == 0 ? HD_CONF_HIGH : HD_CONF_MEDIUM;
 	if (culprits->len > h->waiting->len)
@@ -352,7 +340,7 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 			"rank %d's log reports no timeout and no progress for %s",
 			g_array_index(h->inferred, int, i), h->label);
 	if (h->nodata->len) {
-		g_autofree char *nd = rank_text(h->nodata);
+		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(v, "nothing about ranks {%s}: they left no log", nd);
 	}
@@ -579,7 +567,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		if (first->peer && peer_rank >= 0)
 			peer = g_strdup_printf(" with peer %s (%s%srank %d)", first->peer, on, sep, peer_rank);
 		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
-			g_autofree char *pr = rank_text(peer_ranks);
+			g_autofree char *pr = hd_ranks_text(peer_ranks, 8);
 
 			peer = g_strdup_printf(" with peer %s (%s%shost of ranks %s)", first->peer, on, sep, pr);
 		} else if (first->peer)
@@ -703,7 +691,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 				   timeouts ? "; the other ranks then timed out waiting for it" : "");
 		hd_verdict_add_culprit(v, first->rank);
 	} else {
-		g_autofree char *ct = rank_text(crashed);
+		g_autofree char *ct = hd_ranks_text(crashed, 8);
 
 		v = hd_verdict_new(HD_V_RANK_CRASHED, HD_CONF_LOW,
 				   "ranks %s failed, and without timestamps which failed first cannot be told",

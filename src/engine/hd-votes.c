@@ -257,8 +257,8 @@ static struct hd_verdict *mismatch_verdict(const struct group_ctx *c,
 {
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
-	g_autofree char *min_text = hd_align_ranks_text(minority, 8);
-	g_autofree char *maj_text = hd_align_ranks_text(majority, 8);
+	g_autofree char *min_text = hd_ranks_text(minority, 8);
+	g_autofree char *maj_text = hd_ranks_text(majority, 8);
 	struct hd_verdict *v;
 
 	if (tie) {
