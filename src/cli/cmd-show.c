@@ -15,7 +15,7 @@
 #include "hd-load.h"
 #include "hd-autocleanups.h"
 #include "hd-json.h"
-#include "hd-report.h"
+#include "hd-report-util.h"
 #include "hd-store.h"
 #include "hd-banned.h"
 

@@ -7,10 +7,11 @@
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static json_t *input_json(const struct hd_input *in)

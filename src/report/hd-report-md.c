@@ -7,10 +7,11 @@
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 #define MD_MAX_EVIDENCE 20

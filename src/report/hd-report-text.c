@@ -9,11 +9,12 @@
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 #define WIDTH 80

@@ -15,6 +15,7 @@
 #include "hd-engine.h"
 #include "hd-json.h"
 #include "hd-report.h"
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static struct hd_analysis *analysis_new(const struct hd_store *s)
