@@ -1031,7 +1031,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	}
 	if (pk_int(c->t, v[F_IS_P2P], &x))
 		p2p = x != 0;
-	if (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV)
+	if (hd_op_kind_is_p2p(op->kind))
 		p2p = true;
 	if (p2p && pk_int(c->t, v[F_P2P_SEQ], &x)) {
 		op->seq = x;

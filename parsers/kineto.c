@@ -907,17 +907,13 @@ static void fill_meta(struct hd_op *op, struct hd_opdesc *d,
 	}
 }
 
-static bool is_p2p(int kind)
-{
-	return kind == HD_OP_SEND || kind == HD_OP_RECV;
-}
-
 static void set_seq(struct pending *pd, const struct kt_meta *m)
 {
 	if (m->has_seq) {
 		pd->op.seq = m->seq;
-		pd->op.seq_kind = is_p2p(pd->op.kind) ? HD_SEQ_P2P :
-							HD_SEQ_COLLECTIVE;
+		pd->op.seq_kind = hd_op_kind_is_p2p(pd->op.kind)
+					  ? HD_SEQ_P2P
+					  : HD_SEQ_COLLECTIVE;
 	} else {
 		pd->ordinal = true;
 		pd->op.seq_kind = HD_SEQ_ORDINAL;
@@ -929,7 +925,7 @@ static void set_peer(struct kt *k, const struct hd_op *op, struct hd_opdesc *d,
 {
 	struct hd_group *g = hd_store_group_at(k->store, op->group);
 
-	if (!is_p2p(op->kind))
+	if (!hd_op_kind_is_p2p(op->kind))
 		return;
 	if (annot_peer >= 0)
 		d->peer = annot_peer;

@@ -16,6 +16,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-error.h"
+#include "hd-json.h"
 #include "hd-banned.h"
 
 #define PLAN_FORMAT "hangdoc-replay-plan"
@@ -85,11 +86,6 @@ bool replay_verdict_is_replayable(enum hd_verdict_kind kind)
 	default:
 		return false;
 	}
-}
-
-static bool is_p2p_kind(enum hd_op_kind k)
-{
-	return k == HD_OP_SEND || k == HD_OP_RECV;
 }
 
 /*
@@ -408,7 +404,7 @@ static int64_t first_incomplete(const struct hd_store *s, uint32_t gi, bool p2p)
 
 		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
 		    op->state != HD_STATE_COMPLETED &&
-		    (!p2p || is_p2p_kind(op->kind)) &&
+		    (!p2p || hd_op_kind_is_p2p(op->kind)) &&
 		    (first < 0 || op->seq < first))
 			first = op->seq;
 	}
@@ -572,7 +568,7 @@ static GArray *divergent_collectives(const struct replay_rank *r)
 		const struct replay_op *o =
 			&g_array_index(r->ops, struct replay_op, i);
 
-		if (o->divergent && !is_p2p_kind(o->kind))
+		if (o->divergent && !hd_op_kind_is_p2p(o->kind))
 			g_array_append_val(idx, i);
 	}
 	return idx;
@@ -682,7 +678,7 @@ static void fix_p2p(struct replay_plan *p)
 			struct replay_op *o =
 				&g_array_index(ra->ops, struct replay_op, i);
 
-			if (is_p2p_kind(o->kind) &&
+			if (hd_op_kind_is_p2p(o->kind) &&
 			    (o->peer < 0 || (guint)o->peer >= n ||
 			     (guint)o->peer == a))
 				drop_a[i] = true;
@@ -849,7 +845,7 @@ static bool validate_op(const struct replay_op *o, int rank, guint i,
 		why = "unknown redop";
 	else if (o->peer < -1 || o->peer >= nranks)
 		why = "peer or root out of range";
-	else if (is_p2p_kind(o->kind) && (o->peer < 0 || o->peer == rank))
+	else if (hd_op_kind_is_p2p(o->kind) && (o->peer < 0 || o->peer == rank))
 		why = "send/recv without a peer other than itself";
 	else if (o->coalesce < -1)
 		why = "bad coalesce id";
@@ -930,48 +926,37 @@ static const char *const seq_kind_names[] = {
 	[HD_SEQ_ORDINAL] = "ordinal",
 };
 
-static json_t *int_or_null(int64_t v)
-{
-	return v < 0 ? json_null() : json_integer(v);
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *op_to_json(const struct replay_op *o)
 {
 	json_t *j = json_object();
 
 	json_object_set_new(j, "kind", json_string(hd_op_kind_name(o->kind)));
-	json_object_set_new(j, "count", int_or_null(o->count));
+	json_object_set_new(j, "count", hd_json_nonneg_or_null(o->count));
 	json_object_set_new(j, "dtype", json_string(hd_dtype_name(o->dtype)));
 	json_object_set_new(j, "redop", json_string(hd_redop_name(o->redop)));
-	json_object_set_new(j, "peer", int_or_null(o->peer));
-	json_object_set_new(j, "coalesce", int_or_null(o->coalesce));
-	json_object_set_new(j, "seq", int_or_null(o->seq));
+	json_object_set_new(j, "peer", hd_json_nonneg_or_null(o->peer));
+	json_object_set_new(j, "coalesce", hd_json_nonneg_or_null(o->coalesce));
+	json_object_set_new(j, "seq", hd_json_nonneg_or_null(o->seq));
 	json_object_set_new(j, "state",
 			    json_string(hd_op_state_name(o->state)));
 	json_object_set_new(j, "divergent", json_boolean(o->divergent));
 	return j;
 }
 
-char *replay_plan_to_json(const struct replay_plan *p)
+json_t *replay_plan_build_json(const struct replay_plan *p)
 {
-	g_autoptr(json_t) root = json_object();
+	json_t *root = json_object();
 	json_t *ranks = json_array();
 	json_t *group = json_object();
-	char *text, *out;
 
 	json_object_set_new(root, "format", json_string(PLAN_FORMAT));
 	json_object_set_new(root, "version", json_integer(REPLAY_PLAN_VERSION));
-	json_object_set_new(root, "verdict", str_or_null(p->verdict));
-	json_object_set_new(group, "id", str_or_null(p->group_id));
-	json_object_set_new(group, "name", str_or_null(p->group_name));
+	json_object_set_new(root, "verdict", hd_json_str_or_null(p->verdict));
+	json_object_set_new(group, "id", hd_json_str_or_null(p->group_id));
+	json_object_set_new(group, "name", hd_json_str_or_null(p->group_name));
 	json_object_set_new(group, "nranks", json_integer(p->ranks->len));
 	json_object_set_new(root, "group", group);
-	json_object_set_new(root, "seq", int_or_null(p->seq));
+	json_object_set_new(root, "seq", hd_json_nonneg_or_null(p->seq));
 	json_object_set_new(
 		root, "seq_kind",
 		json_string(seq_kind_names[p->seq_kind <= HD_SEQ_ORDINAL
@@ -987,7 +972,7 @@ char *replay_plan_to_json(const struct replay_plan *p)
 
 		json_object_set_new(jr, "rank", json_integer(rr->rank));
 		json_object_set_new(jr, "global_rank",
-				    int_or_null(rr->global_rank));
+				    hd_json_nonneg_or_null(rr->global_rank));
 		for (guint i = 0; i < rr->ops->len; i++)
 			json_array_append_new(
 				ops, op_to_json(&g_array_index(
@@ -996,6 +981,14 @@ char *replay_plan_to_json(const struct replay_plan *p)
 		json_array_append_new(ranks, jr);
 	}
 	json_object_set_new(root, "ranks", ranks);
+	return root;
+}
+
+char *replay_plan_to_json(const struct replay_plan *p)
+{
+	g_autoptr(json_t) root = replay_plan_build_json(p);
+	char *text, *out;
+
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	out = g_strconcat(text, "\n", NULL);
 	free(text);
@@ -1376,9 +1369,9 @@ static void op_to_text(GString *out, const struct replay_op *o)
 		g_string_append_printf(out, " redop=%s",
 				       hd_redop_name(o->redop));
 	if (o->peer >= 0)
-		g_string_append_printf(out, " %s=%d",
-				       is_p2p_kind(o->kind) ? "peer" : "root",
-				       o->peer);
+		g_string_append_printf(
+			out, " %s=%d",
+			hd_op_kind_is_p2p(o->kind) ? "peer" : "root", o->peer);
 	g_string_append_printf(out, " (%s)", hd_op_state_name(o->state));
 	if (o->divergent)
 		g_string_append(out, "  <- divergent");

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
+#include <jansson.h>
 
 #include "hd-engine.h"
 #include "hd-store.h"
@@ -126,7 +127,9 @@ void replay_op_elems(const struct replay_op *o, int nranks, int64_t *send,
 /* Device bytes rank r needs for its largest op (send + recv buffers). */
 int64_t replay_plan_rank_bytes(const struct replay_plan *p, int rank);
 
-/* The plan as JSON (docs/replay.md).  (transfer full) */
+/* The plan as a JSON document (docs/replay.md).  (transfer full) */
+json_t *replay_plan_build_json(const struct replay_plan *p);
+/* The same, as indented text ending in a newline.  (transfer full) */
 char *replay_plan_to_json(const struct replay_plan *p);
 /* Parses and validates a plan.  (transfer full) */
 struct replay_plan *replay_plan_from_json(const char *text, size_t len,

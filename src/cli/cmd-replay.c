@@ -19,6 +19,7 @@
 #include "hd-autocleanups.h"
 #include "hd-engine.h"
 #include "hd-error.h"
+#include "hd-json.h"
 #include "hd-store.h"
 #include "replay-plan.h"
 #include "replay-run.h"
@@ -276,13 +277,6 @@ static int plan_from_paths(char **paths, const struct opts *o,
 	return 0;
 }
 
-static json_t *plan_json(const struct replay_plan *p)
-{
-	g_autofree char *text = replay_plan_to_json(p);
-
-	return json_loads(text, 0, NULL);
-}
-
 static void print_result_text(const struct replay_plan *p,
 			      const struct replay_result *res)
 {
@@ -327,8 +321,7 @@ static void print_result_json(const struct replay_plan *p,
 	json_object_set_new(root, "outcome",
 			    json_string(replay_outcome_name(res->outcome)));
 	json_object_set_new(root, "summary", json_string(res->summary));
-	json_object_set_new(root, "about",
-			    about ? json_string(about) : json_null());
+	json_object_set_new(root, "about", hd_json_str_or_null(about));
 	json_object_set_new(root, "ranks_share_gpus",
 			    json_boolean(res->ranks_share_gpus));
 	for (guint r = 0; r < res->ranks->len; r++) {
@@ -348,8 +341,7 @@ static void print_result_json(const struct replay_plan *p,
 		json_object_set_new(jr, "nccl_result",
 				    json_integer(rr->nccl_result));
 		json_object_set_new(jr, "error",
-				    rr->error ? json_string(rr->error)
-					      : json_null());
+				    hd_json_str_or_null(rr->error));
 		for (guint i = 0; i < rr->ops->len; i++) {
 			const struct replay_op_result *o = &g_array_index(
 				rr->ops, struct replay_op_result, i);
@@ -367,7 +359,7 @@ static void print_result_json(const struct replay_plan *p,
 		json_array_append_new(ranks, jr);
 	}
 	json_object_set_new(root, "ranks", ranks);
-	json_object_set_new(root, "plan", plan_json(p));
+	json_object_set_new(root, "plan", replay_plan_build_json(p));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text)
 		puts(text);

@@ -14,7 +14,8 @@
 #include "cmd.h"
 #include "hd-load.h"
 #include "hd-autocleanups.h"
-#include "hd-report.h"
+#include "hd-json.h"
+#include "hd-report-util.h"
 #include "hd-store.h"
 #include "hd-banned.h"
 
@@ -196,11 +197,6 @@ static const char *seq_kind_name(uint8_t k)
 	}
 }
 
-static bool op_is_p2p(const struct hd_op *op)
-{
-	return op->kind == HD_OP_SEND || op->kind == HD_OP_RECV;
-}
-
 static const char *op_dtype(const struct hd_op *op)
 {
 	if (op->d->dtype == HD_DTYPE_OTHER && op->d->dtype_name)
@@ -234,8 +230,9 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 {
 	g_autofree char *src = hd_prov_format(s, &op->prov);
 	g_autofree char *csrc = hd_report_clean(src);
-	g_autofree char *group =
-		hd_report_clean(hd_report_group_label(s, op->group));
+	g_autofree char *label =
+		hd_group_label(s, op->group, HD_GROUP_LABEL_SHORT);
+	g_autofree char *group = hd_report_clean(label);
 	g_autofree char *name =
 		hd_report_clean(op->d->name ? op->d->name : "-");
 	char b[6][40];
@@ -243,7 +240,8 @@ static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
 
 	if (op->d->peer >= 0)
 		g_snprintf(peer, sizeof(peer), "%s=%d",
-			   op_is_p2p(op) ? "peer" : "root", op->d->peer);
+			   hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
+			   op->d->peer);
 	fprintf(out, "%-8s %5s %-4s %6s %-14s %-9s %9s %9s %-9s %-5s %-8s %s",
 		group, fmt_int(op->rank, -1, b[0], sizeof(b[0])),
 		seq_kind_name(op->seq_kind),
@@ -287,51 +285,48 @@ static void signal_text(FILE *out, const struct hd_store *s,
 	g_string_free(where, TRUE);
 }
 
-static json_t *int_or_null(int64_t v, int64_t none)
-{
-	return v == none ? json_null() : json_integer(v);
-}
-
 static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 {
 	g_autofree char *src = hd_prov_format(s, &op->prov);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *o = json_object();
 
-	json_object_set_new(o, "group", hd_report_json_string(g->id));
-	json_object_set_new(o, "group_name", hd_report_json_string(g->name));
-	json_object_set_new(o, "rank", int_or_null(op->rank, -1));
+	json_object_set_new(o, "group", hd_json_string(g->id));
+	json_object_set_new(o, "group_name", hd_json_string(g->name));
+	json_object_set_new(o, "rank", hd_json_int_or_null(op->rank, -1));
 	json_object_set_new(o, "seq_kind",
 			    json_string(op->seq_kind == HD_SEQ_COLLECTIVE
 						? "collective"
 						: op->seq_kind == HD_SEQ_P2P
 							  ? "p2p"
 							  : "ordinal"));
-	json_object_set_new(o, "seq", int_or_null(op->seq, -1));
+	json_object_set_new(o, "seq", hd_json_int_or_null(op->seq, -1));
 	json_object_set_new(o, "kind", json_string(hd_op_kind_name(op->kind)));
-	json_object_set_new(o, "name", hd_report_json_string(op->d->name));
+	json_object_set_new(o, "name", hd_json_string(op->d->name));
 	json_object_set_new(o, "state",
 			    json_string(hd_op_state_name(op->state)));
-	json_object_set_new(o, "count_in", int_or_null(op->d->count_in, -1));
-	json_object_set_new(o, "count_out", int_or_null(op->d->count_out, -1));
-	json_object_set_new(o, "shape_in",
-			    hd_report_json_string(op->d->shape_in));
-	json_object_set_new(o, "shape_out",
-			    hd_report_json_string(op->d->shape_out));
-	json_object_set_new(o, "dtype", hd_report_json_string(op_dtype(op)));
+	json_object_set_new(o, "count_in",
+			    hd_json_int_or_null(op->d->count_in, -1));
+	json_object_set_new(o, "count_out",
+			    hd_json_int_or_null(op->d->count_out, -1));
+	json_object_set_new(o, "shape_in", hd_json_string(op->d->shape_in));
+	json_object_set_new(o, "shape_out", hd_json_string(op->d->shape_out));
+	json_object_set_new(o, "dtype", hd_json_string(op_dtype(op)));
 	json_object_set_new(o, "redop",
 			    op->d->redop
 				    ? json_string(hd_redop_name(op->d->redop))
 				    : json_null());
-	json_object_set_new(o, op_is_p2p(op) ? "peer" : "root",
-			    int_or_null(op->d->peer, -1));
-	json_object_set_new(o, "op_count", int_or_null(op->op_count, -1));
+	json_object_set_new(o, hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
+			    hd_json_int_or_null(op->d->peer, -1));
+	json_object_set_new(o, "op_count",
+			    hd_json_int_or_null(op->op_count, -1));
 	json_object_set_new(o, "t_enqueue_ns",
-			    int_or_null(op->t_enqueue_ns, INT64_MIN));
+			    hd_json_int_or_null(op->t_enqueue_ns, INT64_MIN));
 	json_object_set_new(o, "t_start_ns",
-			    int_or_null(op->t_start_ns, INT64_MIN));
-	json_object_set_new(o, "t_end_ns", int_or_null(op->t_end_ns, INT64_MIN));
-	json_object_set_new(o, "source", hd_report_json_string(src));
+			    hd_json_int_or_null(op->t_start_ns, INT64_MIN));
+	json_object_set_new(o, "t_end_ns",
+			    hd_json_int_or_null(op->t_end_ns, INT64_MIN));
+	json_object_set_new(o, "source", hd_json_string(src));
 	return o;
 }
 
@@ -345,27 +340,32 @@ static json_t *signal_json(const struct hd_store *s,
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(o, "type", json_string(hd_report_signal_type_name(
 					       sig->type)));
-	json_object_set_new(o, "rank", int_or_null(sig->rank, -1));
-	json_object_set_new(o, "host", hd_report_json_string(sig->host));
+	json_object_set_new(o, "rank", hd_json_int_or_null(sig->rank, -1));
+	json_object_set_new(o, "host", hd_json_string(sig->host));
 	json_object_set_new(o, "pid", sig->pid > 0 ? json_integer(sig->pid)
 						   : json_null());
-	json_object_set_new(o, "peer", hd_report_json_string(sig->peer));
-	json_object_set_new(o, "peer_rank", int_or_null(sig->peer_rank, -1));
-	json_object_set_new(o, "time_ns", int_or_null(sig->time_ns, INT64_MIN));
+	json_object_set_new(o, "peer", hd_json_string(sig->peer));
+	json_object_set_new(o, "peer_rank",
+			    hd_json_int_or_null(sig->peer_rank, -1));
+	json_object_set_new(o, "time_ns",
+			    hd_json_int_or_null(sig->time_ns, INT64_MIN));
 	json_object_set_new(o, "time_is_local",
 			    json_boolean(sig->time_is_local));
-	json_object_set_new(o, "group", hd_report_json_string(sig->group_name));
-	json_object_set_new(o, "seq", int_or_null(sig->seq, -1));
+	json_object_set_new(o, "group", hd_json_string(sig->group_name));
+	json_object_set_new(o, "seq", hd_json_int_or_null(sig->seq, -1));
 	json_object_set_new(o, "last_enqueued",
-			    int_or_null(sig->last_enqueued, INT64_MIN));
-	json_object_set_new(o, "last_completed",
-			    int_or_null(sig->last_completed, INT64_MIN));
-	json_object_set_new(o, "op_name", hd_report_json_string(sig->op_name));
-	json_object_set_new(o, "numel_in", int_or_null(sig->numel_in, -1));
-	json_object_set_new(o, "numel_out", int_or_null(sig->numel_out, -1));
+			    hd_json_int_or_null(sig->last_enqueued, INT64_MIN));
+	json_object_set_new(
+		o, "last_completed",
+		hd_json_int_or_null(sig->last_completed, INT64_MIN));
+	json_object_set_new(o, "op_name", hd_json_string(sig->op_name));
+	json_object_set_new(o, "numel_in",
+			    hd_json_int_or_null(sig->numel_in, -1));
+	json_object_set_new(o, "numel_out",
+			    hd_json_int_or_null(sig->numel_out, -1));
 	json_object_set_new(o, "code", json_integer(sig->code));
-	json_object_set_new(o, "source", hd_report_json_string(src));
-	json_object_set_new(o, "text", hd_report_json_string(sig->text));
+	json_object_set_new(o, "source", hd_json_string(src));
+	json_object_set_new(o, "text", hd_json_string(sig->text));
 	return o;
 }
 

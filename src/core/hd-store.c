@@ -288,6 +288,26 @@ int hd_group_global_rank(const struct hd_group *g, int group_rank)
 	return g_array_index(g->members, int, group_rank);
 }
 
+char *hd_group_label(const struct hd_store *s, int64_t group,
+		     enum hd_group_label_form form)
+{
+	const struct hd_group *g;
+
+	if (group < 0 || (guint64)group >= s->groups->len)
+		return g_strdup(form == HD_GROUP_LABEL_SHORT ? "-" : "?");
+	g = hd_store_group_at(s, (uint32_t)group);
+	if (form == HD_GROUP_LABEL_SHORT)
+		return g_strdup(g->name ? g->name : g->id);
+	if (g->name && g->desc && strcmp(g->desc, "undefined") != 0)
+		return g_strdup_printf("PG %s (%s)", g->name, g->desc);
+	if (g->name)
+		return g_strdup_printf("PG %s", g->name);
+	if (g->has_comm_id)
+		return g_strdup_printf("comm 0x%" G_GINT64_MODIFIER "x",
+				       g->comm_id);
+	return g_strdup(g->id);
+}
+
 G_STATIC_ASSERT(sizeof(struct hd_op) == 80);
 G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 56);
 

@@ -96,6 +96,26 @@ enum hd_op_kind {
 	HD_OP_KIND_COUNT
 };
 
+/* Point-to-point: a send or a recv, whose peer is op->d->peer. */
+static inline bool hd_op_kind_is_p2p(enum hd_op_kind kind)
+{
+	return kind == HD_OP_SEND || kind == HD_OP_RECV;
+}
+
+/* A collective with a root, which op->d->peer holds. */
+static inline bool hd_op_kind_is_rooted(enum hd_op_kind kind)
+{
+	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
+	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
+}
+
+/* A collective that takes a reduction op (op->d->redop). */
+static inline bool hd_op_kind_is_reduction(enum hd_op_kind kind)
+{
+	return kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
+	       kind == HD_OP_REDUCE_SCATTER;
+}
+
 enum hd_op_state {
 	HD_STATE_UNKNOWN = 0,
 	HD_STATE_ENQUEUED, /* FR "scheduled", an NCCL COLL line */
@@ -332,6 +352,25 @@ void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
 int hd_group_rank_of(const struct hd_group *g, int global_rank);
 /* Maps a group rank to a global rank, or -1. */
 int hd_group_global_rank(const struct hd_group *g, int group_rank);
+
+/* How hd_group_label() names a group. */
+enum hd_group_label_form {
+	/*
+	 * For sentences: "PG 0 (default_pg)", "PG mesh_tp", "comm 0x5c1e..",
+	 * else the id; "?" for no group.
+	 */
+	HD_GROUP_LABEL_LONG = 0,
+	/* For table cells: the name, else the id; "-" for no group. */
+	HD_GROUP_LABEL_SHORT,
+};
+
+/*
+ * The name of group index group (-1 or out of range: no group) as every
+ * report, verdict and listing prints it.  Raw: it may hold what an input
+ * said, so printers clean it.  (transfer full)
+ */
+char *hd_group_label(const struct hd_store *s, int64_t group,
+		     enum hd_group_label_form form);
 
 /* Sets the defaults: unknown everything, no stack, no times. */
 void hd_op_init(struct hd_op *op);

@@ -1,7 +1,8 @@
 /*
  * The engine: reads a resolved store, aligns each group's op sequences
  * across ranks, orders error signals, and emits verdicts with evidence.
- * It never reads files and never prints.
+ * It never reads files and never prints.  What it returns is the verdict
+ * model of hd-verdict.h, which this header brings in.
  *
  * Ownership: an analysis owns its verdicts and tables; it borrows the store
  * it was computed from, which must outlive it.
@@ -9,129 +10,10 @@
 #ifndef HD_ENGINE_H
 #define HD_ENGINE_H
 
-#include <stdbool.h>
-#include <stdint.h>
-#include <glib.h>
-
 #include "hd-store.h"
-
-enum hd_verdict_kind {
-	HD_V_MISSING_RANK = 0,
-	HD_V_LAGGING_RANK,
-	HD_V_TYPE_MISMATCH,
-	HD_V_SIZE_MISMATCH,
-	HD_V_DTYPE_MISMATCH,
-	HD_V_ROOT_MISMATCH,
-	HD_V_REDOP_MISMATCH,
-	HD_V_P2P_UNMATCHED,
-	HD_V_BLOCKED_CHAIN,
-	HD_V_STRAGGLER,
-	HD_V_NETWORK_FAULT,
-	HD_V_RANK_CRASHED,
-	HD_V_INIT_FAILURE,
-	HD_V_NO_FAULT,
-	HD_V_INSUFFICIENT_DATA,
-	HD_V_KIND_COUNT
-};
-
-enum hd_confidence {
-	HD_CONF_LOW = 0,
-	HD_CONF_MEDIUM,
-	HD_CONF_HIGH,
-};
-
-struct hd_evidence {
-	int rank;     /* -1 when the item is about no single rank */
-	char *source; /* "path:line", "path#record N" */
-	char *text;
-};
-
-struct hd_verdict {
-	enum hd_verdict_kind kind;
-	GArray *culprits; /* int global ranks, ascending */
-	int64_t group;    /* store group index, -1 none */
-	int64_t seq;      /* position in the group, -1 none */
-	const char *op;   /* op kind name or NULL (static string) */
-	enum hd_confidence confidence;
-	char *summary;
-	GPtrArray *evidence;  /* struct hd_evidence * */
-	GPtrArray *ruled_out; /* char * */
-	double score; /* ranking: higher is the more probable root cause */
-};
-
-/* Per-rank arrival statistics from matched, timed collectives. */
-struct hd_arrival {
-	int rank;
-	uint32_t matched;     /* collectives this rank took part in */
-	uint32_t times_last;  /* collectives it arrived at last */
-	int64_t median_lag_ns; /* median of (its start - earliest start) */
-	int64_t wait_imposed_ns; /* sum over collectives where it was last */
-	int64_t clock_offset_ns; /* subtracted from its times */
-	int64_t clock_uncertainty_ns;
-	bool has_offset;
-};
-
-struct hd_group_stats {
-	uint32_t group;
-	uint32_t ops_aligned; /* positions seen on every member that has data */
-	uint32_t positions;   /* distinct positions seen on any member */
-	int ranks_with_data;
-	int64_t joined; /* the group this one is joined with (a PG and
-				 its NCCL comm, hd-join.c), -1 none */
-	uint32_t joined_ops; /* dump ops given a log line by that join */
-};
-
-/* One rank's progress, for the per-rank table of the reports. */
-struct hd_rank_progress {
-	int rank;
-	const char *host; /* interned, or NULL */
-	uint32_t inputs;  /* inputs that describe this rank */
-	uint32_t ops;     /* ops recorded for it, all groups */
-	uint32_t signals; /* error/progress signals about it */
-	int64_t group;    /* the group the columns below are about: the top
-			     verdict's group, else the rank's largest; -1 */
-	int64_t last_enqueued;  /* highest seq enqueued in that group; -1 */
-	int64_t last_completed; /* highest seq completed; -1 none/unknown */
-	int64_t blocked_seq;    /* first incomplete seq there; -1 none */
-	const char *state; /* static: "blocked", "absent", "crashed",
-			      "done", "no data" ... */
-};
-
-struct hd_analysis {
-	const struct hd_store *store;
-	GPtrArray *verdicts; /* struct hd_verdict *, most probable first */
-	GArray *group_stats; /* struct hd_group_stats, by group index */
-	GArray *ranks_seen;  /* int, ascending */
-	GArray *ranks_missing; /* int, ascending: in the world, no data */
-	int world_size;      /* -1 unknown */
-	GArray *arrivals;    /* struct hd_arrival, by rank (may be empty) */
-	GPtrArray *notes;    /* char *: what the data could not decide */
-	GArray *progress;    /* struct hd_rank_progress, by rank ascending */
-};
+#include "hd-verdict.h"
 
 /* Runs every check over a resolved store.  (transfer full) */
 struct hd_analysis *hd_engine_run(const struct hd_store *store);
-void hd_analysis_free(struct hd_analysis *a);
-typedef struct hd_analysis hd_analysis; /* for g_autoptr() */
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_analysis, hd_analysis_free)
-
-/* True when some verdict reports a fault (exit status 1). */
-bool hd_analysis_has_fault(const struct hd_analysis *a);
-
-const char *hd_verdict_kind_name(enum hd_verdict_kind k);
-const char *hd_confidence_name(enum hd_confidence c);
-
-/* Verdict construction, for engine modules.  (transfer full) */
-struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
-				  enum hd_confidence conf, const char *fmt,
-				  ...) G_GNUC_PRINTF(3, 4);
-void hd_verdict_free(struct hd_verdict *v);
-void hd_verdict_add_culprit(struct hd_verdict *v, int rank);
-/* Adds evidence; source is the formatted provenance (may be NULL). */
-void hd_verdict_add_evidence(struct hd_verdict *v, int rank,
-			     const char *source, const char *fmt, ...)
-	G_GNUC_PRINTF(4, 5);
-void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
-	G_GNUC_PRINTF(2, 3);
 
 #endif

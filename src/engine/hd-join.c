@@ -37,7 +37,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Ops a rank's run must have, all agreeing, before it counts as aligned. */
@@ -103,12 +103,6 @@ static void join_note(struct join_ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	g_ptr_array_add(c->a->notes, g_strdup_vprintf(fmt, ap));
 	va_end(ap);
-}
-
-static bool is_rooted(uint8_t kind)
-{
-	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
-	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
 }
 
 /* The element count NCCL prints for an op of this kind. */
@@ -384,8 +378,9 @@ static bool pair_fits(const struct pair *pr)
 
 static void note_unlinked(struct join_ctx *c, const struct pair *pr)
 {
-	g_autofree char *pl = hd_group_label(c->s, pr->pg);
-	g_autofree char *cl = hd_group_label(c->s, pr->comm);
+	g_autofree char *pl = hd_group_label(c->s, pr->pg, HD_GROUP_LABEL_LONG);
+	g_autofree char *cl =
+		hd_group_label(c->s, pr->comm, HD_GROUP_LABEL_LONG);
 
 	if (pr->contradicts)
 		join_note(
@@ -463,8 +458,10 @@ static void check_order(struct join_ctx *c, GArray *pairs)
 		    lx->prov.at <= ly->prov.at || (!px->linked && !py->linked))
 			continue;
 		{
-			g_autofree char *a1 = hd_group_label(c->s, px->pg);
-			g_autofree char *a2 = hd_group_label(c->s, py->pg);
+			g_autofree char *a1 = hd_group_label(
+				c->s, px->pg, HD_GROUP_LABEL_LONG);
+			g_autofree char *a2 = hd_group_label(
+				c->s, py->pg, HD_GROUP_LABEL_LONG);
 
 			join_note(
 				c,
@@ -475,20 +472,21 @@ static void check_order(struct join_ctx *c, GArray *pairs)
 	}
 }
 
-void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
+/* How many pairs fit each process group and comm, and were tried. */
+struct join_tally {
+	uint32_t *pg_fits; /* by index into pgs */
+	uint32_t *pg_tried; /* by index into pgs */
+	uint32_t *comm_fits; /* by index into comms */
+};
+
+/*
+ * The candidates: process groups with FR collectives, and comms of at
+ * least two ranks, identified for sure, with NCCL-log collectives.
+ */
+static void join_candidates(const struct hd_index *ix, GArray *pgs,
+			    GArray *comms)
 {
-	struct join_ctx c = { ix, a, ix->store, 0 };
 	const struct hd_store *s = ix->store;
-	g_autoptr(GArray) pgs =
-		g_array_new(FALSE, FALSE, sizeof(struct pg_side));
-	g_autoptr(GArray) comms = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	g_autoptr(GArray) pairs = g_array_new(FALSE, TRUE, sizeof(struct pair));
-	g_autofree uint32_t *pg_fits = NULL;
-	g_autofree uint32_t *comm_fits = NULL;
-	g_autofree uint32_t *pg_tried = NULL;
-	g_autofree bool *pg_noted = NULL;
-	g_autofree bool *comm_noted = NULL;
-	uint64_t budget = JOIN_MAX_COMPARES;
 
 	for (guint g = 0; g < ix->groups->len; g++) {
 		const struct hd_group_index *gi =
@@ -505,19 +503,20 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 			g_array_append_val(comms, g);
 		}
 	}
-	/* Dumps alone or logs alone: nothing to join. */
-	if (pgs->len == 0 || comms->len == 0)
-		return;
-	for (guint i = 0; i < pgs->len; i++) {
-		struct pg_side *p = &g_array_index(pgs, struct pg_side, i);
+}
 
-		pg_side_init(ix, p->group, p);
-	}
-	pg_fits = g_new0(uint32_t, pgs->len + 1);
-	pg_tried = g_new0(uint32_t, pgs->len + 1);
-	pg_noted = g_new0(bool, pgs->len + 1);
-	comm_fits = g_new0(uint32_t, comms->len + 1);
-	comm_noted = g_new0(bool, comms->len + 1);
+/*
+ * Tries every comm against every process group of the same members,
+ * within the comparison budget, keeping the pairs tried and counting
+ * those that fit.
+ */
+static void join_try_pairs(const struct hd_index *ix, const GArray *pgs,
+			   const GArray *comms, GArray *pairs,
+			   struct join_tally *t)
+{
+	const struct hd_store *s = ix->store;
+	uint64_t budget = JOIN_MAX_COMPARES;
+
 	for (guint ci = 0; ci < comms->len; ci++) {
 		uint32_t cg = g_array_index(comms, uint32_t, ci);
 
@@ -537,45 +536,65 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 			}
 			pr.pi = pi;
 			pr.ci = ci;
-			pg_tried[pi]++;
+			t->pg_tried[pi]++;
 			if (pair_fits(&pr)) {
-				pg_fits[pi]++;
-				comm_fits[ci]++;
+				t->pg_fits[pi]++;
+				t->comm_fits[ci]++;
 			}
 			g_array_append_val(pairs, pr);
 		}
 	}
+}
+
+/*
+ * Links the pairs that fit where nothing else fits either side, and notes
+ * once per group why the others are not linked.
+ */
+static void join_decide(struct join_ctx *c, GArray *pairs,
+			const struct join_tally *t, guint npgs, guint ncomms)
+{
+	g_autofree bool *pg_noted = g_new0(bool, npgs + 1);
+	g_autofree bool *comm_noted = g_new0(bool, ncomms + 1);
+
 	for (guint i = 0; i < pairs->len; i++) {
 		struct pair *pr = &g_array_index(pairs, struct pair, i);
 		bool fits = pair_fits(pr);
 
-		if (fits && pg_fits[pr->pi] == 1 && comm_fits[pr->ci] == 1 &&
-		    pr->aligned >= 2) {
+		if (fits && t->pg_fits[pr->pi] == 1 &&
+		    t->comm_fits[pr->ci] == 1 && pr->aligned >= 2) {
 			pr->linked = true;
-		} else if (fits && pg_fits[pr->pi] > 1) {
-			g_autofree char *pl = hd_group_label(s, pr->pg);
+		} else if (fits && t->pg_fits[pr->pi] > 1) {
+			g_autofree char *pl = hd_group_label(
+				c->s, pr->pg, HD_GROUP_LABEL_LONG);
 
 			if (!pg_noted[pr->pi])
 				join_note(
-					&c,
+					c,
 					"%s: not joined with an NCCL comm: %u comms of the same ranks fit its op sequence",
-					pl, pg_fits[pr->pi]);
+					pl, t->pg_fits[pr->pi]);
 			pg_noted[pr->pi] = true;
-		} else if (fits && comm_fits[pr->ci] > 1) {
-			g_autofree char *cl = hd_group_label(s, pr->comm);
+		} else if (fits && t->comm_fits[pr->ci] > 1) {
+			g_autofree char *cl = hd_group_label(
+				c->s, pr->comm, HD_GROUP_LABEL_LONG);
 
 			if (!comm_noted[pr->ci])
 				join_note(
-					&c,
+					c,
 					"%s: not joined with a process group: %u process groups of the same ranks fit its op sequence",
-					cl, comm_fits[pr->ci]);
+					cl, t->comm_fits[pr->ci]);
 			comm_noted[pr->ci] = true;
-		} else if (pg_tried[pr->pi] == 1) {
+		} else if (t->pg_tried[pr->pi] == 1) {
 			/* The only comm of its ranks: say why it is not it. */
-			note_unlinked(&c, pr);
+			note_unlinked(c, pr);
 		}
 	}
-	check_order(&c, pairs);
+}
+
+/* Records the linked pairs in the index; frees every pair's joins. */
+static void join_apply(struct hd_index *ix, GArray *pairs)
+{
+	const struct hd_store *s = ix->store;
+
 	for (guint i = 0; i < pairs->len; i++) {
 		struct pair *pr = &g_array_index(pairs, struct pair, i);
 		struct hd_join_link link = { pr->pg, pr->comm, pr->aligned,
@@ -597,6 +616,36 @@ void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
 		}
 		g_array_unref(pr->joins);
 	}
+}
+
+void hd_join_run(struct hd_index *ix, struct hd_analysis *a)
+{
+	struct join_ctx c = { ix, a, ix->store, 0 };
+	g_autoptr(GArray) pgs =
+		g_array_new(FALSE, FALSE, sizeof(struct pg_side));
+	g_autoptr(GArray) comms = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g_autoptr(GArray) pairs = g_array_new(FALSE, TRUE, sizeof(struct pair));
+	g_autofree uint32_t *pg_fits = NULL;
+	g_autofree uint32_t *pg_tried = NULL;
+	g_autofree uint32_t *comm_fits = NULL;
+	struct join_tally t;
+
+	join_candidates(ix, pgs, comms);
+	/* Dumps alone or logs alone: nothing to join. */
+	if (pgs->len == 0 || comms->len == 0)
+		return;
+	for (guint i = 0; i < pgs->len; i++) {
+		struct pg_side *p = &g_array_index(pgs, struct pg_side, i);
+
+		pg_side_init(ix, p->group, p);
+	}
+	t.pg_fits = pg_fits = g_new0(uint32_t, pgs->len + 1);
+	t.pg_tried = pg_tried = g_new0(uint32_t, pgs->len + 1);
+	t.comm_fits = comm_fits = g_new0(uint32_t, comms->len + 1);
+	join_try_pairs(ix, pgs, comms, pairs, &t);
+	join_decide(&c, pairs, &t, pgs->len, comms->len);
+	check_order(&c, pairs);
+	join_apply(ix, pairs);
 	if (c.notes > JOIN_MAX_NOTES)
 		g_ptr_array_add(
 			a->notes,
@@ -626,7 +675,7 @@ const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
 	if (!log || (log->flags & HD_OPF_TRUNCATED))
 		return op;
 	d = *op->d;
-	if (d.peer < 0 && is_rooted(log->kind) && log->d->peer >= 0)
+	if (d.peer < 0 && hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
 		d.peer = log->d->peer;
 	if (d.redop == HD_REDOP_NONE)
 		d.redop = log->d->redop;
@@ -642,7 +691,7 @@ char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 	GString *d = g_string_new(log->d->name ? log->d->name
 					       : hd_op_kind_name(log->kind));
 
-	if (is_rooted(log->kind) && log->d->peer >= 0)
+	if (hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
 		g_string_append_printf(d, " root %d", log->d->peer);
 	if (log->d->redop != HD_REDOP_NONE)
 		g_string_append_printf(d, " op %s",

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -53,18 +53,6 @@ static void int_set_add(GArray *set, int v)
 		if (g_array_index(set, int, i) == v)
 			return;
 	g_array_append_val(set, v);
-}
-
-static char *rank_text(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-
-	for (guint i = 0; i < ranks->len && i < 8; i++)
-		g_string_append_printf(s, "%s%d", i ? ", " : "",
-				       g_array_index(ranks, int, i));
-	if (ranks->len > 8)
-		g_string_append_printf(s, " and %u more", ranks->len - 8);
-	return g_string_free(s, FALSE);
 }
 
 /* What one rank said about one PG. */
@@ -158,41 +146,47 @@ static bool rank_has_log(const struct hd_store *s, int rank)
 	return false;
 }
 
-static void check_pg(struct hd_index *ix, struct hd_analysis *a,
-		     struct pg_reports *p)
-{
-	const struct hd_store *s = ix->store;
-	int64_t seq = common_timeout(p);
-	int64_t group;
-	g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) inferred = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
-	const char *opname = NULL;
-	g_autofree char *label = NULL;
-	bool lagging = false;
-	struct hd_verdict *v;
+/* A PG whose ranks time out in one position, as its members' reports say. */
+struct pg_hang {
+	int64_t seq; /* the position most ranks time out in */
+	int64_t group; /* the store group, -1 when only a name */
+	const char *label; /* "PG 0 (default_pg)" */
+	const char *opname; /* as a timeout printed it, or NULL */
+	GArray *waiting; /* int: ranks in seq, timed out or enqueued */
+	GArray *absent; /* int: ranks their counters show behind */
+	GArray *inferred; /* int: ranks whose log says nothing of it */
+	GArray *nodata; /* int: ranks without a log */
+	bool lagging; /* some absent rank is more than one behind */
+};
 
-	if (seq < 0)
-		return;
-	group = find_pg_group(s, p->name, p);
+/* The PG's members: its group's, else the world for PG 0, and reporters. */
+static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
+			  int64_t group)
+{
+	GArray *members = g_array_new(FALSE, FALSE, sizeof(int));
+
 	if (group >= 0) {
 		const struct hd_group *grp = g_ptr_array_index(s->groups, group);
 
 		for (guint i = 0; i < grp->members->len; i++)
 			if (g_array_index(grp->members, int, i) >= 0)
 				int_set_add(members, g_array_index(grp->members, int, i));
-		label = hd_group_label(s, group);
-	} else {
-		label = g_strdup_printf("PG %s", p->name);
-		if (strcmp(p->name, "0") == 0 && s->world_size > 0)
-			for (int r = 0; r < MIN(s->world_size, 1 << 22); r++)
-				int_set_add(members, r);
+	} else if (strcmp(p->name, "0") == 0 && s->world_size > 0) {
+		for (int r = 0; r < MIN(s->world_size, 1 << 22); r++)
+			int_set_add(members, r);
 	}
 	for (guint i = 0; i < p->reports->len; i++)
 		int_set_add(members, g_array_index(p->reports, struct pg_report, i).rank);
 	g_array_sort(members, compare_int);
+	return members;
+}
+
+/* Sorts each member by what it reported about h->seq. */
+static void pg_sort_members(const struct hd_store *s,
+			    const struct pg_reports *p, const GArray *members,
+			    struct pg_hang *h)
+{
+	int64_t seq = h->seq;
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
@@ -202,94 +196,122 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 			if (g_array_index(p->reports, struct pg_report, k).rank == r)
 				rep = &g_array_index(p->reports, struct pg_report, k);
 		if (rep && rep->timeout_seq == seq) {
-			g_array_append_val(waiting, r);
-			if (!opname && rep->timeout->op_name)
-				opname = rep->timeout->op_name;
+			g_array_append_val(h->waiting, r);
+			if (!h->opname && rep->timeout->op_name)
+				h->opname = rep->timeout->op_name;
 		} else if (rep && rep->enqueued != INT64_MIN &&
 			   rep->enqueued < seq) {
-			g_array_append_val(absent, r);
+			g_array_append_val(h->absent, r);
 			if (rep->enqueued < seq - 1)
-				lagging = true;
+				h->lagging = true;
 		} else if (rep && rep->enqueued != INT64_MIN) {
 			/* Enqueued it: waiting, whatever it printed. */
-			g_array_append_val(waiting, r);
+			g_array_append_val(h->waiting, r);
 		} else if (rep && rep->timeout_seq >= 0) {
 			/* Timed out elsewhere in this PG. */
 			if (rep->timeout_seq < seq)
-				g_array_append_val(absent, r);
+				g_array_append_val(h->absent, r);
 			else
-				g_array_append_val(waiting, r);
+				g_array_append_val(h->waiting, r);
 		} else if (rank_has_log(s, r)) {
-			g_array_append_val(inferred, r);
+			g_array_append_val(h->inferred, r);
 		} else {
-			g_array_append_val(nodata, r);
+			g_array_append_val(h->nodata, r);
 		}
 	}
-	if (absent->len == 0 && inferred->len == 0) {
-		if (nodata->len) {
-			g_autofree char *nd = rank_text(nodata);
+}
 
-			v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-					   "%u ranks timed out in %s seq %" G_GINT64_FORMAT
-					   " (%s); ranks {%s} left no log, so which one never arrived cannot be shown",
-					   waiting->len, label, seq,
-					   opname ? opname : "?", nd);
-		} else {
-			v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-					   "all %u ranks of %s timed out together in seq %" G_GINT64_FORMAT
-					   " (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
-					   waiting->len, label, seq,
-					   opname ? opname : "?");
-		}
-		v->group = group;
-		v->seq = seq;
-		v->score = HD_SCORE_INSUFFICIENT;
-		for (guint i = 0; i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
-			const struct pg_report *rep =
-				&g_array_index(p->reports, struct pg_report, i);
+/* Everyone present timed out together: no rank can be named. */
+static void report_pg_no_culprit(const struct hd_store *s,
+				 struct hd_analysis *a,
+				 const struct pg_reports *p,
+				 const struct pg_hang *h)
+{
+	struct hd_verdict *v;
 
-			if (rep->timeout)
-				add_signal_evidence(s, v, rep->timeout);
-		}
-		g_ptr_array_add(a->verdicts, v);
-		return;
+	if (h->nodata->len) {
+		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
+
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"%u ranks timed out in %s seq %" G_GINT64_FORMAT
+			" (%s); ranks {%s} left no log, so which one never arrived cannot be shown",
+			h->waiting->len, h->label, h->seq,
+			h->opname ? h->opname : "?", nd);
+	} else {
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"all %u ranks of %s timed out together in seq %" G_GINT64_FORMAT
+			" (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
+			h->waiting->len, h->label, h->seq,
+			h->opname ? h->opname : "?");
 	}
-	{
-		g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
-		g_autofree char *ct = NULL;
-		enum hd_confidence conf;
+	v->group = h->group;
+	v->seq = h->seq;
+	v->score = HD_SCORE_INSUFFICIENT;
+	for (guint i = 0;
+	     i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
 
-		g_array_append_vals(culprits, absent->data, absent->len);
-		g_array_append_vals(culprits, inferred->data, inferred->len);
-		g_array_sort(culprits, compare_int);
-		ct = rank_text(culprits);
-		/* Counters say it outright; silence only suggests it. */
-		conf = inferred->len == 0 ? HD_CONF_HIGH : HD_CONF_MEDIUM;
-		if (culprits->len > waiting->len)
-			conf = HD_CONF_LOW;
-		if (lagging)
-			v = hd_verdict_new(HD_V_LAGGING_RANK, conf,
-					   "rank%s %s fell behind in %s: %u others time out in seq %" G_GINT64_FORMAT " (%s)",
-					   culprits->len == 1 ? "" : "s", ct,
-					   label, waiting->len, seq,
-					   opname ? opname : "?");
-		else
-			v = hd_verdict_new(HD_V_MISSING_RANK, conf,
-					   "rank%s %s never entered seq %" G_GINT64_FORMAT
-					   " (%s) of %s; %u other%s timed out waiting in it",
-					   culprits->len == 1 ? "" : "s", ct, seq,
-					   opname ? opname : "?", label,
-					   waiting->len,
-					   waiting->len == 1 ? "" : "s");
-		for (guint i = 0; i < culprits->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
+		if (rep->timeout)
+			add_signal_evidence(s, v, rep->timeout);
 	}
-	v->group = group;
-	v->seq = seq;
-	v->op = opname ? hd_op_kind_name(hd_op_kind_parse(opname)) : NULL;
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/* The missing or lagging verdict for the absent and silent ranks. */
+static struct hd_verdict *pg_verdict(const struct pg_hang *h)
+{
+	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *ct = NULL;
+	const char *opname = h->opname ? h->opname : "?";
+	enum hd_confidence conf;
+	struct hd_verdict *v;
+
+	g_array_append_vals(culprits, h->absent->data, h->absent->len);
+	g_array_append_vals(culprits, h->inferred->data, h->inferred->len);
+	g_array_sort(culprits, compare_int);
+	ct = hd_ranks_text(culprits, 8);
+	/* Counters say it outright; silence only suggests it. */
+	conf = h->inferred->len == 0 ? HD_CONF_HIGH : HD_CONF_MEDIUM;
+	if (culprits->len > h->waiting->len)
+		conf = HD_CONF_LOW;
+	if (h->lagging)
+		v = hd_verdict_new(
+			HD_V_LAGGING_RANK, conf,
+			"rank%s %s fell behind in %s: %u others time out in seq %" G_GINT64_FORMAT
+			" (%s)",
+			culprits->len == 1 ? "" : "s", ct, h->label,
+			h->waiting->len, h->seq, opname);
+	else
+		v = hd_verdict_new(
+			HD_V_MISSING_RANK, conf,
+			"rank%s %s never entered seq %" G_GINT64_FORMAT
+			" (%s) of %s; %u other%s timed out waiting in it",
+			culprits->len == 1 ? "" : "s", ct, h->seq, opname,
+			h->label, h->waiting->len,
+			h->waiting->len == 1 ? "" : "s");
+	for (guint i = 0; i < culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
+	v->group = h->group;
+	v->seq = h->seq;
+	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
 		v->op = NULL;
-	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	v->score = h->lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	return v;
+}
+
+/*
+ * Cites each culprit's status line and the others' timeouts, and records
+ * that every rank timed out in h->seq waits on every culprit.
+ */
+static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
+		    const struct pg_reports *p, const struct pg_hang *h)
+{
+	const struct hd_store *s = ix->store;
+
 	for (guint i = 0; i < p->reports->len; i++) {
 		const struct pg_report *rep =
 			&g_array_index(p->reports, struct pg_report, i);
@@ -301,26 +323,66 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 			add_signal_evidence(s, v, rep->status);
 			continue;
 		}
-		if (!culprit && rep->timeout && rep->timeout_seq == seq) {
+		if (!culprit && rep->timeout && rep->timeout_seq == h->seq) {
 			for (guint k = 0; k < v->culprits->len; k++)
-				hd_index_add_wait(ix, rep->rank,
-						  g_array_index(v->culprits, int, k),
-						  group, seq, label,
-						  &rep->timeout->prov);
+				hd_index_add_wait(
+					ix, rep->rank,
+					g_array_index(v->culprits, int, k),
+					h->group, h->seq, h->label,
+					&rep->timeout->prov);
 			if (v->evidence->len < MAX_EVIDENCE)
 				add_signal_evidence(s, v, rep->timeout);
 		}
 	}
-	for (guint i = 0; i < inferred->len; i++)
-		hd_verdict_add_evidence(v, g_array_index(inferred, int, i), NULL,
-					"rank %d's log reports no timeout and no progress for %s",
-					g_array_index(inferred, int, i), label);
-	if (nodata->len) {
-		g_autofree char *nd = rank_text(nodata);
+	for (guint i = 0; i < h->inferred->len; i++)
+		hd_verdict_add_evidence(
+			v, g_array_index(h->inferred, int, i), NULL,
+			"rank %d's log reports no timeout and no progress for %s",
+			g_array_index(h->inferred, int, i), h->label);
+	if (h->nodata->len) {
+		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(v, "nothing about ranks {%s}: they left no log", nd);
 	}
 	hd_verdict_add_ruled_out(v, "torchrun's \"Root Cause\" and the first rank to time out: both are only the earliest to notice");
+}
+
+/*
+ * Where the ranks of one PG time out in the same position, the members
+ * whose counters stop short of it (or whose logs say nothing) are the
+ * culprits.
+ */
+static void check_pg(struct hd_index *ix, struct hd_analysis *a,
+		     struct pg_reports *p)
+{
+	const struct hd_store *s = ix->store;
+	struct pg_hang h = { .seq = common_timeout(p) };
+	g_autoptr(GArray) members = NULL;
+	g_autoptr(GArray) waiting = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) inferred = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *label = NULL;
+	struct hd_verdict *v;
+
+	if (h.seq < 0)
+		return;
+	h.group = find_pg_group(s, p->name, p);
+	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
+			     : g_strdup_printf("PG %s", p->name);
+	h.label = label;
+	h.waiting = waiting;
+	h.absent = absent;
+	h.inferred = inferred;
+	h.nodata = nodata;
+	members = pg_members(s, p, h.group);
+	pg_sort_members(s, p, members, &h);
+	if (absent->len == 0 && inferred->len == 0) {
+		report_pg_no_culprit(s, a, p, &h);
+		return;
+	}
+	v = pg_verdict(&h);
+	pg_cite(ix, v, p, &h);
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -505,7 +567,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		if (first->peer && peer_rank >= 0)
 			peer = g_strdup_printf(" with peer %s (%s%srank %d)", first->peer, on, sep, peer_rank);
 		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
-			g_autofree char *pr = rank_text(peer_ranks);
+			g_autofree char *pr = hd_ranks_text(peer_ranks, 8);
 
 			peer = g_strdup_printf(" with peer %s (%s%shost of ranks %s)", first->peer, on, sep, pr);
 		} else if (first->peer)
@@ -629,7 +691,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 				   timeouts ? "; the other ranks then timed out waiting for it" : "");
 		hd_verdict_add_culprit(v, first->rank);
 	} else {
-		g_autofree char *ct = rank_text(crashed);
+		g_autofree char *ct = hd_ranks_text(crashed, 8);
 
 		v = hd_verdict_new(HD_V_RANK_CRASHED, HD_CONF_LOW,
 				   "ranks %s failed, and without timestamps which failed first cannot be told",

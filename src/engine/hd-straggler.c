@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Positions that may disagree before alignment is refused. */
@@ -24,7 +25,6 @@
 #define MIN_MATCHED 5
 /* Below this start spread a collective has no meaningful last arrival. */
 #define MIN_SPREAD_NS 5000
-#define SCORE_STRAGGLER 30.0
 
 struct pos {
 	uint32_t group;
@@ -91,11 +91,6 @@ static bool is_blocking(int kind)
 	       kind == HD_OP_REDUCE_SCATTER || kind == HD_OP_BROADCAST;
 }
 
-static bool is_p2p(int kind)
-{
-	return kind == HD_OP_SEND || kind == HD_OP_RECV;
-}
-
 static const struct hd_op *op_at(const struct hd_store *s, const struct pos *p,
 				 guint i)
 {
@@ -115,9 +110,9 @@ static const char *disagreement(const struct hd_store *s, const struct pos *p)
 			return "kind";
 		if (a->d->dtype && b->d->dtype && a->d->dtype != b->d->dtype)
 			return "dtype";
-		if (a->kind != HD_OP_ALL_TO_ALL && !is_p2p(a->kind) &&
-		    a->d->count_in >= 0 && b->d->count_in >= 0 &&
-		    a->d->count_in != b->d->count_in)
+		if (a->kind != HD_OP_ALL_TO_ALL &&
+		    !hd_op_kind_is_p2p(a->kind) && a->d->count_in >= 0 &&
+		    b->d->count_in >= 0 && a->d->count_in != b->d->count_in)
 			return "count";
 	}
 	return NULL;
@@ -362,7 +357,7 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 			   "rank %d is a straggler: last to arrive at %u of %u matched collectives, by a median %s, imposing %s of waiting",
 			   g_array_index(c->ranks, int, best), acc[best].last,
 			   acc[best].matched, mtxt, wtxt);
-	v->score = SCORE_STRAGGLER;
+	v->score = HD_SCORE_STRAGGLER;
 	hd_verdict_add_culprit(v, g_array_index(c->ranks, int, best));
 	if (acc[best].has_example) {
 		const struct hd_op *op = &g_array_index(s->ops, struct hd_op,
@@ -397,191 +392,212 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
-void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
+/* What the sanity check of the matched positions found. */
+struct sanity {
+	uint32_t multi; /* positions matched on two ranks or more */
+	uint32_t bad; /* of those, positions whose ops disagree */
+	const struct pos *first_bad;
+	const char *first_why; /* what the first bad one disagrees on */
+	bool ordinal_only; /* every matched position is an ordinal */
+};
+
+/* Marks the positions whose ops cannot be one collective. */
+static void check_positions(struct ctx *c, struct sanity *k)
 {
-	struct ctx c = { .s = s, .a = a };
-	g_autoptr(GPtrArray) ruled = g_ptr_array_new_with_free_func(g_free);
-	g_autofree struct rank_acc *acc = NULL;
-	uint32_t multi = 0, bad = 0, considered = 0;
-	const struct pos *first_bad = NULL;
-	const char *first_why = NULL;
-	bool ordinal_only = true;
-	guint nr;
-
-	c.positions = g_ptr_array_new_with_free_func(pos_free);
-	c.ranks = g_array_new(FALSE, FALSE, sizeof(int));
-	c.clock_of = g_hash_table_new(g_direct_hash, g_direct_equal);
-	c.clocks = g_ptr_array_new_with_free_func(clock_free);
-	collect(&c);
-	g_array_sort(c.ranks, cmp_int);
-	nr = c.ranks->len;
-	if (nr < 2)
-		goto out;
-
-	for (guint i = 0; i < c.positions->len; i++) {
-		struct pos *p = g_ptr_array_index(c.positions, i);
+	memset(k, 0, sizeof(*k));
+	k->ordinal_only = true;
+	for (guint i = 0; i < c->positions->len; i++) {
+		struct pos *p = g_ptr_array_index(c->positions, i);
 		const char *why;
 
 		if (p->ops->len < 2)
 			continue;
-		multi++;
+		k->multi++;
 		if (p->seq_kind != HD_SEQ_ORDINAL)
-			ordinal_only = false;
-		why = disagreement(s, p);
+			k->ordinal_only = false;
+		why = disagreement(c->s, p);
 		if (why) {
 			p->bad = true;
-			bad++;
-			if (!first_bad) {
-				first_bad = p;
-				first_why = why;
+			k->bad++;
+			if (!k->first_bad) {
+				k->first_bad = p;
+				k->first_why = why;
 			}
 		}
 	}
-	if (multi == 0)
-		goto out;
-	if (bad > 0 && (double)bad / multi > MAX_DISAGREE_FRAC) {
-		struct hd_group *g = hd_store_group_at(s, first_bad->group);
-		const struct hd_op *x = op_at(s, first_bad, 0);
-		const struct hd_op *y = op_at(s, first_bad, 1);
-		struct hd_verdict *v = hd_verdict_new(
-			HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
-			"the traces cannot be aligned: %u of %u matched collective positions disagree on kind, count or dtype (sampled or filtered traces, or different profiling windows); no straggler is named",
-			bad, multi);
-		g_autofree char *sx = hd_prov_format(s, &x->prov);
-		g_autofree char *sy = hd_prov_format(s, &y->prov);
+}
 
-		v->group = first_bad->group;
-		v->seq = first_bad->seq;
-		hd_verdict_add_evidence(v, x->rank, sx,
-					"group %s position %" G_GINT64_FORMAT
-					": rank %d has %s (%s)",
-					g->id, first_bad->seq, x->rank,
-					hd_op_kind_name(x->kind),
-					x->d->name ? x->d->name : "?");
-		hd_verdict_add_evidence(
-			v, y->rank, sy,
-			"group %s position %" G_GINT64_FORMAT
-			": rank %d has %s (%s); they differ in %s",
-			g->id, first_bad->seq, y->rank,
-			hd_op_kind_name(y->kind), y->d->name ? y->d->name : "?",
-			first_why);
-		g_ptr_array_add(a->verdicts, v);
-		goto out;
+/* Too many positions disagree: the traces are not aligned, say so. */
+static void report_unalignable(struct ctx *c, const struct sanity *k)
+{
+	const struct hd_store *s = c->s;
+	const struct pos *p = k->first_bad;
+	struct hd_group *g = hd_store_group_at(s, p->group);
+	const struct hd_op *x = op_at(s, p, 0);
+	const struct hd_op *y = op_at(s, p, 1);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
+		"the traces cannot be aligned: %u of %u matched collective positions disagree on kind, count or dtype (sampled or filtered traces, or different profiling windows); no straggler is named",
+		k->bad, k->multi);
+	g_autofree char *sx = hd_prov_format(s, &x->prov);
+	g_autofree char *sy = hd_prov_format(s, &y->prov);
+
+	v->group = p->group;
+	v->seq = p->seq;
+	hd_verdict_add_evidence(
+		v, x->rank, sx,
+		"group %s position %" G_GINT64_FORMAT ": rank %d has %s (%s)",
+		g->id, p->seq, x->rank, hd_op_kind_name(x->kind),
+		x->d->name ? x->d->name : "?");
+	hd_verdict_add_evidence(v, y->rank, sy,
+				"group %s position %" G_GINT64_FORMAT
+				": rank %d has %s (%s); they differ in %s",
+				g->id, p->seq, y->rank,
+				hd_op_kind_name(y->kind),
+				y->d->name ? y->d->name : "?", k->first_why);
+	g_ptr_array_add(c->a->verdicts, v);
+}
+
+/*
+ * Adds one position's arrivals to the ranks' tallies: every rank's lag
+ * behind the earliest start, and for the last to start, by more than the
+ * clocks' uncertainty, the wait it imposed.  False when some rank's clock
+ * has no offset, so the position cannot be compared.
+ */
+static bool tally_position(struct ctx *c, const struct pos *p,
+			   struct rank_acc *acc, guint nr)
+{
+	const struct hd_store *s = c->s;
+	int64_t earliest = INT64_MAX, latest = INT64_MIN, second = INT64_MIN,
+		tol = MIN_SPREAD_NS;
+	int last = -1;
+	guint last_op = 0;
+
+	for (guint j = 0; j < p->ops->len; j++) {
+		const struct hd_op *op = op_at(s, p, j);
+		struct clock *ck =
+			g_ptr_array_index(c->clocks, clock_idx(c, op->rank));
+		int64_t st;
+
+		if (!ck->has)
+			return false; /* no common time base */
+		st = op->t_start_ns - ck->offset;
+		tol = MAX(tol, 3 * ck->unc);
+		earliest = MIN(earliest, st);
+		if (st > latest) {
+			second = latest;
+			latest = st;
+			last = op->rank;
+			last_op = g_array_index(p->ops, guint, j);
+		} else if (st > second) {
+			second = st;
+		}
 	}
-	if (bad)
-		g_ptr_array_add(a->notes,
-				g_strdup_printf("%u of %u matched collective positions disagree on kind, count or dtype and were left out of the arrival statistics",
-						bad, multi));
+	for (guint j = 0; j < p->ops->len; j++) {
+		const struct hd_op *op = op_at(s, p, j);
+		struct clock *ck =
+			g_ptr_array_index(c->clocks, clock_idx(c, op->rank));
+		guint ri;
+		int64_t lag = op->t_start_ns - ck->offset - earliest;
 
-	estimate_offsets(&c);
-	acc = g_new0(struct rank_acc, nr);
+		for (ri = 0; ri < nr; ri++)
+			if (g_array_index(c->ranks, int, ri) == op->rank)
+				break;
+		acc[ri].matched++;
+		g_array_append_val(acc[ri].lags, lag);
+		if (op->rank == last && latest - earliest > tol) {
+			int64_t m = latest - second;
+
+			acc[ri].last++;
+			acc[ri].waited += latest - earliest;
+			g_array_append_val(acc[ri].margins, m);
+			if (!acc[ri].has_example ||
+			    m > acc[ri].example_margin) {
+				acc[ri].example = last_op;
+				acc[ri].example_margin = m;
+				acc[ri].has_example = true;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * Fills a->arrivals from the tallies; a clock offset worth correcting
+ * goes to ruled (the verdict's ruled-out list), an unknown one to notes.
+ */
+static void fill_arrivals(struct ctx *c, struct rank_acc *acc, guint nr,
+			  GPtrArray *ruled)
+{
+	int ref = g_array_index(c->ranks, int, 0);
+
 	for (guint i = 0; i < nr; i++) {
-		acc[i].lags = g_array_new(FALSE, FALSE, sizeof(int64_t));
-		acc[i].margins = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	}
-	for (guint i = 0; i < c.positions->len; i++) {
-		const struct pos *p = g_ptr_array_index(c.positions, i);
-		int64_t earliest = INT64_MAX, latest = INT64_MIN,
-			second = INT64_MIN, tol = MIN_SPREAD_NS;
-		int last = -1;
-		guint last_op = 0;
-
-		if (p->bad || p->ops->len < 2 || is_p2p(op_at(s, p, 0)->kind))
-			continue;
-		for (guint j = 0; j < p->ops->len; j++) {
-			const struct hd_op *op = op_at(s, p, j);
-			struct clock *ck = g_ptr_array_index(
-				c.clocks, clock_idx(&c, op->rank));
-			int64_t st;
-
-			if (!ck->has)
-				goto next; /* no common time base */
-			st = op->t_start_ns - ck->offset;
-			tol = MAX(tol, 3 * ck->unc);
-			earliest = MIN(earliest, st);
-			if (st > latest) {
-				second = latest;
-				latest = st;
-				last = op->rank;
-				last_op = g_array_index(p->ops, guint, j);
-			} else if (st > second) {
-				second = st;
-			}
-		}
-		considered++;
-		for (guint j = 0; j < p->ops->len; j++) {
-			const struct hd_op *op = op_at(s, p, j);
-			struct clock *ck = g_ptr_array_index(
-				c.clocks, clock_idx(&c, op->rank));
-			guint ri;
-			int64_t lag = op->t_start_ns - ck->offset - earliest;
-
-			for (ri = 0; ri < nr; ri++)
-				if (g_array_index(c.ranks, int, ri) == op->rank)
-					break;
-			acc[ri].matched++;
-			g_array_append_val(acc[ri].lags, lag);
-			if (op->rank == last && latest - earliest > tol) {
-				int64_t m = latest - second;
-
-				acc[ri].last++;
-				acc[ri].waited += latest - earliest;
-				g_array_append_val(acc[ri].margins, m);
-				if (!acc[ri].has_example ||
-				    m > acc[ri].example_margin) {
-					acc[ri].example = last_op;
-					acc[ri].example_margin = m;
-					acc[ri].has_example = true;
-				}
-			}
-		}
-next:;
-	}
-
-	for (guint i = 0; i < nr; i++) {
-		int r = g_array_index(c.ranks, int, i);
-		struct clock *ck = g_ptr_array_index(c.clocks,
-						     clock_idx(&c, r));
+		int r = g_array_index(c->ranks, int, i);
+		struct clock *ck =
+			g_ptr_array_index(c->clocks, clock_idx(c, r));
 		struct hd_arrival ar = { 0 };
 
 		ar.rank = r;
 		ar.matched = acc[i].matched;
 		ar.times_last = acc[i].last;
 		ar.median_lag_ns =
-			acc[i].lags->len ?
-				median((int64_t *)(void *)acc[i].lags->data,
-				       acc[i].lags->len) :
-				0;
+			acc[i].lags->len
+				? median((int64_t *)(void *)acc[i].lags->data,
+					 acc[i].lags->len)
+				: 0;
 		ar.wait_imposed_ns = acc[i].waited;
 		ar.clock_offset_ns = ck->offset;
 		ar.clock_uncertainty_ns = ck->unc;
 		ar.has_offset = ck->has;
-		g_array_append_val(a->arrivals, ar);
-		if (ck->has && clock_idx(&c, r) != c.ref_clock &&
+		g_array_append_val(c->a->arrivals, ar);
+		if (ck->has && clock_idx(c, r) != c->ref_clock &&
 		    (ck->offset > MAX(3 * ck->unc, 50000) ||
 		     -ck->offset > MAX(3 * ck->unc, 50000))) {
-			g_autofree char *o = fmt_ns(ck->offset < 0 ?
-							    -ck->offset :
-							    ck->offset);
+			g_autofree char *o = fmt_ns(
+				ck->offset < 0 ? -ck->offset : ck->offset);
 			g_autofree char *u = fmt_ns(ck->unc);
 
-			g_ptr_array_add(ruled,
-					g_strdup_printf("clock offset: rank %d's clock is %s%s (+-%s) from rank %d's, corrected",
-							r,
-							ck->offset < 0 ? "-" :
-									 "+",
-							o, u,
-							g_array_index(c.ranks,
-								      int, 0)));
+			g_ptr_array_add(
+				ruled,
+				g_strdup_printf(
+					"clock offset: rank %d's clock is %s%s (+-%s) from rank %d's, corrected",
+					r, ck->offset < 0 ? "-" : "+", o, u,
+					ref));
 		}
 		if (!ck->has)
-			g_ptr_array_add(a->notes,
-					g_strdup_printf("rank %d: no blocking collective matched with rank %d's clock, so its clock offset is unknown and its arrivals were not compared",
-							r,
-							g_array_index(c.ranks,
-								      int, 0)));
+			g_ptr_array_add(
+				c->a->notes,
+				g_strdup_printf(
+					"rank %d: no blocking collective matched with rank %d's clock, so its clock offset is unknown and its arrivals were not compared",
+					r, ref));
 	}
-	add_verdict(&c, acc, nr, considered, ordinal_only, ruled);
+}
+
+/* Tallies the arrivals, fills the table and gives the verdict. */
+static void analyze_arrivals(struct ctx *c, bool ordinal_only)
+{
+	struct hd_analysis *a = c->a;
+	guint nr = c->ranks->len;
+	g_autoptr(GPtrArray) ruled = g_ptr_array_new_with_free_func(g_free);
+	g_autofree struct rank_acc *acc = g_new0(struct rank_acc, nr);
+	uint32_t considered = 0;
+
+	for (guint i = 0; i < nr; i++) {
+		acc[i].lags = g_array_new(FALSE, FALSE, sizeof(int64_t));
+		acc[i].margins = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	}
+	for (guint i = 0; i < c->positions->len; i++) {
+		const struct pos *p = g_ptr_array_index(c->positions, i);
+
+		if (p->bad || p->ops->len < 2 ||
+		    hd_op_kind_is_p2p(op_at(c->s, p, 0)->kind))
+			continue;
+		if (tally_position(c, p, acc, nr))
+			considered++;
+	}
+	fill_arrivals(c, acc, nr, ruled);
+	add_verdict(c, acc, nr, considered, ordinal_only, ruled);
+	/* Without a straggler verdict to carry them, they are notes. */
 	if (!a->verdicts->len ||
 	    ((struct hd_verdict *)g_ptr_array_index(a->verdicts,
 						    a->verdicts->len - 1))
@@ -593,6 +609,36 @@ next:;
 		g_array_unref(acc[i].lags);
 		g_array_unref(acc[i].margins);
 	}
+}
+
+void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
+{
+	struct ctx c = { .s = s, .a = a };
+	struct sanity k;
+
+	c.positions = g_ptr_array_new_with_free_func(pos_free);
+	c.ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	c.clock_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.clocks = g_ptr_array_new_with_free_func(clock_free);
+	collect(&c);
+	g_array_sort(c.ranks, cmp_int);
+	if (c.ranks->len < 2)
+		goto out;
+	check_positions(&c, &k);
+	if (k.multi == 0)
+		goto out;
+	if (k.bad > 0 && (double)k.bad / k.multi > MAX_DISAGREE_FRAC) {
+		report_unalignable(&c, &k);
+		goto out;
+	}
+	if (k.bad)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%u of %u matched collective positions disagree on kind, count or dtype and were left out of the arrival statistics",
+				k.bad, k.multi));
+	estimate_offsets(&c);
+	analyze_arrivals(&c, k.ordinal_only);
 out:
 	g_ptr_array_unref(c.positions);
 	g_array_unref(c.ranks);

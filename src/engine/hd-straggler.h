@@ -7,7 +7,8 @@
 #ifndef HD_STRAGGLER_H
 #define HD_STRAGGLER_H
 
-#include "hd-engine.h"
+#include "hd-store.h"
+#include "hd-verdict.h"
 
 /*
  * Fills a->arrivals and appends straggler (or insufficient_data) verdicts

@@ -2,58 +2,35 @@
  * The JSON report: schema 1 of design.md, key for key and in the
  * documented order, so pipelines can rely on it.  Additive keys come after
  * the schema's keys of the same object.  Every string that came from an
- * input goes through hd_report_json_string(), because raw log lines may
+ * input goes through hd_json_string(), because raw log lines may
  * hold bytes that are not UTF-8 and jansson refuses those.
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include "hd-autocleanups.h"
+#include "hd-json.h"
+#include "hd-report-util.h"
 #include "hd-banned.h"
-
-static json_t *int_or_null(int64_t v, int64_t none)
-{
-	return v == none ? json_null() : json_integer(v);
-}
-
-static json_t *int_array(const GArray *a)
-{
-	json_t *arr = json_array();
-
-	for (guint i = 0; a && i < a->len; i++)
-		json_array_append_new(arr,
-				      json_integer(g_array_index(a, int, i)));
-	return arr;
-}
-
-static json_t *string_array(const GPtrArray *a)
-{
-	json_t *arr = json_array();
-
-	for (guint i = 0; a && i < a->len; i++)
-		json_array_append_new(
-			arr, hd_report_json_string(g_ptr_array_index(a, i)));
-	return arr;
-}
 
 static json_t *input_json(const struct hd_input *in)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "path", hd_report_json_string(in->path));
+	json_object_set_new(o, "path", hd_json_string(in->path));
 	json_object_set_new(o, "kind",
 			    json_string(hd_input_kind_name(in->kind)));
-	json_object_set_new(o, "rank", int_or_null(in->rank, -1));
+	json_object_set_new(o, "rank", hd_json_int_or_null(in->rank, -1));
 	json_object_set_new(o, "records", json_integer((json_int_t)in->records));
 	json_object_set_new(o, "skipped", json_integer((json_int_t)in->skipped));
-	json_object_set_new(o, "warnings", string_array(in->warnings));
+	json_object_set_new(o, "warnings", hd_json_string_array(in->warnings));
 	/* Additive keys. */
 	json_object_set_new(o, "warnings_total",
 			    json_integer((json_int_t)in->nwarnings));
 	json_object_set_new(o, "truncated", json_boolean(in->truncated));
 	json_object_set_new(o, "empty", json_boolean(in->empty));
-	json_object_set_new(o, "error", hd_report_json_string(in->error));
+	json_object_set_new(o, "error", hd_json_string(in->error));
 	return o;
 }
 
@@ -67,20 +44,20 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 	for (guint i = 0; g->members && i < g->members->len; i++)
 		json_array_append_new(
 			members,
-			int_or_null(g_array_index(g->members, int, i), -1));
-	json_object_set_new(o, "id", hd_report_json_string(g->id));
-	json_object_set_new(o, "name", hd_report_json_string(g->name));
-	json_object_set_new(o, "desc", hd_report_json_string(g->desc));
+			hd_json_int_or_null(g_array_index(g->members, int, i),
+					    -1));
+	json_object_set_new(o, "id", hd_json_string(g->id));
+	json_object_set_new(o, "name", hd_json_string(g->name));
+	json_object_set_new(o, "desc", hd_json_string(g->desc));
 	json_object_set_new(o, "ranks", members);
 	json_object_set_new(o, "ops_aligned",
 			    json_integer(st ? st->ops_aligned : 0));
 	json_object_set_new(
 		o, "joined_with",
 		st && st->joined >= 0
-			? hd_report_json_string(
-				  hd_store_group_at(a->store,
-						    (uint32_t)st->joined)
-					  ->id)
+			? hd_json_string(hd_store_group_at(a->store,
+							   (uint32_t)st->joined)
+						 ->id)
 			: json_null());
 	return o;
 }
@@ -98,24 +75,24 @@ static json_t *verdict_json(const struct hd_analysis *a,
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *eo = json_object();
 
-		json_object_set_new(eo, "rank", int_or_null(e->rank, -1));
-		json_object_set_new(eo, "source",
-				    hd_report_json_string(e->source));
-		json_object_set_new(eo, "text", hd_report_json_string(e->text));
+		json_object_set_new(eo, "rank",
+				    hd_json_int_or_null(e->rank, -1));
+		json_object_set_new(eo, "source", hd_json_string(e->source));
+		json_object_set_new(eo, "text", hd_json_string(e->text));
 		json_array_append_new(ev, eo);
 	}
 	json_object_set_new(o, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
-	json_object_set_new(o, "culprit_ranks", int_array(v->culprits));
+	json_object_set_new(o, "culprit_ranks", hd_json_int_array(v->culprits));
 	json_object_set_new(o, "group",
-			    g ? hd_report_json_string(g->id) : json_null());
-	json_object_set_new(o, "seq", int_or_null(v->seq, -1));
-	json_object_set_new(o, "op", hd_report_json_string(v->op));
+			    g ? hd_json_string(g->id) : json_null());
+	json_object_set_new(o, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(o, "op", hd_json_string(v->op));
 	json_object_set_new(o, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
-	json_object_set_new(o, "summary", hd_report_json_string(v->summary));
+	json_object_set_new(o, "summary", hd_json_string(v->summary));
 	json_object_set_new(o, "evidence", ev);
-	json_object_set_new(o, "ruled_out", string_array(v->ruled_out));
+	json_object_set_new(o, "ruled_out", hd_json_string_array(v->ruled_out));
 	return o;
 }
 
@@ -156,9 +133,11 @@ json_t *hd_report_json_build(const struct hd_analysis *a)
 		json_array_append_new(inputs,
 				      input_json(g_ptr_array_index(s->inputs,
 								   i)));
-	json_object_set_new(ranks, "world_size", int_or_null(a->world_size, -1));
-	json_object_set_new(ranks, "seen", int_array(a->ranks_seen));
-	json_object_set_new(ranks, "missing", int_array(a->ranks_missing));
+	json_object_set_new(ranks, "world_size",
+			    hd_json_int_or_null(a->world_size, -1));
+	json_object_set_new(ranks, "seen", hd_json_int_array(a->ranks_seen));
+	json_object_set_new(ranks, "missing",
+			    hd_json_int_array(a->ranks_missing));
 	for (guint i = 0; i < s->groups->len; i++)
 		json_array_append_new(groups, group_json(a, i));
 	for (guint i = 0; i < a->verdicts->len; i++)
@@ -178,6 +157,6 @@ json_t *hd_report_json_build(const struct hd_analysis *a)
 	json_object_set_new(doc, "verdicts", verdicts);
 	/* Additive keys. */
 	json_object_set_new(doc, "arrivals", arrivals);
-	json_object_set_new(doc, "notes", string_array(a->notes));
+	json_object_set_new(doc, "notes", hd_json_string_array(a->notes));
 	return doc;
 }

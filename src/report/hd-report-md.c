@@ -7,10 +7,11 @@
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 #define MD_MAX_EVIDENCE 20
@@ -120,8 +121,9 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		fprintf(out, "| culprit ranks | %s |\n",
 			*ranks ? ranks : "none");
 		if (v->group >= 0) {
-			g_autofree char *g = md_code(
-				hd_report_group_label(s, v->group));
+			g_autofree char *label = hd_group_label(
+				s, v->group, HD_GROUP_LABEL_SHORT);
+			g_autofree char *g = md_code(label);
 
 			fprintf(out, "| group | %s |\n", g);
 		}
@@ -191,11 +193,10 @@ static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		g_autofree char *ranks = hd_report_rank_list(v->culprits);
 		g_autofree char *summary = md_text(v->summary);
+		g_autofree char *label = hd_group_label(a->store, v->group,
+							HD_GROUP_LABEL_SHORT);
 		g_autofree char *group =
-			v->group >= 0
-				? md_code(hd_report_group_label(a->store,
-								v->group))
-				: g_strdup("");
+			v->group >= 0 ? md_code(label) : g_strdup("");
 		char seq[32] = "";
 
 		if (v->seq >= 0)
@@ -279,9 +280,10 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
 		g_autofree char *host = md_text(p->host ? p->host : "");
+		g_autofree char *label =
+			hd_group_label(s, p->group, HD_GROUP_LABEL_SHORT);
 		g_autofree char *group =
-			p->group >= 0 ? md_code(hd_report_group_label(s, p->group))
-				      : g_strdup("");
+			p->group >= 0 ? md_code(label) : g_strdup("");
 		char enq[24], done[24], state[48];
 
 		hd_report_progress_cells(p, "", enq, done, state);

@@ -9,11 +9,12 @@
  */
 #include "config.h"
 
-#include "hd-report.h"
+#include "hd-report-render.h"
 
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 #define WIDTH 80
@@ -131,10 +132,12 @@ static char *where_text(const struct hd_analysis *a,
 {
 	GString *s = g_string_new(NULL);
 
-	if (v->group >= 0)
-		g_string_append_printf(s, "group %s",
-				       hd_report_group_label(a->store,
-							     v->group));
+	if (v->group >= 0) {
+		g_autofree char *label = hd_group_label(a->store, v->group,
+							HD_GROUP_LABEL_SHORT);
+
+		g_string_append_printf(s, "group %s", label);
+	}
 	if (v->seq >= 0)
 		g_string_append_printf(s, "%sseq %" G_GINT64_FORMAT,
 				       s->len ? " " : "", v->seq);

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "hd-engine.h"
-#include "hd-engine-internal.h"
+#include "hd-checks.h"
+#include "hd-index.h"
 #include "hd-test-engine.h"
 
 #define NR 4

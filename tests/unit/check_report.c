@@ -13,7 +13,9 @@
 #include "hd-test.h"
 #include "hd-autocleanups.h"
 #include "hd-engine.h"
+#include "hd-json.h"
 #include "hd-report.h"
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static struct hd_analysis *analysis_new(const struct hd_store *s)
@@ -207,8 +209,8 @@ START_TEST(test_helpers)
 	g_autofree char *d0 = hd_report_duration(850);
 	g_autofree char *d1 = hd_report_duration(61000000000LL);
 	g_autofree char *cl = hd_report_clean("a\x1b[1m\tb\xff");
-	g_autoptr(json_t) js = hd_report_json_string("x\xffy");
-	g_autoptr(json_t) jn = hd_report_json_string(NULL);
+	g_autoptr(json_t) js = hd_json_string("x\xffy");
+	g_autoptr(json_t) jn = hd_json_string(NULL);
 
 	ck_assert_str_eq(c0, "0");
 	ck_assert_str_eq(c1, "999");

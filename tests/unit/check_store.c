@@ -134,6 +134,52 @@ START_TEST(test_groups_members_and_bounds)
 }
 END_TEST
 
+/* One naming for sentences and one for table cells, from one function. */
+START_TEST(test_group_label)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_group *pg = hd_store_group_at(s, hd_store_group(s, "pg:0"));
+	struct hd_group *comm =
+		hd_store_group_at(s, hd_store_group(s, "comm:0x5c1e"));
+	static const struct {
+		int64_t group;
+		enum hd_group_label_form form;
+		const char *want;
+	} cases[] = {
+		{ 0, HD_GROUP_LABEL_LONG, "PG 0 (default_pg)" },
+		{ 0, HD_GROUP_LABEL_SHORT, "0" },
+		{ 1, HD_GROUP_LABEL_LONG, "comm 0x5c1e" },
+		{ 1, HD_GROUP_LABEL_SHORT, "comm:0x5c1e" },
+		{ 2, HD_GROUP_LABEL_LONG, "x" },
+		{ 2, HD_GROUP_LABEL_SHORT, "x" },
+		{ -1, HD_GROUP_LABEL_LONG, "?" },
+		{ -1, HD_GROUP_LABEL_SHORT, "-" },
+		{ 3, HD_GROUP_LABEL_SHORT, "-" },
+	};
+
+	pg->name = g_strdup("0");
+	pg->desc = g_strdup("default_pg");
+	comm->comm_id = 0x5c1e;
+	comm->has_comm_id = true;
+	hd_store_group(s, "x");
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got =
+			hd_group_label(s, cases[i].group, cases[i].form);
+
+		ck_assert_str_eq(got, cases[i].want);
+	}
+	/* An undefined description is not worth printing. */
+	g_free(pg->desc);
+	pg->desc = g_strdup("undefined");
+	{
+		g_autofree char *got =
+			hd_group_label(s, 0, HD_GROUP_LABEL_LONG);
+
+		ck_assert_str_eq(got, "PG 0");
+	}
+}
+END_TEST
+
 START_TEST(test_warnings_capped)
 {
 	struct hd_store *s = hd_store_new();
@@ -240,6 +286,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_merge_remaps);
 	tcase_add_test(tc, test_ids_and_names);
 	tcase_add_test(tc, test_groups_members_and_bounds);
+	tcase_add_test(tc, test_group_label);
 	tcase_add_test(tc, test_warnings_capped);
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);

@@ -1,0 +1,65 @@
+/*
+ * What the checks share besides the index: the base scores that rank
+ * verdict kinds against each other, the FR/NCCL join (hd-join.c) that
+ * runs before them, and their entry points, which the orchestrator
+ * (hd-engine.c) calls in order.  A check appends verdicts to a->verdicts
+ * and notes to a->notes, and reads the index; it never calls the
+ * orchestrator.  Internal to src/engine.
+ */
+#ifndef HD_CHECKS_H
+#define HD_CHECKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hd-index.h"
+#include "hd-store.h"
+#include "hd-verdict.h"
+
+/* Base scores: which verdict explains a hang first (design.md order). */
+#define HD_SCORE_CRASH	      90.0
+#define HD_SCORE_INIT	      88.0
+#define HD_SCORE_NETWORK      85.0
+#define HD_SCORE_MISMATCH     80.0
+#define HD_SCORE_CHAIN	      78.0
+#define HD_SCORE_P2P	      75.0
+#define HD_SCORE_MISSING      70.0
+#define HD_SCORE_LAGGING      60.0
+#define HD_SCORE_STRAGGLER    30.0
+#define HD_SCORE_INSUFFICIENT 10.0
+#define HD_SCORE_NO_FAULT     0.0
+
+/*
+ * Joins each FR process group to the NCCL comm of the same ranks where the
+ * evidence leaves one choice (hd-join.c), filling ix->links and
+ * ix->partner; where it declines, a->notes says why.  Run before the checks.
+ */
+void hd_join_run(struct hd_index *ix, struct hd_analysis *a);
+/* The NCCL-log op joined to store op i, or NULL.  (transfer none) */
+const struct hd_op *hd_join_partner(const struct hd_index *ix, uint32_t i);
+/*
+ * Store op i as the checks compare it: the op itself, or a copy in *buf
+ * given the root and reduction op that only its joined log line carries.
+ * (transfer none)
+ */
+const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
+				 struct hd_op *buf);
+/* Evidence text for the log side of a joined op.  (transfer full) */
+char *hd_join_describe(const struct hd_store *s, const struct hd_op *log_op);
+/*
+ * True when v and w report one finding through a joined pair of groups:
+ * one is the process group, the other its comm, and they cite the same
+ * log line.
+ */
+bool hd_join_same_finding(const struct hd_index *ix, const struct hd_verdict *v,
+			  const struct hd_verdict *w);
+/* True when group g is the process-group side of a link. */
+bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
+
+/* The checks.  Each appends verdicts to a->verdicts. */
+void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
+void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
+/* Follows the waits of both to root blockers (blocked_chain). */
+void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
+
+#endif

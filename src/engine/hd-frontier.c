@@ -1,0 +1,506 @@
+/*
+ * The blocked frontier: the lowest position some ranks entered and did not
+ * finish (or, with enqueue-only data, the furthest one), the member ranks
+ * that never entered it (missing, or lagging when further behind), and
+ * the wait edges from the blocked ranks to them.  When every rank that
+ * left data is blocked there, the culprit is deduced among those that left
+ * none.  Without a frontier, a rank that finished fewer of the same ops
+ * is lagging.  A position below a rank's first recorded op is unknown for
+ * that rank (ring buffers start at different points).
+ */
+#include "config.h"
+
+#include "hd-align.h"
+#include "hd-banned.h"
+
+/* Waiting ranks quoted as evidence before "and N more". */
+#define MAX_EVIDENCE_RANKS 4
+
+static int compare_int_asc(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static const struct view *find_view(const struct group_ctx *c, int rank)
+{
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+
+		if (vw->rank == rank)
+			return vw;
+	}
+	return NULL;
+}
+
+/* The op of a view at key, or NULL. */
+static const struct hd_op *view_op_at(const struct group_ctx *c,
+				      const struct view *vw, int64_t key)
+{
+	for (uint32_t i = 0; i < vw->n; i++)
+		if (view_key(vw, i) == key)
+			return ctx_op(c, vw->ops[i]);
+	return NULL;
+}
+
+static const struct hd_op *view_last_op(const struct group_ctx *c,
+					const struct view *vw)
+{
+	return vw->n ? ctx_op(c, vw->ops[vw->n - 1]) : NULL;
+}
+
+/* Members of the group: its member list, else the ranks with views. */
+static GArray *group_members(const struct group_ctx *c)
+{
+	GArray *m = g_array_new(FALSE, FALSE, sizeof(int));
+
+	for (guint i = 0; i < c->g->members->len; i++) {
+		int r = g_array_index(c->g->members, int, i);
+
+		if (r >= 0)
+			g_array_append_val(m, r);
+	}
+	for (guint i = 0; i < c->views->len; i++) {
+		int r = g_array_index(c->views, struct view, i).rank;
+		bool found = false;
+
+		for (guint k = 0; k < m->len && !found; k++)
+			found = g_array_index(m, int, k) == r;
+		if (!found)
+			g_array_append_val(m, r);
+	}
+	g_array_sort(m, compare_int_asc);
+	return m;
+}
+
+static bool rank_input_truncated(const struct group_ctx *c, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(c->s, rank);
+
+	if (!r)
+		return false;
+	for (guint i = 0; i < r->inputs->len; i++) {
+		uint32_t in = g_array_index(r->inputs, uint32_t, i);
+
+		if (hd_store_input(c->s, in)->truncated)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every member that left data is blocked at the same position, so the
+ * collective waits on a member that left none.  That is a deduction from
+ * absence, so it is said at low confidence with what is missing.
+ */
+static void report_by_elimination(struct group_ctx *c, int64_t frontier,
+				  const GArray *waiting, const GArray *nodata,
+				  const struct hd_op *blocked_op)
+{
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	g_autofree char *nd = hd_ranks_text(nodata, 8);
+	const char *opname =
+		blocked_op ? hd_op_kind_name(blocked_op->kind) : "collective";
+	struct hd_verdict *v;
+
+	v = hd_verdict_new(
+		HD_V_MISSING_RANK, HD_CONF_LOW,
+		"all %u ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
+		" (%s); rank%s %s left no data, so the collective waits on %s",
+		waiting->len, label, frontier, opname,
+		nodata->len == 1 ? "" : "s", nd,
+		nodata->len == 1 ? "it" : "one of them");
+	for (guint i = 0; i < nodata->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(nodata, int, i));
+	v->group = c->group;
+	v->seq = frontier;
+	v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
+	v->score = HD_SCORE_MISSING - 5;
+	for (guint i = 0; i < waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
+		int r = g_array_index(waiting, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op =
+			vw ? view_op_at(c, vw, frontier) : NULL;
+		g_autofree char *src = NULL;
+		g_autofree char *desc = NULL;
+
+		if (!op)
+			continue;
+		src = ctx_source(c, op);
+		desc = hd_op_describe(c->s, op);
+		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"that rank%s %s hung inside seq %" G_GINT64_FORMAT
+		" rather than never reaching it: without %s data this cannot be told",
+		nodata->len == 1 ? "" : "s", nd, frontier,
+		nodata->len == 1 ? "its" : "their");
+	g_ptr_array_add(
+		c->a->notes,
+		g_strdup_printf(
+			"%s: no data from rank%s %s (a missing dump or log)",
+			label, nodata->len == 1 ? "" : "s", nd));
+	g_ptr_array_add(c->a->verdicts, v);
+}
+
+/* Where a group's progress stops, and where each member is relative to it. */
+struct frontier {
+	int64_t key; /* the position the group is stuck at */
+	bool completion; /* some view says which of its ops completed */
+	bool trace; /* the views are profiler traces */
+	GArray *waiting; /* int: members at the frontier */
+	GArray *absent; /* int: members with data that never reached it */
+	GArray *nodata; /* int: members that left no data */
+	const struct hd_op *blocked_op; /* a waiting member's op there */
+};
+
+static void frontier_clear(struct frontier *f)
+{
+	g_array_unref(f->waiting);
+	g_array_unref(f->absent);
+	g_array_unref(f->nodata);
+}
+
+/*
+ * The lowest position some ranks entered and did not finish or, when no
+ * view knows completion (or the views are traces), the furthest one.
+ * False when nothing is stuck, or when the views cannot say.
+ */
+static bool frontier_find(const struct group_ctx *c, struct frontier *f)
+{
+	int64_t furthest = -1;
+
+	f->key = -1;
+	f->completion = false;
+	f->trace = c->source == HD_INPUT_KINETO;
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+
+		if (vw->completion_info)
+			f->completion = true;
+		if (vw->first_pending >= 0 &&
+		    (f->key < 0 || vw->first_pending < f->key))
+			f->key = vw->first_pending;
+		if (vw->max_key > furthest)
+			furthest = vw->max_key;
+	}
+	/*
+	 * A trace holds only finished kernels, so where it ends is all it
+	 * says; and only traces carrying Seq can be compared position by
+	 * position (order-matched ones may be sampled).
+	 */
+	if (f->trace && c->seq_kind != HD_SEQ_COLLECTIVE)
+		return false;
+	if (!f->completion || f->trace)
+		f->key = furthest;
+	/* everything completed: nothing is stuck here */
+	return f->key >= 0;
+}
+
+/* Sorts the group's members into waiting, absent and no data. */
+static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
+{
+	g_autoptr(GArray) members = group_members(c);
+
+	f->waiting = g_array_new(FALSE, FALSE, sizeof(int));
+	f->absent = g_array_new(FALSE, FALSE, sizeof(int));
+	f->nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	f->blocked_op = NULL;
+	for (guint i = 0; i < members->len; i++) {
+		int r = g_array_index(members, int, i);
+		const struct view *vw = find_view(c, r);
+
+		if (!vw) {
+			if (hd_index_rank_has_data(c->ix, r) &&
+			    c->source != HD_INPUT_KINETO)
+				g_array_append_val(f->absent, r);
+			else
+				g_array_append_val(f->nodata, r);
+			continue;
+		}
+		if (vw->max_key < f->key) {
+			g_array_append_val(f->absent, r);
+		} else if (f->completion && !f->trace
+				   ? vw->first_pending == f->key
+				   : vw->max_key >= f->key) {
+			g_array_append_val(f->waiting, r);
+			if (!f->blocked_op)
+				f->blocked_op = view_op_at(c, vw, f->key);
+		}
+	}
+}
+
+/* Missing, or lagging when some absent rank is more than one op behind. */
+static bool frontier_is_lag(const struct group_ctx *c, const struct frontier *f)
+{
+	for (guint i = 0; i < f->absent->len; i++) {
+		const struct view *vw =
+			find_view(c, g_array_index(f->absent, int, i));
+
+		if (!vw || vw->max_key < f->key - 1)
+			return true;
+	}
+	return false;
+}
+
+/* How far the data lets the absent ranks be blamed. */
+static enum hd_confidence frontier_confidence(const struct group_ctx *c,
+					      const struct frontier *f)
+{
+	enum hd_confidence conf = HD_CONF_HIGH;
+
+	/* Enqueue-only data (NCCL COLL lines). */
+	if (!f->completion)
+		conf = HD_CONF_MEDIUM;
+	/* A trace may end early because its profiling window did. */
+	if (f->absent->len > f->waiting->len || f->trace)
+		conf = HD_CONF_LOW;
+	for (guint i = 0; i < f->absent->len; i++)
+		if (rank_input_truncated(c, g_array_index(f->absent, int, i)))
+			conf = HD_CONF_LOW;
+	return conf;
+}
+
+/* The missing_rank or lagging_rank verdict, without its evidence. */
+static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
+					   const struct frontier *f,
+					   const char *label)
+{
+	g_autofree char *absent_text = hd_ranks_text(f->absent, 8);
+	const char *opname = f->blocked_op
+				     ? hd_op_kind_name(f->blocked_op->kind)
+				     : "collective";
+	enum hd_confidence conf = frontier_confidence(c, f);
+	/* a trace shows finished kernels: nobody is seen blocked */
+	bool blocked = f->completion && !f->trace;
+	bool lagging = frontier_is_lag(c, f);
+	guint nwait = f->waiting->len;
+	struct hd_verdict *v;
+
+	if (lagging)
+		v = hd_verdict_new(
+			HD_V_LAGGING_RANK, conf,
+			"rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
+			" (%s)%s",
+			f->absent->len == 1 ? "" : "s", absent_text, label,
+			nwait, f->key, opname,
+			blocked ? " and are blocked there" : "");
+	else
+		v = hd_verdict_new(
+			HD_V_MISSING_RANK, conf,
+			"rank%s %s never entered seq %" G_GINT64_FORMAT
+			" (%s) of %s; %u other%s %s",
+			f->absent->len == 1 ? "" : "s", absent_text, f->key,
+			opname, label, nwait, nwait == 1 ? "" : "s",
+			blocked ? "entered it and are blocked" : "enqueued it");
+	v->group = c->group;
+	v->seq = f->key;
+	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
+	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	return v;
+}
+
+/* Blames the absent ranks, citing the last op each recorded here. */
+static void frontier_cite_absent(const struct group_ctx *c,
+				 const struct frontier *f, struct hd_verdict *v,
+				 const char *label)
+{
+	for (guint i = 0; i < f->absent->len; i++) {
+		int r = g_array_index(f->absent, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *last = vw ? view_last_op(c, vw) : NULL;
+
+		hd_verdict_add_culprit(v, r);
+		if (i >= MAX_EVIDENCE_RANKS * 2)
+			continue;
+		if (last) {
+			g_autofree char *src = ctx_source(c, last);
+			g_autofree char *desc = hd_op_describe_bare(c->s, last);
+			g_autofree char *where = hd_op_where(c->s, last);
+
+			if (where)
+				hd_verdict_add_evidence(
+					v, r, src,
+					"rank %d last seen at %s; its last op here: %s",
+					r, where, desc);
+			else
+				hd_verdict_add_evidence(
+					v, r, src, "rank %d's last op here: %s",
+					r, desc);
+		} else {
+			hd_verdict_add_evidence(
+				v, r, NULL,
+				"rank %d left data but recorded no op in %s", r,
+				label);
+		}
+	}
+}
+
+/*
+ * Records that each waiting rank waits on every absent one (for
+ * hd_check_chains()), and cites the first few waiting ranks' ops.
+ */
+static void frontier_cite_waiting(const struct group_ctx *c,
+				  const struct frontier *f,
+				  struct hd_verdict *v, const char *label)
+{
+	for (guint i = 0; i < f->waiting->len; i++) {
+		int r = g_array_index(f->waiting, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op = vw ? view_op_at(c, vw, f->key) : NULL;
+		g_autofree char *src = NULL;
+		g_autofree char *desc = NULL;
+
+		if (!op)
+			continue;
+		for (guint k = 0; k < f->absent->len; k++)
+			hd_index_add_wait(c->ix, r,
+					  g_array_index(f->absent, int, k),
+					  c->group, f->key, label, &op->prov);
+		if (i >= MAX_EVIDENCE_RANKS)
+			continue;
+		src = ctx_source(c, op);
+		desc = hd_op_describe(c->s, op);
+		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+	}
+	if (f->waiting->len > MAX_EVIDENCE_RANKS)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"and %u more ranks at the same op",
+					f->waiting->len - MAX_EVIDENCE_RANKS);
+}
+
+/* What the verdict does not rest on, and what the data cannot show. */
+static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
+{
+	hd_verdict_add_ruled_out(
+		v,
+		"position by arrival order: ranks are compared by sequence position, not by which file was read first");
+	if (!f->completion && !f->trace)
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: NCCL COLL lines show enqueue only, not completion; corroborate with watchdog timeouts");
+	if (f->trace)
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
+	if (f->nodata->len) {
+		g_autofree char *nd = hd_ranks_text(f->nodata, 8);
+
+		hd_verdict_add_ruled_out(
+			v, "nothing about ranks {%s}: they left no data", nd);
+	}
+}
+
+/*
+ * Where progress stops: the frontier, the member ranks that never entered
+ * it, and the verdict that blames them (or, when every rank with data is
+ * blocked there, the ranks without).
+ */
+bool hd_align_check_frontier(struct group_ctx *c)
+{
+	struct frontier f = { 0 };
+	g_autofree char *label = NULL;
+	struct hd_verdict *v;
+	bool found = false;
+
+	if (!frontier_find(c, &f))
+		return false;
+	frontier_sort_members(c, &f);
+	if (f.absent->len == 0 && f.waiting->len > 0 && f.completion &&
+	    f.nodata->len > 0 && c->source != HD_INPUT_KINETO) {
+		report_by_elimination(c, f.key, f.waiting, f.nodata,
+				      f.blocked_op);
+		found = true;
+	} else if (f.absent->len > 0 && f.waiting->len > 0) {
+		label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+		v = frontier_verdict(c, &f, label);
+		frontier_cite_absent(c, &f, v, label);
+		frontier_cite_waiting(c, &f, v, label);
+		frontier_ruled_out(&f, v);
+		g_ptr_array_add(c->a->verdicts, v);
+		found = true;
+	}
+	frontier_clear(&f);
+	return found;
+}
+
+/*
+ * Every rank entered the same ops, but one finished fewer of them.  Dumps
+ * are snapshots taken moments apart, so a gap of one op is noise.
+ */
+void hd_align_check_completion_lag(struct group_ctx *c)
+{
+	g_autoptr(GArray) behind = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *label = NULL;
+	g_autofree char *bt = NULL;
+	int64_t best = -1, worst = INT64_MAX;
+	guint ahead = 0;
+	struct hd_verdict *v;
+
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
+						      : vw->max_key;
+
+		if (!vw->completion_info)
+			return;
+		best = MAX(best, done);
+	}
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
+						      : vw->max_key;
+
+		if (done <= best - 2) {
+			g_array_append_val(behind, vw->rank);
+			worst = MIN(worst, done);
+		} else {
+			ahead++;
+		}
+	}
+	if (behind->len == 0 || behind->len >= ahead ||
+	    c->source == HD_INPUT_KINETO)
+		return;
+	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	bt = hd_ranks_text(behind, 8);
+	v = hd_verdict_new(
+		HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
+		"rank%s %s completed only up to seq %" G_GINT64_FORMAT
+		" of %s while %u other%s completed up to seq %" G_GINT64_FORMAT,
+		behind->len == 1 ? "" : "s", bt, worst, label, ahead,
+		ahead == 1 ? "" : "s", best);
+	v->group = c->group;
+	v->seq = worst + 1;
+	v->score = HD_SCORE_LAGGING;
+	for (guint i = 0; i < behind->len; i++) {
+		int r = g_array_index(behind, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op =
+			vw ? view_op_at(c, vw, vw->first_pending) : NULL;
+
+		hd_verdict_add_culprit(v, r);
+		if (op && v->evidence->len < 8) {
+			g_autofree char *src = ctx_source(c, op);
+			g_autofree char *desc = hd_op_describe(c->s, op);
+
+			if (!v->op)
+				v->op = hd_op_kind_name(op->kind);
+			hd_verdict_add_evidence(
+				v, r, src, "rank %d's first unfinished op: %s",
+				r, desc);
+		}
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"a mismatch: the ops agree at every position all ranks recorded");
+	hd_verdict_add_ruled_out(
+		v, "a missing rank: every rank enqueued the same ops");
+	g_ptr_array_add(c->a->verdicts, v);
+}

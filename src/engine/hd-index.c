@@ -1,0 +1,444 @@
+/*
+ * The op index the checks share, built once per run: each group's ops cut
+ * into lanes (one rank, one sequence kind, one source kind), sorted by
+ * position and summed up (range, completion, first blocked op); which
+ * ranks left any data; the wait-for edges the checks record; and how an op
+ * is described in evidence.
+ */
+#include "config.h"
+
+#include "hd-index.h"
+
+#include <string.h>
+
+#include "hd-banned.h"
+
+/* Lane key: group, rank, seq kind and source kind packed into 64 bits. */
+static uint64_t lane_key(uint32_t group, int rank, uint8_t seq_kind,
+			 uint8_t source)
+{
+	return ((uint64_t)group << 36) | ((uint64_t)(uint32_t)(rank + 1) << 4) |
+	       ((uint64_t)seq_kind << 2) | source;
+}
+
+static const struct hd_store *sort_store;
+
+static int compare_lane_ops(const void *a, const void *b)
+{
+	const struct hd_op *x = &g_array_index(sort_store->ops, struct hd_op,
+					       *(const uint32_t *)a);
+	const struct hd_op *y = &g_array_index(sort_store->ops, struct hd_op,
+					       *(const uint32_t *)b);
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (ia > ib) - (ia < ib);
+}
+
+static G_LOCK_DEFINE(sort_lock);
+
+/* Sorts a lane by seq when it is not, and sums up its ops in one pass. */
+static void lane_finish(const struct hd_store *s, struct hd_lane *l)
+{
+	bool sorted = true;
+	int64_t prev = INT64_MIN;
+
+	l->min_seq = l->max_seq = l->max_completed = l->first_pending = -1;
+	l->first_blocked = -1;
+	l->n_p2p = 0;
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, l->ops[i]);
+
+		if (op->seq < prev)
+			sorted = false;
+		prev = op->seq;
+		if (hd_op_kind_is_p2p(op->kind))
+			l->n_p2p++;
+		if (l->min_seq < 0 || op->seq < l->min_seq)
+			l->min_seq = op->seq;
+		if (op->seq > l->max_seq)
+			l->max_seq = op->seq;
+		if (op->state == HD_STATE_COMPLETED ||
+		    op->state == HD_STATE_STARTED)
+			l->has_completion_info = true;
+		if (op->state == HD_STATE_COMPLETED) {
+			if (op->seq > l->max_completed)
+				l->max_completed = op->seq;
+			continue;
+		}
+		if (l->first_pending < 0 || op->seq < l->first_pending)
+			l->first_pending = op->seq;
+		if ((op->state == HD_STATE_STARTED ||
+		     op->state == HD_STATE_ENQUEUED) &&
+		    (l->first_blocked < 0 || op->seq < l->first_blocked))
+			l->first_blocked = op->seq;
+	}
+	if (!l->has_completion_info)
+		l->first_pending = -1;
+	if (!sorted) {
+		G_LOCK(sort_lock);
+		sort_store = s;
+		qsort(l->ops, l->n, sizeof(uint32_t), compare_lane_ops);
+		G_UNLOCK(sort_lock);
+	}
+}
+
+/*
+ * The source kind of an op decides which lane it joins, so that a rank's
+ * flight-recorder entries and its trace kernels are never aligned against
+ * each other.
+ */
+static uint8_t op_source(const struct hd_store *s, const struct hd_op *op)
+{
+	if (op->prov.input < s->inputs->len)
+		return (uint8_t)hd_store_input(s, op->prov.input)->kind & 3;
+	return 0;
+}
+
+/*
+ * A direct-mapped memo of the last value seen per rank slot, in front of
+ * a hash table: an interleaved log changes rank on every op but cycles
+ * through a few ranks, so most lookups stop here.
+ */
+#define RANK_MEMO 64
+
+struct rank_memo {
+	int64_t key[RANK_MEMO];
+	gpointer val[RANK_MEMO];
+};
+
+static void rank_memo_init(struct rank_memo *m)
+{
+	for (int i = 0; i < RANK_MEMO; i++)
+		m->key[i] = INT64_MIN;
+}
+
+static gpointer *rank_memo_slot(struct rank_memo *m, int rank, int64_t key,
+				bool *hit)
+{
+	unsigned i = (unsigned)rank % RANK_MEMO;
+
+	*hit = m->key[i] == key;
+	m->key[i] = key;
+	return &m->val[i];
+}
+
+/* One empty lane list per store group. */
+static void index_init_groups(struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+
+	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
+	g_array_set_size(ix->groups, s->groups->len);
+	for (guint g = 0; g < s->groups->len; g++) {
+		struct hd_group_index *gi =
+			&g_array_index(ix->groups, struct hd_group_index, g);
+
+		gi->group = g;
+		gi->lanes = g_array_new(FALSE, FALSE, sizeof(struct hd_lane));
+	}
+}
+
+/*
+ * Appends every grouped op's index to the list of its lane, a new list in
+ * lists (with its key at the same index of keys) for each lane met, and
+ * counts every op's rank as seen.
+ */
+static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
+			      GArray *keys)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) lanes =
+		g_hash_table_new(g_int64_hash, g_int64_equal);
+	struct rank_memo memo, seen;
+	uint32_t last_input = UINT32_MAX;
+	uint8_t last_source = 0;
+	/* a lane's consecutive ops are appended together, not one by one */
+	uint32_t pend[256];
+	guint npend = 0;
+	GArray *pend_list = NULL;
+
+	rank_memo_init(&memo);
+	rank_memo_init(&seen);
+	/* Keys live in a preallocated array so the table can point at them. */
+	g_array_set_size(keys, s->ops->len + 1);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		uint64_t key;
+		GArray *list;
+		uint32_t idx = i;
+		gpointer *slot;
+		bool hit;
+
+		if (op->rank < 0)
+			continue;
+		/* every op's rank counts as seen, grouped or not */
+		slot = rank_memo_slot(&seen, op->rank, op->rank, &hit);
+		if (!hit)
+			g_hash_table_insert(ix->rank_inputs,
+					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(1));
+		if (op->group >= s->groups->len)
+			continue;
+		/* An input's ops are adjacent: look its kind up once. */
+		if (op->prov.input != last_input) {
+			last_input = op->prov.input;
+			last_source = op_source(s, op);
+		}
+		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
+		slot = rank_memo_slot(&memo, op->rank, (int64_t)key, &hit);
+		if (hit) {
+			list = *slot;
+		} else {
+			list = g_hash_table_lookup(lanes, &key);
+			if (!list) {
+				uint64_t *kp = &g_array_index(keys, uint64_t,
+							      lists->len);
+
+				*kp = key;
+				list = g_array_new(FALSE, FALSE,
+						   sizeof(uint32_t));
+				g_hash_table_insert(lanes, kp, list);
+				g_ptr_array_add(lists, list);
+			}
+			*slot = list;
+		}
+		if (list != pend_list || npend == G_N_ELEMENTS(pend)) {
+			if (npend)
+				g_array_append_vals(pend_list, pend, npend);
+			pend_list = list;
+			npend = 0;
+		}
+		pend[npend++] = idx;
+	}
+	if (npend)
+		g_array_append_vals(pend_list, pend, npend);
+}
+
+/* Turns each collected list into a summed-up lane of its group. */
+static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
+			    const GArray *keys)
+{
+	for (guint i = 0; i < lists->len; i++) {
+		GArray *list = g_ptr_array_index(lists, i);
+		uint64_t key = g_array_index(keys, uint64_t, i);
+		struct hd_lane lane = { 0 };
+		struct hd_group_index *gi;
+
+		lane.rank = (int)((key >> 4) & 0xffffffffu) - 1;
+		lane.seq_kind = (key >> 2) & 3;
+		lane.source = key & 3;
+		lane.n = list->len;
+		lane.ops = (uint32_t *)(void *)g_array_free(list, FALSE);
+		lane_finish(ix->store, &lane);
+		gi = &g_array_index(ix->groups, struct hd_group_index,
+				    key >> 36);
+		g_array_append_val(gi->lanes, lane);
+	}
+}
+
+/* Ranks with a readable input, a rank record with inputs, or a signal. */
+static void index_mark_ranks(struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+	GHashTableIter it;
+	gpointer k, v;
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->rank >= 0 && !in->error)
+			g_hash_table_insert(ix->rank_inputs,
+					    GINT_TO_POINTER(in->rank),
+					    GINT_TO_POINTER(1));
+	}
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->inputs->len > 0)
+			g_hash_table_insert(ix->rank_inputs, k,
+					    GINT_TO_POINTER(1));
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->rank >= 0)
+			g_hash_table_insert(ix->rank_inputs,
+					    GINT_TO_POINTER(sig->rank),
+					    GINT_TO_POINTER(1));
+	}
+}
+
+struct hd_index *hd_index_build(const struct hd_store *s)
+{
+	struct hd_index *ix = g_new0(struct hd_index, 1);
+	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autoptr(GPtrArray) lists = g_ptr_array_new();
+
+	ix->store = s;
+	index_init_groups(ix);
+	/* Ranks with an input, an op or a signal: the ranks seen. */
+	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	index_collect_ops(ix, lists, keys);
+	index_add_lanes(ix, lists, keys);
+	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
+	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
+	index_mark_ranks(ix);
+	return ix;
+}
+
+void hd_index_free(struct hd_index *ix)
+{
+	if (!ix)
+		return;
+	for (guint g = 0; g < ix->groups->len; g++) {
+		struct hd_group_index *gi =
+			&g_array_index(ix->groups, struct hd_group_index, g);
+
+		for (guint l = 0; l < gi->lanes->len; l++)
+			g_free(g_array_index(gi->lanes, struct hd_lane, l).ops);
+		g_array_unref(gi->lanes);
+	}
+	g_array_unref(ix->groups);
+	g_array_unref(ix->waits);
+	g_array_unref(ix->links);
+	g_free(ix->partner);
+	g_hash_table_unref(ix->rank_inputs);
+	g_free(ix);
+}
+
+const struct hd_lane *hd_index_lane(const struct hd_index *ix, uint32_t group,
+				    int rank, uint8_t seq_kind)
+{
+	const struct hd_group_index *gi;
+
+	if (group >= ix->groups->len)
+		return NULL;
+	gi = &g_array_index(ix->groups, struct hd_group_index, group);
+	for (guint l = 0; l < gi->lanes->len; l++) {
+		const struct hd_lane *lane =
+			&g_array_index(gi->lanes, struct hd_lane, l);
+
+		if (lane->rank == rank && lane->seq_kind == seq_kind)
+			return lane;
+	}
+	return NULL;
+}
+
+void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
+		       int64_t seq, const char *what,
+		       const struct hd_prov *prov)
+{
+	struct hd_wait w = { waiter, on, group, seq, hd_intern(what), { 0 } };
+
+	if (prov)
+		w.prov = *prov;
+	g_array_append_val(ix->waits, w);
+}
+
+bool hd_index_rank_has_data(const struct hd_index *ix, int rank)
+{
+	return g_hash_table_contains(ix->rank_inputs, GINT_TO_POINTER(rank));
+}
+
+/* Frames from the framework itself are not where the user is. */
+static bool is_framework_frame(const struct hd_frame *f)
+{
+	static const char *const framework[] = {
+		"torch/distributed/",
+		"torch/nn/",
+		"torch/_",
+		"torch/utils/",
+		"site-packages/torch/",
+		"<frozen",
+		"threading.py",
+	};
+
+	if (!f->file)
+		return true;
+	for (size_t i = 0; i < G_N_ELEMENTS(framework); i++)
+		if (strstr(f->file, framework[i]))
+			return true;
+	return false;
+}
+
+char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
+{
+	size_t n;
+	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!is_framework_frame(&frames[i]))
+			return g_strdup_printf(
+				"%s:%d in %s", frames[i].file, frames[i].line,
+				frames[i].name ? frames[i].name : "?");
+	if (n > 0 && frames[0].file)
+		return g_strdup_printf("%s:%d in %s", frames[0].file,
+				       frames[0].line,
+				       frames[0].name ? frames[0].name : "?");
+	return NULL;
+}
+
+static char *describe(const struct hd_store *s, const struct hd_op *op,
+		      bool with_where)
+{
+	GString *d = g_string_new(NULL);
+	g_autofree char *where = with_where ? hd_op_where(s, op) : NULL;
+
+	g_string_append_printf(d, "seq %" G_GINT64_FORMAT " %s", op->seq,
+			       hd_op_kind_name(op->kind));
+	if (op->d->name && strcmp(op->d->name, hd_op_kind_name(op->kind)) != 0)
+		g_string_append_printf(d, " (%s)", op->d->name);
+	if (op->d->shape_in || op->d->shape_out)
+		g_string_append_printf(d, " in %s out %s",
+				       op->d->shape_in ? op->d->shape_in : "?",
+				       op->d->shape_out ? op->d->shape_out
+							: "?");
+	else if (op->d->count_in >= 0 || op->d->count_out >= 0)
+		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
+				       op->d->count_in >= 0 ? op->d->count_in
+							    : op->d->count_out);
+	if (op->d->dtype_name)
+		g_string_append_printf(d, " %s", op->d->dtype_name);
+	else if (op->d->dtype != HD_DTYPE_UNKNOWN)
+		g_string_append_printf(d, " %s", hd_dtype_name(op->d->dtype));
+	if (op->d->redop != HD_REDOP_NONE)
+		g_string_append_printf(d, " op %s",
+				       hd_redop_name(op->d->redop));
+	if (op->d->peer >= 0)
+		g_string_append_printf(d, " %s %d",
+				       hd_op_kind_is_p2p(op->kind) ? "peer"
+								   : "root",
+				       op->d->peer);
+	g_string_append_printf(d, ", %s", hd_op_state_name(op->state));
+	if (where)
+		g_string_append_printf(d, ", at %s", where);
+	return g_string_free(d, FALSE);
+}
+
+char *hd_ranks_text(const GArray *ranks, guint max)
+{
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < ranks->len && i < max; i++)
+		g_string_append_printf(s, "%s%d", i ? ", " : "",
+				       g_array_index(ranks, int, i));
+	if (ranks->len > max)
+		g_string_append_printf(s, " and %u more", ranks->len - max);
+	return g_string_free(s, FALSE);
+}
+
+char *hd_op_describe(const struct hd_store *s, const struct hd_op *op)
+{
+	return describe(s, op, true);
+}
+
+char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op)
+{
+	return describe(s, op, false);
+}

@@ -1,0 +1,100 @@
+/*
+ * The op index the engine builds once per run and every check reads: each
+ * group's ops in lanes (one rank, sequence kind and source kind each, in
+ * seq order), the ranks that left data, the FR/NCCL join links and the
+ * wait-for edges the checks add.  Internal to src/engine.
+ *
+ * Ownership: an index borrows the store; arrays inside belong to the index.
+ */
+#ifndef HD_INDEX_H
+#define HD_INDEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "hd-store.h"
+
+/* One rank's ops in one group and stream, in seq order. */
+struct hd_lane {
+	int rank;
+	uint8_t seq_kind;
+	uint8_t source; /* enum hd_input_kind of the ops' inputs */
+	uint32_t *ops; /* indices into store->ops, sorted by seq, then record */
+	uint32_t n;
+	int64_t min_seq, max_seq; /* over ops; -1 when n == 0 */
+	int64_t max_completed; /* -1 none */
+	int64_t first_pending; /* lowest seq not completed; -1 none */
+	/* lowest seq started or enqueued and not completed; -1 none */
+	int64_t first_blocked;
+	uint32_t n_p2p; /* sends and recvs among the ops */
+	bool has_completion_info; /* some op completed or was timed */
+};
+
+/* One group's lanes. */
+struct hd_group_index {
+	uint32_t group;
+	GArray *lanes; /* struct hd_lane */
+};
+
+struct hd_index {
+	const struct hd_store *store;
+	GArray *groups; /* struct hd_group_index, by group index */
+	GHashTable *rank_inputs; /* rank -> number of inputs */
+	GArray *waits; /* struct hd_wait, filled by the checks */
+	GArray *links; /* struct hd_join_link, filled by hd_join_run() */
+	/* by op index: the NCCL-log op joined to an FR op, UINT32_MAX none;
+	   NULL when nothing joined */
+	uint32_t *partner;
+};
+
+/* An FR process group joined to the NCCL comm of the same ranks. */
+struct hd_join_link {
+	uint32_t pg; /* store group index of the process group */
+	uint32_t comm; /* store group index of the comm */
+	uint32_t ranks; /* members whose op sequences were aligned */
+	uint32_t ops; /* FR ops given an NCCL-log partner */
+};
+
+/* "waiter is blocked in (group, seq) until on arrives." */
+struct hd_wait {
+	int waiter;
+	int on;
+	int64_t group; /* store group index, -1 when only a PG name is known */
+	int64_t seq;
+	const char *what; /* interned: "PG 0 seq 41 all_reduce" */
+	struct hd_prov prov; /* where the waiter is seen blocked */
+};
+
+struct hd_index *hd_index_build(const struct hd_store *s);
+void hd_index_free(struct hd_index *ix);
+
+/* The lane of (group, rank, seq_kind), or NULL.  (transfer none) */
+const struct hd_lane *hd_index_lane(const struct hd_index *ix, uint32_t group,
+				    int rank, uint8_t seq_kind);
+
+/* True when rank left any input at all. */
+bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
+
+static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
+					      uint32_t i)
+{
+	return &g_array_index(ix->store->ops, struct hd_op, i);
+}
+
+/* "train.py:88 in train_step", innermost user frame, or NULL (transfer full) */
+char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
+/* One-line description of an op for evidence.  (transfer full) */
+char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
+/* The same without the stack location.  (transfer full) */
+char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op);
+
+/* "1, 2, 3 and 5 more": the first max ranks.  (transfer full) */
+char *hd_ranks_text(const GArray *ranks, guint max);
+
+/* Adds a wait edge. */
+void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
+		       int64_t seq, const char *what,
+		       const struct hd_prov *prov);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * The verdict model (hd-verdict.h): constructing verdicts and their
+ * evidence, the names reports print for kinds and confidences, and the
+ * analysis that holds them.  No analysis is done here.
+ */
+#include "config.h"
+
+#include "hd-verdict.h"
+
+#include <stdarg.h>
+
+#include "hd-banned.h"
+
+static void evidence_free(gpointer p)
+{
+	struct hd_evidence *e = p;
+
+	if (!e)
+		return;
+	g_free(e->source);
+	g_free(e->text);
+	g_free(e);
+}
+
+struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
+				  enum hd_confidence conf, const char *fmt, ...)
+{
+	struct hd_verdict *v = g_new0(struct hd_verdict, 1);
+	va_list ap;
+
+	v->kind = kind;
+	v->confidence = conf;
+	v->culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	v->group = -1;
+	v->seq = -1;
+	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
+	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
+	va_start(ap, fmt);
+	v->summary = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+void hd_verdict_free(struct hd_verdict *v)
+{
+	if (!v)
+		return;
+	g_array_unref(v->culprits);
+	g_free(v->summary);
+	g_ptr_array_unref(v->evidence);
+	g_ptr_array_unref(v->ruled_out);
+	g_free(v);
+}
+
+static gint compare_int(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
+{
+	for (guint i = 0; i < v->culprits->len; i++)
+		if (g_array_index(v->culprits, int, i) == rank)
+			return;
+	g_array_append_val(v->culprits, rank);
+	g_array_sort(v->culprits, compare_int);
+}
+
+void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
+			     const char *fmt, ...)
+{
+	struct hd_evidence *e = g_new0(struct hd_evidence, 1);
+	va_list ap;
+
+	e->rank = rank;
+	e->source = g_strdup(source);
+	va_start(ap, fmt);
+	e->text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_ptr_array_add(v->evidence, e);
+}
+
+void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	g_ptr_array_add(v->ruled_out, g_strdup_vprintf(fmt, ap));
+	va_end(ap);
+}
+
+static const char *const verdict_names[HD_V_KIND_COUNT] = {
+	[HD_V_MISSING_RANK] = "missing_rank",
+	[HD_V_LAGGING_RANK] = "lagging_rank",
+	[HD_V_TYPE_MISMATCH] = "type_mismatch",
+	[HD_V_SIZE_MISMATCH] = "size_mismatch",
+	[HD_V_DTYPE_MISMATCH] = "dtype_mismatch",
+	[HD_V_ROOT_MISMATCH] = "root_mismatch",
+	[HD_V_REDOP_MISMATCH] = "redop_mismatch",
+	[HD_V_P2P_UNMATCHED] = "p2p_unmatched",
+	[HD_V_BLOCKED_CHAIN] = "blocked_chain",
+	[HD_V_STRAGGLER] = "straggler",
+	[HD_V_NETWORK_FAULT] = "network_fault",
+	[HD_V_RANK_CRASHED] = "rank_crashed",
+	[HD_V_INIT_FAILURE] = "init_failure",
+	[HD_V_NO_FAULT] = "no_fault",
+	[HD_V_INSUFFICIENT_DATA] = "insufficient_data",
+};
+
+const char *hd_verdict_kind_name(enum hd_verdict_kind k)
+{
+	if ((unsigned)k >= HD_V_KIND_COUNT)
+		return "unknown";
+	return verdict_names[k];
+}
+
+const char *hd_confidence_name(enum hd_confidence c)
+{
+	switch (c) {
+	case HD_CONF_HIGH:
+		return "high";
+	case HD_CONF_MEDIUM:
+		return "medium";
+	case HD_CONF_LOW:
+		break;
+	}
+	return "low";
+}
+
+bool hd_analysis_has_fault(const struct hd_analysis *a)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		if (v->kind != HD_V_NO_FAULT &&
+		    v->kind != HD_V_INSUFFICIENT_DATA)
+			return true;
+	}
+	return false;
+}
+
+struct hd_analysis *hd_analysis_new(const struct hd_store *store)
+{
+	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
+
+	a->store = store;
+	a->verdicts =
+		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
+	a->group_stats =
+		g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
+	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
+	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
+	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
+	a->notes = g_ptr_array_new_with_free_func(g_free);
+	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
+	a->world_size = store->world_size;
+	return a;
+}
+
+void hd_analysis_free(struct hd_analysis *a)
+{
+	if (!a)
+		return;
+	g_ptr_array_unref(a->verdicts);
+	g_array_unref(a->group_stats);
+	g_array_unref(a->ranks_seen);
+	g_array_unref(a->ranks_missing);
+	g_array_unref(a->arrivals);
+	g_ptr_array_unref(a->notes);
+	g_array_unref(a->progress);
+	g_free(a);
+}

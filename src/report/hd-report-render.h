@@ -1,0 +1,22 @@
+/*
+ * The analysis renderers the dispatcher (hd-report.c) calls, one per
+ * format.  Internal to src/report: callers outside it use
+ * hd_report_write().  A renderer reads the analysis and its store and
+ * writes; it never calls the dispatcher.
+ */
+#ifndef HD_REPORT_RENDER_H
+#define HD_REPORT_RENDER_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include "hd-engine.h"
+
+/* hd-report-text.c */
+void hd_report_text(FILE *out, const struct hd_analysis *a);
+/* hd-report-md.c */
+void hd_report_markdown(FILE *out, const struct hd_analysis *a);
+/* hd-report-json.c: the schema-1 document.  (transfer full) */
+json_t *hd_report_json_build(const struct hd_analysis *a);
+
+#endif
