@@ -127,9 +127,14 @@ struct msg {
 
 /* Parent -> child after every rank ended: abort and exit. */
 #define CMD_EXIT 'x'
-/* Seconds a child gets to exit after the parent's word. */
-#define GRACE_S	 10
-#define POLL_US	 200
+/*
+ * Seconds a child gets to exit after the parent's word.  The CPU test build
+ * (tests/replay-double) shortens it to test the SIGKILL path quickly.
+ */
+#ifndef GRACE_S
+#define GRACE_S 10
+#endif
+#define POLL_US 200
 
 bool replay_run_available(void)
 {
