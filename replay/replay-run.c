@@ -421,7 +421,8 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 			"not enough free memory on device %d: %" G_GINT64_FORMAT
 			" bytes per rank, %zu free",
 			c->device, max_send + max_recv, free_b);
-		child_end(c, END_ERROR, 0, text);
+		/* Not an outcome: the replay could not be attempted. */
+		child_end(c, END_SETUP, 0, text);
 	}
 	if (c->rank == 0) {
 		nr = ncclGetUniqueId(&id);

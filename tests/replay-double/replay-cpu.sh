@@ -251,8 +251,10 @@ start healthy-sync 0 HD_FAKE_LAUNCH_POLLS=0 -- --timeout 10 \
 	--plan "$tmp/healthy.json"
 start shared-gpus 0 HD_FAKE_GPUS=2 -- --timeout 10 --plan "$tmp/healthy.json"
 start missing-rank-fix-paths 0 -- --timeout 10 --fix $fr/missing-rank
-# Not attempted: no device.
+# Not attempted: no device, or not enough device memory.
 start no-gpu 2 HD_FAKE_GPUS=0 -- --timeout 10 --plan "$tmp/healthy.json"
+start no-memory 2 HD_FAKE_MEM_FREE=100 -- --timeout 10 \
+	--plan "$tmp/healthy.json"
 wait
 scan_sessions
 for name in $names; do
@@ -312,6 +314,7 @@ line shared-gpus "note: ranks shared GPUs (NCCL over loopback sockets)"
 line shared-gpus "rank 3 (device 1)"
 has shared-gpus trace 'rank 2: ncclCommInitRankConfig .* NCCL_HOSTID hangdoc-replay-2$'
 has no-gpu err 'cannot replay: rank 0: no CUDA device visible'
+has no-memory err 'cannot replay: rank 0: not enough free memory on device 0: 128 bytes per rank, 100 free'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
