@@ -282,6 +282,20 @@ static ncclRedOp_t nccl_redop(enum hd_redop r)
 	return ncclSum;
 }
 
+/*
+ * Ends a group and returns the first failure, else ncclGroupEnd's result:
+ * on a non-blocking communicator the outermost ncclGroupEnd returns
+ * ncclInProgress until the launch is done, and the caller must wait for
+ * that before recording the completion event (or the event covers none of
+ * the group's work) and before the next call (which NCCL refuses).
+ */
+static ncclResult_t group_end(ncclResult_t r)
+{
+	ncclResult_t ge = ncclGroupEnd();
+
+	return r != ncclSuccess ? r : ge;
+}
+
 static ncclResult_t issue(struct child *c, const struct replay_op *o,
 			  cudaStream_t st, char *sb, char *rb)
 {
@@ -321,8 +335,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 				r = ncclRecv(rb + (size_t)q * per * es, per, t,
 					     q, comm, st);
 		}
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	case HD_OP_GATHER:
 		ncclGroupStart();
 		r = ncclSend(sb, n, t, root, comm, st);
@@ -330,8 +343,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
 			r = ncclRecv(rb + (size_t)q * n * es, n, t, q, comm,
 				     st);
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	case HD_OP_SCATTER:
 		ncclGroupStart();
 		for (int q = 0;
@@ -340,8 +352,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 				     st);
 		if (r == ncclSuccess)
 			r = ncclRecv(rb, n, t, root, comm, st);
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	default:
 		return ncclInvalidUsage;
 	}
@@ -474,12 +485,8 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 			nr = issue(c,
 				   &g_array_index(rr->ops, struct replay_op, k),
 				   st, sb, rb);
-		if (end - i > 1) {
-			ncclResult_t ge = ncclGroupEnd();
-
-			if (nr == ncclSuccess)
-				nr = ge;
-		}
+		if (end - i > 1)
+			nr = group_end(nr);
 		if (nr == ncclInProgress)
 			nr = settle(c, deadline, &timed_out);
 		if (nr == ncclSuccess &&

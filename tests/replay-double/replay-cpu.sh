@@ -221,6 +221,9 @@ start p2p-deadlock 1 -- --timeout 1 --plan "$tmp/p2p-deadlock.json"
 start blocked-chain 1 -- --timeout 1 --plan "$tmp/blocked-chain.json"
 start nccl-missing-rank 1 -- --timeout 1 --plan "$tmp/nccl-missing-rank.json"
 start coalesced-short 1 -- --timeout 1 --plan $plans/coalesced-short.json
+# all_to_all (grouped send/recv) whose partner never calls it.
+start all-to-all-missing 1 -- --timeout 1 \
+	--plan $plans/all-to-all-missing.json
 start missing-rank-json 1 -- --timeout 1 --format json \
 	--plan "$tmp/missing-rank.json"
 # From the incident itself: analysis threads, then the fork.
@@ -249,6 +252,8 @@ done
 start healthy-json 0 -- --timeout 10 --format json --plan "$tmp/healthy.json"
 start healthy-sync 0 HD_FAKE_LAUNCH_POLLS=0 -- --timeout 10 \
 	--plan "$tmp/healthy.json"
+# all_to_all, gather and scatter, each followed by another call.
+start grouped-ops 0 -- --timeout 10 --plan $plans/grouped-ops.json
 start shared-gpus 0 HD_FAKE_GPUS=2 -- --timeout 10 --plan "$tmp/healthy.json"
 start missing-rank-fix-paths 0 -- --timeout 10 --fix $fr/missing-rank
 # Not attempted: no device, or not enough device memory.
@@ -284,6 +289,8 @@ line nccl-missing-rank "outcome: reproduced: $r0 4 (reduce_scatter seq 30); $r1 
 line coalesced-short "outcome: reproduced: $r0 1 (all_reduce seq 1)"
 ops coalesced-short 0 ok blocked blocked
 ops coalesced-short 1 ok ok
+line all-to-all-missing "outcome: reproduced: $r0 1 (all_to_all seq 1)"
+ops all-to-all-missing 1 ok
 has missing-rank-json out '"outcome": "reproduced"'
 count missing-rank-json out '"blocked_op": 4' 3
 line missing-rank-paths "outcome: reproduced: $r0 4 (all_reduce seq 8); $r1 4 (all_reduce seq 8); $r3 4 (all_reduce seq 8)"
@@ -304,10 +311,12 @@ ops hang-call 0 blocked
 for p in healthy missing-rank-fix size-mismatch-fix dtype-mismatch-fix \
 	type-mismatch-fix root-mismatch-fix p2p-unmatched-fix \
 	p2p-deadlock-fix blocked-chain-fix lagging-rank healthy-sync \
-	shared-gpus missing-rank-fix-paths; do
+	shared-gpus missing-rank-fix-paths grouped-ops; do
 	line "$p" "outcome: completed: every rank finished every op, not reproduced"
 done
 count healthy out ' ok  ' 16
+ops grouped-ops 0 ok ok ok ok ok
+ops grouped-ops 1 ok ok ok ok ok
 has healthy-json out '"outcome": "completed"'
 # More ranks than GPUs: devices shared, each rank its own NCCL "host".
 line shared-gpus "note: ranks shared GPUs (NCCL over loopback sockets)"
