@@ -412,14 +412,16 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	if (cudaSetDevice(c->device) != cudaSuccess)
 		child_end(c, END_SETUP, 0, "cudaSetDevice failed");
 	for (i = 0; i < rr->ops->len; i++) {
+		const struct replay_op *o =
+			&g_array_index(rr->ops, struct replay_op, i);
 		int64_t s, r;
 
-		replay_op_elems(&g_array_index(rr->ops, struct replay_op, i),
-				c->nranks, &s, &r);
-		s *= (int64_t)elem_size(
-			g_array_index(rr->ops, struct replay_op, i).dtype);
-		r *= (int64_t)elem_size(
-			g_array_index(rr->ops, struct replay_op, i).dtype);
+		replay_op_elems(o, c->nranks, &s, &r);
+		s *= (int64_t)elem_size(o->dtype);
+		r *= (int64_t)elem_size(o->dtype);
+		/* issue() replays a barrier as one float32, whatever it was. */
+		if (o->kind == HD_OP_BARRIER)
+			s = r = (int64_t)sizeof(float);
 		max_send = MAX(max_send, s);
 		max_recv = MAX(max_recv, r);
 	}

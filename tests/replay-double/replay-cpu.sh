@@ -254,6 +254,8 @@ start healthy-sync 0 HD_FAKE_LAUNCH_POLLS=0 -- --timeout 10 \
 	--plan "$tmp/healthy.json"
 # all_to_all, gather and scatter, each followed by another call.
 start grouped-ops 0 -- --timeout 10 --plan $plans/grouped-ops.json
+# Barriers recorded as uint8, float16 and bool (replayed as a float32).
+start barrier-narrow 0 -- --timeout 10 --plan $plans/barrier-narrow.json
 start shared-gpus 0 HD_FAKE_GPUS=2 -- --timeout 10 --plan "$tmp/healthy.json"
 start missing-rank-fix-paths 0 -- --timeout 10 --fix $fr/missing-rank
 # Not attempted: no device, or not enough device memory.
@@ -311,7 +313,7 @@ ops hang-call 0 blocked
 for p in healthy missing-rank-fix size-mismatch-fix dtype-mismatch-fix \
 	type-mismatch-fix root-mismatch-fix p2p-unmatched-fix \
 	p2p-deadlock-fix blocked-chain-fix lagging-rank healthy-sync \
-	shared-gpus missing-rank-fix-paths grouped-ops; do
+	shared-gpus missing-rank-fix-paths grouped-ops barrier-narrow; do
 	line "$p" "outcome: completed: every rank finished every op, not reproduced"
 done
 count healthy out ' ok  ' 16
