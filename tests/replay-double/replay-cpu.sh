@@ -103,7 +103,7 @@ bad() {
 }
 
 # check NAME: exit status, no process left in its session (as of the last
-# scan_sessions), no shared file left by the double.
+# scan_sessions), no shared file left by the double, no sanitizer report.
 check() {
 	name=$1
 	rc=$(cat "$tmp/$name.rc" 2>/dev/null || echo none)
@@ -122,6 +122,11 @@ check() {
 	fi
 	if [ "$rc" != "$want" ]; then
 		bad "exit $rc, want $want"
+		return
+	fi
+	# Under --enable-sanitizers a report could hide behind exit 1.
+	if grep -q 'Sanitizer\|runtime error:' "$tmp/$name.err"; then
+		bad "sanitizer report"
 		return
 	fi
 	pass=$((pass + 1))
