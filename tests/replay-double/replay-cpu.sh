@@ -204,6 +204,11 @@ plan type-mismatch $fr/type-mismatch
 plan type-mismatch-fix --fix $fr/type-mismatch
 plan root-mismatch $nccl/root-mismatch
 plan root-mismatch-fix --fix $nccl/root-mismatch
+# Dumps carry no root: a root mismatch found by joining them to the NCCL
+# logs replays from the logs alone (docs/replay.md, known limits).
+plan root-mismatch-logs $fr/join-root-mismatch/rank0.log \
+	$fr/join-root-mismatch/rank1.log $fr/join-root-mismatch/rank2.log \
+	$fr/join-root-mismatch/rank3.log
 plan p2p-unmatched $fr/p2p-unmatched
 plan p2p-unmatched-fix --fix $fr/p2p-unmatched
 plan p2p-deadlock $nccl/p2p-deadlock
@@ -220,6 +225,8 @@ start size-mismatch 1 -- --timeout 1 --plan "$tmp/size-mismatch.json"
 start dtype-mismatch 1 -- --timeout 1 --plan "$tmp/dtype-mismatch.json"
 start type-mismatch 1 -- --timeout 1 --plan "$tmp/type-mismatch.json"
 start root-mismatch 1 -- --timeout 1 --plan "$tmp/root-mismatch.json"
+start root-mismatch-logs 1 -- --timeout 1 \
+	--plan "$tmp/root-mismatch-logs.json"
 start redop-mismatch 1 -- --timeout 1 --plan $plans/redop-mismatch.json
 start p2p-unmatched 1 -- --timeout 1 --plan "$tmp/p2p-unmatched.json"
 start p2p-deadlock 1 -- --timeout 1 --plan "$tmp/p2p-deadlock.json"
@@ -286,6 +293,7 @@ line size-mismatch "outcome: reproduced: $r0 4 (all_reduce seq 6); $r1 4 (all_re
 line dtype-mismatch "outcome: reproduced: $r0 4 (all_reduce seq 6); $r1 4 (all_reduce seq 6); $r2 4 (all_reduce seq 6); $r3 4 (all_reduce seq 6)"
 line type-mismatch "outcome: reproduced: $r0 4 (all_gather seq 6); $r1 4 (all_reduce seq 6); $r2 4 (all_reduce seq 6); $r3 4 (all_reduce seq 6)"
 line root-mismatch "outcome: reproduced: $r0 4 (broadcast seq 19); $r1 4 (broadcast seq 19); $r2 4 (broadcast seq 19); $r3 4 (broadcast seq 19)"
+line root-mismatch-logs "outcome: reproduced: $r0 4 (broadcast seq 32); $r1 4 (broadcast seq 32); $r2 4 (broadcast seq 32); $r3 4 (broadcast seq 32)"
 line redop-mismatch "outcome: reproduced: $r0 2 (all_reduce seq 2); $r1 2 (all_reduce seq 2)"
 line p2p-unmatched "outcome: reproduced: $r0 2 (send seq 3)"
 ops p2p-unmatched 1 ok ok
