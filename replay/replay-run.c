@@ -127,9 +127,14 @@ struct msg {
 
 /* Parent -> child after every rank ended: abort and exit. */
 #define CMD_EXIT 'x'
-/* Seconds a child gets to exit after the parent's word. */
-#define GRACE_S	 10
-#define POLL_US	 200
+/*
+ * Seconds a child gets to exit after the parent's word.  The CPU test build
+ * (tests/replay-double) shortens it to test the SIGKILL path quickly.
+ */
+#ifndef GRACE_S
+#define GRACE_S 10
+#endif
+#define POLL_US 200
 
 bool replay_run_available(void)
 {
@@ -277,6 +282,20 @@ static ncclRedOp_t nccl_redop(enum hd_redop r)
 	return ncclSum;
 }
 
+/*
+ * Ends a group and returns the first failure, else ncclGroupEnd's result:
+ * on a non-blocking communicator the outermost ncclGroupEnd returns
+ * ncclInProgress until the launch is done, and the caller must wait for
+ * that before recording the completion event (or the event covers none of
+ * the group's work) and before the next call (which NCCL refuses).
+ */
+static ncclResult_t group_end(ncclResult_t r)
+{
+	ncclResult_t ge = ncclGroupEnd();
+
+	return r != ncclSuccess ? r : ge;
+}
+
 static ncclResult_t issue(struct child *c, const struct replay_op *o,
 			  cudaStream_t st, char *sb, char *rb)
 {
@@ -316,8 +335,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 				r = ncclRecv(rb + (size_t)q * per * es, per, t,
 					     q, comm, st);
 		}
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	case HD_OP_GATHER:
 		ncclGroupStart();
 		r = ncclSend(sb, n, t, root, comm, st);
@@ -325,8 +343,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
 			r = ncclRecv(rb + (size_t)q * n * es, n, t, q, comm,
 				     st);
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	case HD_OP_SCATTER:
 		ncclGroupStart();
 		for (int q = 0;
@@ -335,8 +352,7 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 				     st);
 		if (r == ncclSuccess)
 			r = ncclRecv(rb, n, t, root, comm, st);
-		ncclGroupEnd();
-		return r;
+		return group_end(r);
 	default:
 		return ncclInvalidUsage;
 	}
@@ -396,14 +412,16 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	if (cudaSetDevice(c->device) != cudaSuccess)
 		child_end(c, END_SETUP, 0, "cudaSetDevice failed");
 	for (i = 0; i < rr->ops->len; i++) {
+		const struct replay_op *o =
+			&g_array_index(rr->ops, struct replay_op, i);
 		int64_t s, r;
 
-		replay_op_elems(&g_array_index(rr->ops, struct replay_op, i),
-				c->nranks, &s, &r);
-		s *= (int64_t)elem_size(
-			g_array_index(rr->ops, struct replay_op, i).dtype);
-		r *= (int64_t)elem_size(
-			g_array_index(rr->ops, struct replay_op, i).dtype);
+		replay_op_elems(o, c->nranks, &s, &r);
+		s *= (int64_t)elem_size(o->dtype);
+		r *= (int64_t)elem_size(o->dtype);
+		/* issue() replays a barrier as one float32, whatever it was. */
+		if (o->kind == HD_OP_BARRIER)
+			s = r = (int64_t)sizeof(float);
 		max_send = MAX(max_send, s);
 		max_recv = MAX(max_recv, r);
 	}
@@ -416,7 +434,8 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 			"not enough free memory on device %d: %" G_GINT64_FORMAT
 			" bytes per rank, %zu free",
 			c->device, max_send + max_recv, free_b);
-		child_end(c, END_ERROR, 0, text);
+		/* Not an outcome: the replay could not be attempted. */
+		child_end(c, END_SETUP, 0, text);
 	}
 	if (c->rank == 0) {
 		nr = ncclGetUniqueId(&id);
@@ -468,12 +487,8 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 			nr = issue(c,
 				   &g_array_index(rr->ops, struct replay_op, k),
 				   st, sb, rb);
-		if (end - i > 1) {
-			ncclResult_t ge = ncclGroupEnd();
-
-			if (nr == ncclSuccess)
-				nr = ge;
-		}
+		if (end - i > 1)
+			nr = group_end(nr);
 		if (nr == ncclInProgress)
 			nr = settle(c, deadline, &timed_out);
 		if (nr == ncclSuccess &&
