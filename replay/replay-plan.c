@@ -243,6 +243,140 @@ static int member_index(const GArray *m, int global_rank)
  * (when div >= 0) the ops at div, or for p2p at and after it.  div < 0
  * means no divergence (healthy plan).
  */
+/* The lowest of the last `window` distinct positions below limit. */
+static int64_t window_start(const struct hd_store *s, uint32_t gi, uint8_t sk,
+			    int64_t limit, int window)
+{
+	g_autoptr(GArray) positions =
+		g_array_new(FALSE, FALSE, sizeof(int64_t));
+	int64_t lo = limit;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
+		    op->seq < limit)
+			g_array_append_val(positions, op->seq);
+	}
+	g_array_sort(positions, cmp_i64);
+	for (guint i = positions->len, distinct = 0;
+	     i > 0 && distinct < (guint)window; i--) {
+		int64_t v = g_array_index(positions, int64_t, i - 1);
+
+		if (v != lo) {
+			lo = v;
+			distinct++;
+		}
+	}
+	return lo;
+}
+
+/*
+ * The group's ops in [lo, limit) or at the divergence div (for p2p, at
+ * and after it), one array of struct hd_op * per member, in store order.
+ */
+static GPtrArray *ops_by_member(const struct hd_store *s, uint32_t gi,
+				uint8_t sk, const GArray *members, int64_t lo,
+				int64_t limit, int64_t div, bool p2p)
+{
+	GPtrArray *per_rank = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_ptr_array_unref);
+
+	for (guint r = 0; r < members->len; r++)
+		g_ptr_array_add(per_rank, g_ptr_array_new());
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		bool in_window = op->seq >= lo && op->seq < limit;
+		bool at_div =
+			div >= 0 && (p2p ? op->seq >= div : op->seq == div);
+		int r;
+
+		if (op->group != gi || op->seq_kind != sk || op->seq < 0)
+			continue;
+		if (!in_window && !at_div)
+			continue;
+		r = member_index(members, op->rank);
+		if (r < 0)
+			continue;
+		g_ptr_array_add(g_ptr_array_index(per_rank, r), (gpointer)op);
+	}
+	return per_rank;
+}
+
+/* The NCCL call for op, with its fields clamped to what plans hold. */
+static struct replay_op replay_op_of(const struct hd_op *op, int nranks,
+				     int64_t div)
+{
+	struct replay_op ro = { 0 };
+
+	ro.divergent = div >= 0 && op->seq >= div;
+	ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind : HD_OP_UNKNOWN;
+	ro.count = nccl_count(op, nranks);
+	ro.dtype =
+		op->d->dtype <= HD_DTYPE_INT16 ? op->d->dtype : HD_DTYPE_OTHER;
+	ro.redop = op->d->redop <= HD_REDOP_PREMULSUM ? op->d->redop
+						      : HD_REDOP_NONE;
+	ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer : -1;
+	ro.seq = op->seq;
+	ro.state =
+		op->state <= HD_STATE_COMPLETED ? op->state : HD_STATE_UNKNOWN;
+	return ro;
+}
+
+/*
+ * Appends member rr's ops (sorted here) to its plan: one call per call
+ * seen by several sources, at most REPLAY_MAX_WINDOW past the divergence,
+ * adjacent coalesced members numbered as one ncclGroup from
+ * *next_coalesce.
+ */
+static bool add_member_ops(struct replay_rank *rr, GPtrArray *ops, int nranks,
+			   uint8_t sk, int64_t div, int *next_coalesce,
+			   GError **error)
+{
+	const struct hd_op *prev = NULL;
+	int cur_coalesce = -1;
+	guint ndiv = 0;
+
+	g_ptr_array_sort(ops, cmp_op_ptr);
+	for (guint i = 0; i < ops->len; i++) {
+		const struct hd_op *op = g_ptr_array_index(ops, i);
+		struct replay_op ro;
+		bool member = op->flags & HD_OPF_COALESCED_MEMBER;
+
+		/* The same call seen by two sources is one call. */
+		if (prev && same_call(prev, op))
+			continue;
+		ro = replay_op_of(op, nranks, div);
+		/* p2p at and after the divergence: a bounded tail */
+		if (ro.divergent && ++ndiv > REPLAY_MAX_WINDOW)
+			break;
+		if (rr->ops->len >= REPLAY_MAX_OPS_PER_RANK) {
+			g_set_error(
+				error, HD_ERROR, HD_ERROR_TOO_BIG,
+				"rank %d has more than %d ops in the window",
+				rr->rank, REPLAY_MAX_OPS_PER_RANK);
+			return false;
+		}
+		/*
+		 * Adjacent coalesced members form one ncclGroup; with
+		 * collective positions a batch shares its position.
+		 */
+		if (!member) {
+			cur_coalesce = -1;
+		} else if (cur_coalesce < 0 || !prev ||
+			   !(prev->flags & HD_OPF_COALESCED_MEMBER) ||
+			   (sk == HD_SEQ_COLLECTIVE && prev->seq != op->seq)) {
+			cur_coalesce = (*next_coalesce)++;
+		}
+		ro.coalesce = cur_coalesce;
+		g_array_append_val(rr->ops, ro);
+		prev = op;
+	}
+	return true;
+}
+
 static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 				 int64_t div, int window, bool p2p,
 				 GError **error)
@@ -250,7 +384,6 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 	const struct hd_group *g = hd_store_group_at(s, gi);
 	g_autoptr(replay_plan) p = NULL;
 	g_autoptr(GArray) members = NULL;
-	g_autoptr(GArray) positions = NULL;
 	g_autoptr(GPtrArray) per_rank = NULL;
 	int64_t lo, limit = div >= 0 ? div : INT64_MAX;
 	int nranks, next_coalesce = 0;
@@ -272,50 +405,8 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 		return NULL;
 	}
 	sk = pick_seq_kind(s, gi, p2p);
-
-	/* The window: the last `window` distinct positions below limit. */
-	positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
-		    op->seq < limit)
-			g_array_append_val(positions, op->seq);
-	}
-	g_array_sort(positions, cmp_i64);
-	lo = limit;
-	for (guint i = positions->len, distinct = 0;
-	     i > 0 && distinct < (guint)window; i--) {
-		int64_t v = g_array_index(positions, int64_t, i - 1);
-
-		if (v != lo) {
-			lo = v;
-			distinct++;
-		}
-	}
-
-	per_rank = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)g_ptr_array_unref);
-	for (int r = 0; r < nranks; r++)
-		g_ptr_array_add(per_rank, g_ptr_array_new());
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		bool in_window = op->seq >= lo && op->seq < limit;
-		bool at_div =
-			div >= 0 && (p2p ? op->seq >= div : op->seq == div);
-		int r;
-
-		if (op->group != gi || op->seq_kind != sk || op->seq < 0)
-			continue;
-		if (!in_window && !at_div)
-			continue;
-		r = member_index(members, op->rank);
-		if (r < 0)
-			continue;
-		g_ptr_array_add(g_ptr_array_index(per_rank, r), (gpointer)op);
-	}
+	lo = window_start(s, gi, sk, limit, window);
+	per_rank = ops_by_member(s, gi, sk, members, lo, limit, div, p2p);
 
 	p = replay_plan_new();
 	p->group_id = g_strdup(g->id);
@@ -324,65 +415,12 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 	p->seq_kind = sk;
 	p->window = window;
 	for (int r = 0; r < nranks; r++) {
-		GPtrArray *ops = g_ptr_array_index(per_rank, r);
 		struct replay_rank *rr =
 			replay_plan_add_rank(p, g_array_index(members, int, r));
-		const struct hd_op *prev = NULL;
-		int cur_coalesce = -1;
-		guint ndiv = 0;
 
-		g_ptr_array_sort(ops, cmp_op_ptr);
-		for (guint i = 0; i < ops->len; i++) {
-			const struct hd_op *op = g_ptr_array_index(ops, i);
-			struct replay_op ro = { 0 };
-			bool member = op->flags & HD_OPF_COALESCED_MEMBER;
-
-			/* The same call seen by two sources is one call. */
-			if (prev && same_call(prev, op))
-				continue;
-			ro.divergent = div >= 0 && op->seq >= div;
-			/* p2p at and after the divergence: a bounded tail */
-			if (ro.divergent && ++ndiv > REPLAY_MAX_WINDOW)
-				break;
-			if (rr->ops->len >= REPLAY_MAX_OPS_PER_RANK) {
-				g_set_error(
-					error, HD_ERROR, HD_ERROR_TOO_BIG,
-					"rank %d has more than %d ops in the window",
-					r, REPLAY_MAX_OPS_PER_RANK);
-				return NULL;
-			}
-			ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind
-							      : HD_OP_UNKNOWN;
-			ro.count = nccl_count(op, nranks);
-			ro.dtype = op->d->dtype <= HD_DTYPE_INT16
-					   ? op->d->dtype
-					   : HD_DTYPE_OTHER;
-			ro.redop = op->d->redop <= HD_REDOP_PREMULSUM
-					   ? op->d->redop
-					   : HD_REDOP_NONE;
-			ro.peer = op->d->peer >= 0 && op->d->peer < nranks
-					  ? op->d->peer
-					  : -1;
-			ro.seq = op->seq;
-			ro.state = op->state <= HD_STATE_COMPLETED
-					   ? op->state
-					   : HD_STATE_UNKNOWN;
-			/*
-			 * Adjacent coalesced members form one ncclGroup; with
-			 * collective positions a batch shares its position.
-			 */
-			if (!member) {
-				cur_coalesce = -1;
-			} else if (cur_coalesce < 0 || !prev ||
-				   !(prev->flags & HD_OPF_COALESCED_MEMBER) ||
-				   (sk == HD_SEQ_COLLECTIVE &&
-				    prev->seq != op->seq)) {
-				cur_coalesce = next_coalesce++;
-			}
-			ro.coalesce = cur_coalesce;
-			g_array_append_val(rr->ops, ro);
-			prev = op;
-		}
+		if (!add_member_ops(rr, g_ptr_array_index(per_rank, r), nranks,
+				    sk, div, &next_coalesce, error))
+			return NULL;
 	}
 	return g_steal_pointer(&p);
 }
