@@ -1205,24 +1205,11 @@ static bool op_from_json(json_t *j, const char *where, int nranks,
 	return true;
 }
 
-struct replay_plan *replay_plan_from_json(const char *text, size_t len,
-					  GError **error)
+/* Parses a plan file's bytes into its root object.  (transfer full) */
+static json_t *plan_root(const char *text, size_t len, GError **error)
 {
-	static const char *const keys[] = { "format", "version", "verdict",
-					    "group",  "seq",	 "seq_kind",
-					    "window", "scale",	 "fixed",
-					    "ranks",  NULL };
-	static const char *const rank_keys[] = { "rank", "global_rank", "ops",
-						 NULL };
-	static const char *const group_keys[] = { "id", "name", "nranks",
-						  NULL };
-	g_autoptr(json_t) root = NULL;
-	g_autoptr(replay_plan) p = replay_plan_new();
 	json_error_t jerr;
-	json_t *v, *ranks, *group;
-	int64_t iv;
-	int seq_kind;
-	size_t nranks;
+	json_t *root;
 
 	if (len > REPLAY_MAX_PLAN_BYTES) {
 		g_set_error(error, HD_ERROR, HD_ERROR_TOO_BIG,
@@ -1238,21 +1225,37 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		return NULL;
 	}
 	if (!json_is_object(root)) {
+		json_decref(root);
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "a plan must be a JSON object");
 		return NULL;
 	}
+	return root;
+}
+
+/* The plan's own fields: format, version, verdict, position, scale. */
+static bool plan_fields_from_json(json_t *root, struct replay_plan *p,
+				  GError **error)
+{
+	static const char *const keys[] = { "format", "version", "verdict",
+					    "group",  "seq",	 "seq_kind",
+					    "window", "scale",	 "fixed",
+					    "ranks",  NULL };
+	json_t *v;
+	int64_t iv;
+	int seq_kind;
+
 	if (!only_keys(root, "plan", keys, error))
-		return NULL;
+		return false;
 	v = json_object_get(root, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), PLAN_FORMAT)) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "plan: 'format' must be \"%s\"", PLAN_FORMAT);
-		return NULL;
+		return false;
 	}
 	if (!get_int(root, "plan", "version", REPLAY_PLAN_VERSION,
 		     REPLAY_PLAN_VERSION, 0, true, &iv, error))
-		return NULL;
+		return false;
 	if (!get_str(root, "plan", "verdict", &p->verdict, error) ||
 	    !get_int(root, "plan", "seq", 0, INT64_MAX, -1, false, &p->seq,
 		     error) ||
@@ -1262,7 +1265,7 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 	    !get_int(root, "plan", "window", 0, REPLAY_MAX_WINDOW,
 		     REPLAY_DEFAULT_WINDOW, false, &iv, error) ||
 	    !get_bool(root, "plan", "fixed", &p->fixed, error))
-		return NULL;
+		return false;
 	p->seq_kind = (uint8_t)seq_kind;
 	p->window = (int)iv;
 	v = json_object_get(root, "scale");
@@ -1271,10 +1274,92 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		    json_number_value(v) > 1.0) {
 			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 				    "plan: 'scale' must be a number in (0, 1]");
-			return NULL;
+			return false;
 		}
 		p->scale = json_number_value(v);
 	}
+	return true;
+}
+
+/* The optional "group" object, whose nranks must match the ranks'. */
+static bool group_from_json(json_t *root, size_t nranks, struct replay_plan *p,
+			    GError **error)
+{
+	static const char *const group_keys[] = { "id", "name", "nranks",
+						  NULL };
+	json_t *group = json_object_get(root, "group");
+	int64_t iv;
+
+	if (!group || json_is_null(group))
+		return true;
+	if (!json_is_object(group) ||
+	    !only_keys(group, "group", group_keys, error) ||
+	    !get_str(group, "group", "id", &p->group_id, error) ||
+	    !get_str(group, "group", "name", &p->group_name, error) ||
+	    !get_int(group, "group", "nranks", (int64_t)nranks, (int64_t)nranks,
+		     -1, false, &iv, error)) {
+		if (error && !*error)
+			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+				    "plan: 'group' must be an object");
+		return false;
+	}
+	return true;
+}
+
+/* Rank r of the "ranks" array, appended to p with its ops. */
+static bool rank_from_json(json_t *jr, size_t r, size_t nranks,
+			   struct replay_plan *p, GError **error)
+{
+	static const char *const rank_keys[] = { "rank", "global_rank", "ops",
+						 NULL };
+	json_t *ops;
+	struct replay_rank *rr;
+	char where[64];
+	int64_t rank, global;
+
+	g_snprintf(where, sizeof(where), "rank %zu", r);
+	if (!json_is_object(jr)) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "%s: must be an object", where);
+		return false;
+	}
+	if (!only_keys(jr, where, rank_keys, error) ||
+	    !get_int(jr, where, "rank", (int64_t)r, (int64_t)r, -1, true, &rank,
+		     error) ||
+	    !get_int(jr, where, "global_rank", 0, INT32_MAX, -1, false, &global,
+		     error))
+		return false;
+	ops = json_object_get(jr, "ops");
+	if (!json_is_array(ops) ||
+	    json_array_size(ops) > REPLAY_MAX_OPS_PER_RANK) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "%s: 'ops' must be an array of at most %d ops",
+			    where, REPLAY_MAX_OPS_PER_RANK);
+		return false;
+	}
+	rr = replay_plan_add_rank(p, (int)global);
+	for (size_t i = 0; i < json_array_size(ops); i++) {
+		struct replay_op o = { 0 };
+
+		g_snprintf(where, sizeof(where), "rank %zu op %zu", r, i);
+		if (!op_from_json(json_array_get(ops, i), where, (int)nranks,
+				  &o, error))
+			return false;
+		g_array_append_val(rr->ops, o);
+	}
+	return true;
+}
+
+struct replay_plan *replay_plan_from_json(const char *text, size_t len,
+					  GError **error)
+{
+	g_autoptr(json_t) root = plan_root(text, len, error);
+	g_autoptr(replay_plan) p = replay_plan_new();
+	json_t *ranks;
+	size_t nranks;
+
+	if (!root || !plan_fields_from_json(root, p, error))
+		return NULL;
 	ranks = json_object_get(root, "ranks");
 	if (!json_is_array(ranks) || json_array_size(ranks) == 0 ||
 	    json_array_size(ranks) > REPLAY_MAX_RANKS) {
@@ -1284,60 +1369,12 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		return NULL;
 	}
 	nranks = json_array_size(ranks);
-	group = json_object_get(root, "group");
-	if (group && !json_is_null(group)) {
-		if (!json_is_object(group) ||
-		    !only_keys(group, "group", group_keys, error) ||
-		    !get_str(group, "group", "id", &p->group_id, error) ||
-		    !get_str(group, "group", "name", &p->group_name, error) ||
-		    !get_int(group, "group", "nranks", (int64_t)nranks,
-			     (int64_t)nranks, -1, false, &iv, error)) {
-			if (error && !*error)
-				g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-					    "plan: 'group' must be an object");
+	if (!group_from_json(root, nranks, p, error))
+		return NULL;
+	for (size_t r = 0; r < nranks; r++)
+		if (!rank_from_json(json_array_get(ranks, r), r, nranks, p,
+				    error))
 			return NULL;
-		}
-	}
-	for (size_t r = 0; r < nranks; r++) {
-		json_t *jr = json_array_get(ranks, r);
-		json_t *ops;
-		struct replay_rank *rr;
-		char where[64];
-		int64_t rank, global;
-
-		g_snprintf(where, sizeof(where), "rank %zu", r);
-		if (!json_is_object(jr)) {
-			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "%s: must be an object", where);
-			return NULL;
-		}
-		if (!only_keys(jr, where, rank_keys, error) ||
-		    !get_int(jr, where, "rank", (int64_t)r, (int64_t)r, -1,
-			     true, &rank, error) ||
-		    !get_int(jr, where, "global_rank", 0, INT32_MAX, -1, false,
-			     &global, error))
-			return NULL;
-		ops = json_object_get(jr, "ops");
-		if (!json_is_array(ops) ||
-		    json_array_size(ops) > REPLAY_MAX_OPS_PER_RANK) {
-			g_set_error(
-				error, HD_ERROR, HD_ERROR_FORMAT,
-				"%s: 'ops' must be an array of at most %d ops",
-				where, REPLAY_MAX_OPS_PER_RANK);
-			return NULL;
-		}
-		rr = replay_plan_add_rank(p, (int)global);
-		for (size_t i = 0; i < json_array_size(ops); i++) {
-			struct replay_op o = { 0 };
-
-			g_snprintf(where, sizeof(where), "rank %zu op %zu", r,
-				   i);
-			if (!op_from_json(json_array_get(ops, i), where,
-					  (int)nranks, &o, error))
-				return NULL;
-			g_array_append_val(rr->ops, o);
-		}
-	}
 	if (!replay_plan_validate(p, error))
 		return NULL;
 	return g_steal_pointer(&p);
