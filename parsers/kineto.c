@@ -935,198 +935,230 @@ static void set_peer(struct kt *k, const struct hd_op *op, struct hd_opdesc *d,
 		d->peer = m->rank_arg; /* send/recv: the peer's group rank */
 }
 
-static void build_ops(struct kt *k)
+/* Lookups from a kernel to the CPU-side records of its launch. */
+struct kt_maps {
+	GHashTable *launch_by_corr; /* correlation id -> struct kt_launch */
+	GHashTable *rpc_by_ext; /* external id -> struct kt_cpu (RPC) */
+	GArray *streams; /* int64_t[3] {pid, tid, first ts}, by first ts */
+};
+
+/* The CPU-side records a kernel is matched with; any may be NULL. */
+struct kt_origin {
+	struct kt_launch *launch; /* the launch of the same correlation id */
+	struct kt_cpu *rpc; /* its record_param_comms */
+	struct kt_cpu *annot; /* the nccl:* annotation around the launch */
+	struct kt_cpu *c10d; /* the c10d:: call around the launch */
+};
+
+/* NCCL streams in the order of their first kernel (few). */
+static GArray *nccl_streams(const struct kt *k)
 {
-	g_autoptr(GArray) pend = g_array_new(FALSE, FALSE,
-					     sizeof(struct pending));
-	g_autoptr(GHashTable) launch_by_corr =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_autoptr(GHashTable) rpc_by_ext =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_autoptr(GArray) streams = g_array_new(FALSE, FALSE,
-						sizeof(int64_t) * 3);
-	struct kt_cpu *cpus;
-	int64_t ord_next = 0;
-
-	g_array_sort(k->cpus, cmp_cpu);
-	cpus = (struct kt_cpu *)(void *)k->cpus->data;
-	for (guint i = 0; i < k->launches->len; i++) {
-		struct kt_launch *l = &g_array_index(k->launches,
-						     struct kt_launch, i);
-
-		g_hash_table_insert(launch_by_corr, &l->corr, l);
-	}
-	for (guint i = 0; i < k->cpus->len; i++)
-		if (cpus[i].type == KT_RPC && cpus[i].ext >= 0)
-			g_hash_table_insert(rpc_by_ext, &cpus[i].ext, &cpus[i]);
-
-	/* NCCL streams in the order of their first kernel (few). */
-	{
-		GArray *first = g_array_new(FALSE, FALSE, sizeof(int64_t) * 3);
-
-		for (guint i = 0; i < k->kernels->len; i++) {
-			struct kt_kernel *kk = &g_array_index(
-				k->kernels, struct kt_kernel, i);
-			guint j;
-
-			for (j = 0; j < first->len; j++) {
-				int64_t *st = (int64_t *)(void *)(first->data +
-								  j * 3 *
-									  sizeof(int64_t));
-
-				if (st[0] == kk->pid && st[1] == kk->tid) {
-					if (kk->ts < st[2])
-						st[2] = kk->ts;
-					break;
-				}
-			}
-			if (j == first->len && first->len < 4096) {
-				int64_t st[3] = { kk->pid, kk->tid, kk->ts };
-
-				g_array_append_vals(first, st, 1);
-			}
-		}
-		/* sort by first ts (insertion sort: few streams) */
-		for (guint a = 1; a < first->len; a++)
-			for (guint b = a; b > 0; b--) {
-				int64_t *x = (int64_t *)(void *)(first->data +
-								 (b - 1) * 3 * sizeof(int64_t));
-				int64_t *y = x + 3, t[3];
-
-				if (x[2] <= y[2])
-					break;
-				memcpy(t, x, sizeof(t));
-				memcpy(x, y, sizeof(t));
-				memcpy(y, t, sizeof(t));
-			}
-		g_array_set_size(streams, 0);
-		for (guint a = 0; a < first->len; a++) {
-			int64_t *x = (int64_t *)(void *)(first->data +
-							 a * 3 * sizeof(int64_t));
-
-			g_array_append_vals(streams, x, 1);
-		}
-		g_array_unref(first);
-	}
+	GArray *first = g_array_new(FALSE, FALSE, sizeof(int64_t) * 3);
 
 	for (guint i = 0; i < k->kernels->len; i++) {
-		struct kt_kernel *kk = &g_array_index(k->kernels,
-						      struct kt_kernel, i);
-		struct kt_launch *l = g_hash_table_lookup(launch_by_corr,
-							  &kk->corr);
-		struct kt_cpu *rpc = NULL, *an = NULL, *cd = NULL;
-		const struct kt_meta *m = &kk->meta;
-		struct pending pd = { 0 };
-		int annot_peer = -1;
-		int64_t gi;
+		struct kt_kernel *kk =
+			&g_array_index(k->kernels, struct kt_kernel, i);
+		guint j;
 
-		if (kk->ext >= 0 && kk->ext != kk->corr)
-			rpc = g_hash_table_lookup(rpc_by_ext, &kk->ext);
-		if (l) {
-			if (!rpc)
-				rpc = containing(k, l->pid, l->tid, l->ts,
-						 KT_RPC);
-			an = containing(k, l->pid, l->tid, l->ts, KT_ANNOT);
-			cd = containing(k, l->pid, l->tid, l->ts, KT_C10D);
-		}
-		hd_op_init(&pd.op);
-		pd.d = hd_opdesc_blank;
-		pd.op.rank = k->has_rank || k->rank >= 0 ? k->rank : -1;
-		pd.d.name = kk->name;
-		pd.op.state = HD_STATE_COMPLETED;
-		pd.op.t_start_ns = kk->ts;
-		pd.op.t_end_ns = kk->ts + kk->dur;
-		pd.op.prov.input = k->input;
-		pd.op.prov.kind = HD_PROV_RECORD;
-		pd.op.prov.at = kk->index;
-		if (rpc) {
-			rpc->used = true;
-			pd.op.t_enqueue_ns = rpc->ts;
-		} else if (an) {
-			pd.op.t_enqueue_ns = an->ts;
-		} else if (l) {
-			pd.op.t_enqueue_ns = l->ts;
-		}
-		if (an)
-			an->used = true;
-		if (!m->coll && rpc)
-			m = &rpc->meta;
-		pd.op.kind = kernel_kind(kk->name, &pd.d);
-		if (cd) {
-			const char *n = cd->name + 6;
-			enum hd_op_kind ck = hd_op_kind_parse(n);
+		for (j = 0; j < first->len; j++) {
+			int64_t *st =
+				(int64_t *)(void *)(first->data +
+						    j * 3 * sizeof(int64_t));
 
-			if (ck != HD_OP_UNKNOWN)
-				pd.op.kind = ck;
-		}
-		if (an) {
-			enum hd_op_kind ak = annot_kind(an->name, &annot_peer);
-
-			pd.d.name = an->name;
-			if (ak != HD_OP_UNKNOWN)
-				pd.op.kind = ak;
-			if (an->in_dims)
-				pd.d.shape_in = an->in_dims;
-		}
-		if (m->coll) {
-			enum hd_dtype kd = pd.d.dtype;
-			enum hd_op_kind mk = hd_op_kind_parse(m->coll);
-
-			fill_meta(&pd.op, &pd.d, m);
-			if (mk == HD_OP_UNKNOWN)
-				pd.op.kind = kernel_kind(kk->name, &pd.d);
-			if (pd.d.dtype == HD_DTYPE_UNKNOWN)
-				pd.d.dtype = kd;
-		}
-		/* Coalesced: metadata of the preceding records (spec 8). */
-		if ((an && strcmp(an->name, "nccl:coalesced") == 0) ||
-		    (!m->coll && !an && !rpc && l)) {
-			struct kt_cpu *prev = NULL;
-
-			pd.op.kind = HD_OP_COALESCED;
-			pd.op.flags |= HD_OPF_COALESCED_MEMBER;
-			for (guint j = 0; j < k->cpus->len; j++) {
-				struct kt_cpu *c = &cpus[j];
-
-				if (c->type != KT_RPC || c->pid != l->pid ||
-				    c->tid != l->tid || c->end > l->ts ||
-				    c->used)
-					continue;
-				if (c->meta.coll &&
-				    (strcmp(c->meta.coll, "wait") == 0 ||
-				     strcmp(c->meta.coll, "init") == 0))
-					continue;
-				c->used = true;
-				prev = c;
-			}
-			if (prev) {
-				m = &prev->meta;
-				pd.d.count_in = m->in_n;
-				pd.d.count_out = m->out_n;
+			if (st[0] == kk->pid && st[1] == kk->tid) {
+				if (kk->ts < st[2])
+					st[2] = kk->ts;
+				break;
 			}
 		}
-		gi = meta_group(k, m);
-		if (gi < 0) {
-			int idx = 0;
+		if (j == first->len && first->len < 4096) {
+			int64_t st[3] = { kk->pid, kk->tid, kk->ts };
 
-			for (guint j = 0; j < streams->len; j++) {
-				int64_t *st = (int64_t *)(void *)(streams->data +
-								  j * 3 * sizeof(int64_t));
-
-				if (st[0] == kk->pid && st[1] == kk->tid)
-					idx = (int)j;
-			}
-			gi = stream_group(k, idx);
+			g_array_append_vals(first, st, 1);
 		}
-		pd.op.group = (uint32_t)gi;
-		set_seq(&pd, m);
-		set_peer(k, &pd.op, &pd.d, m, annot_peer);
-		pd.order = pd.op.t_enqueue_ns != INT64_MIN ? pd.op.t_enqueue_ns :
-							     kk->ts;
-		g_array_append_val(pend, pd);
 	}
+	/* sort by first ts (insertion sort: few streams) */
+	for (guint a = 1; a < first->len; a++)
+		for (guint b = a; b > 0; b--) {
+			int64_t *x =
+				(int64_t *)(void *)(first->data +
+						    (b - 1) * 3 *
+							    sizeof(int64_t));
+			int64_t *y = x + 3, t[3];
 
-	/* CPU records that launched no kernel in this window. */
+			if (x[2] <= y[2])
+				break;
+			memcpy(t, x, sizeof(t));
+			memcpy(x, y, sizeof(t));
+			memcpy(y, t, sizeof(t));
+		}
+	return first;
+}
+
+static void kernel_origin(struct kt *k, const struct kt_maps *mp,
+			  const struct kt_kernel *kk, struct kt_origin *o)
+{
+	struct kt_launch *l =
+		g_hash_table_lookup(mp->launch_by_corr, &kk->corr);
+
+	o->launch = l;
+	o->rpc = o->annot = o->c10d = NULL;
+	if (kk->ext >= 0 && kk->ext != kk->corr)
+		o->rpc = g_hash_table_lookup(mp->rpc_by_ext, &kk->ext);
+	if (l) {
+		if (!o->rpc)
+			o->rpc = containing(k, l->pid, l->tid, l->ts, KT_RPC);
+		o->annot = containing(k, l->pid, l->tid, l->ts, KT_ANNOT);
+		o->c10d = containing(k, l->pid, l->tid, l->ts, KT_C10D);
+	}
+}
+
+/*
+ * The op's kind, name, shape and metadata, from the kernel name, the
+ * c10d call, the annotation and the record_param_comms, each overriding
+ * the one before where it knows better.  Returns the metadata it used.
+ */
+static const struct kt_meta *kernel_identity(const struct kt_kernel *kk,
+					     const struct kt_origin *o,
+					     struct pending *pd,
+					     int *annot_peer)
+{
+	const struct kt_meta *m = &kk->meta;
+
+	if (!m->coll && o->rpc)
+		m = &o->rpc->meta;
+	pd->op.kind = kernel_kind(kk->name, &pd->d);
+	if (o->c10d) {
+		const char *n = o->c10d->name + 6;
+		enum hd_op_kind ck = hd_op_kind_parse(n);
+
+		if (ck != HD_OP_UNKNOWN)
+			pd->op.kind = ck;
+	}
+	if (o->annot) {
+		enum hd_op_kind ak = annot_kind(o->annot->name, annot_peer);
+
+		pd->d.name = o->annot->name;
+		if (ak != HD_OP_UNKNOWN)
+			pd->op.kind = ak;
+		if (o->annot->in_dims)
+			pd->d.shape_in = o->annot->in_dims;
+	}
+	if (m->coll) {
+		enum hd_dtype kd = pd->d.dtype;
+		enum hd_op_kind mk = hd_op_kind_parse(m->coll);
+
+		fill_meta(&pd->op, &pd->d, m);
+		if (mk == HD_OP_UNKNOWN)
+			pd->op.kind = kernel_kind(kk->name, &pd->d);
+		if (pd->d.dtype == HD_DTYPE_UNKNOWN)
+			pd->d.dtype = kd;
+	}
+	return m;
+}
+
+/*
+ * A coalesced launch: it takes the metadata of the last unused
+ * record_param_comms before it on its thread (spec 8), and uses up all
+ * of them.  Returns the metadata the op now goes by.
+ */
+static const struct kt_meta *coalesced_meta(struct kt *k,
+					    const struct kt_launch *l,
+					    struct pending *pd,
+					    const struct kt_meta *m)
+{
+	struct kt_cpu *cpus = (struct kt_cpu *)(void *)k->cpus->data;
+	struct kt_cpu *prev = NULL;
+
+	pd->op.kind = HD_OP_COALESCED;
+	pd->op.flags |= HD_OPF_COALESCED_MEMBER;
+	for (guint j = 0; j < k->cpus->len; j++) {
+		struct kt_cpu *c = &cpus[j];
+
+		if (c->type != KT_RPC || c->pid != l->pid || c->tid != l->tid ||
+		    c->end > l->ts || c->used)
+			continue;
+		if (c->meta.coll && (strcmp(c->meta.coll, "wait") == 0 ||
+				     strcmp(c->meta.coll, "init") == 0))
+			continue;
+		c->used = true;
+		prev = c;
+	}
+	if (!prev)
+		return m;
+	pd->d.count_in = prev->meta.in_n;
+	pd->d.count_out = prev->meta.out_n;
+	return &prev->meta;
+}
+
+/* The op's group: from its metadata, else one per NCCL stream. */
+static uint32_t kernel_group(struct kt *k, const struct kt_maps *mp,
+			     const struct kt_kernel *kk,
+			     const struct kt_meta *m)
+{
+	int64_t gi = meta_group(k, m);
+	int idx = 0;
+
+	if (gi >= 0)
+		return (uint32_t)gi;
+	for (guint j = 0; j < mp->streams->len; j++) {
+		int64_t *st = (int64_t *)(void *)(mp->streams->data +
+						  j * 3 * sizeof(int64_t));
+
+		if (st[0] == kk->pid && st[1] == kk->tid)
+			idx = (int)j;
+	}
+	return stream_group(k, idx);
+}
+
+/* One completed op per NCCL kernel, described by what launched it. */
+static void kernel_op(struct kt *k, const struct kt_maps *mp,
+		      const struct kt_kernel *kk, GArray *pend)
+{
+	struct kt_origin o;
+	const struct kt_meta *m;
+	struct pending pd = { 0 };
+	int annot_peer = -1;
+
+	kernel_origin(k, mp, kk, &o);
+	hd_op_init(&pd.op);
+	pd.d = hd_opdesc_blank;
+	pd.op.rank = k->has_rank || k->rank >= 0 ? k->rank : -1;
+	pd.d.name = kk->name;
+	pd.op.state = HD_STATE_COMPLETED;
+	pd.op.t_start_ns = kk->ts;
+	pd.op.t_end_ns = kk->ts + kk->dur;
+	pd.op.prov.input = k->input;
+	pd.op.prov.kind = HD_PROV_RECORD;
+	pd.op.prov.at = kk->index;
+	if (o.rpc) {
+		o.rpc->used = true;
+		pd.op.t_enqueue_ns = o.rpc->ts;
+	} else if (o.annot) {
+		pd.op.t_enqueue_ns = o.annot->ts;
+	} else if (o.launch) {
+		pd.op.t_enqueue_ns = o.launch->ts;
+	}
+	if (o.annot)
+		o.annot->used = true;
+	m = kernel_identity(kk, &o, &pd, &annot_peer);
+	/* Coalesced: metadata of the preceding records (spec 8). */
+	if ((o.annot && strcmp(o.annot->name, "nccl:coalesced") == 0) ||
+	    (!m->coll && !o.annot && !o.rpc && o.launch))
+		m = coalesced_meta(k, o.launch, &pd, m);
+	pd.op.group = kernel_group(k, mp, kk, m);
+	set_seq(&pd, m);
+	set_peer(k, &pd.op, &pd.d, m, annot_peer);
+	pd.order =
+		pd.op.t_enqueue_ns != INT64_MIN ? pd.op.t_enqueue_ns : kk->ts;
+	g_array_append_val(pend, pd);
+}
+
+/* CPU records that launched no kernel in this window: enqueued ops. */
+static void cpu_only_ops(struct kt *k, GArray *pend)
+{
+	struct kt_cpu *cpus = (struct kt_cpu *)(void *)k->cpus->data;
+
 	for (guint i = 0; i < k->cpus->len; i++) {
 		struct kt_cpu *c = &cpus[i];
 		struct pending pd = { 0 };
@@ -1168,6 +1200,15 @@ static void build_ops(struct kt *k)
 		pd.order = c->ts;
 		g_array_append_val(pend, pd);
 	}
+}
+
+/*
+ * Stores the pending ops in group and time order, numbering the ordinal
+ * ones per group and making times absolute.
+ */
+static void store_pending(struct kt *k, GArray *pend)
+{
+	int64_t ord_next = 0;
 
 	g_array_sort(pend, cmp_pending);
 	for (guint i = 0; i < pend->len; i++) {
@@ -1185,6 +1226,41 @@ static void build_ops(struct kt *k)
 		pd->op.d = hd_opdesc_intern(&pd->d);
 		hd_store_add_op(k->store, &pd->op);
 	}
+}
+
+static void build_ops(struct kt *k)
+{
+	g_autoptr(GArray) pend =
+		g_array_new(FALSE, FALSE, sizeof(struct pending));
+	g_autoptr(GHashTable) launch_by_corr =
+		g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_autoptr(GHashTable) rpc_by_ext =
+		g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_autoptr(GArray) streams = NULL;
+	struct kt_maps mp;
+	struct kt_cpu *cpus;
+
+	g_array_sort(k->cpus, cmp_cpu);
+	cpus = (struct kt_cpu *)(void *)k->cpus->data;
+	for (guint i = 0; i < k->launches->len; i++) {
+		struct kt_launch *l =
+			&g_array_index(k->launches, struct kt_launch, i);
+
+		g_hash_table_insert(launch_by_corr, &l->corr, l);
+	}
+	for (guint i = 0; i < k->cpus->len; i++)
+		if (cpus[i].type == KT_RPC && cpus[i].ext >= 0)
+			g_hash_table_insert(rpc_by_ext, &cpus[i].ext, &cpus[i]);
+	streams = nccl_streams(k);
+	mp.launch_by_corr = launch_by_corr;
+	mp.rpc_by_ext = rpc_by_ext;
+	mp.streams = streams;
+	for (guint i = 0; i < k->kernels->len; i++)
+		kernel_op(k, &mp,
+			  &g_array_index(k->kernels, struct kt_kernel, i),
+			  pend);
+	cpu_only_ops(k, pend);
+	store_pending(k, pend);
 }
 
 static void finish_rank(struct kt *k)

@@ -243,6 +243,140 @@ static int member_index(const GArray *m, int global_rank)
  * (when div >= 0) the ops at div, or for p2p at and after it.  div < 0
  * means no divergence (healthy plan).
  */
+/* The lowest of the last `window` distinct positions below limit. */
+static int64_t window_start(const struct hd_store *s, uint32_t gi, uint8_t sk,
+			    int64_t limit, int window)
+{
+	g_autoptr(GArray) positions =
+		g_array_new(FALSE, FALSE, sizeof(int64_t));
+	int64_t lo = limit;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
+		    op->seq < limit)
+			g_array_append_val(positions, op->seq);
+	}
+	g_array_sort(positions, cmp_i64);
+	for (guint i = positions->len, distinct = 0;
+	     i > 0 && distinct < (guint)window; i--) {
+		int64_t v = g_array_index(positions, int64_t, i - 1);
+
+		if (v != lo) {
+			lo = v;
+			distinct++;
+		}
+	}
+	return lo;
+}
+
+/*
+ * The group's ops in [lo, limit) or at the divergence div (for p2p, at
+ * and after it), one array of struct hd_op * per member, in store order.
+ */
+static GPtrArray *ops_by_member(const struct hd_store *s, uint32_t gi,
+				uint8_t sk, const GArray *members, int64_t lo,
+				int64_t limit, int64_t div, bool p2p)
+{
+	GPtrArray *per_rank = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_ptr_array_unref);
+
+	for (guint r = 0; r < members->len; r++)
+		g_ptr_array_add(per_rank, g_ptr_array_new());
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		bool in_window = op->seq >= lo && op->seq < limit;
+		bool at_div =
+			div >= 0 && (p2p ? op->seq >= div : op->seq == div);
+		int r;
+
+		if (op->group != gi || op->seq_kind != sk || op->seq < 0)
+			continue;
+		if (!in_window && !at_div)
+			continue;
+		r = member_index(members, op->rank);
+		if (r < 0)
+			continue;
+		g_ptr_array_add(g_ptr_array_index(per_rank, r), (gpointer)op);
+	}
+	return per_rank;
+}
+
+/* The NCCL call for op, with its fields clamped to what plans hold. */
+static struct replay_op replay_op_of(const struct hd_op *op, int nranks,
+				     int64_t div)
+{
+	struct replay_op ro = { 0 };
+
+	ro.divergent = div >= 0 && op->seq >= div;
+	ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind : HD_OP_UNKNOWN;
+	ro.count = nccl_count(op, nranks);
+	ro.dtype =
+		op->d->dtype <= HD_DTYPE_INT16 ? op->d->dtype : HD_DTYPE_OTHER;
+	ro.redop = op->d->redop <= HD_REDOP_PREMULSUM ? op->d->redop
+						      : HD_REDOP_NONE;
+	ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer : -1;
+	ro.seq = op->seq;
+	ro.state =
+		op->state <= HD_STATE_COMPLETED ? op->state : HD_STATE_UNKNOWN;
+	return ro;
+}
+
+/*
+ * Appends member rr's ops (sorted here) to its plan: one call per call
+ * seen by several sources, at most REPLAY_MAX_WINDOW past the divergence,
+ * adjacent coalesced members numbered as one ncclGroup from
+ * *next_coalesce.
+ */
+static bool add_member_ops(struct replay_rank *rr, GPtrArray *ops, int nranks,
+			   uint8_t sk, int64_t div, int *next_coalesce,
+			   GError **error)
+{
+	const struct hd_op *prev = NULL;
+	int cur_coalesce = -1;
+	guint ndiv = 0;
+
+	g_ptr_array_sort(ops, cmp_op_ptr);
+	for (guint i = 0; i < ops->len; i++) {
+		const struct hd_op *op = g_ptr_array_index(ops, i);
+		struct replay_op ro;
+		bool member = op->flags & HD_OPF_COALESCED_MEMBER;
+
+		/* The same call seen by two sources is one call. */
+		if (prev && same_call(prev, op))
+			continue;
+		ro = replay_op_of(op, nranks, div);
+		/* p2p at and after the divergence: a bounded tail */
+		if (ro.divergent && ++ndiv > REPLAY_MAX_WINDOW)
+			break;
+		if (rr->ops->len >= REPLAY_MAX_OPS_PER_RANK) {
+			g_set_error(
+				error, HD_ERROR, HD_ERROR_TOO_BIG,
+				"rank %d has more than %d ops in the window",
+				rr->rank, REPLAY_MAX_OPS_PER_RANK);
+			return false;
+		}
+		/*
+		 * Adjacent coalesced members form one ncclGroup; with
+		 * collective positions a batch shares its position.
+		 */
+		if (!member) {
+			cur_coalesce = -1;
+		} else if (cur_coalesce < 0 || !prev ||
+			   !(prev->flags & HD_OPF_COALESCED_MEMBER) ||
+			   (sk == HD_SEQ_COLLECTIVE && prev->seq != op->seq)) {
+			cur_coalesce = (*next_coalesce)++;
+		}
+		ro.coalesce = cur_coalesce;
+		g_array_append_val(rr->ops, ro);
+		prev = op;
+	}
+	return true;
+}
+
 static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 				 int64_t div, int window, bool p2p,
 				 GError **error)
@@ -250,7 +384,6 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 	const struct hd_group *g = hd_store_group_at(s, gi);
 	g_autoptr(replay_plan) p = NULL;
 	g_autoptr(GArray) members = NULL;
-	g_autoptr(GArray) positions = NULL;
 	g_autoptr(GPtrArray) per_rank = NULL;
 	int64_t lo, limit = div >= 0 ? div : INT64_MAX;
 	int nranks, next_coalesce = 0;
@@ -272,50 +405,8 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 		return NULL;
 	}
 	sk = pick_seq_kind(s, gi, p2p);
-
-	/* The window: the last `window` distinct positions below limit. */
-	positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
-		    op->seq < limit)
-			g_array_append_val(positions, op->seq);
-	}
-	g_array_sort(positions, cmp_i64);
-	lo = limit;
-	for (guint i = positions->len, distinct = 0;
-	     i > 0 && distinct < (guint)window; i--) {
-		int64_t v = g_array_index(positions, int64_t, i - 1);
-
-		if (v != lo) {
-			lo = v;
-			distinct++;
-		}
-	}
-
-	per_rank = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)g_ptr_array_unref);
-	for (int r = 0; r < nranks; r++)
-		g_ptr_array_add(per_rank, g_ptr_array_new());
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		bool in_window = op->seq >= lo && op->seq < limit;
-		bool at_div =
-			div >= 0 && (p2p ? op->seq >= div : op->seq == div);
-		int r;
-
-		if (op->group != gi || op->seq_kind != sk || op->seq < 0)
-			continue;
-		if (!in_window && !at_div)
-			continue;
-		r = member_index(members, op->rank);
-		if (r < 0)
-			continue;
-		g_ptr_array_add(g_ptr_array_index(per_rank, r), (gpointer)op);
-	}
+	lo = window_start(s, gi, sk, limit, window);
+	per_rank = ops_by_member(s, gi, sk, members, lo, limit, div, p2p);
 
 	p = replay_plan_new();
 	p->group_id = g_strdup(g->id);
@@ -324,65 +415,12 @@ static struct replay_plan *build(const struct hd_store *s, uint32_t gi,
 	p->seq_kind = sk;
 	p->window = window;
 	for (int r = 0; r < nranks; r++) {
-		GPtrArray *ops = g_ptr_array_index(per_rank, r);
 		struct replay_rank *rr =
 			replay_plan_add_rank(p, g_array_index(members, int, r));
-		const struct hd_op *prev = NULL;
-		int cur_coalesce = -1;
-		guint ndiv = 0;
 
-		g_ptr_array_sort(ops, cmp_op_ptr);
-		for (guint i = 0; i < ops->len; i++) {
-			const struct hd_op *op = g_ptr_array_index(ops, i);
-			struct replay_op ro = { 0 };
-			bool member = op->flags & HD_OPF_COALESCED_MEMBER;
-
-			/* The same call seen by two sources is one call. */
-			if (prev && same_call(prev, op))
-				continue;
-			ro.divergent = div >= 0 && op->seq >= div;
-			/* p2p at and after the divergence: a bounded tail */
-			if (ro.divergent && ++ndiv > REPLAY_MAX_WINDOW)
-				break;
-			if (rr->ops->len >= REPLAY_MAX_OPS_PER_RANK) {
-				g_set_error(
-					error, HD_ERROR, HD_ERROR_TOO_BIG,
-					"rank %d has more than %d ops in the window",
-					r, REPLAY_MAX_OPS_PER_RANK);
-				return NULL;
-			}
-			ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind
-							      : HD_OP_UNKNOWN;
-			ro.count = nccl_count(op, nranks);
-			ro.dtype = op->d->dtype <= HD_DTYPE_INT16
-					   ? op->d->dtype
-					   : HD_DTYPE_OTHER;
-			ro.redop = op->d->redop <= HD_REDOP_PREMULSUM
-					   ? op->d->redop
-					   : HD_REDOP_NONE;
-			ro.peer = op->d->peer >= 0 && op->d->peer < nranks
-					  ? op->d->peer
-					  : -1;
-			ro.seq = op->seq;
-			ro.state = op->state <= HD_STATE_COMPLETED
-					   ? op->state
-					   : HD_STATE_UNKNOWN;
-			/*
-			 * Adjacent coalesced members form one ncclGroup; with
-			 * collective positions a batch shares its position.
-			 */
-			if (!member) {
-				cur_coalesce = -1;
-			} else if (cur_coalesce < 0 || !prev ||
-				   !(prev->flags & HD_OPF_COALESCED_MEMBER) ||
-				   (sk == HD_SEQ_COLLECTIVE &&
-				    prev->seq != op->seq)) {
-				cur_coalesce = next_coalesce++;
-			}
-			ro.coalesce = cur_coalesce;
-			g_array_append_val(rr->ops, ro);
-			prev = op;
-		}
+		if (!add_member_ops(rr, g_ptr_array_index(per_rank, r), nranks,
+				    sk, div, &next_coalesce, error))
+			return NULL;
 	}
 	return g_steal_pointer(&p);
 }
@@ -1167,24 +1205,11 @@ static bool op_from_json(json_t *j, const char *where, int nranks,
 	return true;
 }
 
-struct replay_plan *replay_plan_from_json(const char *text, size_t len,
-					  GError **error)
+/* Parses a plan file's bytes into its root object.  (transfer full) */
+static json_t *plan_root(const char *text, size_t len, GError **error)
 {
-	static const char *const keys[] = { "format", "version", "verdict",
-					    "group",  "seq",	 "seq_kind",
-					    "window", "scale",	 "fixed",
-					    "ranks",  NULL };
-	static const char *const rank_keys[] = { "rank", "global_rank", "ops",
-						 NULL };
-	static const char *const group_keys[] = { "id", "name", "nranks",
-						  NULL };
-	g_autoptr(json_t) root = NULL;
-	g_autoptr(replay_plan) p = replay_plan_new();
 	json_error_t jerr;
-	json_t *v, *ranks, *group;
-	int64_t iv;
-	int seq_kind;
-	size_t nranks;
+	json_t *root;
 
 	if (len > REPLAY_MAX_PLAN_BYTES) {
 		g_set_error(error, HD_ERROR, HD_ERROR_TOO_BIG,
@@ -1200,21 +1225,37 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		return NULL;
 	}
 	if (!json_is_object(root)) {
+		json_decref(root);
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "a plan must be a JSON object");
 		return NULL;
 	}
+	return root;
+}
+
+/* The plan's own fields: format, version, verdict, position, scale. */
+static bool plan_fields_from_json(json_t *root, struct replay_plan *p,
+				  GError **error)
+{
+	static const char *const keys[] = { "format", "version", "verdict",
+					    "group",  "seq",	 "seq_kind",
+					    "window", "scale",	 "fixed",
+					    "ranks",  NULL };
+	json_t *v;
+	int64_t iv;
+	int seq_kind;
+
 	if (!only_keys(root, "plan", keys, error))
-		return NULL;
+		return false;
 	v = json_object_get(root, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), PLAN_FORMAT)) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "plan: 'format' must be \"%s\"", PLAN_FORMAT);
-		return NULL;
+		return false;
 	}
 	if (!get_int(root, "plan", "version", REPLAY_PLAN_VERSION,
 		     REPLAY_PLAN_VERSION, 0, true, &iv, error))
-		return NULL;
+		return false;
 	if (!get_str(root, "plan", "verdict", &p->verdict, error) ||
 	    !get_int(root, "plan", "seq", 0, INT64_MAX, -1, false, &p->seq,
 		     error) ||
@@ -1224,7 +1265,7 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 	    !get_int(root, "plan", "window", 0, REPLAY_MAX_WINDOW,
 		     REPLAY_DEFAULT_WINDOW, false, &iv, error) ||
 	    !get_bool(root, "plan", "fixed", &p->fixed, error))
-		return NULL;
+		return false;
 	p->seq_kind = (uint8_t)seq_kind;
 	p->window = (int)iv;
 	v = json_object_get(root, "scale");
@@ -1233,10 +1274,92 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		    json_number_value(v) > 1.0) {
 			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 				    "plan: 'scale' must be a number in (0, 1]");
-			return NULL;
+			return false;
 		}
 		p->scale = json_number_value(v);
 	}
+	return true;
+}
+
+/* The optional "group" object, whose nranks must match the ranks'. */
+static bool group_from_json(json_t *root, size_t nranks, struct replay_plan *p,
+			    GError **error)
+{
+	static const char *const group_keys[] = { "id", "name", "nranks",
+						  NULL };
+	json_t *group = json_object_get(root, "group");
+	int64_t iv;
+
+	if (!group || json_is_null(group))
+		return true;
+	if (!json_is_object(group) ||
+	    !only_keys(group, "group", group_keys, error) ||
+	    !get_str(group, "group", "id", &p->group_id, error) ||
+	    !get_str(group, "group", "name", &p->group_name, error) ||
+	    !get_int(group, "group", "nranks", (int64_t)nranks, (int64_t)nranks,
+		     -1, false, &iv, error)) {
+		if (error && !*error)
+			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+				    "plan: 'group' must be an object");
+		return false;
+	}
+	return true;
+}
+
+/* Rank r of the "ranks" array, appended to p with its ops. */
+static bool rank_from_json(json_t *jr, size_t r, size_t nranks,
+			   struct replay_plan *p, GError **error)
+{
+	static const char *const rank_keys[] = { "rank", "global_rank", "ops",
+						 NULL };
+	json_t *ops;
+	struct replay_rank *rr;
+	char where[64];
+	int64_t rank, global;
+
+	g_snprintf(where, sizeof(where), "rank %zu", r);
+	if (!json_is_object(jr)) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "%s: must be an object", where);
+		return false;
+	}
+	if (!only_keys(jr, where, rank_keys, error) ||
+	    !get_int(jr, where, "rank", (int64_t)r, (int64_t)r, -1, true, &rank,
+		     error) ||
+	    !get_int(jr, where, "global_rank", 0, INT32_MAX, -1, false, &global,
+		     error))
+		return false;
+	ops = json_object_get(jr, "ops");
+	if (!json_is_array(ops) ||
+	    json_array_size(ops) > REPLAY_MAX_OPS_PER_RANK) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "%s: 'ops' must be an array of at most %d ops",
+			    where, REPLAY_MAX_OPS_PER_RANK);
+		return false;
+	}
+	rr = replay_plan_add_rank(p, (int)global);
+	for (size_t i = 0; i < json_array_size(ops); i++) {
+		struct replay_op o = { 0 };
+
+		g_snprintf(where, sizeof(where), "rank %zu op %zu", r, i);
+		if (!op_from_json(json_array_get(ops, i), where, (int)nranks,
+				  &o, error))
+			return false;
+		g_array_append_val(rr->ops, o);
+	}
+	return true;
+}
+
+struct replay_plan *replay_plan_from_json(const char *text, size_t len,
+					  GError **error)
+{
+	g_autoptr(json_t) root = plan_root(text, len, error);
+	g_autoptr(replay_plan) p = replay_plan_new();
+	json_t *ranks;
+	size_t nranks;
+
+	if (!root || !plan_fields_from_json(root, p, error))
+		return NULL;
 	ranks = json_object_get(root, "ranks");
 	if (!json_is_array(ranks) || json_array_size(ranks) == 0 ||
 	    json_array_size(ranks) > REPLAY_MAX_RANKS) {
@@ -1246,60 +1369,12 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 		return NULL;
 	}
 	nranks = json_array_size(ranks);
-	group = json_object_get(root, "group");
-	if (group && !json_is_null(group)) {
-		if (!json_is_object(group) ||
-		    !only_keys(group, "group", group_keys, error) ||
-		    !get_str(group, "group", "id", &p->group_id, error) ||
-		    !get_str(group, "group", "name", &p->group_name, error) ||
-		    !get_int(group, "group", "nranks", (int64_t)nranks,
-			     (int64_t)nranks, -1, false, &iv, error)) {
-			if (error && !*error)
-				g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-					    "plan: 'group' must be an object");
+	if (!group_from_json(root, nranks, p, error))
+		return NULL;
+	for (size_t r = 0; r < nranks; r++)
+		if (!rank_from_json(json_array_get(ranks, r), r, nranks, p,
+				    error))
 			return NULL;
-		}
-	}
-	for (size_t r = 0; r < nranks; r++) {
-		json_t *jr = json_array_get(ranks, r);
-		json_t *ops;
-		struct replay_rank *rr;
-		char where[64];
-		int64_t rank, global;
-
-		g_snprintf(where, sizeof(where), "rank %zu", r);
-		if (!json_is_object(jr)) {
-			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "%s: must be an object", where);
-			return NULL;
-		}
-		if (!only_keys(jr, where, rank_keys, error) ||
-		    !get_int(jr, where, "rank", (int64_t)r, (int64_t)r, -1,
-			     true, &rank, error) ||
-		    !get_int(jr, where, "global_rank", 0, INT32_MAX, -1, false,
-			     &global, error))
-			return NULL;
-		ops = json_object_get(jr, "ops");
-		if (!json_is_array(ops) ||
-		    json_array_size(ops) > REPLAY_MAX_OPS_PER_RANK) {
-			g_set_error(
-				error, HD_ERROR, HD_ERROR_FORMAT,
-				"%s: 'ops' must be an array of at most %d ops",
-				where, REPLAY_MAX_OPS_PER_RANK);
-			return NULL;
-		}
-		rr = replay_plan_add_rank(p, (int)global);
-		for (size_t i = 0; i < json_array_size(ops); i++) {
-			struct replay_op o = { 0 };
-
-			g_snprintf(where, sizeof(where), "rank %zu op %zu", r,
-				   i);
-			if (!op_from_json(json_array_get(ops, i), where,
-					  (int)nranks, &o, error))
-				return NULL;
-			g_array_append_val(rr->ops, o);
-		}
-	}
 	if (!replay_plan_validate(p, error))
 		return NULL;
 	return g_steal_pointer(&p);

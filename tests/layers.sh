@@ -3,7 +3,9 @@
 # covers only itself and the layers below it, so a header of a higher (or a
 # sibling) layer must not be found from it.  For every layer this compiles
 # one line including each project header: the layer's own and lower ones
-# must compile, every other one must fail as not found.
+# must compile, every other one must fail as not found.  Then, for
+# the engine and the report, that no file but the entry point includes
+# the entry point's header.
 set -u
 : "${HD_CC:?}" "${HD_SRCDIR:?}" "${HD_BUILDDIR:?}"
 : "${HD_DEP_CFLAGS=}"
@@ -51,6 +53,25 @@ for layer in core parsers engine replay report; do
 			echo "FAIL: $layer including ${h##*/}: expected" \
 				"'$allowed', got '$got'"
 			head -5 "$tmp/err"
+		fi
+	done
+done
+# Inside a layer the same holds one level down: the engine's checks see
+# the index, the verdict model and hd-checks.h, never the orchestrator's
+# hd-engine.h, and the report's renderers never include the dispatcher's
+# hd-report.h, so neither can call back into what runs it.
+for rule in "src/engine hd-engine" "src/report hd-report"; do
+	dir=${rule% *}
+	top=${rule#* }
+	for f in "$dir"/*.c "$dir"/*.h; do
+		case ${f##*/} in
+		"$top.c" | "$top.h") continue ;;
+		esac
+		if grep -q "^#include \"$top.h\"" "$f"; then
+			fail=$((fail + 1))
+			echo "FAIL: $f includes $top.h, the header of what runs it"
+		else
+			pass=$((pass + 1))
 		fi
 	done
 done

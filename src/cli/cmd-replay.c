@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib.h>
-#include <jansson.h>
 
 #include "cmd.h"
 #include "hd-load.h"
-#include "hd-autocleanups.h"
 #include "hd-engine.h"
 #include "hd-error.h"
-#include "hd-json.h"
+#include "hd-report-replay.h"
 #include "hd-store.h"
 #include "replay-plan.h"
 #include "replay-run.h"
@@ -277,95 +275,6 @@ static int plan_from_paths(char **paths, const struct opts *o,
 	return 0;
 }
 
-static void print_result_text(const struct replay_plan *p,
-			      const struct replay_result *res)
-{
-	printf("outcome: %s\n", res->summary);
-	if (res->ranks_share_gpus)
-		printf("note: ranks shared GPUs (NCCL over loopback sockets)\n");
-	for (guint r = 0; r < res->ranks->len; r++) {
-		const struct replay_rank_result *rr =
-			g_ptr_array_index(res->ranks, r);
-		const struct replay_rank *pr = g_ptr_array_index(p->ranks, r);
-
-		printf("rank %u", r);
-		if (rr->device >= 0)
-			printf(" (device %d)", rr->device);
-		if (rr->error)
-			printf(": error: %s", rr->error);
-		putchar('\n');
-		for (guint i = 0; i < rr->ops->len; i++) {
-			const struct replay_op_result *o = &g_array_index(
-				rr->ops, struct replay_op_result, i);
-			const struct replay_op *po =
-				&g_array_index(pr->ops, struct replay_op, i);
-
-			printf("  %2u  %-14s %-8s", i,
-			       hd_op_kind_name(po->kind),
-			       replay_op_status_name(o->status));
-			if (o->ms >= 0)
-				printf(" %.3f ms", o->ms);
-			putchar('\n');
-		}
-	}
-}
-
-static void print_result_json(const struct replay_plan *p,
-			      const struct replay_result *res,
-			      const char *about)
-{
-	g_autoptr(json_t) root = json_object();
-	json_t *ranks = json_array();
-	char *text;
-
-	json_object_set_new(root, "outcome",
-			    json_string(replay_outcome_name(res->outcome)));
-	json_object_set_new(root, "summary", json_string(res->summary));
-	json_object_set_new(root, "about", hd_json_str_or_null(about));
-	json_object_set_new(root, "ranks_share_gpus",
-			    json_boolean(res->ranks_share_gpus));
-	for (guint r = 0; r < res->ranks->len; r++) {
-		const struct replay_rank_result *rr =
-			g_ptr_array_index(res->ranks, r);
-		json_t *jr = json_object();
-		json_t *ops = json_array();
-
-		json_object_set_new(jr, "rank", json_integer(r));
-		json_object_set_new(jr, "device",
-				    rr->device >= 0 ? json_integer(rr->device)
-						    : json_null());
-		json_object_set_new(jr, "blocked_op",
-				    rr->blocked_op >= 0
-					    ? json_integer(rr->blocked_op)
-					    : json_null());
-		json_object_set_new(jr, "nccl_result",
-				    json_integer(rr->nccl_result));
-		json_object_set_new(jr, "error",
-				    hd_json_str_or_null(rr->error));
-		for (guint i = 0; i < rr->ops->len; i++) {
-			const struct replay_op_result *o = &g_array_index(
-				rr->ops, struct replay_op_result, i);
-			json_t *jo = json_object();
-
-			json_object_set_new(
-				jo, "status",
-				json_string(replay_op_status_name(o->status)));
-			json_object_set_new(jo, "ms",
-					    o->ms >= 0 ? json_real(o->ms)
-						       : json_null());
-			json_array_append_new(ops, jo);
-		}
-		json_object_set_new(jr, "ops", ops);
-		json_array_append_new(ranks, jr);
-	}
-	json_object_set_new(root, "ranks", ranks);
-	json_object_set_new(root, "plan", replay_plan_build_json(p));
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (text)
-		puts(text);
-	free(text);
-}
-
 static int run(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -407,12 +316,7 @@ static int run(int argc, char **argv)
 		return HD_EXIT_OUTPUT;
 	}
 	if (o.dry_run) {
-		g_autofree char *text = o.json ? replay_plan_to_json(p)
-					       : replay_plan_to_text(p);
-
-		if (about && !o.json)
-			printf("%s\n", about);
-		fputs(text, stdout);
+		hd_report_replay_plan(stdout, p, about, o.json);
 		return hd_cmd_finish_output(stdout, "standard output",
 					    HD_EXIT_OK);
 	}
@@ -430,16 +334,7 @@ static int run(int argc, char **argv)
 		hd_cmd_error("cannot replay: %s", err->message);
 		return HD_EXIT_USAGE;
 	}
-	if (o.json) {
-		print_result_json(p, res, about);
-	} else {
-		g_autofree char *text = replay_plan_to_text(p);
-
-		if (about)
-			printf("%s\n", about);
-		fputs(text, stdout);
-		print_result_text(p, res);
-	}
+	hd_report_replay_result(stdout, p, res, about, o.json);
 	return hd_cmd_finish_output(
 		stdout, "standard output",
 		res->outcome == REPLAY_COMPLETED ? HD_EXIT_OK : HD_EXIT_FAULT);

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "hd-align.h"
+#include "hd-checks.h"
 #include "hd-banned.h"
 
 /* Breadth-first from a culprit through the waits to a rank that waits on no one. */
