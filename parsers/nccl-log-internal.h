@@ -40,6 +40,7 @@ enum nl_rx {
 	RX_ABORTED,
 	RX_EXIT,
 	RX_CFE_RANK,
+	RX_CFE_TIME,
 	RX_CFE_EXIT,
 	RX_EXCEPTION,
 	RX_PG_GUID,
@@ -106,7 +107,8 @@ struct nl_stream {
 	bool in_tb;
 	/* torchrun ChildFailedError block */
 	int cfe_left;
-	int cfe_rank;
+	int cfe_rank, cfe_local;
+	int64_t cfe_time; /* its "time :" in ns since the epoch, or INT64_MIN */
 	/* the last watchdog timeout without a PG prefix, for its status */
 	int64_t timeout_sig;
 };

@@ -742,7 +742,7 @@ START_TEST(test_c10d_timeout_forms)
 		  "collective operation timeout: WorkNCCL(OpType=ALLREDUCE, "
 		  "TensorShape=[32, 32], Timeout(ms)=1800000) ran for 1800123 "
 		  "milliseconds before timing out.",
-		  -1, "0", -1, 1024 },
+		  3, "0", -1, 1024 },
 		/* 2.2-2.3 prefix, 1.12-2.0 fields */
 		{ "[rank3]:[E ProcessGroupNCCL.cpp:1490] [Rank 3] Watchdog "
 		  "caught collective operation timeout: WorkNCCL(SeqNum=17, "
