@@ -88,6 +88,7 @@ struct nl_c10d {
 	int64_t wrap_time_ns; /* a wrapper's full date, or INT64_MIN */
 	const char *group; /* interned PG name, or NULL */
 	bool has_pg;
+	const char *line; /* the whole line */
 	const char *text; /* the line without its wrapper */
 	size_t text_len;
 	const char *msg; /* after the c10d and PG prefixes */
@@ -874,6 +875,112 @@ static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/* At most this many ranks are taken from one list another tool printed. */
+#define NL_NAMED_MAX 4096
+
+/*
+ * One ranks_named signal per rank of the list at s ("4, 5, 6" up to a
+ * byte in stop, or "{3, 4}", "[7]"): what another tool concluded.  kind:
+ * 1 never joined (missing), 2 joined and did not finish (lagging).
+ */
+static void named_ranks(struct nl_ctx *c, struct nl_c10d *d, const char *s,
+			const char *e, const char *stop, int kind, int64_t seq,
+			const char *op)
+{
+	int64_t v;
+	guint n = 0;
+
+	while (s < e && n < NL_NAMED_MAX) {
+		struct hd_signal sig;
+
+		if (strchr(stop, *s))
+			break;
+		if (!g_ascii_isdigit(*s)) {
+			s++;
+			continue;
+		}
+		if (!scan_int(&s, e, &v) || v > INT_MAX)
+			break;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_RANKS_NAMED;
+		sig.code = kind;
+		sig.seq = seq;
+		sig.op_name = op;
+		sig.group_name = d->group;
+		c10d_add(c, d, &sig);
+		signal_at(c, last_signal(c))->rank = (int32_t)v;
+		n++;
+	}
+}
+
+/*
+ * Conclusions of other tools that name ranks: Gloo's monitored barrier,
+ * the flight-recorder analyzer (fr_trace) and the TORCH_NCCL_DESYNC_DEBUG
+ * report.
+ */
+static bool c10d_named(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = d->msg + d->msg_len, *q, *r;
+	size_t n = d->msg_len;
+	struct nl_stream *st = d->st;
+	int64_t v;
+
+	/* "Ranks 4, 5 failed to pass monitoredBarrier in 2000 ms" */
+	if ((q = find(m, n, " failed to pass monitoredBarrier"))) {
+		r = find(m, q - m, "Ranks ");
+		if (!r)
+			r = find(m, q - m, "Rank ");
+		if (r)
+			named_ranks(c, d, r, q, "", 1, -1, NULL);
+		return true;
+	}
+	/* fr_trace: "Not all ranks joining collective: sequence number: S" */
+	if ((q = find(m, n, "Not all ranks joining collective"))) {
+		st->fr_seq = 0;
+		st->fr_op = NULL;
+		if ((r = find(q, e - q, "sequence number: ")) &&
+		    (r += 17, scan_int(&r, e, &v)) && v >= 0)
+			st->fr_seq = v;
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "sequence number: ")) {
+		r = m + 17;
+		if (scan_int(&r, e, &v) && v >= 0)
+			st->fr_seq = v;
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "collective: ")) {
+		r = m + 12;
+		if (starts(r, e - r, "nccl:"))
+			r += 5;
+		st->fr_op = word_at(r, e);
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "missing ranks: ")) {
+		named_ranks(c, d, m + 15, e, "}", 1,
+			    st->fr_seq ? st->fr_seq : -1, st->fr_op);
+		st->fr_seq = -1;
+		return true;
+	}
+	/* desync report: "[7] finished collective #182, but didn't join
+	   collective #183", "[1, 3] joined but didn't finish collective #9" */
+	if ((q = find(m, n, "didn't join collective #")) ||
+	    (q = find(m, n, "didn't finish collective #"))) {
+		bool join = q[6] == 'j';
+		const char *hash = memchr(q, '#', e - q);
+		/* a "[7] " at the start of a line reads as a rank tag */
+		const char *open = memchr(d->line, '[', q - d->line);
+
+		r = hash + 1;
+		if (!open || !scan_int(&r, e, &v))
+			return false;
+		named_ranks(c, d, open + 1, q, "]", join ? 1 : 2, v, NULL);
+		return true;
+	}
+	return false;
+}
+
 /* Returns false when the line said nothing this parser knows. */
 static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 {
@@ -886,7 +993,7 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 	if (c10d_err_block(c, d) || c10d_nccl_error(c, d) ||
 	    c10d_timeout(c, d) || c10d_status(c, d))
 		return true;
-	if (c10d_mismatch(c, d))
+	if (c10d_mismatch(c, d) || c10d_named(c, d))
 		return true;
 	if (has(m, n, "terminated with exception") && has(m, n, "CUDA error")) {
 		/* the watchdog died of a CUDA error (2.0+): the rank crashed */
@@ -958,6 +1065,8 @@ static const char *const c10d_needles[] = {
 	"mismatch",	 "FingerPrint",
 	"[c10d]",	 "socket",
 	"CUDA error",	 "workers",
+	"ranks",	 "monitoredBarrier",
+	"collective",
 };
 
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
@@ -972,6 +1081,7 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
 	d.st = nl_stream_for(c, &w);
+	d.line = line;
 	d.text = line + off;
 	d.text_len = n - off;
 	d.wrap_time_ns = w.time_ns;

@@ -109,6 +109,9 @@ struct nl_stream {
 	int cfe_left;
 	int cfe_rank, cfe_local;
 	int64_t cfe_time; /* its "time :" in ns since the epoch, or INT64_MIN */
+	/* fr_trace's "Not all ranks joining collective" block */
+	int64_t fr_seq; /* -1 none */
+	const char *fr_op; /* interned, or NULL */
 	/* the last watchdog timeout without a PG prefix, for its status */
 	int64_t timeout_sig;
 };
