@@ -549,6 +549,22 @@ static void fingerprint_signal(struct nl_ctx *c, struct nl_c10d *d, int rank,
 }
 
 /*
+ * " is running" at r; the spaces may be gone where a terminal's wrap was
+ * taken out ("isrunning").
+ */
+static bool is_running(const char *r, const char *e)
+{
+	while (r < e && *r == ' ')
+		r++;
+	if (!starts(r, e - r, "is"))
+		return false;
+	r += 2;
+	while (r < e && *r == ' ')
+		r++;
+	return starts(r, e - r, "running");
+}
+
+/*
  * ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL): "Detected mismatch
  * between collectives on ranks. Rank 1 is running collective:
  * CollectiveFingerPrint(...), but Rank 0 is running collective:
@@ -575,8 +591,7 @@ static bool c10d_mismatch(struct nl_ctx *c, struct nl_c10d *d)
 		const char *r = q + 5, *open;
 
 		q = r;
-		if (!scan_int(&r, e, &v) || v < 0 ||
-		    !starts(r, e - r, " is running "))
+		if (!scan_int(&r, e, &v) || v < 0 || !is_running(r, e))
 			continue;
 		open = find(r, e - r, "CollectiveFingerPrint(");
 		if (!open)
@@ -821,7 +836,7 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 	}
 	if (has(m, n, "ChildFailedError") || has(m, n, "Failures:") ||
 	    has(m, n, "Root Cause (first observed failure)")) {
-		st->cfe_left = NL_CFE_LINES;
+		st->cfe_left = c->cfe_lines = NL_CFE_LINES;
 		st->cfe_rank = -1;
 		st->cfe_local = -1;
 		st->cfe_time = INT64_MIN;
@@ -967,7 +982,7 @@ static bool c10d_named(struct nl_ctx *c, struct nl_c10d *d)
 	   collective #183", "[1, 3] joined but didn't finish collective #9" */
 	if ((q = find(m, n, "didn't join collective #")) ||
 	    (q = find(m, n, "didn't finish collective #"))) {
-		bool join = q[6] == 'j';
+		bool join = q[7] == 'j';
 		const char *hash = memchr(q, '#', e - q);
 		/* a "[7] " at the start of a line reads as a rank tag */
 		const char *open = memchr(d->line, '[', q - d->line);
@@ -1075,7 +1090,10 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	struct nl_c10d d;
 	size_t off;
 
-	if (!c->waiting &&
+	/* a ChildFailedError block's "time :" lines have no needle */
+	if (c->cfe_lines > 0)
+		c->cfe_lines--;
+	if (!c->waiting && c->cfe_lines == 0 &&
 	    !any_of(line, n, c10d_needles, G_N_ELEMENTS(c10d_needles)))
 		return;
 	nl_wrap_init(&w);

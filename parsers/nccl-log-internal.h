@@ -166,6 +166,7 @@ struct nl_ctx {
 	bool bare_version_conflict;
 	bool warned_cut;
 	bool waiting; /* some stream wants its next line */
+	int cfe_lines; /* lines a ChildFailedError block may still span */
 	struct nl_proc *torn_proc; /* a prefix with no body, last line */
 
 	char *clean; /* ANSI-stripped copy of the line */
