@@ -34,9 +34,12 @@ const char *const nl_c10d_rx_src[RX_COUNT] = {
 	[RX_NCCL_ERR] = "NCCL error in: ([^,]*), (.*?)(?:, NCCL version "
 			"(\\S+))?$",
 	[RX_ABORTED] = "NCCL communicator was aborted on rank (-?\\d+)",
-	[RX_EXIT] = "failed \\(exitcode: (-?\\d+)\\) local_rank: (\\d+) "
-		    "\\(pid: (\\d+)\\)",
+	[RX_EXIT] = "failed \\(exitcode: (-?\\d+)\\) (?:local_rank: (\\d+) "
+		    "\\(pid: (\\d+)\\)|for binary located at .*? with "
+		    "local_rank: (\\d+) \\(process ID: (\\d+)\\))",
 	[RX_CFE_RANK] = "^\\s*rank\\s*:\\s*(\\d+)\\s*\\(local_rank:\\s*(\\d+)",
+	[RX_CFE_TIME] = "^\\s*time\\s*:\\s*(\\d{4})-(\\d\\d)-(\\d\\d)_"
+			"(\\d\\d):(\\d\\d):(\\d\\d)",
 	[RX_CFE_EXIT] = "^\\s*exitcode\\s*:\\s*(-?\\d+)\\s*\\(pid:\\s*(\\d+)",
 	[RX_EXCEPTION] = "^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|"
 			 "Interrupt|Exit))(?::|$)",
@@ -80,9 +83,12 @@ static bool dedup_seen(struct nl_ctx *c, const char *key)
 struct nl_c10d {
 	struct nl_stream *st;
 	int grank;
+	bool grank_printed; /* grank is from "[rankG]:", not "[Rank r]" */
 	int64_t time_ns;
+	int64_t wrap_time_ns; /* a wrapper's full date, or INT64_MIN */
 	const char *group; /* interned PG name, or NULL */
 	bool has_pg;
+	const char *line; /* the whole line */
 	const char *text; /* the line without its wrapper */
 	size_t text_len;
 	const char *msg; /* after the c10d and PG prefixes */
@@ -94,13 +100,36 @@ static bool is_sev(char ch)
 	return ch == 'F' || ch == 'E' || ch == 'W' || ch == 'I' || ch == 'V';
 }
 
+/*
+ * A c10d record glued to the end of other output (a tqdm progress bar
+ * without its newline: "66.12it/s][E ProcessGroupNCCL.cpp:567] ..."):
+ * where its "[E " starts, or NULL.
+ */
+static const char *glued_record(const char *p, const char *e)
+{
+	const char *q = find(p, e - p, "ProcessGroupNCCL.cpp:");
+
+	if (!q)
+		q = find(p, e - p, "ProcessGroupWrapper.cpp:");
+	for (const char *b = q ? q - 1 : NULL; b && b >= p && q - b < 40; b--) {
+		if (*b == '[' && b + 2 < e && is_sev(b[1]) &&
+		    (b[2] == ' ' || g_ascii_isdigit(b[2])))
+			return b;
+		if (*b == ']')
+			break;
+	}
+	return NULL;
+}
+
 static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 			struct nl_c10d *d)
 {
 	const char *p = s, *e = s + n, *q;
 	int64_t v, ns;
+	int local = -1;
 
 	d->grank = -1;
+	d->grank_printed = false;
 	d->time_ns = INT64_MIN;
 	d->group = NULL;
 	d->has_pg = false;
@@ -109,11 +138,14 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 		if (scan_int(&q, e, &v) && q + 1 < e && q[0] == ']' &&
 		    q[1] == ':') {
 			d->grank = (int)clamp_int(v, -1, INT_MAX);
+			d->grank_printed = true;
 			p = q + 2;
 			if (p < e && *p == ' ')
 				p++;
 		}
 	}
+	if (e - p > 3 && p[0] != '[' && (q = glued_record(p, e)))
+		p = q;
 	if (e - p > 3 && p[0] == '[' && is_sev(p[1]) &&
 	    (p[2] == ' ' || g_ascii_isdigit(p[2])) &&
 	    (q = find(p, MIN((size_t)(e - p), 160), "] "))) {
@@ -151,17 +183,33 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 			p = q;
 	}
 	for (int k = 0; k < 2 && e - p > 6 && p[0] == '['; k++) {
+		int at;
+
 		if (rx(c, RX_PG_GUID, p, e - p)) {
 			d->group = cap_intern(c, p, 2);
 			d->has_pg = true;
+			at = 4;
 		} else if (rx(c, RX_PG_NUM, p, e - p)) {
 			d->group = cap_intern(c, p, 1);
 			d->has_pg = true;
-		} else if (!rx(c, RX_RANK_ONLY, p, e - p)) {
+			at = 3;
+		} else if (rx(c, RX_RANK_ONLY, p, e - p)) {
+			at = 1;
+		} else {
 			break;
 		}
+		if (local < 0 && cap_int(c, p, at, &v))
+			local = (int)clamp_int(v, -1, INT_MAX);
 		p += c->ov[1];
 	}
+	/*
+	 * Without "[rankG]:" (PyTorch before 2.3), "[Rank r]" is the rank in
+	 * the process group: the global rank for the default PG, which is
+	 * the only one an old watchdog line names without a PG prefix.
+	 */
+	if (d->grank < 0 && local >= 0 &&
+	    (!d->has_pg || (d->group && strcmp(d->group, "0") == 0)))
+		d->grank = local;
 	d->msg = p;
 	d->msg_len = e - p;
 }
@@ -221,7 +269,13 @@ static void err_block_last(struct nl_ctx *c, struct nl_stream *st,
 	if (n > 0) {
 		hd_signal_init(&tmp);
 		nl_classify_warn(c, m, n, &tmp, NULL);
-		sig->cat = tmp.cat;
+		/* an unclassified text keeps what the result string said */
+		if (tmp.cat != HD_SIG_NCCL_INTERNAL ||
+		    tmp.type != HD_SIGT_OTHER)
+			sig->cat = tmp.cat;
+		/* the named ranks of a duplicate GPU become the culprits */
+		if (tmp.type == HD_SIGT_DUPLICATE_GPU)
+			sig->type = tmp.type;
 		if (tmp.peer)
 			sig->peer = tmp.peer;
 		if (tmp.code)
@@ -272,6 +326,23 @@ static bool c10d_err_block(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/*
+ * The category an "NCCL error in:" line's result string gives when no
+ * "Last error:" says more (ncclGetErrorString() wording, 2.4-2.30).
+ */
+static uint8_t nccl_result_cat(const char *m, size_t n)
+{
+	if (has(m, n, "unhandled cuda error"))
+		return HD_SIG_CUDA;
+	if (has(m, n, "remote process exited or there was a network error"))
+		return HD_SIG_NETWORK;
+	if (has(m, n, "unhandled system error"))
+		return HD_SIG_INIT;
+	if (has(m, n, "invalid usage") || has(m, n, "invalid argument"))
+		return HD_SIG_CONFIG;
+	return HD_SIG_NCCL_INTERNAL;
+}
+
 static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 {
 	struct hd_signal sig;
@@ -281,8 +352,7 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 	if (!has(m, n, "NCCL error in:"))
 		return false;
 	hd_signal_init(&sig);
-	sig.cat = has(m, n, "unhandled cuda error") ? HD_SIG_CUDA
-						    : HD_SIG_NCCL_INTERNAL;
+	sig.cat = nccl_result_cat(m, n);
 	sig.type = HD_SIGT_NCCL_ERROR;
 	sig.group_name = d->group;
 	c10d_add(c, d, &sig);
@@ -386,6 +456,165 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/*
+ * A copy of [s, e) without the runs of three or more spaces a terminal
+ * leaves where it wrapped a pasted line ("collecti     ve",
+ * "TensorShape     =[20, 10]").  (transfer full)
+ */
+static char *unwrap_spaces(const char *s, const char *e)
+{
+	char *out = g_malloc(e - s + 1), *o = out;
+
+	while (s < e) {
+		const char *r = s;
+
+		while (r < e && *r == ' ')
+			r++;
+		if (r - s >= 3) {
+			s = r;
+			continue;
+		}
+		while (s < r)
+			*o++ = *s++;
+		if (s < e)
+			*o++ = *s++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The end of the parenthesised text that opens at open ('('), or NULL. */
+static const char *paren_end(const char *open, const char *e)
+{
+	int depth = 0;
+
+	for (const char *q = open; q < e; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')' && --depth == 0)
+			return q;
+	}
+	return NULL;
+}
+
+/* A word of letters, digits and '_' at f, interned; NULL when none. */
+static const char *word_at(const char *f, const char *e)
+{
+	const char *t = f;
+
+	while (t < e && (g_ascii_isalnum(*t) || *t == '_'))
+		t++;
+	return t > f ? hd_intern_len(f, t - f) : NULL;
+}
+
+/*
+ * One rank's CollectiveFingerPrint(...) from a ProcessGroupWrapper
+ * mismatch message: a coll_mismatch signal of that rank, compared with
+ * peer (-1: the 1.10-1.12 form names no other rank).
+ */
+static void fingerprint_signal(struct nl_ctx *c, struct nl_c10d *d, int rank,
+			       int peer, const char *fp, const char *fe)
+{
+	struct hd_signal sig;
+	const char *f;
+	int64_t v;
+	char key[256];
+
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_MISMATCH;
+	sig.type = HD_SIGT_COLL_MISMATCH;
+	sig.peer_rank = peer;
+	if ((f = field(fp, fe, "SequenceNumber=")) && scan_int(&f, fe, &v) &&
+	    v >= 0)
+		sig.seq = v;
+	if ((f = field(fp, fe, "OpType=")))
+		sig.op_name = word_at(f, fe);
+	if ((f = field(fp, fe, "TensorShape=")))
+		sig.numel_in = sig.numel_out = shape_numel(f, fe);
+	if ((f = field(fp, fe, "TensorDtypes=")))
+		sig.dtype_name = word_at(f, fe);
+	if (!sig.op_name) {
+		nl_skip(c, "collective fingerprint without OpType");
+		return;
+	}
+	sig.group_name = d->group;
+	g_snprintf(key, sizeof(key),
+		   "M|%d|%d|%" G_GINT64_FORMAT "|%s|%" G_GINT64_FORMAT "|%s",
+		   rank, peer, sig.seq, sig.op_name, sig.numel_in,
+		   sig.dtype_name ? sig.dtype_name : "");
+	if (dedup_seen(c, key))
+		return;
+	c10d_add(c, d, &sig);
+	signal_at(c, last_signal(c))->rank = rank;
+}
+
+/*
+ * " is running" at r; the spaces may be gone where a terminal's wrap was
+ * taken out ("isrunning").
+ */
+static bool is_running(const char *r, const char *e)
+{
+	while (r < e && *r == ' ')
+		r++;
+	if (!starts(r, e - r, "is"))
+		return false;
+	r += 2;
+	while (r < e && *r == ' ')
+		r++;
+	return starts(r, e - r, "running");
+}
+
+/*
+ * ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL): "Detected mismatch
+ * between collectives on ranks. Rank 1 is running collective:
+ * CollectiveFingerPrint(...), but Rank 0 is running collective:
+ * CollectiveFingerPrint(...)", or the 1.10-1.12 "Rank 0 is running
+ * inconsistent collective: CollectiveFingerPrint(...)".
+ */
+static bool c10d_mismatch(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg;
+	size_t n = d->msg_len;
+	g_autofree char *t = NULL;
+	const char *e, *q, *fp[2], *fe[2];
+	int ranks[2], k = 0;
+	int64_t v;
+
+	if (!has(m, n, "Detected mismatch") && !has(m, n, "FingerPrint("))
+		return false;
+	d->st->in_tb = false;
+	t = unwrap_spaces(m, m + n);
+	e = t + strlen(t);
+	if (!has(t, e - t, "Detected mismatch between collectives"))
+		return true; /* DETAIL's "Running collective:" chatter */
+	for (q = t; k < 2 && (q = find(q, e - q, "Rank ")) != NULL;) {
+		const char *r = q + 5, *open;
+
+		q = r;
+		if (!scan_int(&r, e, &v) || v < 0 || !is_running(r, e))
+			continue;
+		open = find(r, e - r, "CollectiveFingerPrint(");
+		if (!open)
+			break;
+		open += strlen("CollectiveFingerPrint");
+		ranks[k] = (int)clamp_int(v, 0, INT_MAX);
+		fp[k] = open;
+		fe[k] = paren_end(open, e);
+		if (!fe[k])
+			fe[k] = e; /* cut: read what is there */
+		q = fe[k];
+		k++;
+	}
+	if (k == 0) {
+		nl_skip(c, "collective mismatch message without a fingerprint");
+		return true;
+	}
+	for (int i = 0; i < k; i++)
+		fingerprint_signal(c, d, ranks[i], k == 2 ? ranks[1 - i] : -1,
+				   fp[i], fe[i]);
+	return true;
+}
+
 static bool c10d_status(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg;
@@ -455,8 +684,16 @@ static const char *const dump_texts[] = {
 	"attempting to dump debug info",
 	"would have terminated the process",
 	"Future for ",
-	"should dump",
-	"exception dump flag",
+};
+
+/* The TCPStore went away under a running job (PyTorch 2.3+). */
+static const char *const store_lost_texts[] = {
+	"Failed to check the \"should dump\" flag",
+	"exception dump flag from the global store",
+	"TCPStore server has shut down",
+	"sendBytes failed",
+	"recvValue failed",
+	"recvBytes failed",
 };
 
 static const char *const desync_texts[] = {
@@ -470,7 +707,12 @@ static const char *const bootstrap_texts[] = {
 	"DistNetworkError",
 	"while trying to connect to",
 	"waiting for clients",
+	"waiting for workers",
 	"Timed out initializing process group in store based barrier",
+	"client socket has failed to connect",
+	"client socket has timed out",
+	"cannot be retrieved (gai error",
+	"waitForInput",
 };
 
 static bool is_bootstrap(const char *m, size_t n)
@@ -489,6 +731,13 @@ static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 	char key[160];
 
 	if (dedup) {
+		/* a repeat without a rank (what():) matches any rank's */
+		g_snprintf(key, sizeof(key), "%s|*|%u", dedup, d->st->index);
+		if (d->grank < 0 && g_hash_table_contains(c->dedup, key))
+			return;
+		if (!g_hash_table_contains(c->dedup, key))
+			g_hash_table_insert(c->dedup, g_strdup(key),
+					    GINT_TO_POINTER(0));
 		g_snprintf(key, sizeof(key), "%s|%d|%u", dedup, d->grank,
 			   d->st->index);
 		if (dedup_seen(c, key))
@@ -503,7 +752,8 @@ static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 
 /* torchrun: one process's exit; the same exit may be printed twice. */
 static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
-			 int64_t code, int64_t pid)
+			 int local_rank, int64_t code, int64_t pid,
+			 int64_t epoch_ns)
 {
 	char key[96];
 	gpointer v;
@@ -517,6 +767,12 @@ static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 
 		if (old->rank < 0)
 			old->rank = rank;
+		if (old->local_rank < 0)
+			old->local_rank = local_rank;
+		if (epoch_ns != INT64_MIN) {
+			old->time_ns = epoch_ns;
+			old->time_is_local = true;
+		}
 		return;
 	}
 	dedup_seen(c, key);
@@ -526,13 +782,40 @@ static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 	sig.code = (int32_t)clamp_int(code, INT32_MIN, INT32_MAX);
 	sig.pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
 	sig.rank = rank;
-	if (d->time_ns != INT64_MIN) {
+	sig.local_rank = local_rank;
+	/*
+	 * A full date (the ChildFailedError "time :", a logging date) orders
+	 * failures across lines; a glog time of day only within one day.
+	 */
+	if (epoch_ns != INT64_MIN)
+		sig.time_ns = epoch_ns;
+	else if (d->wrap_time_ns != INT64_MIN)
+		sig.time_ns = d->wrap_time_ns;
+	else
 		sig.time_ns = d->time_ns;
-		sig.time_is_local = true;
-	}
+	sig.time_is_local = sig.time_ns != INT64_MIN;
 	nl_add_signal(c, &sig, NULL, d->st, d->text, d->text_len);
 	/* a launcher's line: not the process of the stream */
 	signal_at(c, last_signal(c))->rank = rank;
+}
+
+/* "time : 2024-03-05_14:02:11" of the last RX_CFE_TIME match, as UTC. */
+static int64_t cfe_time(struct nl_ctx *c, const char *m)
+{
+	int64_t f[6];
+	g_autoptr(GDateTime) dt = NULL;
+
+	for (int i = 0; i < 6; i++)
+		if (!cap_int(c, m, i + 1, &f[i]))
+			return INT64_MIN;
+	if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 ||
+	    f[4] > 59 || f[5] > 60)
+		return INT64_MIN;
+	dt = g_date_time_new_utc((int)f[0], (int)f[1], (int)f[2], (int)f[3],
+				 (int)f[4], (double)f[5]);
+	if (!dt)
+		return INT64_MIN;
+	return g_date_time_to_unix(dt) * G_GINT64_CONSTANT(1000000000);
 }
 
 static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
@@ -540,31 +823,45 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 	const char *m = d->msg;
 	size_t n = d->msg_len;
 	struct nl_stream *st = d->st;
-	int64_t code, pid, v;
+	int64_t code, pid, v, local = -1;
 
 	if (has(m, n, "failed (exitcode:") && rx(c, RX_EXIT, m, n) &&
-	    cap_int(c, m, 1, &code) && cap_int(c, m, 3, &pid)) {
-		process_exit(c, d, -1, code, pid);
+	    cap_int(c, m, 1, &code) &&
+	    (cap_int(c, m, 3, &pid) || cap_int(c, m, 5, &pid))) {
+		if (!cap_int(c, m, 2, &local))
+			(void)cap_int(c, m, 4, &local);
+		process_exit(c, d, -1, (int)clamp_int(local, -1, INT_MAX), code,
+			     pid, INT64_MIN);
 		return true;
 	}
 	if (has(m, n, "ChildFailedError") || has(m, n, "Failures:") ||
 	    has(m, n, "Root Cause (first observed failure)")) {
-		st->cfe_left = NL_CFE_LINES;
+		st->cfe_left = c->cfe_lines = NL_CFE_LINES;
 		st->cfe_rank = -1;
+		st->cfe_local = -1;
+		st->cfe_time = INT64_MIN;
 		st->in_tb = false;
 		return true;
 	}
 	if (st->cfe_left <= 0)
 		return false;
+	if (has(m, n, "time") && rx(c, RX_CFE_TIME, m, n)) {
+		st->cfe_time = cfe_time(c, m);
+		return true;
+	}
 	if (has(m, n, "local_rank") && rx(c, RX_CFE_RANK, m, n) &&
 	    cap_int(c, m, 1, &v)) {
 		st->cfe_rank = (int)clamp_int(v, -1, INT_MAX);
+		if (cap_int(c, m, 2, &v))
+			st->cfe_local = (int)clamp_int(v, -1, INT_MAX);
 		return true;
 	}
 	if (has(m, n, "exitcode") && rx(c, RX_CFE_EXIT, m, n) &&
 	    cap_int(c, m, 1, &code) && cap_int(c, m, 2, &pid)) {
-		process_exit(c, d, st->cfe_rank, code, pid);
-		st->cfe_rank = -1;
+		process_exit(c, d, st->cfe_rank, st->cfe_local, code, pid,
+			     st->cfe_time);
+		st->cfe_rank = st->cfe_local = -1;
+		st->cfe_time = INT64_MIN;
 		return true;
 	}
 	return false;
@@ -593,6 +890,112 @@ static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/* At most this many ranks are taken from one list another tool printed. */
+#define NL_NAMED_MAX 4096
+
+/*
+ * One ranks_named signal per rank of the list at s ("4, 5, 6" up to a
+ * byte in stop, or "{3, 4}", "[7]"): what another tool concluded.  kind:
+ * 1 never joined (missing), 2 joined and did not finish (lagging).
+ */
+static void named_ranks(struct nl_ctx *c, struct nl_c10d *d, const char *s,
+			const char *e, const char *stop, int kind, int64_t seq,
+			const char *op)
+{
+	int64_t v;
+	guint n = 0;
+
+	while (s < e && n < NL_NAMED_MAX) {
+		struct hd_signal sig;
+
+		if (strchr(stop, *s))
+			break;
+		if (!g_ascii_isdigit(*s)) {
+			s++;
+			continue;
+		}
+		if (!scan_int(&s, e, &v) || v > INT_MAX)
+			break;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_RANKS_NAMED;
+		sig.code = kind;
+		sig.seq = seq;
+		sig.op_name = op;
+		sig.group_name = d->group;
+		c10d_add(c, d, &sig);
+		signal_at(c, last_signal(c))->rank = (int32_t)v;
+		n++;
+	}
+}
+
+/*
+ * Conclusions of other tools that name ranks: Gloo's monitored barrier,
+ * the flight-recorder analyzer (fr_trace) and the TORCH_NCCL_DESYNC_DEBUG
+ * report.
+ */
+static bool c10d_named(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = d->msg + d->msg_len, *q, *r;
+	size_t n = d->msg_len;
+	struct nl_stream *st = d->st;
+	int64_t v;
+
+	/* "Ranks 4, 5 failed to pass monitoredBarrier in 2000 ms" */
+	if ((q = find(m, n, " failed to pass monitoredBarrier"))) {
+		r = find(m, q - m, "Ranks ");
+		if (!r)
+			r = find(m, q - m, "Rank ");
+		if (r)
+			named_ranks(c, d, r, q, "", 1, -1, NULL);
+		return true;
+	}
+	/* fr_trace: "Not all ranks joining collective: sequence number: S" */
+	if ((q = find(m, n, "Not all ranks joining collective"))) {
+		st->fr_seq = 0;
+		st->fr_op = NULL;
+		if ((r = find(q, e - q, "sequence number: ")) &&
+		    (r += 17, scan_int(&r, e, &v)) && v >= 0)
+			st->fr_seq = v;
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "sequence number: ")) {
+		r = m + 17;
+		if (scan_int(&r, e, &v) && v >= 0)
+			st->fr_seq = v;
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "collective: ")) {
+		r = m + 12;
+		if (starts(r, e - r, "nccl:"))
+			r += 5;
+		st->fr_op = word_at(r, e);
+		return true;
+	}
+	if (st->fr_seq >= 0 && starts(m, n, "missing ranks: ")) {
+		named_ranks(c, d, m + 15, e, "}", 1,
+			    st->fr_seq ? st->fr_seq : -1, st->fr_op);
+		st->fr_seq = -1;
+		return true;
+	}
+	/* desync report: "[7] finished collective #182, but didn't join
+	   collective #183", "[1, 3] joined but didn't finish collective #9" */
+	if ((q = find(m, n, "didn't join collective #")) ||
+	    (q = find(m, n, "didn't finish collective #"))) {
+		bool join = q[7] == 'j';
+		const char *hash = memchr(q, '#', e - q);
+		/* a "[7] " at the start of a line reads as a rank tag */
+		const char *open = memchr(d->line, '[', q - d->line);
+
+		r = hash + 1;
+		if (!open || !scan_int(&r, e, &v))
+			return false;
+		named_ranks(c, d, open + 1, q, "]", join ? 1 : 2, v, NULL);
+		return true;
+	}
+	return false;
+}
+
 /* Returns false when the line said nothing this parser knows. */
 static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 {
@@ -600,11 +1003,22 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 	size_t n = d->msg_len;
 	int64_t v;
 
-	if (d->grank >= 0)
+	if (d->grank >= 0 && d->grank_printed)
 		hint_merge(&d->st->c10d_rank, d->grank);
 	if (c10d_err_block(c, d) || c10d_nccl_error(c, d) ||
 	    c10d_timeout(c, d) || c10d_status(c, d))
 		return true;
+	if (c10d_mismatch(c, d) || c10d_named(c, d))
+		return true;
+	if (has(m, n, "terminated with exception") && has(m, n, "CUDA error")) {
+		/* the watchdog died of a CUDA error (2.0+): the rank crashed */
+		c10d_simple(c, d, HD_SIG_CUDA, HD_SIGT_CUDA_ERROR, "C");
+		return true;
+	}
+	if (any_of(m, n, store_lost_texts, G_N_ELEMENTS(store_lost_texts))) {
+		c10d_simple(c, d, HD_SIG_CRASH, HD_SIGT_STORE_LOST, "L");
+		return true;
+	}
 	if (has(m, n, "was aborted on rank") && rx(c, RX_ABORTED, m, n)) {
 		c10d_simple(c, d, HD_SIG_NCCL_INTERNAL, HD_SIGT_COMM_ABORTED,
 			    NULL);
@@ -663,6 +1077,11 @@ static const char *const c10d_needles[] = {
 	"out of memory", "[PG ",
 	"[Rank ",	 "light",
 	"GIL",		 "clients",
+	"mismatch",	 "FingerPrint",
+	"[c10d]",	 "socket",
+	"CUDA error",	 "workers",
+	"ranks",	 "monitoredBarrier",
+	"collective",
 };
 
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
@@ -671,14 +1090,19 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	struct nl_c10d d;
 	size_t off;
 
-	if (!c->waiting &&
+	/* a ChildFailedError block's "time :" lines have no needle */
+	if (c->cfe_lines > 0)
+		c->cfe_lines--;
+	if (!c->waiting && c->cfe_lines == 0 &&
 	    !any_of(line, n, c10d_needles, G_N_ELEMENTS(c10d_needles)))
 		return;
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
 	d.st = nl_stream_for(c, &w);
+	d.line = line;
 	d.text = line + off;
 	d.text_len = n - off;
+	d.wrap_time_ns = w.time_ns;
 	c10d_prefix(c, d.text, d.text_len, &d);
 	if (d.st->cfe_left > 0)
 		d.st->cfe_left--;

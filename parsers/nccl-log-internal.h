@@ -40,6 +40,7 @@ enum nl_rx {
 	RX_ABORTED,
 	RX_EXIT,
 	RX_CFE_RANK,
+	RX_CFE_TIME,
 	RX_CFE_EXIT,
 	RX_EXCEPTION,
 	RX_PG_GUID,
@@ -106,7 +107,11 @@ struct nl_stream {
 	bool in_tb;
 	/* torchrun ChildFailedError block */
 	int cfe_left;
-	int cfe_rank;
+	int cfe_rank, cfe_local;
+	int64_t cfe_time; /* its "time :" in ns since the epoch, or INT64_MIN */
+	/* fr_trace's "Not all ranks joining collective" block */
+	int64_t fr_seq; /* -1 none */
+	const char *fr_op; /* interned, or NULL */
 	/* the last watchdog timeout without a PG prefix, for its status */
 	int64_t timeout_sig;
 };
@@ -161,6 +166,7 @@ struct nl_ctx {
 	bool bare_version_conflict;
 	bool warned_cut;
 	bool waiting; /* some stream wants its next line */
+	int cfe_lines; /* lines a ChildFailedError block may still span */
 	struct nl_proc *torn_proc; /* a prefix with no body, last line */
 
 	char *clean; /* ANSI-stripped copy of the line */

@@ -157,8 +157,9 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st = g_new0(struct nl_stream, 1);
 	st->index = c->streams->len;
 	st->c10d_rank = st->hint_rank = -1;
-	st->err_sig = st->timeout_sig = -1;
-	st->cfe_rank = -1;
+	st->err_sig = st->timeout_sig = st->fr_seq = -1;
+	st->cfe_rank = st->cfe_local = -1;
+	st->cfe_time = INT64_MIN;
 	g_ptr_array_add(c->streams, st);
 	g_hash_table_insert(c->streams_by_key, g_strdup(key), st);
 	return st;
@@ -625,18 +626,77 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	nl_c10d_line(c, line, n);
 }
 
-/* Whether a line opens a record that a terminal may have hard-wrapped. */
-static bool opens_wrap(const char *line, size_t n)
+/* Whether the parentheses from q to e are left open. */
+static bool parens_open(const char *q, const char *e)
 {
-	const char *q = find(line, n, "WorkNCCL(");
+	int depth = 0;
 
-	return q && n >= 60 && !memchr(q, ')', line + n - q);
+	for (; q < e; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')' && depth > 0)
+			depth--;
+	}
+	return depth > 0;
 }
 
-static bool line_has_anchor(const char *line, size_t n)
+/* c10d texts a terminal may break just before their record. */
+static const char *const wrap_tails[] = {
+	"operation timeout:", /* ... WorkNCCL(...) on the next line */
+	"thread terminated", /* ... with exception: ... */
+	") detected", /* ... by watchdog at work: ... */
+	"last enqueued", /* ... NCCL work: ... */
+};
+
+/*
+ * Whether a line opens a c10d record that a terminal may have
+ * hard-wrapped: a WorkNCCL( or CollectiveFingerPrint( record left open,
+ * or a watchdog text cut just before its record.  holds_record: the
+ * line has the record's opening itself.
+ */
+static bool opens_wrap(const char *line, size_t n, bool *holds_record)
 {
-	return has(line, n, "NCCL ") || has(line, n, "[rank") ||
-	       has(line, n, "[PG ") || has(line, n, "WorkNCCL(");
+	const char *q = find(line, n, "WorkNCCL(");
+	size_t k = n;
+
+	if (!q)
+		q = find(line, n, "CollectiveFingerPrint(");
+	*holds_record = q != NULL;
+	if (n < 60)
+		return false;
+	if (q)
+		return parens_open(q, line + n);
+	while (k > 0 && line[k - 1] == ' ')
+		k--;
+	for (size_t i = 0; i < G_N_ELEMENTS(wrap_tails); i++) {
+		size_t t = strlen(wrap_tails[i]);
+
+		if (k >= t && memcmp(line + k - t, wrap_tails[i], t) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a line may continue a held wrapped record: it starts no record
+ * of its own (no wrapper, no bracketed prefix, no NCCL anchor); a
+ * "WorkNCCL(" line continues a text cut just before it.
+ */
+static bool continues_wrap(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_wrap w;
+	bool held;
+
+	if (n == 0 || line[0] == '[' || has(line, n, " NCCL INFO ") ||
+	    has(line, n, " NCCL WARN ") || has(line, n, "[rank"))
+		return false;
+	if (starts(line, n, "WorkNCCL("))
+		return !(opens_wrap(c->wrap->str, c->wrap->len, &held) && held);
+	if (has(line, n, "WorkNCCL(") || has(line, n, "Detected mismatch") ||
+	    has(line, n, "Traceback") || has(line, n, "Error: "))
+		return false;
+	nl_wrap_init(&w);
+	return nl_strip_front(line, n, &w) == 0;
 }
 
 static void flush_wrap(struct nl_ctx *c)
@@ -654,6 +714,8 @@ static void flush_wrap(struct nl_ctx *c)
 
 static void feed_line(struct nl_ctx *c, const char *line, size_t n, bool cut)
 {
+	bool held;
+
 	if (cut && !c->warned_cut) {
 		c->warned_cut = true;
 		hd_input_warn(c->in, c->lineno,
@@ -661,19 +723,18 @@ static void feed_line(struct nl_ctx *c, const char *line, size_t n, bool cut)
 			      HD_LINE_MAX);
 	}
 	if (c->wrap->len) {
-		if (!cut && !line_has_anchor(line, n) &&
+		if (!cut && continues_wrap(c, line, n) &&
 		    c->wrap_count < NL_WRAP_LINES &&
 		    c->wrap->len + n <= NL_WRAP_MAX) {
 			g_string_append_len(c->wrap, line, n);
 			c->wrap_count++;
-			if (memchr(c->wrap->str, ')', c->wrap->len) &&
-			    !opens_wrap(c->wrap->str, c->wrap->len))
+			if (!opens_wrap(c->wrap->str, c->wrap->len, &held))
 				flush_wrap(c);
 			return;
 		}
 		flush_wrap(c);
 	}
-	if (!cut && opens_wrap(line, n) && n < NL_WRAP_MAX) {
+	if (!cut && opens_wrap(line, n, &held) && n < NL_WRAP_MAX) {
 		g_string_append_len(c->wrap, line, n);
 		c->wrap_line = c->lineno;
 		c->wrap_count = 0;

@@ -67,7 +67,8 @@ def top_verdict(hangdoc, case_dir):
     if not verdicts:
         return "none", frozenset()
     v = verdicts[0]
-    return v.get("kind", "?"), frozenset(v.get("culprits") or [])
+    return v.get("kind", "?"), frozenset(v.get("culprit_ranks") or
+                                         v.get("culprits") or [])
 
 
 def show(ranks):

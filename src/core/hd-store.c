@@ -463,6 +463,7 @@ void hd_signal_init(struct hd_signal *sig)
 	sig->last_completed = INT64_MIN;
 	sig->numel_in = -1;
 	sig->numel_out = -1;
+	sig->local_rank = -1;
 }
 
 #define HD_SIGNAL_TEXT_MAX 1024
@@ -624,9 +625,63 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 	hd_store_free(src);
 }
 
+/*
+ * torchrun's one-line exit ("failed (exitcode: 1) local_rank: 0 ...")
+ * names only a local rank.  On a single node the local rank is the global
+ * one: taken when no exit maps a local rank to another global rank (a
+ * ChildFailedError "rank : 9 (local_rank: 1)" means several nodes) and the
+ * ranks and signals name at most one host.
+ */
+static void resolve_local_ranks(struct hd_store *s)
+{
+	const char *host = NULL;
+	GHashTableIter it;
+	gpointer k, val;
+	bool any = false;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->type == HD_SIGT_PROCESS_EXIT && sig->local_rank >= 0) {
+			if (sig->rank >= 0 && sig->rank != sig->local_rank)
+				return;
+			if (sig->rank < 0)
+				any = true;
+		}
+		if (sig->host && sig->host[0]) {
+			if (host && strcmp(host, sig->host) != 0)
+				return;
+			host = sig->host;
+		}
+	}
+	if (!any)
+		return;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &val)) {
+		const struct hd_rank *r = val;
+
+		if (r->host && r->host[0]) {
+			if (host && strcmp(host, r->host) != 0)
+				return;
+			host = r->host;
+		}
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
+		    sig->local_rank >= 0)
+			sig->rank = sig->local_rank;
+	}
+}
+
 void hd_store_resolve(struct hd_store *s)
 {
 	int world = s->world_size;
+
+	resolve_local_ranks(s);
 
 	/* The largest group with known members is the best world estimate. */
 	for (guint i = 0; i < s->groups->len; i++) {

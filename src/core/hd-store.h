@@ -263,6 +263,15 @@ enum hd_signal_type {
 	HD_SIGT_UNWIND,       /* NCCL "-> N" error unwind */
 	HD_SIGT_RAS,
 	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
+	/* c10d (issue 11) */
+	/* ProcessGroupWrapper: one rank's fingerprint (seq, op_name, numel,
+	   dtype_name); peer_rank the rank it was compared with */
+	HD_SIGT_COLL_MISMATCH,
+	/* c10d: the TCPStore went away mid-run */
+	HD_SIGT_STORE_LOST,
+	/* another tool's conclusion naming ranks (desync report, fr_trace,
+	   monitoredBarrier): seq, op_name, the ranks in text */
+	HD_SIGT_RANKS_NAMED,
 };
 
 struct hd_signal {
@@ -284,6 +293,9 @@ struct hd_signal {
 	int32_t code;  /* ncclResult, IB status, exit code, ...; 0 none */
 	char *text;    /* the raw line (owned, bounded), or NULL */
 	struct hd_prov prov;
+	/* c10d (issue 11) */
+	int32_t local_rank; /* torchrun: the local rank of an exit, -1 */
+	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
 };
 
 struct hd_store {

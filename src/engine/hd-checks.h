@@ -59,6 +59,11 @@ bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * PyTorch's own conclusions and c10d texts (hd-c10d.c); run last by
+ * hd_check_signals(), as it reads the verdicts found before it.
+ */
+void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
 /* Follows the waits of both to root blockers (blocked_chain). */
 void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
 

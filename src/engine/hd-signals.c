@@ -156,14 +156,58 @@ struct pg_hang {
 	GArray *absent; /* int: ranks their counters show behind */
 	GArray *inferred; /* int: ranks whose log says nothing of it */
 	GArray *nodata; /* int: ranks without a log */
+	GArray *ahead; /* int: ranks timed out at a later seq */
 	bool lagging; /* some absent rank is more than one behind */
+	bool no_seq; /* the timeouts print no SeqNum (PyTorch < 1.12) */
+	/* how the PG's size is known: 0 its group or the store's world,
+	   1 an all_gather's NumelOut / NumelIn, 2 the ranks seen only */
+	int size_from;
 };
+
+/*
+ * The size of PG "0" as its timeouts show it: an all_gather's output is
+ * size x its input (a reduce_scatter's input size x its output), and a
+ * rank r that reports means at least r + 1 ranks.  *from says which.
+ */
+static int pg0_size(const struct hd_store *s, const struct pg_reports *p,
+		    int *from)
+{
+	int size = s->world_size > 0 ? s->world_size : 0, seen = 0;
+
+	*from = 0;
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+		const struct hd_signal *t = rep->timeout;
+		int64_t k = 0;
+
+		seen = MAX(seen, rep->rank + 1);
+		if (!t || !t->op_name || t->numel_in <= 0 || t->numel_out <= 0)
+			continue;
+		if (strstr(t->op_name, "ALLGATHER") &&
+		    t->numel_out % t->numel_in == 0)
+			k = t->numel_out / t->numel_in;
+		else if (strstr(t->op_name, "REDUCE_SCATTER") &&
+			 t->numel_in % t->numel_out == 0)
+			k = t->numel_in / t->numel_out;
+		if (k > size && k <= (1 << 22)) {
+			size = (int)k;
+			*from = 1;
+		}
+	}
+	if (seen > size) {
+		size = seen;
+		*from = 2;
+	}
+	return size;
+}
 
 /* The PG's members: its group's, else the world for PG 0, and reporters. */
 static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
-			  int64_t group)
+			  int64_t group, int *size_from)
 {
 	GArray *members = g_array_new(FALSE, FALSE, sizeof(int));
+	int size;
 
 	if (group >= 0) {
 		const struct hd_group *grp = g_ptr_array_index(s->groups, group);
@@ -171,9 +215,10 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 		for (guint i = 0; i < grp->members->len; i++)
 			if (g_array_index(grp->members, int, i) >= 0)
 				int_set_add(members, g_array_index(grp->members, int, i));
-	} else if (strcmp(p->name, "0") == 0 && s->world_size > 0) {
-		for (int r = 0; r < MIN(s->world_size, 1 << 22); r++)
-			int_set_add(members, r);
+	} else if (strcmp(p->name, "0") == 0 &&
+		   (size = pg0_size(s, p, size_from)) > 0) {
+		for (int r = 0; r < MIN(size, 1 << 22); r++)
+			g_array_append_val(members, r);
 	}
 	for (guint i = 0; i < p->reports->len; i++)
 		int_set_add(members, g_array_index(p->reports, struct pg_report, i).rank);
@@ -212,7 +257,7 @@ static void pg_sort_members(const struct hd_store *s,
 			if (rep->timeout_seq < seq)
 				g_array_append_val(h->absent, r);
 			else
-				g_array_append_val(h->waiting, r);
+				g_array_append_val(h->ahead, r);
 		} else if (rank_has_log(s, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
@@ -352,6 +397,113 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
  * whose counters stop short of it (or whose logs say nothing) are the
  * culprits.
  */
+/* Where a verdict says the hang is: "seq 412", or the op alone. */
+static char *pg_where(const struct pg_hang *h)
+{
+	if (h->no_seq)
+		return g_strdup("the op (no SeqNum printed)");
+	return g_strdup_printf("seq %" G_GINT64_FORMAT, h->seq);
+}
+
+/*
+ * Every rank that reported timed out in one position, and the PG's size
+ * shows ranks that never said anything: in a log that carries the
+ * others' timeouts, those are the ones that never arrived.  Said only by
+ * elimination, and only when the silent ranks are not the majority (then
+ * their logs are more likely just not there).
+ */
+static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
+			     const struct pg_reports *p,
+			     const struct pg_hang *h)
+{
+	const struct hd_store *s = ix->store;
+	g_autofree char *nd = hd_ranks_text(h->nodata, 8);
+	g_autofree char *where = pg_where(h);
+	struct hd_verdict *v;
+
+	v = hd_verdict_new(
+		HD_V_MISSING_RANK,
+		h->size_from == 1 ? HD_CONF_MEDIUM : HD_CONF_LOW,
+		"rank%s %s never reported, while %u other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
+		h->nodata->len == 1 ? "" : "s", nd, h->waiting->len,
+		h->waiting->len == 1 ? "" : "s", where,
+		h->opname ? h->opname : "?", h->label,
+		h->nodata->len == 1 ? "it" : "they");
+	for (guint i = 0; i < h->nodata->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
+	v->group = h->group;
+	v->seq = h->no_seq ? -1 : h->seq;
+	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
+	if (v->op && strcmp(v->op, "unknown") == 0)
+		v->op = NULL;
+	v->score = HD_SCORE_MISSING - 5;
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (!rep->timeout || rep->timeout_seq != h->seq)
+			continue;
+		for (guint k = 0; k < h->nodata->len; k++)
+			hd_index_add_wait(ix, rep->rank,
+					  g_array_index(h->nodata, int, k),
+					  h->group, h->seq, h->label,
+					  &rep->timeout->prov);
+		if (v->evidence->len < MAX_EVIDENCE)
+			add_signal_evidence(s, v, rep->timeout);
+	}
+	hd_verdict_add_evidence(
+		v, -1, NULL, "%s has %d ranks, as %s", h->label,
+		h->waiting->len + (int)h->nodata->len,
+		h->size_from == 0 ? "its group or the world size shows"
+		: h->size_from == 1
+			? "the all_gather's NumelOut / NumelIn shows"
+			: "the highest rank that reported shows (a lower bound)");
+	hd_verdict_add_ruled_out(
+		v,
+		"that ranks {%s} timed out too: their log is not in the input, or they printed nothing",
+		nd);
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * Ranks of one PG time out at different seqs: some are already past the
+ * position the others are stuck in, which needs the ranks to have issued
+ * different collectives (order or count).  Which side is wrong cannot be
+ * told from the timeouts: the ranks behind are named, at low confidence.
+ */
+static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
+			    const struct pg_reports *p, const struct pg_hang *h)
+{
+	g_autofree char *wt = hd_ranks_text(h->waiting, 8);
+	g_autofree char *at = hd_ranks_text(h->ahead, 8);
+	struct hd_verdict *v;
+
+	v = hd_verdict_new(
+		HD_V_LAGGING_RANK, HD_CONF_LOW,
+		"rank%s %s time out in seq %" G_GINT64_FORMAT
+		" (%s) of %s while rank%s %s already passed it and time out later: the ranks issued different collectives; either side may be wrong",
+		h->waiting->len == 1 ? "" : "s", wt, h->seq,
+		h->opname ? h->opname : "?", h->label,
+		h->ahead->len == 1 ? "" : "s", at);
+	for (guint i = 0; i < h->waiting->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));
+	v->group = h->group;
+	v->seq = h->seq;
+	v->score = HD_SCORE_LAGGING;
+	for (guint i = 0;
+	     i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (rep->timeout)
+			add_signal_evidence(s, v, rep->timeout);
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"a hang inside one collective: the ranks are not in the same one");
+	g_ptr_array_add(a->verdicts, v);
+}
+
 static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		     struct pg_reports *p)
 {
@@ -362,11 +514,14 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	g_autoptr(GArray) absent = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) inferred = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) ahead = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *label = NULL;
 	struct hd_verdict *v;
 
 	if (h.seq < 0)
 		return;
+	/* seq 0 is how check_progress() keeps a timeout without SeqNum */
+	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
 			     : g_strdup_printf("PG %s", p->name);
@@ -375,10 +530,18 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.absent = absent;
 	h.inferred = inferred;
 	h.nodata = nodata;
-	members = pg_members(s, p, h.group);
+	h.ahead = ahead;
+	members = pg_members(s, p, h.group, &h.size_from);
 	pg_sort_members(s, p, members, &h);
+	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
+		report_pg_apart(s, a, p, &h);
+		return;
+	}
 	if (absent->len == 0 && inferred->len == 0) {
-		report_pg_no_culprit(s, a, p, &h);
+		if (nodata->len && nodata->len <= waiting->len && h.group < 0)
+			report_pg_silent(ix, a, p, &h);
+		else
+			report_pg_no_culprit(s, a, p, &h);
 		return;
 	}
 	v = pg_verdict(&h);
@@ -413,9 +576,12 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 			g_ptr_array_add(order, p);
 		}
 		rep = report_for(p, sig->rank);
-		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT && sig->seq >= 0) {
-			if (rep->timeout_seq < 0 || sig->seq < rep->timeout_seq) {
-				rep->timeout_seq = sig->seq;
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT) {
+			/* 0: no SeqNum (PyTorch < 1.12), which counts from 1 */
+			int64_t seq = sig->seq >= 0 ? sig->seq : 0;
+
+			if (rep->timeout_seq < 0 || seq < rep->timeout_seq) {
+				rep->timeout_seq = seq;
 				rep->timeout = sig;
 			}
 		}
@@ -615,6 +781,25 @@ static bool rank_timed_out(const struct hd_store *s, int rank)
 	return false;
 }
 
+/*
+ * Whether the log holds an error that makes a Python process exit with
+ * code 1 (c10d, issue 11): a ProcessGroupWrapper mismatch, an "NCCL
+ * error in:" or a setup failure; that exit is then its echo.
+ */
+static bool has_explained_exit(const struct hd_store *s)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type == HD_SIGT_COLL_MISMATCH ||
+		    sig->type == HD_SIGT_NCCL_ERROR ||
+		    sig->type == HD_SIGT_DUPLICATE_GPU ||
+		    sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG)
+			return true;
+	}
+	return false;
+}
+
 /* A failure that starts trouble, rather than one that follows it. */
 static bool is_crash_cause(const struct hd_store *s, const struct hd_signal *sig)
 {
@@ -632,6 +817,9 @@ static bool is_crash_cause(const struct hd_store *s, const struct hd_signal *sig
 	case HD_SIGT_PROCESS_EXIT:
 		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
 		if (sig->code == -15)
+			return false;
+		/* exit 1 is the exception of an error the log shows itself */
+		if (sig->code == 1 && has_explained_exit(s))
 			return false;
 		if (sig->code == -6 && rank_timed_out(s, sig->rank))
 			return false;
@@ -742,7 +930,8 @@ static int init_rank(const struct hd_signal *sig)
 {
 	switch (sig->type) {
 	case HD_SIGT_DUPLICATE_GPU:
-		return 3;
+		/* c10d's "NCCL error in:" echo of it names the ranks too */
+		return sig->text && strstr(sig->text, "NCCL error in:") ? 3 : 4;
 	case HD_SIGT_NCCL_ERROR:
 		return 0;
 	case HD_SIGT_SHM:
@@ -814,7 +1003,8 @@ static void check_mismatch_signals(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig->cat != HD_SIG_MISMATCH)
+		if (sig->cat != HD_SIG_MISMATCH ||
+		    sig->type == HD_SIGT_COLL_MISMATCH)
 			continue;
 		if (!v) {
 			v = hd_verdict_new(HD_V_SIZE_MISMATCH, HD_CONF_LOW,
@@ -845,4 +1035,5 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a)
 	check_crashes(ix, a);
 	check_init(ix, a);
 	check_mismatch_signals(ix, a);
+	hd_check_c10d(ix, a);
 }

@@ -122,6 +122,9 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_UNWIND] = "unwind",
 		[HD_SIGT_RAS] = "ras",
 		[HD_SIGT_SIZE_MISMATCH] = "size_mismatch",
+		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
+		[HD_SIGT_STORE_LOST] = "store_lost",
+		[HD_SIGT_RANKS_NAMED] = "ranks_named",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])

@@ -727,6 +727,220 @@ START_TEST(test_ib_completion_eras)
 }
 END_TEST
 
+/* ---- c10d shapes of real logs (issue 11) ---- */
+
+START_TEST(test_c10d_old_watchdog_ranks)
+{
+	/* three ranks in one file, one glued to a progress bar, a what():
+	   repeat without SeqNum: three signals, ranks from [Rank r] */
+	g_autoptr(hd_store) s = parse(
+		"eval 12%|##  | 40/330 [00:09<01:02, 4.61it/s][E "
+		"ProcessGroupNCCL.cpp:590] [Rank 4] Watchdog caught collective "
+		"operation timeout: WorkNCCL(OpType=ALLREDUCE, "
+		"Timeout(ms)=60000) ran for 61020 milliseconds before timing "
+		"out.\n"
+		"[E ProcessGroupNCCL.cpp:590] [Rank 6] Watchdog caught "
+		"collective operation timeout: WorkNCCL(OpType=ALLREDUCE, "
+		"Timeout(ms)=60000) ran for 61022 milliseconds before timing "
+		"out.\n"
+		"[E ProcessGroupNCCL.cpp:871] [Rank 5] NCCL watchdog thread "
+		"terminated with exception: [Rank 5] Watchdog caught collective "
+		"operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+		"Timeout(ms)=60000) ran for 61024 milliseconds before timing "
+		"out.\n"
+		"  what():  [Rank 5] NCCL watchdog thread terminated with "
+		"exception: [Rank 5] Watchdog caught collective operation "
+		"timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, "
+		"Timeout(ms)=60000) ran for 61024 milliseconds before timing "
+		"out.\n"
+		/* a PG-local [Rank r] of another PG is not a global rank */
+		"[E ProcessGroupNCCL.cpp:590] [PG 3 Rank 1] Watchdog caught "
+		"collective operation timeout: WorkNCCL(SeqNum=2, "
+		"OpType=BROADCAST, Timeout(ms)=60000) ran for 61030 "
+		"milliseconds before timing out.\n"
+		/* cut mid-record: no OpType, skipped */
+		"[E ProcessGroupNCCL.cpp:590] [Rank 7] Watchdog caught "
+		"collective operation timeout: WorkNCCL(SeqNum=9, Op\n");
+	int want[] = { 4, 6, 5, -1 };
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_WATCHDOG_TIMEOUT), 4);
+	for (guint i = 0; i < 4; i++)
+		ck_assert_int_eq(sig_at(s, i)->rank, want[i]);
+	ck_assert_int_eq(sig_at(s, 0)->seq, -1);
+	ck_assert_int_eq(sig_at(s, 2)->seq, 9);
+	ck_assert_str_eq(sig_at(s, 3)->group_name, "3");
+	ck_assert_uint_ge(in0(s)->skipped, 1);
+}
+END_TEST
+
+START_TEST(test_c10d_fingerprints)
+{
+	static const char *const to =
+		"TensorDeviceTypes=TensorOptions(dtype=float (default), "
+		"device=cuda, layout=Strided (default), requires_grad=false "
+		"(default), pinned_memory=false (default), "
+		"memory_format=(nullopt))";
+	g_autofree char *text = g_strdup_printf(
+		/* 2.1+: two fingerprints, the differ suffix */
+		"[rank3]: RuntimeError: Detected mismatch between collectives "
+		"on ranks. Rank 3 is running collective: "
+		"CollectiveFingerPrint(SequenceNumber=21, OpType=ALLGATHER, "
+		"TensorShape=[6, 2], TensorDtypes=Half, %s), but Rank 2 is "
+		"running collective: CollectiveFingerPrint(SequenceNumber=21"
+		"OpType=ALLGATHER).Collectives differ in the following "
+		"aspects: \tTensor Tensor shapes: 12vs 0\n"
+		/* 1.10 one fingerprint, hard-wrapped inside TensorShape */
+		"RuntimeError: Detected mismatch between collectives on ranks. "
+		"Rank 1 is running inconsistent collective: "
+		"CollectiveFingerPrint(OpType=REDUCE, TensorShape\n"
+		"=[3, 3], TensorDtypes=Float, %s\n"
+		/* terminal-wrapped words */
+		"Detected mismatch between collectives on ranks. Rank 0 is "
+		"running colle     ctive: CollectiveFingerPrint(OpType=BROAD"
+		"     CAST, TensorShape=[1], TensorDtypes=Long)\n"
+		/* DETAIL chatter and a message without a fingerprint */
+		"[I ProcessGroupWrapper.cpp:563] [Rank 0] Running collective: "
+		"CollectiveFingerPrint(SequenceNumber=20, OpType=ALLREDUCE)\n"
+		"RuntimeError: Detected mismatch between collectives on ranks. "
+		"Rank 9 is\n",
+		to, to);
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *g;
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_COLL_MISMATCH), 4);
+	g = sig_at(s, 0);
+	ck_assert_int_eq(g->rank, 3);
+	ck_assert_int_eq(g->peer_rank, 2);
+	ck_assert_int_eq(g->seq, 21);
+	ck_assert_int_eq(g->numel_in, 12);
+	ck_assert_str_eq(g->dtype_name, "Half");
+	g = sig_at(s, 1);
+	ck_assert_int_eq(g->rank, 2);
+	ck_assert_int_eq(g->seq, 21);
+	ck_assert_str_eq(g->op_name, "ALLGATHER");
+	ck_assert_int_eq(g->numel_in, -1);
+	g = sig_at(s, 2);
+	ck_assert_int_eq(g->rank, 1);
+	ck_assert_int_eq(g->peer_rank, -1);
+	ck_assert_int_eq(g->numel_in, 9);
+	g = sig_at(s, 3);
+	ck_assert_int_eq(g->rank, 0);
+	ck_assert_str_eq(g->op_name, "BROADCAST");
+	ck_assert_uint_ge(in0(s)->skipped, 1);
+}
+END_TEST
+
+START_TEST(test_c10d_exit_local_rank)
+{
+	g_autoptr(hd_store) s = parse(
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+		"(exitcode: -9) local_rank: 3 (pid: 4410) of binary: /bin/py\n"
+		"[2026-01-02 10:00:01,5] torch.distributed.elastic."
+		"multiprocessing.api: [ERROR] failed (exitcode: 1) for binary "
+		"located at /bin/py with local_rank: 1 (process ID: 4408)\n"
+		/* absurd: no pid */
+		"failed (exitcode: 1) local_rank: 2 (pid: ) of binary: x\n"
+		"Failures:\n"
+		"  time      : 2026-01-02_09:59:58\n"
+		"  rank      : 11 (local_rank: 3)\n"
+		"  exitcode  : -9 (pid: 4410)\n"
+		"  time      : 2026-13-40_99:99:99\n"
+		"  rank      : 9 (local_rank: 1)\n"
+		"  exitcode  : 1 (pid: 4408)\n");
+	struct hd_signal *g;
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 2);
+	g = sig_at(s, 0);
+	ck_assert_int_eq(g->local_rank, 3);
+	ck_assert_int_eq(g->rank, 11);
+	ck_assert_int_eq(g->code, -9);
+	/* the summary's date wins over none */
+	ck_assert(g->time_ns != INT64_MIN);
+	g = sig_at(s, 1);
+	ck_assert_int_eq(g->local_rank, 1);
+	ck_assert_int_eq(g->rank, 9);
+	ck_assert_int_eq(g->pid, 4408);
+}
+END_TEST
+
+START_TEST(test_c10d_store_cuda_named)
+{
+	g_autoptr(hd_store) s = parse(
+		"[rank2]:[W112 01:02:03.1 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG "
+		"GUID 0 Rank 2] Failed to check the \"should dump\" flag on "
+		"TCPStore, (maybe TCPStore server has shut down too early), "
+		"with error: Broken pipe\n"
+		"[W socket.cpp:601] [c10d] The client socket has failed to "
+		"connect to [head-0]:29511 (errno: 111 - Connection refused).\n"
+		"[rank1]:[E ProcessGroupNCCL.cpp:1414] [PG 0 Rank 1] Process "
+		"group watchdog thread terminated with exception: CUDA error: "
+		"misaligned address\n"
+		"  what():  [PG 0 Rank 1] Process group watchdog thread "
+		"terminated with exception: CUDA error: misaligned address\n"
+		"RuntimeError: [Rank 0]: Ranks 3, 12 failed to pass "
+		"monitoredBarrier in 30000 ms\n"
+		"Not all ranks joining collective: sequence number: 88\n"
+		"collective: nccl:all_gather\n"
+		"missing ranks: {1, 2}\n"
+		"\t   - [4, 5] joined but didn't finish collective #31 (count "
+		"from 1)\n"
+		"DistBackendError: NCCL error in: x.cpp:1, remote process "
+		"exited or there was a network error, NCCL version 2.19.3\n");
+	struct hd_signal *g;
+
+	g = sig_type(s, HD_SIGT_STORE_LOST);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->rank, 2);
+	g = sig_type(s, HD_SIGT_BOOTSTRAP);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_CUDA_ERROR), 1);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_CUDA_ERROR)->rank, 1);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_DUMP), 0);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_RANKS_NAMED), 6);
+	for (guint i = 0; i < s->signals->len; i++) {
+		g = sig_at(s, i);
+		if (g->type == HD_SIGT_RANKS_NAMED && g->rank == 2) {
+			ck_assert_int_eq(g->seq, 88);
+			ck_assert_int_eq(g->code, 1);
+			ck_assert_str_eq(g->op_name, "all_gather");
+		}
+		if (g->type == HD_SIGT_RANKS_NAMED && g->rank == 5) {
+			ck_assert_int_eq(g->seq, 31);
+			ck_assert_int_eq(g->code, 2);
+		}
+	}
+	ck_assert_int_eq(sig_type(s, HD_SIGT_NCCL_ERROR)->cat, HD_SIG_NETWORK);
+}
+END_TEST
+
+START_TEST(test_c10d_wrap_before_record)
+{
+	/* cut before WorkNCCL(, and a status line cut after "detected" */
+	g_autoptr(hd_store) s = parse(
+		"host-a [stderr] [rank3]:[E221 03:10:44.7 "
+		"ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective "
+		"operation timeout: \n"
+		"WorkNCCL(SeqNum=40, OpType=REDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=600000) ran for 600011 milliseconds before timing "
+		"out.\n"
+		"host-a [stderr] [rank3]:[E221 03:10:44.8 "
+		"ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 3] "
+		"Exception (either an error or timeout) detected\n"
+		"by watchdog at work: 40, last enqueued \n"
+		"NCCL work: 41, last completed NCCL work: 39.\n");
+	struct hd_signal *g = sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->rank, 3);
+	ck_assert_int_eq(g->seq, 40);
+	ck_assert_str_eq(g->op_name, "REDUCE");
+	g = sig_type(s, HD_SIGT_PG_STATUS);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->last_enqueued, 41);
+	ck_assert_int_eq(g->last_completed, 39);
+}
+END_TEST
+
 /* ---- c10d (spec section 8) ---- */
 
 START_TEST(test_c10d_timeout_forms)
@@ -742,7 +956,7 @@ START_TEST(test_c10d_timeout_forms)
 		  "collective operation timeout: WorkNCCL(OpType=ALLREDUCE, "
 		  "TensorShape=[32, 32], Timeout(ms)=1800000) ran for 1800123 "
 		  "milliseconds before timing out.",
-		  -1, "0", -1, 1024 },
+		  3, "0", -1, 1024 },
 		/* 2.2-2.3 prefix, 1.12-2.0 fields */
 		{ "[rank3]:[E ProcessGroupNCCL.cpp:1490] [Rank 3] Watchdog "
 		  "caught collective operation timeout: WorkNCCL(SeqNum=17, "
@@ -1132,6 +1346,11 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_torchrun_child_failed);
 	tcase_add_test(tt, test_oom_and_traceback);
 	tcase_add_test(tt, test_hard_wrap);
+	tcase_add_test(tt, test_c10d_old_watchdog_ranks);
+	tcase_add_test(tt, test_c10d_fingerprints);
+	tcase_add_test(tt, test_c10d_exit_local_rank);
+	tcase_add_test(tt, test_c10d_store_cuda_named);
+	tcase_add_test(tt, test_c10d_wrap_before_record);
 	suite_add_tcase(s, tt);
 	tcase_set_timeout(tm, 60);
 	tcase_add_test(tm, test_malformed);

@@ -1,0 +1,568 @@
+/*
+ * Verdicts from what PyTorch itself concluded or saw, beyond the watchdog
+ * counters of hd-signals.c: ProcessGroupWrapper's collective fingerprints
+ * (TORCH_DISTRIBUTED_DEBUG=DETAIL), watchdog timeouts of one process group
+ * that disagree on the op at the same SeqNum, a TCPStore lost under a
+ * running job, and the rule that watchdog timeouts are never "no fault".
+ *
+ * A fingerprint mismatch is data (each rank's own op); the vote is the one
+ * of docs/verdicts.md: the minority is the culprit, a tie names every rank
+ * at low confidence.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "hd-checks.h"
+#include "hd-banned.h"
+
+#define MAX_EVIDENCE 6
+
+static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
+{
+	return &g_array_index(s->signals, struct hd_signal, i);
+}
+
+static void add_signal_evidence(const struct hd_store *s, struct hd_verdict *v,
+				const struct hd_signal *sig)
+{
+	g_autofree char *src = hd_prov_format(s, &sig->prov);
+	const char *text = sig->text ? sig->text : hd_signal_cat_name(sig->cat);
+
+	if (v->evidence->len >= MAX_EVIDENCE)
+		return;
+	hd_verdict_add_evidence(v, sig->rank,
+				sig->prov.kind != HD_PROV_NONE ? src : NULL,
+				"%s", text);
+}
+
+static gint compare_int(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* What one rank was running at one position, as one source printed it. */
+struct c10d_op {
+	int rank;
+	int64_t seq; /* -1 unknown */
+	const char *op; /* as printed ("ALLREDUCE") */
+	int64_t numel; /* -1 unknown */
+	const char *dtype; /* or NULL */
+	const struct hd_signal *sig;
+};
+
+/* The attribute a position's ops are compared on. */
+enum c10d_attr { ATTR_OP, ATTR_NUMEL, ATTR_DTYPE, ATTR_COUNT };
+
+static bool attr_known(const struct c10d_op *o, enum c10d_attr at)
+{
+	switch (at) {
+	case ATTR_OP:
+		return o->op != NULL;
+	case ATTR_NUMEL:
+		return o->numel >= 0;
+	case ATTR_DTYPE:
+		return o->dtype != NULL;
+	default:
+		return false;
+	}
+}
+
+static bool attr_equal(const struct c10d_op *x, const struct c10d_op *y,
+		       enum c10d_attr at)
+{
+	switch (at) {
+	case ATTR_OP:
+		return same_str(x->op, y->op);
+	case ATTR_NUMEL:
+		return x->numel == y->numel;
+	case ATTR_DTYPE:
+		return same_str(x->dtype, y->dtype);
+	default:
+		return true;
+	}
+}
+
+static void attr_text(const struct c10d_op *o, enum c10d_attr at, char *buf,
+		      size_t n)
+{
+	switch (at) {
+	case ATTR_OP:
+		g_snprintf(buf, n, "%s", o->op ? o->op : "?");
+		break;
+	case ATTR_NUMEL:
+		g_snprintf(buf, n, "%" G_GINT64_FORMAT " elements", o->numel);
+		break;
+	default:
+		g_snprintf(buf, n, "%s", o->dtype ? o->dtype : "?");
+		break;
+	}
+}
+
+/*
+ * Votes on one attribute of the ops of one position (one op per rank).
+ * Returns the verdict, or NULL when every rank that has the attribute
+ * agrees.  what: "fingerprints" or "timeouts", for the summary.
+ */
+static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
+			       enum c10d_attr at, const char *where,
+			       const char *what)
+{
+	static const enum hd_verdict_kind kinds[ATTR_COUNT] = {
+		HD_V_TYPE_MISMATCH, HD_V_SIZE_MISMATCH, HD_V_DTYPE_MISMATCH
+	};
+	static const char *const names[ATTR_COUNT] = { "op type", "size",
+						       "dtype" };
+	g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
+	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *ct = NULL;
+	guint best = 0, second = 0, distinct = 0, known = 0;
+	const struct c10d_op *maj = NULL;
+	struct hd_verdict *v;
+	char a[64], b[64];
+	bool tie;
+
+	g_array_set_size(count, ops->len);
+	for (guint i = 0; i < ops->len; i++) {
+		const struct c10d_op *o =
+			&g_array_index(ops, struct c10d_op, i);
+		guint first = i;
+
+		if (!attr_known(o, at))
+			continue;
+		known++;
+		for (guint k = 0; k < i; k++)
+			if (attr_known(&g_array_index(ops, struct c10d_op, k),
+				       at) &&
+			    attr_equal(o,
+				       &g_array_index(ops, struct c10d_op, k),
+				       at)) {
+				first = k;
+				break;
+			}
+		if (first == i)
+			distinct++;
+		g_array_index(count, guint, first)++;
+	}
+	if (distinct < 2 || known < 2)
+		return NULL;
+	for (guint i = 0; i < ops->len; i++) {
+		guint n = g_array_index(count, guint, i);
+
+		if (n > best) {
+			second = best;
+			best = n;
+			maj = &g_array_index(ops, struct c10d_op, i);
+		} else if (n > second) {
+			second = n;
+		}
+	}
+	tie = best == second;
+	for (guint i = 0; i < ops->len; i++) {
+		const struct c10d_op *o =
+			&g_array_index(ops, struct c10d_op, i);
+
+		if (attr_known(o, at) && (tie || !attr_equal(o, maj, at)))
+			g_array_append_val(culprits, o->rank);
+	}
+	g_array_sort(culprits, compare_int);
+	ct = hd_ranks_text(culprits, 8);
+	attr_text(maj, at, a, sizeof(a));
+	if (tie) {
+		v = hd_verdict_new(
+			kinds[at], HD_CONF_LOW,
+			"ranks %s disagree on the %s of %s (%s): an even split, so either side may be wrong",
+			ct, names[at], where, what);
+	} else {
+		const struct c10d_op *mino = NULL;
+
+		for (guint i = 0; i < ops->len && !mino; i++) {
+			const struct c10d_op *o =
+				&g_array_index(ops, struct c10d_op, i);
+
+			if (attr_known(o, at) && !attr_equal(o, maj, at))
+				mino = o;
+		}
+		attr_text(mino, at, b, sizeof(b));
+		v = hd_verdict_new(
+			kinds[at], best >= 2 ? HD_CONF_HIGH : HD_CONF_MEDIUM,
+			"rank%s %s ran %s where %u other%s ran %s at %s (%s)",
+			culprits->len == 1 ? "" : "s", ct, b, best,
+			best == 1 ? "" : "s", a, where, what);
+	}
+	for (guint i = 0; i < culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
+	v->score = HD_SCORE_MISMATCH;
+	for (guint i = 0; i < ops->len; i++)
+		add_signal_evidence(s, v,
+				    g_array_index(ops, struct c10d_op, i).sig);
+	return v;
+}
+
+/* The first attribute the ops of one position disagree on, as a verdict. */
+static struct hd_verdict *compare_ops(const struct hd_store *s,
+				      const GArray *ops, const char *where,
+				      const char *what)
+{
+	for (int at = ATTR_OP; at < ATTR_COUNT; at++) {
+		struct hd_verdict *v =
+			vote(s, ops, (enum c10d_attr)at, where, what);
+
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+/* Adds o unless its rank already has an op in ops. */
+static void add_op(GArray *ops, const struct c10d_op *o)
+{
+	for (guint i = 0; i < ops->len; i++)
+		if (g_array_index(ops, struct c10d_op, i).rank == o->rank)
+			return;
+	g_array_append_val(ops, *o);
+}
+
+/*
+ * ProcessGroupWrapper fingerprints: grouped by SequenceNumber (one group
+ * for the 1.10-1.12 form, which prints none), voted on op type, size and
+ * dtype.  A pair whose seqs differ is a rank that has not issued as many
+ * collectives; a lone fingerprint shows a mismatch but not its kind.
+ */
+static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) by_seq =
+		g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+				      (GDestroyNotify)g_array_unref);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	const struct hd_signal *apart = NULL, *lone = NULL;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		struct c10d_op o = { sig->rank,	      sig->seq,
+				     sig->op_name,    sig->numel_in,
+				     sig->dtype_name, sig };
+		GArray *ops;
+
+		if (sig->type != HD_SIGT_COLL_MISMATCH || sig->rank < 0)
+			continue;
+		ops = g_hash_table_lookup(by_seq, &sig->seq);
+		if (!ops) {
+			int64_t *key = g_new(int64_t, 1);
+
+			*key = sig->seq;
+			ops = g_array_new(FALSE, FALSE, sizeof(struct c10d_op));
+			g_hash_table_insert(by_seq, key, ops);
+			g_ptr_array_add(order, ops);
+		}
+		add_op(ops, &o);
+		/* the other rank of the same message at another seq */
+		for (guint k = 0; k < s->signals->len && sig->seq >= 0; k++) {
+			const struct hd_signal *o2 = sig_at(s, k);
+
+			if (o2->type == HD_SIGT_COLL_MISMATCH &&
+			    o2->rank == sig->peer_rank &&
+			    o2->peer_rank == sig->rank && o2->seq >= 0 &&
+			    o2->seq < sig->seq && !apart)
+				apart = o2;
+		}
+	}
+	for (guint i = 0; i < order->len; i++) {
+		GArray *ops = g_ptr_array_index(order, i);
+		const struct c10d_op *o0 =
+			&g_array_index(ops, struct c10d_op, 0);
+		g_autofree char *where =
+			o0->seq >= 0
+				? g_strdup_printf(
+					  "SequenceNumber %" G_GINT64_FORMAT,
+					  o0->seq)
+				: g_strdup("the collective");
+		struct hd_verdict *v;
+
+		if (ops->len < 2) {
+			if (!lone)
+				lone = o0->sig;
+			continue;
+		}
+		v = compare_ops(s, ops, where,
+				"ProcessGroupWrapper fingerprints");
+		if (!v)
+			continue;
+		v->seq = o0->seq;
+		v->op = o0->op ? hd_op_kind_name(hd_op_kind_parse(o0->op))
+			       : NULL;
+		if (v->op && strcmp(v->op, "unknown") == 0)
+			v->op = NULL;
+		hd_verdict_add_ruled_out(
+			v,
+			"the exceptions and exits that follow: ProcessGroupWrapper raises them on every rank");
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
+	if (apart) {
+		struct hd_verdict *v = hd_verdict_new(
+			HD_V_LAGGING_RANK, HD_CONF_LOW,
+			"rank %d is at SequenceNumber %" G_GINT64_FORMAT
+			" of a process group where rank %d is further: it issued fewer collectives there (ProcessGroupWrapper fingerprints)",
+			apart->rank, apart->seq, apart->peer_rank);
+
+		hd_verdict_add_culprit(v, apart->rank);
+		v->seq = apart->seq;
+		v->score = HD_SCORE_LAGGING;
+		add_signal_evidence(s, v, apart);
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
+	if (lone) {
+		struct hd_verdict *v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"rank %d reported a collective mismatch, but the fingerprint of the rank it disagrees with is not in the input: the kind of mismatch and the culprit cannot be told",
+			lone->rank);
+
+		v->score = HD_SCORE_INSUFFICIENT;
+		add_signal_evidence(s, v, lone);
+		g_ptr_array_add(a->verdicts, v);
+	}
+}
+
+/* An op whose ranks all move the same count (not all_to_all, p2p, ...). */
+static bool same_numel_op(const char *op)
+{
+	return op && (strstr(op, "ALLREDUCE") || strstr(op, "BROADCAST") ||
+		      strstr(op, "ALLGATHER") || strstr(op, "REDUCE_SCATTER") ||
+		      strcmp(op, "REDUCE") == 0);
+}
+
+/*
+ * Watchdog timeouts of one PG at the same SeqNum that name different ops
+ * or sizes: the ranks entered different collectives at that position.
+ */
+static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) pos = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		struct c10d_op o = { sig->rank,	    sig->seq, sig->op_name,
+				     sig->numel_in, NULL,     sig };
+		g_autofree char *key = NULL;
+		GArray *ops;
+
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT || sig->rank < 0 ||
+		    sig->seq < 0)
+			continue;
+		if (!same_numel_op(sig->op_name))
+			o.numel = -1;
+		key = g_strdup_printf("%s|%" G_GINT64_FORMAT,
+				      sig->group_name ? sig->group_name : "0",
+				      sig->seq);
+		ops = g_hash_table_lookup(pos, key);
+		if (!ops) {
+			ops = g_array_new(FALSE, FALSE, sizeof(struct c10d_op));
+			g_hash_table_insert(pos, g_steal_pointer(&key), ops);
+			g_ptr_array_add(order, ops);
+		}
+		add_op(ops, &o);
+	}
+	for (guint i = 0; i < order->len; i++) {
+		GArray *ops = g_ptr_array_index(order, i);
+		const struct c10d_op *o0 =
+			&g_array_index(ops, struct c10d_op, 0);
+		g_autofree char *where = NULL;
+		struct hd_verdict *v;
+
+		if (ops->len < 2)
+			continue;
+		where = g_strdup_printf(
+			"SeqNum %" G_GINT64_FORMAT " of PG %s", o0->seq,
+			o0->sig->group_name ? o0->sig->group_name : "0");
+		/* NumelIn differs legitimately only across op types */
+		v = compare_ops(s, ops, where, "watchdog timeouts");
+		if (!v)
+			continue;
+		/* an excerpt may leave out ranks: a majority is not shown */
+		if (v->confidence == HD_CONF_HIGH)
+			v->confidence = HD_CONF_MEDIUM;
+		v->seq = o0->seq;
+		hd_verdict_add_ruled_out(
+			v,
+			"a hang inside one collective: the ranks time out in different ones");
+		g_ptr_array_add(a->verdicts, v);
+	}
+}
+
+/*
+ * The TCPStore (hosted by rank 0's launcher or process) went away under a
+ * running job: ranks other than 0 fail to reach it.  Its host most likely
+ * died first; the data shows only the loss, so the confidence is low with
+ * one reporter and medium with several.
+ */
+static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GArray) reporters = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *rt = NULL;
+	struct hd_verdict *v;
+	bool from_zero = false;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		bool seen = false;
+
+		if (sig->type != HD_SIGT_STORE_LOST)
+			continue;
+		if (sig->rank == 0)
+			from_zero = true;
+		for (guint k = 0; k < reporters->len; k++)
+			seen |= g_array_index(reporters, int, k) == sig->rank;
+		if (!seen && sig->rank > 0)
+			g_array_append_val(reporters, sig->rank);
+	}
+	if (reporters->len == 0 || from_zero)
+		return;
+	g_array_sort(reporters, compare_int);
+	rt = hd_ranks_text(reporters, 8);
+	v = hd_verdict_new(
+		HD_V_RANK_CRASHED,
+		reporters->len >= 2 ? HD_CONF_MEDIUM : HD_CONF_LOW,
+		"rank%s %s lost the TCPStore mid-run: its host, rank 0, most likely exited first",
+		reporters->len == 1 ? "" : "s", rt);
+	hd_verdict_add_culprit(v, 0);
+	v->score = HD_SCORE_CRASH;
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->type == HD_SIGT_STORE_LOST)
+			add_signal_evidence(s, v, sig_at(s, i));
+	hd_verdict_add_evidence(
+		v, -1, NULL,
+		"rank 0 is taken as the store's host (torchrun and MASTER_ADDR put it there); rank 0 left no line in the input");
+	hd_verdict_add_ruled_out(
+		v,
+		"the reporting ranks: losing the store is what they saw, not what they did");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * Watchdog timeouts mean something hung: when nothing else was concluded
+ * (their ranks unknown, or the counters could not decide), say so rather
+ * than let the summary call it "no fault".
+ */
+static void check_timeouts_seen(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *first = NULL;
+	guint n = 0;
+	struct hd_verdict *v;
+
+	if (a->verdicts->len)
+		return;
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT)
+			continue;
+		if (!first)
+			first = sig;
+		n++;
+	}
+	if (!first)
+		return;
+	v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+		"%u watchdog timeout%s read, but not which ranks never arrived: the input names too few ranks or positions",
+		n, n == 1 ? "" : "s");
+	v->score = HD_SCORE_INSUFFICIENT;
+	add_signal_evidence(s, v, first);
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * What other tools concluded (Gloo's monitored barrier, fr_trace, the
+ * desync report): the ranks they name, one verdict per (kind, seq), at
+ * medium confidence; agreeing verdicts from the data raise it when the
+ * engine merges duplicates.
+ */
+static void check_named(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) seen =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		g_autoptr(GArray) ranks = NULL;
+		g_autofree char *key = NULL, *rt = NULL;
+		struct hd_verdict *v;
+		bool lag = sig->code == 2;
+
+		if (sig->type != HD_SIGT_RANKS_NAMED || sig->rank < 0)
+			continue;
+		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u", sig->code,
+				      sig->seq, sig->prov.input);
+		if (g_hash_table_contains(seen, key))
+			continue;
+		ranks = g_array_new(FALSE, FALSE, sizeof(int));
+		for (guint k = i; k < s->signals->len; k++) {
+			const struct hd_signal *o = sig_at(s, k);
+			bool dup = false;
+
+			if (o->type != HD_SIGT_RANKS_NAMED || o->rank < 0 ||
+			    o->code != sig->code || o->seq != sig->seq ||
+			    o->prov.input != sig->prov.input)
+				continue;
+			for (guint j = 0; j < ranks->len && !dup; j++)
+				dup = g_array_index(ranks, int, j) == o->rank;
+			if (!dup)
+				g_array_append_val(ranks, o->rank);
+		}
+		g_array_sort(ranks, compare_int);
+		rt = hd_ranks_text(ranks, 8);
+		v = hd_verdict_new(
+			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
+			HD_CONF_MEDIUM,
+			"%s %s %s%s%s (as another tool concluded)",
+			ranks->len == 1 ? "rank" : "ranks", rt,
+			lag ? "joined but did not finish" : "never joined",
+			sig->seq >= 0 ? " collective " : " the collective", "");
+		if (sig->seq >= 0) {
+			g_free(v->summary);
+			v->summary = g_strdup_printf(
+				"%s %s %s collective %" G_GINT64_FORMAT
+				"%s%s (as another tool concluded)",
+				ranks->len == 1 ? "rank" : "ranks", rt,
+				lag ? "joined but did not finish"
+				    : "never joined",
+				sig->seq, sig->op_name ? " " : "",
+				sig->op_name ? sig->op_name : "");
+		}
+		for (guint k = 0; k < ranks->len; k++)
+			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));
+		v->seq = sig->seq;
+		v->score = lag ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+		add_signal_evidence(s, v, sig);
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing the tool did not print: its own inputs are not checked here");
+		g_hash_table_add(seen, g_steal_pointer(&key));
+		g_ptr_array_add(a->verdicts, v);
+	}
+}
+
+void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a)
+{
+	check_named(ix, a);
+	check_fingerprints(ix, a);
+	check_timeout_ops(ix, a);
+	check_store_lost(ix, a);
+	check_timeouts_seen(ix, a);
+}
