@@ -18,9 +18,6 @@
 #include "hd-banned.h"
 
 static const char help[] =
-	"usage: hangdoc analyze [--format text|json|markdown] [-o FILE] [-j N]\n"
-	"                       PATH...\n"
-	"\n"
 	"Reads what a hung or failed NCCL/PyTorch job left behind (NCCL_DEBUG\n"
 	"logs, c10d stderr, flight-recorder dumps, profiler traces; plain, .gz\n"
 	"or .zst) from the files and directories given, and names the rank to\n"
@@ -59,60 +56,30 @@ struct analyze_opts {
 	int jobs;
 };
 
-/* Returns -1 when the command line is fine, else the exit status. */
+extern const struct hd_cmd hd_cmd_analyze;
+
+/* Returns HD_CMD_CONTINUE when the command line is fine, else the exit status. */
 static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		      GPtrArray *paths)
 {
-	bool options_done = false;
+	const char *format = NULL;
+	const struct hd_opt opts[] = {
+		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
+		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
+		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
+		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
+	};
+	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
 
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *val = NULL;
-		int m, status = -1;
-
-		if (hd_cmd_common_arg(argv, i, &options_done, paths, help,
-				      &status)) {
-			if (status >= 0)
-				return status;
-			continue;
-		}
-		m = hd_cmd_opt_value(argc, argv, &i, "--format", NULL, &val);
-		if (m == 1) {
-			if (!hd_report_format_parse(val, &o->format)) {
-				hd_cmd_error("unknown format '%s' (use text, json or markdown)",
-					     val);
-				return HD_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (m == 0)
-			m = hd_cmd_opt_value(argc, argv, &i, "--output", "-o",
-					     &val);
-		if (m == 1) {
-			o->output = val;
-			continue;
-		}
-		if (m == 0)
-			m = hd_cmd_opt_value(argc, argv, &i, "--jobs", "-j",
-					     &val);
-		if (m == 1) {
-			if (!hd_cmd_parse_int("--jobs", val, 0, 4096, &o->jobs))
-				return HD_EXIT_USAGE;
-			continue;
-		}
-		if (m == 0)
-			hd_cmd_error("unknown option '%s' for 'analyze'", arg);
-		fputs("usage: hangdoc analyze [--format text|json|markdown] [-o FILE] [-j N] PATH...\n",
-		      stderr);
-		return HD_EXIT_USAGE;
-	}
-	if (!paths->len) {
-		hd_cmd_error("analyze: no PATH given");
-		fputs("usage: hangdoc analyze [--format text|json|markdown] [-o FILE] [-j N] PATH...\n",
-		      stderr);
-		return HD_EXIT_USAGE;
-	}
-	return -1;
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	if (format && !hd_report_format_parse(format, &o->format))
+		return hd_cmd_usage_error(&hd_cmd_analyze,
+					  "unknown format '%s' (use text, json or markdown)",
+					  format);
+	if (!paths->len)
+		return hd_cmd_usage_error(&hd_cmd_analyze, "analyze: no PATH given");
+	return HD_CMD_CONTINUE;
 }
 
 /* Names every unusable input on stderr, one line each. */
@@ -173,7 +140,7 @@ static int run(int argc, char **argv)
 	int status;
 
 	status = parse_args(argc, argv, &o, paths);
-	if (status >= 0)
+	if (status != HD_CMD_CONTINUE)
 		return status;
 	g_ptr_array_add(paths, NULL);
 	store = hd_load((char **)paths->pdata, o.jobs, problems);

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +26,7 @@
 
 struct opts {
 	bool dry_run, fix, healthy, json;
-	long verdict; /* 1-based, 0 = first replayable */
+	int verdict; /* 1-based, 0 = first replayable */
 	int window;
 	double scale; /* 0 = not given */
 	double timeout_s;
@@ -35,9 +34,6 @@ struct opts {
 };
 
 static const char help[] =
-	"usage: hangdoc replay [options] PATH...\n"
-	"       hangdoc replay [options] --plan FILE\n"
-	"\n"
 	"Turn a verdict into a per-rank plan of NCCL calls (the communicator,\n"
 	"its ranks, and per rank the ops around the divergence) and run it on\n"
 	"GPUs to see whether the hang comes back.\n"
@@ -63,138 +59,50 @@ static const char help[] =
 	"served (no replayable divergence, bad plan, built without CUDA and\n"
 	"NCCL, no GPU), 3 no usable input, 4 output could not be written\n";
 
-static bool parse_double(const char *s, double *out)
+extern const struct hd_cmd hd_cmd_replay;
+
+/* Returns HD_CMD_CONTINUE when the command line is fine, else the exit status. */
+static int parse_opts(int argc, char **argv, struct opts *o, GPtrArray *paths)
 {
-	char *end;
-
-	errno = 0;
-	*out = g_ascii_strtod(s, &end);
-	return errno == 0 && end != s && *end == '\0';
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0' && *out >= lo &&
-	       *out <= hi;
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	hd_cmd_error("%s '%s'", msg, arg);
-	fprintf(stderr, "see 'hangdoc help replay'\n");
-	return HD_EXIT_USAGE;
-}
-
-static int parse_opts(int argc, char **argv, struct opts *o)
-{
-	enum {
-		O_DRY = 256,
-		O_VERDICT,
-		O_WINDOW,
-		O_SCALE,
-		O_PLAN_OUT,
-		O_PLAN,
-		O_TIMEOUT,
-		O_FIX,
-		O_HEALTHY,
-		O_FORMAT,
-		O_HELP
+	const char *format = NULL;
+	const struct hd_opt opts[] = {
+		{ "dry-run", 0, HD_OPT_FLAG, &o->dry_run, 0, 0 },
+		{ "verdict", 0, HD_OPT_INT, &o->verdict, 1, 1000000 },
+		{ "window", 0, HD_OPT_INT, &o->window, 0, REPLAY_MAX_WINDOW },
+		{ "scale", 0, HD_OPT_NUMBER, &o->scale, 0, 1 },
+		{ "plan-out", 0, HD_OPT_STRING, &o->plan_out, 0, 0 },
+		{ "plan", 0, HD_OPT_STRING, &o->plan_in, 0, 0 },
+		{ "timeout", 0, HD_OPT_NUMBER, &o->timeout_s, 0, MAX_TIMEOUT_S },
+		{ "fix", 0, HD_OPT_FLAG, &o->fix, 0, 0 },
+		{ "healthy", 0, HD_OPT_FLAG, &o->healthy, 0, 0 },
+		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
+		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
-	static const struct option longopts[] = {
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "verdict", required_argument, NULL, O_VERDICT },
-		{ "window", required_argument, NULL, O_WINDOW },
-		{ "scale", required_argument, NULL, O_SCALE },
-		{ "plan-out", required_argument, NULL, O_PLAN_OUT },
-		{ "plan", required_argument, NULL, O_PLAN },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "fix", no_argument, NULL, O_FIX },
-		{ "healthy", no_argument, NULL, O_HEALTHY },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	long l;
-	int c;
+	int status;
 
 	o->window = REPLAY_DEFAULT_WINDOW;
 	o->timeout_s = 30;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DRY:
-			o->dry_run = true;
-			break;
-		case O_VERDICT:
-			if (!parse_long(optarg, 1, 1000000, &o->verdict))
-				return usage_error(
-					"--verdict needs a number from 1, not",
-					optarg);
-			break;
-		case O_WINDOW:
-			if (!parse_long(optarg, 0, REPLAY_MAX_WINDOW, &l))
-				return usage_error(
-					"--window needs a number from 0 to 64, not",
-					optarg);
-			o->window = (int)l;
-			break;
-		case O_SCALE:
-			if (!parse_double(optarg, &o->scale) ||
-			    !(o->scale > 0.0 && o->scale <= 1.0))
-				return usage_error(
-					"--scale needs a number above 0 and at most 1, not",
-					optarg);
-			break;
-		case O_PLAN_OUT:
-			o->plan_out = optarg;
-			break;
-		case O_PLAN:
-			o->plan_in = optarg;
-			break;
-		case O_TIMEOUT:
-			if (!parse_double(optarg, &o->timeout_s) ||
-			    !(o->timeout_s > 0.0 &&
-			      o->timeout_s <= MAX_TIMEOUT_S))
-				return usage_error(
-					"--timeout needs seconds above 0 and at most 3600, not",
-					optarg);
-			break;
-		case O_FIX:
-			o->fix = true;
-			break;
-		case O_HEALTHY:
-			o->healthy = true;
-			break;
-		case O_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				o->json = true;
-			else if (strcmp(optarg, "text") != 0)
-				return usage_error("unknown format", optarg);
-			break;
-		case O_HELP:
-			fputs(help, stdout);
-			return -1;
-		default:
-			return usage_error("unknown or incomplete option",
-					   argv[optind - 1]);
-		}
-	}
-	if (o->plan_in && optind < argc)
-		return usage_error("--plan takes no PATH, got", argv[optind]);
+	status = hd_cmd_parse(&hd_cmd_replay, argc, argv, opts, paths);
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	if (format && strcmp(format, "json") == 0)
+		o->json = true;
+	else if (format && strcmp(format, "text") != 0)
+		return hd_cmd_usage_error(&hd_cmd_replay,
+					  "unknown format '%s' for 'replay' (use text or json)",
+					  format);
+	if (o->plan_in && paths->len)
+		return hd_cmd_usage_error(&hd_cmd_replay,
+					  "--plan takes no PATH, got '%s'",
+					  (const char *)paths->pdata[0]);
 	if (o->plan_in && (o->verdict || o->healthy))
-		return usage_error("--plan cannot be combined with",
-				   o->verdict ? "--verdict" : "--healthy");
-	if (!o->plan_in && optind >= argc) {
-		hd_cmd_error("replay needs a PATH or --plan FILE");
-		fprintf(stderr, "see 'hangdoc help replay'\n");
-		return HD_EXIT_USAGE;
-	}
-	return 0;
+		return hd_cmd_usage_error(&hd_cmd_replay,
+					  "--plan cannot be combined with '%s'",
+					  o->verdict ? "--verdict" : "--healthy");
+	if (!o->plan_in && !paths->len)
+		return hd_cmd_usage_error(&hd_cmd_replay,
+					  "replay needs a PATH or --plan FILE");
+	return HD_CMD_CONTINUE;
 }
 
 /* Loads, analyzes and extracts.  Returns an exit status, 0 for a plan. */
@@ -220,7 +128,7 @@ static int plan_from_paths(char **paths, const struct opts *o,
 	if (o->verdict > 0) {
 		if ((guint)o->verdict > a->verdicts->len) {
 			hd_cmd_error(
-				"there is no verdict %ld: the analysis gave %u",
+				"there is no verdict %d: the analysis gave %u",
 				o->verdict, a->verdicts->len);
 			return HD_EXIT_USAGE;
 		}
@@ -283,13 +191,12 @@ static int run(int argc, char **argv)
 	g_autoptr(GError) err = NULL;
 	g_autofree char *about = NULL;
 	struct replay_options ro = { 0 };
-	int status = parse_opts(argc, argv, &o);
+	g_autoptr(GPtrArray) paths = g_ptr_array_new();
+	int status = parse_opts(argc, argv, &o, paths);
 
-	if (status == -1) /* --help */
-		return hd_cmd_finish_output(stdout, "standard output",
-					    HD_EXIT_OK);
-	if (status)
+	if (status != HD_CMD_CONTINUE)
 		return status;
+	g_ptr_array_add(paths, NULL);
 	if (o.plan_in) {
 		p = replay_plan_load(o.plan_in, &err);
 		if (!p) {
@@ -297,7 +204,7 @@ static int run(int argc, char **argv)
 			return HD_EXIT_USAGE;
 		}
 	} else {
-		status = plan_from_paths(argv + optind, &o, &p, &about);
+		status = plan_from_paths((char **)paths->pdata, &o, &p, &about);
 		if (status)
 			return status;
 	}
@@ -342,8 +249,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_replay = {
 	.name = "replay",
-	.usage =
-		"[--dry-run] [--verdict N] [--window K] [--scale F] [--plan-out FILE] [--plan FILE] [--timeout S] [--fix] [--healthy] [--format text|json] PATH...",
+	.usage = "[options] PATH...\n[options] --plan FILE",
 	.summary = "turn a verdict into NCCL calls and replay them on GPUs",
 	.help = help,
 	.run = run,

@@ -19,9 +19,6 @@
 #include "hd-banned.h"
 
 static const char help[] =
-	"usage: hangdoc show [--rank R] [--group G] [--format text|json] [-j N]\n"
-	"                    PATH...\n"
-	"\n"
 	"Prints what hangdoc read from the files and directories given: every\n"
 	"collective and p2p op it found, one per line, sorted by group, rank and\n"
 	"sequence position, then the signals (NCCL warnings, c10d watchdog\n"
@@ -57,80 +54,39 @@ static const char help[] =
 	"  hangdoc show --rank 3 --group 0 ./dumps | less\n"
 	"  hangdoc show --format json ./dumps | jq '.signals[]'\n";
 
-static const char usage_line[] =
-	"usage: hangdoc show [--rank R] [--group G] [--format text|json] [-j N]\n"
-	"                    PATH...\n";
-
 struct show_opts {
 	bool json;
 	struct hd_show_filter filter;
 	int jobs;
 };
 
+extern const struct hd_cmd hd_cmd_show;
+
+/* Returns HD_CMD_CONTINUE when the command line is fine, else the exit status. */
 static int parse_args(int argc, char **argv, struct show_opts *o,
 		      GPtrArray *paths)
 {
-	bool options_done = false;
+	const char *format = NULL;
+	const struct hd_opt opts[] = {
+		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
+		{ "rank", 0, HD_OPT_INT, &o->filter.rank, 0, G_MAXINT32 },
+		{ "group", 0, HD_OPT_STRING, &o->filter.group, 0, 0 },
+		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
+		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
+	};
+	int status = hd_cmd_parse(&hd_cmd_show, argc, argv, opts, paths);
 
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *val = NULL;
-		int m, status = -1;
-
-		if (hd_cmd_common_arg(argv, i, &options_done, paths, help,
-				      &status)) {
-			if (status >= 0)
-				return status;
-			continue;
-		}
-		m = hd_cmd_opt_value(argc, argv, &i, "--format", NULL, &val);
-		if (m == 1) {
-			if (strcmp(val, "json") == 0) {
-				o->json = true;
-			} else if (strcmp(val, "text") == 0) {
-				o->json = false;
-			} else {
-				hd_cmd_error("unknown format '%s' for 'show' (use text or json)",
-					     val);
-				return HD_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (m == 0)
-			m = hd_cmd_opt_value(argc, argv, &i, "--rank", NULL,
-					     &val);
-		if (m == 1) {
-			if (!hd_cmd_parse_int("--rank", val, 0, G_MAXINT32,
-					      &o->filter.rank))
-				return HD_EXIT_USAGE;
-			continue;
-		}
-		if (m == 0)
-			m = hd_cmd_opt_value(argc, argv, &i, "--group", NULL,
-					     &val);
-		if (m == 1) {
-			o->filter.group = val;
-			continue;
-		}
-		if (m == 0)
-			m = hd_cmd_opt_value(argc, argv, &i, "--jobs", "-j",
-					     &val);
-		if (m == 1) {
-			if (!hd_cmd_parse_int("--jobs", val, 0, 4096, &o->jobs))
-				return HD_EXIT_USAGE;
-			continue;
-		}
-		if (m == 0)
-			hd_cmd_error("unknown option '%s' for 'show'", arg);
-		fputs(usage_line, stderr);
-		return HD_EXIT_USAGE;
-	}
-	if (!paths->len) {
-		hd_cmd_error("show: no PATH given");
-		fputs(usage_line, stderr);
-		return HD_EXIT_USAGE;
-	}
-	return -1;
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	if (format && strcmp(format, "json") == 0)
+		o->json = true;
+	else if (format && strcmp(format, "text") != 0)
+		return hd_cmd_usage_error(&hd_cmd_show,
+					  "unknown format '%s' for 'show' (use text or json)",
+					  format);
+	if (!paths->len)
+		return hd_cmd_usage_error(&hd_cmd_show, "show: no PATH given");
+	return HD_CMD_CONTINUE;
 }
 
 static int run(int argc, char **argv)
@@ -144,7 +100,7 @@ static int run(int argc, char **argv)
 	int status;
 
 	status = parse_args(argc, argv, &o, paths);
-	if (status >= 0)
+	if (status != HD_CMD_CONTINUE)
 		return status;
 	g_ptr_array_add(paths, NULL);
 	s = hd_load((char **)paths->pdata, o.jobs, problems);

@@ -38,70 +38,155 @@ int hd_cmd_finish_output(FILE *out, const char *name, int status)
 	return status;
 }
 
-int hd_cmd_opt_value(int argc, char **argv, int *i, const char *long_name,
-		     const char *short_name, const char **value)
+static void print_usage(FILE *out, const struct hd_cmd *cmd)
 {
-	const char *arg = argv[*i];
-	size_t n = strlen(long_name);
+	const char *u = cmd->usage;
+	bool first = true;
 
-	if (strncmp(arg, long_name, n) == 0 && arg[n] == '=') {
-		*value = arg + n + 1;
-		if (!**value) {
-			hd_cmd_error("option '%s' needs a value", long_name);
-			return -1;
-		}
-		return 1;
+	/* each line of the usage after "usage: hangdoc NAME " */
+	while (*u) {
+		const char *nl = strchr(u, '\n');
+		int len = nl ? (int)(nl - u) : (int)strlen(u);
+
+		fprintf(out, "%s hangdoc %s %.*s\n", first ? "usage:" : "      ",
+			cmd->name, len, u);
+		first = false;
+		u += len + (nl != NULL);
 	}
-	/* "-j2", as getopt takes it */
-	if (short_name && short_name[1] && !short_name[2] &&
-	    strncmp(arg, short_name, 2) == 0 && arg[2]) {
-		*value = arg + 2;
-		return 1;
-	}
-	if (strcmp(arg, long_name) != 0 &&
-	    (!short_name || strcmp(arg, short_name) != 0))
-		return 0;
-	if (*i + 1 >= argc) {
-		hd_cmd_error("option '%s' needs a value", arg);
-		return -1;
-	}
-	(*i)++;
-	*value = argv[*i];
-	return 1;
 }
 
-bool hd_cmd_parse_int(const char *opt, const char *s, int min, int max,
-		      int *out)
+int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 {
+	va_list ap;
+
+	fputs("hangdoc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	print_usage(stderr, cmd);
+	return HD_EXIT_USAGE;
+}
+
+int hd_cmd_print_help(const struct hd_cmd *cmd)
+{
+	print_usage(stdout, cmd);
+	fputc('\n', stdout);
+	fputs(cmd->help, stdout);
+	return hd_cmd_finish_output(stdout, "standard output", HD_EXIT_OK);
+}
+
+/* The option argv[i] names, or NULL; *inline_value gets "=VALUE"'s. */
+static const struct hd_opt *match(const struct hd_opt *opts, const char *arg,
+				  const char **inline_value)
+{
+	*inline_value = NULL;
+	for (const struct hd_opt *o = opts; o->name; o++) {
+		size_t n = strlen(o->name);
+
+		if (arg[1] == '-' && strncmp(arg + 2, o->name, n) == 0 &&
+		    (arg[2 + n] == '\0' || arg[2 + n] == '=')) {
+			if (arg[2 + n] == '=')
+				*inline_value = arg + 3 + n;
+			return o;
+		}
+		if (o->short_name && arg[1] == o->short_name) {
+			if (arg[2] == '\0')
+				return o;
+			if (o->kind != HD_OPT_FLAG) { /* "-j2" */
+				*inline_value = arg + 2;
+				return o;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Stores value into o->dest; false (said) when it does not fit. */
+static bool store(const struct hd_cmd *cmd, const struct hd_opt *o,
+		  const char *spelled, const char *value)
+{
+	char *end;
+	double d;
 	gint64 v;
 
-	if (!g_ascii_string_to_signed(s, 10, min, max, &v, NULL)) {
-		hd_cmd_error("option '%s': '%s' is not a number from %d to %d",
-			     opt, s, min, max);
+	switch (o->kind) {
+	case HD_OPT_FLAG:
+		*(bool *)o->dest = true;
+		return true;
+	case HD_OPT_STRING:
+		*(const char **)o->dest = value;
+		return true;
+	case HD_OPT_INT:
+		if (g_ascii_string_to_signed(value, 10, (gint64)o->min,
+					     (gint64)o->max, &v, NULL)) {
+			*(int *)o->dest = (int)v;
+			return true;
+		}
+		hd_cmd_usage_error(cmd,
+				   "option '%s': '%s' is not a number from %.0f to %.0f",
+				   spelled, value, o->min, o->max);
+		return false;
+	case HD_OPT_NUMBER:
+		errno = 0;
+		d = g_ascii_strtod(value, &end);
+		if (errno == 0 && end != value && *end == '\0' && d > o->min &&
+		    d <= o->max) {
+			*(double *)o->dest = d;
+			return true;
+		}
+		hd_cmd_usage_error(cmd,
+				   "option '%s': '%s' is not a number above %g and at most %g",
+				   spelled, value, o->min, o->max);
 		return false;
 	}
-	*out = (int)v;
-	return true;
+	return false;
 }
 
-bool hd_cmd_common_arg(char **argv, int i, bool *options_done,
-		       GPtrArray *paths, const char *help, int *status)
+int hd_cmd_parse(const struct hd_cmd *cmd, int argc, char **argv,
+		 const struct hd_opt *opts, GPtrArray *paths)
 {
-	const char *arg = argv[i];
+	bool options_done = false;
 
-	if (*options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-		g_ptr_array_add(paths, argv[i]);
-		return true;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *value;
+		g_autofree char *spelled = NULL;
+		const struct hd_opt *o;
+
+		if (options_done || arg[0] != '-' || arg[1] == '\0') {
+			g_ptr_array_add(paths, argv[i]);
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			options_done = true;
+			continue;
+		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+			return hd_cmd_print_help(cmd);
+		o = match(opts, arg, &value);
+		if (!o)
+			return hd_cmd_usage_error(cmd,
+						  "unknown option '%s' for '%s'",
+						  arg, cmd->name);
+		spelled = g_strdup_printf("--%s", o->name);
+		if (o->kind == HD_OPT_FLAG) {
+			if (value)
+				return hd_cmd_usage_error(cmd,
+							  "option '%s' takes no value",
+							  spelled);
+		} else if (!value) {
+			if (i + 1 >= argc)
+				return hd_cmd_usage_error(cmd,
+							  "option '%s' needs a value",
+							  spelled);
+			value = argv[++i];
+		}
+		if (value && !*value)
+			return hd_cmd_usage_error(cmd,
+						  "option '%s' needs a value",
+						  spelled);
+		if (!store(cmd, o, spelled, value))
+			return HD_EXIT_USAGE;
 	}
-	if (strcmp(arg, "--") == 0) {
-		*options_done = true;
-		return true;
-	}
-	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-		fputs(help, stdout);
-		*status = hd_cmd_finish_output(stdout, "standard output",
-					       HD_EXIT_OK);
-		return true;
-	}
-	return false;
+	return HD_CMD_CONTINUE;
 }

@@ -1,6 +1,8 @@
 /*
- * The subcommand table: one src/cmd-<name>.c per subcommand, each exporting
- * a struct hd_cmd, looked up by exact name in src/hangdoc.c.
+ * The subcommand table: one src/cli/cmd-<name>.c per subcommand, each
+ * exporting a struct hd_cmd, looked up by exact name in src/cli/hangdoc.c,
+ * and the helpers they share: one option parser, one way to say a usage
+ * error, the final write check.
  */
 #ifndef HD_CMD_H
 #define HD_CMD_H
@@ -20,9 +22,9 @@ enum hd_exit {
 
 struct hd_cmd {
 	const char *name;
-	const char *usage;   /* one line: arguments after the name */
+	const char *usage;   /* arguments after the name; lines split by \n */
 	const char *summary; /* one line: what it does */
-	const char *help;    /* the full help text */
+	const char *help;    /* what follows the usage in --help */
 	int (*run)(int argc, char **argv);
 };
 
@@ -40,31 +42,46 @@ void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
  */
 int hd_cmd_finish_output(FILE *out, const char *name, int status);
 
-/*
- * Matches argv[*i] against an option that takes a value, spelled exactly
- * "--name VALUE", "--name=VALUE", "-s VALUE" or "-sVALUE" (short_name may
- * be NULL).
- * Returns 1 with *value set (and *i moved past a separate value), 0 when
- * argv[*i] is not this option, -1 when the value is missing (said on
- * stderr).  *value points into argv.
- */
-int hd_cmd_opt_value(int argc, char **argv, int *i, const char *long_name,
-		     const char *short_name, const char **value);
+/* What kind of value an option takes, and so what hd_opt.dest points at. */
+enum hd_opt_kind {
+	HD_OPT_FLAG,   /* no value; bool */
+	HD_OPT_STRING, /* const char *, pointing into argv; never empty */
+	HD_OPT_INT,    /* int, within [min, max] */
+	HD_OPT_NUMBER, /* double, within (min, max] (min itself refused) */
+};
 
 /*
- * Parses a decimal integer option value within [min, max]; on failure says
- * on stderr which option and value were wrong and returns false.
+ * One option of a subcommand: spelled exactly "--name", "--name=VALUE",
+ * "--name VALUE", and with a short name also "-s VALUE" or "-sVALUE".
+ * Names are never abbreviated.
  */
-bool hd_cmd_parse_int(const char *opt, const char *s, int min, int max,
-		      int *out);
+struct hd_opt {
+	const char *name; /* without the dashes: "format" */
+	char short_name;  /* 'o', or 0 */
+	enum hd_opt_kind kind;
+	void *dest;
+	double min, max; /* HD_OPT_INT and HD_OPT_NUMBER */
+};
+
+/* hd_cmd_parse() returns this when the command should go on. */
+#define HD_CMD_CONTINUE (-1)
 
 /*
- * What every subcommand's option loop does alike with argv[i]: a PATH (or
- * anything after "--") goes to paths, "--" ends the options, and --help
- * prints help, setting *status to the exit status.  Returns true when
- * argv[i] was handled here, false for an option the caller parses.
+ * The one option parser of every subcommand.  Options (a NULL-named entry
+ * ends opts) may come before, between and after PATHs; "--" ends them and
+ * "-" is a PATH (standard input).  PATHs go to paths.  -h and --help print
+ * the command's help on stdout.  Returns HD_CMD_CONTINUE, else the exit
+ * status to return at once: 0 after --help, HD_EXIT_USAGE after saying on
+ * stderr what was wrong and the command's usage line.
  */
-bool hd_cmd_common_arg(char **argv, int i, bool *options_done,
-		       GPtrArray *paths, const char *help, int *status);
+int hd_cmd_parse(const struct hd_cmd *cmd, int argc, char **argv,
+		 const struct hd_opt *opts, GPtrArray *paths);
+
+/* Says what is wrong, then the command's usage; returns HD_EXIT_USAGE. */
+int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+
+/* Prints the command's help: its usage line, then its help text. */
+int hd_cmd_print_help(const struct hd_cmd *cmd);
 
 #endif

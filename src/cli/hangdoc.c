@@ -1,6 +1,6 @@
 /*
- * hangdoc: main(), the command table and exit codes.  Everything else lives
- * in libhangdoc.a.
+ * hangdoc: main() and the command table.  Each subcommand is a
+ * src/cli/cmd-<name>.c; everything they call lives in the layer libraries.
  */
 #include "config.h"
 
@@ -81,8 +81,7 @@ static int help_command(int argc, char **argv)
 	cmd = find_command(argv[2]);
 	if (!cmd)
 		return unknown_command(argv[2]);
-	fputs(cmd->help, stdout);
-	return hd_cmd_finish_output(stdout, "standard output", HD_EXIT_OK);
+	return hd_cmd_print_help(cmd);
 }
 
 int main(int argc, char **argv)
