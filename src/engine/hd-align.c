@@ -102,10 +102,118 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 		v->first_pending = -1;
 }
 
+/* Fraction of opCount steps that must be exactly +1 to trust opCount. */
+#define OPCOUNT_UNIT_SHARE 0.9
+
+/*
+ * Whether every view's ops carry an opCount that rises with each COLL
+ * line, and nearly always by one: NCCL 2.3-2.7, and 2.13+ for calls not
+ * grouped with others (format-nccl-log.md, opCount).  Then opCount, not
+ * the line's ordinal, says which call is which, and a jump shows a line
+ * that the log lost.
+ */
+static bool opcount_informative(const struct group_ctx *c)
+{
+	uint64_t steps = 0, units = 0;
+
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw = &g_array_index(c->views, struct view, i);
+		int64_t prev = -1;
+
+		if (vw->completion_info)
+			return false;
+		for (uint32_t j = 0; j < vw->n; j++) {
+			int64_t oc = ctx_op(c, vw->ops[j])->op_count;
+
+			if (oc < 0 || (j > 0 && oc <= prev))
+				return false;
+			if (j > 0) {
+				steps++;
+				units += oc - prev == 1;
+			}
+			prev = oc;
+		}
+	}
+	return steps >= 4 && (double)units >= OPCOUNT_UNIT_SHARE * steps;
+}
+
+/*
+ * An NCCL log that lost a COLL line (a torn write, a cut paste) shifts
+ * every later line of that rank by one: aligned by ordinal, each of them
+ * would look like a mismatch.  Where opCount can be trusted, keys become
+ * opCounts; each jump is said in a note, and the group's verdicts are
+ * held to medium confidence since the log is known to be incomplete.
+ * Returns the number of lines found missing.
+ */
+static uint64_t realign_by_opcount(struct group_ctx *c)
+{
+	uint64_t lost = 0;
+
+	if (c->source != HD_INPUT_NCCL_LOG || c->seq_kind != HD_SEQ_ORDINAL ||
+	    c->views->len < 2 || !opcount_informative(c))
+		return 0;
+	for (guint i = 0; i < c->views->len; i++) {
+		struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct hd_op *prev = NULL;
+
+		if (vw->borrowed) {
+			const uint32_t *ops = vw->ops;
+
+			vw->ops = g_new(uint32_t, vw->n + 1);
+			memcpy(vw->ops, ops, vw->n * sizeof(uint32_t));
+			vw->borrowed = false;
+		}
+		g_free(vw->keys);
+		vw->keys = g_new(int64_t, vw->n + 1);
+		for (uint32_t j = 0; j < vw->n; j++) {
+			const struct hd_op *op = ctx_op(c, vw->ops[j]);
+
+			vw->keys[j] = op->op_count;
+			if (prev && op->op_count - prev->op_count > 1) {
+				g_autofree char *src = ctx_source(c, op);
+				int64_t gap = op->op_count - prev->op_count - 1;
+
+				lost += (uint64_t)gap;
+				g_ptr_array_add(
+					c->a->notes,
+					g_strdup_printf(
+						"%s: rank %d's opCount jumps %" G_GINT64_MODIFIER
+						"x -> %" G_GINT64_MODIFIER
+						"x: %" G_GINT64_FORMAT
+						" COLL line(s) missing from its log; ops aligned by opCount, the missing ones not compared",
+						src, vw->rank, prev->op_count,
+						op->op_count, gap));
+			}
+			prev = op;
+		}
+		vw->min_key = vw->keys[0];
+		vw->max_key = vw->keys[vw->n - 1];
+	}
+	return lost;
+}
+
+/* Holds the verdicts from index first on, of this group, to medium. */
+static void cap_confidence(struct group_ctx *c, guint first)
+{
+	for (guint i = first; i < c->a->verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(c->a->verdicts, i);
+
+		if (v->group == (int64_t)c->group &&
+		    v->confidence > HD_CONF_MEDIUM) {
+			v->confidence = HD_CONF_MEDIUM;
+			hd_verdict_add_ruled_out(
+				v,
+				"confidence held to medium: a log of this group lost COLL lines (see notes)");
+		}
+	}
+}
+
 static void check_collectives(struct group_ctx *c)
 {
 	const struct hd_group_index *gi =
 		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
+	uint64_t lost;
+	guint first;
 
 	c->views = g_array_new(FALSE, FALSE, sizeof(struct view));
 	for (guint l = 0; l < gi->lanes->len; l++) {
@@ -128,11 +236,15 @@ static void check_collectives(struct group_ctx *c)
 	 * failed, not that a rank called the wrong op.  The straggler pass
 	 * checks that alignment and says so.
 	 */
+	lost = realign_by_opcount(c);
+	first = c->a->verdicts->len;
 	if (c->views->len > 0 &&
 	    !(c->source == HD_INPUT_KINETO && c->seq_kind == HD_SEQ_ORDINAL))
 		hd_align_check_votes(c);
 	if (c->views->len > 0 && !hd_align_check_frontier(c))
 		hd_align_check_completion_lag(c);
+	if (lost)
+		cap_confidence(c, first);
 	views_free(c->views);
 	c->views = NULL;
 }
