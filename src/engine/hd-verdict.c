@@ -52,20 +52,32 @@ void hd_verdict_free(struct hd_verdict *v)
 	g_free(v);
 }
 
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 {
-	for (guint i = 0; i < v->culprits->len; i++)
-		if (g_array_index(v->culprits, int, i) == rank)
+	guint lo = 0, hi = v->culprits->len;
+
+	/*
+	 * The list stays sorted and unique.  Checks add ranks in ascending
+	 * order nearly always, so the common case appends; anything else is
+	 * placed by binary search (a 100k-member group once took 94 s when
+	 * every add re-sorted).
+	 */
+	if (hi == 0 || g_array_index(v->culprits, int, hi - 1) < rank) {
+		g_array_append_val(v->culprits, rank);
+		return;
+	}
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		int m = g_array_index(v->culprits, int, mid);
+
+		if (m == rank)
 			return;
-	g_array_append_val(v->culprits, rank);
-	g_array_sort(v->culprits, compare_int);
+		if (m < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	g_array_insert_val(v->culprits, lo, rank);
 }
 
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,

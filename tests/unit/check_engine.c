@@ -826,11 +826,66 @@ START_TEST(test_p2p_wait_chain_is_fast)
 }
 END_TEST
 
+/* Culprits stay sorted and unique, whatever order they come in. */
+START_TEST(test_culprits_sorted_unique)
+{
+	static const int in[] = { 5, 3, 9, 3, 1, 9, 7, 0, 5 };
+	static const int want[] = { 0, 1, 3, 5, 7, 9 };
+	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
+					      "test");
+
+	for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
+		hd_verdict_add_culprit(v, in[i]);
+	assert_culprits(v, want, G_N_ELEMENTS(want));
+	hd_verdict_free(v);
+}
+END_TEST
+
+/* A group of 300k members blamed rank by rank (re-sorting: minutes). */
+START_TEST(test_many_culprits_are_fast)
+{
+	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
+					      "test");
+
+	for (int r = 0; r < 300000; r++)
+		hd_verdict_add_culprit(v, r);
+	hd_verdict_add_culprit(v, 150000);
+	ck_assert_uint_eq(v->culprits->len, 300000);
+	ck_assert_int_eq(g_array_index(v->culprits, int, 299999), 299999);
+	hd_verdict_free(v);
+}
+END_TEST
+
+/*
+ * One rank in 100k comms: every lane key of one rank once hashed alike,
+ * which made indexing quadratic (23 s).
+ */
+START_TEST(test_many_groups_one_rank_are_fast)
+{
+	static const int one[] = { 0 };
+	struct fixture f;
+	struct hd_analysis *a;
+
+	fixture_init(&f, 1, HD_INPUT_FLIGHT_REC);
+	for (int g = 0; g < 100000; g++) {
+		g_autofree char *name = g_strdup_printf("pg%d", g);
+
+		add_op(&f, add_group(&f, name, one, 1), 0, 1,
+		       HD_OP_ALL_REDUCE, 1024, HD_STATE_COMPLETED);
+	}
+	a = run(&f);
+	ck_assert_uint_eq(f.s->groups->len, 100000);
+	ck_assert_uint_gt(a->verdicts->len, 0);
+	fixture_clear(&f, a);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
 	TCase *tc = tcase_create("verdicts");
 	TCase *slow = tcase_create("regressions");
+	TCase *scale = tcase_create("scale");
 
 	tcase_add_test(tc, test_healthy);
 	tcase_add_test(tc, test_missing_rank);
@@ -853,11 +908,21 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
+	tcase_add_test(tc, test_culprits_sorted_unique);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);
 	tcase_add_test(slow, test_p2p_wait_chain_is_fast);
+
 	suite_add_tcase(s, slow);
+	/*
+	 * Work that once grew with the square of its size: a second each
+	 * now, minutes before; the limit is far from both.
+	 */
+	tcase_set_timeout(scale, 10);
+	tcase_add_test(scale, test_many_culprits_are_fast);
+	tcase_add_test(scale, test_many_groups_one_rank_are_fast);
+	suite_add_tcase(s, scale);
 	return s;
 }
 
