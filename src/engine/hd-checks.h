@@ -56,6 +56,12 @@ bool hd_join_same_finding(const struct hd_index *ix, const struct hd_verdict *v,
 /* True when group g is the process-group side of a link. */
 bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
 
+/*
+ * True when sig reports trouble: an error, a timeout, a crash or an error
+ * unwind; false for progress reports, context and clean exits.
+ */
+bool hd_signal_is_trouble(const struct hd_signal *sig);
+
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);

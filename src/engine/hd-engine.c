@@ -353,6 +353,58 @@ static gint compare_progress(gconstpointer pa, gconstpointer pb)
 }
 
 /* The verdict when nothing else was found. */
+/*
+ * Trouble was seen but no check could name its cause: say what was seen
+ * and what is missing, never no_fault.
+ */
+static void add_undecided_verdict(const struct hd_index *ix,
+				  struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	guint ncat[HD_SIG_CAT_COUNT] = { 0 };
+	g_autoptr(GString) seen = g_string_new(NULL);
+	struct hd_verdict *v;
+	guint cited = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (hd_signal_is_trouble(sig) && sig->cat < HD_SIG_CAT_COUNT)
+			ncat[sig->cat]++;
+	}
+	for (int k = 0; k < HD_SIG_CAT_COUNT; k++)
+		if (ncat[k])
+			g_string_append_printf(seen, "%s%u %s", seen->len ? ", " : "",
+					       ncat[k], hd_signal_cat_name(k));
+	v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+		"an error or hang was seen (%s signals) but its cause could not be decided from %u ops and %u signals",
+		seen->str, s->ops->len, s->signals->len);
+	v->score = HD_SCORE_INSUFFICIENT;
+	for (guint i = 0; i < s->signals->len && cited < 6; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		g_autofree char *src = NULL;
+
+		if (!hd_signal_is_trouble(sig))
+			continue;
+		src = hd_prov_format(s, &sig->prov);
+		hd_verdict_add_evidence(
+			v, sig->rank, sig->prov.kind != HD_PROV_NONE ? src : NULL,
+			"%s", sig->text ? sig->text : hd_signal_cat_name(sig->cat));
+		cited++;
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
+	if (a->ranks_missing->len)
+		hd_verdict_add_ruled_out(
+			v, "nothing about %u ranks that left no data",
+			a->ranks_missing->len);
+	g_ptr_array_add(a->verdicts, v);
+}
+
 static void add_summary_verdict(const struct hd_index *ix,
 				struct hd_analysis *a)
 {
@@ -360,6 +412,10 @@ static void add_summary_verdict(const struct hd_index *ix,
 	uint64_t records = 0;
 	struct hd_verdict *v;
 
+	for (guint i = 0; i < s->signals->len; i++)
+		if (hd_signal_is_trouble(
+			    &g_array_index(s->signals, struct hd_signal, i)))
+			a->trouble_signals++;
 	if (hd_analysis_has_fault(a))
 		return;
 	for (guint i = 0; i < s->inputs->len; i++)
@@ -371,11 +427,25 @@ static void add_summary_verdict(const struct hd_index *ix,
 								  i))
 			    ->kind == HD_V_INSUFFICIENT_DATA)
 			return;
-	if (records == 0) {
+	if (a->trouble_signals) {
+		add_undecided_verdict(ix, a);
+		return;
+	}
+	if (records == 0 || (s->ops->len == 0 && a->ranks_seen->len == 0 &&
+			     s->signals->len == 0)) {
 		v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
 				   "no records could be read from %u input%s",
 				   s->inputs->len,
 				   s->inputs->len == 1 ? "" : "s");
+		v->score = HD_SCORE_INSUFFICIENT;
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
+	if (s->ops->len == 0 && a->ranks_seen->len == 0) {
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"no ranks and no ops were read (%u signals from %u inputs): no progress is shown, so no fault can be ruled out",
+			s->signals->len, s->inputs->len);
 		v->score = HD_SCORE_INSUFFICIENT;
 		g_ptr_array_add(a->verdicts, v);
 		return;

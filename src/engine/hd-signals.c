@@ -442,6 +442,22 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+bool hd_signal_is_trouble(const struct hd_signal *sig)
+{
+	switch (sig->cat) {
+	case HD_SIG_PROGRESS:
+	case HD_SIG_INFO:
+		return false;
+	default:
+		break;
+	}
+	if (sig->type == HD_SIGT_PROCESS_EXIT && sig->code == 0)
+		return false;
+	if (sig->type == HD_SIGT_DUMP)
+		return false;
+	return true;
+}
+
 /* IB status 5 (WR_FLUSH) only follows another failure. */
 static bool is_consequence(const struct hd_signal *sig)
 {

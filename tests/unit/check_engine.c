@@ -789,6 +789,64 @@ START_TEST(test_completion_lag)
 }
 END_TEST
 
+/*
+ * Issue 11: no_fault only where the data shows healthy progress.  Every
+ * rank completed its ops, but one NCCL WARN that no check can attribute
+ * was read: insufficient_data, and hd_analysis_undecided() (exit 5).
+ */
+START_TEST(test_no_fault_needs_no_trouble)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	struct hd_signal sig;
+
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++)
+		add_run(&f, g, r, 5, false);
+	/* a progress report is not trouble */
+	add_sig(&f, 1, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 5, 5, "status");
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_NO_FAULT);
+	ck_assert(!hd_analysis_undecided(a));
+	hd_analysis_free(a);
+
+	hd_signal_init(&sig);
+	sig.rank = 2;
+	sig.cat = HD_SIG_NCCL_INTERNAL;
+	sig.text = (char *)"node-q:71:72 [2] misc/x.cc:9 NCCL WARN odd thing";
+	sig.prov.input = f.input[2];
+	sig.prov.kind = HD_PROV_LINE;
+	sig.prov.at = 3;
+	hd_store_add_signal(f.s, &sig);
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(top(a)->confidence, HD_CONF_MEDIUM);
+	ck_assert_uint_ge(top(a)->evidence->len, 1);
+	ck_assert(!hd_analysis_has_fault(a));
+	ck_assert(hd_analysis_undecided(a));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/* Signals but no ranks and no ops: nothing shows progress. */
+START_TEST(test_no_ranks_no_ops_not_no_fault)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_analysis *a;
+	uint32_t in = hd_store_add_input(s, "banner");
+
+	hd_store_input(s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(s, in)->records = 1;
+	hd_store_resolve(s);
+	a = hd_engine_run(s);
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert(!hd_analysis_undecided(a));
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_empty_store)
 {
 	struct hd_store *s = hd_store_new();
@@ -853,6 +911,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
+	tcase_add_test(tc, test_no_fault_needs_no_trouble);
+	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);
