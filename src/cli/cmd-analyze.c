@@ -190,7 +190,7 @@ static int run(int argc, char **argv)
 			     paths->len - 1 == 1 ? "path" : "paths");
 		status = HD_EXIT_NO_INPUT;
 	} else {
-		status = hd_analysis_has_fault(a)    ? HD_EXIT_FAULT
+		status = hd_analysis_has_fault(a)   ? HD_EXIT_FAULT
 			 : hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED
 						    : HD_EXIT_OK;
 	}

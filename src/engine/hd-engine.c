@@ -375,8 +375,9 @@ static void add_undecided_verdict(const struct hd_index *ix,
 	}
 	for (int k = 0; k < HD_SIG_CAT_COUNT; k++)
 		if (ncat[k])
-			g_string_append_printf(seen, "%s%u %s", seen->len ? ", " : "",
-					       ncat[k], hd_signal_cat_name(k));
+			g_string_append_printf(seen, "%s%u %s",
+					       seen->len ? ", " : "", ncat[k],
+					       hd_signal_cat_name(k));
 	v = hd_verdict_new(
 		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 		"an error or hang was seen (%s signals) but its cause could not be decided from %u ops and %u signals",
@@ -391,8 +392,9 @@ static void add_undecided_verdict(const struct hd_index *ix,
 			continue;
 		src = hd_prov_format(s, &sig->prov);
 		hd_verdict_add_evidence(
-			v, sig->rank, sig->prov.kind != HD_PROV_NONE ? src : NULL,
-			"%s", sig->text ? sig->text : hd_signal_cat_name(sig->cat));
+			v, sig->rank,
+			sig->prov.kind != HD_PROV_NONE ? src : NULL, "%s",
+			sig->text ? sig->text : hd_signal_cat_name(sig->cat));
 		cited++;
 	}
 	hd_verdict_add_ruled_out(
