@@ -222,6 +222,11 @@ static void err_block_last(struct nl_ctx *c, struct nl_stream *st,
 		hd_signal_init(&tmp);
 		nl_classify_warn(c, m, n, &tmp, NULL);
 		sig->cat = tmp.cat;
+		/* a classified Last error says what the block is */
+		if (tmp.type != HD_SIGT_OTHER)
+			sig->type = tmp.type;
+		if (tmp.peer_rank >= 0)
+			sig->peer_rank = tmp.peer_rank;
 		if (tmp.peer)
 			sig->peer = tmp.peer;
 		if (tmp.code)

@@ -34,6 +34,8 @@ enum nl_rx {
 	RX_SOCK_PEER,
 	RX_CONNECT_PEER,
 	RX_CUDA_CODE,
+	RX_HINT_RANK,
+	RX_FROM_RANK,
 	/* c10d-record.c */
 	RX_STATUS,
 	RX_NCCL_ERR,
@@ -84,6 +86,7 @@ struct nl_proc {
 	int fmt_min; /* major*1000+minor the format implies, 0 */
 	bool no_token; /* 2.2 format seen */
 	bool saw_teardown;
+	bool saw_network; /* "Using network X" read */
 	GHashTable *live; /* ptr (uint64 *) -> struct nl_comm * */
 	GPtrArray *comms; /* struct nl_comm *, all instances, owned */
 	GHashTable *nth; /* key string -> count, creation order */
@@ -464,6 +467,18 @@ bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
  */
 void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		    const char *lvl, const char *end, bool no_token);
+
+/*
+ * The stream of records pasted without a prefix: no process is ever
+ * attributed to it.  (transfer none)
+ */
+struct nl_stream *nl_stream_bare(struct nl_ctx *c);
+
+/*
+ * Handles the body [b, end) of a WARN pasted without "NCCL WARN" and
+ * without a prefix: a signal of no process.
+ */
+void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end);
 
 /* Sets the category, type, peer and code of a WARN (or Last error) text. */
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,

@@ -250,14 +250,22 @@ static size_t strip_bracket_time(const char *p, size_t rem, struct nl_wrap *w)
 	return used < rem && p[used] == ']' ? used + 1 : 0;
 }
 
-/* "[N] ": a rank or viewer tag */
+/*
+ * "[N] ": a rank or viewer tag; or horovod's "[N]" glued to the record
+ * ("[15]node-a:83:91 [0] ..."), which ends the wrapper text before a
+ * record prefix.
+ */
 static size_t strip_tag_rank(const char *p, size_t rem, struct nl_wrap *w)
 {
 	const char *q = p + 1, *e = p + rem;
 	int64_t v;
 
-	if (scan_int(&q, e, &v) && v >= 0 && q + 1 < e && q[0] == ']' &&
-	    q[1] == ' ') {
+	if (scan_int(&q, e, &v) && v >= 0 && q < e && q[0] == ']' &&
+	    (q + 1 == e || q[1] == ' ')) {
+		if (q + 1 == e) {
+			w->tag_rank = (int)clamp_int(v, 0, INT_MAX);
+			return q + 1 - p;
+		}
 		w->tag_rank = (int)clamp_int(v, 0, INT_MAX);
 		return q + 2 - p;
 	}
@@ -410,6 +418,12 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 	return at;
 }
 
+struct nl_stream *nl_stream_bare(struct nl_ctx *c)
+{
+	/* a key no wrapper makes ("m%d s%d ...") */
+	return stream_get(c, "bare");
+}
+
 struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 {
 	char key[128];
@@ -469,7 +483,11 @@ static const char *nccl_anchor(const char *line, const char *s, const char *e,
 		size_t rem = e - l;
 
 		s = l;
-		if (q > line && q[-1] == ' ' &&
+		/*
+		 * After a space, or at column 0: a reporter cut the prefix
+		 * off ("NCCL WARN NET/IB : ..."); read without a process.
+		 */
+		if ((q == line || q[-1] == ' ') &&
 		    (starts(l, rem, "INFO ") || starts(l, rem, "WARN ") ||
 		     starts(l, rem, "CALL ") || starts(l, rem, "TRACE ") ||
 		     starts(l, rem, "ABORT") ||
@@ -509,19 +527,108 @@ static const char *fused_next(const char *body, const char *e)
 	return NULL;
 }
 
+/*
+ * "include/socket.h:344" at s: a source file and line, as NCCL prints
+ * them before the level word (relative, or absolute for RCCL).
+ */
+static bool is_file_line(const char *s, size_t n)
+{
+	const char *colon = NULL;
+	bool dot = false;
+	size_t k;
+
+	for (k = 0; k < n && k < 256 && s[k] != ' '; k++) {
+		if (s[k] == ':')
+			colon = s + k;
+		else if (s[k] == '.')
+			dot = true;
+	}
+	if (!colon || !dot || colon == s || colon + 1 == s + k)
+		return false;
+	for (const char *d = colon + 1; d < s + k; d++)
+		if (!g_ascii_isdigit(*d))
+			return false;
+	return true;
+}
+
 static bool tier2_old_nccl(struct nl_ctx *c, const char *line, size_t n)
 {
 	const char *q, *lvl = NULL;
 	struct nl_rec r;
+	struct nl_wrap w;
+	size_t off;
 
 	if ((q = find(line, n, "] INFO ")))
 		lvl = q + 2;
 	else if ((q = find(line, n, " WARN ")))
 		lvl = q + 1;
-	if (!lvl || !nl_rec_prefix(c, line, lvl, &r) || !r.has_hpt || r.dev < 0)
+	if (!lvl)
 		return false;
+	if (nl_rec_prefix(c, line, lvl, &r) && r.has_hpt && r.dev >= 0) {
+		nl_handle_nccl(c, line, lvl, lvl, line + n, true);
+		return true;
+	}
+	/* "F:L WARN msg" of 2.2 pasted without "host:pid:tid [dev]" */
+	if (lvl[0] != 'W')
+		return false;
+	nl_wrap_init(&w);
+	off = nl_strip_front(line, n, &w);
+	if (line + off >= lvl ||
+	    !is_file_line(line + off, lvl - 1 - line - off))
+		return false;
+	for (const char *t = line + off; t < lvl - 1; t++)
+		if (*t == ' ')
+			return false;
 	nl_handle_nccl(c, line, lvl, lvl, line + n, true);
 	return true;
+}
+
+/*
+ * WARN bodies that are NCCL's own words even with no "NCCL WARN" before
+ * them (a reporter pasted only the message).  Only at the start of the
+ * line, after wrappers: the same words inside other text are not NCCL's.
+ */
+static const char *const known_bodies[] = {
+	"NET/IB : Got completion",
+	"NET/IB: Got completion",
+	"NET/IB : Got async event",
+	"NET/IB : collective mismatch error",
+	"Net : Connection closed by remote peer",
+	"Net : Call to recv from",
+	"Duplicate GPU detected : rank",
+	"Call to ibv_",
+	"ncclSocketInit: connecting to address",
+};
+
+static bool tier3_known_body(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_wrap w;
+	size_t off;
+	const char *b;
+
+	/* a line that belongs to an open c10d error block is not ours */
+	if (c->waiting || n < 12)
+		return false;
+	nl_wrap_init(&w);
+	off = nl_strip_front(line, n, &w);
+	/* TorchX "[role|N]:" and "[roleN]:" */
+	if (off < n && line[off] == '[') {
+		const char *q = memchr(line + off, ']', MIN(n - off, 64));
+
+		if (q && q + 1 < line + n && q[1] == ':')
+			off = q + 2 - line;
+	}
+	b = line + off;
+	if (n - off < 12 ||
+	    (b[0] != 'N' && b[0] != 'D' && b[0] != 'C' && b[0] != 'n'))
+		return false;
+	for (size_t i = 0; i < G_N_ELEMENTS(known_bodies); i++) {
+		if (starts(b, n - off, known_bodies[i])) {
+			nl_handle_bare_warn(c, b, line + n);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* A COLL body that lost its prefix (torn line). */
@@ -620,7 +727,8 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	}
 	if (rec > 0)
 		return;
-	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn))
+	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn) ||
+	    tier3_known_body(c, line, n))
 		return;
 	nl_c10d_line(c, line, n);
 }

@@ -40,13 +40,15 @@ const char *const nl_nccl_rx_src[RX_COUNT] = {
 	[RX_VERSION] = "NCCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
 		       "(?:\\+cuda(\\d+\\.\\d+))?",
 	[RX_UNWIND] = "^(\\S+:\\d+) -> (-?\\d+)",
-	[RX_IB_COMPL] = "Got completion (?:from peer (\\S+) )?with "
+	[RX_IB_COMPL] = "Got completion (?:from peer (?:(\\S+) )?)?with "
 			"(?:error |status=(?:[A-Za-z_]+\\()?)(\\d+)",
 	[RX_PEER] = "peer (\\S+)",
 	[RX_REMOTE_PEER] = "remote peer (\\S+)",
 	[RX_SOCK_PEER] = "(?:from|to) (\\S+) failed",
 	[RX_CONNECT_PEER] = "[Cc]onnect(?:ion)? to (\\S+)",
 	[RX_CUDA_CODE] = "Cuda failure (\\d+)",
+	[RX_HINT_RANK] = "at and around rank (\\d+)",
+	[RX_FROM_RANK] = "from rank (\\d+)",
 };
 
 /* ------------------------------------------------------------------ */
@@ -874,6 +876,29 @@ static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		proc_comm_forget(p, ptr);
 }
 
+/* WARN bodies that say the setup or the configuration is wrong. */
+static bool is_config_warn(const char *m, size_t n)
+{
+	return has(m, n, "socketFinalizeAccept") ||
+	       has(m, n, "no socket interface found") ||
+	       has(m, n, "no interface found") ||
+	       has(m, n, "no device found matching") ||
+	       has(m, n, "Error : ring") ||
+	       has(m, n, "Mismatched NCCL version") ||
+	       has(m, n, "NCCL version mismatch") ||
+	       /* "Net : Socket creation failed : Address family ..." */
+	       has(m, n, "Socket creation failed") ||
+	       /* NCCL_SOCKET_IFNAME names an interface with no address */
+	       (has(m, n, "ncclSocketInit: connecting to address") &&
+		has(m, n, "AF_INET")) ||
+	       /* graph/xml.h: a topology XML without a required attribute */
+	       (starts(m, n, "Attribute ") && has(m, n, " of node ") &&
+		has(m, n, " not found")) ||
+	       has(m, n, "cannot be captured in a graph") ||
+	       has(m, n, "Invalid config blocking attribute") ||
+	       has(m, n, "Invalid config ");
+}
+
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		      struct hd_signal *sig, struct nl_proc *p)
 {
@@ -881,7 +906,13 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 
 	sig->cat = HD_SIG_NCCL_INTERNAL;
 	sig->type = HD_SIGT_OTHER;
-	if (has(m, n, "Got completion")) {
+	if (has(m, n, "collective mismatch error")) {
+		/* NET/IB: the receiver posted another size than was sent */
+		sig->cat = HD_SIG_MISMATCH;
+		sig->type = HD_SIGT_SIZE_MISMATCH;
+		if (rx(c, RX_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Got completion")) {
 		sig->cat = HD_SIG_NETWORK;
 		sig->type = HD_SIGT_IB_COMPLETION;
 		if (rx(c, RX_IB_COMPL, m, n)) {
@@ -907,6 +938,12 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		sig->type = HD_SIGT_SIZE_MISMATCH;
 		if (rx(c, RX_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Mismatched collective detected")) {
+		/* 2.4: "... at and around rank N": a hint, not a culprit */
+		sig->cat = HD_SIG_MISMATCH;
+		sig->type = HD_SIGT_COLL_MISMATCH;
+		if (rx(c, RX_HINT_RANK, m, n) && cap_int(c, m, 1, &v))
+			sig->peer_rank = (int32_t)clamp_int(v, 0, INT32_MAX);
 	} else if (has(m, n, "Message truncated")) {
 		sig->cat = HD_SIG_INIT;
 		sig->type = HD_SIGT_BOOTSTRAP;
@@ -915,19 +952,32 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		sig->type = HD_SIGT_PEER_CLOSED;
 		if (rx(c, RX_REMOTE_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Failed to open libibverbs")) {
+		/* a fallback to sockets; wrong only if other hosts use IB */
+		sig->cat = HD_SIG_INFO;
+		sig->type = HD_SIGT_TRANSPORT;
 	} else if (has(m, n, "Call to ibv_")) {
 		sig->cat = HD_SIG_NETWORK;
 	} else if (has(m, n, "Socket recv failed while polling")) {
 		sig->cat = HD_SIG_CRASH;
+		sig->type = HD_SIGT_PROXY_DIED;
+	} else if (has(m, n, "Call to bind failed")) {
+		/* the port or address this host binds to is not usable */
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_SOCKET;
 	} else if (has(m, n, "Call to recv") || has(m, n, "Call to send") ||
-		   has(m, n, "socketProgressOpt")) {
+		   has(m, n, "socketProgressOpt") ||
+		   has(m, n, "socket progress error") ||
+		   has(m, n, "Socket recv failed") ||
+		   has(m, n, "Socket send failed")) {
 		sig->cat = HD_SIG_NETWORK;
 		sig->type = HD_SIGT_SOCKET;
 		if (rx(c, RX_SOCK_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
-	} else if (has(m, n, "socketFinalizeAccept")) {
+	} else if (is_config_warn(m, n)) {
 		sig->cat = HD_SIG_CONFIG;
-		sig->type = HD_SIGT_SOCKET;
+		if (has(m, n, "socket") || has(m, n, "Socket"))
+			sig->type = HD_SIGT_SOCKET;
 	} else if ((has(m, n, "Connect to ") && has(m, n, "failed")) ||
 		   has(m, n, "socketStartConnect") ||
 		   has(m, n, "exceeded error retry count")) {
@@ -937,19 +987,15 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 			sig->peer = cap_intern(c, m, 1);
 	} else if (has(m, n, "Failed to execute operation") ||
 		   has(m, n, "Error encountered progressing operation")) {
-		sig->cat = HD_SIG_NCCL_INTERNAL;
-	} else if (has(m, n, "no socket interface found") ||
-		   has(m, n, "no interface found") ||
-		   has(m, n, "no device found matching") ||
-		   has(m, n, "Error : ring")) {
-		sig->cat = HD_SIG_CONFIG;
+		/* "[Proxy Service N] ... from rank R": R's request failed */
+		sig->cat = HD_SIG_NETWORK;
+		sig->type = HD_SIGT_SOCKET;
+		if (rx(c, RX_FROM_RANK, m, n) && cap_int(c, m, 1, &v))
+			sig->peer_rank = (int32_t)clamp_int(v, 0, INT32_MAX);
 	} else if (has(m, n, "mismatch in rank count") ||
 		   has(m, n, "has already checked in")) {
 		sig->cat = HD_SIG_INIT;
 		sig->type = HD_SIGT_BOOTSTRAP;
-	} else if (has(m, n, "Mismatched NCCL version") ||
-		   has(m, n, "NCCL version mismatch")) {
-		sig->cat = HD_SIG_CONFIG;
 	} else if (has(m, n, "Cuda failure") || has(m, n, "Failed to CUDA") ||
 		   has(m, n, "CUDA error")) {
 		sig->cat = HD_SIG_CUDA;
@@ -1052,8 +1098,18 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 		return;
 	}
 	if (!p) {
-		if (has(b, n, "- Init ") || has(b, n, " -> "))
+		/* an unwind pasted without its prefix still shows a failure */
+		if (has(b, n, " -> ") && rx(c, RX_UNWIND, b, n)) {
+			hd_signal_init(&sig);
+			sig.cat = HD_SIG_NCCL_INTERNAL;
+			sig.type = HD_SIGT_UNWIND;
+			if (cap_int(c, b, 2, &v))
+				sig.code = (int32_t)clamp_int(v, INT32_MIN,
+							      INT32_MAX);
+			nl_add_signal(c, &sig, NULL, st, rec, rec_len);
+		} else if (has(b, n, "- Init ")) {
 			nl_skip(c, "NCCL record with no host:pid:tid");
+		}
 		return;
 	}
 	if (has(b, n, "- Init ") || has(b, n, "- Init")) {
@@ -1073,6 +1129,17 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 	if (starts(b, n, "Bootstrap : Using ") ||
 	    starts(b, n, "Bootstrap: Using ")) {
 		parse_bootstrap_addr(p, b, n);
+		return;
+	}
+	if (starts(b, n, "Using network ")) {
+		/* the network this process chose, once: hosts may differ */
+		if (p->saw_network)
+			return;
+		p->saw_network = true;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_TRANSPORT;
+		nl_add_signal(c, &sig, p, st, rec, rec_len);
 		return;
 	}
 	hd_signal_init(&sig);
@@ -1116,11 +1183,13 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		if (p && no_token)
 			p->no_token = true;
 	} else {
+		/*
+		 * No "[dev]" and no "host:pid:tid": the reporter cut the
+		 * prefix off; which process printed it is unknown.
+		 */
 		nl_wrap_init(&w);
-		st = c->dflt;
+		st = nl_stream_bare(c);
 		r.start = a;
-		if (st->proc && !st->multi)
-			p = st->proc;
 	}
 	b = lvl + (is_warn ? 5 : is_info ? 5 : 0);
 	if (b > end)
@@ -1151,6 +1220,19 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		sig.cat = HD_SIG_CRASH;
 		nl_add_signal(c, &sig, p, st, r.start, end - r.start);
 	}
+}
+
+void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end)
+{
+	struct nl_stream *st = nl_stream_bare(c);
+	struct hd_signal sig;
+
+	hd_signal_init(&sig);
+	nl_classify_warn(c, b, end - b, &sig, NULL);
+	hd_input_warn(c->in, c->lineno,
+		      "NCCL WARN text with no \"NCCL WARN\" and no "
+		      "host:pid:tid, kept without a process");
+	nl_add_signal(c, &sig, NULL, st, b, end - b);
 }
 
 /* ------------------------------------------------------------------ */

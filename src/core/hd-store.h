@@ -243,26 +243,38 @@ enum hd_signal_cat {
 enum hd_signal_type {
 	HD_SIGT_OTHER = 0,
 	HD_SIGT_WATCHDOG_TIMEOUT, /* c10d: op S timed out (seq, op_name, numel) */
-	HD_SIGT_PG_STATUS,        /* c10d: last enqueued E / completed C */
-	HD_SIGT_IB_COMPLETION,    /* NET/IB completion error (ib_status) */
-	HD_SIGT_IB_ASYNC,         /* NET/IB async event */
-	HD_SIGT_SOCKET,           /* socket error talking to peer */
-	HD_SIGT_PEER_CLOSED,      /* connection closed by remote peer */
+	HD_SIGT_PG_STATUS, /* c10d: last enqueued E / completed C */
+	HD_SIGT_IB_COMPLETION, /* NET/IB completion error (ib_status) */
+	HD_SIGT_IB_ASYNC, /* NET/IB async event */
+	HD_SIGT_SOCKET, /* socket error talking to peer */
+	HD_SIGT_PEER_CLOSED, /* connection closed by remote peer */
 	HD_SIGT_CUDA_ERROR,
 	HD_SIGT_OOM,
-	HD_SIGT_NCCL_ERROR,      /* "NCCL error in:" with Last error */
+	HD_SIGT_NCCL_ERROR, /* "NCCL error in:" with Last error */
 	HD_SIGT_COMM_ABORTED,
 	HD_SIGT_DUPLICATE_GPU,
 	HD_SIGT_SHM,
 	HD_SIGT_BOOTSTRAP,
 	HD_SIGT_PROCESS_EXIT, /* torchrun: exitcode, signal */
-	HD_SIGT_TRACEBACK,    /* Python exception */
-	HD_SIGT_HEARTBEAT,    /* watchdog stuck / heartbeat monitor */
-	HD_SIGT_DUMP,         /* FR dump signal / path */
+	HD_SIGT_TRACEBACK, /* Python exception */
+	HD_SIGT_HEARTBEAT, /* watchdog stuck / heartbeat monitor */
+	HD_SIGT_DUMP, /* FR dump signal / path */
 	HD_SIGT_DESYNC_REPORT, /* TORCH_NCCL_DESYNC_DEBUG's own conclusion */
-	HD_SIGT_UNWIND,       /* NCCL "-> N" error unwind */
+	HD_SIGT_UNWIND, /* NCCL "-> N" error unwind */
 	HD_SIGT_RAS,
 	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
+	/* NCCL side (issue 11) */
+	HD_SIGT_COLL_MISMATCH, /* "Mismatched collective detected" (peer_rank:
+				  the rank NCCL points at, a hint) */
+	HD_SIGT_TRANSPORT, /* the network a process chose ("Using network
+				  IB"; text), or lost ("Failed to open
+				  libibverbs") */
+	HD_SIGT_PROXY_DIED, /* "Socket recv failed while polling": the
+				  local proxy thread is gone */
+	HD_SIGT_RAS_MISMATCH, /* RAS status: N ranks launched up to op K
+				  (seq K, code N); or one rank it lists (rank,
+				  seq -1) */
+	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
 };
 
 struct hd_signal {

@@ -122,6 +122,11 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_UNWIND] = "unwind",
 		[HD_SIGT_RAS] = "ras",
 		[HD_SIGT_SIZE_MISMATCH] = "size_mismatch",
+		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
+		[HD_SIGT_TRANSPORT] = "transport",
+		[HD_SIGT_PROXY_DIED] = "proxy_died",
+		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
+		[HD_SIGT_TEST_FAILURE] = "test_failure",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])
