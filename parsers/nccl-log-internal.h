@@ -164,6 +164,9 @@ struct nl_ctx {
 	bool bare_version_conflict;
 	bool warned_cut;
 	bool waiting; /* some stream wants its next line */
+	/* RAS status report: inside a "#a-b (id) MISMATCH" entry */
+	bool ras_open;
+	const char *ras_op; /* interned op name of the entry, or NULL */
 	struct nl_proc *torn_proc; /* a prefix with no body, last line */
 
 	char *clean; /* ANSI-stripped copy of the line */
@@ -479,6 +482,13 @@ struct nl_stream *nl_stream_bare(struct nl_ctx *c);
  * without a prefix: a signal of no process.
  */
 void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end);
+
+/*
+ * Reads a line of an NCCL RAS status report (2.24+: "#0-0 (id) MISMATCH",
+ * "N ranks have launched up to operation K", "Rank R -- GPU G managed by
+ * process P on node H"); false when the line is none.
+ */
+bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n);
 
 /* Sets the category, type, peer and code of a WARN (or Last error) text. */
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,

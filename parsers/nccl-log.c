@@ -728,7 +728,7 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	if (rec > 0)
 		return;
 	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn) ||
-	    tier3_known_body(c, line, n))
+	    tier3_known_body(c, line, n) || nl_ras_line(c, line, n))
 		return;
 	nl_c10d_line(c, line, n);
 }

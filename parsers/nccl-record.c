@@ -1235,6 +1235,98 @@ void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end)
 	nl_add_signal(c, &sig, NULL, st, b, end - b);
 }
 
+/* A RAS signal of no process, at the current line. */
+static void ras_add(struct nl_ctx *c, struct hd_signal *sig, const char *s,
+		    size_t n)
+{
+	sig->type = HD_SIGT_RAS_MISMATCH;
+	sig->op_name = c->ras_op;
+	nl_add_signal(c, sig, NULL, nl_stream_bare(c), s, n);
+}
+
+bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *s = line, *e = line + n, *q;
+	int64_t a, b, k;
+	struct hd_signal sig;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == e ||
+	    (*s != '#' && *s != 'R' && *s != 'C' && !g_ascii_isdigit(*s)))
+		return false;
+	if (*s == '#') {
+		/* "#0-0 (fa93daea854b060b) MISMATCH": an entry opens */
+		q = s + 1;
+		c->ras_open = false;
+		c->ras_op = NULL;
+		if (!scan_int(&q, e, &a) || q >= e || *q != '-' ||
+		    (q++, !scan_int(&q, e, &b)) || !starts(q, e - q, " (") ||
+		    !(q = memchr(q, ')', e - q)) ||
+		    !starts(q, e - q, ") MISMATCH"))
+			return false;
+		c->ras_open = true;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_TIMEOUT; /* ranks stand at different ops */
+		sig.seq = -1;
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	if (!c->ras_open)
+		return false;
+	if (starts(s, e - s, "Communicator ranks have different ")) {
+		q = s + 34;
+		k = find(q, e - q, " operation counts")
+			    ? (int64_t)(find(q, e - q, " operation counts") - q)
+			    : -1;
+		if (k > 0 && k < 32)
+			c->ras_op = hd_intern_len(q, (size_t)k);
+		return true;
+	}
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_PROGRESS;
+	q = s;
+	if (scan_int(&q, e, &a) &&
+	    starts(q, e - q, " ranks have launched up to operation ")) {
+		q += 37;
+		if (!scan_int(&q, e, &k) || a <= 0 || a > (1 << 22) || k < 0)
+			return false;
+		sig.seq = k;
+		sig.code = (int32_t)a;
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	/* "Rank 12 -- GPU 4 managed by process 323032 on node H" */
+	if (starts(s, e - s, "Rank ")) {
+		const char *node;
+		int64_t pid = 0;
+
+		q = s + 5;
+		if (!scan_int(&q, e, &a) || a < 0 || a >= (1 << 22) ||
+		    !starts(q, e - q, " -- "))
+			return false;
+		sig.seq = -1;
+		sig.peer_rank = (int32_t)a; /* a comm rank */
+		if ((q = find(q, e - q, "by process ")) != NULL) {
+			q += 11;
+			if (scan_int(&q, e, &pid))
+				sig.pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
+		}
+		if ((node = find(s, e - s, " on node ")) != NULL) {
+			node += 9;
+			q = node;
+			while (q < e && *q != ' ')
+				q++;
+			if (q > node)
+				sig.host =
+					hd_intern_len(node, MIN(q - node, 128));
+		}
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	return false;
+}
+
 /* ------------------------------------------------------------------ */
 /* End of input and per-file state.                                    */
 

@@ -1254,6 +1254,53 @@ START_TEST(test_using_network_once)
 }
 END_TEST
 
+/* NCCL RAS status report entries (2.24+), and what is not one. */
+START_TEST(test_ras_status_entry)
+{
+	g_autoptr(hd_store) s = parse(
+		"Rank 3 -- GPU 0 managed by process 1 on node outside\n"
+		"  7 ranks have launched up to operation 9\n"
+		"#0-0 (00ff) INCOMPLETE\n"
+		"#2-1 (0a0b0c) MISMATCH\n"
+		"  Communicator ranks have different AllGather operation "
+		"counts\n"
+		"  6 ranks have launched up to operation 31\n"
+		"  2 ranks have launched up to operation 32\n"
+		"  Rank 5 -- GPU 1 managed by process 4411 on node 10.0.0.8\n"
+		"  Rank 99999999 -- GPU 1 managed by process 1 on node x\n"
+		"  0 ranks have launched up to operation 3\n"
+		"  Rank 6 -- GPU\n"
+		"#3 (1) MISMATCH\n"
+		"  Rank 7 -- GPU 1 managed by process 1 on node late\n");
+	guint heads = 0, counts = 0, ranks = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *g = sig_at(s, i);
+
+		ck_assert_int_eq(g->type, HD_SIGT_RAS_MISMATCH);
+		if (g->cat == HD_SIG_TIMEOUT)
+			heads++;
+		else if (g->seq >= 0)
+			counts++;
+		else
+			ranks++;
+		ck_assert_int_eq(g->rank, -1);
+	}
+	ck_assert_uint_eq(heads, 1);
+	ck_assert_uint_eq(counts, 2);
+	/* rank 5, and "Rank 6 -- GPU" cut short but still a rank line */
+	ck_assert_uint_eq(ranks, 2);
+	/* the op name comes after the entry's first line */
+	ck_assert_ptr_null(sig_at(s, 0)->op_name);
+	ck_assert_str_eq(sig_at(s, 1)->op_name, "AllGather");
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->peer_rank == 5) {
+			ck_assert_str_eq(sig_at(s, i)->host, "10.0.0.8");
+			ck_assert_int_eq(sig_at(s, i)->pid, 4411);
+		}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -1307,6 +1354,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_horovod_glued_tag);
 	tcase_add_test(tt, test_last_error_type_copied);
 	tcase_add_test(tw, test_using_network_once);
+	tcase_add_test(tw, test_ras_status_entry);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	suite_add_tcase(s, tm);
