@@ -82,6 +82,8 @@ struct nl_proc {
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
+	int anon; /* rank <= -2 its ops get when rank stays unknown, 0 */
+	int dev; /* the [dev] of its last record, -1 */
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */
 	bool no_token; /* 2.2 format seen */

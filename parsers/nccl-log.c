@@ -838,11 +838,15 @@ static void decide_ranks(struct nl_ctx *c)
 	}
 }
 
-/* Ops: the rank of their process, or dropped and counted as skipped. */
+/*
+ * Ops: the rank of their process.  A process whose rank stays unknown
+ * keeps its ops under an anonymous rank (-2, -3, ... in order of first
+ * op), so that the engine can still compare them across processes.
+ */
 static void attribute_ops(struct nl_ctx *c)
 {
 	GArray *ops = c->store->ops;
-	guint j = c->op_base;
+	int nanon = 0;
 
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
@@ -851,25 +855,39 @@ static void attribute_ops(struct nl_ctx *c)
 		struct nl_proc *p = g_ptr_array_index(c->procs, pi);
 
 		if (p->rank < 0) {
+			if (!p->anon && nanon < INT_MAX - 2)
+				p->anon = -2 - nanon++;
 			p->ndropped++;
+			op->rank = p->anon;
 			continue;
 		}
 		op->rank = p->rank;
-		if (j != i)
-			g_array_index(ops, struct hd_op, j) = *op;
-		j++;
 	}
-	g_array_set_size(ops, j);
+}
+
+/* Names each anonymous process of attribute_ops() with a signal. */
+static void name_anonymous(struct nl_ctx *c)
+{
 	for (guint i = 0; i < c->procs->len; i++) {
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);
+		struct hd_signal sig;
 
-		if (!p->ndropped)
+		if (!p->anon)
 			continue;
-		c->in->skipped += p->ndropped;
-		c->in->records -= MIN(c->in->records, p->ndropped);
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_ANON_PROC;
+		sig.rank = p->anon;
+		sig.host = p->host;
+		sig.pid = p->pid;
+		sig.code = p->dev;
+		sig.seq = (int64_t)p->ndropped;
+		sig.prov.input = c->input;
+		sig.prov.kind = HD_PROV_NONE;
+		hd_store_add_signal(c->store, &sig);
 		hd_input_warn(c->in, 0,
-			      "rank unknown for %s:%d, %" G_GUINT64_FORMAT
-			      " ops skipped",
+			      "rank unknown for %s:%d, its %" G_GUINT64_FORMAT
+			      " ops kept as an anonymous process",
 			      p->host, p->pid, p->ndropped);
 	}
 }
@@ -953,6 +971,7 @@ static void finish(struct nl_ctx *c)
 	decide_ranks(c);
 	attribute_ops(c);
 	attribute_signals(c, &ir);
+	name_anonymous(c);
 	fill_ranks(c, &ir);
 	if (ir.one && ir.rank >= 0)
 		c->in->rank = ir.rank;

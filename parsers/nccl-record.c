@@ -157,6 +157,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->pid = pid;
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
+		p->dev = -1;
 		p->live = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 						g_free, NULL);
 		p->comms = g_ptr_array_new_with_free_func(g_free);
@@ -861,6 +862,60 @@ static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 	c->in->records++;
 }
 
+/*
+ * NCCL 2.3's rank lines: "comm 0x7f58 rank 4 nranks 8" (no cudaDev, no
+ * "- Init"), printed once the comm is up, and "rank 6 nranks 8" before
+ * it.  Both give the process its rank in a comm of nranks; the first
+ * also the comm its COLL lines name.  False when b is neither.
+ */
+static bool parse_init_23(struct nl_ctx *c, struct nl_proc *p, const char *b,
+			  size_t n)
+{
+	const char *q = b, *e = b + n;
+	uint64_t ptr = 0;
+	int64_t rank, nranks;
+	bool has_ptr = false;
+	struct nl_comm *cm;
+
+	if (starts(q, e - q, "comm ")) {
+		q += 5;
+		if (!scan_ptr(&q, e, &ptr) || !starts(q, e - q, " "))
+			return false;
+		q++;
+		has_ptr = true;
+	}
+	if (!starts(q, e - q, "rank "))
+		return false;
+	q += 5;
+	if (!scan_int(&q, e, &rank) || !starts(q, e - q, " nranks "))
+		return false;
+	q += 8;
+	if (!scan_int(&q, e, &nranks) || nranks <= 0 || nranks > (1 << 22) ||
+	    rank < 0 || rank >= nranks)
+		return false;
+	/* anything after it is another line's shape: not 2.3's */
+	while (q < e && (*q == ' ' || *q == '\r'))
+		q++;
+	if (q != e)
+		return false;
+	if (has_ptr) {
+		cm = proc_comm(p, ptr);
+		if (!cm || cm->rank != (int)rank || cm->nranks != (int)nranks) {
+			cm = comm_new(p, ptr);
+			cm->rank = (int)rank;
+			cm->nranks = (int)nranks;
+			cm->complete = true;
+			comm_bind_nranks(c, p, cm);
+		}
+	}
+	if (nranks > p->world_nranks) {
+		p->world_nranks = (int)nranks;
+		p->world_rank = (int)rank;
+	}
+	c->in->records++;
+	return true;
+}
+
 static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 			   size_t n)
 {
@@ -1034,6 +1089,8 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 		stream_add_proc(st, p);
 		if (w->tag_rank >= 0)
 			hint_merge(&p->tag_rank, w->tag_rank);
+		if (r->dev >= 0)
+			p->dev = r->dev;
 	}
 	return p;
 }
@@ -1111,6 +1168,10 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 			nl_skip(c, "NCCL record with no host:pid:tid");
 		}
 		return;
+	}
+	if (starts(b, n, "comm ") || starts(b, n, "rank ")) {
+		if (!has(b, n, "- Init") && parse_init_23(c, p, b, n))
+			return;
 	}
 	if (has(b, n, "- Init ") || has(b, n, "- Init")) {
 		if (has(b, n, "Init START") || has(b, n, "Init COMPLETE"))

@@ -203,7 +203,12 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
  * tens of millions of them at 16k ranks: keep it at 80 bytes, no holes.
  */
 struct hd_op {
-	int32_t rank;   /* global rank, -1 unknown */
+	/*
+	 * global rank, -1 unknown; <= -2: a process of unknown rank, the
+	 * k-th of its input as -(2 + k), named by the HD_SIGT_ANON_PROC
+	 * signal of the same input and value (NCCL logs, issue 11)
+	 */
+	int32_t rank;
 	uint32_t group; /* index into store->groups */
 	int64_t seq;    /* position in the group's sequence on this rank */
 	uint8_t seq_kind; /* enum hd_seq_kind */
@@ -272,9 +277,12 @@ enum hd_signal_type {
 	HD_SIGT_PROXY_DIED, /* "Socket recv failed while polling": the
 				  local proxy thread is gone */
 	HD_SIGT_RAS_MISMATCH, /* RAS status: N ranks launched up to op K
-				  (seq K, code N); or one rank it lists (rank,
-				  seq -1) */
+				  (seq K, code N); or one rank it lists
+				  (peer_rank, seq -1) */
 	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
+	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
+				 kept: rank = their op rank (<= -2), host,
+				 pid, code = its device (-1 unknown) */
 };
 
 struct hd_signal {

@@ -65,6 +65,11 @@ bool hd_signal_is_trouble(const struct hd_signal *sig);
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * Compares the ops of processes of unknown rank (hd-anon.c), naming
+ * them by host:pid, at low confidence.
+ */
+void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a);
 /* Follows the waits of both to root blockers (blocked_chain). */
 void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
 

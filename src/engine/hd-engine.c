@@ -454,7 +454,8 @@ static void add_summary_verdict(const struct hd_index *ix,
 	}
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
-		a->ranks_missing->len ? HD_CONF_LOW : HD_CONF_MEDIUM,
+		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW
+							     : HD_CONF_MEDIUM,
 		"no fault found in %u ops and %u signals from %u ranks (%u inputs)",
 		s->ops->len, s->signals->len, a->ranks_seen->len,
 		s->inputs->len);
@@ -531,6 +532,7 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 	hd_join_run(ix, a);
 	hd_check_groups(ix, a);
 	hd_check_signals(ix, a);
+	hd_check_anonymous(ix, a);
 	hd_check_chains(ix, a);
 	hd_straggler_run(store, a);
 	merge_duplicates(ix, a);

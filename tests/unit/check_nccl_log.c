@@ -341,7 +341,10 @@ END_TEST
 
 START_TEST(test_rank_unknown_skipped)
 {
-	/* No Init, no hint: the process's rank stays unknown. */
+	/*
+	 * No Init, no hint: the process's rank stays unknown, and its ops
+	 * are kept under an anonymous rank, named by a signal (issue 11).
+	 */
 	g_autofree char *text = g_strconcat(
 		coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
 		coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
@@ -349,11 +352,39 @@ START_TEST(test_rank_unknown_skipped)
 	g_autoptr(hd_store) s = parse(text);
 	struct hd_input *in = in0(s);
 
-	ck_assert_uint_eq(s->ops->len, 0);
-	ck_assert_int_eq(in->skipped, 2);
-	ck_assert_int_eq(in->records, 0);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(op_at(s, 0)->rank, -2);
+	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	ck_assert_int_eq(in->skipped, 0);
+	ck_assert_int_eq(in->records, 2);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -2);
+	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_ANON_PROC)->host);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in->warnings, 0), "rank unknown"));
+}
+END_TEST
+
+/* NCCL 2.3's rank lines give the rank; near misses do not. */
+START_TEST(test_init_23_rank_lines)
+{
+	g_autofree char *text = g_strconcat(
+		"h23:5:6 [1] NCCL INFO rank 1 nranks 4\n",
+		"h23:5:7 [1] NCCL INFO comm " CM " rank 1 nranks 4\n",
+		coll("h23:5:5 [1] ", "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+		     CM, 4),
+		"h23:6:6 [2] NCCL INFO rank 2 nranks 4 extra words\n",
+		"h23:6:6 [2] NCCL INFO comm " CM " rank 9 nranks 4\n",
+		"h23:6:6 [2] NCCL INFO comm zz rank 2 nranks 4\n",
+		"h23:6:6 [2] NCCL INFO rank -1 nranks 4\n",
+		coll("h23:6:6 [2] ", "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+		     CM, 4),
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(op_at(s, 0)->rank, 1);
+	/* every line of the second process was malformed: anonymous */
+	ck_assert_int_eq(op_at(s, 1)->rank, -2);
 }
 END_TEST
 
@@ -1355,6 +1386,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_last_error_type_copied);
 	tcase_add_test(tw, test_using_network_once);
 	tcase_add_test(tw, test_ras_status_entry);
+	tcase_add_test(tc, test_init_23_rank_lines);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	suite_add_tcase(s, tm);
