@@ -492,6 +492,12 @@ void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end);
  */
 bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n);
 
+/*
+ * Reads an nccl-tests failure line ("Test NCCL failure F:L 'result'",
+ * "host pid P: Test failure F:L"); false when the line is none.
+ */
+bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n);
+
 /* Sets the category, type, peer and code of a WARN (or Last error) text. */
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		      struct hd_signal *sig, struct nl_proc *p);

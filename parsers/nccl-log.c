@@ -619,9 +619,12 @@ static bool tier3_known_body(struct nl_ctx *c, const char *line, size_t n)
 			off = q + 2 - line;
 	}
 	b = line + off;
-	if (n - off < 12 ||
-	    (b[0] != 'N' && b[0] != 'D' && b[0] != 'C' && b[0] != 'n'))
+	if (n - off < 12 || (b[0] != 'N' && b[0] != 'D' && b[0] != 'C' &&
+			     b[0] != 'n' && b[0] != 'R'))
 		return false;
+	/* RCCL's banner: "RCCL version 2.20.5+hip6.2 ..." */
+	if (starts(b, n - off, "RCCL version "))
+		return nl_parse_version(c, NULL, b, n - off);
 	for (size_t i = 0; i < G_N_ELEMENTS(known_bodies); i++) {
 		if (starts(b, n - off, known_bodies[i])) {
 			nl_handle_bare_warn(c, b, line + n);
@@ -728,7 +731,8 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	if (rec > 0)
 		return;
 	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn) ||
-	    tier3_known_body(c, line, n) || nl_ras_line(c, line, n))
+	    tier3_known_body(c, line, n) || nl_ras_line(c, line, n) ||
+	    nl_test_failure_line(c, line, n))
 		return;
 	nl_c10d_line(c, line, n);
 }

@@ -37,7 +37,7 @@ const char *const nl_nccl_rx_src[RX_COUNT] = {
 		    "(?: commId 0x([0-9a-fA-F]+))? ?- Init (START|COMPLETE)",
 	[RX_TEARDOWN] = "comm (0x[0-9a-fA-F]+) .*- (Destroy|Abort) "
 			"(COMPLETE|START)",
-	[RX_VERSION] = "NCCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
+	[RX_VERSION] = "[NR]CCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
 		       "(?:\\+cuda(\\d+\\.\\d+))?",
 	[RX_UNWIND] = "^(\\S+:\\d+) -> (-?\\d+)",
 	[RX_IB_COMPL] = "Got completion (?:from peer (?:(\\S+) )?)?with "
@@ -1183,7 +1183,7 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 			parse_teardown(c, p, b, n);
 		return;
 	}
-	if (starts(b, n, "NCCL version ")) {
+	if (starts(b, n, "NCCL version ") || starts(b, n, "RCCL version ")) {
 		nl_parse_version(c, p, b, n);
 		return;
 	}
@@ -1294,6 +1294,63 @@ void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end)
 		      "NCCL WARN text with no \"NCCL WARN\" and no "
 		      "host:pid:tid, kept without a process");
 	nl_add_signal(c, &sig, NULL, st, b, end - b);
+}
+
+/*
+ * nccl-tests: "host: Test NCCL failure common.cu:1291 'unhandled cuda
+ * error (run with NCCL_DEBUG=INFO for details) / '" and " .. host pid
+ * 31965: Test failure common.cu:1165".  The harness reports the result
+ * NCCL returned: trouble, but not a cause of its own.
+ */
+bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *e = line + n, *q, *h, *he;
+	struct hd_signal sig;
+	int64_t pid;
+
+	q = find(line, n, "Test NCCL failure ");
+	if (!q)
+		q = find(line, n, ": Test failure ");
+	if (!q)
+		return false;
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_NCCL_INTERNAL;
+	sig.type = HD_SIGT_TEST_FAILURE;
+	/* the host before ": Test", after an optional " .. " */
+	he = q[0] == ':' ? q : q - 2;
+	if (he > line && he < e && he[0] == ':') {
+		h = he;
+		while (h > line && (is_host_char(h[-1]) || h[-1] == '.'))
+			h--;
+		/* " .. host pid 31965: Test failure" */
+		if (he - h > 0 && h - line >= 5 && starts(h - 5, 5, " pid ")) {
+			const char *d = h;
+
+			if (scan_int(&d, he, &pid))
+				sig.pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
+			he = h - 5;
+			h = he;
+			while (h > line &&
+			       (is_host_char(h[-1]) || h[-1] == '.'))
+				h--;
+		}
+		if (he > h)
+			sig.host = hd_intern_len(h, MIN(he - h, 128));
+	}
+	if (has(q, e - q, "unhandled cuda error"))
+		sig.code = 1;
+	else if (has(q, e - q, "unhandled system error"))
+		sig.code = 2;
+	else if (has(q, e - q, "internal error"))
+		sig.code = 3;
+	else if (has(q, e - q, "invalid argument"))
+		sig.code = 4;
+	else if (has(q, e - q, "invalid usage"))
+		sig.code = 5;
+	else if (has(q, e - q, "remote process exited"))
+		sig.code = 6;
+	nl_add_signal(c, &sig, NULL, nl_stream_bare(c), line, n);
+	return true;
 }
 
 /* A RAS signal of no process, at the current line. */

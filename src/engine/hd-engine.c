@@ -433,8 +433,7 @@ static void add_summary_verdict(const struct hd_index *ix,
 		add_undecided_verdict(ix, a);
 		return;
 	}
-	if (records == 0 || (s->ops->len == 0 && a->ranks_seen->len == 0 &&
-			     s->signals->len == 0)) {
+	if (records == 0) {
 		v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
 				   "no records could be read from %u input%s",
 				   s->inputs->len,
@@ -446,8 +445,9 @@ static void add_summary_verdict(const struct hd_index *ix,
 	if (s->ops->len == 0 && a->ranks_seen->len == 0) {
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"no ranks and no ops were read (%u signals from %u inputs): no progress is shown, so no fault can be ruled out",
-			s->signals->len, s->inputs->len);
+			"no ranks and no ops were read (%" G_GUINT64_FORMAT
+			" records, %u signals from %u inputs): no progress is shown, so no fault can be ruled out",
+			records, s->signals->len, s->inputs->len);
 		v->score = HD_SCORE_INSUFFICIENT;
 		g_ptr_array_add(a->verdicts, v);
 		return;

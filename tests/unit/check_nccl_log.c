@@ -1332,6 +1332,30 @@ START_TEST(test_ras_status_entry)
 }
 END_TEST
 
+/* nccl-tests failure lines and RCCL's banner. */
+START_TEST(test_nccl_tests_failure_and_rccl)
+{
+	g_autoptr(hd_store) s =
+		parse("RCCL version 2.20.5+hip6.2 Unknown\n"
+		      "box-1: Test NCCL failure common.cu:12 'internal error - "
+		      "please report this issue to the NCCL developers / '\n"
+		      " .. box-1 pid 77: Test failure common.cu:9\n"
+		      ": Test failure\n"
+		      "Test NCCL failure\n"
+		      "my Test failures were many\n");
+
+	/* the fragments without a location are not the harness's lines */
+	ck_assert_uint_eq(count_type(s, HD_SIGT_TEST_FAILURE), 2);
+	ck_assert_uint_eq(s->signals->len, 2);
+	ck_assert_str_eq(sig_at(s, 0)->host, "box-1");
+	ck_assert_int_eq(sig_at(s, 0)->code, 3);
+	ck_assert_str_eq(sig_at(s, 1)->host, "box-1");
+	ck_assert_int_eq(sig_at(s, 1)->pid, 77);
+	/* the banner is a version, not a signal */
+	ck_assert_uint_eq(in0(s)->records, 3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -1387,6 +1411,7 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_using_network_once);
 	tcase_add_test(tw, test_ras_status_entry);
 	tcase_add_test(tc, test_init_23_rank_lines);
+	tcase_add_test(tw, test_nccl_tests_failure_and_rccl);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	suite_add_tcase(s, tm);
