@@ -273,9 +273,12 @@ static void err_block_last(struct nl_ctx *c, struct nl_stream *st,
 		if (tmp.cat != HD_SIG_NCCL_INTERNAL ||
 		    tmp.type != HD_SIGT_OTHER)
 			sig->cat = tmp.cat;
-		/* the named ranks of a duplicate GPU become the culprits */
-		if (tmp.type == HD_SIGT_DUPLICATE_GPU)
+		/* a classified Last error says what the block is (a duplicate
+		   GPU's named ranks become the culprits) */
+		if (tmp.type != HD_SIGT_OTHER)
 			sig->type = tmp.type;
+		if (tmp.peer_rank >= 0)
+			sig->peer_rank = tmp.peer_rank;
 		if (tmp.peer)
 			sig->peer = tmp.peer;
 		if (tmp.code)

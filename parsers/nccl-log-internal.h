@@ -34,6 +34,8 @@ enum nl_rx {
 	RX_SOCK_PEER,
 	RX_CONNECT_PEER,
 	RX_CUDA_CODE,
+	RX_HINT_RANK,
+	RX_FROM_RANK,
 	/* c10d-record.c */
 	RX_STATUS,
 	RX_NCCL_ERR,
@@ -81,10 +83,13 @@ struct nl_proc {
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
+	int anon; /* rank <= -2 its ops get when rank stays unknown, 0 */
+	int dev; /* the [dev] of its last record, -1 */
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */
 	bool no_token; /* 2.2 format seen */
 	bool saw_teardown;
+	bool saw_network; /* "Using network X" read */
 	GHashTable *live; /* ptr (uint64 *) -> struct nl_comm * */
 	GPtrArray *comms; /* struct nl_comm *, all instances, owned */
 	GHashTable *nth; /* key string -> count, creation order */
@@ -167,6 +172,9 @@ struct nl_ctx {
 	bool warned_cut;
 	bool waiting; /* some stream wants its next line */
 	int cfe_lines; /* lines a ChildFailedError block may still span */
+	/* RAS status report: inside a "#a-b (id) MISMATCH" entry */
+	bool ras_open;
+	const char *ras_op; /* interned op name of the entry, or NULL */
 	struct nl_proc *torn_proc; /* a prefix with no body, last line */
 
 	char *clean; /* ANSI-stripped copy of the line */
@@ -470,6 +478,31 @@ bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
  */
 void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		    const char *lvl, const char *end, bool no_token);
+
+/*
+ * The stream of records pasted without a prefix: no process is ever
+ * attributed to it.  (transfer none)
+ */
+struct nl_stream *nl_stream_bare(struct nl_ctx *c);
+
+/*
+ * Handles the body [b, end) of a WARN pasted without "NCCL WARN" and
+ * without a prefix: a signal of no process.
+ */
+void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end);
+
+/*
+ * Reads a line of an NCCL RAS status report (2.24+: "#0-0 (id) MISMATCH",
+ * "N ranks have launched up to operation K", "Rank R -- GPU G managed by
+ * process P on node H"); false when the line is none.
+ */
+bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n);
+
+/*
+ * Reads an nccl-tests failure line ("Test NCCL failure F:L 'result'",
+ * "host pid P: Test failure F:L"); false when the line is none.
+ */
+bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n);
 
 /* Sets the category, type, peer and code of a WARN (or Last error) text. */
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,

@@ -251,14 +251,22 @@ static size_t strip_bracket_time(const char *p, size_t rem, struct nl_wrap *w)
 	return used < rem && p[used] == ']' ? used + 1 : 0;
 }
 
-/* "[N] ": a rank or viewer tag */
+/*
+ * "[N] ": a rank or viewer tag; or horovod's "[N]" glued to the record
+ * ("[15]node-a:83:91 [0] ..."), which ends the wrapper text before a
+ * record prefix.
+ */
 static size_t strip_tag_rank(const char *p, size_t rem, struct nl_wrap *w)
 {
 	const char *q = p + 1, *e = p + rem;
 	int64_t v;
 
-	if (scan_int(&q, e, &v) && v >= 0 && q + 1 < e && q[0] == ']' &&
-	    q[1] == ' ') {
+	if (scan_int(&q, e, &v) && v >= 0 && q < e && q[0] == ']' &&
+	    (q + 1 == e || q[1] == ' ')) {
+		if (q + 1 == e) {
+			w->tag_rank = (int)clamp_int(v, 0, INT_MAX);
+			return q + 1 - p;
+		}
 		w->tag_rank = (int)clamp_int(v, 0, INT_MAX);
 		return q + 2 - p;
 	}
@@ -411,6 +419,12 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 	return at;
 }
 
+struct nl_stream *nl_stream_bare(struct nl_ctx *c)
+{
+	/* a key no wrapper makes ("m%d s%d ...") */
+	return stream_get(c, "bare");
+}
+
 struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 {
 	char key[128];
@@ -470,7 +484,11 @@ static const char *nccl_anchor(const char *line, const char *s, const char *e,
 		size_t rem = e - l;
 
 		s = l;
-		if (q > line && q[-1] == ' ' &&
+		/*
+		 * After a space, or at column 0: a reporter cut the prefix
+		 * off ("NCCL WARN NET/IB : ..."); read without a process.
+		 */
+		if ((q == line || q[-1] == ' ') &&
 		    (starts(l, rem, "INFO ") || starts(l, rem, "WARN ") ||
 		     starts(l, rem, "CALL ") || starts(l, rem, "TRACE ") ||
 		     starts(l, rem, "ABORT") ||
@@ -510,19 +528,111 @@ static const char *fused_next(const char *body, const char *e)
 	return NULL;
 }
 
+/*
+ * "include/socket.h:344" at s: a source file and line, as NCCL prints
+ * them before the level word (relative, or absolute for RCCL).
+ */
+static bool is_file_line(const char *s, size_t n)
+{
+	const char *colon = NULL;
+	bool dot = false;
+	size_t k;
+
+	for (k = 0; k < n && k < 256 && s[k] != ' '; k++) {
+		if (s[k] == ':')
+			colon = s + k;
+		else if (s[k] == '.')
+			dot = true;
+	}
+	if (!colon || !dot || colon == s || colon + 1 == s + k)
+		return false;
+	for (const char *d = colon + 1; d < s + k; d++)
+		if (!g_ascii_isdigit(*d))
+			return false;
+	return true;
+}
+
 static bool tier2_old_nccl(struct nl_ctx *c, const char *line, size_t n)
 {
 	const char *q, *lvl = NULL;
 	struct nl_rec r;
+	struct nl_wrap w;
+	size_t off;
 
 	if ((q = find(line, n, "] INFO ")))
 		lvl = q + 2;
 	else if ((q = find(line, n, " WARN ")))
 		lvl = q + 1;
-	if (!lvl || !nl_rec_prefix(c, line, lvl, &r) || !r.has_hpt || r.dev < 0)
+	if (!lvl)
 		return false;
+	if (nl_rec_prefix(c, line, lvl, &r) && r.has_hpt && r.dev >= 0) {
+		nl_handle_nccl(c, line, lvl, lvl, line + n, true);
+		return true;
+	}
+	/* "F:L WARN msg" of 2.2 pasted without "host:pid:tid [dev]" */
+	if (lvl[0] != 'W')
+		return false;
+	nl_wrap_init(&w);
+	off = nl_strip_front(line, n, &w);
+	if (line + off >= lvl ||
+	    !is_file_line(line + off, lvl - 1 - line - off))
+		return false;
+	for (const char *t = line + off; t < lvl - 1; t++)
+		if (*t == ' ')
+			return false;
 	nl_handle_nccl(c, line, lvl, lvl, line + n, true);
 	return true;
+}
+
+/*
+ * WARN bodies that are NCCL's own words even with no "NCCL WARN" before
+ * them (a reporter pasted only the message).  Only at the start of the
+ * line, after wrappers: the same words inside other text are not NCCL's.
+ */
+static const char *const known_bodies[] = {
+	"NET/IB : Got completion",
+	"NET/IB: Got completion",
+	"NET/IB : Got async event",
+	"NET/IB : collective mismatch error",
+	"Net : Connection closed by remote peer",
+	"Net : Call to recv from",
+	"Duplicate GPU detected : rank",
+	"Call to ibv_",
+	"ncclSocketInit: connecting to address",
+};
+
+static bool tier3_known_body(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_wrap w;
+	size_t off;
+	const char *b;
+
+	/* a line that belongs to an open c10d error block is not ours */
+	if (c->waiting || n < 12)
+		return false;
+	nl_wrap_init(&w);
+	off = nl_strip_front(line, n, &w);
+	/* TorchX "[role|N]:" and "[roleN]:" */
+	if (off < n && line[off] == '[') {
+		const char *q = memchr(line + off, ']', MIN(n - off, 64));
+
+		if (q && q + 1 < line + n && q[1] == ':')
+			off = q + 2 - line;
+	}
+	b = line + off;
+	if (n - off < 12 || (b[0] != 'N' && b[0] != 'D' && b[0] != 'C' &&
+			     b[0] != 'n' && b[0] != 'R'))
+		return false;
+	/* RCCL's banner: "RCCL version 2.20.5+hip6.2 ..." */
+	if (starts(b, n - off, "RCCL version "))
+		return nl_parse_version(c, NULL, b, n - off);
+	for (size_t i = 0; i < G_N_ELEMENTS(known_bodies); i++) {
+		if (starts(b, n - off, known_bodies[i])) {
+			nl_handle_bare_warn(c, b, line + n);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* A COLL body that lost its prefix (torn line). */
@@ -621,7 +731,9 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	}
 	if (rec > 0)
 		return;
-	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn))
+	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn) ||
+	    tier3_known_body(c, line, n) || nl_ras_line(c, line, n) ||
+	    nl_test_failure_line(c, line, n))
 		return;
 	nl_c10d_line(c, line, n);
 }
@@ -791,11 +903,15 @@ static void decide_ranks(struct nl_ctx *c)
 	}
 }
 
-/* Ops: the rank of their process, or dropped and counted as skipped. */
+/*
+ * Ops: the rank of their process.  A process whose rank stays unknown
+ * keeps its ops under an anonymous rank (-2, -3, ... in order of first
+ * op), so that the engine can still compare them across processes.
+ */
 static void attribute_ops(struct nl_ctx *c)
 {
 	GArray *ops = c->store->ops;
-	guint j = c->op_base;
+	int nanon = 0;
 
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
@@ -804,25 +920,39 @@ static void attribute_ops(struct nl_ctx *c)
 		struct nl_proc *p = g_ptr_array_index(c->procs, pi);
 
 		if (p->rank < 0) {
+			if (!p->anon && nanon < INT_MAX - 2)
+				p->anon = -2 - nanon++;
 			p->ndropped++;
+			op->rank = p->anon;
 			continue;
 		}
 		op->rank = p->rank;
-		if (j != i)
-			g_array_index(ops, struct hd_op, j) = *op;
-		j++;
 	}
-	g_array_set_size(ops, j);
+}
+
+/* Names each anonymous process of attribute_ops() with a signal. */
+static void name_anonymous(struct nl_ctx *c)
+{
 	for (guint i = 0; i < c->procs->len; i++) {
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);
+		struct hd_signal sig;
 
-		if (!p->ndropped)
+		if (!p->anon)
 			continue;
-		c->in->skipped += p->ndropped;
-		c->in->records -= MIN(c->in->records, p->ndropped);
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_ANON_PROC;
+		sig.rank = p->anon;
+		sig.host = p->host;
+		sig.pid = p->pid;
+		sig.code = p->dev;
+		sig.seq = (int64_t)p->ndropped;
+		sig.prov.input = c->input;
+		sig.prov.kind = HD_PROV_NONE;
+		hd_store_add_signal(c->store, &sig);
 		hd_input_warn(c->in, 0,
-			      "rank unknown for %s:%d, %" G_GUINT64_FORMAT
-			      " ops skipped",
+			      "rank unknown for %s:%d, its %" G_GUINT64_FORMAT
+			      " ops kept as an anonymous process",
 			      p->host, p->pid, p->ndropped);
 	}
 }
@@ -906,6 +1036,7 @@ static void finish(struct nl_ctx *c)
 	decide_ranks(c);
 	attribute_ops(c);
 	attribute_signals(c, &ir);
+	name_anonymous(c);
 	fill_ranks(c, &ir);
 	if (ir.one && ir.rank >= 0)
 		c->in->rank = ir.rank;

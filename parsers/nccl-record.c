@@ -37,16 +37,18 @@ const char *const nl_nccl_rx_src[RX_COUNT] = {
 		    "(?: commId 0x([0-9a-fA-F]+))? ?- Init (START|COMPLETE)",
 	[RX_TEARDOWN] = "comm (0x[0-9a-fA-F]+) .*- (Destroy|Abort) "
 			"(COMPLETE|START)",
-	[RX_VERSION] = "NCCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
+	[RX_VERSION] = "[NR]CCL version (\\d+\\.\\d+(?:\\.\\d+)?)([^+\\s]*)"
 		       "(?:\\+cuda(\\d+\\.\\d+))?",
 	[RX_UNWIND] = "^(\\S+:\\d+) -> (-?\\d+)",
-	[RX_IB_COMPL] = "Got completion (?:from peer (\\S+) )?with "
+	[RX_IB_COMPL] = "Got completion (?:from peer (?:(\\S+) )?)?with "
 			"(?:error |status=(?:[A-Za-z_]+\\()?)(\\d+)",
 	[RX_PEER] = "peer (\\S+)",
 	[RX_REMOTE_PEER] = "remote peer (\\S+)",
 	[RX_SOCK_PEER] = "(?:from|to) (\\S+) failed",
 	[RX_CONNECT_PEER] = "[Cc]onnect(?:ion)? to (\\S+)",
 	[RX_CUDA_CODE] = "Cuda failure (\\d+)",
+	[RX_HINT_RANK] = "at and around rank (\\d+)",
+	[RX_FROM_RANK] = "from rank (\\d+)",
 };
 
 /* ------------------------------------------------------------------ */
@@ -155,6 +157,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->pid = pid;
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
+		p->dev = -1;
 		p->live = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 						g_free, NULL);
 		p->comms = g_ptr_array_new_with_free_func(g_free);
@@ -859,6 +862,60 @@ static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 	c->in->records++;
 }
 
+/*
+ * NCCL 2.3's rank lines: "comm 0x7f58 rank 4 nranks 8" (no cudaDev, no
+ * "- Init"), printed once the comm is up, and "rank 6 nranks 8" before
+ * it.  Both give the process its rank in a comm of nranks; the first
+ * also the comm its COLL lines name.  False when b is neither.
+ */
+static bool parse_init_23(struct nl_ctx *c, struct nl_proc *p, const char *b,
+			  size_t n)
+{
+	const char *q = b, *e = b + n;
+	uint64_t ptr = 0;
+	int64_t rank, nranks;
+	bool has_ptr = false;
+	struct nl_comm *cm;
+
+	if (starts(q, e - q, "comm ")) {
+		q += 5;
+		if (!scan_ptr(&q, e, &ptr) || !starts(q, e - q, " "))
+			return false;
+		q++;
+		has_ptr = true;
+	}
+	if (!starts(q, e - q, "rank "))
+		return false;
+	q += 5;
+	if (!scan_int(&q, e, &rank) || !starts(q, e - q, " nranks "))
+		return false;
+	q += 8;
+	if (!scan_int(&q, e, &nranks) || nranks <= 0 || nranks > (1 << 22) ||
+	    rank < 0 || rank >= nranks)
+		return false;
+	/* anything after it is another line's shape: not 2.3's */
+	while (q < e && (*q == ' ' || *q == '\r'))
+		q++;
+	if (q != e)
+		return false;
+	if (has_ptr) {
+		cm = proc_comm(p, ptr);
+		if (!cm || cm->rank != (int)rank || cm->nranks != (int)nranks) {
+			cm = comm_new(p, ptr);
+			cm->rank = (int)rank;
+			cm->nranks = (int)nranks;
+			cm->complete = true;
+			comm_bind_nranks(c, p, cm);
+		}
+	}
+	if (nranks > p->world_nranks) {
+		p->world_nranks = (int)nranks;
+		p->world_rank = (int)rank;
+	}
+	c->in->records++;
+	return true;
+}
+
 static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 			   size_t n)
 {
@@ -874,6 +931,29 @@ static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		proc_comm_forget(p, ptr);
 }
 
+/* WARN bodies that say the setup or the configuration is wrong. */
+static bool is_config_warn(const char *m, size_t n)
+{
+	return has(m, n, "socketFinalizeAccept") ||
+	       has(m, n, "no socket interface found") ||
+	       has(m, n, "no interface found") ||
+	       has(m, n, "no device found matching") ||
+	       has(m, n, "Error : ring") ||
+	       has(m, n, "Mismatched NCCL version") ||
+	       has(m, n, "NCCL version mismatch") ||
+	       /* "Net : Socket creation failed : Address family ..." */
+	       has(m, n, "Socket creation failed") ||
+	       /* NCCL_SOCKET_IFNAME names an interface with no address */
+	       (has(m, n, "ncclSocketInit: connecting to address") &&
+		has(m, n, "AF_INET")) ||
+	       /* graph/xml.h: a topology XML without a required attribute */
+	       (starts(m, n, "Attribute ") && has(m, n, " of node ") &&
+		has(m, n, " not found")) ||
+	       has(m, n, "cannot be captured in a graph") ||
+	       has(m, n, "Invalid config blocking attribute") ||
+	       has(m, n, "Invalid config ");
+}
+
 void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		      struct hd_signal *sig, struct nl_proc *p)
 {
@@ -881,7 +961,13 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 
 	sig->cat = HD_SIG_NCCL_INTERNAL;
 	sig->type = HD_SIGT_OTHER;
-	if (has(m, n, "Got completion")) {
+	if (has(m, n, "collective mismatch error")) {
+		/* NET/IB: the receiver posted another size than was sent */
+		sig->cat = HD_SIG_MISMATCH;
+		sig->type = HD_SIGT_SIZE_MISMATCH;
+		if (rx(c, RX_PEER, m, n))
+			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Got completion")) {
 		sig->cat = HD_SIG_NETWORK;
 		sig->type = HD_SIGT_IB_COMPLETION;
 		if (rx(c, RX_IB_COMPL, m, n)) {
@@ -907,6 +993,12 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		sig->type = HD_SIGT_SIZE_MISMATCH;
 		if (rx(c, RX_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Mismatched collective detected")) {
+		/* 2.4: "... at and around rank N": a hint, not a culprit */
+		sig->cat = HD_SIG_MISMATCH;
+		sig->type = HD_SIGT_NCCL_COLL_MISMATCH;
+		if (rx(c, RX_HINT_RANK, m, n) && cap_int(c, m, 1, &v))
+			sig->peer_rank = (int32_t)clamp_int(v, 0, INT32_MAX);
 	} else if (has(m, n, "Message truncated")) {
 		sig->cat = HD_SIG_INIT;
 		sig->type = HD_SIGT_BOOTSTRAP;
@@ -915,19 +1007,32 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		sig->type = HD_SIGT_PEER_CLOSED;
 		if (rx(c, RX_REMOTE_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
+	} else if (has(m, n, "Failed to open libibverbs")) {
+		/* a fallback to sockets; wrong only if other hosts use IB */
+		sig->cat = HD_SIG_INFO;
+		sig->type = HD_SIGT_TRANSPORT;
 	} else if (has(m, n, "Call to ibv_")) {
 		sig->cat = HD_SIG_NETWORK;
 	} else if (has(m, n, "Socket recv failed while polling")) {
 		sig->cat = HD_SIG_CRASH;
+		sig->type = HD_SIGT_PROXY_DIED;
+	} else if (has(m, n, "Call to bind failed")) {
+		/* the port or address this host binds to is not usable */
+		sig->cat = HD_SIG_INIT;
+		sig->type = HD_SIGT_SOCKET;
 	} else if (has(m, n, "Call to recv") || has(m, n, "Call to send") ||
-		   has(m, n, "socketProgressOpt")) {
+		   has(m, n, "socketProgressOpt") ||
+		   has(m, n, "socket progress error") ||
+		   has(m, n, "Socket recv failed") ||
+		   has(m, n, "Socket send failed")) {
 		sig->cat = HD_SIG_NETWORK;
 		sig->type = HD_SIGT_SOCKET;
 		if (rx(c, RX_SOCK_PEER, m, n))
 			sig->peer = cap_intern(c, m, 1);
-	} else if (has(m, n, "socketFinalizeAccept")) {
+	} else if (is_config_warn(m, n)) {
 		sig->cat = HD_SIG_CONFIG;
-		sig->type = HD_SIGT_SOCKET;
+		if (has(m, n, "socket") || has(m, n, "Socket"))
+			sig->type = HD_SIGT_SOCKET;
 	} else if ((has(m, n, "Connect to ") && has(m, n, "failed")) ||
 		   has(m, n, "socketStartConnect") ||
 		   has(m, n, "exceeded error retry count")) {
@@ -937,19 +1042,15 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 			sig->peer = cap_intern(c, m, 1);
 	} else if (has(m, n, "Failed to execute operation") ||
 		   has(m, n, "Error encountered progressing operation")) {
-		sig->cat = HD_SIG_NCCL_INTERNAL;
-	} else if (has(m, n, "no socket interface found") ||
-		   has(m, n, "no interface found") ||
-		   has(m, n, "no device found matching") ||
-		   has(m, n, "Error : ring")) {
-		sig->cat = HD_SIG_CONFIG;
+		/* "[Proxy Service N] ... from rank R": R's request failed */
+		sig->cat = HD_SIG_NETWORK;
+		sig->type = HD_SIGT_SOCKET;
+		if (rx(c, RX_FROM_RANK, m, n) && cap_int(c, m, 1, &v))
+			sig->peer_rank = (int32_t)clamp_int(v, 0, INT32_MAX);
 	} else if (has(m, n, "mismatch in rank count") ||
 		   has(m, n, "has already checked in")) {
 		sig->cat = HD_SIG_INIT;
 		sig->type = HD_SIGT_BOOTSTRAP;
-	} else if (has(m, n, "Mismatched NCCL version") ||
-		   has(m, n, "NCCL version mismatch")) {
-		sig->cat = HD_SIG_CONFIG;
 	} else if (has(m, n, "Cuda failure") || has(m, n, "Failed to CUDA") ||
 		   has(m, n, "CUDA error")) {
 		sig->cat = HD_SIG_CUDA;
@@ -988,6 +1089,8 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 		stream_add_proc(st, p);
 		if (w->tag_rank >= 0)
 			hint_merge(&p->tag_rank, w->tag_rank);
+		if (r->dev >= 0)
+			p->dev = r->dev;
 	}
 	return p;
 }
@@ -1052,9 +1155,23 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 		return;
 	}
 	if (!p) {
-		if (has(b, n, "- Init ") || has(b, n, " -> "))
+		/* an unwind pasted without its prefix still shows a failure */
+		if (has(b, n, " -> ") && rx(c, RX_UNWIND, b, n)) {
+			hd_signal_init(&sig);
+			sig.cat = HD_SIG_NCCL_INTERNAL;
+			sig.type = HD_SIGT_UNWIND;
+			if (cap_int(c, b, 2, &v))
+				sig.code = (int32_t)clamp_int(v, INT32_MIN,
+							      INT32_MAX);
+			nl_add_signal(c, &sig, NULL, st, rec, rec_len);
+		} else if (has(b, n, "- Init ")) {
 			nl_skip(c, "NCCL record with no host:pid:tid");
+		}
 		return;
+	}
+	if (starts(b, n, "comm ") || starts(b, n, "rank ")) {
+		if (!has(b, n, "- Init") && parse_init_23(c, p, b, n))
+			return;
 	}
 	if (has(b, n, "- Init ") || has(b, n, "- Init")) {
 		if (has(b, n, "Init START") || has(b, n, "Init COMPLETE"))
@@ -1066,13 +1183,24 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 			parse_teardown(c, p, b, n);
 		return;
 	}
-	if (starts(b, n, "NCCL version ")) {
+	if (starts(b, n, "NCCL version ") || starts(b, n, "RCCL version ")) {
 		nl_parse_version(c, p, b, n);
 		return;
 	}
 	if (starts(b, n, "Bootstrap : Using ") ||
 	    starts(b, n, "Bootstrap: Using ")) {
 		parse_bootstrap_addr(p, b, n);
+		return;
+	}
+	if (starts(b, n, "Using network ")) {
+		/* the network this process chose, once: hosts may differ */
+		if (p->saw_network)
+			return;
+		p->saw_network = true;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_TRANSPORT;
+		nl_add_signal(c, &sig, p, st, rec, rec_len);
 		return;
 	}
 	hd_signal_init(&sig);
@@ -1116,11 +1244,13 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		if (p && no_token)
 			p->no_token = true;
 	} else {
+		/*
+		 * No "[dev]" and no "host:pid:tid": the reporter cut the
+		 * prefix off; which process printed it is unknown.
+		 */
 		nl_wrap_init(&w);
-		st = c->dflt;
+		st = nl_stream_bare(c);
 		r.start = a;
-		if (st->proc && !st->multi)
-			p = st->proc;
 	}
 	b = lvl + (is_warn ? 5 : is_info ? 5 : 0);
 	if (b > end)
@@ -1151,6 +1281,168 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		sig.cat = HD_SIG_CRASH;
 		nl_add_signal(c, &sig, p, st, r.start, end - r.start);
 	}
+}
+
+void nl_handle_bare_warn(struct nl_ctx *c, const char *b, const char *end)
+{
+	struct nl_stream *st = nl_stream_bare(c);
+	struct hd_signal sig;
+
+	hd_signal_init(&sig);
+	nl_classify_warn(c, b, end - b, &sig, NULL);
+	hd_input_warn(c->in, c->lineno,
+		      "NCCL WARN text with no \"NCCL WARN\" and no "
+		      "host:pid:tid, kept without a process");
+	nl_add_signal(c, &sig, NULL, st, b, end - b);
+}
+
+/*
+ * nccl-tests: "host: Test NCCL failure common.cu:1291 'unhandled cuda
+ * error (run with NCCL_DEBUG=INFO for details) / '" and " .. host pid
+ * 31965: Test failure common.cu:1165".  The harness reports the result
+ * NCCL returned: trouble, but not a cause of its own.
+ */
+bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *e = line + n, *q, *h, *he;
+	struct hd_signal sig;
+	int64_t pid;
+
+	q = find(line, n, "Test NCCL failure ");
+	if (!q)
+		q = find(line, n, ": Test failure ");
+	if (!q)
+		return false;
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_NCCL_INTERNAL;
+	sig.type = HD_SIGT_TEST_FAILURE;
+	/* the host before ": Test", after an optional " .. " */
+	he = q[0] == ':' ? q : q - 2;
+	if (he > line && he < e && he[0] == ':') {
+		h = he;
+		while (h > line && (is_host_char(h[-1]) || h[-1] == '.'))
+			h--;
+		/* " .. host pid 31965: Test failure" */
+		if (he - h > 0 && h - line >= 5 && starts(h - 5, 5, " pid ")) {
+			const char *d = h;
+
+			if (scan_int(&d, he, &pid))
+				sig.pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
+			he = h - 5;
+			h = he;
+			while (h > line &&
+			       (is_host_char(h[-1]) || h[-1] == '.'))
+				h--;
+		}
+		if (he > h)
+			sig.host = hd_intern_len(h, MIN(he - h, 128));
+	}
+	if (has(q, e - q, "unhandled cuda error"))
+		sig.code = 1;
+	else if (has(q, e - q, "unhandled system error"))
+		sig.code = 2;
+	else if (has(q, e - q, "internal error"))
+		sig.code = 3;
+	else if (has(q, e - q, "invalid argument"))
+		sig.code = 4;
+	else if (has(q, e - q, "invalid usage"))
+		sig.code = 5;
+	else if (has(q, e - q, "remote process exited"))
+		sig.code = 6;
+	nl_add_signal(c, &sig, NULL, nl_stream_bare(c), line, n);
+	return true;
+}
+
+/* A RAS signal of no process, at the current line. */
+static void ras_add(struct nl_ctx *c, struct hd_signal *sig, const char *s,
+		    size_t n)
+{
+	sig->type = HD_SIGT_RAS_MISMATCH;
+	sig->op_name = c->ras_op;
+	nl_add_signal(c, sig, NULL, nl_stream_bare(c), s, n);
+}
+
+bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *s = line, *e = line + n, *q;
+	int64_t a, b, k;
+	struct hd_signal sig;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == e ||
+	    (*s != '#' && *s != 'R' && *s != 'C' && !g_ascii_isdigit(*s)))
+		return false;
+	if (*s == '#') {
+		/* "#0-0 (fa93daea854b060b) MISMATCH": an entry opens */
+		q = s + 1;
+		c->ras_open = false;
+		c->ras_op = NULL;
+		if (!scan_int(&q, e, &a) || q >= e || *q != '-' ||
+		    (q++, !scan_int(&q, e, &b)) || !starts(q, e - q, " (") ||
+		    !(q = memchr(q, ')', e - q)) ||
+		    !starts(q, e - q, ") MISMATCH"))
+			return false;
+		c->ras_open = true;
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_TIMEOUT; /* ranks stand at different ops */
+		sig.seq = -1;
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	if (!c->ras_open)
+		return false;
+	if (starts(s, e - s, "Communicator ranks have different ")) {
+		q = s + 34;
+		k = find(q, e - q, " operation counts")
+			    ? (int64_t)(find(q, e - q, " operation counts") - q)
+			    : -1;
+		if (k > 0 && k < 32)
+			c->ras_op = hd_intern_len(q, (size_t)k);
+		return true;
+	}
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_PROGRESS;
+	q = s;
+	if (scan_int(&q, e, &a) &&
+	    starts(q, e - q, " ranks have launched up to operation ")) {
+		q += 37;
+		if (!scan_int(&q, e, &k) || a <= 0 || a > (1 << 22) || k < 0)
+			return false;
+		sig.seq = k;
+		sig.code = (int32_t)a;
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	/* "Rank 12 -- GPU 4 managed by process 323032 on node H" */
+	if (starts(s, e - s, "Rank ")) {
+		const char *node;
+		int64_t pid = 0;
+
+		q = s + 5;
+		if (!scan_int(&q, e, &a) || a < 0 || a >= (1 << 22) ||
+		    !starts(q, e - q, " -- "))
+			return false;
+		sig.seq = -1;
+		sig.peer_rank = (int32_t)a; /* a comm rank */
+		if ((q = find(q, e - q, "by process ")) != NULL) {
+			q += 11;
+			if (scan_int(&q, e, &pid))
+				sig.pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
+		}
+		if ((node = find(s, e - s, " on node ")) != NULL) {
+			node += 9;
+			q = node;
+			while (q < e && *q != ' ')
+				q++;
+			if (q > node)
+				sig.host =
+					hd_intern_len(node, MIN(q - node, 128));
+		}
+		ras_add(c, &sig, s, e - s);
+		return true;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------------------ */

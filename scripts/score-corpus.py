@@ -67,8 +67,9 @@ def top_verdict(hangdoc, case_dir):
     if not verdicts:
         return "none", frozenset()
     v = verdicts[0]
-    return v.get("kind", "?"), frozenset(v.get("culprit_ranks") or
-                                         v.get("culprits") or [])
+    # schema 1 names them culprit_ranks (docs/json-schema.md)
+    culprits = v.get("culprit_ranks", v.get("culprits"))
+    return v.get("kind", "?"), frozenset(culprits or [])
 
 
 def show(ranks):

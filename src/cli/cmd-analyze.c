@@ -44,6 +44,8 @@ static const char help[] =
 	"  2  usage error (bad option or value, no PATH)\n"
 	"  3  no usable input (nothing could be parsed, or no path exists)\n"
 	"  4  the report could not be written\n"
+	"  5  analyzed, a hang or an error was seen (an NCCL WARN, a timeout,\n"
+	"     a crash) but its cause could not be decided (insufficient_data)\n"
 	"\n"
 	"examples:\n"
 	"  hangdoc analyze ./dumps\n"
@@ -155,7 +157,9 @@ static int run(int argc, char **argv)
 			     paths->len - 1 == 1 ? "path" : "paths");
 		status = HD_EXIT_NO_INPUT;
 	} else {
-		status = hd_analysis_has_fault(a) ? HD_EXIT_FAULT : HD_EXIT_OK;
+		status = hd_analysis_has_fault(a)   ? HD_EXIT_FAULT
+			 : hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED
+						    : HD_EXIT_OK;
 	}
 	if (o.output)
 		return write_to_file(o.output, o.format, a, status);

@@ -18,6 +18,8 @@ enum hd_exit {
 	HD_EXIT_USAGE = 2,    /* bad command line */
 	HD_EXIT_NO_INPUT = 3, /* nothing could be parsed */
 	HD_EXIT_OUTPUT = 4,   /* the report could not be written */
+	/* analyzed: a hang or an error was seen, its cause undecided */
+	HD_EXIT_UNDECIDED = 5,
 };
 
 struct hd_cmd {

@@ -203,7 +203,12 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
  * tens of millions of them at 16k ranks: keep it at 80 bytes, no holes.
  */
 struct hd_op {
-	int32_t rank;   /* global rank, -1 unknown */
+	/*
+	 * global rank, -1 unknown; <= -2: a process of unknown rank, the
+	 * k-th of its input as -(2 + k), named by the HD_SIGT_ANON_PROC
+	 * signal of the same input and value (NCCL logs, issue 11)
+	 */
+	int32_t rank;
 	uint32_t group; /* index into store->groups */
 	int64_t seq;    /* position in the group's sequence on this rank */
 	uint8_t seq_kind; /* enum hd_seq_kind */
@@ -243,24 +248,24 @@ enum hd_signal_cat {
 enum hd_signal_type {
 	HD_SIGT_OTHER = 0,
 	HD_SIGT_WATCHDOG_TIMEOUT, /* c10d: op S timed out (seq, op_name, numel) */
-	HD_SIGT_PG_STATUS,        /* c10d: last enqueued E / completed C */
-	HD_SIGT_IB_COMPLETION,    /* NET/IB completion error (ib_status) */
-	HD_SIGT_IB_ASYNC,         /* NET/IB async event */
-	HD_SIGT_SOCKET,           /* socket error talking to peer */
-	HD_SIGT_PEER_CLOSED,      /* connection closed by remote peer */
+	HD_SIGT_PG_STATUS, /* c10d: last enqueued E / completed C */
+	HD_SIGT_IB_COMPLETION, /* NET/IB completion error (ib_status) */
+	HD_SIGT_IB_ASYNC, /* NET/IB async event */
+	HD_SIGT_SOCKET, /* socket error talking to peer */
+	HD_SIGT_PEER_CLOSED, /* connection closed by remote peer */
 	HD_SIGT_CUDA_ERROR,
 	HD_SIGT_OOM,
-	HD_SIGT_NCCL_ERROR,      /* "NCCL error in:" with Last error */
+	HD_SIGT_NCCL_ERROR, /* "NCCL error in:" with Last error */
 	HD_SIGT_COMM_ABORTED,
 	HD_SIGT_DUPLICATE_GPU,
 	HD_SIGT_SHM,
 	HD_SIGT_BOOTSTRAP,
 	HD_SIGT_PROCESS_EXIT, /* torchrun: exitcode, signal */
-	HD_SIGT_TRACEBACK,    /* Python exception */
-	HD_SIGT_HEARTBEAT,    /* watchdog stuck / heartbeat monitor */
-	HD_SIGT_DUMP,         /* FR dump signal / path */
+	HD_SIGT_TRACEBACK, /* Python exception */
+	HD_SIGT_HEARTBEAT, /* watchdog stuck / heartbeat monitor */
+	HD_SIGT_DUMP, /* FR dump signal / path */
 	HD_SIGT_DESYNC_REPORT, /* TORCH_NCCL_DESYNC_DEBUG's own conclusion */
-	HD_SIGT_UNWIND,       /* NCCL "-> N" error unwind */
+	HD_SIGT_UNWIND, /* NCCL "-> N" error unwind */
 	HD_SIGT_RAS,
 	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
 	/* c10d (issue 11) */
@@ -272,6 +277,21 @@ enum hd_signal_type {
 	/* another tool's conclusion naming ranks (desync report, fr_trace,
 	   monitoredBarrier): seq, op_name, the ranks in text */
 	HD_SIGT_RANKS_NAMED,
+	/* NCCL side (issue 11) */
+	HD_SIGT_NCCL_COLL_MISMATCH, /* "Mismatched collective detected" (peer_rank:
+				  the rank NCCL points at, a hint) */
+	HD_SIGT_TRANSPORT, /* the network a process chose ("Using network
+				  IB"; text), or lost ("Failed to open
+				  libibverbs") */
+	HD_SIGT_PROXY_DIED, /* "Socket recv failed while polling": the
+				  local proxy thread is gone */
+	HD_SIGT_RAS_MISMATCH, /* RAS status: N ranks launched up to op K
+				  (seq K, code N); or one rank it lists
+				  (peer_rank, seq -1) */
+	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
+	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
+				 kept: rank = their op rank (<= -2), host,
+				 pid, code = its device (-1 unknown) */
 };
 
 struct hd_signal {

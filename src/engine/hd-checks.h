@@ -56,6 +56,12 @@ bool hd_join_same_finding(const struct hd_index *ix, const struct hd_verdict *v,
 /* True when group g is the process-group side of a link. */
 bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
 
+/*
+ * True when sig reports trouble: an error, a timeout, a crash or an error
+ * unwind; false for progress reports, context and clean exits.
+ */
+bool hd_signal_is_trouble(const struct hd_signal *sig);
+
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
@@ -64,6 +70,11 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
  * hd_check_signals(), as it reads the verdicts found before it.
  */
 void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * Compares the ops of processes of unknown rank (hd-anon.c), naming
+ * them by host:pid, at low confidence.
+ */
+void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a);
 /* Follows the waits of both to root blockers (blocked_chain). */
 void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
 

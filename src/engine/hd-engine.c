@@ -353,6 +353,60 @@ static gint compare_progress(gconstpointer pa, gconstpointer pb)
 }
 
 /* The verdict when nothing else was found. */
+/*
+ * Trouble was seen but no check could name its cause: say what was seen
+ * and what is missing, never no_fault.
+ */
+static void add_undecided_verdict(const struct hd_index *ix,
+				  struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	guint ncat[HD_SIG_CAT_COUNT] = { 0 };
+	g_autoptr(GString) seen = g_string_new(NULL);
+	struct hd_verdict *v;
+	guint cited = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (hd_signal_is_trouble(sig) && sig->cat < HD_SIG_CAT_COUNT)
+			ncat[sig->cat]++;
+	}
+	for (int k = 0; k < HD_SIG_CAT_COUNT; k++)
+		if (ncat[k])
+			g_string_append_printf(seen, "%s%u %s",
+					       seen->len ? ", " : "", ncat[k],
+					       hd_signal_cat_name(k));
+	v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+		"an error or hang was seen (%s signals) but its cause could not be decided from %u ops and %u signals",
+		seen->str, s->ops->len, s->signals->len);
+	v->score = HD_SCORE_INSUFFICIENT;
+	for (guint i = 0; i < s->signals->len && cited < 6; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		g_autofree char *src = NULL;
+
+		if (!hd_signal_is_trouble(sig))
+			continue;
+		src = hd_prov_format(s, &sig->prov);
+		hd_verdict_add_evidence(
+			v, sig->rank,
+			sig->prov.kind != HD_PROV_NONE ? src : NULL, "%s",
+			sig->text ? sig->text : hd_signal_cat_name(sig->cat));
+		cited++;
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
+	if (a->ranks_missing->len)
+		hd_verdict_add_ruled_out(
+			v, "nothing about %u ranks that left no data",
+			a->ranks_missing->len);
+	g_ptr_array_add(a->verdicts, v);
+}
+
 static void add_summary_verdict(const struct hd_index *ix,
 				struct hd_analysis *a)
 {
@@ -360,6 +414,10 @@ static void add_summary_verdict(const struct hd_index *ix,
 	uint64_t records = 0;
 	struct hd_verdict *v;
 
+	for (guint i = 0; i < s->signals->len; i++)
+		if (hd_signal_is_trouble(
+			    &g_array_index(s->signals, struct hd_signal, i)))
+			a->trouble_signals++;
 	if (hd_analysis_has_fault(a))
 		return;
 	for (guint i = 0; i < s->inputs->len; i++)
@@ -371,6 +429,10 @@ static void add_summary_verdict(const struct hd_index *ix,
 								  i))
 			    ->kind == HD_V_INSUFFICIENT_DATA)
 			return;
+	if (a->trouble_signals) {
+		add_undecided_verdict(ix, a);
+		return;
+	}
 	if (records == 0) {
 		v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
 				   "no records could be read from %u input%s",
@@ -380,9 +442,20 @@ static void add_summary_verdict(const struct hd_index *ix,
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
+	if (s->ops->len == 0 && a->ranks_seen->len == 0) {
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"no ranks and no ops were read (%" G_GUINT64_FORMAT
+			" records, %u signals from %u inputs): no progress is shown, so no fault can be ruled out",
+			records, s->signals->len, s->inputs->len);
+		v->score = HD_SCORE_INSUFFICIENT;
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
-		a->ranks_missing->len ? HD_CONF_LOW : HD_CONF_MEDIUM,
+		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW
+							     : HD_CONF_MEDIUM,
 		"no fault found in %u ops and %u signals from %u ranks (%u inputs)",
 		s->ops->len, s->signals->len, a->ranks_seen->len,
 		s->inputs->len);
@@ -459,6 +532,7 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 	hd_join_run(ix, a);
 	hd_check_groups(ix, a);
 	hd_check_signals(ix, a);
+	hd_check_anonymous(ix, a);
 	hd_check_chains(ix, a);
 	hd_straggler_run(store, a);
 	merge_duplicates(ix, a);

@@ -608,6 +608,22 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+bool hd_signal_is_trouble(const struct hd_signal *sig)
+{
+	switch (sig->cat) {
+	case HD_SIG_PROGRESS:
+	case HD_SIG_INFO:
+		return false;
+	default:
+		break;
+	}
+	if (sig->type == HD_SIGT_PROCESS_EXIT && sig->code == 0)
+		return false;
+	if (sig->type == HD_SIGT_DUMP)
+		return false;
+	return true;
+}
+
 /* IB status 5 (WR_FLUSH) only follows another failure. */
 static bool is_consequence(const struct hd_signal *sig)
 {
@@ -627,6 +643,66 @@ static int compare_sig_time(const struct hd_signal *x, const struct hd_signal *y
 	if ((x->time_ns == INT64_MIN) != (y->time_ns == INT64_MIN))
 		return x->time_ns == INT64_MIN ? 1 : -1;
 	return 0;
+}
+
+/* Who a signal comes from: its rank, else its process.  (transfer full) */
+static char *sig_who(const struct hd_signal *sig)
+{
+	if (sig->rank >= 0)
+		return g_strdup_printf(
+			"rank %d%s%s%s", sig->rank, sig->host ? " (" : "",
+			sig->host ? sig->host : "", sig->host ? ")" : "");
+	if (sig->host && sig->pid > 0)
+		return g_strdup_printf("process %s:%d (rank unknown)",
+				       sig->host, sig->pid);
+	if (sig->host)
+		return g_strdup_printf("host %s (rank unknown)", sig->host);
+	return g_strdup(
+		"a process whose host and rank the excerpt does not show");
+}
+
+/* Whether two signals come from one process as far as they tell. */
+static bool same_process(const struct hd_signal *x, const struct hd_signal *y)
+{
+	if (x->prov.input != y->prov.input && !(x->host && y->host))
+		return false;
+	if (x->host && y->host)
+		return strcmp(x->host, y->host) == 0 && x->pid == y->pid;
+	return !x->host && !y->host;
+}
+
+/* An unwind line through communicator setup (init, bootstrap, group). */
+static bool is_init_unwind(const struct hd_signal *sig)
+{
+	const char *t = sig->text;
+
+	if (sig->type != HD_SIGT_UNWIND || !t)
+		return false;
+	return strstr(t, "init.cc:") || strstr(t, "init.cu:") ||
+	       strstr(t, "bootstrap.cc:") || strstr(t, "bootstrap.cu:") ||
+	       (strstr(t, "group.cc:") && strstr(t, "[Async thread]"));
+}
+
+/*
+ * Whether the failure at index i happened during communicator setup: its
+ * process's error unwind, right after it, runs through init or bootstrap.
+ */
+static bool failed_in_init(const struct hd_store *s, guint i)
+{
+	const struct hd_signal *sig = sig_at(s, i);
+
+	for (guint k = i + 1, seen = 0; k < s->signals->len && seen < 32; k++) {
+		const struct hd_signal *u = sig_at(s, k);
+
+		if (!same_process(sig, u))
+			continue;
+		if (u->type != HD_SIGT_UNWIND)
+			return false;
+		seen++;
+		if (is_init_unwind(u))
+			return true;
+	}
+	return false;
 }
 
 /* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
@@ -676,6 +752,69 @@ static GArray *ranks_on_host(const struct hd_store *s, const char *host,
 	return out;
 }
 
+/*
+ * No network error that is a cause and no crash: IB flush errors alone
+ * (the first failure is on another host, or was not pasted), or a
+ * connection a peer closed, still show the network failed; at low (flush) or medium
+ * (closed) confidence, without a culprit rank when none is shown.
+ */
+static void check_network_weak(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *flush = NULL, *closed = NULL;
+	g_autofree char *who = NULL;
+	struct hd_verdict *v;
+
+	/* only where no network error or crash explains the trouble */
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *w = g_ptr_array_index(a->verdicts, i);
+
+		if (w->kind == HD_V_NETWORK_FAULT ||
+		    w->kind == HD_V_RANK_CRASHED)
+			return;
+	}
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type == HD_SIGT_IB_COMPLETION && sig->code == 5 &&
+		    (!flush || compare_sig_time(sig, flush) < 0))
+			flush = sig;
+		if (sig->type == HD_SIGT_PEER_CLOSED &&
+		    sig->cat != HD_SIG_INFO &&
+		    (!closed || compare_sig_time(sig, closed) < 0))
+			closed = sig;
+	}
+	if (flush) {
+		who = sig_who(flush);
+		v = hd_verdict_new(
+			HD_V_NETWORK_FAULT, HD_CONF_LOW,
+			"only IB flush errors (status 5, WR_FLUSH) were seen, first by %s%s%s: the network failed, but the first failure is elsewhere (another host, or not in the excerpt)",
+			who, flush->peer ? " with peer " : "",
+			flush->peer ? flush->peer : "");
+		add_signal_evidence(s, v, flush);
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: a flush error follows another failure; that failure's WARN (on this host or its peer) is missing");
+	} else if (closed) {
+		who = sig_who(closed);
+		v = hd_verdict_new(
+			HD_V_NETWORK_FAULT, HD_CONF_MEDIUM,
+			"%s saw its connection closed by peer %s: that peer's process died or the link dropped",
+			who, closed->peer ? closed->peer : "?");
+		if (closed->rank >= 0)
+			hd_verdict_add_culprit(v, closed->rank);
+		add_signal_evidence(s, v, closed);
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: whether the peer crashed or the link dropped needs the peer's log");
+	} else {
+		return;
+	}
+	v->score = HD_SCORE_NETWORK;
+	g_ptr_array_add(a->verdicts, v);
+}
+
 static void check_network(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -719,12 +858,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		}
 	}
 	{
-		g_autofree char *who = first->rank >= 0
-			? g_strdup_printf("rank %d%s%s%s", first->rank,
-					  first->host ? " (" : "",
-					  first->host ? first->host : "",
-					  first->host ? ")" : "")
-			: g_strdup_printf("host %s", first->host ? first->host : "?");
+		g_autofree char *who = sig_who(first);
 		g_autofree char *peer = NULL;
 
 		const char *on = peer_name ? peer_name : "";
@@ -806,6 +940,7 @@ static bool is_crash_cause(const struct hd_store *s, const struct hd_signal *sig
 	switch (sig->type) {
 	case HD_SIGT_CUDA_ERROR:
 	case HD_SIGT_OOM:
+	case HD_SIGT_PROXY_DIED:
 		return true;
 	case HD_SIGT_TRACEBACK:
 		/* An exception raised by the watchdog or NCCL is a consequence. */
@@ -834,7 +969,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = NULL;
 	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
-	guint timeouts = 0, closed_naming = 0;
+	guint timeouts = 0, closed_naming = 0, rankless = 0;
 	struct hd_verdict *v;
 	bool timed = true;
 
@@ -843,9 +978,23 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 
 		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			timeouts++;
-		if (sig->rank < 0 || !is_crash_cause(s, sig))
+		if (!is_crash_cause(s, sig))
 			continue;
-		int_set_add(crashed, sig->rank);
+		/* A failure in communicator setup is check_init's. */
+		if (from_log(s, sig) && sig->type != HD_SIGT_PROCESS_EXIT &&
+		    failed_in_init(s, i))
+			continue;
+		/*
+		 * Without a rank only NCCL's own failures (CUDA, its proxy)
+		 * say enough; an exit or exception could be anyone's.
+		 */
+		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
+		    sig->type != HD_SIGT_OOM && sig->type != HD_SIGT_PROXY_DIED)
+			continue;
+		if (sig->rank >= 0)
+			int_set_add(crashed, sig->rank);
+		else
+			rankless++;
 		if (sig->time_ns == INT64_MIN)
 			timed = false;
 		if (!first || compare_sig_time(sig, first) < 0)
@@ -867,23 +1016,36 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 		}
 	}
 	g_array_sort(crashed, compare_int);
-	if (crashed->len == 1 || timed) {
-		v = hd_verdict_new(HD_V_RANK_CRASHED,
-				   timeouts || closed_naming ? HD_CONF_HIGH : HD_CONF_MEDIUM,
-				   "rank %d failed first (%s)%s",
-				   first->rank,
-				   first->type == HD_SIGT_OOM ? "CUDA out of memory"
-				   : first->type == HD_SIGT_CUDA_ERROR ? "CUDA error"
-				   : first->type == HD_SIGT_PROCESS_EXIT ? "process exited"
-									  : "exception",
-				   timeouts ? "; the other ranks then timed out waiting for it" : "");
-		hd_verdict_add_culprit(v, first->rank);
+	if (crashed->len + rankless == 1 || timed) {
+		g_autofree char *who =
+			first->rank >= 0
+				? g_strdup_printf("rank %d", first->rank)
+				: sig_who(first);
+
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED,
+			first->rank < 0		    ? HD_CONF_LOW
+			: timeouts || closed_naming ? HD_CONF_HIGH
+						    : HD_CONF_MEDIUM,
+			"%s failed first (%s)%s", who,
+			first->type == HD_SIGT_OOM ? "CUDA out of memory"
+			: first->type == HD_SIGT_CUDA_ERROR   ? "CUDA error"
+			: first->type == HD_SIGT_PROCESS_EXIT ? "process exited"
+			: first->type == HD_SIGT_PROXY_DIED
+				? "its NCCL proxy thread died"
+				: "exception",
+			timeouts
+				? "; the other ranks then timed out waiting for it"
+				: "");
+		if (first->rank >= 0)
+			hd_verdict_add_culprit(v, first->rank);
 	} else {
 		g_autofree char *ct = hd_ranks_text(crashed, 8);
 
-		v = hd_verdict_new(HD_V_RANK_CRASHED, HD_CONF_LOW,
-				   "ranks %s failed, and without timestamps which failed first cannot be told",
-				   ct);
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED, HD_CONF_LOW,
+			"ranks %s%s failed, and without timestamps which failed first cannot be told",
+			ct, rankless ? " and processes of unknown rank" : "");
 		for (guint i = 0; i < crashed->len; i++)
 			hd_verdict_add_culprit(v, g_array_index(crashed, int, i));
 	}
@@ -926,19 +1088,115 @@ static void duplicate_gpu_ranks(const char *text, struct hd_verdict *v)
  * Which init signal explains the others: NCCL's own WARN names the cause,
  * while "NCCL error in:" on every rank only echoes it as its Last error.
  */
+static bool is_echo(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_NCCL_ERROR ||
+	       (sig->text && strstr(sig->text, "NCCL error in:"));
+}
+
 static int init_rank(const struct hd_signal *sig)
+{
+	int r;
+
+	switch (sig->type) {
+	case HD_SIGT_DUPLICATE_GPU:
+		r = 3;
+		break;
+	case HD_SIGT_NCCL_ERROR:
+		r = 0;
+		break;
+	case HD_SIGT_SHM:
+		r = 2;
+		break;
+	default:
+		r = 1;
+		break;
+	}
+	/* the WARN itself before a rank's echo of it as its Last error */
+	return 2 * r + !is_echo(sig);
+}
+
+/* Whether sig is a setup failure check_init weighs. */
+static bool is_init_candidate(const struct hd_store *s, guint i)
+{
+	const struct hd_signal *sig = sig_at(s, i);
+
+	if (sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG)
+		return true;
+	/* a CUDA error or a dead proxy while the comm was being set up */
+	return (sig->type == HD_SIGT_CUDA_ERROR || sig->type == HD_SIGT_OOM ||
+		sig->type == HD_SIGT_PROXY_DIED) &&
+	       from_log(s, sig) && failed_in_init(s, i);
+}
+
+static const char *init_what(const struct hd_signal *sig)
 {
 	switch (sig->type) {
 	case HD_SIGT_DUPLICATE_GPU:
-		/* c10d's "NCCL error in:" echo of it names the ranks too */
-		return sig->text && strstr(sig->text, "NCCL error in:") ? 3 : 4;
+		return "two ranks on one GPU";
 	case HD_SIGT_NCCL_ERROR:
-		return 0;
+		return "NCCL returned an error (its result is in the evidence; the WARN saying why is not in the data)";
 	case HD_SIGT_SHM:
-		return 2;
+		return "/dev/shm too small or full";
+	case HD_SIGT_CUDA_ERROR:
+	case HD_SIGT_OOM:
+		return "a CUDA call failed while the communicator was set up";
+	case HD_SIGT_PROXY_DIED:
+		return "the local proxy died while the communicator was set up";
+	case HD_SIGT_SOCKET:
+		return sig->cat == HD_SIG_CONFIG
+			       ? "configuration error (network interface, address family or transport)"
+			       : "a bootstrap socket could not be bound or connected";
 	default:
-		return 1;
+		return sig->cat == HD_SIG_CONFIG ? "configuration error"
+						 : "bootstrap or store failure";
 	}
+}
+
+/*
+ * No WARN says why, but an error unwind runs through bootstrap or init:
+ * communicator setup failed with that result, the cause not shown.
+ */
+static void check_init_unwinds(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *first = NULL;
+	g_autofree char *who = NULL;
+	struct hd_verdict *v;
+	guint n = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (!is_init_unwind(sig) || sig->code == 0)
+			continue;
+		n++;
+		if (!first)
+			first = sig;
+	}
+	if (!first)
+		return;
+	who = sig_who(first);
+	v = hd_verdict_new(
+		HD_V_INIT_FAILURE, HD_CONF_LOW,
+		"communicator setup failed on %s with NCCL result %d%s: only NCCL's error unwind is in the data, not the WARN that says why",
+		who, first->code,
+		first->code == 2 ? " (system error: a socket or bootstrap call)"
+		: first->code == 1 ? " (CUDA error)"
+		: first->code == 3 ? " (internal error)"
+		: first->code == 6 ? " (remote error)"
+				   : "");
+	if (first->rank >= 0)
+		hd_verdict_add_culprit(v, first->rank);
+	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;
+	add_signal_evidence(s, v, first);
+	if (n > 1)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"%u unwind lines run through setup", n);
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the first WARN of the failing process (NCCL_DEBUG=WARN or INFO) is missing");
+	g_ptr_array_add(a->verdicts, v);
 }
 
 static void check_init(struct hd_index *ix, struct hd_analysis *a)
@@ -946,36 +1204,35 @@ static void check_init(struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_store *s = ix->store;
 	struct hd_verdict *v = NULL;
 	const struct hd_signal *first = NULL;
+	g_autofree char *who = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig->cat != HD_SIG_INIT && sig->cat != HD_SIG_CONFIG)
+		if (!is_init_candidate(s, i))
 			continue;
 		if (!first || init_rank(sig) > init_rank(first) ||
 		    (init_rank(sig) == init_rank(first) &&
 		     compare_sig_time(sig, first) < 0))
 			first = sig;
 	}
-	if (!first)
+	if (!first) {
+		check_init_unwinds(ix, a);
 		return;
-	v = hd_verdict_new(HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
-			   "communicator setup failed%s%s: %s",
-			   first->rank >= 0 ? " on rank " : "",
-			   first->rank >= 0 ? "" : "",
-			   first->type == HD_SIGT_DUPLICATE_GPU ? "two ranks on one GPU"
-			   : first->type == HD_SIGT_SHM ? "/dev/shm too small or full"
-			   : first->cat == HD_SIG_CONFIG ? "configuration error"
-							 : "bootstrap or store failure");
-	if (first->rank >= 0) {
-		g_free(v->summary);
-		v->summary = g_strdup_printf("communicator setup failed on rank %d: %s",
-					     first->rank,
-					     first->type == HD_SIGT_DUPLICATE_GPU ? "two ranks on one GPU"
-					     : first->type == HD_SIGT_SHM ? "/dev/shm too small or full"
-					     : first->cat == HD_SIG_CONFIG ? "configuration error"
-									   : "bootstrap or store failure");
 	}
+	if (first->rank >= 0)
+		v = hd_verdict_new(HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
+				   "communicator setup failed on rank %d: %s",
+				   first->rank, init_what(first));
+	else if (first->host) {
+		who = sig_who(first);
+		v = hd_verdict_new(HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
+				   "communicator setup failed on %s: %s", who,
+				   init_what(first));
+	} else
+		v = hd_verdict_new(HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
+				   "communicator setup failed: %s",
+				   init_what(first));
 	if (first->type == HD_SIGT_DUPLICATE_GPU) {
 		duplicate_gpu_ranks(first->text, v);
 		v->confidence = HD_CONF_HIGH;
@@ -988,9 +1245,119 @@ static void check_init(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig != first && (sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG))
+		if (sig != first && is_init_candidate(s, i))
 			add_signal_evidence(s, v, sig);
 	}
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * Hosts that chose different networks: one fell back to sockets (no
+ * libibverbs) while another uses IB.  The comm cannot connect them.
+ */
+static void check_transports(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) by_net =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray) nets = g_ptr_array_new();
+	g_autoptr(GString) sides = g_string_new(NULL);
+	struct hd_verdict *v;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		const char *t =
+			sig->text ? strstr(sig->text, "Using network ") : NULL;
+		g_autofree char *net = NULL;
+		GPtrArray *hosts;
+
+		if (sig->type != HD_SIGT_TRANSPORT || !t || !sig->host)
+			continue;
+		net = g_strndup(t + 14, strcspn(t + 14, " \t\r\n"));
+		hosts = g_hash_table_lookup(by_net, net);
+		if (!hosts) {
+			hosts = g_ptr_array_new();
+			g_ptr_array_add(nets, (gpointer)hd_intern(net));
+			g_hash_table_insert(by_net, (gpointer)hd_intern(net),
+					    hosts);
+		}
+		if (!g_ptr_array_find(hosts, sig->host, NULL))
+			g_ptr_array_add(hosts, (gpointer)sig->host);
+	}
+	if (nets->len < 2)
+		return;
+	for (guint i = 0; i < nets->len; i++) {
+		GPtrArray *hosts = g_hash_table_lookup(by_net, nets->pdata[i]);
+
+		g_string_append_printf(sides, "%s%s on", i ? "; " : "",
+				       (const char *)nets->pdata[i]);
+		for (guint k = 0; k < hosts->len && k < 4; k++)
+			g_string_append_printf(sides, " %s",
+					       (const char *)hosts->pdata[k]);
+		if (hosts->len > 4)
+			g_string_append_printf(sides, " and %u more",
+					       hosts->len - 4);
+	}
+	v = hd_verdict_new(
+		HD_V_INIT_FAILURE, HD_CONF_MEDIUM,
+		"hosts chose different networks (%s): configuration error, the communicator cannot connect them",
+		sides->str);
+	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type == HD_SIGT_TRANSPORT)
+			add_signal_evidence(s, v, sig);
+	}
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: a host without libibverbs falls back to sockets; install rdma-core there or set NCCL_IB_DISABLE=1 everywhere");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * NCCL 2.4's "Mismatched collective detected ... at and around rank N":
+ * ranks are at different collectives; N is where NCCL looked, a hint.
+ */
+static void check_coll_mismatch(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_signal *first = NULL;
+	struct hd_verdict *v;
+	guint n = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (sig->type != HD_SIGT_NCCL_COLL_MISMATCH)
+			continue;
+		n++;
+		if (!first)
+			first = sig;
+	}
+	if (!first)
+		return;
+	if (first->peer_rank >= 0)
+		v = hd_verdict_new(
+			HD_V_TYPE_MISMATCH, HD_CONF_LOW,
+			"NCCL detected mismatched collectives at and around rank %d: ranks called different collectives at one position (kind or order); which rank is wrong is not shown",
+			first->peer_rank);
+	else
+		v = hd_verdict_new(
+			HD_V_TYPE_MISMATCH, HD_CONF_LOW,
+			"NCCL detected mismatched collectives: ranks called different collectives at one position (kind or order); which rank is wrong is not shown");
+	v->score = HD_SCORE_MISMATCH - 5;
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++)
+		if (sig_at(s, i)->type == HD_SIGT_NCCL_COLL_MISMATCH)
+			add_signal_evidence(s, v, sig_at(s, i));
+	if (n > 1)
+		hd_verdict_add_evidence(v, -1, NULL, "%u such warnings", n);
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the rank NCCL names is where it looked, not necessarily the culprit; COLL logs (NCCL_DEBUG_SUBSYS=COLL) of every rank would show it");
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -1004,7 +1371,8 @@ static void check_mismatch_signals(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_signal *sig = sig_at(s, i);
 
 		if (sig->cat != HD_SIG_MISMATCH ||
-		    sig->type == HD_SIGT_COLL_MISMATCH)
+		    sig->type == HD_SIGT_COLL_MISMATCH ||
+		    sig->type == HD_SIGT_NCCL_COLL_MISMATCH)
 			continue;
 		if (!v) {
 			v = hd_verdict_new(HD_V_SIZE_MISMATCH, HD_CONF_LOW,
@@ -1028,12 +1396,191 @@ static void check_mismatch_signals(struct hd_index *ix, struct hd_analysis *a)
 		g_ptr_array_add(a->verdicts, v);
 }
 
+/* One "#a-b (id) MISMATCH" entry of an NCCL RAS status report. */
+struct ras_entry {
+	const struct hd_signal *head;
+	GPtrArray *counts; /* signals "N ranks have launched up to op K" */
+	GPtrArray *ranks; /* signals "Rank R -- GPU ..." */
+	GArray *rank_of; /* int: index in counts of the line before each */
+	bool interleaved; /* a count line follows a rank line */
+};
+
+/*
+ * Decides an entry from its counts, never from which ranks it lists: the
+ * ranks at the lowest operation count are behind.  RAS may list either
+ * side (the smaller group), so the listed ranks are matched to a count
+ * by position, or by size when that is unique.
+ */
+static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
+		       struct ras_entry *e)
+{
+	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *ct = NULL;
+	const struct hd_signal *low = NULL, *next = NULL;
+	int64_t total = 0;
+	int listed = -1; /* index in counts of the listed ranks' line */
+	guint low_i = 0, n_same = 0;
+	enum hd_confidence conf = HD_CONF_MEDIUM;
+	struct hd_verdict *v;
+	const char *op;
+
+	for (guint i = 0; i < e->counts->len; i++) {
+		const struct hd_signal *c = e->counts->pdata[i];
+
+		total += c->code;
+		if (!low || c->seq < low->seq) {
+			low = c;
+			low_i = i;
+		}
+	}
+	if (e->counts->len < 2)
+		return;
+	for (guint i = 0; i < e->counts->len; i++) {
+		const struct hd_signal *c = e->counts->pdata[i];
+
+		if (c != low && (!next || c->seq < next->seq))
+			next = c;
+	}
+	if (e->ranks->len && e->interleaved) {
+		listed = g_array_index(e->rank_of, int, 0);
+		for (guint i = 0; i < e->ranks->len; i++)
+			if (g_array_index(e->rank_of, int, i) != listed)
+				listed = -2; /* several sides: by position */
+	} else if (e->ranks->len) {
+		for (guint i = 0; i < e->counts->len; i++)
+			if (((const struct hd_signal *)e->counts->pdata[i])
+				    ->code == (int32_t)e->ranks->len) {
+				listed = (int)i;
+				n_same++;
+			}
+		if (n_same != 1)
+			listed = -1;
+	}
+	if (listed == -2) {
+		for (guint i = 0; i < e->ranks->len; i++)
+			if (g_array_index(e->rank_of, int, i) == (int)low_i)
+				int_set_add(culprits,
+					    ((const struct hd_signal *)
+						     e->ranks->pdata[i])
+						    ->peer_rank);
+	} else if (listed == (int)low_i) {
+		for (guint i = 0; i < e->ranks->len; i++)
+			int_set_add(
+				culprits,
+				((const struct hd_signal *)e->ranks->pdata[i])
+					->peer_rank);
+	} else if (listed >= 0 && e->counts->len == 2 && total <= (1 << 16)) {
+		/* the listed ranks are ahead: the others are behind */
+		for (int r = 0; r < (int)total; r++) {
+			bool named = false;
+
+			for (guint i = 0; i < e->ranks->len && !named; i++)
+				named = ((const struct hd_signal *)
+						 e->ranks->pdata[i])
+						->peer_rank == r;
+			if (!named)
+				int_set_add(culprits, r);
+		}
+		conf = HD_CONF_LOW;
+	} else {
+		conf = HD_CONF_LOW;
+	}
+	if (culprits->len != (guint)low->code) {
+		/* what was read does not add up: name no one */
+		g_array_set_size(culprits, 0);
+		conf = HD_CONF_LOW;
+	}
+	g_array_sort(culprits, compare_int);
+	ct = hd_ranks_text(culprits, 8);
+	op = low->op_name ? low->op_name : "collective";
+	v = hd_verdict_new(
+		next && next->seq > low->seq + 1 ? HD_V_LAGGING_RANK
+						 : HD_V_MISSING_RANK,
+		conf,
+		"%d rank%s%s%s%s stopped at %s operation %" G_GINT64_FORMAT
+		" while %" G_GINT64_FORMAT
+		" others launched up to %" G_GINT64_FORMAT " (NCCL RAS status)",
+		low->code, low->code == 1 ? "" : "s", culprits->len ? " (" : "",
+		culprits->len ? ct : "", culprits->len ? ")" : "", op, low->seq,
+		total - low->code, next ? next->seq : low->seq);
+	for (guint i = 0; i < culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
+	v->score = next && next->seq > low->seq + 1 ? HD_SCORE_LAGGING
+						    : HD_SCORE_MISSING;
+	add_signal_evidence(s, v, e->head);
+	for (guint i = 0; i < e->counts->len; i++)
+		add_signal_evidence(s, v, e->counts->pdata[i]);
+	for (guint i = 0; i < e->ranks->len && v->evidence->len < 8; i++)
+		add_signal_evidence(s, v, e->ranks->pdata[i]);
+	if (listed >= 0 && listed != (int)low_i)
+		hd_verdict_add_ruled_out(
+			v,
+			"the %u ranks RAS lists: they are ahead (operation %" G_GINT64_FORMAT
+			"), not behind",
+			e->ranks->len,
+			((const struct hd_signal *)e->counts->pdata[listed])
+				->seq);
+	if (!culprits->len)
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: which ranks are behind cannot be told from what RAS listed");
+	hd_verdict_add_ruled_out(
+		v,
+		"ranks are the communicator's (equal to global ranks for the world communicator)");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+static void check_ras(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	struct ras_entry e = { 0 };
+
+	for (guint i = 0; i <= s->signals->len; i++) {
+		const struct hd_signal *sig =
+			i < s->signals->len ? sig_at(s, i) : NULL;
+		bool head = sig && sig->type == HD_SIGT_RAS_MISMATCH &&
+			    sig->cat == HD_SIG_TIMEOUT;
+
+		if (e.head &&
+		    (!sig || head || sig->prov.input != e.head->prov.input)) {
+			ras_decide(s, a, &e);
+			g_ptr_array_unref(e.counts);
+			g_ptr_array_unref(e.ranks);
+			g_array_unref(e.rank_of);
+			memset(&e, 0, sizeof(e));
+		}
+		if (head) {
+			e.head = sig;
+			e.counts = g_ptr_array_new();
+			e.ranks = g_ptr_array_new();
+			e.rank_of = g_array_new(FALSE, FALSE, sizeof(int));
+			continue;
+		}
+		if (!e.head || !sig || sig->type != HD_SIGT_RAS_MISMATCH)
+			continue;
+		if (sig->seq >= 0) {
+			if (e.ranks->len)
+				e.interleaved = true;
+			g_ptr_array_add(e.counts, (gpointer)sig);
+		} else {
+			int at = (int)e.counts->len - 1;
+
+			g_ptr_array_add(e.ranks, (gpointer)sig);
+			g_array_append_val(e.rank_of, at);
+		}
+	}
+}
+
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a)
 {
 	check_progress(ix, a);
+	check_ras(ix, a);
 	check_network(ix, a);
 	check_crashes(ix, a);
+	check_network_weak(ix, a);
 	check_init(ix, a);
+	check_transports(ix, a);
+	check_coll_mismatch(ix, a);
 	check_mismatch_signals(ix, a);
 	hd_check_c10d(ix, a);
 }

@@ -153,6 +153,11 @@ bool hd_analysis_has_fault(const struct hd_analysis *a)
 	return false;
 }
 
+bool hd_analysis_undecided(const struct hd_analysis *a)
+{
+	return a->trouble_signals > 0 && !hd_analysis_has_fault(a);
+}
+
 struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 {
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);

@@ -114,6 +114,8 @@ struct hd_analysis {
 	GArray *arrivals; /* struct hd_arrival, by rank (may be empty) */
 	GPtrArray *notes; /* char *: what the data could not decide */
 	GArray *progress; /* struct hd_rank_progress, by rank ascending */
+	/* error, timeout and crash signals read (not progress or context) */
+	uint32_t trouble_signals;
 };
 
 /* An analysis of store with empty tables and no verdicts.  (transfer full) */
@@ -124,6 +126,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_analysis, hd_analysis_free)
 
 /* True when some verdict reports a fault (exit status 1). */
 bool hd_analysis_has_fault(const struct hd_analysis *a);
+/*
+ * True when no verdict reports a fault but the data shows a hang or an
+ * error (a WARN, a timeout, a crash): the cause is undecided (exit 5).
+ */
+bool hd_analysis_undecided(const struct hd_analysis *a);
 
 const char *hd_verdict_kind_name(enum hd_verdict_kind k);
 const char *hd_confidence_name(enum hd_confidence c);

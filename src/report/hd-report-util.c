@@ -125,6 +125,12 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
 		[HD_SIGT_STORE_LOST] = "store_lost",
 		[HD_SIGT_RANKS_NAMED] = "ranks_named",
+		[HD_SIGT_NCCL_COLL_MISMATCH] = "nccl_coll_mismatch",
+		[HD_SIGT_TRANSPORT] = "transport",
+		[HD_SIGT_PROXY_DIED] = "proxy_died",
+		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
+		[HD_SIGT_TEST_FAILURE] = "test_failure",
+		[HD_SIGT_ANON_PROC] = "anonymous_process",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])

@@ -294,5 +294,26 @@ else
 	skip=$((skip + 1))
 fi
 
+# Prefixless NCCL records (issue 11): a WARN body at column 0 cut in the
+# middle of every token, a bare "F:L WARN" of 2.2 with a 60 KB message, a
+# known body with no NCCL token glued to binary, a lone "NCCL WARN".
+{
+	printf 'NCCL WARN\n'
+	printf 'NCCL WARN NET/IB : Got completion from peer \n'
+	printf 'NCCL INFO init.cc:\n'
+	printf 'NCCL INFO init.cc:12 -> \n'
+	printf 'include/socket.h:9 WARN '
+	head -c 61440 /dev/zero | tr '\0' y
+	printf '\n'
+	printf 'NET/IB : Got completion from peer with error 99999999999999999999\n'
+	printf 'NET/IB : Got completion\001\377\376 with error 5\n'
+	printf '[7]\n[7]h:1:2 [0] x.cc:1 NCCL WARN\n'
+	printf 'Duplicate GPU detected : rank 99999999999 and rank -4\n'
+} >"$tmp/prefixless.log"
+run analyze "$tmp/prefixless.log"
+expect_rc "prefixless NCCL records" 1 5
+run analyze --format json "$tmp/prefixless.log"
+expect_rc "prefixless NCCL records, json" 1 5
+
 echo "$pass passed, $fail failed${skip:+, $skip skipped}"
 [ "$fail" -eq 0 ]

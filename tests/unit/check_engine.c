@@ -789,6 +789,126 @@ START_TEST(test_completion_lag)
 }
 END_TEST
 
+/*
+ * Issue 11: no_fault only where the data shows healthy progress.  Every
+ * rank completed its ops, but one NCCL WARN that no check can attribute
+ * was read: insufficient_data, and hd_analysis_undecided() (exit 5).
+ */
+START_TEST(test_no_fault_needs_no_trouble)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	struct hd_signal sig;
+
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++)
+		add_run(&f, g, r, 5, false);
+	/* a progress report is not trouble */
+	add_sig(&f, 1, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 5, 5, "status");
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_NO_FAULT);
+	ck_assert(!hd_analysis_undecided(a));
+	hd_analysis_free(a);
+
+	hd_signal_init(&sig);
+	sig.rank = 2;
+	sig.cat = HD_SIG_NCCL_INTERNAL;
+	sig.text = (char *)"node-q:71:72 [2] misc/x.cc:9 NCCL WARN odd thing";
+	sig.prov.input = f.input[2];
+	sig.prov.kind = HD_PROV_LINE;
+	sig.prov.at = 3;
+	hd_store_add_signal(f.s, &sig);
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(top(a)->confidence, HD_CONF_MEDIUM);
+	ck_assert_uint_ge(top(a)->evidence->len, 1);
+	ck_assert(!hd_analysis_has_fault(a));
+	ck_assert(hd_analysis_undecided(a));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/* Signals but no ranks and no ops: nothing shows progress. */
+START_TEST(test_no_ranks_no_ops_not_no_fault)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_analysis *a;
+	uint32_t in = hd_store_add_input(s, "banner");
+
+	hd_store_input(s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(s, in)->records = 1;
+	hd_store_resolve(s);
+	a = hd_engine_run(s);
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert(!hd_analysis_undecided(a));
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
+/*
+ * Issue 11: COLL lines of processes whose rank is unknown are compared
+ * by opCount, naming the odd process by host:pid, at low confidence and
+ * without a culprit rank.
+ */
+START_TEST(test_anonymous_processes_compared)
+{
+	struct hd_store *s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "coll.log");
+	uint32_t g = hd_store_group(s, "nccl-nranks:3#0");
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+
+	hd_store_input(s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(s, in)->records = 6;
+	for (int p = 0; p < 3; p++) {
+		struct hd_signal sig;
+
+		for (int k = 0; k < 2; k++) {
+			struct hd_op op;
+			struct hd_opdesc d = hd_opdesc_blank;
+
+			hd_op_init(&op);
+			op.rank = -2 - p;
+			op.group = g;
+			op.seq = k;
+			op.seq_kind = HD_SEQ_ORDINAL;
+			op.op_count = 0x40 + k;
+			op.kind = p == 1 && k == 1 ? HD_OP_ALL_GATHER
+						   : HD_OP_ALL_REDUCE;
+			d.count_in = d.count_out = 64;
+			d.dtype = HD_DTYPE_FLOAT32;
+			op.d = hd_opdesc_intern(&d);
+			op.prov.input = in;
+			op.prov.kind = HD_PROV_LINE;
+			op.prov.at = 1 + p * 2 + k;
+			hd_store_add_op(s, &op);
+		}
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_ANON_PROC;
+		sig.rank = -2 - p;
+		sig.host = hd_intern("anon-h");
+		sig.pid = 700 + p;
+		sig.code = p;
+		sig.prov.input = in;
+		hd_store_add_signal(s, &sig);
+	}
+	hd_store_resolve(s);
+	a = hd_engine_run(s);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_TYPE_MISMATCH);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_uint_eq(v->culprits->len, 0);
+	ck_assert_ptr_nonnull(strstr(v->summary, "anon-h:701 [dev 1]"));
+	ck_assert_ptr_nonnull(strstr(v->summary, "opCount 0x41"));
+	ck_assert_uint_eq(a->verdicts->len, 1);
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_empty_store)
 {
 	struct hd_store *s = hd_store_new();
@@ -909,6 +1029,9 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
 	tcase_add_test(tc, test_culprits_sorted_unique);
+	tcase_add_test(tc, test_no_fault_needs_no_trouble);
+	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
+	tcase_add_test(tc, test_anonymous_processes_compared);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);

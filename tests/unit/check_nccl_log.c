@@ -341,7 +341,10 @@ END_TEST
 
 START_TEST(test_rank_unknown_skipped)
 {
-	/* No Init, no hint: the process's rank stays unknown. */
+	/*
+	 * No Init, no hint: the process's rank stays unknown, and its ops
+	 * are kept under an anonymous rank, named by a signal (issue 11).
+	 */
 	g_autofree char *text = g_strconcat(
 		coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
 		coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
@@ -349,11 +352,39 @@ START_TEST(test_rank_unknown_skipped)
 	g_autoptr(hd_store) s = parse(text);
 	struct hd_input *in = in0(s);
 
-	ck_assert_uint_eq(s->ops->len, 0);
-	ck_assert_int_eq(in->skipped, 2);
-	ck_assert_int_eq(in->records, 0);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(op_at(s, 0)->rank, -2);
+	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	ck_assert_int_eq(in->skipped, 0);
+	ck_assert_int_eq(in->records, 2);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -2);
+	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_ANON_PROC)->host);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in->warnings, 0), "rank unknown"));
+}
+END_TEST
+
+/* NCCL 2.3's rank lines give the rank; near misses do not. */
+START_TEST(test_init_23_rank_lines)
+{
+	g_autofree char *text = g_strconcat(
+		"h23:5:6 [1] NCCL INFO rank 1 nranks 4\n",
+		"h23:5:7 [1] NCCL INFO comm " CM " rank 1 nranks 4\n",
+		coll("h23:5:5 [1] ", "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+		     CM, 4),
+		"h23:6:6 [2] NCCL INFO rank 2 nranks 4 extra words\n",
+		"h23:6:6 [2] NCCL INFO comm " CM " rank 9 nranks 4\n",
+		"h23:6:6 [2] NCCL INFO comm zz rank 2 nranks 4\n",
+		"h23:6:6 [2] NCCL INFO rank -1 nranks 4\n",
+		coll("h23:6:6 [2] ", "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+		     CM, 4),
+		NULL);
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(op_at(s, 0)->rank, 1);
+	/* every line of the second process was malformed: anonymous */
+	ck_assert_int_eq(op_at(s, 1)->rank, -2);
 }
 END_TEST
 
@@ -1073,7 +1104,8 @@ START_TEST(test_c10d_nccl_error_block)
 		"[rank4]: NET/IB: Got completion from peer 10.1.0.6<36123> with "
 		"status=12 opcode=0 len=0 vendor err 129 (Send)\n";
 	g_autoptr(hd_store) s = parse(text);
-	struct hd_signal *g = sig_type(s, HD_SIGT_NCCL_ERROR);
+	/* the classified Last error gives the block its type (issue 11) */
+	struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
 
 	ck_assert_uint_eq(s->signals->len, 1);
 	ck_assert_ptr_nonnull(g);
@@ -1304,6 +1336,240 @@ START_TEST(test_fixture_torchrun_interleaved)
 }
 END_TEST
 
+/* Issue 11: WARN bodies classify_warn did not know, in their real shapes. */
+START_TEST(test_warn_bodies_issue11)
+{
+	static const struct {
+		const char *body;
+		int cat, type;
+	} cases[] = {
+		{ "NET/IB : req 0/1 tag 3 peer 10.2.0.4<5001> collective "
+		  "mismatch error, local size 4096 remote size 8192",
+		  HD_SIG_MISMATCH, HD_SIGT_SIZE_MISMATCH },
+		{ "Call to bind failed: Address already in use", HD_SIG_INIT,
+		  HD_SIGT_SOCKET },
+		{ "Call to bind failed : Cannot assign requested address",
+		  HD_SIG_INIT, HD_SIGT_SOCKET },
+		{ "Net : Socket creation failed : Address family not "
+		  "supported by protocol",
+		  HD_SIG_CONFIG, HD_SIGT_SOCKET },
+		{ "ncclSocketInit: connecting to address  with family 7 is "
+		  "neither AF_INET(2) nor AF_INET6(10)",
+		  HD_SIG_CONFIG, HD_SIGT_SOCKET },
+		{ "Attribute arch of node cpu not found", HD_SIG_CONFIG,
+		  HD_SIGT_OTHER },
+		{ "NCCL cannot be captured in a graph if either it wasn't "
+		  "built with CUDA runtime >= 11.3 or if the installed CUDA "
+		  "driver < R465.",
+		  HD_SIG_CONFIG, HD_SIGT_OTHER },
+		{ "Invalid config blocking attribute value 7", HD_SIG_CONFIG,
+		  HD_SIGT_OTHER },
+		{ "NET/Socket : socket progress error", HD_SIG_NETWORK,
+		  HD_SIGT_SOCKET },
+		{ "Socket recv failed while polling for opId=0x7f01",
+		  HD_SIG_CRASH, HD_SIGT_PROXY_DIED },
+		{ "Failed to open libibverbs.so[.1]", HD_SIG_INFO,
+		  HD_SIGT_TRANSPORT },
+		{ "[Proxy Service 3] Failed to execute operation Connect from "
+		  "rank 9, retcode 6",
+		  HD_SIG_NETWORK, HD_SIGT_SOCKET },
+		/* near misses stay unclassified */
+		{ "Attribute arch of node cpu", HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_OTHER },
+		{ "bind the widget", HD_SIG_NCCL_INTERNAL, HD_SIGT_OTHER },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strdup_printf(
+			"hx-4:10:11 [0] misc/x.cc:1 NCCL WARN %s\n",
+			cases[i].body);
+		g_autoptr(hd_store) s = parse(text);
+
+		ck_assert_uint_eq(s->signals->len, 1);
+		ck_assert_msg(sig_at(s, 0)->cat == cases[i].cat &&
+				      sig_at(s, 0)->type == cases[i].type,
+			      "%s: cat %d type %d", cases[i].body,
+			      sig_at(s, 0)->cat, sig_at(s, 0)->type);
+	}
+}
+END_TEST
+
+START_TEST(test_warn_mismatched_collective_hint)
+{
+	g_autoptr(hd_store) s = parse(
+		"hy:1:2 [0] init.cu:1190 NCCL WARN Mismatched collective "
+		"detected, please check your collective calls at and around "
+		"rank 6. You can use NCCL_DEBUG=INFO\n"
+		"hy:1:2 [0] init.cu:1190 NCCL WARN Mismatched collective "
+		"detected, please check your collective calls at and around "
+		"rank\n");
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_NCCL_COLL_MISMATCH), 2);
+	ck_assert_int_eq(sig_at(s, 0)->peer_rank, 6);
+	/* cut before the number: no hint */
+	ck_assert_int_eq(sig_at(s, 1)->peer_rank, -1);
+}
+END_TEST
+
+/* Records whose prefix a reporter cut off: read, without a process. */
+START_TEST(test_prefixless_records)
+{
+	g_autoptr(hd_store) s = parse(
+		"pq-1:5:5 [0] NCCL INFO Using network IB\n"
+		"NCCL WARN NET/IB : Got async event : port error\n"
+		"transport/nvls.cc:160 NCCL WARN Cuda failure 'invalid "
+		"argument'\n"
+		"NCCL INFO init.cc:1090 -> 1\n"
+		"include/socket.h:340 WARN Net : Socket creation failed : x\n"
+		"NET/IB : Got completion from peer with error 5, opcode 0, len "
+		"8, vendor err 249 (Send)\n"
+		"[trainer2|0]:ncclSocketInit: connecting to address  with "
+		"family 1 is neither AF_INET(2) nor AF_INET6(10)\n");
+
+	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_IB_ASYNC));
+	ck_assert_ptr_null(sig_type(s, HD_SIGT_IB_ASYNC)->host);
+	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_CUDA_ERROR));
+	ck_assert_ptr_null(sig_type(s, HD_SIGT_CUDA_ERROR)->host);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_UNWIND)->code, 1);
+	ck_assert_ptr_null(sig_type(s, HD_SIGT_UNWIND)->host);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_IB_COMPLETION)->code, 5);
+	ck_assert_ptr_null(sig_type(s, HD_SIGT_IB_COMPLETION)->peer);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_SOCKET), 2);
+	/* the one process of the file is not given the pasted lines */
+	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_TRANSPORT)->host);
+}
+END_TEST
+
+/* Near misses of the prefixless shapes are chatter. */
+START_TEST(test_prefixless_near_misses)
+{
+	g_autoptr(hd_store) s =
+		parse("NCCLX WARN not a record\n"
+		      "the NET/IB : Got completion was mentioned in passing\n"
+		      "socket.h WARN no line number\n"
+		      "a b:12 WARN two tokens before the level\n"
+		      "test_CudaFailureOutOfMemory.java:12 WARNING flaky\n"
+		      "Cuda failure 'out of memory' in my Java test name\n"
+		      "NCCL INFO just context\n");
+
+	ck_assert_uint_eq(s->signals->len, 0);
+}
+END_TEST
+
+/* horovod glues its rank tag to the record prefix */
+START_TEST(test_horovod_glued_tag)
+{
+	g_autoptr(hd_store) s = parse(
+		"[12]hv-7:31:40 [1] misc/socket.cc:500 NCCL WARN Net : Call to "
+		"recv from 10.0.0.9<4444> failed : Connection timed out\n"
+		"[x]hv-7:31:40 [1] NCCL INFO misc/socket.cc:520 -> 2\n");
+
+	ck_assert_int_eq(sig_at(s, 0)->rank, 12);
+	ck_assert_str_eq(sig_at(s, 0)->host, "hv-7");
+}
+END_TEST
+
+/* A classified Last error gives the c10d block its type. */
+START_TEST(test_last_error_type_copied)
+{
+	g_autoptr(hd_store) s = parse(
+		"torch.distributed.DistBackendError: NCCL error in: x.cpp:1, "
+		"invalid usage (run with NCCL_DEBUG=WARN for details), NCCL "
+		"version 2.19.3\n"
+		"ncclInvalidUsage: This usually reflects invalid usage.\n"
+		"Last error:\n"
+		"Duplicate GPU detected : rank 3 and rank 4 both on CUDA device "
+		"1a000\n");
+
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_DUPLICATE_GPU);
+	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_INIT);
+}
+END_TEST
+
+START_TEST(test_using_network_once)
+{
+	g_autoptr(hd_store) s =
+		parse("ua:1:1 [0] NCCL INFO Using network Socket\n"
+		      "ua:1:1 [0] NCCL INFO Using network Socket\n"
+		      "ub:2:2 [0] NCCL INFO Using network IB\n");
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_TRANSPORT), 2);
+	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_INFO);
+}
+END_TEST
+
+/* NCCL RAS status report entries (2.24+), and what is not one. */
+START_TEST(test_ras_status_entry)
+{
+	g_autoptr(hd_store) s = parse(
+		"Rank 3 -- GPU 0 managed by process 1 on node outside\n"
+		"  7 ranks have launched up to operation 9\n"
+		"#0-0 (00ff) INCOMPLETE\n"
+		"#2-1 (0a0b0c) MISMATCH\n"
+		"  Communicator ranks have different AllGather operation "
+		"counts\n"
+		"  6 ranks have launched up to operation 31\n"
+		"  2 ranks have launched up to operation 32\n"
+		"  Rank 5 -- GPU 1 managed by process 4411 on node 10.0.0.8\n"
+		"  Rank 99999999 -- GPU 1 managed by process 1 on node x\n"
+		"  0 ranks have launched up to operation 3\n"
+		"  Rank 6 -- GPU\n"
+		"#3 (1) MISMATCH\n"
+		"  Rank 7 -- GPU 1 managed by process 1 on node late\n");
+	guint heads = 0, counts = 0, ranks = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *g = sig_at(s, i);
+
+		ck_assert_int_eq(g->type, HD_SIGT_RAS_MISMATCH);
+		if (g->cat == HD_SIG_TIMEOUT)
+			heads++;
+		else if (g->seq >= 0)
+			counts++;
+		else
+			ranks++;
+		ck_assert_int_eq(g->rank, -1);
+	}
+	ck_assert_uint_eq(heads, 1);
+	ck_assert_uint_eq(counts, 2);
+	/* rank 5, and "Rank 6 -- GPU" cut short but still a rank line */
+	ck_assert_uint_eq(ranks, 2);
+	/* the op name comes after the entry's first line */
+	ck_assert_ptr_null(sig_at(s, 0)->op_name);
+	ck_assert_str_eq(sig_at(s, 1)->op_name, "AllGather");
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->peer_rank == 5) {
+			ck_assert_str_eq(sig_at(s, i)->host, "10.0.0.8");
+			ck_assert_int_eq(sig_at(s, i)->pid, 4411);
+		}
+}
+END_TEST
+
+/* nccl-tests failure lines and RCCL's banner. */
+START_TEST(test_nccl_tests_failure_and_rccl)
+{
+	g_autoptr(hd_store) s =
+		parse("RCCL version 2.20.5+hip6.2 Unknown\n"
+		      "box-1: Test NCCL failure common.cu:12 'internal error - "
+		      "please report this issue to the NCCL developers / '\n"
+		      " .. box-1 pid 77: Test failure common.cu:9\n"
+		      ": Test failure\n"
+		      "Test NCCL failure\n"
+		      "my Test failures were many\n");
+
+	/* the fragments without a location are not the harness's lines */
+	ck_assert_uint_eq(count_type(s, HD_SIGT_TEST_FAILURE), 2);
+	ck_assert_uint_eq(s->signals->len, 2);
+	ck_assert_str_eq(sig_at(s, 0)->host, "box-1");
+	ck_assert_int_eq(sig_at(s, 0)->code, 3);
+	ck_assert_str_eq(sig_at(s, 1)->host, "box-1");
+	ck_assert_int_eq(sig_at(s, 1)->pid, 77);
+	/* the banner is a version, not a signal */
+	ck_assert_uint_eq(in0(s)->records, 3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -1355,6 +1621,16 @@ static Suite *suite(void)
 	tcase_set_timeout(tm, 60);
 	tcase_add_test(tm, test_malformed);
 	tcase_add_test(tm, test_huge_line);
+	tcase_add_test(tw, test_warn_bodies_issue11);
+	tcase_add_test(tw, test_warn_mismatched_collective_hint);
+	tcase_add_test(tw, test_prefixless_records);
+	tcase_add_test(tm, test_prefixless_near_misses);
+	tcase_add_test(ta, test_horovod_glued_tag);
+	tcase_add_test(tt, test_last_error_type_copied);
+	tcase_add_test(tw, test_using_network_once);
+	tcase_add_test(tw, test_ras_status_entry);
+	tcase_add_test(tc, test_init_23_rank_lines);
+	tcase_add_test(tw, test_nccl_tests_failure_and_rccl);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	suite_add_tcase(s, tm);
