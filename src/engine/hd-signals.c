@@ -1135,6 +1135,8 @@ static const char *init_what(const struct hd_signal *sig)
 	case HD_SIGT_DUPLICATE_GPU:
 		return "two ranks on one GPU";
 	case HD_SIGT_NCCL_ERROR:
+		if (sig->cat == HD_SIG_CONFIG)
+			return "configuration error";
 		return "NCCL returned an error (its result is in the evidence; the WARN saying why is not in the data)";
 	case HD_SIGT_SHM:
 		return "/dev/shm too small or full";
