@@ -75,6 +75,7 @@ static GArray *group_members(const struct group_ctx *c)
 	return m;
 }
 
+/* Whether an input of rank's, of the kind c compares, was cut short. */
 static bool rank_input_truncated(const struct group_ctx *c, int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(c->s, rank);
@@ -82,12 +83,41 @@ static bool rank_input_truncated(const struct group_ctx *c, int rank)
 	if (!r)
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
-		uint32_t in = g_array_index(r->inputs, uint32_t, i);
+		const struct hd_input *in = hd_store_input(
+			c->s, g_array_index(r->inputs, uint32_t, i));
 
-		if (hd_store_input(c->s, in)->truncated)
+		if (in->truncated && in->kind == c->source)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * A rank whose data ends where its input was cut is not behind: what it
+ * did after the cut is unknown.  Says so in a note, once per group.
+ */
+static void note_cut(const struct group_ctx *c, const GArray *cut,
+		     int64_t after)
+{
+	g_autofree char *label = NULL;
+	g_autofree char *rt = NULL;
+	g_autofree char *note = NULL;
+
+	if (!cut->len)
+		return;
+	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	rt = hd_ranks_text(cut, 8);
+	note = g_strdup_printf(
+			"%s: the input of rank%s %s was cut short: what %s did after seq %" G_GINT64_FORMAT
+			" is unknown, so %s not blamed for stopping there",
+			label, cut->len == 1 ? "" : "s", rt,
+			cut->len == 1 ? "it" : "they", after,
+			cut->len == 1 ? "it is" : "they are");
+	/* the frontier and the completion lag may both see the cut */
+	for (guint i = 0; i < c->a->notes->len; i++)
+		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
+			return;
+	g_ptr_array_add(c->a->notes, g_steal_pointer(&note));
 }
 
 /*
@@ -155,6 +185,8 @@ struct frontier {
 	GArray *waiting; /* int: members at the frontier */
 	GArray *absent; /* int: members with data that never reached it */
 	GArray *nodata; /* int: members that left no data */
+	GArray *cut; /* int: members whose data ends at their input's cut */
+	int64_t cut_at; /* the furthest position those reached */
 	const struct hd_op *blocked_op; /* a waiting member's op there */
 };
 
@@ -163,6 +195,7 @@ static void frontier_clear(struct frontier *f)
 	g_array_unref(f->waiting);
 	g_array_unref(f->absent);
 	g_array_unref(f->nodata);
+	g_array_unref(f->cut);
 }
 
 /*
@@ -210,6 +243,8 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 	f->waiting = g_array_new(FALSE, FALSE, sizeof(int));
 	f->absent = g_array_new(FALSE, FALSE, sizeof(int));
 	f->nodata = g_array_new(FALSE, FALSE, sizeof(int));
+	f->cut = g_array_new(FALSE, FALSE, sizeof(int));
+	f->cut_at = -1;
 	f->blocked_op = NULL;
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
@@ -223,7 +258,10 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 				g_array_append_val(f->nodata, r);
 			continue;
 		}
-		if (vw->max_key < f->key) {
+		if (vw->max_key < f->key && rank_input_truncated(c, r)) {
+			g_array_append_val(f->cut, r);
+			f->cut_at = MAX(f->cut_at, vw->max_key);
+		} else if (vw->max_key < f->key) {
 			g_array_append_val(f->absent, r);
 		} else if (f->completion && !f->trace
 				   ? vw->first_pending == f->key
@@ -411,6 +449,7 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	if (!frontier_find(c, &f))
 		return false;
 	frontier_sort_members(c, &f);
+	note_cut(c, f.cut, f.cut_at);
 	if (f.absent->len == 0 && f.waiting->len > 0 && f.completion &&
 	    f.nodata->len > 0 && c->source != HD_INPUT_KINETO) {
 		report_by_elimination(c, f.key, f.waiting, f.nodata,
@@ -436,6 +475,8 @@ bool hd_align_check_frontier(struct group_ctx *c)
 void hd_align_check_completion_lag(struct group_ctx *c)
 {
 	g_autoptr(GArray) behind = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) cut = g_array_new(FALSE, FALSE, sizeof(int));
+	int64_t cut_at = -1;
 	g_autofree char *label = NULL;
 	g_autofree char *bt = NULL;
 	int64_t best = -1, worst = INT64_MAX;
@@ -458,13 +499,17 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 		int64_t done = vw->first_pending >= 0 ? vw->first_pending - 1
 						      : vw->max_key;
 
-		if (done <= best - 2) {
+		if (done <= best - 2 && rank_input_truncated(c, vw->rank)) {
+			g_array_append_val(cut, vw->rank);
+			cut_at = MAX(cut_at, done);
+		} else if (done <= best - 2) {
 			g_array_append_val(behind, vw->rank);
 			worst = MIN(worst, done);
 		} else {
 			ahead++;
 		}
 	}
+	note_cut(c, cut, cut_at);
 	if (behind->len == 0 || behind->len >= ahead ||
 	    c->source == HD_INPUT_KINETO)
 		return;
