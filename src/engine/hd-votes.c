@@ -465,6 +465,31 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 	return true;
 }
 
+/*
+ * Like with like: which kind of value (a shape or a count, a dtype's name
+ * or its number) the ranks at this position are compared on, as most of
+ * them give it; -1 when the two kinds are equally common, and nothing is
+ * compared.  A trace with no kernels gives shapes where another rank's
+ * kernels give counts: `[[1024]]` and 1024 are not a mismatch.
+ */
+static int like_tag(const struct group_ctx *c, const struct at_pos *pos,
+		    uint32_t npos, uint32_t m, enum attr at)
+{
+	uint32_t n[2] = { 0, 0 };
+
+	for (uint32_t p = 0; p < npos; p++) {
+		struct hd_op buf;
+		const struct hd_op *op = pos_op(c, pos, p, m, &buf);
+		struct aval val;
+
+		if (attr_value(op, at, c->source, &val))
+			n[val.tag != 0]++;
+	}
+	if (n[0] && n[1] && n[0] == n[1])
+		return -1;
+	return n[1] > n[0];
+}
+
 /* Compares what every rank called at one position. */
 static void check_position(struct group_ctx *c, int64_t key,
 			   const struct at_pos *pos, uint32_t npos)
@@ -481,6 +506,7 @@ static void check_position(struct group_ctx *c, int64_t key,
 	for (uint32_t m = 0; m < min_len; m++) {
 		bool type_differs = false, uniform;
 		bool agrees = member_agrees(c, pos, npos, m, &uniform);
+		int tag;
 
 		for (int at = 0; at < ATTR_COUNT && !agrees; at++) {
 			struct vote vote;
@@ -489,13 +515,16 @@ static void check_position(struct group_ctx *c, int64_t key,
 				break;
 			vote.nvalues = 0;
 			vote.overflow = false;
+			tag = like_tag(c, pos, npos, m, at);
 			for (uint32_t p = 0; p < npos; p++) {
 				struct hd_op buf;
 				const struct hd_op *op =
 					pos_op(c, pos, p, m, &buf);
 				struct aval val;
 
-				if (attr_value(op, at, c->source, &val))
+				if (tag >= 0 &&
+				    attr_value(op, at, c->source, &val) &&
+				    val.tag == tag)
 					vote_add(&vote, val, p);
 			}
 			if (vote.nvalues > 1 || vote.overflow) {
