@@ -151,6 +151,7 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 		hd_input_warn(in, 0, "%s", err->message);
 	}
 	in->bytes = hd_reader_consumed(rd);
+	hd_store_bound(s);
 	if (in->rank >= 0)
 		hd_rank_add_input(hd_store_rank(s, in->rank), idx);
 }

@@ -258,7 +258,7 @@ struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)
 }
 
 /* Group sizes beyond this are refused: no job has more ranks. */
-#define HD_MAX_GROUP_RANKS (1 << 22)
+#define HD_MAX_GROUP_RANKS HD_MAX_RANKS
 
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank)
 {
@@ -946,4 +946,127 @@ unsigned hd_store_usable_inputs(const struct hd_store *s)
 			n++;
 	}
 	return n;
+}
+
+static bool rank_ok(int64_t r)
+{
+	return r >= -HD_MAX_RANKS && r < HD_MAX_RANKS;
+}
+
+static bool seq_ok(int64_t seq)
+{
+	return seq >= -1 && seq <= HD_MAX_SEQ;
+}
+
+/* One warning per input and kind of value, at the record or line. */
+static void bound_warn(struct hd_store *s, const struct hd_prov *p,
+		       const char *what, int64_t v, uint32_t *warned)
+{
+	g_autofree char *where = NULL;
+	struct hd_input *in;
+	bool line = p && p->kind == HD_PROV_LINE;
+
+	if (!s->inputs->len || (*warned)++)
+		return;
+	in = hd_store_input(s, p && p->input < s->inputs->len ? p->input : 0);
+	where = p && !line ? g_strdup_printf("record %" G_GUINT64_FORMAT ": ",
+					     p->at)
+			   : g_strdup("");
+	hd_input_warn(in, line ? p->at : 0,
+		      "%s%s %" G_GINT64_FORMAT
+		      " is out of range (ranks below %d, sequence numbers up to 2^48): dropped",
+		      where, what, v, HD_MAX_RANKS);
+}
+
+static void bound_ops(struct hd_store *s)
+{
+	uint32_t warned = 0, out = 0;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+
+		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
+			bound_warn(s, &op->prov,
+				   rank_ok(op->rank) ? "seq" : "rank",
+				   rank_ok(op->rank) ? op->seq : op->rank,
+				   &warned);
+			continue;
+		}
+		if (out != i)
+			g_array_index(s->ops, struct hd_op, out) = *op;
+		out++;
+	}
+	g_array_set_size(s->ops, out);
+}
+
+static void bound_signals(struct hd_store *s)
+{
+	uint32_t warned = 0, out = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (!rank_ok(sig->rank) || !seq_ok(sig->seq)) {
+			bound_warn(s, &sig->prov,
+				   rank_ok(sig->rank) ? "seq" : "rank",
+				   rank_ok(sig->rank) ? sig->seq : sig->rank,
+				   &warned);
+			g_free(sig->text);
+			continue;
+		}
+		if (!rank_ok(sig->peer_rank))
+			sig->peer_rank = -1;
+		if (out != i)
+			g_array_index(s->signals, struct hd_signal, out) = *sig;
+		out++;
+	}
+	g_array_set_size(s->signals, out);
+}
+
+static void bound_groups(struct hd_store *s)
+{
+	uint32_t warned = 0;
+
+	for (guint i = 0; i < s->groups->len; i++) {
+		struct hd_group *g = g_ptr_array_index(s->groups, i);
+
+		for (guint m = 0; m < g->members->len; m++) {
+			int *r = &g_array_index(g->members, int, m);
+
+			if (*r >= -1 && *r < HD_MAX_RANKS)
+				continue;
+			bound_warn(s, NULL, "group member rank", *r, &warned);
+			*r = -1;
+		}
+		if (g->nranks < 0 || g->nranks > HD_MAX_RANKS)
+			g->nranks = (int)g->members->len;
+	}
+}
+
+void hd_store_bound(struct hd_store *s)
+{
+	GHashTableIter it;
+	gpointer key, value;
+	uint32_t warned = 0;
+
+	bound_ops(s);
+	bound_signals(s);
+	bound_groups(s);
+	for (guint i = 0; i < s->inputs->len; i++) {
+		struct hd_input *in = hd_store_input(s, i);
+
+		if (in->rank < -1 || in->rank >= HD_MAX_RANKS) {
+			struct hd_prov p = { .input = i, .kind = HD_PROV_LINE };
+
+			bound_warn(s, &p, "rank", in->rank, &warned);
+			in->rank = -1;
+		}
+	}
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &key, &value))
+		if (!rank_ok(((struct hd_rank *)value)->rank))
+			g_hash_table_iter_remove(&it);
+	if (s->world_size < -1 || s->world_size > HD_MAX_RANKS)
+		s->world_size = -1;
 }

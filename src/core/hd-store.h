@@ -342,6 +342,23 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
 
 /* Adds an input for path and returns its index. */
 uint32_t hd_store_add_input(struct hd_store *s, const char *path);
+/*
+ * What input may claim: no job has more ranks than HD_MAX_RANKS, and no
+ * sequence counter runs past HD_MAX_SEQ.  Ranks at or below -2 name
+ * processes of unknown rank (down to -HD_MAX_RANKS).
+ */
+#define HD_MAX_RANKS (1 << 22)
+#define HD_MAX_SEQ (INT64_C(1) << 48)
+
+/*
+ * Holds what a freshly parsed store claims to those bounds: ops and
+ * signals with a rank or seq outside them are dropped, group members and
+ * input ranks outside them forgotten, each with a warning on the input
+ * naming the first value.  Called on every per-file store by the parsers'
+ * entry point, before anything adds or compares ranks.
+ */
+void hd_store_bound(struct hd_store *s);
+
 /* Number of inputs that gave at least one record or were valid but empty. */
 unsigned hd_store_usable_inputs(const struct hd_store *s);
 /* (transfer none) */
