@@ -198,8 +198,11 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 		if (i == HTML_OPEN_EVIDENCE)
 			fprintf(out,
 				"</ul>\n<details><summary>%u more evidence "
-				"items</summary>\n<ul class=\"ev\">\n",
-				v->evidence->len - HTML_OPEN_EVIDENCE);
+				"item%s</summary>\n<ul class=\"ev\">\n",
+				v->evidence->len - HTML_OPEN_EVIDENCE,
+				v->evidence->len - HTML_OPEN_EVIDENCE == 1
+					? ""
+					: "s");
 		fputs("<li>", out);
 		if (e->rank >= 0)
 			fprintf(out, "<b>rank %d</b>: ", e->rank);
