@@ -1453,7 +1453,34 @@ static void op_to_text(GString *out, const struct replay_op *o)
 	g_string_append_c(out, '\n');
 }
 
-char *replay_plan_to_text(const struct replay_plan *p)
+char *replay_plan_rank_text(const struct replay_plan *p, guint r)
+{
+	GString *out = g_string_new(NULL);
+	const struct replay_rank *rr = plan_rank(p, r);
+	int open = -1;
+
+	for (guint i = 0; i < rr->ops->len; i++) {
+		const struct replay_op *o =
+			&g_array_index(rr->ops, struct replay_op, i);
+
+		if (open >= 0 && o->coalesce != open) {
+			g_string_append(out, "    ncclGroupEnd\n");
+			open = -1;
+		}
+		if (o->coalesce >= 0 && o->coalesce != open) {
+			g_string_append(out, "    ncclGroupStart\n");
+			open = o->coalesce;
+		}
+		g_string_append_printf(out, "  %s%2u  ", open >= 0 ? "  " : "",
+				       i);
+		op_to_text(out, o);
+	}
+	if (open >= 0)
+		g_string_append(out, "    ncclGroupEnd\n");
+	return g_string_free(out, FALSE);
+}
+
+char *replay_plan_header_text(const struct replay_plan *p)
 {
 	GString *out = g_string_new(NULL);
 
@@ -1485,33 +1512,24 @@ char *replay_plan_to_text(const struct replay_plan *p)
 			g_string_append(out, " ?");
 	}
 	g_string_append_c(out, '\n');
+	return g_string_free(out, FALSE);
+}
+
+char *replay_plan_to_text(const struct replay_plan *p)
+{
+	GString *out = g_string_new(NULL);
+	g_autofree char *header = replay_plan_header_text(p);
+
+	g_string_append(out, header);
 	for (guint r = 0; r < p->ranks->len; r++) {
 		const struct replay_rank *rr = plan_rank(p, r);
-		int open = -1;
+		g_autofree char *ops = replay_plan_rank_text(p, r);
 
 		g_string_append_printf(out, "rank %d", rr->rank);
 		if (rr->global_rank >= 0)
 			g_string_append_printf(out, " (global %d)",
 					       rr->global_rank);
-		g_string_append_printf(out, ": %u ops\n", rr->ops->len);
-		for (guint i = 0; i < rr->ops->len; i++) {
-			const struct replay_op *o =
-				&g_array_index(rr->ops, struct replay_op, i);
-
-			if (open >= 0 && o->coalesce != open) {
-				g_string_append(out, "    ncclGroupEnd\n");
-				open = -1;
-			}
-			if (o->coalesce >= 0 && o->coalesce != open) {
-				g_string_append(out, "    ncclGroupStart\n");
-				open = o->coalesce;
-			}
-			g_string_append_printf(out, "  %s%2u  ",
-					       open >= 0 ? "  " : "", i);
-			op_to_text(out, o);
-		}
-		if (open >= 0)
-			g_string_append(out, "    ncclGroupEnd\n");
+		g_string_append_printf(out, ": %u ops\n%s", rr->ops->len, ops);
 	}
 	return g_string_free(out, FALSE);
 }

@@ -2,6 +2,7 @@
 # Installs what hangdoc needs to build and test on Debian/Ubuntu.  Uses sudo
 # when not run as root.  CUDA and NCCL (for replay/) are not installed here:
 # they come with the NVIDIA stack under /usr/local/cuda where GPUs are.
+# Chromium renders the HTML report in tests/cli/html-browser.sh.
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -12,4 +13,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libpcre2-dev libzstd-dev zlib1g-dev libglib2.0-dev \
 	libcjson-dev libjansson-dev check \
 	zstd gzip python3 clang libclang-rt-14-dev valgrind \
+	chromium \
 	>/dev/null

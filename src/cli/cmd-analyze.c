@@ -25,7 +25,8 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --format FMT   text (default, for a terminal), json (schema 1, for\n"
-	"                 pipelines) or markdown (md; for an incident ticket)\n"
+	"                 pipelines), markdown (md; for an incident ticket) or\n"
+	"                 html (one self-contained page with pictures)\n"
 	"  -o, --output FILE\n"
 	"                 write the report to FILE instead of standard output;\n"
 	"                 FILE is replaced only once the report is complete\n"
@@ -50,7 +51,8 @@ static const char help[] =
 	"examples:\n"
 	"  hangdoc analyze ./dumps\n"
 	"  hangdoc analyze --format json -o verdict.json ./dumps\n"
-	"  hangdoc analyze --format markdown logs/*.log.zst fr/ > ticket.md\n";
+	"  hangdoc analyze --format markdown logs/*.log.zst fr/ > ticket.md\n"
+	"  hangdoc analyze --format html -o incident.html ./dumps\n";
 
 struct analyze_opts {
 	enum hd_report_format format;
@@ -76,9 +78,10 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
-		return hd_cmd_usage_error(&hd_cmd_analyze,
-					  "unknown format '%s' (use text, json or markdown)",
-					  format);
+		return hd_cmd_usage_error(
+			&hd_cmd_analyze,
+			"unknown format '%s' (use text, json, markdown or html)",
+			format);
 	if (!paths->len)
 		return hd_cmd_usage_error(&hd_cmd_analyze, "analyze: no PATH given");
 	return HD_CMD_CONTINUE;
@@ -172,7 +175,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format text|json|markdown] [-o FILE] [-j N] PATH...",
+	.usage = "[--format text|json|markdown|html] [-o FILE] [-j N] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

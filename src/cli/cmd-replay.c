@@ -46,7 +46,9 @@ static const char help[] =
 	"                     at most 64)\n"
 	"  --scale F          shrink element counts by F (0 < F <= 1), keeping\n"
 	"                     equal counts equal and different ones different\n"
-	"  --plan-out FILE    write the plan as JSON (see docs/replay.md)\n"
+	"  --plan-out FILE    write the plan as JSON (see docs/replay.md); alone\n"
+	"                     (without --dry-run) it writes and exits 0, running\n"
+	"                     nothing\n"
 	"  --plan FILE        use a saved plan instead of analyzing PATHs\n"
 	"  --timeout S        seconds each op (and setup) may take (default 30)\n"
 	"  --fix              align the divergent op first: replay the fix\n"
@@ -227,10 +229,10 @@ static int run(int argc, char **argv)
 		return hd_cmd_finish_output(stdout, "standard output",
 					    HD_EXIT_OK);
 	}
+	/* --plan-out alone writes the plan and stops: nothing is run. */
+	if (o.plan_out)
+		return HD_EXIT_OK;
 	if (!replay_run_available()) {
-		/* --plan-out alone is served: the plan is written. */
-		if (o.plan_out)
-			return HD_EXIT_OK;
 		hd_cmd_error(
 			"hangdoc was built without CUDA and NCCL; use --dry-run or --plan-out");
 		return HD_EXIT_USAGE;

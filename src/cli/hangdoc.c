@@ -15,6 +15,7 @@ static const struct hd_cmd *const commands[] = {
 	&hd_cmd_analyze,
 	&hd_cmd_show,
 	&hd_cmd_replay,
+	&hd_cmd_export,
 };
 
 static void usage(FILE *out)

@@ -2,7 +2,8 @@
  * The engine: reads a resolved store, aligns each group's op sequences
  * across ranks, orders error signals, and emits verdicts with evidence.
  * It never reads files and never prints.  What it returns is the verdict
- * model of hd-verdict.h, which this header brings in.
+ * model of hd-verdict.h, which this header brings in, and the
+ * read-only matrix query of hd-matrix.h.
  *
  * Ownership: an analysis owns its verdicts and tables; it borrows the store
  * it was computed from, which must outlive it.
@@ -12,6 +13,7 @@
 
 #include "hd-store.h"
 #include "hd-verdict.h"
+#include "hd-matrix.h"
 
 /* Runs every check over a resolved store.  (transfer full) */
 struct hd_analysis *hd_engine_run(const struct hd_store *store);

@@ -16,6 +16,8 @@
 void hd_report_text(FILE *out, const struct hd_analysis *a);
 /* hd-report-md.c */
 void hd_report_markdown(FILE *out, const struct hd_analysis *a);
+/* hd-report-html.c: one self-contained page */
+void hd_report_html(FILE *out, const struct hd_analysis *a);
 /* hd-report-json.c: the schema-1 document.  (transfer full) */
 json_t *hd_report_json_build(const struct hd_analysis *a);
 

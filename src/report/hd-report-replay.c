@@ -8,10 +8,12 @@
 #include "hd-report-replay.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <jansson.h>
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static void result_text(FILE *out, const struct replay_plan *p,
@@ -105,14 +107,64 @@ static void result_json(FILE *out, const struct replay_plan *p,
 	free(text);
 }
 
+/*
+ * The plan as text, ranks whose windows are the same op for op written
+ * once under one line: "ranks 0-3,5 (global 0-3,5): 4 ops".
+ */
+static void plan_text(FILE *out, const struct replay_plan *p)
+{
+	g_autofree char *header = replay_plan_header_text(p);
+	g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+	g_autofree bool *done = g_new0(bool, p->ranks->len + 1);
+
+	fputs(header, out);
+	for (guint r = 0; r < p->ranks->len; r++)
+		g_ptr_array_add(texts, replay_plan_rank_text(p, r));
+	for (guint r = 0; r < p->ranks->len; r++) {
+		const struct replay_rank *rr = g_ptr_array_index(p->ranks, r);
+		const char *ops = g_ptr_array_index(texts, r);
+		g_autoptr(GArray) same = g_array_new(FALSE, FALSE, sizeof(int));
+		g_autoptr(GArray) global =
+			g_array_new(FALSE, FALSE, sizeof(int));
+		g_autofree char *list = NULL;
+		g_autofree char *glist = NULL;
+
+		if (done[r])
+			continue;
+		for (guint q = r; q < p->ranks->len; q++) {
+			const struct replay_rank *qr =
+				g_ptr_array_index(p->ranks, q);
+
+			if (done[q] ||
+			    strcmp(ops, g_ptr_array_index(texts, q)) != 0)
+				continue;
+			done[q] = true;
+			g_array_append_val(same, qr->rank);
+			if (qr->global_rank >= 0)
+				g_array_append_val(global, qr->global_rank);
+		}
+		list = hd_report_rank_list(same);
+		glist = hd_report_rank_list(global);
+		fprintf(out, "%s %s", same->len == 1 ? "rank" : "ranks", list);
+		if (global->len)
+			fprintf(out, " (global %s)", glist);
+		fprintf(out, ": %u ops%s\n%s", rr->ops->len,
+			same->len > 1 ? ", the same on each" : "", ops);
+	}
+}
+
 void hd_report_replay_plan(FILE *out, const struct replay_plan *p,
 			   const char *about, bool json)
 {
-	g_autofree char *text =
-		json ? replay_plan_to_json(p) : replay_plan_to_text(p);
+	g_autofree char *text = NULL;
 
-	if (about && !json)
-		fprintf(out, "%s\n", about);
+	if (!json) {
+		if (about)
+			fprintf(out, "%s\n", about);
+		plan_text(out, p);
+		return;
+	}
+	text = replay_plan_to_json(p);
 	fputs(text, out);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The report dispatcher: format names and hd_report_write(), which hands
  * an analysis to the renderer of the format asked for (hd-report-text.c,
- * hd-report-json.c, hd-report-md.c).  Renderers never call back in here.
+ * hd-report-json.c, hd-report-md.c, hd-report-html.c).  Renderers never call back in here.
  */
 #include "config.h"
 
@@ -21,6 +21,8 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 		*fmt = HD_REPORT_JSON;
 	else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
 		*fmt = HD_REPORT_MARKDOWN;
+	else if (strcmp(s, "html") == 0)
+		*fmt = HD_REPORT_HTML;
 	else
 		return false;
 	return true;
@@ -35,6 +37,9 @@ bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		break;
 	case HD_REPORT_MARKDOWN:
 		hd_report_markdown(out, a);
+		break;
+	case HD_REPORT_HTML:
+		hd_report_html(out, a);
 		break;
 	case HD_REPORT_JSON: {
 		g_autoptr(json_t) doc = hd_report_json_build(a);

@@ -1,6 +1,7 @@
 /*
  * Reports: render an analysis as text (a person at a terminal), JSON
- * (schema 1 of design.md, for pipelines) or Markdown (incident tickets).
+ * (schema 1 of design.md, for pipelines), Markdown (incident tickets) or
+ * HTML (one self-contained page with pictures, to attach to a ticket).
  * Reports never decide anything: every verdict, count and ranking comes
  * from the analysis.  This is the dispatcher; the renderers it calls are
  * declared in hd-report-render.h, and `show` and `replay` have renderers
@@ -18,9 +19,10 @@ enum hd_report_format {
 	HD_REPORT_TEXT = 0,
 	HD_REPORT_JSON,
 	HD_REPORT_MARKDOWN,
+	HD_REPORT_HTML,
 };
 
-/* Parses "text", "json", "markdown" (or "md"); false if unknown. */
+/* Parses "text", "json", "markdown" (or "md"), "html"; false if unknown. */
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
 
 /* Writes the report; returns false if out failed. */

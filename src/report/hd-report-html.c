@@ -1,0 +1,833 @@
+/*
+ * The HTML report: one self-contained page (inline CSS and SVG, no script,
+ * nothing fetched) to attach to an incident ticket.  The verdict and its
+ * evidence with sources first, then the pictures: the rank x position
+ * matrix around the divergence (hd_analysis_matrix(), runs of identical
+ * ranks folded into one row when there are many), a timeline of the same
+ * ops where the sources recorded times, and the arrival chart of profiler
+ * traces; then the other verdicts, groups and inputs.
+ *
+ * Every string that came from an input (paths, hosts, group names, frame
+ * names inside evidence, log lines) goes through html_text(), which cleans
+ * it (hd_report_clean()) and escapes the five HTML metacharacters, so a
+ * dump cannot inject markup.  Nothing is put in an attribute unescaped.
+ */
+#include "config.h"
+
+#include "hd-report-render.h"
+
+#include <string.h>
+
+#include "hd-report-util.h"
+#include "hd-banned.h"
+
+#define HTML_MAX_EVIDENCE  40
+#define HTML_OPEN_EVIDENCE 5
+#define HTML_MAX_ITEMS	   20
+#define HTML_MAX_GROUPS	   32
+#define HTML_MAX_INPUTS	   200
+/* Positions drawn before and after the divergence. */
+#define HTML_BEFORE 12
+#define HTML_AFTER  3
+/* Beyond this many ranks, runs of identical rows are folded into one. */
+#define HTML_FOLD_ABOVE 256
+/* Rows drawn at most, after folding. */
+#define HTML_MAX_ROWS	  512
+#define HTML_MAX_ARRIVALS 48
+
+/* Appends s, cleaned and escaped for text and attribute values. */
+static void html_append(GString *out, const char *s)
+{
+	g_autofree char *clean = hd_report_clean(s);
+
+	for (const char *p = clean; *p; p++) {
+		switch (*p) {
+		case '&':
+			g_string_append(out, "&amp;");
+			break;
+		case '<':
+			g_string_append(out, "&lt;");
+			break;
+		case '>':
+			g_string_append(out, "&gt;");
+			break;
+		case '"':
+			g_string_append(out, "&quot;");
+			break;
+		case '\'':
+			g_string_append(out, "&#39;");
+			break;
+		default:
+			g_string_append_c(out, *p);
+		}
+	}
+}
+
+/* s made safe for HTML text and attributes.  (transfer full) */
+static char *html_text(const char *s)
+{
+	GString *out = g_string_new(NULL);
+
+	html_append(out, s);
+	return g_string_free(out, FALSE);
+}
+
+/* Writes s escaped. */
+static void put(FILE *out, const char *s)
+{
+	g_autofree char *t = html_text(s);
+
+	fputs(t, out);
+}
+
+static const char *const css =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
+	"margin:0;color:#1d2330;background:#f6f7f9}"
+	"main{max-width:1320px;margin:0 auto;padding:20px 28px 40px}"
+	"h1{font-size:22px;margin:4px 0 8px}h2{font-size:17px;margin:28px 0 8px;"
+	"border-bottom:1px solid #d8dce3;padding-bottom:4px}"
+	".card{background:#fff;border:1px solid #d8dce3;border-radius:8px;"
+	"padding:14px 18px;margin:10px 0}"
+	".fault{border-left:6px solid #c62828}.ok{border-left:6px solid #2e7d32}"
+	".badge{display:inline-block;padding:1px 8px;border-radius:10px;"
+	"font-size:12px;font-weight:600;color:#fff;vertical-align:middle}"
+	".high{background:#2e7d32}.medium{background:#ef8f00}.low{background:#757575}"
+	".kind{font-family:ui-monospace,Menlo,Consolas,monospace;"
+	"background:#eef1f6;padding:1px 6px;border-radius:4px}"
+	"table{border-collapse:collapse;margin:6px 0}"
+	"td,th{text-align:left;padding:3px 10px 3px 0;vertical-align:top}"
+	"th{font-weight:600;color:#4a5263}"
+	"table.grid td,table.grid th{border-bottom:1px solid #e6e9ef;padding:3px 10px}"
+	"code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;"
+	"background:#f1f3f7;padding:0 4px;border-radius:3px;word-break:break-all}"
+	"ul.ev{padding-left:18px}ul.ev li{margin:4px 0}"
+	".src{color:#59607a;font-size:12px}"
+	".culprit{color:#c62828;font-weight:700}"
+	".legend span{display:inline-block;margin-right:14px;font-size:12px}"
+	".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;"
+	"vertical-align:-2px;border:1px solid #9aa1ad}"
+	".scroll{overflow-x:auto}"
+	"svg text{font:11px ui-monospace,Menlo,Consolas,monospace;fill:#1d2330}"
+	".note{color:#59607a;font-size:12.5px}"
+	"footer{color:#8a90a0;font-size:12px;margin-top:30px}";
+
+/* Fill colours by enum hd_cell_state. */
+static const char *const cell_fill[HD_CELL_STATE_COUNT] = {
+	[HD_CELL_NO_DATA] = "#8d939e",	  [HD_CELL_ABSENT] = "#ffffff",
+	[HD_CELL_UNRECORDED] = "#eceef2", [HD_CELL_COMPLETED] = "#7cc47f",
+	[HD_CELL_BLOCKED] = "#f3b63f",	  [HD_CELL_PENDING] = "#9cc8ea",
+	[HD_CELL_MISMATCHED] = "#d7301f",
+};
+
+static const char *host_of(const struct hd_store *s, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+	return r ? r->host : NULL;
+}
+
+/* "5 (node-b)", "0-3,7": ranks with their host when one. */
+static void put_ranks_with_hosts(FILE *out, const struct hd_store *s,
+				 const GArray *ranks)
+{
+	g_autofree char *list = NULL;
+
+	if (!ranks->len) {
+		fputs("none", out);
+		return;
+	}
+	if (ranks->len > 8) {
+		list = hd_report_rank_list(ranks);
+		fputs("<span class=\"culprit\">", out);
+		put(out, list);
+		fputs("</span>", out);
+		return;
+	}
+	for (guint i = 0; i < ranks->len; i++) {
+		int r = g_array_index(ranks, int, i);
+		const char *host = host_of(s, r);
+
+		fprintf(out, "%s<span class=\"culprit\">%d</span>",
+			i ? ", " : "", r);
+		if (host) {
+			fputs(" (", out);
+			put(out, host);
+			fputc(')', out);
+		}
+	}
+}
+
+static void html_head(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_verdict *v =
+		a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" "
+	      "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	      "img-src data:\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n",
+	      out);
+	fputs("<title>hangdoc: ", out);
+	if (v) {
+		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+
+		fputs(hd_verdict_kind_name(v->kind), out);
+		if (*ranks) {
+			fputs(v->culprits->len == 1 ? ", rank " : ", ranks ",
+			      out);
+			put(out, ranks);
+		}
+	} else {
+		fputs("no verdict", out);
+	}
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n",
+		css);
+}
+
+static void html_evidence(FILE *out, const struct hd_verdict *v)
+{
+	if (!v->evidence->len)
+		return;
+	fputs("<h3>Evidence</h3>\n<ul class=\"ev\">\n", out);
+	for (guint i = 0; i < v->evidence->len && i < HTML_MAX_EVIDENCE; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		/* The first few open, the rest one click away. */
+		if (i == HTML_OPEN_EVIDENCE)
+			fprintf(out,
+				"</ul>\n<details><summary>%u more evidence "
+				"item%s</summary>\n<ul class=\"ev\">\n",
+				v->evidence->len - HTML_OPEN_EVIDENCE,
+				v->evidence->len - HTML_OPEN_EVIDENCE == 1
+					? ""
+					: "s");
+		fputs("<li>", out);
+		if (e->rank >= 0)
+			fprintf(out, "<b>rank %d</b>: ", e->rank);
+		put(out, e->text);
+		if (e->source) {
+			fputs("<br><span class=\"src\">", out);
+			fputs("source: <code>", out);
+			put(out, e->source);
+			fputs("</code></span>", out);
+		}
+		fputs("</li>\n", out);
+	}
+	if (v->evidence->len > HTML_MAX_EVIDENCE)
+		fprintf(out, "<li class=\"note\">... and %u more items</li>\n",
+			v->evidence->len - HTML_MAX_EVIDENCE);
+	fputs("</ul>\n", out);
+	if (v->evidence->len > HTML_OPEN_EVIDENCE)
+		fputs("</details>\n", out);
+	if (v->ruled_out->len) {
+		fputs("<h3>Ruled out</h3>\n<ul class=\"ev\">\n", out);
+		for (guint i = 0; i < v->ruled_out->len && i < HTML_MAX_ITEMS;
+		     i++) {
+			fputs("<li>", out);
+			put(out, g_ptr_array_index(v->ruled_out, i));
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
+static void html_verdict(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	const struct hd_verdict *v;
+
+	if (!a->verdicts->len) {
+		fputs("<h1>hangdoc: no verdict</h1>\n", out);
+		fprintf(out,
+			"<div class=\"card\">No usable input: nothing could be "
+			"parsed from the %u input files tried.</div>\n",
+			s->inputs->len);
+		return;
+	}
+	v = g_ptr_array_index(a->verdicts, 0);
+	fputs("<h1>hangdoc: <span class=\"kind\">", out);
+	fputs(hd_verdict_kind_name(v->kind), out);
+	fputs("</span>", out);
+	if (v->culprits->len) {
+		fputs(v->culprits->len == 1 ? " rank " : " ranks ", out);
+		put_ranks_with_hosts(out, s, v->culprits);
+	}
+	fprintf(out, " <span class=\"badge %s\">%s confidence</span></h1>\n",
+		hd_confidence_name(v->confidence),
+		hd_confidence_name(v->confidence));
+	fprintf(out, "<div class=\"card %s\">\n<p><b>",
+		hd_analysis_has_fault(a) ? "fault" : "ok");
+	put(out, v->summary);
+	fputs("</b></p>\n<table>\n", out);
+	fprintf(out,
+		"<tr><th>verdict</th><td><span class=\"kind\">%s</span>"
+		"</td></tr>\n",
+		hd_verdict_kind_name(v->kind));
+	fputs("<tr><th>culprit ranks</th><td>", out);
+	put_ranks_with_hosts(out, s, v->culprits);
+	fputs("</td></tr>\n", out);
+	if (v->group >= 0) {
+		g_autofree char *label =
+			hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
+
+		fputs("<tr><th>group</th><td><code>", out);
+		put(out, label);
+		fputs("</code></td></tr>\n", out);
+	}
+	if (v->seq >= 0 || v->op) {
+		fputs("<tr><th>position</th><td>", out);
+		if (v->seq >= 0)
+			fprintf(out, "seq %" G_GINT64_FORMAT " ", v->seq);
+		if (v->op)
+			fprintf(out, "<code>%s</code>", v->op);
+		fputs("</td></tr>\n", out);
+	}
+	fprintf(out, "<tr><th>confidence</th><td>%s</td></tr>\n",
+		hd_confidence_name(v->confidence));
+	fprintf(out,
+		"<tr><th>inputs</th><td>%u usable of %u; %u ranks with data",
+		hd_store_usable_inputs(s), s->inputs->len,
+		a->ranks_seen ? a->ranks_seen->len : 0);
+	if (a->world_size >= 0)
+		fprintf(out, " of %d", a->world_size);
+	fputs("</td></tr>\n</table>\n", out);
+	html_evidence(out, v);
+	fputs("</div>\n", out);
+}
+
+/* A displayed row of the matrix: a run of matrix rows drawn as one. */
+struct row {
+	guint first, last; /* matrix rows */
+};
+
+static bool same_row(const struct hd_matrix *m, guint x, guint y)
+{
+	if (g_array_index(m->culprit, gboolean, x) ||
+	    g_array_index(m->culprit, gboolean, y))
+		return false;
+	for (guint c = 0; c < m->positions->len; c++)
+		if (hd_matrix_cell(m, x, c)->state !=
+		    hd_matrix_cell(m, y, c)->state)
+			return false;
+	return true;
+}
+
+/* The rows to draw: one per rank, or per run of identical ranks. */
+static GArray *fold_rows(const struct hd_matrix *m)
+{
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(struct row));
+	bool fold = m->ranks->len > HTML_FOLD_ABOVE;
+
+	for (guint r = 0; r < m->ranks->len; r++) {
+		struct row *last = rows->len ? &g_array_index(rows, struct row,
+							      rows->len - 1)
+					     : NULL;
+
+		if (fold && last && same_row(m, last->last, r)) {
+			last->last = r;
+			continue;
+		}
+		g_array_append_val(rows, ((struct row){ r, r }));
+	}
+	return rows;
+}
+
+/* The label of a displayed row (transfer full, escaped). */
+static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
+		       const struct row *row)
+{
+	GString *out = g_string_new(NULL);
+
+	if (row->first == row->last) {
+		int rank = g_array_index(m->ranks, int, row->first);
+		const char *host = host_of(s, rank);
+
+		g_string_append_printf(out, "rank %d", rank);
+		if (host) {
+			g_string_append(out, " \xc2\xb7 ");
+			html_append(out, host);
+		}
+	} else {
+		g_autoptr(GArray) ranks =
+			g_array_new(FALSE, FALSE, sizeof(int));
+		g_autofree char *list = NULL;
+
+		g_array_append_vals(ranks,
+				    &g_array_index(m->ranks, int, row->first),
+				    row->last - row->first + 1);
+		list = hd_report_rank_list(ranks);
+		g_string_append_printf(out, "ranks %s (%u)", list,
+				       row->last - row->first + 1);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static void legend(FILE *out, const bool *used)
+{
+	fputs("<p class=\"legend\">", out);
+	for (int st = 0; st < HD_CELL_STATE_COUNT; st++)
+		if (used[st])
+			fprintf(out,
+				"<span><i style=\"background:%s\"></i>%s</span>",
+				cell_fill[st], hd_cell_state_name(st));
+	fputs("<span><i style=\"background:#fff;border:2px solid #c62828\">"
+	      "</i>culprit</span></p>\n",
+	      out);
+}
+
+/* One cell's tooltip: what was there. */
+static void cell_title(FILE *out, const struct hd_store *s,
+		       const struct hd_matrix *m, const struct row *row,
+		       guint c)
+{
+	const struct hd_matrix_cell *cell = hd_matrix_cell(m, row->first, c);
+	int64_t pos = g_array_index(m->positions, int64_t, c);
+	g_autofree char *label = row_label(s, m, row);
+
+	fprintf(out, "<title>%s, seq %" G_GINT64_FORMAT ": %s", label, pos,
+		hd_cell_state_name(cell->state));
+	if (cell->op != UINT32_MAX) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, cell->op);
+		g_autofree char *src = hd_prov_format(s, &op->prov);
+
+		fprintf(out, " %s (", hd_op_kind_name(op->kind));
+		put(out, src);
+		fputc(')', out);
+	}
+	fputs("</title>", out);
+}
+
+static void html_matrix(FILE *out, const struct hd_analysis *a,
+			const struct hd_matrix *m, const GArray *rows)
+{
+	const struct hd_store *s = a->store;
+	g_autofree char *glabel =
+		hd_group_label(s, m->group, HD_GROUP_LABEL_LONG);
+	guint ncols = m->positions->len;
+	guint nrows = MIN(rows->len, HTML_MAX_ROWS);
+	int cw = 26, label_w = 230, head_h = 46;
+	int rh = nrows <= 48 ? 18 : nrows <= 160 ? 11 : 6;
+	int width = label_w + cw * (int)ncols + 10;
+	int height = head_h + rh * (int)nrows + 6;
+	bool used[HD_CELL_STATE_COUNT] = { false };
+
+	fputs("<h2>Ranks and positions</h2>\n<p class=\"note\">", out);
+	fprintf(out, "Each row is a rank%s, each column a position of ",
+		rows->len < m->ranks->len ? " (or a run of ranks that look "
+					    "the same)"
+					  : "");
+	fputs("<code>", out);
+	put(out, glabel);
+	fprintf(out, "</code> (%s sequence, from %s), around ",
+		m->seq_kind == HD_SEQ_ORDINAL ? "ordinal" : "collective",
+		hd_input_kind_name(m->source));
+	if (m->divergence >= 0)
+		fprintf(out,
+			"the divergence at seq %" G_GINT64_FORMAT
+			" (outlined).",
+			m->divergence);
+	else
+		fputs("where progress stops.", out);
+	fprintf(out, " %u ranks, %u rows.</p>\n", m->ranks->len, rows->len);
+	for (guint r = 0; r < nrows; r++)
+		for (guint c = 0; c < ncols; c++)
+			used[hd_matrix_cell(
+				     m,
+				     g_array_index(rows, struct row, r).first,
+				     c)
+				     ->state] = true;
+	legend(out, used);
+	fprintf(out,
+		"<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\" role=\"img\" "
+		"aria-label=\"rank by position matrix\">\n",
+		width, height);
+	for (guint c = 0; c < ncols; c++) {
+		int64_t pos = g_array_index(m->positions, int64_t, c);
+		int x = label_w + cw * (int)c + cw / 2;
+
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" transform=\"rotate(-50 %d %d)\"%s>"
+			"%" G_GINT64_FORMAT "</text>\n",
+			x, head_h - 4, x, head_h - 4,
+			pos == m->divergence ? " style=\"font-weight:700\""
+					     : "",
+			pos);
+	}
+	for (guint r = 0; r < nrows; r++) {
+		const struct row *row = &g_array_index(rows, struct row, r);
+		bool culprit = g_array_index(m->culprit, gboolean, row->first);
+		g_autofree char *label = row_label(s, m, row);
+		int y = head_h + rh * (int)r;
+
+		if (rh >= 11)
+			fprintf(out,
+				"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>\n",
+				label_w - 8, y + rh - 4,
+				culprit ? " style=\"fill:#c62828;font-weight:700\""
+					: "",
+				label);
+		for (guint c = 0; c < ncols; c++) {
+			const struct hd_matrix_cell *cell =
+				hd_matrix_cell(m, row->first, c);
+
+			fprintf(out,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				"fill=\"%s\" stroke=\"#c5cad3\" stroke-width=\"0.5\">",
+				label_w + cw * (int)c, y, cw - 1, rh - 1,
+				cell_fill[cell->state]);
+			cell_title(out, s, m, row, c);
+			fputs("</rect>\n", out);
+		}
+		if (culprit)
+			fprintf(out,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				"fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\"/>\n",
+				label_w - 1, y - 1, cw * (int)ncols + 1,
+				rh + 1);
+	}
+	for (guint c = 0; c < ncols; c++)
+		if (g_array_index(m->positions, int64_t, c) == m->divergence)
+			fprintf(out,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				"fill=\"none\" stroke=\"#1d2330\" stroke-width=\"1.5\" "
+				"stroke-dasharray=\"4 2\"/>\n",
+				label_w + cw * (int)c - 1, head_h - 2, cw + 1,
+				rh * (int)nrows + 3);
+	fputs("</svg></div>\n", out);
+	if (rows->len > nrows)
+		fprintf(out, "<p class=\"note\">%u more rows not drawn.</p>\n",
+			rows->len - nrows);
+}
+
+/* When an op began: start, else enqueue; INT64_MIN unknown. */
+static int64_t op_begin(const struct hd_op *op)
+{
+	return op->t_start_ns != INT64_MIN ? op->t_start_ns : op->t_enqueue_ns;
+}
+
+/* "2023-11-14 22:13:20.000 UTC" into buf. */
+static void utc_text(int64_t ns, char *buf, size_t size)
+{
+	g_autoptr(GDateTime) dt =
+		g_date_time_new_from_unix_utc(ns / 1000000000);
+	g_autofree char *day =
+		dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S") : NULL;
+
+	g_snprintf(buf, size, "%s.%03d UTC", day ? day : "?",
+		   (int)((ns % 1000000000) / 1000000));
+}
+
+static void html_timeline(FILE *out, const struct hd_analysis *a,
+			  const struct hd_matrix *m, const GArray *rows)
+{
+	const struct hd_store *s = a->store;
+	guint ncols = m->positions->len;
+	guint nrows = MIN(rows->len, HTML_MAX_ROWS);
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	int label_w = 230, plot_w = 900, head_h = 22;
+	int rh = nrows <= 48 ? 18 : nrows <= 160 ? 11 : 6;
+	char start[64];
+
+	for (guint r = 0; r < nrows; r++) {
+		const struct row *row = &g_array_index(rows, struct row, r);
+
+		for (guint c = 0; c < ncols; c++) {
+			const struct hd_matrix_cell *cell =
+				hd_matrix_cell(m, row->first, c);
+			const struct hd_op *op;
+
+			if (cell->op == UINT32_MAX)
+				continue;
+			op = &g_array_index(s->ops, struct hd_op, cell->op);
+			if (op_begin(op) != INT64_MIN) {
+				t0 = MIN(t0, op_begin(op));
+				t1 = MAX(t1, op_begin(op));
+			}
+			if (op->t_end_ns != INT64_MIN) {
+				t0 = MIN(t0, op->t_end_ns);
+				t1 = MAX(t1, op->t_end_ns);
+			}
+		}
+	}
+	if (t0 == INT64_MAX)
+		return;
+	if (t1 <= t0)
+		t1 = t0 + 1000;
+	/* Room on the right for the ops still running when the data ends. */
+	t1 += (t1 - t0) / 8;
+	utc_text(t0, start, sizeof(start));
+	fputs("<h2>Timeline</h2>\n<p class=\"note\">", out);
+	fprintf(out,
+		"The same ops on the clock each source recorded (not corrected "
+		"across hosts), from %s. %s Ops that never completed run to "
+		"the right edge.</p>\n",
+		start,
+		rows->len < m->ranks->len
+			? "A folded row shows the first rank of its run."
+			: "");
+	fprintf(out,
+		"<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"timeline\">\n",
+		label_w + plot_w + 60, head_h + rh * (int)nrows + 8);
+	for (int i = 0; i <= 4; i++) {
+		int x = label_w + plot_w * i / 4;
+		g_autofree char *d = hd_report_duration((t1 - t0) * i / 4);
+
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dde1e8\"/>"
+			"<text x=\"%d\" y=\"14\" text-anchor=\"middle\">+%s</text>\n",
+			x, head_h, x, head_h + rh * (int)nrows, x, d);
+	}
+	for (guint r = 0; r < nrows; r++) {
+		const struct row *row = &g_array_index(rows, struct row, r);
+		bool culprit = g_array_index(m->culprit, gboolean, row->first);
+		g_autofree char *label = row_label(s, m, row);
+		int y = head_h + rh * (int)r;
+
+		if (rh >= 11)
+			fprintf(out,
+				"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>\n",
+				label_w - 8, y + rh - 4,
+				culprit ? " style=\"fill:#c62828;font-weight:700\""
+					: "",
+				label);
+		for (guint c = 0; c < ncols; c++) {
+			const struct hd_matrix_cell *cell =
+				hd_matrix_cell(m, row->first, c);
+			const struct hd_op *op;
+			int64_t b, e;
+			double x0, x1;
+
+			if (cell->op == UINT32_MAX)
+				continue;
+			op = &g_array_index(s->ops, struct hd_op, cell->op);
+			b = op_begin(op);
+			e = op->t_end_ns;
+			if (b == INT64_MIN)
+				b = e;
+			if (b == INT64_MIN)
+				continue;
+			if (e == INT64_MIN || e < b)
+				e = cell->state == HD_CELL_COMPLETED ? b : t1;
+			x0 = label_w + (double)plot_w * (double)(b - t0) /
+					       (double)(t1 - t0);
+			x1 = label_w + (double)plot_w * (double)(e - t0) /
+					       (double)(t1 - t0);
+			fprintf(out,
+				"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				"fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\">",
+				x0, y + 1, MAX(x1 - x0, 1.5), MAX(rh - 3, 2),
+				cell_fill[cell->state],
+				g_array_index(m->positions, int64_t, c) ==
+						m->divergence
+					? "#1d2330"
+					: "#7a808c");
+			cell_title(out, s, m, row, c);
+			fputs("</rect>\n", out);
+		}
+	}
+	fputs("</svg></div>\n", out);
+}
+
+static gint compare_wait(gconstpointer pa, gconstpointer pb)
+{
+	const struct hd_arrival *x = *(const struct hd_arrival *const *)pa;
+	const struct hd_arrival *y = *(const struct hd_arrival *const *)pb;
+
+	if (x->wait_imposed_ns != y->wait_imposed_ns)
+		return x->wait_imposed_ns < y->wait_imposed_ns ? 1 : -1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void html_arrivals(FILE *out, const struct hd_analysis *a)
+{
+	g_autoptr(GPtrArray) shown = g_ptr_array_new();
+	int64_t max_lag = 1;
+	int label_w = 90, plot_w = 700, rh = 16;
+
+	if (!a->arrivals || !a->arrivals->len)
+		return;
+	for (guint i = 0; i < a->arrivals->len; i++)
+		g_ptr_array_add(shown, &g_array_index(a->arrivals,
+						      struct hd_arrival, i));
+	/* Many ranks: the ones that made the others wait the most. */
+	if (shown->len > HTML_MAX_ARRIVALS) {
+		g_ptr_array_sort(shown, compare_wait);
+		g_ptr_array_set_size(shown, HTML_MAX_ARRIVALS);
+	}
+	for (guint i = 0; i < shown->len; i++) {
+		const struct hd_arrival *ar = g_ptr_array_index(shown, i);
+
+		max_lag = MAX(max_lag, ar->median_lag_ns);
+	}
+	fputs("<h2>Arrivals</h2>\n<p class=\"note\">Median lag behind the "
+	      "first rank to arrive at each matched collective, after clock "
+	      "correction; the count is how often the rank arrived last.",
+	      out);
+	if (a->arrivals->len > shown->len)
+		fprintf(out, " The %u of %u ranks that imposed the most wait.",
+			shown->len, a->arrivals->len);
+	fputs("</p>\n", out);
+	fprintf(out,
+		"<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"arrivals\">\n",
+		label_w + plot_w + 200, rh * (int)shown->len + 4);
+	for (guint i = 0; i < shown->len; i++) {
+		const struct hd_arrival *ar = g_ptr_array_index(shown, i);
+		g_autofree char *lag = hd_report_duration(ar->median_lag_ns);
+		g_autofree char *wait = hd_report_duration(ar->wait_imposed_ns);
+		double w = (double)plot_w * (double)MAX(ar->median_lag_ns, 0) /
+			   (double)max_lag;
+		int y = rh * (int)i;
+
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %d</text>"
+			"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+			"<title>rank %d: median lag %s, last %u of %u, wait imposed %s</title></rect>"
+			"<text x=\"%.1f\" y=\"%d\">%s, last %u/%u</text>\n",
+			label_w - 8, y + rh - 4, ar->rank, label_w, y + 2,
+			MAX(w, 1.0), rh - 4,
+			ar->times_last * 2 > ar->matched ? "#d7301f"
+							 : "#6b9bd1",
+			ar->rank, lag, ar->times_last, ar->matched, wait,
+			label_w + MAX(w, 1.0) + 6, y + rh - 4, lag,
+			ar->times_last, ar->matched);
+	}
+	fputs("</svg></div>\n", out);
+}
+
+static void html_pictures(FILE *out, const struct hd_analysis *a)
+{
+	g_autoptr(hd_matrix) m = hd_analysis_matrix(a, HTML_BEFORE, HTML_AFTER);
+	g_autoptr(GArray) rows = NULL;
+
+	if (m && m->ranks->len && m->positions->len) {
+		rows = fold_rows(m);
+		html_matrix(out, a, m, rows);
+		if (m->has_times)
+			html_timeline(out, a, m, rows);
+	}
+	html_arrivals(out, a);
+}
+
+static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
+{
+	if (a->verdicts->len > 1) {
+		fputs("<h2>Other verdicts</h2>\n<table class=\"grid\">\n"
+		      "<tr><th>kind</th><th>ranks</th><th>confidence</th>"
+		      "<th>summary</th></tr>\n",
+		      out);
+		for (guint i = 1; i < a->verdicts->len && i <= HTML_MAX_ITEMS;
+		     i++) {
+			const struct hd_verdict *v =
+				g_ptr_array_index(a->verdicts, i);
+			g_autofree char *ranks =
+				hd_report_rank_list(v->culprits);
+
+			fprintf(out,
+				"<tr><td><span class=\"kind\">%s</span></td><td>",
+				hd_verdict_kind_name(v->kind));
+			put(out, *ranks ? ranks : "-");
+			fprintf(out, "</td><td>%s</td><td>",
+				hd_confidence_name(v->confidence));
+			put(out, v->summary);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	if (a->notes->len) {
+		fputs("<h2>Not decided</h2>\n<ul class=\"ev\">\n", out);
+		for (guint i = 0; i < a->notes->len && i < HTML_MAX_ITEMS;
+		     i++) {
+			fputs("<li>", out);
+			put(out, g_ptr_array_index(a->notes, i));
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
+static void html_groups(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	guint shown = 0;
+
+	if (!s->groups->len)
+		return;
+	fputs("<h2>Groups</h2>\n<table class=\"grid\">\n<tr><th>group</th>"
+	      "<th>ranks with data</th><th>positions</th><th>aligned</th></tr>\n",
+	      out);
+	for (guint g = 0; g < s->groups->len && shown < HTML_MAX_GROUPS; g++) {
+		const struct hd_group_stats *st = hd_report_group_stats(a, g);
+		g_autofree char *label =
+			hd_group_label(s, g, HD_GROUP_LABEL_LONG);
+
+		if (!st || !st->positions)
+			continue;
+		shown++;
+		fputs("<tr><td><code>", out);
+		put(out, label);
+		fprintf(out,
+			"</code></td><td>%d</td><td>%u</td><td>%u</td></tr>\n",
+			st->ranks_with_data, st->positions, st->ops_aligned);
+	}
+	fputs("</table>\n", out);
+}
+
+static void html_inputs(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+
+	fprintf(out,
+		"<h2>Inputs</h2>\n<details><summary>%u inputs, %u usable</summary>\n"
+		"<table class=\"grid\">\n<tr><th>path</th><th>kind</th>"
+		"<th>rank</th><th>records</th><th>warnings</th></tr>\n",
+		s->inputs->len, hd_store_usable_inputs(s));
+	for (guint i = 0; i < s->inputs->len && i < HTML_MAX_INPUTS; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		fputs("<tr><td><code>", out);
+		put(out, in->path);
+		fprintf(out, "</code></td><td>%s</td><td>",
+			hd_input_kind_name(in->kind));
+		if (in->rank >= 0)
+			fprintf(out, "%d", in->rank);
+		fprintf(out, "</td><td>%" G_GUINT64_FORMAT "</td><td>",
+			in->records);
+		if (in->error) {
+			fputs("error: ", out);
+			put(out, in->error);
+		} else if (in->nwarnings) {
+			fprintf(out, "%" G_GUINT64_FORMAT, in->nwarnings);
+			if (in->warnings->len) {
+				fputs(" (first: ", out);
+				put(out, g_ptr_array_index(in->warnings, 0));
+				fputc(')', out);
+			}
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (s->inputs->len > HTML_MAX_INPUTS)
+		fprintf(out, "<p class=\"note\">... and %u more inputs</p>\n",
+			s->inputs->len - HTML_MAX_INPUTS);
+	fputs("</details>\n", out);
+}
+
+void hd_report_html(FILE *out, const struct hd_analysis *a)
+{
+	html_head(out, a);
+	html_verdict(out, a);
+	html_pictures(out, a);
+	html_other_verdicts(out, a);
+	html_groups(out, a);
+	html_inputs(out, a);
+	fprintf(out,
+		"<footer>hangdoc %s. A self-contained page: no script, "
+		"nothing fetched.</footer>\n</main>\n</body>\n</html>\n",
+		PACKAGE_VERSION);
+}
