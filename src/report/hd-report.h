@@ -10,6 +10,7 @@
 #define HD_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hd-engine.h"
@@ -20,11 +21,29 @@ enum hd_report_format {
 	HD_REPORT_MARKDOWN,
 };
 
+/*
+ * What a report says beyond the analysis: how wide the text may be, and
+ * when and how fast it was made (the caller measures; reports never read
+ * a clock or the environment).
+ */
+struct hd_report_opts {
+	int width; /* text: columns, 0 for 80 */
+	/* JSON: generated_at, seconds since the epoch; -1 leaves it out */
+	int64_t generated_at;
+	/* JSON: load and analysis time in ms; -1 leaves it null */
+	int64_t elapsed_ms;
+};
+
 /* Parses "text", "json", "markdown" (or "md"); false if unknown. */
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
 
 /* Writes the report; returns false if out failed. */
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		     const struct hd_analysis *a);
+
+/* hd_report_write() with options (NULL: the defaults). */
+bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
+			  const struct hd_analysis *a,
+			  const struct hd_report_opts *opts);
 
 #endif
