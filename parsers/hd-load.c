@@ -22,8 +22,8 @@
 
 struct load_job {
 	char *path;
-	bool describe;          /* hash the file after parsing it */
-	uint64_t size;          /* on disk, for progress; 0 unknown */
+	bool describe; /* hash the file after parsing it */
+	uint64_t size; /* on disk, for progress; 0 unknown */
 	struct hd_store *store; /* filled by the worker */
 	bool done;              /* set under load_sync.lock by the worker */
 };

@@ -19,7 +19,7 @@
 struct hd_load_progress {
 	guint files_done;
 	guint files_total;
-	uint64_t bytes_done;  /* sizes of the files done */
+	uint64_t bytes_done; /* sizes of the files done */
 	uint64_t bytes_total; /* sizes of all files found, 0 unknown */
 };
 

@@ -193,8 +193,8 @@ static void draw_progress(const struct hd_load_progress *p, void *data)
 	}
 	fprintf(stderr,
 		"\rhangdoc: %u/%u files, %.0f/%.0f MB, %.0f MB/s, ETA %s\033[K",
-		p->files_done, p->files_total, mb,
-		(double)p->bytes_total / 1e6, rate, eta);
+		p->files_done, p->files_total, mb, (double)p->bytes_total / 1e6,
+		rate, eta);
 	fflush(stderr);
 }
 
@@ -216,8 +216,8 @@ static void report_times(struct hd_report_opts *ro, gint64 start_us)
 	const char *epoch = g_getenv("SOURCE_DATE_EPOCH");
 	guint64 secs;
 
-	if (epoch && g_ascii_string_to_unsigned(epoch, 10, 0, G_MAXINT64,
-						&secs, NULL)) {
+	if (epoch &&
+	    g_ascii_string_to_unsigned(epoch, 10, 0, G_MAXINT64, &secs, NULL)) {
 		ro->generated_at = (int64_t)secs;
 		ro->elapsed_ms = -1;
 		return;

@@ -288,9 +288,8 @@ static void progress_user_frames(const struct hd_store *s,
 		struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
 
-		p->user_frame = p->stack >= 0
-					? hd_stack_user_frame(s, p->stack)
-					: -1;
+		p->user_frame =
+			p->stack >= 0 ? hd_stack_user_frame(s, p->stack) : -1;
 	}
 }
 
@@ -317,7 +316,8 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 	struct hd_moment *first = &a->first_timeout;
 
 	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
 		int64_t ns;
 
 		if (op->rank < 0 || !op_done_time(op, &ns))
@@ -337,10 +337,10 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
 		    sig->time_ns == INT64_MIN)
 			continue;
-		dated = sig->time_ns >= (int64_t)86400 * G_GINT64_CONSTANT(
-							      1000000000);
-		first_dated = first->ns >= (int64_t)86400 * G_GINT64_CONSTANT(
-								   1000000000);
+		dated = sig->time_ns >=
+			(int64_t)86400 * G_GINT64_CONSTANT(1000000000);
+		first_dated = first->ns >=
+			      (int64_t)86400 * G_GINT64_CONSTANT(1000000000);
 		if (first->known &&
 		    (first_dated > dated ||
 		     (first_dated == dated && sig->time_ns >= first->ns)))

@@ -117,8 +117,8 @@ struct hd_rank_progress {
 struct hd_moment {
 	bool known;
 	bool is_local; /* local time without zone, as hd_signal.time_is_local */
-	int rank;      /* the rank it was seen on, -1 none */
-	int64_t ns;    /* wall-clock ns since the epoch, or since midnight */
+	int rank; /* the rank it was seen on, -1 none */
+	int64_t ns; /* wall-clock ns since the epoch, or since midnight */
 	struct hd_prov prov; /* where it was read */
 };
 

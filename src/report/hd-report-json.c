@@ -32,8 +32,8 @@ static json_t *input_json(const struct hd_input *in)
 	json_object_set_new(o, "truncated", json_boolean(in->truncated));
 	json_object_set_new(o, "empty", json_boolean(in->empty));
 	json_object_set_new(o, "error", hd_json_string(in->error));
-	json_object_set_new(o, "size", in->file_size >= 0
-					       ? json_integer(in->file_size)
+	json_object_set_new(o, "size",
+			    in->file_size >= 0 ? json_integer(in->file_size)
 					       : json_null());
 	json_object_set_new(o, "sha256", hd_json_string(in->sha256));
 	return o;
@@ -81,9 +81,10 @@ static void source_parts(const struct hd_store *s, const char *source,
 	g_autofree char *path = found ? g_strndup(source, len) : NULL;
 
 	json_object_set_new(eo, "path", hd_json_string(path));
-	json_object_set_new(eo, "line", pos == HD_REPORT_POS_LINE
-						? json_integer((json_int_t)at)
-						: json_null());
+	json_object_set_new(eo, "line",
+			    pos == HD_REPORT_POS_LINE
+				    ? json_integer((json_int_t)at)
+				    : json_null());
 	json_object_set_new(eo, "record",
 			    pos == HD_REPORT_POS_RECORD
 				    ? json_integer((json_int_t)at)
@@ -105,8 +106,7 @@ static json_t *progress_json(const struct hd_analysis *a)
 		const struct hd_group *g = NULL;
 		json_t *o = json_object();
 
-		if (p->group >= 0 &&
-		    (guint64)p->group < a->store->groups->len)
+		if (p->group >= 0 && (guint64)p->group < a->store->groups->len)
 			g = hd_store_group_at(a->store, (uint32_t)p->group);
 		json_object_set_new(o, "rank", json_integer(p->rank));
 		json_object_set_new(o, "host", hd_json_string(p->host));
@@ -239,7 +239,8 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 	/* Additive keys. */
 	json_object_set_new(doc, "arrivals", arrivals);
 	json_object_set_new(doc, "notes", hd_json_string_array(a->notes));
-	json_object_set_new(doc, "fault", json_boolean(hd_analysis_has_fault(a)));
+	json_object_set_new(doc, "fault",
+			    json_boolean(hd_analysis_has_fault(a)));
 	json_object_set_new(doc, "generated_at",
 			    opts && opts->generated_at >= 0
 				    ? rfc3339(opts->generated_at)

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "hd-engine.h"
-#include "hd-report.h"
+#include "hd-report-opts.h"
 
 /* hd-report-text.c: wrapped at width columns (0: 80). */
 void hd_report_text(FILE *out, const struct hd_analysis *a, int width);

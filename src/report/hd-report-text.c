@@ -28,8 +28,8 @@
 #define MAX_ARRIVALS 10
 #define MAX_INPUTS 10
 #define MAX_WARNINGS 3
-#define MAX_HOSTS 8
-#define MAX_FRAMES 32
+#define MAX_HOSTS     8
+#define MAX_FRAMES    32
 
 /* What every section writes to. */
 struct text {
@@ -39,8 +39,8 @@ struct text {
 };
 
 /* Writes text, cleaned, wrapped after first with rest as hanging indent. */
-static void emit_wrap(const struct text *t, const char *first,
-		      const char *rest, const char *text)
+static void emit_wrap(const struct text *t, const char *first, const char *rest,
+		      const char *text)
 {
 	g_autofree char *clean = hd_report_clean(text);
 	g_autofree char *lines = hd_report_wrap(clean, first, rest, t->width);
@@ -222,8 +222,8 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 		return;
 	s = g_string_new("hang began: ");
 	if (done->known) {
-		g_autofree char *when = hd_report_time(done->ns,
-						       done->is_local);
+		g_autofree char *when =
+			hd_report_time(done->ns, done->is_local);
 		g_autofree char *src = hd_prov_format(a->store, &done->prov);
 
 		g_string_append_printf(s,
@@ -232,17 +232,17 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 				       when, done->rank, src);
 	}
 	if (first->known) {
-		g_autofree char *when = hd_report_time(first->ns,
-						       first->is_local);
+		g_autofree char *when =
+			hd_report_time(first->ns, first->is_local);
 		g_autofree char *src = hd_prov_format(a->store, &first->prov);
 		char rank[32] = "";
 
 		if (first->rank >= 0)
 			g_snprintf(rank, sizeof(rank), "rank %d, ",
 				   first->rank);
-		g_string_append_printf(s, "%sfirst watchdog timeout at %s (%s%s)",
-				       done->known ? "; " : "", when, rank,
-				       src);
+		g_string_append_printf(
+			s, "%sfirst watchdog timeout at %s (%s%s)",
+			done->known ? "; " : "", when, rank, src);
 	}
 	emit_wrap(t, "", "  ", s->str);
 	g_string_free(s, TRUE);
@@ -251,13 +251,12 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 /* "train.py:88 in train_step" (transfer full). */
 static char *frame_text(const struct hd_frame *f)
 {
-	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?",
-			       f->line, f->name ? f->name : "?");
+	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
+			       f->name ? f->name : "?");
 }
 
 /* The innermost user frame of a rank's last stack, or NULL. */
-static const struct hd_frame *user_frame(const struct hd_analysis *a,
-					 int rank)
+static const struct hd_frame *user_frame(const struct hd_analysis *a, int rank)
 {
 	const struct hd_rank_progress *p = rank_row(a, rank);
 	const struct hd_frame *frames;
@@ -337,14 +336,16 @@ static void next_live_rank(const struct text *t, int rank)
 	g_autofree char *on = on_host(a, rank);
 
 	if (r && r->pid > 0)
-		emit(t, "  - rank %d ran %s as pid %d: run `py-spy dump --pid "
-			"%d` there to see where it is stuck now (add "
-			"--native for C++ frames)",
+		emit(t,
+		     "  - rank %d ran %s as pid %d: run `py-spy dump --pid "
+		     "%d` there to see where it is stuck now (add "
+		     "--native for C++ frames)",
 		     rank, on, r->pid, r->pid);
 	else
-		emit(t, "  - rank %d ran %s; its pid is not in the data: find "
-			"it there (ps, nvidia-smi) and run `py-spy dump --pid "
-			"PID`",
+		emit(t,
+		     "  - rank %d ran %s; its pid is not in the data: find "
+		     "it there (ps, nvidia-smi) and run `py-spy dump --pid "
+		     "PID`",
 		     rank, on);
 	if (f) {
 		g_autofree char *where = frame_text(f);
@@ -379,28 +380,29 @@ static void next_steps_mismatch(const struct text *t,
 		g_autofree char *wc = frame_text(fc);
 		g_autofree char *wo = frame_text(fo);
 
-		emit(t, "  - the call sites that disagree: rank %d at %s, rank "
-			"%d at %s",
+		emit(t,
+		     "  - the call sites that disagree: rank %d at %s, rank "
+		     "%d at %s",
 		     culprit, wc, other, wo);
 		if (strcmp(wc, wo) == 0)
 			emit(t, "  - the same line on both: compare the "
 				"arguments (sizes, dtype, root) each rank "
 				"passes there");
 	} else if (other >= 0) {
-		emit(t, "  - compare the code paths of rank %d and rank %d up "
-			"to this op; the data holds no stack for %s",
+		emit(t,
+		     "  - compare the code paths of rank %d and rank %d up "
+		     "to this op; the data holds no stack for %s",
 		     culprit, other, fc ? "the other" : "the culprit");
 	}
 	emit(t, "  - look for a rank-dependent branch or shape (data "
 		"loader, uneven last batch, `if rank == ...`)");
 }
 
-static void next_steps_network(const struct text *t,
-			       const struct hd_verdict *v)
+static void next_steps_network(const struct text *t, const struct hd_verdict *v)
 {
 	const struct hd_analysis *a = t->a;
-	int culprit = v->culprits->len ? g_array_index(v->culprits, int, 0)
-				       : -1;
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
 	const struct hd_signal *sig =
 		culprit >= 0 ? rank_signal(a, culprit, HD_SIG_NETWORK) : NULL;
 	const struct hd_evidence *e0 =
@@ -411,18 +413,21 @@ static void next_steps_network(const struct text *t,
 	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
 
 	if (hca)
-		emit(t, "  - %s: `ibstat %s` (port state, rate) and `perfquery "
-			"-C %s` (symbol, link-down and port-receive error "
-			"counters)",
+		emit(t,
+		     "  - %s: `ibstat %s` (port state, rate) and `perfquery "
+		     "-C %s` (symbol, link-down and port-receive error "
+		     "counters)",
 		     on, hca, hca);
 	else
-		emit(t, "  - %s: `ibstat` and `perfquery` on the HCA NCCL "
-			"uses (NCCL_IB_HCA), or the NIC's counters for "
-			"sockets",
+		emit(t,
+		     "  - %s: `ibstat` and `perfquery` on the HCA NCCL "
+		     "uses (NCCL_IB_HCA), or the NIC's counters for "
+		     "sockets",
 		     on);
 	if (sig && sig->peer)
-		emit(t, "  - the peer %s%s%s%s: the same counters there, and "
-			"the cable or switch port between them",
+		emit(t,
+		     "  - the peer %s%s%s%s: the same counters there, and "
+		     "the cable or switch port between them",
 		     sig->peer, peer_host ? " (" : "",
 		     peer_host ? peer_host : "", peer_host ? ")" : "");
 	emit(t, "  - `dmesg` on both hosts for link flaps, and the fabric "
@@ -432,8 +437,8 @@ static void next_steps_network(const struct text *t,
 static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 {
 	const struct hd_analysis *a = t->a;
-	int culprit = v->culprits->len ? g_array_index(v->culprits, int, 0)
-				       : -1;
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
 
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
@@ -454,8 +459,9 @@ static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 			emit(t, "  - rank %d's Python was last seen at %s",
 			     culprit, where);
 		}
-		emit(t, "  - read rank %d's log %s up to the error for its "
-			"cause; the other ranks' errors follow from it",
+		emit(t,
+		     "  - read rank %d's log %s up to the error for its "
+		     "cause; the other ranks' errors follow from it",
 		     culprit, on);
 	}
 }
@@ -541,8 +547,8 @@ static void next_steps_data(const struct text *t)
 /* What an on-call engineer does next, by the top verdict's kind. */
 static void next_steps(const struct text *t, const struct hd_verdict *v)
 {
-	int culprit = v->culprits->len ? g_array_index(v->culprits, int, 0)
-				       : -1;
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
 
 	blank(t);
 	emit(t, "next steps:");
@@ -742,9 +748,9 @@ static void groups(const struct text *t)
 		else if (!st->ops_aligned)
 			ops = g_strdup("no position all its ranks reached");
 		else
-			ops = g_strdup_printf("%u %s aligned", st->ops_aligned,
-					      plural(st->ops_aligned, "op",
-						     "ops"));
+			ops = g_strdup_printf(
+				"%u %s aligned", st->ops_aligned,
+				plural(st->ops_aligned, "op", "ops"));
 		if (st && st->joined >= 0)
 			joined = g_strdup_printf(
 				"; joined with %s (%u ops matched)",
@@ -823,18 +829,17 @@ struct table_run {
 
 static void rank_table(const struct text *t)
 {
-	static const char *const heads[] = { "rank",     "host",
-					     "files",    "ops",
-					     "enqueued", "completed",
+	static const char *const heads[] = { "rank", "host",	 "files",
+					     "ops",  "enqueued", "completed",
 					     "state" };
 	/* left-aligned columns; the others are numbers */
-	static const bool left[] = { true, true, false, false,
+	static const bool left[] = { true,  true,  false, false,
 				     false, false, true };
 	const struct hd_analysis *a = t->a;
 	g_autoptr(GArray) table = g_array_new(FALSE, FALSE,
 					      sizeof(struct table_row));
-	g_autoptr(GArray) runs = g_array_new(FALSE, FALSE,
-					     sizeof(struct table_run));
+	g_autoptr(GArray) runs =
+		g_array_new(FALSE, FALSE, sizeof(struct table_run));
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	size_t w[G_N_ELEMENTS(heads)];
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
@@ -900,13 +905,13 @@ static void rank_table(const struct text *t)
 			&g_array_index(table, struct table_row, r->row);
 		char range[32];
 
-		g_snprintf(range, sizeof(range), r->first == r->last ? "%d"
-								    : "%d-%d",
-			   r->first, r->last);
+		g_snprintf(range, sizeof(range),
+			   r->first == r->last ? "%d" : "%d-%d", r->first,
+			   r->last);
 		w[0] = MAX(w[0], strlen(range));
 		for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
-			w[c + 1] = MAX(w[c + 1],
-				       hd_report_columns(row->cells[c]));
+			w[c + 1] =
+				MAX(w[c + 1], hd_report_columns(row->cells[c]));
 	}
 	for (guint i = 0; i <= runs->len; i++) {
 		GString *line = g_string_new(" ");
@@ -919,8 +924,8 @@ static void rank_table(const struct text *t)
 		} else {
 			const struct table_run *r =
 				&g_array_index(runs, struct table_run, i - 1);
-			const struct table_row *row = &g_array_index(
-				table, struct table_row, r->row);
+			const struct table_row *row =
+				&g_array_index(table, struct table_row, r->row);
 
 			g_snprintf(range, sizeof(range),
 				   r->first == r->last ? "%d" : "%d-%d",
@@ -988,9 +993,8 @@ static void arrival_table(const struct text *t)
 			hd_report_duration(ar->clock_uncertainty_ns);
 
 		if (ar->has_offset)
-			emit(t, "  %-7d %8u %6u %11s %12s  %s +/- %s",
-			     ar->rank, ar->matched, ar->times_last, lag, wait,
-			     off, unc);
+			emit(t, "  %-7d %8u %6u %11s %12s  %s +/- %s", ar->rank,
+			     ar->matched, ar->times_last, lag, wait, off, unc);
 		else
 			emit(t, "  %-7d %8u %6u %11s %12s  -", ar->rank,
 			     ar->matched, ar->times_last, lag, wait);
@@ -1021,8 +1025,8 @@ static void input_line(const struct text *t, const struct hd_input *in)
 	if (in->nwarnings > MAX_WARNINGS && in->warnings &&
 	    in->warnings->len > 0)
 		emit_more(t, "    ",
-			  (guint)(in->nwarnings - MIN(in->warnings->len,
-						       MAX_WARNINGS)),
+			  (guint)(in->nwarnings -
+				  MIN(in->warnings->len, MAX_WARNINGS)),
 			  "warnings");
 }
 

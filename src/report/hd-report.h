@@ -14,24 +14,12 @@
 #include <stdio.h>
 
 #include "hd-engine.h"
+#include "hd-report-opts.h"
 
 enum hd_report_format {
 	HD_REPORT_TEXT = 0,
 	HD_REPORT_JSON,
 	HD_REPORT_MARKDOWN,
-};
-
-/*
- * What a report says beyond the analysis: how wide the text may be, and
- * when and how fast it was made (the caller measures; reports never read
- * a clock or the environment).
- */
-struct hd_report_opts {
-	int width; /* text: columns, 0 for 80 */
-	/* JSON: generated_at, seconds since the epoch; -1 leaves it out */
-	int64_t generated_at;
-	/* JSON: load and analysis time in ms; -1 leaves it null */
-	int64_t elapsed_ms;
 };
 
 /* Parses "text", "json", "markdown" (or "md"); false if unknown. */
