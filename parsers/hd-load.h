@@ -9,9 +9,35 @@
 #ifndef HD_ANALYZE_H
 #define HD_ANALYZE_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <glib.h>
 
 #include "hd-store.h"
+
+/* How far a load has got, for a progress line; sizes are the files' own. */
+struct hd_load_progress {
+	guint files_done;
+	guint files_total;
+	uint64_t bytes_done; /* sizes of the files done */
+	uint64_t bytes_total; /* sizes of all files found, 0 unknown */
+};
+
+/*
+ * Called on the thread that called hd_load_with(), once when the files are
+ * found and once after each file is parsed and merged.  It must not touch
+ * the store.
+ */
+typedef void (*hd_load_progress_fn)(const struct hd_load_progress *p,
+				    void *data);
+
+struct hd_load_opts {
+	int jobs; /* parser threads, 0: one per CPU */
+	/* set each input's file_size and sha256 (reads every file again) */
+	bool describe;
+	hd_load_progress_fn progress; /* or NULL */
+	void *progress_data;
+};
 
 /*
  * Loads every file below paths with up to jobs parser threads (0: one per
@@ -20,5 +46,9 @@
  * all are appended to problems (char *).  (transfer full)
  */
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems);
+
+/* hd_load() with the options above.  (transfer full) */
+struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *opts,
+			      GPtrArray *problems);
 
 #endif

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 
@@ -31,12 +33,19 @@ static const char help[] =
 	"                 write the report to FILE instead of standard output;\n"
 	"                 FILE is replaced only once the report is complete\n"
 	"  -j, --jobs N   parse with N threads (default 0: one per CPU)\n"
+	"  --width N      wrap the text report at N columns (40 to 1000);\n"
+	"                 default: the terminal's width ($COLUMNS, else the\n"
+	"                 terminal's own) when standard output is one, else 80\n"
+	"  --quiet        say nothing on standard error but fatal errors (no\n"
+	"                 warnings about paths and inputs, no progress line)\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
 	"Paths that do not exist and inputs that cannot be read or parsed are\n"
 	"named on standard error and in the report; the other paths are still\n"
-	"analyzed.  When no path gives usable input the report says what was\n"
+	"analyzed.  While big inputs load, a progress line on standard error\n"
+	"(a terminal only) says how far it has got.  SOURCE_DATE_EPOCH, when\n"
+	"set, is the JSON report's generated_at, and its analysis_ms is null.  When no path gives usable input the report says what was\n"
 	"tried and why each input was unusable, and the exit status is 3.\n"
 	"\n"
 	"exit status:\n"
@@ -58,6 +67,8 @@ struct analyze_opts {
 	enum hd_report_format format;
 	const char *output;
 	int jobs;
+	int width; /* 0: from the terminal, else 80 */
+	bool quiet;
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -71,6 +82,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
 		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
+		{ "width", 0, HD_OPT_INT, &o->width, 40, 1000 },
+		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -103,7 +116,8 @@ static void report_unusable(const struct hd_store *s)
  * run never leaves half a report under the name asked for.
  */
 static int write_to_file(const char *path, enum hd_report_format fmt,
-			 const struct hd_analysis *a, int status)
+			 const struct hd_analysis *a,
+			 const struct hd_report_opts *ro, int status)
 {
 	g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
@@ -113,7 +127,7 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 		hd_cmd_error("cannot create '%s': %s", tmp, g_strerror(errno));
 		return HD_EXIT_OUTPUT;
 	}
-	ok = hd_report_write(f, fmt, a);
+	ok = hd_report_write_opts(f, fmt, a, ro);
 	status = hd_cmd_finish_output(f, tmp, ok ? status : HD_EXIT_OUTPUT);
 	if (fclose(f) != 0 && status != HD_EXIT_OUTPUT) {
 		hd_cmd_error("cannot write '%s': %s", tmp, g_strerror(errno));
@@ -134,9 +148,95 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 	return status;
 }
 
+/*
+ * The text width when none was asked for: the terminal's when the report
+ * goes to one ($COLUMNS, else the terminal's own size), else 80.
+ */
+static int text_width(const struct analyze_opts *o)
+{
+	const char *env = g_getenv("COLUMNS");
+	struct winsize ws;
+	gint64 cols;
+
+	if (o->width)
+		return o->width;
+	if (o->output || !isatty(STDOUT_FILENO))
+		return 80;
+	if (env && g_ascii_string_to_signed(env, 10, 1, 100000, &cols, NULL))
+		return (int)CLAMP(cols, 40, 1000);
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return CLAMP(ws.ws_col, 40, 1000);
+	return 80;
+}
+
+/* The progress line's state: drawn only after a moment, and not too often. */
+struct progress {
+	gint64 start_us;
+	gint64 drawn_us; /* last drawn, 0 never */
+};
+
+static void draw_progress(const struct hd_load_progress *p, void *data)
+{
+	struct progress *pr = data;
+	gint64 now = g_get_monotonic_time();
+	double secs = (double)(now - pr->start_us) / 1e6;
+	double mb = (double)p->bytes_done / 1e6;
+	double rate = secs > 0 ? mb / secs : 0;
+	char eta[32] = "?";
+
+	/* Small inputs load before anyone could read a line. */
+	if (now - pr->start_us < 500000 ||
+	    (pr->drawn_us && now - pr->drawn_us < 100000 &&
+	     p->files_done < p->files_total))
+		return;
+	pr->drawn_us = now;
+	if (rate > 0 && p->bytes_total >= p->bytes_done) {
+		double left = ((double)p->bytes_total / 1e6 - mb) / rate;
+
+		g_snprintf(eta, sizeof(eta), "%d:%02d", (int)left / 60,
+			   (int)left % 60);
+	}
+	fprintf(stderr,
+		"\rhangdoc: %u/%u files, %.0f/%.0f MB, %.0f MB/s, ETA %s\033[K",
+		p->files_done, p->files_total, mb, (double)p->bytes_total / 1e6,
+		rate, eta);
+	fflush(stderr);
+}
+
+/* Clears the progress line, if one was drawn. */
+static void end_progress(const struct progress *pr)
+{
+	if (pr->drawn_us) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/*
+ * When the report was made: SOURCE_DATE_EPOCH when set (reproducible
+ * output: the analysis time is then left out), else now.
+ */
+static void report_times(struct hd_report_opts *ro, gint64 start_us)
+{
+	const char *epoch = g_getenv("SOURCE_DATE_EPOCH");
+	guint64 secs;
+
+	if (epoch &&
+	    g_ascii_string_to_unsigned(epoch, 10, 0, G_MAXINT64, &secs, NULL)) {
+		ro->generated_at = (int64_t)secs;
+		ro->elapsed_ms = -1;
+		return;
+	}
+	ro->generated_at = g_get_real_time() / G_USEC_PER_SEC;
+	ro->elapsed_ms = (g_get_monotonic_time() - start_us) / 1000;
+}
+
 static int run(int argc, char **argv)
 {
 	struct analyze_opts o = { .format = HD_REPORT_TEXT, .jobs = 0 };
+	struct progress prog = { g_get_monotonic_time(), 0 };
+	struct hd_load_opts lo = { 0 };
+	struct hd_report_opts ro = { 80, -1, -1 };
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
@@ -148,11 +248,21 @@ static int run(int argc, char **argv)
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	g_ptr_array_add(paths, NULL);
-	store = hd_load((char **)paths->pdata, o.jobs, problems);
-	for (guint i = 0; i < problems->len; i++)
+	lo.jobs = o.jobs;
+	lo.describe = o.format == HD_REPORT_JSON;
+	if (!o.quiet && isatty(STDERR_FILENO)) {
+		lo.progress = draw_progress;
+		lo.progress_data = &prog;
+	}
+	store = hd_load_with((char **)paths->pdata, &lo, problems);
+	end_progress(&prog);
+	for (guint i = 0; i < problems->len && !o.quiet; i++)
 		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
-	report_unusable(store);
+	if (!o.quiet)
+		report_unusable(store);
 	a = hd_engine_run(store);
+	ro.width = text_width(&o);
+	report_times(&ro, prog.start_us);
 	usable = hd_store_usable_inputs(store);
 	if (!usable) {
 		hd_cmd_error("no usable input in the %u %s given",
@@ -165,8 +275,8 @@ static int run(int argc, char **argv)
 						    : HD_EXIT_OK;
 	}
 	if (o.output)
-		return write_to_file(o.output, o.format, a, status);
-	if (!hd_report_write(stdout, o.format, a)) {
+		return write_to_file(o.output, o.format, a, &ro, status);
+	if (!hd_report_write_opts(stdout, o.format, a, &ro)) {
 		hd_cmd_finish_output(stdout, "standard output", status);
 		return HD_EXIT_OUTPUT;
 	}
@@ -175,7 +285,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format text|json|markdown|html] [-o FILE] [-j N] PATH...",
+	.usage = "[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

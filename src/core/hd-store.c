@@ -45,6 +45,7 @@ static void input_free(gpointer p)
 	g_free(in->path);
 	g_ptr_array_unref(in->warnings);
 	g_free(in->error);
+	g_free(in->sha256);
 	g_free(in);
 }
 
@@ -121,6 +122,7 @@ uint32_t hd_store_add_input(struct hd_store *s, const char *path)
 
 	in->path = g_strdup(path);
 	in->rank = -1;
+	in->file_size = -1;
 	in->warnings = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(s->inputs, in);
 	return s->inputs->len - 1;

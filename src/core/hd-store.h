@@ -39,6 +39,11 @@ struct hd_input {
 	bool truncated;      /* input ended early (cut file, no STOP, ...) */
 	bool empty;          /* well-formed but holds nothing (empty FR dump) */
 	char *error;         /* why the input could not be read at all */
+	/* the file as stored (compressed or not), when the loader was asked
+	   to describe it (hd_load()): its size in bytes, -1 unknown, and the
+	   SHA-256 of its bytes in lowercase hex, or NULL */
+	int64_t file_size;
+	char *sha256;
 };
 
 /* Where a record came from. */

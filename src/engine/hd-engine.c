@@ -256,6 +256,103 @@ static void progress_from_lane(const struct hd_lane *lane,
 		p->blocked_seq = lane->first_blocked;
 }
 
+/*
+ * The stack of a lane's last op that has one, so a rank's table row can
+ * say where its Python last was: one from the progress group (in_group)
+ * beats one from another group; otherwise the first lane that has one
+ * wins.  Until progress_user_frames() runs, user_frame marks whether the
+ * stack came from the progress group (1) or not (0).
+ */
+static void progress_stack(const struct hd_index *ix,
+			   const struct hd_lane *lane, bool in_group,
+			   struct hd_rank_progress *p)
+{
+	if (p->stack >= 0 && (p->user_frame == 1 || !in_group))
+		return;
+	for (uint32_t k = lane->n; k > 0; k--) {
+		const struct hd_op *op = hd_index_op(ix, lane->ops[k - 1]);
+
+		if (op->stack >= 0) {
+			p->stack = op->stack;
+			p->user_frame = in_group ? 1 : 0;
+			return;
+		}
+	}
+}
+
+/* Resolves the marks progress_stack() left into frame indices. */
+static void progress_user_frames(const struct hd_store *s,
+				 struct hd_analysis *a)
+{
+	for (guint i = 0; i < a->progress->len; i++) {
+		struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+
+		p->user_frame =
+			p->stack >= 0 ? hd_stack_user_frame(s, p->stack) : -1;
+	}
+}
+
+/* The time of a completed op's end (else start, else enqueue), or false. */
+static bool op_done_time(const struct hd_op *op, int64_t *ns)
+{
+	if (op->state != HD_STATE_COMPLETED)
+		return false;
+	*ns = op->t_end_ns != INT64_MIN	    ? op->t_end_ns
+	      : op->t_start_ns != INT64_MIN ? op->t_start_ns
+					    : op->t_enqueue_ns;
+	return *ns != INT64_MIN;
+}
+
+/*
+ * When the hang began: the latest end of a completed op (nothing made
+ * progress after it) and the first watchdog timeout (when it was
+ * noticed).  A timeout with a full date is preferred to one with a time
+ * of day only, which cannot be compared with it.
+ */
+static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
+{
+	struct hd_moment *done = &a->last_completed;
+	struct hd_moment *first = &a->first_timeout;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		int64_t ns;
+
+		if (op->rank < 0 || !op_done_time(op, &ns))
+			continue;
+		if (done->known && ns <= done->ns)
+			continue;
+		done->known = true;
+		done->ns = ns;
+		done->rank = op->rank;
+		done->prov = op->prov;
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		bool dated, first_dated;
+
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
+		    sig->time_ns == INT64_MIN)
+			continue;
+		dated = sig->time_ns >=
+			(int64_t)86400 * G_GINT64_CONSTANT(1000000000);
+		first_dated = first->ns >=
+			      (int64_t)86400 * G_GINT64_CONSTANT(1000000000);
+		if (first->known &&
+		    (first_dated > dated ||
+		     (first_dated == dated && sig->time_ns >= first->ns)))
+			continue;
+		first->known = true;
+		first->is_local = sig->time_is_local;
+		first->ns = sig->time_ns;
+		first->rank = sig->rank;
+		first->prov = sig->prov;
+	}
+}
+
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -273,6 +370,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		p.inputs = r ? r->inputs->len : 0;
 		p.group = g;
 		p.last_enqueued = p.last_completed = p.blocked_seq = -1;
+		p.stack = p.user_frame = -1;
 		g_array_append_val(a->progress, p);
 		g_hash_table_insert(rows, GINT_TO_POINTER(p.rank),
 				    GUINT_TO_POINTER(a->progress->len));
@@ -296,6 +394,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 			p->ops += lane->n;
 			if ((int64_t)gl == g && lane->seq_kind != HD_SEQ_P2P)
 				progress_from_lane(lane, p);
+			progress_stack(ix, lane, (int64_t)gl == g, p);
 		}
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -340,6 +439,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		p.rank = g_array_index(a->ranks_missing, int, i);
 		p.group = g;
 		p.last_enqueued = p.last_completed = p.blocked_seq = -1;
+		p.stack = p.user_frame = -1;
 		p.state = "no data";
 		g_array_append_val(a->progress, p);
 	}
@@ -540,6 +640,8 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 	g_ptr_array_sort(a->verdicts, compare_verdicts);
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
+	progress_user_frames(store, a);
+	fill_hang_start(store, a);
 	g_array_sort(a->progress, compare_progress);
 	hd_index_free(ix);
 	return a;

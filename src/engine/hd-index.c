@@ -384,6 +384,17 @@ static bool is_framework_frame(const struct hd_frame *f)
 	return false;
 }
 
+int32_t hd_stack_user_frame(const struct hd_store *s, int32_t stack)
+{
+	size_t n;
+	const struct hd_frame *frames = hd_store_stack(s, stack, &n);
+
+	for (size_t i = 0; i < n && i < INT32_MAX; i++)
+		if (!is_framework_frame(&frames[i]))
+			return (int32_t)i;
+	return -1;
+}
+
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
 {
 	size_t n;

@@ -84,6 +84,8 @@ static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
 
 /* "train.py:88 in train_step", innermost user frame, or NULL (transfer full) */
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
+/* The innermost frame of a stack in user code (hd_op_where()'s), or -1. */
+int32_t hd_stack_user_frame(const struct hd_store *s, int32_t stack);
 /* One-line description of an op for evidence.  (transfer full) */
 char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
 /* The same without the stack location.  (transfer full) */

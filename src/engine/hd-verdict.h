@@ -102,6 +102,24 @@ struct hd_rank_progress {
 	int64_t blocked_seq; /* first incomplete seq there; -1 none */
 	/* static: "blocked", "absent", "crashed", "done", "no data" ... */
 	const char *state;
+	/* the stack of its last op with one in that group (else in any
+	   group), an index into store->stacks; -1 none */
+	int32_t stack;
+	/* the innermost frame of that stack in user code (not torch's own),
+	   -1 none: where the rank's Python was */
+	int32_t user_frame;
+};
+
+/*
+ * A moment the data records, for "when the hang began".  Zeroed means
+ * unknown.
+ */
+struct hd_moment {
+	bool known;
+	bool is_local; /* local time without zone, as hd_signal.time_is_local */
+	int rank; /* the rank it was seen on, -1 none */
+	int64_t ns; /* wall-clock ns since the epoch, or since midnight */
+	struct hd_prov prov; /* where it was read */
 };
 
 struct hd_analysis {
@@ -116,6 +134,11 @@ struct hd_analysis {
 	GArray *progress; /* struct hd_rank_progress, by rank ascending */
 	/* error, timeout and crash signals read (not progress or context) */
 	uint32_t trouble_signals;
+	/* when the hang began, as far as the data tells: the latest end of a
+	   completed op (progress stopped after it), and the first watchdog
+	   timeout (it was noticed) */
+	struct hd_moment last_completed;
+	struct hd_moment first_timeout;
 };
 
 /* An analysis of store with empty tables and no verdicts.  (transfer full) */

@@ -3,7 +3,8 @@
  * documented order, so pipelines can rely on it.  Additive keys come after
  * the schema's keys of the same object.  Every string that came from an
  * input goes through hd_json_string(), because raw log lines may
- * hold bytes that are not UTF-8 and jansson refuses those.
+ * hold bytes that are not UTF-8 and jansson refuses those.  When it was
+ * made and how long the analysis took come from the caller (opts).
  */
 #include "config.h"
 
@@ -31,6 +32,10 @@ static json_t *input_json(const struct hd_input *in)
 	json_object_set_new(o, "truncated", json_boolean(in->truncated));
 	json_object_set_new(o, "empty", json_boolean(in->empty));
 	json_object_set_new(o, "error", hd_json_string(in->error));
+	json_object_set_new(o, "size",
+			    in->file_size >= 0 ? json_integer(in->file_size)
+					       : json_null());
+	json_object_set_new(o, "sha256", hd_json_string(in->sha256));
 	return o;
 }
 
@@ -62,6 +67,75 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 	return o;
 }
 
+/*
+ * Additive evidence keys: the source split into the input's path and the
+ * position in it: "line", "record" or "offset", null when not known.
+ */
+static void source_parts(const struct hd_store *s, const char *source,
+			 json_t *eo)
+{
+	enum hd_report_pos pos = HD_REPORT_POS_NONE;
+	size_t len = 0;
+	uint64_t at = 0;
+	bool found = hd_report_source_split(s, source, &len, &pos, &at);
+	g_autofree char *path = found ? g_strndup(source, len) : NULL;
+
+	json_object_set_new(eo, "path", hd_json_string(path));
+	json_object_set_new(eo, "line",
+			    pos == HD_REPORT_POS_LINE
+				    ? json_integer((json_int_t)at)
+				    : json_null());
+	json_object_set_new(eo, "record",
+			    pos == HD_REPORT_POS_RECORD
+				    ? json_integer((json_int_t)at)
+				    : json_null());
+	json_object_set_new(eo, "offset",
+			    pos == HD_REPORT_POS_OFFSET
+				    ? json_integer((json_int_t)at)
+				    : json_null());
+}
+
+/* Additive: one row per rank of the engine's progress table. */
+static json_t *progress_json(const struct hd_analysis *a)
+{
+	json_t *rows = json_array();
+
+	for (guint i = 0; a->progress && i < a->progress->len; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		const struct hd_group *g = NULL;
+		json_t *o = json_object();
+
+		if (p->group >= 0 && (guint64)p->group < a->store->groups->len)
+			g = hd_store_group_at(a->store, (uint32_t)p->group);
+		json_object_set_new(o, "rank", json_integer(p->rank));
+		json_object_set_new(o, "host", hd_json_string(p->host));
+		json_object_set_new(o, "state", hd_json_string(p->state));
+		json_object_set_new(o, "group",
+				    g ? hd_json_string(g->id) : json_null());
+		json_object_set_new(o, "last_enqueued",
+				    hd_json_int_or_null(p->last_enqueued, -1));
+		json_object_set_new(o, "last_completed",
+				    hd_json_int_or_null(p->last_completed, -1));
+		json_object_set_new(o, "blocked_at",
+				    hd_json_int_or_null(p->blocked_seq, -1));
+		json_object_set_new(o, "inputs", json_integer(p->inputs));
+		json_object_set_new(o, "ops", json_integer(p->ops));
+		json_array_append_new(rows, o);
+	}
+	return rows;
+}
+
+/* "2023-11-14T22:13:20Z" (transfer full). */
+static json_t *rfc3339(int64_t secs)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(secs);
+	g_autofree char *s =
+		dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+
+	return s ? json_string(s) : json_null();
+}
+
 static json_t *verdict_json(const struct hd_analysis *a,
 			    const struct hd_verdict *v)
 {
@@ -73,12 +147,16 @@ static json_t *verdict_json(const struct hd_analysis *a,
 		g = hd_store_group_at(a->store, (uint32_t)v->group);
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-		json_t *eo = json_object();
+		json_t *eo;
 
+		if (hd_report_evidence_is_filler(e))
+			continue;
+		eo = json_object();
 		json_object_set_new(eo, "rank",
 				    hd_json_int_or_null(e->rank, -1));
 		json_object_set_new(eo, "source", hd_json_string(e->source));
 		json_object_set_new(eo, "text", hd_json_string(e->text));
+		source_parts(a->store, e->source, eo);
 		json_array_append_new(ev, eo);
 	}
 	json_object_set_new(o, "kind",
@@ -116,7 +194,8 @@ static json_t *arrival_json(const struct hd_arrival *ar)
 	return o;
 }
 
-json_t *hd_report_json_build(const struct hd_analysis *a)
+json_t *hd_report_json_build(const struct hd_analysis *a,
+			     const struct hd_report_opts *opts)
 {
 	const struct hd_store *s = a->store;
 	json_t *doc = json_object();
@@ -138,6 +217,8 @@ json_t *hd_report_json_build(const struct hd_analysis *a)
 	json_object_set_new(ranks, "seen", hd_json_int_array(a->ranks_seen));
 	json_object_set_new(ranks, "missing",
 			    hd_json_int_array(a->ranks_missing));
+	/* Additive. */
+	json_object_set_new(ranks, "table", progress_json(a));
 	for (guint i = 0; i < s->groups->len; i++)
 		json_array_append_new(groups, group_json(a, i));
 	for (guint i = 0; i < a->verdicts->len; i++)
@@ -158,5 +239,15 @@ json_t *hd_report_json_build(const struct hd_analysis *a)
 	/* Additive keys. */
 	json_object_set_new(doc, "arrivals", arrivals);
 	json_object_set_new(doc, "notes", hd_json_string_array(a->notes));
+	json_object_set_new(doc, "fault",
+			    json_boolean(hd_analysis_has_fault(a)));
+	json_object_set_new(doc, "generated_at",
+			    opts && opts->generated_at >= 0
+				    ? rfc3339(opts->generated_at)
+				    : json_null());
+	json_object_set_new(doc, "analysis_ms",
+			    opts && opts->elapsed_ms >= 0
+				    ? json_integer(opts->elapsed_ms)
+				    : json_null());
 	return doc;
 }

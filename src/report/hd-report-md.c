@@ -1,9 +1,11 @@
 /*
  * The Markdown report, for pasting into an incident ticket: a heading that
  * states the verdict, a summary table, the evidence as a list with its
- * sources in backticks, then capped tables of groups, ranks, arrivals and
- * inputs.  Raw text is cleaned (hd_report_clean()) and escaped so that a
- * log line cannot break the table or the formatting around it.
+ * sources in backticks (quoted log lines in code spans; a long list folds
+ * into <details>), then capped tables of groups, ranks (runs of identical
+ * rows folded, the culprits' rows always shown), arrivals and inputs.
+ * Raw text is cleaned (hd_report_clean()) and escaped so that a log line
+ * cannot break the table or the formatting around it.
  */
 #include "config.h"
 
@@ -18,6 +20,9 @@
 #define MD_MAX_ITEMS 20
 #define MD_MAX_ROWS 32
 #define MD_MAX_WARNINGS 3
+/* evidence lists longer than this fold all but the first items */
+#define MD_FOLD_EVIDENCE  5
+#define MD_SHOWN_EVIDENCE 3
 
 /* Text safe inside a table cell or list item (transfer full). */
 static char *md_text(const char *s)
@@ -86,14 +91,21 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 	v = g_ptr_array_index(a->verdicts, 0);
 	ranks = hd_report_rank_list(v->culprits);
 	if (v->culprits->len) {
-		g_autofree char *cut = NULL;
+		g_autofree char *many = NULL;
 
+		/* A long list stays whole in the summary table below. */
 		if (strlen(ranks) > 60)
-			cut = g_strdup_printf("%.57s...", ranks);
-		fprintf(out, "# hangdoc: %s, %s %s (%s confidence)\n\n",
-			hd_verdict_kind_name(v->kind),
-			v->culprits->len == 1 ? "rank" : "ranks",
-			cut ? cut : ranks, hd_confidence_name(v->confidence));
+			many = g_strdup_printf("%u", v->culprits->len);
+		if (many)
+			fprintf(out,
+				"# hangdoc: %s, %s ranks (%s confidence)\n\n",
+				hd_verdict_kind_name(v->kind), many,
+				hd_confidence_name(v->confidence));
+		else
+			fprintf(out, "# hangdoc: %s, %s %s (%s confidence)\n\n",
+				hd_verdict_kind_name(v->kind),
+				v->culprits->len == 1 ? "rank" : "ranks", ranks,
+				hd_confidence_name(v->confidence));
 	} else {
 		fprintf(out, "# hangdoc: %s (%s confidence)\n\n",
 			hd_verdict_kind_name(v->kind),
@@ -110,7 +122,7 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	g_autofree char *missing_md = md_text(missing);
 
-	fprintf(out, "| | |\n|---|---|\n");
+	fprintf(out, "| field | value |\n|---|---|\n");
 	if (a->verdicts->len) {
 		v = g_ptr_array_index(a->verdicts, 0);
 		summary = md_text(v->summary);
@@ -145,28 +157,68 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	fputc('\n', out);
 }
 
-static void md_verdict_detail(FILE *out, const struct hd_verdict *v)
+/* Does text start "rank N" (a word of its own)? */
+static bool starts_with_rank(const char *text, int rank)
 {
+	char tag[32];
+	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
+
+	return text && strncmp(text, tag, n) == 0 &&
+	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
+}
+
+/*
+ * One evidence item: a quoted log line (its source has a line number) in a
+ * code span without the prefix the source already states, a description
+ * as text without a "rank N: " the item already says.
+ */
+static void md_evidence(FILE *out, const struct hd_store *s,
+			const struct hd_evidence *e)
+{
+	enum hd_report_pos pos = HD_REPORT_POS_NONE;
+	size_t len;
+	uint64_t at;
+	g_autofree char *text = NULL;
+
+	if (hd_report_source_split(s, e->source, &len, &pos, &at) &&
+	    pos == HD_REPORT_POS_LINE)
+		text = md_code(hd_report_strip_log_prefix(e->text));
+	else
+		text = md_text(hd_report_strip_rank(e->text, e->rank));
+	fputs("- ", out);
+	/* "rank 5 last seen at ..." says its rank already. */
+	if (e->rank >= 0 && !starts_with_rank(e->text, e->rank))
+		fprintf(out, "rank %d: ", e->rank);
+	fputs(text, out);
+	if (e->source) {
+		g_autofree char *src = md_code(e->source);
+
+		fprintf(out, " (%s)", src);
+	}
+	fputc('\n', out);
+}
+
+static void md_verdict_detail(FILE *out, const struct hd_analysis *a,
+			      const struct hd_verdict *v)
+{
+	guint n = MIN(v->evidence->len, MD_MAX_EVIDENCE);
+	guint open = n > MD_FOLD_EVIDENCE ? MD_SHOWN_EVIDENCE : n;
+
 	if (v->evidence->len)
 		fprintf(out, "## Evidence\n\n");
-	for (guint i = 0; i < v->evidence->len && i < MD_MAX_EVIDENCE; i++) {
-		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-		g_autofree char *text = md_text(e->text);
-
-		fputs("- ", out);
-		if (e->rank >= 0)
-			fprintf(out, "rank %d: ", e->rank);
-		fputs(text, out);
-		if (e->source) {
-			g_autofree char *src = md_code(e->source);
-
-			fprintf(out, " (%s)", src);
-		}
-		fputc('\n', out);
+	for (guint i = 0; i < n; i++) {
+		if (i == open)
+			fprintf(out,
+				"\n<details><summary>%u more evidence "
+				"items</summary>\n\n",
+				v->evidence->len - open);
+		md_evidence(out, a->store, g_ptr_array_index(v->evidence, i));
 	}
 	if (v->evidence->len > MD_MAX_EVIDENCE)
 		md_more(out, v->evidence->len - MD_MAX_EVIDENCE,
 			"evidence items");
+	if (n > open)
+		fprintf(out, "\n</details>\n");
 	if (v->evidence->len)
 		fputc('\n', out);
 	if (v->ruled_out->len)
@@ -241,7 +293,10 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 		g_autofree char *name = md_text(g->name ? g->name : "");
 		g_autofree char *id = md_code(g->id);
 		const struct hd_group_stats *st = hd_report_group_stats(a, i);
-		uint32_t aligned = st ? st->ops_aligned : 0;
+		g_autofree char *aligned =
+			!st || !st->positions
+				? g_strdup("none (no ops recorded)")
+				: g_strdup_printf("%u", st->ops_aligned);
 
 		if (st && st->joined >= 0) {
 			g_autofree char *other = md_code(
@@ -253,10 +308,10 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 			id = both;
 		}
 		if (g->nranks >= 0)
-			fprintf(out, "| %s | %s | %d | %u |\n", name, id,
+			fprintf(out, "| %s | %s | %d | %s |\n", name, id,
 				g->nranks, aligned);
 		else
-			fprintf(out, "| %s | %s | ? | %u |\n", name, id,
+			fprintf(out, "| %s | %s | ? | %s |\n", name, id,
 				aligned);
 	}
 	fputc('\n', out);
@@ -266,35 +321,85 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 	}
 }
 
+static bool md_is_culprit(const struct hd_analysis *a, int first, int last)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		for (guint k = 0; k < v->culprits->len; k++) {
+			int c = g_array_index(v->culprits, int, k);
+
+			if (c >= first && c <= last)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A rank-table row without its rank, to fold runs of equal ones. */
+static char *md_rank_cells(const struct hd_analysis *a,
+			   const struct hd_rank_progress *p)
+{
+	g_autofree char *host = md_text(p->host ? p->host : "");
+	g_autofree char *label =
+		hd_group_label(a->store, p->group, HD_GROUP_LABEL_SHORT);
+	g_autofree char *group = p->group >= 0 ? md_code(label) : g_strdup("");
+	char enq[24], done[24], state[48];
+
+	hd_report_progress_cells(p, "", enq, done, state);
+	return g_strdup_printf("%s | %u | %u | %s | %s | %s | %s", host,
+			       p->inputs, p->ops, group, enq, done, state);
+}
+
+/*
+ * The rank table: runs of consecutive ranks with equal rows folded, as in
+ * the text report; the first rows, then only the culprits' rows.
+ */
 static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
-	const struct hd_store *s = a->store;
 	guint n = a->progress ? a->progress->len : 0;
+	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
 
 	if (!n)
 		return;
 	fprintf(out, "## Ranks\n\n"
 		     "| rank | host | inputs | ops | group | last | done "
 		     "| state |\n|---|---|---|---|---|---|---|---|\n");
-	for (guint i = 0; i < n && i < MD_MAX_ROWS; i++) {
+	for (guint i = 0; i < n;) {
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
-		g_autofree char *host = md_text(p->host ? p->host : "");
-		g_autofree char *label =
-			hd_group_label(s, p->group, HD_GROUP_LABEL_SHORT);
-		g_autofree char *group =
-			p->group >= 0 ? md_code(label) : g_strdup("");
-		char enq[24], done[24], state[48];
+		g_autofree char *cells = md_rank_cells(a, p);
+		int first = p->rank, last = p->rank;
 
-		hd_report_progress_cells(p, "", enq, done, state);
-		fprintf(out, "| %d | %s | %u | %u | %s | %s | %s | %s |\n",
-			p->rank, host, p->inputs, p->ops, group, enq, done,
-			state);
+		for (i++; i < n; i++) {
+			const struct hd_rank_progress *q = &g_array_index(
+				a->progress, struct hd_rank_progress, i);
+			g_autofree char *next = NULL;
+
+			if (q->rank != last + 1)
+				break;
+			next = md_rank_cells(a, q);
+			if (strcmp(next, cells) != 0)
+				break;
+			last = q->rank;
+		}
+		if (shown >= MD_MAX_ROWS && !md_is_culprit(a, first, last)) {
+			hidden_rows++;
+			hidden_ranks += (guint)(last - first + 1);
+			continue;
+		}
+		shown++;
+		if (first == last)
+			fprintf(out, "| %d | %s |\n", first, cells);
+		else
+			fprintf(out, "| %d-%d | %s |\n", first, last, cells);
 	}
 	fputc('\n', out);
-	if (n > MD_MAX_ROWS) {
-		md_more(out, n - MD_MAX_ROWS, "ranks");
-		fputc('\n', out);
+	if (hidden_rows) {
+		g_autofree char *nr = hd_report_count(hidden_rows);
+		g_autofree char *nk = hd_report_count(hidden_ranks);
+
+		fprintf(out, "- ... and %s more rows (%s ranks)\n\n", nr, nk);
 	}
 }
 
@@ -394,7 +499,7 @@ void hd_report_markdown(FILE *out, const struct hd_analysis *a)
 	md_heading(out, a);
 	md_summary(out, a);
 	if (a->verdicts->len)
-		md_verdict_detail(out, g_ptr_array_index(a->verdicts, 0));
+		md_verdict_detail(out, a, g_ptr_array_index(a->verdicts, 0));
 	md_other_verdicts(out, a);
 	md_notes(out, a);
 	md_groups(out, a);

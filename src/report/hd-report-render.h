@@ -11,14 +11,19 @@
 #include <jansson.h>
 
 #include "hd-engine.h"
+#include "hd-report-opts.h"
 
-/* hd-report-text.c */
-void hd_report_text(FILE *out, const struct hd_analysis *a);
+/* hd-report-text.c: wrapped at width columns (0: 80). */
+void hd_report_text(FILE *out, const struct hd_analysis *a, int width);
 /* hd-report-md.c */
 void hd_report_markdown(FILE *out, const struct hd_analysis *a);
 /* hd-report-html.c: one self-contained page */
 void hd_report_html(FILE *out, const struct hd_analysis *a);
-/* hd-report-json.c: the schema-1 document.  (transfer full) */
-json_t *hd_report_json_build(const struct hd_analysis *a);
+/*
+ * hd-report-json.c: the schema-1 document; opts may be NULL.
+ * (transfer full)
+ */
+json_t *hd_report_json_build(const struct hd_analysis *a,
+			     const struct hd_report_opts *opts);
 
 #endif

@@ -1,11 +1,13 @@
 /*
- * The text report, for a person at an 80-column terminal at 3 AM: the top
- * verdict on the first line, then its evidence, what was ruled out, the
- * other verdicts, what could not be decided, compact rank and arrival
- * tables and the inputs.  Every line goes through emit(), which cleans raw
- * input bytes and cuts the line at 80 columns with "...", except source
- * locations, which are never cut.  Every list is capped so that a 16k-rank
- * incident still gives a report that fits on a few screens.
+ * The text report, for a person at a terminal at 3 AM: the top verdict
+ * (kind, culprits with their hosts, the op, the confidence) and its
+ * summary, when the hang began, what to do next, the culprit's stack,
+ * then its evidence, what was ruled out, the other verdicts, what could
+ * not be decided, the groups, a compact rank table, arrivals and the
+ * inputs.  Every line goes through emit(), which cleans raw input bytes
+ * and wraps at the width asked for with a hanging indent: nothing is cut.
+ * Lists are capped (with "... and N more") so that a 16k-rank incident
+ * still gives a report that fits on a few screens.
  */
 #include "config.h"
 
@@ -17,7 +19,6 @@
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
-#define WIDTH 80
 #define MAX_EVIDENCE 10
 #define MAX_RULED_OUT 8
 #define MAX_VERDICTS 8
@@ -27,86 +28,66 @@
 #define MAX_ARRIVALS 10
 #define MAX_INPUTS 10
 #define MAX_WARNINGS 3
-#define MAX_WRAP_LINES 4
+#define MAX_HOSTS     8
+#define MAX_FRAMES    32
 
-/* Cuts a clean string to width columns, ending it with "..." when cut. */
-static char *fit(const char *clean, size_t width)
+/* What every section writes to. */
+struct text {
+	FILE *out;
+	const struct hd_analysis *a;
+	int width;
+};
+
+/* Writes text, cleaned, wrapped after first with rest as hanging indent. */
+static void emit_wrap(const struct text *t, const char *first, const char *rest,
+		      const char *text)
 {
-	const char *end;
+	g_autofree char *clean = hd_report_clean(text);
+	g_autofree char *lines = hd_report_wrap(clean, first, rest, t->width);
 
-	if ((size_t)g_utf8_strlen(clean, -1) <= width)
-		return g_strdup(clean);
-	end = g_utf8_offset_to_pointer(clean, (glong)width - 3);
-	return g_strdup_printf("%.*s...", (int)(end - clean), clean);
+	fputs(lines, t->out);
+	fputc('\n', t->out);
 }
 
-static void emit_str(FILE *out, const char *s)
-{
-	g_autofree char *clean = hd_report_clean(s);
-	g_autofree char *line = fit(clean, WIDTH);
-
-	fputs(line, out);
-	fputc('\n', out);
-}
-
-static void emit(FILE *out, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static void emit(FILE *out, const char *fmt, ...)
+/* One formatted item, wrapped with an indent of the item's own indent + 2. */
+static void emit(const struct text *t, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+static void emit(const struct text *t, const char *fmt, ...)
 {
 	g_autofree char *s = NULL;
+	g_autofree char *first = NULL;
+	g_autofree char *rest = NULL;
+	size_t lead, hang;
 	va_list ap;
 
 	va_start(ap, fmt);
 	s = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	emit_str(out, s);
-}
-
-/*
- * Word-wraps text after indent (continuation lines are indented as far),
- * at most max_lines lines; the last one is cut with "..." when text does
- * not fit.
- */
-static void emit_wrapped(FILE *out, const char *indent, const char *text,
-			 int max_lines)
-{
-	g_autofree char *clean = hd_report_clean(text);
-	g_autofree char *blank = g_strnfill(strlen(indent), ' ');
-	const char *p = clean;
-	size_t room = WIDTH - strlen(indent);
-
-	for (int n = 0; *p && n < max_lines; n++) {
-		const char *brk = NULL;
-		const char *q = p;
-		size_t cols = 0;
-
-		while (*q && cols < room) {
-			if (*q == ' ')
-				brk = q;
-			q = g_utf8_next_char(q);
-			cols++;
-		}
-		if (!*q || n == max_lines - 1) {
-			emit(out, "%s%s", n ? blank : indent, p);
-			return;
-		}
-		if (*q == ' ')
-			brk = q;
-		if (!brk || brk == p)
-			brk = q;
-		emit(out, "%s%.*s", n ? blank : indent, (int)(brk - p), p);
-		p = brk;
-		while (*p == ' ')
-			p++;
+	lead = strspn(s, " ");
+	/* "  - item" hangs under the item's text, anything else 2 further. */
+	if (s[lead] == '-' && s[lead + 1] == ' ') {
+		lead += 2;
+		hang = lead;
+	} else {
+		hang = lead + 2;
 	}
+	first = g_strndup(s, lead);
+	rest = g_strnfill(hang, ' ');
+	emit_wrap(t, first, rest, s + lead);
 }
 
-static void emit_more(FILE *out, const char *indent, guint more,
+static void blank(const struct text *t)
+{
+	fputc('\n', t->out);
+}
+
+static void emit_more(const struct text *t, const char *indent, guint more,
 		      const char *what)
 {
 	g_autofree char *n = hd_report_count(more);
 
 	if (more)
-		emit(out, "%s... and %s more %s", indent, n, what);
+		emit(t, "%s... and %s more %s", indent, n, what);
 }
 
 static const char *plural(guint64 n, const char *one, const char *many)
@@ -114,16 +95,61 @@ static const char *plural(guint64 n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* "rank 3", "ranks 0-3,5" or "" (transfer full). */
-static char *culprit_text(const struct hd_verdict *v)
+/* The host a rank ran on, or NULL.  (transfer none) */
+static const char *rank_host(const struct hd_analysis *a, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(a->store, rank);
+
+	return r ? r->host : NULL;
+}
+
+/* The engine's table row for a rank, or NULL.  (transfer none) */
+static const struct hd_rank_progress *rank_row(const struct hd_analysis *a,
+					       int rank)
+{
+	for (guint i = 0; a->progress && i < a->progress->len; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+
+		if (p->rank == rank)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * "rank 5 (node-b)", "ranks 2-3 (node-a)", "ranks 0-7 (node-a, node-b)",
+ * or "" without culprits.  (transfer full)
+ */
+static char *culprit_text(const struct hd_analysis *a,
+			  const struct hd_verdict *v)
 {
 	g_autofree char *list = hd_report_rank_list(v->culprits);
+	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
+	GString *s;
 
 	if (!v->culprits->len)
 		return g_strdup("");
-	return g_strdup_printf("%s %s", plural(v->culprits->len, "rank",
-					       "ranks"),
-			       list);
+	s = g_string_new(NULL);
+	g_string_append_printf(s, "%s %s",
+			       plural(v->culprits->len, "rank", "ranks"), list);
+	for (guint i = 0; i < v->culprits->len; i++) {
+		const char *h =
+			rank_host(a, g_array_index(v->culprits, int, i));
+
+		/* Interned: equal hosts are equal pointers. */
+		if (h && !g_ptr_array_find(hosts, h, NULL))
+			g_ptr_array_add(hosts, (gpointer)h);
+	}
+	for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++)
+		g_string_append_printf(s, "%s%s", i ? ", " : " (",
+				       (const char *)hosts->pdata[i]);
+	if (hosts->len > MAX_HOSTS)
+		g_string_append_printf(s, " and %u more hosts",
+				       hosts->len - MAX_HOSTS);
+	if (hosts->len)
+		g_string_append_c(s, ')');
+	return g_string_free(s, FALSE);
 }
 
 /* "group 0 seq 42 all_reduce", or the parts known (transfer full). */
@@ -146,11 +172,11 @@ static char *where_text(const struct hd_analysis *a,
 	return g_string_free(s, FALSE);
 }
 
-/* "kind [conf] ranks X, group G seq N op: summary" (transfer full). */
-static char *verdict_line(const struct hd_analysis *a,
+/* "kind [conf] ranks X (hosts), group G seq N op" (transfer full). */
+static char *verdict_head(const struct hd_analysis *a,
 			  const struct hd_verdict *v)
 {
-	g_autofree char *who = culprit_text(v);
+	g_autofree char *who = culprit_text(a, v);
 	g_autofree char *where = where_text(a, v);
 	GString *s = g_string_new(NULL);
 
@@ -160,143 +186,582 @@ static char *verdict_line(const struct hd_analysis *a,
 		g_string_append_printf(s, " %s", who);
 	if (*where)
 		g_string_append_printf(s, "%s %s", *who ? "," : "", where);
-	g_string_append_printf(s, ": %s", v->summary ? v->summary : "");
 	return g_string_free(s, FALSE);
 }
 
-static void emit_evidence(FILE *out, const struct hd_evidence *e)
+/*
+ * One evidence item: its source, then the quoted text (a log line
+ * without the prefix its source already states), hanging under it.
+ */
+static void emit_evidence(const struct text *t, const struct hd_evidence *e)
 {
 	g_autofree char *src = hd_report_clean(e->source);
-	size_t src_cols = g_utf8_strlen(src, -1);
+	const char *text = hd_report_strip_log_prefix(e->text ? e->text : "");
 
 	if (!*src) {
-		emit(out, "  %s", e->text ? e->text : "");
-	} else if (src_cols + 4 + 24 <= WIDTH) {
-		emit(out, "  %s: %s", src, e->text ? e->text : "");
+		emit_wrap(t, "  ", "    ", text);
+	} else if (hd_report_columns(src) + 4 <= (size_t)t->width / 2) {
+		g_autofree char *first = g_strdup_printf("  %s: ", src);
+
+		emit_wrap(t, first, "    ", text);
 	} else {
-		/* The location stays whole, even past the last column. */
-		fprintf(out, "  %s:\n", src);
-		emit(out, "    %s", e->text ? e->text : "");
+		g_autofree char *first = g_strdup_printf("%s:", src);
+
+		emit_wrap(t, "  ", "    ", first);
+		emit_wrap(t, "    ", "    ", text);
 	}
 }
 
-static void top_verdict(FILE *out, const struct hd_analysis *a,
-			const struct hd_verdict *v)
+static void hang_start(const struct text *t, const struct hd_analysis *a)
 {
-	g_autofree char *line = verdict_line(a, v);
-	g_autofree char *clean = hd_report_clean(line);
+	const struct hd_moment *done = &a->last_completed;
+	const struct hd_moment *first = &a->first_timeout;
+	GString *s;
 
-	emit_str(out, clean);
-	if ((size_t)g_utf8_strlen(clean, -1) > WIDTH) {
-		g_autofree char *who = hd_report_rank_list(v->culprits);
+	if (!done->known && !first->known)
+		return;
+	s = g_string_new("hang began: ");
+	if (done->known) {
+		g_autofree char *when =
+			hd_report_time(done->ns, done->is_local);
+		g_autofree char *src = hd_prov_format(a->store, &done->prov);
 
-		/* The first line was cut: give its parts in full. */
-		emit_wrapped(out, "  summary: ", v->summary, MAX_WRAP_LINES);
-		if (v->culprits->len > 1)
-			emit_wrapped(out, "  culprit ranks: ", who,
-				     MAX_WRAP_LINES);
+		g_string_append_printf(s,
+				       "after %s, when the last op to complete "
+				       "ended (rank %d, %s)",
+				       when, done->rank, src);
 	}
+	if (first->known) {
+		g_autofree char *when =
+			hd_report_time(first->ns, first->is_local);
+		g_autofree char *src = hd_prov_format(a->store, &first->prov);
+		char rank[32] = "";
+
+		if (first->rank >= 0)
+			g_snprintf(rank, sizeof(rank), "rank %d, ",
+				   first->rank);
+		g_string_append_printf(
+			s, "%sfirst watchdog timeout at %s (%s%s)",
+			done->known ? "; " : "", when, rank, src);
+	}
+	emit_wrap(t, "", "  ", s->str);
+	g_string_free(s, TRUE);
+}
+
+/* "train.py:88 in train_step" (transfer full). */
+static char *frame_text(const struct hd_frame *f)
+{
+	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
+			       f->name ? f->name : "?");
+}
+
+/* The innermost user frame of a rank's last stack, or NULL. */
+static const struct hd_frame *user_frame(const struct hd_analysis *a, int rank)
+{
+	const struct hd_rank_progress *p = rank_row(a, rank);
+	const struct hd_frame *frames;
+	size_t n;
+
+	if (!p || p->stack < 0 || p->user_frame < 0)
+		return NULL;
+	frames = hd_store_stack(a->store, p->stack, &n);
+	return (size_t)p->user_frame < n ? &frames[p->user_frame] : NULL;
+}
+
+/* The first signal of rank in category cat, or NULL. */
+static const struct hd_signal *rank_signal(const struct hd_analysis *a,
+					   int rank, enum hd_signal_cat cat)
+{
+	const struct hd_store *s = a->store;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->rank == rank && sig->cat == cat)
+			return sig;
+	}
+	return NULL;
+}
+
+/* "hca mlx5_1" in a quoted NCCL line: the HCA's name, or NULL. */
+static char *hca_name(const char *text)
+{
+	const char *p = text ? strstr(text, " hca ") : NULL;
+	size_t n;
+
+	if (!p)
+		return NULL;
+	p += 5;
+	n = strcspn(p, " ,;)");
+	return n ? g_strndup(p, n) : NULL;
+}
+
+/* The host of the rank that bootstrapped on addr or is named so. */
+static const char *host_of_peer(const struct hd_analysis *a, const char *peer)
+{
+	g_autofree char *name = NULL;
+	GHashTableIter it;
+	gpointer value;
+
+	if (!peer)
+		return NULL;
+	name = g_strndup(peer, strcspn(peer, "<"));
+	g_hash_table_iter_init(&it, a->store->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct hd_rank *r = value;
+
+		if (r->host && ((r->addr && strcmp(r->addr, name) == 0) ||
+				strcmp(r->host, name) == 0))
+			return r->host;
+	}
+	return NULL;
+}
+
+/* "on node-b" or "on the host of rank 5" (transfer full). */
+static char *on_host(const struct hd_analysis *a, int rank)
+{
+	const char *h = rank_host(a, rank);
+
+	return h ? g_strdup_printf("on %s", h)
+		 : g_strdup_printf("on the host of rank %d", rank);
+}
+
+/* A rank stuck or slow: where it is now, and where it was. */
+static void next_live_rank(const struct text *t, int rank)
+{
+	const struct hd_analysis *a = t->a;
+	const struct hd_rank *r = hd_store_find_rank(a->store, rank);
+	const struct hd_frame *f = user_frame(a, rank);
+	g_autofree char *on = on_host(a, rank);
+
+	if (r && r->pid > 0)
+		emit(t,
+		     "  - rank %d ran %s as pid %d: run `py-spy dump --pid "
+		     "%d` there to see where it is stuck now (add "
+		     "--native for C++ frames)",
+		     rank, on, r->pid, r->pid);
+	else
+		emit(t,
+		     "  - rank %d ran %s; its pid is not in the data: find "
+		     "it there (ps, nvidia-smi) and run `py-spy dump --pid "
+		     "PID`",
+		     rank, on);
+	if (f) {
+		g_autofree char *where = frame_text(f);
+
+		emit(t, "  - its Python was last seen at %s", where);
+	}
+}
+
+static void next_steps_mismatch(const struct text *t,
+				const struct hd_verdict *v)
+{
+	const struct hd_analysis *a = t->a;
+	int culprit = g_array_index(v->culprits, int, 0);
+	const struct hd_frame *fc = user_frame(a, culprit);
+	const struct hd_frame *fo = NULL;
+	int other = -1;
+
+	/* A rank of the majority, as the evidence cites them. */
+	for (guint i = 0; i < v->evidence->len && other < 0; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool is_culprit = false;
+
+		for (guint k = 0; k < v->culprits->len; k++)
+			if (g_array_index(v->culprits, int, k) == e->rank)
+				is_culprit = true;
+		if (e->rank >= 0 && !is_culprit)
+			other = e->rank;
+	}
+	if (other >= 0)
+		fo = user_frame(a, other);
+	if (fc && fo) {
+		g_autofree char *wc = frame_text(fc);
+		g_autofree char *wo = frame_text(fo);
+
+		emit(t,
+		     "  - the call sites that disagree: rank %d at %s, rank "
+		     "%d at %s",
+		     culprit, wc, other, wo);
+		if (strcmp(wc, wo) == 0)
+			emit(t, "  - the same line on both: compare the "
+				"arguments (sizes, dtype, root) each rank "
+				"passes there");
+	} else if (other >= 0) {
+		emit(t,
+		     "  - compare the code paths of rank %d and rank %d up "
+		     "to this op; the data holds no stack for %s",
+		     culprit, other, fc ? "the other" : "the culprit");
+	}
+	emit(t, "  - look for a rank-dependent branch or shape (data "
+		"loader, uneven last batch, `if rank == ...`)");
+}
+
+static void next_steps_network(const struct text *t, const struct hd_verdict *v)
+{
+	const struct hd_analysis *a = t->a;
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
+	const struct hd_signal *sig =
+		culprit >= 0 ? rank_signal(a, culprit, HD_SIG_NETWORK) : NULL;
+	const struct hd_evidence *e0 =
+		v->evidence->len ? g_ptr_array_index(v->evidence, 0) : NULL;
+	g_autofree char *hca = hca_name(e0 ? e0->text : NULL);
+	g_autofree char *on = culprit >= 0 ? on_host(a, culprit)
+					   : g_strdup("on the failing host");
+	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
+
+	if (hca)
+		emit(t,
+		     "  - %s: `ibstat %s` (port state, rate) and `perfquery "
+		     "-C %s` (symbol, link-down and port-receive error "
+		     "counters)",
+		     on, hca, hca);
+	else
+		emit(t,
+		     "  - %s: `ibstat` and `perfquery` on the HCA NCCL "
+		     "uses (NCCL_IB_HCA), or the NIC's counters for "
+		     "sockets",
+		     on);
+	if (sig && sig->peer)
+		emit(t,
+		     "  - the peer %s%s%s%s: the same counters there, and "
+		     "the cable or switch port between them",
+		     sig->peer, peer_host ? " (" : "",
+		     peer_host ? peer_host : "", peer_host ? ")" : "");
+	emit(t, "  - `dmesg` on both hosts for link flaps, and the fabric "
+		"manager's logs");
+}
+
+static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
+{
+	const struct hd_analysis *a = t->a;
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
+
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		if (!e->source)
+			continue;
+		emit(t, "  - the error, at %s: %s", e->source,
+		     hd_report_strip_log_prefix(e->text));
+		break;
+	}
+	if (culprit >= 0) {
+		const struct hd_frame *f = user_frame(a, culprit);
+		g_autofree char *on = on_host(a, culprit);
+
+		if (f) {
+			g_autofree char *where = frame_text(f);
+
+			emit(t, "  - rank %d's Python was last seen at %s",
+			     culprit, where);
+		}
+		emit(t,
+		     "  - read rank %d's log %s up to the error for its "
+		     "cause; the other ranks' errors follow from it",
+		     culprit, on);
+	}
+}
+
+/* What to check for each kind of setup failure the culprits reported. */
+static void next_steps_init(const struct text *t, const struct hd_verdict *v)
+{
+	const struct hd_store *s = t->a->store;
+	bool seen[HD_SIGT_RANKS_NAMED + 1] = { false };
+	bool any = false;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		bool culprit = false;
+
+		for (guint k = 0; k < v->culprits->len; k++)
+			if (g_array_index(v->culprits, int, k) == sig->rank)
+				culprit = true;
+		if (!culprit || sig->type > HD_SIGT_RANKS_NAMED ||
+		    seen[sig->type])
+			continue;
+		seen[sig->type] = true;
+		switch (sig->type) {
+		case HD_SIGT_DUPLICATE_GPU:
+			emit(t, "  - two ranks share a GPU: check "
+				"CUDA_VISIBLE_DEVICES and that each process "
+				"calls torch.cuda.set_device(LOCAL_RANK)");
+			any = true;
+			break;
+		case HD_SIGT_SHM:
+			emit(t, "  - /dev/shm is too small: raise it "
+				"(docker --shm-size, a memory-backed "
+				"emptyDir) or set NCCL_SHM_DISABLE=1");
+			any = true;
+			break;
+		case HD_SIGT_BOOTSTRAP:
+		case HD_SIGT_STORE_LOST:
+			emit(t, "  - bootstrap: check MASTER_ADDR and "
+				"MASTER_PORT, that the port is open between "
+				"hosts, and NCCL_SOCKET_IFNAME");
+			any = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!any)
+		emit(t, "  - check the launch configuration the evidence "
+			"names (devices, NCCL_* and MASTER_* variables) on "
+			"the culprit ranks");
+}
+
+static void next_steps_data(const struct text *t)
+{
+	const struct hd_store *s = t->a->store;
+	bool kinds[HD_INPUT_KINETO + 1] = { false };
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (!in->error && in->kind <= HD_INPUT_KINETO)
+			kinds[in->kind] = true;
+	}
+	if (!kinds[HD_INPUT_FLIGHT_REC])
+		emit(t, "  - flight-recorder dumps: run with "
+			"TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and "
+			"TORCH_NCCL_DUMP_ON_TIMEOUT=1 (files under "
+			"TORCH_NCCL_DEBUG_INFO_TEMP_FILE)");
+	if (!kinds[HD_INPUT_NCCL_LOG])
+		emit(t, "  - NCCL logs: NCCL_DEBUG=INFO "
+			"NCCL_DEBUG_SUBSYS=INIT,COLL,NET with every rank's "
+			"stderr kept");
+	if (t->a->ranks_missing->len) {
+		g_autofree char *m = hd_report_rank_list(t->a->ranks_missing);
+
+		emit(t, "  - the files of the ranks that left none: %s", m);
+	}
+	emit(t, "  - while the job still hangs: `py-spy dump --pid PID` on "
+		"every rank's host");
+}
+
+/* What an on-call engineer does next, by the top verdict's kind. */
+static void next_steps(const struct text *t, const struct hd_verdict *v)
+{
+	int culprit =
+		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
+
+	blank(t);
+	emit(t, "next steps:");
+	switch (v->kind) {
+	case HD_V_MISSING_RANK:
+	case HD_V_LAGGING_RANK:
+	case HD_V_BLOCKED_CHAIN:
+	case HD_V_P2P_UNMATCHED:
+	case HD_V_STRAGGLER:
+		for (guint i = 0; i < v->culprits->len && i < 2; i++)
+			next_live_rank(t, g_array_index(v->culprits, int, i));
+		if (v->culprits->len > 2) {
+			g_autofree char *all = hd_report_rank_list(v->culprits);
+
+			emit(t, "  - the same for ranks %s", all);
+		}
+		if (!v->culprits->len)
+			next_steps_data(t);
+		break;
+	case HD_V_TYPE_MISMATCH:
+	case HD_V_SIZE_MISMATCH:
+	case HD_V_DTYPE_MISMATCH:
+	case HD_V_ROOT_MISMATCH:
+	case HD_V_REDOP_MISMATCH:
+		if (culprit >= 0)
+			next_steps_mismatch(t, v);
+		break;
+	case HD_V_NETWORK_FAULT:
+		next_steps_network(t, v);
+		break;
+	case HD_V_RANK_CRASHED:
+		next_steps_crash(t, v);
+		break;
+	case HD_V_INIT_FAILURE:
+		next_steps_init(t, v);
+		break;
+	case HD_V_NO_FAULT:
+		emit(t, "  - no fault in what was read; if the job still "
+			"hangs, collect:");
+		next_steps_data(t);
+		break;
+	case HD_V_INSUFFICIENT_DATA:
+	case HD_V_KIND_COUNT:
+		next_steps_data(t);
+		break;
+	}
+}
+
+/*
+ * The culprit's last stack, innermost user frame first, then the frames
+ * outside it, then the framework frames it had called into.
+ */
+static void culprit_stack(const struct text *t, const struct hd_verdict *v)
+{
+	const struct hd_analysis *a = t->a;
+	const struct hd_rank_progress *p;
+	const struct hd_frame *frames;
+	size_t n, from;
+	int rank;
+
+	if (!v->culprits->len)
+		return;
+	rank = g_array_index(v->culprits, int, 0);
+	p = rank_row(a, rank);
+	if (!p || p->stack < 0)
+		return;
+	frames = hd_store_stack(a->store, p->stack, &n);
+	if (!n)
+		return;
+	from = p->user_frame >= 0 ? (size_t)p->user_frame : 0;
+	blank(t);
+	emit(t, "stack of rank %d at its last op (innermost first):", rank);
+	for (size_t i = from; i < n && i - from < MAX_FRAMES; i++) {
+		g_autofree char *f = frame_text(&frames[i]);
+
+		emit(t, "  %s", f);
+	}
+	if (n - from > MAX_FRAMES)
+		emit_more(t, "  ", (guint)(n - from - MAX_FRAMES), "frames");
+	if (!from)
+		return;
+	emit(t, "  called into (framework, innermost first):");
+	for (size_t i = 0; i < from && i < MAX_FRAMES; i++) {
+		g_autofree char *f = frame_text(&frames[i]);
+
+		emit(t, "    %s", f);
+	}
+	if (from > MAX_FRAMES)
+		emit_more(t, "    ", (guint)(from - MAX_FRAMES), "frames");
+}
+
+static void top_verdict(const struct text *t, const struct hd_verdict *v)
+{
+	g_autofree char *head = verdict_head(t->a, v);
+
+	emit_wrap(t, "", "  ", head);
+	if (v->summary)
+		emit_wrap(t, "  ", "  ", v->summary);
+	hang_start(t, t->a);
+	next_steps(t, v);
+	culprit_stack(t, v);
 	if (v->evidence->len) {
-		emit(out, "%s", "");
-		emit(out, "evidence:");
+		blank(t);
+		emit(t, "evidence:");
 	}
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++)
-		emit_evidence(out, g_ptr_array_index(v->evidence, i));
+		emit_evidence(t, g_ptr_array_index(v->evidence, i));
 	if (v->evidence->len > MAX_EVIDENCE)
-		emit_more(out, "  ", v->evidence->len - MAX_EVIDENCE,
+		emit_more(t, "  ", v->evidence->len - MAX_EVIDENCE,
 			  "evidence items");
 	if (v->ruled_out->len) {
-		emit(out, "%s", "");
-		emit(out, "ruled out:");
+		blank(t);
+		emit(t, "ruled out:");
 	}
 	for (guint i = 0; i < v->ruled_out->len && i < MAX_RULED_OUT; i++)
-		emit(out, "  - %s",
+		emit(t, "  - %s",
 		     (const char *)g_ptr_array_index(v->ruled_out, i));
 	if (v->ruled_out->len > MAX_RULED_OUT)
-		emit_more(out, "  ", v->ruled_out->len - MAX_RULED_OUT,
+		emit_more(t, "  ", v->ruled_out->len - MAX_RULED_OUT,
 			  "ruled out");
 }
 
-static void no_verdict(FILE *out, const struct hd_analysis *a)
+static void no_verdict(const struct text *t)
 {
-	const struct hd_store *s = a->store;
+	const struct hd_store *s = t->a->store;
 	unsigned usable = hd_store_usable_inputs(s);
 
 	if (!s->inputs->len)
-		emit(out, "no verdict: no input files found");
+		emit(t, "no verdict: no input files found");
 	else if (!usable)
-		emit(out, "no verdict: no usable input (%u %s tried)",
+		emit(t, "no verdict: no usable input (%u %s tried)",
 		     s->inputs->len, plural(s->inputs->len, "file", "files"));
 	else
-		emit(out, "no verdict: the analysis reached no conclusion");
+		emit(t, "no verdict: the analysis reached no conclusion");
 }
 
-static void other_verdicts(FILE *out, const struct hd_analysis *a)
+static void other_verdicts(const struct text *t)
 {
+	const struct hd_analysis *a = t->a;
 	guint n = a->verdicts->len;
 
 	if (n < 2)
 		return;
-	emit(out, "%s", "");
-	emit(out, "other verdicts:");
+	blank(t);
+	emit(t, "other verdicts:");
 	for (guint i = 1; i < n && i <= MAX_VERDICTS; i++) {
-		g_autofree char *line =
-			verdict_line(a, g_ptr_array_index(a->verdicts, i));
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+		g_autofree char *head = verdict_head(a, v);
 
-		emit(out, "  %s", line);
+		emit(t, "  - %s: %s", head, v->summary ? v->summary : "");
 	}
 	if (n - 1 > MAX_VERDICTS)
-		emit_more(out, "  ", n - 1 - MAX_VERDICTS, "verdicts");
+		emit_more(t, "  ", n - 1 - MAX_VERDICTS, "verdicts");
 }
 
-static void notes(FILE *out, const struct hd_analysis *a)
+static void notes(const struct text *t)
 {
+	const struct hd_analysis *a = t->a;
+
 	if (!a->notes || !a->notes->len)
 		return;
-	emit(out, "%s", "");
-	emit(out, "not decided:");
+	blank(t);
+	emit(t, "not decided:");
 	for (guint i = 0; i < a->notes->len && i < MAX_NOTES; i++)
-		emit_wrapped(out, "  - ", g_ptr_array_index(a->notes, i), 2);
+		emit(t, "  - %s", (const char *)g_ptr_array_index(a->notes, i));
 	if (a->notes->len > MAX_NOTES)
-		emit_more(out, "  ", a->notes->len - MAX_NOTES, "notes");
+		emit_more(t, "  ", a->notes->len - MAX_NOTES, "notes");
 }
 
-/* A group's short label for the rank table: its name, or "#index". */
-static char *group_tag(const struct hd_store *s, uint32_t index)
+/*
+ * The groups, by the name people know them by.  A group whose ranks share
+ * no position (an NCCL comm seen only at init, say) says so instead of
+ * "0 ops aligned".
+ */
+static void groups(const struct text *t)
 {
-	const struct hd_group *g = hd_store_group_at(s, index);
-
-	if (g->name && strlen(g->name) <= 12)
-		return g_strdup(g->name);
-	return g_strdup_printf("#%u", index);
-}
-
-static void groups(FILE *out, const struct hd_analysis *a)
-{
+	const struct hd_analysis *a = t->a;
 	const struct hd_store *s = a->store;
 
 	if (!s->groups->len)
 		return;
-	emit(out, "%s", "");
-	emit(out, "groups: %u", s->groups->len);
+	blank(t);
+	emit(t, "groups: %u", s->groups->len);
 	for (guint i = 0; i < s->groups->len && i < MAX_GROUPS; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 		const struct hd_group_stats *st = hd_report_group_stats(a, i);
-		g_autofree char *tag = group_tag(s, i);
+		g_autofree char *label =
+			hd_group_label(s, i, HD_GROUP_LABEL_LONG);
 		g_autofree char *nranks =
 			g->nranks >= 0 ? g_strdup_printf("%d", g->nranks)
 				       : g_strdup("?");
+		g_autofree char *ops = NULL;
+		g_autofree char *joined = NULL;
 
-		emit(out, "  %-12s %s ranks, %u ops aligned, %s%s", tag, nranks,
-		     st ? st->ops_aligned : 0, g->id,
-		     g->low_confidence_identity ? " (guessed)" : "");
+		if (!st || !st->positions)
+			ops = g_strdup("no ops recorded");
+		else if (!st->ops_aligned)
+			ops = g_strdup("no position all its ranks reached");
+		else
+			ops = g_strdup_printf(
+				"%u %s aligned", st->ops_aligned,
+				plural(st->ops_aligned, "op", "ops"));
 		if (st && st->joined >= 0)
-			emit(out, "  %-12s joined with %s (%u ops matched)", "",
-			     hd_store_group_at(s, (uint32_t)st->joined)->id,
-			     st->joined_ops);
+			joined = g_strdup_printf(
+				"; joined with %s (%u ops matched)",
+				hd_store_group_at(s, (uint32_t)st->joined)->id,
+				st->joined_ops);
+		emit(t, "  - %s: %s ranks, %s; id %s%s%s", label, nranks, ops,
+		     g->id, g->low_confidence_identity ? " (guessed)" : "",
+		     joined ? joined : "");
 	}
 	if (s->groups->len > MAX_GROUPS)
-		emit_more(out, "  ", s->groups->len - MAX_GROUPS, "groups");
+		emit_more(t, "  ", s->groups->len - MAX_GROUPS, "groups");
 }
 
 static bool is_culprit(const struct hd_analysis *a, int first, int last)
@@ -314,47 +779,72 @@ static bool is_culprit(const struct hd_analysis *a, int first, int last)
 	return false;
 }
 
+/* A table row's cells but the rank's; runs of equal cells fold. */
 struct table_row {
 	int rank;
-	char *body; /* everything but the rank */
+	char *cells[6]; /* host, files, ops, enqueued, completed, state */
 };
 
 static void table_row_clear(gpointer p)
 {
-	g_free(((struct table_row *)p)->body);
+	struct table_row *row = p;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(row->cells); i++)
+		g_free(row->cells[i]);
 }
 
-/* Rows from the engine's per-rank progress (the usual case). */
+static bool same_cells(const struct table_row *x, const struct table_row *y)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(x->cells); i++)
+		if (strcmp(x->cells[i], y->cells[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Rows from the engine's per-rank progress. */
 static void progress_rows(const struct hd_analysis *a, GArray *table)
 {
-	const struct hd_store *s = a->store;
-
 	for (guint i = 0; i < a->progress->len; i++) {
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
-		g_autofree char *ops = hd_report_count(p->ops);
-		g_autofree char *tag = p->group >= 0
-					       ? group_tag(s, (uint32_t)p->group)
-					       : g_strdup("-");
-		char host[11], enq[24], done[24], state[48];
-		struct table_row row = { p->rank, NULL };
+		char enq[24], done[24], state[48];
+		struct table_row row = { p->rank, { NULL } };
 
-		g_snprintf(host, sizeof(host), "%s", p->host ? p->host : "-");
 		hd_report_progress_cells(p, "-", enq, done, state);
-		row.body = g_strdup_printf("%-10s %3u %7s %-8.8s %6s %6s  %s",
-					   host, p->inputs, ops, tag, enq, done,
-					   state);
+		row.cells[0] = hd_report_clean(p->host ? p->host : "-");
+		row.cells[1] = g_strdup_printf("%u", p->inputs);
+		row.cells[2] = hd_report_count(p->ops);
+		row.cells[3] = g_strdup(enq);
+		row.cells[4] = g_strdup(done);
+		row.cells[5] = g_strdup(state);
 		g_array_append_val(table, row);
 	}
 }
 
-static void rank_table(FILE *out, const struct hd_analysis *a)
+/* A run of table rows folded into one: "first-last". */
+struct table_run {
+	guint row;
+	int first, last;
+};
+
+static void rank_table(const struct text *t)
 {
+	static const char *const heads[] = { "rank", "host",	 "files",
+					     "ops",  "enqueued", "completed",
+					     "state" };
+	/* left-aligned columns; the others are numbers */
+	static const bool left[] = { true,  true,  false, false,
+				     false, false, true };
+	const struct hd_analysis *a = t->a;
 	g_autoptr(GArray) table = g_array_new(FALSE, FALSE,
 					      sizeof(struct table_row));
+	g_autoptr(GArray) runs =
+		g_array_new(FALSE, FALSE, sizeof(struct table_run));
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	size_t w[G_N_ELEMENTS(heads)];
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	guint i = 0, nseen = a->ranks_seen->len;
+	guint nseen = a->ranks_seen->len;
+	int64_t group = -1;
 
 	/* The rows are the engine's: the report only lays them out. */
 	g_array_set_clear_func(table, table_row_clear);
@@ -362,54 +852,110 @@ static void rank_table(FILE *out, const struct hd_analysis *a)
 		progress_rows(a, table);
 	if (!table->len && !a->ranks_missing->len)
 		return;
-	emit(out, "%s", "");
+	blank(t);
 	if (a->world_size >= 0)
-		emit(out, "ranks: %u with data, world size %d", nseen,
+		emit(t, "ranks: %u with data, world size %d", nseen,
 		     a->world_size);
 	else
-		emit(out, "ranks: %u with data, world size unknown", nseen);
+		emit(t, "ranks: %u with data, world size unknown", nseen);
 	if (a->ranks_missing->len)
-		emit_wrapped(out, "  no data from: ", missing, MAX_WRAP_LINES);
+		emit_wrap(t, "  no data from: ", "    ", missing);
 	if (!table->len)
 		return;
-	emit(out, "  %-11s %-10s %3s %7s %-8s %6s %6s  %s", "rank", "host",
-	     "in", "ops", "group", "last", "done", "state");
-	while (i < table->len) {
+	group = g_array_index(a->progress, struct hd_rank_progress, 0).group;
+	if (group >= 0) {
+		g_autofree char *label =
+			hd_group_label(a->store, group, HD_GROUP_LABEL_LONG);
+
+		emit(t, "  (enqueued, completed: the last positions in %s)",
+		     label);
+	}
+	for (guint i = 0; i < table->len;) {
 		const struct table_row *row =
 			&g_array_index(table, struct table_row, i);
-		int first = row->rank;
-		int last = first;
-		char range[32];
+		struct table_run run = { i, row->rank, row->rank };
 
 		/* Collapse a run of consecutive ranks with identical rows. */
 		while (i + 1 < table->len) {
 			const struct table_row *next = &g_array_index(
 				table, struct table_row, i + 1);
 
-			if (next->rank != last + 1 ||
-			    strcmp(next->body, row->body) != 0)
+			if (next->rank != run.last + 1 ||
+			    !same_cells(next, row))
 				break;
-			last++;
+			run.last++;
 			i++;
 		}
 		i++;
-		if (first == last)
-			g_snprintf(range, sizeof(range), "%d", first);
-		else
-			g_snprintf(range, sizeof(range), "%d-%d", first, last);
-		if (shown < MAX_RANK_ROWS || is_culprit(a, first, last)) {
-			emit(out, "  %-11s %s", range, row->body);
+		if (shown < MAX_RANK_ROWS ||
+		    is_culprit(a, run.first, run.last)) {
+			g_array_append_val(runs, run);
 			shown++;
 		} else {
 			hidden_rows++;
-			hidden_ranks += (guint)(last - first + 1);
+			hidden_ranks += (guint)(run.last - run.first + 1);
 		}
+	}
+	for (size_t c = 0; c < G_N_ELEMENTS(heads); c++)
+		w[c] = strlen(heads[c]);
+	for (guint i = 0; i < runs->len; i++) {
+		const struct table_run *r =
+			&g_array_index(runs, struct table_run, i);
+		const struct table_row *row =
+			&g_array_index(table, struct table_row, r->row);
+		char range[32];
+
+		g_snprintf(range, sizeof(range),
+			   r->first == r->last ? "%d" : "%d-%d", r->first,
+			   r->last);
+		w[0] = MAX(w[0], strlen(range));
+		for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
+			w[c + 1] =
+				MAX(w[c + 1], hd_report_columns(row->cells[c]));
+	}
+	for (guint i = 0; i <= runs->len; i++) {
+		GString *line = g_string_new(" ");
+		const char *cells[G_N_ELEMENTS(heads)];
+		char range[32];
+
+		if (i == 0) {
+			for (size_t c = 0; c < G_N_ELEMENTS(heads); c++)
+				cells[c] = heads[c];
+		} else {
+			const struct table_run *r =
+				&g_array_index(runs, struct table_run, i - 1);
+			const struct table_row *row =
+				&g_array_index(table, struct table_row, r->row);
+
+			g_snprintf(range, sizeof(range),
+				   r->first == r->last ? "%d" : "%d-%d",
+				   r->first, r->last);
+			cells[0] = range;
+			for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
+				cells[c + 1] = row->cells[c];
+		}
+		for (size_t c = 0; c < G_N_ELEMENTS(heads); c++) {
+			size_t pad = w[c] - hd_report_columns(cells[c]);
+			bool last = c + 1 == G_N_ELEMENTS(heads);
+
+			g_string_append_c(line, ' ');
+			if (!left[c])
+				for (size_t k = 0; k < pad; k++)
+					g_string_append_c(line, ' ');
+			g_string_append(line, cells[c]);
+			if (left[c] && !last)
+				for (size_t k = 0; k < pad; k++)
+					g_string_append_c(line, ' ');
+		}
+		fputs(line->str, t->out);
+		fputc('\n', t->out);
+		g_string_free(line, TRUE);
 	}
 	if (hidden_rows) {
 		g_autofree char *nr = hd_report_count(hidden_rows);
 		g_autofree char *nk = hd_report_count(hidden_ranks);
 
-		emit(out, "  ... and %s more rows (%s ranks)", nr, nk);
+		emit(t, "  ... and %s more rows (%s ranks)", nr, nk);
 	}
 }
 
@@ -422,8 +968,9 @@ static gint compare_arrival(gconstpointer pa, gconstpointer pb)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static void arrival_table(FILE *out, const struct hd_analysis *a)
+static void arrival_table(const struct text *t)
 {
+	const struct hd_analysis *a = t->a;
 	g_autoptr(GArray) sorted = NULL;
 
 	if (!a->arrivals || !a->arrivals->len)
@@ -432,9 +979,9 @@ static void arrival_table(FILE *out, const struct hd_analysis *a)
 				   a->arrivals->len);
 	g_array_append_vals(sorted, a->arrivals->data, a->arrivals->len);
 	g_array_sort(sorted, compare_arrival);
-	emit(out, "%s", "");
-	emit(out, "arrivals (largest wait imposed first):");
-	emit(out, "  %-7s %8s %6s %11s %12s  %s", "rank", "matched", "last",
+	blank(t);
+	emit(t, "arrivals (largest wait imposed first):");
+	emit(t, "  %-7s %8s %6s %11s %12s  %s", "rank", "matched", "last",
 	     "median lag", "wait imposed", "clock offset");
 	for (guint i = 0; i < sorted->len && i < MAX_ARRIVALS; i++) {
 		const struct hd_arrival *ar =
@@ -446,55 +993,46 @@ static void arrival_table(FILE *out, const struct hd_analysis *a)
 			hd_report_duration(ar->clock_uncertainty_ns);
 
 		if (ar->has_offset)
-			emit(out, "  %-7d %8u %6u %11s %12s  %s +/- %s",
-			     ar->rank, ar->matched, ar->times_last, lag, wait,
-			     off, unc);
+			emit(t, "  %-7d %8u %6u %11s %12s  %s +/- %s", ar->rank,
+			     ar->matched, ar->times_last, lag, wait, off, unc);
 		else
-			emit(out, "  %-7d %8u %6u %11s %12s  -", ar->rank,
+			emit(t, "  %-7d %8u %6u %11s %12s  -", ar->rank,
 			     ar->matched, ar->times_last, lag, wait);
 	}
 	if (sorted->len > MAX_ARRIVALS)
-		emit_more(out, "  ", sorted->len - MAX_ARRIVALS, "ranks");
+		emit_more(t, "  ", sorted->len - MAX_ARRIVALS, "ranks");
 }
 
-static void input_line(FILE *out, const struct hd_input *in)
+static void input_line(const struct text *t, const struct hd_input *in)
 {
-	g_autofree char *path = hd_report_clean(in->path);
 	g_autofree char *recs = hd_report_count(in->records);
 	g_autofree char *skip = hd_report_count(in->skipped);
-	g_autofree char *detail = NULL;
+	g_autofree char *line = NULL;
 	char rank[32] = "";
 
 	if (in->rank >= 0)
 		g_snprintf(rank, sizeof(rank), ", rank %d", in->rank);
-	detail = g_strdup_printf("%s%s: %s records, %s skipped%s%s",
-				 hd_input_kind_name(in->kind), rank, recs, skip,
-				 in->truncated ? ", truncated" : "",
-				 in->empty ? ", empty" : "");
-	if (g_utf8_strlen(path, -1) + g_utf8_strlen(detail, -1) + 5 <=
-	    WIDTH) {
-		emit(out, "  %s (%s)", path, detail);
-	} else {
-		/* The path stays whole, even past the last column. */
-		fprintf(out, "  %s\n", path);
-		emit(out, "    (%s)", detail);
-	}
+	line = g_strdup_printf("%s (%s%s: %s records, %s skipped%s%s)",
+			       in->path, hd_input_kind_name(in->kind), rank,
+			       recs, skip, in->truncated ? ", truncated" : "",
+			       in->empty ? ", empty" : "");
+	emit_wrap(t, "  ", "    ", line);
 	for (guint i = 0; in->warnings && i < in->warnings->len &&
 			  i < MAX_WARNINGS;
 	     i++)
-		emit(out, "    warning: %s",
+		emit(t, "    warning: %s",
 		     (const char *)g_ptr_array_index(in->warnings, i));
-	if (in->nwarnings > MAX_WARNINGS &&
-	    in->warnings && in->warnings->len > 0)
-		emit_more(out, "    ",
-			  (guint)(in->nwarnings - MIN(in->warnings->len,
-						       MAX_WARNINGS)),
+	if (in->nwarnings > MAX_WARNINGS && in->warnings &&
+	    in->warnings->len > 0)
+		emit_more(t, "    ",
+			  (guint)(in->nwarnings -
+				  MIN(in->warnings->len, MAX_WARNINGS)),
 			  "warnings");
 }
 
-static void inputs(FILE *out, const struct hd_analysis *a)
+static void inputs(const struct text *t)
 {
-	const struct hd_store *s = a->store;
+	const struct hd_store *s = t->a->store;
 	guint usable = 0, bad = 0, shown = 0;
 
 	for (guint i = 0; i < s->inputs->len; i++) {
@@ -505,57 +1043,49 @@ static void inputs(FILE *out, const struct hd_analysis *a)
 		else
 			usable++;
 	}
-	emit(out, "%s", "");
+	blank(t);
 	if (!s->inputs->len) {
-		emit(out, "inputs: none found");
+		emit(t, "inputs: none found");
 		return;
 	}
-	emit(out, "inputs: %u read, %u unusable", usable, bad);
+	emit(t, "inputs: %u read, %u unusable", usable, bad);
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
 		if (in->error)
 			continue;
 		if (shown++ < MAX_INPUTS)
-			input_line(out, in);
+			input_line(t, in);
 	}
 	if (usable > MAX_INPUTS)
-		emit_more(out, "  ", usable - MAX_INPUTS, "inputs");
+		emit_more(t, "  ", usable - MAX_INPUTS, "inputs");
 	if (!bad)
 		return;
-	emit(out, "unusable inputs:");
+	emit(t, "unusable inputs:");
 	shown = 0;
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-		g_autofree char *path = NULL;
-		g_autofree char *why = NULL;
 
 		if (!in->error || shown++ >= MAX_INPUTS)
 			continue;
-		path = hd_report_clean(in->path);
-		why = hd_report_clean(in->error);
-		if (g_utf8_strlen(path, -1) + g_utf8_strlen(why, -1) + 4 <=
-		    WIDTH) {
-			emit(out, "  %s: %s", path, why);
-		} else {
-			fprintf(out, "  %s:\n", path);
-			emit(out, "    %s", why);
-		}
+		emit(t, "  %s: %s", in->path, in->error);
 	}
 	if (bad > MAX_INPUTS)
-		emit_more(out, "  ", bad - MAX_INPUTS, "unusable inputs");
+		emit_more(t, "  ", bad - MAX_INPUTS, "unusable inputs");
 }
 
-void hd_report_text(FILE *out, const struct hd_analysis *a)
+void hd_report_text(FILE *out, const struct hd_analysis *a, int width)
 {
+	const struct text t = { out, a, width > 0 ? width : 80 };
+
 	if (a->verdicts->len)
-		top_verdict(out, a, g_ptr_array_index(a->verdicts, 0));
+		top_verdict(&t, g_ptr_array_index(a->verdicts, 0));
 	else
-		no_verdict(out, a);
-	other_verdicts(out, a);
-	notes(out, a);
-	groups(out, a);
-	rank_table(out, a);
-	arrival_table(out, a);
-	inputs(out, a);
+		no_verdict(&t);
+	other_verdicts(&t);
+	notes(&t);
+	groups(&t);
+	rank_table(&t);
+	arrival_table(&t);
+	inputs(&t);
 }

@@ -178,3 +178,276 @@ const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 	}
 	return NULL;
 }
+
+static size_t char_columns(gunichar c)
+{
+	return g_unichar_iswide(c) ? 2 : 1;
+}
+
+size_t hd_report_columns(const char *s)
+{
+	size_t cols = 0;
+
+	for (const char *p = s; *p; p = g_utf8_next_char(p))
+		cols += char_columns(g_utf8_get_char(p));
+	return cols;
+}
+
+/*
+ * Where to split a word too long for a line of room columns: after the
+ * last '/', ',' or ':' that fits (past a third of the line, so the break
+ * is worth it), else at the last character that fits; at least one
+ * character, so every call makes progress.
+ */
+static const char *split_word(const char *word, const char *end, size_t room)
+{
+	const char *p = word, *soft = NULL, *hard = NULL;
+	size_t cols = 0;
+
+	while (p < end) {
+		size_t w = char_columns(g_utf8_get_char(p));
+
+		if (cols + w > room)
+			break;
+		cols += w;
+		p = g_utf8_next_char(p);
+		hard = p;
+		if (strchr("/,:", p[-1]) && cols * 3 >= room)
+			soft = p;
+	}
+	if (!hard)
+		hard = g_utf8_next_char(word);
+	return soft && soft < end ? soft : hard;
+}
+
+char *hd_report_wrap(const char *text, const char *first, const char *rest,
+		     int width)
+{
+	GString *out = g_string_new(first);
+	size_t col = hd_report_columns(first);
+	size_t indent = hd_report_columns(rest);
+	size_t line_start_col = col;
+	size_t w = width > 0 ? (size_t)width : 80;
+	const char *p = text ? text : "";
+
+	if (w < indent + 10)
+		w = indent + 10;
+	if (w < line_start_col + 10)
+		w = line_start_col + 10;
+	while (*p) {
+		const char *word = p, *end;
+		size_t wc;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		word = p;
+		while (*p && *p != ' ')
+			p++;
+		end = p;
+		{
+			g_autofree char *tmp = g_strndup(word, end - word);
+
+			wc = hd_report_columns(tmp);
+		}
+		/* The separating space, unless this is a line's first word. */
+		if (col > line_start_col) {
+			if (col + 1 + wc <= w) {
+				g_string_append_c(out, ' ');
+				col++;
+			} else {
+				g_string_append_c(out, '\n');
+				g_string_append(out, rest);
+				col = line_start_col = indent;
+			}
+		}
+		/* A word longer than the room left is split across lines. */
+		while (col + wc > w) {
+			const char *cut = split_word(word, end, w - col);
+			g_autofree char *head = g_strndup(word, cut - word);
+
+			g_string_append(out, head);
+			g_string_append_c(out, '\n');
+			g_string_append(out, rest);
+			col = line_start_col = indent;
+			wc -= hd_report_columns(head);
+			word = cut;
+		}
+		g_string_append_len(out, word, end - word);
+		col += wc;
+	}
+	/* A first indent with nothing after it keeps no trailing spaces. */
+	while (out->len && out->str[out->len - 1] == ' ')
+		g_string_truncate(out, out->len - 1);
+	return g_string_free(out, FALSE);
+}
+
+/* Skips "[rank3]:" and returns what follows, or NULL. */
+static const char *skip_rank_tag(const char *p)
+{
+	if (strncmp(p, "[rank", 5) != 0)
+		return NULL;
+	p += 5;
+	if (!g_ascii_isdigit(*p))
+		return NULL;
+	while (g_ascii_isdigit(*p))
+		p++;
+	if (p[0] != ']' || p[1] != ':')
+		return NULL;
+	return p + 2;
+}
+
+/* Skips a glog prefix "[E1121 03:22:44.123456789 file.cc:12] ", or NULL. */
+static const char *skip_glog(const char *p)
+{
+	const char *close;
+
+	if (p[0] != '[' || !strchr("IWEF", p[1]))
+		return NULL;
+	for (int i = 2; i < 6; i++)
+		if (!g_ascii_isdigit(p[i]))
+			return NULL;
+	if (p[6] != ' ' || !g_ascii_isdigit(p[7]) || !g_ascii_isdigit(p[8]) ||
+	    p[9] != ':')
+		return NULL;
+	close = strchr(p, ']');
+	if (!close || close - p > 120)
+		return NULL;
+	close++;
+	while (*close == ' ')
+		close++;
+	return close;
+}
+
+/* Skips NCCL's "host:pid:tid [dev] ", or NULL. */
+static const char *skip_nccl(const char *p)
+{
+	const char *q = p;
+	int colons = 0;
+
+	while (*q && *q != ' ' && *q != '[' && q - p < 256)
+		q++;
+	if (*q != ' ' || q == p)
+		return NULL;
+	/* The token ends ":<pid>:<tid>". */
+	for (const char *c = q - 1; c > p && colons < 2; c--) {
+		if (*c == ':') {
+			if (!g_ascii_isdigit(c[1]))
+				return NULL;
+			colons++;
+		} else if (!g_ascii_isdigit(*c)) {
+			break;
+		}
+	}
+	if (colons < 2 || q[1] != '[' || !g_ascii_isdigit(q[2]))
+		return NULL;
+	q += 2;
+	while (g_ascii_isdigit(*q))
+		q++;
+	if (*q != ']')
+		return NULL;
+	q++;
+	while (*q == ' ')
+		q++;
+	return q;
+}
+
+const char *hd_report_strip_log_prefix(const char *line)
+{
+	const char *p = line, *q;
+
+	if (!line)
+		return line;
+	if ((q = skip_rank_tag(p)))
+		p = q;
+	while (*p == ' ')
+		p++;
+	if ((q = skip_glog(p)))
+		p = q;
+	else if ((q = skip_nccl(p)))
+		p = q;
+	return *p ? p : line;
+}
+
+const char *hd_report_strip_rank(const char *text, int rank)
+{
+	char tag[32];
+	size_t n;
+
+	if (!text || rank < 0)
+		return text;
+	n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d: ", rank);
+	return strncmp(text, tag, n) == 0 && text[n] ? text + n : text;
+}
+
+bool hd_report_source_split(const struct hd_store *s, const char *source,
+			    size_t *path_len, enum hd_report_pos *pos,
+			    uint64_t *at)
+{
+	size_t best = 0;
+	bool found = false;
+
+	if (!source)
+		return false;
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		size_t n = strlen(in->path);
+		const char *rest = source + n;
+		const char *num = NULL;
+		enum hd_report_pos kind;
+
+		if (strncmp(source, in->path, n) != 0 || (found && n <= best))
+			continue;
+		if (!*rest) {
+			kind = HD_REPORT_POS_NONE;
+		} else if (rest[0] == ':') {
+			kind = HD_REPORT_POS_LINE;
+			num = rest + 1;
+		} else if (g_str_has_prefix(rest, "#record ")) {
+			kind = HD_REPORT_POS_RECORD;
+			num = rest + 8;
+		} else if (rest[0] == '@') {
+			kind = HD_REPORT_POS_OFFSET;
+			num = rest + 1;
+		} else {
+			continue;
+		}
+		if (num && !g_ascii_string_to_unsigned(num, 10, 0, G_MAXUINT64,
+						       at, NULL))
+			continue;
+		if (!num)
+			*at = 0;
+		*pos = kind;
+		*path_len = best = n;
+		found = true;
+	}
+	return found;
+}
+
+bool hd_report_evidence_is_filler(const struct hd_evidence *e)
+{
+	return e->rank < 0 && !e->source && e->text &&
+	       g_str_has_prefix(e->text, "and ");
+}
+
+char *hd_report_time(int64_t ns, bool is_local)
+{
+	const int64_t day = (int64_t)86400 * 1000000000;
+	int64_t secs = ns / 1000000000, ms = (ns % 1000000000) / 1000000;
+	g_autoptr(GDateTime) dt = NULL;
+	g_autofree char *date = NULL;
+
+	if (ns < 0)
+		return g_strdup("?");
+	if (ns < day)
+		return g_strdup_printf(
+			"%02d:%02d:%02d.%03d", (int)(secs / 3600),
+			(int)(secs / 60 % 60), (int)(secs % 60), (int)ms);
+	dt = g_date_time_new_from_unix_utc(secs);
+	if (!dt)
+		return g_strdup("?");
+	date = g_date_time_format(dt, "%Y-%m-%d %H:%M:%S");
+	return g_strdup_printf("%s.%03d%s", date, (int)ms,
+			       is_local ? "" : " UTC");
+}

@@ -43,4 +43,67 @@ void hd_report_progress_cells(const struct hd_rank_progress *p,
 			      const char *empty, char enq[24], char done[24],
 			      char state[48]);
 
+/*
+ * Word-wraps clean text (no control characters) to width columns: the
+ * first line starts with first, the others with rest (a hanging indent).
+ * Lines break at spaces; a word longer than a line is split, after a '/',
+ * ',' or ':' where one fits, else at the last column, and never cut
+ * short: every character of text is in the result.  Columns count code
+ * points, two for East Asian wide ones.  No line ends in a space; lines
+ * are joined by '\n', without a final one.  A width smaller than the
+ * indent plus ten columns is taken as that.  (transfer full)
+ */
+char *hd_report_wrap(const char *text, const char *first, const char *rest,
+		     int width);
+
+/* The columns s takes on a terminal (see hd_report_wrap()). */
+size_t hd_report_columns(const char *s);
+
+/*
+ * A quoted log line without the prefix its source already states: the
+ * c10d "[rank3]:" and glog "[E1121 03:22:44.123456789 file.cc:12] " and
+ * NCCL's "host:pid:tid [dev] ".  Returns a pointer into line (line itself
+ * when there is no such prefix).  (transfer none)
+ */
+const char *hd_report_strip_log_prefix(const char *line);
+
+/*
+ * An evidence text without a leading "rank N: " that repeats the rank the
+ * item is already about.  (transfer none)
+ */
+const char *hd_report_strip_rank(const char *text, int rank);
+
+/* Where an evidence source points inside its input. */
+enum hd_report_pos {
+	HD_REPORT_POS_NONE = 0, /* a bare path */
+	HD_REPORT_POS_LINE,
+	HD_REPORT_POS_RECORD,
+	HD_REPORT_POS_OFFSET,
+};
+
+/*
+ * Splits a formatted provenance ("path:line", "path#record N",
+ * "path@offset", a bare path) into the input path (*path_len bytes of
+ * source) and the position, by matching it against the store's input
+ * paths, so a path holding ':' or '#' is never split inside.  False when
+ * no input matches.
+ */
+bool hd_report_source_split(const struct hd_store *s, const char *source,
+			    size_t *path_len, enum hd_report_pos *pos,
+			    uint64_t *at);
+
+/*
+ * True for an evidence item that only counts the items the engine left
+ * out of a capped list ("and 3 more ranks at the same op"): no rank, no
+ * source, text starting "and ".
+ */
+bool hd_report_evidence_is_filler(const struct hd_evidence *e);
+
+/*
+ * A moment as people read it: "2023-11-14 22:13:20.036 UTC", the same
+ * without "UTC" for a local time, or "03:22:44.123" for a time of day.
+ * (transfer full)
+ */
+char *hd_report_time(int64_t ns, bool is_local);
+
 #endif

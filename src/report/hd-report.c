@@ -31,9 +31,20 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		     const struct hd_analysis *a)
 {
+	return hd_report_write_opts(out, fmt, a, NULL);
+}
+
+bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
+			  const struct hd_analysis *a,
+			  const struct hd_report_opts *opts)
+{
+	const struct hd_report_opts defaults = { 80, -1, -1 };
+
+	if (!opts)
+		opts = &defaults;
 	switch (fmt) {
 	case HD_REPORT_TEXT:
-		hd_report_text(out, a);
+		hd_report_text(out, a, opts->width);
 		break;
 	case HD_REPORT_MARKDOWN:
 		hd_report_markdown(out, a);
@@ -42,7 +53,7 @@ bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		hd_report_html(out, a);
 		break;
 	case HD_REPORT_JSON: {
-		g_autoptr(json_t) doc = hd_report_json_build(a);
+		g_autoptr(json_t) doc = hd_report_json_build(a, opts);
 
 		if (json_dumpf(doc, out,
 			       JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)

@@ -11,9 +11,11 @@
 #define HD_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hd-engine.h"
+#include "hd-report-opts.h"
 
 enum hd_report_format {
 	HD_REPORT_TEXT = 0,
@@ -28,5 +30,10 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
 /* Writes the report; returns false if out failed. */
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		     const struct hd_analysis *a);
+
+/* hd_report_write() with options (NULL: the defaults). */
+bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
+			  const struct hd_analysis *a,
+			  const struct hd_report_opts *opts);
 
 #endif

@@ -6,6 +6,9 @@
 # "[exit N]".  HANGDOC_REGEN=1 rewrites the .out files from the current
 # output instead of comparing ("accept new output").
 set -u
+# Reproducible reports: a fixed generated_at, no analysis time.
+SOURCE_DATE_EPOCH=1700000000
+export SOURCE_DATE_EPOCH
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99

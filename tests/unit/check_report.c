@@ -2,7 +2,7 @@
  * Unit tests of the report renderers: a store and an analysis are built by
  * hand (no parser, no engine), rendered as text, JSON and Markdown, and the
  * output is checked for what a reader relies on: the verdict on the first
- * line, 80 columns, capped lists, schema-1 key order, nulls, valid UTF-8,
+ * line, 80 columns, wrapping (hanging indent, nothing cut), capped lists, schema-1 key order, nulls, valid UTF-8,
  * escaping, and the rank range notation.
  */
 #include "config.h"
@@ -376,11 +376,13 @@ START_TEST(test_text_report)
 			     "and/on/rank-5/nccl.log:9999:\n"));
 	ck_assert_ptr_nonnull(
 		strstr(text, "  logs/node-a.log:120: last op seen"));
-	/* The long evidence text is cut with "..." at column 80. */
+	/* The long evidence text wraps under its source: nothing is cut. */
 	line = strstr(text, "  logs/node-a.log:7: watchdog: word word");
 	ck_assert_ptr_nonnull(line);
-	ck_assert_int_eq(strcspn(line, "\n"), 80);
-	ck_assert(strncmp(line + 77, "...\n", 4) == 0);
+	ck_assert_int_le(strcspn(line, "\n"), 80);
+	ck_assert(strncmp(line + strcspn(line, "\n"), "\n    word", 9) == 0);
+	ck_assert_ptr_null(strstr(text, "..."
+					"\n"));
 	/* No escape byte reaches the terminal. */
 	ck_assert_ptr_null(strchr(text, '\x1b'));
 	ck_assert_ptr_nonnull(strstr(text, "ruled out:"));
@@ -391,12 +393,129 @@ START_TEST(test_text_report)
 	ck_assert_ptr_nonnull(strstr(text, "  3 "));
 	ck_assert_ptr_nonnull(strstr(text, "  4-7 "));
 	ck_assert_ptr_nonnull(strstr(text, "blocked at 42"));
-	ck_assert_ptr_nonnull(strstr(text, "41  absent"));
+	ck_assert_ptr_nonnull(strstr(text, "41 absent"));
 	ck_assert_ptr_nonnull(strstr(text, "61.00 s"));
 	/* 30 warnings: 3 shown, the rest counted. */
 	ck_assert_ptr_nonnull(strstr(text, "warning: line 10: unparsed line 0"));
 	ck_assert_ptr_nonnull(strstr(text, "... and 27 more warnings"));
 	ck_assert_ptr_nonnull(strstr(text, "logs/garbage.bin: unrecognized"));
+}
+END_TEST
+
+/* Every line of s fits width columns and none ends in a space. */
+static void assert_wrapped(const char *s, size_t width)
+{
+	g_auto(GStrv) lines = g_strsplit(s, "\n", -1);
+
+	for (guint i = 0; lines[i]; i++) {
+		size_t n = strlen(lines[i]);
+
+		ck_assert_msg(hd_report_columns(lines[i]) <= width,
+			      "line %u too wide: '%s'", i, lines[i]);
+		ck_assert_msg(!n || lines[i][n - 1] != ' ',
+			      "line %u ends in a space: '%s'", i, lines[i]);
+	}
+}
+
+/* What wrapping kept of text: every non-space byte, in order. */
+static char *squeeze(const char *s)
+{
+	GString *out = g_string_new(NULL);
+
+	for (const char *p = s; *p; p++)
+		if (*p != ' ' && *p != '\n')
+			g_string_append_c(out, *p);
+	return g_string_free(out, FALSE);
+}
+
+START_TEST(test_wrap)
+{
+	const char *words = "rank 5 never entered seq 38 (all_reduce) of PG 0 "
+			    "(default_pg); 7 others entered it and are blocked";
+	const char *exact = "aaaa bbbb";
+	const char *longword = "counts 65536 vs 131072 in "
+			       "/a/very/long/path/that/does/not/fit/on/one/"
+			       "line/at/all/rank-5/nccl.log:9999 end";
+	const char *utf8 = "r\xc3\xa9seau \xe2\x80\x94 \xe6\x97\xa5\xe6"
+			   "\x9c\xac\xe8\xaa\x9e \xc3\xa9t\xc3\xa9 "
+			   "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9";
+	g_autofree char *w1 = hd_report_wrap(words, "  ", "    ", 40);
+	g_autofree char *w2 = hd_report_wrap(exact, "", "  ", 9);
+	g_autofree char *w3 = hd_report_wrap(longword, "  ", "    ", 30);
+	g_autofree char *w4 = hd_report_wrap(utf8, "", "  ", 12);
+	g_autofree char *w5 = hd_report_wrap("trailing   ", "- ", "  ", 40);
+	g_autofree char *w6 = hd_report_wrap("", "  x: ", "    ", 40);
+	g_autofree char *s1 = squeeze(w1), *t1 = squeeze(words);
+	g_autofree char *s3 = squeeze(w3), *t3 = squeeze(longword);
+	g_autofree char *s4 = squeeze(w4), *t4 = squeeze(utf8);
+
+	/* Hanging indent; nothing lost; width kept; no trailing spaces. */
+	ck_assert(g_str_has_prefix(w1, "  rank 5 never entered seq 38\n    "));
+	assert_wrapped(w1, 40);
+	ck_assert_str_eq(s1, t1);
+	/* Text exactly as wide as the line stays on one line. */
+	ck_assert_str_eq(w2, "aaaa bbbb");
+	/* A word longer than a line is split, preferably after a '/'. */
+	assert_wrapped(w3, 30);
+	ck_assert_str_eq(s3, t3);
+	ck_assert_ptr_nonnull(strstr(w3, "65536 vs 131072"));
+	ck_assert_ptr_nonnull(strstr(w3, "/\n    "));
+	/* UTF-8 counts characters, wide ones as two columns. */
+	assert_wrapped(w4, 12);
+	ck_assert_str_eq(s4, t4);
+	ck_assert(g_utf8_validate(w4, -1, NULL));
+	ck_assert_int_eq(hd_report_columns("\xe6\x97\xa5\xe6\x9c\xac"), 4);
+	ck_assert_int_eq(hd_report_columns("r\xc3\xa9"), 2);
+	ck_assert_str_eq(w5, "- trailing");
+	ck_assert_str_eq(w6, "  x:");
+}
+END_TEST
+
+START_TEST(test_log_prefix)
+{
+	ck_assert_str_eq(
+		hd_report_strip_log_prefix(
+			"[rank0]:[E1121 03:22:44.123456789 ProcessGroupNCCL.cpp:"
+			"632] [PG ID 0] Watchdog caught"),
+		"[PG ID 0] Watchdog caught");
+	ck_assert_str_eq(
+		hd_report_strip_log_prefix(
+			"node-b:4085:4235 [1] transport/net_ib.cc:1696 "
+			"NCCL WARN NET/IB: status=12"),
+		"transport/net_ib.cc:1696 NCCL WARN NET/IB: status=12");
+	ck_assert_str_eq(hd_report_strip_log_prefix(
+				 "[rank1]: torch.OutOfMemoryError: CUDA"),
+			 "torch.OutOfMemoryError: CUDA");
+	ck_assert_str_eq(hd_report_strip_log_prefix("plain: 1:2 [x] text"),
+			 "plain: 1:2 [x] text");
+	ck_assert_str_eq(hd_report_strip_rank("rank 0: seq 8", 0), "seq 8");
+	ck_assert_str_eq(hd_report_strip_rank("rank 0: seq 8", 1),
+			 "rank 0: seq 8");
+}
+END_TEST
+
+START_TEST(test_source_split)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	enum hd_report_pos pos;
+	size_t len;
+	uint64_t at;
+
+	hd_store_add_input(s, "logs/a:b.log");
+	hd_store_add_input(s, "fr/dump");
+	ck_assert(
+		hd_report_source_split(s, "logs/a:b.log:12", &len, &pos, &at));
+	ck_assert_int_eq(len, 12);
+	ck_assert_int_eq(pos, HD_REPORT_POS_LINE);
+	ck_assert_int_eq(at, 12);
+	ck_assert(
+		hd_report_source_split(s, "fr/dump#record 7", &len, &pos, &at));
+	ck_assert_int_eq(pos, HD_REPORT_POS_RECORD);
+	ck_assert_int_eq(at, 7);
+	ck_assert(hd_report_source_split(s, "fr/dump", &len, &pos, &at));
+	ck_assert_int_eq(pos, HD_REPORT_POS_NONE);
+	ck_assert(!hd_report_source_split(s, "other:3", &len, &pos, &at));
+	ck_assert(!hd_report_source_split(s, NULL, &len, &pos, &at));
 }
 END_TEST
 
@@ -445,16 +564,19 @@ START_TEST(test_text_progress_table)
 	md = render(HD_REPORT_MARKDOWN, a);
 	ck_assert_ptr_nonnull(
 		strstr(md, "| 3 | node-a | 1 | 42 | `0` | 41 | 41 | absent |\n"));
+	/* Runs of equal rows fold, as in the text report. */
 	ck_assert_ptr_nonnull(strstr(
-		md, "| 0 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
+		md,
+		"| 0-2 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
 	text = render(HD_REPORT_TEXT, a);
 	assert_80_columns(text, "very/long/directory");
-	ck_assert_ptr_nonnull(strstr(text, "  0-2         node-a       1      42 "
-					   "0            42     41  blocked at "
-					   "42\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  3           node-a"));
+	ck_assert_ptr_nonnull(strstr(text, "  rank host   files ops enqueued "
+					   "completed state\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a     1  42       42 "
+					   "       41 blocked at 42\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  3    node-a"));
 	ck_assert_ptr_nonnull(strstr(text, "absent\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  4-7         node-a"));
+	ck_assert_ptr_nonnull(strstr(text, "  4-7  node-a"));
 }
 END_TEST
 
@@ -501,6 +623,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_rank_list);
 	tcase_add_test(tc, test_format_parse);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_wrap);
+	tcase_add_test(tc, test_log_prefix);
+	tcase_add_test(tc, test_source_split);
 	tcase_add_test(tc, test_json_schema);
 	tcase_add_test(tc, test_json_nulls_unknown_world);
 	tcase_add_test(tc, test_text_report);
