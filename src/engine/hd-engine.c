@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-fingerprint.h"
 #include "hd-straggler.h"
 #include "hd-banned.h"
 
@@ -464,6 +465,7 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 	merge_duplicates(ix, a);
 	add_summary_verdict(ix, a);
 	g_ptr_array_sort(a->verdicts, compare_verdicts);
+	hd_fingerprint_run(ix, a);
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
 	g_array_sort(a->progress, compare_progress);

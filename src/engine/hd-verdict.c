@@ -49,6 +49,8 @@ void hd_verdict_free(struct hd_verdict *v)
 	g_free(v->summary);
 	g_ptr_array_unref(v->evidence);
 	g_ptr_array_unref(v->ruled_out);
+	g_free(v->fingerprint);
+	g_free(v->fingerprint_text);
 	g_free(v);
 }
 

@@ -62,6 +62,14 @@ struct hd_verdict {
 	GPtrArray *evidence; /* struct hd_evidence * */
 	GPtrArray *ruled_out; /* char * */
 	double score; /* ranking: higher is the more probable root cause */
+	/*
+	 * The cause's identity across incidents (hd-fingerprint.c): 16 hex
+	 * digits of a hash of fingerprint_text, the canonical text (kind, op,
+	 * call site or error signature; never ranks, hosts, times or paths).
+	 * NULL until the engine has ranked the verdicts.
+	 */
+	char *fingerprint;
+	char *fingerprint_text;
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */

@@ -93,6 +93,10 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "summary", hd_json_string(v->summary));
 	json_object_set_new(o, "evidence", ev);
 	json_object_set_new(o, "ruled_out", hd_json_string_array(v->ruled_out));
+	/* Additive keys. */
+	json_object_set_new(o, "fingerprint", hd_json_string(v->fingerprint));
+	json_object_set_new(o, "fingerprint_text",
+			    hd_json_string(v->fingerprint_text));
 	return o;
 }
 

@@ -133,6 +133,9 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "| op | `%s` |\n", v->op);
 		fprintf(out, "| confidence | %s |\n",
 			hd_confidence_name(v->confidence));
+		if (v->fingerprint)
+			fprintf(out, "| fingerprint | `%s` |\n",
+				v->fingerprint);
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
 		hd_store_usable_inputs(s), s->inputs->len);

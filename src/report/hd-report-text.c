@@ -196,6 +196,8 @@ static void top_verdict(FILE *out, const struct hd_analysis *a,
 			emit_wrapped(out, "  culprit ranks: ", who,
 				     MAX_WRAP_LINES);
 	}
+	if (v->fingerprint)
+		emit(out, "  fingerprint %s", v->fingerprint);
 	if (v->evidence->len) {
 		emit(out, "%s", "");
 		emit(out, "evidence:");
