@@ -30,6 +30,9 @@ static const char help[] =
 	"                 write the report to FILE instead of standard output;\n"
 	"                 FILE is replaced only once the report is complete\n"
 	"  -j, --jobs N   parse with N threads (default 0: one per CPU)\n"
+	"  --merge        analyze inputs that cannot belong to one incident\n"
+	"                 (two different dumps or logs of one rank, ...) as\n"
+	"                 one anyway; the report still names the conflicts\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -44,6 +47,8 @@ static const char help[] =
 	"  2  usage error (bad option or value, no PATH)\n"
 	"  3  no usable input (nothing could be parsed, or no path exists)\n"
 	"  4  the report could not be written\n"
+	"  6  the inputs cannot all belong to one incident; nothing was\n"
+	"     blamed (see --merge)\n"
 	"\n"
 	"examples:\n"
 	"  hangdoc analyze ./dumps\n"
@@ -54,6 +59,7 @@ struct analyze_opts {
 	enum hd_report_format format;
 	const char *output;
 	int jobs;
+	bool merge;
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -67,6 +73,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
 		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
+		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -147,13 +154,18 @@ static int run(int argc, char **argv)
 	for (guint i = 0; i < problems->len; i++)
 		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
 	report_unusable(store);
-	a = hd_engine_run(store);
+	a = hd_engine_run_opts(store,
+			       &(struct hd_engine_opts){ .merge = o.merge });
 	usable = hd_store_usable_inputs(store);
 	if (!usable) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");
 		status = HD_EXIT_NO_INPUT;
+	} else if (hd_analysis_is_inconsistent(a)) {
+		hd_cmd_error("the inputs cannot all belong to one incident; "
+			     "nothing is blamed (see --merge)");
+		status = HD_EXIT_INCONSISTENT;
 	} else {
 		status = hd_analysis_has_fault(a) ? HD_EXIT_FAULT : HD_EXIT_OK;
 	}
@@ -168,7 +180,8 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format text|json|markdown] [-o FILE] [-j N] PATH...",
+	.usage =
+		"[--format text|json|markdown] [-o FILE] [-j N] [--merge] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

@@ -18,6 +18,8 @@ enum hd_exit {
 	HD_EXIT_USAGE = 2,    /* bad command line */
 	HD_EXIT_NO_INPUT = 3, /* nothing could be parsed */
 	HD_EXIT_OUTPUT = 4,   /* the report could not be written */
+	/* 5 is "hang seen, cause undecided" (another branch) */
+	HD_EXIT_INCONSISTENT = 6, /* inputs of several incidents, not merged */
 };
 
 struct hd_cmd {

@@ -143,6 +143,11 @@ bool hd_analysis_has_fault(const struct hd_analysis *a)
 	return false;
 }
 
+bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
+{
+	return a->conflicts->len > 0 && !a->merged;
+}
+
 struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 {
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
@@ -157,6 +162,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
 	a->notes = g_ptr_array_new_with_free_func(g_free);
 	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
+	a->conflicts = g_ptr_array_new_with_free_func(g_free);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -172,5 +178,6 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_array_unref(a->arrivals);
 	g_ptr_array_unref(a->notes);
 	g_array_unref(a->progress);
+	g_ptr_array_unref(a->conflicts);
 	g_free(a);
 }

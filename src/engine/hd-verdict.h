@@ -122,6 +122,13 @@ struct hd_analysis {
 	GArray *arrivals; /* struct hd_arrival, by rank (may be empty) */
 	GPtrArray *notes; /* char *: what the data could not decide */
 	GArray *progress; /* struct hd_rank_progress, by rank ascending */
+	/*
+	 * Why the inputs cannot all belong to one incident (char *, one
+	 * sentence each; empty when they can).  Unless merged, nothing was
+	 * blamed: the only verdict says so.
+	 */
+	GPtrArray *conflicts;
+	bool merged; /* analyzed as one incident anyway (--merge) */
 };
 
 /* An analysis of store with empty tables and no verdicts.  (transfer full) */
@@ -129,6 +136,9 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store);
 void hd_analysis_free(struct hd_analysis *a);
 typedef struct hd_analysis hd_analysis; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_analysis, hd_analysis_free)
+
+/* True when the inputs conflict and were not merged (exit status 6). */
+bool hd_analysis_is_inconsistent(const struct hd_analysis *a);
 
 /* True when some verdict reports a fault (exit status 1). */
 bool hd_analysis_has_fault(const struct hd_analysis *a);

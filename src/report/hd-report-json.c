@@ -162,5 +162,8 @@ json_t *hd_report_json_build(const struct hd_analysis *a)
 	/* Additive keys. */
 	json_object_set_new(doc, "arrivals", arrivals);
 	json_object_set_new(doc, "notes", hd_json_string_array(a->notes));
+	json_object_set_new(doc, "inconsistent_inputs",
+			    hd_json_string_array(a->conflicts));
+	json_object_set_new(doc, "merged", json_boolean(a->merged));
 	return doc;
 }

@@ -548,8 +548,25 @@ static void inputs(FILE *out, const struct hd_analysis *a)
 		emit_more(out, "  ", bad - MAX_INPUTS, "unusable inputs");
 }
 
+/* Inputs from several incidents: said before anything else. */
+static void conflicts(FILE *out, const struct hd_analysis *a)
+{
+	if (!a->conflicts || !a->conflicts->len)
+		return;
+	emit(out, "WARNING: these inputs cannot all belong to one incident:");
+	for (guint i = 0; i < a->conflicts->len; i++)
+		emit_wrapped(out, "  - ", g_ptr_array_index(a->conflicts, i),
+			     MAX_WRAP_LINES);
+	emit(out, "%s",
+	     a->merged ? "analyzed as one incident anyway (--merge)"
+		       : "nothing is blamed: analyze each incident "
+			 "apart, or give --merge");
+	emit(out, "%s", "");
+}
+
 void hd_report_text(FILE *out, const struct hd_analysis *a)
 {
+	conflicts(out, a);
 	if (a->verdicts->len)
 		top_verdict(out, a, g_ptr_array_index(a->verdicts, 0));
 	else

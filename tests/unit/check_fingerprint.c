@@ -271,6 +271,53 @@ START_TEST(test_hash)
 }
 END_TEST
 
+/* Two incidents given as one: conflicts, no blame, unless merged. */
+START_TEST(test_inconsistent_inputs)
+{
+	const struct job a = { 4,
+			       2,
+			       "/a",
+			       88,
+			       "train_step",
+			       1700000000000000000LL,
+			       "node-",
+			       HD_V_MISSING_RANK };
+	const struct job b = { 8,
+			       5,
+			       "/b",
+			       88,
+			       "train_step",
+			       1700000000000000000LL,
+			       "node-",
+			       HD_V_SIZE_MISMATCH };
+	g_autoptr(hd_store) s = build(&a);
+	g_autoptr(hd_analysis) refused = NULL;
+	g_autoptr(hd_analysis) merged = NULL;
+	g_autoptr(hd_analysis) alone = NULL;
+	const struct hd_verdict *v;
+
+	alone = hd_engine_run(s);
+	ck_assert_uint_eq(alone->conflicts->len, 0);
+	ck_assert(!hd_analysis_is_inconsistent(alone));
+	hd_store_merge(s, build(&b));
+	hd_store_resolve(s);
+	refused = hd_engine_run(s);
+	ck_assert_uint_gt(refused->conflicts->len, 0);
+	ck_assert(hd_analysis_is_inconsistent(refused));
+	ck_assert(!hd_analysis_has_fault(refused));
+	ck_assert_uint_eq(refused->verdicts->len, 1);
+	v = g_ptr_array_index(refused->verdicts, 0);
+	ck_assert_int_eq(v->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_uint_eq(v->culprits->len, 0);
+	merged = hd_engine_run_opts(s,
+				    &(struct hd_engine_opts){ .merge = true });
+	ck_assert(merged->merged);
+	ck_assert(!hd_analysis_is_inconsistent(merged));
+	ck_assert_uint_gt(merged->conflicts->len, 0);
+	ck_assert(hd_analysis_has_fault(merged));
+}
+END_TEST
+
 static Suite *fingerprint_suite(void)
 {
 	Suite *s = suite_create("fingerprint");
@@ -280,6 +327,7 @@ static Suite *fingerprint_suite(void)
 	tcase_add_test(tc, test_nccl_same_cause_same_fingerprint);
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_hash);
+	tcase_add_test(tc, test_inconsistent_inputs);
 	suite_add_tcase(s, tc);
 	return s;
 }
