@@ -25,7 +25,8 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --format FMT   text (default, for a terminal), json (schema 1, for\n"
-	"                 pipelines) or markdown (md; for an incident ticket)\n"
+	"                 pipelines), jsonl (one line, as `triage` writes per\n"
+	"                 incident) or markdown (md; for an incident ticket)\n"
 	"  -o, --output FILE\n"
 	"                 write the report to FILE instead of standard output;\n"
 	"                 FILE is replaced only once the report is complete\n"
@@ -82,7 +83,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
 		return hd_cmd_usage_error(&hd_cmd_analyze,
-					  "unknown format '%s' (use text, json or markdown)",
+					  "unknown format '%s' (use text, json, jsonl or markdown)",
 					  format);
 	if (!paths->len)
 		return hd_cmd_usage_error(&hd_cmd_analyze, "analyze: no PATH given");
@@ -105,7 +106,8 @@ static void report_unusable(const struct hd_store *s)
  * run never leaves half a report under the name asked for.
  */
 static int write_to_file(const char *path, enum hd_report_format fmt,
-			 const struct hd_analysis *a, int status)
+			 const struct hd_analysis *a, const char *label,
+			 int status)
 {
 	g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
@@ -115,7 +117,7 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 		hd_cmd_error("cannot create '%s': %s", tmp, g_strerror(errno));
 		return HD_EXIT_OUTPUT;
 	}
-	ok = hd_report_write(f, fmt, a);
+	ok = hd_report_write_as(f, fmt, a, label);
 	status = hd_cmd_finish_output(f, tmp, ok ? status : HD_EXIT_OUTPUT);
 	if (fclose(f) != 0 && status != HD_EXIT_OUTPUT) {
 		hd_cmd_error("cannot write '%s': %s", tmp, g_strerror(errno));
@@ -143,6 +145,7 @@ static int run(int argc, char **argv)
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
+	g_autofree char *label = NULL;
 	unsigned usable;
 	int status;
 
@@ -169,9 +172,10 @@ static int run(int argc, char **argv)
 	} else {
 		status = hd_analysis_has_fault(a) ? HD_EXIT_FAULT : HD_EXIT_OK;
 	}
+	label = g_strjoinv(" ", (char **)paths->pdata);
 	if (o.output)
-		return write_to_file(o.output, o.format, a, status);
-	if (!hd_report_write(stdout, o.format, a)) {
+		return write_to_file(o.output, o.format, a, label, status);
+	if (!hd_report_write_as(stdout, o.format, a, label)) {
 		hd_cmd_finish_output(stdout, "standard output", status);
 		return HD_EXIT_OUTPUT;
 	}
@@ -180,8 +184,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage =
-		"[--format text|json|markdown] [-o FILE] [-j N] [--merge] PATH...",
+	.usage = "[--format text|json|jsonl|markdown] [-o FILE] [-j N] [--merge] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

@@ -33,6 +33,7 @@ struct hd_cmd {
 extern const struct hd_cmd hd_cmd_analyze;
 extern const struct hd_cmd hd_cmd_show;
 extern const struct hd_cmd hd_cmd_replay;
+extern const struct hd_cmd hd_cmd_triage;
 
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

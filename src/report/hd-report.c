@@ -11,6 +11,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-report-render.h"
+#include "hd-report-triage.h"
 #include "hd-banned.h"
 
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
@@ -19,6 +20,8 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 		*fmt = HD_REPORT_TEXT;
 	else if (strcmp(s, "json") == 0)
 		*fmt = HD_REPORT_JSON;
+	else if (strcmp(s, "jsonl") == 0)
+		*fmt = HD_REPORT_JSONL;
 	else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
 		*fmt = HD_REPORT_MARKDOWN;
 	else
@@ -29,7 +32,20 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		     const struct hd_analysis *a)
 {
+	return hd_report_write_as(out, fmt, a, NULL);
+}
+
+bool hd_report_write_as(FILE *out, enum hd_report_format fmt,
+			const struct hd_analysis *a, const char *label)
+{
 	switch (fmt) {
+	case HD_REPORT_JSONL: {
+		struct hd_triage_row *r = hd_triage_row_new(label, a);
+		bool ok = hd_triage_write_jsonl(out, r);
+
+		hd_triage_row_free(r);
+		return ok;
+	}
 	case HD_REPORT_TEXT:
 		hd_report_text(out, a);
 		break;

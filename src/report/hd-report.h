@@ -18,13 +18,17 @@ enum hd_report_format {
 	HD_REPORT_TEXT = 0,
 	HD_REPORT_JSON,
 	HD_REPORT_MARKDOWN,
+	HD_REPORT_JSONL, /* one compact line (hd-report-triage.h) */
 };
 
-/* Parses "text", "json", "markdown" (or "md"); false if unknown. */
+/* Parses "text", "json", "jsonl", "markdown" (or "md"); false if unknown. */
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
 
 /* Writes the report; returns false if out failed. */
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
 		     const struct hd_analysis *a);
+/* The same, naming the incident label (jsonl's "path"; may be NULL). */
+bool hd_report_write_as(FILE *out, enum hd_report_format fmt,
+			const struct hd_analysis *a, const char *label);
 
 #endif
