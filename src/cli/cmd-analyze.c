@@ -27,7 +27,8 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --format FMT   text (default, for a terminal), json (schema 1, for\n"
-	"                 pipelines), markdown (md; for an incident ticket) or\n"
+	"                 pipelines), jsonl (one line, as `triage` writes per\n"
+	"                 incident), markdown (md; for an incident ticket) or\n"
 	"                 html (one self-contained page with pictures)\n"
 	"  -o, --output FILE\n"
 	"                 write the report to FILE instead of standard output;\n"
@@ -38,6 +39,9 @@ static const char help[] =
 	"                 terminal's own) when standard output is one, else 80\n"
 	"  --quiet        say nothing on standard error but fatal errors (no\n"
 	"                 warnings about paths and inputs, no progress line)\n"
+	"  --merge        analyze inputs that cannot belong to one incident\n"
+	"                 (two different dumps or logs of one rank, ...) as\n"
+	"                 one anyway; the report still names the conflicts\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -56,6 +60,8 @@ static const char help[] =
 	"  4  the report could not be written\n"
 	"  5  analyzed, a hang or an error was seen (an NCCL WARN, a timeout,\n"
 	"     a crash) but its cause could not be decided (insufficient_data)\n"
+	"  6  the inputs cannot all belong to one incident; nothing was\n"
+	"     blamed (see --merge)\n"
 	"\n"
 	"examples:\n"
 	"  hangdoc analyze ./dumps\n"
@@ -69,6 +75,7 @@ struct analyze_opts {
 	int jobs;
 	int width; /* 0: from the terminal, else 80 */
 	bool quiet;
+	bool merge;
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -84,6 +91,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
 		{ "width", 0, HD_OPT_INT, &o->width, 40, 1000 },
 		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
+		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -93,7 +101,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	if (format && !hd_report_format_parse(format, &o->format))
 		return hd_cmd_usage_error(
 			&hd_cmd_analyze,
-			"unknown format '%s' (use text, json, markdown or html)",
+			"unknown format '%s' (use text, json, jsonl, markdown or html)",
 			format);
 	if (!paths->len)
 		return hd_cmd_usage_error(&hd_cmd_analyze, "analyze: no PATH given");
@@ -236,11 +244,12 @@ static int run(int argc, char **argv)
 	struct analyze_opts o = { .format = HD_REPORT_TEXT, .jobs = 0 };
 	struct progress prog = { g_get_monotonic_time(), 0 };
 	struct hd_load_opts lo = { 0 };
-	struct hd_report_opts ro = { 80, -1, -1 };
+	struct hd_report_opts ro = { 80, -1, -1, NULL };
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
+	g_autofree char *label = NULL;
 	unsigned usable;
 	int status;
 
@@ -260,7 +269,8 @@ static int run(int argc, char **argv)
 		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
 	if (!o.quiet)
 		report_unusable(store);
-	a = hd_engine_run(store);
+	a = hd_engine_run_opts(store,
+			       &(struct hd_engine_opts){ .merge = o.merge });
 	ro.width = text_width(&o);
 	report_times(&ro, prog.start_us);
 	usable = hd_store_usable_inputs(store);
@@ -269,11 +279,17 @@ static int run(int argc, char **argv)
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");
 		status = HD_EXIT_NO_INPUT;
+	} else if (hd_analysis_is_inconsistent(a)) {
+		hd_cmd_error("the inputs cannot all belong to one incident; "
+			     "nothing is blamed (see --merge)");
+		status = HD_EXIT_INCONSISTENT;
 	} else {
 		status = hd_analysis_has_fault(a)   ? HD_EXIT_FAULT
 			 : hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED
 						    : HD_EXIT_OK;
 	}
+	label = g_strjoinv(" ", (char **)paths->pdata);
+	ro.label = label;
 	if (o.output)
 		return write_to_file(o.output, o.format, a, &ro, status);
 	if (!hd_report_write_opts(stdout, o.format, a, &ro)) {
@@ -285,7 +301,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] PATH...",
+	.usage = "[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

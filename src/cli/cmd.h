@@ -20,6 +20,7 @@ enum hd_exit {
 	HD_EXIT_OUTPUT = 4,   /* the report could not be written */
 	/* analyzed: a hang or an error was seen, its cause undecided */
 	HD_EXIT_UNDECIDED = 5,
+	HD_EXIT_INCONSISTENT = 6, /* inputs of several incidents, not merged */
 };
 
 struct hd_cmd {
@@ -34,6 +35,7 @@ extern const struct hd_cmd hd_cmd_analyze;
 extern const struct hd_cmd hd_cmd_show;
 extern const struct hd_cmd hd_cmd_replay;
 extern const struct hd_cmd hd_cmd_export;
+extern const struct hd_cmd hd_cmd_triage;
 
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

@@ -16,6 +16,7 @@ static const struct hd_cmd *const commands[] = {
 	&hd_cmd_show,
 	&hd_cmd_replay,
 	&hd_cmd_export,
+	&hd_cmd_triage,
 };
 
 static void usage(FILE *out)
@@ -28,7 +29,8 @@ static void usage(FILE *out)
 		fprintf(out, "  %-9s %s\n", commands[i]->name,
 			commands[i]->summary);
 	fprintf(out, "\nexit status: 0 no fault found, 1 fault found, 2 usage error,\n"
-		     "3 no usable input, 4 the report could not be written\n");
+		     "3 no usable input, 4 the report could not be written,\n"
+		     "6 inputs of several incidents (nothing blamed)\n");
 }
 
 static const struct hd_cmd *find_command(const char *name)

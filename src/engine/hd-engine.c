@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-consistency.h"
+#include "hd-fingerprint.h"
 #include "hd-straggler.h"
 #include "hd-banned.h"
 
@@ -623,21 +625,48 @@ static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+/* Blames nobody: the inputs are several incidents, not one. */
+static void refuse_to_blame(struct hd_analysis *a)
+{
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
+		"the inputs cannot all belong to one incident (%u %s): nothing is blamed; analyze each incident apart, or give --merge",
+		a->conflicts->len,
+		a->conflicts->len == 1 ? "conflict" : "conflicts");
+
+	/* The conflicts themselves are a->conflicts, which reports show. */
+	v->score = HD_SCORE_INSUFFICIENT;
+	g_ptr_array_add(a->verdicts, v);
+}
+
 struct hd_analysis *hd_engine_run(const struct hd_store *store)
+{
+	return hd_engine_run_opts(store, NULL);
+}
+
+struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
+				       const struct hd_engine_opts *opts)
 {
 	struct hd_analysis *a = hd_analysis_new(store);
 	struct hd_index *ix = hd_index_build(store);
 
 	fill_ranks(ix, a);
-	hd_join_run(ix, a);
-	hd_check_groups(ix, a);
-	hd_check_signals(ix, a);
-	hd_check_anonymous(ix, a);
-	hd_check_chains(ix, a);
-	hd_straggler_run(store, a);
+	hd_consistency_run(ix, a);
+	a->merged = a->conflicts->len && opts && opts->merge;
+	if (hd_analysis_is_inconsistent(a)) {
+		refuse_to_blame(a);
+	} else {
+		hd_join_run(ix, a);
+		hd_check_groups(ix, a);
+		hd_check_signals(ix, a);
+		hd_check_anonymous(ix, a);
+		hd_check_chains(ix, a);
+		hd_straggler_run(store, a);
+	}
 	merge_duplicates(ix, a);
 	add_summary_verdict(ix, a);
 	g_ptr_array_sort(a->verdicts, compare_verdicts);
+	hd_fingerprint_run(ix, a);
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
 	progress_user_frames(store, a);

@@ -15,7 +15,19 @@
 #include "hd-verdict.h"
 #include "hd-matrix.h"
 
+struct hd_engine_opts {
+	/*
+	 * Analyze inputs that cannot belong to one incident as one anyway
+	 * (the conflicts are still reported).  Without it such inputs give
+	 * one insufficient_data verdict and no blame.
+	 */
+	bool merge;
+};
+
 /* Runs every check over a resolved store.  (transfer full) */
 struct hd_analysis *hd_engine_run(const struct hd_store *store);
+/* The same with options (NULL: the defaults).  (transfer full) */
+struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
+				       const struct hd_engine_opts *opts);
 
 #endif

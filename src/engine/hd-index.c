@@ -395,6 +395,18 @@ int32_t hd_stack_user_frame(const struct hd_store *s, int32_t stack)
 	return -1;
 }
 
+const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
+				       const struct hd_op *op)
+{
+	size_t n;
+	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!is_framework_frame(&frames[i]))
+			return &frames[i];
+	return n > 0 && frames[0].file ? &frames[0] : NULL;
+}
+
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
 {
 	size_t n;

@@ -49,6 +49,8 @@ void hd_verdict_free(struct hd_verdict *v)
 	g_free(v->summary);
 	g_ptr_array_unref(v->evidence);
 	g_ptr_array_unref(v->ruled_out);
+	g_free(v->fingerprint);
+	g_free(v->fingerprint_text);
 	g_free(v);
 }
 
@@ -158,6 +160,11 @@ bool hd_analysis_undecided(const struct hd_analysis *a)
 	return a->trouble_signals > 0 && !hd_analysis_has_fault(a);
 }
 
+bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
+{
+	return a->conflicts->len > 0 && !a->merged;
+}
+
 struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 {
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
@@ -172,6 +179,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
 	a->notes = g_ptr_array_new_with_free_func(g_free);
 	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
+	a->conflicts = g_ptr_array_new_with_free_func(g_free);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -187,5 +195,6 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_array_unref(a->arrivals);
 	g_ptr_array_unref(a->notes);
 	g_array_unref(a->progress);
+	g_ptr_array_unref(a->conflicts);
 	g_free(a);
 }

@@ -62,6 +62,14 @@ struct hd_verdict {
 	GPtrArray *evidence; /* struct hd_evidence * */
 	GPtrArray *ruled_out; /* char * */
 	double score; /* ranking: higher is the more probable root cause */
+	/*
+	 * The cause's identity across incidents (hd-fingerprint.c): 16 hex
+	 * digits of a hash of fingerprint_text, the canonical text (kind, op,
+	 * call site or error signature; never ranks, hosts, times or paths).
+	 * NULL until the engine has ranked the verdicts.
+	 */
+	char *fingerprint;
+	char *fingerprint_text;
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */
@@ -139,6 +147,13 @@ struct hd_analysis {
 	   timeout (it was noticed) */
 	struct hd_moment last_completed;
 	struct hd_moment first_timeout;
+	/*
+	 * Why the inputs cannot all belong to one incident (char *, one
+	 * sentence each; empty when they can).  Unless merged, nothing was
+	 * blamed: the only verdict says so.
+	 */
+	GPtrArray *conflicts;
+	bool merged; /* analyzed as one incident anyway (--merge) */
 };
 
 /* An analysis of store with empty tables and no verdicts.  (transfer full) */
@@ -146,6 +161,9 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store);
 void hd_analysis_free(struct hd_analysis *a);
 typedef struct hd_analysis hd_analysis; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_analysis, hd_analysis_free)
+
+/* True when the inputs conflict and were not merged (exit status 6). */
+bool hd_analysis_is_inconsistent(const struct hd_analysis *a);
 
 /* True when some verdict reports a fault (exit status 1). */
 bool hd_analysis_has_fault(const struct hd_analysis *a);

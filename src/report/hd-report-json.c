@@ -171,6 +171,10 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "summary", hd_json_string(v->summary));
 	json_object_set_new(o, "evidence", ev);
 	json_object_set_new(o, "ruled_out", hd_json_string_array(v->ruled_out));
+	/* Additive keys. */
+	json_object_set_new(o, "fingerprint", hd_json_string(v->fingerprint));
+	json_object_set_new(o, "fingerprint_text",
+			    hd_json_string(v->fingerprint_text));
 	return o;
 }
 
@@ -249,5 +253,8 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 			    opts && opts->elapsed_ms >= 0
 				    ? json_integer(opts->elapsed_ms)
 				    : json_null());
+	json_object_set_new(doc, "inconsistent_inputs",
+			    hd_json_string_array(a->conflicts));
+	json_object_set_new(doc, "merged", json_boolean(a->merged));
 	return doc;
 }

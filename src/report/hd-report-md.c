@@ -145,6 +145,9 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "| op | `%s` |\n", v->op);
 		fprintf(out, "| confidence | %s |\n",
 			hd_confidence_name(v->confidence));
+		if (v->fingerprint)
+			fprintf(out, "| fingerprint | `%s` |\n",
+				v->fingerprint);
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
 		hd_store_usable_inputs(s), s->inputs->len);
@@ -494,9 +497,29 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 	}
 }
 
+/* Inputs from several incidents: said before anything else. */
+static void md_conflicts(FILE *out, const struct hd_analysis *a)
+{
+	if (!a->conflicts || !a->conflicts->len)
+		return;
+	fprintf(out, "> **Warning: these inputs cannot all belong to one "
+		     "incident.**\n");
+	for (guint i = 0; i < a->conflicts->len; i++) {
+		g_autofree char *t =
+			md_text(g_ptr_array_index(a->conflicts, i));
+
+		fprintf(out, "> - %s\n", t);
+	}
+	fprintf(out, "> \n> %s\n\n",
+		a->merged ? "Analyzed as one incident anyway (`--merge`)."
+			  : "Nothing is blamed; analyze each incident apart, "
+			    "or give `--merge`.");
+}
+
 void hd_report_markdown(FILE *out, const struct hd_analysis *a)
 {
 	md_heading(out, a);
+	md_conflicts(out, a);
 	md_summary(out, a);
 	if (a->verdicts->len)
 		md_verdict_detail(out, a, g_ptr_array_index(a->verdicts, 0));

@@ -15,6 +15,8 @@ struct hd_report_opts {
 	int64_t generated_at;
 	/* JSON: load and analysis time in ms; -1 gives null */
 	int64_t elapsed_ms;
+	/* jsonl: the incident's label ("path"), or NULL */
+	const char *label;
 };
 
 #endif

@@ -647,6 +647,8 @@ static void top_verdict(const struct text *t, const struct hd_verdict *v)
 	emit_wrap(t, "", "  ", head);
 	if (v->summary)
 		emit_wrap(t, "  ", "  ", v->summary);
+	if (v->fingerprint)
+		emit(t, "  fingerprint %s", v->fingerprint);
 	hang_start(t, t->a);
 	next_steps(t, v);
 	culprit_stack(t, v);
@@ -1074,10 +1076,29 @@ static void inputs(const struct text *t)
 		emit_more(t, "  ", bad - MAX_INPUTS, "unusable inputs");
 }
 
+/* Inputs from several incidents: said before anything else. */
+static void conflicts(const struct text *t)
+{
+	const struct hd_analysis *a = t->a;
+
+	if (!a->conflicts || !a->conflicts->len)
+		return;
+	emit(t, "WARNING: these inputs cannot all belong to one incident:");
+	for (guint i = 0; i < a->conflicts->len; i++)
+		emit_wrap(t, "  - ", "    ",
+			  g_ptr_array_index(a->conflicts, i));
+	emit(t, "%s",
+	     a->merged ? "analyzed as one incident anyway (--merge)"
+		       : "nothing is blamed: analyze each incident "
+			 "apart, or give --merge");
+	blank(t);
+}
+
 void hd_report_text(FILE *out, const struct hd_analysis *a, int width)
 {
 	const struct text t = { out, a, width > 0 ? width : 80 };
 
+	conflicts(&t);
 	if (a->verdicts->len)
 		top_verdict(&t, g_ptr_array_index(a->verdicts, 0));
 	else

@@ -1,7 +1,8 @@
 /*
  * The report dispatcher: format names and hd_report_write(), which hands
  * an analysis to the renderer of the format asked for (hd-report-text.c,
- * hd-report-json.c, hd-report-md.c, hd-report-html.c).  Renderers never call back in here.
+ * hd-report-json.c, hd-report-md.c, hd-report-html.c, and the jsonl line
+ * of hd-report-triage.c).  Renderers never call back in here.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-report-render.h"
+#include "hd-report-triage.h"
 #include "hd-banned.h"
 
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
@@ -19,6 +21,8 @@ bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 		*fmt = HD_REPORT_TEXT;
 	else if (strcmp(s, "json") == 0)
 		*fmt = HD_REPORT_JSON;
+	else if (strcmp(s, "jsonl") == 0)
+		*fmt = HD_REPORT_JSONL;
 	else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
 		*fmt = HD_REPORT_MARKDOWN;
 	else if (strcmp(s, "html") == 0)
@@ -38,11 +42,18 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 			  const struct hd_analysis *a,
 			  const struct hd_report_opts *opts)
 {
-	const struct hd_report_opts defaults = { 80, -1, -1 };
+	const struct hd_report_opts defaults = { 80, -1, -1, NULL };
 
 	if (!opts)
 		opts = &defaults;
 	switch (fmt) {
+	case HD_REPORT_JSONL: {
+		struct hd_triage_row *r = hd_triage_row_new(opts->label, a);
+		bool ok = hd_triage_write_jsonl(out, r);
+
+		hd_triage_row_free(r);
+		return ok;
+	}
 	case HD_REPORT_TEXT:
 		hd_report_text(out, a, opts->width);
 		break;

@@ -247,7 +247,7 @@ START_TEST(test_json_schema)
 	static const char *const verdict[] = {
 		"kind",	      "culprit_ranks", "group",    "seq",
 		"op",	      "confidence",    "summary",  "evidence",
-		"ruled_out"
+		"ruled_out",  "fingerprint",   "fingerprint_text"
 	};
 	static const char *const group[] = { "id", "name", "desc", "ranks",
 					     "ops_aligned" };

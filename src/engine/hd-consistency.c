@@ -1,0 +1,411 @@
+/*
+ * Inputs that cannot belong to one incident (hd-consistency.h).  Each rank
+ * of a hung job leaves one dump and one log; when a rank has two inputs of
+ * the same kind, they must tell one story.  Two stories for one rank, or
+ * one process group name with two different overlapping member lists, mean
+ * that several incidents were given as one, and any blame computed across
+ * them would be made up.  Only ranks with two inputs of one kind are
+ * walked, so the usual incident costs a pass over the ranks and groups.
+ */
+#include "config.h"
+
+#include "hd-consistency.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "hd-banned.h"
+
+/* Conflicts listed; the rest are counted. */
+#define MAX_CONFLICTS 12
+/* Two inputs of one rank further apart than this are two incidents. */
+#define HD_INCIDENT_GAP_NS (3600LL * 1000000000LL)
+
+struct input_summary {
+	bool watched; /* its rank has another input of its kind */
+	int64_t t_min, t_max; /* INT64_MIN when unknown */
+	int nranks; /* largest group its ops belong to; -1 */
+	GHashTable *comm_ids; /* uint64 commIds of its NCCL comms, or NULL */
+};
+
+struct conflicts {
+	struct hd_analysis *a;
+	guint total;
+};
+
+static void conflict(struct conflicts *c, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+static void conflict(struct conflicts *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->total++;
+	if (c->a->conflicts->len >= MAX_CONFLICTS)
+		return;
+	va_start(ap, fmt);
+	g_ptr_array_add(c->a->conflicts, g_strdup_vprintf(fmt, ap));
+	va_end(ap);
+}
+
+static const char *kind_words(enum hd_input_kind k)
+{
+	switch (k) {
+	case HD_INPUT_FLIGHT_REC:
+		return "flight-recorder dumps";
+	case HD_INPUT_NCCL_LOG:
+		return "logs";
+	case HD_INPUT_KINETO:
+		return "profiler traces";
+	case HD_INPUT_UNKNOWN:
+		break;
+	}
+	return "inputs";
+}
+
+static const struct hd_input *input_at(const struct hd_store *s, uint32_t i)
+{
+	return g_ptr_array_index(s->inputs, i);
+}
+
+/* Marks the inputs of ranks that have two or more of one kind. */
+static bool mark_watched(const struct hd_store *s, struct input_summary *sum)
+{
+	GHashTableIter it;
+	gpointer value;
+	bool any = false;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct hd_rank *r = value;
+
+		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
+			uint32_t x = g_array_index(r->inputs, uint32_t, i);
+
+			for (guint j = i + 1; j < r->inputs->len; j++) {
+				uint32_t y =
+					g_array_index(r->inputs, uint32_t, j);
+
+				if (x < s->inputs->len && y < s->inputs->len &&
+				    input_at(s, x)->kind ==
+					    input_at(s, y)->kind &&
+				    input_at(s, x)->kind != HD_INPUT_UNKNOWN) {
+					sum[x].watched = sum[y].watched = true;
+					any = true;
+				}
+			}
+		}
+	}
+	return any;
+}
+
+static void widen(struct input_summary *in, int64_t t)
+{
+	if (t == INT64_MIN)
+		return;
+	if (in->t_min == INT64_MIN || t < in->t_min)
+		in->t_min = t;
+	if (in->t_max == INT64_MIN || t > in->t_max)
+		in->t_max = t;
+}
+
+static void summarize(const struct hd_store *s, struct input_summary *sum)
+{
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		struct input_summary *in;
+		const struct hd_group *g;
+
+		if (op->prov.input >= s->inputs->len ||
+		    !sum[op->prov.input].watched)
+			continue;
+		in = &sum[op->prov.input];
+		widen(in, op->t_enqueue_ns);
+		widen(in, op->t_start_ns);
+		widen(in, op->t_end_ns);
+		if (op->group >= s->groups->len)
+			continue;
+		g = hd_store_group_at(s, op->group);
+		if (g->nranks > in->nranks)
+			in->nranks = g->nranks;
+		if (g->has_comm_id) {
+			if (!in->comm_ids)
+				in->comm_ids = g_hash_table_new_full(
+					g_int64_hash, g_int64_equal, g_free,
+					NULL);
+			if (!g_hash_table_contains(in->comm_ids, &g->comm_id)) {
+				uint64_t *id = g_new(uint64_t, 1);
+
+				*id = g->comm_id;
+				g_hash_table_add(in->comm_ids, id);
+			}
+		}
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->prov.input < s->inputs->len &&
+		    sum[sig->prov.input].watched)
+			widen(&sum[sig->prov.input], sig->time_ns);
+	}
+}
+
+static bool share_a_comm(GHashTable *x, GHashTable *y)
+{
+	GHashTableIter it;
+	gpointer key;
+
+	g_hash_table_iter_init(&it, x);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		if (g_hash_table_contains(y, key))
+			return true;
+	return false;
+}
+
+static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
+{
+	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
+	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* Compares every pair of one rank's inputs of one kind, as wholes. */
+static void compare_pairs(const struct hd_store *s,
+			  const struct input_summary *sum, struct conflicts *c)
+{
+	g_autoptr(GPtrArray) ranks = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value))
+		g_ptr_array_add(ranks, value);
+	/* In rank order, so reports do not depend on hashing. */
+	g_ptr_array_sort(ranks, compare_rank_ptr);
+	for (guint k = 0; k < ranks->len; k++) {
+		const struct hd_rank *r = g_ptr_array_index(ranks, k);
+
+		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
+			uint32_t x = g_array_index(r->inputs, uint32_t, i);
+
+			for (guint j = i + 1; j < r->inputs->len; j++) {
+				uint32_t y =
+					g_array_index(r->inputs, uint32_t, j);
+				const struct input_summary *a = &sum[x],
+							   *b = &sum[y];
+				const struct hd_input *ia = input_at(s, x),
+						      *ib = input_at(s, y);
+
+				if (!a->watched || !b->watched ||
+				    ia->kind != ib->kind)
+					continue;
+				if (a->nranks > 0 && b->nranks > 0 &&
+				    a->nranks != b->nranks)
+					conflict(
+						c,
+						"rank %d: '%s' is from a job of %d ranks, '%s' from one of %d",
+						r->rank, ia->path, a->nranks,
+						ib->path, b->nranks);
+				else if (a->comm_ids && b->comm_ids &&
+					 !share_a_comm(a->comm_ids,
+						       b->comm_ids))
+					conflict(
+						c,
+						"rank %d: '%s' and '%s' name no NCCL commId in common",
+						r->rank, ia->path, ib->path);
+				else if (a->t_min != INT64_MIN &&
+					 b->t_min != INT64_MIN &&
+					 (a->t_min - b->t_max >
+						  HD_INCIDENT_GAP_NS ||
+					  b->t_min - a->t_max >
+						  HD_INCIDENT_GAP_NS))
+					conflict(
+						c,
+						"rank %d: '%s' and '%s' cover times more than an hour apart",
+						r->rank, ia->path, ib->path);
+			}
+		}
+	}
+}
+
+/* Where one input's ops end in a lane. */
+struct lane_end {
+	uint32_t input;
+	int64_t max_seq;
+	const struct hd_op *at_max;
+};
+
+/*
+ * Two inputs of one kind that hold the same rank's ops in one group must
+ * hold the same ops: the same call at each position they share, and the
+ * same last position (a hung rank's progress does not move between dumps).
+ */
+static void compare_lanes(const struct hd_index *ix,
+			  const struct input_summary *sum, struct conflicts *c)
+{
+	const struct hd_store *s = ix->store;
+
+	for (guint gl = 0; gl < ix->groups->len; gl++) {
+		const struct hd_group_index *gi =
+			&g_array_index(ix->groups, struct hd_group_index, gl);
+
+		for (guint l = 0; l < gi->lanes->len; l++) {
+			const struct hd_lane *lane =
+				&g_array_index(gi->lanes, struct hd_lane, l);
+			g_autoptr(GArray) ends = NULL;
+			const struct hd_op *prev = NULL;
+			bool said = false;
+
+			if (lane->n == 0 ||
+			    !sum[hd_index_op(ix, lane->ops[0])->prov.input]
+				     .watched)
+				continue;
+			ends = g_array_new(FALSE, FALSE,
+					   sizeof(struct lane_end));
+			for (uint32_t i = 0; i < lane->n; i++) {
+				const struct hd_op *op =
+					hd_index_op(ix, lane->ops[i]);
+				struct lane_end *e = NULL;
+
+				if (prev && !said && prev->seq == op->seq &&
+				    prev->prov.input != op->prov.input &&
+				    (prev->kind != op->kind ||
+				     prev->d != op->d ||
+				     prev->state != op->state)) {
+					g_autofree char *label = hd_group_label(
+						s, gl, HD_GROUP_LABEL_LONG);
+					g_autofree char *x =
+						hd_op_describe_bare(s, prev);
+					g_autofree char *y =
+						hd_op_describe_bare(s, op);
+
+					conflict(
+						c,
+						"rank %d: '%s' and '%s' disagree on %s: %s; %s",
+						lane->rank,
+						input_at(s, prev->prov.input)
+							->path,
+						input_at(s, op->prov.input)
+							->path,
+						label, x, y);
+					said = true;
+				}
+				prev = op;
+				for (guint k = 0; k < ends->len; k++)
+					if (g_array_index(ends, struct lane_end,
+							  k)
+						    .input == op->prov.input)
+						e = &g_array_index(
+							ends, struct lane_end,
+							k);
+				if (!e) {
+					struct lane_end ne = { op->prov.input,
+							       op->seq, op };
+
+					if (ends->len < 16)
+						g_array_append_val(ends, ne);
+				} else if (op->seq >= e->max_seq) {
+					e->max_seq = op->seq;
+					e->at_max = op;
+				}
+			}
+			for (guint k = 1; k < ends->len && !said; k++) {
+				const struct lane_end *x = &g_array_index(
+					ends, struct lane_end, 0);
+				const struct lane_end *y = &g_array_index(
+					ends, struct lane_end, k);
+				g_autofree char *label = NULL;
+
+				if (x->max_seq == y->max_seq)
+					continue;
+				label = hd_group_label(s, gl,
+						       HD_GROUP_LABEL_LONG);
+				conflict(
+					c,
+					"rank %d: two %s disagree: '%s' ends at %s seq %" G_GINT64_FORMAT
+					", '%s' at seq %" G_GINT64_FORMAT,
+					lane->rank,
+					kind_words(input_at(s, x->input)->kind),
+					input_at(s, x->input)->path, label,
+					x->max_seq, input_at(s, y->input)->path,
+					y->max_seq);
+				said = true;
+			}
+		}
+	}
+}
+
+/* One process group name, two overlapping member lists. */
+static void compare_group_names(const struct hd_store *s, struct conflicts *c)
+{
+	/* "name" -> GHashTable rank -> group index + 1 */
+	g_autoptr(GHashTable) by_name =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+				      (GDestroyNotify)g_hash_table_unref);
+
+	for (guint gi = 0; gi < s->groups->len; gi++) {
+		const struct hd_group *g = hd_store_group_at(s, gi);
+		GHashTable *members;
+		bool said = false;
+
+		if (!g->name || g->low_confidence_identity || !g->members ||
+		    strncmp(g->id, "pg:", 3) != 0)
+			continue;
+		members = g_hash_table_lookup(by_name, g->name);
+		if (!members) {
+			members =
+				g_hash_table_new(g_direct_hash, g_direct_equal);
+			g_hash_table_insert(by_name, g->name, members);
+		}
+		for (guint m = 0; m < g->members->len; m++) {
+			int r = g_array_index(g->members, int, m);
+			guint other;
+
+			if (r < 0)
+				continue;
+			other = GPOINTER_TO_UINT(g_hash_table_lookup(
+				members, GINT_TO_POINTER(r)));
+			if (other && other != gi + 1 && !said) {
+				const struct hd_group *o =
+					hd_store_group_at(s, other - 1);
+
+				conflict(
+					c,
+					"process group '%s' has two member lists that share rank %d: %s and %s",
+					g->name, r, o->id, g->id);
+				said = true;
+			}
+			if (!other)
+				g_hash_table_insert(members, GINT_TO_POINTER(r),
+						    GUINT_TO_POINTER(gi + 1));
+		}
+	}
+}
+
+void hd_consistency_run(const struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	struct conflicts c = { a, 0 };
+	g_autofree struct input_summary *sum =
+		g_new0(struct input_summary, s->inputs->len + 1);
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		sum[i].t_min = sum[i].t_max = INT64_MIN;
+		sum[i].nranks = -1;
+	}
+	if (mark_watched(s, sum)) {
+		summarize(s, sum);
+		compare_pairs(s, sum, &c);
+		compare_lanes(ix, sum, &c);
+	}
+	compare_group_names(s, &c);
+	if (c.total > a->conflicts->len)
+		g_ptr_array_add(a->conflicts,
+				g_strdup_printf("... and %u more conflicts",
+						c.total - a->conflicts->len));
+	for (guint i = 0; i < s->inputs->len; i++)
+		if (sum[i].comm_ids)
+			g_hash_table_unref(sum[i].comm_ids);
+}

@@ -1,0 +1,337 @@
+/*
+ * Triage rows and their renderers (hd-report-triage.h): the JSON line of
+ * one incident, and the table of many grouped by fingerprint with the
+ * culprit hosts that recur.  A host blamed in several incidents is the
+ * node to drain, so it is listed apart.
+ */
+#include "config.h"
+
+#include "hd-report-triage.h"
+
+#include <string.h>
+#include <jansson.h>
+
+#include "hd-autocleanups.h"
+#include "hd-json.h"
+#include "hd-report-util.h"
+#include "hd-banned.h"
+
+#define MAX_EXAMPLES 3
+#define MAX_ERRORS 5
+#define MAX_HOSTS 10
+
+static struct hd_triage_row *row_alloc(const char *path)
+{
+	struct hd_triage_row *r = g_new0(struct hd_triage_row, 1);
+
+	r->path = g_strdup(path);
+	r->culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	r->hosts = g_ptr_array_new_with_free_func(g_free);
+	r->errors = g_ptr_array_new_with_free_func(g_free);
+	return r;
+}
+
+struct hd_triage_row *hd_triage_row_new_error(const char *path,
+					      const char *error)
+{
+	struct hd_triage_row *r = row_alloc(path);
+
+	r->error = g_strdup(error);
+	return r;
+}
+
+static gint compare_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct hd_triage_row *hd_triage_row_new(const char *path,
+					const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+	struct hd_triage_row *r = row_alloc(path);
+	const struct hd_verdict *v = NULL;
+
+	r->inputs = s->inputs->len;
+	r->usable = hd_store_usable_inputs(s);
+	r->ranks = a->ranks_seen->len;
+	r->verdicts = a->verdicts->len;
+	r->fault = hd_analysis_has_fault(a);
+	r->inconsistent = hd_analysis_is_inconsistent(a);
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->error && r->errors->len < MAX_ERRORS)
+			g_ptr_array_add(r->errors,
+					g_strdup_printf("'%s': %s", in->path,
+							in->error));
+	}
+	if (!r->usable)
+		r->error = g_strdup("no usable input");
+	if (a->verdicts->len)
+		v = g_ptr_array_index(a->verdicts, 0);
+	if (!v)
+		return r;
+	r->kind = hd_verdict_kind_name(v->kind);
+	r->confidence = hd_confidence_name(v->confidence);
+	r->summary = g_strdup(v->summary);
+	r->fingerprint = g_strdup(v->fingerprint);
+	r->fingerprint_text = g_strdup(v->fingerprint_text);
+	if (v->evidence->len) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, 0);
+
+		r->evidence_source = g_strdup(e->source);
+		r->evidence_text = g_strdup(e->text);
+	}
+	for (guint i = 0; i < v->culprits->len; i++) {
+		int rank = g_array_index(v->culprits, int, i);
+		const struct hd_rank *rk = hd_store_find_rank(s, rank);
+		bool known = false;
+
+		g_array_append_val(r->culprits, rank);
+		if (!rk || !rk->host)
+			continue;
+		for (guint h = 0; h < r->hosts->len && !known; h++)
+			known = strcmp(g_ptr_array_index(r->hosts, h),
+				       rk->host) == 0;
+		if (!known)
+			g_ptr_array_add(r->hosts, g_strdup(rk->host));
+	}
+	g_ptr_array_sort(r->hosts, compare_str);
+	return r;
+}
+
+void hd_triage_row_free(struct hd_triage_row *r)
+{
+	if (!r)
+		return;
+	g_free(r->path);
+	g_free(r->error);
+	g_free(r->summary);
+	g_free(r->fingerprint);
+	g_free(r->fingerprint_text);
+	g_free(r->evidence_source);
+	g_free(r->evidence_text);
+	g_array_unref(r->culprits);
+	g_ptr_array_unref(r->hosts);
+	g_ptr_array_unref(r->errors);
+	g_free(r);
+}
+
+bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
+{
+	g_autoptr(json_t) o = json_object();
+	json_t *counts = json_object();
+	json_t *ev = json_null();
+
+	if (r->evidence_text) {
+		ev = json_object();
+		json_object_set_new(ev, "source",
+				    hd_json_string(r->evidence_source));
+		json_object_set_new(ev, "text",
+				    hd_json_string(r->evidence_text));
+	}
+	json_object_set_new(counts, "inputs", json_integer(r->inputs));
+	json_object_set_new(counts, "usable", json_integer(r->usable));
+	json_object_set_new(counts, "ranks", json_integer(r->ranks));
+	json_object_set_new(counts, "verdicts", json_integer(r->verdicts));
+	json_object_set_new(o, "path", hd_json_string(r->path));
+	json_object_set_new(o, "verdict", hd_json_string(r->kind));
+	json_object_set_new(o, "culprit_ranks", hd_json_int_array(r->culprits));
+	json_object_set_new(o, "culprit_hosts",
+			    hd_json_string_array(r->hosts));
+	json_object_set_new(o, "confidence", hd_json_string(r->confidence));
+	json_object_set_new(o, "fingerprint", hd_json_string(r->fingerprint));
+	json_object_set_new(o, "summary", hd_json_string(r->summary));
+	json_object_set_new(o, "evidence", ev);
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "fault", json_boolean(r->fault));
+	json_object_set_new(o, "inconsistent", json_boolean(r->inconsistent));
+	json_object_set_new(o, "error", hd_json_string(r->error));
+	json_object_set_new(o, "errors", hd_json_string_array(r->errors));
+	json_object_set_new(o, "fingerprint_text",
+			    hd_json_string(r->fingerprint_text));
+	if (json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0)
+		return false;
+	fputc('\n', out);
+	return !ferror(out);
+}
+
+/* Incidents of one fingerprint (or one error class). */
+struct cause {
+	const char *key;
+	GPtrArray *rows; /* struct hd_triage_row *, borrowed */
+	GHashTable *hosts; /* host -> 1 */
+};
+
+static void cause_free(gpointer p)
+{
+	struct cause *c = p;
+
+	g_ptr_array_unref(c->rows);
+	g_hash_table_unref(c->hosts);
+	g_free(c);
+}
+
+static gint compare_causes(gconstpointer pa, gconstpointer pb)
+{
+	const struct cause *a = *(const struct cause *const *)pa;
+	const struct cause *b = *(const struct cause *const *)pb;
+
+	if (a->rows->len != b->rows->len)
+		return a->rows->len > b->rows->len ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+struct host_count {
+	const char *host;
+	guint n;
+};
+
+static gint compare_hosts(gconstpointer pa, gconstpointer pb)
+{
+	const struct host_count *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->host, b->host);
+}
+
+/* "network_fault at train.py:step" from a row.  (transfer full) */
+static char *cause_text(const struct hd_triage_row *r)
+{
+	const char *site;
+	GString *t;
+
+	if (!r->kind)
+		return g_strdup_printf("not analyzed: %s",
+				       r->error ? r->error : "?");
+	t = g_string_new(r->kind);
+	site = r->fingerprint_text ? strstr(r->fingerprint_text, "; site=")
+				   : NULL;
+	if (r->fingerprint_text && strstr(r->fingerprint_text, "; op=")) {
+		const char *op = strstr(r->fingerprint_text, "; op=") + 5;
+
+		g_string_append_printf(t, " %.*s", (int)strcspn(op, ";"), op);
+	}
+	if (site)
+		g_string_append_printf(t, " at %.*s", (int)strcspn(site + 7, ";"),
+				       site + 7);
+	return g_string_free(t, FALSE);
+}
+
+static char *examples(const struct cause *c)
+{
+	GString *t = g_string_new(NULL);
+
+	for (guint i = 0; i < c->rows->len && i < MAX_EXAMPLES; i++) {
+		const struct hd_triage_row *r = g_ptr_array_index(c->rows, i);
+		g_autofree char *clean = hd_report_clean(r->path);
+
+		g_string_append_printf(t, "%s%s", i ? ", " : "", clean);
+	}
+	if (c->rows->len > MAX_EXAMPLES)
+		g_string_append_printf(t, " and %u more",
+				       c->rows->len - MAX_EXAMPLES);
+	return g_string_free(t, FALSE);
+}
+
+bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
+{
+	g_autoptr(GHashTable) by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func(cause_free);
+	g_autoptr(GHashTable) host_n = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GArray) hosts = g_array_new(FALSE, FALSE,
+					      sizeof(struct host_count));
+	GHashTableIter it;
+	gpointer key, value;
+	guint faults = 0, errors = 0;
+
+	for (guint i = 0; i < rows->len; i++) {
+		struct hd_triage_row *r = g_ptr_array_index(rows, i);
+		const char *k = r->fingerprint ? r->fingerprint
+					       : "(not analyzed)";
+		struct cause *c = g_hash_table_lookup(by_key, k);
+
+		faults += r->fault;
+		errors += r->error != NULL;
+		if (!c) {
+			c = g_new0(struct cause, 1);
+			c->key = k;
+			c->rows = g_ptr_array_new();
+			c->hosts = g_hash_table_new(g_str_hash, g_str_equal);
+			g_hash_table_insert(by_key, (gpointer)k, c);
+			g_ptr_array_add(causes, c);
+		}
+		g_ptr_array_add(c->rows, r);
+		for (guint h = 0; h < r->hosts->len; h++) {
+			const char *host = g_ptr_array_index(r->hosts, h);
+
+			g_hash_table_add(c->hosts, (gpointer)host);
+			g_hash_table_insert(
+				host_n, (gpointer)host,
+				GUINT_TO_POINTER(GPOINTER_TO_UINT(
+							 g_hash_table_lookup(
+								 host_n, host)) +
+						 1));
+		}
+	}
+	g_ptr_array_sort(causes, compare_causes);
+	g_hash_table_iter_init(&it, host_n);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		struct host_count hc = { key, GPOINTER_TO_UINT(value) };
+
+		if (hc.n > 1)
+			g_array_append_val(hosts, hc);
+	}
+	g_array_sort(hosts, compare_hosts);
+
+	if (markdown)
+		fprintf(out,
+			"# hangdoc triage: %u incidents, %u causes\n\n"
+			"%u with a fault, %u not analyzed.\n\n"
+			"| incidents | cause | fingerprint | hosts | examples |\n"
+			"|---|---|---|---|---|\n",
+			rows->len, causes->len, faults, errors);
+	else
+		fprintf(out, "%u incidents, %u causes (%u with a fault, %u not analyzed)\n\n",
+			rows->len, causes->len, faults, errors);
+	for (guint i = 0; i < causes->len; i++) {
+		const struct cause *c = g_ptr_array_index(causes, i);
+		const struct hd_triage_row *first = g_ptr_array_index(c->rows, 0);
+		g_autofree char *what = cause_text(first);
+		g_autofree char *clean = hd_report_clean(what);
+		g_autofree char *ex = examples(c);
+		guint nh = g_hash_table_size(c->hosts);
+
+		if (markdown)
+			fprintf(out, "| %u | %s | `%s` | %u | %s |\n",
+				c->rows->len, clean,
+				first->fingerprint ? first->fingerprint : "-",
+				nh, ex);
+		else
+			fprintf(out, "%u %s: %s, %u %s\n  fingerprint %s; %s\n",
+				c->rows->len,
+				c->rows->len == 1 ? "incident" : "incidents",
+				clean, nh, nh == 1 ? "host" : "hosts",
+				first->fingerprint ? first->fingerprint : "-",
+				ex);
+	}
+	if (hosts->len) {
+		fprintf(out, markdown ? "\n## Hosts blamed in more than one incident\n\n"
+					"| host | incidents |\n|---|---|\n"
+				      : "\nhosts blamed in more than one incident:\n");
+		for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++) {
+			const struct host_count *hc =
+				&g_array_index(hosts, struct host_count, i);
+			g_autofree char *h = hd_report_clean(hc->host);
+
+			fprintf(out, markdown ? "| %s | %u |\n" : "  %-24s %u\n",
+				h, hc->n);
+		}
+		if (hosts->len > MAX_HOSTS)
+			fprintf(out, markdown ? "\n%u more hosts\n" : "  ... %u more hosts\n",
+				hosts->len - MAX_HOSTS);
+	}
+	return !ferror(out);
+}

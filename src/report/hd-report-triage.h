@@ -1,0 +1,55 @@
+/*
+ * Many incidents at once (hangdoc triage) and the one-line form of one
+ * incident (analyze --format jsonl).  A row is what is kept of an analysis
+ * once its store and verdicts are freed: the top verdict's kind, culprits
+ * and their hosts, confidence, fingerprint and first evidence item, and
+ * the counts; the table groups rows by fingerprint.  Nothing is decided
+ * here: every field is copied from the analysis.
+ *
+ * Ownership: a row owns its strings and arrays.
+ */
+#ifndef HD_REPORT_TRIAGE_H
+#define HD_REPORT_TRIAGE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hd-engine.h"
+
+struct hd_triage_row {
+	char *path;  /* the incident: directory, archive or PATHs given */
+	char *error; /* why nothing could be analyzed, or NULL */
+	const char *kind; /* static verdict kind name, or NULL */
+	const char *confidence; /* static, or NULL */
+	char *summary;
+	char *fingerprint;
+	char *fingerprint_text;
+	char *evidence_source; /* the top verdict's first evidence item */
+	char *evidence_text;
+	GArray *culprits; /* int */
+	GPtrArray *hosts; /* char *: the culprits' hosts, unique, sorted */
+	GPtrArray *errors; /* char *: inputs that could not be read */
+	unsigned inputs, usable, ranks, verdicts;
+	bool fault;
+	bool inconsistent;
+};
+
+/* The row of an analyzed incident.  (transfer full) */
+struct hd_triage_row *hd_triage_row_new(const char *path,
+					const struct hd_analysis *a);
+/* The row of an incident that could not be analyzed.  (transfer full) */
+struct hd_triage_row *hd_triage_row_new_error(const char *path,
+					      const char *error);
+void hd_triage_row_free(struct hd_triage_row *r);
+
+/* One compact JSON line (with its newline); false if out failed. */
+bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r);
+
+/*
+ * The table of rows (struct hd_triage_row *) grouped by fingerprint, most
+ * frequent first, and the culprit hosts that recur across incidents; text
+ * or Markdown.  False if out failed.
+ */
+bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown);
+
+#endif
