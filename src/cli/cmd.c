@@ -11,17 +11,25 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-text.h"
 #include "hd-banned.h"
+
+/* "hangdoc: " and the message, made safe: it may hold a file's name. */
+static void say(const char *fmt, va_list ap)
+{
+	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+	g_autofree char *safe = hd_text_safe(msg);
+
+	fprintf(stderr, "hangdoc: %s\n", safe);
+}
 
 void hd_cmd_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hangdoc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int hd_cmd_finish_output(FILE *out, const char *name, int status)
@@ -59,11 +67,9 @@ int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hangdoc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	print_usage(stderr, cmd);
 	return HD_EXIT_USAGE;
 }

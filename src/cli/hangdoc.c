@@ -65,7 +65,7 @@ static int unknown_command(const char *name)
 {
 	const char *guess = closest_command(name);
 
-	fprintf(stderr, "hangdoc: '%s' is not a hangdoc command\n", name);
+	hd_cmd_error("'%s' is not a hangdoc command", name);
 	if (guess)
 		fprintf(stderr, "did you mean '%s'?\n", guess);
 	fprintf(stderr, "see 'hangdoc --help'\n");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hd-json.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 static gint compare_int(gconstpointer a, gconstpointer b)
@@ -54,15 +55,7 @@ char *hd_report_rank_list(const GArray *ranks)
 
 char *hd_report_clean(const char *s)
 {
-	char *v;
-
-	if (!s)
-		return g_strdup("");
-	v = hd_utf8_make_valid(s);
-	for (char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return v;
+	return hd_text_safe(s);
 }
 
 char *hd_report_count(uint64_t n)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hd-store.h"
+#include "hd-text.h"
 #include "hd-test.h"
 
 START_TEST(test_merge_remaps)
@@ -278,6 +279,33 @@ START_TEST(test_opdesc_intern)
 }
 END_TEST
 
+/* Text for a terminal: one line, no control or bidi code point. */
+START_TEST(test_text_safe)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain text", "plain text" },
+		{ "a\x1b[31mb", "a?[31mb" },
+		{ "tab\tnl\nbel\a", "tab?nl?bel?" },
+		{ "del\x7f", "del?" },
+		{ "c1 \xc2\x9b" "2J", "c1 ?2J" },
+		{ "rlo \xe2\x80\xae x", "rlo ? x" },
+		{ "lri \xe2\x81\xa6 pdi \xe2\x81\xa9", "lri ? pdi ?" },
+		{ "lrm \xe2\x80\x8e", "lrm ?" },
+		{ "bad \xff" " utf8", "bad \xef\xbf\xbd" " utf8" },
+		{ "caf\xc3\xa9 \xe2\x86\x92 ok", "caf\xc3\xa9 \xe2\x86\x92 ok" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		g_autofree char *got = hd_text_safe(t[i].in);
+
+		ck_assert_str_eq(got, t[i].out);
+	}
+	g_free(hd_text_safe(NULL));
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -290,6 +318,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_warnings_capped);
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
+	tcase_add_test(tc, test_text_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }
