@@ -56,6 +56,67 @@ static bool looks_like_text(const uint8_t *head, size_t len)
 	return bad * 20 <= len;
 }
 
+/* Whether head starts with prefix, after leading blanks. */
+static bool head_starts(const uint8_t *head, size_t len, const char *prefix)
+{
+	size_t at = 0, n = strlen(prefix);
+
+	while (at < len && g_ascii_isspace(head[at]))
+		at++;
+	return len - at >= n && memcmp(head + at, prefix, n) == 0;
+}
+
+/* "missing_rank [high] ...": the first line of a text report. */
+static bool text_report_head(const uint8_t *head, size_t len)
+{
+	static const char *const conf[] = { "[high]", "[medium]", "[low]" };
+	size_t at = 0;
+
+	while (at < len && (g_ascii_islower(head[at]) || head[at] == '_'))
+		at++;
+	if (at < 6 || at >= len || head[at] != ' ')
+		return false;
+	at++;
+	for (size_t i = 0; i < G_N_ELEMENTS(conf); i++) {
+		size_t n = strlen(conf[i]);
+
+		if (len - at >= n && memcmp(head + at, conf[i], n) == 0 &&
+		    (len - at == n || head[at + n] == ' ' ||
+		     head[at + n] == ':' || head[at + n] == '\n'))
+			return true;
+	}
+	return false;
+}
+
+const char *parsers_own_output(const uint8_t *head, size_t len)
+{
+	if (text_report_head(head, len) ||
+	    head_starts(head, len,
+			"WARNING: these inputs cannot all belong to one incident"))
+		return "a hangdoc text report";
+	if (head_starts(head, len, "# hangdoc: "))
+		return "a hangdoc Markdown report";
+	if (head_starts(head, len, "<!DOCTYPE html>") &&
+	    head_has(head, len, "<title>hangdoc"))
+		return "a hangdoc HTML report";
+	if (head_starts(head, len, "{") &&
+	    head_has(head, len, "\"name\": \"hangdoc\""))
+		return "a hangdoc JSON report";
+	if (head_starts(head, len, "{\"path\":") &&
+	    head_has(head, len, "\"verdict\":") &&
+	    head_has(head, len, "\"fingerprint\":"))
+		return "a hangdoc jsonl line";
+	if (head_starts(head, len, "{\"generator\": \"hangdoc "))
+		return "a hangdoc Perfetto export";
+	if (head_starts(head, len, "ops: ") &&
+	    head_has(head, len, "\ngroup ") && head_has(head, len, " source"))
+		return "a hangdoc show listing";
+	if (head_starts(head, len, "{") && head_has(head, len, "\"ops\": [") &&
+	    head_has(head, len, "\"seq_kind\""))
+		return "a hangdoc show listing (JSON)";
+	return NULL;
+}
+
 enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len)
 {
 	size_t at = 0;
@@ -135,8 +196,18 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 		in->error = g_strdup(err->message);
 		return;
 	}
-	if (kind == HD_INPUT_UNKNOWN)
+	if (kind == HD_INPUT_UNKNOWN) {
+		const char *own = parsers_own_output(head, head_len);
+
+		/* its quotes of log lines must not count twice */
+		if (own) {
+			in->error = g_strdup_printf(
+				"%s, not read as evidence", own);
+			in->bytes = head_len;
+			return;
+		}
 		kind = parsers_sniff(head, head_len);
+	}
 	in->kind = kind;
 	if (kind == HD_INPUT_UNKNOWN) {
 		in->error = g_strdup(head_len ? "unrecognized format, skipped"

@@ -28,6 +28,13 @@
 #include "hd-input.h"
 #include "hd-store.h"
 
+/*
+ * What hangdoc wrote, when head is the start of one of its own outputs (a
+ * report in any format, a show listing, a Perfetto export): left in an
+ * evidence directory, it must not be read back as logs.  NULL otherwise.
+ */
+const char *parsers_own_output(const uint8_t *head, size_t len);
+
 /* Decides the format from the first decompressed bytes of an input. */
 enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len);
 

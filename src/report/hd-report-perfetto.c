@@ -353,7 +353,9 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 	if (!info->by_sequence)
 		/* room after the last time, for ops that never ended */
 		last += MAX((last - base) / 10, 1000);
-	fputs("{\"traceEvents\": [", out);
+	/* first, so that hangdoc knows its own export (parsers.c) */
+	fprintf(out, "{\"generator\": \"hangdoc %s\",\n", PACKAGE_VERSION);
+	fputs("\"traceEvents\": [", out);
 	names(&w, a);
 	ops(&w, a, base, last, info);
 	annotations(&w, a, base, last, info->by_sequence);

@@ -95,6 +95,41 @@ START_TEST(test_parse_file_sniffs_and_ranks)
 }
 END_TEST
 
+/* hangdoc's own outputs are known by their first bytes; logs are not. */
+START_TEST(test_own_outputs)
+{
+	static const char *const own[] = {
+		"missing_rank [high] rank 5 (node-b), group 0 seq 38\n",
+		"insufficient_data [medium]: an error or hang was seen\n",
+		"WARNING: these inputs cannot all belong to one incident:\n",
+		"# hangdoc: missing_rank, rank 5 (high confidence)\n",
+		"<!DOCTYPE html>\n<html>\n<title>hangdoc: no_fault</title>",
+		"{\n  \"schema\": 1,\n  \"tool\": {\n    \"name\": \"hangdoc\",",
+		"{\"path\":\"x\",\"verdict\":\"no_fault\",\"fingerprint\":\"0\"}",
+		"{\"generator\": \"hangdoc 0.1.0\",\n\"traceEvents\": [",
+		"ops: 3\ngroup     rank seq   kind  state  source\n",
+	};
+	static const char *const not_own[] = {
+		"node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
+		"error [high] voltage on rack 3\n",
+		"ab [high] too short a word\n",
+		"missing_rank [urgent] rank 5\n",
+		"# hangdocs are nice\n",
+		"{\"traceEvents\": [{\"ph\": \"X\"}]}",
+		"{\"tool\": \"other\", \"name\": \"hangdocx\"}",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+		ck_assert_msg(parsers_own_output((const uint8_t *)own[i],
+						 strlen(own[i])),
+			      "not recognised: %s", own[i]);
+	for (size_t i = 0; i < G_N_ELEMENTS(not_own); i++)
+		ck_assert_msg(!parsers_own_output((const uint8_t *)not_own[i],
+						  strlen(not_own[i])),
+			      "taken for hangdoc's: %s", not_own[i]);
+}
+END_TEST
+
 static Suite *parsers_suite(void)
 {
 	Suite *s = suite_create("parsers");
@@ -104,6 +139,7 @@ static Suite *parsers_suite(void)
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_parse_input_records_errors);
 	tcase_add_test(tc, test_parse_file_sniffs_and_ranks);
+	tcase_add_test(tc, test_own_outputs);
 	suite_add_tcase(s, tc);
 	return s;
 }
