@@ -154,8 +154,18 @@ static uint64_t realign_by_opcount(struct group_ctx *c)
 		return 0;
 	for (guint i = 0; i < c->views->len; i++) {
 		struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct hd_op *first = ctx_op(c, vw->ops[0]);
+		const struct hd_op *last = ctx_op(c, vw->ops[vw->n - 1]);
 		const struct hd_op *prev = NULL;
 
+		vw->min_key = first->op_count;
+		vw->max_key = last->op_count;
+		/* no jump (the usual case): keys stay computed, nothing copied */
+		if (last->op_count - first->op_count == (int64_t)vw->n - 1) {
+			g_clear_pointer(&vw->keys, g_free);
+			vw->key_base = first->op_count;
+			continue;
+		}
 		if (vw->borrowed) {
 			const uint32_t *ops = vw->ops;
 
@@ -186,8 +196,6 @@ static uint64_t realign_by_opcount(struct group_ctx *c)
 			}
 			prev = op;
 		}
-		vw->min_key = vw->keys[0];
-		vw->max_key = vw->keys[vw->n - 1];
 	}
 	return lost;
 }
