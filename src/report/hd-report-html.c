@@ -186,6 +186,20 @@ static void html_head(FILE *out, const struct hd_analysis *a)
 		css);
 }
 
+/* A heading and a list of strings (char *), escaped, capped. */
+static void html_list(FILE *out, const char *heading, const GPtrArray *items)
+{
+	if (!items->len)
+		return;
+	fprintf(out, "%s\n<ul class=\"ev\">\n", heading);
+	for (guint i = 0; i < items->len && i < HTML_MAX_ITEMS; i++) {
+		fputs("<li>", out);
+		put(out, g_ptr_array_index(items, i));
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
 static void html_evidence(FILE *out, const struct hd_verdict *v)
 {
 	if (!v->evidence->len)
@@ -221,16 +235,7 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 	fputs("</ul>\n", out);
 	if (v->evidence->len > HTML_OPEN_EVIDENCE)
 		fputs("</details>\n", out);
-	if (v->ruled_out->len) {
-		fputs("<h3>Ruled out</h3>\n<ul class=\"ev\">\n", out);
-		for (guint i = 0; i < v->ruled_out->len && i < HTML_MAX_ITEMS;
-		     i++) {
-			fputs("<li>", out);
-			put(out, g_ptr_array_index(v->ruled_out, i));
-			fputs("</li>\n", out);
-		}
-		fputs("</ul>\n", out);
-	}
+	html_list(out, "<h3>Ruled out</h3>", v->ruled_out);
 }
 
 static void html_verdict(FILE *out, const struct hd_analysis *a)
@@ -739,16 +744,7 @@ static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
 		}
 		fputs("</table>\n", out);
 	}
-	if (a->notes->len) {
-		fputs("<h2>Not decided</h2>\n<ul class=\"ev\">\n", out);
-		for (guint i = 0; i < a->notes->len && i < HTML_MAX_ITEMS;
-		     i++) {
-			fputs("<li>", out);
-			put(out, g_ptr_array_index(a->notes, i));
-			fputs("</li>\n", out);
-		}
-		fputs("</ul>\n", out);
-	}
+	html_list(out, "<h2>Not decided</h2>", a->notes);
 }
 
 static void html_groups(FILE *out, const struct hd_analysis *a)

@@ -324,21 +324,6 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 	}
 }
 
-static bool md_is_culprit(const struct hd_analysis *a, int first, int last)
-{
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		for (guint k = 0; k < v->culprits->len; k++) {
-			int c = g_array_index(v->culprits, int, k);
-
-			if (c >= first && c <= last)
-				return true;
-		}
-	}
-	return false;
-}
-
 /* A rank-table row without its rank, to fold runs of equal ones. */
 static char *md_rank_cells(const struct hd_analysis *a,
 			   const struct hd_rank_progress *p)
@@ -386,7 +371,7 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 				break;
 			last = q->rank;
 		}
-		if (shown >= MD_MAX_ROWS && !md_is_culprit(a, first, last)) {
+		if (shown >= MD_MAX_ROWS && !hd_report_is_culprit(a, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
 			continue;

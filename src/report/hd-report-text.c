@@ -766,21 +766,6 @@ static void groups(const struct text *t)
 		emit_more(t, "  ", s->groups->len - MAX_GROUPS, "groups");
 }
 
-static bool is_culprit(const struct hd_analysis *a, int first, int last)
-{
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		for (guint k = 0; k < v->culprits->len; k++) {
-			int c = g_array_index(v->culprits, int, k);
-
-			if (c >= first && c <= last)
-				return true;
-		}
-	}
-	return false;
-}
-
 /* A table row's cells but the rank's; runs of equal cells fold. */
 struct table_row {
 	int rank;
@@ -890,7 +875,7 @@ static void rank_table(const struct text *t)
 		}
 		i++;
 		if (shown < MAX_RANK_ROWS ||
-		    is_culprit(a, run.first, run.last)) {
+		    hd_report_is_culprit(a, run.first, run.last)) {
 			g_array_append_val(runs, run);
 			shown++;
 		} else {

@@ -444,3 +444,18 @@ char *hd_report_time(int64_t ns, bool is_local)
 	return g_strdup_printf("%s.%03d%s", date, (int)ms,
 			       is_local ? "" : " UTC");
 }
+
+bool hd_report_is_culprit(const struct hd_analysis *a, int first, int last)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		for (guint k = 0; k < v->culprits->len; k++) {
+			int c = g_array_index(v->culprits, int, k);
+
+			if (c >= first && c <= last)
+				return true;
+		}
+	}
+	return false;
+}

@@ -21,6 +21,12 @@ char *hd_report_rank_list(const GArray *ranks);
  */
 char *hd_report_clean(const char *s);
 
+/*
+ * Whether some verdict blames a rank in [first, last]: the rows a folded
+ * rank table must still show.
+ */
+bool hd_report_is_culprit(const struct hd_analysis *a, int first, int last);
+
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
