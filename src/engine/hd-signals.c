@@ -267,6 +267,20 @@ static void pg_sort_members(const struct hd_store *s,
 }
 
 /* Everyone present timed out together: no rank can be named. */
+/* Cites each report's watchdog timeout, up to the evidence cap. */
+static void cite_timeouts(const struct hd_store *s, struct hd_verdict *v,
+			  const struct pg_reports *p)
+{
+	for (guint i = 0;
+	     i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (rep->timeout)
+			add_signal_evidence(s, v, rep->timeout);
+	}
+}
+
 static void report_pg_no_culprit(const struct hd_store *s,
 				 struct hd_analysis *a,
 				 const struct pg_reports *p,
@@ -294,14 +308,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 	v->group = h->group;
 	v->seq = h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
-	for (guint i = 0;
-	     i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
-		const struct pg_report *rep =
-			&g_array_index(p->reports, struct pg_report, i);
-
-		if (rep->timeout)
-			add_signal_evidence(s, v, rep->timeout);
-	}
+	cite_timeouts(s, v, p);
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -490,14 +497,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 	v->group = h->group;
 	v->seq = h->seq;
 	v->score = HD_SCORE_LAGGING;
-	for (guint i = 0;
-	     i < p->reports->len && v->evidence->len < MAX_EVIDENCE; i++) {
-		const struct pg_report *rep =
-			&g_array_index(p->reports, struct pg_report, i);
-
-		if (rep->timeout)
-			add_signal_evidence(s, v, rep->timeout);
-	}
+	cite_timeouts(s, v, p);
 	hd_verdict_add_ruled_out(
 		v,
 		"a hang inside one collective: the ranks are not in the same one");

@@ -405,6 +405,20 @@ static void cell_title(FILE *out, const struct hd_store *s,
 	fputs("</title>", out);
 }
 
+/* A row's label left of the picture, red for a culprit; none when the
+   rows are too thin to read. */
+static void row_label_svg(FILE *out, int label_w, int y, int rh, bool culprit,
+			  const char *label)
+{
+	if (rh < 11)
+		return;
+	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>\n",
+		label_w - 8, y + rh - 4,
+		culprit ? " style=\"fill:#c62828;font-weight:700\"" : "",
+		label);
+}
+
 static void html_matrix(FILE *out, const struct hd_analysis *a,
 			const struct hd_matrix *m, const GArray *rows)
 {
@@ -468,13 +482,7 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 		g_autofree char *label = row_label(s, m, row);
 		int y = head_h + rh * (int)r;
 
-		if (rh >= 11)
-			fprintf(out,
-				"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>\n",
-				label_w - 8, y + rh - 4,
-				culprit ? " style=\"fill:#c62828;font-weight:700\""
-					: "",
-				label);
+		row_label_svg(out, label_w, y, rh, culprit, label);
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
 				hd_matrix_cell(m, row->first, c);
@@ -593,13 +601,7 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 		g_autofree char *label = row_label(s, m, row);
 		int y = head_h + rh * (int)r;
 
-		if (rh >= 11)
-			fprintf(out,
-				"<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>\n",
-				label_w - 8, y + rh - 4,
-				culprit ? " style=\"fill:#c62828;font-weight:700\""
-					: "",
-				label);
+		row_label_svg(out, label_w, y, rh, culprit, label);
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
 				hd_matrix_cell(m, row->first, c);
