@@ -1,8 +1,10 @@
 /*
  * The input layer: file discovery, streaming gzip/zstd decompression and
  * bounded line splitting.  Compression is detected from magic bytes, never
- * from the file name; concatenated gzip members and zstd frames are read
- * through.
+ * from the file name; concatenated gzip members and zstd frames (pzstd's
+ * skippable ones too) are read through.  Every decoded byte passes one
+ * place, decode(), which enforces the input's budget and hashes it, so
+ * that copies of one input can be told apart from different inputs.
  */
 #include "config.h"
 
@@ -10,20 +12,250 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include "hd-budget.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HD_HASH_AVX2 1
+#endif
+
 #define RAW_BUF_SIZE (256 * 1024)
+
+/*
+ * The content hash: 64-byte stripes into eight 64-bit lanes, each adding
+ * a word to its neighbour and the product of the word's keyed halves to
+ * itself, the lanes scrambled every 1 KiB: the shape of XXH3's long-input
+ * loop, which SSE2 runs at tens of GB/s, so hashing what the reader hands
+ * out costs next to nothing beside parsing it.  Not cryptographic: it tells
+ * copies of one input from different inputs, not from forgeries.
+ */
+#define HASH_STRIPE	   64
+#define HASH_BLOCK_STRIPES 16
+
+struct hd_hash {
+	uint64_t acc[8];
+	uint8_t tail[HASH_STRIPE];
+	size_t tail_len;
+	unsigned stripes; /* stripes into the current block */
+	bool avx2; /* the same sums, four lanes a vector */
+};
+
+/*
+ * Keys with no structure of their own (splitmix64 from the digits of pi).
+ * Stripe s of a block is keyed with hash_key[s .. s + 7], so that stripes
+ * of one block do not commute; the scramble takes the last eight.
+ */
+static const uint64_t hash_key[HASH_BLOCK_STRIPES + 8] = {
+	0x2cb0f69f4abea221ULL, 0x9417034723148989ULL, 0xdd555950609dfe03ULL,
+	0xdbafb150deb12800ULL, 0x7e789b2e6c442cb6ULL, 0xf41e5636c7e4f8c4ULL,
+	0x0959d150f8fba7e4ULL, 0xa97316f13cdb9eeaULL, 0x74cd8258f9520068ULL,
+	0x55c74a62e116868bULL, 0xd2f4c799a2023cbdULL, 0xdf98cb79a37b51b9ULL,
+	0x396f5885524f3905ULL, 0xaf1d56386ca3b276ULL, 0xa9ffbe6b5104e85aULL,
+	0x6bd0c51b9fd533b3ULL, 0x980ce91c50ab4b56ULL, 0x28ac395780fe62c5ULL,
+	0x768912e3a6bcedc7ULL, 0x50b3e8c9332c7c88ULL, 0xce3bbfe520bd47daULL,
+	0xcba6c8e8e0bb7c4fULL, 0xbf194db8434a346dULL, 0x7d8f2a7b60416d7fULL,
+};
+
+static void hash_init(struct hd_hash *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (int i = 0; i < 8; i++)
+		h->acc[i] = hash_key[HASH_BLOCK_STRIPES + i] ^ (uint64_t)i;
+#ifdef HD_HASH_AVX2
+	h->avx2 = __builtin_cpu_supports("avx2");
+#endif
+}
+
+#if defined(__SSE2__)
+/* n whole stripes of one block from stripe first on, two lanes a vector. */
+static void hash_stripes_block(uint64_t *acc, unsigned first, const uint8_t *p,
+			       size_t n)
+{
+	__m128i a[4];
+
+	for (int v = 0; v < 4; v++)
+		a[v] = _mm_loadu_si128(
+			(const __m128i *)(const void *)(acc + 2 * v));
+	for (size_t s = 0; s < n; s++, p += HASH_STRIPE) {
+		const uint64_t *key = hash_key + first + s;
+
+		for (int v = 0; v < 4; v++) {
+			__m128i d = _mm_loadu_si128(
+				(const __m128i *)(const void *)(p + 16 * v));
+			__m128i k = _mm_loadu_si128(
+				(const __m128i *)(const void *)(key + 2 * v));
+			__m128i dk = _mm_xor_si128(d, k);
+			/* each 64-bit half: low 32 bits times high 32 bits */
+			__m128i hi =
+				_mm_shuffle_epi32(dk, _MM_SHUFFLE(2, 3, 0, 1));
+			__m128i prod = _mm_mul_epu32(dk, hi);
+			/* the word goes to the neighbouring lane */
+			__m128i swap =
+				_mm_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2));
+
+			a[v] = _mm_add_epi64(a[v], _mm_add_epi64(prod, swap));
+		}
+	}
+	for (int v = 0; v < 4; v++)
+		_mm_storeu_si128((__m128i *)(void *)(acc + 2 * v), a[v]);
+}
+#else
+static void hash_stripes_block(uint64_t *acc, unsigned first, const uint8_t *p,
+			       size_t n)
+{
+	for (size_t s = 0; s < n; s++, p += HASH_STRIPE) {
+		const uint64_t *key = hash_key + first + s;
+
+		for (int i = 0; i < 8; i++) {
+			uint64_t w, k;
+
+			memcpy(&w, p + 8 * i, sizeof(w));
+			w = GUINT64_FROM_LE(w);
+			k = w ^ key[i];
+			acc[i ^ 1] += w;
+			acc[i] += (k & 0xffffffffULL) * (k >> 32);
+		}
+	}
+}
+#endif
+
+#ifdef HD_HASH_AVX2
+/* The same with four lanes a vector, where the CPU has AVX2. */
+__attribute__((target("avx2"))) static void
+hash_stripes_block_avx2(uint64_t *acc, unsigned first, const uint8_t *p,
+			size_t n)
+{
+	__m256i a[2];
+
+	for (int v = 0; v < 2; v++)
+		a[v] = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(acc + 4 * v));
+	for (size_t s = 0; s < n; s++, p += HASH_STRIPE) {
+		const uint64_t *key = hash_key + first + s;
+
+		for (int v = 0; v < 2; v++) {
+			__m256i d = _mm256_loadu_si256(
+				(const __m256i *)(const void *)(p + 32 * v));
+			__m256i k = _mm256_loadu_si256(
+				(const __m256i *)(const void *)(key + 4 * v));
+			__m256i dk = _mm256_xor_si256(d, k);
+			__m256i hi = _mm256_shuffle_epi32(
+				dk, _MM_SHUFFLE(2, 3, 0, 1));
+			__m256i prod = _mm256_mul_epu32(dk, hi);
+			__m256i swap = _mm256_shuffle_epi32(
+				d, _MM_SHUFFLE(1, 0, 3, 2));
+
+			a[v] = _mm256_add_epi64(a[v],
+						_mm256_add_epi64(prod, swap));
+		}
+	}
+	for (int v = 0; v < 2; v++)
+		_mm256_storeu_si256((__m256i *)(void *)(acc + 4 * v), a[v]);
+}
+#endif
+
+static void hash_stripes(struct hd_hash *h, const uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		size_t m = MIN(n, (size_t)(HASH_BLOCK_STRIPES - h->stripes));
+
+#ifdef HD_HASH_AVX2
+		if (h->avx2)
+			hash_stripes_block_avx2(h->acc, h->stripes, p, m);
+		else
+#endif
+			hash_stripes_block(h->acc, h->stripes, p, m);
+		p += m * HASH_STRIPE;
+		n -= m;
+		h->stripes += m;
+		if (h->stripes == HASH_BLOCK_STRIPES) {
+			/* spread the high bits down before they pile up */
+			for (int i = 0; i < 8; i++) {
+				uint64_t a = h->acc[i];
+
+				a ^= a >> 47;
+				a ^= hash_key[HASH_BLOCK_STRIPES + i];
+				h->acc[i] = a * 0x9e3779b1ULL;
+			}
+			h->stripes = 0;
+		}
+	}
+}
+
+static void hash_update(struct hd_hash *h, const uint8_t *p, size_t n)
+{
+	size_t whole;
+
+	if (h->tail_len) {
+		size_t take = MIN(n, HASH_STRIPE - h->tail_len);
+
+		memcpy(h->tail + h->tail_len, p, take);
+		h->tail_len += take;
+		p += take;
+		n -= take;
+		if (h->tail_len < HASH_STRIPE)
+			return;
+		hash_stripes(h, h->tail, 1);
+		h->tail_len = 0;
+	}
+	whole = n / HASH_STRIPE;
+	hash_stripes(h, p, whole);
+	p += whole * HASH_STRIPE;
+	n -= whole * HASH_STRIPE;
+	memcpy(h->tail, p, n);
+	h->tail_len = n;
+}
+
+/* The 128-bit product of a and b, folded to 64 bits. */
+static uint64_t mul_fold(uint64_t a, uint64_t b)
+{
+	uint64_t alo = a & 0xffffffffULL, ahi = a >> 32;
+	uint64_t blo = b & 0xffffffffULL, bhi = b >> 32;
+	uint64_t ll = alo * blo, lh = alo * bhi, hl = ahi * blo, hh = ahi * bhi;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffULL) + hl;
+	uint64_t lo = (mid << 32) | (ll & 0xffffffffULL);
+	uint64_t hi = hh + (lh >> 32) + (mid >> 32);
+
+	return lo ^ hi;
+}
+
+/* The hash of everything given to h, whose length is len. */
+static uint64_t hash_final(const struct hd_hash *h, uint64_t len)
+{
+	struct hd_hash c = *h;
+	uint64_t r = len * 0x9e3779b185ebca87ULL;
+
+	if (c.tail_len) {
+		/* zero padding is unambiguous: the length is folded in */
+		memset(c.tail + c.tail_len, 0, HASH_STRIPE - c.tail_len);
+		hash_stripes(&c, c.tail, 1);
+	}
+	for (int i = 0; i < 8; i += 2)
+		r += mul_fold(c.acc[i] ^ hash_key[i + 3],
+			      c.acc[i + 1] ^ hash_key[i + 4]);
+	r ^= r >> 37;
+	r *= 0x165667919e3779f9ULL;
+	r ^= r >> 32;
+	return r;
+}
 
 struct hd_reader {
 	char *path;
 	int fd;           /* -1 for memory readers */
+	bool may_wait; /* standard input: wait when it has nothing yet */
 	const uint8_t *mem; /* memory reader data */
 	size_t mem_len, mem_pos;
 	enum hd_compression comp;
@@ -46,7 +278,41 @@ struct hd_reader {
 
 	uint64_t consumed;
 	bool eof;
+
+	/* The budget (hd_reader_set_budget()) and what it has seen. */
+	uint64_t raw_total; /* bytes read from the source, before decoding */
+	uint64_t decoded; /* bytes decoded, the sniffed head included */
+	uint64_t max_decoded;
+	unsigned max_ratio; /* 0: no ratio cap */
+	const char *budget_what;
+	char *refusal; /* set once past the budget: every later read fails */
+	bool ended; /* the decoder reached the end of the stream */
+	struct hd_hash hash;
 };
+
+/*
+ * read(2) on the reader's file.  Files are opened O_NONBLOCK, so one that
+ * never has data (/proc/kmsg) fails with EAGAIN instead of hanging; only
+ * standard input, which the user hands over on purpose, is waited for.
+ */
+static ssize_t fd_read(struct hd_reader *r, void *buf, size_t n)
+{
+	for (;;) {
+		ssize_t got = read(r->fd, buf, n);
+
+		if (got >= 0)
+			return got;
+		if (errno == EINTR)
+			continue;
+		if ((errno == EAGAIN || errno == EWOULDBLOCK) && r->may_wait) {
+			struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		return -1;
+	}
+}
 
 /* Reads more compressed (or plain) bytes into raw; false at end of input. */
 static bool raw_fill(struct hd_reader *r, GError **error)
@@ -71,11 +337,10 @@ static bool raw_fill(struct hd_reader *r, GError **error)
 		memcpy(r->raw, r->mem + r->mem_pos, take);
 		r->mem_pos += take;
 		r->raw_len = take;
+		r->raw_total += take;
 		return true;
 	}
-	do {
-		n = read(r->fd, r->raw, RAW_BUF_SIZE);
-	} while (n < 0 && errno == EINTR);
+	n = fd_read(r, r->raw, RAW_BUF_SIZE);
 	if (n < 0) {
 		g_set_error(error, HD_ERROR, HD_ERROR_IO, "cannot read '%s': %s",
 			    r->path, g_strerror(errno));
@@ -86,6 +351,7 @@ static bool raw_fill(struct hd_reader *r, GError **error)
 		return false;
 	}
 	r->raw_len = n;
+	r->raw_total += n;
 	return true;
 }
 
@@ -96,17 +362,15 @@ static ssize_t read_plain(struct hd_reader *r, uint8_t *buf, size_t n,
 
 	if (r->fd >= 0 && r->raw_pos >= r->raw_len && n >= RAW_BUF_SIZE) {
 		/* Large reads bypass the buffer. */
-		ssize_t got;
+		ssize_t got = fd_read(r, buf, n);
 
-		do {
-			got = read(r->fd, buf, n);
-		} while (got < 0 && errno == EINTR);
 		if (got < 0) {
 			g_set_error(error, HD_ERROR, HD_ERROR_IO,
 				    "cannot read '%s': %s", r->path,
 				    g_strerror(errno));
 			return -1;
 		}
+		r->raw_total += got;
 		return got;
 	}
 	if (!raw_fill(r, error))
@@ -212,8 +476,78 @@ static ssize_t read_decoded(struct hd_reader *r, uint8_t *buf, size_t n,
 	return read_plain(r, buf, n, error);
 }
 
+/* Whether got more decoded bytes keep r within its budget; else says why. */
+static bool within_budget(struct hd_reader *r, size_t got, GError **error)
+{
+	uint64_t total = r->decoded + got;
+	g_autofree char *size = NULL;
+	g_autofree char *from = NULL;
+
+	if (total > r->max_decoded) {
+		size = g_format_size_full(r->max_decoded,
+					  G_FORMAT_SIZE_IEC_UNITS);
+		r->refusal = g_strdup_printf(
+			"'%s' decodes to more than %s, the budget for %s; the rest is not read",
+			r->path, size, r->budget_what);
+	} else if (r->comp != HD_COMP_NONE && r->max_ratio &&
+		   total > HD_BUDGET_RATIO_GRACE &&
+		   total > (uint64_t)r->max_ratio * r->raw_total) {
+		size = g_format_size_full(total, G_FORMAT_SIZE_IEC_UNITS);
+		from = g_format_size_full(r->raw_total,
+					  G_FORMAT_SIZE_IEC_UNITS);
+		r->refusal = g_strdup_printf(
+			"'%s' decompresses more than %u to 1 (%s from %s), past the budget for %s: a decompression bomb? the rest is not read",
+			r->path, r->max_ratio, size, from, r->budget_what);
+	} else {
+		return true;
+	}
+	g_set_error_literal(error, HD_ERROR, HD_ERROR_TOO_BIG, r->refusal);
+	return false;
+}
+
+/*
+ * Every decoded byte comes through here: the budget is checked before
+ * bytes are handed out, and what is handed out is hashed.
+ */
+static ssize_t decode(struct hd_reader *r, uint8_t *buf, size_t n,
+		      GError **error)
+{
+	ssize_t got;
+
+	if (r->refusal) {
+		g_set_error_literal(error, HD_ERROR, HD_ERROR_TOO_BIG,
+				    r->refusal);
+		return -1;
+	}
+	got = read_decoded(r, buf, n, error);
+	if (got == 0)
+		r->ended = true;
+	if (got <= 0)
+		return got;
+	if (!within_budget(r, got, error))
+		return -1;
+	r->decoded += got;
+	hash_update(&r->hash, buf, got);
+	return got;
+}
+
+/* zstd frames, and the skippable frames pzstd writes ahead of its own. */
+static bool is_zstd_magic(const uint8_t *p, size_t len)
+{
+	if (len < 4)
+		return false;
+	if (p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return true;
+	return (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d &&
+	       p[3] == 0x18;
+}
+
 static bool reader_setup(struct hd_reader *r, GError **error)
 {
+	hash_init(&r->hash);
+	r->max_decoded = HD_BUDGET_DEFAULT_BYTES;
+	r->max_ratio = HD_BUDGET_LOG_RATIO;
+	r->budget_what = "an input";
 	r->raw = g_malloc(RAW_BUF_SIZE);
 	if (!raw_fill(r, error) && error && *error)
 		return false;
@@ -225,8 +559,7 @@ static bool reader_setup(struct hd_reader *r, GError **error)
 			return false;
 		}
 		r->zs_init = true;
-	} else if (r->raw_len >= 4 && r->raw[0] == 0x28 && r->raw[1] == 0xb5 &&
-		   r->raw[2] == 0x2f && r->raw[3] == 0xfd) {
+	} else if (is_zstd_magic(r->raw, r->raw_len)) {
 		r->comp = HD_COMP_ZSTD;
 		r->zctx = ZSTD_createDCtx();
 		/* Cap the window: a hostile frame must not ask for GBs. */
@@ -235,21 +568,58 @@ static bool reader_setup(struct hd_reader *r, GError **error)
 	return true;
 }
 
+/* Opens standard input for r, as "<stdin>"; left blocking, as it was given. */
+static bool open_stdin(struct hd_reader *r, GError **error)
+{
+	r->path = g_strdup(HD_STDIN_NAME);
+	r->fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	if (r->fd < 0) {
+		g_set_error(error, HD_ERROR, HD_ERROR_IO,
+			    "cannot read standard input: %s",
+			    g_strerror(errno));
+		return false;
+	}
+	r->may_wait = true;
+	return true;
+}
+
 struct hd_reader *hd_reader_open(const char *path, GError **error)
 {
 	g_autoptr(hd_reader) r = g_new0(struct hd_reader, 1);
 	struct stat st;
 
+	if (strcmp(path, "-") == 0) {
+		if (!open_stdin(r, error))
+			return NULL;
+		if (!reader_setup(r, error))
+			return NULL;
+		return g_steal_pointer(&r);
+	}
 	r->path = g_strdup(path);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO must not wait for a writer, and reading
+	 * a file that never has data must not wait forever; neither changes
+	 * anything for regular files, the only ones read.
+	 */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (r->fd < 0) {
 		g_set_error(error, HD_ERROR, HD_ERROR_IO, "cannot open '%s': %s",
 			    path, g_strerror(errno));
 		return NULL;
 	}
-	if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(r->fd, &st) != 0) {
+		g_set_error(error, HD_ERROR, HD_ERROR_IO,
+			    "cannot read '%s': %s", path, g_strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		g_set_error(error, HD_ERROR, HD_ERROR_IO,
 			    "cannot read '%s': is a directory", path);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		g_set_error(error, HD_ERROR, HD_ERROR_IO,
+			    "cannot read '%s': not a regular file", path);
 		return NULL;
 	}
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -284,8 +654,24 @@ void hd_reader_free(struct hd_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDCtx(r->zctx);
 	g_free(r->raw);
+	g_free(r->refusal);
 	g_free(r->path);
 	g_free(r);
+}
+
+void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
+			  unsigned max_ratio, const char *what)
+{
+	r->max_decoded = max_bytes;
+	r->max_ratio = max_ratio;
+	r->budget_what = what;
+}
+
+void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d)
+{
+	d->length = r->decoded;
+	d->hash = hash_final(&r->hash, r->decoded);
+	d->complete = r->ended && !r->refusal;
 }
 
 enum hd_compression hd_reader_compression(const struct hd_reader *r)
@@ -303,10 +689,9 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
 {
 	if (!r->head_done) {
 		while (r->head_len < HD_READER_HEAD_MAX) {
-			ssize_t n = read_decoded(r, r->head + r->head_len,
-						 HD_READER_HEAD_MAX -
-							 r->head_len,
-						 error);
+			ssize_t n =
+				decode(r, r->head + r->head_len,
+				       HD_READER_HEAD_MAX - r->head_len, error);
 
 			if (n < 0)
 				break;
@@ -338,7 +723,7 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n,
 	r->head_done = true;
 	if (r->eof)
 		return 0;
-	got = read_decoded(r, buf, n, error);
+	got = decode(r, buf, n, error);
 	if (got == 0)
 		r->eof = true;
 	if (got > 0)

@@ -26,9 +26,15 @@ enum hd_compression {
 
 struct hd_reader;
 
+/* What standard input ("-") is called in messages and reports. */
+#define HD_STDIN_NAME "<stdin>"
+
 /*
- * Opens path for reading, detecting gzip and zstd from the magic bytes.
- * (transfer full)
+ * Opens path for reading, detecting gzip and zstd from the magic bytes;
+ * "-" is standard input.  Only regular files are read: anything else (a
+ * FIFO, a device) is refused without waiting on it.  The budget is
+ * HD_BUDGET_DEFAULT_BYTES at HD_BUDGET_LOG_RATIO until
+ * hd_reader_set_budget().  (transfer full)
  */
 struct hd_reader *hd_reader_open(const char *path, GError **error);
 /*
@@ -43,6 +49,28 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_reader, hd_reader_free)
 
 enum hd_compression hd_reader_compression(const struct hd_reader *r);
 const char *hd_reader_path(const struct hd_reader *r);
+
+/*
+ * Sets what reading r may cost (src/core/hd-budget.h): at most max_bytes
+ * decoded bytes, and, once HD_BUDGET_RATIO_GRACE bytes are decoded from a
+ * compressed input, at most max_ratio decoded bytes per compressed byte
+ * (0: no ratio cap).  what names the kind of input in messages ("an NCCL
+ * log").  A read past either fails with HD_ERROR_TOO_BIG, naming the file
+ * and the budget, and so does every read after it; what was read before
+ * stays valid.  what must outlive r.
+ */
+void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
+			  unsigned max_ratio, const char *what);
+
+/* What a reader has decoded, to tell copies of one input apart. */
+struct hd_digest {
+	uint64_t hash; /* a 64-bit hash of the decoded bytes */
+	uint64_t length; /* how many there were */
+	bool complete; /* the whole stream was decoded: no error, no cut */
+};
+
+/* The digest of every byte decoded so far, the sniffed head included. */
+void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
