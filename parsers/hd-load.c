@@ -45,14 +45,16 @@ static void worker(gpointer data, gpointer user)
 
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 {
-	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
 
 	hd_discover(paths, files, problems);
 	work = g_new0(struct load_job, files->len + 1);
 	for (guint i = 0; i < files->len; i++)
-		work[i].path = g_ptr_array_index(files, i);
+		work[i].path =
+			((struct hd_found *)g_ptr_array_index(files, i))->path;
 	if (jobs <= 0)
 		jobs = g_get_num_processors();
 	if (jobs > 1 && files->len > 1) {

@@ -120,13 +120,31 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 /* The number of the line last returned, from 1. */
 uint64_t hd_lines_lineno(const struct hd_lines *l);
 
+/* One file hd_discover() found. */
+struct hd_found {
+	/* as given or found below a given directory; "-" is standard input */
+	char *path;
+	uint64_t dev, ino; /* the file's identity, 0 when unknown */
+	/* an earlier entry that is the same file (device, inode), or -1 */
+	int same_as;
+};
+
+/* Frees a struct hd_found (a GDestroyNotify). */
+void hd_found_free(gpointer f);
+
 /*
- * Walks the given paths: files are taken as they are, directories
- * recursively in sorted order (hidden entries and symlink loops skipped).
- * Appends char * paths to files (free with g_free).  Paths that cannot be
- * opened are reported through errors (char *, "cannot read 'x': why")
- * and skipped.
+ * Walks the given paths and appends a struct hd_found for every input to
+ * found (owning them: create it with hd_found_free).  Paths given are
+ * taken whatever they are links to: a regular file, a directory walked
+ * recursively in sorted order, or "-" for standard input; anything else (a
+ * FIFO, a device) is refused.  Below a directory, hidden entries, FIFOs,
+ * sockets and devices are skipped, and a symbolic link is followed only
+ * to a regular file inside the given paths, never to a directory.  The
+ * same file reached twice (a directory given twice, a link, a hard link)
+ * is listed each time, with same_as naming the first.  What cannot be
+ * read or is not followed is said in errors (char *, "cannot read 'x':
+ * why").
  */
-void hd_discover(char **paths, GPtrArray *files, GPtrArray *errors);
+void hd_discover(char **paths, GPtrArray *found, GPtrArray *errors);
 
 #endif

@@ -449,6 +449,17 @@ START_TEST(test_open_stdin)
 }
 END_TEST
 
+/* The path of found entry i. */
+static const char *found_path(GPtrArray *found, guint i)
+{
+	return ((struct hd_found *)g_ptr_array_index(found, i))->path;
+}
+
+static int found_same_as(GPtrArray *found, guint i)
+{
+	return ((struct hd_found *)g_ptr_array_index(found, i))->same_as;
+}
+
 START_TEST(test_discover_sorted_recursive)
 {
 	g_autofree char *dir = g_dir_make_tmp("hd-disc-XXXXXX", NULL);
@@ -457,7 +468,8 @@ START_TEST(test_discover_sorted_recursive)
 	g_autofree char *f2 = g_build_filename(sub, "a.log", NULL);
 	g_autofree char *hidden = g_build_filename(dir, ".hidden", NULL);
 	g_autofree char *missing = g_build_filename(dir, "nope", NULL);
-	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
 	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
 	char *paths[] = { dir, missing, NULL };
 
@@ -467,8 +479,9 @@ START_TEST(test_discover_sorted_recursive)
 	g_file_set_contents(hidden, "z", 1, NULL);
 	hd_discover(paths, files, errors);
 	ck_assert_uint_eq(files->len, 2);
-	ck_assert_str_eq(g_ptr_array_index(files, 0), f2);
-	ck_assert_str_eq(g_ptr_array_index(files, 1), f1);
+	ck_assert_str_eq(found_path(files, 0), f2);
+	ck_assert_str_eq(found_path(files, 1), f1);
+	ck_assert_int_eq(found_same_as(files, 1), -1);
 	ck_assert_uint_eq(errors->len, 1);
 	ck_assert_ptr_nonnull(strstr(g_ptr_array_index(errors, 0), "nope"));
 	unlink(f1);
@@ -476,6 +489,114 @@ START_TEST(test_discover_sorted_recursive)
 	unlink(hidden);
 	rmdir(sub);
 	rmdir(dir);
+}
+END_TEST
+
+/* Whether some error names s. */
+static bool errors_name(GPtrArray *errors, const char *s)
+{
+	for (guint i = 0; i < errors->len; i++)
+		if (strstr(g_ptr_array_index(errors, i), s))
+			return true;
+	return false;
+}
+
+/*
+ * Issue 12: two links to "." made the walk exponential and a self-link
+ * read every file 32 times; a link out of the tree led to /proc/kmsg.
+ * Links to directories are not followed, links to files only inside the
+ * given paths, and a link to a file already found is the same file.
+ */
+START_TEST(test_discover_links)
+{
+	g_autofree char *top = g_dir_make_tmp("hd-links-XXXXXX", NULL);
+	g_autofree char *root = g_build_filename(top, "root", NULL);
+	g_autofree char *outside = g_build_filename(top, "outside.log", NULL);
+	g_autofree char *a = g_build_filename(root, "a.log", NULL);
+	g_autofree char *sub = g_build_filename(root, "sub", NULL);
+	g_autofree char *b = g_build_filename(sub, "b.log", NULL);
+	g_autofree char *in = g_build_filename(root, "in.log", NULL);
+	g_autofree char *out = g_build_filename(root, "out.log", NULL);
+	g_autofree char *outdir = g_build_filename(root, "outdir", NULL);
+	g_autofree char *self1 = g_build_filename(root, "self1", NULL);
+	g_autofree char *self2 = g_build_filename(root, "self2", NULL);
+	g_autofree char *fifo = g_build_filename(root, "fifo", NULL);
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	char *paths[] = { root, NULL };
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	g_file_set_contents(a, "a\n", 2, NULL);
+	g_file_set_contents(b, "b\n", 2, NULL);
+	g_file_set_contents(outside, "o\n", 2, NULL);
+	ck_assert_int_eq(symlink("a.log", in), 0);
+	ck_assert_int_eq(symlink("../outside.log", out), 0);
+	ck_assert_int_eq(symlink("..", outdir), 0);
+	ck_assert_int_eq(symlink(".", self1), 0);
+	ck_assert_int_eq(symlink(".", self2), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	hd_discover(paths, files, errors);
+	ck_assert_uint_eq(files->len, 3);
+	ck_assert_str_eq(found_path(files, 0), a);
+	ck_assert_str_eq(found_path(files, 1), in);
+	ck_assert_int_eq(found_same_as(files, 1), 0);
+	ck_assert_str_eq(found_path(files, 2), b);
+	ck_assert_int_eq(found_same_as(files, 2), -1);
+	ck_assert(errors_name(errors, "out.log"));
+	ck_assert(errors_name(errors, "outdir"));
+	ck_assert_uint_eq(errors->len, 2);
+
+	/*
+	 * Named on the command line, a link is followed wherever it leads; a
+	 * FIFO is refused; the same directory twice lists each file again as
+	 * the same file.
+	 */
+	{
+		g_autoptr(GPtrArray) f2 =
+			g_ptr_array_new_with_free_func(hd_found_free);
+		g_autoptr(GPtrArray) e2 =
+			g_ptr_array_new_with_free_func(g_free);
+		char *again[] = { out, fifo, sub, sub, NULL };
+
+		hd_discover(again, f2, e2);
+		ck_assert_uint_eq(f2->len, 3);
+		ck_assert_str_eq(found_path(f2, 0), out);
+		ck_assert_str_eq(found_path(f2, 1), b);
+		ck_assert_int_eq(found_same_as(f2, 1), -1);
+		ck_assert_str_eq(found_path(f2, 2), b);
+		ck_assert_int_eq(found_same_as(f2, 2), 1);
+		ck_assert_uint_eq(e2->len, 1);
+		ck_assert(errors_name(e2, "not a regular file"));
+		ck_assert(errors_name(e2, "fifo"));
+	}
+	/* "-" is standard input, once however often it is given */
+	{
+		g_autoptr(GPtrArray) f3 =
+			g_ptr_array_new_with_free_func(hd_found_free);
+		g_autoptr(GPtrArray) e3 =
+			g_ptr_array_new_with_free_func(g_free);
+		char dash[] = "-";
+		char *std[] = { dash, dash, NULL };
+
+		hd_discover(std, f3, e3);
+		ck_assert_uint_eq(f3->len, 2);
+		ck_assert_str_eq(found_path(f3, 0), "-");
+		ck_assert_int_eq(found_same_as(f3, 1), 0);
+	}
+	unlink(fifo);
+	unlink(self2);
+	unlink(self1);
+	unlink(outdir);
+	unlink(out);
+	unlink(in);
+	unlink(b);
+	unlink(a);
+	unlink(outside);
+	rmdir(sub);
+	rmdir(root);
+	rmdir(top);
 }
 END_TEST
 
@@ -499,6 +620,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_open_fifo_refused);
 	tcase_add_test(tc, test_open_stdin);
 	tcase_add_test(tc, test_discover_sorted_recursive);
+	tcase_add_test(tc, test_discover_links);
 	suite_add_tcase(s, tc);
 	return s;
 }
