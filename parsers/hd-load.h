@@ -14,10 +14,16 @@
 #include "hd-store.h"
 
 /*
- * Loads every file below paths with up to jobs parser threads (0: one per
+ * Loads every file below paths (hd_discover()) with up to jobs parser
+ * threads (0: one per CPU; never more than HD_BUDGET_JOBS_PER_CPU per
  * CPU).  Files that cannot be opened or parsed still become inputs, with
- * their error set, so reports can name them.  Paths that do not exist at
- * all are appended to problems (char *).  (transfer full)
+ * their error set, so reports can name them.  Each is read under the
+ * budget of its kind (src/core/hd-budget.h; HANGDOC_MAX_INPUT_SIZE
+ * replaces the decoded-bytes caps).  An input that repeats an earlier one
+ * (the same file, or the same decoded bytes, with no other rank in its
+ * name) is listed with a note naming the first and adds nothing else.
+ * Paths that do not exist or are not followed, and inputs cut short by
+ * their budget, are appended to problems (char *).  (transfer full)
  */
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems);
 

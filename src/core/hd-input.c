@@ -477,6 +477,28 @@ static ssize_t read_decoded(struct hd_reader *r, uint8_t *buf, size_t n,
 	return read_plain(r, buf, n, error);
 }
 
+/*
+ * A size for messages: "16 GiB", "1.5 MiB", "300 bytes" (not
+ * g_format_size(), whose no-break space a grep for the message misses).
+ * (transfer full)
+ */
+static char *size_text(uint64_t n)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	int u = -1;
+
+	while (u + 1 < (int)G_N_ELEMENTS(units) && n >> (10 * (u + 2)))
+		u++;
+	if (u < 0)
+		return g_strdup_printf("%" G_GUINT64_FORMAT " bytes", n);
+	if (n % ((uint64_t)1 << (10 * (u + 1))) == 0)
+		return g_strdup_printf("%" G_GUINT64_FORMAT " %s",
+				       n >> (10 * (u + 1)), units[u]);
+	return g_strdup_printf(
+		"%.1f %s", (double)n / (double)((uint64_t)1 << (10 * (u + 1))),
+		units[u]);
+}
+
 /* Whether got more decoded bytes keep r within its budget; else says why. */
 static bool within_budget(struct hd_reader *r, size_t got, GError **error)
 {
@@ -485,19 +507,17 @@ static bool within_budget(struct hd_reader *r, size_t got, GError **error)
 	g_autofree char *from = NULL;
 
 	if (total > r->max_decoded) {
-		size = g_format_size_full(r->max_decoded,
-					  G_FORMAT_SIZE_IEC_UNITS);
+		size = size_text(r->max_decoded);
 		r->refusal = g_strdup_printf(
-			"'%s' decodes to more than %s, the budget for %s; the rest is not read",
+			"'%s' is more than %s decoded, the budget for %s; the rest is not read",
 			r->path, size, r->budget_what);
 	} else if (r->comp != HD_COMP_NONE && r->max_ratio &&
 		   total > HD_BUDGET_RATIO_GRACE &&
 		   total > (uint64_t)r->max_ratio * r->raw_total) {
-		size = g_format_size_full(total, G_FORMAT_SIZE_IEC_UNITS);
-		from = g_format_size_full(r->raw_total,
-					  G_FORMAT_SIZE_IEC_UNITS);
+		size = size_text(total);
+		from = size_text(r->raw_total);
 		r->refusal = g_strdup_printf(
-			"'%s' decompresses more than %u to 1 (%s from %s), past the budget for %s: a decompression bomb? the rest is not read",
+			"'%s' decompresses more than %u to 1 (%s from %s), the budget for %s; the rest is not read",
 			r->path, r->max_ratio, size, from, r->budget_what);
 	} else {
 		return true;
@@ -666,6 +686,11 @@ void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 	r->max_decoded = max_bytes;
 	r->max_ratio = max_ratio;
 	r->budget_what = what;
+}
+
+const char *hd_reader_refusal(const struct hd_reader *r)
+{
+	return r->refusal;
 }
 
 void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d)

@@ -62,6 +62,9 @@ const char *hd_reader_path(const struct hd_reader *r);
 void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 			  unsigned max_ratio, const char *what);
 
+/* Why r stopped at its budget, or NULL.  (transfer none) */
+const char *hd_reader_refusal(const struct hd_reader *r);
+
 /* What a reader has decoded, to tell copies of one input apart. */
 struct hd_digest {
 	uint64_t hash; /* a 64-bit hash of the decoded bytes */

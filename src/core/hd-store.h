@@ -39,6 +39,8 @@ struct hd_input {
 	bool truncated;      /* input ended early (cut file, no STOP, ...) */
 	bool empty;          /* well-formed but holds nothing (empty FR dump) */
 	char *error;         /* why the input could not be read at all */
+	/* the file's device and inode (for -o), 0 when unknown */
+	uint64_t dev, ino;
 };
 
 /* Where a record came from. */
