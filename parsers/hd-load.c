@@ -33,6 +33,12 @@ struct load_job {
 	bool done; /* set under load_sync.lock by the worker */
 };
 
+/* Whether s, which may be NULL, holds part. */
+static bool has_text(const char *s, const char *part)
+{
+	return s && strstr(s, part);
+}
+
 /* Signals the merging thread that a job is done. */
 struct load_sync {
 	GMutex lock;
@@ -94,6 +100,7 @@ static void parse_one(struct load_job *job)
 	const char *name = input_name(job->found);
 	g_autoptr(GError) err = NULL;
 	g_autoptr(hd_reader) rd = NULL;
+	g_autofree char *note = NULL;
 	const struct hd_input *in;
 	const uint8_t *head = NULL;
 	enum hd_input_kind kind;
@@ -115,7 +122,12 @@ static void parse_one(struct load_job *job)
 	job->store = parsers_parse_input(rd, name, kind);
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &job->digest);
-	job->refusal = g_strdup(hd_reader_refusal(rd));
+	note = hd_budget_take_note();
+	if (hd_reader_refusal(rd))
+		job->refusal = g_strdup(hd_reader_refusal(rd));
+	else if (note)
+		job->refusal = g_strdup_printf("'%s': %s; the rest is not read",
+					       name, note);
 	if (refused == 0)
 		return;
 	/*
@@ -224,7 +236,8 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 	 * warns, and warnings past the first few are counted, not kept: the
 	 * refusal is said where it cannot be missed.
 	 */
-	if (job->refusal && s && !hd_store_input(s, 0)->error)
+	if (job->refusal && s &&
+	    !has_text(hd_store_input(s, 0)->error, job->refusal))
 		g_ptr_array_add(problems, g_steal_pointer(&job->refusal));
 	g_clear_pointer(&job->refusal, g_free);
 	if (job->copy_of >= 0) {

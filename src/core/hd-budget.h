@@ -11,6 +11,18 @@
 #define HD_BUDGET_H
 
 #include <stdint.h>
+#include <glib.h>
+
+/*
+ * Notes that reading the current input stopped at a budget ("more than N
+ * nodes, the budget for a dump"), for the loader to say on stderr: a
+ * parser that salvages what came before may only warn, and warnings past
+ * the first few are counted, not kept.  Per thread, the first note since
+ * the last hd_budget_take_note() only; no memory is allocated.
+ */
+void hd_budget_note(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* The calling thread's note, cleared, or NULL.  (transfer full) */
+char *hd_budget_take_note(void);
 
 /*
  * Decoded bytes, per input.
