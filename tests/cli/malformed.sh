@@ -364,6 +364,56 @@ rc=$?
 expect_rc "- reads standard input" $valid
 expect_named "- reads standard input" "<stdin> (nccl_log"
 
+# 15. -o: never an input, never through a planted link, never renamed
+# over a device or a FIFO (as root, -o /dev/null replaced the device).
+small_log >"$tmp/o-in.log"
+cp "$tmp/o-in.log" "$tmp/o-in.copy"
+run analyze -o "$tmp/o-in.log" "$tmp/o-in.log"
+expect_rc "-o is an input" 2
+expect_named "-o is an input" "is one of the inputs"
+if cmp -s "$tmp/o-in.log" "$tmp/o-in.copy"; then ok; else
+	bad "-o is an input: the input was overwritten"; fi
+small_log >"$tmp/o-in.log"
+ln -s o-in.log "$tmp/alias.log"
+run analyze -o "$tmp/alias.log" "$tmp/twice" "$tmp/o-in.log"
+expect_rc "-o is an input through a link" 2
+if cmp -s "$tmp/o-in.log" "$tmp/o-in.copy"; then ok; else
+	bad "-o is an input through a link: the input was overwritten"; fi
+: >"$tmp/victim"
+ln -s victim "$tmp/planted.txt.tmp"
+run analyze -o "$tmp/planted.txt" "$tmp/good.log"
+expect_rc "-o with a planted FILE.tmp link" $valid
+if [ ! -s "$tmp/victim" ] && [ -s "$tmp/planted.txt" ]; then ok; else
+	bad "-o with a planted FILE.tmp link: wrote through the link"; fi
+run analyze -o - "$tmp/good.log"
+expect_rc "-o -" $valid
+if [ -s "$out" ] && [ ! -e ./- ] && [ ! -e "$tmp/-" ]; then ok; else
+	bad "-o -: the report is not on standard output"; fi
+run analyze -o "" "$tmp/good.log"
+expect_rc "-o ''" 2
+if mkfifo "$tmp/report.fifo" 2>/dev/null; then
+	timeout 60 cat "$tmp/report.fifo" >"$tmp/from-fifo" &
+	reader=$!
+	run analyze -o "$tmp/report.fifo" "$tmp/good.log"
+	expect_rc "-o FIFO" $valid
+	if [ -p "$tmp/report.fifo" ]; then ok; else
+		bad "-o FIFO: the FIFO was replaced"; fi
+	if [ -p "$tmp/report.fifo" ]; then wait "$reader"; else
+		kill "$reader" 2>/dev/null; fi
+	if [ -s "$tmp/from-fifo" ]; then ok; else
+		bad "-o FIFO: nothing came through the FIFO"; fi
+else
+	skip=$((skip + 1))
+fi
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+	run analyze -o "$tmp/null" "$tmp/good.log"
+	expect_rc "-o device" $valid
+	if [ -c "$tmp/null" ]; then ok; else
+		bad "-o device: the device node was replaced"; fi
+else
+	skip=$((skip + 1))
+fi
+
 # 16. Budgets: past its kind's decoded size, or a decompression ratio no
 # real dump reaches, an input is refused, named, and the others kept.
 {
