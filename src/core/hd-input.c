@@ -38,13 +38,13 @@
 /*
  * The content hash: 64-byte stripes into eight 64-bit lanes, each adding
  * a word to its neighbour and the product of the word's keyed halves to
- * itself, the lanes scrambled every 1 KiB: the shape of XXH3's long-input
+ * itself, the lanes scrambled every 4 KiB: the shape of XXH3's long-input
  * loop, which SSE2 runs at tens of GB/s, so hashing what the reader hands
  * out costs next to nothing beside parsing it.  Not cryptographic: it tells
  * copies of one input from different inputs, not from forgeries.
  */
 #define HASH_STRIPE	   64
-#define HASH_BLOCK_STRIPES 16
+#define HASH_BLOCK_STRIPES 64
 
 struct hd_hash {
 	uint64_t acc[8];
@@ -68,6 +68,22 @@ static const uint64_t hash_key[HASH_BLOCK_STRIPES + 8] = {
 	0x6bd0c51b9fd533b3ULL, 0x980ce91c50ab4b56ULL, 0x28ac395780fe62c5ULL,
 	0x768912e3a6bcedc7ULL, 0x50b3e8c9332c7c88ULL, 0xce3bbfe520bd47daULL,
 	0xcba6c8e8e0bb7c4fULL, 0xbf194db8434a346dULL, 0x7d8f2a7b60416d7fULL,
+	0x0849d1f6e0e10a5eULL, 0x7654b590d064e22fULL, 0x16d1da9507df3af2ULL,
+	0xf63aef1089ea30e4ULL, 0x9ade6673cc6c522bULL, 0x4c75bc274e37087cULL,
+	0xd35e12b49f51f27bULL, 0x22ddf2ffcee481eaULL, 0x06007fb13c59a1f1ULL,
+	0x8966a38c651ea4daULL, 0x25242f018fc01ac6ULL, 0xa73ec74fa31b717cULL,
+	0x7ee0abdd9797d3a2ULL, 0x5c06ff7dc4ac1880ULL, 0x8434e41042c28a7dULL,
+	0x770a372d64327351ULL, 0xeed940dad9e9c06dULL, 0x8977e93646524825ULL,
+	0xa9897f0a62a51616ULL, 0xa35d4250c53f2b3aULL, 0x4072542a94b9c33eULL,
+	0x3154a7a62447e8abULL, 0x686865712a1a245eULL, 0x0fba67727d7b3b98ULL,
+	0x0634e2024536912fULL, 0xd9ff52a26cf9881aULL, 0x9435dc0399f932daULL,
+	0x18d39fc1af93e7f0ULL, 0x12f7147c1e7f46abULL, 0xdedf66783eddb4a0ULL,
+	0x6f75480614554798ULL, 0xe40e95e8ef84bde2ULL, 0xbb41fe601fefb566ULL,
+	0x5c3702e4c7bf19f1ULL, 0x8c7d1d0d3d4a8ec5ULL, 0xee779996ba62dccbULL,
+	0x80ccb15bf530844bULL, 0xdf56e7dc4d57959cULL, 0x9eb86a81fe90b68eULL,
+	0x6a25741fa696fbd3ULL, 0x7009346385a45644ULL, 0x8f4acc8c1520dd73ULL,
+	0x75a59d61ae0f8464ULL, 0xd9600a5f4b8b735cULL, 0x90ee70d4c2774058ULL,
+	0x8a5f6c4b9a613341ULL, 0xbae94e097390fd42ULL, 0x653727708a8cae7cULL,
 };
 
 static void hash_init(struct hd_hash *h)
