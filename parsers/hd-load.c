@@ -5,6 +5,11 @@
  * discovery order, which keeps reports independent of thread timing.  It
  * runs while the pool parses, each store as soon as it and all before it
  * are done, so only the few stores in flight exist besides the merged one.
+ *
+ * Each input is read under the budget of its kind (src/core/hd-budget.h).
+ * An input that repeats an earlier one, the same file reached by another
+ * path or the same decoded bytes (a log and its gzip -k copy), is merged
+ * as a note on the later one: it stays listed and adds nothing.
  * Asked to, it also describes each file as stored (size, SHA-256), and
  * tells a caller's callback how far it has got; it never prints.
  */
@@ -16,23 +21,139 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "hd-budget.h"
 #include "hd-input.h"
 #include "parsers.h"
 #include "hd-banned.h"
 
 struct load_job {
-	char *path;
-	bool describe; /* hash the file after parsing it */
+	const struct hd_found *found;
+	int copy_of; /* an earlier job this one is the same file as, or -1 */
+	uint64_t max_bytes; /* the decoded-bytes budget, 0 for the kind's */
+	struct hd_store *store; /* filled by the worker, one input */
+	struct hd_digest digest; /* of what the worker read */
+	char *refusal; /* why the reader stopped at the budget, or NULL */
+	guint origin; /* the input merged in full that this one repeats */
+	bool describe; /* size and SHA-256 of the file as stored */
 	uint64_t size; /* on disk, for progress; 0 unknown */
-	struct hd_store *store; /* filled by the worker */
-	bool done;              /* set under load_sync.lock by the worker */
+	bool done; /* set under load_sync.lock by the worker */
 };
+
+/* Whether s, which may be NULL, holds part. */
+static bool has_text(const char *s, const char *part)
+{
+	return s && strstr(s, part);
+}
 
 /* Signals the merging thread that a job is done. */
 struct load_sync {
 	GMutex lock;
 	GCond cond;
 };
+
+/* What an input is called in the store: its path, or <stdin> for "-". */
+static const char *input_name(const struct hd_found *f)
+{
+	return strcmp(f->path, "-") == 0 ? HD_STDIN_NAME : f->path;
+}
+
+/* Sets rd's budget for an input of kind, whose first bytes are head. */
+static void set_budget(struct hd_reader *rd, enum hd_input_kind kind,
+		       const uint8_t *head, size_t len, uint64_t max_bytes)
+{
+	uint64_t bytes = HD_BUDGET_DEFAULT_BYTES;
+	unsigned ratio = HD_BUDGET_LOG_RATIO;
+	const char *what = "an input";
+
+	switch (kind) {
+	case HD_INPUT_NCCL_LOG:
+		bytes = HD_BUDGET_LOG_BYTES;
+		ratio = HD_BUDGET_LOG_RATIO;
+		what = "an NCCL or c10d log";
+		break;
+	case HD_INPUT_KINETO:
+		bytes = HD_BUDGET_TRACE_BYTES;
+		ratio = HD_BUDGET_TRACE_RATIO;
+		what = "a profiler trace";
+		break;
+	case HD_INPUT_FLIGHT_REC:
+		ratio = HD_BUDGET_FR_RATIO;
+		if (len > 0 && head[0] == 0x80) {
+			bytes = HD_BUDGET_FR_PICKLE_BYTES;
+			what = "a flight-recorder pickle";
+		} else {
+			bytes = HD_BUDGET_FR_JSON_BYTES;
+			what = "a flight-recorder JSON dump";
+		}
+		break;
+	case HD_INPUT_UNKNOWN:
+		break;
+	}
+	hd_reader_set_budget(rd, max_bytes ? max_bytes : bytes, ratio, what);
+}
+
+/* A store holding only an input named name that could not be read. */
+static struct hd_store *unusable_store(const char *name, const char *why)
+{
+	struct hd_store *s = hd_store_new();
+
+	hd_store_input(s, hd_store_add_input(s, name))->error = g_strdup(why);
+	return s;
+}
+
+static void parse_one(struct load_job *job)
+{
+	const char *name = input_name(job->found);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) rd = NULL;
+	g_autofree char *note = NULL;
+	const struct hd_input *in;
+	const uint8_t *head = NULL;
+	enum hd_input_kind kind;
+	uint64_t refused;
+	size_t len = 0;
+
+	if (job->copy_of >= 0)
+		return; /* merged as a note on the first */
+	rd = hd_reader_open(job->found->path, &err);
+	if (rd)
+		head = hd_reader_head(rd, &len, &err);
+	if (err) {
+		job->store = unusable_store(name, err->message);
+		return;
+	}
+	kind = parsers_sniff(head, len);
+	set_budget(rd, kind, head, len, job->max_bytes);
+	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
+	job->store = parsers_parse_input(rd, name, kind);
+	refused = hd_intern_limit_end();
+	hd_reader_digest(rd, &job->digest);
+	note = hd_budget_take_note();
+	if (hd_reader_refusal(rd))
+		job->refusal = g_strdup(hd_reader_refusal(rd));
+	else if (note)
+		job->refusal = g_strdup_printf("'%s': %s; the rest is not read",
+					       name, note);
+	if (refused == 0)
+		return;
+	/*
+	 * Strings past the budget all read as one placeholder, which would
+	 * make different groups or hosts look the same: nothing of it is kept.
+	 */
+	in = hd_store_input(job->store, 0);
+	{
+		g_autofree char *why = g_strdup_printf(
+			"more than %" G_GUINT64_FORMAT
+			" distinct strings, the budget for one input; not used",
+			(uint64_t)HD_BUDGET_STRINGS_PER_INPUT);
+		struct hd_store *s = unusable_store(name, why);
+
+		hd_store_input(s, 0)->kind = in->kind;
+		hd_store_input(s, 0)->bytes = in->bytes;
+		hd_store_free(job->store);
+		job->store = s;
+	}
+}
 
 /*
  * The size and SHA-256 of the file's bytes as stored (before any
@@ -65,13 +186,6 @@ static void describe_file(const char *path, struct hd_input *in)
 	fclose(f);
 }
 
-static void parse_one(struct load_job *job)
-{
-	job->store = parsers_parse_file(job->path);
-	if (job->describe && job->store->inputs->len == 1)
-		describe_file(job->path, hd_store_input(job->store, 0));
-}
-
 static void tell(const struct hd_load_opts *o, struct hd_load_progress *p,
 		 const struct load_job *done)
 {
@@ -95,6 +209,151 @@ static void worker(gpointer data, gpointer user)
 	g_mutex_unlock(&sync->lock);
 }
 
+/*
+ * Whether two names of one content can be one input: parsers take a
+ * rank from a file name, so two names with different ranks in them are
+ * two ranks' inputs even when their bytes are the same (a benchmark hard
+ * links one dump as every rank's).
+ */
+static bool names_agree(const char *a, const char *b)
+{
+	int ra = parsers_rank_from_filename(a);
+	int rb = parsers_rank_from_filename(b);
+
+	return ra < 0 || rb < 0 || ra == rb;
+}
+
+/*
+ * The store of an input that repeats first: listed with a note saying
+ * so, read or not, and nothing else.  (transfer full)
+ */
+static struct hd_store *repeat_store(const char *name,
+				     const struct hd_input *first,
+				     uint64_t bytes, const char *how)
+{
+	struct hd_store *s = hd_store_new();
+	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
+
+	in->kind = first->kind;
+	in->rank = first->rank;
+	in->bytes = bytes;
+	if (first->error)
+		in->error = g_strdup_printf("%s '%s', read once: %s", how,
+					    first->path, first->error);
+	else
+		hd_input_warn(in, 0, "%s '%s', read once", how, first->path);
+	return s;
+}
+
+/* Key of the content table: a digest's hash and length. */
+struct content_key {
+	uint64_t hash, length;
+};
+
+static guint content_hash(gconstpointer p)
+{
+	return (guint)((const struct content_key *)p)->hash;
+}
+
+static gboolean content_equal(gconstpointer a, gconstpointer b)
+{
+	const struct content_key *x = a, *y = b;
+
+	return x->hash == y->hash && x->length == y->length;
+}
+
+/*
+ * Merges job i (the store's input i) into dst, or a note in its place
+ * when it repeats an earlier input.  seen maps content to the first input
+ * that had it.
+ */
+static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
+		      GHashTable *seen, GPtrArray *problems)
+{
+	struct load_job *job = &work[i];
+	const char *name = input_name(job->found);
+	struct content_key key = { job->digest.hash, job->digest.length };
+	struct hd_store *s = job->store;
+	const struct hd_input *parsed, *first;
+	gpointer at;
+
+	g_assert(dst->inputs->len == i);
+	job->origin = i;
+	/*
+	 * A parser that keeps what it read before the budget ran out only
+	 * warns, and warnings past the first few are counted, not kept: the
+	 * refusal is said where it cannot be missed.
+	 */
+	if (job->refusal && s &&
+	    !has_text(hd_store_input(s, 0)->error, job->refusal))
+		g_ptr_array_add(problems, g_steal_pointer(&job->refusal));
+	g_clear_pointer(&job->refusal, g_free);
+	if (job->copy_of >= 0) {
+		/* name the input that was read, not a note on it */
+		job->origin = work[job->copy_of].origin;
+		s = repeat_store(name, hd_store_input(dst, job->origin), 0,
+				 job->origin == (guint)job->copy_of
+					 ? "same file as"
+					 : "same content as");
+	} else if (job->digest.complete && job->digest.length > 0) {
+		parsed = hd_store_input(s, 0);
+		at = g_hash_table_lookup(seen, &key);
+		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
+			   : NULL;
+		if (!first && !parsed->error) {
+			struct content_key *k = g_new(struct content_key, 1);
+
+			*k = key;
+			g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
+		} else if (first && names_agree(first->path, name)) {
+			job->origin = GPOINTER_TO_UINT(at) - 1;
+			s = repeat_store(name, first, parsed->bytes,
+					 "same content as");
+			hd_store_free(job->store);
+		}
+	}
+	job->store = NULL;
+	hd_store_input(s, 0)->dev = job->found->dev;
+	hd_store_input(s, 0)->ino = job->found->ino;
+	if (job->describe && job->copy_of < 0)
+		describe_file(job->found->path, hd_store_input(s, 0));
+	hd_store_merge(dst, s);
+}
+
+/*
+ * HANGDOC_MAX_INPUT_SIZE, the decoded-bytes budget of every input in
+ * place of its kind's: bytes, or with a K, M, G or T suffix (powers of
+ * 1024).  0 when unset; a bad value is said in problems and ignored.
+ */
+static uint64_t max_bytes_from_env(GPtrArray *problems)
+{
+	static const char units[] = "KMGT";
+	const char *v = g_getenv("HANGDOC_MAX_INPUT_SIZE");
+	const char *unit;
+	unsigned shift = 0;
+	guint64 n;
+	char *end;
+
+	if (!v || !*v)
+		return 0;
+	n = g_ascii_strtoull(v, &end, 10);
+	unit = *end ? strchr(units, g_ascii_toupper(*end)) : NULL;
+	if (unit) {
+		shift = 10 * (unsigned)(unit - units + 1);
+		end++;
+	}
+	if (end == v || !g_ascii_isdigit(*v) || *end || n == 0 ||
+	    n > (G_MAXUINT64 >> shift)) {
+		g_ptr_array_add(
+			problems,
+			g_strdup_printf(
+				"HANGDOC_MAX_INPUT_SIZE: '%s' is not a size (bytes, or with K, M, G or T); the budgets of each kind apply",
+				v));
+		return 0;
+	}
+	return n << shift;
+}
+
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 {
 	const struct hd_load_opts o = { .jobs = jobs };
@@ -105,29 +364,53 @@ struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 			      GPtrArray *problems)
 {
-	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-	g_autofree struct load_job *work = NULL;
-	struct hd_store *store = hd_store_new();
 	struct hd_load_progress prog = { 0 };
 	int jobs = o->jobs;
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(
+		content_hash, content_equal, g_free, NULL);
+	g_autofree struct load_job *work = NULL;
+	struct hd_store *store = hd_store_new();
+	uint64_t max_bytes = max_bytes_from_env(problems);
+	guint cpus = g_get_num_processors();
+	guint to_parse = 0;
 
 	hd_discover(paths, files, problems);
 	work = g_new0(struct load_job, files->len + 1);
 	for (guint i = 0; i < files->len; i++) {
-		GStatBuf st;
+		const struct hd_found *f = g_ptr_array_index(files, i);
 
-		work[i].path = g_ptr_array_index(files, i);
+		work[i].found = f;
+		work[i].max_bytes = max_bytes;
+		work[i].copy_of = -1;
 		work[i].describe = o->describe;
-		if (o->progress && g_stat(work[i].path, &st) == 0 &&
-		    st.st_size > 0)
-			work[i].size = (uint64_t)st.st_size;
-		prog.bytes_total += work[i].size;
+		if (o->progress) {
+			GStatBuf st;
+
+			if (g_stat(f->path, &st) == 0 && st.st_size > 0)
+				work[i].size = (uint64_t)st.st_size;
+			prog.bytes_total += work[i].size;
+		}
+		if (f->same_as >= 0 &&
+		    names_agree(((const struct hd_found *)g_ptr_array_index(
+					 files, f->same_as))
+					->path,
+				f->path))
+			work[i].copy_of = f->same_as;
+		if (work[i].copy_of < 0)
+			to_parse++;
+		else
+			work[i].done = true;
 	}
 	prog.files_total = files->len;
 	tell(o, &prog, NULL);
+	/* more threads than files or than a few per CPU only cost memory */
 	if (jobs <= 0)
-		jobs = g_get_num_processors();
-	if (jobs > 1 && files->len > 1) {
+		jobs = (int)cpus;
+	jobs = (int)MIN((guint)jobs, cpus * HD_BUDGET_JOBS_PER_CPU);
+	jobs = (int)MIN((guint)jobs, to_parse);
+	if (jobs > 1) {
 		struct load_sync sync;
 		GThreadPool *pool;
 
@@ -135,13 +418,14 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		g_cond_init(&sync.cond);
 		pool = g_thread_pool_new(worker, &sync, jobs, TRUE, NULL);
 		for (guint i = 0; i < files->len; i++)
-			g_thread_pool_push(pool, &work[i], NULL);
+			if (work[i].copy_of < 0)
+				g_thread_pool_push(pool, &work[i], NULL);
 		for (guint i = 0; i < files->len; i++) {
 			g_mutex_lock(&sync.lock);
 			while (!work[i].done)
 				g_cond_wait(&sync.cond, &sync.lock);
 			g_mutex_unlock(&sync.lock);
-			hd_store_merge(store, work[i].store);
+			merge_job(store, work, i, seen, problems);
 			tell(o, &prog, &work[i]);
 		}
 		g_thread_pool_free(pool, FALSE, TRUE);
@@ -152,7 +436,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	} else {
 		for (guint i = 0; i < files->len; i++) {
 			parse_one(&work[i]);
-			hd_store_merge(store, work[i].store);
+			merge_job(store, work, i, seen, problems);
 			tell(o, &prog, &work[i]);
 		}
 	}

@@ -189,6 +189,7 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 	g_autoptr(GError) err = NULL;
 	struct hd_input *in = hd_store_input(s, idx);
 	const uint8_t *head;
+	const char *own;
 	size_t head_len = 0;
 
 	head = hd_reader_head(rd, &head_len, &err);
@@ -196,18 +197,15 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 		in->error = g_strdup(err->message);
 		return;
 	}
-	if (kind == HD_INPUT_UNKNOWN) {
-		const char *own = parsers_own_output(head, head_len);
-
-		/* its quotes of log lines must not count twice */
-		if (own) {
-			in->error = g_strdup_printf(
-				"%s, not read as evidence", own);
-			in->bytes = head_len;
-			return;
-		}
-		kind = parsers_sniff(head, head_len);
+	/* its quotes of log lines must not count twice */
+	own = parsers_own_output(head, head_len);
+	if (own) {
+		in->error = g_strdup_printf("%s, not read as evidence", own);
+		in->bytes = head_len;
+		return;
 	}
+	if (kind == HD_INPUT_UNKNOWN)
+		kind = parsers_sniff(head, head_len);
 	in->kind = kind;
 	if (kind == HD_INPUT_UNKNOWN) {
 		in->error = g_strdup(head_len ? "unrecognized format, skipped"

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "hd-budget.h"
 #include "hd-banned.h"
 
 struct pk_dec {
@@ -25,6 +26,8 @@ struct pk_dec {
 	uint32_t *memo; /* node ids, PK_NIL unset: memo_len used of memo_cap */
 	size_t memo_len, memo_cap;
 	GString *err;
+	struct pk_limits lim;
+	uint32_t nstrings; /* string and bytes nodes made */
 };
 
 /* Arenas larger than this are freed rather than kept for the next input. */
@@ -39,11 +42,27 @@ struct pk_scratch {
 	size_t memo_cap;
 	uint32_t *st; /* the decoder's stack */
 	size_t scap;
+	struct pk_limits lim;
+};
+
+/* What a real dump can need: src/core/hd-budget.h says why. */
+static const struct pk_limits pk_default_limits = {
+	.max_nodes = HD_BUDGET_PK_NODES,
+	.max_kids = HD_BUDGET_PK_KIDS,
+	.max_strings = HD_BUDGET_PK_STRINGS,
 };
 
 struct pk_scratch *pk_scratch_new(void)
 {
-	return g_new0(struct pk_scratch, 1);
+	struct pk_scratch *s = g_new0(struct pk_scratch, 1);
+
+	s->lim = pk_default_limits;
+	return s;
+}
+
+void pk_scratch_set_limits(struct pk_scratch *s, const struct pk_limits *lim)
+{
+	s->lim = *lim;
 }
 
 void pk_scratch_free(struct pk_scratch *s)
@@ -463,6 +482,15 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
 		return fail(d, at, "string of %zu bytes too long", n);
 	if (type == PK_STR && !valid_utf8(d->p + d->pos, n))
 		return fail(d, at, "invalid UTF-8 in string");
+	if (d->nstrings >= d->lim.max_strings) {
+		fail(d, at,
+		     "more than %" G_GUINT32_FORMAT
+		     " strings, the budget for a dump",
+		     d->lim.max_strings);
+		hd_budget_note("pickle: %s", d->err->str);
+		return false;
+	}
+	d->nstrings++;
 	id = new_node(d->t, type);
 	nd = node_at(d->t, id);
 	nd->v.off = d->pos;
@@ -827,13 +855,20 @@ static G_GNUC_NO_INLINE void run_common(struct pk_dec *d)
 	size_t pos = d->pos;
 	uint32_t *st = d->st;
 	size_t sn = d->sn, scap = d->scap;
+	uint32_t max_nodes = d->lim.max_nodes;
+	size_t max_kids = d->lim.max_kids;
 	size_t end;
 
 	if (d->len - pos < PK_COMMON_MAX)
 		return;
 	end = d->len - PK_COMMON_MAX;
-	/* every opcode here pushes at most one item */
-	while (pos <= end && sn < scap) {
+	/*
+	 * Every opcode here pushes at most one item and makes at most one
+	 * node; children are bounded by the stack.  The budget is checked
+	 * here too: a run of NONE opcodes is one call.
+	 */
+	while (pos <= end && sn < scap && t->nnodes < max_nodes &&
+	       t->nkids < max_kids) {
 		uint8_t op = p[pos];
 		uint64_t key, u = 0;
 		uint32_t id, n;
@@ -984,6 +1019,31 @@ static void salvage(struct pk_dec *d)
 		d->t->root = d->st[0];
 }
 
+/*
+ * Whether the tree is still within the decoder's budget; else says which
+ * part ran out.  One opcode adds at most one node or stack item, so
+ * checking between opcodes keeps every array within a few of its cap.
+ */
+static bool within_limits(struct pk_dec *d)
+{
+	const struct pk_tree *t = d->t;
+
+	if (t->nnodes >= d->lim.max_nodes)
+		fail(d, d->pos,
+		     "more than %" G_GUINT32_FORMAT
+		     " nodes, the budget for a dump",
+		     d->lim.max_nodes);
+	else if (t->nkids >= d->lim.max_kids || d->sn >= d->lim.max_kids)
+		fail(d, d->pos,
+		     "more than %" G_GUINT32_FORMAT
+		     " items in containers, the budget for a dump",
+		     d->lim.max_kids);
+	else
+		return true;
+	hd_budget_note("pickle: %s", d->err->str);
+	return false;
+}
+
 struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 			       struct pk_scratch *s)
 {
@@ -996,10 +1056,12 @@ struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 	 * and repeated strings are memo references): reserve that much up
 	 * front so the arena is not copied as it grows.
 	 */
-	size_t node_want = MIN(len / 5 + 256, (size_t)1 << 26);
-	size_t kid_want = MIN(len / 2 + 256, (size_t)1 << 27);
+	const struct pk_limits *lim = s ? &s->lim : &pk_default_limits;
+	size_t node_want = MIN(len / 5 + 256, (size_t)lim->max_nodes + 1);
+	size_t kid_want = MIN(len / 2 + 256, (size_t)lim->max_kids + 1);
 	bool stop = false;
 
+	d.lim = *lim;
 	d.t = pk_tree_new(buf, len);
 	d.t->home = s;
 	if (s && s->node_cap >= node_want) {
@@ -1029,6 +1091,10 @@ struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 	d.err = g_string_new(NULL);
 	while (!stop) {
 		run_common(&d);
+		if (!within_limits(&d)) {
+			d.t->status = PK_ERROR;
+			break;
+		}
 		if (d.pos >= d.len) {
 			d.t->status = PK_TRUNCATED;
 			fail(&d, d.pos, "input ends before STOP");

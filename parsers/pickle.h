@@ -68,6 +68,18 @@ enum pk_status {
 
 struct pk_scratch;
 
+/*
+ * What decoding one pickle may build (HD_BUDGET_PK_* by default): past a
+ * cap decoding stops with PK_ERROR and a message naming the cap, the
+ * tree salvaged as for a cut.  Strings count string and bytes nodes,
+ * which PyTorch's pickler memoizes: they are the distinct strings.
+ */
+struct pk_limits {
+	uint32_t max_nodes;
+	uint32_t max_kids; /* child slots, and items on the stack */
+	uint32_t max_strings;
+};
+
 struct pk_tree {
 	const uint8_t *buf; /* the input, borrowed */
 	size_t len;
@@ -103,6 +115,9 @@ struct pk_tree *pk_decode(const uint8_t *buf, size_t len);
  */
 struct pk_scratch *pk_scratch_new(void); /* (transfer full) */
 void pk_scratch_free(struct pk_scratch *s);
+
+/* Replaces the budget of the pickles decoded with s (tests, tools). */
+void pk_scratch_set_limits(struct pk_scratch *s, const struct pk_limits *lim);
 
 /* pk_decode() with the arena taken from s.  (transfer full) */
 struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,

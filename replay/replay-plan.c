@@ -1380,12 +1380,11 @@ struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 	return g_steal_pointer(&p);
 }
 
-bool replay_plan_save(const struct replay_plan *p, const char *path,
-		      GError **error)
+bool replay_plan_write(const struct replay_plan *p, FILE *out)
 {
 	g_autofree char *text = replay_plan_to_json(p);
 
-	return g_file_set_contents(path, text, -1, error);
+	return fputs(text, out) >= 0 && !ferror(out);
 }
 
 struct replay_plan *replay_plan_load(const char *path, GError **error)

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <glib.h>
 #include <jansson.h>
 
@@ -134,8 +135,12 @@ char *replay_plan_to_json(const struct replay_plan *p);
 /* Parses and validates a plan.  (transfer full) */
 struct replay_plan *replay_plan_from_json(const char *text, size_t len,
 					  GError **error);
-bool replay_plan_save(const struct replay_plan *p, const char *path,
-		      GError **error);
+/*
+ * Writes the plan as JSON to out; false when out failed.  Where it goes
+ * (a temporary file renamed into place, never over a device) is the
+ * caller's business: the CLI's safe output does it.
+ */
+bool replay_plan_write(const struct replay_plan *p, FILE *out);
 /* Reads at most REPLAY_MAX_PLAN_BYTES.  (transfer full) */
 struct replay_plan *replay_plan_load(const char *path, GError **error);
 

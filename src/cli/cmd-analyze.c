@@ -5,13 +5,11 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "cmd.h"
 #include "hd-load.h"
@@ -31,8 +29,10 @@ static const char help[] =
 	"                 incident), markdown (md; for an incident ticket) or\n"
 	"                 html (one self-contained page with pictures)\n"
 	"  -o, --output FILE\n"
-	"                 write the report to FILE instead of standard output;\n"
-	"                 FILE is replaced only once the report is complete\n"
+	"                 write the report to FILE instead of standard output\n"
+	"                 (- is standard output); a file is replaced only once\n"
+	"                 the report is complete, a device or FIFO is written\n"
+	"                 to, and an input is never overwritten\n"
 	"  -j, --jobs N   parse with N threads (default 0: one per CPU)\n"
 	"  --width N      wrap the text report at N columns (40 to 1000);\n"
 	"                 default: the terminal's width ($COLUMNS, else the\n"
@@ -119,41 +119,19 @@ static void report_unusable(const struct hd_store *s)
 	}
 }
 
-/*
- * Writes the report to path through path.tmp and a rename, so that a failed
- * run never leaves half a report under the name asked for.
- */
+/* Writes the report to path (hd_cmd_output_open()): never an input. */
 static int write_to_file(const char *path, enum hd_report_format fmt,
 			 const struct hd_analysis *a,
-			 const struct hd_report_opts *ro, int status)
+			 const struct hd_report_opts *ro,
+			 const struct hd_store *store, int status)
 {
-	g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	bool ok;
+	struct hd_cmd_output out;
+	int refused = hd_cmd_output_open(&out, path, store);
 
-	if (!f) {
-		hd_cmd_error("cannot create '%s': %s", tmp, g_strerror(errno));
-		return HD_EXIT_OUTPUT;
-	}
-	ok = hd_report_write_opts(f, fmt, a, ro);
-	status = hd_cmd_finish_output(f, tmp, ok ? status : HD_EXIT_OUTPUT);
-	if (fclose(f) != 0 && status != HD_EXIT_OUTPUT) {
-		hd_cmd_error("cannot write '%s': %s", tmp, g_strerror(errno));
-		status = HD_EXIT_OUTPUT;
-	} else if (!ok && status != HD_EXIT_OUTPUT) {
-		status = HD_EXIT_OUTPUT;
-	}
-	if (status == HD_EXIT_OUTPUT) {
-		g_unlink(tmp);
-		return status;
-	}
-	if (g_rename(tmp, path) != 0) {
-		hd_cmd_error("cannot rename '%s' to '%s': %s", tmp, path,
-			     g_strerror(errno));
-		g_unlink(tmp);
-		return HD_EXIT_OUTPUT;
-	}
-	return status;
+	if (refused >= 0)
+		return refused;
+	return hd_cmd_output_close(&out, hd_report_write_opts(out.f, fmt, a, ro),
+				   status);
 }
 
 /*
@@ -291,7 +269,7 @@ static int run(int argc, char **argv)
 	label = g_strjoinv(" ", (char **)paths->pdata);
 	ro.label = label;
 	if (o.output)
-		return write_to_file(o.output, o.format, a, &ro, status);
+		return write_to_file(o.output, o.format, a, &ro, store, status);
 	if (!hd_report_write_opts(stdout, o.format, a, &ro)) {
 		hd_cmd_finish_output(stdout, "standard output", status);
 		return HD_EXIT_OUTPUT;

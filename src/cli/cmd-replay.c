@@ -220,9 +220,22 @@ static int run(int argc, char **argv)
 		hd_cmd_error("the plan cannot be replayed: %s", err->message);
 		return HD_EXIT_USAGE;
 	}
-	if (o.plan_out && !replay_plan_save(p, o.plan_out, &err)) {
-		hd_cmd_error("cannot write the plan: %s", err->message);
-		return HD_EXIT_OUTPUT;
+	if (o.plan_out) {
+		struct hd_cmd_output out;
+
+		status = hd_cmd_output_open(&out, o.plan_out, NULL);
+		if (status >= 0)
+			return status;
+		if (o.plan_in && strcmp(o.plan_in, o.plan_out) == 0) {
+			hd_cmd_error("'%s' is the plan read, not overwritten",
+				     o.plan_out);
+			hd_cmd_output_close(&out, false, HD_EXIT_USAGE);
+			return HD_EXIT_USAGE;
+		}
+		status = hd_cmd_output_close(&out, replay_plan_write(p, out.f),
+					     HD_EXIT_OK);
+		if (status != HD_EXIT_OK)
+			return status;
 	}
 	if (o.dry_run) {
 		hd_report_replay_plan(stdout, p, about, o.json);

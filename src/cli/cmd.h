@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "hd-store.h"
+
 /* Exit statuses (design.md). */
 enum hd_exit {
 	HD_EXIT_OK = 0,       /* analyzed, no fault found */
@@ -54,6 +56,39 @@ enum hd_opt_kind {
 	HD_OPT_INT,    /* int, within [min, max] */
 	HD_OPT_NUMBER, /* double, within (min, max] (min itself refused) */
 };
+
+/*
+ * Where a report or plan goes (-o FILE, --plan-out FILE), written so that
+ * nothing but FILE can change: a regular file (or a new name) is written
+ * to a temporary file created exclusively beside it (no planted link is
+ * followed) and renamed over it once complete; "-" is standard output, and
+ * an existing device or FIFO is written to directly, never replaced (as
+ * root, renaming over /dev/null replaced the device).
+ */
+struct hd_cmd_output {
+	FILE *f; /* what to write to, once open */
+	const char *path; /* as given, for messages and the rename */
+	char *tmp; /* the temporary file, or NULL when writing directly */
+};
+
+/*
+ * Opens path for a report.  Refuses an empty path, and a path that is one
+ * of the inputs of store (the same file, or the same name; store may be
+ * NULL), as usage errors; fails when it cannot be created.  Says why on
+ * stderr.  Returns -1 when o is open, else the exit status (HD_EXIT_USAGE
+ * or HD_EXIT_OUTPUT).
+ */
+int hd_cmd_output_open(struct hd_cmd_output *o, const char *path,
+		       const struct hd_store *store);
+
+/*
+ * Completes what hd_cmd_output_open() opened: flushes and checks it, then
+ * renames the temporary file over the path, or removes it when written is
+ * false or a write failed, so that a failed run leaves no half report.
+ * Returns status, or HD_EXIT_OUTPUT when the report could not be written.
+ */
+int hd_cmd_output_close(struct hd_cmd_output *o, bool written, int status);
+
 
 /*
  * One option of a subcommand: spelled exactly "--name", "--name=VALUE",

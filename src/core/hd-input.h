@@ -26,9 +26,15 @@ enum hd_compression {
 
 struct hd_reader;
 
+/* What standard input ("-") is called in messages and reports. */
+#define HD_STDIN_NAME "<stdin>"
+
 /*
- * Opens path for reading, detecting gzip and zstd from the magic bytes.
- * (transfer full)
+ * Opens path for reading, detecting gzip and zstd from the magic bytes;
+ * "-" is standard input.  Only regular files are read: anything else (a
+ * FIFO, a device) is refused without waiting on it.  The budget is
+ * HD_BUDGET_DEFAULT_BYTES at HD_BUDGET_LOG_RATIO until
+ * hd_reader_set_budget().  (transfer full)
  */
 struct hd_reader *hd_reader_open(const char *path, GError **error);
 /*
@@ -43,6 +49,31 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_reader, hd_reader_free)
 
 enum hd_compression hd_reader_compression(const struct hd_reader *r);
 const char *hd_reader_path(const struct hd_reader *r);
+
+/*
+ * Sets what reading r may cost (src/core/hd-budget.h): at most max_bytes
+ * decoded bytes, and, once HD_BUDGET_RATIO_GRACE bytes are decoded from a
+ * compressed input, at most max_ratio decoded bytes per compressed byte
+ * (0: no ratio cap).  what names the kind of input in messages ("an NCCL
+ * log").  A read past either fails with HD_ERROR_TOO_BIG, naming the file
+ * and the budget, and so does every read after it; what was read before
+ * stays valid.  what must outlive r.
+ */
+void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
+			  unsigned max_ratio, const char *what);
+
+/* Why r stopped at its budget, or NULL.  (transfer none) */
+const char *hd_reader_refusal(const struct hd_reader *r);
+
+/* What a reader has decoded, to tell copies of one input apart. */
+struct hd_digest {
+	uint64_t hash; /* a 64-bit hash of the decoded bytes */
+	uint64_t length; /* how many there were */
+	bool complete; /* the whole stream was decoded: no error, no cut */
+};
+
+/* The digest of every byte decoded so far, the sniffed head included. */
+void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
@@ -92,13 +123,31 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 /* The number of the line last returned, from 1. */
 uint64_t hd_lines_lineno(const struct hd_lines *l);
 
+/* One file hd_discover() found. */
+struct hd_found {
+	/* as given or found below a given directory; "-" is standard input */
+	char *path;
+	uint64_t dev, ino; /* the file's identity, 0 when unknown */
+	/* an earlier entry that is the same file (device, inode), or -1 */
+	int same_as;
+};
+
+/* Frees a struct hd_found (a GDestroyNotify). */
+void hd_found_free(gpointer f);
+
 /*
- * Walks the given paths: files are taken as they are, directories
- * recursively in sorted order (hidden entries and symlink loops skipped).
- * Appends char * paths to files (free with g_free).  Paths that cannot be
- * opened are reported through errors (char *, "cannot read 'x': why")
- * and skipped.
+ * Walks the given paths and appends a struct hd_found for every input to
+ * found (owning them: create it with hd_found_free).  Paths given are
+ * taken whatever they are links to: a regular file, a directory walked
+ * recursively in sorted order, or "-" for standard input; anything else (a
+ * FIFO, a device) is refused.  Below a directory, hidden entries, FIFOs,
+ * sockets and devices are skipped, and a symbolic link is followed only
+ * to a regular file inside the given paths, never to a directory.  The
+ * same file reached twice (a directory given twice, a link, a hard link)
+ * is listed each time, with same_as naming the first.  What cannot be
+ * read or is not followed is said in errors (char *, "cannot read 'x':
+ * why").
  */
-void hd_discover(char **paths, GPtrArray *files, GPtrArray *errors);
+void hd_discover(char **paths, GPtrArray *found, GPtrArray *errors);
 
 #endif

@@ -12,9 +12,53 @@
 
 #include "hd-banned.h"
 
+/*
+ * The intern table.  GLib's g_intern_string() keeps every quark in an
+ * array that it copies, leaking the old one, each 2,048 strings: memory
+ * grows with the square of the distinct strings (1 M keys of a hostile
+ * dump took 2 GB).  This table grows linearly: strings are packed into a
+ * GStringChunk and found through one hash set, both never freed, so a
+ * pointer handed out stays valid for the whole process.
+ */
+static GMutex intern_lock;
+static GHashTable *intern_set;
+static GStringChunk *intern_chunk;
+/* The calling thread's budget, while hd_intern_limit_begin() holds. */
+static _Thread_local bool intern_limited;
+static _Thread_local uint64_t intern_left;
+static _Thread_local uint64_t intern_refused;
+
+const char hd_intern_refused[] = "<over the string budget>";
+
+/* Interns the NUL-terminated s under the lock. */
+static const char *intern_nul(const char *s)
+{
+	const char *p;
+
+	g_mutex_lock(&intern_lock);
+	if (G_UNLIKELY(!intern_set)) {
+		intern_set = g_hash_table_new(g_str_hash, g_str_equal);
+		intern_chunk = g_string_chunk_new(64 * 1024);
+	}
+	p = g_hash_table_lookup(intern_set, s);
+	if (!p) {
+		if (intern_limited && intern_left == 0) {
+			intern_refused++;
+			p = hd_intern_refused;
+		} else {
+			if (intern_limited)
+				intern_left--;
+			p = g_string_chunk_insert(intern_chunk, s);
+			g_hash_table_add(intern_set, (gpointer)p);
+		}
+	}
+	g_mutex_unlock(&intern_lock);
+	return p;
+}
+
 const char *hd_intern(const char *s)
 {
-	return s ? g_intern_string(s) : NULL;
+	return s ? intern_nul(s) : NULL;
 }
 
 const char *hd_intern_len(const char *s, size_t len)
@@ -33,7 +77,24 @@ const char *hd_intern_len(const char *s, size_t len)
 		big = g_strndup(s, len);
 		p = big;
 	}
-	return g_intern_string(p);
+	return intern_nul(p);
+}
+
+void hd_intern_limit_begin(uint64_t max_new)
+{
+	intern_limited = true;
+	intern_left = max_new;
+	intern_refused = 0;
+}
+
+uint64_t hd_intern_limit_end(void)
+{
+	uint64_t refused = intern_refused;
+
+	intern_limited = false;
+	intern_left = 0;
+	intern_refused = 0;
+	return refused;
 }
 
 static void input_free(gpointer p)

@@ -44,6 +44,8 @@ struct hd_input {
 	   SHA-256 of its bytes in lowercase hex, or NULL */
 	int64_t file_size;
 	char *sha256;
+	/* the file's device and inode (for -o), 0 when unknown */
+	uint64_t dev, ino;
 };
 
 /* Where a record came from. */
@@ -334,10 +336,25 @@ struct hd_store {
 	int world_size;    /* -1 unknown */
 };
 
-/* Interns s (NULL stays NULL).  Thread-safe.  (transfer none) */
+/*
+ * Interns s (NULL stays NULL): equal strings get the same pointer, valid
+ * for the whole process.  Thread-safe; memory grows linearly with the
+ * distinct strings.  Under hd_intern_limit_begin() a string that would be
+ * new past the budget gives hd_intern_refused instead.  (transfer none)
+ */
 const char *hd_intern(const char *s);
 /* Interns the first len bytes of s.  (transfer none) */
 const char *hd_intern_len(const char *s, size_t len);
+/* What hd_intern() gives for a string refused by the calling thread's budget. */
+extern const char hd_intern_refused[];
+/*
+ * Lets the calling thread add at most max_new new strings to the intern
+ * table until hd_intern_limit_end(), which returns how many it refused.
+ * The loader brackets each input with these (HD_BUDGET_STRINGS_PER_INPUT),
+ * so a hostile input cannot fill memory with names.
+ */
+void hd_intern_limit_begin(uint64_t max_new);
+uint64_t hd_intern_limit_end(void);
 
 struct hd_store *hd_store_new(void);
 void hd_store_free(struct hd_store *s);

@@ -318,7 +318,10 @@ static void compare_lanes(const struct hd_index *ix,
 					ends, struct lane_end, k);
 				g_autofree char *label = NULL;
 
-				if (x->max_seq == y->max_seq)
+				/* a cut input ends early: that says nothing */
+				if (x->max_seq == y->max_seq ||
+				    input_at(s, x->input)->truncated ||
+				    input_at(s, y->input)->truncated)
 					continue;
 				label = hd_group_label(s, gl,
 						       HD_GROUP_LABEL_LONG);

@@ -326,5 +326,202 @@ expect_rc "prefixless NCCL records" 1 5
 run analyze --format json "$tmp/prefixless.log"
 expect_rc "prefixless NCCL records, json" 1 5
 
+# Issue 12, hostile and repeated inputs.  count_ops PATH...: the number of
+# ops `hangdoc show` prints for the paths.
+count_ops() {
+	timeout 60 "$HANGDOC" show "$@" 2>/dev/null | grep -c "seq "
+}
+
+# 13. The same input read twice is read once: a log and its gzip -k copy,
+# the same directory given twice, a link into the tree.  The repeat stays
+# listed, with a note naming the first, and adds no ops.
+mkdir "$tmp/twice"
+small_log >"$tmp/twice/rank1.log"
+ops_once=$(count_ops "$tmp/twice")
+if gzip -k "$tmp/twice/rank1.log" 2>/dev/null; then
+	run analyze --format json "$tmp/twice"
+	expect_rc "log and its gzip -k copy" $valid
+	expect_named "log and its gzip -k copy" \
+		"same content as '$tmp/twice/rank1.log', read once"
+	n=$(count_ops "$tmp/twice")
+	if [ "$n" -eq "$ops_once" ]; then ok; else
+		bad "log and its gzip -k copy: $n ops, not $ops_once"; fi
+	rm -f "$tmp/twice/rank1.log.gz"
+else
+	skip=$((skip + 1))
+fi
+run analyze --format json "$tmp/twice" "$tmp/twice"
+expect_rc "directory given twice" $valid
+expect_named "directory given twice" \
+	"same file as '$tmp/twice/rank1.log', read once"
+n=$(count_ops "$tmp/twice" "$tmp/twice")
+if [ "$n" -eq "$ops_once" ]; then ok; else
+	bad "directory given twice: $n ops, not $ops_once"; fi
+ln -s rank1.log "$tmp/twice/zz-link.log"
+run analyze "$tmp/twice"
+expect_rc "link into the tree" $valid
+expect_named "link into the tree" "same file as '$tmp/twice/rank1.log'"
+n=$(count_ops "$tmp/twice")
+if [ "$n" -eq "$ops_once" ]; then ok; else
+	bad "link into the tree: $n ops, not $ops_once"; fi
+
+# 14. The walk follows no link to a directory and none out of the given
+# paths; FIFOs are never opened unless standard input.  Two links to "."
+# made the walk exponential; a link to /proc/kmsg blocked it forever.
+mkdir "$tmp/walk" "$tmp/walk/logs" "$tmp/outside"
+small_log >"$tmp/walk/logs/rank1.log"
+small_log >"$tmp/outside/secret.log"
+ln -s . "$tmp/walk/logs/self1"
+ln -s . "$tmp/walk/logs/self2"
+ln -s ../../outside/secret.log "$tmp/walk/logs/escape.log"
+ln -s ../../outside "$tmp/walk/logs/escape-dir"
+mkfifo "$tmp/walk/logs/pipe" 2>/dev/null
+run analyze --format json "$tmp/walk"
+expect_rc "links to . and out of the tree" $valid
+expect_named "link out of the tree" "escape.log' links out of the given paths"
+if grep -q "secret.log\|escape.log\"" "$out"; then
+	bad "link out of the tree: the file it leads to was read"; else ok; fi
+n=$(count_ops "$tmp/walk")
+if [ "$n" -eq "$ops_once" ]; then ok; else
+	bad "links to .: $n ops, not $ops_once"; fi
+if [ -p "$tmp/walk/logs/pipe" ]; then
+	run analyze "$tmp/walk/logs/pipe" "$tmp/good.log"
+	expect_rc "FIFO given as PATH" $valid
+	expect_named "FIFO given as PATH" "'$tmp/walk/logs/pipe': not a regular file"
+else
+	skip=$((skip + 1))
+fi
+timeout 60 "$HANGDOC" analyze - <"$tmp/good.log" >"$out" 2>"$err"
+rc=$?
+expect_rc "- reads standard input" $valid
+expect_named "- reads standard input" "<stdin> (nccl_log"
+
+# 15. -o: never an input, never through a planted link, never renamed
+# over a device or a FIFO (as root, -o /dev/null replaced the device).
+small_log >"$tmp/o-in.log"
+cp "$tmp/o-in.log" "$tmp/o-in.copy"
+run analyze -o "$tmp/o-in.log" "$tmp/o-in.log"
+expect_rc "-o is an input" 2
+expect_named "-o is an input" "is one of the inputs"
+if cmp -s "$tmp/o-in.log" "$tmp/o-in.copy"; then ok; else
+	bad "-o is an input: the input was overwritten"; fi
+small_log >"$tmp/o-in.log"
+ln -s o-in.log "$tmp/alias.log"
+run analyze -o "$tmp/alias.log" "$tmp/twice" "$tmp/o-in.log"
+expect_rc "-o is an input through a link" 2
+if cmp -s "$tmp/o-in.log" "$tmp/o-in.copy"; then ok; else
+	bad "-o is an input through a link: the input was overwritten"; fi
+: >"$tmp/victim"
+ln -s victim "$tmp/planted.txt.tmp"
+run analyze -o "$tmp/planted.txt" "$tmp/good.log"
+expect_rc "-o with a planted FILE.tmp link" $valid
+if [ ! -s "$tmp/victim" ] && [ -s "$tmp/planted.txt" ]; then ok; else
+	bad "-o with a planted FILE.tmp link: wrote through the link"; fi
+run analyze -o - "$tmp/good.log"
+expect_rc "-o -" $valid
+if [ -s "$out" ] && [ ! -e ./- ] && [ ! -e "$tmp/-" ]; then ok; else
+	bad "-o -: the report is not on standard output"; fi
+run analyze -o "" "$tmp/good.log"
+expect_rc "-o ''" 2
+if mkfifo "$tmp/report.fifo" 2>/dev/null; then
+	timeout 60 cat "$tmp/report.fifo" >"$tmp/from-fifo" &
+	reader=$!
+	run analyze -o "$tmp/report.fifo" "$tmp/good.log"
+	expect_rc "-o FIFO" $valid
+	if [ -p "$tmp/report.fifo" ]; then ok; else
+		bad "-o FIFO: the FIFO was replaced"; fi
+	if [ -p "$tmp/report.fifo" ]; then wait "$reader"; else
+		kill "$reader" 2>/dev/null; fi
+	if [ -s "$tmp/from-fifo" ]; then ok; else
+		bad "-o FIFO: nothing came through the FIFO"; fi
+else
+	skip=$((skip + 1))
+fi
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+	run analyze -o "$tmp/null" "$tmp/good.log"
+	expect_rc "-o device" $valid
+	if [ -c "$tmp/null" ]; then ok; else
+		bad "-o device: the device node was replaced"; fi
+else
+	skip=$((skip + 1))
+fi
+
+# 16. Budgets: past its kind's decoded size, or a decompression ratio no
+# real dump reaches, an input is refused, named, and the others kept.
+{
+	i=0
+	while [ $i -lt 40 ]; do
+		small_log
+		i=$((i + 1))
+	done
+} >"$tmp/over.log"
+HANGDOC_MAX_INPUT_SIZE=2K timeout 60 "$HANGDOC" analyze --format json \
+	"$tmp/over.log" "$tmp/good.log" >"$out" 2>"$err"
+rc=$?
+expect_rc "log over HANGDOC_MAX_INPUT_SIZE" $valid
+expect_named "log over HANGDOC_MAX_INPUT_SIZE" \
+	"'$tmp/over.log' is more than 2 KiB decoded, the budget for an NCCL or c10d log"
+if command -v zstd >/dev/null 2>&1; then
+	mkdir "$tmp/bombs"
+	{ init_line; coll_line 3f | awk '{ for (i = 0; i < 600000; i++) print }'; } |
+		zstd -q -c >"$tmp/bombs/log.zst"
+	{ printf '\200\002'; head -c 67108864 /dev/zero | tr '\0' N; } |
+		zstd -q -c >"$tmp/bombs/none.pkl.zst"
+	{ printf '{"entries":['; head -c 33554432 /dev/zero | tr '\0' 0 |
+		sed 's/0/0,/g'; printf '0]}'; } |
+		zstd -q -c >"$tmp/bombs/dump.json.zst"
+	for b in log.zst none.pkl.zst dump.json.zst; do
+		# shellcheck disable=SC2086
+		run analyze --format json "$tmp/bombs/$b" "$tmp/good.log"
+		expect_rc "bomb $b" $valid
+		expect_named "bomb $b" "'$tmp/bombs/$b' decompresses more than"
+		if grep -q '"path": "'"$tmp/good.log"'"' "$out"; then ok; else
+			bad "bomb $b: the other input was not kept"; fi
+	done
+else
+	skip=$((skip + 1))
+fi
+
+# 17. -j is capped at a few threads per CPU: -j 4096 started 4096
+# threads, each with its stack and buffers, for 64 files.  They are
+# counted while the load waits on standard input.
+mkdir "$tmp/many"
+i=0
+while [ $i -lt 64 ]; do
+	small_log >"$tmp/many/rank$i.log"
+	i=$((i + 1))
+done
+if [ -d /proc/self/task ] && mkfifo "$tmp/jin" 2>/dev/null; then
+	# no timeout(1) in between: its pid would be counted
+	"$HANGDOC" analyze -j 4096 - "$tmp/many" <"$tmp/jin" >"$out" \
+		2>"$err" &
+	pid=$!
+	exec 3>"$tmp/jin"
+	sleep 1
+	threads=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+	exec 3>&-
+	wait "$pid"
+	rc=$?
+	expect_rc "-j 4096" $valid
+	cpus=$(nproc 2>/dev/null || echo 1)
+	if [ "$threads" -ge 2 ] && [ "$threads" -le $((4 * cpus + 2)) ]; then
+		ok
+	else
+		bad "-j 4096: $threads threads for $cpus CPUs"
+	fi
+else
+	skip=$((skip + 1))
+fi
+
+# 18. replay --plan-out goes through the same safe output as -o: a device
+# is written to, never renamed over (as root, the plan's rename replaced
+# /dev/null for the whole machine).
+if [ -c /dev/null ]; then
+	run replay --window 2 --plan-out /dev/null "$HD_SRCDIR/tests/data/fr/missing-rank"
+	expect_rc "replay --plan-out /dev/null" 0
+	if [ -c /dev/null ]; then ok; else
+		bad "replay --plan-out replaced /dev/null"; fi
+fi
+
 echo "$pass passed, $fail failed${skip:+, $skip skipped}"
 [ "$fail" -eq 0 ]

@@ -1,15 +1,18 @@
 /*
  * Input layer tests: compression detected by content, concatenated gzip
- * members, truncated streams, bounded lines, discovery order.
+ * members, truncated streams, bounded lines, discovery order, budgets,
+ * content digests, and what is never opened or followed.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include "hd-budget.h"
 #include "hd-error.h"
 #include "hd-input.h"
 #include "hd-test.h"
@@ -208,6 +211,255 @@ START_TEST(test_slurp_limit)
 }
 END_TEST
 
+/* Reads r to the end in pieces of step bytes; returns the digest. */
+static struct hd_digest digest_of(struct hd_reader *r, size_t step)
+{
+	g_autofree uint8_t *buf = g_malloc(step);
+	struct hd_digest d;
+	ssize_t n;
+
+	while ((n = hd_reader_read(r, buf, step, NULL)) > 0)
+		;
+	ck_assert_int_eq(n, 0);
+	hd_reader_digest(r, &d);
+	return d;
+}
+
+/*
+ * Issue 12: a log and its gzip -k copy are one input.  The digest is of the
+ * decoded bytes, the same whatever the compression and the read sizes, and
+ * complete only once the stream was read to its end.
+ */
+START_TEST(test_digest_same_content)
+{
+	GString *big = g_string_new(NULL);
+	static const size_t steps[] = { 1, 7, 63, 64, 65, 1000, 1 << 20 };
+	struct hd_digest want, d;
+	g_autoptr(GBytes) gz = NULL;
+	g_autoptr(GBytes) zs = NULL;
+
+	for (int i = 0; i < 5000; i++)
+		g_string_append_printf(big,
+				       "node-a:1:1 [0] NCCL INFO line %d\n", i);
+	gz = gzip_bytes(big->str, big->len);
+	zs = zstd_bytes(big->str, big->len);
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(big->str, big->len, NULL);
+
+		want = digest_of(r, 4096);
+	}
+	ck_assert(want.complete);
+	ck_assert_uint_eq(want.length, big->len);
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_autoptr(hd_reader) p =
+			hd_reader_new_from_memory(big->str, big->len, NULL);
+		g_autoptr(hd_reader) g = hd_reader_new_from_memory(
+			g_bytes_get_data(gz, NULL), g_bytes_get_size(gz), NULL);
+		g_autoptr(hd_reader) z = hd_reader_new_from_memory(
+			g_bytes_get_data(zs, NULL), g_bytes_get_size(zs), NULL);
+
+		d = digest_of(p, steps[i]);
+		ck_assert_uint_eq(d.hash, want.hash);
+		d = digest_of(g, steps[i]);
+		ck_assert_uint_eq(d.hash, want.hash);
+		ck_assert_uint_eq(d.length, want.length);
+		d = digest_of(z, steps[i]);
+		ck_assert_uint_eq(d.hash, want.hash);
+	}
+	/* the sniffed head counts, read or not */
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(big->str, big->len, NULL);
+		size_t n;
+
+		hd_reader_head(r, &n, NULL);
+		hd_reader_digest(r, &d);
+		ck_assert(!d.complete);
+		ck_assert_uint_eq(d.length, HD_READER_HEAD_MAX);
+		d = digest_of(r, 333);
+		ck_assert_uint_eq(d.hash, want.hash);
+	}
+	g_string_free(big, TRUE);
+}
+END_TEST
+
+/* Any one byte changed, added or dropped changes the digest. */
+START_TEST(test_digest_differs)
+{
+	enum { N = 3000 };
+	g_autofree uint8_t *a = g_malloc0(N + 1);
+	GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+						 g_free, NULL);
+	struct hd_digest d;
+
+	for (size_t len = 0; len <= N; len += len < 200 ? 1 : 97) {
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(a, len, NULL);
+		gint64 *k = g_new(gint64, 1);
+
+		d = digest_of(r, 1000);
+		*k = (gint64)d.hash;
+		ck_assert_msg(!g_hash_table_contains(seen, k),
+			      "zeros of length %zu collide", len);
+		g_hash_table_add(seen, k);
+	}
+	for (size_t at = 0; at < N; at += at < 130 ? 1 : 61) {
+		g_autoptr(hd_reader) r = NULL;
+		gint64 *k = g_new(gint64, 1);
+
+		a[at] = 1;
+		r = hd_reader_new_from_memory(a, N, NULL);
+		d = digest_of(r, 1000);
+		a[at] = 0;
+		*k = (gint64)d.hash;
+		ck_assert_msg(!g_hash_table_contains(seen, k),
+			      "a 1 at %zu collides", at);
+		g_hash_table_add(seen, k);
+	}
+	g_hash_table_unref(seen);
+}
+END_TEST
+
+/* Issue 12: past the decoded-bytes budget every read fails, naming it. */
+START_TEST(test_budget_bytes)
+{
+	static const char data[] = "0123456789abcdefghij";
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = hd_reader_new_from_memory(data, 20, NULL);
+	char buf[64];
+	ssize_t n;
+
+	hd_reader_set_budget(r, 12, 0, "a test input");
+	ck_assert_int_eq(hd_reader_read(r, buf, 8, &err), 8);
+	n = hd_reader_read(r, buf, 8, &err);
+	ck_assert_int_eq(n, -1);
+	ck_assert_int_eq(err->code, HD_ERROR_TOO_BIG);
+	ck_assert_ptr_nonnull(strstr(err->message, "a test input"));
+	ck_assert_ptr_nonnull(strstr(err->message, "<memory>"));
+	g_clear_error(&err);
+	/* sticky: no smaller read gets past it either */
+	ck_assert_int_eq(hd_reader_read(r, buf, 1, &err), -1);
+	ck_assert_ptr_nonnull(err);
+}
+END_TEST
+
+/*
+ * Issue 12: a zstd bomb (a few hundred bytes that decode to GBs) is refused
+ * once past the grace size, by its ratio, with the default budget.
+ */
+START_TEST(test_budget_ratio)
+{
+	size_t len = HD_BUDGET_RATIO_GRACE * 2;
+	g_autofree char *zeros = g_malloc0(len);
+	g_autoptr(GBytes) zs = zstd_bytes(zeros, len);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = hd_reader_new_from_memory(
+		g_bytes_get_data(zs, NULL), g_bytes_get_size(zs), NULL);
+	g_autofree char *buf = g_malloc(1 << 20);
+	uint64_t got = 0;
+	ssize_t n;
+
+	while ((n = hd_reader_read(r, buf, 1 << 20, &err)) > 0)
+		got += n;
+	ck_assert_int_eq(n, -1);
+	ck_assert_int_eq(err->code, HD_ERROR_TOO_BIG);
+	ck_assert_ptr_nonnull(strstr(err->message, "decompresses more than"));
+	ck_assert_uint_le(got, HD_BUDGET_RATIO_GRACE);
+	/* the same bytes uncompressed are fine: there is no ratio */
+	{
+		g_autoptr(hd_reader) p =
+			hd_reader_new_from_memory(zeros, len, NULL);
+		struct hd_digest d = digest_of(p, 1 << 20);
+
+		ck_assert(d.complete);
+	}
+}
+END_TEST
+
+/* Issue 12: pzstd output starts with a skippable frame; it is zstd too. */
+START_TEST(test_pzstd_skippable_frame)
+{
+	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
+	g_autoptr(GByteArray) all = g_byte_array_new();
+	/* magic 0x184D2A50 little-endian, 4 bytes of content: a frame size */
+	static const uint8_t skip[] = { 0x50, 0x2a, 0x4d, 0x18, 4, 0,
+					0,    0,    0x10, 0,	0, 0 };
+	static const uint8_t skip2[] = { 0x5e, 0x2a, 0x4d, 0x18, 0, 0, 0, 0 };
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+	g_autofree char *s = NULL;
+
+	g_byte_array_append(all, skip, sizeof(skip));
+	g_byte_array_append(all, g_bytes_get_data(zs, NULL),
+			    g_bytes_get_size(zs));
+	g_byte_array_append(all, skip2, sizeof(skip2));
+	g_byte_array_append(all, g_bytes_get_data(zs, NULL),
+			    g_bytes_get_size(zs));
+	r = hd_reader_new_from_memory(all->data, all->len, &err);
+	ck_assert_int_eq(hd_reader_compression(r), HD_COMP_ZSTD);
+	s = read_all(r, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(strlen(s), 2 * strlen(text));
+	ck_assert(strncmp(s, text, strlen(text)) == 0);
+}
+END_TEST
+
+/*
+ * Issue 12: a FIFO given as PATH blocked in open() for a writer that never
+ * came.  Only regular files are read, and opening one never waits.
+ */
+START_TEST(test_open_fifo_refused)
+{
+	g_autofree char *dir = g_dir_make_tmp("hd-fifo-XXXXXX", NULL);
+	g_autofree char *fifo = g_build_filename(dir, "pipe", NULL);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	r = hd_reader_open(fifo, &err);
+	ck_assert_ptr_null(r);
+	ck_assert_ptr_nonnull(strstr(err->message, "not a regular file"));
+	ck_assert_ptr_nonnull(strstr(err->message, "pipe"));
+	unlink(fifo);
+	rmdir(dir);
+}
+END_TEST
+
+/* "-" reads standard input, named <stdin>. */
+START_TEST(test_open_stdin)
+{
+	int fds[2];
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r = NULL;
+	g_autofree char *s = NULL;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(write(fds[1], text, strlen(text)),
+			 (ssize_t)strlen(text));
+	close(fds[1]);
+	ck_assert_int_ge(dup2(fds[0], STDIN_FILENO), 0);
+	close(fds[0]);
+	r = hd_reader_open("-", &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(hd_reader_path(r), HD_STDIN_NAME);
+	s = read_all(r, &err);
+	ck_assert_str_eq(s, text);
+}
+END_TEST
+
+/* The path of found entry i. */
+static const char *found_path(GPtrArray *found, guint i)
+{
+	return ((struct hd_found *)g_ptr_array_index(found, i))->path;
+}
+
+static int found_same_as(GPtrArray *found, guint i)
+{
+	return ((struct hd_found *)g_ptr_array_index(found, i))->same_as;
+}
+
 START_TEST(test_discover_sorted_recursive)
 {
 	g_autofree char *dir = g_dir_make_tmp("hd-disc-XXXXXX", NULL);
@@ -216,7 +468,8 @@ START_TEST(test_discover_sorted_recursive)
 	g_autofree char *f2 = g_build_filename(sub, "a.log", NULL);
 	g_autofree char *hidden = g_build_filename(dir, ".hidden", NULL);
 	g_autofree char *missing = g_build_filename(dir, "nope", NULL);
-	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
 	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
 	char *paths[] = { dir, missing, NULL };
 
@@ -226,8 +479,9 @@ START_TEST(test_discover_sorted_recursive)
 	g_file_set_contents(hidden, "z", 1, NULL);
 	hd_discover(paths, files, errors);
 	ck_assert_uint_eq(files->len, 2);
-	ck_assert_str_eq(g_ptr_array_index(files, 0), f2);
-	ck_assert_str_eq(g_ptr_array_index(files, 1), f1);
+	ck_assert_str_eq(found_path(files, 0), f2);
+	ck_assert_str_eq(found_path(files, 1), f1);
+	ck_assert_int_eq(found_same_as(files, 1), -1);
 	ck_assert_uint_eq(errors->len, 1);
 	ck_assert_ptr_nonnull(strstr(g_ptr_array_index(errors, 0), "nope"));
 	unlink(f1);
@@ -235,6 +489,114 @@ START_TEST(test_discover_sorted_recursive)
 	unlink(hidden);
 	rmdir(sub);
 	rmdir(dir);
+}
+END_TEST
+
+/* Whether some error names s. */
+static bool errors_name(GPtrArray *errors, const char *s)
+{
+	for (guint i = 0; i < errors->len; i++)
+		if (strstr(g_ptr_array_index(errors, i), s))
+			return true;
+	return false;
+}
+
+/*
+ * Issue 12: two links to "." made the walk exponential and a self-link
+ * read every file 32 times; a link out of the tree led to /proc/kmsg.
+ * Links to directories are not followed, links to files only inside the
+ * given paths, and a link to a file already found is the same file.
+ */
+START_TEST(test_discover_links)
+{
+	g_autofree char *top = g_dir_make_tmp("hd-links-XXXXXX", NULL);
+	g_autofree char *root = g_build_filename(top, "root", NULL);
+	g_autofree char *outside = g_build_filename(top, "outside.log", NULL);
+	g_autofree char *a = g_build_filename(root, "a.log", NULL);
+	g_autofree char *sub = g_build_filename(root, "sub", NULL);
+	g_autofree char *b = g_build_filename(sub, "b.log", NULL);
+	g_autofree char *in = g_build_filename(root, "in.log", NULL);
+	g_autofree char *out = g_build_filename(root, "out.log", NULL);
+	g_autofree char *outdir = g_build_filename(root, "outdir", NULL);
+	g_autofree char *self1 = g_build_filename(root, "self1", NULL);
+	g_autofree char *self2 = g_build_filename(root, "self2", NULL);
+	g_autofree char *fifo = g_build_filename(root, "fifo", NULL);
+	g_autoptr(GPtrArray) files =
+		g_ptr_array_new_with_free_func(hd_found_free);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	char *paths[] = { root, NULL };
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	g_file_set_contents(a, "a\n", 2, NULL);
+	g_file_set_contents(b, "b\n", 2, NULL);
+	g_file_set_contents(outside, "o\n", 2, NULL);
+	ck_assert_int_eq(symlink("a.log", in), 0);
+	ck_assert_int_eq(symlink("../outside.log", out), 0);
+	ck_assert_int_eq(symlink("..", outdir), 0);
+	ck_assert_int_eq(symlink(".", self1), 0);
+	ck_assert_int_eq(symlink(".", self2), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	hd_discover(paths, files, errors);
+	ck_assert_uint_eq(files->len, 3);
+	ck_assert_str_eq(found_path(files, 0), a);
+	ck_assert_str_eq(found_path(files, 1), in);
+	ck_assert_int_eq(found_same_as(files, 1), 0);
+	ck_assert_str_eq(found_path(files, 2), b);
+	ck_assert_int_eq(found_same_as(files, 2), -1);
+	ck_assert(errors_name(errors, "out.log"));
+	ck_assert(errors_name(errors, "outdir"));
+	ck_assert_uint_eq(errors->len, 2);
+
+	/*
+	 * Named on the command line, a link is followed wherever it leads; a
+	 * FIFO is refused; the same directory twice lists each file again as
+	 * the same file.
+	 */
+	{
+		g_autoptr(GPtrArray) f2 =
+			g_ptr_array_new_with_free_func(hd_found_free);
+		g_autoptr(GPtrArray) e2 =
+			g_ptr_array_new_with_free_func(g_free);
+		char *again[] = { out, fifo, sub, sub, NULL };
+
+		hd_discover(again, f2, e2);
+		ck_assert_uint_eq(f2->len, 3);
+		ck_assert_str_eq(found_path(f2, 0), out);
+		ck_assert_str_eq(found_path(f2, 1), b);
+		ck_assert_int_eq(found_same_as(f2, 1), -1);
+		ck_assert_str_eq(found_path(f2, 2), b);
+		ck_assert_int_eq(found_same_as(f2, 2), 1);
+		ck_assert_uint_eq(e2->len, 1);
+		ck_assert(errors_name(e2, "not a regular file"));
+		ck_assert(errors_name(e2, "fifo"));
+	}
+	/* "-" is standard input, once however often it is given */
+	{
+		g_autoptr(GPtrArray) f3 =
+			g_ptr_array_new_with_free_func(hd_found_free);
+		g_autoptr(GPtrArray) e3 =
+			g_ptr_array_new_with_free_func(g_free);
+		char dash[] = "-";
+		char *std[] = { dash, dash, NULL };
+
+		hd_discover(std, f3, e3);
+		ck_assert_uint_eq(f3->len, 2);
+		ck_assert_str_eq(found_path(f3, 0), "-");
+		ck_assert_int_eq(found_same_as(f3, 1), 0);
+	}
+	unlink(fifo);
+	unlink(self2);
+	unlink(self1);
+	unlink(outdir);
+	unlink(out);
+	unlink(in);
+	unlink(b);
+	unlink(a);
+	unlink(outside);
+	rmdir(sub);
+	rmdir(root);
+	rmdir(top);
 }
 END_TEST
 
@@ -250,7 +612,15 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_lines_crlf_cut_and_last);
 	tcase_add_test(tc, test_lines_across_refills);
 	tcase_add_test(tc, test_slurp_limit);
+	tcase_add_test(tc, test_digest_same_content);
+	tcase_add_test(tc, test_digest_differs);
+	tcase_add_test(tc, test_budget_bytes);
+	tcase_add_test(tc, test_budget_ratio);
+	tcase_add_test(tc, test_pzstd_skippable_frame);
+	tcase_add_test(tc, test_open_fifo_refused);
+	tcase_add_test(tc, test_open_stdin);
 	tcase_add_test(tc, test_discover_sorted_recursive);
+	tcase_add_test(tc, test_discover_links);
 	suite_add_tcase(s, tc);
 	return s;
 }

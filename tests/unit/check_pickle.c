@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "hd-budget.h"
 #include "hd-test.h"
 #include "pickle.h"
 
@@ -514,6 +515,102 @@ START_TEST(test_every_cut)
 }
 END_TEST
 
+/*
+ * Issue 12: a 49 KB .zst pickle of NONE opcodes grew to 4 GB and aborted
+ * in GLib.  With the default budget the decoder stops at HD_BUDGET_PK_NODES
+ * nodes, says so, and keeps what it salvaged.
+ */
+START_TEST(test_budget_none_bomb)
+{
+	size_t n = (size_t)HD_BUDGET_PK_NODES + 1000;
+	g_autofree uint8_t *buf = g_malloc(n + 3);
+	g_autoptr(pk_tree) t = NULL;
+
+	buf[0] = 0x80;
+	buf[1] = 2;
+	buf[2] = ']'; /* something for the salvage to return */
+	memset(buf + 3, 'N', n);
+	t = pk_decode(buf, n + 3);
+	ck_assert_int_eq(t->status, PK_ERROR);
+	ck_assert_ptr_nonnull(strstr(t->message, "nodes, the budget"));
+	ck_assert_uint_le(t->nnodes, HD_BUDGET_PK_NODES + 8);
+	ck_assert_int_eq(pk_type_of(t, t->root), PK_LIST);
+}
+END_TEST
+
+/* Each cap of a scratch's budget stops decoding with its own message. */
+START_TEST(test_budget_limits)
+{
+	const struct pk_limits lim = { .max_nodes = 1000,
+				       .max_kids = 4000,
+				       .max_strings = 50 };
+	struct pk_scratch *sc = pk_scratch_new();
+	GByteArray *b = g_byte_array_new();
+	static const uint8_t head[] = { 0x80, 2, ']', '(' };
+
+	pk_scratch_set_limits(sc, &lim);
+	/* distinct strings: SHORT_BINUNICODE "sNNN", APPENDS at the end */
+	g_byte_array_append(b, head, sizeof(head));
+	for (int i = 0; i < 60; i++) {
+		char str[8];
+		uint8_t op[2] = { 0x8c, 0 };
+
+		op[1] = (uint8_t)g_snprintf(str, sizeof(str), "s%03d", i);
+		g_byte_array_append(b, op, 2);
+		g_byte_array_append(b, (const uint8_t *)str, op[1]);
+	}
+	g_byte_array_append(b, (const uint8_t *)"e.", 2);
+	{
+		g_autoptr(pk_tree) t = pk_decode_with(b->data, b->len, sc);
+
+		ck_assert_int_eq(t->status, PK_ERROR);
+		ck_assert_ptr_nonnull(
+			strstr(t->message, "more than 50 strings"));
+		/* the strings before the cap are salvaged into the list */
+		ck_assert_uint_eq(pk_len(t, t->root), 50);
+	}
+	/* nodes: small ints */
+	g_byte_array_set_size(b, sizeof(head));
+	for (int i = 0; i < 2000; i++)
+		g_byte_array_append(b, (const uint8_t *)"K\x01", 2);
+	g_byte_array_append(b, (const uint8_t *)"e.", 2);
+	{
+		g_autoptr(pk_tree) t = pk_decode_with(b->data, b->len, sc);
+
+		ck_assert_int_eq(t->status, PK_ERROR);
+		ck_assert_ptr_nonnull(
+			strstr(t->message, "more than 1000 nodes"));
+		ck_assert_uint_le(t->nnodes, 1000);
+	}
+	/* items without nodes: one None repeated by DUP, then APPENDS */
+	g_byte_array_set_size(b, sizeof(head));
+	g_byte_array_append(b, (const uint8_t *)"N", 1);
+	for (int i = 0; i < 5000; i++)
+		g_byte_array_append(b, (const uint8_t *)"2", 1);
+	g_byte_array_append(b, (const uint8_t *)"e.", 2);
+	{
+		g_autoptr(pk_tree) t = pk_decode_with(b->data, b->len, sc);
+
+		ck_assert_int_eq(t->status, PK_ERROR);
+		ck_assert_ptr_nonnull(strstr(
+			t->message, "more than 4000 items in containers"));
+	}
+	/* within the budget, the same kinds of input decode whole */
+	g_byte_array_set_size(b, sizeof(head));
+	for (int i = 0; i < 500; i++)
+		g_byte_array_append(b, (const uint8_t *)"K\x01", 2);
+	g_byte_array_append(b, (const uint8_t *)"e.", 2);
+	{
+		g_autoptr(pk_tree) t = pk_decode_with(b->data, b->len, sc);
+
+		ck_assert_int_eq(t->status, PK_OK);
+		ck_assert_uint_eq(pk_len(t, t->root), 500);
+	}
+	g_byte_array_unref(b);
+	pk_scratch_free(sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pickle");
@@ -532,6 +629,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_salvage);
 	tcase_add_test(tc, test_batches);
 	tcase_add_test(tc, test_every_cut);
+	tcase_add_test(tc, test_budget_none_bomb);
+	tcase_add_test(tc, test_budget_limits);
+	/* the NONE bomb builds 2^25 nodes, under ASan too */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hd-store.h"
 #include "hd-text.h"
@@ -306,6 +308,67 @@ START_TEST(test_text_safe)
 }
 END_TEST
 
+/* Resident memory of this process in bytes, from /proc (0 when unknown). */
+static uint64_t rss_bytes(void)
+{
+	g_autofree char *statm = NULL;
+	unsigned long size = 0, resident = 0;
+
+	if (!g_file_get_contents("/proc/self/statm", &statm, NULL, NULL) ||
+	    sscanf(statm, "%lu %lu", &size, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Issue 12: GLib's quark table, which hd_intern() used, leaks a copy of
+ * its array every 2,048 strings, so a dump of 1 M distinct keys took 2 GB.
+ * A million distinct strings must cost tens of MB, not GB.
+ */
+START_TEST(test_intern_linear_memory)
+{
+	enum { N = 1000000 };
+	uint64_t before = rss_bytes(), grown;
+	const char *first = NULL;
+	char buf[32];
+
+	for (int i = 0; i < N; i++) {
+		const char *p;
+
+		g_snprintf(buf, sizeof(buf), "key-%d", i);
+		p = hd_intern(buf);
+		if (i == 0)
+			first = p;
+	}
+	grown = rss_bytes() - before;
+	ck_assert_msg(before == 0 || grown < ((uint64_t)400 << 20),
+		      "1 M interned strings took %" G_GUINT64_FORMAT " MB",
+		      grown >> 20);
+	ck_assert_ptr_eq(hd_intern("key-0"), first);
+	ck_assert_ptr_eq(hd_intern_len("key-0xyz", 5), first);
+	ck_assert_str_eq(hd_intern("key-999999"), "key-999999");
+}
+END_TEST
+
+/* A thread under a budget gets the placeholder for new strings only. */
+START_TEST(test_intern_limit)
+{
+	const char *known = hd_intern("limit-known");
+
+	hd_intern_limit_begin(2);
+	ck_assert_ptr_eq(hd_intern("limit-known"), known);
+	ck_assert_str_eq(hd_intern("limit-a"), "limit-a");
+	ck_assert_str_eq(hd_intern_len("limit-bcd", 7), "limit-b");
+	ck_assert_ptr_eq(hd_intern("limit-c"), hd_intern_refused);
+	ck_assert_ptr_eq(hd_intern_len("limit-dd", 7), hd_intern_refused);
+	ck_assert_ptr_eq(hd_intern("limit-a"), hd_intern("limit-a"));
+	ck_assert_uint_eq(hd_intern_limit_end(), 2);
+	/* the budget is over: new strings are kept again */
+	ck_assert_str_eq(hd_intern("limit-c"), "limit-c");
+	ck_assert_uint_eq(hd_intern_limit_end(), 0);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -319,6 +382,10 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
 	tcase_add_test(tc, test_text_safe);
+	tcase_add_test(tc, test_intern_linear_memory);
+	tcase_add_test(tc, test_intern_limit);
+	/* a million strings, under ASan too */
+	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,91 @@
+/*
+ * What one input may cost: every budget hangdoc sets on what it reads, in
+ * one place, each with why it is that number.  An input past a budget is
+ * refused with a message that names it and the budget; what was read from
+ * other inputs is kept.  docs/safety.md lists these for users.
+ *
+ * The numbers are sized from what a real dump of each kind can need, with
+ * room to spare, so that only a hostile or broken input reaches them.
+ */
+#ifndef HD_BUDGET_H
+#define HD_BUDGET_H
+
+#include <stdint.h>
+#include <glib.h>
+
+/*
+ * Notes that reading the current input stopped at a budget ("more than N
+ * nodes, the budget for a dump"), for the loader to say on stderr: a
+ * parser that salvages what came before may only warn, and warnings past
+ * the first few are counted, not kept.  Per thread, the first note since
+ * the last hd_budget_take_note() only; no memory is allocated.
+ */
+void hd_budget_note(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* The calling thread's note, cleared, or NULL.  (transfer full) */
+char *hd_budget_take_note(void);
+
+/*
+ * Decoded bytes, per input.
+ *
+ * NCCL_DEBUG / c10d logs and profiler traces are streamed: memory grows
+ * with the records kept (an 80-byte op per ~190-byte COLL line), not with
+ * the file, so the cap bounds time more than memory.  The largest
+ * per-process logs seen are a few GB; 16 GiB is ~90 M COLL lines, ~7 GB of
+ * op records.  A 1 GB trace is already a large one (bench-kineto.sh).
+ */
+#define HD_BUDGET_LOG_BYTES   ((uint64_t)16 << 30)
+#define HD_BUDGET_TRACE_BYTES ((uint64_t)16 << 30)
+/*
+ * Flight-recorder dumps are read whole, then decoded into a tree.  A
+ * pickled entry is ~130 bytes without frames and ~1 KB with them
+ * (gen-fr-dumps.py, 20,000 entries in 2.6 MB); 1 GiB holds a million
+ * entries with frames, 500 times the recorder's default of 2,000.  The JSON
+ * variant repeats every key (3.4 times the pickle) and its parser builds a
+ * DOM of several times the text: 512 MiB is again about a million entries.
+ */
+#define HD_BUDGET_FR_PICKLE_BYTES ((uint64_t)1 << 30)
+#define HD_BUDGET_FR_JSON_BYTES	  ((uint64_t)512 << 20)
+/* Inputs whose kind is not known yet (the sniffed head, memory readers). */
+#define HD_BUDGET_DEFAULT_BYTES HD_BUDGET_LOG_BYTES
+
+/*
+ * Decompression ratio (decoded / compressed bytes), checked once more than
+ * HD_BUDGET_RATIO_GRACE bytes are decoded, so that small files of repeated
+ * lines pass whatever their ratio.  Measured with zstd -19 --long: a
+ * synthetic COLL log (every line alike but its counter) 167:1, a JSON FR
+ * dump of identical entries 57:1, a pickled one 9:1; real ones, with
+ * timestamps that differ, compress less.  gzip itself cannot pass ~1032:1;
+ * zstd and pzstd reach 30,000:1 and more on a bomb.  Dumps get the lower
+ * cap because they are held whole in memory and grow when decoded.
+ */
+#define HD_BUDGET_RATIO_GRACE ((uint64_t)16 << 20)
+#define HD_BUDGET_LOG_RATIO   1000
+#define HD_BUDGET_TRACE_RATIO 1000
+#define HD_BUDGET_FR_RATIO    250
+
+/*
+ * Pickle trees (parsers/pickle.c).  An entry is ~26 nodes (one per 5
+ * bytes, gen-fr-dumps.py) plus its frames; 2^25 nodes is a million
+ * entries at 32 nodes each, 512 MiB of 16-byte nodes.  Child slots: a
+ * frame list is one slot per frame, shared frames being memo references;
+ * 2^27 is 128 per entry.  Strings: PyTorch's pickler memoizes every
+ * string, so string nodes are distinct strings: names, files, states, PG
+ * names; a real dump holds thousands.  2^20 leaves room for a hundred
+ * times that.
+ */
+#define HD_BUDGET_PK_NODES   ((uint32_t)1 << 25)
+#define HD_BUDGET_PK_KIDS    ((uint32_t)1 << 27)
+#define HD_BUDGET_PK_STRINGS ((uint32_t)1 << 20)
+
+/*
+ * New distinct strings one input may add to the process-wide intern table
+ * (hd_intern()): hosts, versions, op, group and frame names.  Real inputs
+ * add at most thousands; past the budget the input is refused, since
+ * strings it could not keep would read as the same placeholder.
+ */
+#define HD_BUDGET_STRINGS_PER_INPUT ((uint64_t)1 << 20)
+
+/* Parser threads: more than this many per CPU only costs memory. */
+#define HD_BUDGET_JOBS_PER_CPU 4
+
+#endif
