@@ -2,7 +2,8 @@
 # Installs what hangdoc needs to build and test on Debian/Ubuntu.  Uses sudo
 # when not run as root.  CUDA and NCCL (for replay/) are not installed here:
 # they come with the NVIDIA stack under /usr/local/cuda where GPUs are.
-# Chromium renders the HTML report in tests/cli/html-browser.sh.
+# Chromium renders the HTML report in tests/cli/html-browser.sh; groff
+# checks the man page and zsh the zsh completion in tests/cli/docs-options.sh.
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -13,5 +14,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libpcre2-dev libzstd-dev zlib1g-dev libglib2.0-dev \
 	libcjson-dev libjansson-dev check \
 	zstd gzip python3 python3-jsonschema clang libclang-rt-14-dev valgrind \
-	chromium \
+	chromium groff-base zsh \
 	>/dev/null

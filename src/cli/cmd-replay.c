@@ -55,6 +55,8 @@ static const char help[] =
 	"  --healthy          with no divergence, replay the last K ops of the\n"
 	"                     largest group\n"
 	"  --format text|json output format (default text)\n"
+	"  -h, --help         show this help\n"
+	"  --                 end of options\n"
 	"\n"
 	"exit status: 0 plan printed or replay completed (not reproduced),\n"
 	"1 reproduced or NCCL error, 2 usage error or the request cannot be\n"

@@ -27,31 +27,46 @@ static const char help[] =
 	"'hangdoc analyze' for a verdict.\n"
 	"\n"
 	"options:\n"
-	"  --rank R       only ops and signals of global rank R\n"
+	"  --rank R       only ops and signals of global rank R; a rank that left\n"
+	"                 no data is an error that lists the ranks that did\n"
 	"  --group G      only the group whose id or name is G (\"0\", \"mesh_tp\",\n"
 	"                 \"comm:0x5c1e2f03a9d4b871\")\n"
+	"  --seq A-B      only sequence positions A to B (or --seq N: only N);\n"
+	"                 signals only when they name a position in the range\n"
+	"  --state S      only ops in state S: enqueued, started, completed or\n"
+	"                 unknown, several separated by commas\n"
+	"  --last N       only the last N ops of each rank in each group (after\n"
+	"                 the other filters)\n"
 	"  --format FMT   text (default) or json: {\"ops\": [...], \"signals\": [...]}\n"
 	"  -j, --jobs N   parse with N threads (default 0: one per CPU)\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
-	"Text columns: group (name, else id), rank, sequence kind (coll: the\n"
-	"collective sequence number, p2p: the p2p one, ord: position in the\n"
-	"rank's stream) and number, op kind, state, element counts in/out,\n"
-	"dtype, reduction, root or peer (group rank), source name, enqueue,\n"
-	"start and end times (seconds, wall clock) and the source.  '-' means\n"
-	"unknown.\n"
+	"The filters combine: an op is listed when it passes every one given.\n"
+	"Signals have no state: --state and --last leave them listed.\n"
+	"\n"
+	"Text columns, as wide as their widest cell: group (name, else id),\n"
+	"rank, sequence kind (coll: the collective sequence number, p2p: the\n"
+	"p2p one, ord: position in the rank's stream) and number (#), op kind,\n"
+	"state, element counts in/out, dtype, reduction, root or peer (group\n"
+	"rank), source name, enqueue, start and end times and the source.\n"
+	"Times are UTC to the microsecond, \"2023-11-14 22:13:20.000001\"; when\n"
+	"every time listed falls on one day, the header names the day and the\n"
+	"columns hold the time of day.  '-' means unknown.  JSON keeps integer\n"
+	"nanoseconds since the epoch.\n"
 	"\n"
 	"exit status:\n"
 	"  0  input was read (even when the filters matched nothing; that is\n"
 	"     said on standard error)\n"
-	"  2  usage error\n"
+	"  2  usage error (also: --rank names a rank with no data)\n"
 	"  3  no usable input\n"
 	"  4  the output could not be written\n"
 	"\n"
 	"examples:\n"
 	"  hangdoc show ./dumps\n"
 	"  hangdoc show --rank 3 --group 0 ./dumps | less\n"
+	"  hangdoc show --last 3 --state enqueued,started ./dumps\n"
+	"  hangdoc show --seq 36-40 --group 0 ./dumps\n"
 	"  hangdoc show --format json ./dumps | jq '.signals[]'\n";
 
 struct show_opts {
@@ -67,10 +82,15 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 		      GPtrArray *paths)
 {
 	const char *format = NULL;
+	const char *seq = NULL;
+	const char *state = NULL;
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "rank", 0, HD_OPT_INT, &o->filter.rank, 0, G_MAXINT32 },
 		{ "group", 0, HD_OPT_STRING, &o->filter.group, 0, 0 },
+		{ "seq", 0, HD_OPT_STRING, &seq, 0, 0 },
+		{ "state", 0, HD_OPT_STRING, &state, 0, 0 },
+		{ "last", 0, HD_OPT_INT, &o->filter.last, 1, G_MAXINT32 },
 		{ "jobs", 'j', HD_OPT_INT, &o->jobs, 0, 4096 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
@@ -84,14 +104,39 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 		return hd_cmd_usage_error(&hd_cmd_show,
 					  "unknown format '%s' for 'show' (use text or json)",
 					  format);
+	if (seq && !hd_report_show_parse_seq(seq, &o->filter.seq_min,
+					     &o->filter.seq_max))
+		return hd_cmd_usage_error(
+			&hd_cmd_show,
+			"option '--seq': '%s' is not N or A-B (sequence numbers, A <= B)",
+			seq);
+	if (state) {
+		const char *bad;
+		size_t bad_len;
+
+		if (!hd_report_show_parse_states(state, &o->filter.states, &bad,
+						 &bad_len))
+			return hd_cmd_usage_error(
+				&hd_cmd_show,
+				"option '--state': unknown state '%.*s' (use %s)",
+				(int)bad_len, bad, hd_show_state_names);
+	}
 	if (!paths->len)
 		return hd_cmd_usage_error(&hd_cmd_show, "show: no PATH given");
 	return HD_CMD_CONTINUE;
 }
 
+static bool filtered(const struct hd_show_filter *f)
+{
+	return f->rank >= 0 || f->group || f->seq_min >= 0 || f->states ||
+	       f->last;
+}
+
 static int run(int argc, char **argv)
 {
-	struct show_opts o = { .filter.rank = -1 };
+	struct show_opts o = {
+		.filter = { .rank = -1, .seq_min = -1, .seq_max = -1 },
+	};
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) ops = g_ptr_array_new();
@@ -119,13 +164,19 @@ static int run(int argc, char **argv)
 		return HD_EXIT_NO_INPUT;
 	}
 
+	if (o.filter.rank >= 0 && !hd_report_show_has_rank(s, o.filter.rank)) {
+		g_autofree char *ranks = hd_report_show_ranks(s);
+
+		return hd_cmd_usage_error(
+			&hd_cmd_show,
+			"option '--rank': no data of rank %d; ranks with data: %s",
+			o.filter.rank, *ranks ? ranks : "none");
+	}
 	hd_report_show_select(s, &o.filter, ops, sigs);
 	if (!ops->len && !sigs->len)
-		hd_cmd_error("no ops or signals%s%s%s",
-			     o.filter.rank >= 0 || o.filter.group ? " match"
-								  : " found",
-			     o.filter.rank >= 0 ? " --rank" : "",
-			     o.filter.group ? " --group" : "");
+		hd_cmd_error("no ops or signals %s",
+			     filtered(&o.filter) ? "match the filters"
+						 : "found");
 	if (o.json)
 		hd_report_show_json(stdout, s, ops, sigs);
 	else
@@ -135,7 +186,8 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_show = {
 	.name = "show",
-	.usage = "[--rank R] [--group G] [--format text|json] [-j N] PATH...",
+	.usage =
+		"[--rank R] [--group G] [--seq A-B] [--state S] [--last N] [--format text|json] [-j N] PATH...",
 	.summary = "list the ops and signals read, for a look of your own",
 	.help = help,
 	.run = run,

@@ -1,7 +1,7 @@
 /*
  * The listing of `hangdoc show` (hd-report-show.h): which ops and signals
- * --rank and --group select, and each as a text line with fixed columns
- * or as a JSON object.  Raw strings from the inputs are cleaned for the
+ * --rank, --group, --seq, --state and --last select, and each as a row of
+ * aligned text columns (UTC times) or as a JSON object.  Raw strings from the inputs are cleaned for the
  * terminal (hd_report_clean()) or made valid UTF-8 for JSON.
  */
 #include "config.h"
@@ -86,73 +86,200 @@ static const char *op_dtype(const struct hd_op *op)
 	return hd_dtype_name(op->d->dtype);
 }
 
-/* Wall-clock ns as "seconds.nanoseconds", or "-" (into buf). */
-static const char *fmt_time(int64_t ns, char *buf, size_t size)
+/*
+ * A table of text cells printed in columns as wide as their widest cell;
+ * cells are cleaned UTF-8, so a character is a column.
+ */
+struct table {
+	guint ncols;
+	const char *align; /* 'l' or 'r' per column */
+	GPtrArray *cells; /* char *, row-major, owned */
+};
+
+static void table_init(struct table *t, guint ncols, const char *align)
 {
-	if (ns == INT64_MIN)
-		return "-";
-	if (ns < 0)
-		g_snprintf(buf, size,
-			   "-%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT,
-			   -(ns / 1000000000), -(ns % 1000000000));
-	else
-		g_snprintf(buf, size,
-			   "%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT,
-			   ns / 1000000000, ns % 1000000000);
-	return buf;
+	g_assert(strlen(align) == ncols);
+	t->ncols = ncols;
+	t->align = align;
+	t->cells = g_ptr_array_new_with_free_func(g_free);
 }
 
-static const char *fmt_int(int64_t v, int64_t none, char *buf, size_t size)
+static void table_clear(struct table *t)
+{
+	g_clear_pointer(&t->cells, g_ptr_array_unref);
+}
+
+/* Appends one cell (transfer full); rows fill up left to right. */
+static void table_add(struct table *t, char *cell)
+{
+	g_ptr_array_add(t->cells, cell);
+}
+
+/*
+ * Writes the rows.  A column empty in every row is left out; the last
+ * column is not padded, so no line ends in blanks.
+ */
+static void table_write(FILE *out, const struct table *t)
+{
+	g_autofree long *width = g_new0(long, t->ncols);
+	guint last = 0;
+
+	g_assert(t->cells->len % t->ncols == 0);
+	for (guint i = 0; i < t->cells->len; i++) {
+		long w = g_utf8_strlen(g_ptr_array_index(t->cells, i), -1);
+
+		if (w > width[i % t->ncols])
+			width[i % t->ncols] = w;
+	}
+	for (guint c = 0; c < t->ncols; c++)
+		if (width[c])
+			last = c;
+	for (guint r = 0; r < t->cells->len / t->ncols; r++) {
+		bool first = true;
+
+		for (guint c = 0; c <= last; c++) {
+			const char *cell =
+				g_ptr_array_index(t->cells, r * t->ncols + c);
+			long pad = width[c] - g_utf8_strlen(cell, -1);
+
+			if (!width[c])
+				continue;
+			if (!first)
+				fputc(' ', out);
+			first = false;
+			if (t->align[c] == 'r')
+				fprintf(out, "%*s", (int)pad, "");
+			fputs(cell, out);
+			if (t->align[c] != 'r' && c != last)
+				fprintf(out, "%*s", (int)pad, "");
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The UTC date and time of wall-clock ns, or NULL past GDateTime's range. */
+static GDateTime *utc_of(int64_t ns)
+{
+	int64_t sec = ns / 1000000000;
+
+	if (ns % 1000000000 < 0)
+		sec--;
+	return g_date_time_new_from_unix_utc(sec);
+}
+
+/*
+ * Wall-clock ns as UTC "2023-11-14 22:13:20.000001", or only the time of
+ * day without with_date; "-" when unknown (transfer full).  Microseconds:
+ * the finest any source records a wall-clock time in is the NCCL log's.
+ */
+static char *fmt_time(int64_t ns, bool with_date)
+{
+	g_autoptr(GDateTime) t = NULL;
+	int64_t frac;
+	g_autofree char *whole = NULL;
+
+	if (ns == INT64_MIN)
+		return g_strdup("-");
+	t = utc_of(ns);
+	if (!t)
+		return g_strdup_printf("%" G_GINT64_FORMAT " ns", ns);
+	frac = ns % 1000000000;
+	if (frac < 0)
+		frac += 1000000000;
+	whole = g_date_time_format(t, with_date ? "%Y-%m-%d %H:%M:%S"
+						: "%H:%M:%S");
+	return g_strdup_printf("%s.%06" G_GINT64_FORMAT, whole, frac / 1000);
+}
+
+/*
+ * The one UTC day every known time of ops falls on, "2023-11-14", or
+ * NULL when they span days or none is known (transfer full).
+ */
+static char *common_day(const GPtrArray *ops)
+{
+	char *day = NULL;
+
+	for (guint i = 0; i < ops->len; i++) {
+		const struct hd_op *op = g_ptr_array_index(ops, i);
+		const int64_t ts[] = { op->t_enqueue_ns, op->t_start_ns,
+				       op->t_end_ns };
+
+		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
+			g_autoptr(GDateTime) t = NULL;
+			g_autofree char *d = NULL;
+
+			if (ts[k] == INT64_MIN)
+				continue;
+			t = utc_of(ts[k]);
+			if (!t)
+				goto out_mixed;
+			d = g_date_time_format(t, "%Y-%m-%d");
+			if (!day)
+				day = g_steal_pointer(&d);
+			else if (strcmp(day, d) != 0)
+				goto out_mixed;
+		}
+	}
+	return day;
+out_mixed:
+	g_free(day);
+	return NULL;
+}
+
+static char *fmt_int(int64_t v, int64_t none)
 {
 	if (v == none)
-		return "-";
-	g_snprintf(buf, size, "%" G_GINT64_FORMAT, v);
-	return buf;
+		return g_strdup("-");
+	return g_strdup_printf("%" G_GINT64_FORMAT, v);
 }
 
-static void op_text(FILE *out, const struct hd_store *s, const struct hd_op *op)
+enum { OP_COLS = 16 };
+static const char op_align[] = "lrlrllrrllllllll";
+
+static void op_row(struct table *t, const struct hd_store *s,
+		   const struct hd_op *op, bool with_date)
 {
 	g_autofree char *src = hd_prov_format(s, &op->prov);
-	g_autofree char *csrc = hd_report_clean(src);
 	g_autofree char *label =
 		hd_group_label(s, op->group, HD_GROUP_LABEL_SHORT);
-	g_autofree char *group = hd_report_clean(label);
-	g_autofree char *name =
-		hd_report_clean(op->d->name ? op->d->name : "-");
-	char b[6][40];
-	char peer[40] = "-";
 
+	table_add(t, hd_report_clean(label));
+	table_add(t, fmt_int(op->rank, -1));
+	table_add(t, g_strdup(seq_kind_name(op->seq_kind)));
+	table_add(t, fmt_int(op->seq, -1));
+	table_add(t, g_strdup(hd_op_kind_name(op->kind)));
+	table_add(t, g_strdup(hd_op_state_name(op->state)));
+	table_add(t, fmt_int(op->d->count_in, -1));
+	table_add(t, fmt_int(op->d->count_out, -1));
+	table_add(t, hd_report_clean(op_dtype(op)));
+	table_add(t,
+		  g_strdup(op->d->redop ? hd_redop_name(op->d->redop) : "-"));
 	if (op->d->peer >= 0)
-		g_snprintf(peer, sizeof(peer), "%s=%d",
-			   hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
-			   op->d->peer);
-	fprintf(out, "%-8s %5s %-4s %6s %-14s %-9s %9s %9s %-9s %-5s %-8s %s",
-		group, fmt_int(op->rank, -1, b[0], sizeof(b[0])),
-		seq_kind_name(op->seq_kind),
-		fmt_int(op->seq, -1, b[1], sizeof(b[1])),
-		hd_op_kind_name(op->kind), hd_op_state_name(op->state),
-		fmt_int(op->d->count_in, -1, b[2], sizeof(b[2])),
-		fmt_int(op->d->count_out, -1, b[3], sizeof(b[3])), op_dtype(op),
-		op->d->redop ? hd_redop_name(op->d->redop) : "-", peer, name);
-	fprintf(out, " %s", fmt_time(op->t_enqueue_ns, b[4], sizeof(b[4])));
-	fprintf(out, " %s", fmt_time(op->t_start_ns, b[5], sizeof(b[5])));
-	fprintf(out, " %s", fmt_time(op->t_end_ns, b[4], sizeof(b[4])));
-	fprintf(out, " %s\n", csrc);
+		table_add(t,
+			  g_strdup_printf("%s=%d",
+					  hd_op_kind_is_p2p(op->kind) ? "peer"
+								      : "root",
+					  op->d->peer));
+	else
+		table_add(t, g_strdup("-"));
+	table_add(t, hd_report_clean(op->d->name ? op->d->name : "-"));
+	table_add(t, fmt_time(op->t_enqueue_ns, with_date));
+	table_add(t, fmt_time(op->t_start_ns, with_date));
+	table_add(t, fmt_time(op->t_end_ns, with_date));
+	table_add(t, hd_report_clean(src));
 }
 
-static void signal_text(FILE *out, const struct hd_store *s,
-			const struct hd_signal *sig)
+enum { SIGNAL_COLS = 6 };
+static const char signal_align[] = "llrlll";
+
+static void signal_row(struct table *t, const struct hd_store *s,
+		       const struct hd_signal *sig)
 {
 	g_autofree char *src = hd_prov_format(s, &sig->prov);
 	g_autofree char *csrc = hd_report_clean(src);
 	g_autofree char *text = hd_report_clean(sig->text);
-	g_autofree char *group =
-		hd_report_clean(sig->group_name ? sig->group_name : "-");
 	GString *where = g_string_new(NULL);
-	char rank[16] = "-";
 
-	if (sig->rank >= 0)
-		g_snprintf(rank, sizeof(rank), "%d", sig->rank);
 	if (sig->seq >= 0)
 		g_string_append_printf(where, " seq=%" G_GINT64_FORMAT,
 				       sig->seq);
@@ -162,10 +289,12 @@ static void signal_text(FILE *out, const struct hd_store *s,
 	if (sig->last_completed != INT64_MIN)
 		g_string_append_printf(where, " C=%" G_GINT64_FORMAT,
 				       sig->last_completed);
-	fprintf(out, "%-13s %-16s %5s %-8s%s %s%s%s\n",
-		hd_signal_cat_name(sig->cat),
-		hd_report_signal_type_name(sig->type), rank, group, where->str,
-		csrc, *text ? ": " : "", text);
+	table_add(t, g_strdup(hd_signal_cat_name(sig->cat)));
+	table_add(t, g_strdup(hd_report_signal_type_name(sig->type)));
+	table_add(t, fmt_int(sig->rank, -1));
+	table_add(t, hd_report_clean(sig->group_name ? sig->group_name : "-"));
+	table_add(t, g_strdup(where->len ? where->str + 1 : ""));
+	table_add(t, g_strdup_printf("%s%s%s", csrc, *text ? ": " : "", text));
 	g_string_free(where, TRUE);
 }
 
@@ -252,11 +381,44 @@ static json_t *signal_json(const struct hd_store *s,
 	return o;
 }
 
+static bool seq_selected(const struct hd_show_filter *f, int64_t seq)
+{
+	if (f->seq_min < 0 && f->seq_max < 0)
+		return true;
+	return seq >= f->seq_min && seq <= f->seq_max;
+}
+
+/* Keeps the last n ops of each run of one group and rank (ops sorted). */
+static void keep_last(GPtrArray *ops, guint from, int n)
+{
+	guint out = from;
+	guint i = from;
+
+	while (i < ops->len) {
+		const struct hd_op *op = g_ptr_array_index(ops, i);
+		guint end = i;
+
+		while (end < ops->len) {
+			const struct hd_op *next = g_ptr_array_index(ops, end);
+
+			if (next->group != op->group || next->rank != op->rank)
+				break;
+			end++;
+		}
+		for (guint k = end - i > (guint)n ? end - (guint)n : i; k < end;
+		     k++)
+			ops->pdata[out++] = ops->pdata[k];
+		i = end;
+	}
+	g_ptr_array_set_size(ops, out);
+}
+
 void hd_report_show_select(const struct hd_store *s,
 			   const struct hd_show_filter *f, GPtrArray *ops,
 			   GPtrArray *signals)
 {
 	g_autofree bool *match = match_groups(s, f->group);
+	guint from = ops->len;
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
@@ -265,9 +427,15 @@ void hd_report_show_select(const struct hd_store *s,
 			continue;
 		if (op->group >= s->groups->len || !match[op->group])
 			continue;
+		if (!seq_selected(f, op->seq))
+			continue;
+		if (f->states && !(f->states & (1u << op->state)))
+			continue;
 		g_ptr_array_add(ops, op);
 	}
 	g_ptr_array_sort(ops, compare_ops);
+	if (f->last > 0)
+		keep_last(ops, from, f->last);
 	for (guint i = 0; i < s->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
@@ -276,6 +444,8 @@ void hd_report_show_select(const struct hd_store *s,
 			continue;
 		if (!signal_in_groups(s, match, f->group, sig))
 			continue;
+		if (!seq_selected(f, sig->seq))
+			continue;
 		g_ptr_array_add(signals, sig);
 	}
 }
@@ -283,18 +453,37 @@ void hd_report_show_select(const struct hd_store *s,
 void hd_report_show_text(FILE *out, const struct hd_store *s,
 			 const GPtrArray *ops, const GPtrArray *signals)
 {
-	fprintf(out, "ops: %u\n", ops->len);
-	if (ops->len)
-		fprintf(out,
-			"%-8s %5s %-4s %6s %-14s %-9s %9s %9s %-9s %-5s %-8s %s\n",
-			"group", "rank", "seq", "", "kind", "state", "count_in",
-			"count_out", "dtype", "redop", "peer",
-			"name enqueue start end source");
-	for (guint i = 0; i < ops->len; i++)
-		op_text(out, s, g_ptr_array_index(ops, i));
+	g_autofree char *day = common_day(ops);
+	struct table t;
+
+	if (day)
+		fprintf(out, "ops: %u (times UTC, %s)\n", ops->len, day);
+	else if (ops->len)
+		fprintf(out, "ops: %u (times UTC)\n", ops->len);
+	else
+		fprintf(out, "ops: 0\n");
+	if (ops->len) {
+		static const char *const head[OP_COLS] = {
+			"group",    "rank",    "seq",	   "#",
+			"kind",	    "state",   "count_in", "count_out",
+			"dtype",    "redop",   "peer",	   "name",
+			"enqueued", "started", "ended",	   "source",
+		};
+
+		table_init(&t, OP_COLS, op_align);
+		for (size_t c = 0; c < OP_COLS; c++)
+			table_add(&t, g_strdup(head[c]));
+		for (guint i = 0; i < ops->len; i++)
+			op_row(&t, s, g_ptr_array_index(ops, i), !day);
+		table_write(out, &t);
+		table_clear(&t);
+	}
 	fprintf(out, "\nsignals: %u\n", signals->len);
+	table_init(&t, SIGNAL_COLS, signal_align);
 	for (guint i = 0; i < signals->len; i++)
-		signal_text(out, s, g_ptr_array_index(signals, i));
+		signal_row(&t, s, g_ptr_array_index(signals, i));
+	table_write(out, &t);
+	table_clear(&t);
 }
 
 void hd_report_show_json(FILE *out, const struct hd_store *s,
@@ -314,4 +503,107 @@ void hd_report_show_json(FILE *out, const struct hd_store *s,
 	json_object_set_new(doc, "signals", jsigs);
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
 		fputc('\n', out);
+}
+
+const char hd_show_state_names[] = "enqueued, started, completed, unknown";
+
+bool hd_report_show_parse_states(const char *value, unsigned *states,
+				 const char **bad, size_t *bad_len)
+{
+	static const enum hd_op_state all[] = {
+		HD_STATE_ENQUEUED,
+		HD_STATE_STARTED,
+		HD_STATE_COMPLETED,
+		HD_STATE_UNKNOWN,
+	};
+	const char *p = value;
+
+	*states = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+
+		for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+			const char *name = hd_op_state_name(all[i]);
+
+			if (strlen(name) == len && strncmp(p, name, len) == 0) {
+				*states |= 1u << all[i];
+				found = true;
+			}
+		}
+		if (!found) {
+			*bad = p;
+			*bad_len = len;
+			return false;
+		}
+		if (!p[len])
+			return true;
+		p += len + 1;
+	}
+}
+
+/* A decimal sequence number, digits only. */
+static bool parse_seq_number(const char *text, int64_t *v)
+{
+	guint64 u;
+
+	if (!g_ascii_isdigit(*text))
+		return false;
+	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXINT64, &u, NULL))
+		return false;
+	*v = (int64_t)u;
+	return true;
+}
+
+bool hd_report_show_parse_seq(const char *value, int64_t *min, int64_t *max)
+{
+	const char *dash = strchr(value, '-');
+	g_autofree char *first = NULL;
+
+	if (!dash) {
+		if (!parse_seq_number(value, min))
+			return false;
+		*max = *min;
+		return true;
+	}
+	first = g_strndup(value, (gsize)(dash - value));
+	return parse_seq_number(first, min) &&
+	       parse_seq_number(dash + 1, max) && *min <= *max;
+}
+
+static void add_rank(GHashTable *seen, GArray *ranks, int r)
+{
+	if (r < 0 || g_hash_table_contains(seen, GINT_TO_POINTER(r + 1)))
+		return;
+	g_hash_table_add(seen, GINT_TO_POINTER(r + 1));
+	g_array_append_val(ranks, r);
+}
+
+char *hd_report_show_ranks(const struct hd_store *s)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *list = NULL;
+	g_auto(GStrv) runs = NULL;
+
+	for (guint i = 0; i < s->ops->len; i++)
+		add_rank(seen, ranks,
+			 g_array_index(s->ops, struct hd_op, i).rank);
+	for (guint i = 0; i < s->signals->len; i++)
+		add_rank(seen, ranks,
+			 g_array_index(s->signals, struct hd_signal, i).rank);
+	list = hd_report_rank_list(ranks);
+	runs = g_strsplit(list, ",", -1);
+	return g_strjoinv(", ", runs);
+}
+
+bool hd_report_show_has_rank(const struct hd_store *s, int r)
+{
+	for (guint i = 0; i < s->ops->len; i++)
+		if (g_array_index(s->ops, struct hd_op, i).rank == r)
+			return true;
+	for (guint i = 0; i < s->signals->len; i++)
+		if (g_array_index(s->signals, struct hd_signal, i).rank == r)
+			return true;
+	return false;
 }

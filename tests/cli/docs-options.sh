@@ -1,0 +1,102 @@
+#!/bin/sh
+# The man page and the shell completions say what `hangdoc help <cmd>`
+# says.  For every subcommand, each long option its help lists must be in
+# docs/hangdoc.1 and in both completion files, and each option a
+# completion offers must be in the help (no stale ones).  The man page
+# must render without warnings when groff is installed; the bash
+# completion must parse (bash -n), and the zsh one too when zsh is
+# installed.
+set -u
+: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+man="$HD_SRCDIR/docs/hangdoc.1"
+bashc="$HD_SRCDIR/completions/hangdoc.bash"
+zshc="$HD_SRCDIR/completions/_hangdoc"
+commands="analyze show replay export triage"
+fail=0
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+bad() {
+	echo "FAIL: $*"
+	fail=1
+}
+
+# The long options of one command's help: the lines of its option list,
+# "  --name ..." or "  -x, --name ...".
+help_options() {
+	"$HANGDOC" help "$1" |
+		sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' |
+		sort -u
+}
+
+# The options of one command in the bash completion: its opts='...' list,
+# which may span lines, up to the closing quote.
+bash_options() {
+	sed -n "/^	$1)/,/^		;;/p" "$bashc" |
+		sed -n "/opts='/,/'/p" | tr ' \t' '\n\n' |
+		sed -n "s/^\(opts='\)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p" | sort -u
+}
+
+# The options of one command in the zsh completion: the names given to
+# _arguments in its case branch, as '--name[...]', '--name=[...]' or in a
+# {-x+,--name=} pair.
+zsh_options() {
+	sed -n "/^		$1)/,/^			;;/p" "$zshc" |
+		grep -o -e "--[a-z][a-z-]*[=+[]" -e "--[a-z][a-z-]*}" |
+		sed 's/[]=+[}]*$//' | sort -u
+}
+
+# groff escapes hyphens in the page (\-); compare the plain text.
+sed 's/\\-/-/g' "$man" >"$tmp/man.txt"
+
+for cmd in $commands; do
+	help_options "$cmd" >"$tmp/help" || bad "hangdoc help $cmd failed"
+	[ -s "$tmp/help" ] || bad "no options found in 'hangdoc help $cmd'"
+	bash_options "$cmd" >"$tmp/bash"
+	zsh_options "$cmd" >"$tmp/zsh"
+	# The command's part of the man page: from ".SS cmd" to the next .SS.
+	sed -n "/^\.SS $cmd\$/,/^\.S[SH] /p" "$tmp/man.txt" >"$tmp/man"
+	[ -s "$tmp/man" ] || bad "hangdoc.1 has no section for '$cmd'"
+	while read -r opt; do
+		# --help is said once for every command, in DESCRIPTION.
+		where="$tmp/man"
+		[ "$opt" = --help ] && where="$tmp/man.txt"
+		grep -q -e "$opt\\b" "$where" ||
+			bad "hangdoc.1: '$cmd $opt' (in its help) is missing"
+		grep -qx -e "$opt" "$tmp/bash" ||
+			bad "hangdoc.bash: '$cmd $opt' (in its help) is missing"
+		grep -qx -e "$opt" "$tmp/zsh" ||
+			bad "_hangdoc: '$cmd $opt' (in its help) is missing"
+	done <"$tmp/help"
+	for file in bash zsh; do
+		while read -r opt; do
+			grep -qx -e "$opt" "$tmp/help" ||
+				bad "$file completion offers '$cmd $opt', not in its help"
+		done <"$tmp/$file"
+	done
+	# The man page's options of the command: each .TP item's first line.
+	sed -n '/^\.TP/{n;p;}' "$tmp/man" |
+		grep -o -e "--[a-z][a-z-]*" | sort -u >"$tmp/manopts"
+	while read -r opt; do
+		grep -qx -e "$opt" "$tmp/help" ||
+			bad "hangdoc.1 documents '$cmd $opt', not in its help"
+	done <"$tmp/manopts"
+done
+
+bash -n "$bashc" || bad "bash -n $bashc"
+if command -v zsh >/dev/null 2>&1; then
+	zsh -n "$zshc" || bad "zsh -n $zshc"
+else
+	echo "SKIP: zsh -n (no zsh)"
+fi
+if command -v groff >/dev/null 2>&1; then
+	groff -man -ww -z "$man" >"$tmp/groff" 2>&1 || bad "groff -man failed"
+	if [ -s "$tmp/groff" ]; then
+		bad "groff -man -ww warns on hangdoc.1:"
+		cat "$tmp/groff"
+	fi
+else
+	echo "SKIP: groff (not installed)"
+fi
+[ "$fail" -eq 0 ]
