@@ -250,7 +250,6 @@ static int run(int argc, char **argv)
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
 	g_autofree char *label = NULL;
-	unsigned usable;
 	int status;
 
 	status = parse_args(argc, argv, &o, paths);
@@ -273,21 +272,14 @@ static int run(int argc, char **argv)
 			       &(struct hd_engine_opts){ .merge = o.merge });
 	ro.width = text_width(&o);
 	report_times(&ro, prog.start_us);
-	usable = hd_store_usable_inputs(store);
-	if (!usable) {
+	status = hd_cmd_analysis_status(store, a);
+	if (status == HD_EXIT_NO_INPUT)
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");
-		status = HD_EXIT_NO_INPUT;
-	} else if (hd_analysis_is_inconsistent(a)) {
+	else if (status == HD_EXIT_INCONSISTENT)
 		hd_cmd_error("the inputs cannot all belong to one incident; "
 			     "nothing is blamed (see --merge)");
-		status = HD_EXIT_INCONSISTENT;
-	} else {
-		status = hd_analysis_has_fault(a)   ? HD_EXIT_FAULT
-			 : hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED
-						    : HD_EXIT_OK;
-	}
 	label = g_strjoinv(" ", (char **)paths->pdata);
 	ro.label = label;
 	if (o.output)
