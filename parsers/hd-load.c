@@ -23,6 +23,7 @@
 struct load_job {
 	char *path;
 	bool describe; /* hash the file after parsing it */
+	int attempt; /* the job attempt to keep, 0 the last */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	struct hd_store *store; /* filled by the worker */
 	bool done;              /* set under load_sync.lock by the worker */
@@ -68,6 +69,7 @@ static void describe_file(const char *path, struct hd_input *in)
 static void parse_one(struct load_job *job)
 {
 	job->store = parsers_parse_file(job->path);
+	hd_store_keep_attempt(job->store, job->attempt);
 	if (job->describe && job->store->inputs->len == 1)
 		describe_file(job->path, hd_store_input(job->store, 0));
 }
@@ -118,6 +120,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 
 		work[i].path = g_ptr_array_index(files, i);
 		work[i].describe = o->describe;
+		work[i].attempt = o->attempt;
 		if (o->progress && g_stat(work[i].path, &st) == 0 &&
 		    st.st_size > 0)
 			work[i].size = (uint64_t)st.st_size;

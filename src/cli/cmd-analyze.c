@@ -42,6 +42,10 @@ static const char help[] =
 	"  --merge        analyze inputs that cannot belong to one incident\n"
 	"                 (two different dumps or logs of one rank, ...) as\n"
 	"                 one anyway; the report still names the conflicts\n"
+	"  --attempt N    of logs that hold several job attempts (a run, then\n"
+	"                 restarts: a new NCCL version banner after ops, a\n"
+	"                 torchrun restart), analyze attempt N (from 1)\n"
+	"                 instead of the last; the report lists the others\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -76,6 +80,7 @@ struct analyze_opts {
 	int width; /* 0: from the terminal, else 80 */
 	bool quiet;
 	bool merge;
+	int attempt; /* 0: the last */
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -92,6 +97,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "width", 0, HD_OPT_INT, &o->width, 40, 1000 },
 		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
 		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
+		{ "attempt", 0, HD_OPT_INT, &o->attempt, 1, 1000000 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -257,6 +263,7 @@ static int run(int argc, char **argv)
 		return status;
 	g_ptr_array_add(paths, NULL);
 	lo.jobs = o.jobs;
+	lo.attempt = o.attempt;
 	lo.describe = o.format == HD_REPORT_JSON;
 	if (!o.quiet && isatty(STDERR_FILENO)) {
 		lo.progress = draw_progress;
@@ -293,7 +300,8 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] PATH...",
+	.usage =
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] [--attempt N] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,
