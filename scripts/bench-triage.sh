@@ -9,7 +9,7 @@
 # as two `-j 1` processes side by side.  The control's ratio is the most
 # the machine gave at that time; compare the triage ratio with it.
 #
-#     scripts/bench-triage.sh [N] [R] [K]
+#     scripts/bench-triage.sh [N] [R] [K]      (K 0: the small fixtures)
 set -eu
 n=${1:-200}
 runs=${2:-3}
@@ -55,7 +55,9 @@ for _ in $(seq "$runs"); do
 	done
 done
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-awk -v a="$b1" -v b="$b2" -v c="$bc" -v n="$n" -v k="$ops" 'BEGIN {
-	printf "%d incidents of 8 ranks x %d ops: -j 1 %.3f s, -j 2 %.3f s, " \
+size="8 ranks x $ops ops"
+[ "$ops" -gt 0 ] || size="copies of the small test fixtures"
+awk -v a="$b1" -v b="$b2" -v c="$bc" -v n="$n" -v sz="$size" 'BEGIN {
+	printf "%d incidents, %s: -j 1 %.3f s, -j 2 %.3f s, " \
 	       "ratio %.2f; control (two -j 1 processes) %.3f s, ratio %.2f\n",
-	       n, k, a / 1e9, b / 1e9, a / b, c / 1e9, a / c }'
+	       n, sz, a / 1e9, b / 1e9, a / b, c / 1e9, a / c }'
