@@ -23,7 +23,7 @@ _hangdoc()
 	done
 
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'analyze show replay export triage help
+		COMPREPLY=($(compgen -W 'analyze show replay export triage diff help
 			--help --version' -- "$cur"))
 		return
 	fi
@@ -31,7 +31,7 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --quiet --merge --help'
+		opts='--format --output --jobs --width --quiet --merge --attempt --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text json jsonl markdown md html' -- "$cur"))
@@ -41,7 +41,17 @@ _hangdoc()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return
 			;;
-		-j | --jobs | --width) return ;;
+		-j | --jobs | --width | --attempt) return ;;
+		esac
+		;;
+	diff)
+		opts='--format --jobs --merge --quiet --help'
+		case $prev in
+		--format)
+			COMPREPLY=($(compgen -W 'text json' -- "$cur"))
+			return
+			;;
+		-j | --jobs) return ;;
 		esac
 		;;
 	triage)

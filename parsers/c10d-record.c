@@ -1084,7 +1084,7 @@ static const char *const c10d_needles[] = {
 	"[c10d]",	 "socket",
 	"CUDA error",	 "workers",
 	"ranks",	 "monitoredBarrier",
-	"collective",
+	"collective",	 "restart worker",
 };
 
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
@@ -1099,6 +1099,12 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	if (!c->waiting && c->cfe_lines == 0 &&
 	    !any_of(line, n, c10d_needles, G_N_ELEMENTS(c10d_needles)))
 		return;
+	/* torchrun's elastic agent restarts the workers (issue 14) */
+	if (has(line, n, "will restart worker group") ||
+	    has(line, n, "Restarting workers")) {
+		nl_restart(c, c->lineno + 1, "a torchrun restart");
+		return;
+	}
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
 	d.st = nl_stream_for(c, &w);

@@ -35,6 +35,7 @@ struct load_job {
 	char *refusal; /* why the reader stopped at the budget, or NULL */
 	guint origin; /* the input merged in full that this one repeats */
 	bool describe; /* size and SHA-256 of the file as stored */
+	int attempt; /* the job attempt to keep, 0 the last */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
 };
@@ -126,6 +127,7 @@ static void parse_one(struct load_job *job)
 	set_budget(rd, kind, head, len, job->max_bytes);
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	job->store = parsers_parse_input(rd, name, kind);
+	hd_store_keep_attempt(job->store, job->attempt);
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &job->digest);
 	note = hd_budget_take_note();
@@ -385,6 +387,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].max_bytes = max_bytes;
 		work[i].copy_of = -1;
 		work[i].describe = o->describe;
+		work[i].attempt = o->attempt;
 		if (o->progress) {
 			GStatBuf st;
 

@@ -37,6 +37,9 @@ struct hd_load_opts {
 	bool describe;
 	hd_load_progress_fn progress; /* or NULL */
 	void *progress_data;
+	/* of logs that hold several job attempts, the one to keep, from 1;
+	   0: the last (hd_store_keep_attempt()) */
+	int attempt;
 };
 
 /*

@@ -183,6 +183,8 @@ struct nl_ctx {
 	int wrap_count;
 
 	const char *coll_names[16];
+	/* store->ops->len when the current job attempt began */
+	guint attempt_ops;
 };
 
 /* ------------------------------------------------------------------ */
@@ -519,5 +521,11 @@ const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
 
 /* Handles a line that holds no NCCL record. */
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n);
+/*
+ * The job restarted: a new attempt of the input begins at line first,
+ * unless no op was read since the current one began (a log's own start).
+ * why is static: what ended the attempt before.
+ */
+void nl_restart(struct nl_ctx *c, uint64_t first, const char *why);
 
 #endif

@@ -1042,6 +1042,14 @@ static void finish(struct nl_ctx *c)
 		c->in->rank = ir.rank;
 }
 
+void nl_restart(struct nl_ctx *c, uint64_t first, const char *why)
+{
+	if (c->store->ops->len == c->attempt_ops)
+		return;
+	hd_input_split_attempt(c->in, first, why);
+	c->attempt_ops = c->store->ops->len;
+}
+
 /* Sets up c to read input of store; compiles the patterns once. */
 static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 {
@@ -1061,6 +1069,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->dflt = stream_get(c, "");
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
+	c->attempt_ops = c->op_base;
 	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -1102,6 +1111,10 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	}
 	c.lineno = hd_lines_lineno(lines);
 	finish(&c);
+	if (c.in->attempts)
+		g_array_index(c.in->attempts, struct hd_attempt,
+			      c.in->attempts->len - 1)
+			.last_line = c.lineno;
 	if (err) {
 		/* What was read before a read error stays valid. */
 		c.in->truncated = true;

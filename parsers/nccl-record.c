@@ -713,6 +713,11 @@ bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		sl = 0;
 	full = g_strdup_printf("%.*s%.*s", (int)vl, v, (int)MIN(sl, 32),
 			       sl ? sfx : "");
+	/*
+	 * NCCL prints its banner once per process: one after ops were read
+	 * is a new process, the job restarted (issue 14)
+	 */
+	nl_restart(c, c->lineno, "a new NCCL version banner");
 	if (p) {
 		p->version = hd_intern(full);
 	} else if (!c->bare_version) {

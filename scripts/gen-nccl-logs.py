@@ -353,10 +353,37 @@ def case_torchrun_interleaved(out, rng):
     write_case(out, "torchrun-interleaved", ranks, single=merged)
 
 
+def case_restart(out, rng):
+    # attempt 1: rank 2 never enqueues op 30, ranks 0,1,3 time out at
+    # SeqNum 31; torchrun restarts the worker group; attempt 2 (new pids,
+    # new comm) runs 20 collectives and ends cleanly
+    ranks = make(rng, 4, "2.19.3")
+    training(ranks, rng, 31, 0x0A1B2C3D4E5F6072,
+             skip=lambda r, s: r.rank == 2 and s == 30)
+    hang_tail(ranks, (2, 5), 31, lambda r: 30 if r.rank == 2 else 31,
+              lambda r: 30, who={0, 1, 3})
+    for r in ranks:
+        r.lines.append("[2025-03-05 14:42:12,001] torch.distributed.elastic."
+                       "agent.server.api: [WARNING] Worker group FAILED. "
+                       "2/3 attempts left; will restart worker group")
+        r.lines.append("[2025-03-05 14:42:12,002] torch.distributed.elastic."
+                       "agent.server.api: [INFO] [default] Restarting "
+                       "workers (restart 1 of 3)")
+        r.pid += 1000
+        r.comm += 0x100000
+        r.opcount = 0
+    training(ranks, rng, 20, 0x0A1B2C3D4E5F6073)
+    for r in ranks:
+        r.info("comm 0x%x rank %d nranks %d cudaDev %d busId %x000 - Destroy "
+               "COMPLETE" % (r.comm, r.rank, r.world, r.dev,
+                             0x1b + r.dev * 0x20))
+    write_case(out, "restart", ranks)
+
+
 CASES = [case_healthy, case_missing_rank, case_lagging_rank, case_size_mismatch,
          case_type_mismatch, case_dtype_mismatch, case_root_mismatch,
          case_p2p_deadlock, case_rank_crashed, case_network_fault,
-         case_init_failure, case_torchrun_interleaved]
+         case_init_failure, case_torchrun_interleaved, case_restart]
 
 
 def bench(path, megabytes, ranks=8):

@@ -42,6 +42,10 @@ static const char help[] =
 	"  --merge        analyze inputs that cannot belong to one incident\n"
 	"                 (two different dumps or logs of one rank, ...) as\n"
 	"                 one anyway; the report still names the conflicts\n"
+	"  --attempt N    of logs that hold several job attempts (a run, then\n"
+	"                 restarts: a new NCCL version banner after ops, a\n"
+	"                 torchrun restart), analyze attempt N (from 1)\n"
+	"                 instead of the last; the report lists the others\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -76,6 +80,7 @@ struct analyze_opts {
 	int width; /* 0: from the terminal, else 80 */
 	bool quiet;
 	bool merge;
+	int attempt; /* 0: the last */
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -92,6 +97,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "width", 0, HD_OPT_INT, &o->width, 40, 1000 },
 		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
 		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
+		{ "attempt", 0, HD_OPT_INT, &o->attempt, 1, 1000000 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -228,7 +234,6 @@ static int run(int argc, char **argv)
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
 	g_autofree char *label = NULL;
-	unsigned usable;
 	int status;
 
 	status = parse_args(argc, argv, &o, paths);
@@ -236,6 +241,7 @@ static int run(int argc, char **argv)
 		return status;
 	g_ptr_array_add(paths, NULL);
 	lo.jobs = o.jobs;
+	lo.attempt = o.attempt;
 	lo.describe = o.format == HD_REPORT_JSON;
 	if (!o.quiet && isatty(STDERR_FILENO)) {
 		lo.progress = draw_progress;
@@ -251,21 +257,14 @@ static int run(int argc, char **argv)
 			       &(struct hd_engine_opts){ .merge = o.merge });
 	ro.width = text_width(&o);
 	report_times(&ro, prog.start_us);
-	usable = hd_store_usable_inputs(store);
-	if (!usable) {
+	status = hd_cmd_analysis_status(store, a);
+	if (status == HD_EXIT_NO_INPUT)
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");
-		status = HD_EXIT_NO_INPUT;
-	} else if (hd_analysis_is_inconsistent(a)) {
+	else if (status == HD_EXIT_INCONSISTENT)
 		hd_cmd_error("the inputs cannot all belong to one incident; "
 			     "nothing is blamed (see --merge)");
-		status = HD_EXIT_INCONSISTENT;
-	} else {
-		status = hd_analysis_has_fault(a)   ? HD_EXIT_FAULT
-			 : hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED
-						    : HD_EXIT_OK;
-	}
 	label = g_strjoinv(" ", (char **)paths->pdata);
 	ro.label = label;
 	if (o.output)
@@ -279,7 +278,8 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
-	.usage = "[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] PATH...",
+	.usage =
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] [--attempt N] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

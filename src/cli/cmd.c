@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "hd-text.h"
+#include "hd-engine.h"
 #include "hd-banned.h"
 
 /* "hangdoc: " and the message, made safe: it may hold a file's name. */
@@ -185,6 +186,18 @@ static void print_usage(FILE *out, const struct hd_cmd *cmd)
 		first = false;
 		u += len + (nl != NULL);
 	}
+}
+
+int hd_cmd_analysis_status(const struct hd_store *store,
+			   const struct hd_analysis *a)
+{
+	if (!hd_store_usable_inputs(store))
+		return HD_EXIT_NO_INPUT;
+	if (hd_analysis_is_inconsistent(a))
+		return HD_EXIT_INCONSISTENT;
+	if (hd_analysis_has_fault(a))
+		return HD_EXIT_FAULT;
+	return hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED : HD_EXIT_OK;
 }
 
 int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)

@@ -38,6 +38,17 @@ extern const struct hd_cmd hd_cmd_show;
 extern const struct hd_cmd hd_cmd_replay;
 extern const struct hd_cmd hd_cmd_export;
 extern const struct hd_cmd hd_cmd_triage;
+extern const struct hd_cmd hd_cmd_diff;
+
+struct hd_store;
+struct hd_analysis;
+
+/*
+ * The exit status analyze gives an analysis of store: HD_EXIT_NO_INPUT,
+ * HD_EXIT_INCONSISTENT, HD_EXIT_FAULT, HD_EXIT_UNDECIDED or HD_EXIT_OK.
+ */
+int hd_cmd_analysis_status(const struct hd_store *store,
+			   const struct hd_analysis *a);
 
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

@@ -17,6 +17,7 @@ static const struct hd_cmd *const commands[] = {
 	&hd_cmd_replay,
 	&hd_cmd_export,
 	&hd_cmd_triage,
+	&hd_cmd_diff,
 };
 
 static void usage(FILE *out)

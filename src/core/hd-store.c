@@ -107,7 +107,139 @@ static void input_free(gpointer p)
 	g_ptr_array_unref(in->warnings);
 	g_free(in->error);
 	g_free(in->sha256);
+	if (in->attempts)
+		g_array_unref(in->attempts);
 	g_free(in);
+}
+
+static void attempt_clear(gpointer p)
+{
+	g_free(((struct hd_attempt *)p)->first_trouble);
+}
+
+void hd_input_split_attempt(struct hd_input *in, uint64_t first,
+			    const char *end)
+{
+	struct hd_attempt at = { 0 };
+	struct hd_attempt *last;
+
+	if (!in->attempts) {
+		in->attempts =
+			g_array_new(FALSE, TRUE, sizeof(struct hd_attempt));
+		g_array_set_clear_func(in->attempts, attempt_clear);
+		at.first_line = 1;
+		g_array_append_val(in->attempts, at);
+	}
+	last = &g_array_index(in->attempts, struct hd_attempt,
+			      in->attempts->len - 1);
+	if (first <= last->first_line)
+		return;
+	last->last_line = first - 1;
+	last->end = end;
+	at.first_line = first;
+	g_array_append_val(in->attempts, at);
+}
+
+/* The attempt of in that line falls in, from 0. */
+static guint attempt_of(const struct hd_input *in, uint64_t line)
+{
+	guint k = 0;
+
+	while (k + 1 < in->attempts->len &&
+	       line >= g_array_index(in->attempts, struct hd_attempt, k + 1)
+			       .first_line)
+		k++;
+	return k;
+}
+
+/*
+ * Whether a record at prov is kept; counts it in its attempt when not.
+ * keep[i] is the attempt kept of input i, G_MAXUINT for all.
+ */
+static bool keep_prov(const struct hd_store *s, const guint *keep,
+		      const struct hd_prov *prov, struct hd_attempt **drop)
+{
+	const struct hd_input *in;
+	guint k;
+
+	*drop = NULL;
+	if (prov->input >= s->inputs->len || keep[prov->input] == G_MAXUINT ||
+	    prov->kind != HD_PROV_LINE)
+		return true;
+	in = g_ptr_array_index(s->inputs, prov->input);
+	k = attempt_of(in, prov->at);
+	if (k == keep[prov->input])
+		return true;
+	*drop = &g_array_index(in->attempts, struct hd_attempt, k);
+	return false;
+}
+
+void hd_store_keep_attempt(struct hd_store *s, int attempt)
+{
+	g_autofree guint *keep = g_new(guint, s->inputs->len + 1);
+	struct hd_attempt *drop;
+	bool any = false;
+	guint n;
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		struct hd_attempt *last;
+
+		keep[i] = G_MAXUINT;
+		if (!in->attempts || in->attempts->len < 2)
+			continue;
+		last = &g_array_index(in->attempts, struct hd_attempt,
+				      in->attempts->len - 1);
+		if (!last->last_line)
+			last->last_line = G_MAXUINT64;
+		if (attempt > (int)in->attempts->len)
+			hd_input_warn(
+				in, 0,
+				"no attempt %d: this log holds %u; analyzed the last",
+				attempt, in->attempts->len);
+		keep[i] = attempt > 0 && attempt <= (int)in->attempts->len
+				  ? (guint)attempt - 1
+				  : in->attempts->len - 1;
+		in->attempt = keep[i] + 1;
+		any = true;
+	}
+	if (!any)
+		return;
+	n = 0;
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (!keep_prov(s, keep, &op->prov, &drop)) {
+			drop->ops++;
+			continue;
+		}
+		if (n != i)
+			g_array_index(s->ops, struct hd_op, n) = *op;
+		n++;
+	}
+	g_array_set_size(s->ops, n);
+	n = 0;
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (!keep_prov(s, keep, &sig->prov, &drop)) {
+			if (sig->cat != HD_SIG_PROGRESS &&
+			    sig->cat != HD_SIG_INFO && drop->trouble++ == 0)
+				drop->first_trouble = g_strdup(sig->text);
+			g_free(sig->text);
+			sig->text = NULL;
+			continue;
+		}
+		if (n != i) {
+			g_array_index(s->signals, struct hd_signal, n) = *sig;
+			/* moved: the clear on shrinking must not free it */
+			sig->text = NULL;
+		}
+		n++;
+	}
+	g_array_set_size(s->signals, n);
 }
 
 static void rank_free(gpointer p)

@@ -46,6 +46,25 @@ struct hd_input {
 	char *sha256;
 	/* the file's device and inode (for -o), 0 when unknown */
 	uint64_t dev, ino;
+	/*
+	 * Job attempts (issue 14): a log that holds a run and the restarts
+	 * after it, as struct hd_attempt in line order; NULL when the input
+	 * is one attempt.  attempt is the one kept for analysis, from 1.
+	 */
+	GArray *attempts;
+	uint32_t attempt;
+};
+
+/* One attempt of a job in a text input: a run of lines. */
+struct hd_attempt {
+	uint64_t first_line, last_line;
+	/* static: what ended it ("a torchrun restart"), NULL for the last */
+	const char *end;
+	/* what it held, counted when another attempt is kept
+	   (hd_store_keep_attempt()): ops, error and timeout signals, and
+	   the first of those signals' text (owned), or NULL */
+	uint32_t ops, trouble;
+	char *first_trouble;
 };
 
 /* Where a record came from. */
@@ -419,6 +438,21 @@ int64_t hd_store_find_group(const struct hd_store *s, const char *id);
 struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index);
 /* Sets group rank group_rank to global rank (grows members as needed). */
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
+/*
+ * Starts a new attempt of in at line first: the one before ends at line
+ * first - 1, for the reason end (a static string).  Parsers call it where
+ * a log shows the job restarted.
+ */
+void hd_input_split_attempt(struct hd_input *in, uint64_t first,
+			    const char *end);
+
+/*
+ * Keeps, of every input split into attempts, only the ops and signals of
+ * attempt (from 1; 0 or past the last: the last) and counts what the
+ * others held.  Runs on a store of parsed inputs, before the merge.
+ */
+void hd_store_keep_attempt(struct hd_store *s, int attempt);
+
 /* Returns the group rank of a global rank, or -1. */
 int hd_group_rank_of(const struct hd_group *g, int global_rank);
 /* Maps a group rank to a global rank, or -1. */

@@ -79,15 +79,16 @@ static int64_t op_pos(const struct hd_op *op, bool by_count)
 	return by_count ? op->op_count : op->seq;
 }
 
-static const struct hd_store *sort_store;
-static bool sort_by_count;
+struct sort_ctx {
+	const struct hd_store *s;
+	bool by_count;
+};
 
-static gint compare_pos(gconstpointer a, gconstpointer b)
+static gint compare_pos(gconstpointer a, gconstpointer b, gpointer data)
 {
-	int64_t x =
-		op_pos(op_at(sort_store, *(const uint32_t *)a), sort_by_count);
-	int64_t y =
-		op_pos(op_at(sort_store, *(const uint32_t *)b), sort_by_count);
+	const struct sort_ctx *c = data;
+	int64_t x = op_pos(op_at(c->s, *(const uint32_t *)a), c->by_count);
+	int64_t y = op_pos(op_at(c->s, *(const uint32_t *)b), c->by_count);
 
 	return (x > y) - (x < y);
 }
@@ -232,18 +233,18 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 	bool by_count = true;
 	g_autofree const struct hd_op **ops = NULL;
 	g_autofree guint *cur = NULL;
+	struct sort_ctx ctx;
 
 	if (lanes->len < 2)
 		return;
 	for (guint i = 0; i < lanes->len; i++)
 		by_count = by_count &&
 			   ((struct anon_lane *)lanes->pdata[i])->by_count;
-	/* the engine runs checks on one thread */
-	sort_store = s;
-	sort_by_count = by_count;
+	/* engines of several incidents run at once (triage): no globals */
+	ctx = (struct sort_ctx){ s, by_count };
 	for (guint i = 0; i < lanes->len; i++)
-		g_array_sort(((struct anon_lane *)lanes->pdata[i])->ops,
-			     compare_pos);
+		g_array_sort_with_data(((struct anon_lane *)lanes->pdata[i])->ops,
+				       compare_pos, &ctx);
 	ops = g_new0(const struct hd_op *, lanes->len);
 	cur = g_new0(guint, lanes->len);
 	for (;;) {

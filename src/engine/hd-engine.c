@@ -644,6 +644,125 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 	return hd_engine_run_opts(store, NULL);
 }
 
+#define MAX_ATTEMPTS_LISTED 5
+
+/* What one attempt held, summed over the logs that share a layout. */
+struct attempt_sum {
+	uint32_t ops, trouble;
+	const char *first_trouble; /* borrowed from the first log */
+};
+
+/*
+ * "attempt 1 (lines 1-44 of the first) ended at line 44 with a torchrun
+ * restart, after 3 errors or timeouts, the first: ..."
+ */
+static void describe_attempt(GString *t, const struct hd_attempt *at,
+			     const struct attempt_sum *sum, guint k, guint logs)
+{
+	g_string_append_printf(t,
+			       "; attempt %u (lines %" G_GUINT64_FORMAT
+			       "-%" G_GUINT64_FORMAT "%s, %u ops)",
+			       k + 1, at->first_line, at->last_line,
+			       logs > 1 ? " of the first" : "", sum->ops);
+	if (at->end)
+		g_string_append_printf(t, " ended with %s", at->end);
+	if (!sum->trouble) {
+		g_string_append(t, ", with no error or timeout");
+		return;
+	}
+	g_string_append_printf(t, ", after %u %s", sum->trouble,
+			       sum->trouble == 1 ? "error or timeout"
+						 : "errors or timeouts");
+	if (sum->first_trouble &&
+	    g_utf8_validate(sum->first_trouble, -1, NULL)) {
+		g_autofree char *cut =
+			g_utf8_substring(sum->first_trouble, 0, 160);
+
+		g_string_append_printf(
+			t, ", the first: %s%s", cut,
+			strlen(cut) < strlen(sum->first_trouble) ? "..." : "");
+	}
+}
+
+/*
+ * Logs that hold several job attempts (a hang, then a restart): which
+ * one was analyzed and what the others held, so a hang before a healthy
+ * restart is never silently dropped.  Logs with the same number of
+ * attempts and the same one analyzed (every rank's log of one job) share
+ * a note: the first names the lines, the counts are summed.
+ */
+static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
+{
+	g_autofree bool *done = g_new0(bool, s->inputs->len + 1);
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		guint n, logs = 0;
+		g_autofree struct attempt_sum *sum = NULL;
+		const struct hd_attempt *kept;
+		GString *t;
+
+		if (done[i] || !in->attempts || in->attempts->len < 2 ||
+		    !in->attempt)
+			continue;
+		n = in->attempts->len;
+		sum = g_new0(struct attempt_sum, n);
+		for (guint j = i; j < s->inputs->len; j++) {
+			const struct hd_input *o =
+				g_ptr_array_index(s->inputs, j);
+
+			if (!o->attempts || o->attempts->len != n ||
+			    o->attempt != in->attempt)
+				continue;
+			done[j] = true;
+			logs++;
+			for (guint k = 0; k < n; k++) {
+				const struct hd_attempt *at = &g_array_index(
+					o->attempts, struct hd_attempt, k);
+
+				sum[k].ops += at->ops;
+				sum[k].trouble += at->trouble;
+				if (!sum[k].first_trouble)
+					sum[k].first_trouble =
+						at->first_trouble;
+			}
+		}
+		kept = &g_array_index(in->attempts, struct hd_attempt,
+				      in->attempt - 1);
+		t = g_string_new(NULL);
+		if (logs > 1)
+			g_string_append_printf(
+				t,
+				"%u logs hold %u job attempts each ('%s' and %u more)",
+				logs, n, in->path, logs - 1);
+		else
+			g_string_append_printf(t, "'%s' holds %u job attempts",
+					       in->path, n);
+		g_string_append_printf(
+			t,
+			"; analyzed attempt %u (lines %" G_GUINT64_FORMAT
+			"-%" G_GUINT64_FORMAT "%s)",
+			in->attempt, kept->first_line, kept->last_line,
+			logs > 1 ? " of the first" : "");
+		for (guint k = 0, listed = 0; k < n; k++) {
+			if (k + 1 == in->attempt)
+				continue;
+			if (listed++ == MAX_ATTEMPTS_LISTED) {
+				g_string_append_printf(
+					t, "; and %u more",
+					n - 1 - MAX_ATTEMPTS_LISTED);
+				break;
+			}
+			describe_attempt(t,
+					 &g_array_index(in->attempts,
+							struct hd_attempt, k),
+					 &sum[k], k, logs);
+		}
+		g_string_append(t, " (--attempt N analyzes another)");
+		g_ptr_array_add(a->notes, g_string_free(t, FALSE));
+	}
+}
+
 struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 				       const struct hd_engine_opts *opts)
 {
@@ -651,6 +770,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	struct hd_index *ix = hd_index_build(store);
 
 	fill_ranks(ix, a);
+	note_attempts(store, a);
 	hd_consistency_run(ix, a);
 	a->merged = a->conflicts->len && opts && opts->merge;
 	if (hd_analysis_is_inconsistent(a)) {

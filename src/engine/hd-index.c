@@ -38,22 +38,19 @@ static guint lane_hash(gconstpointer p)
 	return (guint)x;
 }
 
-static const struct hd_store *sort_store;
-
-static int compare_lane_ops(const void *a, const void *b)
+static gint compare_lane_ops(gconstpointer a, gconstpointer b, gpointer data)
 {
-	const struct hd_op *x = &g_array_index(sort_store->ops, struct hd_op,
-					       *(const uint32_t *)a);
-	const struct hd_op *y = &g_array_index(sort_store->ops, struct hd_op,
-					       *(const uint32_t *)b);
+	const struct hd_store *s = data;
+	const struct hd_op *x =
+		&g_array_index(s->ops, struct hd_op, *(const uint32_t *)a);
+	const struct hd_op *y =
+		&g_array_index(s->ops, struct hd_op, *(const uint32_t *)b);
 	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
 
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return (ia > ib) - (ia < ib);
 }
-
-static G_LOCK_DEFINE(sort_lock);
 
 /* Sorts a lane by seq when it is not, and sums up its ops in one pass. */
 static void lane_finish(const struct hd_store *s, struct hd_lane *l)
@@ -94,12 +91,13 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 	}
 	if (!l->has_completion_info)
 		l->first_pending = -1;
-	if (!sorted) {
-		G_LOCK(sort_lock);
-		sort_store = s;
-		qsort(l->ops, l->n, sizeof(uint32_t), compare_lane_ops);
-		G_UNLOCK(sort_lock);
-	}
+	/*
+	 * The store travels with the comparison, not in a global under a
+	 * lock: triage runs the engines of many incidents at once.
+	 */
+	if (!sorted)
+		g_qsort_with_data(l->ops, (gint)l->n, sizeof(uint32_t),
+				  compare_lane_ops, (gpointer)s);
 }
 
 /*

@@ -12,7 +12,9 @@ set -u
 man="$HD_SRCDIR/docs/hangdoc.1"
 bashc="$HD_SRCDIR/completions/hangdoc.bash"
 zshc="$HD_SRCDIR/completions/_hangdoc"
-commands="analyze show replay export triage"
+# every command the main help lists
+commands=$("$HANGDOC" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')
+[ -n "$commands" ] || { echo "no commands in hangdoc --help"; exit 1; }
 fail=0
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
