@@ -17,6 +17,7 @@
 
 #include "hd-load.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -356,6 +357,32 @@ static uint64_t max_bytes_from_env(GPtrArray *problems)
 	return n << shift;
 }
 
+/*
+ * Paths given that do not exist or cannot be looked at become inputs with
+ * their error, so that every report lists them, not only stderr.
+ */
+static void add_missing(struct hd_store *store, char **paths,
+			GPtrArray *problems)
+{
+	for (; paths && *paths; paths++) {
+		g_autofree char *said = NULL;
+		GStatBuf st;
+		int err;
+
+		if (strcmp(*paths, "-") == 0 || g_stat(*paths, &st) == 0)
+			continue;
+		err = errno;
+		hd_store_input(store, hd_store_add_input(store, *paths))->error =
+			g_strdup(g_strerror(err));
+		/* said once, as an unusable input, not also as a problem */
+		said = g_strdup_printf("cannot read '%s': %s", *paths,
+				       g_strerror(err));
+		for (guint i = 0; problems && i < problems->len; i++)
+			if (strcmp(g_ptr_array_index(problems, i), said) == 0)
+				g_ptr_array_remove_index(problems, i--);
+	}
+}
+
 struct hd_store *hd_load(char **paths, int jobs, GPtrArray *problems)
 {
 	const struct hd_load_opts o = { .jobs = jobs };
@@ -444,6 +471,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		}
 	}
 	parsers_release_buffers();
+	add_missing(store, paths, problems);
 	hd_store_resolve(store);
 	return store;
 }
