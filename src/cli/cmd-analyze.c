@@ -60,7 +60,8 @@ static const char help[] =
 	"  0  analyzed, no fault found\n"
 	"  1  analyzed, at least one fault verdict\n"
 	"  2  usage error (bad option or value, no PATH)\n"
-	"  3  no usable input (nothing could be parsed, or no path exists)\n"
+	"  3  no usable input (nothing could be parsed, no path exists, or\n"
+	"     not one op was read, so nothing shows progress)\n"
 	"  4  the report could not be written\n"
 	"  5  analyzed, a hang or an error was seen (an NCCL WARN, a timeout,\n"
 	"     a crash) but its cause could not be decided (insufficient_data)\n"
@@ -258,7 +259,11 @@ static int run(int argc, char **argv)
 	ro.width = text_width(&o);
 	report_times(&ro, prog.start_us);
 	status = hd_cmd_analysis_status(store, a);
-	if (status == HD_EXIT_NO_INPUT)
+	if (status == HD_EXIT_NO_INPUT && hd_store_usable_inputs(store))
+		hd_cmd_error("no op was read from the %u %s given: nothing shows progress",
+			     paths->len - 1,
+			     paths->len - 1 == 1 ? "path" : "paths");
+	else if (status == HD_EXIT_NO_INPUT)
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
 			     paths->len - 1 == 1 ? "path" : "paths");

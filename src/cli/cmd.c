@@ -197,7 +197,10 @@ int hd_cmd_analysis_status(const struct hd_store *store,
 		return HD_EXIT_INCONSISTENT;
 	if (hd_analysis_has_fault(a))
 		return HD_EXIT_FAULT;
-	return hd_analysis_undecided(a) ? HD_EXIT_UNDECIDED : HD_EXIT_OK;
+	if (hd_analysis_undecided(a))
+		return HD_EXIT_UNDECIDED;
+	/* read, but not one op: nothing shows the job was healthy either */
+	return store->ops->len ? HD_EXIT_OK : HD_EXIT_NO_INPUT;
 }
 
 int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)

@@ -544,12 +544,14 @@ static void add_summary_verdict(const struct hd_index *ix,
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
-	if (s->ops->len == 0 && a->ranks_seen->len == 0) {
+	/* healthy means progress was seen: with no op, nothing was */
+	if (s->ops->len == 0) {
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"no ranks and no ops were read (%" G_GUINT64_FORMAT
-			" records, %u signals from %u inputs): no progress is shown, so no fault can be ruled out",
-			records, s->signals->len, s->inputs->len);
+			"no ops were read (%" G_GUINT64_FORMAT
+			" records, %u signals from %u inputs, %u ranks seen): no progress is shown, so no fault can be ruled out",
+			records, s->signals->len, s->inputs->len,
+			a->ranks_seen->len);
 		v->score = HD_SCORE_INSUFFICIENT;
 		g_ptr_array_add(a->verdicts, v);
 		return;
