@@ -753,12 +753,17 @@ static bool parens_open(const char *q, const char *e)
 }
 
 /* c10d texts a terminal may break just before their record. */
-static const char *const wrap_tails[] = {
-	"operation timeout:", /* ... WorkNCCL(...) on the next line */
-	"thread terminated", /* ... with exception: ... */
-	") detected", /* ... by watchdog at work: ... */
-	"last enqueued", /* ... NCCL work: ... */
+#define TAIL(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *s;
+	size_t len;
+} wrap_tails[] = {
+	TAIL("operation timeout:"), /* ... WorkNCCL(...) on the next line */
+	TAIL("thread terminated"), /* ... with exception: ... */
+	TAIL(") detected"), /* ... by watchdog at work: ... */
+	TAIL("last enqueued"), /* ... NCCL work: ... */
 };
+#undef TAIL
 
 /*
  * Whether a line opens a c10d record that a terminal may have
@@ -768,11 +773,15 @@ static const char *const wrap_tails[] = {
  */
 static bool opens_wrap(const char *line, size_t n, bool *holds_record)
 {
-	const char *q = find(line, n, "WorkNCCL(");
+	const char *q = NULL;
 	size_t k = n;
 
-	if (!q)
-		q = find(line, n, "CollectiveFingerPrint(");
+	/* both records open with '(': most lines (COLL records) have none */
+	if (memchr(line, '(', n)) {
+		q = find(line, n, "WorkNCCL(");
+		if (!q)
+			q = find(line, n, "CollectiveFingerPrint(");
+	}
 	*holds_record = q != NULL;
 	if (n < 60)
 		return false;
@@ -780,10 +789,13 @@ static bool opens_wrap(const char *line, size_t n, bool *holds_record)
 		return parens_open(q, line + n);
 	while (k > 0 && line[k - 1] == ' ')
 		k--;
+	/* every tail ends in ':' or 'd': most lines are done here */
+	if (k == 0 || (line[k - 1] != ':' && line[k - 1] != 'd'))
+		return false;
 	for (size_t i = 0; i < G_N_ELEMENTS(wrap_tails); i++) {
-		size_t t = strlen(wrap_tails[i]);
+		size_t t = wrap_tails[i].len;
 
-		if (k >= t && memcmp(line + k - t, wrap_tails[i], t) == 0)
+		if (k >= t && memcmp(line + k - t, wrap_tails[i].s, t) == 0)
 			return true;
 	}
 	return false;
