@@ -138,6 +138,24 @@ static bool opcount_informative(const struct group_ctx *c)
 }
 
 /*
+ * Whether some view's opCounts span more values than it has lines: the
+ * only case where keying by opCount changes anything, found from each
+ * view's first and last op instead of a pass over millions.
+ */
+static bool any_jump(const struct group_ctx *c)
+{
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw = &g_array_index(c->views, struct view, i);
+		int64_t first = ctx_op(c, vw->ops[0])->op_count;
+		int64_t last = ctx_op(c, vw->ops[vw->n - 1])->op_count;
+
+		if (first >= 0 && last - first > (int64_t)vw->n - 1)
+			return true;
+	}
+	return false;
+}
+
+/*
  * An NCCL log that lost a COLL line (a torn write, a cut paste) shifts
  * every later line of that rank by one: aligned by ordinal, each of them
  * would look like a mismatch.  Where opCount can be trusted, keys become
@@ -150,7 +168,7 @@ static uint64_t realign_by_opcount(struct group_ctx *c)
 	uint64_t lost = 0;
 
 	if (c->source != HD_INPUT_NCCL_LOG || c->seq_kind != HD_SEQ_ORDINAL ||
-	    c->views->len < 2 || !opcount_informative(c))
+	    c->views->len < 2 || !any_jump(c) || !opcount_informative(c))
 		return 0;
 	for (guint i = 0; i < c->views->len; i++) {
 		struct view *vw = &g_array_index(c->views, struct view, i);
