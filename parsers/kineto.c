@@ -10,7 +10,7 @@
  * cJSON.  Timestamps stay raw (integer ns, relative or absolute) until the
  * whole file, and so baseTimeNanoseconds, has been seen.
  *
- * Linking follows spec section 7: kernel -> launch by correlation ->
+ * Linking (docs/format-kineto-trace.md): kernel -> launch by correlation ->
  * innermost record_param_comms / nccl:* annotation on the launching thread
  * by time containment, with External id as a fast path.
  */
@@ -252,7 +252,7 @@ static void meta_read(struct kt *k, struct kt_meta *m, const cJSON *args,
 		m->rank_arg = (int)v;
 }
 
-/* NCCL kernel names, all eras (spec section 6); RCCL uses the same. */
+/* NCCL kernel names, all eras (the format notes, section 6); RCCL uses the same. */
 static bool is_nccl_kernel(const char *name)
 {
 	return g_str_has_prefix(name, "nccl") || strstr(name, "ncclKernel") ||

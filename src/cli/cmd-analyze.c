@@ -1,7 +1,7 @@
 /*
  * hangdoc analyze: load everything under the given paths, run the engine
  * and write one report (text, JSON or Markdown) to stdout or to a file.
- * The exit status tells a script what was found (design.md).
+ * The exit status tells a script what was found (docs/verdicts.md).
  */
 #include "config.h"
 

@@ -13,7 +13,7 @@
 
 #include "hd-store.h"
 
-/* Exit statuses (design.md). */
+/* Exit statuses (docs/verdicts.md). */
 enum hd_exit {
 	HD_EXIT_OK = 0,       /* analyzed, no fault found */
 	HD_EXIT_FAULT = 1,    /* analyzed, at least one fault verdict */

@@ -16,7 +16,7 @@
 #include "hd-store.h"
 #include "hd-verdict.h"
 
-/* Base scores: which verdict explains a hang first (design.md order). */
+/* Base scores: which verdict explains a hang first (docs/verdicts.md, ranking). */
 #define HD_SCORE_CRASH	      90.0
 #define HD_SCORE_INIT	      88.0
 #define HD_SCORE_NETWORK      85.0

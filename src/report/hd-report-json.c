@@ -1,5 +1,5 @@
 /*
- * The JSON report: schema 1 of design.md, key for key and in the
+ * The JSON report: schema 1 of docs/json-schema.md, key for key and in the
  * documented order, so pipelines can rely on it.  Additive keys come after
  * the schema's keys of the same object.  Every string that came from an
  * input goes through hd_json_string(), because raw log lines may

@@ -1,6 +1,6 @@
 /*
  * Reports: render an analysis as text (a person at a terminal), JSON
- * (schema 1 of design.md, for pipelines), Markdown (incident tickets) or
+ * (schema 1 of docs/json-schema.md, for pipelines), Markdown (incident tickets) or
  * HTML (one self-contained page with pictures, to attach to a ticket).
  * Reports never decide anything: every verdict, count and ranking comes
  * from the analysis.  This is the dispatcher; the renderers it calls are

@@ -117,7 +117,7 @@ START_TEST(test_era_c_base_after)
 END_TEST
 
 /*
- * The spec section 4 nesting, era before copied metadata: the kernel links
+ * The the format notes, section 4 nesting, era before copied metadata: the kernel links
  * through correlation to the launch, and by time to record_param_comms and
  * the nccl:send annotation on the launching thread.
  */

@@ -95,7 +95,7 @@ static char *coll(const char *prefix, const char *op, unsigned opcount,
 	HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 busId 3b000 " \
 	   "commId " CID " - Init COMPLETE\n"
 
-/* ---- Init formats (spec section 4) ---- */
+/* ---- Init formats (the format notes, section 4) ---- */
 
 START_TEST(test_init_eras)
 {
@@ -218,7 +218,7 @@ START_TEST(test_init_pre216_order_and_reuse)
 }
 END_TEST
 
-/* ---- COLL lines (spec section 3) ---- */
+/* ---- COLL lines (the format notes, section 3) ---- */
 
 START_TEST(test_coll_enums)
 {
@@ -648,7 +648,7 @@ START_TEST(test_torn_unknown_provenance)
 }
 END_TEST
 
-/* ---- WARN and unwind (spec sections 2, 5, 6) ---- */
+/* ---- WARN and unwind (the format notes, sections 2, 5, 6) ---- */
 
 START_TEST(test_warn_forms)
 {
@@ -972,7 +972,7 @@ START_TEST(test_c10d_wrap_before_record)
 }
 END_TEST
 
-/* ---- c10d (spec section 8) ---- */
+/* ---- c10d (the format notes, section 8) ---- */
 
 START_TEST(test_c10d_timeout_forms)
 {

@@ -13,7 +13,7 @@
 
 #define DEC(lit) pk_decode((const uint8_t *)(lit), sizeof(lit) - 1)
 
-/* The empty dump of spec section 2: 87 bytes. */
+/* The empty dump of the format notes, section 2: 87 bytes. */
 static const char empty87[] =
 	"\x80\x02}(X\x07\x00\x00\x00versionq\x00X\x03\x00\x00\x00"
 	"2.5q\x01X\x09\x00\x00\x00pg_configq\x02}(uX\x09\x00\x00\x00"
