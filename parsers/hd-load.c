@@ -6,6 +6,10 @@
  * runs while the pool parses, each store as soon as it and all before it
  * are done, so only the few stores in flight exist besides the merged one.
  *
+ * An archive (a tar or zip bundle, known by content) is one job whose
+ * members, read in archive order by one worker, are inputs of their own,
+ * merged at the archive's place.
+ *
  * Each input is read under the budget of its kind (src/core/hd-budget.h).
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
