@@ -6,6 +6,10 @@
  * runs while the pool parses, each store as soon as it and all before it
  * are done, so only the few stores in flight exist besides the merged one.
  *
+ * An archive (a tar or zip bundle, known by content) is one job whose
+ * members, read in archive order by one worker, are inputs of their own,
+ * merged at the archive's place.
+ *
  * Each input is read under the budget of its kind (src/core/hd-budget.h).
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
@@ -22,19 +26,31 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "hd-archive.h"
 #include "hd-budget.h"
 #include "hd-input.h"
 #include "parsers.h"
 #include "hd-banned.h"
 
+/*
+ * One input a job read: the file, or one member of an archive.
+ */
+struct load_part {
+	char *name; /* a member's label; NULL: the file itself */
+	struct hd_store *store; /* one input */
+	struct hd_digest digest; /* of what the worker read */
+	char *refusal; /* why the reader stopped at the budget, or NULL */
+};
+
 struct load_job {
 	const struct hd_found *found;
 	int copy_of; /* an earlier job this one is the same file as, or -1 */
 	uint64_t max_bytes; /* the decoded-bytes budget, 0 for the kind's */
-	struct hd_store *store; /* filled by the worker, one input */
-	struct hd_digest digest; /* of what the worker read */
-	char *refusal; /* why the reader stopped at the budget, or NULL */
-	guint origin; /* the input merged in full that this one repeats */
+	/* struct load_part, filled by the worker: one, or an archive's
+	   members in archive order */
+	GArray *parts;
+	guint first_input; /* the store's index of its first input */
+	guint origin; /* the input merged in full that its first repeats */
 	bool describe; /* size and SHA-256 of the file as stored */
 	int attempt; /* the job attempt to keep, 0 the last */
 	uint64_t size; /* on disk, for progress; 0 unknown */
@@ -103,47 +119,51 @@ static struct hd_store *unusable_store(const char *name, const char *why)
 	return s;
 }
 
-static void parse_one(struct load_job *job)
+/* A new part of job, named name (NULL: the file itself).  (transfer none) */
+static struct load_part *add_part(struct load_job *job, const char *name)
 {
-	const char *name = input_name(job->found);
-	g_autoptr(GError) err = NULL;
-	g_autoptr(hd_reader) rd = NULL;
+	struct load_part p = { .name = g_strdup(name) };
+
+	if (!job->parts)
+		job->parts = g_array_new(FALSE, TRUE, sizeof(struct load_part));
+	g_array_append_val(job->parts, p);
+	return &g_array_index(job->parts, struct load_part,
+			      job->parts->len - 1);
+}
+
+/*
+ * Parses what rd holds, whose first bytes are head, into part, as an
+ * input named name.
+ */
+static void parse_reader(struct load_job *job, struct load_part *part,
+			 struct hd_reader *rd, const char *name,
+			 const uint8_t *head, size_t len)
+{
 	g_autofree char *note = NULL;
 	const struct hd_input *in;
-	const uint8_t *head = NULL;
 	enum hd_input_kind kind;
 	uint64_t refused;
-	size_t len = 0;
 
-	if (job->copy_of >= 0)
-		return; /* merged as a note on the first */
-	rd = hd_reader_open(job->found->path, &err);
-	if (rd)
-		head = hd_reader_head(rd, &len, &err);
-	if (err) {
-		job->store = unusable_store(name, err->message);
-		return;
-	}
 	kind = parsers_sniff(head, len);
 	set_budget(rd, kind, head, len, job->max_bytes);
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
-	job->store = parsers_parse_input(rd, name, kind);
-	hd_store_keep_attempt(job->store, job->attempt);
+	part->store = parsers_parse_input(rd, name, kind);
+	hd_store_keep_attempt(part->store, job->attempt);
 	refused = hd_intern_limit_end();
-	hd_reader_digest(rd, &job->digest);
+	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
 	if (hd_reader_refusal(rd))
-		job->refusal = g_strdup(hd_reader_refusal(rd));
+		part->refusal = g_strdup(hd_reader_refusal(rd));
 	else if (note)
-		job->refusal = g_strdup_printf("'%s': %s; the rest is not read",
-					       name, note);
+		part->refusal = g_strdup_printf(
+			"'%s': %s; the rest is not read", name, note);
 	if (refused == 0)
 		return;
 	/*
 	 * Strings past the budget all read as one placeholder, which would
 	 * make different groups or hosts look the same: nothing of it is kept.
 	 */
-	in = hd_store_input(job->store, 0);
+	in = hd_store_input(part->store, 0);
 	{
 		g_autofree char *why = g_strdup_printf(
 			"more than %" G_GUINT64_FORMAT
@@ -153,9 +173,90 @@ static void parse_one(struct load_job *job)
 
 		hd_store_input(s, 0)->kind = in->kind;
 		hd_store_input(s, 0)->bytes = in->bytes;
-		hd_store_free(job->store);
-		job->store = s;
+		hd_store_free(part->store);
+		part->store = s;
 	}
+}
+
+/* One member of an archive, into a part of its own. */
+static void parse_member(struct load_job *job, struct hd_archive_member *m)
+{
+	struct load_part *part = add_part(job, m->name);
+	g_autoptr(GError) err = NULL;
+	const uint8_t *head;
+	size_t len = 0;
+
+	if (m->skipped) {
+		part->store = unusable_store(m->name, m->skipped);
+		return;
+	}
+	head = hd_reader_head(m->reader, &len, &err);
+	if (err) {
+		part->store = unusable_store(m->name, err->message);
+		return;
+	}
+	/* a bomb's usual shape: each level multiplies what the last gave */
+	if (hd_archive_has_magic(head, len)) {
+		part->store = unusable_store(
+			m->name, "an archive inside an archive, not opened");
+		return;
+	}
+	parse_reader(job, part, m->reader, m->name, head, len);
+}
+
+/*
+ * An archive: each member a part, in archive order.  Whatever stops the
+ * archive early (a corrupt header, a budget) is the error of one more
+ * input, named for the archive, so every report says it.
+ */
+static void parse_archive(struct load_job *job, struct hd_reader *rd)
+{
+	const char *name = input_name(job->found);
+	struct hd_archive_member m = { 0 };
+	g_autoptr(hd_archive) ar = NULL;
+	g_autoptr(GError) err = NULL;
+	guint members = 0;
+
+	/* its bytes as decoded: the members and their headers */
+	hd_reader_set_budget(rd,
+			     HD_BUDGET_ARCHIVE_BYTES +
+				     (HD_BUDGET_ARCHIVE_MEMBERS << 10),
+			     HD_BUDGET_ARCHIVE_RATIO, "an archive");
+	ar = hd_archive_new(rd, &err);
+	while (ar && hd_archive_next(ar, &m, &err)) {
+		parse_member(job, &m);
+		hd_archive_member_clear(&m);
+		members++;
+	}
+	if (err)
+		add_part(job, NULL)->store = unusable_store(name, err->message);
+	else if (members == 0)
+		add_part(job, NULL)->store =
+			unusable_store(name, "an archive with no file in it");
+}
+
+static void parse_one(struct load_job *job)
+{
+	const char *name = input_name(job->found);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) rd = NULL;
+	const uint8_t *head = NULL;
+	size_t len = 0;
+
+	if (job->copy_of >= 0)
+		return; /* merged as a note on the first */
+	rd = hd_reader_open(job->found->path, &err);
+	if (rd)
+		head = hd_reader_head(rd, &len, &err);
+	if (err) {
+		add_part(job, NULL)->store = unusable_store(name, err->message);
+		return;
+	}
+	if (hd_archive_has_magic(head, len)) {
+		parse_archive(job, rd);
+		return;
+	}
+	parse_reader(job, add_part(job, NULL), rd, name, head, len);
 }
 
 /*
@@ -266,39 +367,31 @@ static gboolean content_equal(gconstpointer a, gconstpointer b)
 }
 
 /*
- * Merges job i (the store's input i) into dst, or a note in its place
- * when it repeats an earlier input.  seen maps content to the first input
- * that had it.
+ * Merges part of job into dst, or a note in its place when it repeats an
+ * earlier input.  seen maps content to the first input that had it.
+ * Returns the index of the input merged in full that it is or repeats.
  */
-static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
-		      GHashTable *seen, GPtrArray *problems)
+static guint merge_part(struct hd_store *dst, struct load_job *job,
+			struct load_part *part, GHashTable *seen,
+			GPtrArray *problems)
 {
-	struct load_job *job = &work[i];
-	const char *name = input_name(job->found);
-	struct content_key key = { job->digest.hash, job->digest.length };
-	struct hd_store *s = job->store;
+	const char *name = part->name ? part->name : input_name(job->found);
+	struct content_key key = { part->digest.hash, part->digest.length };
+	struct hd_store *s = part->store;
 	const struct hd_input *parsed, *first;
+	guint i = dst->inputs->len, origin = i;
 	gpointer at;
 
-	g_assert(dst->inputs->len == i);
-	job->origin = i;
 	/*
 	 * A parser that keeps what it read before the budget ran out only
 	 * warns, and warnings past the first few are counted, not kept: the
 	 * refusal is said where it cannot be missed.
 	 */
-	if (job->refusal && s &&
-	    !has_text(hd_store_input(s, 0)->error, job->refusal))
-		g_ptr_array_add(problems, g_steal_pointer(&job->refusal));
-	g_clear_pointer(&job->refusal, g_free);
-	if (job->copy_of >= 0) {
-		/* name the input that was read, not a note on it */
-		job->origin = work[job->copy_of].origin;
-		s = repeat_store(name, hd_store_input(dst, job->origin), 0,
-				 job->origin == (guint)job->copy_of
-					 ? "same file as"
-					 : "same content as");
-	} else if (job->digest.complete && job->digest.length > 0) {
+	if (part->refusal &&
+	    !has_text(hd_store_input(s, 0)->error, part->refusal))
+		g_ptr_array_add(problems, g_steal_pointer(&part->refusal));
+	g_clear_pointer(&part->refusal, g_free);
+	if (part->digest.complete && part->digest.length > 0) {
 		parsed = hd_store_input(s, 0);
 		at = g_hash_table_lookup(seen, &key);
 		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
@@ -309,18 +402,59 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 			*k = key;
 			g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
 		} else if (first && names_agree(first->path, name)) {
-			job->origin = GPOINTER_TO_UINT(at) - 1;
+			origin = GPOINTER_TO_UINT(at) - 1;
 			s = repeat_store(name, first, parsed->bytes,
 					 "same content as");
-			hd_store_free(job->store);
+			hd_store_free(part->store);
 		}
 	}
-	job->store = NULL;
+	part->store = NULL;
+	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	if (job->describe && job->copy_of < 0)
+	if (job->describe && !part->name)
 		describe_file(job->found->path, hd_store_input(s, 0));
 	hd_store_merge(dst, s);
+	return origin;
+}
+
+/*
+ * Merges job i into dst: each of its parts in order, or, when it is the
+ * same file as an earlier job, one note naming that job's first input.
+ */
+static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
+		      GHashTable *seen, GPtrArray *problems)
+{
+	struct load_job *job = &work[i];
+
+	job->first_input = job->origin = dst->inputs->len;
+	if (job->copy_of >= 0) {
+		struct load_job *orig = &work[job->copy_of];
+		struct hd_store *s;
+
+		/* name the input that was read, not a note on it */
+		job->origin = orig->origin;
+		s = repeat_store(input_name(job->found),
+				 hd_store_input(dst, orig->origin), 0,
+				 orig->origin == orig->first_input
+					 ? "same file as"
+					 : "same content as");
+		hd_store_input(s, 0)->dev = job->found->dev;
+		hd_store_input(s, 0)->ino = job->found->ino;
+		hd_store_merge(dst, s);
+		return;
+	}
+	for (guint p = 0; job->parts && p < job->parts->len; p++) {
+		struct load_part *part =
+			&g_array_index(job->parts, struct load_part, p);
+
+		guint origin = merge_part(dst, job, part, seen, problems);
+
+		if (p == 0)
+			job->origin = origin;
+		g_free(part->name);
+	}
+	g_clear_pointer(&job->parts, g_array_unref);
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * hangdoc triage: every immediate subdirectory of each DIR given is one
- * incident.  Incidents are analyzed in parallel, one per worker thread,
+ * incident, and so is every archive there (a tar, tar.gz, tar.zst or zip
+ * bundle, known by its content).  Incidents are analyzed in parallel, one per worker thread,
  * each loaded with one parser thread, and only a small row of each is kept
  * (hd-report-triage.h), so memory follows the largest incident, not the
  * batch.  One incident that cannot be read gives an error row; the others
@@ -16,6 +17,8 @@
 #include <glib.h>
 
 #include "cmd.h"
+#include "hd-archive.h"
+#include "hd-input.h"
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-report-triage.h"
@@ -23,8 +26,9 @@
 
 static const char help[] =
 	"Analyzes many incidents at once: each immediate subdirectory of each\n"
-	"DIR is one incident, analyzed as `hangdoc analyze` would (inputs that\n"
-	"cannot belong to one incident are not blamed).  Incidents are\n"
+	"DIR is one incident, and so is each archive there (.tar, .tar.gz,\n"
+	".tar.zst, .zip, known by content), analyzed as `hangdoc analyze`\n"
+	"would (inputs that cannot belong to one incident are not blamed).  Incidents are\n"
 	"analyzed in parallel; a bad incident gives an error for itself only.\n"
 	"\n"
 	"options:\n"
@@ -79,6 +83,19 @@ static gint compare_paths(gconstpointer a, gconstpointer b)
 		      ((const struct incident *)b)->path);
 }
 
+/* Whether the regular file path is an archive, by its first bytes. */
+static bool is_archive_file(const char *path)
+{
+	g_autoptr(hd_reader) rd = hd_reader_open(path, NULL);
+	const uint8_t *head;
+	size_t len = 0;
+
+	if (!rd)
+		return false;
+	head = hd_reader_head(rd, &len, NULL);
+	return hd_archive_has_magic(head, len);
+}
+
 /* Appends the incidents directly below dir; false (said) if unreadable. */
 static bool list_incidents(const char *dir, GArray *incidents)
 {
@@ -97,7 +114,9 @@ static bool list_incidents(const char *dir, GArray *incidents)
 		if (name[0] == '.')
 			continue;
 		p = g_build_filename(dir, name, NULL);
-		if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (stat(p, &st) != 0 ||
+		    !(S_ISDIR(st.st_mode) ||
+		      (S_ISREG(st.st_mode) && is_archive_file(p))))
 			continue;
 		g_array_append_val(incidents,
 				   ((struct incident){ g_steal_pointer(&p),
@@ -141,8 +160,9 @@ static int run(int argc, char **argv)
 		list_incidents(g_ptr_array_index(dirs, i), incidents);
 	g_array_sort(incidents, compare_paths);
 	if (!incidents->len) {
-		hd_cmd_error("no incident directory below the %u %s given",
-			     dirs->len, dirs->len == 1 ? "DIR" : "DIRs");
+		hd_cmd_error(
+			"no incident directory or archive below the %u %s given",
+			dirs->len, dirs->len == 1 ? "DIR" : "DIRs");
 		return HD_EXIT_NO_INPUT;
 	}
 	if (jobs <= 0)

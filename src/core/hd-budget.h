@@ -85,6 +85,22 @@ char *hd_budget_take_note(void);
  */
 #define HD_BUDGET_STRINGS_PER_INPUT ((uint64_t)1 << 20)
 
+/*
+ * Archives (incident bundles: tar, tar.gz, tar.zst, zip).  Each member is
+ * read under the budget of its own kind, as a file would be; the archive
+ * as a whole has budgets of its own, so that a bundle of many members
+ * cannot cost what one input may not.  Members: 2^18 entries of any type
+ * is 16,384 ranks with 16 files each.  Bytes: the members' bytes as stored
+ * in the archive (before a .gz member's own decompression), 64 GiB, four
+ * logs at their budget.  Ratio: those bytes per byte of the archive file,
+ * checked past HD_BUDGET_RATIO_GRACE like a compressed input's; the same
+ * 1000 : 1 as logs, which deflate (zip, tar.gz) cannot pass by much, so a
+ * zip of zeros is refused while any real bundle passes.
+ */
+#define HD_BUDGET_ARCHIVE_MEMBERS ((uint64_t)1 << 18)
+#define HD_BUDGET_ARCHIVE_BYTES	  ((uint64_t)64 << 30)
+#define HD_BUDGET_ARCHIVE_RATIO	  1000
+
 /* Parser threads: more than this many per CPU only costs memory. */
 #define HD_BUDGET_JOBS_PER_CPU 4
 

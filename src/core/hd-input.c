@@ -271,10 +271,12 @@ static uint64_t hash_final(const struct hd_hash *h, uint64_t len)
 
 struct hd_reader {
 	char *path;
-	int fd;           /* -1 for memory readers */
+	int fd; /* -1 for memory and callback readers */
 	bool may_wait; /* standard input: wait when it has nothing yet */
 	const uint8_t *mem; /* memory reader data */
 	size_t mem_len, mem_pos;
+	hd_reader_pull_fn pull; /* callback reader source, or NULL */
+	void *pull_data;
 	enum hd_compression comp;
 
 	/* Compressed input buffer. */
@@ -342,6 +344,16 @@ static bool raw_fill(struct hd_reader *r, GError **error)
 		return false;
 	r->raw_pos = 0;
 	r->raw_len = 0;
+	if (r->pull) {
+		n = r->pull(r->pull_data, r->raw, RAW_BUF_SIZE, error);
+		if (n <= 0) {
+			r->raw_eof = n == 0;
+			return false;
+		}
+		r->raw_len = n;
+		r->raw_total += n;
+		return true;
+	}
 	if (r->fd < 0) {
 		size_t left = r->mem_len - r->mem_pos;
 		size_t take = MIN(left, (size_t)RAW_BUF_SIZE);
@@ -681,6 +693,21 @@ struct hd_reader *hd_reader_new_from_memory(const void *data, size_t len,
 	return g_steal_pointer(&r);
 }
 
+struct hd_reader *hd_reader_new_from_callback(const char *name,
+					      hd_reader_pull_fn pull,
+					      void *data, GError **error)
+{
+	g_autoptr(hd_reader) r = g_new0(struct hd_reader, 1);
+
+	r->path = g_strdup(name);
+	r->fd = -1;
+	r->pull = pull;
+	r->pull_data = data;
+	if (!reader_setup(r, error))
+		return NULL;
+	return g_steal_pointer(&r);
+}
+
 void hd_reader_free(struct hd_reader *r)
 {
 	if (!r)
@@ -771,6 +798,11 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n,
 	if (got > 0)
 		r->consumed += got;
 	return got;
+}
+
+uint64_t hd_reader_raw_consumed(const struct hd_reader *r)
+{
+	return r->raw_total;
 }
 
 uint64_t hd_reader_consumed(const struct hd_reader *r)

@@ -43,6 +43,20 @@ struct hd_reader *hd_reader_open(const char *path, GError **error);
  */
 struct hd_reader *hd_reader_new_from_memory(const void *data, size_t len,
 					    GError **error);
+/*
+ * Pulls up to n more bytes of a stream into buf: the count, 0 at its end,
+ * -1 with error set when it cannot go on.
+ */
+typedef ssize_t (*hd_reader_pull_fn)(void *data, void *buf, size_t n,
+				     GError **error);
+/*
+ * Reads the stream pull gives (an archive member), named name in messages,
+ * detecting compression the same way.  data must outlive the reader.
+ * (transfer full)
+ */
+struct hd_reader *hd_reader_new_from_callback(const char *name,
+					      hd_reader_pull_fn pull,
+					      void *data, GError **error);
 void hd_reader_free(struct hd_reader *r);
 typedef struct hd_reader hd_reader; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_reader, hd_reader_free)
@@ -90,6 +104,9 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
  */
 ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n,
 		       GError **error);
+
+/* Bytes read from the source so far, before any decompression. */
+uint64_t hd_reader_raw_consumed(const struct hd_reader *r);
 
 /* Total decompressed bytes handed out so far. */
 uint64_t hd_reader_consumed(const struct hd_reader *r);

@@ -1,7 +1,8 @@
 /*
  * Input layer tests: compression detected by content, concatenated gzip
  * members, truncated streams, bounded lines, discovery order, budgets,
- * content digests, and what is never opened or followed.
+ * content digests, what is never opened or followed, and archives read as
+ * directories (members, links skipped, malformed archives refused).
  */
 #include "config.h"
 
@@ -11,7 +12,10 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <archive.h>
+#include <archive_entry.h>
 
+#include "hd-archive.h"
 #include "hd-budget.h"
 #include "hd-error.h"
 #include "hd-input.h"
@@ -600,6 +604,182 @@ START_TEST(test_discover_links)
 }
 END_TEST
 
+/*
+ * An archive in memory, written by libarchive (format "ustar" or "zip"):
+ * a directory, the regular file "d/rank_0.log" holding body (blen bytes),
+ * and a symbolic link "link" to /etc/passwd.  (transfer full)
+ */
+static GBytes *archive_bytes(const char *format, const void *body, size_t blen)
+{
+	size_t cap = blen + 64 * 1024, used = 0;
+	uint8_t *buf = g_malloc(cap);
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+
+	ck_assert_int_eq(archive_write_set_format_by_name(a, format),
+			 ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_open_memory(a, buf, cap, &used),
+			 ARCHIVE_OK);
+	archive_entry_set_pathname(e, "d/");
+	archive_entry_set_filetype(e, AE_IFDIR);
+	archive_entry_set_perm(e, 0755);
+	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+	archive_entry_clear(e);
+	archive_entry_set_pathname(e, "d/rank_0.log");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)blen);
+	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_data(a, body, blen), (la_ssize_t)blen);
+	archive_entry_clear(e);
+	archive_entry_set_pathname(e, "link");
+	archive_entry_set_filetype(e, AE_IFLNK);
+	archive_entry_set_symlink(e, "/etc/passwd");
+	archive_entry_set_perm(e, 0777);
+	ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+	ck_assert_int_eq(archive_write_close(a), ARCHIVE_OK);
+	archive_entry_free(e);
+	archive_write_free(a);
+	return g_bytes_new_take(buf, used);
+}
+
+/* Reads every member of the archive in b; their names and bodies. */
+static bool read_members(GBytes *b, GString *out, GError **error)
+{
+	g_autoptr(hd_reader) rd = NULL;
+	g_autoptr(hd_archive) ar = NULL;
+	struct hd_archive_member m = { 0 };
+	const uint8_t *head;
+	size_t len = 0;
+
+	rd = hd_reader_new_from_memory(g_bytes_get_data(b, NULL),
+				       g_bytes_get_size(b), error);
+	if (!rd)
+		return false;
+	head = hd_reader_head(rd, &len, error);
+	ck_assert(hd_archive_has_magic(head, len));
+	ar = hd_archive_new(rd, error);
+	if (!ar)
+		return false;
+	while (hd_archive_next(ar, &m, error)) {
+		g_string_append_printf(out, "%s:", m.name);
+		if (m.skipped) {
+			g_string_append_printf(out, "skipped %s\n", m.skipped);
+		} else {
+			g_autofree char *body = read_all(m.reader, error);
+
+			if (!body) {
+				hd_archive_member_clear(&m);
+				return false;
+			}
+			g_string_append_printf(out, "%s|", body);
+		}
+		hd_archive_member_clear(&m);
+	}
+	return !(error && *error);
+}
+
+START_TEST(test_archive_members)
+{
+	/*
+	 * A zip is read front to back, from its local headers, which do not
+	 * carry the file type: its link is a small file holding the target,
+	 * read as bytes and never followed.
+	 */
+	static const char *const formats[][2] = {
+		{ "ustar",
+		  "skipped a symbolic link inside an archive, not followed\n" },
+		{ "zip", "/etc/passwd|" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		g_autoptr(GBytes) b =
+			archive_bytes(formats[i][0], text, strlen(text));
+		g_autoptr(GString) out = g_string_new(NULL);
+		g_autoptr(GError) err = NULL;
+		g_autofree char *want = g_strdup_printf(
+			"<memory>/d/rank_0.log:%s|<memory>/link:%s", text,
+			formats[i][1]);
+
+		ck_assert_msg(read_members(b, out, &err), "%s: %s",
+			      formats[i][0], err ? err->message : "?");
+		ck_assert_str_eq(out->str, want);
+	}
+}
+END_TEST
+
+START_TEST(test_archive_compressed_member)
+{
+	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	gsize n;
+	const void *p = g_bytes_get_data(gz, &n);
+	g_autoptr(GBytes) b = archive_bytes("ustar", p, n);
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+
+	/* the .gz member is decompressed like a file */
+	ck_assert(read_members(b, out, &err));
+	ck_assert(strstr(out->str, text));
+}
+END_TEST
+
+START_TEST(test_archive_magic_by_content)
+{
+	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) tar = archive_bytes("ustar", text, strlen(text));
+	g_autoptr(GBytes) tgz = NULL;
+	g_autoptr(hd_reader) r1 = NULL;
+	g_autoptr(hd_reader) r2 = NULL;
+	const uint8_t *head;
+	size_t len = 0;
+	gsize n;
+	const char *t = g_bytes_get_data(tar, &n);
+
+	/* a gzip log stays a log; a gzip tar is an archive */
+	r1 = hd_reader_new_from_memory(g_bytes_get_data(gz, NULL),
+				       g_bytes_get_size(gz), NULL);
+	head = hd_reader_head(r1, &len, NULL);
+	ck_assert(!hd_archive_has_magic(head, len));
+	tgz = gzip_bytes(t, g_bytes_get_size(tar));
+	r2 = hd_reader_new_from_memory(g_bytes_get_data(tgz, NULL),
+				       g_bytes_get_size(tgz), NULL);
+	head = hd_reader_head(r2, &len, NULL);
+	ck_assert(hd_archive_has_magic(head, len));
+	ck_assert(!hd_archive_has_magic((const uint8_t *)"PK", 2));
+}
+END_TEST
+
+START_TEST(test_archive_truncated_tar)
+{
+	g_autofree char *body = g_strnfill(5000, 'x');
+	g_autoptr(GBytes) tar = archive_bytes("ustar", body, 5000);
+	/* the directory's header, the file's, and part of its data */
+	g_autoptr(GBytes) cut = g_bytes_new_from_bytes(tar, 0, 1024 + 2000);
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+
+	ck_assert(!read_members(cut, out, &err));
+	ck_assert(err != NULL);
+	ck_assert_msg(strstr(err->message, "<memory>"), "%s", err->message);
+}
+END_TEST
+
+START_TEST(test_archive_zip_garbage)
+{
+	uint8_t junk[300];
+	g_autoptr(GBytes) b = NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+
+	memset(junk, 0xff, sizeof(junk));
+	memcpy(junk, "PK\x03\x04", 4);
+	b = g_bytes_new(junk, sizeof(junk));
+	ck_assert(!read_members(b, out, &err));
+	ck_assert(err != NULL);
+	ck_assert_msg(strstr(err->message, "<memory>"), "%s", err->message);
+}
+END_TEST
+
 static Suite *input_suite(void)
 {
 	Suite *s = suite_create("input");
@@ -621,6 +801,11 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_open_stdin);
 	tcase_add_test(tc, test_discover_sorted_recursive);
 	tcase_add_test(tc, test_discover_links);
+	tcase_add_test(tc, test_archive_members);
+	tcase_add_test(tc, test_archive_compressed_member);
+	tcase_add_test(tc, test_archive_magic_by_content);
+	tcase_add_test(tc, test_archive_truncated_tar);
+	tcase_add_test(tc, test_archive_zip_garbage);
 	suite_add_tcase(s, tc);
 	return s;
 }
