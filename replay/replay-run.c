@@ -377,29 +377,18 @@ static ncclResult_t settle(struct child *c, double deadline, bool *timed_out)
 	}
 }
 
-G_GNUC_NORETURN static void child_main(struct child *c)
+/*
+ * Picks this rank's device (rank % GPUs).  With more ranks than GPUs,
+ * NCCL is told each process is its own host and talks over loopback
+ * sockets, so ranks can share a device.  Returns the GPU count.
+ */
+static int child_pick_device(struct child *c)
 {
-	const struct replay_rank *rr =
-		g_ptr_array_index(c->plan->ranks, c->rank);
-	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-	ncclUniqueId id;
+	char text[64];
 	int ngpus = 0;
-	size_t free_b = 0, total_b = 0;
-	int64_t max_send = 1, max_recv = 1;
-	char *sb = NULL, *rb = NULL;
-	cudaStream_t st;
-	cudaEvent_t done;
-	ncclResult_t nr;
-	bool timed_out;
-	char text[256];
-	guint i;
 
 	if (cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus < 1)
 		child_end(c, END_SETUP, 0, "no CUDA device visible");
-	/*
-	 * More ranks than GPUs: make NCCL treat each process as its own host
-	 * and talk over loopback sockets, so ranks can share a device.
-	 */
 	if (c->nranks > ngpus) {
 		g_snprintf(text, sizeof(text), "hangdoc-replay-%d", c->rank);
 		setenv("NCCL_HOSTID", text, 1);
@@ -411,7 +400,16 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	c->device = c->rank % ngpus;
 	if (cudaSetDevice(c->device) != cudaSuccess)
 		child_end(c, END_SETUP, 0, "cudaSetDevice failed");
-	for (i = 0; i < rr->ops->len; i++) {
+	return ngpus;
+}
+
+/* The largest send and receive buffers any of rr's ops needs, in bytes. */
+static void child_buffer_sizes(const struct child *c,
+			       const struct replay_rank *rr, int64_t *max_send,
+			       int64_t *max_recv)
+{
+	*max_send = *max_recv = 1;
+	for (guint i = 0; i < rr->ops->len; i++) {
 		const struct replay_op *o =
 			&g_array_index(rr->ops, struct replay_op, i);
 		int64_t s, r;
@@ -422,39 +420,52 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 		/* issue() replays a barrier as one float32, whatever it was. */
 		if (o->kind == HD_OP_BARRIER)
 			s = r = (int64_t)sizeof(float);
-		max_send = MAX(max_send, s);
-		max_recv = MAX(max_recv, r);
+		*max_send = MAX(*max_send, s);
+		*max_recv = MAX(*max_recv, r);
 	}
-	/* Every rank sharing this device needs about as much. */
-	if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess ||
-	    (double)(max_send + max_recv) * ((c->nranks + ngpus - 1) / ngpus) >
-		    (double)free_b * 0.9) {
-		g_snprintf(
-			text, sizeof(text),
-			"not enough free memory on device %d: %" G_GINT64_FORMAT
-			" bytes per rank, %zu free",
-			c->device, max_send + max_recv, free_b);
-		/* Not an outcome: the replay could not be attempted. */
-		child_end(c, END_SETUP, 0, text);
-	}
+}
+
+/* Every rank sharing this device needs about as much: refuse if short. */
+static void child_check_memory(struct child *c, int ngpus, int64_t need)
+{
+	size_t free_b = 0, total_b = 0;
+	char text[160];
+
+	if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess &&
+	    (double)need * ((c->nranks + ngpus - 1) / ngpus) <=
+		    (double)free_b * 0.9)
+		return;
+	g_snprintf(text, sizeof(text),
+		   "not enough free memory on device %d: %" G_GINT64_FORMAT
+		   " bytes per rank, %zu free",
+		   c->device, need, free_b);
+	/* Not an outcome: the replay could not be attempted. */
+	child_end(c, END_SETUP, 0, text);
+}
+
+/* Rank 0 makes the unique id and sends it up; every rank reads it back. */
+static void child_share_id(struct child *c, ncclUniqueId *id)
+{
+	ncclResult_t nr;
+
 	if (c->rank == 0) {
-		nr = ncclGetUniqueId(&id);
+		nr = ncclGetUniqueId(id);
 		if (nr != ncclSuccess)
 			child_end(c, END_ERROR, nr, ncclGetErrorString(nr));
 		send_msg(c, MSG_UID, -1, 0, 0, -1, NULL);
 		/* The id rides in a second write of exactly its size. */
-		write_full(c->up, &id, sizeof(id));
+		write_full(c->up, id, sizeof(*id));
 	}
-	if (!read_full(c->down, &id, sizeof(id)))
+	if (!read_full(c->down, id, sizeof(*id)))
 		child_end(c, END_ERROR, 0, "no NCCL unique id from rank 0");
-	if (cudaMalloc((void **)&sb, (size_t)max_send) != cudaSuccess ||
-	    cudaMalloc((void **)&rb, (size_t)max_recv) != cudaSuccess ||
-	    cudaMemset(sb, 0, (size_t)max_send) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) !=
-		    cudaSuccess ||
-	    cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
-		    cudaSuccess)
-		child_end(c, END_SETUP, 0, "cannot allocate device buffers");
+}
+
+/* A non-blocking communicator, waited for within the timeout. */
+static void child_init_comm(struct child *c, ncclUniqueId id)
+{
+	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+	ncclResult_t nr;
+	bool timed_out;
 
 	config.blocking = 0;
 	nr = ncclCommInitRankConfig(&c->comm, c->nranks, id, c->rank, &config);
@@ -466,74 +477,113 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 			  "communicator setup timed out");
 	if (nr != ncclSuccess)
 		child_end(c, END_ERROR, nr, ncclGetLastError(c->comm));
+}
 
-	for (i = 0; i < rr->ops->len;) {
-		const struct replay_op *o =
-			&g_array_index(rr->ops, struct replay_op, i);
-		guint end = i + 1;
-		double t0 = now_s(), deadline = t0 + c->timeout_s;
-		int status = REPLAY_OP_OK;
-		cudaError_t ce;
+/*
+ * Waits for the work recorded by done: completion, an asynchronous
+ * error, or the deadline (*status becomes REPLAY_OP_BLOCKED).
+ */
+static ncclResult_t child_wait(struct child *c, cudaEvent_t done,
+			       double deadline, int *status)
+{
+	for (;;) {
+		ncclResult_t ae = ncclSuccess;
+		cudaError_t ce = cudaEventQuery(done);
 
-		/* Adjacent ops of one coalesced batch go in one group. */
-		while (o->coalesce >= 0 && end < rr->ops->len &&
-		       g_array_index(rr->ops, struct replay_op, end).coalesce ==
-			       o->coalesce)
-			end++;
-		if (end - i > 1)
-			ncclGroupStart();
-		nr = ncclSuccess;
-		for (guint k = i; k < end && nr == ncclSuccess; k++)
-			nr = issue(c,
-				   &g_array_index(rr->ops, struct replay_op, k),
-				   st, sb, rb);
-		if (end - i > 1)
-			nr = group_end(nr);
-		if (nr == ncclInProgress)
-			nr = settle(c, deadline, &timed_out);
-		if (nr == ncclSuccess &&
-		    cudaEventRecord(done, st) != cudaSuccess)
-			nr = ncclUnhandledCudaError;
-		while (nr == ncclSuccess) {
-			ncclResult_t ae = ncclSuccess;
-
-			ce = cudaEventQuery(done);
-			if (ce == cudaSuccess)
-				break;
-			if (ce != cudaErrorNotReady) {
-				nr = ncclUnhandledCudaError;
-				break;
-			}
-			ncclCommGetAsyncError(c->comm, &ae);
-			if (ae != ncclSuccess && ae != ncclInProgress) {
-				nr = ae;
-				break;
-			}
-			if (now_s() > deadline) {
-				status = REPLAY_OP_BLOCKED;
-				break;
-			}
-			g_usleep(POLL_US);
+		if (ce == cudaSuccess)
+			return ncclSuccess;
+		if (ce != cudaErrorNotReady)
+			return ncclUnhandledCudaError;
+		ncclCommGetAsyncError(c->comm, &ae);
+		if (ae != ncclSuccess && ae != ncclInProgress)
+			return ae;
+		if (now_s() > deadline) {
+			*status = REPLAY_OP_BLOCKED;
+			return ncclSuccess;
 		}
-		if (nr == ncclInProgress)
-			status = REPLAY_OP_BLOCKED;
-		else if (nr != ncclSuccess)
-			status = REPLAY_OP_ERROR;
-		for (guint k = i; k < end; k++)
-			send_msg(c, MSG_OP, (int)k, status, nr,
-				 (now_s() - t0) * 1000.0, NULL);
-		if (status == REPLAY_OP_BLOCKED)
-			child_end(c, END_BLOCKED, 0, NULL);
-		if (status == REPLAY_OP_ERROR) {
-			const char *le = ncclGetLastError(c->comm);
-
-			g_snprintf(text, sizeof(text), "%s%s%s",
-				   ncclGetErrorString(nr),
-				   le && *le ? ": " : "", le ? le : "");
-			child_end(c, END_ERROR, nr, text);
-		}
-		i = end;
+		g_usleep(POLL_US);
 	}
+}
+
+/*
+ * Issues rr's ops from i (adjacent ops of one coalesced batch in one
+ * group), waits for them and reports each; a blocked or failed batch
+ * ends the process.  Returns the index after the batch.
+ */
+static guint child_run_batch(struct child *c, const struct replay_rank *rr,
+			     guint i, cudaStream_t st, cudaEvent_t done,
+			     char *sb, char *rb)
+{
+	const struct replay_op *o = &g_array_index(rr->ops, struct replay_op, i);
+	guint end = i + 1;
+	double t0 = now_s(), deadline = t0 + c->timeout_s;
+	int status = REPLAY_OP_OK;
+	bool timed_out;
+	ncclResult_t nr = ncclSuccess;
+	char text[256];
+
+	while (o->coalesce >= 0 && end < rr->ops->len &&
+	       g_array_index(rr->ops, struct replay_op, end).coalesce ==
+		       o->coalesce)
+		end++;
+	if (end - i > 1)
+		ncclGroupStart();
+	for (guint k = i; k < end && nr == ncclSuccess; k++)
+		nr = issue(c, &g_array_index(rr->ops, struct replay_op, k), st,
+			   sb, rb);
+	if (end - i > 1)
+		nr = group_end(nr);
+	if (nr == ncclInProgress)
+		nr = settle(c, deadline, &timed_out);
+	if (nr == ncclSuccess && cudaEventRecord(done, st) != cudaSuccess)
+		nr = ncclUnhandledCudaError;
+	if (nr == ncclSuccess)
+		nr = child_wait(c, done, deadline, &status);
+	if (nr == ncclInProgress)
+		status = REPLAY_OP_BLOCKED;
+	else if (nr != ncclSuccess)
+		status = REPLAY_OP_ERROR;
+	for (guint k = i; k < end; k++)
+		send_msg(c, MSG_OP, (int)k, status, nr,
+			 (now_s() - t0) * 1000.0, NULL);
+	if (status == REPLAY_OP_BLOCKED)
+		child_end(c, END_BLOCKED, 0, NULL);
+	if (status == REPLAY_OP_ERROR) {
+		const char *le = ncclGetLastError(c->comm);
+
+		g_snprintf(text, sizeof(text), "%s%s%s",
+			   ncclGetErrorString(nr), le && *le ? ": " : "",
+			   le ? le : "");
+		child_end(c, END_ERROR, nr, text);
+	}
+	return end;
+}
+
+G_GNUC_NORETURN static void child_main(struct child *c)
+{
+	const struct replay_rank *rr =
+		g_ptr_array_index(c->plan->ranks, c->rank);
+	ncclUniqueId id;
+	int64_t max_send, max_recv;
+	char *sb = NULL, *rb = NULL;
+	cudaStream_t st;
+	cudaEvent_t done;
+	int ngpus = child_pick_device(c);
+
+	child_buffer_sizes(c, rr, &max_send, &max_recv);
+	child_check_memory(c, ngpus, max_send + max_recv);
+	child_share_id(c, &id);
+	if (cudaMalloc((void **)&sb, (size_t)max_send) != cudaSuccess ||
+	    cudaMalloc((void **)&rb, (size_t)max_recv) != cudaSuccess ||
+	    cudaMemset(sb, 0, (size_t)max_send) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) !=
+		    cudaSuccess ||
+	    cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
+		    cudaSuccess)
+		child_end(c, END_SETUP, 0, "cannot allocate device buffers");
+	child_init_comm(c, id);
+	for (guint i = 0; i < rr->ops->len;)
+		i = child_run_batch(c, rr, i, st, done, sb, rb);
 	child_end(c, END_DONE, 0, NULL);
 }
 
@@ -697,27 +747,15 @@ static void summarize(struct replay_result *res, const struct replay_plan *p)
 	res->summary = g_string_free(sum, FALSE);
 }
 
-struct replay_result *replay_run(const struct replay_plan *p,
-				 const struct replay_options *opt,
-				 GError **error)
+/* Refuses ops no NCCL call replays; *max_ops gets the longest window. */
+static bool check_ops(const struct replay_plan *p, guint *max_ops,
+		      GError **error)
 {
-	int n = (int)p->ranks->len;
-	g_autofree struct slot *slots = NULL;
-	g_autoptr(replay_result) res = NULL;
-	ncclUniqueId id;
-	size_t id_have = 0;
-	double timeout = opt && opt->timeout_s > 0 ? opt->timeout_s : 30;
-	double deadline;
-	guint max_ops = 0;
-	int ended = 0, reaped = 0;
-	struct sigaction ign = { 0 }, old_pipe;
-
-	if (!replay_plan_validate(p, error))
-		return NULL;
-	for (int r = 0; r < n; r++) {
+	*max_ops = 0;
+	for (guint r = 0; r < p->ranks->len; r++) {
 		const struct replay_rank *pr = g_ptr_array_index(p->ranks, r);
 
-		max_ops = MAX(max_ops, pr->ops->len);
+		*max_ops = MAX(*max_ops, pr->ops->len);
 		for (guint i = 0; i < pr->ops->len; i++) {
 			enum hd_op_kind k =
 				g_array_index(pr->ops, struct replay_op, i)
@@ -726,20 +764,27 @@ struct replay_result *replay_run(const struct replay_plan *p,
 			if (k == HD_OP_UNKNOWN || k == HD_OP_COALESCED) {
 				g_set_error(
 					error, HD_ERROR, HD_ERROR_UNSUPPORTED,
-					"rank %d op %u: a %s op cannot be replayed",
+					"rank %u op %u: a %s op cannot be replayed",
 					r, i, hd_op_kind_name(k));
-				return NULL;
+				return false;
 			}
 		}
 	}
-	res = g_new0(struct replay_result, 1);
+	return true;
+}
+
+/* A result with one row per rank and one per op, nothing known yet. */
+static struct replay_result *result_new(const struct replay_plan *p)
+{
+	struct replay_result *res = g_new0(struct replay_result, 1);
+
 	res->ranks = g_ptr_array_new_with_free_func(rank_result_free);
-	for (int r = 0; r < n; r++) {
+	for (guint r = 0; r < p->ranks->len; r++) {
 		const struct replay_rank *pr = g_ptr_array_index(p->ranks, r);
 		struct replay_rank_result *rr =
 			g_new0(struct replay_rank_result, 1);
 
-		rr->rank = r;
+		rr->rank = (int)r;
 		rr->device = -1;
 		rr->blocked_op = -1;
 		rr->ops = g_array_new(FALSE, TRUE,
@@ -750,12 +795,27 @@ struct replay_result *replay_run(const struct replay_plan *p,
 				-1;
 		g_ptr_array_add(res->ranks, rr);
 	}
+	return res;
+}
 
-	/* A child that dies must not kill the parent through SIGPIPE. */
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old_pipe);
-	fflush(NULL);
-	slots = g_new0(struct slot, p->ranks->len);
+/* Kills and reaps every child still running and closes their pipes. */
+static void kill_all(struct slot *slots, int n)
+{
+	for (int r = 0; r < n; r++) {
+		if (slots[r].pid > 0) {
+			kill(slots[r].pid, SIGKILL);
+			waitpid(slots[r].pid, NULL, 0);
+			slots[r].pid = -1;
+		}
+		close_fd(&slots[r].up);
+		close_fd(&slots[r].down);
+	}
+}
+
+/* Forks one process per rank, each with a pipe up and one down. */
+static bool spawn_ranks(const struct replay_plan *p, struct slot *slots, int n,
+			double timeout, GError **error)
+{
 	for (int r = 0; r < n; r++)
 		slots[r].pid = -1, slots[r].up = slots[r].down = -1;
 	for (int r = 0; r < n; r++) {
@@ -764,14 +824,14 @@ struct replay_result *replay_run(const struct replay_plan *p,
 		if (pipe(up) < 0) {
 			g_set_error(error, HD_ERROR, HD_ERROR_IO, "pipe: %s",
 				    g_strerror(errno));
-			goto out_kill;
+			return false;
 		}
 		if (pipe(down) < 0) {
 			g_set_error(error, HD_ERROR, HD_ERROR_IO, "pipe: %s",
 				    g_strerror(errno));
 			close(up[0]);
 			close(up[1]);
-			goto out_kill;
+			return false;
 		}
 		slots[r].pid = fork();
 		if (slots[r].pid == 0) {
@@ -798,22 +858,33 @@ struct replay_result *replay_run(const struct replay_plan *p,
 				    g_strerror(errno));
 			close(up[0]);
 			close(down[1]);
-			goto out_kill;
+			return false;
 		}
 		slots[r].up = up[0];
 		slots[r].down = down[1];
 	}
+	return true;
+}
 
-	/* Setup, every op, and the reports: all bounded. */
-	deadline = now_s() + timeout * (max_ops + 2) + GRACE_S;
+/*
+ * Reads the ranks' reports until every rank ended or the deadline: setup,
+ * every op and the reports are all bounded by it.
+ */
+static void collect_reports(struct replay_result *res, struct slot *slots,
+			    int n, double deadline)
+{
+	g_autofree struct pollfd *fds = g_new0(struct pollfd, (guint)n);
+	ncclUniqueId id;
+	size_t id_have = 0;
+	int ended = 0;
+
 	while (ended < n && now_s() < deadline) {
-		g_autofree struct pollfd *fds =
-			g_new0(struct pollfd, p->ranks->len);
 		int ready;
 
 		for (int r = 0; r < n; r++) {
 			fds[r].fd = slots[r].up;
 			fds[r].events = POLLIN;
+			fds[r].revents = 0;
 		}
 		ready = poll(fds, (nfds_t)n, 100);
 		if (ready < 0 && errno != EINTR)
@@ -843,6 +914,15 @@ struct replay_result *replay_run(const struct replay_plan *p,
 			for (int r = 0; r < n; r++)
 				close_fd(&slots[r].down);
 	}
+}
+
+/* Tells every rank to exit, then reaps them within the grace period. */
+static void release_and_reap(struct replay_result *res, struct slot *slots,
+			     int n)
+{
+	double deadline;
+	int reaped = 0;
+
 	for (int r = 0; r < n; r++) {
 		char cmd = CMD_EXIT;
 
@@ -876,17 +956,55 @@ struct replay_result *replay_run(const struct replay_plan *p,
 				"rank did not report before the deadline");
 		}
 	}
-	/* Nothing was replayed when a rank could not even set up. */
-	for (int r = 0; r < n; r++) {
+}
+
+/* Nothing was replayed when a rank could not even set up. */
+static bool setup_failed(const struct replay_result *res, GError **error)
+{
+	for (guint r = 0; r < res->ranks->len; r++) {
 		const struct replay_rank_result *rr =
 			g_ptr_array_index(res->ranks, r);
 
 		if (rr->setup_failed) {
 			g_set_error(error, HD_ERROR, HD_ERROR_UNSUPPORTED,
-				    "rank %d: %s", r, rr->error);
-			goto out_kill;
+				    "rank %u: %s", r, rr->error);
+			return true;
 		}
 	}
+	return false;
+}
+
+struct replay_result *replay_run(const struct replay_plan *p,
+				 const struct replay_options *opt,
+				 GError **error)
+{
+	int n = (int)p->ranks->len;
+	g_autofree struct slot *slots = NULL;
+	g_autoptr(replay_result) res = NULL;
+	double timeout = opt && opt->timeout_s > 0 ? opt->timeout_s : 30;
+	guint max_ops;
+	struct sigaction ign = { 0 }, old_pipe;
+	bool ok;
+
+	if (!replay_plan_validate(p, error) || !check_ops(p, &max_ops, error))
+		return NULL;
+	res = result_new(p);
+	/* A child that dies must not kill the parent through SIGPIPE. */
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	fflush(NULL);
+	slots = g_new0(struct slot, p->ranks->len);
+	ok = spawn_ranks(p, slots, n, timeout, error);
+	if (ok) {
+		collect_reports(res, slots, n,
+				now_s() + timeout * (max_ops + 2) + GRACE_S);
+		release_and_reap(res, slots, n);
+		ok = !setup_failed(res, error);
+	}
+	kill_all(slots, n);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	if (!ok)
+		return NULL;
 	summarize(res, p);
 	res->ranks_share_gpus = false;
 	for (int r = 0; r < n; r++) {
@@ -896,27 +1014,7 @@ struct replay_result *replay_run(const struct replay_plan *p,
 		if (rr->device >= 0 && rr->device != r)
 			res->ranks_share_gpus = true;
 	}
-	for (int r = 0; r < n; r++) {
-		if (slots[r].pid > 0) {
-			kill(slots[r].pid, SIGKILL);
-			waitpid(slots[r].pid, NULL, 0);
-		}
-		close_fd(&slots[r].up);
-	}
-	sigaction(SIGPIPE, &old_pipe, NULL);
 	return g_steal_pointer(&res);
-
-out_kill:
-	for (int r = 0; r < n; r++) {
-		if (slots[r].pid > 0) {
-			kill(slots[r].pid, SIGKILL);
-			waitpid(slots[r].pid, NULL, 0);
-		}
-		close_fd(&slots[r].up);
-		close_fd(&slots[r].down);
-	}
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	return NULL;
 }
 
 #endif /* HAVE_CUDA_NCCL */

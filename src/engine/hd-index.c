@@ -327,24 +327,6 @@ void hd_index_free(struct hd_index *ix)
 	g_free(ix);
 }
 
-const struct hd_lane *hd_index_lane(const struct hd_index *ix, uint32_t group,
-				    int rank, uint8_t seq_kind)
-{
-	const struct hd_group_index *gi;
-
-	if (group >= ix->groups->len)
-		return NULL;
-	gi = &g_array_index(ix->groups, struct hd_group_index, group);
-	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
-
-		if (lane->rank == rank && lane->seq_kind == seq_kind)
-			return lane;
-	}
-	return NULL;
-}
-
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,
 		       const struct hd_prov *prov)

@@ -69,10 +69,6 @@ struct hd_wait {
 struct hd_index *hd_index_build(const struct hd_store *s);
 void hd_index_free(struct hd_index *ix);
 
-/* The lane of (group, rank, seq_kind), or NULL.  (transfer none) */
-const struct hd_lane *hd_index_lane(const struct hd_index *ix, uint32_t group,
-				    int rank, uint8_t seq_kind);
-
 /* True when rank left any input at all. */
 bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
 
