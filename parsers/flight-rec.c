@@ -237,11 +237,11 @@ struct fr_ctx {
 	GArray *str_set;         /* ids set in either, to undo */
 	GHashTable *groups;      /* interned pg name -> group index + 1 */
 	GHashTable *pg_names;    /* pg_id -> interned pg name */
-	GHashTable *warned;      /* interned strings already warned about */
+	GHashTable *warned;      /* (what, name) keys warned about, owned */
 	GHashTable *render;      /* rendered string -> interned */
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
-	GHashTable *names;  /* interned profiling_name -> struct fr_name * */
+	GHashTable *names;  /* profiling_name (owned) -> struct fr_name * */
 	struct fr_scratch *scratch; /* this thread's */
 	GString *buf;
 	struct fr_sig sig; /* a signature being built */
@@ -259,18 +259,18 @@ struct fr_ctx {
 		int64_t numel;     /* sizes: the element count */
 		enum hd_dtype dtype; /* dtypes: the parsed type */
 	} last_sizes[2], last_dtypes;
-	const char *last_first;  /* the last dtype spelling parsed */
+	uint32_t last_first;     /* the last dtype spelling's node, parsed */
 	enum hd_dtype last_dtype;
 	const uint32_t *last_frames; /* kids of the last frames list */
 	uint32_t last_nframes;
 	int32_t last_sid;
-	const char *last_pn;     /* the last profiling_name and its parse */
+	uint32_t last_pn;        /* the last profiling_name node and its parse */
 	const struct fr_name *last_fn;
 	const char *last_pg;     /* the last process group name and group */
 	uint32_t last_group;
 	int64_t last_pg_id;      /* the last pg_id known to pg_names */
 	bool have_pg_id;
-	const char *last_state;  /* the last known state text and state */
+	uint32_t last_state;     /* the last known state node and its state */
 	uint8_t last_op_state;
 };
 
@@ -300,6 +300,26 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	return c->interned[id];
 }
 
+/*
+ * The bytes of a string node, not interned, or NULL.  Keys, states and
+ * numbers are compared or parsed from these: only strings the store keeps
+ * are interned, so a dump of junk keys cannot spend the input's budget of
+ * new strings (HD_BUDGET_STRINGS_PER_INPUT).  (transfer none)
+ */
+static const char *node_bytes(struct fr_ctx *c, uint32_t id, size_t *len)
+{
+	*len = 0;
+	if (id >= c->nstr || c->t->node[id].type != PK_STR)
+		return NULL;
+	return pk_str(c->t, id, len);
+}
+
+/* Whether the string node id is s. */
+static bool node_is(const char *p, size_t len, const char *s)
+{
+	return p && strlen(s) == len && memcmp(p, s, len) == 0;
+}
+
 /* Interns a rendered string through a lock-free per-file cache. */
 static const char *intern_local(struct fr_ctx *c, const char *s)
 {
@@ -315,12 +335,13 @@ static const char *intern_local(struct fr_ctx *c, const char *s)
 /* Warns once per (what, name) pair; returns whether this was the first. */
 static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 {
-	g_autofree char *key = g_strconcat(what, "\x1f", name, NULL);
-	const char *k = hd_intern(key);
+	char *key = g_strconcat(what, "\x1f", name, NULL);
 
-	if (g_hash_table_contains(c->warned, k))
+	if (g_hash_table_contains(c->warned, key)) {
+		g_free(key);
 		return false;
-	g_hash_table_add(c->warned, (gpointer)k);
+	}
+	g_hash_table_add(c->warned, key);
 	return true;
 }
 
@@ -328,12 +349,13 @@ static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 static G_GNUC_NO_INLINE enum fr_field field_first(struct fr_ctx *c,
 						  uint32_t key)
 {
-	const char *s = node_text(c, key);
+	size_t len;
+	const char *s = node_bytes(c, key, &len);
 
 	c->field[key] = F_UNKNOWN;
 	g_array_append_val(c->str_set, key);
 	for (int f = F_FRAMES; s && f < F_COUNT; f++)
-		if (strcmp(s, field_names[f]) == 0)
+		if (node_is(s, len, field_names[f]))
 			c->field[key] = f;
 	return c->field[key];
 }
@@ -352,6 +374,8 @@ static inline enum fr_field field_of(struct fr_ctx *c, uint32_t key)
 static bool get_int(struct fr_ctx *c, uint32_t id, int64_t *v)
 {
 	const char *s;
+	char num[32];
+	size_t len;
 
 	if (pk_int(c->t, id, v))
 		return true;
@@ -364,12 +388,14 @@ static bool get_int(struct fr_ctx *c, uint32_t id, int64_t *v)
 		}
 		return false;
 	}
-	s = node_text(c, id);
-	if (s) {
+	s = node_bytes(c, id, &len);
+	if (s && len > 0 && len < sizeof(num)) {
 		gint64 x;
 
-		if (g_ascii_string_to_signed(s, 10, G_MININT64, G_MAXINT64, &x,
-					     NULL)) {
+		memcpy(num, s, len);
+		num[len] = '\0';
+		if (g_ascii_string_to_signed(num, 10, G_MININT64, G_MAXINT64,
+					     &x, NULL)) {
 			*v = x;
 			return true;
 		}
@@ -727,7 +753,10 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 {
 	struct fr_last *last = &c->last_dtypes;
 	GString *b = c->buf;
-	const char *first = NULL;
+	uint32_t first = PK_NIL;
+	const char *s;
+	char name[64];
+	size_t len;
 
 	if (in == PK_NIL && out == PK_NIL)
 		return;
@@ -751,24 +780,37 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 		if (side)
 			g_string_append(b, "->");
 		for (uint32_t i = 0; i < pk_len(c->t, l); i++) {
-			const char *s = node_text(c, pk_child(c->t, l, i));
+			uint32_t k = pk_child(c->t, l, i);
 
+			/* only the rendered whole is kept, and interned */
+			s = node_bytes(c, k, &len);
 			if (i)
 				g_string_append_c(b, ',');
-			g_string_append(b, s ? s : "?");
-			if (s && !first && side == 0)
-				first = s;
+			if (s)
+				g_string_append_len(b, s,
+						    (gssize)strnlen(s, len));
+			else
+				g_string_append_c(b, '?');
+			if (s && first == PK_NIL && side == 0)
+				first = k;
 		}
 	}
-	if (!first)
-		first = node_text(c, pk_child(c->t, out, 0));
-	/* first is interned: pointer equality is string equality */
-	if (!c->last_first || first != c->last_first) {
-		c->last_dtype = hd_dtype_parse(first);
+	if (first == PK_NIL && node_bytes(c, pk_child(c->t, out, 0), &len))
+		first = pk_child(c->t, out, 0);
+	/* dtype strings are memoized: the same node is the same spelling */
+	if (first == PK_NIL || first != c->last_first) {
+		s = node_bytes(c, first, &len);
+		if (s && len < sizeof(name)) {
+			memcpy(name, s, len);
+			name[len] = '\0';
+			c->last_dtype = hd_dtype_parse(name);
+		} else {
+			c->last_dtype = HD_DTYPE_UNKNOWN;
+		}
 		c->last_first = first;
 	}
 	d->dtype = c->last_dtype;
-	if (first && d->dtype == HD_DTYPE_UNKNOWN)
+	if (first != PK_NIL && d->dtype == HD_DTYPE_UNKNOWN)
 		d->dtype = HD_DTYPE_OTHER;
 	d->dtype_name = intern_local(c, b->str);
 	last->dtype = d->dtype;
@@ -920,17 +962,29 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 }
 
 /*
- * The same, parsed once per distinct name: pn is interned, and every entry
+ * The same, parsed once per distinct name (the string node id): every entry
  * after the first with the same name takes the cached result (warnings are
- * once per name anyway).
+ * once per name anyway).  Only the op name is interned, not the whole
+ * profiling_name, which a hostile dump can make distinct every time.
  */
-static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
+static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 				 struct hd_op *op, struct hd_opdesc *d)
 {
-	struct fr_name *fn = pn == c->last_pn ?
-		(struct fr_name *)c->last_fn : g_hash_table_lookup(c->names, pn);
+	struct fr_name *fn = NULL;
+	size_t len;
+	const char *raw;
+	char *pn;
 
+	if (id == c->last_pn) {
+		fn = (struct fr_name *)c->last_fn;
+	} else {
+		raw = node_bytes(c, id, &len);
+		g_string_assign(c->buf, "");
+		g_string_append_len(c->buf, raw, (gssize)len);
+		fn = g_hash_table_lookup(c->names, c->buf->str);
+	}
 	if (!fn) {
+		pn = g_strdup(c->buf->str);
 		struct hd_op tmp;
 		struct hd_opdesc td = hd_opdesc_blank;
 
@@ -941,9 +995,9 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
 		fn->kind = tmp.kind;
 		fn->flags = tmp.flags;
 		fn->peer = td.peer;
-		g_hash_table_insert(c->names, (gpointer)pn, fn);
+		g_hash_table_insert(c->names, pn, fn);
 	}
-	c->last_pn = pn;
+	c->last_pn = id;
 	c->last_fn = fn;
 	d->name = fn->name;
 	op->kind = fn->kind;
@@ -956,28 +1010,31 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
 static void entry_state(struct fr_ctx *c, uint32_t id, uint64_t idx,
 			struct hd_op *op)
 {
-	const char *st = node_text(c, id);
+	size_t len;
+	const char *st;
 	enum hd_op_state state;
 
-	if (st && st == c->last_state) {
+	if (id != PK_NIL && id == c->last_state) {
 		op->state = c->last_op_state;
 		return;
 	}
-	if (st && strcmp(st, "scheduled") == 0)
+	st = node_bytes(c, id, &len);
+	if (node_is(st, len, "scheduled"))
 		state = HD_STATE_ENQUEUED;
-	else if (st && strcmp(st, "started") == 0)
+	else if (node_is(st, len, "started"))
 		state = HD_STATE_STARTED;
-	else if (st && strcmp(st, "completed") == 0)
+	else if (node_is(st, len, "completed"))
 		state = HD_STATE_COMPLETED;
 	else {
-		if (warn_once(c, "state", st ? st : "?"))
+		g_autofree char *text = st ? g_strndup(st, len) : g_strdup("?");
+
+		if (warn_once(c, "state", text))
 			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
-				      ": unknown state '%s'", idx,
-				      st ? st : "?");
+				      ": unknown state '%s'", idx, text);
 		return;
 	}
 	op->state = state;
-	c->last_state = st;
+	c->last_state = id;
 	c->last_op_state = state;
 }
 
@@ -1002,7 +1059,9 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 					  field[kv[i]] : field_of(c, kv[i]);
 
 		if (f == F_UNKNOWN) {
-			const char *s = node_text(c, kv[i]);
+			size_t len;
+			const char *raw = node_bytes(c, kv[i], &len);
+			g_autofree char *s = raw ? g_strndup(raw, len) : NULL;
 
 			if (s && warn_once(c, "key", s))
 				hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
@@ -1014,10 +1073,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	}
 	hd_op_init(op);
 	op->rank = c->rank;
-	if (v[F_PROFILING_NAME] != PK_NIL &&
-	    node_text(c, v[F_PROFILING_NAME]))
-		parse_profiling_name(c, node_text(c, v[F_PROFILING_NAME]), idx,
-				     op, &d);
+	if (pk_type_of(c->t, v[F_PROFILING_NAME]) == PK_STR)
+		parse_profiling_name(c, v[F_PROFILING_NAME], idx, op, &d);
 	else
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
 			      ": no profiling_name", idx);
@@ -1106,7 +1163,6 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 	}
 	for (uint32_t i = 0; i + 1 < pk_len(c->t, st); i += 2) {
 		uint32_t k = pk_child(c->t, st, i), val = pk_child(c->t, st, i + 1);
-		const char *ks = node_text(c, k);
 		const char *name = NULL;
 		struct hd_signal sig;
 		int64_t pg_id, x;
@@ -1124,9 +1180,13 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 			if (g_hash_table_iter_next(&it, &key, NULL))
 				name = key;
 		}
-		if (!name && ks && g_hash_table_contains(c->groups, ks) &&
-		    pk_len(c->t, st) / 2 == ncfg)
-			name = ks;
+		/* as many keys as groups: interning them costs no more */
+		if (!name && pk_len(c->t, st) / 2 == ncfg) {
+			const char *ks = node_text(c, k);
+
+			if (ks && g_hash_table_contains(c->groups, ks))
+				name = ks;
+		}
 		if (!name) {
 			hd_input_warn(c->in, 0, "pg_status for pg_id %" G_GINT64_FORMAT
 				      " maps to no process group: skipped",
@@ -1200,26 +1260,30 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		for (uint32_t i = 0; i + 1 < pk_len(t, root); i += 2) {
 			uint32_t k = pk_child(t, root, i);
 			uint32_t v = pk_child(t, root, i + 1);
-			const char *ks = node_text(c, k);
+			size_t kl;
+			const char *ks = node_bytes(c, k, &kl);
 			bool known = false;
 
 			for (size_t j = 0; ks && j < G_N_ELEMENTS(top_keys); j++)
-				known = known || strcmp(ks, top_keys[j]) == 0;
+				known = known || node_is(ks, kl, top_keys[j]);
 			if (!known) {
-				hd_input_warn(c->in, 0, "unknown key '%s' "
-					      "ignored", ks ? ks : "?");
+				g_autofree char *u =
+					ks ? g_strndup(ks, kl) : g_strdup("?");
+
+				hd_input_warn(c->in, 0,
+					      "unknown key '%s' ignored", u);
 				continue;
 			}
-			if (strcmp(ks, "version") == 0)
+			if (node_is(ks, kl, "version"))
 				version = node_text(c, v);
-			else if (strcmp(ks, "pg_config") == 0)
+			else if (node_is(ks, kl, "pg_config"))
 				cfg = v;
-			else if (strcmp(ks, "pg_status") == 0)
+			else if (node_is(ks, kl, "pg_status"))
 				st = v;
-			else if (strcmp(ks, "entries") == 0)
+			else if (node_is(ks, kl, "entries"))
 				entries = v;
-			else if (strcmp(ks, "nccl_version") == 0 ||
-				 strcmp(ks, "comm_lib_version") == 0)
+			else if (node_is(ks, kl, "nccl_version") ||
+				 node_is(ks, kl, "comm_lib_version"))
 				libver = node_text(c, v);
 		}
 	} else {
@@ -1577,6 +1641,9 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.input = input;
 	c.t = t;
 	c.rank = -1;
+	c.last_pn = PK_NIL;
+	c.last_first = PK_NIL;
+	c.last_state = PK_NIL;
 	if (scratch->str_cap < t->str_end) {
 		g_free(scratch->interned);
 		g_free(scratch->field);
@@ -1591,14 +1658,14 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.pg_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					   NULL);
-	c.warned = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.render = g_hash_table_new(g_str_hash, g_str_equal);
 	c.stack_by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.stack_by_kids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
 						(GDestroyNotify)g_bytes_unref,
 						NULL);
-	c.names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-					g_free);
+	c.names =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c.buf = g_string_new(NULL);
 
 	ok = load_tree(&c, error);

@@ -571,6 +571,43 @@ START_TEST(test_json_node_budget)
 }
 END_TEST
 
+/*
+ * issue 12: every dict key, unknown state and decimal string was interned,
+ * so a dump of distinct junk keys spent the input's budget of new strings
+ * (HD_BUDGET_STRINGS_PER_INPUT) and was refused whole.  Keys are compared
+ * as bytes now: 100,000 junk keys leave the budget untouched.
+ */
+START_TEST(test_junk_keys_not_interned)
+{
+	g_autoptr(GString) junk = g_string_new(NULL);
+	g_autoptr(GString) b = NULL;
+	g_autoptr(GError) err = NULL;
+	struct hd_store *s;
+	struct hd_input *in;
+	uint64_t refused;
+	bool ok;
+
+	for (int i = 0; i < 100000; i++)
+		g_string_append_printf(junk, "\"junk-%d\":\"v%d\",", i, i);
+	b = json_fixture_with("\"entries\":[{", junk->str);
+	g_string_truncate(junk, 0);
+	for (int i = 0; i < 1000; i++)
+		g_string_append_printf(junk, "\"state\":\"odd-%d\",", i);
+	g_string_insert(b, (gssize)(strstr(b->str, "},{") - b->str) + 3,
+			junk->str);
+	hd_intern_limit_begin(200);
+	s = parse_json(b, &ok, &err);
+	refused = hd_intern_limit_end();
+	in = hd_store_input(s, 0);
+	ck_assert_msg(ok, "%s", err ? err->message : "");
+	ck_assert_uint_eq(refused, 0);
+	ck_assert_uint_eq(in->records, 5);
+	ck_assert_uint_ge(in->nwarnings, 100000);
+	ck_assert(has_warning(in, "unknown key 'junk-0' ignored"));
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_hostile)
 {
 	static const char refused[] = "\x80\x02\x63os\nsystem\n(S'true'\ntR.";
@@ -930,6 +967,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_every_cut);
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_json_node_budget);
+	tcase_add_test(tc, test_junk_keys_not_interned);
 	tcase_add_test(tc, test_entry_caches);
 	suite_add_tcase(s, tc);
 	return s;
