@@ -21,6 +21,8 @@
 #include "hd-banned.h"
 
 /* "hangdoc: " and the message, made safe: it may hold a file's name. */
+static void say(const char *fmt, va_list ap) G_GNUC_PRINTF(1, 0);
+
 static void say(const char *fmt, va_list ap)
 {
 	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
