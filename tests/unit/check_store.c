@@ -333,7 +333,8 @@ static uint64_t rss_bytes(void)
 START_TEST(test_bound_signals_owns_text)
 {
 	g_autoptr(hd_store) s = hd_store_new();
-	static const int ranks[] = { 0, HD_MAX_RANKS + 5, 1, -HD_MAX_RANKS - 7, 2 };
+	static const int ranks[] = { 0, HD_MAX_RANKS + 5, 1, -HD_MAX_RANKS - 7,
+				     2 };
 	static const char *const texts[] = { "a", "bad", "b", "worse", "c" };
 	struct hd_signal sig;
 
