@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "hd-autocleanups.h"
+#include "hd-budget.h"
 #include "hd-error.h"
 #include "pickle.h"
 #include "hd-banned.h"
@@ -94,6 +95,15 @@ static struct fr_scratch *fr_scratch_get(void)
 		g_private_set(&fr_scratch_key, s);
 	}
 	return s;
+}
+
+void flight_rec_set_node_budget(uint32_t max_nodes)
+{
+	struct fr_scratch *s = fr_scratch_get();
+	struct pk_limits lim = *pk_scratch_limits(s->pk);
+
+	lim.max_nodes = max_nodes ? max_nodes : HD_BUDGET_PK_NODES;
+	pk_scratch_set_limits(s->pk, &lim);
 }
 
 /*
@@ -227,11 +237,11 @@ struct fr_ctx {
 	GArray *str_set;         /* ids set in either, to undo */
 	GHashTable *groups;      /* interned pg name -> group index + 1 */
 	GHashTable *pg_names;    /* pg_id -> interned pg name */
-	GHashTable *warned;      /* interned strings already warned about */
+	GHashTable *warned;      /* (what, name) keys warned about, owned */
 	GHashTable *render;      /* rendered string -> interned */
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
-	GHashTable *names;  /* interned profiling_name -> struct fr_name * */
+	GHashTable *names;  /* profiling_name (owned) -> struct fr_name * */
 	struct fr_scratch *scratch; /* this thread's */
 	GString *buf;
 	struct fr_sig sig; /* a signature being built */
@@ -249,18 +259,18 @@ struct fr_ctx {
 		int64_t numel;     /* sizes: the element count */
 		enum hd_dtype dtype; /* dtypes: the parsed type */
 	} last_sizes[2], last_dtypes;
-	const char *last_first;  /* the last dtype spelling parsed */
+	uint32_t last_first;     /* the last dtype spelling's node, parsed */
 	enum hd_dtype last_dtype;
 	const uint32_t *last_frames; /* kids of the last frames list */
 	uint32_t last_nframes;
 	int32_t last_sid;
-	const char *last_pn;     /* the last profiling_name and its parse */
+	uint32_t last_pn;        /* the last profiling_name node and its parse */
 	const struct fr_name *last_fn;
 	const char *last_pg;     /* the last process group name and group */
 	uint32_t last_group;
 	int64_t last_pg_id;      /* the last pg_id known to pg_names */
 	bool have_pg_id;
-	const char *last_state;  /* the last known state text and state */
+	uint32_t last_state;     /* the last known state node and its state */
 	uint8_t last_op_state;
 };
 
@@ -290,6 +300,26 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	return c->interned[id];
 }
 
+/*
+ * The bytes of a string node, not interned, or NULL.  Keys, states and
+ * numbers are compared or parsed from these: only strings the store keeps
+ * are interned, so a dump of junk keys cannot spend the input's budget of
+ * new strings (HD_BUDGET_STRINGS_PER_INPUT).  (transfer none)
+ */
+static const char *node_bytes(struct fr_ctx *c, uint32_t id, size_t *len)
+{
+	*len = 0;
+	if (id >= c->nstr || c->t->node[id].type != PK_STR)
+		return NULL;
+	return pk_str(c->t, id, len);
+}
+
+/* Whether the string node id is s. */
+static bool node_is(const char *p, size_t len, const char *s)
+{
+	return p && strlen(s) == len && memcmp(p, s, len) == 0;
+}
+
 /* Interns a rendered string through a lock-free per-file cache. */
 static const char *intern_local(struct fr_ctx *c, const char *s)
 {
@@ -305,12 +335,13 @@ static const char *intern_local(struct fr_ctx *c, const char *s)
 /* Warns once per (what, name) pair; returns whether this was the first. */
 static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 {
-	g_autofree char *key = g_strconcat(what, "\x1f", name, NULL);
-	const char *k = hd_intern(key);
+	char *key = g_strconcat(what, "\x1f", name, NULL);
 
-	if (g_hash_table_contains(c->warned, k))
+	if (g_hash_table_contains(c->warned, key)) {
+		g_free(key);
 		return false;
-	g_hash_table_add(c->warned, (gpointer)k);
+	}
+	g_hash_table_add(c->warned, key);
 	return true;
 }
 
@@ -318,12 +349,13 @@ static bool warn_once(struct fr_ctx *c, const char *what, const char *name)
 static G_GNUC_NO_INLINE enum fr_field field_first(struct fr_ctx *c,
 						  uint32_t key)
 {
-	const char *s = node_text(c, key);
+	size_t len;
+	const char *s = node_bytes(c, key, &len);
 
 	c->field[key] = F_UNKNOWN;
 	g_array_append_val(c->str_set, key);
 	for (int f = F_FRAMES; s && f < F_COUNT; f++)
-		if (strcmp(s, field_names[f]) == 0)
+		if (node_is(s, len, field_names[f]))
 			c->field[key] = f;
 	return c->field[key];
 }
@@ -342,6 +374,8 @@ static inline enum fr_field field_of(struct fr_ctx *c, uint32_t key)
 static bool get_int(struct fr_ctx *c, uint32_t id, int64_t *v)
 {
 	const char *s;
+	char num[32];
+	size_t len;
 
 	if (pk_int(c->t, id, v))
 		return true;
@@ -354,12 +388,14 @@ static bool get_int(struct fr_ctx *c, uint32_t id, int64_t *v)
 		}
 		return false;
 	}
-	s = node_text(c, id);
-	if (s) {
+	s = node_bytes(c, id, &len);
+	if (s && len > 0 && len < sizeof(num)) {
 		gint64 x;
 
-		if (g_ascii_string_to_signed(s, 10, G_MININT64, G_MAXINT64, &x,
-					     NULL)) {
+		memcpy(num, s, len);
+		num[len] = '\0';
+		if (g_ascii_string_to_signed(num, 10, G_MININT64, G_MAXINT64,
+					     &x, NULL)) {
 			*v = x;
 			return true;
 		}
@@ -717,7 +753,10 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 {
 	struct fr_last *last = &c->last_dtypes;
 	GString *b = c->buf;
-	const char *first = NULL;
+	uint32_t first = PK_NIL;
+	const char *s;
+	char name[64];
+	size_t len;
 
 	if (in == PK_NIL && out == PK_NIL)
 		return;
@@ -741,24 +780,37 @@ static void render_dtypes(struct fr_ctx *c, uint32_t in, uint32_t out,
 		if (side)
 			g_string_append(b, "->");
 		for (uint32_t i = 0; i < pk_len(c->t, l); i++) {
-			const char *s = node_text(c, pk_child(c->t, l, i));
+			uint32_t k = pk_child(c->t, l, i);
 
+			/* only the rendered whole is kept, and interned */
+			s = node_bytes(c, k, &len);
 			if (i)
 				g_string_append_c(b, ',');
-			g_string_append(b, s ? s : "?");
-			if (s && !first && side == 0)
-				first = s;
+			if (s)
+				g_string_append_len(b, s,
+						    (gssize)strnlen(s, len));
+			else
+				g_string_append_c(b, '?');
+			if (s && first == PK_NIL && side == 0)
+				first = k;
 		}
 	}
-	if (!first)
-		first = node_text(c, pk_child(c->t, out, 0));
-	/* first is interned: pointer equality is string equality */
-	if (!c->last_first || first != c->last_first) {
-		c->last_dtype = hd_dtype_parse(first);
+	if (first == PK_NIL && node_bytes(c, pk_child(c->t, out, 0), &len))
+		first = pk_child(c->t, out, 0);
+	/* dtype strings are memoized: the same node is the same spelling */
+	if (first == PK_NIL || first != c->last_first) {
+		s = node_bytes(c, first, &len);
+		if (s && len < sizeof(name)) {
+			memcpy(name, s, len);
+			name[len] = '\0';
+			c->last_dtype = hd_dtype_parse(name);
+		} else {
+			c->last_dtype = HD_DTYPE_UNKNOWN;
+		}
 		c->last_first = first;
 	}
 	d->dtype = c->last_dtype;
-	if (first && d->dtype == HD_DTYPE_UNKNOWN)
+	if (first != PK_NIL && d->dtype == HD_DTYPE_UNKNOWN)
 		d->dtype = HD_DTYPE_OTHER;
 	d->dtype_name = intern_local(c, b->str);
 	last->dtype = d->dtype;
@@ -910,17 +962,29 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 }
 
 /*
- * The same, parsed once per distinct name: pn is interned, and every entry
+ * The same, parsed once per distinct name (the string node id): every entry
  * after the first with the same name takes the cached result (warnings are
- * once per name anyway).
+ * once per name anyway).  Only the op name is interned, not the whole
+ * profiling_name, which a hostile dump can make distinct every time.
  */
-static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
+static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 				 struct hd_op *op, struct hd_opdesc *d)
 {
-	struct fr_name *fn = pn == c->last_pn ?
-		(struct fr_name *)c->last_fn : g_hash_table_lookup(c->names, pn);
+	struct fr_name *fn = NULL;
+	size_t len;
+	const char *raw;
+	char *pn;
 
+	if (id == c->last_pn) {
+		fn = (struct fr_name *)c->last_fn;
+	} else {
+		raw = node_bytes(c, id, &len);
+		g_string_assign(c->buf, "");
+		g_string_append_len(c->buf, raw, (gssize)len);
+		fn = g_hash_table_lookup(c->names, c->buf->str);
+	}
 	if (!fn) {
+		pn = g_strdup(c->buf->str);
 		struct hd_op tmp;
 		struct hd_opdesc td = hd_opdesc_blank;
 
@@ -931,9 +995,9 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
 		fn->kind = tmp.kind;
 		fn->flags = tmp.flags;
 		fn->peer = td.peer;
-		g_hash_table_insert(c->names, (gpointer)pn, fn);
+		g_hash_table_insert(c->names, pn, fn);
 	}
-	c->last_pn = pn;
+	c->last_pn = id;
 	c->last_fn = fn;
 	d->name = fn->name;
 	op->kind = fn->kind;
@@ -946,28 +1010,31 @@ static void parse_profiling_name(struct fr_ctx *c, const char *pn, uint64_t idx,
 static void entry_state(struct fr_ctx *c, uint32_t id, uint64_t idx,
 			struct hd_op *op)
 {
-	const char *st = node_text(c, id);
+	size_t len;
+	const char *st;
 	enum hd_op_state state;
 
-	if (st && st == c->last_state) {
+	if (id != PK_NIL && id == c->last_state) {
 		op->state = c->last_op_state;
 		return;
 	}
-	if (st && strcmp(st, "scheduled") == 0)
+	st = node_bytes(c, id, &len);
+	if (node_is(st, len, "scheduled"))
 		state = HD_STATE_ENQUEUED;
-	else if (st && strcmp(st, "started") == 0)
+	else if (node_is(st, len, "started"))
 		state = HD_STATE_STARTED;
-	else if (st && strcmp(st, "completed") == 0)
+	else if (node_is(st, len, "completed"))
 		state = HD_STATE_COMPLETED;
 	else {
-		if (warn_once(c, "state", st ? st : "?"))
+		g_autofree char *text = st ? g_strndup(st, len) : g_strdup("?");
+
+		if (warn_once(c, "state", text))
 			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
-				      ": unknown state '%s'", idx,
-				      st ? st : "?");
+				      ": unknown state '%s'", idx, text);
 		return;
 	}
 	op->state = state;
-	c->last_state = st;
+	c->last_state = id;
 	c->last_op_state = state;
 }
 
@@ -992,7 +1059,9 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 					  field[kv[i]] : field_of(c, kv[i]);
 
 		if (f == F_UNKNOWN) {
-			const char *s = node_text(c, kv[i]);
+			size_t len;
+			const char *raw = node_bytes(c, kv[i], &len);
+			g_autofree char *s = raw ? g_strndup(raw, len) : NULL;
 
 			if (s && warn_once(c, "key", s))
 				hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
@@ -1004,10 +1073,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	}
 	hd_op_init(op);
 	op->rank = c->rank;
-	if (v[F_PROFILING_NAME] != PK_NIL &&
-	    node_text(c, v[F_PROFILING_NAME]))
-		parse_profiling_name(c, node_text(c, v[F_PROFILING_NAME]), idx,
-				     op, &d);
+	if (pk_type_of(c->t, v[F_PROFILING_NAME]) == PK_STR)
+		parse_profiling_name(c, v[F_PROFILING_NAME], idx, op, &d);
 	else
 		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
 			      ": no profiling_name", idx);
@@ -1096,7 +1163,6 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 	}
 	for (uint32_t i = 0; i + 1 < pk_len(c->t, st); i += 2) {
 		uint32_t k = pk_child(c->t, st, i), val = pk_child(c->t, st, i + 1);
-		const char *ks = node_text(c, k);
 		const char *name = NULL;
 		struct hd_signal sig;
 		int64_t pg_id, x;
@@ -1114,9 +1180,13 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 			if (g_hash_table_iter_next(&it, &key, NULL))
 				name = key;
 		}
-		if (!name && ks && g_hash_table_contains(c->groups, ks) &&
-		    pk_len(c->t, st) / 2 == ncfg)
-			name = ks;
+		/* as many keys as groups: interning them costs no more */
+		if (!name && pk_len(c->t, st) / 2 == ncfg) {
+			const char *ks = node_text(c, k);
+
+			if (ks && g_hash_table_contains(c->groups, ks))
+				name = ks;
+		}
 		if (!name) {
 			hd_input_warn(c->in, 0, "pg_status for pg_id %" G_GINT64_FORMAT
 				      " maps to no process group: skipped",
@@ -1190,26 +1260,30 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		for (uint32_t i = 0; i + 1 < pk_len(t, root); i += 2) {
 			uint32_t k = pk_child(t, root, i);
 			uint32_t v = pk_child(t, root, i + 1);
-			const char *ks = node_text(c, k);
+			size_t kl;
+			const char *ks = node_bytes(c, k, &kl);
 			bool known = false;
 
 			for (size_t j = 0; ks && j < G_N_ELEMENTS(top_keys); j++)
-				known = known || strcmp(ks, top_keys[j]) == 0;
+				known = known || node_is(ks, kl, top_keys[j]);
 			if (!known) {
-				hd_input_warn(c->in, 0, "unknown key '%s' "
-					      "ignored", ks ? ks : "?");
+				g_autofree char *u =
+					ks ? g_strndup(ks, kl) : g_strdup("?");
+
+				hd_input_warn(c->in, 0,
+					      "unknown key '%s' ignored", u);
 				continue;
 			}
-			if (strcmp(ks, "version") == 0)
+			if (node_is(ks, kl, "version"))
 				version = node_text(c, v);
-			else if (strcmp(ks, "pg_config") == 0)
+			else if (node_is(ks, kl, "pg_config"))
 				cfg = v;
-			else if (strcmp(ks, "pg_status") == 0)
+			else if (node_is(ks, kl, "pg_status"))
 				st = v;
-			else if (strcmp(ks, "entries") == 0)
+			else if (node_is(ks, kl, "entries"))
 				entries = v;
-			else if (strcmp(ks, "nccl_version") == 0 ||
-				 strcmp(ks, "comm_lib_version") == 0)
+			else if (node_is(ks, kl, "nccl_version") ||
+				 node_is(ks, kl, "comm_lib_version"))
 				libver = node_text(c, v);
 		}
 	} else {
@@ -1285,13 +1359,98 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 	return true;
 }
 
-/* JSON value -> tree node; NULL-safe; depth-capped. */
-static uint32_t from_json(struct pk_tree *t, json_t *j, int depth)
+/*
+ * What a pass over JSON text found before any of it is built: the nodes
+ * its tree needs (containers, keys and values; an upper bound, exact but
+ * for empty containers) and where the text can be cut so that what comes
+ * before, closed, is a document of whole values.  jansson's DOM costs tens
+ * of bytes a value, so counting first keeps a dump of millions of tiny
+ * values from costing gigabytes before the node budget is seen.
+ */
+struct fr_json_scan {
+	uint64_t nodes;
+	size_t over_at; /* where the budget ran out: nodes > max */
+	bool over;
+	bool too_deep;
+	bool open; /* the text ends inside a string or container */
+	/* The last ',' outside strings and the containers open there. */
+	size_t cut;
+	int cut_depth; /* 0: no cut */
+	char close[PK_MAX_DEPTH + 1];
+};
+
+static void json_prescan(const uint8_t *p, size_t len, uint64_t max,
+			 struct fr_json_scan *sc)
+{
+	int depth = 0;
+	bool in_str = false;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->nodes = 1; /* the top-level value */
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = p[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_str = true;
+			break;
+		case '[':
+		case '{':
+			if (depth > PK_MAX_DEPTH) {
+				sc->too_deep = true;
+				return;
+			}
+			/*
+			 * Opened below the cut with no ',' since: not JSON,
+			 * and the prefix before the cut would not be either.
+			 */
+			if (depth < sc->cut_depth)
+				sc->cut_depth = 0;
+			sc->close[depth++] = c == '[' ? ']' : '}';
+			sc->nodes += 2; /* it and its first member */
+			break;
+		case ']':
+		case '}':
+			if (depth > 0)
+				depth--;
+			break;
+		case ',':
+			sc->cut = i;
+			sc->cut_depth = depth;
+			sc->nodes++;
+			break;
+		case ':':
+			sc->nodes++;
+			break;
+		default:
+			break;
+		}
+		if (sc->nodes > max) {
+			sc->over = true;
+			sc->over_at = i;
+			return;
+		}
+	}
+	sc->open = in_str || depth > 0;
+}
+
+/*
+ * JSON value -> tree node, or PK_NIL past max_nodes, past PK_MAX_DEPTH or
+ * when a builder refuses.  NULL-safe.
+ */
+static uint32_t from_json(struct pk_tree *t, json_t *j, int depth,
+			  uint32_t max_nodes)
 {
 	g_autoptr(GArray) kids = NULL;
-	uint32_t id;
 
-	if (depth > PK_MAX_DEPTH)
+	if (depth > PK_MAX_DEPTH || t->nnodes >= max_nodes)
 		return PK_NIL;
 	switch (json_typeof(j)) {
 	case JSON_OBJECT: {
@@ -1300,14 +1459,21 @@ static uint32_t from_json(struct pk_tree *t, json_t *j, int depth)
 
 		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		json_object_foreach (j, k, v) {
-			uint32_t ki = pk_add_str(t, k, strlen(k));
-			uint32_t vi = from_json(t, v, depth + 1);
+			uint32_t ki, vi;
 
+			if (t->nnodes >= max_nodes)
+				return PK_NIL;
+			ki = pk_add_str(t, k, strlen(k));
+			if (ki == PK_NIL)
+				return PK_NIL;
+			vi = from_json(t, v, depth + 1, max_nodes);
 			if (vi == PK_NIL)
 				return PK_NIL;
 			g_array_append_val(kids, ki);
 			g_array_append_val(kids, vi);
 		}
+		if (kids->len > UINT32_MAX / 2 || t->nnodes >= max_nodes)
+			return PK_NIL;
 		return pk_add_container(t, PK_DICT,
 					(const uint32_t *)(void *)kids->data,
 					kids->len);
@@ -1318,18 +1484,21 @@ static uint32_t from_json(struct pk_tree *t, json_t *j, int depth)
 
 		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		json_array_foreach (j, i, v) {
-			uint32_t vi = from_json(t, v, depth + 1);
+			uint32_t vi = from_json(t, v, depth + 1, max_nodes);
 
 			if (vi == PK_NIL)
 				return PK_NIL;
 			g_array_append_val(kids, vi);
 		}
+		if (kids->len > UINT32_MAX / 2 || t->nnodes >= max_nodes)
+			return PK_NIL;
 		return pk_add_container(t, PK_LIST,
 					(const uint32_t *)(void *)kids->data,
 					kids->len);
 	}
 	case JSON_STRING:
-		return pk_add_str(t, json_string_value(j), json_string_length(j));
+		return pk_add_str(t, json_string_value(j),
+				  json_string_length(j));
 	case JSON_INTEGER:
 		return pk_add_scalar(t, PK_INT, json_integer_value(j), 0);
 	case JSON_REAL:
@@ -1340,17 +1509,69 @@ static uint32_t from_json(struct pk_tree *t, json_t *j, int depth)
 	case JSON_NULL:
 		break;
 	}
-	id = pk_add_scalar(t, PK_NONE, 0, 0);
-	return id;
+	return pk_add_scalar(t, PK_NONE, 0, 0);
 }
 
-static struct pk_tree *decode_json(const uint8_t *p, size_t len,
-				   GError **error)
+/*
+ * Flags the containers a cut closed, as the pickle salvage does: the root
+ * and, below it, the last child of each, depth levels in all.
+ */
+static void mark_partial(struct pk_tree *t, int depth)
+{
+	uint32_t id = t->root;
+
+	for (int d = 0; d < depth && pk_node(t, id); d++) {
+		t->node[id].flags |= PK_F_PARTIAL;
+		id = pk_child(t, id, pk_len(t, id) - 1);
+	}
+}
+
+/*
+ * Decodes a JSON dump into a tree within max_nodes.  A dump past the
+ * budget, or cut short, keeps the whole values before its last ',' (the
+ * containers still open closed and flagged PK_F_PARTIAL), like a pickle
+ * past its budget or cut; one with no ',' to cut at is refused.
+ */
+static struct pk_tree *decode_json(const uint8_t *p, size_t len, size_t base,
+				   uint32_t max_nodes, GError **error)
 {
 	json_error_t jerr;
-	g_autoptr(json_t) j = json_loadb((const char *)p, len, 0, &jerr);
+	g_autoptr(json_t) j = NULL;
+	g_autoptr(GString) prefix = NULL;
+	g_autofree char *why = NULL;
+	struct fr_json_scan sc;
+	enum pk_status status = PK_OK;
 	struct pk_tree *t;
 
+	json_prescan(p, len, max_nodes, &sc);
+	if (sc.too_deep) {
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "JSON nested deeper than %d", PK_MAX_DEPTH);
+		return NULL;
+	}
+	if (sc.over) {
+		why = g_strdup_printf("more than %" G_GUINT32_FORMAT
+				      " JSON values, the budget for a dump",
+				      max_nodes);
+		hd_budget_note("%s", why);
+		if (sc.cut_depth == 0) {
+			g_set_error(error, HD_ERROR, HD_ERROR_TOO_BIG,
+				    "%s; nothing before it to keep", why);
+			return NULL;
+		}
+		status = PK_ERROR;
+	} else if (sc.open && sc.cut_depth > 0) {
+		why = g_strdup("input ends inside a JSON value");
+		status = PK_TRUNCATED;
+	}
+	if (status != PK_OK) {
+		prefix = g_string_new_len((const char *)p, (gssize)sc.cut);
+		for (int d = sc.cut_depth - 1; d >= 0; d--)
+			g_string_append_c(prefix, sc.close[d]);
+		j = json_loadb(prefix->str, prefix->len, 0, &jerr);
+	} else {
+		j = json_loadb((const char *)p, len, 0, &jerr);
+	}
 	if (!j) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "invalid JSON at byte %d: %s", jerr.position,
@@ -1358,12 +1579,20 @@ static struct pk_tree *decode_json(const uint8_t *p, size_t len,
 		return NULL;
 	}
 	t = pk_tree_new(p, len);
-	t->root = from_json(t, j, 0);
+	t->root = from_json(t, j, 0, max_nodes);
 	if (t->root == PK_NIL) {
 		pk_tree_free(t);
-		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "JSON nested deeper than %d", PK_MAX_DEPTH);
+		g_set_error(error, HD_ERROR, HD_ERROR_TOO_BIG,
+			    "JSON tree larger than %" G_GUINT32_FORMAT
+			    " nodes, the budget for a dump",
+			    max_nodes);
 		return NULL;
+	}
+	if (status != PK_OK) {
+		mark_partial(t, sc.cut_depth);
+		t->status = status;
+		t->stop_at = base + (status == PK_ERROR ? sc.over_at : len);
+		t->message = g_steal_pointer(&why);
 	}
 	return t;
 }
@@ -1396,7 +1625,9 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 			return false;
 		}
 	} else if (at < len && (p[at] == '{' || p[at] == '[')) {
-		t = decode_json(p + at, len - at, error);
+		t = decode_json(p + at, len - at, at,
+				pk_scratch_limits(scratch->pk)->max_nodes,
+				error);
 		if (!t)
 			return false;
 	} else {
@@ -1410,6 +1641,9 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.input = input;
 	c.t = t;
 	c.rank = -1;
+	c.last_pn = PK_NIL;
+	c.last_first = PK_NIL;
+	c.last_state = PK_NIL;
 	if (scratch->str_cap < t->str_end) {
 		g_free(scratch->interned);
 		g_free(scratch->field);
@@ -1424,14 +1658,14 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.pg_names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					   NULL);
-	c.warned = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c.warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.render = g_hash_table_new(g_str_hash, g_str_equal);
 	c.stack_by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.stack_by_kids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
 						(GDestroyNotify)g_bytes_unref,
 						NULL);
-	c.names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-					g_free);
+	c.names =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c.buf = g_string_new(NULL);
 
 	ok = load_tree(&c, error);

@@ -47,8 +47,11 @@ struct kt_cpu {
 	uint8_t type;
 	bool used;
 	const char *name;
-	const char *in_dims; /* interned raw "Input Dims" of annotations */
-	const char *in_type;
+	/*
+	 * Raw "Input Dims" of annotations, a key of kt.dims: interned only
+	 * for an annotation that becomes an op (kt_dims_interned()).
+	 */
+	const char *in_dims;
 	struct kt_meta meta;
 };
 
@@ -81,7 +84,36 @@ struct kt {
 	int rank, world_size;
 	const char *host, *nccl_version;
 	uint64_t nevents;
+	/*
+	 * This file's distinct "Input Dims" (owned) -> a slot (owned) for
+	 * their interned copy, NULL until an op uses them: a trace of distinct shapes on events
+	 * that match no kernel costs no strings of the input's budget
+	 * (HD_BUDGET_STRINGS_PER_INPUT).
+	 */
+	GHashTable *dims;
 };
+
+/* The file's copy of a rendered "Input Dims".  (transfer none) */
+static const char *kt_dims_local(struct kt *k, char *s)
+{
+	gpointer key;
+
+	if (g_hash_table_lookup_extended(k->dims, s, &key, NULL))
+		return key;
+	key = g_strdup(s);
+	g_hash_table_insert(k->dims, key, g_new0(const char *, 1));
+	return key;
+}
+
+/* The interned copy of one of kt_dims_local()'s.  (transfer none) */
+static const char *kt_dims_interned(struct kt *k, const char *local)
+{
+	const char **slot = g_hash_table_lookup(k->dims, local);
+
+	if (!*slot)
+		*slot = hd_intern(local);
+	return *slot;
+}
 
 static void kt_pg_free(gpointer p)
 {
@@ -143,21 +175,41 @@ static bool has(const char *p, size_t len, const char *needle, size_t n)
 	return memmem(p, len, needle, n) != NULL;
 }
 
-/* Interns a raw JSON string value, unescaping it when needed. */
-static const char *raw_str(const char *p, size_t len)
+/*
+ * A raw JSON string value, unescaped and NUL-terminated, not interned: in
+ * buf when it fits in cap bytes, else in *big, which the caller frees.
+ * NULL when p is not a string.  (transfer none)
+ */
+static const char *raw_str_tmp(const char *p, size_t len, char *buf, size_t cap,
+			       char **big)
 {
 	cJSON *j;
-	const char *r = NULL;
 
 	if (len < 2 || p[0] != '"')
 		return NULL;
-	if (!memchr(p, '\\', len))
-		return hd_intern_len(p + 1, len - 2);
+	if (!memchr(p, '\\', len)) {
+		if (len - 2 >= cap) {
+			*big = g_strndup(p + 1, len - 2);
+			return *big;
+		}
+		memcpy(buf, p + 1, len - 2);
+		buf[len - 2] = '\0';
+		return buf;
+	}
 	j = cJSON_ParseWithLength(p, len);
 	if (cJSON_IsString(j))
-		r = hd_intern(j->valuestring);
+		*big = g_strdup(j->valuestring);
 	cJSON_Delete(j);
-	return r;
+	return *big;
+}
+
+/* Interns a raw JSON string value, unescaping it when needed. */
+static const char *raw_str(const char *p, size_t len)
+{
+	char buf[256];
+	g_autofree char *big = NULL;
+
+	return hd_intern(raw_str_tmp(p, len, buf, sizeof(buf), &big));
 }
 
 /* A number or a numeric string ("3", "[0, 1]" is not) as int64. */
@@ -417,6 +469,8 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 	struct kt *k = ud;
 	struct ev e;
 	const char *name;
+	char name_buf[256];
+	g_autofree char *name_big = NULL;
 	bool kernel, launch, cpu, annot;
 	int64_t ts, dur;
 	cJSON *args = NULL;
@@ -450,7 +504,9 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 	}
 	if (!kernel && !cpu && !annot)
 		return;
-	name = raw_str(e.name, e.name_n);
+	/* only the names of comm events are kept, and interned */
+	name = raw_str_tmp(e.name, e.name_n, name_buf, sizeof(name_buf),
+			   &name_big);
 	if (!name)
 		return;
 	if (kernel && !is_nccl_kernel(name))
@@ -460,6 +516,7 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 		return;
 	if (annot && !g_str_has_prefix(name, "nccl:"))
 		return;
+	name = hd_intern(name);
 	if (!ev_times(k, &e, &ts, &dur, offset)) {
 		skip_event(k, index, offset, "comm event with a bad ts or dur");
 		return;
@@ -509,16 +566,9 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 					args, "Input Dims");
 				if (j && (s = cJSON_PrintUnformatted(j))) {
 					if (strlen(s) < 1024)
-						c.in_dims = hd_intern(s);
+						c.in_dims = kt_dims_local(k, s);
 					cJSON_free(s);
 				}
-				j = cJSON_GetObjectItemCaseSensitive(
-					args, "Input type");
-				if (cJSON_IsArray(j) &&
-				    cJSON_IsString(cJSON_GetArrayItem(j, 0)))
-					c.in_type = hd_intern(
-						cJSON_GetArrayItem(j, 0)
-							->valuestring);
 			}
 		}
 		g_array_append_val(k->cpus, c);
@@ -1018,10 +1068,9 @@ static void kernel_origin(struct kt *k, const struct kt_maps *mp,
  * c10d call, the annotation and the record_param_comms, each overriding
  * the one before where it knows better.  Returns the metadata it used.
  */
-static const struct kt_meta *kernel_identity(const struct kt_kernel *kk,
-					     const struct kt_origin *o,
-					     struct pending *pd,
-					     int *annot_peer)
+static const struct kt_meta *
+kernel_identity(struct kt *k, const struct kt_kernel *kk,
+		const struct kt_origin *o, struct pending *pd, int *annot_peer)
 {
 	const struct kt_meta *m = &kk->meta;
 
@@ -1042,7 +1091,7 @@ static const struct kt_meta *kernel_identity(const struct kt_kernel *kk,
 		if (ak != HD_OP_UNKNOWN)
 			pd->op.kind = ak;
 		if (o->annot->in_dims)
-			pd->d.shape_in = o->annot->in_dims;
+			pd->d.shape_in = kt_dims_interned(k, o->annot->in_dims);
 	}
 	if (m->coll) {
 		enum hd_dtype kd = pd->d.dtype;
@@ -1141,7 +1190,7 @@ static void kernel_op(struct kt *k, const struct kt_maps *mp,
 	}
 	if (o.annot)
 		o.annot->used = true;
-	m = kernel_identity(kk, &o, &pd, &annot_peer);
+	m = kernel_identity(k, kk, &o, &pd, &annot_peer);
 	/* Coalesced: metadata of the preceding records (spec 8). */
 	if ((o.annot && strcmp(o.annot->name, "nccl:coalesced") == 0) ||
 	    (!m->coll && !o.annot && !o.rpc && o.launch))
@@ -1336,6 +1385,7 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 	k.cpus = g_array_new(FALSE, FALSE, sizeof(struct kt_cpu));
 	k.launches = g_array_new(FALSE, FALSE, sizeof(struct kt_launch));
 	k.pgs = g_ptr_array_new_with_free_func(kt_pg_free);
+	k.dims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	/* A smaller cap for tests, never larger than the default. */
 	if (cap_env) {
 		cap = (size_t)g_ascii_strtoull(cap_env, NULL, 10);
@@ -1396,6 +1446,7 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 	json_scan_free(sc);
 	g_array_unref(k.kernels);
 	g_array_unref(k.cpus);
+	g_hash_table_unref(k.dims);
 	g_array_unref(k.launches);
 	g_ptr_array_unref(k.pgs);
 	return ok;

@@ -72,6 +72,11 @@ bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
  * the calling thread's (threads that exit free theirs).
  */
 void flight_rec_release_buffers(void);
+/*
+ * Sets the node budget of the dumps, pickle or JSON, that the calling thread
+ * parses next (tests); 0 restores HD_BUDGET_PK_NODES.
+ */
+void flight_rec_set_node_budget(uint32_t max_nodes);
 
 /* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
 bool kineto_parse(struct hd_reader *rd, struct hd_store *store,

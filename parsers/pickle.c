@@ -65,6 +65,11 @@ void pk_scratch_set_limits(struct pk_scratch *s, const struct pk_limits *lim)
 	s->lim = *lim;
 }
 
+const struct pk_limits *pk_scratch_limits(const struct pk_scratch *s)
+{
+	return &s->lim;
+}
+
 void pk_scratch_free(struct pk_scratch *s)
 {
 	if (!s)

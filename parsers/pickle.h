@@ -119,6 +119,9 @@ void pk_scratch_free(struct pk_scratch *s);
 /* Replaces the budget of the pickles decoded with s (tests, tools). */
 void pk_scratch_set_limits(struct pk_scratch *s, const struct pk_limits *lim);
 
+/* The budget of the pickles decoded with s.  (transfer none) */
+const struct pk_limits *pk_scratch_limits(const struct pk_scratch *s);
+
 /* pk_decode() with the arena taken from s.  (transfer full) */
 struct pk_tree *pk_decode_with(const uint8_t *buf, size_t len,
 			       struct pk_scratch *s);

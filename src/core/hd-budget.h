@@ -71,7 +71,9 @@ char *hd_budget_take_note(void);
  * 2^27 is 128 per entry.  Strings: PyTorch's pickler memoizes every
  * string, so string nodes are distinct strings: names, files, states, PG
  * names; a real dump holds thousands.  2^20 leaves room for a hundred
- * times that.
+ * times that.  The JSON variant builds the same tree and gets the same
+ * node budget, counted on the text before jansson builds its DOM; its
+ * strings are not memoized (every key is repeated), so no string cap.
  */
 #define HD_BUDGET_PK_NODES   ((uint32_t)1 << 25)
 #define HD_BUDGET_PK_KIDS    ((uint32_t)1 << 27)

@@ -1207,15 +1207,22 @@ static void bound_signals(struct hd_store *s)
 				   rank_ok(sig->rank) ? "seq" : "rank",
 				   rank_ok(sig->rank) ? sig->seq : sig->rank,
 				   &warned);
-			g_free(sig->text);
+			signal_clear(sig);
+			sig->text = NULL;
 			continue;
 		}
 		if (!rank_ok(sig->peer_rank))
 			sig->peer_rank = -1;
-		if (out != i)
+		if (out != i) {
 			g_array_index(s->signals, struct hd_signal, out) = *sig;
+			sig->text = NULL;
+		}
 		out++;
 	}
+	/*
+	 * The shrink below runs signal_clear() on the slots past out: each was
+	 * dropped (and cleared) or moved from, so none may still own its text.
+	 */
 	g_array_set_size(s->signals, out);
 }
 

@@ -523,5 +523,20 @@ if [ -c /dev/null ]; then
 		bad "replay --plan-out replaced /dev/null"; fi
 fi
 
+# 19. Fuzzer finds, kept as seeds: each is analyzed whole (under the
+# sanitizer build these are the crashes they were).
+#  - signal-bad-rank-double-free: a signal dropped for its rank had its
+#    text freed twice, and a kept one's freed while in use.
+for seed in corpus-nccl/signal-bad-rank-double-free; do
+	run analyze "$HD_SRCDIR/tests/fuzz/$seed"
+	expect_rc "fuzzer find $seed" 0 1 3
+	# ASan exits 1, which analyze may too: its report tells them apart
+	if grep -q -e 'Sanitizer' -e 'runtime error' "$err"; then
+		bad "fuzzer find $seed: sanitizer report"
+	else
+		ok
+	fi
+done
+
 echo "$pass passed, $fail failed${skip:+, $skip skipped}"
 [ "$fail" -eq 0 ]

@@ -10,6 +10,7 @@
 
 #include "hd-test-parse.h"
 #include "hd-error.h"
+#include "pickle.h"
 
 static struct hd_store *load(const char *rel, bool *ok)
 {
@@ -464,6 +465,149 @@ START_TEST(test_every_cut)
 }
 END_TEST
 
+/* The JSON fixture's text with s inserted at the first occurrence of at. */
+static GString *json_fixture_with(const char *at, const char *s)
+{
+	g_autofree char *path = hd_test_path("tests/data/fr/json-variant/"
+					     "comm_lib_trace_rank_2.json");
+	g_autofree char *data = NULL;
+	gsize len;
+	GString *b;
+	const char *p;
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	p = strstr(data, at);
+	ck_assert_ptr_nonnull(p);
+	p += strlen(at);
+	b = g_string_new_len(data, p - data);
+	g_string_append(b, s);
+	g_string_append(b, p);
+	return b;
+}
+
+static struct hd_store *parse_json(const GString *b, bool *ok, GError **err)
+{
+	return hd_test_parse(HD_INPUT_FLIGHT_REC, "comm_lib_trace_rank_2.json",
+			     b->str, b->len, ok, err);
+}
+
+/*
+ * issue 12: the JSON variant had no node budget, only byte ones, and built
+ * its tree without checking the builders.  Millions of tiny values are
+ * refused by a count taken before jansson builds anything (so memory stays
+ * bounded), keeping the whole entries before the cut like a pickle does.
+ */
+START_TEST(test_json_node_budget)
+{
+	g_autoptr(GString) zeros = g_string_new(NULL);
+	g_autoptr(GString) b = NULL;
+	g_autoptr(GString) deep = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	struct hd_store *s;
+	struct hd_input *in;
+	bool ok;
+
+	/* 4 M values after the entries, under a budget of 1 M nodes */
+	g_string_append(zeros, ",\"junk\":[0");
+	for (int i = 0; i < 4 << 20; i++)
+		g_string_append(zeros, ",0");
+	g_string_append(zeros, "]");
+	b = json_fixture_with("\"version\":\"2.10\"", zeros->str);
+	flight_rec_set_node_budget(1 << 20);
+	s = parse_json(b, &ok, &err);
+	flight_rec_set_node_budget(0);
+	in = hd_store_input(s, 0);
+	ck_assert(ok);
+	ck_assert(in->truncated);
+	ck_assert_uint_eq(in->records, 5);
+	ck_assert_uint_eq(s->ops->len, 5);
+	ck_assert(has_warning(in, "JSON values, the budget for a dump"));
+	hd_store_free(s);
+
+	/* past the budget with nothing whole before it: refused */
+	g_string_assign(b, "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":1}}}}}");
+	flight_rec_set_node_budget(6);
+	s = parse_json(b, &ok, &err);
+	flight_rec_set_node_budget(0);
+	ck_assert(!ok);
+	ck_assert_ptr_nonnull(strstr(err->message, "budget"));
+	hd_store_free(s);
+	g_clear_error(&err);
+
+	/* deep nesting: refused by the count, jansson never recurses */
+	for (int i = 0; i < 100000; i++)
+		g_string_append_c(deep, i % 2 ? '[' : '{');
+	s = parse_json(deep, &ok, &err);
+	ck_assert(!ok);
+	ck_assert_ptr_nonnull(strstr(err->message, "nested deeper"));
+	hd_store_free(s);
+	g_clear_error(&err);
+	g_string_assign(deep, "{\"entries\":");
+	for (int i = 0; i < PK_MAX_DEPTH + 1; i++)
+		g_string_append_c(deep, '[');
+	for (int i = 0; i < PK_MAX_DEPTH + 1; i++)
+		g_string_append_c(deep, ']');
+	g_string_append_c(deep, '}');
+	s = parse_json(deep, &ok, &err);
+	ck_assert(!ok);
+	hd_store_free(s);
+	g_clear_error(&err);
+
+	/* an entry of 300,000 keys under a budget of 200,000 nodes */
+	g_string_truncate(zeros, 0);
+	for (int i = 0; i < 300000; i++)
+		g_string_append_printf(zeros, "\"k%d\":%d,", i, i);
+	g_string_free(b, TRUE);
+	b = json_fixture_with("\"timeout_ms\":600000},{", zeros->str);
+	flight_rec_set_node_budget(200000);
+	s = parse_json(b, &ok, &err);
+	flight_rec_set_node_budget(0);
+	in = hd_store_input(s, 0);
+	ck_assert(ok);
+	ck_assert(in->truncated);
+	/* the entry that was cut is partial: not kept */
+	ck_assert_uint_eq(in->records, 1);
+	hd_store_free(s);
+}
+END_TEST
+
+/*
+ * issue 12: every dict key, unknown state and decimal string was interned,
+ * so a dump of distinct junk keys spent the input's budget of new strings
+ * (HD_BUDGET_STRINGS_PER_INPUT) and was refused whole.  Keys are compared
+ * as bytes now: 100,000 junk keys leave the budget untouched.
+ */
+START_TEST(test_junk_keys_not_interned)
+{
+	g_autoptr(GString) junk = g_string_new(NULL);
+	g_autoptr(GString) b = NULL;
+	g_autoptr(GError) err = NULL;
+	struct hd_store *s;
+	struct hd_input *in;
+	uint64_t refused;
+	bool ok;
+
+	for (int i = 0; i < 100000; i++)
+		g_string_append_printf(junk, "\"junk-%d\":\"v%d\",", i, i);
+	b = json_fixture_with("\"entries\":[{", junk->str);
+	g_string_truncate(junk, 0);
+	for (int i = 0; i < 1000; i++)
+		g_string_append_printf(junk, "\"state\":\"odd-%d\",", i);
+	g_string_insert(b, (gssize)(strstr(b->str, "},{") - b->str) + 3,
+			junk->str);
+	hd_intern_limit_begin(200);
+	s = parse_json(b, &ok, &err);
+	refused = hd_intern_limit_end();
+	in = hd_store_input(s, 0);
+	ck_assert_msg(ok, "%s", err ? err->message : "");
+	ck_assert_uint_eq(refused, 0);
+	ck_assert_uint_eq(in->records, 5);
+	ck_assert_uint_ge(in->nwarnings, 100000);
+	ck_assert(has_warning(in, "unknown key 'junk-0' ignored"));
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_hostile)
 {
 	static const char refused[] = "\x80\x02\x63os\nsystem\n(S'true'\ntR.";
@@ -484,8 +628,15 @@ START_TEST(test_hostile)
 	ck_assert(strstr(err->message, "GLOBAL"));
 	hd_store_free(s);
 	g_clear_error(&err);
+	/* cut JSON keeps the whole values before its last ',' */
 	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", "{\"entries\": [1, ",
 			  15, &ok, &err);
+	ck_assert(ok);
+	ck_assert(hd_store_input(s, 0)->truncated);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 0);
+	hd_store_free(s);
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", "{\"entries\": [", 13,
+			  &ok, &err);
 	ck_assert(!ok);
 	hd_store_free(s);
 	g_clear_error(&err);
@@ -815,6 +966,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_truncated_fixture);
 	tcase_add_test(tc, test_every_cut);
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_json_node_budget);
+	tcase_add_test(tc, test_junk_keys_not_interned);
 	tcase_add_test(tc, test_entry_caches);
 	suite_add_tcase(s, tc);
 	return s;

@@ -162,6 +162,54 @@ START_TEST(test_link_by_correlation)
 }
 END_TEST
 
+/*
+ * issue 12: every kernel, cpu_op and annotation name, and every
+ * annotation's Input Dims, was interned before it was known to be kept,
+ * so a trace of distinct junk spent the input's budget of new strings.
+ * Only what becomes an op is interned now.
+ */
+START_TEST(test_junk_not_interned)
+{
+	GString *t = g_string_new(
+		"{\"distributedInfo\":{\"rank\":0,\"world_size\":2},"
+		"\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+		"\"nccl:send 0->1\",\"pid\":10,\"tid\":11,\"ts\":1010,"
+		"\"dur\":50,\"args\":{\"Input Dims\":[[64]]}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+		"\"cudaLaunchKernelExC\",\"pid\":10,\"tid\":11,\"ts\":1020,"
+		"\"dur\":5,\"args\":{\"correlation\":77}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_"
+		"SendRecv(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,"
+		"\"tid\":7,\"ts\":1100,\"dur\":20,\"args\":{\"correlation\":77,"
+		"\"External id\":77}}");
+	g_autoptr(hd_store) s = NULL;
+	g_autoptr(GError) err = NULL;
+	uint64_t refused;
+	bool ok;
+
+	for (int i = 0; i < 2000; i++)
+		g_string_append_printf(
+			t,
+			",{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+			"\"nccl:all_reduce\",\"pid\":10,\"tid\":12,\"ts\":%d,"
+			"\"dur\":1,\"args\":{\"Input Dims\":[[%d]]}},"
+			"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::junk%d\","
+			"\"pid\":10,\"tid\":12,\"ts\":%d,\"dur\":1}",
+			5000 + 2 * i, i, i, 5001 + 2 * i);
+	g_string_append(t, "]}");
+	hd_intern_limit_begin(20);
+	s = hd_test_parse(HD_INPUT_KINETO, "rank0.json", t->str, t->len, &ok,
+			  &err);
+	refused = hd_intern_limit_end();
+	g_string_free(t, TRUE);
+	ck_assert(ok);
+	ck_assert_uint_eq(refused, 0);
+	ck_assert_uint_eq(s->ops->len, 1);
+	ck_assert_str_eq(op0(s)->d->shape_in, "[[64]]");
+}
+END_TEST
+
 START_TEST(test_old_kernel_names)
 {
 	static const char *const names[] = {
@@ -522,6 +570,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_era_b_fraction);
 	tcase_add_test(tc, test_era_c_base_after);
 	tcase_add_test(tc, test_link_by_correlation);
+	tcase_add_test(tc, test_junk_not_interned);
 	tcase_add_test(tc, test_old_kernel_names);
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_scanner_chunks);

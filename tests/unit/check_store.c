@@ -325,6 +325,37 @@ static uint64_t rss_bytes(void)
  * its array every 2,048 strings, so a dump of 1 M distinct keys took 2 GB.
  * A million distinct strings must cost tens of MB, not GB.
  */
+/*
+ * Fuzzer find (fuzz_nccl_log): a signal dropped for its rank freed its
+ * text, and shrinking the array freed it again, along with the text of
+ * the signal moved into its slot.
+ */
+START_TEST(test_bound_signals_owns_text)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	static const int ranks[] = { 0, HD_MAX_RANKS + 5, 1, -HD_MAX_RANKS - 7,
+				     2 };
+	static const char *const texts[] = { "a", "bad", "b", "worse", "c" };
+	struct hd_signal sig;
+
+	hd_store_add_input(s, "x.log");
+	for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
+		hd_signal_init(&sig);
+		sig.rank = ranks[i];
+		sig.text = (char *)texts[i];
+		hd_store_add_signal(s, &sig);
+	}
+	hd_store_bound(s);
+	ck_assert_uint_eq(s->signals->len, 3);
+	ck_assert_str_eq(g_array_index(s->signals, struct hd_signal, 0).text,
+			 "a");
+	ck_assert_str_eq(g_array_index(s->signals, struct hd_signal, 1).text,
+			 "b");
+	ck_assert_str_eq(g_array_index(s->signals, struct hd_signal, 2).text,
+			 "c");
+}
+END_TEST
+
 START_TEST(test_intern_linear_memory)
 {
 	enum { N = 1000000 };
@@ -384,6 +415,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_text_safe);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
+	tcase_add_test(tc, test_bound_signals_owns_text);
 	/* a million strings, under ASan too */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
