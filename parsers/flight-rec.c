@@ -110,8 +110,8 @@ void flight_rec_set_node_budget(uint32_t max_nodes)
  * hd_reader_slurp() into the thread's buffer: the whole decompressed
  * stream, failing cleanly once it exceeds max bytes.
  */
-static bool slurp_into(struct hd_reader *rd, struct fr_scratch *s,
-		       size_t max, size_t *len, GError **error)
+static bool slurp_into(struct hd_reader *rd, struct fr_scratch *s, size_t max,
+		       size_t *len, GError **error)
 {
 	size_t have = 0;
 
@@ -231,17 +231,17 @@ struct fr_ctx {
 	struct hd_input *in;
 	uint32_t input;
 	struct pk_tree *t;
-	uint32_t nstr;           /* t->str_end: no string node from here on */
-	uint8_t *field;          /* node id -> enum fr_field, by key node */
-	const char **interned;   /* node id -> interned string */
-	GArray *str_set;         /* ids set in either, to undo */
-	GHashTable *groups;      /* interned pg name -> group index + 1 */
-	GHashTable *pg_names;    /* pg_id -> interned pg name */
-	GHashTable *warned;      /* (what, name) keys warned about, owned */
-	GHashTable *render;      /* rendered string -> interned */
+	uint32_t nstr; /* t->str_end: no string node from here on */
+	uint8_t *field; /* node id -> enum fr_field, by key node */
+	const char **interned; /* node id -> interned string */
+	GArray *str_set; /* ids set in either, to undo */
+	GHashTable *groups; /* interned pg name -> group index + 1 */
+	GHashTable *pg_names; /* pg_id -> interned pg name */
+	GHashTable *warned; /* (what, name) keys warned about, owned */
+	GHashTable *render; /* rendered string -> interned */
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
-	GHashTable *names;  /* profiling_name (owned) -> struct fr_name * */
+	GHashTable *names; /* profiling_name (owned) -> struct fr_name * */
 	struct fr_scratch *scratch; /* this thread's */
 	GString *buf;
 	struct fr_sig sig; /* a signature being built */
@@ -256,21 +256,21 @@ struct fr_ctx {
 	struct fr_last {
 		struct fr_sig sig; /* what the result depends on */
 		const char *value; /* the interned result, NULL before any */
-		int64_t numel;     /* sizes: the element count */
+		int64_t numel; /* sizes: the element count */
 		enum hd_dtype dtype; /* dtypes: the parsed type */
 	} last_sizes[2], last_dtypes;
-	uint32_t last_first;     /* the last dtype spelling's node, parsed */
+	uint32_t last_first; /* the last dtype spelling's node, parsed */
 	enum hd_dtype last_dtype;
 	const uint32_t *last_frames; /* kids of the last frames list */
 	uint32_t last_nframes;
 	int32_t last_sid;
-	uint32_t last_pn;        /* the last profiling_name node and its parse */
+	uint32_t last_pn; /* the last profiling_name node and its parse */
 	const struct fr_name *last_fn;
-	const char *last_pg;     /* the last process group name and group */
+	const char *last_pg; /* the last process group name and group */
 	uint32_t last_group;
-	int64_t last_pg_id;      /* the last pg_id known to pg_names */
+	int64_t last_pg_id; /* the last pg_id known to pg_names */
 	bool have_pg_id;
-	uint32_t last_state;     /* the last known state node and its state */
+	uint32_t last_state; /* the last known state node and its state */
 	uint8_t last_op_state;
 };
 
@@ -442,7 +442,8 @@ static bool parse_ranks(struct fr_ctx *c, uint32_t id, GArray *ranks)
 				i++;
 			if (i < len && p[i] == ']' && ranks->len == 0)
 				return true;
-			while (i < len && g_ascii_isdigit(p[i]) && digits < 10) {
+			while (i < len && g_ascii_isdigit(p[i]) &&
+			       digits < 10) {
 				v = v * 10 + (p[i++] - '0');
 				digits++;
 			}
@@ -467,8 +468,8 @@ static bool parse_ranks(struct fr_ctx *c, uint32_t id, GArray *ranks)
  * parse_ranks() and the group id, through the thread's last pg_config
  * item when name and raw ranks text are the same.  *id: (transfer full)
  */
-static bool parse_ranks_cached(struct fr_ctx *c, const char *name,
-			       uint32_t rid, GArray *ranks, char **id)
+static bool parse_ranks_cached(struct fr_ctx *c, const char *name, uint32_t rid,
+			       GArray *ranks, char **id)
 {
 	struct fr_scratch *s = c->scratch;
 	g_autoptr(GBytes) text = NULL;
@@ -507,8 +508,8 @@ static bool parse_ranks_cached(struct fr_ctx *c, const char *name,
 }
 
 /* One pg_config item: register the group. */
-static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val,
-		   GArray *ranks, GPtrArray *sets)
+static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val, GArray *ranks,
+		   GPtrArray *sets)
 {
 	const char *name = node_text(c, pk_dict_get(c->t, val, "name"));
 	const char *desc = node_text(c, pk_dict_get(c->t, val, "desc"));
@@ -617,20 +618,25 @@ static int decide_rank(struct fr_ctx *c, GPtrArray *sets)
 	if (named >= 0 && named_ok)
 		return named;
 	if (named >= 0 && ncommon == 1) {
-		hd_input_warn(c->in, 0, "file name says rank %d but every "
+		hd_input_warn(c->in, 0,
+			      "file name says rank %d but every "
 			      "process group holds rank %d: using %d",
 			      named, common, common);
 		return common;
 	}
 	if (named >= 0) {
-		hd_input_warn(c->in, 0, "rank %d from the file name is not in "
-			      "every process group", named);
+		hd_input_warn(c->in, 0,
+			      "rank %d from the file name is not in "
+			      "every process group",
+			      named);
 		return named;
 	}
 	if (ncommon == 1)
 		return common;
-	hd_input_warn(c->in, 0, "cannot tell the rank: no digits in the file "
-		      "name and the process groups share %d ranks", ncommon);
+	hd_input_warn(c->in, 0,
+		      "cannot tell the rank: no digits in the file "
+		      "name and the process groups share %d ranks",
+		      ncommon);
 	return -1;
 }
 
@@ -690,8 +696,8 @@ static const char *render_sizes(struct fr_ctx *c, uint32_t id, int64_t *numel,
 		uint32_t n = pk_len(t, shape);
 		const uint32_t *dims = n ? t->kid + t->node[shape].v.off : NULL;
 
-		sig_add(&c->sig, (int64_t)n * 2 +
-					 (t->node[shape].type == PK_LIST));
+		sig_add(&c->sig,
+			(int64_t)n * 2 + (t->node[shape].type == PK_LIST));
 		for (uint32_t k = 0; k < n; k++) {
 			int64_t d;
 
@@ -845,23 +851,24 @@ static int32_t add_stack(struct fr_ctx *c, uint32_t frames)
 	if (v) {
 		sid = GPOINTER_TO_INT(v) - 1;
 	} else {
-		fr = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame), n);
+		fr = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame),
+				       n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t f = pk_child(c->t, frames, i);
 			struct hd_frame hf = { 0 };
 			int64_t line = 0;
 
 			hf.name = node_text(c, pk_dict_get(c->t, f, "name"));
-			hf.file = node_text(c, pk_dict_get(c->t, f, "filename"));
+			hf.file =
+				node_text(c, pk_dict_get(c->t, f, "filename"));
 			if (pk_int(c->t, pk_dict_get(c->t, f, "line"), &line) &&
 			    line >= 0 && line <= G_MAXINT)
 				hf.line = (int)line;
 			g_array_append_val(fr, hf);
 		}
-		sid = hd_store_add_stack(c->store,
-					 (const struct hd_frame *)(void *)
-						 fr->data,
-					 fr->len);
+		sid = hd_store_add_stack(
+			c->store, (const struct hd_frame *)(void *)fr->data,
+			fr->len);
 		g_hash_table_insert(c->stack_by_kids, g_steal_pointer(&key),
 				    GINT_TO_POINTER(sid + 1));
 	}
@@ -892,13 +899,16 @@ static uint32_t entry_group(struct fr_ctx *c, const char *name)
 		return c->last_group;
 	}
 	if (warn_once(c, "pg", name))
-		hd_input_warn(c->in, 0, "process group '%s' is not in "
-			      "pg_config", name);
+		hd_input_warn(c->in, 0,
+			      "process group '%s' is not in "
+			      "pg_config",
+			      name);
 	id = g_strdup_printf("pg:%s:?", name);
 	gi = hd_store_group(c->store, id);
 	if (!hd_store_group_at(c->store, gi)->name)
 		hd_store_group_at(c->store, gi)->name = g_strdup(name);
-	g_hash_table_insert(c->groups, (gpointer)name, GUINT_TO_POINTER(gi + 1));
+	g_hash_table_insert(c->groups, (gpointer)name,
+			    GUINT_TO_POINTER(gi + 1));
 	return gi;
 }
 
@@ -944,8 +954,10 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 	const char *name = sp ? hd_intern_len(opn, sp - opn) : hd_intern(opn);
 
 	if (!colon && warn_once(c, "noback", pn))
-		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": "
-			      "profiling_name '%s' has no backend", idx, pn);
+		hd_input_warn(c->in, 0,
+			      "entry %" G_GUINT64_FORMAT ": "
+			      "profiling_name '%s' has no backend",
+			      idx, pn);
 	d->name = name;
 	/* The coalescing end-markers are not the collectives they close. */
 	if (strcmp(name, "coalesced") == 0 ||
@@ -955,8 +967,10 @@ static void parse_profiling_name_once(struct fr_ctx *c, const char *pn,
 	else
 		op->kind = hd_op_kind_parse(name);
 	if (op->kind == HD_OP_UNKNOWN && warn_once(c, "op", name))
-		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT ": unknown "
-			      "op '%s'", idx, name);
+		hd_input_warn(c->in, 0,
+			      "entry %" G_GUINT64_FORMAT ": unknown "
+			      "op '%s'",
+			      idx, name);
 	if (sp)
 		parse_peer(sp + 1, op, d);
 }
@@ -1029,8 +1043,10 @@ static void entry_state(struct fr_ctx *c, uint32_t id, uint64_t idx,
 		g_autofree char *text = st ? g_strndup(st, len) : g_strdup("?");
 
 		if (warn_once(c, "state", text))
-			hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
-				      ": unknown state '%s'", idx, text);
+			hd_input_warn(c->in, 0,
+				      "entry %" G_GUINT64_FORMAT
+				      ": unknown state '%s'",
+				      idx, text);
 		return;
 	}
 	op->state = state;
@@ -1039,8 +1055,8 @@ static void entry_state(struct fr_ctx *c, uint32_t id, uint64_t idx,
 }
 
 /* Entry idx (the dict node en) into *op. */
-static void load_entry(struct fr_ctx *c, const struct pk_node *en,
-		       uint64_t idx, struct hd_op *op)
+static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
+		       struct hd_op *op)
 {
 	const uint32_t *kv = c->t->kid + en->v.off;
 	const uint32_t nkv = en->len, nstr = c->nstr;
@@ -1055,8 +1071,9 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 		v[f] = PK_NIL;
 	/* the caller checked en is a dict: children are key, value, ... */
 	for (uint32_t i = 0; i + 1 < nkv; i += 2) {
-		enum fr_field f = kv[i] < nstr && field[kv[i]] != F_UNSEEN ?
-					  field[kv[i]] : field_of(c, kv[i]);
+		enum fr_field f = kv[i] < nstr && field[kv[i]] != F_UNSEEN
+					  ? field[kv[i]]
+					  : field_of(c, kv[i]);
 
 		if (f == F_UNKNOWN) {
 			size_t len;
@@ -1064,7 +1081,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 			g_autofree char *s = raw ? g_strndup(raw, len) : NULL;
 
 			if (s && warn_once(c, "key", s))
-				hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
+				hd_input_warn(c->in, 0,
+					      "entry %" G_GUINT64_FORMAT
 					      ": unknown key '%s' ignored",
 					      idx, s);
 			continue;
@@ -1076,8 +1094,9 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 	if (pk_type_of(c->t, v[F_PROFILING_NAME]) == PK_STR)
 		parse_profiling_name(c, v[F_PROFILING_NAME], idx, op, &d);
 	else
-		hd_input_warn(c->in, 0, "entry %" G_GUINT64_FORMAT
-			      ": no profiling_name", idx);
+		hd_input_warn(c->in, 0,
+			      "entry %" G_GUINT64_FORMAT ": no profiling_name",
+			      idx);
 	if (pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_TUPLE ||
 	    pk_type_of(c->t, v[F_PROCESS_GROUP]) == PK_LIST)
 		pg_name = node_text(c, pk_child(c->t, v[F_PROCESS_GROUP], 0));
@@ -1127,8 +1146,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en,
 		op->stack = add_stack(c, v[F_FRAMES]);
 	op->prov.input = c->input;
 	op->prov.kind = HD_PROV_RECORD;
-	op->prov.at = pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ?
-			      (uint64_t)x : idx;
+	op->prov.at =
+		pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ? (uint64_t)x : idx;
 }
 
 /* Members of a coalesced group share the seq of the marker that ends it. */
@@ -1162,7 +1181,8 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 		return;
 	}
 	for (uint32_t i = 0; i + 1 < pk_len(c->t, st); i += 2) {
-		uint32_t k = pk_child(c->t, st, i), val = pk_child(c->t, st, i + 1);
+		uint32_t k = pk_child(c->t, st, i),
+			 val = pk_child(c->t, st, i + 1);
 		const char *name = NULL;
 		struct hd_signal sig;
 		int64_t pg_id, x;
@@ -1188,7 +1208,8 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 				name = ks;
 		}
 		if (!name) {
-			hd_input_warn(c->in, 0, "pg_status for pg_id %" G_GINT64_FORMAT
+			hd_input_warn(c->in, 0,
+				      "pg_status for pg_id %" G_GINT64_FORMAT
 				      " maps to no process group: skipped",
 				      pg_id);
 			continue;
@@ -1198,13 +1219,16 @@ static void load_pg_status(struct fr_ctx *c, uint32_t st)
 		sig.type = HD_SIGT_PG_STATUS;
 		sig.rank = c->rank;
 		sig.group_name = name;
-		if (get_int(c, pk_dict_get(c->t, val, "last_enqueued_collective"),
+		if (get_int(c,
+			    pk_dict_get(c->t, val, "last_enqueued_collective"),
 			    &x))
 			sig.last_enqueued = x;
-		if (get_int(c, pk_dict_get(c->t, val,
-					   "last_completed_collective"), &x))
+		if (get_int(c,
+			    pk_dict_get(c->t, val, "last_completed_collective"),
+			    &x))
 			sig.last_completed = x;
-		if (get_int(c, pk_dict_get(c->t, val, "last_started_collective"),
+		if (get_int(c,
+			    pk_dict_get(c->t, val, "last_started_collective"),
 			    &x))
 			sig.seq = x;
 		sig.prov.input = c->input;
@@ -1232,8 +1256,8 @@ static int version_num(const char *v)
 }
 
 static const char *const top_keys[] = {
-	"version", "pg_config", "pg_status", "entries", "nccl_comm_state",
-	"nccl_version", "comm_lib_version",
+	"version",	   "pg_config",	   "pg_status",	       "entries",
+	"nccl_comm_state", "nccl_version", "comm_lib_version",
 };
 
 /* Whether node id is a dict the file closed itself (an entry to load). */
@@ -1264,7 +1288,8 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 			const char *ks = node_bytes(c, k, &kl);
 			bool known = false;
 
-			for (size_t j = 0; ks && j < G_N_ELEMENTS(top_keys); j++)
+			for (size_t j = 0; ks && j < G_N_ELEMENTS(top_keys);
+			     j++)
 				known = known || node_is(ks, kl, top_keys[j]);
 			if (!known) {
 				g_autofree char *u =
@@ -1294,8 +1319,10 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		return false;
 	}
 	if (version && version_num(version) > 2011)
-		hd_input_warn(c->in, 0, "dump version %s is newer than any "
-			      "known; reading it by key", version);
+		hd_input_warn(c->in, 0,
+			      "dump version %s is newer than any "
+			      "known; reading it by key",
+			      version);
 	load_pg_config(c, cfg, sets);
 	if (pk_type_of(t, root) == PK_DICT && cfg == PK_NIL)
 		hd_input_warn(c->in, 0, "no pg_config: group members unknown");
@@ -1311,7 +1338,8 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 	}
 	if (entries == PK_NIL && pk_type_of(t, root) == PK_DICT &&
 	    !(pk_node(t, root)->flags & PK_F_PARTIAL))
-		hd_input_warn(c->in, 0, "no entries: collectives were not "
+		hd_input_warn(c->in, 0,
+			      "no entries: collectives were not "
 			      "requested in this dump");
 	else if (entries != PK_NIL && pk_type_of(t, entries) != PK_LIST)
 		hd_input_warn(c->in, 0, "entries is not a list");
@@ -1329,8 +1357,10 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 
 		if (!is_whole_dict(t, e)) {
 			if (!en || !(en->flags & PK_F_PARTIAL))
-				hd_input_warn(c->in, 0, "entry %u is not a "
-					      "dict: skipped", i);
+				hd_input_warn(c->in, 0,
+					      "entry %u is not a "
+					      "dict: skipped",
+					      i);
 			lost++;
 			continue;
 		}
@@ -1341,17 +1371,19 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 	}
 	/* no ops may mean no array at all: not even a zero offset from it */
 	if (kept)
-		mark_coalesced(&g_array_index(c->store->ops, struct hd_op,
-					      base), kept);
+		mark_coalesced(
+			&g_array_index(c->store->ops, struct hd_op, base),
+			kept);
 	load_pg_status(c, st);
 	c->in->records = kept;
 	c->in->skipped = lost;
 	if (t->status != PK_OK) {
 		c->in->truncated = true;
-		hd_input_warn(c->in, 0, "dump %s at byte %zu (%s): kept %u "
+		hd_input_warn(c->in, 0,
+			      "dump %s at byte %zu (%s): kept %u "
 			      "entries; lost %u partial and all after it",
-			      t->status == PK_TRUNCATED ? "truncated" :
-							  "unreadable",
+			      t->status == PK_TRUNCATED ? "truncated"
+							: "unreadable",
 			      t->stop_at, t->message, kept, lost);
 	}
 	if (n == 0 && t->status == PK_OK)
@@ -1458,7 +1490,7 @@ static uint32_t from_json(struct pk_tree *t, json_t *j, int depth,
 		json_t *v;
 
 		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-		json_object_foreach (j, k, v) {
+		json_object_foreach(j, k, v) {
 			uint32_t ki, vi;
 
 			if (t->nnodes >= max_nodes)
@@ -1483,7 +1515,7 @@ static uint32_t from_json(struct pk_tree *t, json_t *j, int depth,
 		json_t *v;
 
 		kids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-		json_array_foreach (j, i, v) {
+		json_array_foreach(j, i, v) {
 			uint32_t vi = from_json(t, v, depth + 1, max_nodes);
 
 			if (vi == PK_NIL)
@@ -1617,10 +1649,10 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 		t = pk_decode_with(p, len, scratch->pk);
 		if (t->root == PK_NIL) {
 			g_set_error(error, HD_ERROR,
-				    t->status == PK_ERROR &&
-						    strstr(t->message, "refused") ?
-					    HD_ERROR_REFUSED :
-					    HD_ERROR_FORMAT,
+				    t->status == PK_ERROR && strstr(t->message,
+								    "refused")
+					    ? HD_ERROR_REFUSED
+					    : HD_ERROR_FORMAT,
 				    "unreadable pickle: %s", t->message);
 			return false;
 		}
@@ -1661,9 +1693,9 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.render = g_hash_table_new(g_str_hash, g_str_equal);
 	c.stack_by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
-	c.stack_by_kids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-						(GDestroyNotify)g_bytes_unref,
-						NULL);
+	c.stack_by_kids =
+		g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+				      (GDestroyNotify)g_bytes_unref, NULL);
 	c.names =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c.buf = g_string_new(NULL);
@@ -1714,4 +1746,3 @@ bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 	}
 	return ok;
 }
-

@@ -218,10 +218,9 @@ static void parse_archive(struct load_job *job, struct hd_reader *rd)
 	guint members = 0;
 
 	/* its bytes as decoded: the members and their headers */
-	hd_reader_set_budget(rd,
-			     HD_BUDGET_ARCHIVE_BYTES +
-				     (HD_BUDGET_ARCHIVE_MEMBERS << 10),
-			     HD_BUDGET_ARCHIVE_RATIO, "an archive");
+	hd_reader_set_budget(
+		rd, HD_BUDGET_ARCHIVE_BYTES + (HD_BUDGET_ARCHIVE_MEMBERS << 10),
+		HD_BUDGET_ARCHIVE_RATIO, "an archive");
 	ar = hd_archive_new(rd, &err);
 	while (ar && hd_archive_next(ar, &m, &err)) {
 		parse_member(job, &m);
@@ -506,8 +505,8 @@ static void add_missing(struct hd_store *store, char **paths,
 		if (strcmp(*paths, "-") == 0 || g_stat(*paths, &st) == 0)
 			continue;
 		err = errno;
-		hd_store_input(store, hd_store_add_input(store, *paths))->error =
-			g_strdup(g_strerror(err));
+		hd_store_input(store, hd_store_add_input(store, *paths))
+			->error = g_strdup(g_strerror(err));
 		/* said once, as an unusable input, not also as a problem */
 		said = g_strdup_printf("cannot read '%s': %s", *paths,
 				       g_strerror(err));

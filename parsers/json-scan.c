@@ -63,7 +63,7 @@ static const uint8_t strstop[256] = {
 };
 /* Bytes that end a scalar. */
 static const uint8_t delim[256] = {
-	[','] = 1, ['}'] = 1, [']'] = 1,  [':'] = 1,
+	[','] = 1, ['}'] = 1,  [']'] = 1,  [':'] = 1,
 	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
 
@@ -326,9 +326,9 @@ char *json_scan_space(struct json_scan *s, size_t want)
 		s->len -= keep;
 		s->pos -= keep;
 		if (s->in_item)
-			s->item_start = s->item_start >= keep ?
-						s->item_start - keep :
-						0;
+			s->item_start = s->item_start >= keep
+						? s->item_start - keep
+						: 0;
 		s->base_off += keep;
 	}
 	if (s->alloc - s->len < want) {
@@ -638,8 +638,8 @@ bool json_obj_next(const char *p, const char *end, size_t *pos,
 	return true;
 }
 
-bool json_obj_get(const char *p, size_t len, const char *key,
-		  const char **val, size_t *vlen)
+bool json_obj_get(const char *p, size_t len, const char *key, const char **val,
+		  size_t *vlen)
 {
 	size_t pos = 0, kl, n = strlen(key);
 	const char *k;

@@ -41,9 +41,9 @@ struct json_scan_cb {
 
 enum json_scan_end {
 	JSON_SCAN_COMPLETE = 0, /* the top-level value closed */
-	JSON_SCAN_TRUNCATED,    /* the stream ended inside it */
-	JSON_SCAN_FAILED,       /* a syntax error stopped the scan */
-	JSON_SCAN_EMPTY,        /* no bytes but whitespace */
+	JSON_SCAN_TRUNCATED, /* the stream ended inside it */
+	JSON_SCAN_FAILED, /* a syntax error stopped the scan */
+	JSON_SCAN_EMPTY, /* no bytes but whitespace */
 };
 
 struct json_scan;
@@ -76,8 +76,8 @@ bool json_obj_next(const char *p, const char *end, size_t *pos,
 		   const char **key, size_t *klen, const char **val,
 		   size_t *vlen);
 /* Finds a member by key; false if absent. */
-bool json_obj_get(const char *p, size_t len, const char *key,
-		  const char **val, size_t *vlen);
+bool json_obj_get(const char *p, size_t len, const char *key, const char **val,
+		  size_t *vlen);
 /*
  * Parses a raw JSON integer (optionally a quoted one) into *out; false if
  * it is not one or does not fit.

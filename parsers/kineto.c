@@ -75,10 +75,10 @@ struct kt {
 	struct hd_store *store;
 	struct hd_input *in;
 	uint32_t input;
-	GArray *kernels;  /* struct kt_kernel */
-	GArray *cpus;     /* struct kt_cpu */
+	GArray *kernels; /* struct kt_kernel */
+	GArray *cpus; /* struct kt_cpu */
 	GArray *launches; /* struct kt_launch */
-	GPtrArray *pgs;   /* struct kt_pg * from distributedInfo.pg_config */
+	GPtrArray *pgs; /* struct kt_pg * from distributedInfo.pg_config */
 	int64_t base_ns;
 	bool has_base, has_rank, frac_warned, bad_args_warned;
 	int rank, world_size;
@@ -283,8 +283,7 @@ static void meta_read(struct kt *k, struct kt_meta *m, const cJSON *args,
 	    v < (1 << 24))
 		m->group_size = (int)v;
 	m->pg_name = cj_str(args, "Process Group Name");
-	if (!m->pg_name &&
-	    cj_get_int(k, args, "Process Group ID", &v, index)) {
+	if (!m->pg_name && cj_get_int(k, args, "Process Group ID", &v, index)) {
 		char buf[32];
 
 		g_snprintf(buf, sizeof(buf), "%" G_GINT64_FORMAT, v);
@@ -323,11 +322,11 @@ static void ev_fields(const char *p, size_t len, struct ev *e)
 
 	memset(e, 0, sizeof(*e));
 	while (json_obj_next(p, p + len, &pos, &key, &kl, &v, &vl)) {
-#define F(s, f)                                                           \
-	if (kl == sizeof(s) - 1 && memcmp(key, s, kl) == 0) {             \
-		e->f = v;                                                 \
-		e->f##_n = vl;                                            \
-		continue;                                                 \
+#define F(s, f)                                               \
+	if (kl == sizeof(s) - 1 && memcmp(key, s, kl) == 0) { \
+		e->f = v;                                     \
+		e->f##_n = vl;                                \
+		continue;                                     \
 	}
 		F("ph", ph)
 		F("cat", cat)
@@ -356,9 +355,8 @@ static int64_t raw_id(const char *p, size_t n)
 	while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9')
 		i--;
 	v = 0;
-	for (size_t j = i; j < n && p[j] >= '0' && p[j] <= '9' &&
-			   v < INT64_MAX / 100;
-	     j++)
+	for (size_t j = i;
+	     j < n && p[j] >= '0' && p[j] <= '9' && v < INT64_MAX / 100; j++)
 		v = v * 10 + (p[j] - '0');
 	return v;
 }
@@ -376,10 +374,11 @@ static bool ev_times(struct kt *k, const struct ev *e, int64_t *ts,
 	if (*dur < 0)
 		*dur = 0;
 	if (cut && !k->frac_warned) {
-		hd_input_warn(k->in, 0,
-			      "byte %" G_GUINT64_FORMAT
-			      ": timestamp has more than 3 fraction digits, truncated to ns",
-			      offset);
+		hd_input_warn(
+			k->in, 0,
+			"byte %" G_GUINT64_FORMAT
+			": timestamp has more than 3 fraction digits, truncated to ns",
+			offset);
 		k->frac_warned = true;
 	}
 	return true;
@@ -428,10 +427,12 @@ static bool prefilter(const char *p, size_t len)
 	case 'c': /* cuda_runtime, cuda_driver, cpu_op */
 		if (cl > 1 && cat[1] == 'u')
 			return has(name, nl, "Launch", 6);
-		return (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) ||
+		return (nl == 18 &&
+			memcmp(name, "record_param_comms", 18) == 0) ||
 		       (nl >= 6 && memcmp(name, "c10d::", 6) == 0);
 	case 'O': /* Operator */
-		return (nl == 18 && memcmp(name, "record_param_comms", 18) == 0) ||
+		return (nl == 18 &&
+			memcmp(name, "record_param_comms", 18) == 0) ||
 		       (nl >= 6 && memcmp(name, "c10d::", 6) == 0);
 	case 'R': /* Runtime (legacy) */
 		return has(name, nl, "Launch", 6);
@@ -451,11 +452,12 @@ static void on_launch(struct kt *k, const struct ev *e, uint64_t index,
 	size_t vl;
 	int64_t dur;
 
-	if (!e->args || !json_obj_get(e->args, e->args_n, "correlation", &v,
-				      &vl) ||
-	    !json_raw_int(v, vl, &l.corr) || !ev_times(k, e, &l.ts, &dur,
-						       offset)) {
-		skip_event(k, index, offset, "launch event without correlation or ts");
+	if (!e->args ||
+	    !json_obj_get(e->args, e->args_n, "correlation", &v, &vl) ||
+	    !json_raw_int(v, vl, &l.corr) ||
+	    !ev_times(k, e, &l.ts, &dur, offset)) {
+		skip_event(k, index, offset,
+			   "launch event without correlation or ts");
 		return;
 	}
 	l.pid = raw_id(e->pid, e->pid_n);
@@ -525,13 +527,18 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 		args = cJSON_ParseWithLength(e.args, e.args_n);
 		if (!cJSON_IsObject(args)) {
 			cJSON_Delete(args);
-			skip_event(k, index, offset, "comm event args are not an object");
+			skip_event(k, index, offset,
+				   "comm event args are not an object");
 			return;
 		}
 	}
 	if (kernel) {
-		struct kt_kernel kk = { .ts = ts, .dur = dur, .index = index,
-					.name = name, .corr = -1, .ext = -1 };
+		struct kt_kernel kk = { .ts = ts,
+					.dur = dur,
+					.index = index,
+					.name = name,
+					.corr = -1,
+					.ext = -1 };
 
 		meta_init(&kk.meta);
 		kk.pid = raw_id(e.pid, e.pid_n);
@@ -545,13 +552,16 @@ static void on_event(void *ud, const char *p, size_t len, uint64_t offset,
 		}
 		g_array_append_val(k->kernels, kk);
 	} else {
-		struct kt_cpu c = { .ts = ts, .end = ts + dur, .index = index,
-				    .name = name, .ext = -1 };
+		struct kt_cpu c = { .ts = ts,
+				    .end = ts + dur,
+				    .index = index,
+				    .name = name,
+				    .ext = -1 };
 
 		meta_init(&c.meta);
-		c.type = annot ? KT_ANNOT :
-			 strcmp(name, "record_param_comms") == 0 ? KT_RPC :
-								   KT_C10D;
+		c.type = annot					   ? KT_ANNOT
+			 : strcmp(name, "record_param_comms") == 0 ? KT_RPC
+								   : KT_C10D;
 		c.pid = raw_id(e.pid, e.pid_n);
 		c.tid = raw_id(e.tid, e.tid_n);
 		if (args) {
@@ -631,10 +641,10 @@ static void read_dist_info(struct kt *k, const cJSON *di)
 	if (k->nccl_version && strcmp(k->nccl_version, "unknown") == 0)
 		k->nccl_version = NULL;
 	cfg = cJSON_GetObjectItemCaseSensitive(di, "pg_config");
-	cJSON_ArrayForEach(item, cfg)
-	{
+	cJSON_ArrayForEach(item, cfg) {
 		struct kt_pg *pg;
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(item, "ranks");
+		const cJSON *r =
+			cJSON_GetObjectItemCaseSensitive(item, "ranks");
 		const cJSON *x;
 
 		if (!cJSON_IsObject(item) || !cj_str(item, "pg_name"))
@@ -647,8 +657,7 @@ static void read_dist_info(struct kt *k, const cJSON *di)
 			if (!parse_rank_list(r->valuestring, pg->ranks))
 				g_array_set_size(pg->ranks, 0);
 		} else {
-			cJSON_ArrayForEach(x, r)
-			{
+			cJSON_ArrayForEach(x, r) {
 				int iv;
 
 				if (!cj_int(x, &v) || v < 0 || v >= (1 << 24))
@@ -719,8 +728,7 @@ static void on_syntax(void *ud, uint64_t offset, const char *what)
 {
 	struct kt *k = ud;
 
-	hd_input_warn(k->in, 0, "byte %" G_GUINT64_FORMAT ": %s", offset,
-		      what);
+	hd_input_warn(k->in, 0, "byte %" G_GUINT64_FORMAT ": %s", offset, what);
 }
 
 /* ---- building ops ---- */
@@ -786,7 +794,8 @@ static int cmp_pending(const void *a, const void *b)
 		return x->op.group < y->op.group ? -1 : 1;
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
-	return x->op.prov.at < y->op.prov.at ? -1 : x->op.prov.at > y->op.prov.at;
+	return x->op.prov.at < y->op.prov.at ? -1
+					     : x->op.prov.at > y->op.prov.at;
 }
 
 static int64_t to_abs(struct kt *k, int64_t raw)
@@ -979,7 +988,8 @@ static void set_peer(struct kt *k, const struct hd_op *op, struct hd_opdesc *d,
 		return;
 	if (annot_peer >= 0)
 		d->peer = annot_peer;
-	else if (m->peer_global >= 0 && hd_group_rank_of(g, m->peer_global) >= 0)
+	else if (m->peer_global >= 0 &&
+		 hd_group_rank_of(g, m->peer_global) >= 0)
 		d->peer = hd_group_rank_of(g, m->peer_global);
 	else if (m->rank_arg >= 0)
 		d->peer = m->rank_arg; /* send/recv: the peer's group rank */
@@ -1227,10 +1237,11 @@ static void cpu_only_ops(struct kt *k, GArray *pend)
 			 * often).  Counted, not kept.
 			 */
 			k->in->skipped++;
-			hd_input_warn(k->in, 0,
-				      "event %" G_GUINT64_FORMAT
-				      ": record_param_comms without metadata or kernel, skipped",
-				      c->index);
+			hd_input_warn(
+				k->in, 0,
+				"event %" G_GUINT64_FORMAT
+				": record_param_comms without metadata or kernel, skipped",
+				c->index);
 			continue;
 		}
 		hd_op_init(&pd.op);
@@ -1263,9 +1274,9 @@ static void store_pending(struct kt *k, GArray *pend)
 	for (guint i = 0; i < pend->len; i++) {
 		struct pending *pd = &g_array_index(pend, struct pending, i);
 
-		if (i == 0 || pd->op.group !=
-				      g_array_index(pend, struct pending, i - 1)
-					      .op.group)
+		if (i == 0 ||
+		    pd->op.group !=
+			    g_array_index(pend, struct pending, i - 1).op.group)
 			ord_next = 0;
 		if (pd->ordinal)
 			pd->op.seq = ord_next++;
@@ -1322,14 +1333,16 @@ static void finish_rank(struct kt *k)
 		int fr = parsers_rank_from_filename(k->in->path);
 
 		if (fr >= 0) {
-			hd_input_warn(k->in, 0,
-				      "no distributedInfo.rank; rank %d taken from the file name (low confidence)",
-				      fr);
+			hd_input_warn(
+				k->in, 0,
+				"no distributedInfo.rank; rank %d taken from the file name (low confidence)",
+				fr);
 			k->in->rank = fr;
 			k->rank = fr;
 		} else {
-			hd_input_warn(k->in, 0,
-				      "no distributedInfo.rank and no rank in the file name: rank unknown");
+			hd_input_warn(
+				k->in, 0,
+				"no distributedInfo.rank and no rank in the file name: rank unknown");
 			k->in->rank = -1;
 			k->rank = -1;
 		}
@@ -1344,13 +1357,15 @@ static void finish_rank(struct kt *k)
 	if (k->nccl_version)
 		r->nccl_version = k->nccl_version;
 	if (k->kernels->len && r->cuda_dev < 0) {
-		int64_t dev = g_array_index(k->kernels, struct kt_kernel, 0).pid;
+		int64_t dev =
+			g_array_index(k->kernels, struct kt_kernel, 0).pid;
 
 		if (dev >= 0 && dev < 4096)
 			r->cuda_dev = (int)dev;
 	}
 	if (k->launches->len && r->pid == 0) {
-		int64_t pid = g_array_index(k->launches, struct kt_launch, 0).pid;
+		int64_t pid =
+			g_array_index(k->launches, struct kt_launch, 0).pid;
 
 		if (pid > 0 && pid < INT32_MAX)
 			r->pid = (int)pid;
@@ -1425,19 +1440,21 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		ok = false;
 	} else if (how != JSON_SCAN_COMPLETE || read_failed) {
 		k.in->truncated = true;
-		hd_input_warn(k.in, 0,
-			      "byte %" G_GUINT64_FORMAT
-			      ": trace ends early (truncated or cut JSON); %" G_GUINT64_FORMAT
-			      " events read",
-			      off, k.nevents);
+		hd_input_warn(
+			k.in, 0,
+			"byte %" G_GUINT64_FORMAT
+			": trace ends early (truncated or cut JSON); %" G_GUINT64_FORMAT
+			" events read",
+			off, k.nevents);
 	}
 	if (ok) {
 		if (!k.has_base && k.kernels->len &&
 		    g_array_index(k.kernels, struct kt_kernel, 0).ts <
 			    REL_LIMIT_NS &&
 		    g_array_index(k.kernels, struct kt_kernel, 0).ts > 0)
-			hd_input_warn(k.in, 0,
-				      "timestamps look relative but there is no baseTimeNanoseconds; times are not comparable across ranks");
+			hd_input_warn(
+				k.in, 0,
+				"timestamps look relative but there is no baseTimeNanoseconds; times are not comparable across ranks");
 		finish_rank(&k);
 		build_ops(&k);
 		if (k.nevents == 0)

@@ -753,7 +753,10 @@ static bool parens_open(const char *q, const char *e)
 }
 
 /* c10d texts a terminal may break just before their record. */
-#define TAIL(s) { s, sizeof(s) - 1 }
+#define TAIL(s)                  \
+	{                        \
+		s, sizeof(s) - 1 \
+	}
 static const struct {
 	const char *s;
 	size_t len;

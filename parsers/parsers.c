@@ -36,7 +36,8 @@ static bool head_has(const uint8_t *head, size_t len, const char *needle)
 	if (n > len)
 		return false;
 	for (size_t i = 0; i + n <= len; i++)
-		if (head[i] == (uint8_t)needle[0] && memcmp(head + i, needle, n) == 0)
+		if (head[i] == (uint8_t)needle[0] &&
+		    memcmp(head + i, needle, n) == 0)
 			return true;
 	return false;
 }
@@ -91,8 +92,9 @@ static bool text_report_head(const uint8_t *head, size_t len)
 const char *parsers_own_output(const uint8_t *head, size_t len)
 {
 	if (text_report_head(head, len) ||
-	    head_starts(head, len,
-			"WARNING: these inputs cannot all belong to one incident"))
+	    head_starts(
+		    head, len,
+		    "WARNING: these inputs cannot all belong to one incident"))
 		return "a hangdoc text report";
 	if (head_starts(head, len, "# hangdoc: "))
 		return "a hangdoc Markdown report";
@@ -255,8 +257,8 @@ void parsers_release_buffers(void)
 }
 
 static const char *const known_exts[] = {
-	".gz", ".zst", ".zstd", ".pkl", ".pickle", ".json", ".jsonl", ".log",
-	".txt", ".out", ".err", ".bin", ".trace", ".pt",
+	".gz",	".zst", ".zstd", ".pkl", ".pickle", ".json",  ".jsonl",
+	".log", ".txt", ".out",	 ".err", ".bin",    ".trace", ".pt",
 };
 
 int parsers_rank_from_filename(const char *path)

@@ -79,8 +79,8 @@ void flight_rec_release_buffers(void);
 void flight_rec_set_node_budget(uint32_t max_nodes);
 
 /* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
-bool kineto_parse(struct hd_reader *rd, struct hd_store *store,
-		  uint32_t input, GError **error);
+bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error);
 
 /*
  * The rank in a file name: the trailing digits of the base name once known

@@ -219,9 +219,9 @@ static uint32_t *kid_slots(struct pk_tree *t, uint32_t c, struct pk_node *cn,
 		t->nkids += n;
 		return t->kid + cn->v.off;
 	}
-	cap = g_hash_table_size(t->cap) ?
-		GPOINTER_TO_UINT(g_hash_table_lookup(t->cap,
-						     GUINT_TO_POINTER(c))) : 0;
+	cap = g_hash_table_size(t->cap) ? GPOINTER_TO_UINT(g_hash_table_lookup(
+						  t->cap, GUINT_TO_POINTER(c)))
+					: 0;
 	if (cap >= cn->len + n)
 		return t->kid + cn->v.off + cn->len;
 	if (cap == 0 && cn->v.off + cn->len == t->nkids) {
@@ -386,8 +386,7 @@ static inline void push(struct pk_dec *d, uint32_t id)
 
 static inline bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 {
-	uint32_t floor = d->mn ?
-		d->mk[d->mn - 1] : 0;
+	uint32_t floor = d->mn ? d->mk[d->mn - 1] : 0;
 
 	if (d->sn <= floor)
 		return fail(d, at, "stack underflow");
@@ -398,8 +397,7 @@ static inline bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 
 static inline bool top(struct pk_dec *d, uint32_t *id, size_t at)
 {
-	uint32_t floor = d->mn ?
-		d->mk[d->mn - 1] : 0;
+	uint32_t floor = d->mn ? d->mk[d->mn - 1] : 0;
 
 	if (d->sn <= floor)
 		return fail(d, at, "stack underflow");
@@ -473,8 +471,7 @@ static bool valid_utf8(const uint8_t *p, size_t n)
 	return true;
 }
 
-static bool push_str(struct pk_dec *d, enum pk_type type, size_t n,
-		     size_t at)
+static bool push_str(struct pk_dec *d, enum pk_type type, size_t n, size_t at)
 {
 	uint32_t id;
 	struct pk_node *nd;
@@ -512,8 +509,10 @@ static inline bool push_long(struct pk_dec *d, uint64_t n, size_t at)
 	uint64_t u = 0;
 
 	if (n > 8)
-		return fail(d, at, "integer of %" G_GUINT64_FORMAT
-			    " bytes exceeds 64 bits", n);
+		return fail(d, at,
+			    "integer of %" G_GUINT64_FORMAT
+			    " bytes exceeds 64 bits",
+			    n);
 	if (!need(d, n, at))
 		return false;
 	if (n == 8) {
@@ -595,13 +594,11 @@ static inline bool new_container(struct pk_dec *d, enum pk_type type,
 }
 
 /* Moves stack[from..] into the container at stack[from - 1]. */
-static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from,
-		 size_t at)
+static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from, size_t at)
 {
 	uint32_t c, n = d->sn - from;
 
-	if (from == 0 || (d->mn &&
-			  from <= d->mk[d->mn - 1]))
+	if (from == 0 || (d->mn && from <= d->mk[d->mn - 1]))
 		return fail(d, at, "no container below the items");
 	c = d->st[from - 1];
 	if (node_at(d->t, c)->type != want)
@@ -609,10 +606,11 @@ static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from,
 			    want == PK_DICT ? "dict" : "list");
 	if (want == PK_DICT && n % 2)
 		return fail(d, at, "odd number of dict items");
-	if (!append_kids(d->t, c,
-			 n ? &d->st[from] : NULL, n))
-		return fail(d, at, "container modified after use, or nested "
-			    "deeper than %d", PK_MAX_DEPTH);
+	if (!append_kids(d->t, c, n ? &d->st[from] : NULL, n))
+		return fail(d, at,
+			    "container modified after use, or nested "
+			    "deeper than %d",
+			    PK_MAX_DEPTH);
 	d->sn = from;
 	return true;
 }
@@ -620,29 +618,52 @@ static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from,
 static const char *refused_name(uint8_t op)
 {
 	switch (op) {
-	case 'c': return "GLOBAL";
-	case 0x93: return "STACK_GLOBAL";
-	case 'R': return "REDUCE";
-	case 'b': return "BUILD";
-	case 'i': return "INST";
-	case 'o': return "OBJ";
-	case 0x81: return "NEWOBJ";
-	case 0x92: return "NEWOBJ_EX";
-	case 'P': return "PERSID";
-	case 'Q': return "BINPERSID";
-	case 0x82: return "EXT1";
-	case 0x83: return "EXT2";
-	case 0x84: return "EXT4";
-	case 0x96: return "BYTEARRAY8";
-	case 0x97: return "NEXT_BUFFER";
-	case 0x98: return "READONLY_BUFFER";
-	case 0x8f: return "EMPTY_SET";
-	case 0x90: return "ADDITEMS";
-	case 0x91: return "FROZENSET";
-	case 'V': return "UNICODE";
-	case 'S': return "STRING";
-	case 'p': return "PUT";
-	case 'g': return "GET";
+	case 'c':
+		return "GLOBAL";
+	case 0x93:
+		return "STACK_GLOBAL";
+	case 'R':
+		return "REDUCE";
+	case 'b':
+		return "BUILD";
+	case 'i':
+		return "INST";
+	case 'o':
+		return "OBJ";
+	case 0x81:
+		return "NEWOBJ";
+	case 0x92:
+		return "NEWOBJ_EX";
+	case 'P':
+		return "PERSID";
+	case 'Q':
+		return "BINPERSID";
+	case 0x82:
+		return "EXT1";
+	case 0x83:
+		return "EXT2";
+	case 0x84:
+		return "EXT4";
+	case 0x96:
+		return "BYTEARRAY8";
+	case 0x97:
+		return "NEXT_BUFFER";
+	case 0x98:
+		return "READONLY_BUFFER";
+	case 0x8f:
+		return "EMPTY_SET";
+	case 0x90:
+		return "ADDITEMS";
+	case 0x91:
+		return "FROZENSET";
+	case 'V':
+		return "UNICODE";
+	case 'S':
+		return "STRING";
+	case 'p':
+		return "PUT";
+	case 'g':
+		return "GET";
 	}
 	return NULL;
 }
@@ -705,9 +726,7 @@ static bool step(struct pk_dec *d, bool *stop)
 	case 0x86:
 	case 0x87: {
 		uint32_t n = op - 0x84;
-		uint32_t floor = d->mn ?
-			d->mk[d->mn - 1] :
-			0;
+		uint32_t floor = d->mn ? d->mk[d->mn - 1] : 0;
 
 		if (d->sn < floor + n)
 			return fail(d, at, "stack underflow");
@@ -726,8 +745,7 @@ static bool step(struct pk_dec *d, bool *stop)
 			return fail(d, at, "stack underflow");
 		return fill(d, PK_LIST, d->sn - 1, at);
 	case '0': /* POP */
-		if (d->mn && d->mk[d->mn - 1] ==
-					     d->sn) {
+		if (d->mn && d->mk[d->mn - 1] == d->sn) {
 			d->mn = d->mn - 1;
 			return true;
 		}
@@ -748,8 +766,7 @@ static bool step(struct pk_dec *d, bool *stop)
 			push_str(d, PK_STR, rd_u32(d->p + d->pos - 4), at));
 	case 0x8c:
 		return need(d, 1, at) &&
-		       (d->pos += 1,
-			push_str(d, PK_STR, d->p[d->pos - 1], at));
+		       (d->pos += 1, push_str(d, PK_STR, d->p[d->pos - 1], at));
 	case 0x8d:
 		return need(d, 8, at) &&
 		       (d->pos += 8,
@@ -772,14 +789,16 @@ static bool step(struct pk_dec *d, bool *stop)
 		return need(d, 1, at) && memo_put(d, d->p[d->pos++], at);
 	case 'r':
 		return need(d, 4, at) &&
-		       (d->pos += 4, memo_put(d, rd_u32(d->p + d->pos - 4), at));
+		       (d->pos += 4,
+			memo_put(d, rd_u32(d->p + d->pos - 4), at));
 	case 0x94: /* MEMOIZE */
 		return memo_put(d, d->memo_len, at);
 	case 'h':
 		return need(d, 1, at) && memo_get(d, d->p[d->pos++], at);
 	case 'j':
 		return need(d, 4, at) &&
-		       (d->pos += 4, memo_get(d, rd_u32(d->p + d->pos - 4), at));
+		       (d->pos += 4,
+			memo_get(d, rd_u32(d->p + d->pos - 4), at));
 	case 'K':
 		if (!need(d, 1, at))
 			return false;
@@ -950,7 +969,9 @@ static G_GNUC_NO_INLINE void run_common(struct pk_dec *d)
 		case 0x86: /* TUPLE2 */
 			if (sn < (d->mn ? d->mk[d->mn - 1] : 0) + 2 ||
 			    MAX(t->node[st[sn - 2]].depth,
-				t->node[st[sn - 1]].depth) + 1 > PK_MAX_DEPTH)
+				t->node[st[sn - 1]].depth) +
+					    1 >
+				    PK_MAX_DEPTH)
 				goto out;
 			/* cannot fail now: a new tuple, children not too deep */
 			id = pk_add_container(t, PK_TUPLE, &st[sn - 2], 2);
@@ -1014,8 +1035,7 @@ static void salvage(struct pk_dec *d)
 			if (cn->type == PK_DICT)
 				n -= n % 2;
 			if ((cn->type == PK_DICT || cn->type == PK_LIST) &&
-			    append_kids(d->t, c,
-					n ? &d->st[m] : NULL, n))
+			    append_kids(d->t, c, n ? &d->st[m] : NULL, n))
 				node_at(d->t, c)->flags |= PK_F_PARTIAL;
 		}
 		d->sn = m;

@@ -41,20 +41,21 @@ enum pk_type {
 };
 
 enum pk_node_flags {
-	PK_F_PARTIAL = 1 << 0,  /* container closed by salvage, not by the file */
-	PK_F_OWNED = 1 << 1,    /* string bytes live in the tree, not the input */
+	PK_F_PARTIAL =
+		1 << 0, /* container closed by salvage, not by the file */
+	PK_F_OWNED = 1 << 1, /* string bytes live in the tree, not the input */
 	PK_F_ATTACHED = 1 << 2, /* already inside a container: frozen */
 };
 
 /* 16 bytes; all nodes of a tree live in one array. */
 struct pk_node {
-	uint8_t type;   /* enum pk_type */
-	uint8_t flags;  /* enum pk_node_flags */
+	uint8_t type; /* enum pk_type */
+	uint8_t flags; /* enum pk_node_flags */
 	uint16_t depth; /* 0 for scalars, 1 + deepest child for containers */
-	uint32_t len;   /* string bytes, or child count */
+	uint32_t len; /* string bytes, or child count */
 	union {
-		int64_t i;    /* PK_INT, PK_BOOL */
-		double f;     /* PK_FLOAT */
+		int64_t i; /* PK_INT, PK_BOOL */
+		double f; /* PK_FLOAT */
 		uint64_t off; /* PK_STR/PK_BYTES: byte offset; containers:
 				 index of the first child in the kid array */
 	} v;
@@ -63,7 +64,7 @@ struct pk_node {
 enum pk_status {
 	PK_OK = 0,
 	PK_TRUNCATED, /* input ended before STOP: the tree is salvaged */
-	PK_ERROR,     /* corruption or a refused opcode: salvaged up to it */
+	PK_ERROR, /* corruption or a refused opcode: salvaged up to it */
 };
 
 struct pk_scratch;
@@ -88,13 +89,13 @@ struct pk_tree {
 	uint32_t *kid; /* children of containers, by node id */
 	size_t nkids, kid_cap;
 	GByteArray *owned; /* bytes of PK_F_OWNED strings */
-	GHashTable *cap;   /* node id -> reserved child slots (relocated) */
-	uint32_t root;     /* PK_NIL when nothing was decoded */
-	uint32_t str_end;  /* 1 + the highest PK_STR/PK_BYTES node id, or 0:
+	GHashTable *cap; /* node id -> reserved child slots (relocated) */
+	uint32_t root; /* PK_NIL when nothing was decoded */
+	uint32_t str_end; /* 1 + the highest PK_STR/PK_BYTES node id, or 0:
 			      per-string tables need no more entries */
 	enum pk_status status;
 	size_t stop_at; /* byte offset where decoding ended or failed */
-	char *message;  /* why, for PK_TRUNCATED and PK_ERROR */
+	char *message; /* why, for PK_TRUNCATED and PK_ERROR */
 	struct pk_scratch *home; /* takes the arena back on free, or NULL */
 };
 

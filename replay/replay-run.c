@@ -514,7 +514,8 @@ static guint child_run_batch(struct child *c, const struct replay_rank *rr,
 			     guint i, cudaStream_t st, cudaEvent_t done,
 			     char *sb, char *rb)
 {
-	const struct replay_op *o = &g_array_index(rr->ops, struct replay_op, i);
+	const struct replay_op *o =
+		&g_array_index(rr->ops, struct replay_op, i);
 	guint end = i + 1;
 	double t0 = now_s(), deadline = t0 + c->timeout_s;
 	int status = REPLAY_OP_OK;
@@ -544,16 +545,15 @@ static guint child_run_batch(struct child *c, const struct replay_rank *rr,
 	else if (nr != ncclSuccess)
 		status = REPLAY_OP_ERROR;
 	for (guint k = i; k < end; k++)
-		send_msg(c, MSG_OP, (int)k, status, nr,
-			 (now_s() - t0) * 1000.0, NULL);
+		send_msg(c, MSG_OP, (int)k, status, nr, (now_s() - t0) * 1000.0,
+			 NULL);
 	if (status == REPLAY_OP_BLOCKED)
 		child_end(c, END_BLOCKED, 0, NULL);
 	if (status == REPLAY_OP_ERROR) {
 		const char *le = ncclGetLastError(c->comm);
 
-		g_snprintf(text, sizeof(text), "%s%s%s",
-			   ncclGetErrorString(nr), le && *le ? ": " : "",
-			   le ? le : "");
+		g_snprintf(text, sizeof(text), "%s%s%s", ncclGetErrorString(nr),
+			   le && *le ? ": " : "", le ? le : "");
 		child_end(c, END_ERROR, nr, text);
 	}
 	return end;

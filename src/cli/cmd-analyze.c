@@ -111,7 +111,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 			"unknown format '%s' (use text, json, jsonl, markdown or html)",
 			format);
 	if (!paths->len)
-		return hd_cmd_usage_error(&hd_cmd_analyze, "analyze: no PATH given");
+		return hd_cmd_usage_error(&hd_cmd_analyze,
+					  "analyze: no PATH given");
 	return HD_CMD_CONTINUE;
 }
 
@@ -137,8 +138,8 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 
 	if (refused >= 0)
 		return refused;
-	return hd_cmd_output_close(&out, hd_report_write_opts(out.f, fmt, a, ro),
-				   status);
+	return hd_cmd_output_close(
+		&out, hd_report_write_opts(out.f, fmt, a, ro), status);
 }
 
 /*
@@ -251,7 +252,8 @@ static int run(int argc, char **argv)
 	store = hd_load_with((char **)paths->pdata, &lo, problems);
 	end_progress(&prog);
 	for (guint i = 0; i < problems->len && !o.quiet; i++)
-		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
+		hd_cmd_error("%s",
+			     (const char *)g_ptr_array_index(problems, i));
 	if (!o.quiet)
 		report_unusable(store);
 	a = hd_engine_run_opts(store,
@@ -260,9 +262,9 @@ static int run(int argc, char **argv)
 	report_times(&ro, prog.start_us);
 	status = hd_cmd_analysis_status(store, a);
 	if (status == HD_EXIT_NO_INPUT && hd_store_usable_inputs(store))
-		hd_cmd_error("no op was read from the %u %s given: nothing shows progress",
-			     paths->len - 1,
-			     paths->len - 1 == 1 ? "path" : "paths");
+		hd_cmd_error(
+			"no op was read from the %u %s given: nothing shows progress",
+			paths->len - 1, paths->len - 1 == 1 ? "path" : "paths");
 	else if (status == HD_EXIT_NO_INPUT)
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,

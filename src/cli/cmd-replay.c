@@ -76,7 +76,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, GPtrArray *paths)
 		{ "scale", 0, HD_OPT_NUMBER, &o->scale, 0, 1 },
 		{ "plan-out", 0, HD_OPT_STRING, &o->plan_out, 0, 0 },
 		{ "plan", 0, HD_OPT_STRING, &o->plan_in, 0, 0 },
-		{ "timeout", 0, HD_OPT_NUMBER, &o->timeout_s, 0, MAX_TIMEOUT_S },
+		{ "timeout", 0, HD_OPT_NUMBER, &o->timeout_s, 0,
+		  MAX_TIMEOUT_S },
 		{ "fix", 0, HD_OPT_FLAG, &o->fix, 0, 0 },
 		{ "healthy", 0, HD_OPT_FLAG, &o->healthy, 0, 0 },
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
@@ -92,17 +93,18 @@ static int parse_opts(int argc, char **argv, struct opts *o, GPtrArray *paths)
 	if (format && strcmp(format, "json") == 0)
 		o->json = true;
 	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(&hd_cmd_replay,
-					  "unknown format '%s' for 'replay' (use text or json)",
-					  format);
+		return hd_cmd_usage_error(
+			&hd_cmd_replay,
+			"unknown format '%s' for 'replay' (use text or json)",
+			format);
 	if (o->plan_in && paths->len)
 		return hd_cmd_usage_error(&hd_cmd_replay,
 					  "--plan takes no PATH, got '%s'",
 					  (const char *)paths->pdata[0]);
 	if (o->plan_in && (o->verdict || o->healthy))
-		return hd_cmd_usage_error(&hd_cmd_replay,
-					  "--plan cannot be combined with '%s'",
-					  o->verdict ? "--verdict" : "--healthy");
+		return hd_cmd_usage_error(
+			&hd_cmd_replay, "--plan cannot be combined with '%s'",
+			o->verdict ? "--verdict" : "--healthy");
 	if (!o->plan_in && !paths->len)
 		return hd_cmd_usage_error(&hd_cmd_replay,
 					  "replay needs a PATH or --plan FILE");

@@ -101,9 +101,10 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 	if (format && strcmp(format, "json") == 0)
 		o->json = true;
 	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(&hd_cmd_show,
-					  "unknown format '%s' for 'show' (use text or json)",
-					  format);
+		return hd_cmd_usage_error(
+			&hd_cmd_show,
+			"unknown format '%s' for 'show' (use text or json)",
+			format);
 	if (seq && !hd_report_show_parse_seq(seq, &o->filter.seq_min,
 					     &o->filter.seq_max))
 		return hd_cmd_usage_error(
@@ -150,7 +151,8 @@ static int run(int argc, char **argv)
 	g_ptr_array_add(paths, NULL);
 	s = hd_load((char **)paths->pdata, o.jobs, problems);
 	for (guint i = 0; i < problems->len; i++)
-		hd_cmd_error("%s", (const char *)g_ptr_array_index(problems, i));
+		hd_cmd_error("%s",
+			     (const char *)g_ptr_array_index(problems, i));
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 

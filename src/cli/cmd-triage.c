@@ -118,9 +118,9 @@ static bool list_incidents(const char *dir, GArray *incidents)
 		    !(S_ISDIR(st.st_mode) ||
 		      (S_ISREG(st.st_mode) && is_archive_file(p))))
 			continue;
-		g_array_append_val(incidents,
-				   ((struct incident){ g_steal_pointer(&p),
-						       NULL }));
+		g_array_append_val(
+			incidents,
+			((struct incident){ g_steal_pointer(&p), NULL }));
 	}
 	return true;
 }
@@ -136,8 +136,8 @@ static int run(int argc, char **argv)
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new();
-	g_autoptr(GArray) incidents = g_array_new(FALSE, TRUE,
-						  sizeof(struct incident));
+	g_autoptr(GArray) incidents =
+		g_array_new(FALSE, TRUE, sizeof(struct incident));
 	g_autoptr(GPtrArray) rows = g_ptr_array_new();
 	bool fault = false, ok = true;
 	int status = hd_cmd_parse(&hd_cmd_triage, argc, argv, opts, dirs);
@@ -150,11 +150,13 @@ static int run(int argc, char **argv)
 		 (strcmp(format, "markdown") == 0 || strcmp(format, "md") == 0))
 		fmt = TRIAGE_MARKDOWN;
 	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(&hd_cmd_triage,
-					  "unknown format '%s' (use text, jsonl or markdown)",
-					  format);
+		return hd_cmd_usage_error(
+			&hd_cmd_triage,
+			"unknown format '%s' (use text, jsonl or markdown)",
+			format);
 	if (!dirs->len)
-		return hd_cmd_usage_error(&hd_cmd_triage, "triage: no DIR given");
+		return hd_cmd_usage_error(&hd_cmd_triage,
+					  "triage: no DIR given");
 	g_array_set_clear_func(incidents, (GDestroyNotify)incident_clear);
 	for (guint i = 0; i < dirs->len; i++)
 		list_incidents(g_ptr_array_index(dirs, i), incidents);
@@ -168,21 +170,21 @@ static int run(int argc, char **argv)
 	if (jobs <= 0)
 		jobs = g_get_num_processors();
 	if (jobs > 1 && incidents->len > 1) {
-		GThreadPool *pool = g_thread_pool_new(analyze_one, NULL,
-						      MIN(jobs, (int)incidents->len),
-						      TRUE, NULL);
+		GThreadPool *pool = g_thread_pool_new(
+			analyze_one, NULL, MIN(jobs, (int)incidents->len), TRUE,
+			NULL);
 
 		for (guint i = 0; i < incidents->len; i++)
-			g_thread_pool_push(pool,
-					   &g_array_index(incidents,
-							  struct incident, i),
-					   NULL);
+			g_thread_pool_push(
+				pool,
+				&g_array_index(incidents, struct incident, i),
+				NULL);
 		g_thread_pool_free(pool, FALSE, TRUE);
 	} else {
 		for (guint i = 0; i < incidents->len; i++)
-			analyze_one(&g_array_index(incidents, struct incident,
-						   i),
-				    NULL);
+			analyze_one(
+				&g_array_index(incidents, struct incident, i),
+				NULL);
 	}
 	for (guint i = 0; i < incidents->len; i++) {
 		struct hd_triage_row *r =

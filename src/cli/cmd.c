@@ -182,8 +182,8 @@ static void print_usage(FILE *out, const struct hd_cmd *cmd)
 		const char *nl = strchr(u, '\n');
 		int len = nl ? (int)(nl - u) : (int)strlen(u);
 
-		fprintf(out, "%s hangdoc %s %.*s\n", first ? "usage:" : "      ",
-			cmd->name, len, u);
+		fprintf(out, "%s hangdoc %s %.*s\n",
+			first ? "usage:" : "      ", cmd->name, len, u);
 		first = false;
 		u += len + (nl != NULL);
 	}
@@ -270,9 +270,10 @@ static bool store(const struct hd_cmd *cmd, const struct hd_opt *o,
 			*(int *)o->dest = (int)v;
 			return true;
 		}
-		hd_cmd_usage_error(cmd,
-				   "option '%s': '%s' is not a number from %.0f to %.0f",
-				   spelled, value, o->min, o->max);
+		hd_cmd_usage_error(
+			cmd,
+			"option '%s': '%s' is not a number from %.0f to %.0f",
+			spelled, value, o->min, o->max);
 		return false;
 	case HD_OPT_NUMBER:
 		errno = 0;
@@ -282,9 +283,10 @@ static bool store(const struct hd_cmd *cmd, const struct hd_opt *o,
 			*(double *)o->dest = d;
 			return true;
 		}
-		hd_cmd_usage_error(cmd,
-				   "option '%s': '%s' is not a number above %g and at most %g",
-				   spelled, value, o->min, o->max);
+		hd_cmd_usage_error(
+			cmd,
+			"option '%s': '%s' is not a number above %g and at most %g",
+			spelled, value, o->min, o->max);
 		return false;
 	}
 	return false;
@@ -312,26 +314,25 @@ int hd_cmd_parse(const struct hd_cmd *cmd, int argc, char **argv,
 			return hd_cmd_print_help(cmd);
 		o = match(opts, arg, &value);
 		if (!o)
-			return hd_cmd_usage_error(cmd,
-						  "unknown option '%s' for '%s'",
-						  arg, cmd->name);
+			return hd_cmd_usage_error(
+				cmd, "unknown option '%s' for '%s'", arg,
+				cmd->name);
 		spelled = g_strdup_printf("--%s", o->name);
 		if (o->kind == HD_OPT_FLAG) {
 			if (value)
-				return hd_cmd_usage_error(cmd,
-							  "option '%s' takes no value",
-							  spelled);
+				return hd_cmd_usage_error(
+					cmd, "option '%s' takes no value",
+					spelled);
 		} else if (!value) {
 			if (i + 1 >= argc)
-				return hd_cmd_usage_error(cmd,
-							  "option '%s' needs a value",
-							  spelled);
+				return hd_cmd_usage_error(
+					cmd, "option '%s' needs a value",
+					spelled);
 			value = argv[++i];
 		}
 		if (value && !*value)
-			return hd_cmd_usage_error(cmd,
-						  "option '%s' needs a value",
-						  spelled);
+			return hd_cmd_usage_error(
+				cmd, "option '%s' needs a value", spelled);
 		if (!store(cmd, o, spelled, value))
 			return HD_EXIT_USAGE;
 	}

@@ -15,11 +15,11 @@
 
 /* Exit statuses (docs/verdicts.md). */
 enum hd_exit {
-	HD_EXIT_OK = 0,       /* analyzed, no fault found */
-	HD_EXIT_FAULT = 1,    /* analyzed, at least one fault verdict */
-	HD_EXIT_USAGE = 2,    /* bad command line */
+	HD_EXIT_OK = 0, /* analyzed, no fault found */
+	HD_EXIT_FAULT = 1, /* analyzed, at least one fault verdict */
+	HD_EXIT_USAGE = 2, /* bad command line */
 	HD_EXIT_NO_INPUT = 3, /* nothing could be parsed */
-	HD_EXIT_OUTPUT = 4,   /* the report could not be written */
+	HD_EXIT_OUTPUT = 4, /* the report could not be written */
 	/* analyzed: a hang or an error was seen, its cause undecided */
 	HD_EXIT_UNDECIDED = 5,
 	HD_EXIT_INCONSISTENT = 6, /* inputs of several incidents, not merged */
@@ -27,9 +27,9 @@ enum hd_exit {
 
 struct hd_cmd {
 	const char *name;
-	const char *usage;   /* arguments after the name; lines split by \n */
+	const char *usage; /* arguments after the name; lines split by \n */
 	const char *summary; /* one line: what it does */
-	const char *help;    /* what follows the usage in --help */
+	const char *help; /* what follows the usage in --help */
 	int (*run)(int argc, char **argv);
 };
 
@@ -62,9 +62,9 @@ int hd_cmd_finish_output(FILE *out, const char *name, int status);
 
 /* What kind of value an option takes, and so what hd_opt.dest points at. */
 enum hd_opt_kind {
-	HD_OPT_FLAG,   /* no value; bool */
+	HD_OPT_FLAG, /* no value; bool */
 	HD_OPT_STRING, /* const char *, pointing into argv; never empty */
-	HD_OPT_INT,    /* int, within [min, max] */
+	HD_OPT_INT, /* int, within [min, max] */
 	HD_OPT_NUMBER, /* double, within (min, max] (min itself refused) */
 };
 
@@ -100,7 +100,6 @@ int hd_cmd_output_open(struct hd_cmd_output *o, const char *path,
  */
 int hd_cmd_output_close(struct hd_cmd_output *o, bool written, int status);
 
-
 /*
  * One option of a subcommand: spelled exactly "--name", "--name=VALUE",
  * "--name VALUE", and with a short name also "-s VALUE" or "-sVALUE".
@@ -108,7 +107,7 @@ int hd_cmd_output_close(struct hd_cmd_output *o, bool written, int status);
  */
 struct hd_opt {
 	const char *name; /* without the dashes: "format" */
-	char short_name;  /* 'o', or 0 */
+	char short_name; /* 'o', or 0 */
 	enum hd_opt_kind kind;
 	void *dest;
 	double min, max; /* HD_OPT_INT and HD_OPT_NUMBER */

@@ -12,26 +12,24 @@
 #include "hd-banned.h"
 
 static const struct hd_cmd *const commands[] = {
-	&hd_cmd_analyze,
-	&hd_cmd_show,
-	&hd_cmd_replay,
-	&hd_cmd_export,
-	&hd_cmd_triage,
-	&hd_cmd_diff,
+	&hd_cmd_analyze, &hd_cmd_show,	 &hd_cmd_replay,
+	&hd_cmd_export,	 &hd_cmd_triage, &hd_cmd_diff,
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: hangdoc <command> [options] PATH...\n"
-		     "       hangdoc --help | --version | help <command>\n\n"
-		     "Find the rank that hung an NCCL job, from the logs, flight-recorder\n"
-		     "dumps and profiler traces it left behind.\n\ncommands:\n");
+	fprintf(out,
+		"usage: hangdoc <command> [options] PATH...\n"
+		"       hangdoc --help | --version | help <command>\n\n"
+		"Find the rank that hung an NCCL job, from the logs, flight-recorder\n"
+		"dumps and profiler traces it left behind.\n\ncommands:\n");
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		fprintf(out, "  %-9s %s\n", commands[i]->name,
 			commands[i]->summary);
-	fprintf(out, "\nexit status: 0 no fault found, 1 fault found, 2 usage error,\n"
-		     "3 no usable input, 4 the report could not be written,\n"
-		     "6 inputs of several incidents (nothing blamed)\n");
+	fprintf(out,
+		"\nexit status: 0 no fault found, 1 fault found, 2 usage error,\n"
+		"3 no usable input, 4 the report could not be written,\n"
+		"6 inputs of several incidents (nothing blamed)\n");
 }
 
 static const struct hd_cmd *find_command(const char *name)

@@ -7,4 +7,4 @@
 
 #include "hd-banned.h"
 
-G_DEFINE_QUARK(hangdoc-error-quark, hd_error)
+G_DEFINE_QUARK(hangdoc - error - quark, hd_error)

@@ -371,8 +371,8 @@ static bool raw_fill(struct hd_reader *r, GError **error)
 	}
 	n = fd_read(r, r->raw, RAW_BUF_SIZE);
 	if (n < 0) {
-		g_set_error(error, HD_ERROR, HD_ERROR_IO, "cannot read '%s': %s",
-			    r->path, g_strerror(errno));
+		g_set_error(error, HD_ERROR, HD_ERROR_IO,
+			    "cannot read '%s': %s", r->path, g_strerror(errno));
 		return false;
 	}
 	if (n == 0) {
@@ -652,8 +652,8 @@ struct hd_reader *hd_reader_open(const char *path, GError **error)
 	 */
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (r->fd < 0) {
-		g_set_error(error, HD_ERROR, HD_ERROR_IO, "cannot open '%s': %s",
-			    path, g_strerror(errno));
+		g_set_error(error, HD_ERROR, HD_ERROR_IO,
+			    "cannot open '%s': %s", path, g_strerror(errno));
 		return NULL;
 	}
 	if (fstat(r->fd, &st) != 0) {
@@ -753,8 +753,7 @@ const char *hd_reader_path(const struct hd_reader *r)
 	return r->path;
 }
 
-const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
-			      GError **error)
+const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 {
 	if (!r->head_done) {
 		while (r->head_len < HD_READER_HEAD_MAX) {
@@ -774,8 +773,7 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
 	return r->head;
 }
 
-ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n,
-		       GError **error)
+ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 {
 	ssize_t got;
 

@@ -93,8 +93,7 @@ void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
  * stream without consuming them.  (transfer none)
  */
-const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len,
-			      GError **error);
+const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error);
 
 /*
  * Reads up to n decompressed bytes into buf.  Returns the count, 0 at end of

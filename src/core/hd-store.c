@@ -626,8 +626,7 @@ struct hd_op *hd_store_new_op(struct hd_store *s)
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
 			   size_t n)
 {
-	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame),
-				      n);
+	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame), n);
 
 	g_array_append_vals(a, frames, n);
 	g_ptr_array_add(s->stacks, a);
@@ -690,8 +689,9 @@ static void merge_rank(struct hd_rank *dst, const struct hd_rank *src,
 	if (!dst->torch_version)
 		dst->torch_version = src->torch_version;
 	for (guint i = 0; i < src->inputs->len; i++)
-		hd_rank_add_input(dst, input_map[g_array_index(src->inputs,
-							       uint32_t, i)]);
+		hd_rank_add_input(
+			dst,
+			input_map[g_array_index(src->inputs, uint32_t, i)]);
 }
 
 static void merge_group(struct hd_group *dst, const struct hd_group *src)
@@ -709,8 +709,7 @@ static void merge_group(struct hd_group *dst, const struct hd_group *src)
 	if (src->nranks > dst->nranks)
 		dst->nranks = src->nranks;
 	/* Every rank's dump repeats the world group: nothing new to learn. */
-	if (src->members->len > 0 &&
-	    src->members->len <= dst->members->len &&
+	if (src->members->len > 0 && src->members->len <= dst->members->len &&
 	    memcmp(src->members->data, dst->members->data,
 		   src->members->len * sizeof(int)) == 0)
 		src_members_known = true;
@@ -720,8 +719,8 @@ static void merge_group(struct hd_group *dst, const struct hd_group *src)
 		if (m >= 0 && hd_group_global_rank(dst, i) < 0)
 			hd_group_set_member(dst, i, m);
 	}
-	dst->low_confidence_identity = dst->low_confidence_identity &&
-				       src->low_confidence_identity;
+	dst->low_confidence_identity =
+		dst->low_confidence_identity && src->low_confidence_identity;
 }
 
 static bool is_identity(const uint32_t *map, guint n)
@@ -953,14 +952,22 @@ const char *hd_op_state_name(enum hd_op_state st)
 }
 
 static const char *const dtype_names[] = {
-	[HD_DTYPE_UNKNOWN] = "unknown",   [HD_DTYPE_INT8] = "int8",
-	[HD_DTYPE_UINT8] = "uint8",       [HD_DTYPE_INT32] = "int32",
-	[HD_DTYPE_UINT32] = "uint32",     [HD_DTYPE_INT64] = "int64",
-	[HD_DTYPE_UINT64] = "uint64",     [HD_DTYPE_FLOAT16] = "float16",
-	[HD_DTYPE_FLOAT32] = "float32",   [HD_DTYPE_FLOAT64] = "float64",
-	[HD_DTYPE_BFLOAT16] = "bfloat16", [HD_DTYPE_FP8_E4M3] = "float8_e4m3",
-	[HD_DTYPE_FP8_E5M2] = "float8_e5m2", [HD_DTYPE_BOOL] = "bool",
-	[HD_DTYPE_INT16] = "int16",       [HD_DTYPE_OTHER] = "other",
+	[HD_DTYPE_UNKNOWN] = "unknown",
+	[HD_DTYPE_INT8] = "int8",
+	[HD_DTYPE_UINT8] = "uint8",
+	[HD_DTYPE_INT32] = "int32",
+	[HD_DTYPE_UINT32] = "uint32",
+	[HD_DTYPE_INT64] = "int64",
+	[HD_DTYPE_UINT64] = "uint64",
+	[HD_DTYPE_FLOAT16] = "float16",
+	[HD_DTYPE_FLOAT32] = "float32",
+	[HD_DTYPE_FLOAT64] = "float64",
+	[HD_DTYPE_BFLOAT16] = "bfloat16",
+	[HD_DTYPE_FP8_E4M3] = "float8_e4m3",
+	[HD_DTYPE_FP8_E5M2] = "float8_e5m2",
+	[HD_DTYPE_BOOL] = "bool",
+	[HD_DTYPE_INT16] = "int16",
+	[HD_DTYPE_OTHER] = "other",
 };
 
 const char *hd_dtype_name(enum hd_dtype t)
@@ -1092,21 +1099,36 @@ enum hd_dtype hd_dtype_parse(const char *s)
 		const char *name;
 		enum hd_dtype t;
 	} table[] = {
-		{ "float", HD_DTYPE_FLOAT32 },	  { "float32", HD_DTYPE_FLOAT32 },
-		{ "f32", HD_DTYPE_FLOAT32 },	  { "half", HD_DTYPE_FLOAT16 },
-		{ "float16", HD_DTYPE_FLOAT16 },  { "f16", HD_DTYPE_FLOAT16 },
-		{ "bfloat16", HD_DTYPE_BFLOAT16 }, { "bf16", HD_DTYPE_BFLOAT16 },
-		{ "double", HD_DTYPE_FLOAT64 },	  { "float64", HD_DTYPE_FLOAT64 },
-		{ "f64", HD_DTYPE_FLOAT64 },	  { "int", HD_DTYPE_INT32 },
-		{ "int32", HD_DTYPE_INT32 },	  { "i32", HD_DTYPE_INT32 },
-		{ "long", HD_DTYPE_INT64 },	  { "int64", HD_DTYPE_INT64 },
-		{ "i64", HD_DTYPE_INT64 },	  { "byte", HD_DTYPE_UINT8 },
-		{ "uint8", HD_DTYPE_UINT8 },	  { "u8", HD_DTYPE_UINT8 },
-		{ "char", HD_DTYPE_INT8 },	  { "int8", HD_DTYPE_INT8 },
-		{ "i8", HD_DTYPE_INT8 },	  { "short", HD_DTYPE_INT16 },
-		{ "int16", HD_DTYPE_INT16 },	  { "bool", HD_DTYPE_BOOL },
-		{ "uint32", HD_DTYPE_UINT32 },	  { "u32", HD_DTYPE_UINT32 },
-		{ "uint64", HD_DTYPE_UINT64 },	  { "u64", HD_DTYPE_UINT64 },
+		{ "float", HD_DTYPE_FLOAT32 },
+		{ "float32", HD_DTYPE_FLOAT32 },
+		{ "f32", HD_DTYPE_FLOAT32 },
+		{ "half", HD_DTYPE_FLOAT16 },
+		{ "float16", HD_DTYPE_FLOAT16 },
+		{ "f16", HD_DTYPE_FLOAT16 },
+		{ "bfloat16", HD_DTYPE_BFLOAT16 },
+		{ "bf16", HD_DTYPE_BFLOAT16 },
+		{ "double", HD_DTYPE_FLOAT64 },
+		{ "float64", HD_DTYPE_FLOAT64 },
+		{ "f64", HD_DTYPE_FLOAT64 },
+		{ "int", HD_DTYPE_INT32 },
+		{ "int32", HD_DTYPE_INT32 },
+		{ "i32", HD_DTYPE_INT32 },
+		{ "long", HD_DTYPE_INT64 },
+		{ "int64", HD_DTYPE_INT64 },
+		{ "i64", HD_DTYPE_INT64 },
+		{ "byte", HD_DTYPE_UINT8 },
+		{ "uint8", HD_DTYPE_UINT8 },
+		{ "u8", HD_DTYPE_UINT8 },
+		{ "char", HD_DTYPE_INT8 },
+		{ "int8", HD_DTYPE_INT8 },
+		{ "i8", HD_DTYPE_INT8 },
+		{ "short", HD_DTYPE_INT16 },
+		{ "int16", HD_DTYPE_INT16 },
+		{ "bool", HD_DTYPE_BOOL },
+		{ "uint32", HD_DTYPE_UINT32 },
+		{ "u32", HD_DTYPE_UINT32 },
+		{ "uint64", HD_DTYPE_UINT64 },
+		{ "u64", HD_DTYPE_UINT64 },
 		{ "float8e4m3fn", HD_DTYPE_FP8_E4M3 },
 		{ "float8e4m3", HD_DTYPE_FP8_E4M3 },
 		{ "f8e4m3", HD_DTYPE_FP8_E4M3 },
@@ -1167,10 +1189,11 @@ static void bound_warn(struct hd_store *s, const struct hd_prov *p,
 	where = p && !line ? g_strdup_printf("record %" G_GUINT64_FORMAT ": ",
 					     p->at)
 			   : g_strdup("");
-	hd_input_warn(in, line ? p->at : 0,
-		      "%s%s %" G_GINT64_FORMAT
-		      " is out of range (ranks below %d, sequence numbers up to 2^48): dropped",
-		      where, what, v, HD_MAX_RANKS);
+	hd_input_warn(
+		in, line ? p->at : 0,
+		"%s%s %" G_GINT64_FORMAT
+		" is out of range (ranks below %d, sequence numbers up to 2^48): dropped",
+		where, what, v, HD_MAX_RANKS);
 }
 
 static void bound_ops(struct hd_store *s)
@@ -1178,7 +1201,8 @@ static void bound_ops(struct hd_store *s)
 	uint32_t warned = 0, out = 0;
 
 	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
 
 		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
 			bound_warn(s, &op->prov,

@@ -22,23 +22,23 @@
 
 enum hd_input_kind {
 	HD_INPUT_UNKNOWN = 0,
-	HD_INPUT_NCCL_LOG,   /* NCCL_DEBUG and/or PyTorch c10d text */
+	HD_INPUT_NCCL_LOG, /* NCCL_DEBUG and/or PyTorch c10d text */
 	HD_INPUT_FLIGHT_REC, /* flight-recorder dump, pickle or JSON */
-	HD_INPUT_KINETO,     /* profiler Chrome trace */
+	HD_INPUT_KINETO, /* profiler Chrome trace */
 };
 
 struct hd_input {
 	char *path; /* as given on the command line (or found below it) */
 	enum hd_input_kind kind;
-	int rank;       /* global rank the whole input belongs to, or -1 */
+	int rank; /* global rank the whole input belongs to, or -1 */
 	uint64_t bytes; /* bytes read, after decompression */
 	uint64_t records;
 	uint64_t skipped;
-	uint64_t nwarnings;  /* all warnings, kept or not */
+	uint64_t nwarnings; /* all warnings, kept or not */
 	GPtrArray *warnings; /* char *, "line N: text", first few only */
-	bool truncated;      /* input ended early (cut file, no STOP, ...) */
-	bool empty;          /* well-formed but holds nothing (empty FR dump) */
-	char *error;         /* why the input could not be read at all */
+	bool truncated; /* input ended early (cut file, no STOP, ...) */
+	bool empty; /* well-formed but holds nothing (empty FR dump) */
+	char *error; /* why the input could not be read at all */
 	/* the file as stored (compressed or not), when the loader was asked
 	   to describe it (hd_load()): its size in bytes, -1 unknown, and the
 	   SHA-256 of its bytes in lowercase hex, or NULL */
@@ -70,14 +70,14 @@ struct hd_attempt {
 /* Where a record came from. */
 enum hd_prov_kind {
 	HD_PROV_NONE = 0,
-	HD_PROV_LINE,   /* text line number, from 1 */
+	HD_PROV_LINE, /* text line number, from 1 */
 	HD_PROV_RECORD, /* record index in the input (FR entry, trace event) */
 	HD_PROV_OFFSET, /* byte offset in the (decompressed) input */
 };
 
 struct hd_prov {
 	uint32_t input; /* index into store->inputs */
-	uint32_t kind;  /* enum hd_prov_kind */
+	uint32_t kind; /* enum hd_prov_kind */
 	uint64_t at;
 };
 
@@ -86,8 +86,8 @@ struct hd_rank {
 	const char *host; /* interned, or NULL */
 	const char *addr; /* interned IP NCCL bootstraps on ("10.1.0.5"), or
 			     NULL: how peers name this host in network errors */
-	int pid;          /* 0 when unknown */
-	int cuda_dev;     /* -1 when unknown */
+	int pid; /* 0 when unknown */
+	int cuda_dev; /* -1 when unknown */
 	const char *bus_id;
 	const char *nccl_version;
 	const char *torch_version;
@@ -95,13 +95,13 @@ struct hd_rank {
 };
 
 struct hd_group {
-	char *id;   /* cross-rank identity, see hd_group_id_*() */
+	char *id; /* cross-rank identity, see hd_group_id_*() */
 	char *name; /* PG name / NCCL comm label, or NULL */
 	char *desc; /* PG description, or NULL */
 	uint64_t comm_id;
 	bool has_comm_id;
-	int nranks;       /* -1 when unknown */
-	GArray *members;  /* int: global rank by group rank, -1 unknown */
+	int nranks; /* -1 when unknown */
+	GArray *members; /* int: global rank by group rank, -1 unknown */
 	bool low_confidence_identity; /* grouped by heuristics only */
 };
 
@@ -151,9 +151,10 @@ enum hd_op_state {
 
 /* How op->seq was obtained, which decides what it can be compared with. */
 enum hd_seq_kind {
-	HD_SEQ_COLLECTIVE = 0, /* FR collective_seq_id, trace Seq, c10d SeqNum */
-	HD_SEQ_P2P,            /* FR p2p_seq_id, trace Seq of a p2p op */
-	HD_SEQ_ORDINAL,        /* position of the op in this rank's stream */
+	HD_SEQ_COLLECTIVE =
+		0, /* FR collective_seq_id, trace Seq, c10d SeqNum */
+	HD_SEQ_P2P, /* FR p2p_seq_id, trace Seq of a p2p op */
+	HD_SEQ_ORDINAL, /* position of the op in this rank's stream */
 };
 
 enum hd_dtype {
@@ -187,9 +188,9 @@ enum hd_redop {
 
 enum hd_op_flags {
 	HD_OPF_COALESCED_MEMBER = 1 << 0, /* inside a coalesced group */
-	HD_OPF_RETIRED = 1 << 1,          /* FR retired */
-	HD_OPF_TRUNCATED = 1 << 2,        /* record was cut (1024-byte limit) */
-	HD_OPF_ANY_SOURCE = 1 << 3,       /* recv from any peer */
+	HD_OPF_RETIRED = 1 << 1, /* FR retired */
+	HD_OPF_TRUNCATED = 1 << 2, /* record was cut (1024-byte limit) */
+	HD_OPF_ANY_SOURCE = 1 << 3, /* recv from any peer */
 };
 
 /*
@@ -236,12 +237,12 @@ struct hd_op {
 	 */
 	int32_t rank;
 	uint32_t group; /* index into store->groups */
-	int64_t seq;    /* position in the group's sequence on this rank */
+	int64_t seq; /* position in the group's sequence on this rank */
 	uint8_t seq_kind; /* enum hd_seq_kind */
-	uint8_t kind;     /* enum hd_op_kind */
+	uint8_t kind; /* enum hd_op_kind */
 	uint8_t state; /* enum hd_op_state */
 	uint8_t flags; /* enum hd_op_flags */
-	int32_t stack;    /* index into store->stacks, -1 none */
+	int32_t stack; /* index into store->stacks, -1 none */
 	const struct hd_opdesc *d; /* never NULL */
 	int64_t op_count; /* NCCL opCount, -1 when absent */
 	int64_t t_enqueue_ns; /* INT64_MIN when unknown; wall clock ns */
@@ -266,7 +267,7 @@ enum hd_signal_cat {
 	HD_SIG_CONFIG,
 	HD_SIG_MISMATCH,
 	HD_SIG_PROGRESS, /* not an error: a rank's progress report */
-	HD_SIG_INFO,     /* context only (dump signals, heartbeat after timeout) */
+	HD_SIG_INFO, /* context only (dump signals, heartbeat after timeout) */
 	HD_SIG_CAT_COUNT
 };
 
@@ -321,23 +322,24 @@ enum hd_signal_type {
 };
 
 struct hd_signal {
-	uint8_t cat;  /* enum hd_signal_cat */
+	uint8_t cat; /* enum hd_signal_cat */
 	uint8_t type; /* enum hd_signal_type */
 	int32_t rank; /* global rank, -1 unknown */
 	const char *host; /* interned, or NULL */
 	int32_t pid;
-	const char *peer; /* interned peer as printed ("node-b<41873>"), or NULL */
+	const char
+		*peer; /* interned peer as printed ("node-b<41873>"), or NULL */
 	int32_t peer_rank; /* -1 unknown */
-	int64_t time_ns;   /* INT64_MIN unknown; see time_is_local */
+	int64_t time_ns; /* INT64_MIN unknown; see time_is_local */
 	bool time_is_local; /* local time without zone (NCCL, c10d) */
 	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
-	int64_t seq;            /* watchdog: the timed-out op's seq; -1 */
-	int64_t last_enqueued;  /* PG status; INT64_MIN when absent */
+	int64_t seq; /* watchdog: the timed-out op's seq; -1 */
+	int64_t last_enqueued; /* PG status; INT64_MIN when absent */
 	int64_t last_completed;
 	const char *op_name; /* interned ("ALLREDUCE"), or NULL */
 	int64_t numel_in, numel_out; /* -1 unknown */
-	int32_t code;  /* ncclResult, IB status, exit code, ...; 0 none */
-	char *text;    /* the raw line (owned, bounded), or NULL */
+	int32_t code; /* ncclResult, IB status, exit code, ...; 0 none */
+	char *text; /* the raw line (owned, bounded), or NULL */
 	struct hd_prov prov;
 	/* c10d (issue 11) */
 	int32_t local_rank; /* torchrun: the local rank of an exit, -1 */
@@ -349,10 +351,10 @@ struct hd_store {
 	GHashTable *ranks; /* int rank -> struct hd_rank * */
 	GPtrArray *groups; /* struct hd_group * */
 	GHashTable *group_index; /* id -> index + 1 */
-	GArray *ops;       /* struct hd_op */
-	GArray *signals;   /* struct hd_signal */
+	GArray *ops; /* struct hd_op */
+	GArray *signals; /* struct hd_signal */
 	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
-	int world_size;    /* -1 unknown */
+	int world_size; /* -1 unknown */
 };
 
 /*
@@ -389,7 +391,7 @@ uint32_t hd_store_add_input(struct hd_store *s, const char *path);
  * processes of unknown rank (down to -HD_MAX_RANKS).
  */
 #define HD_MAX_RANKS (1 << 22)
-#define HD_MAX_SEQ (INT64_C(1) << 48)
+#define HD_MAX_SEQ   (INT64_C(1) << 48)
 
 /*
  * Holds what a freshly parsed store claims to those bounds: ops and

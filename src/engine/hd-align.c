@@ -117,7 +117,8 @@ static bool opcount_informative(const struct group_ctx *c)
 	uint64_t steps = 0, units = 0;
 
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 		int64_t prev = -1;
 
 		if (vw->completion_info)
@@ -145,7 +146,8 @@ static bool opcount_informative(const struct group_ctx *c)
 static bool any_jump(const struct group_ctx *c)
 {
 	for (guint i = 0; i < c->views->len; i++) {
-		const struct view *vw = &g_array_index(c->views, struct view, i);
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
 		int64_t first = ctx_op(c, vw->ops[0])->op_count;
 		int64_t last = ctx_op(c, vw->ops[vw->n - 1])->op_count;
 

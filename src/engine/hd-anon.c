@@ -243,8 +243,9 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 	/* engines of several incidents run at once (triage): no globals */
 	ctx = (struct sort_ctx){ s, by_count };
 	for (guint i = 0; i < lanes->len; i++)
-		g_array_sort_with_data(((struct anon_lane *)lanes->pdata[i])->ops,
-				       compare_pos, &ctx);
+		g_array_sort_with_data(
+			((struct anon_lane *)lanes->pdata[i])->ops, compare_pos,
+			&ctx);
 	ops = g_new0(const struct hd_op *, lanes->len);
 	cur = g_new0(guint, lanes->len);
 	for (;;) {

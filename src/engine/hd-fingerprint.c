@@ -180,8 +180,8 @@ static char *normalize(const char *text, GPtrArray *hosts)
 			g_string_append(o, "<hex>");
 		} else if (g_ascii_isdigit(*p)) {
 			n = 0;
-			while (g_ascii_isdigit(p[n]) || (p[n] == '.' &&
-							 g_ascii_isdigit(p[n + 1])))
+			while (g_ascii_isdigit(p[n]) ||
+			       (p[n] == '.' && g_ascii_isdigit(p[n + 1])))
 				n++;
 			g_string_append_c(o, 'N');
 		} else if (g_ascii_isspace(*p) || (unsigned char)*p < 0x20) {
@@ -234,9 +234,8 @@ static const struct hd_op *site_op(const struct hd_index *ix,
 
 			if (lane->rank != rank)
 				continue;
-			for (uint32_t i = lane->n; i-- > 0 &&
-						   scanned < SITE_SCAN_MAX;
-			     scanned++) {
+			for (uint32_t i = lane->n;
+			     i-- > 0 && scanned < SITE_SCAN_MAX; scanned++) {
 				const struct hd_op *op =
 					hd_index_op(ix, lane->ops[i]);
 

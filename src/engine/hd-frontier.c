@@ -108,11 +108,11 @@ static void note_cut(const struct group_ctx *c, const GArray *cut,
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	rt = hd_ranks_text(cut, 8);
 	note = g_strdup_printf(
-			"%s: the input of rank%s %s was cut short: what %s did after seq %" G_GINT64_FORMAT
-			" is unknown, so %s not blamed for stopping there",
-			label, cut->len == 1 ? "" : "s", rt,
-			cut->len == 1 ? "it" : "they", after,
-			cut->len == 1 ? "it is" : "they are");
+		"%s: the input of rank%s %s was cut short: what %s did after seq %" G_GINT64_FORMAT
+		" is unknown, so %s not blamed for stopping there",
+		label, cut->len == 1 ? "" : "s", rt,
+		cut->len == 1 ? "it" : "they", after,
+		cut->len == 1 ? "it is" : "they are");
 	/* the frontier and the completion lag may both see the cut */
 	for (guint i = 0; i < c->a->notes->len; i++)
 		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)

@@ -376,7 +376,7 @@ int32_t hd_stack_user_frame(const struct hd_store *s, int32_t stack)
 }
 
 const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
-				       const struct hd_op *op)
+					const struct hd_op *op)
 {
 	size_t n;
 	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);

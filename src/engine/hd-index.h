@@ -83,7 +83,7 @@ static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
  * file, else NULL.  (transfer none)
  */
 const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
-				       const struct hd_op *op);
+					const struct hd_op *op);
 /* "train.py:88 in train_step", innermost user frame, or NULL (transfer full) */
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op);
 /* The innermost frame of a stack in user code (hd_op_where()'s), or -1. */

@@ -65,8 +65,8 @@ struct pg_report {
 };
 
 struct pg_reports {
-	const char *name;   /* interned */
-	GArray *reports;    /* struct pg_report */
+	const char *name; /* interned */
+	GArray *reports; /* struct pg_report */
 };
 
 static struct pg_report *report_for(struct pg_reports *p, int rank)
@@ -74,13 +74,15 @@ static struct pg_report *report_for(struct pg_reports *p, int rank)
 	struct pg_report r = { rank, -1, NULL, INT64_MIN, INT64_MIN, NULL };
 
 	for (guint i = 0; i < p->reports->len; i++) {
-		struct pg_report *x = &g_array_index(p->reports, struct pg_report, i);
+		struct pg_report *x =
+			&g_array_index(p->reports, struct pg_report, i);
 
 		if (x->rank == rank)
 			return x;
 	}
 	g_array_append_val(p->reports, r);
-	return &g_array_index(p->reports, struct pg_report, p->reports->len - 1);
+	return &g_array_index(p->reports, struct pg_report,
+			      p->reports->len - 1);
 }
 
 /* The store group a PG name refers to on these ranks, or -1. */
@@ -96,10 +98,10 @@ static int64_t find_pg_group(const struct hd_store *s, const char *name,
 		if (!grp->name || strcmp(grp->name, name) != 0)
 			continue;
 		for (guint i = 0; i < p->reports->len && all; i++)
-			all = hd_group_rank_of(grp, g_array_index(p->reports,
-								  struct pg_report,
-								  i)
-							    .rank) >= 0;
+			all = hd_group_rank_of(
+				      grp, g_array_index(p->reports,
+							 struct pg_report, i)
+						   .rank) >= 0;
 		if (!all)
 			continue;
 		if (found >= 0)
@@ -116,13 +118,15 @@ static int64_t common_timeout(const struct pg_reports *p)
 	guint best_n = 0;
 
 	for (guint i = 0; i < p->reports->len; i++) {
-		int64_t s = g_array_index(p->reports, struct pg_report, i).timeout_seq;
+		int64_t s = g_array_index(p->reports, struct pg_report, i)
+				    .timeout_seq;
 		guint n = 0;
 
 		if (s < 0)
 			continue;
 		for (guint k = 0; k < p->reports->len; k++)
-			if (g_array_index(p->reports, struct pg_report, k).timeout_seq == s)
+			if (g_array_index(p->reports, struct pg_report, k)
+				    .timeout_seq == s)
 				n++;
 		if (n > best_n || (n == best_n && s < best)) {
 			best = s;
@@ -140,8 +144,8 @@ static bool rank_has_log(const struct hd_store *s, int rank)
 	if (!r)
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++)
-		if (hd_store_input(s, g_array_index(r->inputs, uint32_t, i))->kind ==
-		    HD_INPUT_NCCL_LOG)
+		if (hd_store_input(s, g_array_index(r->inputs, uint32_t, i))
+			    ->kind == HD_INPUT_NCCL_LOG)
 			return true;
 	return false;
 }
@@ -210,18 +214,22 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 	int size;
 
 	if (group >= 0) {
-		const struct hd_group *grp = g_ptr_array_index(s->groups, group);
+		const struct hd_group *grp =
+			g_ptr_array_index(s->groups, group);
 
 		for (guint i = 0; i < grp->members->len; i++)
 			if (g_array_index(grp->members, int, i) >= 0)
-				int_set_add(members, g_array_index(grp->members, int, i));
+				int_set_add(members, g_array_index(grp->members,
+								   int, i));
 	} else if (strcmp(p->name, "0") == 0 &&
 		   (size = pg0_size(s, p, size_from)) > 0) {
 		for (int r = 0; r < MIN(size, 1 << 22); r++)
 			g_array_append_val(members, r);
 	}
 	for (guint i = 0; i < p->reports->len; i++)
-		int_set_add(members, g_array_index(p->reports, struct pg_report, i).rank);
+		int_set_add(
+			members,
+			g_array_index(p->reports, struct pg_report, i).rank);
 	g_array_sort(members, compare_int);
 	return members;
 }
@@ -238,8 +246,10 @@ static void pg_sort_members(const struct hd_store *s,
 		const struct pg_report *rep = NULL;
 
 		for (guint k = 0; k < p->reports->len && !rep; k++)
-			if (g_array_index(p->reports, struct pg_report, k).rank == r)
-				rep = &g_array_index(p->reports, struct pg_report, k);
+			if (g_array_index(p->reports, struct pg_report, k)
+				    .rank == r)
+				rep = &g_array_index(p->reports,
+						     struct pg_report, k);
 		if (rep && rep->timeout_seq == seq) {
 			g_array_append_val(h->waiting, r);
 			if (!h->opname && rep->timeout->op_name)
@@ -370,7 +380,8 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		bool culprit = false;
 
 		for (guint k = 0; k < v->culprits->len && !culprit; k++)
-			culprit = g_array_index(v->culprits, int, k) == rep->rank;
+			culprit =
+				g_array_index(v->culprits, int, k) == rep->rank;
 		if (culprit && rep->status) {
 			add_signal_evidence(s, v, rep->status);
 			continue;
@@ -394,9 +405,12 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
-		hd_verdict_add_ruled_out(v, "nothing about ranks {%s}: they left no log", nd);
+		hd_verdict_add_ruled_out(
+			v, "nothing about ranks {%s}: they left no log", nd);
 	}
-	hd_verdict_add_ruled_out(v, "torchrun's \"Root Cause\" and the first rank to time out: both are only the earliest to notice");
+	hd_verdict_add_ruled_out(
+		v,
+		"torchrun's \"Root Cause\" and the first rank to time out: both are only the earliest to notice");
 }
 
 /*
@@ -552,7 +566,8 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
-	g_autoptr(GHashTable) pgs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GHashTable) pgs =
+		g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -571,7 +586,8 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 		if (!p) {
 			p = g_new0(struct pg_reports, 1);
 			p->name = name;
-			p->reports = g_array_new(FALSE, FALSE, sizeof(struct pg_report));
+			p->reports = g_array_new(FALSE, FALSE,
+						 sizeof(struct pg_report));
 			g_hash_table_insert(pgs, (gpointer)name, p);
 			g_ptr_array_add(order, p);
 		}
@@ -587,13 +603,15 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 		}
 		if (sig->last_enqueued != INT64_MIN) {
 			/* The latest report wins: counters only grow. */
-			if (rep->enqueued == INT64_MIN || sig->last_enqueued >= rep->enqueued) {
+			if (rep->enqueued == INT64_MIN ||
+			    sig->last_enqueued >= rep->enqueued) {
 				rep->enqueued = sig->last_enqueued;
 				rep->completed = sig->last_completed;
 				rep->status = sig;
 			}
 			if (sig->type == HD_SIGT_PG_STATUS && sig->seq >= 0 &&
-			    rep->timeout_seq < 0 && sig->last_completed < sig->seq) {
+			    rep->timeout_seq < 0 &&
+			    sig->last_completed < sig->seq) {
 				rep->timeout_seq = sig->seq;
 				rep->timeout = sig;
 			}
@@ -635,7 +653,8 @@ static bool is_consequence(const struct hd_signal *sig)
 }
 
 /* Earlier in time first; signals without time keep input order after. */
-static int compare_sig_time(const struct hd_signal *x, const struct hd_signal *y)
+static int compare_sig_time(const struct hd_signal *x,
+			    const struct hd_signal *y)
 {
 	if (x->time_ns != INT64_MIN && y->time_ns != INT64_MIN &&
 	    x->time_ns != y->time_ns)
@@ -850,7 +869,8 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			const struct hd_signal *sig = sig_at(s, i);
 			g_autofree char *h = NULL;
 
-			if (sig->cat != HD_SIG_NETWORK || !sig->peer || sig == first)
+			if (sig->cat != HD_SIG_NETWORK || !sig->peer ||
+			    sig == first)
 				continue;
 			h = peer_host(sig->peer);
 			if (strcmp(h, host) == 0)
@@ -865,20 +885,27 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		const char *sep = peer_name ? ", " : "";
 
 		if (first->peer && peer_rank >= 0)
-			peer = g_strdup_printf(" with peer %s (%s%srank %d)", first->peer, on, sep, peer_rank);
+			peer = g_strdup_printf(" with peer %s (%s%srank %d)",
+					       first->peer, on, sep, peer_rank);
 		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
 			g_autofree char *pr = hd_ranks_text(peer_ranks, 8);
 
-			peer = g_strdup_printf(" with peer %s (%s%shost of ranks %s)", first->peer, on, sep, pr);
+			peer = g_strdup_printf(
+				" with peer %s (%s%shost of ranks %s)",
+				first->peer, on, sep, pr);
 		} else if (first->peer)
 			peer = g_strdup_printf(" with peer %s", first->peer);
-		v = hd_verdict_new(HD_V_NETWORK_FAULT,
-				   same_peer > 0 || (first->time_ns != INT64_MIN && nsig > 1)
-					   ? HD_CONF_HIGH : HD_CONF_MEDIUM,
-				   "%s saw the first network error%s%s",
-				   who, peer ? peer : "",
-				   first->time_ns == INT64_MIN && nsig > 1
-					   ? " (no timestamps: order unknown)" : "");
+		v = hd_verdict_new(
+			HD_V_NETWORK_FAULT,
+			same_peer > 0 || (first->time_ns != INT64_MIN &&
+					  nsig > 1)
+				? HD_CONF_HIGH
+				: HD_CONF_MEDIUM,
+			"%s saw the first network error%s%s", who,
+			peer ? peer : "",
+			first->time_ns == INT64_MIN && nsig > 1
+				? " (no timestamps: order unknown)"
+				: "");
 	}
 	if (first->rank >= 0)
 		hd_verdict_add_culprit(v, first->rank);
@@ -886,20 +913,26 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_culprit(v, peer_rank);
 	v->score = HD_SCORE_NETWORK;
 	add_signal_evidence(s, v, first);
-	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig != first && sig->cat == HD_SIG_NETWORK && !is_consequence(sig))
+		if (sig != first && sig->cat == HD_SIG_NETWORK &&
+		    !is_consequence(sig))
 			add_signal_evidence(s, v, sig);
 	}
 	if (same_peer)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"%u other network errors name the same peer host %s",
-					same_peer, host);
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u other network errors name the same peer host %s",
+			same_peer, host);
 	if (reporters->len > 1)
-		hd_verdict_add_evidence(v, -1, NULL, "%u ranks reported network errors",
+		hd_verdict_add_evidence(v, -1, NULL,
+					"%u ranks reported network errors",
 					reporters->len);
-	hd_verdict_add_ruled_out(v, "IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");
+	hd_verdict_add_ruled_out(
+		v,
+		"IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -935,7 +968,8 @@ static bool has_explained_exit(const struct hd_store *s)
 }
 
 /* A failure that starts trouble, rather than one that follows it. */
-static bool is_crash_cause(const struct hd_store *s, const struct hd_signal *sig)
+static bool is_crash_cause(const struct hd_store *s,
+			   const struct hd_signal *sig)
 {
 	switch (sig->type) {
 	case HD_SIGT_CUDA_ERROR:
@@ -1047,25 +1081,33 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			"ranks %s%s failed, and without timestamps which failed first cannot be told",
 			ct, rankless ? " and processes of unknown rank" : "");
 		for (guint i = 0; i < crashed->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(crashed, int, i));
+			hd_verdict_add_culprit(v,
+					       g_array_index(crashed, int, i));
 	}
 	v->score = HD_SCORE_CRASH;
 	add_signal_evidence(s, v, first);
-	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
 		if (sig != first && sig->rank >= 0 && is_crash_cause(s, sig))
 			add_signal_evidence(s, v, sig);
 	}
 	if (timeouts)
-		hd_verdict_add_evidence(v, -1, NULL, "%u watchdog timeouts on other ranks follow",
-					timeouts);
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u watchdog timeouts on other ranks follow", timeouts);
 	if (closed_naming)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"%u peers saw their connection closed by %s",
-					closed_naming, first->host);
-	hd_verdict_add_ruled_out(v, "SIGABRT from a rank's own watchdog and SIGTERM from the agent: consequences, not causes");
-	hd_verdict_add_ruled_out(v, "torchrun's \"Root Cause\": it only names the earliest exit, to the second");
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u peers saw their connection closed by %s",
+			closed_naming, first->host);
+	hd_verdict_add_ruled_out(
+		v,
+		"SIGABRT from a rank's own watchdog and SIGTERM from the agent: consequences, not causes");
+	hd_verdict_add_ruled_out(
+		v,
+		"torchrun's \"Root Cause\": it only names the earliest exit, to the second");
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -1244,7 +1286,8 @@ static void check_init(struct hd_index *ix, struct hd_analysis *a)
 	/* Setup errors after collectives ran are less likely the cause. */
 	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;
 	add_signal_evidence(s, v, first);
-	for (guint i = 0; i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
 		if (sig != first && is_init_candidate(s, i))
@@ -1377,19 +1420,21 @@ static void check_mismatch_signals(struct hd_index *ix, struct hd_analysis *a)
 		    sig->type == HD_SIGT_NCCL_COLL_MISMATCH)
 			continue;
 		if (!v) {
-			v = hd_verdict_new(HD_V_SIZE_MISMATCH, HD_CONF_LOW,
-					   "NCCL saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
-					   sig->rank >= 0 ? " on rank " : "",
-					   "");
+			v = hd_verdict_new(
+				HD_V_SIZE_MISMATCH, HD_CONF_LOW,
+				"NCCL saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
+				sig->rank >= 0 ? " on rank " : "", "");
 			if (sig->rank >= 0) {
 				g_free(v->summary);
-				v->summary = g_strdup_printf("NCCL on rank %d saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
-							     sig->rank,
-							     sig->peer ? " from " : "",
-							     sig->peer ? sig->peer : "");
+				v->summary = g_strdup_printf(
+					"NCCL on rank %d saw a message of the wrong size%s%s: ranks disagree on a collective's size or order",
+					sig->rank, sig->peer ? " from " : "",
+					sig->peer ? sig->peer : "");
 			}
 			v->score = HD_SCORE_MISMATCH - 5;
-			hd_verdict_add_ruled_out(v, "which rank is wrong: NCCL only sees the two ends of one transfer");
+			hd_verdict_add_ruled_out(
+				v,
+				"which rank is wrong: NCCL only sees the two ends of one transfer");
 		}
 		if (v->evidence->len < MAX_EVIDENCE)
 			add_signal_evidence(s, v, sig);

@@ -136,16 +136,16 @@ struct ctx {
 	const struct hd_store *s;
 	struct hd_analysis *a;
 	GPtrArray *positions; /* struct pos *, sorted */
-	GArray *ranks;        /* int, ascending */
+	GArray *ranks; /* int, ascending */
 	GHashTable *clock_of; /* rank -> clock index + 1 */
-	GPtrArray *clocks;    /* struct clock * */
+	GPtrArray *clocks; /* struct clock * */
 	int ref_clock;
 };
 
 static int clock_idx(struct ctx *c, int rank)
 {
-	return GPOINTER_TO_INT(
-		       g_hash_table_lookup(c->clock_of, GINT_TO_POINTER(rank))) -
+	return GPOINTER_TO_INT(g_hash_table_lookup(c->clock_of,
+						   GINT_TO_POINTER(rank))) -
 	       1;
 }
 
@@ -159,21 +159,20 @@ static void clock_free(gpointer p)
 
 static void collect(struct ctx *c)
 {
-	g_autoptr(GHashTable) byk = g_hash_table_new_full(g_str_hash,
-							  g_str_equal, g_free,
-							  NULL);
-	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash,
-						       g_str_equal);
+	g_autoptr(GHashTable) byk =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
 	const struct hd_store *s = c->s;
 
 	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
 		char key[96];
 		struct pos *p;
 		bool dup = false;
 
-		if (op->rank < 0 || op->seq < 0 || op->t_start_ns == INT64_MIN ||
-		    op->t_end_ns == INT64_MIN)
+		if (op->rank < 0 || op->seq < 0 ||
+		    op->t_start_ns == INT64_MIN || op->t_end_ns == INT64_MIN)
 			continue;
 		g_snprintf(key, sizeof(key), "%u/%u/%" G_GINT64_FORMAT,
 			   op->group, op->seq_kind, op->seq);
@@ -193,7 +192,8 @@ static void collect(struct ctx *c)
 			g_array_append_val(p->ops, i);
 		if (!g_hash_table_contains(c->clock_of,
 					   GINT_TO_POINTER(op->rank))) {
-			const struct hd_rank *r = hd_store_find_rank(s, op->rank);
+			const struct hd_rank *r =
+				hd_store_find_rank(s, op->rank);
 			int idx;
 
 			if (r && r->host &&
@@ -298,7 +298,7 @@ static void estimate_offsets(struct ctx *c)
 }
 
 struct rank_acc {
-	GArray *lags;    /* int64 */
+	GArray *lags; /* int64 */
 	GArray *margins; /* int64, where it was last */
 	uint32_t matched, last;
 	int64_t waited;
@@ -326,8 +326,8 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 			best = (int)i;
 	if (best < 0 || acc[best].last == 0)
 		return;
-	share = acc[best].matched ? (double)acc[best].last / acc[best].matched :
-				    0;
+	share = acc[best].matched ? (double)acc[best].last / acc[best].matched
+				  : 0;
 	margin = median((int64_t *)(void *)acc[best].margins->data,
 			acc[best].margins->len);
 	for (guint k = 0; k < c->clocks->len; k++) {
@@ -348,27 +348,28 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 					utxt));
 		return;
 	}
-	conf = share >= 0.8 && acc[best].matched >= 10 ? HD_CONF_HIGH :
-							  HD_CONF_MEDIUM;
+	conf = share >= 0.8 && acc[best].matched >= 10 ? HD_CONF_HIGH
+						       : HD_CONF_MEDIUM;
 	if (ordinal_only && conf > HD_CONF_MEDIUM)
 		conf = HD_CONF_MEDIUM;
 	wtxt = fmt_ns(acc[best].waited);
-	v = hd_verdict_new(HD_V_STRAGGLER, conf,
-			   "rank %d is a straggler: last to arrive at %u of %u matched collectives, by a median %s, imposing %s of waiting",
-			   g_array_index(c->ranks, int, best), acc[best].last,
-			   acc[best].matched, mtxt, wtxt);
+	v = hd_verdict_new(
+		HD_V_STRAGGLER, conf,
+		"rank %d is a straggler: last to arrive at %u of %u matched collectives, by a median %s, imposing %s of waiting",
+		g_array_index(c->ranks, int, best), acc[best].last,
+		acc[best].matched, mtxt, wtxt);
 	v->score = HD_SCORE_STRAGGLER;
 	hd_verdict_add_culprit(v, g_array_index(c->ranks, int, best));
 	if (acc[best].has_example) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op,
-							acc[best].example);
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, acc[best].example);
 
 		src = hd_prov_format(s, &op->prov);
 	}
-	hd_verdict_add_evidence(v, g_array_index(c->ranks, int, best), src,
-				"last arrival in %u of %u matched collectives (%.0f%%); median lead of the last over the next-latest rank %s; clock uncertainty %s",
-				acc[best].last, acc[best].matched, share * 100,
-				mtxt, utxt);
+	hd_verdict_add_evidence(
+		v, g_array_index(c->ranks, int, best), src,
+		"last arrival in %u of %u matched collectives (%.0f%%); median lead of the last over the next-latest rank %s; clock uncertainty %s",
+		acc[best].last, acc[best].matched, share * 100, mtxt, utxt);
 	for (guint i = 0; i < nr; i++) {
 		g_autofree char *lag = NULL;
 		int64_t ml;
@@ -378,14 +379,16 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 		ml = median((int64_t *)(void *)acc[i].lags->data,
 			    acc[i].lags->len);
 		lag = fmt_ns(ml);
-		hd_verdict_add_evidence(v, g_array_index(c->ranks, int, i),
-					NULL,
-					"rank %d: last in %u of %u; median start %s after the earliest rank",
-					g_array_index(c->ranks, int, i),
-					acc[i].last, acc[i].matched, lag);
+		hd_verdict_add_evidence(
+			v, g_array_index(c->ranks, int, i), NULL,
+			"rank %d: last in %u of %u; median start %s after the earliest rank",
+			g_array_index(c->ranks, int, i), acc[i].last,
+			acc[i].matched, lag);
 	}
-	hd_verdict_add_ruled_out(v, "clock skew: start times compared in %u collectives after per-host offset correction",
-				 considered);
+	hd_verdict_add_ruled_out(
+		v,
+		"clock skew: start times compared in %u collectives after per-host offset correction",
+		considered);
 	for (guint i = 0; i < ruled->len; i++)
 		hd_verdict_add_ruled_out(v, "%s",
 					 (char *)g_ptr_array_index(ruled, i));
@@ -598,10 +601,9 @@ static void analyze_arrivals(struct ctx *c, bool ordinal_only)
 	fill_arrivals(c, acc, nr, ruled);
 	add_verdict(c, acc, nr, considered, ordinal_only, ruled);
 	/* Without a straggler verdict to carry them, they are notes. */
-	if (!a->verdicts->len ||
-	    ((struct hd_verdict *)g_ptr_array_index(a->verdicts,
-						    a->verdicts->len - 1))
-			    ->kind != HD_V_STRAGGLER)
+	if (!a->verdicts->len || ((struct hd_verdict *)g_ptr_array_index(
+					  a->verdicts, a->verdicts->len - 1))
+						 ->kind != HD_V_STRAGGLER)
 		for (guint i = 0; i < ruled->len; i++)
 			g_ptr_array_add(a->notes,
 					g_strdup(g_ptr_array_index(ruled, i)));

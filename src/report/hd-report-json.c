@@ -23,8 +23,10 @@ static json_t *input_json(const struct hd_input *in)
 	json_object_set_new(o, "kind",
 			    json_string(hd_input_kind_name(in->kind)));
 	json_object_set_new(o, "rank", hd_json_int_or_null(in->rank, -1));
-	json_object_set_new(o, "records", json_integer((json_int_t)in->records));
-	json_object_set_new(o, "skipped", json_integer((json_int_t)in->skipped));
+	json_object_set_new(o, "records",
+			    json_integer((json_int_t)in->records));
+	json_object_set_new(o, "skipped",
+			    json_integer((json_int_t)in->skipped));
 	json_object_set_new(o, "warnings", hd_json_string_array(in->warnings));
 	/* Additive keys. */
 	json_object_set_new(o, "warnings_total",
@@ -185,7 +187,8 @@ static json_t *arrival_json(const struct hd_arrival *ar)
 	json_object_set_new(o, "rank", json_integer(ar->rank));
 	json_object_set_new(o, "matched", json_integer(ar->matched));
 	json_object_set_new(o, "times_last", json_integer(ar->times_last));
-	json_object_set_new(o, "median_lag_ns", json_integer(ar->median_lag_ns));
+	json_object_set_new(o, "median_lag_ns",
+			    json_integer(ar->median_lag_ns));
 	json_object_set_new(o, "wait_imposed_ns",
 			    json_integer(ar->wait_imposed_ns));
 	json_object_set_new(o, "clock_offset_ns",
@@ -213,9 +216,8 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 	json_object_set_new(tool, "name", json_string("hangdoc"));
 	json_object_set_new(tool, "version", json_string(PACKAGE_VERSION));
 	for (guint i = 0; i < s->inputs->len; i++)
-		json_array_append_new(inputs,
-				      input_json(g_ptr_array_index(s->inputs,
-								   i)));
+		json_array_append_new(
+			inputs, input_json(g_ptr_array_index(s->inputs, i)));
 	json_object_set_new(ranks, "world_size",
 			    hd_json_int_or_null(a->world_size, -1));
 	json_object_set_new(ranks, "seen", hd_json_int_array(a->ranks_seen));

@@ -17,8 +17,8 @@
 #include "hd-banned.h"
 
 #define MD_MAX_EVIDENCE 20
-#define MD_MAX_ITEMS 20
-#define MD_MAX_ROWS 32
+#define MD_MAX_ITEMS	20
+#define MD_MAX_ROWS	32
 #define MD_MAX_WARNINGS 3
 /* evidence lists longer than this fold all but the first items */
 #define MD_FOLD_EVIDENCE  5
@@ -83,8 +83,9 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 	if (!a->verdicts->len) {
 		fprintf(out, "# hangdoc: no verdict\n\n");
 		if (!hd_store_usable_inputs(a->store))
-			fprintf(out, "No usable input: nothing could be "
-				     "parsed from the %u input files tried.\n\n",
+			fprintf(out,
+				"No usable input: nothing could be "
+				"parsed from the %u input files tried.\n\n",
 				a->store->inputs->len);
 		return;
 	}
@@ -140,7 +141,8 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "| group | %s |\n", g);
 		}
 		if (v->seq >= 0)
-			fprintf(out, "| seq | %" G_GINT64_FORMAT " |\n", v->seq);
+			fprintf(out, "| seq | %" G_GINT64_FORMAT " |\n",
+				v->seq);
 		if (v->op)
 			fprintf(out, "| op | `%s` |\n", v->op);
 		fprintf(out, "| confidence | %s |\n",
@@ -227,7 +229,8 @@ static void md_verdict_detail(FILE *out, const struct hd_analysis *a,
 	if (v->ruled_out->len)
 		fprintf(out, "## Ruled out\n\n");
 	for (guint i = 0; i < v->ruled_out->len && i < MD_MAX_ITEMS; i++) {
-		g_autofree char *t = md_text(g_ptr_array_index(v->ruled_out, i));
+		g_autofree char *t =
+			md_text(g_ptr_array_index(v->ruled_out, i));
 
 		fprintf(out, "- %s\n", t);
 	}
@@ -371,7 +374,8 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 				break;
 			last = q->rank;
 		}
-		if (shown >= MD_MAX_ROWS && !hd_report_is_culprit(a, first, last)) {
+		if (shown >= MD_MAX_ROWS &&
+		    !hd_report_is_culprit(a, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
 			continue;
@@ -436,10 +440,10 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 	for (guint i = 0; i < s->inputs->len && i < MD_MAX_ROWS; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 		g_autofree char *path = md_code(in->path);
-		g_autofree char *err = md_text(
-			in->error ? in->error
-				  : in->truncated ? "truncated"
-						  : in->empty ? "empty" : "");
+		g_autofree char *err = md_text(in->error       ? in->error
+					       : in->truncated ? "truncated"
+					       : in->empty     ? "empty"
+							       : "");
 		char rank[16] = "";
 
 		if (in->rank >= 0)
@@ -475,8 +479,8 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 		}
 		if (in->nwarnings > MD_MAX_WARNINGS)
 			md_more(out,
-				(guint)(in->nwarnings -
-					MIN(in->warnings->len, MD_MAX_WARNINGS)),
+				(guint)(in->nwarnings - MIN(in->warnings->len,
+							    MD_MAX_WARNINGS)),
 				"warnings");
 		fputc('\n', out);
 	}

@@ -19,15 +19,15 @@
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
-#define MAX_EVIDENCE 10
+#define MAX_EVIDENCE  10
 #define MAX_RULED_OUT 8
-#define MAX_VERDICTS 8
-#define MAX_NOTES 8
-#define MAX_GROUPS 8
+#define MAX_VERDICTS  8
+#define MAX_NOTES     8
+#define MAX_GROUPS    8
 #define MAX_RANK_ROWS 16
-#define MAX_ARRIVALS 10
-#define MAX_INPUTS 10
-#define MAX_WARNINGS 3
+#define MAX_ARRIVALS  10
+#define MAX_INPUTS    10
+#define MAX_WARNINGS  3
 #define MAX_HOSTS     8
 #define MAX_FRAMES    32
 
@@ -153,8 +153,7 @@ static char *culprit_text(const struct hd_analysis *a,
 }
 
 /* "group 0 seq 42 all_reduce", or the parts known (transfer full). */
-static char *where_text(const struct hd_analysis *a,
-			const struct hd_verdict *v)
+static char *where_text(const struct hd_analysis *a, const struct hd_verdict *v)
 {
 	GString *s = g_string_new(NULL);
 
@@ -823,8 +822,8 @@ static void rank_table(const struct text *t)
 	static const bool left[] = { true,  true,  false, false,
 				     false, false, true };
 	const struct hd_analysis *a = t->a;
-	g_autoptr(GArray) table = g_array_new(FALSE, FALSE,
-					      sizeof(struct table_row));
+	g_autoptr(GArray) table =
+		g_array_new(FALSE, FALSE, sizeof(struct table_row));
 	g_autoptr(GArray) runs =
 		g_array_new(FALSE, FALSE, sizeof(struct table_run));
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
@@ -864,8 +863,8 @@ static void rank_table(const struct text *t)
 
 		/* Collapse a run of consecutive ranks with identical rows. */
 		while (i + 1 < table->len) {
-			const struct table_row *next = &g_array_index(
-				table, struct table_row, i + 1);
+			const struct table_row *next =
+				&g_array_index(table, struct table_row, i + 1);
 
 			if (next->rank != run.last + 1 ||
 			    !same_cells(next, row))
@@ -1004,9 +1003,8 @@ static void input_line(const struct text *t, const struct hd_input *in)
 			       recs, skip, in->truncated ? ", truncated" : "",
 			       in->empty ? ", empty" : "");
 	emit_wrap(t, "  ", "    ", line);
-	for (guint i = 0; in->warnings && i < in->warnings->len &&
-			  i < MAX_WARNINGS;
-	     i++)
+	for (guint i = 0;
+	     in->warnings && i < in->warnings->len && i < MAX_WARNINGS; i++)
 		emit(t, "    warning: %s",
 		     (const char *)g_ptr_array_index(in->warnings, i));
 	if (in->nwarnings > MAX_WARNINGS && in->warnings &&

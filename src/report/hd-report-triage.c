@@ -17,8 +17,8 @@
 #include "hd-banned.h"
 
 #define MAX_EXAMPLES 3
-#define MAX_ERRORS 5
-#define MAX_HOSTS 10
+#define MAX_ERRORS   5
+#define MAX_HOSTS    10
 
 static struct hd_triage_row *row_alloc(const char *path)
 {
@@ -138,8 +138,7 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(o, "path", hd_json_string(r->path));
 	json_object_set_new(o, "verdict", hd_json_string(r->kind));
 	json_object_set_new(o, "culprit_ranks", hd_json_int_array(r->culprits));
-	json_object_set_new(o, "culprit_hosts",
-			    hd_json_string_array(r->hosts));
+	json_object_set_new(o, "culprit_hosts", hd_json_string_array(r->hosts));
 	json_object_set_new(o, "confidence", hd_json_string(r->confidence));
 	json_object_set_new(o, "fingerprint", hd_json_string(r->fingerprint));
 	json_object_set_new(o, "summary", hd_json_string(r->summary));
@@ -215,8 +214,8 @@ static char *cause_text(const struct hd_triage_row *r)
 		g_string_append_printf(t, " %.*s", (int)strcspn(op, ";"), op);
 	}
 	if (site)
-		g_string_append_printf(t, " at %.*s", (int)strcspn(site + 7, ";"),
-				       site + 7);
+		g_string_append_printf(t, " at %.*s",
+				       (int)strcspn(site + 7, ";"), site + 7);
 	return g_string_free(t, FALSE);
 }
 
@@ -238,19 +237,22 @@ static char *examples(const struct cause *c)
 
 bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 {
-	g_autoptr(GHashTable) by_key = g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func(cause_free);
-	g_autoptr(GHashTable) host_n = g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GArray) hosts = g_array_new(FALSE, FALSE,
-					      sizeof(struct host_count));
+	g_autoptr(GHashTable) by_key =
+		g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GPtrArray) causes =
+		g_ptr_array_new_with_free_func(cause_free);
+	g_autoptr(GHashTable) host_n =
+		g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GArray) hosts =
+		g_array_new(FALSE, FALSE, sizeof(struct host_count));
 	GHashTableIter it;
 	gpointer key, value;
 	guint faults = 0, errors = 0;
 
 	for (guint i = 0; i < rows->len; i++) {
 		struct hd_triage_row *r = g_ptr_array_index(rows, i);
-		const char *k = r->fingerprint ? r->fingerprint
-					       : "(not analyzed)";
+		const char *k =
+			r->fingerprint ? r->fingerprint : "(not analyzed)";
 		struct cause *c = g_hash_table_lookup(by_key, k);
 
 		faults += r->fault;
@@ -270,10 +272,10 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 			g_hash_table_add(c->hosts, (gpointer)host);
 			g_hash_table_insert(
 				host_n, (gpointer)host,
-				GUINT_TO_POINTER(GPOINTER_TO_UINT(
-							 g_hash_table_lookup(
-								 host_n, host)) +
-						 1));
+				GUINT_TO_POINTER(
+					GPOINTER_TO_UINT(g_hash_table_lookup(
+						host_n, host)) +
+					1));
 		}
 	}
 	g_ptr_array_sort(causes, compare_causes);
@@ -294,11 +296,13 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 			"|---|---|---|---|---|\n",
 			rows->len, causes->len, faults, errors);
 	else
-		fprintf(out, "%u incidents, %u causes (%u with a fault, %u not analyzed)\n\n",
+		fprintf(out,
+			"%u incidents, %u causes (%u with a fault, %u not analyzed)\n\n",
 			rows->len, causes->len, faults, errors);
 	for (guint i = 0; i < causes->len; i++) {
 		const struct cause *c = g_ptr_array_index(causes, i);
-		const struct hd_triage_row *first = g_ptr_array_index(c->rows, 0);
+		const struct hd_triage_row *first =
+			g_ptr_array_index(c->rows, 0);
 		g_autofree char *what = cause_text(first);
 		g_autofree char *clean = hd_report_clean(what);
 		g_autofree char *ex = examples(c);
@@ -318,19 +322,24 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 				ex);
 	}
 	if (hosts->len) {
-		fprintf(out, markdown ? "\n## Hosts blamed in more than one incident\n\n"
-					"| host | incidents |\n|---|---|\n"
-				      : "\nhosts blamed in more than one incident:\n");
+		fprintf(out,
+			markdown
+				? "\n## Hosts blamed in more than one incident\n\n"
+				  "| host | incidents |\n|---|---|\n"
+				: "\nhosts blamed in more than one incident:\n");
 		for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++) {
 			const struct host_count *hc =
 				&g_array_index(hosts, struct host_count, i);
 			g_autofree char *h = hd_report_clean(hc->host);
 
-			fprintf(out, markdown ? "| %s | %u |\n" : "  %-24s %u\n",
-				h, hc->n);
+			fprintf(out,
+				markdown ? "| %s | %u |\n" : "  %-24s %u\n", h,
+				hc->n);
 		}
 		if (hosts->len > MAX_HOSTS)
-			fprintf(out, markdown ? "\n%u more hosts\n" : "  ... %u more hosts\n",
+			fprintf(out,
+				markdown ? "\n%u more hosts\n"
+					 : "  ... %u more hosts\n",
 				hosts->len - MAX_HOSTS);
 	}
 	return !ferror(out);

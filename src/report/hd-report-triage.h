@@ -17,7 +17,7 @@
 #include "hd-engine.h"
 
 struct hd_triage_row {
-	char *path;  /* the incident: directory, archive or PATHs given */
+	char *path; /* the incident: directory, archive or PATHs given */
 	char *error; /* why nothing could be analyzed, or NULL */
 	const char *kind; /* static verdict kind name, or NULL */
 	const char *confidence; /* static, or NULL */

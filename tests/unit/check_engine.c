@@ -19,8 +19,7 @@ struct fixture {
 };
 
 /* One FR-like input per rank. */
-static void fixture_init(struct fixture *f, int nranks,
-			 enum hd_input_kind kind)
+static void fixture_init(struct fixture *f, int nranks, enum hd_input_kind kind)
 {
 	f->s = hd_store_new();
 	for (int r = 0; r < nranks; r++) {
@@ -127,9 +126,10 @@ START_TEST(test_healthy)
 	ck_assert(!hd_analysis_has_fault(a));
 	ck_assert_uint_eq(a->ranks_seen->len, 4);
 	ck_assert_uint_eq(a->ranks_missing->len, 0);
-	ck_assert_uint_eq(g_array_index(a->group_stats, struct hd_group_stats,
-					g).ops_aligned,
-			  5);
+	ck_assert_uint_eq(
+		g_array_index(a->group_stats, struct hd_group_stats, g)
+			.ops_aligned,
+		5);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -207,8 +207,9 @@ START_TEST(test_type_mismatch_minority)
 	uint32_t g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
 		add_run(&f, g, r, 2, false);
-		add_op(&f, g, r, 3, r == 2 ? HD_OP_ALL_GATHER : HD_OP_ALL_REDUCE,
-		       1024, HD_STATE_ENQUEUED);
+		add_op(&f, g, r, 3,
+		       r == 2 ? HD_OP_ALL_GATHER : HD_OP_ALL_REDUCE, 1024,
+		       HD_STATE_ENQUEUED);
 	}
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_TYPE_MISMATCH);
@@ -461,7 +462,7 @@ START_TEST(test_blocked_chain)
 	add_run(&f, t23, 2, 7, false);
 	add_run(&f, t23, 3, 7, false);
 	add_run(&f, d02, 0, 4, false); /* never reached dp seq 5 */
-	add_run(&f, d02, 2, 4, true);  /* rank 2 blocked at dp seq 5 */
+	add_run(&f, d02, 2, 4, true); /* rank 2 blocked at dp seq 5 */
 	add_run(&f, d13, 1, 5, false);
 	add_run(&f, d13, 3, 5, false);
 	a = run(&f);
@@ -469,7 +470,8 @@ START_TEST(test_blocked_chain)
 	ck_assert_int_eq(v->kind, HD_V_BLOCKED_CHAIN);
 	assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->group, d02);
-	ck_assert_msg(strstr(v->summary, "wait chain 0 -> 1"), "%s", v->summary);
+	ck_assert_msg(strstr(v->summary, "wait chain 0 -> 1"), "%s",
+		      v->summary);
 	/* The chain's links are the evidence, with where each rank waits. */
 	ck_assert_uint_ge(v->evidence->len, 1);
 	fixture_clear(&f, a);
@@ -477,8 +479,8 @@ START_TEST(test_blocked_chain)
 END_TEST
 
 static void add_sig(struct fixture *f, int rank, enum hd_signal_cat cat,
-		    enum hd_signal_type type, int64_t seq, int64_t e,
-		    int64_t c, const char *text)
+		    enum hd_signal_type type, int64_t seq, int64_t e, int64_t c,
+		    const char *text)
 {
 	struct hd_signal sig;
 
@@ -509,7 +511,8 @@ START_TEST(test_c10d_counters)
 	f.s->world_size = 4;
 	for (int r = 0; r < 3; r++) {
 		add_sig(&f, r, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 41,
-			INT64_MIN, INT64_MIN, "Watchdog caught collective operation timeout");
+			INT64_MIN, INT64_MIN,
+			"Watchdog caught collective operation timeout");
 		add_sig(&f, r, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, 41, 41, 40,
 			"last enqueued work: 41, last completed work: 40");
 	}
@@ -670,8 +673,8 @@ START_TEST(test_sources_merge)
 	add_sig(&f, 3, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 4, 4, "E 4 C 4");
 	a = run(&f);
 	for (guint i = 0; i < a->verdicts->len; i++)
-		if (((struct hd_verdict *)g_ptr_array_index(a->verdicts, i))->kind ==
-		    HD_V_MISSING_RANK)
+		if (((struct hd_verdict *)g_ptr_array_index(a->verdicts, i))
+			    ->kind == HD_V_MISSING_RANK)
 			n++;
 	ck_assert_uint_eq(n, 1);
 	v = top(a);
@@ -766,7 +769,8 @@ START_TEST(test_completion_lag)
 
 		for (int64_t s = 1; s <= 8; s++)
 			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
-			       s <= done ? HD_STATE_COMPLETED : HD_STATE_ENQUEUED);
+			       s <= done ? HD_STATE_COMPLETED
+					 : HD_STATE_ENQUEUED);
 	}
 	a = run(&f);
 	v = top(a);
@@ -951,8 +955,8 @@ START_TEST(test_culprits_sorted_unique)
 {
 	static const int in[] = { 5, 3, 9, 3, 1, 9, 7, 0, 5 };
 	static const int want[] = { 0, 1, 3, 5, 7, 9 };
-	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
-					      "test");
+	struct hd_verdict *v =
+		hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW, "test");
 
 	for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
 		hd_verdict_add_culprit(v, in[i]);
@@ -964,8 +968,8 @@ END_TEST
 /* A group of 300k members blamed rank by rank (re-sorting: minutes). */
 START_TEST(test_many_culprits_are_fast)
 {
-	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW,
-					      "test");
+	struct hd_verdict *v =
+		hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_LOW, "test");
 
 	for (int r = 0; r < 300000; r++)
 		hd_verdict_add_culprit(v, r);
@@ -990,8 +994,8 @@ START_TEST(test_many_groups_one_rank_are_fast)
 	for (int g = 0; g < 100000; g++) {
 		g_autofree char *name = g_strdup_printf("pg%d", g);
 
-		add_op(&f, add_group(&f, name, one, 1), 0, 1,
-		       HD_OP_ALL_REDUCE, 1024, HD_STATE_COMPLETED);
+		add_op(&f, add_group(&f, name, one, 1), 0, 1, HD_OP_ALL_REDUCE,
+		       1024, HD_STATE_COMPLETED);
 	}
 	a = run(&f);
 	ck_assert_uint_eq(f.s->groups->len, 100000);

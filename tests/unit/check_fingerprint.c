@@ -20,12 +20,13 @@
 struct job {
 	int nranks;
 	int culprit;
-	const char *dir;      /* where train.py lives in this checkout */
-	int line;             /* line of the call */
+	const char *dir; /* where train.py lives in this checkout */
+	int line; /* line of the call */
 	const char *function; /* function that calls the collective */
-	int64_t t0;           /* wall clock of the first op */
-	const char *host;     /* host prefix */
-	enum hd_verdict_kind cause; /* HD_V_MISSING_RANK or HD_V_SIZE_MISMATCH */
+	int64_t t0; /* wall clock of the first op */
+	const char *host; /* host prefix */
+	enum hd_verdict_kind
+		cause; /* HD_V_MISSING_RANK or HD_V_SIZE_MISMATCH */
 };
 
 static struct hd_store *build(const struct job *j)
@@ -59,8 +60,7 @@ static struct hd_store *build(const struct job *j)
 			g_strdup_printf("%s%02d", j->host, r / 4);
 		uint32_t in = hd_store_add_input(s, path);
 		struct hd_rank *rk = hd_store_rank(s, r);
-		int64_t last = r == j->culprit &&
-					       j->cause == HD_V_MISSING_RANK
+		int64_t last = r == j->culprit && j->cause == HD_V_MISSING_RANK
 				       ? 7
 				       : 8;
 
@@ -79,8 +79,8 @@ static struct hd_store *build(const struct job *j)
 			op.group = gi;
 			op.seq = q;
 			op.kind = HD_OP_ALL_REDUCE;
-			op.state = q < 8 ? HD_STATE_COMPLETED
-					 : HD_STATE_ENQUEUED;
+			op.state =
+				q < 8 ? HD_STATE_COMPLETED : HD_STATE_ENQUEUED;
 			d.count_in = d.count_out =
 				j->cause == HD_V_SIZE_MISMATCH &&
 						r == j->culprit && q == 8
@@ -118,19 +118,38 @@ static char *fp_of_job(const struct job *j, enum hd_verdict_kind want)
 
 START_TEST(test_fr_same_cause_same_fingerprint)
 {
-	const struct job a = { 4, 2, "/home/alice/run-17", 88, "train_step",
-			       1700000000000000000LL, "node-", HD_V_MISSING_RANK };
-	const struct job b = { 16, 11, "/scratch/bob/exp3/src", 91,
-			       "train_step", 1720000000000000000LL, "gpu-",
+	const struct job a = { 4,
+			       2,
+			       "/home/alice/run-17",
+			       88,
+			       "train_step",
+			       1700000000000000000LL,
+			       "node-",
 			       HD_V_MISSING_RANK };
-	const struct job c = { 8, 0, "/tmp/x", 88, "eval_step",
-			       1700000000000000000LL, "node-",
+	const struct job b = { 16,
+			       11,
+			       "/scratch/bob/exp3/src",
+			       91,
+			       "train_step",
+			       1720000000000000000LL,
+			       "gpu-",
 			       HD_V_MISSING_RANK };
-	const struct job d = { 4, 1, "/home/alice/run-17", 88, "train_step",
-			       1700000000000000000LL, "node-",
+	const struct job c = { 8,	    0,
+			       "/tmp/x",    88,
+			       "eval_step", 1700000000000000000LL,
+			       "node-",	    HD_V_MISSING_RANK };
+	const struct job d = { 4,
+			       1,
+			       "/home/alice/run-17",
+			       88,
+			       "train_step",
+			       1700000000000000000LL,
+			       "node-",
 			       HD_V_SIZE_MISMATCH };
-	const struct job e = { 32, 30, "/data/run9", 300, "train_step",
-			       1710000000000000000LL, "h", HD_V_SIZE_MISMATCH };
+	const struct job e = { 32,	     30,
+			       "/data/run9", 300,
+			       "train_step", 1710000000000000000LL,
+			       "h",	     HD_V_SIZE_MISMATCH };
 	g_autofree char *fa = fp_of_job(&a, HD_V_MISSING_RANK);
 	g_autofree char *fb = fp_of_job(&b, HD_V_MISSING_RANK);
 	g_autofree char *fc = fp_of_job(&c, HD_V_MISSING_RANK);
@@ -197,8 +216,8 @@ static char *fp_of_fixture(const char *fixture, const char *prefix,
 		g_ptr_array_add(texts, text);
 		rd = hd_reader_new_from_memory(text, strlen(text), NULL);
 		ck_assert_ptr_nonnull(rd);
-		hd_store_merge(s, parsers_parse_input(rd, label,
-						      HD_INPUT_UNKNOWN));
+		hd_store_merge(
+			s, parsers_parse_input(rd, label, HD_INPUT_UNKNOWN));
 	}
 	hd_store_resolve(s);
 	a = hd_engine_run(s);
@@ -210,12 +229,20 @@ static char *fp_of_fixture(const char *fixture, const char *prefix,
 
 START_TEST(test_nccl_same_cause_same_fingerprint)
 {
-	static const char *const from[] = { "node-a", "node-b", "10.1.0.",
-					    "40", "0x8888999900001111",
-					    "0x7777888899990000", "E305 14:32" };
-	static const char *const to[] = { "gpu-x17", "gpu-q03", "172.20.9.",
-					  "71", "0x1234abcd00005678",
-					  "0xfeedbeef00001111", "E1111 02:07" };
+	static const char *const from[] = { "node-a",
+					    "node-b",
+					    "10.1.0.",
+					    "40",
+					    "0x8888999900001111",
+					    "0x7777888899990000",
+					    "E305 14:32" };
+	static const char *const to[] = { "gpu-x17",
+					  "gpu-q03",
+					  "172.20.9.",
+					  "71",
+					  "0x1234abcd00005678",
+					  "0xfeedbeef00001111",
+					  "E1111 02:07" };
 	const size_t n = G_N_ELEMENTS(from);
 	g_autofree char *net1 =
 		fp_of_fixture("network-fault", "/srv/inc/4711", NULL, NULL, 0);

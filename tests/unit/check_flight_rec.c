@@ -23,8 +23,8 @@ static struct hd_store *load(const char *rel, bool *ok)
 }
 
 /* Parses a fixture's bytes under another file name. */
-static struct hd_store *load_as(const char *rel, const char *name,
-				size_t cut, bool *ok)
+static struct hd_store *load_as(const char *rel, const char *name, size_t cut,
+				bool *ok)
 {
 	g_autofree char *path = hd_test_path(rel);
 	g_autofree char *data = NULL;
@@ -55,8 +55,8 @@ static bool has_warning(struct hd_input *in, const char *needle)
 START_TEST(test_healthy)
 {
 	bool ok;
-	g_autoptr(hd_store) s = load("tests/data/fr/healthy/nccl_trace_rank_2",
-				     &ok);
+	g_autoptr(hd_store) s =
+		load("tests/data/fr/healthy/nccl_trace_rank_2", &ok);
 	struct hd_input *in = hd_store_input(s, 0);
 	const struct hd_op *op;
 	const struct hd_frame *fr;
@@ -100,8 +100,8 @@ START_TEST(test_healthy)
 	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
 	ck_assert_str_eq(op->d->dtype_name, "Float->Float");
 	ck_assert_int_eq(op->d->peer, -1);
-	ck_assert_int_eq(op->t_enqueue_ns, 1700000000000000000LL +
-						   9 * 1000000 + 2 * 1000);
+	ck_assert_int_eq(op->t_enqueue_ns,
+			 1700000000000000000LL + 9 * 1000000 + 2 * 1000);
 	ck_assert_int_eq(op->t_start_ns, INT64_MIN);
 	ck_assert_int_eq(op->t_end_ns, op->t_enqueue_ns + 900000);
 	/* memoized frames: one stack for all ten entries */
@@ -128,9 +128,11 @@ START_TEST(test_missing_rank)
 {
 	bool ok;
 	g_autoptr(hd_store) s0 = load("tests/data/fr/missing-rank/"
-				      "nccl_trace_rank_0", &ok);
+				      "nccl_trace_rank_0",
+				      &ok);
 	g_autoptr(hd_store) s2 = load("tests/data/fr/missing-rank/"
-				      "nccl_trace_rank_2", &ok);
+				      "nccl_trace_rank_2",
+				      &ok);
 	const struct hd_signal *sig;
 
 	ck_assert_uint_eq(s0->ops->len, 8);
@@ -150,11 +152,14 @@ START_TEST(test_mismatch_fixtures)
 {
 	bool ok;
 	g_autoptr(hd_store) a = load("tests/data/fr/size-mismatch/"
-				     "comm_lib_trace_rank_1.pkl", &ok);
+				     "comm_lib_trace_rank_1.pkl",
+				     &ok);
 	g_autoptr(hd_store) b = load("tests/data/fr/dtype-mismatch/"
-				     "comm_lib_trace_rank_3.pkl", &ok);
+				     "comm_lib_trace_rank_3.pkl",
+				     &ok);
 	g_autoptr(hd_store) c = load("tests/data/fr/type-mismatch/"
-				     "nccl_trace_rank_0", &ok);
+				     "nccl_trace_rank_0",
+				     &ok);
 
 	ck_assert_int_eq(hd_store_input(a, 0)->rank, 1);
 	ck_assert_str_eq(op_at(a, 5)->d->shape_in, "[[5, 4]]");
@@ -171,11 +176,14 @@ START_TEST(test_p2p_and_coalesced)
 {
 	bool ok;
 	g_autoptr(hd_store) p = load("tests/data/fr/p2p-unmatched/"
-				     "nccl_trace_rank_0", &ok);
+				     "nccl_trace_rank_0",
+				     &ok);
 	g_autoptr(hd_store) c = load("tests/data/fr/coalesced/"
-				     "nccl_trace_rank_1", &ok);
+				     "nccl_trace_rank_1",
+				     &ok);
 	g_autoptr(hd_store) a = load("tests/data/fr/pairwise/any-source/"
-				     "nccl_trace_rank_1", &ok);
+				     "nccl_trace_rank_1",
+				     &ok);
 	static const struct {
 		enum hd_op_kind kind;
 		bool member;
@@ -236,10 +244,11 @@ END_TEST
 START_TEST(test_backends_and_gather)
 {
 	bool ok;
-	g_autoptr(hd_store) b = load("tests/data/fr/pairwise/backends_rank_0",
-				     &ok);
+	g_autoptr(hd_store) b =
+		load("tests/data/fr/pairwise/backends_rank_0", &ok);
 	g_autoptr(hd_store) g = load("tests/data/fr/pairwise/gather-root/"
-				     "nccl_trace_rank_1", &ok);
+				     "nccl_trace_rank_1",
+				     &ok);
 
 	ck_assert_uint_eq(b->ops->len, 8);
 	for (guint i = 0; i < 8; i++) {
@@ -258,7 +267,8 @@ START_TEST(test_blocked_chain_groups)
 {
 	bool ok;
 	g_autoptr(hd_store) s = load("tests/data/fr/blocked-chain/"
-				     "nccl_trace_rank_2", &ok);
+				     "nccl_trace_rank_2",
+				     &ok);
 	const char *ids[] = { "pg:0:[0-3]", "pg:2:[2,3]", "pg:3:[0,2]" };
 
 	ck_assert(ok);
@@ -276,9 +286,9 @@ START_TEST(test_blocked_chain_groups)
 	}
 	/* the last op is the stuck DP all_reduce */
 	ck_assert_int_eq(op_at(s, s->ops->len - 1)->state, HD_STATE_ENQUEUED);
-	ck_assert_str_eq(hd_store_group_at(s, op_at(s, s->ops->len - 1)->group)
-				 ->id,
-			 "pg:3:[0,2]");
+	ck_assert_str_eq(
+		hd_store_group_at(s, op_at(s, s->ops->len - 1)->group)->id,
+		"pg:3:[0,2]");
 }
 END_TEST
 
@@ -286,14 +296,17 @@ START_TEST(test_rank_inference)
 {
 	bool ok;
 	g_autoptr(hd_store) a = load_as("tests/data/fr/blocked-chain/"
-					"nccl_trace_rank_2", "dump.pkl", 0,
-					&ok);
+					"nccl_trace_rank_2",
+					"dump.pkl", 0, &ok);
 	g_autoptr(hd_store) b = load_as("tests/data/fr/blocked-chain/"
-					"nccl_trace_rank_2", "trace_9", 0, &ok);
+					"nccl_trace_rank_2",
+					"trace_9", 0, &ok);
 	g_autoptr(hd_store) c = load_as("tests/data/fr/healthy/"
-					"nccl_trace_rank_2", "trace_7", 0, &ok);
+					"nccl_trace_rank_2",
+					"trace_7", 0, &ok);
 	g_autoptr(hd_store) d = load("tests/data/fr/mixed-fr-nccl/"
-				     "nccl_trace_rank_node-a_1", &ok);
+				     "nccl_trace_rank_node-a_1",
+				     &ok);
 
 	ck_assert_int_eq(hd_store_input(a, 0)->rank, 2);
 	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 0);
@@ -311,11 +324,14 @@ START_TEST(test_empty)
 {
 	bool ok;
 	g_autoptr(hd_store) a = load("tests/data/fr/empty-dump/"
-				     "nccl_trace_rank_0", &ok);
+				     "nccl_trace_rank_0",
+				     &ok);
 	g_autoptr(hd_store) b = load("tests/data/fr/empty-dump/"
-				     "nccl_trace_rank_1", &ok);
+				     "nccl_trace_rank_1",
+				     &ok);
 	g_autoptr(hd_store) c = load("tests/data/fr/versions/"
-				     "noentries_rank_0", &ok);
+				     "noentries_rank_0",
+				     &ok);
 
 	ck_assert(ok);
 	ck_assert_uint_eq(hd_store_input(a, 0)->bytes, 87);
@@ -333,14 +349,14 @@ END_TEST
 START_TEST(test_versions)
 {
 	static const char *const files[] = {
-		"v2.3_rank_0", "v2.5_rank_0", "v2.6_rank_0", "v2.9_rank_0",
-		"v2.10_rank_0",
+		"v2.3_rank_0", "v2.5_rank_0",  "v2.6_rank_0",
+		"v2.9_rank_0", "v2.10_rank_0",
 	};
 	bool ok;
 
 	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
-		g_autofree char *rel = g_strconcat("tests/data/fr/versions/",
-						   files[i], NULL);
+		g_autofree char *rel =
+			g_strconcat("tests/data/fr/versions/", files[i], NULL);
 		g_autoptr(hd_store) s = load(rel, &ok);
 
 		ck_assert(ok);
@@ -352,12 +368,12 @@ START_TEST(test_versions)
 	{
 		/* 2.3 with timing: started times and last_started */
 		g_autoptr(hd_store) s = load("tests/data/fr/versions/"
-					     "v2.3_rank_0", &ok);
+					     "v2.3_rank_0",
+					     &ok);
 
 		ck_assert_int_ne(op_at(s, 0)->t_start_ns, INT64_MIN);
-		ck_assert_int_eq(g_array_index(s->signals, struct hd_signal, 0)
-					 .seq,
-				 2);
+		ck_assert_int_eq(
+			g_array_index(s->signals, struct hd_signal, 0).seq, 2);
 	}
 }
 END_TEST
@@ -365,16 +381,15 @@ END_TEST
 START_TEST(test_old_versions)
 {
 	bool ok;
-	g_autoptr(hd_store) a = load("tests/data/fr/versions/torch22_rank_1",
-				     &ok);
-	g_autoptr(hd_store) b = load("tests/data/fr/versions/v1.0_rank_1",
-				     &ok);
-	g_autoptr(hd_store) c = load("tests/data/fr/versions/v1.2_rank_1",
-				     &ok);
-	g_autoptr(hd_store) d = load("tests/data/fr/versions/v2.11_rank_0",
-				     &ok);
+	g_autoptr(hd_store) a =
+		load("tests/data/fr/versions/torch22_rank_1", &ok);
+	g_autoptr(hd_store) b = load("tests/data/fr/versions/v1.0_rank_1", &ok);
+	g_autoptr(hd_store) c = load("tests/data/fr/versions/v1.2_rank_1", &ok);
+	g_autoptr(hd_store) d =
+		load("tests/data/fr/versions/v2.11_rank_0", &ok);
 	g_autoptr(hd_store) e = load("tests/data/fr/versions/"
-				     "noframes_rank_1", &ok);
+				     "noframes_rank_1",
+				     &ok);
 
 	ck_assert(ok);
 	ck_assert_uint_eq(a->ops->len, 2);
@@ -403,7 +418,8 @@ START_TEST(test_json)
 {
 	bool ok;
 	g_autoptr(hd_store) s = load("tests/data/fr/json-variant/"
-				     "comm_lib_trace_rank_2.json", &ok);
+				     "comm_lib_trace_rank_2.json",
+				     &ok);
 	const struct hd_signal *sig;
 
 	ck_assert(ok);
@@ -426,7 +442,8 @@ START_TEST(test_truncated_fixture)
 {
 	bool ok;
 	g_autoptr(hd_store) s = load("tests/data/fr/truncated-dump/"
-				     "nccl_trace_rank_1", &ok);
+				     "nccl_trace_rank_1",
+				     &ok);
 	struct hd_input *in = hd_store_input(s, 0);
 
 	ck_assert(ok);
@@ -629,8 +646,8 @@ START_TEST(test_hostile)
 	hd_store_free(s);
 	g_clear_error(&err);
 	/* cut JSON keeps the whole values before its last ',' */
-	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", "{\"entries\": [1, ",
-			  15, &ok, &err);
+	s = hd_test_parse(HD_INPUT_FLIGHT_REC, "x_0", "{\"entries\": [1, ", 15,
+			  &ok, &err);
 	ck_assert(ok);
 	ck_assert(hd_store_input(s, 0)->truncated);
 	ck_assert_uint_eq(hd_store_input(s, 0)->records, 0);
@@ -715,8 +732,8 @@ static void pw_sizes(struct pw *w, const char *spec)
 
 	g_string_append(w->b, "](");
 	for (guint i = 0; shapes && shapes[i]; i++) {
-		g_auto(GStrv) dims = *shapes[i] ?
-			g_strsplit(shapes[i], ",", -1) : NULL;
+		g_auto(GStrv) dims =
+			*shapes[i] ? g_strsplit(shapes[i], ",", -1) : NULL;
 
 		if (strcmp(shapes[i], "#") == 0) {
 			pw_int(w, 5);
@@ -846,27 +863,27 @@ START_TEST(test_entry_caches)
 		const char *dtype_name;
 		enum hd_op_state st;
 	} e[] = {
-		{ "0", "4,4", "Float", "Float", "completed", 'A',
-		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
-		{ "0", "4,4", "Float", "Float", "completed", 'A',
-		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
-		{ "0", "4,s", "Float", "Float", "completed", 'A',
-		  "[[4, ?]]", -1, "Float->Float", HD_STATE_COMPLETED },
-		{ "0", "4,-", "Float", "Float", "completed", 'A',
-		  "[[4, ?]]", -1, "Float->Float", HD_STATE_COMPLETED },
-		{ "0", "4;", "Float", "Float", "completed", 'A',
-		  "[[4], []]", 5, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,4", "Float", "Float", "completed", 'A', "[[4, 4]]",
+		  16, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,4", "Float", "Float", "completed", 'A', "[[4, 4]]",
+		  16, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,s", "Float", "Float", "completed", 'A', "[[4, ?]]",
+		  -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4,-", "Float", "Float", "completed", 'A', "[[4, ?]]",
+		  -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4;", "Float", "Float", "completed", 'A', "[[4], []]", 5,
+		  "Float->Float", HD_STATE_COMPLETED },
 		/* the same text, but a shape that is not a list: unknown */
-		{ "0", "4;#", "Float", "Float", "completed", 'A',
-		  "[[4], []]", -1, "Float->Float", HD_STATE_COMPLETED },
-		{ "0", "", "Half", "Float", "weird", 'B',
-		  "[]", 0, "Half->Float", HD_STATE_UNKNOWN },
-		{ "0", "4,4", "", "Half", "weird", 'B',
-		  "[[4, 4]]", 16, "->Half", HD_STATE_UNKNOWN },
-		{ "1", "4,4", "", "Half", "scheduled", 'A',
-		  "[[4, 4]]", 16, "->Half", HD_STATE_ENQUEUED },
-		{ "0", "4,4", "Float", "Float", "completed", 'A',
-		  "[[4, 4]]", 16, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "4;#", "Float", "Float", "completed", 'A', "[[4], []]",
+		  -1, "Float->Float", HD_STATE_COMPLETED },
+		{ "0", "", "Half", "Float", "weird", 'B', "[]", 0,
+		  "Half->Float", HD_STATE_UNKNOWN },
+		{ "0", "4,4", "", "Half", "weird", 'B', "[[4, 4]]", 16,
+		  "->Half", HD_STATE_UNKNOWN },
+		{ "1", "4,4", "", "Half", "scheduled", 'A', "[[4, 4]]", 16,
+		  "->Half", HD_STATE_ENQUEUED },
+		{ "0", "4,4", "Float", "Float", "completed", 'A', "[[4, 4]]",
+		  16, "Float->Float", HD_STATE_COMPLETED },
 	};
 	struct pw w = { .b = g_string_new("\x80\x02}("),
 			.memo = g_hash_table_new(g_str_hash, g_str_equal) };

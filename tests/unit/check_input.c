@@ -68,7 +68,8 @@ START_TEST(test_plain_gzip_zstd_same_bytes)
 	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
 	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
 	g_autoptr(GError) err = NULL;
-	g_autoptr(hd_reader) r1 = hd_reader_new_from_memory(text, strlen(text), &err);
+	g_autoptr(hd_reader) r1 =
+		hd_reader_new_from_memory(text, strlen(text), &err);
 	g_autoptr(hd_reader) r2 = hd_reader_new_from_memory(
 		g_bytes_get_data(gz, NULL), g_bytes_get_size(gz), &err);
 	g_autoptr(hd_reader) r3 = hd_reader_new_from_memory(
@@ -95,8 +96,10 @@ START_TEST(test_gzip_members_concatenated)
 	g_autoptr(hd_reader) r = NULL;
 	g_autofree char *s = NULL;
 
-	g_byte_array_append(both, g_bytes_get_data(one, NULL), g_bytes_get_size(one));
-	g_byte_array_append(both, g_bytes_get_data(two, NULL), g_bytes_get_size(two));
+	g_byte_array_append(both, g_bytes_get_data(one, NULL),
+			    g_bytes_get_size(one));
+	g_byte_array_append(both, g_bytes_get_data(two, NULL),
+			    g_bytes_get_size(two));
 	r = hd_reader_new_from_memory(both->data, both->len, &err);
 	s = read_all(r, &err);
 	ck_assert_ptr_null(err);
@@ -117,9 +120,11 @@ START_TEST(test_truncated_streams_fail_cleanly)
 		for (size_t cut = 5; cut < n; cut++) {
 			g_autoptr(GError) err = NULL;
 			g_autoptr(hd_reader) r = hd_reader_new_from_memory(
-				g_bytes_get_data((GBytes *)all[k], NULL), cut, &err);
+				g_bytes_get_data((GBytes *)all[k], NULL), cut,
+				&err);
 			g_free(read_all(r, &err));
-			ck_assert_msg(err != NULL, "cut at %zu of %zu read fine", cut, n);
+			ck_assert_msg(err != NULL,
+				      "cut at %zu of %zu read fine", cut, n);
 			ck_assert_int_eq(err->code, HD_ERROR_FORMAT);
 		}
 	}
@@ -131,7 +136,8 @@ START_TEST(test_garbage_after_gzip_magic)
 	static const uint8_t junk[] = { 0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad,
 					0xbe, 0xef, 0x00, 0x00, 0x11, 0x22 };
 	g_autoptr(GError) err = NULL;
-	g_autoptr(hd_reader) r = hd_reader_new_from_memory(junk, sizeof(junk), &err);
+	g_autoptr(hd_reader) r =
+		hd_reader_new_from_memory(junk, sizeof(junk), &err);
 	g_autofree char *s = read_all(r, &err);
 
 	ck_assert_ptr_null(s);
@@ -188,7 +194,8 @@ START_TEST(test_lines_across_refills)
 	int n = 0;
 
 	for (int i = 0; i < 200000; i++)
-		g_string_append_printf(in, "line %d %s\n", i, i % 7 ? "" : "padding-padding-padding");
+		g_string_append_printf(in, "line %d %s\n", i,
+				       i % 7 ? "" : "padding-padding-padding");
 	r = hd_reader_new_from_memory(in->str, in->len, &err);
 	l = hd_lines_new(r);
 	while (hd_lines_next(l, &line, &len, &cut, &err)) {

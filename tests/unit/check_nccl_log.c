@@ -9,7 +9,7 @@
 
 #include "hd-test-parse.h"
 
-#define CM "0x5600d0a1b2c0"
+#define CM  "0x5600d0a1b2c0"
 #define CID "0x5c1e2f03a9d4b871"
 
 static struct hd_store *parse(const char *text)
@@ -81,8 +81,8 @@ static char *coll(const char *prefix, const char *op, unsigned opcount,
 				  "recvbuff %s count %ld datatype %d op %d "
 				  "root %d comm %s [nranks=%d] stream "
 				  "0x55e0c1c8f7a0\n",
-				  prefix, op, opcount, send, recv, count,
-				  dtype, redop, root, comm, nranks);
+				  prefix, op, opcount, send, recv, count, dtype,
+				  redop, root, comm, nranks);
 
 	if (!pool)
 		pool = g_ptr_array_new_with_free_func(g_free);
@@ -91,7 +91,7 @@ static char *coll(const char *prefix, const char *op, unsigned opcount,
 }
 
 #define HP "node-a:4242:4242 [1] "
-#define INIT_216                                                         \
+#define INIT_216                                                          \
 	HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 busId 3b000 " \
 	   "commId " CID " - Init COMPLETE\n"
 
@@ -104,33 +104,37 @@ START_TEST(test_init_eras)
 		const char *id;
 		bool low;
 	} cases[] = {
-		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		{ HP "NCCL INFO comm " CM
+		     " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
 		     "- Init COMPLETE\n",
 		  "nccl-nranks:4#0", true }, /* 2.4 */
 		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 busId "
 		     "3b000 - Init COMPLETE\n",
 		  "nccl-nranks:4#0", true }, /* 2.5-2.15 */
 		{ INIT_216, "comm:" CID, false }, /* 2.16 */
-		{ HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
-		     "busId 3b000 commId " CID " - Init START\n" HP
-		     "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
-		     "busId 3b000 commId " CID " - Init COMPLETE\n",
+		{ HP
+		  "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		  "busId 3b000 commId " CID " - Init START\n" HP
+		  "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 nvmlDev 1 "
+		  "busId 3b000 commId " CID " - Init COMPLETE\n",
 		  "comm:" CID, false }, /* 2.18 */
 		{ HP "NCCL INFO ncclCommInitRank comm " CM " rank 1 nranks 4 "
 		     "cudaDev 1 nvmlDev 1 busId 3b000 commId " CID
 		     " - Init COMPLETE\n",
 		  "comm:" CID, false }, /* 2.21 */
 		{ HP "NCCL INFO [Rank 1] "
-		  "ncclCommInitRankConfig comm " CM " rank 1 nranks 4 cudaDev 3 "
-		  "nvmlDev 3 busId 3b000 commId " CID " - Init START\n",
+		     "ncclCommInitRankConfig comm " CM
+		     " rank 1 nranks 4 cudaDev 3 "
+		     "nvmlDev 3 busId 3b000 commId " CID " - Init START\n",
 		  "comm:" CID, false }, /* 2.30 START */
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *text = g_strconcat(
-			cases[i].line,
-			coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
-			NULL);
+		g_autofree char *text =
+			g_strconcat(cases[i].line,
+				    coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
+					 0, 0, CM, 4),
+				    NULL);
 		g_autoptr(hd_store) s = parse(text);
 		struct hd_group *g;
 
@@ -151,8 +155,7 @@ START_TEST(test_init_split)
 {
 	/* 2.21 split with commId; 2.23 without (no space before "- Init
 	 * START"); 2.24 splitCount; 2.30 childCount. */
-	const char *text =
-		INIT_216 HP
+	const char *text = INIT_216 HP
 		"NCCL INFO ncclCommSplit comm 0x5600d0000001 rank 0 nranks 2 "
 		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
 		" color 1 key 0 commId 0x1111 - Init COMPLETE\n" HP
@@ -171,17 +174,15 @@ START_TEST(test_init_split)
 	g_autoptr(hd_store) s = parse(text);
 
 	ck_assert_int_ge(hd_store_find_group(s, "comm:0x0000000000001111"), 0);
-	ck_assert_int_ge(hd_store_find_group(
-				 s, "split:" CID ":7:n0:2"), 0);
+	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":7:n0:2"), 0);
 	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":2:3:2"), 0);
 	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":2:4:2"), 0);
 	/* START + COMPLETE of the 2.23 split is one comm, one group */
 	ck_assert_uint_eq(s->groups->len, 5);
-	ck_assert_int_eq(
-		hd_store_group_at(s, (uint32_t)hd_store_find_group(
-					     s, "split:" CID ":2:3:2"))
-			->low_confidence_identity,
-		false);
+	ck_assert_int_eq(hd_store_group_at(s, (uint32_t)hd_store_find_group(
+						      s, "split:" CID ":2:3:2"))
+				 ->low_confidence_identity,
+			 false);
 	ck_assert_int_eq(in0(s)->skipped, 0);
 }
 END_TEST
@@ -211,10 +212,9 @@ START_TEST(test_init_pre216_order_and_reuse)
 	ck_assert_int_eq(op_at(s, 1)->seq, 0);
 	/* world comm (4 ranks) gives the global rank */
 	ck_assert_int_eq(op_at(s, 1)->rank, 1);
-	ck_assert_int_eq(
-		hd_group_global_rank(hd_store_group_at(s, op_at(s, 1)->group),
-				     1),
-		1);
+	ck_assert_int_eq(hd_group_global_rank(
+				 hd_store_group_at(s, op_at(s, 1)->group), 1),
+			 1);
 }
 END_TEST
 
@@ -223,27 +223,28 @@ END_TEST
 START_TEST(test_coll_enums)
 {
 	static const enum hd_dtype dt[] = {
-		HD_DTYPE_INT8,    HD_DTYPE_UINT8,   HD_DTYPE_INT32,
-		HD_DTYPE_UINT32,  HD_DTYPE_INT64,   HD_DTYPE_UINT64,
-		HD_DTYPE_FLOAT16, HD_DTYPE_FLOAT32, HD_DTYPE_FLOAT64,
+		HD_DTYPE_INT8,	   HD_DTYPE_UINT8,    HD_DTYPE_INT32,
+		HD_DTYPE_UINT32,   HD_DTYPE_INT64,    HD_DTYPE_UINT64,
+		HD_DTYPE_FLOAT16,  HD_DTYPE_FLOAT32,  HD_DTYPE_FLOAT64,
 		HD_DTYPE_BFLOAT16, HD_DTYPE_FP8_E4M3, HD_DTYPE_FP8_E5M2,
 	};
 	static const enum hd_redop ro[] = {
-		HD_REDOP_SUM, HD_REDOP_PROD, HD_REDOP_MAX, HD_REDOP_MIN,
-		HD_REDOP_AVG, HD_REDOP_PREMULSUM, HD_REDOP_PREMULSUM,
+		HD_REDOP_SUM,	    HD_REDOP_PROD, HD_REDOP_MAX,
+		HD_REDOP_MIN,	    HD_REDOP_AVG,  HD_REDOP_PREMULSUM,
+		HD_REDOP_PREMULSUM,
 	};
 	GString *t = g_string_new(INIT_216);
 	g_autoptr(hd_store) s = NULL;
 
 	for (int i = 0; i < 13; i++) {
-		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
-					  i, 0, 0, CM, 4);
+		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, i, 0, 0, CM,
+			       4);
 
 		g_string_append(t, l);
 	}
 	for (int i = 0; i < 7; i++) {
-		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8,
-					  7, i == 6 ? 9 : i, 0, CM, 4);
+		char *l = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
+			       i == 6 ? 9 : i, 0, CM, 4);
 
 		g_string_append(t, l);
 	}
@@ -312,23 +313,23 @@ END_TEST
 START_TEST(test_coll_cut_1024)
 {
 	/* A record cut at the 1024-byte buffer: kept, flagged truncated. */
-	char *full = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
-				     0, CM, 4);
+	char *full = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
 	g_autofree char *cut = g_strndup(full, strlen(full) - 30);
 	g_autofree char *early = g_strndup(full, 60);
 	g_autofree char *host = g_strnfill(1023 - (strlen(full) - 17), 'h');
 	g_autofree char *longp = g_strdup_printf("%s:4242:4242 [1] ", host);
-	char *l1023 = coll(longp, "AllReduce", 2, "0x1", "0x1", 8,
-				      7, 0, 0, "0x77", 4);
+	char *l1023 = coll(longp, "AllReduce", 2, "0x1", "0x1", 8, 7, 0, 0,
+			   "0x77", 4);
 	g_autofree char *text = NULL;
 	g_autoptr(hd_store) s = NULL;
 
 	/* cut inside the last pointer: whole-looking, but 1023 bytes */
 	l1023[1023] = '\0';
-	text = g_strconcat(INIT_216, cut, "\n", early, "\n", longp,
-			   "NCCL INFO comm 0x77 rank 2 nranks 4 cudaDev 1 busId "
-			   "3b000 commId " CID " - Init COMPLETE\n",
-			   l1023, "\n", NULL);
+	text = g_strconcat(
+		INIT_216, cut, "\n", early, "\n", longp,
+		"NCCL INFO comm 0x77 rank 2 nranks 4 cudaDev 1 busId "
+		"3b000 commId " CID " - Init COMPLETE\n",
+		l1023, "\n", NULL);
 	s = parse(text);
 	ck_assert_uint_eq(s->ops->len, 2);
 	ck_assert(op_at(s, 0)->flags & HD_OPF_TRUNCATED);
@@ -466,9 +467,9 @@ START_TEST(test_interleaved_many_processes)
 				   'a' + r % 2, 1000 + r / 2, 1000 + r / 2,
 				   r % 8);
 			g_snprintf(comm, sizeof(comm), "0x%x", 0x1000 + r);
-			g_string_append(t, coll(pre, "AllReduce", i, "0x1",
-						"0x1", 8 + r, 7, 0, 0, comm,
-						NPROC));
+			g_string_append(t,
+					coll(pre, "AllReduce", i, "0x1", "0x1",
+					     8 + r, 7, 0, 0, comm, NPROC));
 		}
 	s = parse(t->str);
 	g_string_free(t, TRUE);
@@ -570,8 +571,8 @@ START_TEST(test_wrappers)
 			"%sNCCL INFO comm " CM " rank 1 nranks 16 cudaDev 1 "
 			"busId 3b000 commId " CID " - Init COMPLETE\n",
 			cases[i].prefix);
-		char *l = coll(cases[i].prefix, "AllReduce", 0,
-					  "0x1", "0x1", 8, 7, 0, 0, CM, 16);
+		char *l = coll(cases[i].prefix, "AllReduce", 0, "0x1", "0x1", 8,
+			       7, 0, 0, CM, 16);
 		g_autofree char *text = g_strconcat(init, l, NULL);
 		g_autoptr(hd_store) s = parse(text);
 
@@ -593,12 +594,10 @@ END_TEST
 
 START_TEST(test_trimmed_repeated_fused_torn)
 {
-	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
-				   0, CM, 4);
-	char *l2 = coll("node-a:4242:4242 [1] ", "Broadcast", 1,
-				   "0x1", "0x1", 8, 7, 0, 0, CM, 4);
-	char *l3 = coll("[1] ", "Reduce", 2, "0x1", "0x1", 8, 7, 0,
-				   1, CM, 4);
+	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
+	char *l2 = coll("node-a:4242:4242 [1] ", "Broadcast", 1, "0x1", "0x1",
+			8, 7, 0, 0, CM, 4);
+	char *l3 = coll("[1] ", "Reduce", 2, "0x1", "0x1", 8, 7, 0, 1, CM, 4);
 	g_autofree char *fused = NULL, *torn = NULL, *text = NULL;
 	g_autoptr(hd_store) s = NULL;
 
@@ -606,8 +605,7 @@ START_TEST(test_trimmed_repeated_fused_torn)
 	l1[strlen(l1) - 1] = '\0';
 	fused = g_strconcat(l1, "      ", l2, NULL);
 	/* torn: a prefix with no body, then the body alone */
-	torn = g_strdup_printf(HP "NCCL INFO \n%s",
-			       strstr(l2, "Broadcast:"));
+	torn = g_strdup_printf(HP "NCCL INFO \n%s", strstr(l2, "Broadcast:"));
 	text = g_strconcat(INIT_216, fused, torn, l3,
 			   "(Worker pid=1) " HP
 			   "NCCL INFO Recv: opCount 3 sendbuff (nil) recvbuff "
@@ -652,8 +650,8 @@ END_TEST
 
 START_TEST(test_warn_forms)
 {
-	const char *text =
-		INIT_216 "NCCL version 2.18.3+cuda12.2\n"
+	const char *text = INIT_216
+		"NCCL version 2.18.3+cuda12.2\n"
 		"\n" HP "misc/socket.cc:71 NCCL WARN Cuda failure 'out of "
 		"memory'\n"
 		"\n"
@@ -1215,19 +1213,20 @@ END_TEST
 START_TEST(test_malformed)
 {
 	static const unsigned char garbage[] = {
-		0x00, 0xff, 0xfe, 'N', 'C', 'C', 'L', ' ', 'I', 'N', 'F', 'O',
-		' ',  0x00, 0x80, '\n', 0xc3, 0x28, '\r', '\n', 0x1b, '[', '3',
+		0x00, 0xff, 0xfe, 'N',	'C',  'C',  'L',  ' ',
+		'I',  'N',  'F',  'O',	' ',  0x00, 0x80, '\n',
+		0xc3, 0x28, '\r', '\n', 0x1b, '[',  '3',
 	};
 	g_autoptr(GError) err = NULL;
 	bool ok;
-	g_autoptr(hd_store) e = hd_test_parse(HD_INPUT_NCCL_LOG, "e", "", 0,
-					      &ok, &err);
+	g_autoptr(hd_store) e =
+		hd_test_parse(HD_INPUT_NCCL_LOG, "e", "", 0, &ok, &err);
 	g_autoptr(hd_store) g = NULL;
 
 	ck_assert(ok);
 	ck_assert_int_eq(in0(e)->records, 0);
-	g = hd_test_parse(HD_INPUT_NCCL_LOG, "g", garbage, sizeof(garbage),
-			  &ok, &err);
+	g = hd_test_parse(HD_INPUT_NCCL_LOG, "g", garbage, sizeof(garbage), &ok,
+			  &err);
 	ck_assert(ok);
 	ck_assert_uint_eq(g->ops->len, 0);
 	{
@@ -1248,8 +1247,7 @@ START_TEST(test_huge_line)
 	/* a 50 MB line is cut by the reader and costs no 50 MB */
 	size_t n = 50u << 20;
 	char *buf = g_malloc(n + 512);
-	char *tail = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
-				     0, 0, CM, 4);
+	char *tail = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
 	g_autoptr(GError) err = NULL;
 	size_t off;
 	bool ok;
@@ -1261,23 +1259,21 @@ START_TEST(test_huge_line)
 	memcpy(buf + n - 200, " NCCL WARN x", 12);
 	buf[n - 1] = '\n';
 	memcpy(buf + n, tail, strlen(tail));
-	s = hd_test_parse(HD_INPUT_NCCL_LOG, "big", buf, n + strlen(tail),
-			  &ok, &err);
+	s = hd_test_parse(HD_INPUT_NCCL_LOG, "big", buf, n + strlen(tail), &ok,
+			  &err);
 	g_free(buf);
 	ck_assert(ok);
 	ck_assert_uint_eq(s->ops->len, 1);
 	ck_assert_int_eq(op_at(s, 0)->prov.at, 3);
-	ck_assert_ptr_nonnull(strstr(g_ptr_array_index(in0(s)->warnings, 0),
-				     "cut"));
+	ck_assert_ptr_nonnull(
+		strstr(g_ptr_array_index(in0(s)->warnings, 0), "cut"));
 }
 END_TEST
 
 START_TEST(test_crlf_nul_utf8_no_newline)
 {
-	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0,
-				   0, CM, 4);
-	char *l2 = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0,
-				   0, CM, 4);
+	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
+	char *l2 = coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
 	GString *t = g_string_new(INIT_216);
 	g_autoptr(GError) err = NULL;
 	bool ok;
@@ -1302,7 +1298,6 @@ START_TEST(test_crlf_nul_utf8_no_newline)
 	ck_assert(g_utf8_validate(sig_at(s, 0)->text, -1, NULL));
 }
 END_TEST
-
 
 /* ---- fixtures (scripts/gen-nccl-logs.py) ---- */
 

@@ -12,30 +12,48 @@
 START_TEST(test_sniff)
 {
 	static const uint8_t pkl[] = { 0x80, 0x02, 0x7d, 0x28 };
-	static const char fr_json[] = "{\"comm_lib_version\": \"2.21.5\", \"entries\": []}";
-	static const char trace[] = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [";
-	static const char log[] = "node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n";
+	static const char fr_json[] =
+		"{\"comm_lib_version\": \"2.21.5\", \"entries\": []}";
+	static const char trace[] =
+		"{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [";
+	static const char log[] =
+		"node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n";
 	static const uint8_t bin[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0 };
 
 	ck_assert_int_eq(parsers_sniff(pkl, sizeof(pkl)), HD_INPUT_FLIGHT_REC);
-	ck_assert_int_eq(parsers_sniff((const uint8_t *)fr_json, strlen(fr_json)), HD_INPUT_FLIGHT_REC);
-	ck_assert_int_eq(parsers_sniff((const uint8_t *)trace, strlen(trace)), HD_INPUT_KINETO);
-	ck_assert_int_eq(parsers_sniff((const uint8_t *)log, strlen(log)), HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(
+		parsers_sniff((const uint8_t *)fr_json, strlen(fr_json)),
+		HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)trace, strlen(trace)),
+			 HD_INPUT_KINETO);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)log, strlen(log)),
+			 HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(parsers_sniff(bin, sizeof(bin)), HD_INPUT_UNKNOWN);
 	/* Wrapper prefixes that start with '[' are still text. */
-	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[default0]:node-a:1:1 [0] NCCL INFO x\n", 38),
-			 HD_INPUT_NCCL_LOG);
-	ck_assert_int_eq(parsers_sniff((const uint8_t *)"[1,5]<stdout>:node-a:1:1 [0] NCCL INFO x\n", 41),
-			 HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(
+		parsers_sniff(
+			(const uint8_t
+				 *)"[default0]:node-a:1:1 [0] NCCL INFO x\n",
+			38),
+		HD_INPUT_NCCL_LOG);
+	ck_assert_int_eq(
+		parsers_sniff(
+			(const uint8_t
+				 *)"[1,5]<stdout>:node-a:1:1 [0] NCCL INFO x\n",
+			41),
+		HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(parsers_sniff(NULL, 0), HD_INPUT_UNKNOWN);
 }
 END_TEST
 
 START_TEST(test_rank_from_filename)
 {
-	ck_assert_int_eq(parsers_rank_from_filename("/tmp/nccl_trace_rank_12"), 12);
-	ck_assert_int_eq(parsers_rank_from_filename("comm_lib_trace_rank_3.pkl"), 3);
-	ck_assert_int_eq(parsers_rank_from_filename("d/nccl_trace_rank_node-a_5"), 5);
+	ck_assert_int_eq(parsers_rank_from_filename("/tmp/nccl_trace_rank_12"),
+			 12);
+	ck_assert_int_eq(
+		parsers_rank_from_filename("comm_lib_trace_rank_3.pkl"), 3);
+	ck_assert_int_eq(
+		parsers_rank_from_filename("d/nccl_trace_rank_node-a_5"), 5);
 	ck_assert_int_eq(parsers_rank_from_filename("rank7.json.gz"), 7);
 	ck_assert_int_eq(parsers_rank_from_filename("trace.json.zst"), -1);
 	ck_assert_int_eq(parsers_rank_from_filename("dump"), -1);

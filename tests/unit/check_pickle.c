@@ -51,11 +51,11 @@ START_TEST(test_ints)
 {
 	/* [K 7, M 0x1234, J -1, LONG1 8 bytes, LONG1 0 bytes, LONG1 1 byte
 	 * 0xff, LONG4 2 bytes, text I, text L, I01 (bool)] */
-	g_autoptr(pk_tree) t = DEC(
-		"\x80\x02](K\x07M\x34\x12J\xff\xff\xff\xff"
-		"\x8a\x08\x00\x00\x64\xa7\xb3\xb6\xe0\x0d"
-		"\x8a\x00\x8a\x01\xff\x8b\x02\x00\x00\x00\x00\x01"
-		"I-42\nL99L\nI01\ne.");
+	g_autoptr(pk_tree) t =
+		DEC("\x80\x02](K\x07M\x34\x12J\xff\xff\xff\xff"
+		    "\x8a\x08\x00\x00\x64\xa7\xb3\xb6\xe0\x0d"
+		    "\x8a\x00\x8a\x01\xff\x8b\x02\x00\x00\x00\x00\x01"
+		    "I-42\nL99L\nI01\ne.");
 	int64_t v;
 
 	ck_assert_int_eq(t->status, PK_OK);
@@ -106,12 +106,16 @@ START_TEST(test_containers)
 {
 	/* (1,), (1,2), (1,2,3), (), MARK tuple, DICT, LIST, SETITEM, APPEND,
 	 * FRAME, MEMOIZE, POP, DUP, POP_MARK */
-	g_autoptr(pk_tree) t = DEC(
-		"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00"
-		"](K\x01\x85K\x01K\x02\x86K\x01K\x02K\x03\x87)(K\x09t"
-		"(X\x01\x00\x00\x00kK\x02" "d(K\x05l}X\x01\x00\x00\x00"
-		"aK\x01s"
-		"]K\x04" "a\x94K\x09" "02(K\x01K\x02" "1e.");
+	g_autoptr(pk_tree) t =
+		DEC("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00"
+		    "](K\x01\x85K\x01K\x02\x86K\x01K\x02K\x03\x87)(K\x09t"
+		    "(X\x01\x00\x00\x00kK\x02"
+		    "d(K\x05l}X\x01\x00\x00\x00"
+		    "aK\x01s"
+		    "]K\x04"
+		    "a\x94K\x09"
+		    "02(K\x01K\x02"
+		    "1e.");
 	uint32_t d;
 
 	ck_assert_msg(t->status == PK_OK, "%s", t->message);
@@ -126,9 +130,9 @@ START_TEST(test_containers)
 	ck_assert_int_eq(pk_type_of(t, d), PK_DICT);
 	ck_assert_int_eq(node_of(t, pk_dict_get(t, d, "k"))->v.i, 2);
 	ck_assert_int_eq(pk_type_of(t, pk_child(t, t->root, 6)), PK_LIST);
-	ck_assert_int_eq(node_of(t, pk_dict_get(t, pk_child(t, t->root, 7),
-						"a"))->v.i,
-			 1);
+	ck_assert_int_eq(
+		node_of(t, pk_dict_get(t, pk_child(t, t->root, 7), "a"))->v.i,
+		1);
 	/* DUP: the same node twice */
 	ck_assert_uint_eq(pk_child(t, t->root, 8), pk_child(t, t->root, 9));
 	ck_assert_uint_eq(pk_len(t, pk_child(t, t->root, 8)), 1);
@@ -140,7 +144,8 @@ START_TEST(test_memo)
 	/* BINPUT/BINGET share the node; LONG_BINPUT/LONG_BINGET too */
 	g_autoptr(pk_tree) t = DEC("\x80\x02](X\x01\x00\x00\x00xq\x00h\x00"
 				   "X\x01\x00\x00\x00yr\x05\x00\x00\x00"
-				   "j\x05\x00\x00\x00" "e.");
+				   "j\x05\x00\x00\x00"
+				   "e.");
 
 	ck_assert_msg(t->status == PK_OK, "%s", t->message);
 	ck_assert_uint_eq(pk_len(t, t->root), 4);
@@ -153,8 +158,8 @@ END_TEST
 static void assert_error(struct pk_tree *t, const char *want)
 {
 	ck_assert_int_ne(t->status, PK_OK);
-	ck_assert_msg(t->message && strstr(t->message, want),
-		      "'%s' lacks '%s'", t->message, want);
+	ck_assert_msg(t->message && strstr(t->message, want), "'%s' lacks '%s'",
+		      t->message, want);
 	pk_tree_free(t);
 }
 
@@ -164,22 +169,22 @@ START_TEST(test_refused)
 		uint8_t op;
 		const char *name;
 	} ops[] = {
-		{ 'c', "GLOBAL" },     { 0x93, "STACK_GLOBAL" },
-		{ 'R', "REDUCE" },     { 'b', "BUILD" },
-		{ 'i', "INST" },       { 'o', "OBJ" },
-		{ 0x81, "NEWOBJ" },    { 0x92, "NEWOBJ_EX" },
-		{ 'P', "PERSID" },     { 'Q', "BINPERSID" },
-		{ 0x82, "EXT1" },      { 0x83, "EXT2" },
+		{ 'c', "GLOBAL" },  { 0x93, "STACK_GLOBAL" },
+		{ 'R', "REDUCE" },  { 'b', "BUILD" },
+		{ 'i', "INST" },    { 'o', "OBJ" },
+		{ 0x81, "NEWOBJ" }, { 0x92, "NEWOBJ_EX" },
+		{ 'P', "PERSID" },  { 'Q', "BINPERSID" },
+		{ 0x82, "EXT1" },   { 0x83, "EXT2" },
 		{ 0x84, "EXT4" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
-		uint8_t buf[] = { 0x80, 0x02, ops[i].op, 'o', 's', '\n',
-				  's', 'y', 's', 't', 'e', 'm', '\n', '.' };
+		uint8_t buf[] = { 0x80, 0x02, ops[i].op, 'o', 's', '\n', 's',
+				  'y',	's',  't',	 'e', 'm', '\n', '.' };
 		struct pk_tree *t = pk_decode(buf, sizeof(buf));
-		g_autofree char *want =
-			g_strdup_printf("refused opcode %s (0x%02x) at offset 2",
-					ops[i].name, ops[i].op);
+		g_autofree char *want = g_strdup_printf(
+			"refused opcode %s (0x%02x) at offset 2", ops[i].name,
+			ops[i].op);
 
 		ck_assert_int_eq(t->status, PK_ERROR);
 		ck_assert_uint_eq(t->root, PK_NIL);
@@ -196,7 +201,8 @@ START_TEST(test_hostile)
 	GString *bomb = g_string_new("\x80\x02");
 
 	/* lengths past the end */
-	t = DEC("\x80\x02X\xff\xff\xff\x7f" "abc");
+	t = DEC("\x80\x02X\xff\xff\xff\x7f"
+		"abc");
 	ck_assert_int_eq(t->status, PK_TRUNCATED);
 	assert_error(t, "runs past the end");
 	assert_error(DEC("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\xff."),
@@ -243,8 +249,12 @@ START_TEST(test_hostile)
 	assert_error(DEC("\x80\x02\x86."), "underflow");
 	assert_error(DEC("\x80\x02."), "underflow");
 	/* self-reference and indirect cycle are refused */
-	assert_error(DEC("\x80\x02]q\x00(h\x00" "e."), "modified after use");
-	assert_error(DEC("\x80\x02]q\x00(](h\x00" "ee."), "modified after use");
+	assert_error(DEC("\x80\x02]q\x00(h\x00"
+			 "e."),
+		     "modified after use");
+	assert_error(DEC("\x80\x02]q\x00(](h\x00"
+			 "ee."),
+		     "modified after use");
 	/* depth bombs: marks, and nesting without marks */
 	for (int i = 0; i < 200; i++)
 		g_string_append(bomb, "](");
@@ -268,8 +278,8 @@ END_TEST
  * run in the decoder's fast loop rather than in step(), which takes the
  * last 10 bytes.  (transfer full)
  */
-static struct pk_tree *decode_padded(GString *b, const char *prefix,
-				     size_t len, size_t pad)
+static struct pk_tree *decode_padded(GString *b, const char *prefix, size_t len,
+				     size_t pad)
 {
 	g_string_truncate(b, 0);
 	g_string_append_len(b, prefix, (gssize)len);
@@ -298,16 +308,24 @@ START_TEST(test_fast_loop_errors)
 		C("\x80\x02\x8a\x09\x01\x02\x03\x04\x05\x06\x07\x08\x09",
 		  "exceeds 64 bits at offset 2"),
 		C("\x80\x02u", "no mark on the stack at offset 2"),
-		C("\x80\x02(K\x01u", "no container below the items at offset 5"),
+		C("\x80\x02(K\x01u",
+		  "no container below the items at offset 5"),
 		C("\x80\x02]((e", "no container below the items at offset 5"),
 		C("\x80\x02](K\x01u", "non-dict at offset 6"),
-		C("\x80\x02}(K\x01" "e", "non-list at offset 6"),
+		C("\x80\x02}(K\x01"
+		  "e",
+		  "non-list at offset 6"),
 		C("\x80\x02}(K\x01u", "odd number of dict items at offset 6"),
 		C("\x80\x02N\x86", "stack underflow at offset 3"),
 		C("\x80\x02(N\x86", "stack underflow at offset 4"),
-		C("\x80\x02]q\x00(h\x00" "e", "modified after use"),
+		C("\x80\x02]q\x00(h\x00"
+		  "e",
+		  "modified after use"),
 		/* a list filled, put in another, then filled again */
-		C("\x80\x02]q\x00(K\x01" "e](h\x00" "eh\x00(K\x02" "e",
+		C("\x80\x02]q\x00(K\x01"
+		  "e](h\x00"
+		  "eh\x00(K\x02"
+		  "e",
 		  "modified after use"),
 #undef C
 	};
@@ -316,10 +334,10 @@ START_TEST(test_fast_loop_errors)
 	g_autoptr(GString) b2 = g_string_new(NULL);
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		struct pk_tree *plain = decode_padded(b1, cases[i].bytes,
-						      cases[i].len, 0);
-		struct pk_tree *fast = decode_padded(b2, cases[i].bytes,
-						     cases[i].len, 32);
+		struct pk_tree *plain =
+			decode_padded(b1, cases[i].bytes, cases[i].len, 0);
+		struct pk_tree *fast =
+			decode_padded(b2, cases[i].bytes, cases[i].len, 32);
 
 		ck_assert_int_eq(fast->status, PK_ERROR);
 		ck_assert_int_eq(plain->status, fast->status);
@@ -394,10 +412,13 @@ START_TEST(test_fast_loop_values)
 		"\x8a\x05\x01\x00\x00\x00\x00\x8a\x06\xff\xff\xff\xff\xff\xff"
 		"\x8a\x07\x00\x00\x00\x00\x00\x00\x01"
 		"\x8a\x08\xff\xff\xff\xff\xff\xff\xff\x7f"
-		"M\x34\x12J\xfe\xff\xff\xff\x88\x89N" "e";
+		"M\x34\x12J\xfe\xff\xff\xff\x88\x89N"
+		"e";
 	static const int64_t want[] = {
-		0, 127, -128, -32768, 8388607, -2147483648LL, 1, -1,
-		INT64_C(1) << 48, INT64_MAX, 0x1234, -2,
+		0,	   127,	    -128,
+		-32768,	   8388607, -2147483648LL,
+		1,	   -1,	    INT64_C(1) << 48,
+		INT64_MAX, 0x1234,  -2,
 	};
 	g_autoptr(GString) b = g_string_new("\x80\x02](");
 	g_autoptr(GString) in = g_string_new(NULL);
@@ -481,8 +502,8 @@ START_TEST(test_batches)
 	for (uint32_t i = 0; i < 150; i++) {
 		int64_t v = -1;
 
-		ck_assert(pk_int(t, pk_child(t, pk_child(t, t->root, i), 0),
-				 &v));
+		ck_assert(
+			pk_int(t, pk_child(t, pk_child(t, t->root, i), 0), &v));
 		ck_assert_int_eq(v, (uint8_t)i);
 	}
 	g_string_free(s, TRUE);

@@ -25,13 +25,13 @@ static struct hd_analysis *analysis_new(const struct hd_store *s)
 	a->store = s;
 	a->verdicts =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
-	a->group_stats = g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
+	a->group_stats =
+		g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
 	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
 	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
 	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
 	a->notes = g_ptr_array_new_with_free_func(g_free);
-	a->progress =
-		g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
+	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
 	a->world_size = s->world_size;
 	return a;
 }
@@ -96,11 +96,13 @@ static struct hd_analysis *incident_analysis(const struct hd_store *s)
 		HD_V_MISSING_RANK, HD_CONF_HIGH,
 		"rank 3 never entered all_reduce 42 of group 0; the other 7 "
 		"ranks are blocked in it");
-	struct hd_verdict *v2 = hd_verdict_new(
-		HD_V_NETWORK_FAULT, HD_CONF_LOW,
-		"socket error on node-b | peer \xff\xfe closed");
+	struct hd_verdict *v2 =
+		hd_verdict_new(HD_V_NETWORK_FAULT, HD_CONF_LOW,
+			       "socket error on node-b | peer \xff\xfe closed");
 	struct hd_group_stats st = { .group = 0, .ops_aligned = 41 };
-	struct hd_arrival ar = { .rank = 3, .matched = 41, .times_last = 40,
+	struct hd_arrival ar = { .rank = 3,
+				 .matched = 41,
+				 .times_last = 40,
 				 .median_lag_ns = 1500000,
 				 .wait_imposed_ns = 61000000000LL };
 	GString *longtext = g_string_new("watchdog: ");
@@ -113,8 +115,7 @@ static struct hd_analysis *incident_analysis(const struct hd_store *s)
 	hd_verdict_add_culprit(v, 3);
 	hd_verdict_add_evidence(v, 3, "logs/node-a.log:120",
 				"last op seen: all_reduce seq 41 completed");
-	hd_verdict_add_evidence(v, 0, "logs/node-a.log:7", "%s",
-				longtext->str);
+	hd_verdict_add_evidence(v, 0, "logs/node-a.log:7", "%s", longtext->str);
 	hd_verdict_add_evidence(v, -1, NULL, "ansi \x1b[31mred\x1b[0m text");
 	hd_verdict_add_evidence(v, 5,
 				"logs/a/very/long/directory/name/that/goes/on/"
@@ -238,21 +239,19 @@ static void assert_keys(json_t *obj, const char *const *keys, size_t n)
 
 START_TEST(test_json_schema)
 {
-	static const char *const top[] = { "schema", "tool",     "inputs",
-					   "ranks",  "groups",   "verdicts",
+	static const char *const top[] = { "schema",   "tool",	 "inputs",
+					   "ranks",    "groups", "verdicts",
 					   "arrivals", "notes" };
-	static const char *const input[] = { "path",    "kind",
-					     "rank",    "records",
-					     "skipped", "warnings" };
+	static const char *const input[] = { "path",	"kind",	   "rank",
+					     "records", "skipped", "warnings" };
 	static const char *const verdict[] = {
-		"kind",	      "culprit_ranks", "group",    "seq",
-		"op",	      "confidence",    "summary",  "evidence",
-		"ruled_out",  "fingerprint",   "fingerprint_text"
+		"kind",	     "culprit_ranks", "group",		 "seq",
+		"op",	     "confidence",    "summary",	 "evidence",
+		"ruled_out", "fingerprint",   "fingerprint_text"
 	};
 	static const char *const group[] = { "id", "name", "desc", "ranks",
 					     "ops_aligned" };
-	static const char *const ranks[] = { "world_size", "seen",
-					     "missing" };
+	static const char *const ranks[] = { "world_size", "seen", "missing" };
 	g_autoptr(hd_store) s = incident_store(8);
 	g_autoptr(hd_analysis) a = incident_analysis(s);
 	g_autofree char *text = render(HD_REPORT_JSON, a);
@@ -283,11 +282,11 @@ START_TEST(test_json_schema)
 			 8);
 	assert_keys(json_array_get(json_object_get(doc, "groups"), 0), group,
 		    G_N_ELEMENTS(group));
-	ck_assert_int_eq(json_integer_value(json_object_get(
-				 json_array_get(json_object_get(doc, "groups"),
-						0),
-				 "ops_aligned")),
-			 41);
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(
+			json_array_get(json_object_get(doc, "groups"), 0),
+			"ops_aligned")),
+		41);
 
 	v0 = json_array_get(json_object_get(doc, "verdicts"), 0);
 	v1 = json_array_get(json_object_get(doc, "verdicts"), 1);
@@ -308,9 +307,9 @@ START_TEST(test_json_schema)
 		strstr(json_string_value(json_object_get(v1, "summary")),
 		       "\xef\xbf\xbd\xef\xbf\xbd closed"));
 	ev = json_array_get(json_object_get(v0, "evidence"), 3);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ev,
-								       "text")),
-				     "\xef\xbf\xbd("));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(ev, "text")),
+		       "\xef\xbf\xbd("));
 	ev = json_array_get(json_object_get(v0, "evidence"), 2);
 	ck_assert(json_is_null(json_object_get(ev, "rank")));
 	ck_assert(json_is_null(json_object_get(ev, "source")));
@@ -396,7 +395,8 @@ START_TEST(test_text_report)
 	ck_assert_ptr_nonnull(strstr(text, "41 absent"));
 	ck_assert_ptr_nonnull(strstr(text, "61.00 s"));
 	/* 30 warnings: 3 shown, the rest counted. */
-	ck_assert_ptr_nonnull(strstr(text, "warning: line 10: unparsed line 0"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "warning: line 10: unparsed line 0"));
 	ck_assert_ptr_nonnull(strstr(text, "... and 27 more warnings"));
 	ck_assert_ptr_nonnull(strstr(text, "logs/garbage.bin: unrecognized"));
 }
@@ -547,12 +547,15 @@ START_TEST(test_text_progress_table)
 	g_autofree char *md = NULL;
 
 	for (int r = 0; r < 8; r++) {
-		struct hd_rank_progress p = {
-			.rank = r, .host = hd_intern("node-a"), .inputs = 1,
-			.ops = 42, .group = 0, .last_enqueued = 42,
-			.last_completed = 41, .blocked_seq = 42,
-			.state = "blocked"
-		};
+		struct hd_rank_progress p = { .rank = r,
+					      .host = hd_intern("node-a"),
+					      .inputs = 1,
+					      .ops = 42,
+					      .group = 0,
+					      .last_enqueued = 42,
+					      .last_completed = 41,
+					      .blocked_seq = 42,
+					      .state = "blocked" };
 
 		if (r == 3) {
 			p.last_enqueued = 41;
@@ -562,8 +565,8 @@ START_TEST(test_text_progress_table)
 		g_array_append_val(a->progress, p);
 	}
 	md = render(HD_REPORT_MARKDOWN, a);
-	ck_assert_ptr_nonnull(
-		strstr(md, "| 3 | node-a | 1 | 42 | `0` | 41 | 41 | absent |\n"));
+	ck_assert_ptr_nonnull(strstr(
+		md, "| 3 | node-a | 1 | 42 | `0` | 41 | 41 | absent |\n"));
 	/* Runs of equal rows fold, as in the text report. */
 	ck_assert_ptr_nonnull(strstr(
 		md,

@@ -45,8 +45,10 @@ START_TEST(test_merge_remaps)
 	got = &g_array_index(dst->ops, struct hd_op, 0);
 	ck_assert_uint_eq(got->prov.input, 1);
 	ck_assert_str_eq(hd_store_group_at(dst, got->group)->id, id);
-	ck_assert_int_eq(hd_group_global_rank(hd_store_group_at(dst, got->group), 0), 0);
-	ck_assert_int_eq(hd_group_global_rank(hd_store_group_at(dst, got->group), 1), 1);
+	ck_assert_int_eq(
+		hd_group_global_rank(hd_store_group_at(dst, got->group), 0), 0);
+	ck_assert_int_eq(
+		hd_group_global_rank(hd_store_group_at(dst, got->group), 1), 1);
 	ck_assert_str_eq(hd_store_stack(dst, got->stack, &n)[0].file, "t.py");
 	ck_assert_str_eq(hd_store_find_rank(dst, 0)->host, "node-a");
 	ck_assert_int_eq(hd_store_find_rank(dst, 0)->pid, 42);
@@ -100,7 +102,8 @@ START_TEST(test_ids_and_names)
 	ck_assert_int_eq(hd_op_kind_parse("AllReduce"), HD_OP_ALL_REDUCE);
 	ck_assert_int_eq(hd_op_kind_parse("ALLREDUCE"), HD_OP_ALL_REDUCE);
 	ck_assert_int_eq(hd_op_kind_parse("_allgather_base"), HD_OP_ALL_GATHER);
-	ck_assert_int_eq(hd_op_kind_parse("_reduce_scatter_base"), HD_OP_REDUCE_SCATTER);
+	ck_assert_int_eq(hd_op_kind_parse("_reduce_scatter_base"),
+			 HD_OP_REDUCE_SCATTER);
 	ck_assert_int_eq(hd_op_kind_parse("all_reduce_barrier"), HD_OP_BARRIER);
 	ck_assert_int_eq(hd_op_kind_parse("coalesced"), HD_OP_COALESCED);
 	ck_assert_int_eq(hd_op_kind_parse("RECVANYSOURCE"), HD_OP_RECV);
@@ -112,7 +115,8 @@ START_TEST(test_ids_and_names)
 	ck_assert_int_eq(hd_dtype_parse("Float8_e4m3fn"), HD_DTYPE_FP8_E4M3);
 	ck_assert_int_eq(hd_dtype_parse("ComplexFloat"), HD_DTYPE_OTHER);
 	ck_assert_int_eq(hd_dtype_parse(""), HD_DTYPE_UNKNOWN);
-	ck_assert_str_eq(hd_op_kind_name(HD_OP_REDUCE_SCATTER), "reduce_scatter");
+	ck_assert_str_eq(hd_op_kind_name(HD_OP_REDUCE_SCATTER),
+			 "reduce_scatter");
 	ck_assert_str_eq(hd_op_kind_name((enum hd_op_kind)200), "unknown");
 }
 END_TEST
@@ -291,12 +295,18 @@ START_TEST(test_text_safe)
 		{ "a\x1b[31mb", "a?[31mb" },
 		{ "tab\tnl\nbel\a", "tab?nl?bel?" },
 		{ "del\x7f", "del?" },
-		{ "c1 \xc2\x9b" "2J", "c1 ?2J" },
+		{ "c1 \xc2\x9b"
+		  "2J",
+		  "c1 ?2J" },
 		{ "rlo \xe2\x80\xae x", "rlo ? x" },
 		{ "lri \xe2\x81\xa6 pdi \xe2\x81\xa9", "lri ? pdi ?" },
 		{ "lrm \xe2\x80\x8e", "lrm ?" },
-		{ "bad \xff" " utf8", "bad \xef\xbf\xbd" " utf8" },
-		{ "caf\xc3\xa9 \xe2\x86\x92 ok", "caf\xc3\xa9 \xe2\x86\x92 ok" },
+		{ "bad \xff"
+		  " utf8",
+		  "bad \xef\xbf\xbd"
+		  " utf8" },
+		{ "caf\xc3\xa9 \xe2\x86\x92 ok",
+		  "caf\xc3\xa9 \xe2\x86\x92 ok" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {

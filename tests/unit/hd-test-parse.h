@@ -21,9 +21,9 @@
  * (transfer full)
  */
 static inline struct hd_store *hd_test_parse(enum hd_input_kind kind,
-					     const char *name,
-					     const void *data, size_t len,
-					     bool *ok, GError **error)
+					     const char *name, const void *data,
+					     size_t len, bool *ok,
+					     GError **error)
 {
 	struct hd_reader *rd = hd_reader_new_from_memory(data, len, error);
 	struct hd_store *s;

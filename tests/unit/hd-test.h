@@ -11,16 +11,15 @@
 #include <glib.h>
 #include <stdlib.h>
 
-
-#define HD_TEST_MAIN(suite_fn)                                           \
-	int main(void)                                                   \
-	{                                                                \
-		SRunner *sr = srunner_create(suite_fn());                \
-		int failed;                                              \
-		srunner_run_all(sr, CK_NORMAL);                          \
-		failed = srunner_ntests_failed(sr);                      \
-		srunner_free(sr);                                        \
-		return failed ? EXIT_FAILURE : EXIT_SUCCESS;             \
+#define HD_TEST_MAIN(suite_fn)                               \
+	int main(void)                                       \
+	{                                                    \
+		SRunner *sr = srunner_create(suite_fn());    \
+		int failed;                                  \
+		srunner_run_all(sr, CK_NORMAL);              \
+		failed = srunner_ntests_failed(sr);          \
+		srunner_free(sr);                            \
+		return failed ? EXIT_FAILURE : EXIT_SUCCESS; \
 	}
 
 /* A path below the source tree.  (transfer full) */
