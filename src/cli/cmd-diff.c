@@ -92,12 +92,9 @@ static int run(int argc, char **argv)
 
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	if (format && strcmp(format, "json") == 0)
-		json = true;
-	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(
-			&hd_cmd_diff, "unknown format '%s' (use text or json)",
-			format);
+	status = hd_cmd_text_or_json(&hd_cmd_diff, format, &json);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (paths->len != 2)
 		return hd_cmd_usage_error(&hd_cmd_diff,
 					  "diff: two PATHs needed, %u given",

@@ -90,13 +90,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, GPtrArray *paths)
 	status = hd_cmd_parse(&hd_cmd_replay, argc, argv, opts, paths);
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	if (format && strcmp(format, "json") == 0)
-		o->json = true;
-	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(
-			&hd_cmd_replay,
-			"unknown format '%s' for 'replay' (use text or json)",
-			format);
+	status = hd_cmd_text_or_json(&hd_cmd_replay, format, &o->json);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (o->plan_in && paths->len)
 		return hd_cmd_usage_error(&hd_cmd_replay,
 					  "--plan takes no PATH, got '%s'",

@@ -98,13 +98,9 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	if (format && strcmp(format, "json") == 0)
-		o->json = true;
-	else if (format && strcmp(format, "text") != 0)
-		return hd_cmd_usage_error(
-			&hd_cmd_show,
-			"unknown format '%s' for 'show' (use text or json)",
-			format);
+	status = hd_cmd_text_or_json(&hd_cmd_show, format, &o->json);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (seq && !hd_report_show_parse_seq(seq, &o->filter.seq_min,
 					     &o->filter.seq_max))
 		return hd_cmd_usage_error(

@@ -215,6 +215,17 @@ int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 	return HD_EXIT_USAGE;
 }
 
+int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
+			bool *json)
+{
+	*json = format && strcmp(format, "json") == 0;
+	if (format && !*json && strcmp(format, "text") != 0)
+		return hd_cmd_usage_error(
+			cmd, "unknown format '%s' for '%s' (use text or json)",
+			format, cmd->name);
+	return HD_CMD_CONTINUE;
+}
+
 int hd_cmd_print_help(const struct hd_cmd *cmd)
 {
 	print_usage(stdout, cmd);

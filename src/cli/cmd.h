@@ -127,6 +127,13 @@ struct hd_opt {
 int hd_cmd_parse(const struct hd_cmd *cmd, int argc, char **argv,
 		 const struct hd_opt *opts, GPtrArray *paths);
 
+/*
+ * Reads a --format that takes text or json (NULL: text) into *json.
+ * Returns HD_CMD_CONTINUE, or HD_EXIT_USAGE after saying so.
+ */
+int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
+			bool *json);
+
 /* Says what is wrong, then the command's usage; returns HD_EXIT_USAGE. */
 int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);

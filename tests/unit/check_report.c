@@ -18,24 +18,6 @@
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
-static struct hd_analysis *analysis_new(const struct hd_store *s)
-{
-	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
-
-	a->store = s;
-	a->verdicts =
-		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
-	a->group_stats =
-		g_array_new(FALSE, TRUE, sizeof(struct hd_group_stats));
-	a->ranks_seen = g_array_new(FALSE, FALSE, sizeof(int));
-	a->ranks_missing = g_array_new(FALSE, FALSE, sizeof(int));
-	a->arrivals = g_array_new(FALSE, TRUE, sizeof(struct hd_arrival));
-	a->notes = g_ptr_array_new_with_free_func(g_free);
-	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
-	a->world_size = s->world_size;
-	return a;
-}
-
 static GArray *int_array(const int *v, size_t n)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(int));
@@ -91,7 +73,7 @@ static struct hd_store *incident_store(int nranks)
 
 static struct hd_analysis *incident_analysis(const struct hd_store *s)
 {
-	struct hd_analysis *a = analysis_new(s);
+	struct hd_analysis *a = hd_analysis_new(s);
 	struct hd_verdict *v = hd_verdict_new(
 		HD_V_MISSING_RANK, HD_CONF_HIGH,
 		"rank 3 never entered all_reduce 42 of group 0; the other 7 "
@@ -325,7 +307,7 @@ START_TEST(test_json_nulls_unknown_world)
 	json_t *ranks;
 
 	hd_store_add_input(s, "empty.log");
-	a = analysis_new(s);
+	a = hd_analysis_new(s);
 	text = render(HD_REPORT_JSON, a);
 	doc = json_loads(text, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
@@ -591,7 +573,7 @@ START_TEST(test_text_no_input)
 
 	hd_store_input(s, hd_store_add_input(s, "x.bin"))->error =
 		g_strdup("empty file");
-	a = analysis_new(s);
+	a = hd_analysis_new(s);
 	text = render(HD_REPORT_TEXT, a);
 	ck_assert(g_str_has_prefix(text, "no verdict: no usable input"));
 	ck_assert_ptr_nonnull(strstr(text, "x.bin: empty file"));
