@@ -79,6 +79,7 @@ struct nl_proc {
 	size_t host_len;
 	int pid;
 	int c10d_rank, hint_rank, tag_rank; /* -1 none, -2 conflicting */
+	bool hint_srun; /* hint_rank came from an srun task label */
 	int world_nranks, world_rank, world_dev;
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
@@ -104,6 +105,7 @@ struct nl_stream {
 	bool multi; /* more than one process seen */
 	int c10d_rank; /* [rankG] seen; -2 conflicting */
 	int hint_rank; /* mpirun/srun label */
+	bool hint_srun; /* hint_rank is an srun task label */
 	/* "NCCL error in:" block being collected */
 	int64_t err_sig; /* signal index, -1 none */
 	int err_left;

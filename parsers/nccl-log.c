@@ -437,8 +437,10 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 		   w->srun_task, w->local_rank, w->ray_pid,
 		   (int)MIN(w->host_len, 64), w->host ? w->host : "");
 	st = stream_get(c, key);
-	if (st->hint_rank == -1)
+	if (st->hint_rank == -1) {
 		st->hint_rank = w->mpi_rank >= 0 ? w->mpi_rank : w->srun_task;
+		st->hint_srun = w->mpi_rank < 0 && w->srun_task >= 0;
+	}
 	return st;
 }
 
@@ -905,11 +907,28 @@ static void input_rank_see(struct nl_input_rank *ir, int rank)
 /* Decides each process's global rank from the strongest evidence seen. */
 static void decide_ranks(struct nl_ctx *c)
 {
+	bool srun_not_ranks = false;
+
 	for (guint i = 0; i < c->streams->len; i++) {
 		struct nl_stream *st = g_ptr_array_index(c->streams, i);
 
 		if (st->proc && !st->multi && st->c10d_rank >= 0)
 			hint_merge(&st->proc->c10d_rank, st->c10d_rank);
+		/*
+		 * srun -l labels lines with its task id, which is the rank
+		 * only when srun starts one task per rank; with one torchrun
+		 * per node it is the node's index.  A "2: [rank18]:" line
+		 * shows which: then no label in this input is a rank.
+		 */
+		if (st->hint_srun && st->c10d_rank >= 0 &&
+		    st->c10d_rank != st->hint_rank)
+			srun_not_ranks = true;
+	}
+	for (guint i = 0; i < c->procs->len && srun_not_ranks; i++) {
+		struct nl_proc *p = g_ptr_array_index(c->procs, i);
+
+		if (p->hint_srun)
+			p->hint_rank = -1;
 	}
 	for (guint i = 0; i < c->procs->len; i++) {
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);

@@ -177,8 +177,10 @@ static void stream_add_proc(struct nl_stream *st, struct nl_proc *p)
 		st->proc = p;
 	else if (st->proc != p)
 		st->multi = true;
-	if (st->hint_rank >= 0)
+	if (st->hint_rank >= 0) {
 		hint_merge(&p->hint_rank, st->hint_rank);
+		p->hint_srun |= st->hint_srun;
+	}
 }
 
 /* Counts the creation order of comms with the same key in a process. */
