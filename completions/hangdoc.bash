@@ -31,7 +31,7 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --quiet --merge --attempt --help'
+		opts='--format --output --jobs --width --quiet --merge --attempt --since --until --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text json jsonl markdown md html' -- "$cur"))
@@ -41,7 +41,7 @@ _hangdoc()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return
 			;;
-		-j | --jobs | --width | --attempt) return ;;
+		-j | --jobs | --width | --attempt | --since | --until) return ;;
 		esac
 		;;
 	diff)

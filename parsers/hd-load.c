@@ -53,6 +53,7 @@ struct load_job {
 	guint origin; /* the input merged in full that its first repeats */
 	bool describe; /* size and SHA-256 of the file as stored */
 	int attempt; /* the job attempt to keep, 0 the last */
+	const struct hd_window *window; /* records to keep, or NULL */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
 };
@@ -149,6 +150,7 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	hd_store_keep_attempt(part->store, job->attempt);
+	hd_store_keep_window(part->store, job->window);
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -548,6 +550,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].copy_of = -1;
 		work[i].describe = o->describe;
 		work[i].attempt = o->attempt;
+		work[i].window = o->window;
 		if (o->progress) {
 			GStatBuf st;
 

@@ -40,6 +40,8 @@ struct hd_load_opts {
 	/* of logs that hold several job attempts, the one to keep, from 1;
 	   0: the last (hd_store_keep_attempt()) */
 	int attempt;
+	/* keep only records in this window (NULL: all) */
+	const struct hd_window *window;
 };
 
 /*

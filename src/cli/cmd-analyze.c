@@ -46,6 +46,12 @@ static const char help[] =
 	"                 restarts: a new NCCL version banner after ops, a\n"
 	"                 torchrun restart), analyze attempt N (from 1)\n"
 	"                 instead of the last; the report lists the others\n"
+	"  --since TIME   analyze only what happened from TIME on, where the\n"
+	"                 records carry times (records without one are kept):\n"
+	"                 \"YYYY-MM-DD HH:MM[:SS]\" in UTC, or a time of day\n"
+	"                 \"HH:MM[:SS]\" matched against every record's own\n"
+	"                 clock (NCCL and c10d lines are local time)\n"
+	"  --until TIME   the same, up to TIME\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -82,6 +88,7 @@ struct analyze_opts {
 	bool quiet;
 	bool merge;
 	int attempt; /* 0: the last */
+	struct hd_window window; /* --since/--until */
 };
 
 extern const struct hd_cmd hd_cmd_analyze;
@@ -90,7 +97,7 @@ extern const struct hd_cmd hd_cmd_analyze;
 static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		      GPtrArray *paths)
 {
-	const char *format = NULL;
+	const char *format = NULL, *since = NULL, *until = NULL;
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
@@ -99,10 +106,15 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
 		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
 		{ "attempt", 0, HD_OPT_INT, &o->attempt, 1, 1000000 },
+		{ "since", 0, HD_OPT_STRING, &since, 0, 0 },
+		{ "until", 0, HD_OPT_STRING, &until, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
 
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	status = hd_cmd_parse_window(&hd_cmd_analyze, since, until, &o->window);
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
@@ -244,6 +256,7 @@ static int run(int argc, char **argv)
 	g_ptr_array_add(paths, NULL);
 	lo.jobs = o.jobs;
 	lo.attempt = o.attempt;
+	lo.window = &o.window;
 	lo.describe = o.format == HD_REPORT_JSON;
 	if (!o.quiet && isatty(STDERR_FILENO)) {
 		lo.progress = draw_progress;
@@ -286,7 +299,7 @@ static int run(int argc, char **argv)
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
 	.usage =
-		"[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] [--attempt N] PATH...",
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

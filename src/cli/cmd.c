@@ -226,6 +226,85 @@ int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
 	return HD_CMD_CONTINUE;
 }
 
+/* "HH:MM[:SS[.frac]]" from p: ns since midnight, or -1. */
+static int64_t parse_tod(const char *p)
+{
+	unsigned h, m, sec = 0;
+	int used = 0;
+	int64_t ns;
+
+	if (sscanf(p, "%2u:%2u%n", &h, &m, &used) != 2 || h > 23 || m > 59)
+		return -1;
+	p += used;
+	if (*p == ':') {
+		if (sscanf(p + 1, "%2u%n", &sec, &used) != 1 || sec > 60)
+			return -1;
+		p += 1 + used;
+	}
+	ns = ((int64_t)h * 3600 + m * 60 + sec) * 1000000000;
+	if (*p == '.') {
+		int64_t scale = 100000000;
+
+		for (p++; g_ascii_isdigit(*p); p++, scale /= 10)
+			ns += (*p - '0') * scale;
+	}
+	return *p ? -1 : ns;
+}
+
+/* One bound: *ns and whether it was a time of day; false if unreadable. */
+static bool parse_when(const char *s, int64_t *ns, bool *tod)
+{
+	unsigned y, mo, d;
+	int used = 0;
+	g_autoptr(GDateTime) dt = NULL;
+	int64_t t;
+
+	if (sscanf(s, "%4u-%2u-%2u%n", &y, &mo, &d, &used) == 3 &&
+	    (s[used] == ' ' || s[used] == 'T')) {
+		t = parse_tod(s + used + 1);
+		dt = g_date_time_new_utc((gint)y, (gint)mo, (gint)d, 0, 0, 0);
+		if (t < 0 || !dt)
+			return false;
+		*ns = g_date_time_to_unix(dt) * 1000000000 + t;
+		*tod = false;
+		return true;
+	}
+	t = parse_tod(s);
+	*ns = t;
+	*tod = true;
+	return t >= 0;
+}
+
+int hd_cmd_parse_window(const struct hd_cmd *cmd, const char *since,
+			const char *until, struct hd_window *w)
+{
+	bool tod_since = false, tod_until = false;
+
+	w->since = INT64_MIN;
+	w->until = INT64_MAX;
+	w->time_of_day = false;
+	if (since && !parse_when(since, &w->since, &tod_since))
+		return hd_cmd_usage_error(
+			cmd,
+			"option '--since': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, or HH:MM[:SS])",
+			since);
+	if (until && !parse_when(until, &w->until, &tod_until))
+		return hd_cmd_usage_error(
+			cmd,
+			"option '--until': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, or HH:MM[:SS])",
+			until);
+	if (since && until && tod_since != tod_until)
+		return hd_cmd_usage_error(
+			cmd,
+			"--since and --until must both be dates and times, or both times of day");
+	w->time_of_day = tod_since || tod_until;
+	if (w->time_of_day && !since)
+		w->since = 0;
+	if (w->since > w->until)
+		return hd_cmd_usage_error(cmd, "--since is after --until");
+	return HD_CMD_CONTINUE;
+}
+
 int hd_cmd_print_help(const struct hd_cmd *cmd)
 {
 	print_usage(stdout, cmd);

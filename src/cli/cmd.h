@@ -134,6 +134,15 @@ int hd_cmd_parse(const struct hd_cmd *cmd, int argc, char **argv,
 int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
 			bool *json);
 
+/*
+ * Reads --since and --until (either may be NULL) into w: a date and time
+ * "YYYY-MM-DD HH:MM[:SS[.frac]]" (or with a 'T'), taken as UTC, or a time
+ * of day "HH:MM[:SS[.frac]]"; both must be of one kind.  Returns
+ * HD_CMD_CONTINUE, or HD_EXIT_USAGE after saying what is wrong.
+ */
+int hd_cmd_parse_window(const struct hd_cmd *cmd, const char *since,
+			const char *until, struct hd_window *w);
+
 /* Says what is wrong, then the command's usage; returns HD_EXIT_USAGE. */
 int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);

@@ -1218,36 +1218,60 @@ static void bound_ops(struct hd_store *s)
 	g_array_set_size(s->ops, out);
 }
 
-static void bound_signals(struct hd_store *s)
+/*
+ * Keeps the signals drop() says no to, in order.  The array's clear
+ * function runs on the slots past the kept ones when it shrinks: each was
+ * dropped (and cleared) or moved from, so none may still own its text.
+ */
+static void signals_filter(struct hd_store *s,
+			   bool (*drop)(struct hd_signal *sig, void *data),
+			   void *data)
 {
-	uint32_t warned = 0, out = 0;
+	uint32_t out = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (!rank_ok(sig->rank) || !seq_ok(sig->seq)) {
-			bound_warn(s, &sig->prov,
-				   rank_ok(sig->rank) ? "seq" : "rank",
-				   rank_ok(sig->rank) ? sig->seq : sig->rank,
-				   &warned);
+		if (drop(sig, data)) {
 			signal_clear(sig);
 			sig->text = NULL;
 			continue;
 		}
-		if (!rank_ok(sig->peer_rank))
-			sig->peer_rank = -1;
 		if (out != i) {
 			g_array_index(s->signals, struct hd_signal, out) = *sig;
 			sig->text = NULL;
 		}
 		out++;
 	}
-	/*
-	 * The shrink below runs signal_clear() on the slots past out: each was
-	 * dropped (and cleared) or moved from, so none may still own its text.
-	 */
 	g_array_set_size(s->signals, out);
+}
+
+struct bound_ctx {
+	struct hd_store *s;
+	uint32_t warned;
+};
+
+static bool bound_drop(struct hd_signal *sig, void *data)
+{
+	struct bound_ctx *b = data;
+
+	if (!rank_ok(sig->rank) || !seq_ok(sig->seq)) {
+		bound_warn(
+			b->s, &sig->prov, rank_ok(sig->rank) ? "seq" : "rank",
+			rank_ok(sig->rank) ? sig->seq : sig->rank, &b->warned);
+		return true;
+	}
+	if (!rank_ok(sig->peer_rank))
+		sig->peer_rank = -1;
+	return false;
+}
+
+static void bound_signals(struct hd_store *s)
+{
+	struct bound_ctx b = { s, 0 };
+
+	signals_filter(s, bound_drop, &b);
 }
 
 static void bound_groups(struct hd_store *s)
@@ -1295,4 +1319,80 @@ void hd_store_bound(struct hd_store *s)
 			g_hash_table_iter_remove(&it);
 	if (s->world_size < -1 || s->world_size > HD_MAX_RANKS)
 		s->world_size = -1;
+}
+
+#define NS_PER_DAY (INT64_C(86400) * 1000000000)
+
+/* Whether a time t (INT64_MIN: unknown) lies outside w. */
+static bool outside_window(const struct hd_window *w, int64_t t)
+{
+	if (t == INT64_MIN)
+		return false;
+	if (w->time_of_day) {
+		t %= NS_PER_DAY;
+		if (t < 0)
+			t += NS_PER_DAY;
+	} else if (t >= 0 && t < NS_PER_DAY) {
+		return false; /* a time of day only: its date is unknown */
+	}
+	return t < w->since || t > w->until;
+}
+
+struct window_ctx {
+	const struct hd_window *w;
+	uint64_t dropped;
+};
+
+static bool window_drop(struct hd_signal *sig, void *data)
+{
+	struct window_ctx *wc = data;
+
+	if (!outside_window(wc->w, sig->time_ns))
+		return false;
+	wc->dropped++;
+	return true;
+}
+
+/* An op's time: when it started, else was enqueued, else ended. */
+static int64_t op_time(const struct hd_op *op)
+{
+	if (op->t_start_ns != INT64_MIN)
+		return op->t_start_ns;
+	if (op->t_enqueue_ns != INT64_MIN)
+		return op->t_enqueue_ns;
+	return op->t_end_ns;
+}
+
+void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
+{
+	uint64_t ops = 0, sigs = 0;
+	guint out = 0;
+
+	if (!w ||
+	    (!w->time_of_day && w->since == INT64_MIN && w->until == INT64_MAX))
+		return;
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (outside_window(w, op_time(op))) {
+			ops++;
+			continue;
+		}
+		if (out != i)
+			g_array_index(s->ops, struct hd_op, out) = *op;
+		out++;
+	}
+	g_array_set_size(s->ops, out);
+	{
+		struct window_ctx wc = { w, 0 };
+
+		signals_filter(s, window_drop, &wc);
+		sigs = wc.dropped;
+	}
+	if ((ops || sigs) && s->inputs->len)
+		hd_input_warn(hd_store_input(s, 0), 0,
+			      "%" G_GUINT64_FORMAT " ops and %" G_GUINT64_FORMAT
+			      " signals outside --since/--until, not analyzed",
+			      ops, sigs);
 }

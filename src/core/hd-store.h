@@ -455,6 +455,27 @@ void hd_input_split_attempt(struct hd_input *in, uint64_t first,
  */
 void hd_store_keep_attempt(struct hd_store *s, int attempt);
 
+/*
+ * A time window (--since/--until), in ns: from since to until, both
+ * included; INT64_MIN and INT64_MAX leave a side open.  With time_of_day
+ * the bounds are times of day (ns since midnight) and each record's time
+ * is taken modulo a day; otherwise they are absolute (ns since the epoch).
+ * Times are compared as the inputs write them: dumps and traces in UTC,
+ * NCCL and c10d lines in their own clock's local time.
+ */
+struct hd_window {
+	int64_t since, until;
+	bool time_of_day;
+};
+
+/*
+ * Drops the ops and signals whose time is known and outside w, with one
+ * warning per input saying how many; records without a time are kept
+ * (nothing says they are outside).  A record whose time is only a time of
+ * day is kept when w is absolute.
+ */
+void hd_store_keep_window(struct hd_store *s, const struct hd_window *w);
+
 /* Returns the group rank of a global rank, or -1. */
 int hd_group_rank_of(const struct hd_group *g, int global_rank);
 /* Maps a group rank to a global rank, or -1. */

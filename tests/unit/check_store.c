@@ -410,6 +410,50 @@ START_TEST(test_intern_limit)
 }
 END_TEST
 
+/* --since/--until: records outside go, records without a time stay. */
+START_TEST(test_keep_window)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "w.log");
+	const int64_t base = INT64_C(1700000000) * 1000000000;
+	const int64_t times[] = { base, base + 10, base + 20, INT64_MIN,
+				  5 * INT64_C(1000000000) };
+	struct hd_window w = { base + 5, base + 15, false };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(times); i++) {
+		struct hd_op op;
+		struct hd_signal sig;
+
+		hd_op_init(&op);
+		op.rank = 0;
+		op.prov.input = in;
+		op.t_start_ns = times[i];
+		hd_store_add_op(s, &op);
+		hd_signal_init(&sig);
+		sig.time_ns = times[i];
+		sig.text = g_strdup("text");
+		sig.prov.input = in;
+		g_array_append_val(s->signals, sig);
+	}
+	hd_store_keep_window(s, &w);
+	/* base + 10 in, the untimed one and the time of day only kept */
+	ck_assert_uint_eq(s->ops->len, 3);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
+			 base + 10);
+	ck_assert_uint_eq(s->signals->len, 3);
+	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 1);
+
+	/* a time of day window compares times modulo a day */
+	w.since = 0;
+	w.until = 4 * INT64_C(1000000000);
+	w.time_of_day = true;
+	hd_store_keep_window(s, &w);
+	ck_assert_uint_eq(s->ops->len, 1); /* only the untimed one */
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
+			 INT64_MIN);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -423,6 +467,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
 	tcase_add_test(tc, test_text_safe);
+	tcase_add_test(tc, test_keep_window);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
 	tcase_add_test(tc, test_bound_signals_owns_text);
