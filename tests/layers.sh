@@ -1,15 +1,25 @@
 #!/bin/sh
-# The layers stay layers: each library compiles with an include path that
-# covers only itself and the layers below it, so a header of a higher (or a
-# sibling) layer must not be found from it.  For every layer this compiles
-# one line including each project header: the layer's own and lower ones
-# must compile, every other one must fail as not found.  Then, for
-# the engine and the report, that no file but the entry point includes
-# the entry point's header.
+# The layers stay layers, and the compiler is what holds them (see
+# docs/architecture.md, Layers).  Three checks:
+#
+# 1. Each library compiles with the include path the Makefile gives it
+#    (HD_CPPFLAGS_<layer>, which must cover only itself and the layers
+#    below it): one line including each project header by its name must
+#    compile for the layer's own and lower headers and fail as not found
+#    for every other; and no header may be found by a path from the top of
+#    the tree ("src/engine/hd-align.h"), so no -I reaches the top.
+# 2. A quoted include also searches the including file's folder, which the
+#    compiler cannot be told to skip: so every #include of the layers' and
+#    the CLI's sources names a header without a folder ("../engine/x.h",
+#    "engine/x.h" and computed includes are rejected), leaving that folder
+#    the file's own layer.  HD_LAYERS_TREE (default HD_SRCDIR) names the
+#    tree to scan; tests/layers-planted.sh points it at a planted copy.
+# 3. For the engine and the report, no file but the entry point includes
+#    the entry point's header.
 set -u
 : "${HD_CC:?}" "${HD_SRCDIR:?}" "${HD_BUILDDIR:?}"
 : "${HD_DEP_CFLAGS=}"
-cd "$HD_SRCDIR" || exit 99
+tree=${HD_LAYERS_TREE:-$HD_SRCDIR}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
@@ -18,41 +28,61 @@ parsers="$core parsers"
 engine="$core src/engine"
 replay="$engine replay"
 report="$replay src/report"
+hdirs="src/core parsers src/engine replay src/report src/cli"
 
 pass=0
 fail=0
+# try LAYER SPELLING: got=yes (compiles), no (not found) or broken.
+try() {
+	eval "flags=\${HD_CPPFLAGS_$1:?HD_CPPFLAGS_$1 must hold its flags}"
+	printf '#include "config.h"\n#include "%s"\n' "$2" >"$tmp/t.c"
+	# shellcheck disable=SC2086
+	if $HD_CC -std=gnu11 $HD_DEP_CFLAGS $flags -fsyntax-only \
+		"$tmp/t.c" >"$tmp/err" 2>&1; then
+		got=yes
+	elif grep -q -e 'No such file' -e 'file not found' "$tmp/err"; then
+		got=no
+	else
+		got=broken
+	fi
+}
+verdict() { # LAYER SPELLING EXPECTED
+	if [ "$got" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $1 including \"$2\": expected '$3', got '$got'"
+		head -5 "$tmp/err"
+	fi
+}
 for layer in core parsers engine replay report; do
 	eval "dirs=\$$layer"
-	flags="-I$HD_BUILDDIR"
-	for d in $dirs; do
-		flags="$flags -I$d"
-	done
-	for h in src/core/*.h parsers/*.h src/engine/*.h replay/*.h \
-		src/report/*.h src/cli/*.h; do
-		dir=${h%/*}
-		allowed=no
-		for d in $dirs; do
-			[ "$d" = "$dir" ] && allowed=yes
+	for d in $hdirs; do
+		for h in "$HD_SRCDIR/$d"/*.h; do
+			[ -e "$h" ] || continue
+			name=${h##*/}
+			allowed=no
+			for a in $dirs; do
+				[ "$a" = "$d" ] && allowed=yes
+			done
+			try "$layer" "$name"
+			verdict "$layer" "$name" "$allowed"
+			try "$layer" "$d/$name"
+			verdict "$layer" "$d/$name" no
 		done
-		printf '#include "config.h"\n#include "%s"\n' "${h##*/}" \
-			>"$tmp/t.c"
-		# shellcheck disable=SC2086
-		if $HD_CC -std=gnu11 $HD_DEP_CFLAGS $flags -fsyntax-only \
-			-DPCRE2_CODE_UNIT_WIDTH=8 "$tmp/t.c" \
-			>"$tmp/err" 2>&1; then
-			got=yes
-		elif grep -q -e 'No such file' -e 'file not found' "$tmp/err"; then
-			got=no
-		else
-			got=broken
-		fi
-		if [ "$got" = "$allowed" ]; then
-			pass=$((pass + 1))
-		else
+	done
+done
+for d in $hdirs; do
+	for f in "$tree/$d"/*.c "$tree/$d"/*.h; do
+		[ -e "$f" ] || continue
+		bad=$(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*("[^"]*/|[^"<[:space:]])' "$f")
+		if [ -n "$bad" ]; then
 			fail=$((fail + 1))
-			echo "FAIL: $layer including ${h##*/}: expected" \
-				"'$allowed', got '$got'"
-			head -5 "$tmp/err"
+			echo "FAIL: $d/${f##*/} includes by a path or a macro" \
+				"(name the header alone; see docs/architecture.md):"
+			echo "$bad"
+		else
+			pass=$((pass + 1))
 		fi
 	done
 done
@@ -63,13 +93,14 @@ done
 for rule in "src/engine hd-engine" "src/report hd-report"; do
 	dir=${rule% *}
 	top=${rule#* }
-	for f in "$dir"/*.c "$dir"/*.h; do
+	for f in "$tree/$dir"/*.c "$tree/$dir"/*.h; do
 		case ${f##*/} in
 		"$top.c" | "$top.h") continue ;;
 		esac
 		if grep -q "^#include \"$top.h\"" "$f"; then
 			fail=$((fail + 1))
-			echo "FAIL: $f includes $top.h, the header of what runs it"
+			echo "FAIL: $dir/${f##*/} includes $top.h, the header of" \
+				"what runs it"
 		else
 			pass=$((pass + 1))
 		fi

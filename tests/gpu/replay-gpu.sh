@@ -12,7 +12,7 @@ set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 : "${HD_BUILDDIR:=.}"
 
-if ! grep -q '^#define HAVE_CUDA_NCCL 1' "$HD_BUILDDIR/config.h" 2>/dev/null; then
+if ! grep -q '^#define HAVE_CUDA_NCCL 1' "$HD_BUILDDIR/config/config.h" 2>/dev/null; then
 	echo "SKIP: built without CUDA and NCCL"
 	exit 77
 fi
