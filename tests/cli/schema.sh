@@ -1,7 +1,7 @@
 #!/bin/sh
 # Validates every golden JSON report (the output of a tests/cli/*.args that
 # runs "analyze ... --format json") against docs/report.schema.json.  The
-# "[stderr]" and "[exit N]" lines golden.sh appends are stripped first.  A
+# "[stderr]" and "[exit N]" lines golden.tap appends are stripped first.  A
 # golden that does not validate fails the test; so does a missing
 # python3-jsonschema (scripts/install-deps.sh installs it), because a
 # schema nobody checks drifts.
