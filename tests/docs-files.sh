@@ -1,0 +1,41 @@
+#!/bin/sh
+# Every source file docs/architecture.md names exists: a name with a folder
+# ("src/core/hd-store.h") at that path from the top of the tree, a bare
+# name ("hd-align.c") somewhere in the source folders; "x.[ch]" names both
+# x.c and x.h; patterns ("check_<fmt>.c") are skipped.  A renamed or split
+# file then cannot leave the map of the code behind.
+set -u
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+cd "$HD_SRCDIR" || exit 99
+doc=docs/architecture.md
+[ -r "$doc" ] || exit 99
+pass=0
+fail=0
+names=$(grep -oE '[A-Za-z0-9_./<>-]*[A-Za-z0-9_>-]\.(\[ch\]|c|h|sh|tap)\b' \
+	"$doc" | grep -v '[<>]' | sort -u)
+for n in $names; do
+	case $n in
+	*.\[ch\]) set -- "${n%.\[ch\]}.c" "${n%.\[ch\]}.h" ;;
+	*) set -- "$n" ;;
+	esac
+	for f in "$@"; do
+		case $f in
+		*/*) [ -f "$f" ] && found=yes || found=no ;;
+		*)
+			found=no
+			if [ -n "$(find src parsers replay tests scripts -name "$f" \
+				-type f 2>/dev/null | head -1)" ]; then
+				found=yes
+			fi
+			;;
+		esac
+		if [ "$found" = yes ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: $doc names $f, which is not in the tree"
+		fi
+	done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
