@@ -957,8 +957,8 @@ static bool c10d_named(struct nl_ctx *c, struct nl_c10d *d)
 	if ((q = find(m, n, "Not all ranks joining collective"))) {
 		st->fr_seq = 0;
 		st->fr_op = NULL;
-		if ((r = find(q, e - q, "sequence number: ")) &&
-		    (r += 17, scan_int(&r, e, &v)) && v >= 0)
+		r = find(q, e - q, "sequence number: ");
+		if (r && (r += 17) && scan_int(&r, e, &v) && v >= 0)
 			st->fr_seq = v;
 		return true;
 	}

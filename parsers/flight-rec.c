@@ -16,6 +16,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-budget.h"
+#include "hd-const.h"
 #include "hd-error.h"
 #include "pickle.h"
 #include "hd-banned.h"
@@ -265,7 +266,7 @@ struct fr_ctx {
 	uint32_t last_nframes;
 	int32_t last_sid;
 	uint32_t last_pn; /* the last profiling_name node and its parse */
-	const struct fr_name *last_fn;
+	struct fr_name *last_fn;
 	const char *last_pg; /* the last process group name and group */
 	uint32_t last_group;
 	int64_t last_pg_id; /* the last pg_id known to pg_names */
@@ -327,7 +328,7 @@ static const char *intern_local(struct fr_ctx *c, const char *s)
 
 	if (!v) {
 		v = hd_intern(s);
-		g_hash_table_insert(c->render, (gpointer)v, (gpointer)v);
+		g_hash_table_insert(c->render, hd_unconst(v), hd_unconst(v));
 	}
 	return v;
 }
@@ -545,7 +546,7 @@ static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val, GArray *ranks,
 	if (g_hash_table_contains(c->groups, name))
 		hd_input_warn(c->in, 0, "pg_config names '%s' twice", name);
 	else
-		g_hash_table_insert(c->groups, (gpointer)name,
+		g_hash_table_insert(c->groups, hd_unconst(name),
 				    GUINT_TO_POINTER(gi + 1));
 	{
 		GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(int),
@@ -907,7 +908,7 @@ static uint32_t entry_group(struct fr_ctx *c, const char *name)
 	gi = hd_store_group(c->store, id);
 	if (!hd_store_group_at(c->store, gi)->name)
 		hd_store_group_at(c->store, gi)->name = g_strdup(name);
-	g_hash_table_insert(c->groups, (gpointer)name,
+	g_hash_table_insert(c->groups, hd_unconst(name),
 			    GUINT_TO_POINTER(gi + 1));
 	return gi;
 }
@@ -990,7 +991,7 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 	char *pn;
 
 	if (id == c->last_pn) {
-		fn = (struct fr_name *)c->last_fn;
+		fn = c->last_fn;
 	} else {
 		raw = node_bytes(c, id, &len);
 		g_string_assign(c->buf, "");
@@ -1110,7 +1111,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 			int64_t *kp = g_new(int64_t, 1);
 
 			*kp = x;
-			g_hash_table_insert(c->pg_names, kp, (gpointer)pg_name);
+			g_hash_table_insert(c->pg_names, kp,
+					    hd_unconst(pg_name));
 		}
 		c->last_pg_id = x;
 		c->have_pg_id = true;

@@ -1385,8 +1385,8 @@ bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n)
 		q = s + 1;
 		c->ras_open = false;
 		c->ras_op = NULL;
-		if (!scan_int(&q, e, &a) || q >= e || *q != '-' ||
-		    (q++, !scan_int(&q, e, &b)) || !starts(q, e - q, " (") ||
+		if (!scan_int(&q, e, &a) || q >= e || *q++ != '-' ||
+		    !scan_int(&q, e, &b) || !starts(q, e - q, " (") ||
 		    !(q = memchr(q, ')', e - q)) ||
 		    !starts(q, e - q, ") MISMATCH"))
 			return false;

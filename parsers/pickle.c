@@ -384,6 +384,25 @@ static inline void push(struct pk_dec *d, uint32_t id)
 	d->st[d->sn++] = id;
 }
 
+/*
+ * The stack's height as the node ids and marks store it: within_limits()
+ * between runs of ops keeps it near lim.max_kids, a uint32_t budget far
+ * below UINT32_MAX (each op pushes at most one id).
+ */
+static inline uint32_t stack_len(const struct pk_dec *d)
+{
+	g_assert(d->sn < UINT32_MAX);
+	return (uint32_t)d->sn;
+}
+
+/* Steps over an operand of n bytes need() has checked; returns its start. */
+static inline const uint8_t *take(struct pk_dec *d, size_t n)
+{
+	g_assert(n <= d->len - d->pos);
+	d->pos += n;
+	return d->p + d->pos - n;
+}
+
 static inline bool pop(struct pk_dec *d, uint32_t *id, size_t at)
 {
 	uint32_t floor = d->mn ? d->mk[d->mn - 1] : 0;
@@ -575,7 +594,7 @@ static bool push_text_num(struct pk_dec *d, uint8_t op, size_t at)
 static inline bool new_container(struct pk_dec *d, enum pk_type type,
 				 uint32_t from, size_t at)
 {
-	uint32_t n = d->sn - from;
+	uint32_t n = stack_len(d) - from;
 	uint32_t id;
 
 	if (n == 0) {
@@ -596,7 +615,7 @@ static inline bool new_container(struct pk_dec *d, enum pk_type type,
 /* Moves stack[from..] into the container at stack[from - 1]. */
 static bool fill(struct pk_dec *d, enum pk_type want, uint32_t from, size_t at)
 {
-	uint32_t c, n = d->sn - from;
+	uint32_t c, n = stack_len(d) - from;
 
 	if (from == 0 || (d->mn && from <= d->mk[d->mn - 1]))
 		return fail(d, at, "no container below the items");
@@ -700,18 +719,18 @@ static bool step(struct pk_dec *d, bool *stop)
 		if (d->mn >= PK_MAX_DEPTH)
 			return fail(d, at, "nesting deeper than %d",
 				    PK_MAX_DEPTH);
-		a = d->sn;
+		a = stack_len(d);
 		if (d->mn == d->mcap)
 			d->mk = grow(d->mk, &d->mcap, d->mn + 1,
 				     sizeof(uint32_t));
 		d->mk[d->mn++] = a;
 		return true;
 	case '}':
-		return new_container(d, PK_DICT, d->sn, at);
+		return new_container(d, PK_DICT, stack_len(d), at);
 	case ']':
-		return new_container(d, PK_LIST, d->sn, at);
+		return new_container(d, PK_LIST, stack_len(d), at);
 	case ')':
-		return new_container(d, PK_TUPLE, d->sn, at);
+		return new_container(d, PK_TUPLE, stack_len(d), at);
 	case 'd':
 		if (!pop_mark(d, &m, at))
 			return false;
@@ -730,7 +749,7 @@ static bool step(struct pk_dec *d, bool *stop)
 
 		if (d->sn < floor + n)
 			return fail(d, at, "stack underflow");
-		return new_container(d, PK_TUPLE, d->sn - n, at);
+		return new_container(d, PK_TUPLE, stack_len(d) - n, at);
 	}
 	case 'u': /* SETITEMS */
 		return pop_mark(d, &m, at) && fill(d, PK_DICT, m, at);
@@ -739,11 +758,11 @@ static bool step(struct pk_dec *d, bool *stop)
 	case 's': /* SETITEM */
 		if (d->sn < 3)
 			return fail(d, at, "stack underflow");
-		return fill(d, PK_DICT, d->sn - 2, at);
+		return fill(d, PK_DICT, stack_len(d) - 2, at);
 	case 'a': /* APPEND */
 		if (d->sn < 2)
 			return fail(d, at, "stack underflow");
-		return fill(d, PK_LIST, d->sn - 1, at);
+		return fill(d, PK_LIST, stack_len(d) - 1, at);
 	case '0': /* POP */
 		if (d->mn && d->mk[d->mn - 1] == d->sn) {
 			d->mn = d->mn - 1;
@@ -762,43 +781,32 @@ static bool step(struct pk_dec *d, bool *stop)
 		return true;
 	case 'X':
 		return need(d, 4, at) &&
-		       (d->pos += 4,
-			push_str(d, PK_STR, rd_u32(d->p + d->pos - 4), at));
+		       push_str(d, PK_STR, rd_u32(take(d, 4)), at);
 	case 0x8c:
-		return need(d, 1, at) &&
-		       (d->pos += 1, push_str(d, PK_STR, d->p[d->pos - 1], at));
+		return need(d, 1, at) && push_str(d, PK_STR, *take(d, 1), at);
 	case 0x8d:
 		return need(d, 8, at) &&
-		       (d->pos += 8,
-			push_str(d, PK_STR, rd_le(d->p + d->pos - 8, 8), at));
+		       push_str(d, PK_STR, rd_le(take(d, 8), 8), at);
 	case 'U': /* SHORT_BINSTRING (protocol 1 str): bytes */
 	case 'C':
-		return need(d, 1, at) &&
-		       (d->pos += 1,
-			push_str(d, PK_BYTES, d->p[d->pos - 1], at));
+		return need(d, 1, at) && push_str(d, PK_BYTES, *take(d, 1), at);
 	case 'T':
 	case 'B':
 		return need(d, 4, at) &&
-		       (d->pos += 4,
-			push_str(d, PK_BYTES, rd_le(d->p + d->pos - 4, 4), at));
+		       push_str(d, PK_BYTES, rd_le(take(d, 4), 4), at);
 	case 0x8e:
 		return need(d, 8, at) &&
-		       (d->pos += 8,
-			push_str(d, PK_BYTES, rd_le(d->p + d->pos - 8, 8), at));
+		       push_str(d, PK_BYTES, rd_le(take(d, 8), 8), at);
 	case 'q':
 		return need(d, 1, at) && memo_put(d, d->p[d->pos++], at);
 	case 'r':
-		return need(d, 4, at) &&
-		       (d->pos += 4,
-			memo_put(d, rd_u32(d->p + d->pos - 4), at));
+		return need(d, 4, at) && memo_put(d, rd_u32(take(d, 4)), at);
 	case 0x94: /* MEMOIZE */
 		return memo_put(d, d->memo_len, at);
 	case 'h':
 		return need(d, 1, at) && memo_get(d, d->p[d->pos++], at);
 	case 'j':
-		return need(d, 4, at) &&
-		       (d->pos += 4,
-			memo_get(d, rd_u32(d->p + d->pos - 4), at));
+		return need(d, 4, at) && memo_get(d, rd_u32(take(d, 4)), at);
 	case 'K':
 		if (!need(d, 1, at))
 			return false;
@@ -1025,7 +1033,7 @@ static void salvage(struct pk_dec *d)
 	}
 	while (d->mn) {
 		uint32_t m = d->mk[d->mn - 1];
-		uint32_t n = d->sn - m;
+		uint32_t n = stack_len(d) - m;
 
 		d->mn = d->mn - 1;
 		if (m > 0) {

@@ -17,6 +17,7 @@
 #include "hd-autocleanups.h"
 #include "hd-error.h"
 #include "hd-json.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define PLAN_FORMAT "hangdoc-replay-plan"
@@ -300,7 +301,7 @@ static GPtrArray *ops_by_member(const struct hd_store *s, uint32_t gi,
 		r = member_index(members, op->rank);
 		if (r < 0)
 			continue;
-		g_ptr_array_add(g_ptr_array_index(per_rank, r), (gpointer)op);
+		g_ptr_array_add(g_ptr_array_index(per_rank, r), hd_unconst(op));
 	}
 	return per_rank;
 }

@@ -53,7 +53,8 @@ struct side {
 static void side_load(struct side *s, const char *path, int jobs, bool merge,
 		      bool quiet)
 {
-	char *paths[] = { (char *)path, NULL };
+	g_autofree char *path_copy = g_strdup(path);
+	char *paths[] = { path_copy, NULL };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 
 	s->store = hd_load(paths, jobs, problems);

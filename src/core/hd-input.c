@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -415,8 +416,10 @@ static ssize_t read_gzip(struct hd_reader *r, uint8_t *buf, size_t n,
 {
 	int rc;
 
+	if (n > UINT_MAX) /* zlib counts in uInt: a shorter read is a read */
+		n = UINT_MAX;
 	r->zs.next_out = buf;
-	r->zs.avail_out = n;
+	r->zs.avail_out = (uInt)n;
 	while (r->zs.avail_out == n) {
 		if (r->zs.avail_in == 0) {
 			if (!raw_fill(r, error)) {
@@ -430,7 +433,8 @@ static ssize_t read_gzip(struct hd_reader *r, uint8_t *buf, size_t n,
 				return -1;
 			}
 			r->zs.next_in = r->raw + r->raw_pos;
-			r->zs.avail_in = r->raw_len - r->raw_pos;
+			/* at most RAW_BUF_SIZE */
+			r->zs.avail_in = (uInt)(r->raw_len - r->raw_pos);
 			r->raw_pos = r->raw_len;
 		}
 		if (r->zs_member_done) {
@@ -811,7 +815,10 @@ uint64_t hd_reader_consumed(const struct hd_reader *r)
 GBytes *hd_reader_slurp(struct hd_reader *r, size_t max, GError **error)
 {
 	GByteArray *a = g_byte_array_new();
-	size_t chunk = 64 * 1024;
+	guint chunk = 64 * 1024;
+
+	/* A GByteArray counts in guint: past that, the input is too big. */
+	max = MIN(max, (size_t)G_MAXUINT - 32 * 1024 * 1024);
 
 	for (;;) {
 		ssize_t n;
@@ -837,7 +844,7 @@ GBytes *hd_reader_slurp(struct hd_reader *r, size_t max, GError **error)
 			g_byte_array_unref(a);
 			return NULL;
 		}
-		g_byte_array_set_size(a, a->len - chunk + n);
+		g_byte_array_set_size(a, a->len - chunk + (guint)n);
 		if (n == 0)
 			break;
 		if (chunk < 16 * 1024 * 1024)

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "hd-store.h"
+#include "hd-const.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -49,7 +50,7 @@ static const char *intern_nul(const char *s)
 			if (intern_limited)
 				intern_left--;
 			p = g_string_chunk_insert(intern_chunk, s);
-			g_hash_table_add(intern_set, (gpointer)p);
+			g_hash_table_add(intern_set, hd_unconst(p));
 		}
 	}
 	g_mutex_unlock(&intern_lock);
@@ -575,7 +576,7 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d)
 	if (!desc_table) {
 		/* the blank is interned too, so equal means the same pointer */
 		desc_table = g_hash_table_new(desc_hash, desc_equal);
-		g_hash_table_add(desc_table, (gpointer)&hd_opdesc_blank);
+		g_hash_table_add(desc_table, hd_unconst(&hd_opdesc_blank));
 	}
 	found = g_hash_table_lookup(desc_table, &key);
 	if (!found) {
@@ -626,9 +627,11 @@ struct hd_op *hd_store_new_op(struct hd_store *s)
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
 			   size_t n)
 {
-	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame), n);
+	GArray *a;
 
-	g_array_append_vals(a, frames, n);
+	g_assert(n <= G_MAXUINT); /* parsers bound a stack's frames */
+	a = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame), (guint)n);
+	g_array_append_vals(a, frames, (guint)n);
 	g_ptr_array_add(s->stacks, a);
 	return s->stacks->len - 1;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <glib.h>
 
+#include "hd-const.h"
 #include "hd-json.h"
 #include "hd-banned.h"
 
@@ -18,13 +19,13 @@ char *hd_text_safe(const char *s)
 		return g_strdup("");
 	valid = hd_utf8_make_valid(s);
 	out = g_string_sized_new(strlen(valid));
-	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
+	for (const char *p = valid; *p; p = hd_utf8_next(p)) {
 		gunichar c = g_utf8_get_char(p);
 
 		if (hd_text_is_control(c))
 			g_string_append_c(out, '?');
 		else
-			g_string_append_len(out, p, g_utf8_next_char(p) - p);
+			g_string_append_len(out, p, hd_utf8_next(p) - p);
 	}
 	return g_string_free(out, FALSE);
 }

@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "hd-fingerprint.h"
+#include "hd-const.h"
 
 #include <string.h>
 
@@ -144,15 +145,15 @@ static GPtrArray *store_hosts(const struct hd_store *s)
 
 		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 			if (names[i] && *names[i] &&
-			    g_hash_table_add(seen, (gpointer)names[i]))
-				g_ptr_array_add(hosts, (gpointer)names[i]);
+			    g_hash_table_add(seen, hd_unconst(names[i])))
+				g_ptr_array_add(hosts, hd_unconst(names[i]));
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const char *h =
 			g_array_index(s->signals, struct hd_signal, i).host;
 
-		if (h && *h && g_hash_table_add(seen, (gpointer)h))
-			g_ptr_array_add(hosts, (gpointer)h);
+		if (h && *h && g_hash_table_add(seen, hd_unconst(h)))
+			g_ptr_array_add(hosts, hd_unconst(h));
 	}
 	g_ptr_array_sort(hosts, longer_first);
 	return hosts;
@@ -287,7 +288,7 @@ static GHashTable *cited_signals(const struct hd_store *s)
 		    sig->prov.kind == HD_PROV_NONE)
 			continue;
 		g_hash_table_insert(by_source, hd_prov_format(s, &sig->prov),
-				    (gpointer)sig);
+				    hd_unconst(sig));
 	}
 	return by_source;
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "hd-index.h"
+#include "hd-const.h"
 
 #include <string.h>
 
@@ -97,7 +98,7 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 	 */
 	if (!sorted)
 		g_qsort_with_data(l->ops, (gint)l->n, sizeof(uint32_t),
-				  compare_lane_ops, (gpointer)s);
+				  compare_lane_ops, hd_unconst(s));
 }
 
 /*

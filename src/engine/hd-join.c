@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 /* Ops a rank's run must have, all agreeing, before it counts as aligned. */
@@ -305,7 +306,7 @@ static void pg_side_init(const struct hd_index *ix, uint32_t g,
 		    lane->source == HD_INPUT_FLIGHT_REC)
 			g_hash_table_insert(p->lanes,
 					    GINT_TO_POINTER(lane->rank),
-					    (gpointer)lane);
+					    hd_unconst(lane));
 	}
 	for (guint i = 0; i < grp->members->len; i++)
 		g_hash_table_insert(
@@ -440,7 +441,7 @@ static void check_order(struct join_ctx *c, GArray *pairs)
 	}
 	if (links < 2)
 		return;
-	g_array_sort_with_data(all, compare_order, (gpointer)c->s);
+	g_array_sort_with_data(all, compare_order, hd_unconst(c->s));
 	for (guint i = 1; i < all->len; i++) {
 		const struct op_join *x =
 			&g_array_index(all, struct op_join, i - 1);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -588,7 +589,7 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 			p->name = name;
 			p->reports = g_array_new(FALSE, FALSE,
 						 sizeof(struct pg_report));
-			g_hash_table_insert(pgs, (gpointer)name, p);
+			g_hash_table_insert(pgs, hd_unconst(name), p);
 			g_ptr_array_add(order, p);
 		}
 		rep = report_for(p, sig->rank);
@@ -1323,12 +1324,12 @@ static void check_transports(struct hd_index *ix, struct hd_analysis *a)
 		hosts = g_hash_table_lookup(by_net, net);
 		if (!hosts) {
 			hosts = g_ptr_array_new();
-			g_ptr_array_add(nets, (gpointer)hd_intern(net));
-			g_hash_table_insert(by_net, (gpointer)hd_intern(net),
+			g_ptr_array_add(nets, hd_unconst(hd_intern(net)));
+			g_hash_table_insert(by_net, hd_unconst(hd_intern(net)),
 					    hosts);
 		}
 		if (!g_ptr_array_find(hosts, sig->host, NULL))
-			g_ptr_array_add(hosts, (gpointer)sig->host);
+			g_ptr_array_add(hosts, hd_unconst(sig->host));
 	}
 	if (nets->len < 2)
 		return;
@@ -1608,11 +1609,11 @@ static void check_ras(struct hd_index *ix, struct hd_analysis *a)
 		if (sig->seq >= 0) {
 			if (e.ranks->len)
 				e.interleaved = true;
-			g_ptr_array_add(e.counts, (gpointer)sig);
+			g_ptr_array_add(e.counts, hd_unconst(sig));
 		} else {
 			int at = (int)e.counts->len - 1;
 
-			g_ptr_array_add(e.ranks, (gpointer)sig);
+			g_ptr_array_add(e.ranks, hd_unconst(sig));
 			g_array_append_val(e.rank_of, at);
 		}
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 /* Positions that may disagree before alignment is refused. */
@@ -209,7 +210,7 @@ static void collect(struct ctx *c)
 				idx = (int)c->clocks->len - 1;
 				if (r && r->host)
 					g_hash_table_insert(
-						hosts, (gpointer)r->host,
+						hosts, hd_unconst(r->host),
 						GINT_TO_POINTER(idx));
 			}
 			g_hash_table_insert(c->clock_of,

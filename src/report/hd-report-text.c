@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hd-report-util.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE  10
@@ -139,7 +140,7 @@ static char *culprit_text(const struct hd_analysis *a,
 
 		/* Interned: equal hosts are equal pointers. */
 		if (h && !g_ptr_array_find(hosts, h, NULL))
-			g_ptr_array_add(hosts, (gpointer)h);
+			g_ptr_array_add(hosts, hd_unconst(h));
 	}
 	for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++)
 		g_string_append_printf(s, "%s%s", i ? ", " : " (",

@@ -14,6 +14,7 @@
 #include "hd-autocleanups.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EXAMPLES 3
@@ -262,16 +263,16 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 			c->key = k;
 			c->rows = g_ptr_array_new();
 			c->hosts = g_hash_table_new(g_str_hash, g_str_equal);
-			g_hash_table_insert(by_key, (gpointer)k, c);
+			g_hash_table_insert(by_key, hd_unconst(k), c);
 			g_ptr_array_add(causes, c);
 		}
 		g_ptr_array_add(c->rows, r);
 		for (guint h = 0; h < r->hosts->len; h++) {
 			const char *host = g_ptr_array_index(r->hosts, h);
 
-			g_hash_table_add(c->hosts, (gpointer)host);
+			g_hash_table_add(c->hosts, hd_unconst(host));
 			g_hash_table_insert(
-				host_n, (gpointer)host,
+				host_n, hd_unconst(host),
 				GUINT_TO_POINTER(
 					GPOINTER_TO_UINT(g_hash_table_lookup(
 						host_n, host)) +

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-json.h"
 #include "hd-text.h"
 #include "hd-banned.h"
@@ -181,7 +182,7 @@ size_t hd_report_columns(const char *s)
 {
 	size_t cols = 0;
 
-	for (const char *p = s; *p; p = g_utf8_next_char(p))
+	for (const char *p = s; *p; p = hd_utf8_next(p))
 		cols += char_columns(g_utf8_get_char(p));
 	return cols;
 }
@@ -203,13 +204,13 @@ static const char *split_word(const char *word, const char *end, size_t room)
 		if (cols + w > room)
 			break;
 		cols += w;
-		p = g_utf8_next_char(p);
+		p = hd_utf8_next(p);
 		hard = p;
 		if (strchr("/,:", p[-1]) && cols * 3 >= room)
 			soft = p;
 	}
 	if (!hard)
-		hard = g_utf8_next_char(word);
+		hard = hd_utf8_next(word);
 	return soft && soft < end ? soft : hard;
 }
 

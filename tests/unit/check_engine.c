@@ -12,6 +12,7 @@
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-test-engine.h"
+#include "hd-const.h"
 
 struct fixture {
 	struct hd_store *s;
@@ -493,7 +494,7 @@ static void add_sig(struct fixture *f, int rank, enum hd_signal_cat cat,
 	sig.last_completed = c;
 	sig.group_name = hd_intern("0");
 	sig.op_name = hd_intern("ALLREDUCE");
-	sig.text = (char *)text;
+	sig.text = hd_unconst(text);
 	sig.prov.input = f->input[rank];
 	sig.prov.kind = HD_PROV_LINE;
 	sig.prov.at = 10 + rank;
@@ -818,7 +819,8 @@ START_TEST(test_no_fault_needs_no_trouble)
 	hd_signal_init(&sig);
 	sig.rank = 2;
 	sig.cat = HD_SIG_NCCL_INTERNAL;
-	sig.text = (char *)"node-q:71:72 [2] misc/x.cc:9 NCCL WARN odd thing";
+	sig.text =
+		hd_unconst("node-q:71:72 [2] misc/x.cc:9 NCCL WARN odd thing");
 	sig.prov.input = f.input[2];
 	sig.prov.kind = HD_PROV_LINE;
 	sig.prov.at = 3;

@@ -11,6 +11,7 @@
 #include "hd-test-parse.h"
 #include "hd-error.h"
 #include "pickle.h"
+#include "hd-const.h"
 
 static struct hd_store *load(const char *rel, bool *ok)
 {
@@ -709,7 +710,7 @@ static void pw_str(struct pw *w, const char *s)
 	}
 	pw_u32(w, 'X', (guint32)strlen(s));
 	g_string_append(w->b, s);
-	g_hash_table_insert(w->memo, (gpointer)s,
+	g_hash_table_insert(w->memo, hd_unconst(s),
 			    GUINT_TO_POINTER(w->next + 1));
 	pw_put(w);
 }

@@ -20,6 +20,7 @@
 #include "hd-error.h"
 #include "hd-input.h"
 #include "hd-test.h"
+#include "hd-const.h"
 
 static GBytes *gzip_bytes(const char *text, size_t len)
 {
@@ -28,10 +29,10 @@ static GBytes *gzip_bytes(const char *text, size_t len)
 	uint8_t *out = g_malloc(cap);
 
 	deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-	zs.next_in = (Bytef *)text;
-	zs.avail_in = len;
+	zs.next_in = hd_unconst(text);
+	zs.avail_in = (uInt)len;
 	zs.next_out = out;
-	zs.avail_out = cap;
+	zs.avail_out = (uInt)cap;
 	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
 	deflateEnd(&zs);
 	return g_bytes_new_take(out, zs.total_out);
@@ -97,9 +98,9 @@ START_TEST(test_gzip_members_concatenated)
 	g_autofree char *s = NULL;
 
 	g_byte_array_append(both, g_bytes_get_data(one, NULL),
-			    g_bytes_get_size(one));
+			    (guint)g_bytes_get_size(one));
 	g_byte_array_append(both, g_bytes_get_data(two, NULL),
-			    g_bytes_get_size(two));
+			    (guint)g_bytes_get_size(two));
 	r = hd_reader_new_from_memory(both->data, both->len, &err);
 	s = read_all(r, &err);
 	ck_assert_ptr_null(err);
@@ -111,17 +112,16 @@ START_TEST(test_truncated_streams_fail_cleanly)
 {
 	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
 	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
-	const GBytes *all[] = { gz, zs };
+	GBytes *all[] = { gz, zs };
 
 	for (size_t k = 0; k < G_N_ELEMENTS(all); k++) {
-		size_t n = g_bytes_get_size((GBytes *)all[k]);
+		size_t n = g_bytes_get_size(all[k]);
 
 		/* Every cut point: an error or a short read, never a crash. */
 		for (size_t cut = 5; cut < n; cut++) {
 			g_autoptr(GError) err = NULL;
 			g_autoptr(hd_reader) r = hd_reader_new_from_memory(
-				g_bytes_get_data((GBytes *)all[k], NULL), cut,
-				&err);
+				g_bytes_get_data(all[k], NULL), cut, &err);
 			g_free(read_all(r, &err));
 			ck_assert_msg(err != NULL,
 				      "cut at %zu of %zu read fine", cut, n);
@@ -403,10 +403,10 @@ START_TEST(test_pzstd_skippable_frame)
 
 	g_byte_array_append(all, skip, sizeof(skip));
 	g_byte_array_append(all, g_bytes_get_data(zs, NULL),
-			    g_bytes_get_size(zs));
+			    (guint)g_bytes_get_size(zs));
 	g_byte_array_append(all, skip2, sizeof(skip2));
 	g_byte_array_append(all, g_bytes_get_data(zs, NULL),
-			    g_bytes_get_size(zs));
+			    (guint)g_bytes_get_size(zs));
 	r = hd_reader_new_from_memory(all->data, all->len, &err);
 	ck_assert_int_eq(hd_reader_compression(r), HD_COMP_ZSTD);
 	s = read_all(r, &err);

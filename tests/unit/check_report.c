@@ -22,7 +22,7 @@ static GArray *int_array(const int *v, size_t n)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(int));
 
-	g_array_append_vals(a, v, n);
+	g_array_append_vals(a, v, (guint)n);
 	return a;
 }
 

@@ -12,6 +12,7 @@
 #include "hd-store.h"
 #include "hd-text.h"
 #include "hd-test.h"
+#include "hd-const.h"
 
 START_TEST(test_merge_remaps)
 {
@@ -352,7 +353,7 @@ START_TEST(test_bound_signals_owns_text)
 	for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
 		hd_signal_init(&sig);
 		sig.rank = ranks[i];
-		sig.text = (char *)texts[i];
+		sig.text = hd_unconst(texts[i]);
 		hd_store_add_signal(s, &sig);
 	}
 	hd_store_bound(s);

@@ -15,6 +15,7 @@
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-straggler.h"
+#include "hd-const.h"
 
 static struct hd_analysis *analysis_new(const struct hd_store *s)
 {
@@ -46,7 +47,7 @@ static void analysis_free(struct hd_analysis *a)
 /* Loads every file below a directory into one resolved store. */
 static struct hd_store *load_dir(const char *dir)
 {
-	char *paths[] = { (char *)dir, NULL };
+	char *paths[] = { hd_unconst(dir), NULL };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	struct hd_store *s = hd_load(paths, 1, problems);
 
@@ -406,7 +407,8 @@ START_TEST(test_dlrm_8rank)
 	analysis_free(a);
 	for (int r = 0; r < 8; r++)
 		g_array_unref(k[r]);
-	cmd = (g_free(cmd), g_strdup_printf("rm -rf '%s'", tmp));
+	g_free(cmd);
+	cmd = g_strdup_printf("rm -rf '%s'", tmp);
 	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
