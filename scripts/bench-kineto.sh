@@ -44,7 +44,7 @@ int main(int c, char **v)
 	return !ok;
 }
 C
-cc -O2 -std=gnu11 -I. -Isrc/core -Iparsers -o "$tmp/ingest" "$tmp/ingest.c" \
+cc -O2 -std=gnu11 -Iconfig -Isrc/core -Iparsers -o "$tmp/ingest" "$tmp/ingest.c" \
 	parsers/libhdparsers.a src/core/libhdcore.a $(pkg-config --cflags --libs glib-2.0 libpcre2-8 libzstd zlib libcjson jansson) -lm
 now() { date +%s.%N; }
 run() { # label command...

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 }
 EOC
 	# shellcheck disable=SC2046
-	cc -std=gnu11 -O2 -I"$srcdir" -I"$srcdir/src/core" -I"$srcdir/parsers" \
+	cc -std=gnu11 -O2 -I"$srcdir/config" -I"$srcdir/src/core" -I"$srcdir/parsers" \
 		-DPCRE2_CODE_UNIT_WIDTH=8 $(pkg-config --cflags glib-2.0) \
 		"$tmp/driver.c" "$srcdir/parsers/libhdparsers.a" \
 		"$srcdir/src/core/libhdcore.a" \
