@@ -817,8 +817,15 @@ static enum hd_op_kind annot_kind(const char *name, int *peer)
 		arrow = strstr(s, "->");
 		if (!arrow)
 			arrow = strstr(s, "<-");
-		if (arrow)
-			*peer = atoi(arrow + 2);
+		if (arrow) {
+			const char *num = arrow + 2;
+			char *end;
+			gint64 v = g_ascii_strtoll(num, &end, 10);
+
+			/* "send 0->x": no peer, rather than rank 0 */
+			if (end != num && g_ascii_isdigit(*num) && v <= INT_MAX)
+				*peer = (int)v;
+		}
 		return s[0] == 's' ? HD_OP_SEND : HD_OP_RECV;
 	}
 	return hd_op_kind_parse(s);

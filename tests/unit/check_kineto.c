@@ -116,6 +116,62 @@ START_TEST(test_era_c_base_after)
 }
 END_TEST
 
+/* The send/recv of annotation, as test_link_by_correlation has it. */
+static struct hd_store *parse_annotated_send(const char *annotation)
+{
+	bool ok;
+	g_autofree char *json = g_strdup_printf(
+		"{\"distributedInfo\":{\"rank\":0,\"world_size\":2},"
+		"\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\","
+		"\"pid\":10,\"tid\":11,\"ts\":1000,\"dur\":100,\"args\":{"
+		"\"External id\":5,\"Collective name\":\"send\",\"dtype\":\"Float\","
+		"\"In msg nelems\":64,\"Out msg nelems\":64,\"Group size\":2,"
+		"\"Process Group Name\":\"3\",\"Process Group Ranks\":\"[4, 6]\"}},"
+		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\","
+		"\"pid\":10,\"tid\":11,\"ts\":1010,\"dur\":50},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\","
+		"\"name\":\"cudaLaunchKernelExC\",\"pid\":10,\"tid\":11,"
+		"\"ts\":1020,\"dur\":5,\"args\":{\"correlation\":77}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+		"\"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)\","
+		"\"pid\":0,\"tid\":7,\"ts\":1100,\"dur\":20,\"args\":{"
+		"\"correlation\":77,\"External id\":77}}"
+		"]}",
+		annotation);
+	struct hd_store *s = hd_test_parse_str(HD_INPUT_KINETO, json, &ok);
+
+	ck_assert(ok);
+	ck_assert_uint_eq(s->ops->len, 1);
+	return s;
+}
+
+/*
+ * The peer of "nccl:send 0->N" is read as a number with its end and range
+ * checked (atoi is banned): a peer that is no number, or out of an int's
+ * range, is unknown (-1), never rank 0.
+ */
+START_TEST(test_annotation_peer_checked)
+{
+	static const struct {
+		const char *name;
+		int peer;
+	} cases[] = {
+		{ "nccl:send 0->1", 1 },   { "nccl:recv 1<-0", 0 },
+		{ "nccl:send 0->x", -1 },  { "nccl:send 0->", -1 },
+		{ "nccl:send 0->-3", -1 }, { "nccl:send 0->99999999999", -1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(hd_store) s = parse_annotated_send(cases[i].name);
+
+		ck_assert_msg(op0(s)->d->peer == cases[i].peer,
+			      "%s: peer %d, want %d", cases[i].name,
+			      op0(s)->d->peer, cases[i].peer);
+	}
+}
+END_TEST
+
 /*
  * The the format notes, section 4 nesting, era before copied metadata: the kernel links
  * through correlation to the launch, and by time to record_param_comms and
@@ -567,6 +623,7 @@ static Suite *suite(void)
 	TCase *real = tcase_create("realdata");
 
 	tcase_add_test(tc, test_era_a);
+	tcase_add_test(tc, test_annotation_peer_checked);
 	tcase_add_test(tc, test_era_b_fraction);
 	tcase_add_test(tc, test_era_c_base_after);
 	tcase_add_test(tc, test_link_by_correlation);
