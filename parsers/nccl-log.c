@@ -1096,6 +1096,8 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->in = hd_store_input(store, input);
 	c->in->kind = HD_INPUT_NCCL_LOG;
 	c->md = pcre2_match_data_create(32, NULL);
+	if (!c->md) /* as g_malloc() does when memory runs out */
+		g_error("out of memory for a PCRE2 match block");
 	c->ov = pcre2_get_ovector_pointer(c->md);
 	c->streams_by_key =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

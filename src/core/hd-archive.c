@@ -66,6 +66,8 @@ struct hd_archive *hd_archive_new(struct hd_reader *outer, GError **error)
 	a->outer = outer;
 	a->buf = g_malloc(ARCHIVE_BUF_SIZE);
 	a->ar = archive_read_new();
+	if (!a->ar) /* as g_malloc() does when memory runs out */
+		g_error("out of memory for a libarchive reader");
 	/*
 	 * Only the formats hangdoc recognises, and no filter: the reader has
 	 * undone gzip and zstd, and nothing else is a bundle.
@@ -105,11 +107,6 @@ void hd_archive_member_clear(struct hd_archive_member *m)
 	g_free(m->name);
 	g_free(m->skipped);
 	memset(m, 0, sizeof(*m));
-}
-
-uint64_t hd_archive_entries(const struct hd_archive *a)
-{
-	return a->entries;
 }
 
 /* Refuses the rest of the archive: why names it and the member. */

@@ -615,6 +615,11 @@ static bool reader_setup(struct hd_reader *r, GError **error)
 	} else if (is_zstd_magic(r->raw, r->raw_len)) {
 		r->comp = HD_COMP_ZSTD;
 		r->zctx = ZSTD_createDCtx();
+		if (!r->zctx) {
+			g_set_error(error, HD_ERROR, HD_ERROR_IO,
+				    "'%s': cannot start zstd decoder", r->path);
+			return false;
+		}
 		/* Cap the window: a hostile frame must not ask for GBs. */
 		ZSTD_DCtx_setParameter(r->zctx, ZSTD_d_windowLogMax, 27);
 	}

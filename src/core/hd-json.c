@@ -8,7 +8,23 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "hd-banned.h"
+
+/*
+ * Jansson and cJSON allocate through GLib, so running out of memory aborts
+ * as g_malloc() does everywhere else in hangdoc, instead of returning a
+ * NULL that every json_object() caller would have to check (and that
+ * json_object_set_new() would silently drop).  Runs before main().
+ */
+__attribute__((constructor)) static void hd_json_alloc_init(void)
+{
+	cJSON_Hooks hooks = { .malloc_fn = g_malloc, .free_fn = g_free };
+
+	json_set_alloc_funcs(g_malloc, g_free);
+	cJSON_InitHooks(&hooks);
+}
 
 json_t *hd_json_int_or_null(int64_t v, int64_t none)
 {
