@@ -1514,22 +1514,3 @@ char *replay_plan_header_text(const struct replay_plan *p)
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);
 }
-
-char *replay_plan_to_text(const struct replay_plan *p)
-{
-	GString *out = g_string_new(NULL);
-	g_autofree char *header = replay_plan_header_text(p);
-
-	g_string_append(out, header);
-	for (guint r = 0; r < p->ranks->len; r++) {
-		const struct replay_rank *rr = plan_rank(p, r);
-		g_autofree char *ops = replay_plan_rank_text(p, r);
-
-		g_string_append_printf(out, "rank %d", rr->rank);
-		if (rr->global_rank >= 0)
-			g_string_append_printf(out, " (global %d)",
-					       rr->global_rank);
-		g_string_append_printf(out, ": %u ops\n%s", rr->ops->len, ops);
-	}
-	return g_string_free(out, FALSE);
-}

@@ -144,8 +144,6 @@ bool replay_plan_write(const struct replay_plan *p, FILE *out);
 /* Reads at most REPLAY_MAX_PLAN_BYTES.  (transfer full) */
 struct replay_plan *replay_plan_load(const char *path, GError **error);
 
-/* The plan for a person: communicator, ranks, per rank the ops. */
-char *replay_plan_to_text(const struct replay_plan *p); /* (transfer full) */
 /* Its first lines: the verdict, position and communicator.  (transfer full) */
 char *replay_plan_header_text(const struct replay_plan *p);
 /* Its op lines of rank r, without the "rank N" line.  (transfer full) */

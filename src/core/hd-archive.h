@@ -62,7 +62,4 @@ void hd_archive_member_clear(struct hd_archive_member *m);
 bool hd_archive_next(struct hd_archive *a, struct hd_archive_member *m,
 		     GError **error);
 
-/* How many entries have been read, of any type. */
-uint64_t hd_archive_entries(const struct hd_archive *a);
-
 #endif

@@ -32,15 +32,6 @@ static struct hd_triage_row *row_alloc(const char *path)
 	return r;
 }
 
-struct hd_triage_row *hd_triage_row_new_error(const char *path,
-					      const char *error)
-{
-	struct hd_triage_row *r = row_alloc(path);
-
-	r->error = g_strdup(error);
-	return r;
-}
-
 static gint compare_str(gconstpointer a, gconstpointer b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

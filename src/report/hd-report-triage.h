@@ -37,9 +37,6 @@ struct hd_triage_row {
 /* The row of an analyzed incident.  (transfer full) */
 struct hd_triage_row *hd_triage_row_new(const char *path,
 					const struct hd_analysis *a);
-/* The row of an incident that could not be analyzed.  (transfer full) */
-struct hd_triage_row *hd_triage_row_new_error(const char *path,
-					      const char *error);
 void hd_triage_row_free(struct hd_triage_row *r);
 
 /* One compact JSON line (with its newline); false if out failed. */
