@@ -128,6 +128,8 @@ void pk_tree_free(struct pk_tree *t)
 
 static struct pk_node *node_at(const struct pk_tree *t, uint32_t id)
 {
+	/* ids on the stack, in marks and in the memo are nodes made */
+	g_assert(id < t->nnodes);
 	return &t->node[id];
 }
 

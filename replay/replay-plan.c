@@ -68,6 +68,7 @@ struct replay_rank *replay_plan_add_rank(struct replay_plan *p, int global_rank)
 
 static struct replay_rank *plan_rank(const struct replay_plan *p, guint i)
 {
+	g_assert(i < p->ranks->len);
 	return g_ptr_array_index(p->ranks, i);
 }
 

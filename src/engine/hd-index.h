@@ -75,6 +75,8 @@ bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
 static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
 					      uint32_t i)
 {
+	/* lanes and views hold indices the store gave out */
+	g_assert(i < ix->store->ops->len);
 	return &g_array_index(ix->store->ops, struct hd_op, i);
 }
 

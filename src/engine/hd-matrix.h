@@ -64,6 +64,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_matrix, hd_matrix_free)
 static inline const struct hd_matrix_cell *
 hd_matrix_cell(const struct hd_matrix *m, guint r, guint c)
 {
+	g_assert(r < m->ranks->len && c < m->positions->len);
 	return &m->cells[(size_t)r * m->positions->len + c];
 }
 
