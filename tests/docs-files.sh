@@ -1,9 +1,12 @@
 #!/bin/sh
 # Every source file docs/architecture.md names exists: a name with a folder
 # ("src/core/hd-store.h") at that path from the top of the tree, a bare
-# name ("hd-align.c") somewhere in the source folders; "x.[ch]" names both
-# x.c and x.h; patterns ("check_<fmt>.c") are skipped.  A renamed or split
-# file then cannot leave the map of the code behind.
+# name ("hd-align.c") somewhere in the source folders or generated from
+# one of them (config.h from config/config.h.in); "x.[ch]" names both x.c
+# and x.h.  Skipped: patterns ("check_<fmt>.c"), and paths whose first
+# folder is not one of the tree's (the doc's examples of spellings an
+# include must not use, "../engine/hd-align.h").  A renamed or split file
+# then cannot leave the map of the code behind.
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
@@ -20,11 +23,16 @@ for n in $names; do
 	esac
 	for f in "$@"; do
 		case $f in
-		*/*) [ -f "$f" ] && found=yes || found=no ;;
+		../* | ./*) continue ;;
+		*/*)
+			[ -d "${f%%/*}" ] || continue
+			[ -f "$f" ] && found=yes || found=no
+			;;
 		*)
 			found=no
-			if [ -n "$(find src parsers replay tests scripts -name "$f" \
-				-type f 2>/dev/null | head -1)" ]; then
+			if [ -n "$(find src parsers replay tests scripts config \
+				\( -name "$f" -o -name "$f.in" \) -type f \
+				2>/dev/null | head -1)" ]; then
 				found=yes
 			fi
 			;;
