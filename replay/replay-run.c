@@ -816,8 +816,10 @@ static void kill_all(struct slot *slots, int n)
 static bool spawn_ranks(const struct replay_plan *p, struct slot *slots, int n,
 			double timeout, GError **error)
 {
-	for (int r = 0; r < n; r++)
-		slots[r].pid = -1, slots[r].up = slots[r].down = -1;
+	for (int r = 0; r < n; r++) {
+		slots[r].pid = -1;
+		slots[r].up = slots[r].down = -1;
+	}
 	for (int r = 0; r < n; r++) {
 		int up[2], down[2];
 
