@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2034,SC2154 # the layers are read through eval
 # The layers stay layers, and the compiler is what holds them (see
 # docs/architecture.md, Layers).  Three checks:
 #
