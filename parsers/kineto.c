@@ -24,6 +24,7 @@
 
 #include "hd-error.h"
 #include "json-scan.h"
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 #define READ_CHUNK (1u << 20)
@@ -1300,9 +1301,9 @@ static void build_ops(struct kt *k)
 	g_autoptr(GArray) pend =
 		g_array_new(FALSE, FALSE, sizeof(struct pending));
 	g_autoptr(GHashTable) launch_by_corr =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
+		g_hash_table_new(hd_int64_hash, hd_int64_equal);
 	g_autoptr(GHashTable) rpc_by_ext =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
+		g_hash_table_new(hd_int64_hash, hd_int64_equal);
 	g_autoptr(GArray) streams = NULL;
 	struct kt_maps mp;
 	struct kt_cpu *cpus;

@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 /* Bounds that keep hostile input from growing the parser's own state. */
@@ -158,7 +159,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
 		p->dev = -1;
-		p->live = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+		p->live = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						g_free, NULL);
 		p->comms = g_ptr_array_new_with_free_func(g_free);
 		p->nth = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,

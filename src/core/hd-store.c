@@ -456,12 +456,26 @@ struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)
 /* Group sizes beyond this are refused: no job has more ranks. */
 #define HD_MAX_GROUP_RANKS HD_MAX_RANKS
 
+static bool claim_believed(int64_t claim, int64_t shown)
+{
+	return claim <= HD_CLAIM_FREE || claim <= HD_CLAIM_PER_SHOWN * shown;
+}
+
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank)
 {
 	int unknown = -1;
 
 	if (group_rank < 0 || group_rank >= HD_MAX_GROUP_RANKS)
 		return;
+	/* a slot far past the members known is a claim: bounded */
+	if ((guint)group_rank >= g->members->len &&
+	    !claim_believed(group_rank, (int64_t)g->nknown + 1)) {
+		g->members_refused++;
+		return;
+	}
+	if (global_rank >= 0 && ((guint)group_rank >= g->members->len ||
+				 g_array_index(g->members, int, group_rank) < 0))
+		g->nknown++;
 	while (g->members->len <= (guint)group_rank)
 		g_array_append_val(g->members, unknown);
 	g_array_index(g->members, int, group_rank) = global_rank;
@@ -1297,6 +1311,62 @@ static void bound_groups(struct hd_store *s)
 	}
 }
 
+/* The ranks a store shows: known group members, or ranks with data. */
+static int64_t shown_ranks(const struct hd_store *s, const struct hd_group *g)
+{
+	int64_t known = 0;
+
+	for (guint m = 0; g && m < g->members->len; m++)
+		known += g_array_index(g->members, int, m) >= 0;
+	return MAX(known, (int64_t)g_hash_table_size(s->ranks));
+}
+
+
+/*
+ * Sizes the input claims (a group's nranks, the world size) cost memory
+ * and output in proportion to the claim: one Init line claiming 4M ranks
+ * must not make a report list 4M missing ranks.  A claim past what the
+ * store shows is cut to what it shows, with a warning.
+ */
+static void bound_claims(struct hd_store *s)
+{
+	bool warned = false;
+	int64_t most = 0;
+
+	for (guint i = 0; i < s->groups->len; i++) {
+		struct hd_group *g = g_ptr_array_index(s->groups, i);
+		int64_t shown = shown_ranks(s, g);
+
+		if (g->members_refused && !warned && s->inputs->len) {
+			hd_input_warn(
+				hd_store_input(s, 0), 0,
+				"group '%s': %u members at group ranks far past the %u known were not believed (warned once)",
+				g->id, g->members_refused, g->nknown);
+			warned = true;
+		}
+		if (g->nranks >= 0 && !claim_believed(g->nranks, shown)) {
+			if (!warned && s->inputs->len)
+				hd_input_warn(
+					hd_store_input(s, 0), 0,
+					"group '%s' claims %d ranks but the input shows %" G_GINT64_FORMAT
+					": sized to what it shows (warned once)",
+					g->id, g->nranks, shown);
+			warned = true;
+			g->nranks = (int)g->members->len;
+		}
+		most = MAX(most, g->nranks);
+	}
+	if (s->world_size > most &&
+	    !claim_believed(s->world_size, shown_ranks(s, NULL))) {
+		if (s->inputs->len)
+			hd_input_warn(hd_store_input(s, 0), 0,
+				      "world size %d claimed but the input shows %" G_GINT64_FORMAT
+				      " ranks: not believed",
+				      s->world_size, shown_ranks(s, NULL));
+		s->world_size = -1;
+	}
+}
+
 void hd_store_bound(struct hd_store *s)
 {
 	GHashTableIter it;
@@ -1306,6 +1376,7 @@ void hd_store_bound(struct hd_store *s)
 	bound_ops(s);
 	bound_signals(s);
 	bound_groups(s);
+	bound_claims(s);
 	for (guint i = 0; i < s->inputs->len; i++) {
 		struct hd_input *in = hd_store_input(s, i);
 

@@ -103,6 +103,9 @@ struct hd_group {
 	int nranks; /* -1 when unknown */
 	GArray *members; /* int: global rank by group rank, -1 unknown */
 	bool low_confidence_identity; /* grouped by heuristics only */
+	/* members known, and those refused by hd_group_set_member() as
+	   claims past what is known (HD_CLAIM_FREE) */
+	uint32_t nknown, members_refused;
 };
 
 enum hd_op_kind {
@@ -392,12 +395,21 @@ uint32_t hd_store_add_input(struct hd_store *s, const char *path);
  */
 #define HD_MAX_RANKS (1 << 22)
 #define HD_MAX_SEQ   (INT64_C(1) << 48)
+/*
+ * A size the input claims (a group's nranks, the world size) is believed
+ * up to HD_CLAIM_FREE, or up to HD_CLAIM_PER_SHOWN times the ranks the
+ * input shows (known members, ranks with data); past that it is cut to
+ * what the input shows, with a warning.
+ */
+#define HD_CLAIM_FREE	   (1 << 14)
+#define HD_CLAIM_PER_SHOWN 64
 
 /*
  * Holds what a freshly parsed store claims to those bounds: ops and
  * signals with a rank or seq outside them are dropped, group members and
  * input ranks outside them forgotten, each with a warning on the input
- * naming the first value.  Called on every per-file store by the parsers'
+ * naming the first value; sizes claimed past what the store shows are
+ * cut (HD_CLAIM_FREE).  Called on every per-file store by the parsers'
  * entry point, before anything adds or compares ranks.
  */
 void hd_store_bound(struct hd_store *s);
@@ -438,7 +450,11 @@ uint32_t hd_store_group(struct hd_store *s, const char *id);
 int64_t hd_store_find_group(const struct hd_store *s, const char *id);
 /* (transfer none) */
 struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index);
-/* Sets group rank group_rank to global rank (grows members as needed). */
+/*
+ * Sets group rank group_rank to global rank (grows members as needed,
+ * unless group_rank is past what the known members justify: see
+ * HD_CLAIM_FREE; then it counts in members_refused).
+ */
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
 /*
  * Starts a new attempt of in at line first: the one before ends at line

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -240,7 +241,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GHashTable) by_seq =
-		g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+		g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
 				      (GDestroyNotify)g_array_unref);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 	const struct hd_signal *apart = NULL, *lone = NULL;

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 /* Conflicts listed; the rest are counted. */
@@ -131,7 +132,7 @@ static void summarize(const struct hd_store *s, struct input_summary *sum)
 		if (g->has_comm_id) {
 			if (!in->comm_ids)
 				in->comm_ids = g_hash_table_new_full(
-					g_int64_hash, g_int64_equal, g_free,
+					hd_int64_hash, hd_int64_equal, g_free,
 					NULL);
 			if (!g_hash_table_contains(in->comm_ids, &g->comm_id)) {
 				uint64_t *id = g_new(uint64_t, 1);

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 /* Lane key: group, rank, seq kind and source kind packed into 64 bits. */
@@ -22,21 +23,10 @@ static uint64_t lane_key(uint32_t group, int rank, uint8_t seq_kind,
 	       ((uint64_t)seq_kind << 2) | source;
 }
 
-/*
- * GLib's int64 hash keeps only the low 32 bits, where a lane key has no
- * group: every comm of one rank fell in one bucket (one rank with 100k
- * comms took 23 s).  This mixes all 64 (the splitmix64 finalizer).
- */
+/* A lane key mixes group and rank: hash all 64 bits (hd-hash.h). */
 static guint lane_hash(gconstpointer p)
 {
-	uint64_t x = *(const uint64_t *)p;
-
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return (guint)x;
+	return hd_int64_hash(p);
 }
 
 static gint compare_lane_ops(gconstpointer a, gconstpointer b, gpointer data)

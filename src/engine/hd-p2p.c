@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "hd-align.h"
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 /* Point-to-point ops of one direction between two ranks, in order. */
@@ -130,7 +131,7 @@ static GHashTable *p2p_pairs(const struct group_ctx *c)
 {
 	const struct hd_group_index *gi =
 		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
-	GHashTable *pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+	GHashTable *pairs = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						  g_free, p2p_list_free);
 
 	for (guint l = 0; l < gi->lanes->len; l++) {

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "hd-autocleanups.h"
+#include "hd-hash.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
@@ -117,9 +118,9 @@ static void names(struct writer *w, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
 	g_autoptr(GHashTable) ranks = g_hash_table_new_full(
-		g_int64_hash, g_int64_equal, g_free, NULL);
+		hd_int64_hash, hd_int64_equal, g_free, NULL);
 	g_autoptr(GHashTable) tracks = g_hash_table_new_full(
-		g_int64_hash, g_int64_equal, g_free, NULL);
+		hd_int64_hash, hd_int64_equal, g_free, NULL);
 	g_autoptr(GArray) rank_keys = NULL;
 	g_autoptr(GArray) track_keys = NULL;
 
