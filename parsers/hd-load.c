@@ -350,6 +350,38 @@ static struct hd_store *repeat_store(const char *name,
 	return s;
 }
 
+/*
+ * The store of an input byte-identical to an earlier one that names
+ * another rank (rank 1's dump copied as rank 2's): the content cannot
+ * tell which name is right, so the copy is not read for its rank (an
+ * unusable input, which the CLI reports) and the first input is warned.
+ * (transfer full)
+ */
+static struct hd_store *impostor_store(struct hd_store *dst, guint at,
+				       const char *name,
+				       const struct hd_input *parsed)
+{
+	struct hd_input *first = hd_store_input(dst, at);
+	struct hd_store *s = hd_store_new();
+	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
+	int rank = parsers_rank_from_filename(name);
+	int frank = parsers_rank_from_filename(first->path);
+
+	in->kind = parsed->kind;
+	in->rank = rank;
+	in->bytes = parsed->bytes;
+	in->error = g_strdup_printf(
+		"byte-identical to '%s', the input of rank %d, but named for "
+		"rank %d: a copy under another rank's name; not read, rank %d "
+		"has no trustworthy input",
+		first->path, frank, rank, rank);
+	hd_input_warn(first, 0,
+		      "byte-identical to '%s', named for rank %d: one of the "
+		      "two is a copy",
+		      name, rank);
+	return s;
+}
+
 /* Key of the content table: a digest's hash and length. */
 struct content_key {
 	uint64_t hash, length;
@@ -406,6 +438,10 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 			origin = GPOINTER_TO_UINT(at) - 1;
 			s = repeat_store(name, first, parsed->bytes,
 					 "same content as");
+			hd_store_free(part->store);
+		} else if (first) {
+			s = impostor_store(dst, GPOINTER_TO_UINT(at) - 1, name,
+					   parsed);
 			hd_store_free(part->store);
 		}
 	}

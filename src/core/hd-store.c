@@ -473,8 +473,9 @@ void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank)
 		g->members_refused++;
 		return;
 	}
-	if (global_rank >= 0 && ((guint)group_rank >= g->members->len ||
-				 g_array_index(g->members, int, group_rank) < 0))
+	if (global_rank >= 0 &&
+	    ((guint)group_rank >= g->members->len ||
+	     g_array_index(g->members, int, group_rank) < 0))
 		g->nknown++;
 	while (g->members->len <= (guint)group_rank)
 		g_array_append_val(g->members, unknown);
@@ -1321,7 +1322,6 @@ static int64_t shown_ranks(const struct hd_store *s, const struct hd_group *g)
 	return MAX(known, (int64_t)g_hash_table_size(s->ranks));
 }
 
-
 /*
  * Sizes the input claims (a group's nranks, the world size) cost memory
  * and output in proportion to the claim: one Init line claiming 4M ranks
@@ -1359,10 +1359,11 @@ static void bound_claims(struct hd_store *s)
 	if (s->world_size > most &&
 	    !claim_believed(s->world_size, shown_ranks(s, NULL))) {
 		if (s->inputs->len)
-			hd_input_warn(hd_store_input(s, 0), 0,
-				      "world size %d claimed but the input shows %" G_GINT64_FORMAT
-				      " ranks: not believed",
-				      s->world_size, shown_ranks(s, NULL));
+			hd_input_warn(
+				hd_store_input(s, 0), 0,
+				"world size %d claimed but the input shows %" G_GINT64_FORMAT
+				" ranks: not believed",
+				s->world_size, shown_ranks(s, NULL));
 		s->world_size = -1;
 	}
 }
