@@ -1102,7 +1102,7 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	/* torchrun's elastic agent restarts the workers (issue 14) */
 	if (has(line, n, "will restart worker group") ||
 	    has(line, n, "Restarting workers")) {
-		nl_restart(c, c->lineno + 1, "a torchrun restart");
+		nl_restart(c, c->lineno);
 		return;
 	}
 	nl_wrap_init(&w);

@@ -1691,8 +1691,8 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	c.interned = scratch->interned;
 	c.str_set = scratch->str_set;
 	c.groups = g_hash_table_new(g_direct_hash, g_direct_equal);
-	c.pg_names = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
-					   NULL);
+	c.pg_names = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
+					   g_free, NULL);
 	c.warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.render = g_hash_table_new(g_str_hash, g_str_equal);
 	c.stack_by_node = g_hash_table_new(g_direct_hash, g_direct_equal);

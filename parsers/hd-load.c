@@ -28,6 +28,7 @@
 
 #include "hd-archive.h"
 #include "hd-budget.h"
+#include "hd-hash.h"
 #include "hd-input.h"
 #include "parsers.h"
 #include "hd-banned.h"
@@ -400,13 +401,134 @@ static gboolean content_equal(gconstpointer a, gconstpointer b)
 }
 
 /*
+ * A process's records in one NCCL log, to know them again in another (the
+ * same log kept twice, once under a "[default3]:" or date prefix): its
+ * rank, host and pid, and a hash and count of its ops' content (not their
+ * times, which a collector's prefix can give).
+ */
+struct proc_key {
+	int rank, pid;
+	const char *host; /* interned */
+	uint64_t hash, nops;
+};
+
+static guint proc_key_hash(gconstpointer p)
+{
+	const struct proc_key *k = p;
+
+	return hd_hash_u64(k->hash ^ ((uint64_t)(uint32_t)k->rank << 32) ^
+			   (uint64_t)(uint32_t)k->pid ^ k->nops);
+}
+
+static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct proc_key *x = a, *y = b;
+
+	return x->rank == y->rank && x->pid == y->pid && x->host == y->host &&
+	       x->hash == y->hash && x->nops == y->nops;
+}
+
+static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
+{
+	uint64_t h = group_hash;
+
+	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
+	h = hd_hash_u64(h ^ (uint64_t)op->op_count) * 31 + op->state;
+	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
+	return hd_hash_u64(h ^ op->seq_kind);
+}
+
+/*
+ * Drops from s, an NCCL log about to become input `index`, the ops of
+ * every process whose records an earlier log already gave (same rank,
+ * host, pid and ops): read once, with a warning naming that log.  procs
+ * maps struct proc_key to the input index that had it first.
+ */
+static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
+			      GHashTable *procs, guint index)
+{
+	struct hd_input *in = hd_store_input(s, 0);
+	g_autoptr(GHashTable) acc = g_hash_table_new_full(
+		g_direct_hash, g_direct_equal, NULL, g_free);
+	g_autoptr(GHashTable) drop =
+		g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
+	GHashTableIter it;
+	gpointer key, value;
+	guint out = 0;
+
+	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
+		return;
+	for (guint g = 0; g < s->groups->len; g++)
+		gh[g] = g_str_hash(hd_store_group_at(s, g)->id);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		struct proc_key *k;
+
+		if (op->rank < 0 || op->group >= s->groups->len)
+			continue;
+		k = g_hash_table_lookup(acc, GINT_TO_POINTER(op->rank));
+		if (!k) {
+			k = g_new0(struct proc_key, 1);
+			k->rank = op->rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank), k);
+		}
+		k->hash = hd_hash_u64(k->hash ^
+				      op_content_hash(op, gh[op->group]));
+		k->nops++;
+	}
+	g_hash_table_iter_init(&it, acc);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		struct proc_key *k = value;
+		const struct hd_rank *r = hd_store_find_rank(s, k->rank);
+		gpointer first;
+
+		if (!r || !r->host || !r->pid)
+			continue;
+		k->host = r->host;
+		k->pid = r->pid;
+		first = g_hash_table_lookup(procs, k);
+		if (!first) {
+			struct proc_key *copy = g_new(struct proc_key, 1);
+
+			*copy = *k;
+			g_hash_table_insert(procs, copy,
+					    GUINT_TO_POINTER(index + 1));
+			continue;
+		}
+		g_hash_table_add(drop, GINT_TO_POINTER(k->rank));
+		hd_input_warn(
+			in, 0,
+			"the %" G_GUINT64_FORMAT
+			" ops of rank %d (%s:%d) are the same records "
+			"as in '%s': read once",
+			k->nops, k->rank, k->host, k->pid,
+			hd_store_input(dst, GPOINTER_TO_UINT(first) - 1)->path);
+	}
+	if (!g_hash_table_size(drop))
+		return;
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
+			continue;
+		if (out != i)
+			g_array_index(s->ops, struct hd_op, out) = *op;
+		out++;
+	}
+	g_array_set_size(s->ops, out);
+}
+
+/*
  * Merges part of job into dst, or a note in its place when it repeats an
  * earlier input.  seen maps content to the first input that had it.
  * Returns the index of the input merged in full that it is or repeats.
  */
 static guint merge_part(struct hd_store *dst, struct load_job *job,
 			struct load_part *part, GHashTable *seen,
-			GPtrArray *problems)
+			GHashTable *procs, GPtrArray *problems)
 {
 	const char *name = part->name ? part->name : input_name(job->found);
 	struct content_key key = { part->digest.hash, part->digest.length };
@@ -446,6 +568,7 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		}
 	}
 	part->store = NULL;
+	drop_copied_procs(s, dst, procs, i);
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
@@ -460,7 +583,7 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
  * same file as an earlier job, one note naming that job's first input.
  */
 static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
-		      GHashTable *seen, GPtrArray *problems)
+		      GHashTable *seen, GHashTable *procs, GPtrArray *problems)
 {
 	struct load_job *job = &work[i];
 
@@ -485,7 +608,8 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		struct load_part *part =
 			&g_array_index(job->parts, struct load_part, p);
 
-		guint origin = merge_part(dst, job, part, seen, problems);
+		guint origin =
+			merge_part(dst, job, part, seen, procs, problems);
 
 		if (p == 0)
 			job->origin = origin;
@@ -570,6 +694,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		g_ptr_array_new_with_free_func(hd_found_free);
 	g_autoptr(GHashTable) seen = g_hash_table_new_full(
 		content_hash, content_equal, g_free, NULL);
+	g_autoptr(GHashTable) procs = g_hash_table_new_full(
+		proc_key_hash, proc_key_equal, g_free, NULL);
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
 	uint64_t max_bytes = max_bytes_from_env(problems);
@@ -627,7 +753,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 			while (!work[i].done)
 				g_cond_wait(&sync.cond, &sync.lock);
 			g_mutex_unlock(&sync.lock);
-			merge_job(store, work, i, seen, problems);
+			merge_job(store, work, i, seen, procs, problems);
 			tell(o, &prog, &work[i]);
 		}
 		g_thread_pool_free(pool, FALSE, TRUE);
@@ -638,7 +764,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	} else {
 		for (guint i = 0; i < files->len; i++) {
 			parse_one(&work[i]);
-			merge_job(store, work, i, seen, problems);
+			merge_job(store, work, i, seen, procs, problems);
 			tell(o, &prog, &work[i]);
 		}
 	}

@@ -69,6 +69,8 @@ struct nl_comm {
 	int rank, nranks, cuda_dev;
 	int64_t group; /* store group index, -1 none */
 	int64_t ncoll; /* COLL lines so far: the next op's seq */
+	int64_t last_opcount; /* of the last COLL line read, -1 none */
+	bool last_kept; /* that line was not a repeat */
 	const char *bus_id;
 	bool complete;
 };
@@ -96,6 +98,13 @@ struct nl_proc {
 	GHashTable *nth; /* key string -> count, creation order */
 	struct nl_comm *last;
 	uint64_t ndropped;
+	/* its records' lines and its first stream: a job attempt is per
+	   process (finish()); attempt from 1, decided at end of input */
+	uint64_t first_line, last_line;
+	uint32_t stream;
+	uint16_t attempt;
+	/* COLL records read again (nl_parse_coll()): not kept */
+	uint64_t ndup;
 };
 
 /* An output stream: the lines one wrapper label (or none) marks. */
@@ -185,8 +194,12 @@ struct nl_ctx {
 	int wrap_count;
 
 	const char *coll_names[16];
-	/* store->ops->len when the current job attempt began */
-	guint attempt_ops;
+	/* lines of torchrun's "will restart worker group": what ended an
+	   attempt, when one ends before them */
+	GArray *restarts; /* uint64_t */
+	/* COLL records read, by (process, comm, body) hash: a record read
+	   again is a duplicate (a shipper's repeat, the same log twice) */
+	GHashTable *seen_coll;
 };
 
 /* ------------------------------------------------------------------ */
@@ -524,10 +537,10 @@ const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
 /* Handles a line that holds no NCCL record. */
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n);
 /*
- * The job restarted: a new attempt of the input begins at line first,
- * unless no op was read since the current one began (a log's own start).
- * why is static: what ended the attempt before.
+ * torchrun's agent said it restarts the workers at line `line`.  Attempts
+ * are decided per process at end of input (a new process where one of the
+ * same stream, host and rank was before); this only says why one ended.
  */
-void nl_restart(struct nl_ctx *c, uint64_t first, const char *why);
+void nl_restart(struct nl_ctx *c, uint64_t line);
 
 #endif

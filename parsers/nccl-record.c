@@ -238,6 +238,7 @@ static struct nl_comm *comm_new(struct nl_proc *p, uint64_t ptr)
 	cm->ptr = ptr;
 	cm->rank = cm->nranks = cm->cuda_dev = -1;
 	cm->group = -1;
+	cm->last_opcount = -1;
 	g_ptr_array_add(p->comms, cm);
 	/* The table owns the key; replace frees the old instance's key. */
 	*key = ptr;
@@ -634,6 +635,42 @@ coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
 	return hd_opdesc_intern(&d);
 }
 
+/*
+ * Whether this COLL record of p was read before: the same process, comm
+ * and text (opCount included) is the same record delivered twice (an
+ * at-least-once log shipper, a log appended to itself, the same log
+ * under two prefixes).  NCCL numbers a comm's ops, so a record does not
+ * repeat on its own, except inside a coalesced group (one opCount).
+ * Kept by a 64-bit hash of all three.
+ */
+static bool coll_repeated(struct nl_ctx *c, struct nl_proc *p,
+			  struct nl_comm *cm, uint64_t opcount,
+			  const char *body, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	gpointer key;
+
+	/* the text up to where the record's fields end */
+	while (n > 0 && (body[n - 1] == ' ' || body[n - 1] == '\r'))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)body[i]) * UINT64_C(0x100000001b3);
+	h ^= hd_hash_u64(((uint64_t)p->index << 32) ^ (uintptr_t)cm);
+	key = GSIZE_TO_POINTER((gsize)h);
+	/* members of one coalesced group share an opCount, and may share
+	   their text: a repeat right after its like, kept, is one of them */
+	bool member = cm->last_kept && (int64_t)opcount == cm->last_opcount;
+
+	cm->last_opcount = (int64_t)opcount;
+	cm->last_kept = !g_hash_table_contains(c->seen_coll, key) || member;
+	if (!cm->last_kept) {
+		p->ndup++;
+		return true;
+	}
+	g_hash_table_add(c->seen_coll, key);
+	return false;
+}
+
 void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		   const char *body, size_t n, size_t name_len,
 		   bool full_buffer)
@@ -650,7 +687,7 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		return;
 	}
 	cm = coll_comm(c, p, f.comm, f.nranks);
-	if (!cm)
+	if (!cm || coll_repeated(c, p, cm, f.opcount, body, n))
 		return;
 
 	op = hd_store_new_op(c->store);
@@ -716,11 +753,6 @@ bool nl_parse_version(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		sl = 0;
 	full = g_strdup_printf("%.*s%.*s", (int)vl, v, (int)MIN(sl, 32),
 			       sl ? sfx : "");
-	/*
-	 * NCCL prints its banner once per process: one after ops were read
-	 * is a new process, the job restarted (issue 14)
-	 */
-	nl_restart(c, c->lineno, "a new NCCL version banner");
 	if (p) {
 		p->version = hd_intern(full);
 	} else if (!c->bare_version) {
@@ -829,6 +861,24 @@ static void init_bind(struct nl_ctx *c, struct nl_proc *p, struct nl_comm *cm,
 	}
 }
 
+/*
+ * Whether an Init line repeats what live comm cm already read: the same
+ * pointer, rank, nranks and commId, which NCCL gives each comm it
+ * creates once.  The record was delivered twice (see coll_repeated()).
+ */
+static bool init_repeated(struct nl_ctx *c, const struct nl_comm *cm,
+			  const struct nl_init *f)
+{
+	const struct hd_group *g;
+
+	/* START then COMPLETE is one comm coming up, not a repeat */
+	if ((!cm->complete && f->complete) || !f->has_id || cm->group < 0 ||
+	    cm->nranks != f->nranks || cm->rank != f->rank)
+		return false;
+	g = hd_store_group_at(c->store, (uint32_t)cm->group);
+	return g->has_comm_id && g->comm_id == f->comm_id;
+}
+
 static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		       size_t n)
 {
@@ -840,6 +890,10 @@ static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 		return;
 	}
 	cm = proc_comm(p, f.ptr);
+	if (cm && init_repeated(c, cm, &f)) {
+		p->ndup++;
+		return;
+	}
 	/* Only START -> COMPLETE continues a comm; else the pointer is new. */
 	if (!cm || cm->complete || !f.complete || cm->group < 0 ||
 	    cm->nranks != f.nranks || cm->rank != f.rank)
@@ -1094,6 +1148,11 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 	else if (st->proc && !st->multi)
 		p = st->proc; /* trimmed "[0] NCCL INFO" */
 	if (p) {
+		if (!p->first_line) {
+			p->first_line = c->lineno;
+			p->stream = st->index;
+		}
+		p->last_line = c->lineno;
 		stream_add_proc(st, p);
 		if (w->tag_rank >= 0)
 			hint_merge(&p->tag_rank, w->tag_rank);

@@ -118,6 +118,20 @@ static void attempt_clear(gpointer p)
 	g_free(((struct hd_attempt *)p)->first_trouble);
 }
 
+struct hd_attempt *hd_input_new_attempt(struct hd_input *in)
+{
+	struct hd_attempt at = { 0 };
+
+	if (!in->attempts) {
+		in->attempts =
+			g_array_new(FALSE, TRUE, sizeof(struct hd_attempt));
+		g_array_set_clear_func(in->attempts, attempt_clear);
+	}
+	g_array_append_val(in->attempts, at);
+	return &g_array_index(in->attempts, struct hd_attempt,
+			      in->attempts->len - 1);
+}
+
 void hd_input_split_attempt(struct hd_input *in, uint64_t first,
 			    const char *end)
 {
@@ -168,7 +182,9 @@ static bool keep_prov(const struct hd_store *s, const guint *keep,
 	    prov->kind != HD_PROV_LINE)
 		return true;
 	in = g_ptr_array_index(s->inputs, prov->input);
-	k = attempt_of(in, prov->at);
+	k = prov->attempt && prov->attempt <= in->attempts->len
+		    ? prov->attempt - 1u
+		    : attempt_of(in, prov->at);
 	if (k == keep[prov->input])
 		return true;
 	*drop = &g_array_index(in->attempts, struct hd_attempt, k);

@@ -48,14 +48,17 @@ struct hd_input {
 	uint64_t dev, ino;
 	/*
 	 * Job attempts (issue 14): a log that holds a run and the restarts
-	 * after it, as struct hd_attempt in line order; NULL when the input
-	 * is one attempt.  attempt is the one kept for analysis, from 1.
+	 * after it, as struct hd_attempt in order; NULL when the input is one
+	 * attempt.  attempt is the one kept for analysis, from 1.  Attempts
+	 * are per process: a record says its own (hd_prov.attempt), and an
+	 * attempt's lines are the span of its processes' lines (attempts of
+	 * concatenated logs overlap).
 	 */
 	GArray *attempts;
 	uint32_t attempt;
 };
 
-/* One attempt of a job in a text input: a run of lines. */
+/* One attempt of a job in a text input: the span of its lines. */
 struct hd_attempt {
 	uint64_t first_line, last_line;
 	/* static: what ended it ("a torchrun restart"), NULL for the last */
@@ -77,7 +80,10 @@ enum hd_prov_kind {
 
 struct hd_prov {
 	uint32_t input; /* index into store->inputs */
-	uint32_t kind; /* enum hd_prov_kind */
+	uint16_t kind; /* enum hd_prov_kind */
+	/* the job attempt of its input the record belongs to, from 1; 0:
+	   by its line (hd_attempt.first_line), or the input has one */
+	uint16_t attempt;
 	uint64_t at;
 };
 
@@ -463,6 +469,13 @@ void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
  */
 void hd_input_split_attempt(struct hd_input *in, uint64_t first,
 			    const char *end);
+
+/*
+ * Appends an attempt to in (the first call makes the table) and returns
+ * it, zeroed, for a parser that decides attempts per process.  Valid
+ * until the next one is added.  (transfer none)
+ */
+struct hd_attempt *hd_input_new_attempt(struct hd_input *in);
 
 /*
  * Keeps, of every input split into attempts, only the ops and signals of

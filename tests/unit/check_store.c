@@ -205,7 +205,7 @@ END_TEST
 START_TEST(test_prov_format)
 {
 	struct hd_store *s = hd_store_new();
-	struct hd_prov p = { 0, HD_PROV_LINE, 12 };
+	struct hd_prov p = { .input = 0, .kind = HD_PROV_LINE, .at = 12 };
 	g_autofree char *a = NULL, *b = NULL;
 
 	hd_store_add_input(s, "logs/rank3.log");

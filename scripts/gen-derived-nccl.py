@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Derives the adversarial NCCL-log cases of issue 20 from generated ones.
+
+Each case is what a collector or a hand does to good logs: concatenates
+ranks' logs into one file, sorts a torchrun console by rank, delivers
+lines twice, appends a log to itself, keeps a second copy of a log under
+a prefix.  The verdict must stay the one of the source case.  Rerunning
+leaves `git diff` empty: ./scripts/gen-derived-nccl.py tests/data/nccl
+"""
+import os
+import sys
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().splitlines(keepends=True)
+
+
+def write(path, lines):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+
+
+def main(root):
+    src = os.path.join(root, "missing-rank")
+    ranks = [read(os.path.join(src, "rank%d.log" % r)) for r in range(4)]
+
+    # cat rank0.log ... rank3.log > node-a.log
+    write(os.path.join(root, "concat-ranks", "node-a.log"),
+          [l for lines in ranks for l in lines])
+
+    # a torchrun console sorted by its [defaultN]: label (stable)
+    console = read(os.path.join(root, "torchrun-interleaved", "train.log"))
+
+    def label(line):
+        if line.startswith("[default"):
+            return int(line[8:line.index("]")])
+        return -1
+    write(os.path.join(root, "sorted-console", "train.log"),
+          sorted(console, key=label))
+
+    # an at-least-once shipper: five COLL lines of rank 1 delivered twice,
+    # the repeat arriving ten lines later
+    r1 = ranks[1]
+    colls = [i for i, l in enumerate(r1) if " opCount " in l]
+    batch = r1[colls[10]:colls[14] + 1]
+    at = colls[24] + 1
+    base = os.path.join(root, "shipper-repeat")
+    for r in range(4):
+        lines = ranks[r] if r != 1 else r1[:at] + batch + r1[at:]
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # rank 0's log appended to itself
+    base = os.path.join(root, "appended-self")
+    for r in range(4):
+        lines = ranks[r] * 2 if r == 0 else ranks[r]
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # rank 3's log kept twice: as is, and as a torchrun console copy
+    # ("[default3]:") or a collector's copy with a date before each line
+    for case, pfx in (("prefix-copy", "[default3]:"),
+                      ("date-prefix-copy", "2024-03-05T14:02:11Z: ")):
+        base = os.path.join(root, case)
+        for r in range(4):
+            write(os.path.join(base, "rank%d.log" % r), ranks[r])
+        write(os.path.join(base, "console-3.txt"),
+              [pfx + l for l in ranks[3]])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")
