@@ -1008,7 +1008,47 @@ struct kt_maps {
 	GHashTable *launch_by_corr; /* correlation id -> struct kt_launch */
 	GHashTable *rpc_by_ext; /* external id -> struct kt_cpu (RPC) */
 	GArray *streams; /* int64_t[3] {pid, tid, first ts}, by first ts */
+	/* struct kt_thread -> index in streams + 1 */
+	GHashTable *stream_idx;
+	/* struct kt_thread -> struct kt_rpc_queue, made on first use */
+	GHashTable *rpc_queues;
 };
+
+/* A (pid, tid) pair: a CPU thread or a GPU stream. */
+struct kt_thread {
+	int64_t pid, tid;
+};
+
+static guint kt_thread_hash(gconstpointer p)
+{
+	const struct kt_thread *t = p;
+
+	return hd_hash_u64((uint64_t)t->pid ^ hd_hash_u64((uint64_t)t->tid));
+}
+
+static gboolean kt_thread_equal(gconstpointer a, gconstpointer b)
+{
+	const struct kt_thread *x = a, *y = b;
+
+	return x->pid == y->pid && x->tid == y->tid;
+}
+
+/*
+ * The record_param_comms of one CPU thread that a coalesced launch may
+ * take (not wait or init), by end time; those before next were taken.
+ */
+struct kt_rpc_queue {
+	GArray *idx; /* guint indices into k->cpus */
+	guint next;
+};
+
+static void rpc_queue_free(gpointer p)
+{
+	struct kt_rpc_queue *q = p;
+
+	g_array_unref(q->idx);
+	g_free(q);
+}
 
 /* The CPU-side records a kernel is matched with; any may be NULL. */
 struct kt_origin {
@@ -1018,48 +1058,62 @@ struct kt_origin {
 	struct kt_cpu *c10d; /* the c10d:: call around the launch */
 };
 
-/* NCCL streams in the order of their first kernel (few). */
-static GArray *nccl_streams(const struct kt *k)
+static int cmp_stream_first(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	/* by first ts, then by first seen (x[3]), so the order is stable */
+	if (x[2] != y[2])
+		return x[2] < y[2] ? -1 : 1;
+	return (x[3] > y[3]) - (x[3] < y[3]);
+}
+
+/*
+ * NCCL streams in the order of their first kernel (at most 4096; kernels
+ * of others are grouped with the first), and a map from each to its
+ * index + 1.  A table, not a walk of the streams per kernel: kernels on
+ * thousands of streams made that quadratic.
+ */
+static GArray *nccl_streams(const struct kt *k, GHashTable *idx)
 {
 	GArray *first = g_array_new(FALSE, FALSE, sizeof(int64_t) * 3);
+	g_autoptr(GArray) tmp = g_array_new(FALSE, FALSE, sizeof(int64_t) * 4);
 
 	for (guint i = 0; i < k->kernels->len; i++) {
 		struct kt_kernel *kk =
 			&g_array_index(k->kernels, struct kt_kernel, i);
-		guint j;
+		struct kt_thread key = { kk->pid, kk->tid };
+		gpointer at = g_hash_table_lookup(idx, &key);
 
-		for (j = 0; j < first->len; j++) {
+		if (at) {
 			int64_t *st =
-				(int64_t *)(void *)(first->data +
-						    j * 3 * sizeof(int64_t));
+				(int64_t *)(void *)(tmp->data +
+						    (GPOINTER_TO_UINT(at) - 1) *
+							    4 *
+							    sizeof(int64_t));
 
-			if (st[0] == kk->pid && st[1] == kk->tid) {
-				if (kk->ts < st[2])
-					st[2] = kk->ts;
-				break;
-			}
-		}
-		if (j == first->len && first->len < 4096) {
-			int64_t st[3] = { kk->pid, kk->tid, kk->ts };
+			if (kk->ts < st[2])
+				st[2] = kk->ts;
+		} else if (tmp->len < 4096) {
+			int64_t st[4] = { kk->pid, kk->tid, kk->ts, tmp->len };
+			struct kt_thread *kp = g_new(struct kt_thread, 1);
 
-			g_array_append_vals(first, st, 1);
+			g_array_append_vals(tmp, st, 1);
+			*kp = key;
+			g_hash_table_insert(idx, kp,
+					    GUINT_TO_POINTER(tmp->len));
 		}
 	}
-	/* sort by first ts (insertion sort: few streams) */
-	for (guint a = 1; a < first->len; a++)
-		for (guint b = a; b > 0; b--) {
-			int64_t *x =
-				(int64_t *)(void *)(first->data +
-						    (b - 1) * 3 *
-							    sizeof(int64_t));
-			int64_t *y = x + 3, t[3];
+	qsort(tmp->data, tmp->len, sizeof(int64_t) * 4, cmp_stream_first);
+	for (guint j = 0; j < tmp->len; j++) {
+		int64_t *st = (int64_t *)(void *)(tmp->data +
+						  j * 4 * sizeof(int64_t));
+		struct kt_thread key = { st[0], st[1] };
 
-			if (x[2] <= y[2])
-				break;
-			memcpy(t, x, sizeof(t));
-			memcpy(x, y, sizeof(t));
-			memcpy(y, t, sizeof(t));
-		}
+		g_array_append_vals(first, st, 1);
+		g_hash_table_replace(idx, g_memdup(&key, sizeof(key)),
+				     GUINT_TO_POINTER(j + 1));
+	}
 	return first;
 }
 
@@ -1129,27 +1183,83 @@ kernel_identity(struct kt *k, const struct kt_kernel *kk,
  * record_param_comms before it on its thread (spec 8), and uses up all
  * of them.  Returns the metadata the op now goes by.
  */
+static int cmp_cpu_end(const void *a, const void *b, void *data)
+{
+	const struct kt_cpu *cpus = data;
+	guint x = *(const guint *)a, y = *(const guint *)b;
+
+	if (cpus[x].end != cpus[y].end)
+		return cpus[x].end < cpus[y].end ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* The queue of thread (pid, tid), made on first use.  (transfer none) */
+static struct kt_rpc_queue *rpc_queue(struct kt *k, const struct kt_maps *mp,
+				      int64_t pid, int64_t tid)
+{
+	struct kt_cpu *cpus = (struct kt_cpu *)(void *)k->cpus->data;
+	struct kt_thread key = { pid, tid };
+	struct kt_rpc_queue *q = g_hash_table_lookup(mp->rpc_queues, &key);
+	size_t lo = 0, hi = k->cpus->len;
+
+	if (q)
+		return q;
+	q = g_new0(struct kt_rpc_queue, 1);
+	q->idx = g_array_new(FALSE, FALSE, sizeof(guint));
+	/* cpus are sorted by (pid, tid, ...): the thread's first record */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cpus[mid].pid < pid ||
+		    (cpus[mid].pid == pid && cpus[mid].tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (guint j = (guint)lo;
+	     j < k->cpus->len && cpus[j].pid == pid && cpus[j].tid == tid;
+	     j++) {
+		const struct kt_cpu *c = &cpus[j];
+
+		if (c->type != KT_RPC ||
+		    (c->meta.coll && (strcmp(c->meta.coll, "wait") == 0 ||
+				      strcmp(c->meta.coll, "init") == 0)))
+			continue;
+		g_array_append_val(q->idx, j);
+	}
+	g_array_sort_with_data(q->idx, cmp_cpu_end, cpus);
+	g_hash_table_insert(mp->rpc_queues, g_memdup(&key, sizeof(key)), q);
+	return q;
+}
+
+/*
+ * A coalesced launch: the record_param_comms of its thread that ended
+ * before it and no earlier launch took are its members; the last of
+ * them (in record order) describes it.  Each thread's records are a
+ * queue by end time, so every record is looked at once in all.
+ */
 static const struct kt_meta *coalesced_meta(struct kt *k,
+					    const struct kt_maps *mp,
 					    const struct kt_launch *l,
 					    struct pending *pd,
 					    const struct kt_meta *m)
 {
 	struct kt_cpu *cpus = (struct kt_cpu *)(void *)k->cpus->data;
+	struct kt_rpc_queue *q = rpc_queue(k, mp, l->pid, l->tid);
 	struct kt_cpu *prev = NULL;
 
 	pd->op.kind = HD_OP_COALESCED;
 	pd->op.flags |= HD_OPF_COALESCED_MEMBER;
-	for (guint j = 0; j < k->cpus->len; j++) {
-		struct kt_cpu *c = &cpus[j];
+	for (; q->next < q->idx->len; q->next++) {
+		struct kt_cpu *c = &cpus[g_array_index(q->idx, guint, q->next)];
 
-		if (c->type != KT_RPC || c->pid != l->pid || c->tid != l->tid ||
-		    c->end > l->ts || c->used)
-			continue;
-		if (c->meta.coll && (strcmp(c->meta.coll, "wait") == 0 ||
-				     strcmp(c->meta.coll, "init") == 0))
+		if (c->end > l->ts)
+			break;
+		if (c->used)
 			continue;
 		c->used = true;
-		prev = c;
+		if (!prev || c > prev)
+			prev = c;
 	}
 	if (!prev)
 		return m;
@@ -1164,18 +1274,13 @@ static uint32_t kernel_group(struct kt *k, const struct kt_maps *mp,
 			     const struct kt_meta *m)
 {
 	int64_t gi = meta_group(k, m);
-	int idx = 0;
+	struct kt_thread key = { kk->pid, kk->tid };
+	guint at;
 
 	if (gi >= 0)
 		return (uint32_t)gi;
-	for (guint j = 0; j < mp->streams->len; j++) {
-		int64_t *st = (int64_t *)(void *)(mp->streams->data +
-						  j * 3 * sizeof(int64_t));
-
-		if (st[0] == kk->pid && st[1] == kk->tid)
-			idx = (int)j;
-	}
-	return stream_group(k, idx);
+	at = GPOINTER_TO_UINT(g_hash_table_lookup(mp->stream_idx, &key));
+	return stream_group(k, at ? (int)at - 1 : 0);
 }
 
 /* One completed op per NCCL kernel, described by what launched it. */
@@ -1212,7 +1317,7 @@ static void kernel_op(struct kt *k, const struct kt_maps *mp,
 	/* Coalesced: metadata of the preceding records (spec 8). */
 	if ((o.annot && strcmp(o.annot->name, "nccl:coalesced") == 0) ||
 	    (!m->coll && !o.annot && !o.rpc && o.launch))
-		m = coalesced_meta(k, o.launch, &pd, m);
+		m = coalesced_meta(k, mp, o.launch, &pd, m);
 	pd.op.group = kernel_group(k, mp, kk, m);
 	set_seq(&pd, m);
 	set_peer(k, &pd.op, &pd.d, m, annot_peer);
@@ -1305,6 +1410,10 @@ static void build_ops(struct kt *k)
 	g_autoptr(GHashTable) rpc_by_ext =
 		g_hash_table_new(hd_int64_hash, hd_int64_equal);
 	g_autoptr(GArray) streams = NULL;
+	g_autoptr(GHashTable) stream_idx = g_hash_table_new_full(
+		kt_thread_hash, kt_thread_equal, g_free, NULL);
+	g_autoptr(GHashTable) rpc_queues = g_hash_table_new_full(
+		kt_thread_hash, kt_thread_equal, g_free, rpc_queue_free);
 	struct kt_maps mp;
 	struct kt_cpu *cpus;
 
@@ -1319,10 +1428,12 @@ static void build_ops(struct kt *k)
 	for (guint i = 0; i < k->cpus->len; i++)
 		if (cpus[i].type == KT_RPC && cpus[i].ext >= 0)
 			g_hash_table_insert(rpc_by_ext, &cpus[i].ext, &cpus[i]);
-	streams = nccl_streams(k);
+	streams = nccl_streams(k, stream_idx);
 	mp.launch_by_corr = launch_by_corr;
 	mp.rpc_by_ext = rpc_by_ext;
 	mp.streams = streams;
+	mp.stream_idx = stream_idx;
+	mp.rpc_queues = rpc_queues;
 	for (guint i = 0; i < k->kernels->len; i++)
 		kernel_op(k, &mp,
 			  &g_array_index(k->kernels, struct kt_kernel, i),

@@ -12,9 +12,11 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-hash.h"
 #include "hd-banned.h"
 
 /* One process's ops in one group, in record order. */
@@ -79,20 +81,6 @@ static int64_t op_pos(const struct hd_op *op, bool by_count)
 	return by_count ? op->op_count : op->seq;
 }
 
-struct sort_ctx {
-	const struct hd_store *s;
-	bool by_count;
-};
-
-static gint compare_pos(gconstpointer a, gconstpointer b, gpointer data)
-{
-	const struct sort_ctx *c = data;
-	int64_t x = op_pos(op_at(c->s, *(const uint32_t *)a), c->by_count);
-	int64_t y = op_pos(op_at(c->s, *(const uint32_t *)b), c->by_count);
-
-	return (x > y) - (x < y);
-}
-
 /* What is compared, in order; 0 when the ops agree. */
 static enum hd_verdict_kind differ(const struct hd_op *x, const struct hd_op *y)
 {
@@ -114,69 +102,110 @@ static char *op_text(const struct hd_op *op)
 		hd_dtype_name(op->d->dtype));
 }
 
+/* One lane's op at the position being voted on. */
+struct anon_at {
+	const struct anon_lane *lane;
+	const struct hd_op *op;
+	guint agree; /* present ops that agree with it, itself included */
+};
+
+/* Orders ops by what differ() compares: kind, counts, dtype. */
+static gint compare_sig(gconstpointer a, gconstpointer b)
+{
+	const struct hd_op *x = (*(const struct anon_at *const *)a)->op;
+	const struct hd_op *y = (*(const struct anon_at *const *)b)->op;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->d->count_in != y->d->count_in)
+		return x->d->count_in < y->d->count_in ? -1 : 1;
+	if (x->d->count_out != y->d->count_out)
+		return x->d->count_out < y->d->count_out ? -1 : 1;
+	return (x->d->dtype > y->d->dtype) - (x->d->dtype < y->d->dtype);
+}
+
 /*
- * Votes at one position: ops[i] of lanes[i].  Reports and returns true
- * at the first attribute some lanes disagree on.
+ * Counts, for each op, the ops that agree with it, and returns the first
+ * attribute some disagree on (HD_V_KIND_COUNT: none).  Sorting by what
+ * is compared makes this n log n where comparing every pair was n^2.
  */
-static bool vote(struct anon_ctx *c, uint32_t group, GPtrArray *lanes,
-		 const struct hd_op **ops, bool by_count, int64_t pos)
+static enum hd_verdict_kind tally(struct anon_at *at, guint n)
+{
+	g_autofree struct anon_at **by = g_new(struct anon_at *, n + 1);
+	bool kinds = false, counts = false, dtypes = false;
+	guint run = 0;
+
+	for (guint i = 0; i < n; i++)
+		by[i] = &at[i];
+	qsort(by, n, sizeof(*by), compare_sig);
+	for (guint i = 0; i < n; i++) {
+		const struct hd_op *x = by[i]->op, *y = by[run]->op;
+
+		if (differ(x, y) != HD_V_KIND_COUNT) {
+			for (guint k = run; k < i; k++)
+				by[k]->agree = i - run;
+			run = i;
+		}
+	}
+	for (guint k = run; k < n; k++)
+		by[k]->agree = n - run;
+	for (guint i = 1; i < n; i++) {
+		kinds |= at[i].op->kind != at[0].op->kind;
+		counts |= at[i].op->d->count_in != at[0].op->d->count_in ||
+			  at[i].op->d->count_out != at[0].op->d->count_out;
+		dtypes |= at[i].op->d->dtype != at[0].op->d->dtype;
+	}
+	return kinds	? HD_V_TYPE_MISMATCH
+	       : counts ? HD_V_SIZE_MISMATCH
+	       : dtypes ? HD_V_DTYPE_MISMATCH
+			: HD_V_KIND_COUNT;
+}
+
+/*
+ * Votes at one position: the n lanes that have an op there, in lane
+ * order.  Reports and returns true at the first attribute some lanes
+ * disagree on.
+ */
+static bool vote(struct anon_ctx *c, uint32_t group, struct anon_at *at,
+		 guint n, bool by_count, int64_t pos)
 {
 	const struct hd_store *s = c->s;
-	g_autofree guint *agree = g_new0(guint, lanes->len);
-	enum hd_verdict_kind kind = HD_V_KIND_COUNT;
-	guint best = 0, present = 0, minority = 0;
+	enum hd_verdict_kind kind;
+	guint best = 0, minority = 0;
 	g_autoptr(GString) who = g_string_new(NULL);
 	g_autofree char *mine = NULL, *theirs = NULL, *label = NULL;
 	struct hd_verdict *v;
 	bool tie = false;
 
-	for (guint i = 0; i < lanes->len; i++) {
-		if (!ops[i])
-			continue;
-		present++;
-		for (guint k = 0; k < lanes->len; k++) {
-			enum hd_verdict_kind d;
-
-			if (!ops[k])
-				continue;
-			d = differ(ops[i], ops[k]);
-			if (d == HD_V_KIND_COUNT)
-				agree[i]++;
-			else if (kind == HD_V_KIND_COUNT || d < kind)
-				kind = d;
-		}
-	}
-	if (present < 2 || kind == HD_V_KIND_COUNT)
+	if (n < 2)
 		return false;
-	for (guint i = 0; i < lanes->len; i++)
-		if (ops[i] && agree[i] > agree[best])
+	kind = tally(at, n);
+	if (kind == HD_V_KIND_COUNT)
+		return false;
+	for (guint i = 0; i < n; i++)
+		if (at[i].agree > at[best].agree)
 			best = i;
-	if (!ops[best])
-		for (guint i = 0; i < lanes->len; i++)
-			if (ops[i])
-				best = i;
-	for (guint i = 0; i < lanes->len; i++)
-		if (ops[i] && agree[i] == agree[best] &&
-		    differ(ops[i], ops[best]) != HD_V_KIND_COUNT)
+	for (guint i = 0; i < n; i++)
+		if (at[i].agree == at[best].agree &&
+		    differ(at[i].op, at[best].op) != HD_V_KIND_COUNT)
 			tie = true;
-	for (guint i = 0; i < lanes->len; i++) {
+	for (guint i = 0; i < n; i++) {
 		g_autofree char *name = NULL;
 
-		if (!ops[i] ||
-		    (!tie && differ(ops[i], ops[best]) == HD_V_KIND_COUNT))
+		if (!tie && differ(at[i].op, at[best].op) == HD_V_KIND_COUNT)
 			continue;
 		minority++;
 		if (minority <= 4) {
-			name = lane_name(s, lanes->pdata[i]);
+			name = lane_name(s, at[i].lane);
 			g_string_append_printf(who, "%s%s",
 					       who->len ? ", " : "", name);
 		}
 		if (!mine)
-			mine = op_text(ops[i]);
+			mine = op_text(at[i].op);
 	}
 	if (minority > 4)
 		g_string_append_printf(who, " and %u more", minority - 4);
-	theirs = op_text(ops[best]);
+	theirs = op_text(at[best].op);
 	label = hd_group_label(s, group, HD_GROUP_LABEL_LONG);
 	if (tie)
 		v = hd_verdict_new(
@@ -191,27 +220,25 @@ static bool vote(struct anon_ctx *c, uint32_t group, GPtrArray *lanes,
 			"%s called %s at %s%" G_GINT64_MODIFIER
 			"x of %s, where %u other%s called %s; rank unknown (no Init line in the excerpt)",
 			who->str, mine, by_count ? "opCount 0x" : "position 0x",
-			pos, label, agree[best], agree[best] == 1 ? "" : "s",
-			theirs);
+			pos, label, at[best].agree,
+			at[best].agree == 1 ? "" : "s", theirs);
 	v->group = group;
 	v->seq = by_count ? -1 : pos;
-	v->op = hd_op_kind_name(ops[best]->kind);
+	v->op = hd_op_kind_name(at[best].op->kind);
 	v->score = HD_SCORE_MISMATCH - 10;
-	for (guint i = 0, cited = 0; i < lanes->len && cited < 8; i++) {
-		const struct anon_lane *l = lanes->pdata[i];
+	for (guint i = 0, cited = 0; i < n && cited < 8; i++) {
+		const struct anon_lane *l = at[i].lane;
 		g_autofree char *src = NULL, *name = NULL, *t = NULL;
-		bool odd;
+		bool odd =
+			tie || differ(at[i].op, at[best].op) != HD_V_KIND_COUNT;
 
-		if (!ops[i])
-			continue;
-		odd = tie || differ(ops[i], ops[best]) != HD_V_KIND_COUNT;
 		if (!odd && cited >= minority + 2)
 			continue;
 		if (odd && l->rank >= 0)
 			hd_verdict_add_culprit(v, l->rank);
-		src = hd_prov_format(s, &ops[i]->prov);
+		src = hd_prov_format(s, &at[i].op->prov);
 		name = lane_name(s, l);
-		t = op_text(ops[i]);
+		t = op_text(at[i].op);
 		hd_verdict_add_evidence(v, l->rank >= 0 ? l->rank : -1, src,
 					"%s: %s", name, t);
 		cited++;
@@ -223,66 +250,101 @@ static bool vote(struct anon_ctx *c, uint32_t group, GPtrArray *lanes,
 	return true;
 }
 
+/* An op of a lane at a position, for the merge of check_group(). */
+struct anon_pos {
+	int64_t pos;
+	guint lane;
+	const struct hd_op *op;
+};
+
+static gint compare_anon_pos(gconstpointer a, gconstpointer b)
+{
+	const struct anon_pos *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return (x->lane > y->lane) - (x->lane < y->lane);
+}
+
 /*
  * Aligns the lanes of one group, position by position in order, and
- * reports the first disagreement.
+ * reports the first disagreement.  One sorted list of every lane's ops
+ * (a lane's second op at one position left out) costs n log n in the
+ * ops, however many lanes hold one op each.
  */
 static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 {
 	const struct hd_store *s = c->s;
 	bool by_count = true;
-	g_autofree const struct hd_op **ops = NULL;
-	g_autofree guint *cur = NULL;
-	struct sort_ctx ctx;
+	g_autoptr(GArray) all = NULL;
+	g_autofree struct anon_at *at = NULL;
+	guint n = 0;
 
 	if (lanes->len < 2)
 		return;
 	for (guint i = 0; i < lanes->len; i++)
 		by_count = by_count &&
 			   ((struct anon_lane *)lanes->pdata[i])->by_count;
-	/* engines of several incidents run at once (triage): no globals */
-	ctx = (struct sort_ctx){ s, by_count };
-	for (guint i = 0; i < lanes->len; i++)
-		g_array_sort_with_data(
-			((struct anon_lane *)lanes->pdata[i])->ops, compare_pos,
-			&ctx);
-	ops = g_new0(const struct hd_op *, lanes->len);
-	cur = g_new0(guint, lanes->len);
-	for (;;) {
-		int64_t p = INT64_MAX;
+	all = g_array_new(FALSE, FALSE, sizeof(struct anon_pos));
+	for (guint i = 0; i < lanes->len; i++) {
+		const struct anon_lane *l = lanes->pdata[i];
 
-		for (guint i = 0; i < lanes->len; i++) {
-			const struct anon_lane *l = lanes->pdata[i];
+		for (guint k = 0; k < l->ops->len; k++) {
+			struct anon_pos ap;
 
-			if (cur[i] < l->ops->len)
-				p = MIN(p,
-					op_pos(op_at(s, g_array_index(l->ops,
-								      uint32_t,
-								      cur[i])),
-					       by_count));
+			ap.op = op_at(s, g_array_index(l->ops, uint32_t, k));
+			ap.pos = op_pos(ap.op, by_count);
+			ap.lane = i;
+			g_array_append_val(all, ap);
 		}
-		if (p == INT64_MAX)
-			return;
-		for (guint i = 0; i < lanes->len; i++) {
-			const struct anon_lane *l = lanes->pdata[i];
-			const struct hd_op *op =
-				cur[i] < l->ops->len
-					? op_at(s,
-						g_array_index(l->ops, uint32_t,
-							      cur[i]))
-					: NULL;
+	}
+	/* stable on (pos, lane): a lane's first op at a position leads */
+	g_array_sort(all, compare_anon_pos);
+	at = g_new(struct anon_at, lanes->len);
+	for (guint i = 0; i < all->len;) {
+		int64_t p = g_array_index(all, struct anon_pos, i).pos;
 
-			ops[i] = op && op_pos(op, by_count) == p ? op : NULL;
+		n = 0;
+		for (; i < all->len &&
+		       g_array_index(all, struct anon_pos, i).pos == p;
+		     i++) {
+			const struct anon_pos *ap =
+				&g_array_index(all, struct anon_pos, i);
+
 			/* a second op at one position: skip duplicates */
-			while (cur[i] < l->ops->len &&
-			       op_pos(op_at(s, g_array_index(l->ops, uint32_t,
-							     cur[i])),
-				      by_count) == p)
-				cur[i]++;
+			if (n && at[n - 1].lane == lanes->pdata[ap->lane])
+				continue;
+			at[n].lane = lanes->pdata[ap->lane];
+			at[n].op = ap->op;
+			at[n].agree = 0;
+			n++;
 		}
-		if (vote(c, group, lanes, ops, by_count, p))
+		if (vote(c, group, at, n, by_count, p))
 			return;
 	}
+}
+
+/* What makes a lane: a group and a rank, and for anonymous ranks the
+   input whose process it numbers. */
+struct lane_key {
+	uint32_t group, input;
+	int32_t rank;
+};
+
+static guint lane_key_hash(gconstpointer p)
+{
+	const struct lane_key *k = p;
+
+	return hd_hash_u64(((uint64_t)k->group << 32 | k->input) ^
+			   hd_hash_u64((uint32_t)k->rank));
+}
+
+static gboolean lane_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct lane_key *x = a, *y = b;
+
+	return x->group == y->group && x->input == y->input &&
+	       x->rank == y->rank;
 }
 
 void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
@@ -291,6 +353,11 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 	struct anon_ctx c = { s, a };
 	g_autoptr(GHashTable) groups = NULL; /* group -> GPtrArray of lanes */
 	g_autoptr(GHashTable) anon_groups = NULL;
+	/* lane_key -> its lane: a table, not a walk of the group's lanes,
+	   which was quadratic with one op per process */
+	g_autoptr(GHashTable) lane_of = g_hash_table_new_full(
+		lane_key_hash, lane_key_equal, g_free, NULL);
+	struct lane_key key;
 	GHashTableIter it;
 	gpointer k, val;
 	guint nanon = 0;
@@ -322,20 +389,21 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 			g_hash_table_insert(groups, GUINT_TO_POINTER(op->group),
 					    lanes);
 		}
-		for (guint j = 0; j < lanes->len && !l; j++) {
-			struct anon_lane *x = lanes->pdata[j];
-
-			if (x->rank == op->rank &&
-			    (op->rank >= 0 || x->input == op->prov.input))
-				l = x;
-		}
+		key.group = op->group;
+		key.rank = op->rank;
+		key.input = op->rank >= 0 ? 0 : op->prov.input;
+		l = g_hash_table_lookup(lane_of, &key);
 		if (!l) {
+			struct lane_key *kp = g_new(struct lane_key, 1);
+
 			l = g_new0(struct anon_lane, 1);
 			l->input = op->prov.input;
 			l->rank = op->rank;
 			l->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 			l->by_count = true;
 			g_ptr_array_add(lanes, l);
+			*kp = key;
+			g_hash_table_insert(lane_of, kp, l);
 		}
 		g_array_append_val(l->ops, i);
 		if (op->op_count < 0)

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Inputs whose cost, not whose verdict, is the attack (issue 20).
+
+  gen-adversarial.py anon OUT N      N hosts, one COLL line each, no Init
+                                     lines: N processes of unknown rank
+  gen-adversarial.py comms OUT N     one process, N comms whose pointers
+                                     share their low 32 bits, one COLL line
+                                     each (gzip)
+  gen-adversarial.py kineto OUT N    a profiler trace of N kernels on N
+                                     streams, no collective metadata, as
+                                     many record_param_comms on another
+                                     thread, correlation ids i << 32 (gzip)
+  gen-adversarial.py nranks OUT N    N comms, each claiming 4194304 ranks
+
+The tests run them under ulimit (tests/cli/adversarial-cost.sh);
+scripts/bench-adversarial.sh times them against an older binary.
+Deterministic: the same arguments give the same bytes.
+"""
+import gzip
+import json
+import sys
+
+COLL = ("{host}:{pid}:{pid} [{dev}] NCCL INFO AllReduce: opCount {oc:x} "
+        "sendbuff 0x7f00aa000000 recvbuff 0x7f00aa000000 count {count} "
+        "datatype 7 op 0 root 0 comm 0x{comm:x} [nranks=8] "
+        "stream 0x55e0c1c8f7a0\n")
+
+
+def anon(out, n):
+    with open(out, "w") as f:
+        for i in range(n):
+            # every process at its own opCount, a few sizes
+            f.write(COLL.format(host="node-%d" % i, pid=4000 + i % 7,
+                                dev=i % 8, oc=i, count=1024 << (i % 3),
+                                comm=0x5600d0a10000 + (i % 5) * 0x100))
+
+
+def comms(out, n):
+    lines = [COLL.format(host="node-a", pid=4000, dev=0, oc=0, count=1024,
+                         comm=(i + 1) << 32 | 0x0a10) for i in range(n)]
+    # no Init lines: each comm is new when its first COLL is read
+    with gzip.GzipFile(out, "wb", mtime=0) as f:
+        f.write("".join(lines).encode())
+
+
+def kineto(out, n):
+    events = []
+    t = 1000
+    for i in range(n):
+        corr = (i + 1) << 32
+        events.append({"ph": "X", "cat": "cuda_runtime",
+                       "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+                       "ts": t, "dur": 2, "args": {"correlation": corr}})
+        events.append({"ph": "X", "cat": "kernel",
+                       "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+                       "pid": 0, "tid": 7 + i, "ts": t + 5, "dur": 3,
+                       "args": {"correlation": corr, "stream": 7 + i,
+                                "device": 0}})
+        # a record_param_comms without metadata on another thread
+        events.append({"ph": "X", "cat": "cpu_op",
+                       "name": "record_param_comms", "pid": 100,
+                       "tid": 101, "ts": t + 1, "dur": 1,
+                       "args": {"External id": i + 1}})
+        t += 10
+    trace = {"schemaVersion": 1, "distributedInfo": {"rank": 0,
+             "world_size": 2, "backend": "nccl"},
+             "traceEvents": events}
+    with gzip.GzipFile(out, "wb", mtime=0) as f:
+        f.write(json.dumps(trace).encode())
+
+
+def nranks(out, n):
+    with open(out, "w") as f:
+        f.write("node-a:4000:4000 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n")
+        for i in range(n):
+            ptr = 0x5600d0a10000 + i * 0x1000
+            f.write("node-a:4000:4000 [0] NCCL INFO comm 0x%x rank %d "
+                    "nranks 4194304 cudaDev 0 nvmlDev 0 busId 1b000 commId "
+                    "0x%016x - Init COMPLETE\n" % (ptr, 4194300 - i,
+                                                     0xabc000 + i))
+            f.write(COLL.format(host="node-a", pid=4000, dev=0, oc=0,
+                                count=1024, comm=ptr))
+
+
+if __name__ == "__main__":
+    mode, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    {"anon": anon, "comms": comms, "kineto": kineto,
+     "nranks": nranks}[mode](out, n)

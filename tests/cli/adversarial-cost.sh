@@ -1,0 +1,55 @@
+#!/bin/sh
+# Cost follows the input (issue 20): inputs built to make a quadratic
+# path or a claimed size blow up are read under a CPU-time limit far
+# above what they need (a linear run takes about a second; the quadratic
+# paths they target took minutes), and the report of a log that claims
+# 4M ranks per comm stays small.  Not a timing test: only a run killed by
+# the limit, or a report past the bound, fails.
+set -u
+: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+command -v python3 >/dev/null || exit 77
+dir=$(mktemp -d) || exit 99
+trap 'rm -rf "$dir"' EXIT
+gen="$HD_SRCDIR/scripts/gen-adversarial.py"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# run NAME FILE [FORMAT]: analyze FILE under a 60 s CPU limit; 0 and 1
+# are verdicts, anything past 3 a signal or a crash.
+run() {
+	(ulimit -t 60; exec "$HANGDOC" analyze --format "${3:-text}" "$2") \
+		>"$dir/$1.out" 2>"$dir/$1.err"
+	st=$?
+	if [ "$st" -le 3 ]; then
+		ok
+	else
+		bad "$1: exit $st (killed by the CPU limit?)"
+	fi
+}
+
+python3 "$gen" anon "$dir/anon.log" 40000 || exit 99
+run anon "$dir/anon.log"
+python3 "$gen" comms "$dir/comms.log.gz" 200000 || exit 99
+run comms "$dir/comms.log.gz"
+python3 "$gen" kineto "$dir/trace.json.gz" 100000 || exit 99
+run kineto "$dir/trace.json.gz"
+
+python3 "$gen" nranks "$dir/nranks.log" 30 || exit 99
+run nranks "$dir/nranks.log" json
+size=$(wc -c <"$dir/nranks.out")
+if [ "$size" -lt 1000000 ]; then
+	ok
+else
+	bad "nranks: a 30-comm log made a $size-byte report"
+fi
+if grep -q 'not believed\|sized to what it shows' "$dir/nranks.out"; then
+	ok
+else
+	bad "nranks: no warning on the claimed sizes"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
