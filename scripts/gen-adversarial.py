@@ -29,10 +29,9 @@ COLL = ("{host}:{pid}:{pid} [{dev}] NCCL INFO AllReduce: opCount {oc:x} "
 def anon(out, n):
     with open(out, "w") as f:
         for i in range(n):
-            # every process at its own opCount, a few sizes
-            f.write(COLL.format(host="node-%d" % i, pid=4000 + i % 7,
-                                dev=i % 8, oc=i, count=1024 << (i % 3),
-                                comm=0x5600d0a10000 + (i % 5) * 0x100))
+            # every process at its own opCount
+            f.write(COLL.format(host="node-%d" % i, pid=4000, dev=0, oc=i,
+                                count=1024, comm=0x5600d0a10000))
 
 
 def comms(out, n):
