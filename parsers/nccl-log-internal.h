@@ -70,7 +70,9 @@ struct nl_comm {
 	int64_t group; /* store group index, -1 none */
 	int64_t ncoll; /* COLL lines so far: the next op's seq */
 	int64_t last_opcount; /* of the last COLL line read, -1 none */
+	int64_t max_opcount; /* the largest kept, -1 none */
 	bool last_kept; /* that line was not a repeat */
+	GArray *ops; /* uint32_t store indices of its ops, NULL none */
 	const char *bus_id;
 	bool complete;
 };
@@ -197,9 +199,6 @@ struct nl_ctx {
 	/* lines of torchrun's "will restart worker group": what ended an
 	   attempt, when one ends before them */
 	GArray *restarts; /* uint64_t */
-	/* COLL records read, by (process, comm, body) hash: a record read
-	   again is a duplicate (a shipper's repeat, the same log twice) */
-	GHashTable *seen_coll;
 };
 
 /* ------------------------------------------------------------------ */

@@ -1256,12 +1256,6 @@ void nl_restart(struct nl_ctx *c, uint64_t line)
 	g_array_append_val(c->restarts, line);
 }
 
-/* seen_coll's keys are 64-bit hashes already: mix them down. */
-static guint coll_key_hash(gconstpointer key)
-{
-	return hd_hash_u64(GPOINTER_TO_SIZE(key));
-}
-
 /* Sets up c to read input of store; compiles the patterns once. */
 static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 {
@@ -1284,7 +1278,6 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
 	c->restarts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	c->seen_coll = g_hash_table_new(coll_key_hash, g_direct_equal);
 	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -1306,7 +1299,6 @@ static void ctx_clear(struct nl_ctx *c)
 	g_array_free(c->sig_stream, TRUE);
 	g_hash_table_destroy(c->dedup);
 	g_array_free(c->restarts, TRUE);
-	g_hash_table_destroy(c->seen_coll);
 	g_free(c->clean);
 	g_string_free(c->wrap, TRUE);
 }

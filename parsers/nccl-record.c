@@ -134,6 +134,15 @@ static void proc_free(gpointer data)
 	g_free(p);
 }
 
+static void comm_free(gpointer data)
+{
+	struct nl_comm *cm = data;
+
+	if (cm->ops)
+		g_array_unref(cm->ops);
+	g_free(cm);
+}
+
 static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 				size_t host_len, int pid)
 {
@@ -161,7 +170,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->dev = -1;
 		p->live = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						g_free, NULL);
-		p->comms = g_ptr_array_new_with_free_func(g_free);
+		p->comms = g_ptr_array_new_with_free_func(comm_free);
 		p->nth = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       NULL);
 		g_ptr_array_add(c->procs, p);
@@ -238,7 +247,7 @@ static struct nl_comm *comm_new(struct nl_proc *p, uint64_t ptr)
 	cm->ptr = ptr;
 	cm->rank = cm->nranks = cm->cuda_dev = -1;
 	cm->group = -1;
-	cm->last_opcount = -1;
+	cm->last_opcount = cm->max_opcount = -1;
 	g_ptr_array_add(p->comms, cm);
 	/* The table owns the key; replace frees the old instance's key. */
 	*key = ptr;
@@ -497,7 +506,7 @@ static bool is_reduction(enum hd_op_kind k)
 
 /* The fields of a COLL record, as far as its text goes. */
 struct nl_coll {
-	uint64_t opcount, comm;
+	uint64_t opcount, comm, sendbuf, recvbuf;
 	int64_t count, dtype, redop, root, nranks; /* -1 unknown */
 	bool cut; /* the text ends early */
 };
@@ -509,11 +518,11 @@ struct nl_coll {
 static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 		      struct nl_coll *f)
 {
-	uint64_t sendbuf, recvbuf, stream;
+	uint64_t stream;
 	int r = 1;
 	bool have_comm = false, nranks_ok = false;
 
-	f->opcount = f->comm = 0;
+	f->opcount = f->comm = f->sendbuf = f->recvbuf = 0;
 	f->count = f->dtype = f->redop = f->root = f->nranks = -1;
 	f->cut = false;
 	/*
@@ -523,9 +532,9 @@ static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 	if ((r = expect(&s, end, ": opCount ")) == 1 &&
 	    scan_hex(&s, end, &f->opcount) &&
 	    (r = expect(&s, end, " sendbuff ")) == 1 &&
-	    scan_ptr(&s, end, &sendbuf) &&
+	    scan_ptr(&s, end, &f->sendbuf) &&
 	    (r = expect(&s, end, " recvbuff ")) == 1 &&
-	    scan_ptr(&s, end, &recvbuf) &&
+	    scan_ptr(&s, end, &f->recvbuf) &&
 	    (r = expect(&s, end, " count ")) == 1 &&
 	    scan_int(&s, end, &f->count) &&
 	    (r = expect(&s, end, " datatype ")) == 1 &&
@@ -636,38 +645,44 @@ coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
 }
 
 /*
- * Whether this COLL record of p was read before: the same process, comm
- * and text (opCount included) is the same record delivered twice (an
- * at-least-once log shipper, a log appended to itself, the same log
- * under two prefixes).  NCCL numbers a comm's ops, so a record does not
- * repeat on its own, except inside a coalesced group (one opCount).
- * Kept by a 64-bit hash of all three.
+ * Whether a COLL record of comm cm was read before: a record delivered
+ * twice (an at-least-once log shipper, a log appended to itself, the same
+ * log under two prefixes).  NCCL numbers a comm's ops in order, so only a
+ * record whose opCount is not past the largest kept can be one; it is,
+ * when a kept op of that opCount says the same (kind and descriptor,
+ * which is interned).  Members of a coalesced group share an opCount and
+ * may say the same: a record right after a kept one of its opCount is one
+ * of them.  Normal records cost a compare; looking back costs a binary
+ * search of the comm's ops.
  */
-static bool coll_repeated(struct nl_ctx *c, struct nl_proc *p,
-			  struct nl_comm *cm, uint64_t opcount,
-			  const char *body, size_t n)
+static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
+			  int64_t opcount, const struct hd_op *op)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	gpointer key;
+	const GArray *ix = cm->ops;
+	const struct hd_op *ops =
+		(const struct hd_op *)(void *)c->store->ops->data;
+	guint lo = 0, hi = ix ? ix->len : 0;
 
-	/* the text up to where the record's fields end */
-	while (n > 0 && (body[n - 1] == ' ' || body[n - 1] == '\r'))
-		n--;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)body[i]) * UINT64_C(0x100000001b3);
-	h ^= hd_hash_u64(((uint64_t)p->index << 32) ^ (uintptr_t)cm);
-	key = GSIZE_TO_POINTER((gsize)h);
-	/* members of one coalesced group share an opCount, and may share
-	   their text: a repeat right after its like, kept, is one of them */
-	bool member = cm->last_kept && (int64_t)opcount == cm->last_opcount;
+	if (opcount > cm->max_opcount ||
+	    (cm->last_kept && opcount == cm->last_opcount))
+		return false;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
 
-	cm->last_opcount = (int64_t)opcount;
-	cm->last_kept = !g_hash_table_contains(c->seen_coll, key) || member;
-	if (!cm->last_kept) {
-		p->ndup++;
-		return true;
+		if (ops[g_array_index(ix, uint32_t, mid)].op_count < opcount)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	g_hash_table_add(c->seen_coll, key);
+	for (guint k = 0; lo < ix->len && k < 64; lo++, k++) {
+		const struct hd_op *o = &ops[g_array_index(ix, uint32_t, lo)];
+
+		if (o->op_count != opcount)
+			break;
+		if (o->kind == op->kind && o->d == op->d &&
+		    o->flags == op->flags)
+			return true;
+	}
 	return false;
 }
 
@@ -687,12 +702,11 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		return;
 	}
 	cm = coll_comm(c, p, f.comm, f.nranks);
-	if (!cm || coll_repeated(c, p, cm, f.opcount, body, n))
+	if (!cm)
 		return;
 
 	op = hd_store_new_op(c->store);
 	op->group = (uint32_t)cm->group;
-	op->seq = cm->ncoll++;
 	op->seq_kind = HD_SEQ_ORDINAL;
 	op->kind = (uint8_t)coll_ops[which].kind;
 	op->op_count = (int64_t)f.opcount;
@@ -711,6 +725,22 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (cut)
 		op->flags |= HD_OPF_TRUNCATED;
+	cm->last_kept = !coll_repeated(c, cm, op->op_count, op);
+	cm->last_opcount = op->op_count;
+	if (!cm->last_kept) {
+		p->ndup++;
+		g_array_set_size(c->store->ops, c->store->ops->len - 1);
+		return;
+	}
+	cm->max_opcount = MAX(cm->max_opcount, op->op_count);
+	if (!cm->ops)
+		cm->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	{
+		uint32_t at = c->store->ops->len - 1;
+
+		g_array_append_val(cm->ops, at);
+	}
+	op->seq = cm->ncoll++;
 	op->prov.input = c->input;
 	op->prov.kind = HD_PROV_LINE;
 	op->prov.at = c->lineno;

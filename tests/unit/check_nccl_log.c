@@ -1565,6 +1565,112 @@ START_TEST(test_nccl_tests_failure_and_rccl)
 }
 END_TEST
 
+/* ---- Job attempts per process, records read twice (issue 20) ---- */
+
+/* One process's log: banner, Init, n AllReduces from opCount 0. */
+static void proc_log(GString *t, const char *host, int pid, int rank,
+		     const char *comm_id, int n)
+{
+	char pre[64];
+
+	g_snprintf(pre, sizeof(pre), "%s:%d:%d [%d] ", host, pid, pid, rank);
+	g_string_append_printf(t, "%sNCCL INFO NCCL version 2.19.3+cuda12.2\n",
+			       pre);
+	g_string_append_printf(t,
+			       "%sNCCL INFO comm 0x%x rank %d nranks 2 cudaDev "
+			       "%d busId 1b000 commId %s - Init COMPLETE\n",
+			       pre, pid, rank, rank, comm_id);
+	for (int i = 0; i < n; i++) {
+		char comm[16];
+
+		g_snprintf(comm, sizeof(comm), "0x%x", pid);
+		g_string_append(t, coll(pre, "AllReduce", i, "0x1", "0x1", 8, 7,
+					0, 0, comm, 2));
+	}
+}
+
+START_TEST(test_attempts_per_process)
+{
+	g_autoptr(GString) t = g_string_new(NULL);
+	struct hd_store *s;
+	guint ranks[2] = { 0, 0 };
+
+	/* cat rank0.log rank1.log, each a run and a restart */
+	proc_log(t, "node-a", 100, 0, "0x1111", 5);
+	proc_log(t, "node-a", 200, 0, "0x2222", 3);
+	proc_log(t, "node-a", 101, 1, "0x1111", 5);
+	proc_log(t, "node-a", 201, 1, "0x2222", 3);
+	s = parse(t->str);
+	ck_assert_ptr_nonnull(in0(s)->attempts);
+	ck_assert_uint_eq(in0(s)->attempts->len, 2);
+	ck_assert_uint_eq(s->ops->len, 16);
+	hd_store_keep_attempt(s, 0);
+	/* the last attempt of each rank: the 3 ops of pids 200 and 201 */
+	ck_assert_uint_eq(s->ops->len, 6);
+	for (guint i = 0; i < s->ops->len; i++) {
+		ck_assert_int_eq(op_at(s, i)->prov.attempt, 2);
+		ranks[op_at(s, i)->rank]++;
+	}
+	ck_assert_uint_eq(ranks[0], 3);
+	ck_assert_uint_eq(ranks[1], 3);
+	hd_store_free(s);
+
+	/* two ranks' logs concatenated, no restart: one attempt, all ops */
+	g_string_truncate(t, 0);
+	proc_log(t, "node-a", 100, 0, "0x1111", 5);
+	proc_log(t, "node-a", 101, 1, "0x1111", 4);
+	s = parse(t->str);
+	ck_assert_ptr_null(in0(s)->attempts);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(s->ops->len, 9);
+	hd_store_free(s);
+}
+END_TEST
+
+START_TEST(test_records_read_twice)
+{
+	g_autoptr(GString) t = g_string_new(NULL);
+	struct hd_store *s;
+	const char *pre = "node-a:100:100 [0] ";
+
+	/* a shipper's repeat of ops 1-3 after op 4, then op 5 */
+	proc_log(t, "node-a", 100, 0, "0x1111", 5);
+	for (int i = 1; i <= 3; i++)
+		g_string_append(t, coll(pre, "AllReduce", i, "0x1", "0x1", 8, 7,
+					0, 0, "0x64", 2));
+	g_string_append(t, coll(pre, "AllReduce", 5, "0x1", "0x1", 8, 7, 0, 0,
+				"0x64", 2));
+	s = parse(t->str);
+	ck_assert_uint_eq(s->ops->len, 6);
+	for (guint i = 0; i < s->ops->len; i++) {
+		ck_assert_int_eq(op_at(s, i)->seq, i);
+		ck_assert_int_eq(op_at(s, i)->op_count, i);
+	}
+	ck_assert_uint_ge(in0(s)->nwarnings, 1);
+	hd_store_free(s);
+
+	/* the whole log appended to itself: read once */
+	g_string_truncate(t, 0);
+	proc_log(t, "node-a", 100, 0, "0x1111", 4);
+	g_string_append(t, t->str);
+	s = parse(t->str);
+	ck_assert_uint_eq(s->ops->len, 4);
+	ck_assert_ptr_null(in0(s)->attempts);
+	hd_store_free(s);
+
+	/* a coalesced group of two identical broadcasts: both kept */
+	g_string_truncate(t, 0);
+	proc_log(t, "node-a", 100, 0, "0x1111", 2);
+	for (int i = 0; i < 2; i++)
+		g_string_append(t, coll(pre, "Broadcast", 2, "0x1", "0x1", 8, 7,
+					0, 0, "0x64", 2));
+	s = parse(t->str);
+	ck_assert_uint_eq(s->ops->len, 4);
+	ck_assert_int_eq(op_at(s, 3)->op_count, 2);
+	hd_store_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -1628,6 +1734,8 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_nccl_tests_failure_and_rccl);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
+	tcase_add_test(ta, test_attempts_per_process);
+	tcase_add_test(ta, test_records_read_twice);
 	suite_add_tcase(s, tm);
 	return s;
 }
