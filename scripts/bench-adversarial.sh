@@ -21,7 +21,7 @@ cpu() {
 
 printf '%-8s %8s %10s %12s | %8s %10s %12s | %s\n' case old_s old_KB old_bytes \
 	new_s new_KB new_bytes ratio
-for spec in "anon anon.log 10000 text" "comms comms.log.gz 50000 text" \
+for spec in "anon anon.log.gz 20000 text" "comms comms.log.gz 50000 text" \
 	"kineto trace.json.gz 20000 text" "nranks nranks.log 30 json"; do
 	set -- $spec
 	python3 "$top/scripts/gen-adversarial.py" "$1" "$dir/$2" "$3"

@@ -3,6 +3,7 @@
 
   gen-adversarial.py anon OUT N      N hosts, one COLL line each, no Init
                                      lines: N processes of unknown rank
+                                     (gzip when OUT ends in .gz)
   gen-adversarial.py comms OUT N     one process, N comms whose pointers
                                      share their low 32 bits, one COLL line
                                      each (gzip)
@@ -26,12 +27,21 @@ COLL = ("{host}:{pid}:{pid} [{dev}] NCCL INFO AllReduce: opCount {oc:x} "
         "stream 0x55e0c1c8f7a0\n")
 
 
+def write(out, text):
+    """Writes text to out, gzipped (reproducibly) when out ends in .gz."""
+    if out.endswith(".gz"):
+        with gzip.GzipFile(out, "wb", mtime=0) as f:
+            f.write(text.encode())
+    else:
+        with open(out, "w") as f:
+            f.write(text)
+
+
 def anon(out, n):
-    with open(out, "w") as f:
-        for i in range(n):
-            # every process at its own opCount
-            f.write(COLL.format(host="node-%d" % i, pid=4000, dev=0, oc=i,
-                                count=1024, comm=0x5600d0a10000))
+    # every process at its own opCount
+    write(out, "".join(COLL.format(host="node-%d" % i, pid=4000, dev=0,
+                                   oc=i, count=1024, comm=0x5600d0a10000)
+                       for i in range(n)))
 
 
 def comms(out, n):

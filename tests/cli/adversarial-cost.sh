@@ -30,8 +30,8 @@ run() {
 	fi
 }
 
-python3 "$gen" anon "$dir/anon.log" 40000 || exit 99
-run anon "$dir/anon.log"
+python3 "$gen" anon "$dir/anon.log.gz" 150000 || exit 99
+run anon "$dir/anon.log.gz"
 python3 "$gen" comms "$dir/comms.log.gz" 200000 || exit 99
 run comms "$dir/comms.log.gz"
 python3 "$gen" kineto "$dir/trace.json.gz" 100000 || exit 99
