@@ -1104,7 +1104,9 @@ static GArray *nccl_streams(const struct kt *k, GHashTable *idx)
 					    GUINT_TO_POINTER(tmp->len));
 		}
 	}
-	qsort(tmp->data, tmp->len, sizeof(int64_t) * 4, cmp_stream_first);
+	if (tmp->len > 1)
+		qsort(tmp->data, tmp->len, sizeof(int64_t) * 4,
+		      cmp_stream_first);
 	for (guint j = 0; j < tmp->len; j++) {
 		int64_t *st = (int64_t *)(void *)(tmp->data +
 						  j * 4 * sizeof(int64_t));
