@@ -1176,6 +1176,8 @@ static void split_attempts(struct nl_ctx *c)
 	GArray *ops = c->store->ops, *sigs = c->store->signals;
 	uint64_t orphans = 0;
 	bool sig_search;
+	const struct nl_proc *latest = NULL;
+	guint swept = 0;
 
 	if (n < 2)
 		return;
@@ -1220,6 +1222,12 @@ static void split_attempts(struct nl_ctx *c)
 		uint32_t st =
 			g_array_index(c->sig_stream, uint32_t, i - c->sig_base);
 
+		/* the latest process begun before it, of any stream */
+		while (swept < c->procs->len &&
+		       ((const struct nl_proc *)g_ptr_array_index(c->procs,
+								  swept))
+				       ->first_line <= sig->prov.at)
+			latest = g_ptr_array_index(c->procs, swept++);
 		if (pi >= 0)
 			sig->prov.attempt =
 				((const struct nl_proc *)g_ptr_array_index(
@@ -1227,6 +1235,8 @@ static void split_attempts(struct nl_ctx *c)
 					->attempt;
 		else if (sig_search)
 			sig->prov.attempt = signal_attempt(c, sig, st);
+		else
+			sig->prov.attempt = latest ? latest->attempt : 1;
 		if (sig->prov.attempt && sig->prov.kind == HD_PROV_LINE)
 			span_add(&g_array_index(c->in->attempts,
 						struct hd_attempt,

@@ -132,29 +132,6 @@ struct hd_attempt *hd_input_new_attempt(struct hd_input *in)
 			      in->attempts->len - 1);
 }
 
-void hd_input_split_attempt(struct hd_input *in, uint64_t first,
-			    const char *end)
-{
-	struct hd_attempt at = { 0 };
-	struct hd_attempt *last;
-
-	if (!in->attempts) {
-		in->attempts =
-			g_array_new(FALSE, TRUE, sizeof(struct hd_attempt));
-		g_array_set_clear_func(in->attempts, attempt_clear);
-		at.first_line = 1;
-		g_array_append_val(in->attempts, at);
-	}
-	last = &g_array_index(in->attempts, struct hd_attempt,
-			      in->attempts->len - 1);
-	if (first <= last->first_line)
-		return;
-	last->last_line = first - 1;
-	last->end = end;
-	at.first_line = first;
-	g_array_append_val(in->attempts, at);
-}
-
 /* The attempt of in that line falls in, from 0. */
 static guint attempt_of(const struct hd_input *in, uint64_t line)
 {

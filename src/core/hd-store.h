@@ -462,13 +462,6 @@ struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index);
  * HD_CLAIM_FREE; then it counts in members_refused).
  */
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
-/*
- * Starts a new attempt of in at line first: the one before ends at line
- * first - 1, for the reason end (a static string).  Parsers call it where
- * a log shows the job restarted.
- */
-void hd_input_split_attempt(struct hd_input *in, uint64_t first,
-			    const char *end);
 
 /*
  * Appends an attempt to in (the first call makes the table) and returns
