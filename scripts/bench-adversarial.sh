@@ -23,10 +23,12 @@ printf '%-8s %8s %10s %12s | %8s %10s %12s | %s\n' case old_s old_KB old_bytes \
 	new_s new_KB new_bytes ratio
 for spec in "anon anon.log.gz 20000 text" "comms comms.log.gz 50000 text" \
 	"kineto trace.json.gz 20000 text" "nranks nranks.log 30 json"; do
+	# shellcheck disable=SC2086 # split on purpose: the spec's words
 	set -- $spec
 	python3 "$top/scripts/gen-adversarial.py" "$1" "$dir/$2" "$3"
 	o=$(cpu "$old" "$dir/$2" "$4")
 	n=$(cpu "$new" "$dir/$2" "$4")
+	# shellcheck disable=SC2086 # split on purpose: three numbers each
 	set -- "$1" $o $n
 	awk -v c="$1" -v os="$2" -v ok="$3" -v ob="$4" -v ns="$5" -v nk="$6" \
 		-v nb="$7" 'BEGIN {

@@ -20,6 +20,8 @@ bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 # run NAME FILE [FORMAT]: analyze FILE under a 60 s CPU limit; 0 and 1
 # are verdicts, anything past 3 a signal or a crash.
 run() {
+	# ulimit -t is not POSIX, but dash, bash, ksh and busybox have it
+	# shellcheck disable=SC3045
 	(ulimit -t 60; exec "$HANGDOC" analyze --format "${3:-text}" "$2") \
 		>"$dir/$1.out" 2>"$dir/$1.err"
 	st=$?
