@@ -154,11 +154,14 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
+	if (hd_reader_trailing(rd))
+		hd_input_warn(hd_store_input(part->store, 0), 0, "%s",
+			      hd_reader_trailing(rd));
 	if (hd_reader_refusal(rd))
 		part->refusal = g_strdup(hd_reader_refusal(rd));
 	else if (note)
-		part->refusal = g_strdup_printf(
-			"'%s': %s; the rest is not read", name, note);
+		part->refusal =
+			g_strdup_printf("%s; the rest is not read", note);
 	if (refused == 0)
 		return;
 	/*
@@ -246,6 +249,11 @@ static void parse_one(struct load_job *job)
 
 	if (job->copy_of >= 0)
 		return; /* merged as a note on the first */
+	if (job->found->error) {
+		add_part(job, NULL)->store =
+			unusable_store(name, job->found->error);
+		return;
+	}
 	rd = hd_reader_open(job->found->path, &err);
 	if (rd)
 		head = hd_reader_head(rd, &len, &err);
@@ -390,7 +398,8 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	 */
 	if (part->refusal &&
 	    !has_text(hd_store_input(s, 0)->error, part->refusal))
-		g_ptr_array_add(problems, g_steal_pointer(&part->refusal));
+		g_ptr_array_add(problems, g_strdup_printf("'%s': %s", name,
+							  part->refusal));
 	g_clear_pointer(&part->refusal, g_free);
 	if (part->digest.complete && part->digest.length > 0) {
 		parsed = hd_store_input(s, 0);

@@ -103,6 +103,15 @@ char *hd_budget_take_note(void);
 #define HD_BUDGET_ARCHIVE_BYTES	  ((uint64_t)64 << 30)
 #define HD_BUDGET_ARCHIVE_RATIO	  1000
 
+/*
+ * The largest zstd window a frame may ask for, as a power of two: 2^27 is
+ * 128 MiB, what zstd --long writes, and the memory one zstd reader may
+ * hold for it.  A frame asking for more is refused as corrupt instead of
+ * costing gigabytes.  zstd sizes its window to the frame's content, so
+ * small files cost little whatever their level.
+ */
+#define HD_BUDGET_ZSTD_WINDOW_LOG 27
+
 /* Parser threads: more than this many per CPU only costs memory. */
 #define HD_BUDGET_JOBS_PER_CPU 4
 
