@@ -67,6 +67,9 @@ struct hd_reader {
 	char *refusal; /* set once past the budget: every later read fails */
 	bool ended; /* the decoder reached the end of the stream */
 	XXH3_state_t *hash; /* of the decoded bytes */
+	struct hd_budget_pool *pool; /* the incident's, or NULL */
+	bool pool_stored, pool_decoded; /* what r adds to it */
+	bool pool_refused; /* refusal is the pool's */
 };
 
 /*
@@ -115,8 +118,11 @@ static ssize_t source_read(struct hd_reader *r, uint8_t *buf, size_t n,
 			g_set_error(error, HD_ERROR, HD_ERROR_IO,
 				    "read error: %s", g_strerror(errno));
 	}
-	if (got > 0)
+	if (got > 0) {
 		r->raw_total += got;
+		if (r->pool_stored)
+			hd_budget_pool_add_stored(r->pool, got);
+	}
 	return got;
 }
 
@@ -374,6 +380,9 @@ static bool within_budget(struct hd_reader *r, size_t got, GError **error)
 		r->refusal = g_strdup_printf(
 			"decompresses more than %u to 1 (%s from %s), the budget for %s; the rest is not read",
 			r->max_ratio, size, from, r->budget_what);
+	} else if (r->pool_decoded &&
+		   !hd_budget_pool_add_decoded(r->pool, got, &r->refusal)) {
+		r->pool_refused = true; /* r->refusal says why */
 	} else {
 		return true;
 	}
@@ -561,9 +570,36 @@ void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 	r->budget_what = what;
 }
 
+void hd_reader_set_pool(struct hd_reader *r, struct hd_budget_pool *pool,
+			bool stored, bool decoded)
+{
+	g_assert(!r->pool || r->pool == pool);
+	r->pool = pool;
+	if (stored && !r->pool_stored) {
+		r->pool_stored = true;
+		hd_budget_pool_add_stored(pool, r->raw_total);
+	}
+	if (decoded && !r->pool_decoded) {
+		char *why = NULL;
+
+		r->pool_decoded = true;
+		if (!hd_budget_pool_add_decoded(pool, r->decoded, &why) &&
+		    !r->refusal) {
+			r->refusal = why;
+			r->pool_refused = true;
+		} else
+			g_free(why);
+	}
+}
+
 const char *hd_reader_refusal(const struct hd_reader *r)
 {
 	return r->refusal;
+}
+
+bool hd_reader_refused_by_pool(const struct hd_reader *r)
+{
+	return r->pool_refused;
 }
 
 const char *hd_reader_trailing(const struct hd_reader *r)

@@ -80,8 +80,24 @@ const char *hd_reader_path(const struct hd_reader *r);
 void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 			  unsigned max_ratio, const char *what);
 
+/* The budget one incident's readers share (hd-budget.h). */
+struct hd_budget_pool;
+
+/*
+ * Makes r add to pool, the budget of its incident: if stored, the bytes it
+ * reads from its source (a file; not an archive member, whose archive
+ * reads them from disk), and if decoded, the bytes it decodes (an input
+ * parsed; not an archive, whose members count theirs).  What r has read
+ * so far is added now, and only once however often this is called.  Past
+ * the pool's budget, reads fail as past r's own.  pool must outlive r.
+ */
+void hd_reader_set_pool(struct hd_reader *r, struct hd_budget_pool *pool,
+			bool stored, bool decoded);
+
 /* Why r stopped at its budget, or NULL.  (transfer none) */
 const char *hd_reader_refusal(const struct hd_reader *r);
+/* Whether that budget was the incident's (hd_reader_set_pool()). */
+bool hd_reader_refused_by_pool(const struct hd_reader *r);
 
 /*
  * What was ignored after the end of the compressed data, or NULL: zero
