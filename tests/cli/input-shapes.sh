@@ -2,8 +2,8 @@
 # Input shapes that decoders and line splitters accept (issue 20): a .gz
 # with zero padding or garbage after its last member, concatenated gzip
 # members, a .zst with bytes after its last frame, a log with \r-only line
-# ends, a text log with "ustar" at byte 257, and a symbolic link loop in a
-# walked directory.  Each is made here from testdata/example-incident and
+# ends, a text log with "ustar" at byte 257, a symbolic link loop in a
+# walked directory, and an archive of 300 members that cannot be used.  Each is made here from testdata/example-incident and
 # must give the verdicts the plain incident gives (or, for the link loop,
 # list the link as an unreadable input in the report); errors name their
 # file once.  Run by make check with HANGDOC and HD_SRCDIR set.
@@ -160,6 +160,27 @@ grep -q "node-b.log.gz" "$dir/corrupt.err" ||
 if grep "node-b.log.gz.*node-b.log.gz" "$dir/corrupt.err"; then
 	fail "corrupt .gz: the path is said twice in one message"
 fi
+
+# An archive of many members that cannot be used (a 2^18-entry tar
+# printed 2^18 lines): stderr names the first 50 and counts the rest; the
+# report still lists each.
+python3 - "$dir/links.tar" <<'PY' || exit 99
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as t:
+    for i in range(300):
+        ti = tarfile.TarInfo("links/l%03d" % i)
+        ti.type = tarfile.SYMTYPE
+        ti.linkname = "/etc/passwd"
+        t.addfile(ti)
+PY
+"$HANGDOC" analyze --format json "$dir/links.tar" "$dir/plain" \
+	>"$dir/links.json" 2>"$dir/links.err"
+n=$(wc -l <"$dir/links.err")
+[ "$n" -le 60 ] || fail "links.tar: $n lines on stderr"
+grep -q "^hangdoc: 250 more inputs could not be used" "$dir/links.err" ||
+	fail "links.tar: the inputs past the first 50 are not counted"
+m=$(input_notes <"$dir/links.json" | grep -c "links/l.*error: a symbolic link")
+[ "$m" -eq 300 ] || fail "links.tar: $m of 300 links listed in the report"
 
 [ "$failed" -eq 0 ] && echo "input shapes: all passed"
 exit "$failed"
