@@ -102,5 +102,21 @@ spent big
 grep -q '"path": "'"$dir/healthy.log"'"' "$dir/big.json" ||
 	fail "big: the healthy input was not kept"
 
+# Triage: the incident that spends its budget fails alone; the healthy
+# incident beside it keeps its verdict.
+if [ -n "${HD_SRCDIR:-}" ]; then
+	mkdir "$dir/triage" || exit 99
+	cp -R "$HD_SRCDIR/testdata/example-incident" "$dir/triage/good" &&
+		mv "$dir/many" "$dir/triage/bad" || exit 99
+	(ulimit -v "$limit_kb" && exec "$HANGDOC" triage "$dir/triage") \
+		>"$dir/triage.out" 2>"$dir/triage.err"
+	status=$?
+	[ "$status" -le 1 ] || fail "triage: exit $status"
+	grep -q "missing_rank.*" "$dir/triage.out" ||
+		fail "triage: the healthy incident lost its verdict"
+	grep -q "2 incidents" "$dir/triage.out" ||
+		fail "triage: not both incidents reported"
+fi
+
 [ "$failed" -eq 0 ] && echo "budgets: all passed"
 exit "$failed"
