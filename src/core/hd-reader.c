@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,8 +254,10 @@ static ssize_t read_gzip(struct hd_reader *r, uint8_t *buf, size_t n,
 {
 	int rc;
 
+	if (n > UINT_MAX) /* zlib counts in uInt: a shorter read is a read */
+		n = UINT_MAX;
 	r->zs.next_out = buf;
-	r->zs.avail_out = n;
+	r->zs.avail_out = (uInt)n;
 	while (r->zs.avail_out == n) {
 		if (r->zs_member_done) {
 			/* Another member may follow the one that ended. */
@@ -271,7 +274,8 @@ static ssize_t read_gzip(struct hd_reader *r, uint8_t *buf, size_t n,
 			return -1;
 		}
 		r->zs.next_in = r->raw + r->raw_pos;
-		r->zs.avail_in = r->raw_len - r->raw_pos;
+		/* at most RAW_BUF_SIZE */
+		r->zs.avail_in = (uInt)(r->raw_len - r->raw_pos);
 		rc = inflate(&r->zs, Z_NO_FLUSH);
 		r->raw_pos = r->raw_len - r->zs.avail_in;
 		if (rc == Z_STREAM_END) {
@@ -682,7 +686,10 @@ uint64_t hd_reader_consumed(const struct hd_reader *r)
 GBytes *hd_reader_slurp(struct hd_reader *r, size_t max, GError **error)
 {
 	GByteArray *a = g_byte_array_new();
-	size_t chunk = 64 * 1024;
+	guint chunk = 64 * 1024;
+
+	/* A GByteArray counts in guint: past that, the input is too big. */
+	max = MIN(max, (size_t)G_MAXUINT - 32 * 1024 * 1024);
 
 	for (;;) {
 		ssize_t n;
@@ -707,7 +714,7 @@ GBytes *hd_reader_slurp(struct hd_reader *r, size_t max, GError **error)
 			g_byte_array_unref(a);
 			return NULL;
 		}
-		g_byte_array_set_size(a, a->len - chunk + n);
+		g_byte_array_set_size(a, a->len - chunk + (guint)n);
 		if (n == 0)
 			break;
 		if (chunk < 16 * 1024 * 1024)
