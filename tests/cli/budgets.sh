@@ -21,6 +21,15 @@ fail() {
 	failed=1
 }
 limit_kb=1572864
+# ulimit -v is not POSIX, but dash, bash and busybox sh have it; where the
+# shell lacks it the runs go unbounded (the messages are still checked).
+# shellcheck disable=SC3045
+if (ulimit -v "$limit_kb") 2>/dev/null; then
+	limit() { ulimit -v "$limit_kb"; }
+else
+	echo "budgets: this shell has no ulimit -v; memory not bounded"
+	limit() { :; }
+fi
 
 # A COLL log of n lines whose counter changes every 1000 lines: about
 # 3700 : 1 at zstd -19.
@@ -40,7 +49,7 @@ PY
 analyze() {
 	name=$1
 	shift
-	(ulimit -v "$limit_kb" && exec "$HANGDOC" analyze -j 2 --format json \
+	(limit && exec "$HANGDOC" analyze -j 2 --format json \
 		"$@") >"$dir/$name.json" 2>"$dir/$name.err"
 	status=$?
 	[ "$status" -le 1 ] || {
@@ -108,7 +117,7 @@ if [ -n "${HD_SRCDIR:-}" ]; then
 	mkdir "$dir/triage" || exit 99
 	cp -R "$HD_SRCDIR/testdata/example-incident" "$dir/triage/good" &&
 		mv "$dir/many" "$dir/triage/bad" || exit 99
-	(ulimit -v "$limit_kb" && exec "$HANGDOC" triage "$dir/triage") \
+	(limit && exec "$HANGDOC" triage "$dir/triage") \
 		>"$dir/triage.out" 2>"$dir/triage.err"
 	status=$?
 	[ "$status" -le 1 ] || fail "triage: exit $status"
