@@ -300,8 +300,9 @@ static GBytes *with_tail(GBytes *b, const void *fill, size_t n)
 {
 	GByteArray *a = g_byte_array_new();
 
-	g_byte_array_append(a, g_bytes_get_data(b, NULL), g_bytes_get_size(b));
-	g_byte_array_append(a, fill, n);
+	g_byte_array_append(a, g_bytes_get_data(b, NULL),
+			    (guint)g_bytes_get_size(b));
+	g_byte_array_append(a, fill, (guint)n);
 	return g_byte_array_free_to_bytes(a);
 }
 
