@@ -10,7 +10,8 @@
  * members, read in archive order by one worker, are inputs of their own,
  * merged at the archive's place.
  *
- * Each input is read under the budget of its kind (src/core/hd-budget.h).
+ * Each input is read under the budget of its kind (src/core/hd-budget.h),
+ * and every input of the load under the incident's, which they share.
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
  * as a note on the later one: it stays listed and adds nothing.
@@ -41,6 +42,7 @@ struct load_part {
 	struct hd_store *store; /* one input */
 	struct hd_digest digest; /* of what the worker read */
 	char *refusal; /* why the reader stopped at the budget, or NULL */
+	bool pool_refused; /* that budget was the incident's */
 };
 
 struct load_job {
@@ -55,6 +57,7 @@ struct load_job {
 	bool describe; /* size and SHA-256 of the file as stored */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
+	struct hd_budget_pool *pool; /* the incident's budget, shared */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
 };
@@ -148,6 +151,7 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 
 	kind = parsers_sniff(head, len);
 	set_budget(rd, kind, head, len, job->max_bytes);
+	hd_reader_set_pool(rd, job->pool, false, true);
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	hd_store_keep_attempt(part->store, job->attempt);
@@ -155,11 +159,15 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
-	if (hd_reader_refusal(rd))
+	if (hd_reader_trailing(rd))
+		hd_input_warn(hd_store_input(part->store, 0), 0, "%s",
+			      hd_reader_trailing(rd));
+	if (hd_reader_refusal(rd)) {
 		part->refusal = g_strdup(hd_reader_refusal(rd));
-	else if (note)
-		part->refusal = g_strdup_printf(
-			"'%s': %s; the rest is not read", name, note);
+		part->pool_refused = hd_reader_refused_by_pool(rd);
+	} else if (note)
+		part->refusal =
+			g_strdup_printf("%s; the rest is not read", note);
 	if (refused == 0)
 		return;
 	/*
@@ -247,9 +255,16 @@ static void parse_one(struct load_job *job)
 
 	if (job->copy_of >= 0)
 		return; /* merged as a note on the first */
+	if (job->found->error) {
+		add_part(job, NULL)->store =
+			unusable_store(name, job->found->error);
+		return;
+	}
 	rd = hd_reader_open(job->found->path, &err);
-	if (rd)
+	if (rd) {
+		hd_reader_set_pool(rd, job->pool, true, false);
 		head = hd_reader_head(rd, &len, &err);
+	}
 	if (err) {
 		add_part(job, NULL)->store = unusable_store(name, err->message);
 		return;
@@ -528,7 +543,8 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
  */
 static guint merge_part(struct hd_store *dst, struct load_job *job,
 			struct load_part *part, GHashTable *seen,
-			GHashTable *procs, GPtrArray *problems)
+			GHashTable *procs, GPtrArray *problems,
+			guint *pool_refused)
 {
 	const char *name = part->name ? part->name : input_name(job->found);
 	struct content_key key = { part->digest.hash, part->digest.length };
@@ -542,9 +558,13 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	 * warns, and warnings past the first few are counted, not kept: the
 	 * refusal is said where it cannot be missed.
 	 */
+	/* past the incident's budget, the first is said, the rest counted */
+	if (part->refusal && part->pool_refused && (*pool_refused)++)
+		g_clear_pointer(&part->refusal, g_free);
 	if (part->refusal &&
 	    !has_text(hd_store_input(s, 0)->error, part->refusal))
-		g_ptr_array_add(problems, g_steal_pointer(&part->refusal));
+		g_ptr_array_add(problems, g_strdup_printf("'%s': %s", name,
+							  part->refusal));
 	g_clear_pointer(&part->refusal, g_free);
 	if (part->digest.complete && part->digest.length > 0) {
 		parsed = hd_store_input(s, 0);
@@ -583,7 +603,8 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
  * same file as an earlier job, one note naming that job's first input.
  */
 static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
-		      GHashTable *seen, GHashTable *procs, GPtrArray *problems)
+		      GHashTable *seen, GHashTable *procs, GPtrArray *problems,
+		      guint *pool_refused)
 {
 	struct load_job *job = &work[i];
 
@@ -608,8 +629,8 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		struct load_part *part =
 			&g_array_index(job->parts, struct load_part, p);
 
-		guint origin =
-			merge_part(dst, job, part, seen, procs, problems);
+		guint origin = merge_part(dst, job, part, seen, procs, problems,
+					  pool_refused);
 
 		if (p == 0)
 			job->origin = origin;
@@ -699,8 +720,11 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
 	uint64_t max_bytes = max_bytes_from_env(problems);
+	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
+		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
 	guint cpus = g_get_num_processors();
 	guint to_parse = 0;
+	guint pool_refused = 0; /* inputs past the incident's budget */
 
 	hd_discover(paths, files, problems);
 	work = g_new0(struct load_job, files->len + 1);
@@ -713,6 +737,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].describe = o->describe;
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
+		work[i].pool = budget;
 		if (o->progress) {
 			GStatBuf st;
 
@@ -753,7 +778,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 			while (!work[i].done)
 				g_cond_wait(&sync.cond, &sync.lock);
 			g_mutex_unlock(&sync.lock);
-			merge_job(store, work, i, seen, procs, problems);
+			merge_job(store, work, i, seen, procs, problems,
+				  &pool_refused);
 			tell(o, &prog, &work[i]);
 		}
 		g_thread_pool_free(pool, FALSE, TRUE);
@@ -764,11 +790,18 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	} else {
 		for (guint i = 0; i < files->len; i++) {
 			parse_one(&work[i]);
-			merge_job(store, work, i, seen, procs, problems);
+			merge_job(store, work, i, seen, procs, problems,
+				  &pool_refused);
 			tell(o, &prog, &work[i]);
 		}
 	}
 	parsers_release_buffers();
+	if (pool_refused > 1)
+		g_ptr_array_add(
+			problems,
+			g_strdup_printf(
+				"%u more inputs were not read whole: the incident's budget was spent (their warnings say so in the report)",
+				pool_refused - 1));
 	add_missing(store, paths, problems);
 	hd_store_resolve(store);
 	return store;

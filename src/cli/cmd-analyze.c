@@ -128,17 +128,6 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	return HD_CMD_CONTINUE;
 }
 
-/* Names every unusable input on stderr, one line each. */
-static void report_unusable(const struct hd_store *s)
-{
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-
-		if (in->error)
-			hd_cmd_error("'%s': %s", in->path, in->error);
-	}
-}
-
 /* Writes the report to path (hd_cmd_output_open()): never an input. */
 static int write_to_file(const char *path, enum hd_report_format fmt,
 			 const struct hd_analysis *a,
@@ -264,11 +253,8 @@ static int run(int argc, char **argv)
 	}
 	store = hd_load_with((char **)paths->pdata, &lo, problems);
 	end_progress(&prog);
-	for (guint i = 0; i < problems->len && !o.quiet; i++)
-		hd_cmd_error("%s",
-			     (const char *)g_ptr_array_index(problems, i));
 	if (!o.quiet)
-		report_unusable(store);
+		hd_cmd_say_load(problems, store);
 	a = hd_engine_run_opts(store,
 			       &(struct hd_engine_opts){ .merge = o.merge });
 	ro.width = text_width(&o);

@@ -107,15 +107,7 @@ static int run(int argc, char **argv)
 					  "export: no PATH given");
 	g_ptr_array_add(paths, NULL);
 	store = hd_load((char **)paths->pdata, jobs, problems);
-	for (guint i = 0; i < problems->len; i++)
-		hd_cmd_error("%s",
-			     (const char *)g_ptr_array_index(problems, i));
-	for (guint i = 0; i < store->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(store->inputs, i);
-
-		if (in->error)
-			hd_cmd_error("'%s': %s", in->path, in->error);
-	}
+	hd_cmd_say_load(problems, store);
 	if (!hd_store_usable_inputs(store)) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,

@@ -146,15 +146,7 @@ static int run(int argc, char **argv)
 		return status;
 	g_ptr_array_add(paths, NULL);
 	s = hd_load((char **)paths->pdata, o.jobs, problems);
-	for (guint i = 0; i < problems->len; i++)
-		hd_cmd_error("%s",
-			     (const char *)g_ptr_array_index(problems, i));
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-
-		if (in->error)
-			hd_cmd_error("'%s': %s", in->path, in->error);
-	}
+	hd_cmd_say_load(problems, s);
 	if (!hd_store_usable_inputs(s)) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,

@@ -39,6 +39,29 @@ void hd_cmd_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void hd_cmd_say_load(const GPtrArray *problems, const struct hd_store *s)
+{
+	guint said = 0, unusable = 0;
+
+	for (guint i = 0; problems && i < problems->len; i++)
+		if (said++ < HD_CMD_SAY_MAX)
+			hd_cmd_error("%s", (const char *)g_ptr_array_index(
+						   problems, i));
+	if (said > HD_CMD_SAY_MAX)
+		hd_cmd_error("%u more problems reading the inputs, not said",
+			     said - HD_CMD_SAY_MAX);
+	for (guint i = 0; s && i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->error && unusable++ < HD_CMD_SAY_MAX)
+			hd_cmd_error("'%s': %s", in->path, in->error);
+	}
+	if (unusable > HD_CMD_SAY_MAX)
+		hd_cmd_error(
+			"%u more inputs could not be used (the report lists each with why)",
+			unusable - HD_CMD_SAY_MAX);
+}
+
 int hd_cmd_finish_output(FILE *out, const char *name, int status)
 {
 	int err = 0;

@@ -53,6 +53,17 @@ int hd_cmd_analysis_status(const struct hd_store *store,
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
+/* How many load problems, and unusable inputs, are said one a line. */
+#define HD_CMD_SAY_MAX 50
+
+/*
+ * Says what a load found wrong on stderr: each of problems (char *), then
+ * each input of s that could not be used, the first HD_CMD_SAY_MAX of
+ * each one a line and the rest counted (the report lists every input),
+ * so that an archive of 2^18 bad members does not print 2^18 lines.
+ */
+void hd_cmd_say_load(const GPtrArray *problems, const struct hd_store *s);
+
 /*
  * Flushes out and checks it for write errors (full disk, closed pipe).
  * Returns status when everything was written, else says why on stderr and

@@ -35,12 +35,48 @@ struct hd_archive {
 	char *refusal; /* set once past a budget: the archive stops there */
 };
 
+/*
+ * Whether the 512-byte block h is a tar header: its checksum field (octal,
+ * ended by a NUL or a space) is the sum of its bytes with that field read
+ * as spaces, unsigned or, as some old tars wrote it, signed.  Text with
+ * "ustar" at offset 257 is not one.
+ */
+static bool is_tar_header(const uint8_t *h)
+{
+	uint64_t want = 0, sum = 0;
+	int64_t ssum = 0;
+	int i = 148, digits = 0;
+
+	while (i < 156 && h[i] == ' ')
+		i++;
+	for (; i < 156 && h[i] >= '0' && h[i] <= '7'; i++, digits++)
+		want = want * 8 + (uint64_t)(h[i] - '0');
+	if (digits == 0 || (i < 156 && h[i] != ' ' && h[i] != '\0'))
+		return false;
+	for (i = 0; i < 512; i++) {
+		uint8_t c = i >= 148 && i < 156 ? ' ' : h[i];
+
+		sum += c;
+		ssum += (int8_t)c;
+	}
+	return want == sum || (int64_t)want == ssum;
+}
+
+/* libarchive's last error, never NULL. */
+static const char *ar_error(struct hd_archive *a)
+{
+	const char *e = archive_error_string(a->ar);
+
+	return e ? e : "not a readable tar or zip archive";
+}
+
 bool hd_archive_has_magic(const uint8_t *head, size_t len)
 {
 	if (len >= 4 && head[0] == 'P' && head[1] == 'K' &&
 	    ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6)))
 		return true;
-	return len >= 262 && memcmp(head + 257, "ustar", 5) == 0;
+	return len >= 512 && memcmp(head + 257, "ustar", 5) == 0 &&
+	       is_tar_header(head);
 }
 
 /* libarchive's read callback: the archive's decoded bytes. */
@@ -77,10 +113,8 @@ struct hd_archive *hd_archive_new(struct hd_reader *outer, GError **error)
 	if (archive_read_open(a->ar, a, NULL, archive_pull, NULL) !=
 	    ARCHIVE_OK) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "'%s': cannot read the archive: %s",
-			    hd_reader_path(outer),
-			    a->outer_error ? a->outer_error
-					   : archive_error_string(a->ar));
+			    "cannot read the archive: %s",
+			    a->outer_error ? a->outer_error : ar_error(a));
 		return NULL;
 	}
 	return g_steal_pointer(&a);
@@ -127,9 +161,8 @@ static bool archive_within_budget(struct hd_archive *a, size_t got)
 	if (total > HD_BUDGET_ARCHIVE_BYTES) {
 		refuse(a,
 		       g_strdup_printf(
-			       "'%s' holds more than %" G_GUINT64_FORMAT
+			       "members of more than %" G_GUINT64_FORMAT
 			       " GiB (at member '%s'), the budget for an archive; the rest is not read",
-			       hd_reader_path(a->outer),
 			       HD_BUDGET_ARCHIVE_BYTES >> 30, a->member));
 		return false;
 	}
@@ -137,10 +170,9 @@ static bool archive_within_budget(struct hd_archive *a, size_t got)
 	    total > (uint64_t)HD_BUDGET_ARCHIVE_RATIO * raw) {
 		refuse(a,
 		       g_strdup_printf(
-			       "'%s' decompresses more than %u to 1 (%" G_GUINT64_FORMAT
+			       "decompresses more than %u to 1 (%" G_GUINT64_FORMAT
 			       " bytes from %" G_GUINT64_FORMAT
 			       ", at member '%s'), the budget for an archive; the rest is not read",
-			       hd_reader_path(a->outer),
 			       HD_BUDGET_ARCHIVE_RATIO, total, raw, a->member));
 		return false;
 	}
@@ -163,8 +195,8 @@ static ssize_t member_pull(void *data, void *buf, size_t n, GError **error)
 						  a->outer_error, a->member));
 		else if (got < 0)
 			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "'%s': cannot read from the archive: %s",
-				    a->member, archive_error_string(a->ar));
+				    "cannot read from the archive: %s",
+				    ar_error(a));
 	}
 	if (a->refusal)
 		g_set_error_literal(error, HD_ERROR, HD_ERROR_TOO_BIG,
@@ -227,19 +259,17 @@ bool hd_archive_next(struct hd_archive *a, struct hd_archive_member *m,
 			else
 				g_set_error(
 					error, HD_ERROR, HD_ERROR_FORMAT,
-					"'%s': cannot read the archive after member '%s': %s",
-					hd_reader_path(a->outer), after,
-					a->outer_error
-						? a->outer_error
-						: archive_error_string(a->ar));
+					"cannot read the archive after member '%s': %s",
+					after,
+					a->outer_error ? a->outer_error
+						       : ar_error(a));
 			return false;
 		}
 		if (++a->entries > HD_BUDGET_ARCHIVE_MEMBERS) {
 			refuse(a,
 			       g_strdup_printf(
-				       "'%s' holds more than %" G_GUINT64_FORMAT
+				       "more than %" G_GUINT64_FORMAT
 				       " members, the budget for an archive; the rest is not read",
-				       hd_reader_path(a->outer),
 				       HD_BUDGET_ARCHIVE_MEMBERS));
 			continue;
 		}

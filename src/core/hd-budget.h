@@ -10,6 +10,7 @@
 #ifndef HD_BUDGET_H
 #define HD_BUDGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -102,6 +103,56 @@ char *hd_budget_take_note(void);
 #define HD_BUDGET_ARCHIVE_MEMBERS ((uint64_t)1 << 18)
 #define HD_BUDGET_ARCHIVE_BYTES	  ((uint64_t)64 << 30)
 #define HD_BUDGET_ARCHIVE_RATIO	  1000
+
+/*
+ * The largest zstd window a frame may ask for, as a power of two: 2^27 is
+ * 128 MiB, what zstd --long writes, and the memory one zstd reader may
+ * hold for it.  A frame asking for more is refused as corrupt instead of
+ * costing gigabytes.  zstd sizes its window to the frame's content, so
+ * small files cost little whatever their level.
+ */
+#define HD_BUDGET_ZSTD_WINDOW_LOG 27
+
+/*
+ * One incident (every file and archive member one load reads): its inputs'
+ * budgets add up.  The decoded bytes of every input parsed are summed, and
+ * so are the bytes read from disk (files as stored, archives included);
+ * past HD_BUDGET_RATIO_GRACE decoded in all, the sum may not pass
+ * HD_BUDGET_INCIDENT_RATIO times what was read, nor HD_BUDGET_INCIDENT_BYTES
+ * at all.  So what a load costs follows the size of the incident on disk,
+ * however it is split: 300 tiny .zst files, each within the grace, or one
+ * 8 MB .zst at 750 : 1 (4.1 GB of memory before) are refused past 250 : 1.
+ * 250 is the flight-recorder ratio, above the 167 : 1 of a synthetic COLL
+ * log, every line alike but its counter, at zstd -19 --long; real incidents,
+ * with timestamps and other ranks' plain files, compress far less.  An
+ * input past it is refused like one past its own budget (what was read
+ * before stays), and so is every later one: the incident fails, not the
+ * run (triage goes on with the next incident).
+ */
+#define HD_BUDGET_INCIDENT_RATIO 250
+#define HD_BUDGET_INCIDENT_BYTES ((uint64_t)64 << 30)
+
+/*
+ * The sums of one incident, shared by the readers of a load (which may run
+ * on several threads).  Readers add to them (hd_reader_set_pool()).
+ */
+struct hd_budget_pool;
+
+/* (transfer full) */
+struct hd_budget_pool *hd_budget_pool_new(uint64_t max_bytes,
+					  unsigned max_ratio);
+void hd_budget_pool_free(struct hd_budget_pool *p);
+typedef struct hd_budget_pool hd_budget_pool; /* for g_autoptr() */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_budget_pool, hd_budget_pool_free)
+
+/* Adds n bytes read from disk. */
+void hd_budget_pool_add_stored(struct hd_budget_pool *p, uint64_t n);
+/*
+ * Adds n decoded bytes and says whether the incident is still within its
+ * budget; if not, why, in *why.  (transfer full)
+ */
+bool hd_budget_pool_add_decoded(struct hd_budget_pool *p, uint64_t n,
+				char **why);
 
 /* Parser threads: more than this many per CPU only costs memory. */
 #define HD_BUDGET_JOBS_PER_CPU 4

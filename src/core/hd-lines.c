@@ -1,0 +1,174 @@
+/*
+ * Lines: a reader's bytes split into lines of at most HD_LINE_MAX bytes,
+ * from a buffer refilled as it empties.  A line ends at \n, \r\n or a lone
+ * \r; the search for \n remembers where it got to, so that a file with
+ * no \n at all (\r line ends) is not scanned again for every line.
+ */
+#include "config.h"
+
+#include "hd-lines.h"
+
+#include <string.h>
+
+#include "hd-banned.h"
+
+#define LINES_BUF_SIZE (1024 * 1024)
+
+struct hd_lines {
+	struct hd_reader *r;
+	char *buf;
+	size_t cap;
+	size_t start, end; /* unread bytes are buf[start, end) */
+	bool eof;
+	bool skipping; /* inside the overflow of a cut line */
+	bool after_cr; /* the last line ended at \r: a \n next belongs to it */
+	/* The first \n at or after start is buf[nl_at] when nl_valid;
+	   otherwise there is none in buf[start, nl_scanned). */
+	bool nl_valid;
+	size_t nl_at, nl_scanned;
+	uint64_t lineno;
+};
+
+struct hd_lines *hd_lines_new(struct hd_reader *r)
+{
+	struct hd_lines *l = g_new0(struct hd_lines, 1);
+
+	l->r = r;
+	l->cap = LINES_BUF_SIZE + HD_LINE_MAX;
+	l->buf = g_malloc(l->cap);
+	return l;
+}
+
+void hd_lines_free(struct hd_lines *l)
+{
+	if (!l)
+		return;
+	g_free(l->buf);
+	g_free(l);
+}
+
+uint64_t hd_lines_lineno(const struct hd_lines *l)
+{
+	return l->lineno;
+}
+
+/* Moves unread bytes to the front and reads more; false at end of input. */
+static bool lines_fill(struct hd_lines *l, GError **error)
+{
+	ssize_t n;
+
+	if (l->eof)
+		return false;
+	if (l->start > 0) {
+		memmove(l->buf, l->buf + l->start, l->end - l->start);
+		l->end -= l->start;
+		l->nl_at -= l->nl_valid ? l->start : 0;
+		l->nl_scanned -= MIN(l->nl_scanned, l->start);
+		l->start = 0;
+	}
+	if (l->end >= l->cap)
+		return true;
+	n = hd_reader_read(l->r, l->buf + l->end, l->cap - l->end, error);
+	if (n <= 0) {
+		l->eof = true;
+		return false;
+	}
+	l->end += n;
+	return true;
+}
+
+/* Consumes n bytes from start. */
+static void lines_skip(struct hd_lines *l, size_t n)
+{
+	l->start += n;
+	if (l->nl_valid && l->nl_at < l->start)
+		l->nl_valid = false;
+}
+
+/* The first \n or \r among the unread bytes, or NULL. */
+static char *find_eol(struct hd_lines *l)
+{
+	size_t limit;
+	char *cr;
+
+	if (!l->nl_valid) {
+		size_t from = MAX(l->nl_scanned, l->start);
+		char *nl = memchr(l->buf + from, '\n', l->end - from);
+
+		if (nl) {
+			l->nl_valid = true;
+			l->nl_at = nl - l->buf;
+		} else {
+			l->nl_scanned = l->end;
+		}
+	}
+	limit = l->nl_valid ? l->nl_at : l->end;
+	cr = memchr(l->buf + l->start, '\r', limit - l->start);
+	if (cr)
+		return cr;
+	return l->nl_valid ? l->buf + l->nl_at : NULL;
+}
+
+bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
+		   bool *cut, GError **error)
+{
+	*cut = false;
+	for (;;) {
+		char *base = l->buf + l->start;
+		size_t avail = l->end - l->start;
+		char *eol;
+		size_t n;
+
+		if (l->after_cr) {
+			/* \r\n is one line end, whatever the buffer cut */
+			if (avail == 0) {
+				if (!lines_fill(l, error))
+					return false;
+				continue;
+			}
+			if (base[0] == '\n')
+				lines_skip(l, 1);
+			l->after_cr = false;
+			continue;
+		}
+		eol = find_eol(l);
+		if (l->skipping) {
+			/* Drop the rest of a cut line. */
+			if (eol) {
+				l->after_cr = *eol == '\r';
+				lines_skip(l, eol - base + 1);
+				l->skipping = false;
+				continue;
+			}
+			lines_skip(l, avail);
+			if (!lines_fill(l, error))
+				return false;
+			continue;
+		}
+		if (eol || avail >= HD_LINE_MAX || (l->eof && avail > 0)) {
+			if (eol && (size_t)(eol - base) <= HD_LINE_MAX) {
+				n = eol - base;
+				l->after_cr = *eol == '\r';
+				lines_skip(l, n + 1);
+			} else if (avail >= HD_LINE_MAX) {
+				n = HD_LINE_MAX;
+				*cut = true;
+				lines_skip(l, n);
+				l->skipping = true;
+			} else {
+				n = avail;
+				lines_skip(l, n);
+			}
+			l->lineno++;
+			*line = base;
+			*len = n;
+			return true;
+		}
+		if (!lines_fill(l, error)) {
+			if (l->end > l->start)
+				continue;
+			return false;
+		}
+		/* lines_fill() moved the data to the front. */
+	}
+}

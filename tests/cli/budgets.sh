@@ -1,0 +1,133 @@
+#!/bin/sh
+# What a load costs follows the incident's size on disk (issue 20): the
+# budgets of its inputs add up across files and archive members.  Made
+# here: 300 .zst logs of a few hundred bytes, each far within its own
+# budget (they decoded to gigabytes of records in all), the same as a tar,
+# and one .zst log at about 570 : 1 (within the old 1000 : 1 per log).
+# Each is analysed under `ulimit -v` (1.5 GiB, with two parser threads so
+# that the bound does not depend on the machine's CPUs): the run must end
+# normally, say the incident's budget once with a count of the rest, and
+# keep the healthy input given beside it.  Not timed.  Run by make check
+# with HANGDOC set.
+set -u
+: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
+command -v python3 >/dev/null || exit 77
+command -v zstd >/dev/null || exit 77
+dir=$(mktemp -d) || exit 99
+trap 'rm -rf "$dir"' EXIT
+failed=0
+fail() {
+	echo "FAIL: $*"
+	failed=1
+}
+limit_kb=1572864
+# ulimit -v is not POSIX, but dash, bash and busybox sh have it; where the
+# shell lacks it, or the binary cannot start under it at all (AddressSanitizer
+# reserves terabytes of address space), the runs go unbounded and only the
+# messages are checked.
+# shellcheck disable=SC3045
+if (ulimit -v "$limit_kb" && exec "$HANGDOC" --version) >/dev/null 2>&1; then
+	limit() { ulimit -v "$limit_kb"; }
+else
+	echo "budgets: no ulimit -v for this shell or binary; memory not bounded"
+	limit() { :; }
+fi
+
+# A COLL log of n lines whose counter changes every 1000 lines: about
+# 3700 : 1 at zstd -19.
+coll_log() {
+	python3 - "$1" <<'PY'
+import sys
+line = ("node-a:4000:4000 [0] NCCL INFO AllReduce: opCount %x sendbuff "
+        "0x7f00aa000000 recvbuff 0x7f00aa000000 count 262144 datatype 7 "
+        "op 0 root 0 comm 0x5600d0a10990 [nranks=8] stream 0x55e0c1c8f7a0\n")
+out = sys.stdout
+for i in range(int(sys.argv[1])):
+    out.write(line % (i // 1000))
+PY
+}
+
+# analyze NAME PATH...: analyze under the memory limit; sets $status.
+analyze() {
+	name=$1
+	shift
+	(limit && exec "$HANGDOC" analyze -j 2 --format json \
+		"$@") >"$dir/$name.json" 2>"$dir/$name.err"
+	status=$?
+	[ "$status" -le 1 ] || {
+		fail "$name: exit $status"
+		head -c 1000 "$dir/$name.err"
+	}
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+		"$dir/$name.json" 2>/dev/null || fail "$name: no JSON report"
+}
+
+# spent NAME: the incident's budget is said once, the rest counted.
+spent() {
+	n=$(grep -c "the incident's inputs decode to more than 250 times" \
+		"$dir/$1.err")
+	[ "$n" -eq 1 ] ||
+		fail "$1: the incident's budget said $n times on stderr, not once"
+}
+
+# A healthy log to give beside the hostile ones: it must stay in the report.
+printf '%s\n' \
+	"node-z:9:9 [0] NCCL INFO ncclCommInitRankConfig comm 0x5600d0a1b004 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5c1e2f03a9d4b871 - Init COMPLETE" \
+	>"$dir/healthy.log"
+
+mkdir "$dir/many" || exit 99
+coll_log 5000 | zstd -q -19 -c >"$dir/one.zst" || exit 99
+i=0
+while [ "$i" -lt 300 ]; do
+	cp "$dir/one.zst" "$dir/many/rank$i.log.zst" || exit 99
+	i=$((i + 1))
+done
+analyze many "$dir/many" "$dir/healthy.log"
+spent many
+grep -q "more inputs were not read whole: the incident's budget" \
+	"$dir/many.err" || fail "many: the other refused inputs not counted"
+grep -q '"path": "'"$dir/healthy.log"'"' "$dir/many.json" ||
+	fail "many: the healthy input was not kept"
+
+# The same as one tar: members add up as files do.
+(cd "$dir" && tar -cf many.tar many) || exit 99
+analyze tar "$dir/many.tar" "$dir/healthy.log"
+spent tar
+grep -q '"path": "'"$dir/healthy.log"'"' "$dir/tar.json" ||
+	fail "tar: the healthy input was not kept"
+
+# One log at about 570 : 1 (zstd -3): 32 MB from some 57 KB, within the
+# old 1000 : 1 of a log, which read it whole (8 MB of such a log at 750 : 1
+# cost 4.1 GB).
+python3 - >"$dir/big.log" <<'PY'
+import sys
+line = ("node-a:4000:4000 [0] NCCL INFO AllReduce: opCount %x sendbuff "
+        "0x7f00aa000000 recvbuff 0x7f00aa000000 count 262144 datatype 7 "
+        "op 0 root 0 comm 0x5600d0a10990 [nranks=8] stream 0x55e0c1c8f7a0\n")
+sys.stdout.write("".join(line % (i // 8) for i in range(170000)))
+PY
+zstd -q -3 -c "$dir/big.log" >"$dir/big.log.zst" || exit 99
+rm "$dir/big.log"
+analyze big "$dir/big.log.zst" "$dir/healthy.log"
+spent big
+grep -q '"path": "'"$dir/healthy.log"'"' "$dir/big.json" ||
+	fail "big: the healthy input was not kept"
+
+# Triage: the incident that spends its budget fails alone; the healthy
+# incident beside it keeps its verdict.
+if [ -n "${HD_SRCDIR:-}" ]; then
+	mkdir "$dir/triage" || exit 99
+	cp -R "$HD_SRCDIR/testdata/example-incident" "$dir/triage/good" &&
+		mv "$dir/many" "$dir/triage/bad" || exit 99
+	(limit && exec "$HANGDOC" triage "$dir/triage") \
+		>"$dir/triage.out" 2>"$dir/triage.err"
+	status=$?
+	[ "$status" -le 1 ] || fail "triage: exit $status"
+	grep -q "missing_rank.*" "$dir/triage.out" ||
+		fail "triage: the healthy incident lost its verdict"
+	grep -q "2 incidents" "$dir/triage.out" ||
+		fail "triage: not both incidents reported"
+fi
+
+[ "$failed" -eq 0 ] && echo "budgets: all passed"
+exit "$failed"
