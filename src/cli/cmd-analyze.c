@@ -146,7 +146,7 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 			 const struct hd_store *store, int status)
 {
 	struct hd_cmd_output out;
-	int refused = hd_cmd_output_open(&out, path, store);
+	int refused = hd_cmd_output_open(&out, path, store, NULL);
 
 	if (refused >= 0)
 		return refused;
