@@ -68,8 +68,8 @@ static bool same_file(const char *path, const struct stat *st)
 static bool is_input(const struct hd_store *store, const char *also_input,
 		     const char *path, const struct stat *st)
 {
-	if (also_input &&
-	    (strcmp(also_input, path) == 0 || (st && same_file(also_input, st))))
+	if (also_input && (strcmp(also_input, path) == 0 ||
+			   (st && same_file(also_input, st))))
 		return true;
 	for (guint i = 0; store && i < store->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(store, i);

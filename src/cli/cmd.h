@@ -53,7 +53,6 @@ int hd_cmd_analysis_status(const struct hd_store *store,
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
-
 /* What kind of value an option takes, and so what hd_opt.dest points at. */
 enum hd_opt_kind {
 	HD_OPT_FLAG, /* no value; bool */

@@ -32,14 +32,14 @@ struct writer {
 /* Writes ev (stolen) as the next element of traceEvents. */
 static void emit(struct writer *w, json_t *ev)
 {
-	char *text = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	g_autofree char *text =
+		hd_json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 	if (text) {
 		fputs(w->first ? "\n" : ",\n", w->out);
 		fputs(text, w->out);
 		w->first = false;
 	}
-	free(text);
 	json_decref(ev);
 }
 
@@ -376,9 +376,9 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 					      : json_integer(base));
 	json_object_set_new(other, "ops_without_time",
 			    json_integer((json_int_t)info->untimed));
-	text = json_dumps(other, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	text = hd_json_dumps(other, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputs(text ? text : "{}", out);
-	free(text);
+	g_free(text);
 	fputs("\n}\n", out);
 	return !ferror(out);
 }

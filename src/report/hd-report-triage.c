@@ -142,7 +142,7 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(o, "errors", hd_json_string_array(r->errors));
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(r->fingerprint_text));
-	if (json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0)
+	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);
 	return !ferror(out);
