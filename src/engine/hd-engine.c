@@ -201,48 +201,66 @@ static int64_t progress_group(const struct hd_index *ix,
 	return best;
 }
 
-static const char *culprit_state(const struct hd_analysis *a, int rank)
+/* What a verdict of kind k makes its culprits' rows say. */
+static const char *culprit_state(enum hd_verdict_kind k)
 {
+	switch (k) {
+	case HD_V_RANK_CRASHED:
+		return "crashed";
+	case HD_V_MISSING_RANK:
+	case HD_V_BLOCKED_CHAIN:
+		return "absent";
+	case HD_V_LAGGING_RANK:
+		return "lagging";
+	case HD_V_STRAGGLER:
+		return "straggler";
+	default:
+		return "culprit";
+	}
+}
+
+/*
+ * rank -> the state its first blaming verdict gives it, for every
+ * culprit: built once, so the rows cost ranks plus culprits, never their
+ * product.  (transfer full)
+ */
+static GHashTable *culprit_states(const struct hd_analysis *a)
+{
+	GHashTable *states = g_hash_table_new(NULL, NULL);
+
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
 		for (guint c = 0; c < v->culprits->len; c++) {
-			if (g_array_index(v->culprits, int, c) != rank)
-				continue;
-			switch (v->kind) {
-			case HD_V_RANK_CRASHED:
-				return "crashed";
-			case HD_V_MISSING_RANK:
-			case HD_V_BLOCKED_CHAIN:
-				return "absent";
-			case HD_V_LAGGING_RANK:
-				return "lagging";
-			case HD_V_STRAGGLER:
-				return "straggler";
-			default:
-				return "culprit";
-			}
+			gpointer rank = GINT_TO_POINTER(
+				g_array_index(v->culprits, int, c));
+
+			if (!g_hash_table_contains(states, rank))
+				g_hash_table_insert(
+					states, rank,
+					(gpointer)culprit_state(v->kind));
 		}
 	}
-	return NULL;
+	return states;
 }
 
-/* Does any lane of rank in group g know which ops completed? */
-static bool rank_has_completion(const struct hd_index *ix, int64_t g, int rank)
+/* The ranks of group g some lane of which knows which ops completed. */
+static GHashTable *ranks_with_completion(const struct hd_index *ix, int64_t g)
 {
+	GHashTable *set = g_hash_table_new(NULL, NULL);
 	const struct hd_group_index *gi;
 
 	if (g < 0 || (guint64)g >= ix->groups->len)
-		return false;
+		return set;
 	gi = &g_array_index(ix->groups, struct hd_group_index, g);
 	for (guint l = 0; l < gi->lanes->len; l++) {
 		const struct hd_lane *lane =
 			&g_array_index(gi->lanes, struct hd_lane, l);
 
-		if (lane->rank == rank && lane->has_completion_info)
-			return true;
+		if (lane->has_completion_info)
+			g_hash_table_add(set, GINT_TO_POINTER(lane->rank));
 	}
-	return false;
+	return set;
 }
 
 /* What a lane says about its rank's progress in the progress group. */
@@ -361,6 +379,8 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	int64_t g = progress_group(ix, a);
 	g_autoptr(GHashTable) rows =
 		g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GHashTable) states = NULL;
+	g_autoptr(GHashTable) completion = NULL;
 
 	for (guint i = 0; i < a->ranks_seen->len; i++) {
 		struct hd_rank_progress p = { 0 };
@@ -414,14 +434,18 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 				      row - 1)
 				.state = "timed out";
 	}
+	states = culprit_states(a);
+	completion = ranks_with_completion(ix, g);
 	for (guint i = 0; i < a->progress->len; i++) {
 		struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
-		const char *st = culprit_state(a, p->rank);
+		const char *st =
+			g_hash_table_lookup(states, GINT_TO_POINTER(p->rank));
 
 		/* Without completion info an enqueued op says nothing. */
 		if (p->last_completed < 0 &&
-		    !rank_has_completion(ix, g, p->rank))
+		    !g_hash_table_contains(completion,
+					   GINT_TO_POINTER(p->rank)))
 			p->blocked_seq = -1;
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)

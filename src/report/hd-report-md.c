@@ -350,9 +350,11 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
 	guint n = a->progress ? a->progress->len : 0;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	g_autoptr(GArray) culprits = NULL;
 
 	if (!n)
 		return;
+	culprits = hd_report_culprit_set(a);
 	fprintf(out, "## Ranks\n\n"
 		     "| rank | host | inputs | ops | group | last | done "
 		     "| state |\n|---|---|---|---|---|---|---|---|\n");
@@ -375,7 +377,7 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 			last = q->rank;
 		}
 		if (shown >= MD_MAX_ROWS &&
-		    !hd_report_is_culprit(a, first, last)) {
+		    !hd_report_rank_set_hits(culprits, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
 			continue;

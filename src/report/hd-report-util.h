@@ -22,10 +22,18 @@ char *hd_report_rank_list(const GArray *ranks);
 char *hd_report_clean(const char *s);
 
 /*
- * Whether some verdict blames a rank in [first, last]: the rows a folded
- * rank table must still show.
+ * Rank sets, for lookups that must not scan a list per row (an input can
+ * name a hundred thousand ranks): a GArray of int, ascending, each once.
+ * hd_report_rank_set() copies ranks (NULL: empty) into one;
+ * hd_report_culprit_set() holds every rank some verdict blames (the rows
+ * a folded rank table must still show).  (transfer full)
  */
-bool hd_report_is_culprit(const struct hd_analysis *a, int first, int last);
+GArray *hd_report_rank_set(const GArray *ranks);
+GArray *hd_report_culprit_set(const struct hd_analysis *a);
+/* Sorts set and drops repeats: makes any int array a rank set. */
+void hd_report_rank_set_seal(GArray *set);
+/* Whether set holds a rank in [first, last]; O(log n). */
+bool hd_report_rank_set_hits(const GArray *set, int first, int last);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
