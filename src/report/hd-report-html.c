@@ -569,9 +569,11 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	if (t0 == INT64_MAX)
 		return;
 	if (t1 <= t0)
-		t1 = t0 + 1000;
+		t1 = hd_report_add_sat(t0, 1000);
 	/* Room on the right for the ops still running when the data ends. */
-	t1 += (t1 - t0) / 8;
+	t1 = hd_report_add_sat(t1, hd_report_sub_sat(t1, t0) / 8);
+	if (t1 <= t0) /* t0 is INT64_MAX: a span of one */
+		t0 = t1 - 1;
 	utc_text(t0, start, sizeof(start));
 	fputs("<h2>Timeline</h2>\n<p class=\"note\">", out);
 	fprintf(out,
@@ -588,7 +590,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 		label_w + plot_w + 60, head_h + rh * (int)nrows + 8);
 	for (int i = 0; i <= 4; i++) {
 		int x = label_w + plot_w * i / 4;
-		g_autofree char *d = hd_report_duration((t1 - t0) * i / 4);
+		g_autofree char *d =
+			hd_report_duration(hd_report_sub_sat(t1, t0) / 4 * i);
 
 		fprintf(out,
 			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dde1e8\"/>"
@@ -620,10 +623,12 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 				continue;
 			if (e == INT64_MIN || e < b)
 				e = cell->state == HD_CELL_COMPLETED ? b : t1;
-			x0 = label_w + (double)plot_w * (double)(b - t0) /
-					       (double)(t1 - t0);
-			x1 = label_w + (double)plot_w * (double)(e - t0) /
-					       (double)(t1 - t0);
+			x0 = label_w +
+			     (double)plot_w * (double)hd_report_sub_sat(b, t0) /
+				     (double)hd_report_sub_sat(t1, t0);
+			x1 = label_w +
+			     (double)plot_w * (double)hd_report_sub_sat(e, t0) /
+				     (double)hd_report_sub_sat(t1, t0);
 			fprintf(out,
 				"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\">",

@@ -217,8 +217,8 @@ static void ops(struct writer *w, const struct hd_analysis *a, int64_t base,
 			/* Never completed: it runs to the end of the data. */
 			if (e == INT64_MIN || e < b)
 				e = op->state == HD_STATE_COMPLETED ? b : last;
-			ts = (double)(b - base) / 1e3;
-			dur = MAX((double)(e - b) / 1e3, 0.001);
+			ts = (double)hd_report_sub_sat(b, base) / 1e3;
+			dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 		}
 		ev = event("X", hd_op_kind_name(op->kind), op->rank,
 			   group_tid(op->group));
@@ -278,7 +278,7 @@ static double divergence_ts(const struct hd_analysis *a,
 		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN)
 			t = MIN(t, op_begin(op));
 	}
-	return (double)((t == INT64_MAX ? last : t) - base) / 1e3;
+	return (double)hd_report_sub_sat(t == INT64_MAX ? last : t, base) / 1e3;
 }
 
 static void annotations(struct writer *w, const struct hd_analysis *a,
@@ -352,7 +352,8 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 	info->by_sequence = base == INT64_MAX;
 	if (!info->by_sequence)
 		/* room after the last time, for ops that never ended */
-		last += MAX((last - base) / 10, 1000);
+		last = hd_report_add_sat(
+			last, MAX(hd_report_sub_sat(last, base) / 10, 1000));
 	/* first, so that hangdoc knows its own export (parsers.c) */
 	fprintf(out, "{\"generator\": \"hangdoc %s\",\n", PACKAGE_VERSION);
 	fputs("\"traceEvents\": [", out);

@@ -75,6 +75,24 @@ char *hd_report_count(uint64_t n)
 	return g_string_free(s, FALSE);
 }
 
+int64_t hd_report_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t hd_report_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_sub_overflow(a, b, &r))
+		return r;
+	return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 char *hd_report_duration(int64_t ns)
 {
 	double v = (double)ns;

@@ -42,6 +42,14 @@ const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);
 
+/*
+ * a + b and a - b, held at INT64_MIN and INT64_MAX instead of overflowing:
+ * for spans between times an input gave, which may be anything (a
+ * flight-recorder time of 2^63 - 1 ns).
+ */
+int64_t hd_report_add_sat(int64_t a, int64_t b);
+int64_t hd_report_sub_sat(int64_t a, int64_t b);
+
 /* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
 char *hd_report_duration(int64_t ns);
 
