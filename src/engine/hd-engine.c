@@ -528,8 +528,9 @@ static void add_undecided_verdict(const struct hd_index *ix,
 		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
-			v, "nothing about %u ranks that left no data",
-			a->ranks_missing->len);
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -573,9 +574,11 @@ static void add_summary_verdict(const struct hd_index *ix,
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"no ops were read (%" G_GUINT64_FORMAT
-			" records, %u signals from %u inputs, %u ranks seen): no progress is shown, so no fault can be ruled out",
-			records, s->signals->len, s->inputs->len,
-			a->ranks_seen->len);
+			" record%s, %u signal%s from %u input%s, %u rank%s seen): no progress is shown, so no fault can be ruled out",
+			records, records == 1 ? "" : "s", s->signals->len,
+			s->signals->len == 1 ? "" : "s", s->inputs->len,
+			s->inputs->len == 1 ? "" : "s", a->ranks_seen->len,
+			a->ranks_seen->len == 1 ? "" : "s");
 		v->score = HD_SCORE_INSUFFICIENT;
 		g_ptr_array_add(a->verdicts, v);
 		return;
@@ -584,9 +587,11 @@ static void add_summary_verdict(const struct hd_index *ix,
 		HD_V_NO_FAULT,
 		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW
 							     : HD_CONF_MEDIUM,
-		"no fault found in %u ops and %u signals from %u ranks (%u inputs)",
-		s->ops->len, s->signals->len, a->ranks_seen->len,
-		s->inputs->len);
+		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
+		s->ops->len, s->ops->len == 1 ? "" : "s", s->signals->len,
+		s->signals->len == 1 ? "" : "s", a->ranks_seen->len,
+		a->ranks_seen->len == 1 ? "" : "s", s->inputs->len,
+		s->inputs->len == 1 ? "" : "s");
 	v->score = HD_SCORE_NO_FAULT;
 	hd_verdict_add_ruled_out(
 		v,
@@ -596,8 +601,9 @@ static void add_summary_verdict(const struct hd_index *ix,
 		"missing or lagging ranks: every rank reached the same position in every group");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
-			v, "nothing about %u ranks that left no data",
-			a->ranks_missing->len);
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
 	g_ptr_array_add(a->verdicts, v);
 }
 

@@ -389,10 +389,11 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	if (h->lagging)
 		v = hd_verdict_new(
 			HD_V_LAGGING_RANK, conf,
-			"rank%s %s fell behind in %s: %u others time out in seq %" G_GINT64_FORMAT
+			"rank%s %s fell behind in %s: %u other%s time%s out in seq %" G_GINT64_FORMAT
 			" (%s)",
 			culprits->len == 1 ? "" : "s", ct, h->label,
-			h->waiting->len, h->seq, opname);
+			h->waiting->len, h->waiting->len == 1 ? "" : "s",
+			h->waiting->len == 1 ? "s" : "", h->seq, opname);
 	else
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
@@ -974,8 +975,8 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	if (same_peer)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
-			"%u other network errors name the same peer host %s",
-			same_peer, host);
+			"%u other network error%s the same peer host %s",
+			same_peer, same_peer == 1 ? " names" : "s name", host);
 	if (reporters->len > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u ranks reported network errors",
@@ -1147,7 +1148,9 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	if (timeouts)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
-			"%u watchdog timeouts on other ranks follow", timeouts);
+			"%u watchdog timeout%s on other ranks follow%s",
+			timeouts, timeouts == 1 ? "" : "s",
+			timeouts == 1 ? "s" : "");
 	if (closed_naming)
 		hd_verdict_add_evidence(
 			v, -1, NULL,

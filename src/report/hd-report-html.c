@@ -247,8 +247,8 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		fputs("<h1>hangdoc: no verdict</h1>\n", out);
 		fprintf(out,
 			"<div class=\"card\">No usable input: nothing could be "
-			"parsed from the %u input files tried.</div>\n",
-			s->inputs->len);
+			"parsed from the %u input file%s tried.</div>\n",
+			s->inputs->len, s->inputs->len == 1 ? "" : "s");
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
@@ -292,9 +292,10 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	fprintf(out, "<tr><th>confidence</th><td>%s</td></tr>\n",
 		hd_confidence_name(v->confidence));
 	fprintf(out,
-		"<tr><th>inputs</th><td>%u usable of %u; %u ranks with data",
+		"<tr><th>inputs</th><td>%u usable of %u; %u rank%s with data",
 		hd_store_usable_inputs(s), s->inputs->len,
-		a->ranks_seen ? a->ranks_seen->len : 0);
+		a->ranks_seen ? a->ranks_seen->len : 0,
+		a->ranks_seen && a->ranks_seen->len == 1 ? "" : "s");
 	if (a->world_size >= 0)
 		fprintf(out, " of %d", a->world_size);
 	fputs("</td></tr>\n</table>\n", out);
@@ -786,10 +787,11 @@ static void html_inputs(FILE *out, const struct hd_analysis *a)
 	const struct hd_store *s = a->store;
 
 	fprintf(out,
-		"<h2>Inputs</h2>\n<details><summary>%u inputs, %u usable</summary>\n"
+		"<h2>Inputs</h2>\n<details><summary>%u input%s, %u usable</summary>\n"
 		"<table class=\"grid\">\n<tr><th>path</th><th>kind</th>"
 		"<th>rank</th><th>records</th><th>warnings</th></tr>\n",
-		s->inputs->len, hd_store_usable_inputs(s));
+		s->inputs->len, s->inputs->len == 1 ? "" : "s",
+		hd_store_usable_inputs(s));
 	for (guint i = 0; i < s->inputs->len && i < HTML_MAX_INPUTS; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 

@@ -85,8 +85,9 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 		if (!hd_store_usable_inputs(a->store))
 			fprintf(out,
 				"No usable input: nothing could be "
-				"parsed from the %u input files tried.\n\n",
-				a->store->inputs->len);
+				"parsed from the %u input file%s tried.\n\n",
+				a->store->inputs->len,
+				a->store->inputs->len == 1 ? "" : "s");
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);

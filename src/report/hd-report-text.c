@@ -1077,10 +1077,45 @@ static void conflicts(const struct text *t)
 	blank(t);
 }
 
+/*
+ * No input gave a record: no verdict, table or figures to show, only what
+ * was read and why none of it could be used.
+ */
+static void no_usable_input(const struct text *t)
+{
+	const struct hd_store *s = t->a->store;
+	guint n = s->inputs->len;
+
+	if (!n) {
+		emit(t, "no usable input: no input was found");
+		return;
+	}
+	emit_wrap(t, "", "  ",
+		  "no usable input: hangdoc reads NCCL and c10d logs, "
+		  "flight-recorder dumps and profiler traces, and found no "
+		  "record of them in what was given:");
+	for (guint i = 0; i < n && i < MAX_INPUTS; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		g_autofree char *line = g_strdup_printf(
+			"%s: %s", in->path,
+			in->error	? in->error
+			: in->truncated ? "no record before it was cut"
+					: "no record");
+
+		emit_wrap(t, "  ", "    ", line);
+	}
+	if (n > MAX_INPUTS)
+		emit_more(t, "  ", n - MAX_INPUTS, "inputs");
+}
+
 void hd_report_text(FILE *out, const struct hd_analysis *a, int width)
 {
 	const struct text t = { out, a, width > 0 ? width : 80 };
 
+	if (!hd_store_usable_inputs(a->store) && !a->conflicts->len) {
+		no_usable_input(&t);
+		return;
+	}
 	conflicts(&t);
 	if (a->verdicts->len)
 		top_verdict(&t, g_ptr_array_index(a->verdicts, 0));
