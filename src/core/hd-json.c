@@ -14,6 +14,7 @@
 
 #include "hd-text.h"
 
+#include "hd-const.h"
 #include "hd-banned.h"
 
 /*
@@ -102,7 +103,7 @@ char *hd_json_escape_text(const char *text)
 	GString *out = g_string_sized_new(strlen(text) + 16);
 
 	for (const char *p = text; *p;) {
-		const char *next = g_utf8_next_char(p);
+		const char *next = hd_utf8_next(p);
 		gunichar c = g_utf8_get_char_validated(p, next - p);
 
 		/*

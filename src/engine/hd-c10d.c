@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -95,11 +96,11 @@ static gpointer attr_key(const struct c10d_op *o, enum c10d_attr at)
 {
 	switch (at) {
 	case ATTR_OP:
-		return (gpointer)o->op;
+		return hd_unconst(o->op);
 	case ATTR_NUMEL:
-		return (gpointer)&o->numel;
+		return hd_unconst(&o->numel);
 	default:
-		return (gpointer)o->dtype;
+		return hd_unconst(o->dtype);
 	}
 }
 
@@ -305,7 +306,7 @@ static const struct hd_signal *find_apart(const struct hd_store *s)
 		if (!list->len || o2->seq < ((const struct hd_signal *)
 						     list->pdata[list->len - 1])
 						    ->seq)
-			g_ptr_array_add(list, (gpointer)o2);
+			g_ptr_array_add(list, hd_unconst(o2));
 	}
 	for (guint i = 0; i < s->signals->len && !apart; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -617,7 +618,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 			ranks = g_array_new(FALSE, FALSE, sizeof(int));
 			g_hash_table_insert(named, g_steal_pointer(&key),
 					    ranks);
-			g_ptr_array_add(firsts, (gpointer)sig);
+			g_ptr_array_add(firsts, hd_unconst(sig));
 			g_ptr_array_add(lists, ranks);
 		}
 		g_array_append_val(ranks, sig->rank);

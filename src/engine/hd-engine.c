@@ -17,6 +17,7 @@
 #include "hd-consistency.h"
 #include "hd-fingerprint.h"
 #include "hd-straggler.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 static gint compare_int(gconstpointer a, gconstpointer b)
@@ -238,7 +239,7 @@ static GHashTable *culprit_states(const struct hd_analysis *a)
 			if (!g_hash_table_contains(states, rank))
 				g_hash_table_insert(
 					states, rank,
-					(gpointer)culprit_state(v->kind));
+					hd_unconst(culprit_state(v->kind)));
 		}
 	}
 	return states;

@@ -95,9 +95,11 @@ static const struct pg_report *report_of(const struct pg_reports *p, int rank)
 static struct pg_report *report_for(struct pg_reports *p, int rank)
 {
 	struct pg_report r = { rank, -1, NULL, INT64_MIN, INT64_MIN, NULL };
+	guint at = GPOINTER_TO_UINT(
+		g_hash_table_lookup(p->index, GINT_TO_POINTER(rank)));
 
-	if (report_of(p, rank))
-		return (struct pg_report *)report_of(p, rank);
+	if (at)
+		return &g_array_index(p->reports, struct pg_report, at - 1);
 	g_array_append_val(p->reports, r);
 	g_hash_table_insert(p->index, GINT_TO_POINTER(rank),
 			    GUINT_TO_POINTER(p->reports->len));

@@ -82,7 +82,7 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 
 		g_array_append_val(r->culprits, rank);
 		if (rk && rk->host &&
-		    g_hash_table_add(hosts, (gpointer)rk->host))
+		    g_hash_table_add(hosts, hd_unconst(rk->host)))
 			g_ptr_array_add(r->hosts, g_strdup(rk->host));
 	}
 	g_ptr_array_sort(r->hosts, compare_str);
