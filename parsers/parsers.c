@@ -113,6 +113,9 @@ const char *parsers_own_output(const uint8_t *head, size_t len)
 	if (head_starts(head, len, "ops: ") &&
 	    head_has(head, len, "\ngroup ") && head_has(head, len, " source"))
 		return "a hangdoc show listing";
+	if (head_starts(head, len, "{") &&
+	    head_has(head, len, "\"format\": \"hangdoc-replay-plan\""))
+		return "a hangdoc replay plan";
 	if (head_starts(head, len, "{") && head_has(head, len, "\"ops\": [") &&
 	    head_has(head, len, "\"seq_kind\""))
 		return "a hangdoc show listing (JSON)";

@@ -1029,9 +1029,9 @@ char *replay_plan_to_json(const struct replay_plan *p)
 	g_autoptr(json_t) root = replay_plan_build_json(p);
 	char *text, *out;
 
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	text = hd_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	out = g_strconcat(text, "\n", NULL);
-	free(text);
+	g_free(text);
 	return out;
 }
 

@@ -45,7 +45,8 @@ static const char help[] =
 	"  --attempt N    of logs that hold several job attempts (a run, then\n"
 	"                 restarts: a new process in the place of one of the\n"
 	"                 same rank), analyze attempt N (from 1)\n"
-	"                 instead of the last; the report lists the others\n"
+	"                 instead of the last; the report lists the others;\n"
+	"                 an N no input holds is a usage error\n"
 	"  --since TIME   analyze only what happened from TIME on, where the\n"
 	"                 records carry times (records without one are kept):\n"
 	"                 \"YYYY-MM-DD HH:MM[:SS]\" in UTC, or a time of day\n"
@@ -128,6 +129,37 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	return HD_CMD_CONTINUE;
 }
 
+/*
+ * --attempt N names an attempt some input holds: asking for attempt 2 of
+ * logs that hold one would analyze the last one under the name of
+ * another.  Returns HD_CMD_CONTINUE, or HD_EXIT_USAGE after saying which
+ * attempts there are.
+ */
+static int check_attempt(const struct hd_store *s, int attempt)
+{
+	guint most = 1;
+
+	if (attempt <= 0)
+		return HD_CMD_CONTINUE;
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->attempts)
+			most = MAX(most, in->attempts->len);
+	}
+	if ((guint)attempt <= most)
+		return HD_CMD_CONTINUE;
+	if (most == 1)
+		return hd_cmd_usage_error(
+			&hd_cmd_analyze,
+			"option '--attempt': there is no attempt %d: the inputs hold one job attempt (no restart was seen)",
+			attempt);
+	return hd_cmd_usage_error(
+		&hd_cmd_analyze,
+		"option '--attempt': there is no attempt %d: the inputs hold attempts 1 to %u",
+		attempt, most);
+}
+
 /* Writes the report to path (hd_cmd_output_open()): never an input. */
 static int write_to_file(const char *path, enum hd_report_format fmt,
 			 const struct hd_analysis *a,
@@ -135,7 +167,7 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 			 const struct hd_store *store, int status)
 {
 	struct hd_cmd_output out;
-	int refused = hd_cmd_output_open(&out, path, store);
+	int refused = hd_cmd_output_open(&out, path, store, NULL);
 
 	if (refused >= 0)
 		return refused;
@@ -253,6 +285,9 @@ static int run(int argc, char **argv)
 	}
 	store = hd_load_with((char **)paths->pdata, &lo, problems);
 	end_progress(&prog);
+	status = check_attempt(store, o.attempt);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (!o.quiet)
 		hd_cmd_say_load(problems, store);
 	a = hd_engine_run_opts(store,

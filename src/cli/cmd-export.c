@@ -6,10 +6,8 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "cmd.h"
 #include "hd-load.h"
@@ -30,8 +28,10 @@ static const char help[] =
 	"  --perfetto     the Chrome JSON trace format (the only format, and the\n"
 	"                 default), for ui.perfetto.dev and chrome://tracing\n"
 	"  -o, --output FILE\n"
-	"                 write to FILE instead of standard output; FILE is\n"
-	"                 replaced only once the trace is complete\n"
+	"                 write to FILE instead of standard output (- is\n"
+	"                 standard output); a file is replaced only once the\n"
+	"                 trace is complete, a device or FIFO is written to,\n"
+	"                 and an input is never overwritten\n"
 	"  -j, --jobs N   parse with N threads (default 0: one per CPU)\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
@@ -47,39 +47,18 @@ static const char help[] =
 
 extern const struct hd_cmd hd_cmd_export;
 
-static int write_trace(FILE *f, const char *name, const struct hd_analysis *a,
+/* Writes the trace to path (hd_cmd_output_open()): never an input. */
+static int write_trace(const char *path, const struct hd_store *store,
+		       const struct hd_analysis *a,
 		       struct hd_perfetto_info *info)
 {
-	bool ok = hd_report_perfetto(f, a, info);
+	struct hd_cmd_output out;
+	int refused = hd_cmd_output_open(&out, path, store, NULL);
 
-	return hd_cmd_finish_output(f, name, ok ? HD_EXIT_OK : HD_EXIT_OUTPUT);
-}
-
-/* Writes through path.tmp and a rename: never half a trace under path. */
-static int write_to_file(const char *path, const struct hd_analysis *a,
-			 struct hd_perfetto_info *info)
-{
-	g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int status;
-
-	if (!f) {
-		hd_cmd_error("cannot create '%s': %s", tmp, g_strerror(errno));
-		return HD_EXIT_OUTPUT;
-	}
-	status = write_trace(f, tmp, a, info);
-	if (fclose(f) != 0 && status == HD_EXIT_OK) {
-		hd_cmd_error("cannot write '%s': %s", tmp, g_strerror(errno));
-		status = HD_EXIT_OUTPUT;
-	}
-	if (status == HD_EXIT_OK && g_rename(tmp, path) != 0) {
-		hd_cmd_error("cannot rename '%s' to '%s': %s", tmp, path,
-			     g_strerror(errno));
-		status = HD_EXIT_OUTPUT;
-	}
-	if (status != HD_EXIT_OK)
-		g_unlink(tmp);
-	return status;
+	if (refused >= 0)
+		return refused;
+	return hd_cmd_output_close(&out, hd_report_perfetto(out.f, a, info),
+				   HD_EXIT_OK);
 }
 
 static int run(int argc, char **argv)
@@ -115,8 +94,7 @@ static int run(int argc, char **argv)
 		return HD_EXIT_NO_INPUT;
 	}
 	a = hd_engine_run(store);
-	status = output ? write_to_file(output, a, &info)
-			: write_trace(stdout, "standard output", a, &info);
+	status = write_trace(output ? output : "-", store, a, &info);
 	if (status != HD_EXIT_OK)
 		return status;
 	if (info.by_sequence)

@@ -107,18 +107,22 @@ static int parse_opts(int argc, char **argv, struct opts *o, GPtrArray *paths)
 	return HD_CMD_CONTINUE;
 }
 
-/* Loads, analyzes and extracts.  Returns an exit status, 0 for a plan. */
+/*
+ * Loads into *store, analyzes and extracts.  Returns an exit status, 0 for
+ * a plan.
+ */
 static int plan_from_paths(char **paths, const struct opts *o,
-			   struct replay_plan **out, char **about)
+			   struct replay_plan **out, char **about,
+			   struct hd_store **store)
 {
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(hd_store) s = NULL;
+	struct hd_store *s;
 	g_autoptr(hd_analysis) a = NULL;
 	g_autoptr(GError) err = NULL;
 	const struct hd_verdict *v = NULL;
 	guint vi = 0;
 
-	s = hd_load(paths, 0, problems);
+	s = *store = hd_load(paths, 0, problems);
 	for (guint i = 0; i < problems->len; i++)
 		hd_cmd_error("%s",
 			     (const char *)g_ptr_array_index(problems, i));
@@ -189,6 +193,7 @@ static int run(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	g_autoptr(replay_plan) p = NULL;
+	g_autoptr(hd_store) store = NULL;
 	g_autoptr(replay_result) res = NULL;
 	g_autoptr(GError) err = NULL;
 	g_autofree char *about = NULL;
@@ -206,7 +211,8 @@ static int run(int argc, char **argv)
 			return HD_EXIT_USAGE;
 		}
 	} else {
-		status = plan_from_paths((char **)paths->pdata, &o, &p, &about);
+		status = plan_from_paths((char **)paths->pdata, &o, &p, &about,
+					 &store);
 		if (status)
 			return status;
 	}
@@ -223,15 +229,9 @@ static int run(int argc, char **argv)
 	if (o.plan_out) {
 		struct hd_cmd_output out;
 
-		status = hd_cmd_output_open(&out, o.plan_out, NULL);
+		status = hd_cmd_output_open(&out, o.plan_out, store, o.plan_in);
 		if (status >= 0)
 			return status;
-		if (o.plan_in && strcmp(o.plan_in, o.plan_out) == 0) {
-			hd_cmd_error("'%s' is the plan read, not overwritten",
-				     o.plan_out);
-			hd_cmd_output_close(&out, false, HD_EXIT_USAGE);
-			return HD_EXIT_USAGE;
-		}
 		status = hd_cmd_output_close(&out, replay_plan_write(p, out.f),
 					     HD_EXIT_OK);
 		if (status != HD_EXIT_OK)

@@ -64,13 +64,6 @@ void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
  */
 void hd_cmd_say_load(const GPtrArray *problems, const struct hd_store *s);
 
-/*
- * Flushes out and checks it for write errors (full disk, closed pipe).
- * Returns status when everything was written, else says why on stderr and
- * returns HD_EXIT_OUTPUT.
- */
-int hd_cmd_finish_output(FILE *out, const char *name, int status);
-
 /* What kind of value an option takes, and so what hd_opt.dest points at. */
 enum hd_opt_kind {
 	HD_OPT_FLAG, /* no value; bool */
@@ -80,12 +73,32 @@ enum hd_opt_kind {
 };
 
 /*
- * Where a report or plan goes (-o FILE, --plan-out FILE), written so that
- * nothing but FILE can change: a regular file (or a new name) is written
- * to a temporary file created exclusively beside it (no planted link is
- * followed) and renamed over it once complete; "-" is standard output, and
- * an existing device or FIFO is written to directly, never replaced (as
- * root, renaming over /dev/null replaced the device).
+ * Output (cmd-output.c): the one module through which every subcommand
+ * writes what it was asked for (docs/safety.md).
+ */
+
+/*
+ * Called once at start: a write to a closed pipe becomes an error
+ * (EPIPE), which hd_cmd_finish_output() turns into HD_EXIT_OUTPUT, rather
+ * than a kill by SIGPIPE.
+ */
+void hd_cmd_output_setup(void);
+
+/*
+ * Flushes out and checks it for write errors (full disk, closed pipe).
+ * Returns status when everything was written, else says why on stderr and
+ * returns HD_EXIT_OUTPUT.
+ */
+int hd_cmd_finish_output(FILE *out, const char *name, int status);
+
+/*
+ * Where a report, trace or plan goes (-o FILE, --plan-out FILE), written
+ * so that nothing but FILE can change: a regular file (or a new name) is
+ * written to a temporary file created exclusively beside it (no planted
+ * link is followed) and renamed over it once complete; "-" is standard
+ * output, and an existing device or FIFO is written to directly, never
+ * replaced (as root, renaming over /dev/null replaced the device); a FIFO
+ * that no process reads is an error, never a wait.
  */
 struct hd_cmd_output {
 	FILE *f; /* what to write to, once open */
@@ -94,14 +107,14 @@ struct hd_cmd_output {
 };
 
 /*
- * Opens path for a report.  Refuses an empty path, and a path that is one
- * of the inputs of store (the same file, or the same name; store may be
- * NULL), as usage errors; fails when it cannot be created.  Says why on
- * stderr.  Returns -1 when o is open, else the exit status (HD_EXIT_USAGE
- * or HD_EXIT_OUTPUT).
+ * Opens path for output.  Refuses an empty path, and a path that is one
+ * of the inputs of store or the file also_input (the same file, or the
+ * same name; store and also_input may be NULL), as usage errors; fails
+ * when it cannot be created or opened.  Says why on stderr.  Returns -1
+ * when o is open, else the exit status (HD_EXIT_USAGE or HD_EXIT_OUTPUT).
  */
 int hd_cmd_output_open(struct hd_cmd_output *o, const char *path,
-		       const struct hd_store *store);
+		       const struct hd_store *store, const char *also_input);
 
 /*
  * Completes what hd_cmd_output_open() opened: flushes and checks it, then

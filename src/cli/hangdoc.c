@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 {
 	const struct hd_cmd *cmd;
 
+	hd_cmd_output_setup();
 	if (argc < 2) {
 		usage(stderr);
 		return HD_EXIT_USAGE;

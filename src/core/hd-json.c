@@ -1,6 +1,8 @@
 /*
  * JSON emitter helpers (hd-json.h): the small jansson constructors the
- * reports, `show` and replay plans used to define each for itself.
+ * reports, `show` and replay plans used to define each for itself, and
+ * the one writer of JSON text every emitter goes through, which escapes
+ * what jansson leaves raw.
  */
 #include "config.h"
 
@@ -10,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "hd-text.h"
+
+#include "hd-const.h"
 #include "hd-banned.h"
 
 /*
@@ -86,4 +91,50 @@ json_t *hd_json_string_array(const GPtrArray *a)
 		json_array_append_new(arr,
 				      hd_json_string(g_ptr_array_index(a, i)));
 	return arr;
+}
+
+bool hd_json_must_escape(gunichar c)
+{
+	return hd_text_is_control(c) || c == 0x2028 || c == 0x2029;
+}
+
+char *hd_json_escape_text(const char *text)
+{
+	GString *out = g_string_sized_new(strlen(text) + 16);
+
+	for (const char *p = text; *p;) {
+		const char *next = hd_utf8_next(p);
+		gunichar c = g_utf8_get_char_validated(p, next - p);
+
+		/*
+		 * jansson's text is valid UTF-8, and these code points can
+		 * only stand inside a string, where "\uXXXX" means the same.
+		 */
+		if (c != (gunichar)-1 && c != (gunichar)-2 && c >= 0x20 &&
+		    hd_json_must_escape(c))
+			g_string_append_printf(out, "\\u%04x", (unsigned)c);
+		else
+			g_string_append_len(out, p, next - p);
+		p = next;
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *hd_json_dumps(const json_t *json, size_t flags)
+{
+	char *raw = json_dumps(json, flags);
+	char *text;
+
+	if (!raw)
+		return NULL;
+	text = hd_json_escape_text(raw);
+	g_free(raw); /* jansson allocates with g_malloc() */
+	return text;
+}
+
+bool hd_json_dumpf(const json_t *json, FILE *out, size_t flags)
+{
+	g_autofree char *text = hd_json_dumps(json, flags);
+
+	return text && fputs(text, out) >= 0;
 }

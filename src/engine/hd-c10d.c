@@ -15,6 +15,7 @@
 
 #include "hd-checks.h"
 #include "hd-hash.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -91,6 +92,19 @@ static bool attr_equal(const struct c10d_op *x, const struct c10d_op *y,
 	}
 }
 
+/* A known attribute as a key of a hash that attr_equal() agrees with. */
+static gpointer attr_key(const struct c10d_op *o, enum c10d_attr at)
+{
+	switch (at) {
+	case ATTR_OP:
+		return hd_unconst(o->op);
+	case ATTR_NUMEL:
+		return hd_unconst(&o->numel);
+	default:
+		return hd_unconst(o->dtype);
+	}
+}
+
 static void attr_text(const struct c10d_op *o, enum c10d_attr at, char *buf,
 		      size_t n)
 {
@@ -123,6 +137,10 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 						       "dtype" };
 	g_autoptr(GArray) count = g_array_new(FALSE, TRUE, sizeof(guint));
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GHashTable) first_of =
+		at == ATTR_NUMEL ? g_hash_table_new(g_int64_hash, g_int64_equal)
+				 : g_hash_table_new(g_str_hash, g_str_equal);
+	gpointer at_first;
 	g_autofree char *ct = NULL;
 	guint best = 0, second = 0, distinct = 0, known = 0;
 	const struct c10d_op *maj = NULL;
@@ -139,15 +157,13 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 		if (!attr_known(o, at))
 			continue;
 		known++;
-		for (guint k = 0; k < i; k++)
-			if (attr_known(&g_array_index(ops, struct c10d_op, k),
-				       at) &&
-			    attr_equal(o,
-				       &g_array_index(ops, struct c10d_op, k),
-				       at)) {
-				first = k;
-				break;
-			}
+		/* the first op with this value, by hash: never a scan */
+		if (g_hash_table_lookup_extended(first_of, attr_key(o, at),
+						 NULL, &at_first))
+			first = GPOINTER_TO_UINT(at_first);
+		else
+			g_hash_table_insert(first_of, attr_key(o, at),
+					    GUINT_TO_POINTER(i));
 		if (first == i)
 			distinct++;
 		g_array_index(count, guint, first)++;
@@ -222,13 +238,104 @@ static struct hd_verdict *compare_ops(const struct hd_store *s,
 	return NULL;
 }
 
-/* Adds o unless its rank already has an op in ops. */
-static void add_op(GArray *ops, const struct c10d_op *o)
+/*
+ * Keeps each rank's first op in ops: one pass with a hash of the ranks
+ * seen, so a hundred thousand fingerprints cost their number, not its
+ * square.
+ */
+static void first_op_per_rank(GArray *ops)
 {
-	for (guint i = 0; i < ops->len; i++)
-		if (g_array_index(ops, struct c10d_op, i).rank == o->rank)
-			return;
-	g_array_append_val(ops, *o);
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	guint out = 0;
+
+	for (guint i = 0; i < ops->len; i++) {
+		struct c10d_op o = g_array_index(ops, struct c10d_op, i);
+
+		if (g_hash_table_add(seen, GINT_TO_POINTER(o.rank)))
+			g_array_index(ops, struct c10d_op, out++) = o;
+	}
+	g_array_set_size(ops, out);
+}
+
+/* The key of the fingerprints rank sent about peer. */
+static gpointer pair_key(int rank, int peer)
+{
+	return GSIZE_TO_POINTER(((gsize)(guint32)rank << 32) | (guint32)peer);
+}
+
+/* Both halves of a pair_key() mixed (g_direct_hash() keeps the low 32). */
+static guint pair_hash(gconstpointer key)
+{
+	guint64 v = (guint64)GPOINTER_TO_SIZE(key);
+
+	v ^= v >> 33;
+	v *= G_GUINT64_CONSTANT(0xff51afd7ed558ccd);
+	v ^= v >> 33;
+	return (guint)v;
+}
+
+/*
+ * A pair whose seqs differ: the first fingerprint (in signal order) of
+ * the first one that has a partner, the partner being the other rank's
+ * message about it at a lower seq.  Each (rank, peer) pair keeps its
+ * fingerprints in order with the running minimum of their seqs, so the
+ * first partner below a seq is a binary search, not a scan of every
+ * signal per signal.
+ */
+static const struct hd_signal *find_apart(const struct hd_store *s)
+{
+	g_autoptr(GHashTable) pairs =
+		g_hash_table_new_full(pair_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
+	const struct hd_signal *apart = NULL;
+
+	if (sizeof(gsize) < 8)
+		return NULL; /* pair_key() needs 64 bits */
+	for (guint k = 0; k < s->signals->len; k++) {
+		const struct hd_signal *o2 = sig_at(s, k);
+		gpointer key = pair_key(o2->rank, o2->peer_rank);
+		GPtrArray *list;
+
+		if (o2->type != HD_SIGT_COLL_MISMATCH || o2->seq < 0)
+			continue;
+		list = g_hash_table_lookup(pairs, key);
+		if (!list) {
+			list = g_ptr_array_new();
+			g_hash_table_insert(pairs, key, list);
+		}
+		/* keep only new running minima: the first below any seq */
+		if (!list->len || o2->seq < ((const struct hd_signal *)
+						     list->pdata[list->len - 1])
+						    ->seq)
+			g_ptr_array_add(list, hd_unconst(o2));
+	}
+	for (guint i = 0; i < s->signals->len && !apart; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		GPtrArray *list;
+		guint lo = 0, hi;
+
+		if (sig->type != HD_SIGT_COLL_MISMATCH || sig->rank < 0 ||
+		    sig->seq < 0)
+			continue;
+		list = g_hash_table_lookup(pairs,
+					   pair_key(sig->peer_rank, sig->rank));
+		if (!list)
+			continue;
+		/* seqs fall along list: the first one below sig->seq */
+		hi = list->len;
+		while (lo < hi) {
+			guint mid = lo + (hi - lo) / 2;
+
+			if (((const struct hd_signal *)list->pdata[mid])->seq <
+			    sig->seq)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo < list->len)
+			apart = list->pdata[lo];
+	}
+	return apart;
 }
 
 /*
@@ -264,18 +371,12 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 			g_hash_table_insert(by_seq, key, ops);
 			g_ptr_array_add(order, ops);
 		}
-		add_op(ops, &o);
-		/* the other rank of the same message at another seq */
-		for (guint k = 0; k < s->signals->len && sig->seq >= 0; k++) {
-			const struct hd_signal *o2 = sig_at(s, k);
-
-			if (o2->type == HD_SIGT_COLL_MISMATCH &&
-			    o2->rank == sig->peer_rank &&
-			    o2->peer_rank == sig->rank && o2->seq >= 0 &&
-			    o2->seq < sig->seq && !apart)
-				apart = o2;
-		}
+		g_array_append_val(ops, o);
 	}
+	for (guint i = 0; i < order->len; i++)
+		first_op_per_rank(g_ptr_array_index(order, i));
+	/* the other rank of the same message at another seq */
+	apart = find_apart(s);
 	for (guint i = 0; i < order->len; i++) {
 		GArray *ops = g_ptr_array_index(order, i);
 		const struct c10d_op *o0 =
@@ -374,8 +475,10 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 			g_hash_table_insert(pos, g_steal_pointer(&key), ops);
 			g_ptr_array_add(order, ops);
 		}
-		add_op(ops, &o);
+		g_array_append_val(ops, o);
 	}
+	for (guint i = 0; i < order->len; i++)
+		first_op_per_rank(g_ptr_array_index(order, i));
 	for (guint i = 0; i < order->len; i++) {
 		GArray *ops = g_ptr_array_index(order, i);
 		const struct c10d_op *o0 =
@@ -496,37 +599,47 @@ static void check_timeouts_seen(struct hd_index *ix, struct hd_analysis *a)
 static void check_named(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
-	g_autoptr(GHashTable) seen =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	/* key -> the ranks its signals name; one pass over the signals */
+	g_autoptr(GHashTable) named = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+	g_autoptr(GPtrArray) firsts = g_ptr_array_new();
+	g_autoptr(GPtrArray) lists = g_ptr_array_new();
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
-		g_autoptr(GArray) ranks = NULL;
-		g_autofree char *key = NULL, *rt = NULL;
-		struct hd_verdict *v;
-		bool lag = sig->code == 2;
+		g_autofree char *key = NULL;
+		GArray *ranks;
 
 		if (sig->type != HD_SIGT_RANKS_NAMED || sig->rank < 0)
 			continue;
 		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u", sig->code,
 				      sig->seq, sig->prov.input);
-		if (g_hash_table_contains(seen, key))
-			continue;
-		ranks = g_array_new(FALSE, FALSE, sizeof(int));
-		for (guint k = i; k < s->signals->len; k++) {
-			const struct hd_signal *o = sig_at(s, k);
-			bool dup = false;
-
-			if (o->type != HD_SIGT_RANKS_NAMED || o->rank < 0 ||
-			    o->code != sig->code || o->seq != sig->seq ||
-			    o->prov.input != sig->prov.input)
-				continue;
-			for (guint j = 0; j < ranks->len && !dup; j++)
-				dup = g_array_index(ranks, int, j) == o->rank;
-			if (!dup)
-				g_array_append_val(ranks, o->rank);
+		ranks = g_hash_table_lookup(named, key);
+		if (!ranks) {
+			ranks = g_array_new(FALSE, FALSE, sizeof(int));
+			g_hash_table_insert(named, g_steal_pointer(&key),
+					    ranks);
+			g_ptr_array_add(firsts, hd_unconst(sig));
+			g_ptr_array_add(lists, ranks);
 		}
+		g_array_append_val(ranks, sig->rank);
+	}
+	for (guint i = 0; i < firsts->len; i++) {
+		const struct hd_signal *sig = firsts->pdata[i];
+		GArray *ranks = lists->pdata[i];
+		g_autofree char *rt = NULL;
+		struct hd_verdict *v;
+		bool lag = sig->code == 2;
+		guint out = 0;
+
+		/* sorted, each rank once */
 		g_array_sort(ranks, compare_int);
+		for (guint k = 0; k < ranks->len; k++)
+			if (!out || g_array_index(ranks, int, k) !=
+					    g_array_index(ranks, int, out - 1))
+				g_array_index(ranks, int, out++) =
+					g_array_index(ranks, int, k);
+		g_array_set_size(ranks, out);
 		rt = hd_ranks_text(ranks, 8);
 		v = hd_verdict_new(
 			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
@@ -554,7 +667,6 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing the tool did not print: its own inputs are not checked here");
-		g_hash_table_add(seen, g_steal_pointer(&key));
 		g_ptr_array_add(a->verdicts, v);
 	}
 }

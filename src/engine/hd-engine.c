@@ -17,6 +17,7 @@
 #include "hd-consistency.h"
 #include "hd-fingerprint.h"
 #include "hd-straggler.h"
+#include "hd-const.h"
 #include "hd-banned.h"
 
 static gint compare_int(gconstpointer a, gconstpointer b)
@@ -201,48 +202,66 @@ static int64_t progress_group(const struct hd_index *ix,
 	return best;
 }
 
-static const char *culprit_state(const struct hd_analysis *a, int rank)
+/* What a verdict of kind k makes its culprits' rows say. */
+static const char *culprit_state(enum hd_verdict_kind k)
 {
+	switch (k) {
+	case HD_V_RANK_CRASHED:
+		return "crashed";
+	case HD_V_MISSING_RANK:
+	case HD_V_BLOCKED_CHAIN:
+		return "absent";
+	case HD_V_LAGGING_RANK:
+		return "lagging";
+	case HD_V_STRAGGLER:
+		return "straggler";
+	default:
+		return "culprit";
+	}
+}
+
+/*
+ * rank -> the state its first blaming verdict gives it, for every
+ * culprit: built once, so the rows cost ranks plus culprits, never their
+ * product.  (transfer full)
+ */
+static GHashTable *culprit_states(const struct hd_analysis *a)
+{
+	GHashTable *states = g_hash_table_new(NULL, NULL);
+
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
 		for (guint c = 0; c < v->culprits->len; c++) {
-			if (g_array_index(v->culprits, int, c) != rank)
-				continue;
-			switch (v->kind) {
-			case HD_V_RANK_CRASHED:
-				return "crashed";
-			case HD_V_MISSING_RANK:
-			case HD_V_BLOCKED_CHAIN:
-				return "absent";
-			case HD_V_LAGGING_RANK:
-				return "lagging";
-			case HD_V_STRAGGLER:
-				return "straggler";
-			default:
-				return "culprit";
-			}
+			gpointer rank = GINT_TO_POINTER(
+				g_array_index(v->culprits, int, c));
+
+			if (!g_hash_table_contains(states, rank))
+				g_hash_table_insert(
+					states, rank,
+					hd_unconst(culprit_state(v->kind)));
 		}
 	}
-	return NULL;
+	return states;
 }
 
-/* Does any lane of rank in group g know which ops completed? */
-static bool rank_has_completion(const struct hd_index *ix, int64_t g, int rank)
+/* The ranks of group g some lane of which knows which ops completed. */
+static GHashTable *ranks_with_completion(const struct hd_index *ix, int64_t g)
 {
+	GHashTable *set = g_hash_table_new(NULL, NULL);
 	const struct hd_group_index *gi;
 
 	if (g < 0 || (guint64)g >= ix->groups->len)
-		return false;
+		return set;
 	gi = &g_array_index(ix->groups, struct hd_group_index, g);
 	for (guint l = 0; l < gi->lanes->len; l++) {
 		const struct hd_lane *lane =
 			&g_array_index(gi->lanes, struct hd_lane, l);
 
-		if (lane->rank == rank && lane->has_completion_info)
-			return true;
+		if (lane->has_completion_info)
+			g_hash_table_add(set, GINT_TO_POINTER(lane->rank));
 	}
-	return false;
+	return set;
 }
 
 /* What a lane says about its rank's progress in the progress group. */
@@ -361,6 +380,8 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	int64_t g = progress_group(ix, a);
 	g_autoptr(GHashTable) rows =
 		g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GHashTable) states = NULL;
+	g_autoptr(GHashTable) completion = NULL;
 
 	for (guint i = 0; i < a->ranks_seen->len; i++) {
 		struct hd_rank_progress p = { 0 };
@@ -414,14 +435,18 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 				      row - 1)
 				.state = "timed out";
 	}
+	states = culprit_states(a);
+	completion = ranks_with_completion(ix, g);
 	for (guint i = 0; i < a->progress->len; i++) {
 		struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
-		const char *st = culprit_state(a, p->rank);
+		const char *st =
+			g_hash_table_lookup(states, GINT_TO_POINTER(p->rank));
 
 		/* Without completion info an enqueued op says nothing. */
 		if (p->last_completed < 0 &&
-		    !rank_has_completion(ix, g, p->rank))
+		    !g_hash_table_contains(completion,
+					   GINT_TO_POINTER(p->rank)))
 			p->blocked_seq = -1;
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
@@ -504,8 +529,9 @@ static void add_undecided_verdict(const struct hd_index *ix,
 		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
-			v, "nothing about %u ranks that left no data",
-			a->ranks_missing->len);
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -549,9 +575,11 @@ static void add_summary_verdict(const struct hd_index *ix,
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"no ops were read (%" G_GUINT64_FORMAT
-			" records, %u signals from %u inputs, %u ranks seen): no progress is shown, so no fault can be ruled out",
-			records, s->signals->len, s->inputs->len,
-			a->ranks_seen->len);
+			" record%s, %u signal%s from %u input%s, %u rank%s seen): no progress is shown, so no fault can be ruled out",
+			records, records == 1 ? "" : "s", s->signals->len,
+			s->signals->len == 1 ? "" : "s", s->inputs->len,
+			s->inputs->len == 1 ? "" : "s", a->ranks_seen->len,
+			a->ranks_seen->len == 1 ? "" : "s");
 		v->score = HD_SCORE_INSUFFICIENT;
 		g_ptr_array_add(a->verdicts, v);
 		return;
@@ -560,9 +588,11 @@ static void add_summary_verdict(const struct hd_index *ix,
 		HD_V_NO_FAULT,
 		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW
 							     : HD_CONF_MEDIUM,
-		"no fault found in %u ops and %u signals from %u ranks (%u inputs)",
-		s->ops->len, s->signals->len, a->ranks_seen->len,
-		s->inputs->len);
+		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
+		s->ops->len, s->ops->len == 1 ? "" : "s", s->signals->len,
+		s->signals->len == 1 ? "" : "s", a->ranks_seen->len,
+		a->ranks_seen->len == 1 ? "" : "s", s->inputs->len,
+		s->inputs->len == 1 ? "" : "s");
 	v->score = HD_SCORE_NO_FAULT;
 	hd_verdict_add_ruled_out(
 		v,
@@ -572,8 +602,9 @@ static void add_summary_verdict(const struct hd_index *ix,
 		"missing or lagging ranks: every rank reached the same position in every group");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
-			v, "nothing about %u ranks that left no data",
-			a->ranks_missing->len);
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
 	g_ptr_array_add(a->verdicts, v);
 }
 

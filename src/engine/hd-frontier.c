@@ -327,7 +327,9 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 			" (%s)%s",
 			f->absent->len == 1 ? "" : "s", absent_text, label,
 			nwait, f->key, opname,
-			blocked ? " and are blocked there" : "");
+			!blocked     ? ""
+			: nwait == 1 ? " and is blocked there"
+				     : " and are blocked there");
 	else
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
@@ -335,7 +337,9 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 			" (%s) of %s; %u other%s %s",
 			f->absent->len == 1 ? "" : "s", absent_text, f->key,
 			opname, label, nwait, nwait == 1 ? "" : "s",
-			blocked ? "entered it and are blocked" : "enqueued it");
+			!blocked     ? "enqueued it"
+			: nwait == 1 ? "entered it and is blocked"
+				     : "entered it and are blocked");
 	v->group = c->group;
 	v->seq = f->key;
 	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;

@@ -227,9 +227,15 @@ static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,
 			else
 				cell->state = HD_CELL_ABSENT;
 		}
-		for (guint c = 0; top && c < top->culprits->len; c++)
-			if (g_array_index(top->culprits, int, c) == rank)
-				g_array_index(m->culprit, gboolean, r) = TRUE;
+	}
+	/* Each culprit's row, found by rank: never rows times culprits. */
+	for (guint c = 0; top && c < top->culprits->len; c++) {
+		guint row = GPOINTER_TO_UINT(g_hash_table_lookup(
+			row_of,
+			GINT_TO_POINTER(g_array_index(top->culprits, int, c))));
+
+		if (row)
+			g_array_index(m->culprit, gboolean, row - 1) = TRUE;
 	}
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =

@@ -48,12 +48,23 @@ static gint compare_int(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
-static void int_set_add(GArray *set, int v)
+/*
+ * Drops the repeats of set, keeping each int's first place: one pass
+ * with a hash of those seen, so adding n ranks costs n, never n^2 (an
+ * input can name a hundred thousand ranks).
+ */
+static void int_set_unique(GArray *set)
 {
-	for (guint i = 0; i < set->len; i++)
-		if (g_array_index(set, int, i) == v)
-			return;
-	g_array_append_val(set, v);
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	guint out = 0;
+
+	for (guint i = 0; i < set->len; i++) {
+		int v = g_array_index(set, int, i);
+
+		if (g_hash_table_add(seen, GINT_TO_POINTER(v)))
+			g_array_index(set, int, out++) = v;
+	}
+	g_array_set_size(set, out);
 }
 
 /* What one rank said about one PG. */
@@ -68,20 +79,30 @@ struct pg_report {
 struct pg_reports {
 	const char *name; /* interned */
 	GArray *reports; /* struct pg_report */
+	/* rank -> its index in reports + 1: a lookup, never a scan per rank */
+	GHashTable *index;
 };
+
+/* rank's report in p, or NULL.  (transfer none) */
+static const struct pg_report *report_of(const struct pg_reports *p, int rank)
+{
+	guint at = GPOINTER_TO_UINT(
+		g_hash_table_lookup(p->index, GINT_TO_POINTER(rank)));
+
+	return at ? &g_array_index(p->reports, struct pg_report, at - 1) : NULL;
+}
 
 static struct pg_report *report_for(struct pg_reports *p, int rank)
 {
 	struct pg_report r = { rank, -1, NULL, INT64_MIN, INT64_MIN, NULL };
+	guint at = GPOINTER_TO_UINT(
+		g_hash_table_lookup(p->index, GINT_TO_POINTER(rank)));
 
-	for (guint i = 0; i < p->reports->len; i++) {
-		struct pg_report *x =
-			&g_array_index(p->reports, struct pg_report, i);
-
-		if (x->rank == rank)
-			return x;
-	}
+	if (at)
+		return &g_array_index(p->reports, struct pg_report, at - 1);
 	g_array_append_val(p->reports, r);
+	g_hash_table_insert(p->index, GINT_TO_POINTER(rank),
+			    GUINT_TO_POINTER(p->reports->len));
 	return &g_array_index(p->reports, struct pg_report,
 			      p->reports->len - 1);
 }
@@ -94,15 +115,23 @@ static int64_t find_pg_group(const struct hd_store *s, const char *name,
 
 	for (guint g = 0; g < s->groups->len; g++) {
 		const struct hd_group *grp = g_ptr_array_index(s->groups, g);
+		g_autoptr(GHashTable) members = NULL;
 		bool all = true;
 
 		if (!grp->name || strcmp(grp->name, name) != 0)
 			continue;
+		members = g_hash_table_new(NULL, NULL);
+		for (guint i = 0; i < grp->members->len; i++)
+			g_hash_table_add(members,
+					 GINT_TO_POINTER(g_array_index(
+						 grp->members, int, i)));
 		for (guint i = 0; i < p->reports->len && all; i++)
-			all = hd_group_rank_of(
-				      grp, g_array_index(p->reports,
-							 struct pg_report, i)
-						   .rank) >= 0;
+			all = g_hash_table_contains(
+				members,
+				GINT_TO_POINTER(g_array_index(p->reports,
+							      struct pg_report,
+							      i)
+							.rank));
 		if (!all)
 			continue;
 		if (found >= 0)
@@ -112,23 +141,36 @@ static int64_t find_pg_group(const struct hd_store *s, const char *name,
 	return found;
 }
 
+static gint compare_int64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The most common timed-out seq (the lowest on a tie). */
 static int64_t common_timeout(const struct pg_reports *p)
 {
+	g_autoptr(GArray) seqs = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	int64_t best = -1;
 	guint best_n = 0;
 
 	for (guint i = 0; i < p->reports->len; i++) {
 		int64_t s = g_array_index(p->reports, struct pg_report, i)
 				    .timeout_seq;
+
+		if (s >= 0)
+			g_array_append_val(seqs, s);
+	}
+	/* sorted, each run of equal seqs counted once: n log n, not n^2 */
+	g_array_sort(seqs, compare_int64);
+	for (guint i = 0; i < seqs->len;) {
+		int64_t s = g_array_index(seqs, int64_t, i);
 		guint n = 0;
 
-		if (s < 0)
-			continue;
-		for (guint k = 0; k < p->reports->len; k++)
-			if (g_array_index(p->reports, struct pg_report, k)
-				    .timeout_seq == s)
-				n++;
+		for (; i < seqs->len && g_array_index(seqs, int64_t, i) == s;
+		     i++)
+			n++;
 		if (n > best_n || (n == best_n && s < best)) {
 			best = s;
 			best_n = n;
@@ -220,18 +262,30 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 
 		for (guint i = 0; i < grp->members->len; i++)
 			if (g_array_index(grp->members, int, i) >= 0)
-				int_set_add(members, g_array_index(grp->members,
-								   int, i));
+				g_array_append_val(
+					members,
+					g_array_index(grp->members, int, i));
 	} else if (strcmp(p->name, "0") == 0 &&
 		   (size = pg0_size(s, p, size_from)) > 0) {
 		for (int r = 0; r < MIN(size, 1 << 22); r++)
 			g_array_append_val(members, r);
 	}
 	for (guint i = 0; i < p->reports->len; i++)
-		int_set_add(
+		g_array_append_val(
 			members,
 			g_array_index(p->reports, struct pg_report, i).rank);
 	g_array_sort(members, compare_int);
+	/* each rank once: sorted, so repeats are neighbours */
+	for (guint i = 0, out = 0; i <= members->len; i++) {
+		if (i == members->len) {
+			g_array_set_size(members, out);
+			break;
+		}
+		if (!out || g_array_index(members, int, i) !=
+				    g_array_index(members, int, out - 1))
+			g_array_index(members, int, out++) =
+				g_array_index(members, int, i);
+	}
 	return members;
 }
 
@@ -244,13 +298,7 @@ static void pg_sort_members(const struct hd_store *s,
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
-		const struct pg_report *rep = NULL;
-
-		for (guint k = 0; k < p->reports->len && !rep; k++)
-			if (g_array_index(p->reports, struct pg_report, k)
-				    .rank == r)
-				rep = &g_array_index(p->reports,
-						     struct pg_report, k);
+		const struct pg_report *rep = report_of(p, r);
 		if (rep && rep->timeout_seq == seq) {
 			g_array_append_val(h->waiting, r);
 			if (!h->opname && rep->timeout->op_name)
@@ -343,10 +391,11 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	if (h->lagging)
 		v = hd_verdict_new(
 			HD_V_LAGGING_RANK, conf,
-			"rank%s %s fell behind in %s: %u others time out in seq %" G_GINT64_FORMAT
+			"rank%s %s fell behind in %s: %u other%s time%s out in seq %" G_GINT64_FORMAT
 			" (%s)",
 			culprits->len == 1 ? "" : "s", ct, h->label,
-			h->waiting->len, h->seq, opname);
+			h->waiting->len, h->waiting->len == 1 ? "" : "s",
+			h->waiting->len == 1 ? "s" : "", h->seq, opname);
 	else
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
@@ -589,6 +638,7 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 			p->name = name;
 			p->reports = g_array_new(FALSE, FALSE,
 						 sizeof(struct pg_report));
+			p->index = g_hash_table_new(NULL, NULL);
 			g_hash_table_insert(pgs, hd_unconst(name), p);
 			g_ptr_array_add(order, p);
 		}
@@ -623,6 +673,7 @@ static void check_progress(struct hd_index *ix, struct hd_analysis *a)
 
 		check_pg(ix, a, p);
 		g_array_unref(p->reports);
+		g_hash_table_unref(p->index);
 		g_free(p);
 	}
 }
@@ -854,10 +905,11 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			continue;
 		nsig++;
 		if (sig->rank >= 0)
-			int_set_add(reporters, sig->rank);
+			g_array_append_val(reporters, sig->rank);
 		if (!first || compare_sig_time(sig, first) < 0)
 			first = sig;
 	}
+	int_set_unique(reporters);
 	if (!first)
 		return;
 	if (first->peer) {
@@ -925,8 +977,8 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	if (same_peer)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
-			"%u other network errors name the same peer host %s",
-			same_peer, host);
+			"%u other network error%s the same peer host %s",
+			same_peer, same_peer == 1 ? " names" : "s name", host);
 	if (reporters->len > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u ranks reported network errors",
@@ -1027,7 +1079,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 		    sig->type != HD_SIGT_OOM && sig->type != HD_SIGT_PROXY_DIED)
 			continue;
 		if (sig->rank >= 0)
-			int_set_add(crashed, sig->rank);
+			g_array_append_val(crashed, sig->rank);
 		else
 			rankless++;
 		if (sig->time_ns == INT64_MIN)
@@ -1035,6 +1087,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 		if (!first || compare_sig_time(sig, first) < 0)
 			first = sig;
 	}
+	int_set_unique(crashed);
 	if (!first)
 		return;
 	/* Peers that saw a connection closed by the crashed rank's host. */
@@ -1097,7 +1150,9 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	if (timeouts)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
-			"%u watchdog timeouts on other ranks follow", timeouts);
+			"%u watchdog timeout%s on other ranks follow%s",
+			timeouts, timeouts == 1 ? "" : "s",
+			timeouts == 1 ? "s" : "");
 	if (closed_naming)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
@@ -1507,32 +1562,34 @@ static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
 	if (listed == -2) {
 		for (guint i = 0; i < e->ranks->len; i++)
 			if (g_array_index(e->rank_of, int, i) == (int)low_i)
-				int_set_add(culprits,
-					    ((const struct hd_signal *)
-						     e->ranks->pdata[i])
-						    ->peer_rank);
+				g_array_append_val(culprits,
+						   ((const struct hd_signal *)
+							    e->ranks->pdata[i])
+							   ->peer_rank);
 	} else if (listed == (int)low_i) {
 		for (guint i = 0; i < e->ranks->len; i++)
-			int_set_add(
+			g_array_append_val(
 				culprits,
 				((const struct hd_signal *)e->ranks->pdata[i])
 					->peer_rank);
 	} else if (listed >= 0 && e->counts->len == 2 && total <= (1 << 16)) {
 		/* the listed ranks are ahead: the others are behind */
-		for (int r = 0; r < (int)total; r++) {
-			bool named = false;
+		g_autoptr(GHashTable) named = g_hash_table_new(NULL, NULL);
 
-			for (guint i = 0; i < e->ranks->len && !named; i++)
-				named = ((const struct hd_signal *)
-						 e->ranks->pdata[i])
-						->peer_rank == r;
-			if (!named)
-				int_set_add(culprits, r);
-		}
+		for (guint i = 0; i < e->ranks->len; i++)
+			g_hash_table_add(
+				named,
+				GINT_TO_POINTER(((const struct hd_signal *)
+							 e->ranks->pdata[i])
+							->peer_rank));
+		for (int r = 0; r < (int)total; r++)
+			if (!g_hash_table_contains(named, GINT_TO_POINTER(r)))
+				g_array_append_val(culprits, r);
 		conf = HD_CONF_LOW;
 	} else {
 		conf = HD_CONF_LOW;
 	}
+	int_set_unique(culprits);
 	if (culprits->len != (guint)low->code) {
 		/* what was read does not add up: name no one */
 		g_array_set_size(culprits, 0);

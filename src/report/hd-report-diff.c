@@ -223,7 +223,7 @@ bool hd_diff_write_json(FILE *out, const struct hd_diff *d)
 	json_object_set_new(o, "b", side_json(&d->b));
 	json_object_set_new(o, "same", same);
 	json_object_set_new(o, "hosts", hosts);
-	if (json_dumpf(o, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+	if (!hd_json_dumpf(o, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);
 	return !ferror(out);

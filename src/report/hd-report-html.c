@@ -247,8 +247,8 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		fputs("<h1>hangdoc: no verdict</h1>\n", out);
 		fprintf(out,
 			"<div class=\"card\">No usable input: nothing could be "
-			"parsed from the %u input files tried.</div>\n",
-			s->inputs->len);
+			"parsed from the %u input file%s tried.</div>\n",
+			s->inputs->len, s->inputs->len == 1 ? "" : "s");
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
@@ -292,9 +292,10 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	fprintf(out, "<tr><th>confidence</th><td>%s</td></tr>\n",
 		hd_confidence_name(v->confidence));
 	fprintf(out,
-		"<tr><th>inputs</th><td>%u usable of %u; %u ranks with data",
+		"<tr><th>inputs</th><td>%u usable of %u; %u rank%s with data",
 		hd_store_usable_inputs(s), s->inputs->len,
-		a->ranks_seen ? a->ranks_seen->len : 0);
+		a->ranks_seen ? a->ranks_seen->len : 0,
+		a->ranks_seen && a->ranks_seen->len == 1 ? "" : "s");
 	if (a->world_size >= 0)
 		fprintf(out, " of %d", a->world_size);
 	fputs("</td></tr>\n</table>\n", out);
@@ -569,9 +570,11 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	if (t0 == INT64_MAX)
 		return;
 	if (t1 <= t0)
-		t1 = t0 + 1000;
+		t1 = hd_report_add_sat(t0, 1000);
 	/* Room on the right for the ops still running when the data ends. */
-	t1 += (t1 - t0) / 8;
+	t1 = hd_report_add_sat(t1, hd_report_sub_sat(t1, t0) / 8);
+	if (t1 <= t0) /* t0 is INT64_MAX: a span of one */
+		t0 = t1 - 1;
 	utc_text(t0, start, sizeof(start));
 	fputs("<h2>Timeline</h2>\n<p class=\"note\">", out);
 	fprintf(out,
@@ -588,7 +591,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 		label_w + plot_w + 60, head_h + rh * (int)nrows + 8);
 	for (int i = 0; i <= 4; i++) {
 		int x = label_w + plot_w * i / 4;
-		g_autofree char *d = hd_report_duration((t1 - t0) * i / 4);
+		g_autofree char *d =
+			hd_report_duration(hd_report_sub_sat(t1, t0) / 4 * i);
 
 		fprintf(out,
 			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#dde1e8\"/>"
@@ -620,10 +624,12 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 				continue;
 			if (e == INT64_MIN || e < b)
 				e = cell->state == HD_CELL_COMPLETED ? b : t1;
-			x0 = label_w + (double)plot_w * (double)(b - t0) /
-					       (double)(t1 - t0);
-			x1 = label_w + (double)plot_w * (double)(e - t0) /
-					       (double)(t1 - t0);
+			x0 = label_w +
+			     (double)plot_w * (double)hd_report_sub_sat(b, t0) /
+				     (double)hd_report_sub_sat(t1, t0);
+			x1 = label_w +
+			     (double)plot_w * (double)hd_report_sub_sat(e, t0) /
+				     (double)hd_report_sub_sat(t1, t0);
 			fprintf(out,
 				"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\">",
@@ -781,10 +787,11 @@ static void html_inputs(FILE *out, const struct hd_analysis *a)
 	const struct hd_store *s = a->store;
 
 	fprintf(out,
-		"<h2>Inputs</h2>\n<details><summary>%u inputs, %u usable</summary>\n"
+		"<h2>Inputs</h2>\n<details><summary>%u input%s, %u usable</summary>\n"
 		"<table class=\"grid\">\n<tr><th>path</th><th>kind</th>"
 		"<th>rank</th><th>records</th><th>warnings</th></tr>\n",
-		s->inputs->len, hd_store_usable_inputs(s));
+		s->inputs->len, s->inputs->len == 1 ? "" : "s",
+		hd_store_usable_inputs(s));
 	for (guint i = 0; i < s->inputs->len && i < HTML_MAX_INPUTS; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 

@@ -85,8 +85,9 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 		if (!hd_store_usable_inputs(a->store))
 			fprintf(out,
 				"No usable input: nothing could be "
-				"parsed from the %u input files tried.\n\n",
-				a->store->inputs->len);
+				"parsed from the %u input file%s tried.\n\n",
+				a->store->inputs->len,
+				a->store->inputs->len == 1 ? "" : "s");
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
@@ -350,9 +351,11 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
 	guint n = a->progress ? a->progress->len : 0;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	g_autoptr(GArray) culprits = NULL;
 
 	if (!n)
 		return;
+	culprits = hd_report_culprit_set(a);
 	fprintf(out, "## Ranks\n\n"
 		     "| rank | host | inputs | ops | group | last | done "
 		     "| state |\n|---|---|---|---|---|---|---|---|\n");
@@ -375,7 +378,7 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 			last = q->rank;
 		}
 		if (shown >= MD_MAX_ROWS &&
-		    !hd_report_is_culprit(a, first, last)) {
+		    !hd_report_rank_set_hits(culprits, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
 			continue;

@@ -33,14 +33,14 @@ struct writer {
 /* Writes ev (stolen) as the next element of traceEvents. */
 static void emit(struct writer *w, json_t *ev)
 {
-	char *text = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	g_autofree char *text =
+		hd_json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 	if (text) {
 		fputs(w->first ? "\n" : ",\n", w->out);
 		fputs(text, w->out);
 		w->first = false;
 	}
-	free(text);
 	json_decref(ev);
 }
 
@@ -218,8 +218,8 @@ static void ops(struct writer *w, const struct hd_analysis *a, int64_t base,
 			/* Never completed: it runs to the end of the data. */
 			if (e == INT64_MIN || e < b)
 				e = op->state == HD_STATE_COMPLETED ? b : last;
-			ts = (double)(b - base) / 1e3;
-			dur = MAX((double)(e - b) / 1e3, 0.001);
+			ts = (double)hd_report_sub_sat(b, base) / 1e3;
+			dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 		}
 		ev = event("X", hd_op_kind_name(op->kind), op->rank,
 			   group_tid(op->group));
@@ -279,7 +279,7 @@ static double divergence_ts(const struct hd_analysis *a,
 		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN)
 			t = MIN(t, op_begin(op));
 	}
-	return (double)((t == INT64_MAX ? last : t) - base) / 1e3;
+	return (double)hd_report_sub_sat(t == INT64_MAX ? last : t, base) / 1e3;
 }
 
 static void annotations(struct writer *w, const struct hd_analysis *a,
@@ -353,7 +353,8 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 	info->by_sequence = base == INT64_MAX;
 	if (!info->by_sequence)
 		/* room after the last time, for ops that never ended */
-		last += MAX((last - base) / 10, 1000);
+		last = hd_report_add_sat(
+			last, MAX(hd_report_sub_sat(last, base) / 10, 1000));
 	/* first, so that hangdoc knows its own export (parsers.c) */
 	fprintf(out, "{\"generator\": \"hangdoc %s\",\n", PACKAGE_VERSION);
 	fputs("\"traceEvents\": [", out);
@@ -377,9 +378,9 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 					      : json_integer(base));
 	json_object_set_new(other, "ops_without_time",
 			    json_integer((json_int_t)info->untimed));
-	text = json_dumps(other, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	text = hd_json_dumps(other, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputs(text ? text : "{}", out);
-	free(text);
+	g_free(text);
 	fputs("\n}\n", out);
 	return !ferror(out);
 }

@@ -99,12 +99,12 @@ static void result_json(FILE *out, const struct replay_plan *p,
 	}
 	json_object_set_new(root, "ranks", ranks);
 	json_object_set_new(root, "plan", replay_plan_build_json(p));
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	text = hd_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text) {
 		fputs(text, out);
 		fputc('\n', out);
 	}
-	free(text);
+	g_free(text);
 }
 
 /*

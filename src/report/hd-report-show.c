@@ -501,7 +501,7 @@ void hd_report_show_json(FILE *out, const struct hd_store *s,
 			jsigs, signal_json(s, g_ptr_array_index(signals, i)));
 	json_object_set_new(doc, "ops", jops);
 	json_object_set_new(doc, "signals", jsigs);
-	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+	if (hd_json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 		fputc('\n', out);
 }
 

@@ -127,6 +127,7 @@ static char *culprit_text(const struct hd_analysis *a,
 {
 	g_autofree char *list = hd_report_rank_list(v->culprits);
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
 	GString *s;
 
 	if (!v->culprits->len)
@@ -139,7 +140,7 @@ static char *culprit_text(const struct hd_analysis *a,
 			rank_host(a, g_array_index(v->culprits, int, i));
 
 		/* Interned: equal hosts are equal pointers. */
-		if (h && !g_ptr_array_find(hosts, h, NULL))
+		if (h && g_hash_table_add(seen, hd_unconst(h)))
 			g_ptr_array_add(hosts, hd_unconst(h));
 	}
 	for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++)
@@ -362,16 +363,14 @@ static void next_steps_mismatch(const struct text *t,
 	const struct hd_frame *fc = user_frame(a, culprit);
 	const struct hd_frame *fo = NULL;
 	int other = -1;
+	g_autoptr(GArray) culprits = hd_report_rank_set(v->culprits);
 
 	/* A rank of the majority, as the evidence cites them. */
 	for (guint i = 0; i < v->evidence->len && other < 0; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-		bool is_culprit = false;
 
-		for (guint k = 0; k < v->culprits->len; k++)
-			if (g_array_index(v->culprits, int, k) == e->rank)
-				is_culprit = true;
-		if (e->rank >= 0 && !is_culprit)
+		if (e->rank >= 0 &&
+		    !hd_report_rank_set_hits(culprits, e->rank, e->rank))
 			other = e->rank;
 	}
 	if (other >= 0)
@@ -472,15 +471,14 @@ static void next_steps_init(const struct text *t, const struct hd_verdict *v)
 	const struct hd_store *s = t->a->store;
 	bool seen[HD_SIGT_RANKS_NAMED + 1] = { false };
 	bool any = false;
+	g_autoptr(GArray) culprits = hd_report_rank_set(v->culprits);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
-		bool culprit = false;
+		bool culprit =
+			hd_report_rank_set_hits(culprits, sig->rank, sig->rank);
 
-		for (guint k = 0; k < v->culprits->len; k++)
-			if (g_array_index(v->culprits, int, k) == sig->rank)
-				culprit = true;
 		if (!culprit || sig->type > HD_SIGT_RANKS_NAMED ||
 		    seen[sig->type])
 			continue;
@@ -828,6 +826,7 @@ static void rank_table(const struct text *t)
 	g_autoptr(GArray) runs =
 		g_array_new(FALSE, FALSE, sizeof(struct table_run));
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
 	size_t w[G_N_ELEMENTS(heads)];
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
 	guint nseen = a->ranks_seen->len;
@@ -875,7 +874,7 @@ static void rank_table(const struct text *t)
 		}
 		i++;
 		if (shown < MAX_RANK_ROWS ||
-		    hd_report_is_culprit(a, run.first, run.last)) {
+		    hd_report_rank_set_hits(culprits, run.first, run.last)) {
 			g_array_append_val(runs, run);
 			shown++;
 		} else {
@@ -1078,10 +1077,45 @@ static void conflicts(const struct text *t)
 	blank(t);
 }
 
+/*
+ * No input gave a record: no verdict, table or figures to show, only what
+ * was read and why none of it could be used.
+ */
+static void no_usable_input(const struct text *t)
+{
+	const struct hd_store *s = t->a->store;
+	guint n = s->inputs->len;
+
+	if (!n) {
+		emit(t, "no usable input: no input was found");
+		return;
+	}
+	emit_wrap(t, "", "  ",
+		  "no usable input: hangdoc reads NCCL and c10d logs, "
+		  "flight-recorder dumps and profiler traces, and found no "
+		  "record of them in what was given:");
+	for (guint i = 0; i < n && i < MAX_INPUTS; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		g_autofree char *line = g_strdup_printf(
+			"%s: %s", in->path,
+			in->error	? in->error
+			: in->truncated ? "no record before it was cut"
+					: "no record");
+
+		emit_wrap(t, "  ", "    ", line);
+	}
+	if (n > MAX_INPUTS)
+		emit_more(t, "  ", n - MAX_INPUTS, "inputs");
+}
+
 void hd_report_text(FILE *out, const struct hd_analysis *a, int width)
 {
 	const struct text t = { out, a, width > 0 ? width : 80 };
 
+	if (!hd_store_usable_inputs(a->store) && !a->conflicts->len) {
+		no_usable_input(&t);
+		return;
+	}
 	conflicts(&t);
 	if (a->verdicts->len)
 		top_verdict(&t, g_ptr_array_index(a->verdicts, 0));

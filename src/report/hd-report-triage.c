@@ -43,6 +43,7 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	const struct hd_store *s = a->store;
 	struct hd_triage_row *r = row_alloc(path);
 	const struct hd_verdict *v = NULL;
+	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
 
 	r->inputs = s->inputs->len;
 	r->usable = hd_store_usable_inputs(s);
@@ -78,15 +79,10 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	for (guint i = 0; i < v->culprits->len; i++) {
 		int rank = g_array_index(v->culprits, int, i);
 		const struct hd_rank *rk = hd_store_find_rank(s, rank);
-		bool known = false;
 
 		g_array_append_val(r->culprits, rank);
-		if (!rk || !rk->host)
-			continue;
-		for (guint h = 0; h < r->hosts->len && !known; h++)
-			known = strcmp(g_ptr_array_index(r->hosts, h),
-				       rk->host) == 0;
-		if (!known)
+		if (rk && rk->host &&
+		    g_hash_table_add(hosts, hd_unconst(rk->host)))
 			g_ptr_array_add(r->hosts, g_strdup(rk->host));
 	}
 	g_ptr_array_sort(r->hosts, compare_str);
@@ -142,7 +138,7 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(o, "errors", hd_json_string_array(r->errors));
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(r->fingerprint_text));
-	if (json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0)
+	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);
 	return !ferror(out);

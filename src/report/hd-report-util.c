@@ -75,6 +75,24 @@ char *hd_report_count(uint64_t n)
 	return g_string_free(s, FALSE);
 }
 
+int64_t hd_report_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t hd_report_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_sub_overflow(a, b, &r))
+		return r;
+	return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 char *hd_report_duration(int64_t ns)
 {
 	double v = (double)ns;
@@ -446,17 +464,54 @@ char *hd_report_time(int64_t ns, bool is_local)
 			       is_local ? "" : " UTC");
 }
 
-bool hd_report_is_culprit(const struct hd_analysis *a, int first, int last)
+GArray *hd_report_rank_set(const GArray *ranks)
 {
+	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
+
+	if (ranks)
+		g_array_append_vals(set, ranks->data, ranks->len);
+	hd_report_rank_set_seal(set);
+	return set;
+}
+
+void hd_report_rank_set_seal(GArray *set)
+{
+	guint out = 0;
+
+	g_array_sort(set, compare_int);
+	for (guint i = 0; i < set->len; i++)
+		if (!out || g_array_index(set, int, i) !=
+				    g_array_index(set, int, out - 1))
+			g_array_index(set, int, out++) =
+				g_array_index(set, int, i);
+	g_array_set_size(set, out);
+}
+
+GArray *hd_report_culprit_set(const struct hd_analysis *a)
+{
+	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
+
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
-		for (guint k = 0; k < v->culprits->len; k++) {
-			int c = g_array_index(v->culprits, int, k);
-
-			if (c >= first && c <= last)
-				return true;
-		}
+		g_array_append_vals(set, v->culprits->data, v->culprits->len);
 	}
-	return false;
+	hd_report_rank_set_seal(set);
+	return set;
+}
+
+bool hd_report_rank_set_hits(const GArray *set, int first, int last)
+{
+	guint lo = 0, hi = set->len;
+
+	/* the first member >= first */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(set, int, mid) < first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < set->len && g_array_index(set, int, lo) <= last;
 }

@@ -22,10 +22,18 @@ char *hd_report_rank_list(const GArray *ranks);
 char *hd_report_clean(const char *s);
 
 /*
- * Whether some verdict blames a rank in [first, last]: the rows a folded
- * rank table must still show.
+ * Rank sets, for lookups that must not scan a list per row (an input can
+ * name a hundred thousand ranks): a GArray of int, ascending, each once.
+ * hd_report_rank_set() copies ranks (NULL: empty) into one;
+ * hd_report_culprit_set() holds every rank some verdict blames (the rows
+ * a folded rank table must still show).  (transfer full)
  */
-bool hd_report_is_culprit(const struct hd_analysis *a, int first, int last);
+GArray *hd_report_rank_set(const GArray *ranks);
+GArray *hd_report_culprit_set(const struct hd_analysis *a);
+/* Sorts set and drops repeats: makes any int array a rank set. */
+void hd_report_rank_set_seal(GArray *set);
+/* Whether set holds a rank in [first, last]; O(log n). */
+bool hd_report_rank_set_hits(const GArray *set, int first, int last);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
@@ -33,6 +41,14 @@ const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);
+
+/*
+ * a + b and a - b, held at INT64_MIN and INT64_MAX instead of overflowing:
+ * for spans between times an input gave, which may be anything (a
+ * flight-recorder time of 2^63 - 1 ns).
+ */
+int64_t hd_report_add_sat(int64_t a, int64_t b);
+int64_t hd_report_sub_sat(int64_t a, int64_t b);
 
 /* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
 char *hd_report_duration(int64_t ns);

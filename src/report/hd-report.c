@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hd-autocleanups.h"
+#include "hd-json.h"
 #include "hd-report-render.h"
 #include "hd-report-triage.h"
 #include "hd-banned.h"
@@ -66,8 +67,8 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 	case HD_REPORT_JSON: {
 		g_autoptr(json_t) doc = hd_report_json_build(a, opts);
 
-		if (json_dumpf(doc, out,
-			       JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		if (!hd_json_dumpf(doc, out,
+				   JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 			return false;
 		fputc('\n', out);
 		break;

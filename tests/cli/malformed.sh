@@ -541,5 +541,21 @@ for seed in corpus-nccl/signal-bad-rank-double-free; do
 	fi
 done
 
+# 20. Times at the ends of int64 (an FR dump's time_discovered_completed_ns
+# of 2^63-1, a time_created_ns of 1): every output that lays ops out on a
+# clock (the HTML timeline, the Perfetto export) spans them without an
+# overflow (the sanitizer build aborts on one).
+for args in "analyze --format html" "analyze --format json" "export" \
+	"analyze"; do
+	# shellcheck disable=SC2086
+	run $args "$HD_SRCDIR/tests/data/fr/absurd-times"
+	expect_rc "$args on times at the ends of int64" 0 1 5
+	if grep -q -e 'Sanitizer' -e 'runtime error' "$err"; then
+		bad "$args on times at the ends of int64: sanitizer report"
+	else
+		ok
+	fi
+done
+
 echo "$pass passed, $fail failed${skip:+, $skip skipped}"
 [ "$fail" -eq 0 ]

@@ -19,6 +19,7 @@
 
 int main(int argc, char **argv)
 {
+	hd_cmd_output_setup();
 	if (argc < 2 || strcmp(argv[1], "replay") != 0) {
 		fprintf(stderr,
 			"usage: hangdoc-cpu replay [options] PATH...\n"

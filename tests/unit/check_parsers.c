@@ -127,6 +127,10 @@ START_TEST(test_own_outputs)
 		"{\"generator\": \"hangdoc 0.1.0\",\n\"traceEvents\": [",
 		"ops: 3\ngroup     rank seq   kind  state  source\n",
 	};
+	static const char plan[] =
+		"{\n  \"format\": \"hangdoc-replay-plan\",\n  \"version\": 1,\n"
+		"  \"seq_kind\": \"collective\",\n  \"ranks\": [\n    {\n"
+		"      \"ops\": [\n";
 	static const char *const not_own[] = {
 		"node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
 		"error [high] voltage on rack 3\n",
@@ -141,6 +145,10 @@ START_TEST(test_own_outputs)
 		ck_assert_msg(parsers_own_output((const uint8_t *)own[i],
 						 strlen(own[i])),
 			      "not recognised: %s", own[i]);
+	/* a replay plan is named as one, not as a listing of ops */
+	ck_assert_str_eq(
+		parsers_own_output((const uint8_t *)plan, strlen(plan)),
+		"a hangdoc replay plan");
 	for (size_t i = 0; i < G_N_ELEMENTS(not_own); i++)
 		ck_assert_msg(!parsers_own_output((const uint8_t *)not_own[i],
 						  strlen(not_own[i])),
