@@ -548,6 +548,13 @@ static void add_summary_verdict(const struct hd_index *ix,
 			a->trouble_signals++;
 	if (hd_analysis_has_fault(a))
 		return;
+	/* hangs that no fault explains are undecided, never no_fault */
+	if (a->held->len) {
+		while (a->held->len)
+			g_ptr_array_add(a->verdicts,
+					g_ptr_array_steal_index(a->held, 0));
+		return;
+	}
 	for (guint i = 0; i < s->inputs->len; i++)
 		records += ((const struct hd_input *)g_ptr_array_index(
 				    s->inputs, i))

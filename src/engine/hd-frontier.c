@@ -23,6 +23,28 @@ static int compare_int_asc(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
+/* Ascending ranks as ranges: "0, 2, 4-7".  (transfer full) */
+static char *ranks_ranges(const GArray *ranks)
+{
+	GString *t = g_string_new(NULL);
+
+	for (guint i = 0; i < ranks->len;) {
+		int lo = g_array_index(ranks, int, i);
+		guint j = i;
+
+		while (j + 1 < ranks->len &&
+		       g_array_index(ranks, int, j + 1) ==
+			       g_array_index(ranks, int, j) + 1)
+			j++;
+		g_string_append_printf(t, "%s%d", t->len ? ", " : "", lo);
+		if (j > i)
+			g_string_append_printf(t, "-%d",
+					       g_array_index(ranks, int, j));
+		i = j + 1;
+	}
+	return g_string_free(t, FALSE);
+}
+
 static const struct view *find_view(const struct group_ctx *c, int rank)
 {
 	for (guint i = 0; i < c->views->len; i++) {
@@ -49,6 +71,66 @@ static const struct hd_op *view_last_op(const struct group_ctx *c,
 					const struct view *vw)
 {
 	return vw->n ? ctx_op(c, vw->ops[vw->n - 1]) : NULL;
+}
+
+/*
+ * Collectives whose completion on one rank needs every member's part:
+ * a rank completed one only after every member entered it.  A rooted
+ * op is left out (a root's small broadcast can finish into the next
+ * rank's buffers before that rank calls it), and so are p2p ops.
+ */
+static bool proves_presence(enum hd_op_kind kind)
+{
+	return kind == HD_OP_ALL_REDUCE || kind == HD_OP_ALL_GATHER ||
+	       kind == HD_OP_REDUCE_SCATTER || kind == HD_OP_ALL_TO_ALL ||
+	       kind == HD_OP_BARRIER;
+}
+
+/*
+ * The highest position of c that some rank completed and that every
+ * member had to enter (see proves_presence()), or -1; *by the rank.
+ */
+static int64_t group_completed(const struct group_ctx *c, int *by)
+{
+	int64_t best = -1;
+
+	*by = -1;
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+
+		if (!vw->completion_info)
+			continue;
+		for (uint32_t k = 0; k < vw->n; k++) {
+			const struct hd_op *op = ctx_op(c, vw->ops[k]);
+			int64_t key = view_key(vw, k);
+
+			if (key > best && op->state == HD_STATE_COMPLETED &&
+			    proves_presence(op->kind)) {
+				best = key;
+				*by = vw->rank;
+			}
+		}
+	}
+	return best;
+}
+
+/* The lowest position above after that vw did not complete, or -1. */
+static int64_t view_pending_after(const struct group_ctx *c,
+				  const struct view *vw, int64_t after)
+{
+	int64_t low = -1;
+
+	if (!vw->completion_info)
+		return -1;
+	for (uint32_t k = 0; k < vw->n; k++) {
+		int64_t key = view_key(vw, k);
+
+		if (key > after && (low < 0 || key < low) &&
+		    ctx_op(c, vw->ops[k])->state != HD_STATE_COMPLETED)
+			low = key;
+	}
+	return low;
 }
 
 /* Members of the group: its member list, else the ranks with views. */
@@ -182,10 +264,14 @@ struct frontier {
 	int64_t key; /* the position the group is stuck at */
 	bool completion; /* some view says which of its ops completed */
 	bool trace; /* the views are profiler traces */
+	int64_t done; /* highest position every member entered, or -1 */
+	int done_by; /* a rank that completed it */
 	GArray *waiting; /* int: members at the frontier */
 	GArray *absent; /* int: members with data that never reached it */
 	GArray *nodata; /* int: members that left no data */
 	GArray *cut; /* int: members whose data ends at their input's cut */
+	GArray *incomplete; /* int: members whose record ends before done */
+	GArray *stale; /* int: members whose unfinished op done contradicts */
 	int64_t cut_at; /* the furthest position those reached */
 	const struct hd_op *blocked_op; /* a waiting member's op there */
 };
@@ -196,11 +282,15 @@ static void frontier_clear(struct frontier *f)
 	g_array_unref(f->absent);
 	g_array_unref(f->nodata);
 	g_array_unref(f->cut);
+	g_array_unref(f->incomplete);
+	g_array_unref(f->stale);
 }
 
 /*
  * The lowest position some ranks entered and did not finish or, when no
  * view knows completion (or the views are traces), the furthest one.
+ * A position below one the group completed cannot be where it is stuck:
+ * an unfinished op there is a stale record (see struct frontier.stale).
  * False when nothing is stuck, or when the views cannot say.
  */
 static bool frontier_find(const struct group_ctx *c, struct frontier *f)
@@ -210,15 +300,16 @@ static bool frontier_find(const struct group_ctx *c, struct frontier *f)
 	f->key = -1;
 	f->completion = false;
 	f->trace = c->source == HD_INPUT_KINETO;
+	f->done = group_completed(c, &f->done_by);
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
+		int64_t pending = view_pending_after(c, vw, f->done);
 
 		if (vw->completion_info)
 			f->completion = true;
-		if (vw->first_pending >= 0 &&
-		    (f->key < 0 || vw->first_pending < f->key))
-			f->key = vw->first_pending;
+		if (pending >= 0 && (f->key < 0 || pending < f->key))
+			f->key = pending;
 		if (vw->max_key > furthest)
 			furthest = vw->max_key;
 	}
@@ -235,6 +326,18 @@ static bool frontier_find(const struct group_ctx *c, struct frontier *f)
 	return f->key >= 0;
 }
 
+/* Whether vw is blocked at the frontier: its op there is unfinished. */
+static bool frontier_waits(const struct group_ctx *c, const struct frontier *f,
+			   const struct view *vw)
+{
+	const struct hd_op *op;
+
+	if (!f->completion || f->trace)
+		return vw->max_key >= f->key;
+	op = view_op_at(c, vw, f->key);
+	return op && op->state != HD_STATE_COMPLETED;
+}
+
 /* Sorts the group's members into waiting, absent and no data. */
 static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 {
@@ -244,6 +347,8 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 	f->absent = g_array_new(FALSE, FALSE, sizeof(int));
 	f->nodata = g_array_new(FALSE, FALSE, sizeof(int));
 	f->cut = g_array_new(FALSE, FALSE, sizeof(int));
+	f->incomplete = g_array_new(FALSE, FALSE, sizeof(int));
+	f->stale = g_array_new(FALSE, FALSE, sizeof(int));
 	f->cut_at = -1;
 	f->blocked_op = NULL;
 	for (guint i = 0; i < members->len; i++) {
@@ -251,26 +356,151 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 		const struct view *vw = find_view(c, r);
 
 		if (!vw) {
-			if (hd_index_rank_has_data(c->ix, r) &&
-			    c->source != HD_INPUT_KINETO)
-				g_array_append_val(f->absent, r);
-			else
+			if (!hd_index_rank_has_data(c->ix, r) ||
+			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
+			else if (f->done >= 0)
+				g_array_append_val(f->incomplete, r);
+			else
+				g_array_append_val(f->absent, r);
 			continue;
 		}
+		if (f->completion && vw->first_pending >= 0 &&
+		    vw->first_pending <= f->done)
+			g_array_append_val(f->stale, r);
 		if (vw->max_key < f->key && rank_input_truncated(c, r)) {
 			g_array_append_val(f->cut, r);
 			f->cut_at = MAX(f->cut_at, vw->max_key);
+		} else if (vw->max_key < f->done) {
+			g_array_append_val(f->incomplete, r);
 		} else if (vw->max_key < f->key) {
 			g_array_append_val(f->absent, r);
-		} else if (f->completion && !f->trace
-				   ? vw->first_pending == f->key
-				   : vw->max_key >= f->key) {
+		} else if (frontier_waits(c, f, vw)) {
 			g_array_append_val(f->waiting, r);
 			if (!f->blocked_op)
 				f->blocked_op = view_op_at(c, vw, f->key);
 		}
 	}
+}
+
+/*
+ * Completion proves presence: a member whose record ends before a
+ * position the group completed entered it all the same, so its record is
+ * incomplete (an empty, cut or wrapped dump, a rotated log), and an
+ * unfinished op below it is a stale record.  Neither is blamed; a note
+ * says so, once per group.
+ */
+static void note_completion_proof(const struct group_ctx *c,
+				  const GArray *ranks, int64_t done, int by,
+				  bool stale)
+{
+	g_autofree char *label = NULL;
+	g_autofree char *rt = NULL;
+	g_autofree char *note = NULL;
+	bool one = ranks->len == 1;
+
+	if (!ranks->len)
+		return;
+	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	rt = hd_ranks_text(ranks, 8);
+	if (stale)
+		note = g_strdup_printf(
+			"%s: rank%s %s still show%s an op below seq %" G_GINT64_FORMAT
+			" unfinished, but rank %d completed seq %" G_GINT64_FORMAT
+			", which needs every member: %s record%s stale, not behind, and %s not blamed for it",
+			label, one ? "" : "s", rt, one ? "s" : "", done, by,
+			done, one ? "its" : "their", one ? " is" : "s are",
+			one ? "it is" : "they are");
+	else
+		note = g_strdup_printf(
+			"%s: the record%s of rank%s %s end%s before seq %" G_GINT64_FORMAT
+			", which rank %d completed and every member had to enter: %s incomplete (an empty, cut or wrapped dump, a rotated log), so %s neither missing nor lagging",
+			label, one ? "" : "s", one ? "" : "s", rt,
+			one ? "s" : "", done, by, one ? "it is" : "they are",
+			one ? "that rank is" : "those ranks are");
+	for (guint i = 0; i < c->a->notes->len; i++)
+		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
+			return;
+	g_ptr_array_add(c->a->notes, g_steal_pointer(&note));
+}
+
+/*
+ * Every member with a complete record is blocked at the frontier, but
+ * the others cannot be told apart: several left no data, or a record
+ * ends early.  A hang was seen; who never arrived is undecided.
+ */
+static void report_undecided_frontier(struct group_ctx *c,
+				      const struct frontier *f)
+{
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	const char *opname = f->blocked_op
+				     ? hd_op_kind_name(f->blocked_op->kind)
+				     : "collective";
+	g_autoptr(GArray) unknown = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autofree char *ut = NULL;
+	struct hd_verdict *v;
+
+	g_array_append_vals(unknown, f->nodata->data, f->nodata->len);
+	g_array_append_vals(unknown, f->incomplete->data, f->incomplete->len);
+	g_array_append_vals(unknown, f->cut->data, f->cut->len);
+	g_array_sort(unknown, compare_int_asc);
+	ut = ranks_ranges(unknown);
+	if (unknown->len)
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"%u rank%s of %s %s blocked in seq %" G_GINT64_FORMAT
+			" (%s); no complete record from rank%s %s, so which rank never arrived cannot be told",
+			f->waiting->len, f->waiting->len == 1 ? "" : "s",
+			label, f->waiting->len == 1 ? "is" : "are", f->key,
+			opname, unknown->len == 1 ? "" : "s", ut);
+	else
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"all %u ranks of %s entered seq %" G_GINT64_FORMAT
+			" (%s) and none completed it: no rank is behind, so the hang is inside the collective (network, GPU or NCCL), or the dumps were taken while it ran",
+			f->waiting->len, label, f->key, opname);
+	v->group = c->group;
+	v->seq = f->key;
+	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
+	v->score = HD_SCORE_INSUFFICIENT;
+	for (guint i = 0; i < f->waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
+		int r = g_array_index(f->waiting, int, i);
+		const struct view *vw = find_view(c, r);
+		const struct hd_op *op = vw ? view_op_at(c, vw, f->key) : NULL;
+		g_autofree char *src = NULL;
+		g_autofree char *desc = NULL;
+
+		if (!op)
+			continue;
+		src = ctx_source(c, op);
+		desc = hd_op_describe(c->s, op);
+		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+	}
+	if (f->waiting->len > MAX_EVIDENCE_RANKS)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"and %u more ranks at the same op",
+					f->waiting->len - MAX_EVIDENCE_RANKS);
+	if (f->nodata->len) {
+		g_autofree char *nd = ranks_ranges(f->nodata);
+
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about rank%s %s: no data (collect %s flight-recorder dump, TORCH_NCCL_DUMP_ON_TIMEOUT=1, or NCCL_DEBUG=INFO log)",
+			f->nodata->len == 1 ? "" : "s", nd,
+			f->nodata->len == 1 ? "its" : "their");
+		g_ptr_array_add(c->a->notes,
+				g_strdup_printf("%s: no data from rank%s %s",
+						label,
+						f->nodata->len == 1 ? "" : "s",
+						nd));
+	}
+	if (f->incomplete->len || f->cut->len)
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about ranks whose record ends early: a larger flight-recorder buffer (TORCH_NCCL_TRACE_BUFFER_SIZE) or an uncut dump would show where they stopped");
+	g_ptr_array_add(c->a->held, v);
+	c->a->hang_seen = true;
 }
 
 /* Missing, or lagging when some absent rank is more than one op behind. */
@@ -431,7 +661,7 @@ static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
 			v,
 			"nothing: a profiler trace ends where its window ended, which may differ by rank; corroborate with a dump or log");
 	if (f->nodata->len) {
-		g_autofree char *nd = hd_ranks_text(f->nodata, 8);
+		g_autofree char *nd = ranks_ranges(f->nodata);
 
 		hd_verdict_add_ruled_out(
 			v, "nothing about ranks {%s}: they left no data", nd);
@@ -449,17 +679,18 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	g_autofree char *label = NULL;
 	struct hd_verdict *v;
 	bool found = false;
+	bool blocked;
 
 	if (!frontier_find(c, &f))
 		return false;
 	frontier_sort_members(c, &f);
 	note_cut(c, f.cut, f.cut_at);
-	if (f.absent->len == 0 && f.waiting->len > 0 && f.completion &&
-	    f.nodata->len > 0 && c->source != HD_INPUT_KINETO) {
-		report_by_elimination(c, f.key, f.waiting, f.nodata,
-				      f.blocked_op);
-		found = true;
-	} else if (f.absent->len > 0 && f.waiting->len > 0) {
+	note_completion_proof(c, f.incomplete, f.done, f.done_by, false);
+	note_completion_proof(c, f.stale, f.done, f.done_by, true);
+	blocked = f.completion && !f.trace && f.waiting->len > 0;
+	if (blocked)
+		c->a->hang_seen = true;
+	if (f.absent->len > 0 && f.waiting->len > 0) {
 		label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 		v = frontier_verdict(c, &f, label);
 		frontier_cite_absent(c, &f, v, label);
@@ -467,6 +698,14 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		frontier_ruled_out(&f, v);
 		g_ptr_array_add(c->a->verdicts, v);
 		found = true;
+	} else if (blocked && f.nodata->len == 1 && !f.incomplete->len &&
+		   !f.cut->len) {
+		/* every other member left a complete record: elimination */
+		report_by_elimination(c, f.key, f.waiting, f.nodata,
+				      f.blocked_op);
+		found = true;
+	} else if (blocked) {
+		report_undecided_frontier(c, &f);
 	}
 	frontier_clear(&f);
 	return found;
@@ -485,6 +724,7 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	g_autofree char *bt = NULL;
 	int64_t best = -1, worst = INT64_MAX;
 	guint ahead = 0;
+	int by;
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < c->views->len; i++) {
@@ -517,6 +757,15 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	if (behind->len == 0 || behind->len >= ahead ||
 	    c->source == HD_INPUT_KINETO)
 		return;
+	/*
+	 * Completion proves presence: a rank completed seq best, which every
+	 * member had to run, so what the others show unfinished below it is
+	 * a stale record (the frontier check notes it), not a lag.
+	 */
+	if (group_completed(c, &by) >= best) {
+		note_completion_proof(c, behind, best, by, true);
+		return;
+	}
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bt = hd_ranks_text(behind, 8);
 	v = hd_verdict_new(

@@ -157,7 +157,8 @@ bool hd_analysis_has_fault(const struct hd_analysis *a)
 
 bool hd_analysis_undecided(const struct hd_analysis *a)
 {
-	return a->trouble_signals > 0 && !hd_analysis_has_fault(a);
+	return (a->trouble_signals > 0 || a->hang_seen) &&
+	       !hd_analysis_has_fault(a);
 }
 
 bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
@@ -180,6 +181,8 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->notes = g_ptr_array_new_with_free_func(g_free);
 	a->progress = g_array_new(FALSE, TRUE, sizeof(struct hd_rank_progress));
 	a->conflicts = g_ptr_array_new_with_free_func(g_free);
+	a->held =
+		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -196,5 +199,6 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->notes);
 	g_array_unref(a->progress);
 	g_ptr_array_unref(a->conflicts);
+	g_ptr_array_unref(a->held);
 	g_free(a);
 }

@@ -142,6 +142,13 @@ struct hd_analysis {
 	GArray *progress; /* struct hd_rank_progress, by rank ascending */
 	/* error, timeout and crash signals read (not progress or context) */
 	uint32_t trouble_signals;
+	/* some group's ranks are blocked in an op none of them completed */
+	bool hang_seen;
+	/*
+	 * struct hd_verdict *: undecided hangs, moved to verdicts by the
+	 * summary only when no fault verdict explains them (hd-engine.c)
+	 */
+	GPtrArray *held;
 	/* when the hang began, as far as the data tells: the latest end of a
 	   completed op (progress stopped after it), and the first watchdog
 	   timeout (it was noticed) */
@@ -169,7 +176,8 @@ bool hd_analysis_is_inconsistent(const struct hd_analysis *a);
 bool hd_analysis_has_fault(const struct hd_analysis *a);
 /*
  * True when no verdict reports a fault but the data shows a hang or an
- * error (a WARN, a timeout, a crash): the cause is undecided (exit 5).
+ * error (a WARN, a timeout, a crash, ranks blocked in an op): the cause
+ * is undecided (exit 5).
  */
 bool hd_analysis_undecided(const struct hd_analysis *a);
 

@@ -159,8 +159,11 @@ void hd_report_replay_plan(FILE *out, const struct replay_plan *p,
 	g_autofree char *text = NULL;
 
 	if (!json) {
-		if (about)
-			fprintf(out, "%s\n", about);
+		/* about quotes a verdict, which quotes the input */
+		g_autofree char *clean = about ? hd_report_clean(about) : NULL;
+
+		if (clean)
+			fprintf(out, "%s\n", clean);
 		plan_text(out, p);
 		return;
 	}

@@ -178,11 +178,44 @@ START_TEST(test_missing_rank_first_in_order)
 }
 END_TEST
 
+/* Enqueue-only data (NCCL COLL lines): rank 1 stopped six ops early. */
 START_TEST(test_lagging_rank)
 {
 	struct fixture f;
 	struct hd_analysis *a;
 	static const int want[] = { 1 };
+
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++)
+		for (int64_t s = 1; s <= (r == 1 ? 3 : 9); s++)
+			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 1024,
+			       HD_STATE_ENQUEUED);
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_LAGGING_RANK);
+	assert_culprits(top(a), want, 1);
+	fixture_clear(&f, a);
+}
+END_TEST
+
+static bool has_note(const struct hd_analysis *a, const char *part)
+{
+	for (guint i = 0; i < a->notes->len; i++)
+		if (strstr(g_ptr_array_index(a->notes, i), part))
+			return true;
+	return false;
+}
+
+/*
+ * Issue 18 item 4: completion proves presence.  Ranks 0, 2 and 3
+ * completed seq 1-9, which needed rank 1, so rank 1's record ending at
+ * seq 3 is incomplete (a cut or wrapped dump): never lagging.  Failed
+ * before: lagging_rank rank 1.
+ */
+START_TEST(test_completed_op_proves_presence)
+{
+	struct fixture f;
+	struct hd_analysis *a;
 
 	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
 	uint32_t g = add_group(&f, "0", world4, 4);
@@ -191,8 +224,65 @@ START_TEST(test_lagging_rank)
 	add_run(&f, g, 2, 9, true);
 	add_run(&f, g, 3, 9, true);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_LAGGING_RANK);
+	ck_assert(!hd_analysis_has_fault(a));
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_uint_eq(top(a)->culprits->len, 0);
+	ck_assert_int_eq(top(a)->seq, 10);
+	ck_assert(hd_analysis_undecided(a));
+	ck_assert(has_note(a, "the record of rank 1 ends before seq 9"));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/*
+ * Issue 18 item 3: rank 3 left a valid dump with no entries, rank 2
+ * stopped after seq 5, ranks 0 and 1 are blocked in seq 6.  All four
+ * completed seq 5 together, so rank 3 was there: only rank 2 is missing.
+ * Failed before: lagging_rank ranks 2, 3.
+ */
+START_TEST(test_empty_record_not_blamed)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	static const int want[] = { 2 };
+
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	uint32_t g = add_group(&f, "0", world4, 4);
+	add_run(&f, g, 0, 5, true);
+	add_run(&f, g, 1, 5, true);
+	add_run(&f, g, 2, 5, false);
+	a = run(&f);
+	ck_assert_int_eq(top(a)->kind, HD_V_MISSING_RANK);
 	assert_culprits(top(a), want, 1);
+	ck_assert_int_eq(top(a)->confidence, HD_CONF_HIGH);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_LAGGING_RANK));
+	ck_assert(has_note(a, "the record of rank 3 ends before seq 5"));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/*
+ * Issue 18 item 6: four ranks of eight left no data; the others are all
+ * blocked in seq 8.  Elimination needs every other member's record, so
+ * nobody is blamed: an undecided hang, naming what to collect.  Failed
+ * before: missing_rank ranks 4-7.
+ */
+START_TEST(test_no_elimination_among_several)
+{
+	static const int world8[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct fixture f;
+	struct hd_analysis *a;
+
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	uint32_t g = add_group(&f, "0", world8, 8);
+	for (int r = 0; r < 4; r++)
+		add_run(&f, g, r, 7, true);
+	a = run(&f);
+	ck_assert(!hd_analysis_has_fault(a));
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_ptr_nonnull(strstr(top(a)->summary, "ranks 4-7"));
+	ck_assert(has_note(a, "no data from ranks 4-7"));
+	ck_assert(hd_analysis_undecided(a));
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -687,16 +777,15 @@ START_TEST(test_sources_merge)
 END_TEST
 
 /*
- * A trace that ends early feeds lagging at low confidence only (profiling
- * windows may differ); traces matched by order alone never do.
+ * A trace that ends before a kernel the others finished ended with its
+ * profiling window (completion proves presence); traces matched by order
+ * alone are never compared.
  */
-START_TEST(test_trace_end_low_confidence)
+START_TEST(test_trace_end_not_blamed)
 {
 	struct fixture f;
 	struct hd_analysis *a;
-	const struct hd_verdict *v;
 	static const int pair[] = { 0, 1, 2 };
-	static const int want[] = { 1 };
 
 	fixture_init(&f, 3, HD_INPUT_KINETO);
 	uint32_t g = add_group(&f, "0", pair, 3);
@@ -704,11 +793,10 @@ START_TEST(test_trace_end_low_confidence)
 	add_run(&f, g, 1, 5, false);
 	add_run(&f, g, 2, 8, false);
 	a = run(&f);
-	v = hd_test_verdict(a, HD_V_LAGGING_RANK);
-	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want, 1);
-	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	/* the others' finished kernels 6-8 needed rank 1: its window ended */
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_LAGGING_RANK));
 	ck_assert_ptr_null(hd_test_verdict(a, HD_V_MISSING_RANK));
+	ck_assert(has_note(a, "the record of rank 1 ends before seq 8"));
 	fixture_clear(&f, a);
 
 	fixture_init(&f, 3, HD_INPUT_KINETO);
@@ -763,13 +851,14 @@ START_TEST(test_completion_lag)
 	const struct hd_verdict *v;
 	static const int want[] = { 2 };
 
+	/* a broadcast's root can finish before the others: no proof */
 	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
 	uint32_t g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
 		int64_t done = r == 2 ? 4 : 7;
 
 		for (int64_t s = 1; s <= 8; s++)
-			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
+			add_op(&f, g, r, s, HD_OP_BROADCAST, 16,
 			       s <= done ? HD_STATE_COMPLETED
 					 : HD_STATE_ENQUEUED);
 	}
@@ -780,12 +869,34 @@ START_TEST(test_completion_lag)
 	ck_assert_int_eq(v->seq, 5);
 	fixture_clear(&f, a);
 
+	/*
+	 * Issue 18 item 4: the same with all_reduce.  Rank 0 completed seq
+	 * 7, which needed rank 2: rank 2's unfinished seq 5-7 are a stale
+	 * record.  Failed before: lagging_rank rank 2.
+	 */
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++) {
+		int64_t done = r == 2 ? 4 : 7;
+
+		for (int64_t s = 1; s <= 8; s++)
+			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
+			       s <= done ? HD_STATE_COMPLETED
+					 : HD_STATE_ENQUEUED);
+	}
+	a = run(&f);
+	ck_assert(!hd_analysis_has_fault(a));
+	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(top(a)->seq, 8);
+	ck_assert(has_note(a, "rank 2 still shows an op below seq 7"));
+	fixture_clear(&f, a);
+
 	/* One op apart is two snapshots taken moments apart: no verdict. */
 	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
 	g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++)
 		for (int64_t s = 1; s <= 8; s++)
-			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 16,
+			add_op(&f, g, r, s, HD_OP_BROADCAST, 16,
 			       s <= (r == 2 ? 6 : 7) ? HD_STATE_COMPLETED
 						     : HD_STATE_ENQUEUED);
 	a = run(&f);
@@ -1017,6 +1128,9 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_missing_rank);
 	tcase_add_test(tc, test_missing_rank_first_in_order);
 	tcase_add_test(tc, test_lagging_rank);
+	tcase_add_test(tc, test_completed_op_proves_presence);
+	tcase_add_test(tc, test_empty_record_not_blamed);
+	tcase_add_test(tc, test_no_elimination_among_several);
 	tcase_add_test(tc, test_type_mismatch_minority);
 	tcase_add_test(tc, test_size_mismatch_tie);
 	tcase_add_test(tc, test_size_pairs_compared_exactly);
@@ -1030,7 +1144,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_sources_merge);
-	tcase_add_test(tc, test_trace_end_low_confidence);
+	tcase_add_test(tc, test_trace_end_not_blamed);
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
 	tcase_add_test(tc, test_empty_store);
