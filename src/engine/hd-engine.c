@@ -679,6 +679,52 @@ static void refuse_to_blame(struct hd_analysis *a)
 	g_ptr_array_add(a->verdicts, v);
 }
 
+/*
+ * A straggler is a fault only where it explains an observed hang or
+ * timeout that no other verdict explains; otherwise its arrival
+ * statistics are a performance note and the run may well be healthy.
+ */
+static void decide_straggler(const struct hd_store *s, struct hd_analysis *a)
+{
+	struct hd_perf *p = &a->perf;
+	struct hd_verdict *v = p->candidate;
+	bool timeout = false;
+	char *text;
+
+	if (!v)
+		return;
+	p->candidate = NULL;
+	for (guint i = 0; i < s->signals->len && !timeout; i++)
+		timeout = g_array_index(s->signals, struct hd_signal, i).cat ==
+			  HD_SIG_TIMEOUT;
+	if ((a->hang_seen || timeout) && !hd_analysis_has_fault(a)) {
+		p->fault = true;
+		text = g_strdup_printf(
+			"%s; a %s was seen that nothing else explains, so it is also a straggler verdict",
+			p->summary, timeout ? "timeout" : "hang");
+		hd_verdict_add_ruled_out(
+			v,
+			"a healthy run: a %s was seen, and no other check explains it",
+			timeout ? "watchdog timeout" : "hang (ranks blocked in an op)");
+		g_ptr_array_add(a->verdicts, v);
+	} else {
+		text = g_strdup_printf(
+			"%s; %s, so this is a performance note, not a fault",
+			p->summary,
+			a->hang_seen || timeout
+				? "another verdict explains the hang or timeout"
+				: "no hang or timeout was seen");
+		/* what the verdict ruled out besides clock skew */
+		for (guint i = 1; i < v->ruled_out->len; i++)
+			g_ptr_array_add(
+				a->notes,
+				g_strdup(g_ptr_array_index(v->ruled_out, i)));
+		hd_verdict_free(v);
+	}
+	g_free(p->summary);
+	p->summary = text;
+}
+
 struct hd_analysis *hd_engine_run(const struct hd_store *store)
 {
 	return hd_engine_run_opts(store, NULL);
@@ -822,6 +868,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 		hd_check_anonymous(ix, a);
 		hd_check_chains(ix, a);
 		hd_straggler_run(store, a);
+		decide_straggler(store, a);
 	}
 	merge_duplicates(ix, a);
 	add_summary_verdict(ix, a);
@@ -830,7 +877,9 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
 	progress_user_frames(store, a);
-	fill_hang_start(store, a);
+	/* no "hang began" without evidence of a hang or failure */
+	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
+		fill_hang_start(store, a);
 	g_array_sort(a->progress, compare_progress);
 	hd_index_free(ix);
 	return a;

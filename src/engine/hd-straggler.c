@@ -141,6 +141,8 @@ struct ctx {
 	GHashTable *clock_of; /* rank -> clock index + 1 */
 	GPtrArray *clocks; /* struct clock * */
 	int ref_clock;
+	/* earliest start and latest end of the tallied positions, corrected */
+	int64_t span_lo, span_hi;
 };
 
 static int clock_idx(struct ctx *c, int rank)
@@ -303,10 +305,46 @@ struct rank_acc {
 	GArray *margins; /* int64, where it was last */
 	uint32_t matched, last;
 	int64_t waited;
+	int64_t others_waited; /* summed over the other ranks */
 	guint example; /* op index of the collective it led most */
 	int64_t example_margin;
 	bool has_example;
 };
+
+/*
+ * The performance note: who was last how often, and what it cost the
+ * others against the time the matched collectives spanned.
+ */
+static void fill_perf(struct ctx *c, const struct rank_acc *acc, guint nr,
+		      int best, int64_t margin)
+{
+	struct hd_perf *p = &c->a->perf;
+	g_autofree char *mtxt = fmt_ns(margin);
+	g_autofree char *wtxt = NULL;
+	g_autofree char *stxt = NULL;
+
+	p->known = true;
+	p->rank = g_array_index(c->ranks, int, best);
+	p->times_last = acc[best].last;
+	p->matched = acc[best].matched;
+	p->median_margin_ns = margin;
+	p->wait_imposed_ns = acc[best].waited;
+	p->others_wait_ns = nr > 1 ? acc[best].others_waited / (nr - 1) : 0;
+	p->step_ns = c->span_hi > c->span_lo ? c->span_hi - c->span_lo : -1;
+	wtxt = fmt_ns(p->others_wait_ns);
+	if (p->step_ns > 0) {
+		stxt = fmt_ns(p->step_ns);
+		p->summary = g_strdup_printf(
+			"rank %d started last in %u of %u matched collectives, by a median %s; the other ranks waited %s each for it, %.1f%% of the %s those collectives spanned",
+			p->rank, p->times_last, p->matched, mtxt, wtxt,
+			100.0 * (double)p->others_wait_ns / (double)p->step_ns,
+			stxt);
+	} else {
+		p->summary = g_strdup_printf(
+			"rank %d started last in %u of %u matched collectives, by a median %s; the other ranks waited %s each for it",
+			p->rank, p->times_last, p->matched, mtxt, wtxt);
+	}
+}
 
 static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 			uint32_t considered, bool ordinal_only,
@@ -393,7 +431,9 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 	for (guint i = 0; i < ruled->len; i++)
 		hd_verdict_add_ruled_out(v, "%s",
 					 (char *)g_ptr_array_index(ruled, i));
-	g_ptr_array_add(c->a->verdicts, v);
+	fill_perf(c, acc, nr, best, margin);
+	/* a fault only where it explains a hang: hd-engine.c decides */
+	c->a->perf.candidate = v;
 }
 
 /* What the sanity check of the matched positions found. */
@@ -487,6 +527,9 @@ static bool tally_position(struct ctx *c, const struct pos *p,
 			return false; /* no common time base */
 		st = op->t_start_ns - ck->offset;
 		tol = MAX(tol, 3 * ck->unc);
+		c->span_lo = MIN(c->span_lo, st);
+		if (op->t_end_ns != INT64_MIN)
+			c->span_hi = MAX(c->span_hi, op->t_end_ns - ck->offset);
 		earliest = MIN(earliest, st);
 		if (st > latest) {
 			second = latest;
@@ -509,6 +552,11 @@ static bool tally_position(struct ctx *c, const struct pos *p,
 				break;
 		acc[ri].matched++;
 		g_array_append_val(acc[ri].lags, lag);
+		if (op->rank != last && latest - earliest > tol)
+			for (guint k = 0; k < nr; k++)
+				if (g_array_index(c->ranks, int, k) == last)
+					acc[k].others_waited +=
+						latest - (lag + earliest);
 		if (op->rank == last && latest - earliest > tol) {
 			int64_t m = latest - second;
 
@@ -602,9 +650,7 @@ static void analyze_arrivals(struct ctx *c, bool ordinal_only)
 	fill_arrivals(c, acc, nr, ruled);
 	add_verdict(c, acc, nr, considered, ordinal_only, ruled);
 	/* Without a straggler verdict to carry them, they are notes. */
-	if (!a->verdicts->len || ((struct hd_verdict *)g_ptr_array_index(
-					  a->verdicts, a->verdicts->len - 1))
-						 ->kind != HD_V_STRAGGLER)
+	if (!a->perf.candidate)
 		for (guint i = 0; i < ruled->len; i++)
 			g_ptr_array_add(a->notes,
 					g_strdup(g_ptr_array_index(ruled, i)));
@@ -619,6 +665,8 @@ void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
 	struct ctx c = { .s = s, .a = a };
 	struct sanity k;
 
+	c.span_lo = INT64_MAX;
+	c.span_hi = INT64_MIN;
 	c.positions = g_ptr_array_new_with_free_func(pos_free);
 	c.ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	c.clock_of = g_hash_table_new(g_direct_hash, g_direct_equal);

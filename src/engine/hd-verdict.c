@@ -200,5 +200,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_array_unref(a->progress);
 	g_ptr_array_unref(a->conflicts);
 	g_ptr_array_unref(a->held);
+	g_free(a->perf.summary);
+	hd_verdict_free(a->perf.candidate);
 	g_free(a);
 }

@@ -84,6 +84,26 @@ struct hd_arrival {
 	bool has_offset;
 };
 
+/*
+ * The arrival statistics of a run, as a performance observation: the
+ * rank most often last to start a matched collective and what that cost
+ * the others.  A straggler is a fault only where a hang or timeout was
+ * seen that nothing else explains (docs/verdicts.md, Stragglers).
+ */
+struct hd_perf {
+	bool known;
+	int rank; /* the rank most often last to start */
+	uint32_t times_last, matched;
+	int64_t median_margin_ns; /* its median lead over the next-latest */
+	int64_t wait_imposed_ns; /* latest - earliest start, where it was last */
+	int64_t others_wait_ns; /* what the other ranks waited for it, mean */
+	int64_t step_ns; /* earliest start to latest end of those collectives */
+	bool fault; /* also given as a straggler verdict */
+	char *summary; /* one sentence */
+	/* the straggler verdict until the engine decides; internal */
+	struct hd_verdict *candidate;
+};
+
 struct hd_group_stats {
 	uint32_t group;
 	uint32_t ops_aligned; /* positions seen on every member that has data */
@@ -149,6 +169,7 @@ struct hd_analysis {
 	 * summary only when no fault verdict explains them (hd-engine.c)
 	 */
 	GPtrArray *held;
+	struct hd_perf perf; /* known is false when no rank was last enough */
 	/* when the hang began, as far as the data tells: the latest end of a
 	   completed op (progress stopped after it), and the first watchdog
 	   timeout (it was noticed) */

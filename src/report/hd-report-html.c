@@ -662,6 +662,11 @@ static void html_arrivals(FILE *out, const struct hd_analysis *a)
 	int64_t max_lag = 1;
 	int label_w = 90, plot_w = 700, rh = 16;
 
+	if (a->perf.known && a->perf.summary) {
+		fputs("<h2>Performance</h2>\n<p class=\"note\">", out);
+		put(out, a->perf.summary);
+		fputs("</p>\n", out);
+	}
 	if (!a->arrivals || !a->arrivals->len)
 		return;
 	for (guint i = 0; i < a->arrivals->len; i++)

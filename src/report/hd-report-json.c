@@ -201,6 +201,30 @@ static json_t *arrival_json(const struct hd_arrival *ar)
 	return o;
 }
 
+/* The performance note, or null when no rank was last often enough. */
+static json_t *perf_json(const struct hd_perf *p)
+{
+	json_t *o;
+
+	if (!p->known)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "rank", json_integer(p->rank));
+	json_object_set_new(o, "times_last", json_integer(p->times_last));
+	json_object_set_new(o, "matched", json_integer(p->matched));
+	json_object_set_new(o, "median_margin_ns",
+			    json_integer(p->median_margin_ns));
+	json_object_set_new(o, "wait_imposed_ns",
+			    json_integer(p->wait_imposed_ns));
+	json_object_set_new(o, "others_wait_ns",
+			    json_integer(p->others_wait_ns));
+	json_object_set_new(o, "step_ns",
+			    hd_json_int_or_null(p->step_ns, -1));
+	json_object_set_new(o, "fault", json_boolean(p->fault));
+	json_object_set_new(o, "summary", hd_json_string(p->summary));
+	return o;
+}
+
 json_t *hd_report_json_build(const struct hd_analysis *a,
 			     const struct hd_report_opts *opts)
 {
@@ -258,5 +282,6 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 	json_object_set_new(doc, "inconsistent_inputs",
 			    hd_json_string_array(a->conflicts));
 	json_object_set_new(doc, "merged", json_boolean(a->merged));
+	json_object_set_new(doc, "performance", perf_json(&a->perf));
 	return doc;
 }

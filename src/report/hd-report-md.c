@@ -400,6 +400,11 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 
 static void md_arrivals(FILE *out, const struct hd_analysis *a)
 {
+	if (a->perf.known && a->perf.summary) {
+		g_autofree char *perf = md_text(a->perf.summary);
+
+		fprintf(out, "## Performance\n\n%s\n\n", perf);
+	}
 	if (!a->arrivals || !a->arrivals->len)
 		return;
 	fprintf(out, "## Arrivals\n\n"

@@ -954,11 +954,24 @@ static gint compare_arrival(gconstpointer pa, gconstpointer pb)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* The arrival statistics as a performance note (not a verdict). */
+static void performance(const struct text *t)
+{
+	const struct hd_perf *p = &t->a->perf;
+
+	if (!p->known || !p->summary)
+		return;
+	blank(t);
+	emit(t, "performance:");
+	emit_wrap(t, "  ", "  ", p->summary);
+}
+
 static void arrival_table(const struct text *t)
 {
 	const struct hd_analysis *a = t->a;
 	g_autoptr(GArray) sorted = NULL;
 
+	performance(t);
 	if (!a->arrivals || !a->arrivals->len)
 		return;
 	sorted = g_array_sized_new(FALSE, FALSE, sizeof(struct hd_arrival),

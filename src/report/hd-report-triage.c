@@ -50,6 +50,7 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->ranks = a->ranks_seen->len;
 	r->verdicts = a->verdicts->len;
 	r->fault = hd_analysis_has_fault(a);
+	r->performance = a->perf.known ? g_strdup(a->perf.summary) : NULL;
 	r->inconsistent = hd_analysis_is_inconsistent(a);
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
@@ -100,6 +101,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_free(r->fingerprint_text);
 	g_free(r->evidence_source);
 	g_free(r->evidence_text);
+	g_free(r->performance);
 	g_array_unref(r->culprits);
 	g_ptr_array_unref(r->hosts);
 	g_ptr_array_unref(r->errors);
@@ -138,6 +140,7 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(o, "errors", hd_json_string_array(r->errors));
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(r->fingerprint_text));
+	json_object_set_new(o, "performance", hd_json_string(r->performance));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

@@ -26,6 +26,7 @@ struct hd_triage_row {
 	char *fingerprint_text;
 	char *evidence_source; /* the top verdict's first evidence item */
 	char *evidence_text;
+	char *performance; /* the performance note, or NULL */
 	GArray *culprits; /* int */
 	GPtrArray *hosts; /* char *: the culprits' hosts, unique, sorted */
 	GPtrArray *errors; /* char *: inputs that could not be read */
