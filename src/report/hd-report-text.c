@@ -439,6 +439,45 @@ static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 	int culprit =
 		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
 
+	/*
+	 * Several culprits: the verdict could not tell which failed first,
+	 * so no rank (least of all the lowest-numbered) is called the cause.
+	 */
+	if (v->culprits->len > 1) {
+		GString *rt = g_string_new(NULL);
+
+		for (guint k = 0; k < v->culprits->len && k < 8; k++) {
+			int r = g_array_index(v->culprits, int, k);
+
+			for (guint i = 0; i < v->evidence->len; i++) {
+				const struct hd_evidence *e =
+					g_ptr_array_index(v->evidence, i);
+
+				if (!e->source || e->rank != r)
+					continue;
+				emit(t, "  - rank %d's first error, at %s: %s",
+				     r, e->source,
+				     hd_report_strip_log_prefix(e->text));
+				break;
+			}
+		}
+
+		for (guint i = 0; i < v->culprits->len && i < 8; i++)
+			g_string_append_printf(rt, "%s%d", i ? ", " : "",
+					       g_array_index(v->culprits, int,
+							     i));
+		if (v->culprits->len > 8)
+			g_string_append_printf(rt, " and %u more",
+					       v->culprits->len - 8);
+		g_string_prepend(rt, "which of these failed first is not "
+				     "known: read the logs of ranks ");
+		g_string_append(rt, " up to each one's first error and "
+				    "compare their times; none is known to "
+				    "cause the others' errors");
+		emit_wrap(t, "  - ", "    ", rt->str);
+		g_string_free(rt, TRUE);
+		return;
+	}
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
