@@ -203,6 +203,16 @@ static void note_cut(const struct group_ctx *c, const GArray *cut,
 }
 
 /*
+ * Whether some input is not usable (empty, cut before its first record,
+ * of no known format): it may be the data of a rank that seems to
+ * have left none, so nobody is blamed by elimination.
+ */
+static bool input_unread(const struct hd_store *s)
+{
+	return hd_store_usable_inputs(s) < s->inputs->len;
+}
+
+/*
  * Every member that left data is blocked at the same position, so the
  * collective waits on a member that left none.  That is a deduction from
  * absence, so it is said at low confidence with what is missing.
@@ -699,7 +709,7 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		g_ptr_array_add(c->a->verdicts, v);
 		found = true;
 	} else if (blocked && f.nodata->len == 1 && !f.incomplete->len &&
-		   !f.cut->len) {
+		   !f.cut->len && !input_unread(c->s)) {
 		/* every other member left a complete record: elimination */
 		report_by_elimination(c, f.key, f.waiting, f.nodata,
 				      f.blocked_op);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "hd-load.h"
 #include "hd-engine.h"
@@ -1040,6 +1041,101 @@ START_TEST(test_empty_store)
 }
 END_TEST
 
+static bool names_culprit(const struct hd_analysis *a, int rank)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		for (guint k = 0; k < v->culprits->len; k++)
+			if (g_array_index(v->culprits, int, k) == rank)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Issue 20: one dump of a fixture cut at every offset, the others whole.
+ * A cut input never makes its rank the culprit; when the fixture's own
+ * culprit is the cut one (want_hang), the others are still blocked, so
+ * the verdict is never no_fault.  Failed before: a healthy set with rank
+ * 0's dump cut gave lagging_rank rank 0 at about half the offsets, and
+ * the culprit's dump cut gave no_fault.
+ */
+static void cut_every_offset(const char *fixture, const char *victim,
+			     int rank, bool want_hang)
+{
+	g_autofree char *src = hd_test_path(fixture);
+	g_autofree char *tmp = g_dir_make_tmp("hd-cut-XXXXXX", NULL);
+	g_autofree char *whole = NULL;
+	g_autofree char *cut = NULL;
+	GDir *d;
+	const char *n;
+	size_t len = 0;
+
+	ck_assert_ptr_nonnull(tmp);
+	d = g_dir_open(src, 0, NULL);
+	ck_assert_ptr_nonnull(d);
+	while ((n = g_dir_read_name(d))) {
+		g_autofree char *from = g_build_filename(src, n, NULL);
+		g_autofree char *to = g_build_filename(tmp, n, NULL);
+		g_autofree char *buf = NULL;
+		gsize blen;
+
+		ck_assert(g_file_get_contents(from, &buf, &blen, NULL));
+		ck_assert(g_file_set_contents(to, buf, (gssize)blen, NULL));
+	}
+	g_dir_close(d);
+	cut = g_build_filename(tmp, victim, NULL);
+	ck_assert(g_file_get_contents(cut, &whole, &len, NULL));
+	for (size_t at = 0; at < len; at++) {
+		char *paths[] = { tmp, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+		struct hd_store *s;
+		struct hd_analysis *a;
+		FILE *fp = fopen(cut, "wb");
+
+
+		/* not g_file_set_contents(): it syncs, thousands of times */
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_uint_eq(fwrite(whole, 1, at, fp), at);
+		ck_assert_int_eq(fclose(fp), 0);
+		s = hd_load(paths, 1, problems);
+		a = hd_engine_run(s);
+		ck_assert_msg(!names_culprit(a, rank),
+			      "%s cut at %zu of %zu: rank %d blamed: %s", victim,
+			      at, len, rank, top(a)->summary);
+		if (want_hang)
+			ck_assert_msg(top(a)->kind != HD_V_NO_FAULT,
+				      "%s cut at %zu of %zu: no_fault", victim,
+				      at, len);
+		hd_analysis_free(a);
+		hd_store_free(s);
+	}
+	d = g_dir_open(tmp, 0, NULL);
+	while (d && (n = g_dir_read_name(d))) {
+		g_autofree char *p = g_build_filename(tmp, n, NULL);
+
+		g_unlink(p);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(tmp);
+}
+
+START_TEST(test_cut_dumps_never_blamed)
+{
+	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0,
+			 false);
+	cut_every_offset("tests/data/fr/missing-rank", "nccl_trace_rank_2", 2,
+			 true);
+	cut_every_offset("tests/data/fr/json-variant",
+			 "comm_lib_trace_rank_1.json", 1, true);
+	cut_every_offset("tests/data/fr/json-variant",
+			 "comm_lib_trace_rank_0.json", 0, false);
+}
+END_TEST
+
 /*
  * tests/data/fr/p2p-wait-chain: three ranks with 160 unpartnered sends
  * each to the next, a chain of waits with no cycle.  The deadlock search
@@ -1123,6 +1219,7 @@ static Suite *engine_suite(void)
 	TCase *tc = tcase_create("verdicts");
 	TCase *slow = tcase_create("regressions");
 	TCase *scale = tcase_create("scale");
+	TCase *cuts = tcase_create("cuts");
 
 	tcase_add_test(tc, test_healthy);
 	tcase_add_test(tc, test_missing_rank);
@@ -1158,6 +1255,10 @@ static Suite *engine_suite(void)
 	tcase_add_test(slow, test_p2p_wait_chain_is_fast);
 
 	suite_add_tcase(s, slow);
+	/* thousands of loads: a guard against a hang, not a timing */
+	tcase_add_test(cuts, test_cut_dumps_never_blamed);
+	tcase_set_timeout(cuts, 600);
+	suite_add_tcase(s, cuts);
 	/*
 	 * Work that once grew with the square of its size: a second each
 	 * now, minutes before; the limit is far from both.
