@@ -104,12 +104,15 @@ static void view_from_lane(const struct group_ctx *c, const struct hd_lane *l,
 
 /* Fraction of opCount steps that must be exactly +1 to trust opCount. */
 #define OPCOUNT_UNIT_SHARE 0.9
+/* Notes about lines lost inside a group of calls, per comm. */
+#define MAX_GROUP_NOTES 5
 
 /*
- * Whether every view's ops carry an opCount that rises with each COLL
- * line, and nearly always by one: NCCL 2.3-2.7, and 2.13+ for calls not
- * grouped with others (format-nccl-log.md, opCount).  Then opCount, not
- * the line's ordinal, says which call is which, and a jump shows a line
+ * Whether every view's ops carry an opCount that never falls and, from
+ * one value to the next, nearly always rises by one: NCCL 2.3-2.7, and
+ * 2.13+ where the calls of one ncclGroupStart/End share an opCount
+ * (format-nccl-log.md, opCount).  Then opCount, not the line's ordinal,
+ * says which call is which, and a jump or a short group shows a line
  * that the log lost.
  */
 static bool opcount_informative(const struct group_ctx *c)
@@ -126,9 +129,9 @@ static bool opcount_informative(const struct group_ctx *c)
 		for (uint32_t j = 0; j < vw->n; j++) {
 			int64_t oc = ctx_op(c, vw->ops[j])->op_count;
 
-			if (oc < 0 || (j > 0 && oc <= prev))
+			if (oc < 0 || (j > 0 && oc < prev))
 				return false;
-			if (j > 0) {
+			if (j > 0 && oc != prev) {
 				steps++;
 				units += oc - prev == 1;
 			}
@@ -139,11 +142,12 @@ static bool opcount_informative(const struct group_ctx *c)
 }
 
 /*
- * Whether some view's opCounts span more values than it has lines: the
- * only case where keying by opCount changes anything, found from each
+ * Whether some view's opCounts span a different number of values than
+ * it has lines (a jump, or calls grouped under one opCount): the only
+ * case where keying by opCount can change anything, found from each
  * view's first and last op instead of a pass over millions.
  */
-static bool any_jump(const struct group_ctx *c)
+static bool any_irregular(const struct group_ctx *c)
 {
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
@@ -151,72 +155,211 @@ static bool any_jump(const struct group_ctx *c)
 		int64_t first = ctx_op(c, vw->ops[0])->op_count;
 		int64_t last = ctx_op(c, vw->ops[vw->n - 1])->op_count;
 
-		if (first >= 0 && last - first > (int64_t)vw->n - 1)
+		if (first >= 0 && last - first != (int64_t)vw->n - 1)
 			return true;
 	}
 	return false;
 }
 
+/* One opCount value and the most lines any rank gave it. */
+struct oc_slot {
+	int64_t oc;
+	uint32_t lines; /* the most lines one rank logged with this opCount */
+	int64_t key; /* the key of its first line */
+};
+
+static int compare_slot(const void *a, const void *b)
+{
+	const struct oc_slot *x = a, *y = b;
+
+	if (x->oc != y->oc)
+		return x->oc < y->oc ? -1 : 1;
+	return (x->lines < y->lines) - (x->lines > y->lines);
+}
+
+/* Lines of vw from index j that share op j's opCount. */
+static uint32_t run_length(const struct group_ctx *c, const struct view *vw,
+			   uint32_t j)
+{
+	int64_t oc = ctx_op(c, vw->ops[j])->op_count;
+	uint32_t k = j;
+
+	while (k < vw->n && ctx_op(c, vw->ops[k])->op_count == oc)
+		k++;
+	return k - j;
+}
+
+/*
+ * The slots of every opCount any rank logged, ascending, each with the
+ * most lines one rank gave it and the key of its first line: the opCount
+ * itself plus the extra lines of the groups below it, so that without
+ * grouped calls keys are opCounts.
+ */
+static GArray *opcount_slots(const struct group_ctx *c)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct oc_slot));
+	guint out = 0;
+	int64_t extra = 0;
+
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+
+		for (uint32_t j = 0; j < vw->n;) {
+			struct oc_slot sl = { 0 };
+
+			sl.oc = ctx_op(c, vw->ops[j])->op_count;
+			sl.lines = run_length(c, vw, j);
+			g_array_append_val(all, sl);
+			j += sl.lines;
+		}
+	}
+	/* by opCount, the most lines first: keep the first of each */
+	g_array_sort(all, compare_slot);
+	for (guint i = 0; i < all->len; i++) {
+		struct oc_slot *sl = &g_array_index(all, struct oc_slot, i);
+
+		if (out && g_array_index(all, struct oc_slot, out - 1).oc ==
+				   sl->oc)
+			continue;
+		sl->key = sl->oc + extra;
+		extra += sl->lines - 1;
+		g_array_index(all, struct oc_slot, out++) = *sl;
+	}
+	g_array_set_size(all, out);
+	return all;
+}
+
+static const struct oc_slot *find_slot(const GArray *slots, int64_t oc)
+{
+	guint lo = 0, hi = slots->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		const struct oc_slot *sl =
+			&g_array_index(slots, struct oc_slot, mid);
+
+		if (sl->oc == oc)
+			return sl;
+		if (sl->oc < oc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void note_short_group(struct group_ctx *c, const struct view *vw,
+			     const struct hd_op *op, uint32_t have,
+			     uint32_t want, guint *notes)
+{
+	g_autofree char *src = NULL;
+
+	if ((*notes)++ >= MAX_GROUP_NOTES)
+		return;
+	src = ctx_source(c, op);
+	g_ptr_array_add(
+		c->a->notes,
+		g_strdup_printf(
+			"%s: rank %d's log holds %u of the %u COLL lines with opCount %" G_GINT64_MODIFIER
+			"x (calls grouped under one opCount): %u line(s) missing; that group is not compared on rank %d",
+			src, vw->rank, have, want, op->op_count, want - have,
+			vw->rank));
+}
+
+static void note_jump(struct group_ctx *c, const struct view *vw,
+		      const struct hd_op *prev, const struct hd_op *op,
+		      int64_t gap)
+{
+	g_autofree char *src = ctx_source(c, op);
+
+	g_ptr_array_add(
+		c->a->notes,
+		g_strdup_printf(
+			"%s: rank %d's opCount jumps %" G_GINT64_MODIFIER
+			"x -> %" G_GINT64_MODIFIER "x: %" G_GINT64_FORMAT
+			" COLL line(s) missing from its log; ops aligned by opCount, the missing ones not compared",
+			src, vw->rank, prev->op_count, op->op_count, gap));
+}
+
+/*
+ * Rekeys one view by the slots; the lines of a group shorter than the
+ * longest any rank logged are dropped from the view (which call was lost
+ * cannot be told, so none of them is compared).  Returns lines lost.
+ */
+static uint64_t rekey_view(struct group_ctx *c, struct view *vw,
+			   const GArray *slots, guint *notes)
+{
+	const uint32_t *src_ops = vw->ops;
+	uint32_t *ops = g_new(uint32_t, vw->n + 1);
+	int64_t *keys = g_new(int64_t, vw->n + 1);
+	const struct hd_op *prev = NULL;
+	uint64_t lost = 0;
+	uint32_t n = 0;
+
+	for (uint32_t j = 0; j < vw->n;) {
+		const struct hd_op *op = ctx_op(c, src_ops[j]);
+		uint32_t len = run_length(c, vw, j);
+		const struct oc_slot *sl = find_slot(slots, op->op_count);
+
+		g_assert(sl && sl->lines >= len);
+		if (prev && op->op_count - prev->op_count > 1) {
+			lost += (uint64_t)(op->op_count - prev->op_count - 1);
+			note_jump(c, vw, prev, op,
+				  op->op_count - prev->op_count - 1);
+		}
+		if (len < sl->lines) {
+			lost += sl->lines - len;
+			note_short_group(c, vw, op, len, sl->lines, notes);
+		} else {
+			for (uint32_t k = 0; k < len; k++) {
+				ops[n] = src_ops[j + k];
+				keys[n++] = sl->key + k;
+			}
+		}
+		prev = op;
+		j += len;
+	}
+	if (!vw->borrowed)
+		g_free(vw->ops);
+	g_free(vw->keys);
+	vw->ops = ops;
+	vw->keys = keys;
+	vw->borrowed = false;
+	vw->n = n;
+	vw->min_key = n ? keys[0] : -1;
+	vw->max_key = n ? keys[n - 1] : -1;
+	return lost;
+}
+
 /*
  * An NCCL log that lost a COLL line (a torn write, a cut paste) shifts
  * every later line of that rank by one: aligned by ordinal, each of them
- * would look like a mismatch.  Where opCount can be trusted, keys become
- * opCounts; each jump is said in a note, and the group's verdicts are
- * held to medium confidence since the log is known to be incomplete.
+ * would look like a mismatch.  Where opCount can be trusted, keys come
+ * from opCounts (one per line of a group of calls sharing one); each
+ * jump and each short group is said in a note, and the group's verdicts
+ * are held to medium confidence since a log is known to be incomplete.
  * Returns the number of lines found missing.
  */
 static uint64_t realign_by_opcount(struct group_ctx *c)
 {
+	g_autoptr(GArray) slots = NULL;
 	uint64_t lost = 0;
+	guint notes = 0;
 
 	if (c->source != HD_INPUT_NCCL_LOG || c->seq_kind != HD_SEQ_ORDINAL ||
-	    c->views->len < 2 || !any_jump(c) || !opcount_informative(c))
+	    c->views->len < 2 || !any_irregular(c) || !opcount_informative(c))
 		return 0;
-	for (guint i = 0; i < c->views->len; i++) {
-		struct view *vw = &g_array_index(c->views, struct view, i);
-		const struct hd_op *first = ctx_op(c, vw->ops[0]);
-		const struct hd_op *last = ctx_op(c, vw->ops[vw->n - 1]);
-		const struct hd_op *prev = NULL;
-
-		vw->min_key = first->op_count;
-		vw->max_key = last->op_count;
-		/* no jump (the usual case): keys stay computed, nothing copied */
-		if (last->op_count - first->op_count == (int64_t)vw->n - 1) {
-			g_clear_pointer(&vw->keys, g_free);
-			vw->key_base = first->op_count;
-			continue;
-		}
-		if (vw->borrowed) {
-			const uint32_t *ops = vw->ops;
-
-			vw->ops = g_new(uint32_t, vw->n + 1);
-			memcpy(vw->ops, ops, vw->n * sizeof(uint32_t));
-			vw->borrowed = false;
-		}
-		g_free(vw->keys);
-		vw->keys = g_new(int64_t, vw->n + 1);
-		for (uint32_t j = 0; j < vw->n; j++) {
-			const struct hd_op *op = ctx_op(c, vw->ops[j]);
-
-			vw->keys[j] = op->op_count;
-			if (prev && op->op_count - prev->op_count > 1) {
-				g_autofree char *src = ctx_source(c, op);
-				int64_t gap = op->op_count - prev->op_count - 1;
-
-				lost += (uint64_t)gap;
-				g_ptr_array_add(
-					c->a->notes,
-					g_strdup_printf(
-						"%s: rank %d's opCount jumps %" G_GINT64_MODIFIER
-						"x -> %" G_GINT64_MODIFIER
-						"x: %" G_GINT64_FORMAT
-						" COLL line(s) missing from its log; ops aligned by opCount, the missing ones not compared",
-						src, vw->rank, prev->op_count,
-						op->op_count, gap));
-			}
-			prev = op;
-		}
-	}
+	slots = opcount_slots(c);
+	for (guint i = 0; i < c->views->len; i++)
+		lost += rekey_view(c, &g_array_index(c->views, struct view, i),
+				   slots, &notes);
+	if (notes > MAX_GROUP_NOTES)
+		g_ptr_array_add(
+			c->a->notes,
+			g_strdup_printf(
+				"and %u more groups of calls with lines missing",
+				notes - MAX_GROUP_NOTES));
 	return lost;
 }
 
