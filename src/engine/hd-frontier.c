@@ -282,6 +282,7 @@ struct frontier {
 	GArray *cut; /* int: members whose data ends at their input's cut */
 	GArray *incomplete; /* int: members whose record ends before done */
 	GArray *stale; /* int: members whose unfinished op done contradicts */
+	GArray *elsewhere; /* int: silent members that read another attempt */
 	int64_t cut_at; /* the furthest position those reached */
 	const struct hd_op *blocked_op; /* a waiting member's op there */
 };
@@ -294,6 +295,7 @@ static void frontier_clear(struct frontier *f)
 	g_array_unref(f->cut);
 	g_array_unref(f->incomplete);
 	g_array_unref(f->stale);
+	g_array_unref(f->elsewhere);
 }
 
 /*
@@ -348,6 +350,44 @@ static bool frontier_waits(const struct group_ctx *c, const struct frontier *f,
 	return op && op->state != HD_STATE_COMPLETED;
 }
 
+/*
+ * A dropped attempt keeps its members: whether rank, silent in c's
+ * group, read another job attempt than every rank with ops there (its
+ * log restarted and theirs did not, or the other way round).  Then its
+ * silence says nothing about this group.
+ */
+static bool other_attempt(const struct group_ctx *c, int rank)
+{
+	uint64_t mine = hd_index_rank_attempts(c->s, rank);
+
+	if (!mine)
+		return false;
+	for (guint i = 0; i < c->views->len; i++)
+		if (hd_index_rank_attempts(
+			    c->s, g_array_index(c->views, struct view, i).rank) ==
+		    mine)
+			return false;
+	return true;
+}
+
+static void note_elsewhere(const struct group_ctx *c, const GArray *ranks)
+{
+	g_autofree char *label = NULL;
+	g_autofree char *rt = NULL;
+
+	if (!ranks->len)
+		return;
+	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	rt = ranks_ranges(ranks);
+	g_ptr_array_add(
+		c->a->notes,
+		g_strdup_printf(
+			"%s: its ops come from logs of another job attempt than those of rank%s %s (their logs restarted a different number of times, or were analyzed at another attempt): whether %s reached it is unknown, so %s not blamed",
+			label, ranks->len == 1 ? "" : "s", rt,
+			ranks->len == 1 ? "it" : "they",
+			ranks->len == 1 ? "it is" : "they are"));
+}
+
 /* Sorts the group's members into waiting, absent and no data. */
 static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 {
@@ -359,6 +399,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 	f->cut = g_array_new(FALSE, FALSE, sizeof(int));
 	f->incomplete = g_array_new(FALSE, FALSE, sizeof(int));
 	f->stale = g_array_new(FALSE, FALSE, sizeof(int));
+	f->elsewhere = g_array_new(FALSE, FALSE, sizeof(int));
 	f->cut_at = -1;
 	f->blocked_op = NULL;
 	for (guint i = 0; i < members->len; i++) {
@@ -371,6 +412,8 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 				g_array_append_val(f->nodata, r);
 			else if (f->done >= 0)
 				g_array_append_val(f->incomplete, r);
+			else if (other_attempt(c, r))
+				g_array_append_val(f->elsewhere, r);
 			else
 				g_array_append_val(f->absent, r);
 			continue;
@@ -454,6 +497,7 @@ static void report_undecided_frontier(struct group_ctx *c,
 	g_array_append_vals(unknown, f->nodata->data, f->nodata->len);
 	g_array_append_vals(unknown, f->incomplete->data, f->incomplete->len);
 	g_array_append_vals(unknown, f->cut->data, f->cut->len);
+	g_array_append_vals(unknown, f->elsewhere->data, f->elsewhere->len);
 	g_array_sort(unknown, compare_int_asc);
 	ut = ranks_ranges(unknown);
 	if (unknown->len)
@@ -697,6 +741,7 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	note_cut(c, f.cut, f.cut_at);
 	note_completion_proof(c, f.incomplete, f.done, f.done_by, false);
 	note_completion_proof(c, f.stale, f.done, f.done_by, true);
+	note_elsewhere(c, f.elsewhere);
 	blocked = f.completion && !f.trace && f.waiting->len > 0;
 	if (blocked)
 		c->a->hang_seen = true;
@@ -709,7 +754,7 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		g_ptr_array_add(c->a->verdicts, v);
 		found = true;
 	} else if (blocked && f.nodata->len == 1 && !f.incomplete->len &&
-		   !f.cut->len && !input_unread(c->s)) {
+		   !f.cut->len && !f.elsewhere->len && !input_unread(c->s)) {
 		/* every other member left a complete record: elimination */
 		report_by_elimination(c, f.key, f.waiting, f.nodata,
 				      f.blocked_op);

@@ -334,6 +334,25 @@ bool hd_index_rank_has_data(const struct hd_index *ix, int rank)
 	return g_hash_table_contains(ix->rank_inputs, GINT_TO_POINTER(rank));
 }
 
+uint64_t hd_index_rank_attempts(const struct hd_store *s, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(s, rank);
+	uint64_t best = 0;
+
+	for (guint i = 0; r && i < r->inputs->len; i++) {
+		const struct hd_input *in =
+			hd_store_input(s, g_array_index(r->inputs, uint32_t, i));
+		uint64_t n, at;
+
+		if (in->kind != HD_INPUT_NCCL_LOG)
+			continue;
+		n = in->attempts && in->attempts->len ? in->attempts->len : 1;
+		at = in->attempt ? in->attempt : n;
+		best = MAX(best, n << 16 | MIN(at, 0xffff));
+	}
+	return best;
+}
+
 /* Frames from the framework itself are not where the user is. */
 static bool is_framework_frame(const struct hd_frame *f)
 {

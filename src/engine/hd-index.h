@@ -71,6 +71,14 @@ void hd_index_free(struct hd_index *ix);
 
 /* True when rank left any input at all. */
 bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
+/*
+ * The job attempts of rank's NCCL/c10d logs, as a number: how many its
+ * logs held times 65536 plus the one analyzed (1 and 1 for a log never
+ * restarted); 0 when it left no log.  Two ranks whose numbers differ
+ * read different attempts, so one's silence says nothing of the other's
+ * groups (a log cut before the restart, an elastic scale-down).
+ */
+uint64_t hd_index_rank_attempts(const struct hd_store *s, int rank);
 
 static inline const struct hd_op *hd_index_op(const struct hd_index *ix,
 					      uint32_t i)

@@ -193,6 +193,24 @@ static bool rank_has_log(const struct hd_store *s, int rank)
 	return false;
 }
 
+/*
+ * Whether rank's logs read the same job attempt as some reporting rank's:
+ * a log that ends before a restart, or one of a rank dropped by an
+ * elastic scale-down, says nothing about the others' attempt.
+ */
+static bool same_attempt(const struct hd_store *s,
+			 const struct pg_reports *p, int rank)
+{
+	uint64_t mine = hd_index_rank_attempts(s, rank);
+
+	for (guint k = 0; k < p->reports->len; k++)
+		if (hd_index_rank_attempts(
+			    s, g_array_index(p->reports, struct pg_report, k)
+				       .rank) == mine)
+			return true;
+	return false;
+}
+
 /* A PG whose ranks time out in one position, as its members' reports say. */
 struct pg_hang {
 	int64_t seq; /* the position most ranks time out in */
@@ -317,7 +335,7 @@ static void pg_sort_members(const struct hd_store *s,
 				g_array_append_val(h->absent, r);
 			else
 				g_array_append_val(h->ahead, r);
-		} else if (rank_has_log(s, r)) {
+		} else if (rank_has_log(s, r) && same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -353,7 +371,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"%u ranks timed out in %s seq %" G_GINT64_FORMAT
-			" (%s); ranks {%s} left no log, so which one never arrived cannot be shown",
+			" (%s); ranks {%s} left no log of that job attempt, so which one never arrived cannot be shown",
 			h->waiting->len, h->label, h->seq,
 			h->opname ? h->opname : "?", nd);
 	} else {
@@ -602,7 +620,9 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		return;
 	}
 	if (absent->len == 0 && inferred->len == 0) {
-		if (nodata->len && nodata->len <= waiting->len && h.group < 0)
+		/* elimination: every other member left a log (issue 18) */
+		if (nodata->len == 1 && waiting->len && h.group < 0 &&
+		    hd_store_usable_inputs(s) == s->inputs->len)
 			report_pg_silent(ix, a, p, &h);
 		else
 			report_pg_no_culprit(s, a, p, &h);
