@@ -601,6 +601,52 @@ START_TEST(test_markdown_report)
 }
 END_TEST
 
+/*
+ * Issue 18 item 5: the performance note is in every format, markup in it
+ * escaped; the reports only render what the engine decided.
+ */
+START_TEST(test_performance_note_everywhere)
+{
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	static const enum hd_report_format fmts[] = {
+		HD_REPORT_TEXT, HD_REPORT_JSON, HD_REPORT_JSONL,
+		HD_REPORT_MARKDOWN, HD_REPORT_HTML
+	};
+	g_autoptr(json_t) doc = NULL;
+	json_t *perf;
+
+	a->perf.known = true;
+	a->perf.rank = 3;
+	a->perf.times_last = 40;
+	a->perf.matched = 41;
+	a->perf.others_wait_ns = 1000;
+	a->perf.step_ns = 4000;
+	a->perf.summary = g_strdup("rank 3 started last <b>often</b>");
+	for (size_t i = 0; i < G_N_ELEMENTS(fmts); i++) {
+		g_autofree char *out = render(fmts[i], a);
+
+		ck_assert_msg(strstr(out, "rank 3 started last") != NULL,
+			      "format %zu has no performance note", i);
+		if (fmts[i] == HD_REPORT_HTML)
+			ck_assert_ptr_nonnull(
+				strstr(out, "&lt;b&gt;often&lt;/b&gt;"));
+	}
+	{
+		g_autofree char *js = render(HD_REPORT_JSON, a);
+
+		doc = json_loads(js, 0, NULL);
+	}
+	ck_assert_ptr_nonnull(doc);
+	perf = json_object_get(doc, "performance");
+	ck_assert(json_is_object(perf));
+	ck_assert_int_eq(json_integer_value(json_object_get(perf, "rank")), 3);
+	ck_assert_int_eq(
+		json_integer_value(json_object_get(perf, "step_ns")), 4000);
+	ck_assert(json_is_false(json_object_get(perf, "fault")));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -620,6 +666,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_progress_table);
 	tcase_add_test(tc, test_text_no_input);
 	tcase_add_test(tc, test_markdown_report);
+	tcase_add_test(tc, test_performance_note_everywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }
