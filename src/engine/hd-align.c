@@ -219,8 +219,8 @@ static GArray *opcount_slots(const struct group_ctx *c)
 	for (guint i = 0; i < all->len; i++) {
 		struct oc_slot *sl = &g_array_index(all, struct oc_slot, i);
 
-		if (out && g_array_index(all, struct oc_slot, out - 1).oc ==
-				   sl->oc)
+		if (out &&
+		    g_array_index(all, struct oc_slot, out - 1).oc == sl->oc)
 			continue;
 		sl->key = sl->oc + extra;
 		extra += sl->lines - 1;

@@ -705,7 +705,8 @@ static void decide_straggler(const struct hd_store *s, struct hd_analysis *a)
 		hd_verdict_add_ruled_out(
 			v,
 			"a healthy run: a %s was seen, and no other check explains it",
-			timeout ? "watchdog timeout" : "hang (ranks blocked in an op)");
+			timeout ? "watchdog timeout"
+				: "hang (ranks blocked in an op)");
 		g_ptr_array_add(a->verdicts, v);
 	} else {
 		text = g_strdup_printf(
@@ -716,9 +717,8 @@ static void decide_straggler(const struct hd_store *s, struct hd_analysis *a)
 				: "no hang or timeout was seen");
 		/* what the verdict ruled out besides clock skew */
 		for (guint i = 1; i < v->ruled_out->len; i++)
-			g_ptr_array_add(
-				a->notes,
-				g_strdup(g_ptr_array_index(v->ruled_out, i)));
+			g_ptr_array_add(a->notes, g_strdup(g_ptr_array_index(
+							  v->ruled_out, i)));
 		hd_verdict_free(v);
 	}
 	g_free(p->summary);

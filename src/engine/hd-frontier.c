@@ -364,7 +364,8 @@ static bool other_attempt(const struct group_ctx *c, int rank)
 		return false;
 	for (guint i = 0; i < c->views->len; i++)
 		if (hd_index_rank_attempts(
-			    c->s, g_array_index(c->views, struct view, i).rank) ==
+			    c->s,
+			    g_array_index(c->views, struct view, i).rank) ==
 		    mine)
 			return false;
 	return true;
@@ -505,9 +506,9 @@ static void report_undecided_frontier(struct group_ctx *c,
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"%u rank%s of %s %s blocked in seq %" G_GINT64_FORMAT
 			" (%s); no complete record from rank%s %s, so which rank never arrived cannot be told",
-			f->waiting->len, f->waiting->len == 1 ? "" : "s",
-			label, f->waiting->len == 1 ? "is" : "are", f->key,
-			opname, unknown->len == 1 ? "" : "s", ut);
+			f->waiting->len, f->waiting->len == 1 ? "" : "s", label,
+			f->waiting->len == 1 ? "is" : "are", f->key, opname,
+			unknown->len == 1 ? "" : "s", ut);
 	else
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
@@ -543,11 +544,10 @@ static void report_undecided_frontier(struct group_ctx *c,
 			"nothing about rank%s %s: no data (collect %s flight-recorder dump, TORCH_NCCL_DUMP_ON_TIMEOUT=1, or NCCL_DEBUG=INFO log)",
 			f->nodata->len == 1 ? "" : "s", nd,
 			f->nodata->len == 1 ? "its" : "their");
-		g_ptr_array_add(c->a->notes,
-				g_strdup_printf("%s: no data from rank%s %s",
-						label,
-						f->nodata->len == 1 ? "" : "s",
-						nd));
+		g_ptr_array_add(
+			c->a->notes,
+			g_strdup_printf("%s: no data from rank%s %s", label,
+					f->nodata->len == 1 ? "" : "s", nd));
 	}
 	if (f->incomplete->len || f->cut->len)
 		hd_verdict_add_ruled_out(

@@ -340,8 +340,8 @@ uint64_t hd_index_rank_attempts(const struct hd_store *s, int rank)
 	uint64_t best = 0;
 
 	for (guint i = 0; r && i < r->inputs->len; i++) {
-		const struct hd_input *in =
-			hd_store_input(s, g_array_index(r->inputs, uint32_t, i));
+		const struct hd_input *in = hd_store_input(
+			s, g_array_index(r->inputs, uint32_t, i));
 		uint64_t n, at;
 
 		if (in->kind != HD_INPUT_NCCL_LOG)

@@ -198,8 +198,8 @@ static bool rank_has_log(const struct hd_store *s, int rank)
  * a log that ends before a restart, or one of a rank dropped by an
  * elastic scale-down, says nothing about the others' attempt.
  */
-static bool same_attempt(const struct hd_store *s,
-			 const struct pg_reports *p, int rank)
+static bool same_attempt(const struct hd_store *s, const struct pg_reports *p,
+			 int rank)
 {
 	uint64_t mine = hd_index_rank_attempts(s, rank);
 

@@ -218,8 +218,7 @@ static json_t *perf_json(const struct hd_perf *p)
 			    json_integer(p->wait_imposed_ns));
 	json_object_set_new(o, "others_wait_ns",
 			    json_integer(p->others_wait_ns));
-	json_object_set_new(o, "step_ns",
-			    hd_json_int_or_null(p->step_ns, -1));
+	json_object_set_new(o, "step_ns", hd_json_int_or_null(p->step_ns, -1));
 	json_object_set_new(o, "fault", json_boolean(p->fault));
 	json_object_set_new(o, "summary", hd_json_string(p->summary));
 	return o;

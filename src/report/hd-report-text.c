@@ -463,9 +463,9 @@ static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 		}
 
 		for (guint i = 0; i < v->culprits->len && i < 8; i++)
-			g_string_append_printf(rt, "%s%d", i ? ", " : "",
-					       g_array_index(v->culprits, int,
-							     i));
+			g_string_append_printf(
+				rt, "%s%d", i ? ", " : "",
+				g_array_index(v->culprits, int, i));
 		if (v->culprits->len > 8)
 			g_string_append_printf(rt, " and %u more",
 					       v->culprits->len - 8);

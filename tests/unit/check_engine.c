@@ -1061,8 +1061,8 @@ static bool names_culprit(const struct hd_analysis *a, int rank)
  * 0's dump cut gave lagging_rank rank 0 at about half the offsets, and
  * the culprit's dump cut gave no_fault.
  */
-static void cut_every_offset(const char *fixture, const char *victim,
-			     int rank, bool want_hang)
+static void cut_every_offset(const char *fixture, const char *victim, int rank,
+			     bool want_hang)
 {
 	g_autofree char *src = hd_test_path(fixture);
 	g_autofree char *tmp = g_dir_make_tmp("hd-cut-XXXXXX", NULL);
@@ -1095,7 +1095,6 @@ static void cut_every_offset(const char *fixture, const char *victim,
 		struct hd_analysis *a;
 		FILE *fp = fopen(cut, "wb");
 
-
 		/* not g_file_set_contents(): it syncs, thousands of times */
 		ck_assert_ptr_nonnull(fp);
 		ck_assert_uint_eq(fwrite(whole, 1, at, fp), at);
@@ -1103,8 +1102,8 @@ static void cut_every_offset(const char *fixture, const char *victim,
 		s = hd_load(paths, 1, problems);
 		a = hd_engine_run(s);
 		ck_assert_msg(!names_culprit(a, rank),
-			      "%s cut at %zu of %zu: rank %d blamed: %s", victim,
-			      at, len, rank, top(a)->summary);
+			      "%s cut at %zu of %zu: rank %d blamed: %s",
+			      victim, at, len, rank, top(a)->summary);
 		if (want_hang)
 			ck_assert_msg(top(a)->kind != HD_V_NO_FAULT,
 				      "%s cut at %zu of %zu: no_fault", victim,

@@ -641,8 +641,8 @@ START_TEST(test_performance_note_everywhere)
 	perf = json_object_get(doc, "performance");
 	ck_assert(json_is_object(perf));
 	ck_assert_int_eq(json_integer_value(json_object_get(perf, "rank")), 3);
-	ck_assert_int_eq(
-		json_integer_value(json_object_get(perf, "step_ns")), 4000);
+	ck_assert_int_eq(json_integer_value(json_object_get(perf, "step_ns")),
+			 4000);
 	ck_assert(json_is_false(json_object_get(perf, "fault")));
 }
 END_TEST

@@ -439,10 +439,10 @@ START_TEST(test_dlrm_8rank)
 	a = hd_engine_run(s);
 	ck_assert(!hd_analysis_has_fault(a));
 	ck_assert(!hd_analysis_undecided(a));
-	ck_assert_int_eq(((const struct hd_verdict *)g_ptr_array_index(
-				  a->verdicts, 0))
-				 ->kind,
-			 HD_V_NO_FAULT);
+	ck_assert_int_eq(
+		((const struct hd_verdict *)g_ptr_array_index(a->verdicts, 0))
+			->kind,
+		HD_V_NO_FAULT);
 	ck_assert(a->perf.known);
 	ck_assert_int_eq(a->perf.rank, 7);
 	ck_assert_uint_eq(a->perf.times_last, 5);
