@@ -459,7 +459,7 @@ static void note_completion_proof(const struct group_ctx *c,
 	rt = hd_ranks_text(ranks, 8);
 	if (stale)
 		note = g_strdup_printf(
-			"%s: rank%s %s still show%s an op below seq %" G_GINT64_FORMAT
+			"%s: rank%s %s still show%s an op at or below seq %" G_GINT64_FORMAT
 			" unfinished, but rank %d completed seq %" G_GINT64_FORMAT
 			", which needs every member: %s record%s stale, not behind, and %s not blamed for it",
 			label, one ? "" : "s", rt, one ? "s" : "", done, by,

@@ -889,7 +889,7 @@ START_TEST(test_completion_lag)
 	ck_assert(!hd_analysis_has_fault(a));
 	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
 	ck_assert_int_eq(top(a)->seq, 8);
-	ck_assert(has_note(a, "rank 2 still shows an op below seq 7"));
+	ck_assert(has_note(a, "rank 2 still shows an op at or below seq 7"));
 	fixture_clear(&f, a);
 
 	/* One op apart is two snapshots taken moments apart: no verdict. */
