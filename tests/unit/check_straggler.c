@@ -128,7 +128,7 @@ START_TEST(test_straggler_fault_needs_hang)
 	sig.rank = 0;
 	sig.cat = HD_SIG_TIMEOUT;
 	sig.type = HD_SIGT_WATCHDOG_TIMEOUT;
-	sig.text = (char *)"Watchdog caught collective operation timeout";
+	sig.text = hd_unconst("Watchdog caught collective operation timeout");
 	hd_store_add_signal(s, &sig);
 	a = hd_engine_run(s);
 	v = g_ptr_array_index(a->verdicts, 0);
