@@ -204,7 +204,8 @@ static void note_cut(const struct group_ctx *c, const GArray *cut,
 
 /*
  * Whether some input is not usable (empty, cut before its first record,
- * of no known format): it may be the data of a rank that seems to
+ * of no known format, a byte copy under another rank's name, which may
+ * be either rank's): it may be the data of a rank that seems to
  * have left none, so nobody is blamed by elimination.
  */
 static bool input_unread(const struct hd_store *s)
