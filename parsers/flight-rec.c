@@ -8,7 +8,8 @@
  */
 #include "config.h"
 
-#include "parsers.h"
+#include "formats.h"
+#include "rank-name.h"
 
 #include <string.h>
 

@@ -32,6 +32,7 @@
 #include "hd-hash.h"
 #include "hd-input.h"
 #include "parsers.h"
+#include "rank-name.h"
 #include "hd-banned.h"
 
 /*

@@ -16,7 +16,8 @@
  */
 #include "config.h"
 
-#include "parsers.h"
+#include "formats.h"
+#include "rank-name.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "parsers.h"
+#include "formats.h"
 #include "hd-autocleanups.h"
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */

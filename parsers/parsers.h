@@ -1,4 +1,8 @@
 /*
+ * The parser registry: which parser reads which input kind (sniffing,
+ * dispatch, budgets), and the one way to parse one input.  The parsers
+ * themselves are declared in formats.h.
+ *
  * The parsers: one per source format, each turning one input into records
  * of a store (src/hd-store.h).  Parsers never print and never exit: problems
  * go to the input's warnings (hd_input_warn()) or, when nothing at all could
@@ -59,34 +63,6 @@ void parsers_release_buffers(void);
 bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
 		   struct hd_store *store, uint32_t input, GError **error);
 
-/* NCCL_DEBUG output and PyTorch c10d / torchrun messages (parsers/nccl-log.c). */
-bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
-		    uint32_t input, GError **error);
-
-/* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
-bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
-		      uint32_t input, GError **error);
-
-/*
- * The FR parser keeps its buffers per thread from file to file; this frees
- * the calling thread's (threads that exit free theirs).
- */
-void flight_rec_release_buffers(void);
-/*
- * Sets the node budget of the dumps, pickle or JSON, that the calling thread
- * parses next (tests); 0 restores HD_BUDGET_PK_NODES.
- */
-void flight_rec_set_node_budget(uint32_t max_nodes);
-
-/* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
-bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
-		  GError **error);
-
-/*
- * The rank in a file name: the trailing digits of the base name once known
- * extensions (.pkl .json .gz .zst .log .txt .pickle ...) are removed
- * ("nccl_trace_rank_node-a_5" -> 5, "rank3.json.gz" -> 3).  -1 if none.
- */
-int parsers_rank_from_filename(const char *path);
+#include "formats.h"
 
 #endif

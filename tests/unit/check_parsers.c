@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hd-test-parse.h"
+#include "rank-name.h"
 
 START_TEST(test_sniff)
 {

@@ -1,0 +1,57 @@
+/*
+ * The entry points of the format parsers, below the registry that sniffs
+ * and dispatches (parsers.h): the parsers include this and rank-name.h,
+ * never parsers.h.
+ *
+ * The parsers: one per source format, each turning one input into records
+ * of a store (src/hd-store.h).  Parsers never print and never exit: problems
+ * go to the input's warnings (hd_input_warn()) or, when nothing at all could
+ * be read, to the GError.
+ *
+ * Ownership: a parser borrows the reader and the store; everything it makes
+ * is handed to the store.
+ *
+ * Contract shared by every parser:
+ *  - store holds exactly the input `input` (index) when the parser is
+ *    called, and the parser fills in that input's kind, rank (when the whole
+ *    input is one rank), records, skipped and truncated;
+ *  - every record read either lands in the store or is counted in skipped
+ *    with a warning that says why (line or byte offset included);
+ *  - memory is bounded by the records kept, never by the input size;
+ *  - a false return means the input was unusable as a whole; records added
+ *    before a mid-file failure stay in the store.
+ */
+#ifndef HD_FORMATS_H
+#define HD_FORMATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "hd-input.h"
+#include "hd-store.h"
+
+/* NCCL_DEBUG output and PyTorch c10d / torchrun messages (parsers/nccl-log.c). */
+bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
+		    uint32_t input, GError **error);
+
+/* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
+bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error);
+
+/*
+ * The FR parser keeps its buffers per thread from file to file; this frees
+ * the calling thread's (threads that exit free theirs).
+ */
+void flight_rec_release_buffers(void);
+/*
+ * Sets the node budget of the dumps, pickle or JSON, that the calling thread
+ * parses next (tests); 0 restores HD_BUDGET_PK_NODES.
+ */
+void flight_rec_set_node_budget(uint32_t max_nodes);
+
+/* Kineto / PyTorch profiler Chrome traces (parsers/kineto.c). */
+bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error);
+
+#endif
