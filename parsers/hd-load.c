@@ -85,35 +85,10 @@ static const char *input_name(const struct hd_found *f)
 static void set_budget(struct hd_reader *rd, enum hd_input_kind kind,
 		       const uint8_t *head, size_t len, uint64_t max_bytes)
 {
-	uint64_t bytes = HD_BUDGET_DEFAULT_BYTES;
-	unsigned ratio = HD_BUDGET_LOG_RATIO;
-	const char *what = "an input";
+	struct parsers_budget b = parsers_budget(kind, head, len);
 
-	switch (kind) {
-	case HD_INPUT_NCCL_LOG:
-		bytes = HD_BUDGET_LOG_BYTES;
-		ratio = HD_BUDGET_LOG_RATIO;
-		what = "an NCCL or c10d log";
-		break;
-	case HD_INPUT_KINETO:
-		bytes = HD_BUDGET_TRACE_BYTES;
-		ratio = HD_BUDGET_TRACE_RATIO;
-		what = "a profiler trace";
-		break;
-	case HD_INPUT_FLIGHT_REC:
-		ratio = HD_BUDGET_FR_RATIO;
-		if (len > 0 && head[0] == 0x80) {
-			bytes = HD_BUDGET_FR_PICKLE_BYTES;
-			what = "a flight-recorder pickle";
-		} else {
-			bytes = HD_BUDGET_FR_JSON_BYTES;
-			what = "a flight-recorder JSON dump";
-		}
-		break;
-	case HD_INPUT_UNKNOWN:
-		break;
-	}
-	hd_reader_set_budget(rd, max_bytes ? max_bytes : bytes, ratio, what);
+	hd_reader_set_budget(rd, max_bytes ? max_bytes : b.bytes, b.ratio,
+			     b.what);
 }
 
 /* A store holding only an input named name that could not be read. */

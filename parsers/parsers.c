@@ -1,6 +1,9 @@
 /*
- * Format sniffing and parser dispatch.  The kind of an input is decided from
- * its first decompressed bytes, never from its name.
+ * The parser registry: for each input kind, how its head is recognised,
+ * the parser that reads it, the budget it is read under and its per-thread
+ * buffers.  The kind of an input is decided from its first decompressed
+ * bytes, never from its name.  A new input kind is one line in
+ * HD_INPUT_KINDS (hd-store.h) and one entry in registry[] below.
  */
 #include "config.h"
 
@@ -8,6 +11,7 @@
 
 #include <string.h>
 
+#include "hd-budget.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
@@ -122,67 +126,164 @@ const char *parsers_own_output(const uint8_t *head, size_t len)
 	return NULL;
 }
 
-enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len)
+/* A JSON head: '{', or '[' followed by '{' (a log line may start "[rank3]"). */
+static bool head_is_json(const struct parsers_head *h)
+{
+	return h->first == '{' || h->first == '[';
+}
+
+static bool sniff_kineto(const struct parsers_head *h)
+{
+	return head_is_json(h) &&
+	       (head_has(h->p, h->len, "\"traceEvents\"") ||
+		head_has(h->p, h->len, "\"schemaVersion\"") ||
+		head_has(h->p, h->len, "\"deviceProperties\"") ||
+		head_has(h->p, h->len, "\"distributedInfo\"") ||
+		head_has(h->p, h->len, "\"ph\""));
+}
+
+static bool sniff_flight_rec(const struct parsers_head *h)
+{
+	/* pickle protocol 2 to 5 */
+	if (h->len >= 2 && h->p[0] == 0x80 && h->p[1] >= 2 && h->p[1] <= 5)
+		return true;
+	return head_is_json(h) &&
+	       (head_has(h->p, h->len, "\"pg_config\"") ||
+		head_has(h->p, h->len, "\"entries\"") ||
+		head_has(h->p, h->len, "\"pg_status\"") ||
+		head_has(h->p, h->len, "\"comm_lib_version\"") ||
+		head_has(h->p, h->len, "\"nccl_comm_state\"") ||
+		head_has(h->p, h->len, "\"profiling_name\""));
+}
+
+static bool sniff_nccl_log(const struct parsers_head *h)
+{
+	/*
+	 * Unknown JSON: JSON lines of an NCCL log collector are text; a
+	 * whole-file JSON object or array we cannot place is not ours.
+	 */
+	if (head_is_json(h) &&
+	    (h->first == '[' || !head_has(h->p, h->len, "NCCL")))
+		return false;
+	return h->len > 0 && looks_like_text(h->p, h->len);
+}
+
+static struct parsers_budget budget_nccl_log(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_LOG_BYTES,
+					HD_BUDGET_LOG_RATIO,
+					"an NCCL or c10d log" };
+}
+
+static struct parsers_budget budget_flight_rec(const struct parsers_head *h)
+{
+	if (h->len > 0 && h->p[0] == 0x80)
+		return (struct parsers_budget){ HD_BUDGET_FR_PICKLE_BYTES,
+						HD_BUDGET_FR_RATIO,
+						"a flight-recorder pickle" };
+	return (struct parsers_budget){ HD_BUDGET_FR_JSON_BYTES,
+					HD_BUDGET_FR_RATIO,
+					"a flight-recorder JSON dump" };
+}
+
+static struct parsers_budget budget_kineto(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_TRACE_BYTES,
+					HD_BUDGET_TRACE_RATIO,
+					"a profiler trace" };
+}
+
+/*
+ * The registry: one entry per input kind a parser reads.  Sniffing tries
+ * the entries in this order and takes the first that claims the head, so
+ * a narrower format comes before a wider one (traces before dumps, both
+ * before text, which takes almost anything).
+ */
+static const struct parsers_entry registry[] = {
+	{
+		.kind = HD_INPUT_KINETO,
+		.sniff = sniff_kineto,
+		.parse = kineto_parse,
+		.budget = budget_kineto,
+	},
+	{
+		.kind = HD_INPUT_FLIGHT_REC,
+		.sniff = sniff_flight_rec,
+		.parse = flight_rec_parse,
+		.budget = budget_flight_rec,
+		.release_buffers = flight_rec_release_buffers,
+	},
+	{
+		.kind = HD_INPUT_NCCL_LOG,
+		.sniff = sniff_nccl_log,
+		.parse = nccl_log_parse,
+		.budget = budget_nccl_log,
+	},
+};
+
+const struct parsers_entry *parsers_entry(enum hd_input_kind kind)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(registry); i++)
+		if (registry[i].kind == kind)
+			return &registry[i];
+	return NULL;
+}
+
+void parsers_head_init(struct parsers_head *h, const uint8_t *head, size_t len)
 {
 	size_t at = 0;
-	int c;
 
-	if (len >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
-		return HD_INPUT_FLIGHT_REC;
-	c = first_byte(head, len, &at);
+	h->p = head;
+	h->len = len;
+	h->first = first_byte(head, len, &at);
 	/*
 	 * A JSON array holds objects ('[{'); a log line may start with '['
 	 * too ("[default0]:", "[1,5]<stdout>:", "[rank3]:").
 	 */
-	if (c == '[') {
+	if (h->first == '[') {
 		size_t next = at + 1;
 
 		while (next < len && g_ascii_isspace(head[next]))
 			next++;
 		if (next < len && head[next] != '{')
-			c = 't';
+			h->first = 't';
 	}
-	if (c == '{' || c == '[') {
-		if (head_has(head, len, "\"traceEvents\"") ||
-		    head_has(head, len, "\"schemaVersion\"") ||
-		    head_has(head, len, "\"deviceProperties\"") ||
-		    head_has(head, len, "\"distributedInfo\"") ||
-		    head_has(head, len, "\"ph\""))
-			return HD_INPUT_KINETO;
-		if (head_has(head, len, "\"pg_config\"") ||
-		    head_has(head, len, "\"entries\"") ||
-		    head_has(head, len, "\"pg_status\"") ||
-		    head_has(head, len, "\"comm_lib_version\"") ||
-		    head_has(head, len, "\"nccl_comm_state\"") ||
-		    head_has(head, len, "\"profiling_name\""))
-			return HD_INPUT_FLIGHT_REC;
-		/*
-		 * Unknown JSON: JSON lines of an NCCL log collector are text;
-		 * a whole-file JSON object we cannot place is not ours.
-		 */
-		if (c == '[' || !head_has(head, len, "NCCL"))
-			return HD_INPUT_UNKNOWN;
-	}
-	if (len == 0)
-		return HD_INPUT_UNKNOWN;
-	if (looks_like_text(head, len))
-		return HD_INPUT_NCCL_LOG;
+}
+
+enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len)
+{
+	struct parsers_head h;
+
+	parsers_head_init(&h, head, len);
+	for (size_t i = 0; i < G_N_ELEMENTS(registry); i++)
+		if (registry[i].sniff(&h))
+			return registry[i].kind;
 	return HD_INPUT_UNKNOWN;
+}
+
+struct parsers_budget parsers_budget(enum hd_input_kind kind,
+				     const uint8_t *head, size_t len)
+{
+	const struct parsers_entry *e = parsers_entry(kind);
+	struct parsers_head h;
+
+	if (!e)
+		return (struct parsers_budget){ HD_BUDGET_DEFAULT_BYTES,
+						HD_BUDGET_LOG_RATIO,
+						"an input" };
+	parsers_head_init(&h, head, len);
+	return e->budget(&h);
 }
 
 bool parsers_parse(enum hd_input_kind kind, struct hd_reader *rd,
 		   struct hd_store *store, uint32_t input, GError **error)
 {
-	switch (kind) {
-	case HD_INPUT_NCCL_LOG:
-		return nccl_log_parse(rd, store, input, error);
-	case HD_INPUT_FLIGHT_REC:
-		return flight_rec_parse(rd, store, input, error);
-	case HD_INPUT_KINETO:
-		return kineto_parse(rd, store, input, error);
-	case HD_INPUT_UNKNOWN:
-		break;
-	}
+	const struct parsers_entry *e = parsers_entry(kind);
+
+	if (e)
+		return e->parse(rd, store, input, error);
 	g_set_error(error, HD_ERROR, HD_ERROR_FORMAT, "unrecognized format");
 	return false;
 }
@@ -256,5 +357,7 @@ struct hd_store *parsers_parse_file(const char *path)
 
 void parsers_release_buffers(void)
 {
-	flight_rec_release_buffers();
+	for (size_t i = 0; i < G_N_ELEMENTS(registry); i++)
+		if (registry[i].release_buffers)
+			registry[i].release_buffers();
 }

@@ -39,8 +39,55 @@
  */
 const char *parsers_own_output(const uint8_t *head, size_t len);
 
-/* Decides the format from the first decompressed bytes of an input. */
+/* The first decompressed bytes of an input, as sniffing sees them. */
+struct parsers_head {
+	const uint8_t *p;
+	size_t len;
+	/*
+	 * The first byte that is not blank (after a UTF-8 BOM), -1 none; a
+	 * '[' not followed by '{' reads as 't' (a "[rank3]:" log line).
+	 */
+	int first;
+};
+
+void parsers_head_init(struct parsers_head *h, const uint8_t *head, size_t len);
+
+/* What reading one input of a kind may cost (hd_reader_set_budget()). */
+struct parsers_budget {
+	uint64_t bytes; /* decompressed bytes */
+	unsigned ratio; /* decompressed : compressed */
+	const char *what; /* "a profiler trace": names the input in errors */
+};
+
+/*
+ * One entry of the registry: everything the loader needs to know about an
+ * input kind.  Its name in reports is hd_input_kind_name(kind).
+ */
+struct parsers_entry {
+	enum hd_input_kind kind;
+	/* Whether the head is this kind's; entries are tried in order. */
+	bool (*sniff)(const struct parsers_head *h);
+	/* The parser, with the contract of formats.h. */
+	bool (*parse)(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error);
+	/* The budget of an input of this kind whose head is h. */
+	struct parsers_budget (*budget)(const struct parsers_head *h);
+	/* Frees the calling thread's scratch buffers; NULL: none kept. */
+	void (*release_buffers)(void);
+};
+
+/* The registry entry of kind; NULL for HD_INPUT_UNKNOWN.  (transfer none) */
+const struct parsers_entry *parsers_entry(enum hd_input_kind kind);
+
+/*
+ * Decides the format from the first decompressed bytes of an input: the
+ * first registry entry whose sniff claims them, else HD_INPUT_UNKNOWN.
+ */
 enum hd_input_kind parsers_sniff(const uint8_t *head, size_t len);
+
+/* The budget for an input of kind whose first bytes are head. */
+struct parsers_budget parsers_budget(enum hd_input_kind kind,
+				     const uint8_t *head, size_t len);
 
 /*
  * The one way to parse one input, used by the loader, the tests and the

@@ -322,6 +322,14 @@ struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index)
 	return g_ptr_array_index(s->inputs, index);
 }
 
+enum hd_input_kind hd_store_op_source(const struct hd_store *s,
+				      const struct hd_op *op)
+{
+	if (op->prov.input < s->inputs->len)
+		return hd_store_input(s, op->prov.input)->kind;
+	return HD_INPUT_UNKNOWN;
+}
+
 void hd_input_warn(struct hd_input *in, uint64_t line, const char *fmt, ...)
 {
 	va_list ap;
@@ -1029,19 +1037,26 @@ const char *hd_signal_cat_name(enum hd_signal_cat c)
 	return names[c];
 }
 
+static const struct {
+	const char *name, *words;
+} input_kinds[] = {
+#define HD_INPUT_KIND_ROW(id, name, words) [HD_INPUT_##id] = { name, words },
+	HD_INPUT_KINDS(HD_INPUT_KIND_ROW)
+#undef HD_INPUT_KIND_ROW
+};
+
 const char *hd_input_kind_name(enum hd_input_kind k)
 {
-	switch (k) {
-	case HD_INPUT_NCCL_LOG:
-		return "nccl_log";
-	case HD_INPUT_FLIGHT_REC:
-		return "flight_recorder";
-	case HD_INPUT_KINETO:
-		return "kineto_trace";
-	case HD_INPUT_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	if ((unsigned)k >= HD_INPUT_KIND_COUNT)
+		k = HD_INPUT_UNKNOWN;
+	return input_kinds[k].name;
+}
+
+const char *hd_input_kind_words(enum hd_input_kind k)
+{
+	if ((unsigned)k >= HD_INPUT_KIND_COUNT)
+		k = HD_INPUT_UNKNOWN;
+	return input_kinds[k].words;
 }
 
 /* Lowercases s without '_', so "all_reduce", "AllReduce", "ALLREDUCE" meet. */

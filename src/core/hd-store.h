@@ -20,12 +20,38 @@
 /* At most this many warnings are kept per input; the rest are counted. */
 #define HD_INPUT_MAX_WARNINGS 20
 
+/*
+ * The input kinds, one line each: the enum name, the name in reports and in
+ * the JSON schema's kind enum, and what inputs of the kind are called in
+ * prose.  A new kind is a line here plus its entry in the parser registry
+ * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
+ * ours).
+ */
+#define HD_INPUT_KINDS(X)                                         \
+	X(UNKNOWN, "unknown", "inputs")                           \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                 \
+	X(NCCL_LOG, "nccl_log", "logs")                           \
+	/* flight-recorder dump, pickle or JSON */                \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps") \
+	/* profiler Chrome trace */                               \
+	X(KINETO, "kineto_trace", "profiler traces")
+
+/* clang-format off */
 enum hd_input_kind {
-	HD_INPUT_UNKNOWN = 0,
-	HD_INPUT_NCCL_LOG, /* NCCL_DEBUG and/or PyTorch c10d text */
-	HD_INPUT_FLIGHT_REC, /* flight-recorder dump, pickle or JSON */
-	HD_INPUT_KINETO, /* profiler Chrome trace */
+#define HD_INPUT_KIND_ENUM(id, name, words) HD_INPUT_##id,
+	HD_INPUT_KINDS(HD_INPUT_KIND_ENUM)
+#undef HD_INPUT_KIND_ENUM
+	HD_INPUT_KIND_COUNT
 };
+/* clang-format on */
+
+/*
+ * The op index packs an op's source kind into this many bits of a lane key
+ * (src/engine/hd-index.c): room for 64 kinds.
+ */
+#define HD_INPUT_KIND_BITS 6
+_Static_assert(HD_INPUT_KIND_COUNT <= (1 << HD_INPUT_KIND_BITS),
+	       "input kinds must fit in HD_INPUT_KIND_BITS");
 
 struct hd_input {
 	char *path; /* as given on the command line (or found below it) */
@@ -424,6 +450,12 @@ void hd_store_bound(struct hd_store *s);
 unsigned hd_store_usable_inputs(const struct hd_store *s);
 /* (transfer none) */
 struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index);
+/*
+ * The kind of the input op came from (UNKNOWN when its provenance names
+ * none): ops of different kinds are never aligned against each other.
+ */
+enum hd_input_kind hd_store_op_source(const struct hd_store *s,
+				      const struct hd_op *op);
 
 /*
  * Records a warning against an input: counted always, kept (with its line
@@ -567,6 +599,8 @@ const char *hd_dtype_name(enum hd_dtype t);
 const char *hd_redop_name(enum hd_redop r);
 const char *hd_signal_cat_name(enum hd_signal_cat c);
 const char *hd_input_kind_name(enum hd_input_kind k);
+/* What inputs of kind k are called in prose ("flight-recorder dumps"). */
+const char *hd_input_kind_words(enum hd_input_kind k);
 
 /*
  * Parses the spellings every source uses for op kinds and dtypes:

@@ -423,8 +423,6 @@ static void check_collectives(struct group_ctx *c)
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a)
 {
 	static const uint8_t streams[] = { HD_SEQ_COLLECTIVE, HD_SEQ_ORDINAL };
-	static const uint8_t sources[] = { HD_INPUT_FLIGHT_REC,
-					   HD_INPUT_NCCL_LOG, HD_INPUT_KINETO };
 
 	for (guint g = 0; g < ix->groups->len; g++) {
 		struct group_ctx c = { 0 };
@@ -435,8 +433,10 @@ void hd_check_groups(struct hd_index *ix, struct hd_analysis *a)
 		c.group = g;
 		c.g = g_ptr_array_index(ix->store->groups, g);
 		c.nranks = c.g->nranks;
-		for (size_t k = 0; k < G_N_ELEMENTS(sources); k++) {
-			c.source = sources[k];
+		/* every kind but UNKNOWN, each on its own */
+		for (uint8_t k = HD_INPUT_UNKNOWN + 1; k < HD_INPUT_KIND_COUNT;
+		     k++) {
+			c.source = k;
 			for (size_t j = 0; j < G_N_ELEMENTS(streams); j++) {
 				c.seq_kind = streams[j];
 				check_collectives(&c);

@@ -48,21 +48,6 @@ static void conflict(struct conflicts *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *kind_words(enum hd_input_kind k)
-{
-	switch (k) {
-	case HD_INPUT_FLIGHT_REC:
-		return "flight-recorder dumps";
-	case HD_INPUT_NCCL_LOG:
-		return "logs";
-	case HD_INPUT_KINETO:
-		return "profiler traces";
-	case HD_INPUT_UNKNOWN:
-		break;
-	}
-	return "inputs";
-}
-
 static const struct hd_input *input_at(const struct hd_store *s, uint32_t i)
 {
 	return g_ptr_array_index(s->inputs, i);
@@ -331,7 +316,8 @@ static void compare_lanes(const struct hd_index *ix,
 					"rank %d: two %s disagree: '%s' ends at %s seq %" G_GINT64_FORMAT
 					", '%s' at seq %" G_GINT64_FORMAT,
 					lane->rank,
-					kind_words(input_at(s, x->input)->kind),
+					hd_input_kind_words(
+						input_at(s, x->input)->kind),
 					input_at(s, x->input)->path, label,
 					x->max_seq, input_at(s, y->input)->path,
 					y->max_seq);

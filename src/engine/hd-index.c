@@ -15,12 +15,25 @@
 #include "hd-hash.h"
 #include "hd-banned.h"
 
-/* Lane key: group, rank, seq kind and source kind packed into 64 bits. */
+/*
+ * Lane key: group, rank, seq kind and source kind packed into 64 bits,
+ * from the top: 32 bits of group, 24 of rank + 1, 2 of seq kind and
+ * HD_INPUT_KIND_BITS of source.
+ */
+#define KEY_SOURCE_BITS HD_INPUT_KIND_BITS
+#define KEY_SEQ_SHIFT	KEY_SOURCE_BITS
+#define KEY_RANK_SHIFT	(KEY_SEQ_SHIFT + 2)
+#define KEY_GROUP_SHIFT (KEY_RANK_SHIFT + 24)
+_Static_assert(KEY_GROUP_SHIFT == 32, "a lane key's group has 32 bits");
+_Static_assert(HD_MAX_RANKS < (1 << 24), "rank + 1 fits in 24 bits");
+_Static_assert(HD_SEQ_ORDINAL < 4, "seq kinds fit in 2 bits");
+
 static uint64_t lane_key(uint32_t group, int rank, uint8_t seq_kind,
 			 uint8_t source)
 {
-	return ((uint64_t)group << 36) | ((uint64_t)(uint32_t)(rank + 1) << 4) |
-	       ((uint64_t)seq_kind << 2) | source;
+	return ((uint64_t)group << KEY_GROUP_SHIFT) |
+	       ((uint64_t)(uint32_t)(rank + 1) << KEY_RANK_SHIFT) |
+	       ((uint64_t)seq_kind << KEY_SEQ_SHIFT) | source;
 }
 
 /* A lane key mixes group and rank: hash all 64 bits (hd-hash.h). */
@@ -89,18 +102,6 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 	if (!sorted)
 		g_qsort_with_data(l->ops, (gint)l->n, sizeof(uint32_t),
 				  compare_lane_ops, hd_unconst(s));
-}
-
-/*
- * The source kind of an op decides which lane it joins, so that a rank's
- * flight-recorder entries and its trace kernels are never aligned against
- * each other.
- */
-static uint8_t op_source(const struct hd_store *s, const struct hd_op *op)
-{
-	if (op->prov.input < s->inputs->len)
-		return (uint8_t)hd_store_input(s, op->prov.input)->kind & 3;
-	return 0;
 }
 
 /*
@@ -189,10 +190,14 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 					    GINT_TO_POINTER(1));
 		if (op->group >= s->groups->len)
 			continue;
-		/* An input's ops are adjacent: look its kind up once. */
+		/*
+		 * The source kind decides the lane, so that a rank's FR
+		 * entries and its trace kernels are never aligned against
+		 * each other.  An input's ops are adjacent: look it up once.
+		 */
 		if (op->prov.input != last_input) {
 			last_input = op->prov.input;
-			last_source = op_source(s, op);
+			last_source = (uint8_t)hd_store_op_source(s, op);
 		}
 		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
 		slot = rank_memo_slot(&memo, op->rank, (int64_t)key, &hit);
@@ -234,14 +239,14 @@ static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
 		struct hd_lane lane = { 0 };
 		struct hd_group_index *gi;
 
-		lane.rank = (int)((key >> 4) & 0xffffffffu) - 1;
-		lane.seq_kind = (key >> 2) & 3;
-		lane.source = key & 3;
+		lane.rank = (int)((key >> KEY_RANK_SHIFT) & 0xffffffu) - 1;
+		lane.seq_kind = (key >> KEY_SEQ_SHIFT) & 3;
+		lane.source = key & ((1u << KEY_SOURCE_BITS) - 1);
 		lane.n = list->len;
 		lane.ops = (uint32_t *)(void *)g_array_free(list, FALSE);
 		lane_finish(ix->store, &lane);
 		gi = &g_array_index(ix->groups, struct hd_group_index,
-				    key >> 36);
+				    key >> KEY_GROUP_SHIFT);
 		g_array_append_val(gi->lanes, lane);
 	}
 }

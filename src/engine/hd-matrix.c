@@ -42,13 +42,6 @@ void hd_matrix_free(struct hd_matrix *m)
 	g_free(m);
 }
 
-static uint8_t op_source(const struct hd_store *s, const struct hd_op *op)
-{
-	if (op->prov.input < s->inputs->len)
-		return (uint8_t)hd_store_input(s, op->prov.input)->kind & 3;
-	return 0;
-}
-
 static bool is_mismatch(enum hd_verdict_kind k)
 {
 	return k >= HD_V_TYPE_MISMATCH && k <= HD_V_REDOP_MISMATCH;
@@ -93,18 +86,31 @@ static bool in_stream(const struct hd_store *s, const struct hd_matrix *m,
 		      const struct hd_op *op)
 {
 	return op->group == m->group && op->rank >= 0 && op->seq >= 0 &&
-	       op->seq_kind == m->seq_kind && op_source(s, op) == m->source;
+	       op->seq_kind == m->seq_kind &&
+	       hd_store_op_source(s, op) == m->source;
 }
 
 /* The sequence kind and source with the most of the group's collectives. */
 static bool choose_stream(const struct hd_store *s, struct hd_matrix *m)
 {
 	/* [seq kind: collective or ordinal][source] */
-	guint count[2][4] = { { 0 } };
-	/* flight-recorder first: its states say what completed */
-	static const uint8_t order[] = { HD_INPUT_FLIGHT_REC, HD_INPUT_KINETO,
-					 HD_INPUT_NCCL_LOG, HD_INPUT_UNKNOWN };
-	guint best = 0;
+	guint count[2][HD_INPUT_KIND_COUNT] = { { 0 } };
+	/*
+	 * flight-recorder first: its states say what completed; kinds not
+	 * named here follow in enum order, then UNKNOWN
+	 */
+	static const uint8_t first[] = { HD_INPUT_FLIGHT_REC, HD_INPUT_KINETO,
+					 HD_INPUT_NCCL_LOG };
+	uint8_t order[HD_INPUT_KIND_COUNT];
+	guint best = 0, n = 0;
+
+	for (guint i = 0; i < G_N_ELEMENTS(first); i++)
+		order[n++] = first[i];
+	for (uint8_t k = HD_INPUT_UNKNOWN + 1; k < HD_INPUT_KIND_COUNT; k++)
+		if (!memchr(first, k, sizeof(first)))
+			order[n++] = k;
+	order[n++] = HD_INPUT_UNKNOWN;
+	g_assert(n == HD_INPUT_KIND_COUNT);
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
@@ -112,10 +118,11 @@ static bool choose_stream(const struct hd_store *s, struct hd_matrix *m)
 
 		if (op->group != m->group || op->seq_kind == HD_SEQ_P2P)
 			continue;
-		count[op->seq_kind == HD_SEQ_ORDINAL][op_source(s, op)]++;
+		count[op->seq_kind == HD_SEQ_ORDINAL]
+		     [hd_store_op_source(s, op)]++;
 	}
 	for (guint k = 0; k < 2; k++) {
-		for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+		for (guint i = 0; i < n; i++) {
 			if (count[k][order[i]] > best) {
 				best = count[k][order[i]];
 				m->seq_kind =

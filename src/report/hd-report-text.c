@@ -555,12 +555,12 @@ static void next_steps_init(const struct text *t, const struct hd_verdict *v)
 static void next_steps_data(const struct text *t)
 {
 	const struct hd_store *s = t->a->store;
-	bool kinds[HD_INPUT_KINETO + 1] = { false };
+	bool kinds[HD_INPUT_KIND_COUNT] = { false };
 
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
-		if (!in->error && in->kind <= HD_INPUT_KINETO)
+		if (!in->error && (unsigned)in->kind < HD_INPUT_KIND_COUNT)
 			kinds[in->kind] = true;
 	}
 	if (!kinds[HD_INPUT_FLIGHT_REC])

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hd-test-parse.h"
+#include "hd-budget.h"
 #include "rank-name.h"
 
 START_TEST(test_sniff)
@@ -44,6 +45,48 @@ START_TEST(test_sniff)
 			41),
 		HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(parsers_sniff(NULL, 0), HD_INPUT_UNKNOWN);
+}
+END_TEST
+
+/*
+ * Every input kind but UNKNOWN has exactly one registry entry, with a name
+ * of its own, and the budget follows the entry (a pickle dump is not a
+ * JSON dump).
+ */
+START_TEST(test_registry_covers_kinds)
+{
+	static const uint8_t pickle[] = { 0x80, 0x04, 0x95 };
+	static const char json[] = "{\"pg_config\": {}}";
+	struct parsers_budget b;
+
+	ck_assert_ptr_null(parsers_entry(HD_INPUT_UNKNOWN));
+	for (int k = HD_INPUT_UNKNOWN + 1; k < HD_INPUT_KIND_COUNT; k++) {
+		const struct parsers_entry *e = parsers_entry(k);
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->kind, k);
+		ck_assert_ptr_nonnull(e->sniff);
+		ck_assert_ptr_nonnull(e->parse);
+		ck_assert_ptr_nonnull(e->budget);
+		ck_assert_str_ne(hd_input_kind_name(k), "unknown");
+		for (int j = HD_INPUT_UNKNOWN + 1; j < k; j++)
+			ck_assert_str_ne(hd_input_kind_name(j),
+					 hd_input_kind_name(k));
+	}
+	ck_assert_str_eq(hd_input_kind_name(HD_INPUT_KIND_COUNT), "unknown");
+	b = parsers_budget(HD_INPUT_FLIGHT_REC, pickle, sizeof(pickle));
+	ck_assert_uint_eq(b.bytes, HD_BUDGET_FR_PICKLE_BYTES);
+	ck_assert_str_eq(b.what, "a flight-recorder pickle");
+	b = parsers_budget(HD_INPUT_FLIGHT_REC, (const uint8_t *)json,
+			   strlen(json));
+	ck_assert_uint_eq(b.bytes, HD_BUDGET_FR_JSON_BYTES);
+	b = parsers_budget(HD_INPUT_UNKNOWN, NULL, 0);
+	ck_assert_uint_eq(b.bytes, HD_BUDGET_DEFAULT_BYTES);
+	/* the sniffed kind of a head is its registry entry's */
+	ck_assert_int_eq(parsers_sniff(pickle, sizeof(pickle)),
+			 HD_INPUT_FLIGHT_REC);
+	ck_assert_int_eq(parsers_sniff((const uint8_t *)json, strlen(json)),
+			 HD_INPUT_FLIGHT_REC);
 }
 END_TEST
 
@@ -163,6 +206,7 @@ static Suite *parsers_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_registry_covers_kinds);
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_parse_input_records_errors);
 	tcase_add_test(tc, test_parse_file_sniffs_and_ranks);
