@@ -18,6 +18,7 @@
 #include "hd-error.h"
 #include "hd-json.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 #define PLAN_FORMAT "hangdoc-replay-plan"
@@ -149,13 +150,6 @@ static gint cmp_i64(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
-static gint cmp_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Store ops of one rank, sorted by seq then store order. */
 static gint cmp_op_ptr(gconstpointer a, gconstpointer b)
 {
@@ -226,7 +220,7 @@ static GArray *group_members(const struct hd_store *s, uint32_t gi,
 		}
 		g_array_append_val(m, op->rank);
 	}
-	g_array_sort(m, cmp_int);
+	g_array_sort(m, hd_compare_int);
 	return m;
 }
 

@@ -381,15 +381,13 @@ static void cap_confidence(struct group_ctx *c, guint first)
 
 static void check_collectives(struct group_ctx *c)
 {
-	const struct hd_group_index *gi =
-		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
+	const struct hd_group_index *gi = hd_index_group(c->ix, c->group);
 	uint64_t lost;
 	guint first;
 
 	c->views = g_array_new(FALSE, FALSE, sizeof(struct view));
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *lane = hd_group_lane(gi, l);
 		struct view vw;
 
 		if (lane->seq_kind != c->seq_kind || lane->source != c->source)

@@ -16,6 +16,7 @@
 #include "hd-checks.h"
 #include "hd-hash.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -36,13 +37,6 @@ static void add_signal_evidence(const struct hd_store *s, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, sig->rank,
 				sig->prov.kind != HD_PROV_NONE ? src : NULL,
 				"%s", text);
-}
-
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -189,7 +183,7 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 		if (attr_known(o, at) && (tie || !attr_equal(o, maj, at)))
 			g_array_append_val(culprits, o->rank);
 	}
-	g_array_sort(culprits, compare_int);
+	g_array_sort(culprits, hd_compare_int);
 	ct = hd_ranks_text(culprits, 8);
 	attr_text(maj, at, a, sizeof(a));
 	if (tie) {
@@ -535,7 +529,7 @@ static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
 	}
 	if (reporters->len == 0 || from_zero)
 		return;
-	g_array_sort(reporters, compare_int);
+	g_array_sort(reporters, hd_compare_int);
 	rt = hd_ranks_text(reporters, 8);
 	v = hd_verdict_new(
 		HD_V_RANK_CRASHED,
@@ -633,7 +627,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		guint out = 0;
 
 		/* sorted, each rank once */
-		g_array_sort(ranks, compare_int);
+		g_array_sort(ranks, hd_compare_int);
 		for (guint k = 0; k < ranks->len; k++)
 			if (!out || g_array_index(ranks, int, k) !=
 					    g_array_index(ranks, int, out - 1))

@@ -232,97 +232,83 @@ static void compare_lanes(const struct hd_index *ix,
 			  const struct input_summary *sum, struct conflicts *c)
 {
 	const struct hd_store *s = ix->store;
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
 
-	for (guint gl = 0; gl < ix->groups->len; gl++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, gl);
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		g_autoptr(GArray) ends = NULL;
+		const struct hd_op *prev = NULL;
+		bool said = false;
 
-		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane =
-				&g_array_index(gi->lanes, struct hd_lane, l);
-			g_autoptr(GArray) ends = NULL;
-			const struct hd_op *prev = NULL;
-			bool said = false;
+		if (lane->n == 0 ||
+		    !sum[hd_index_op(ix, lane->ops[0])->prov.input].watched)
+			continue;
+		ends = g_array_new(FALSE, FALSE, sizeof(struct lane_end));
+		for (uint32_t i = 0; i < lane->n; i++) {
+			const struct hd_op *op = hd_index_op(ix, lane->ops[i]);
+			struct lane_end *e = NULL;
 
-			if (lane->n == 0 ||
-			    !sum[hd_index_op(ix, lane->ops[0])->prov.input]
-				     .watched)
-				continue;
-			ends = g_array_new(FALSE, FALSE,
-					   sizeof(struct lane_end));
-			for (uint32_t i = 0; i < lane->n; i++) {
-				const struct hd_op *op =
-					hd_index_op(ix, lane->ops[i]);
-				struct lane_end *e = NULL;
+			if (prev && !said && prev->seq == op->seq &&
+			    prev->prov.input != op->prov.input &&
+			    (prev->kind != op->kind || prev->d != op->d ||
+			     prev->state != op->state)) {
+				g_autofree char *label = hd_group_label(
+					s, it.group, HD_GROUP_LABEL_LONG);
+				g_autofree char *x =
+					hd_op_describe_bare(s, prev);
+				g_autofree char *y = hd_op_describe_bare(s, op);
 
-				if (prev && !said && prev->seq == op->seq &&
-				    prev->prov.input != op->prov.input &&
-				    (prev->kind != op->kind ||
-				     prev->d != op->d ||
-				     prev->state != op->state)) {
-					g_autofree char *label = hd_group_label(
-						s, gl, HD_GROUP_LABEL_LONG);
-					g_autofree char *x =
-						hd_op_describe_bare(s, prev);
-					g_autofree char *y =
-						hd_op_describe_bare(s, op);
-
-					conflict(
-						c,
-						"rank %d: '%s' and '%s' disagree on %s: %s; %s",
-						lane->rank,
-						input_at(s, prev->prov.input)
-							->path,
-						input_at(s, op->prov.input)
-							->path,
-						label, x, y);
-					said = true;
-				}
-				prev = op;
-				for (guint k = 0; k < ends->len; k++)
-					if (g_array_index(ends, struct lane_end,
-							  k)
-						    .input == op->prov.input)
-						e = &g_array_index(
-							ends, struct lane_end,
-							k);
-				if (!e) {
-					struct lane_end ne = { op->prov.input,
-							       op->seq, op };
-
-					if (ends->len < 16)
-						g_array_append_val(ends, ne);
-				} else if (op->seq >= e->max_seq) {
-					e->max_seq = op->seq;
-					e->at_max = op;
-				}
-			}
-			for (guint k = 1; k < ends->len && !said; k++) {
-				const struct lane_end *x = &g_array_index(
-					ends, struct lane_end, 0);
-				const struct lane_end *y = &g_array_index(
-					ends, struct lane_end, k);
-				g_autofree char *label = NULL;
-
-				/* a cut input ends early: that says nothing */
-				if (x->max_seq == y->max_seq ||
-				    input_at(s, x->input)->truncated ||
-				    input_at(s, y->input)->truncated)
-					continue;
-				label = hd_group_label(s, gl,
-						       HD_GROUP_LABEL_LONG);
 				conflict(
 					c,
-					"rank %d: two %s disagree: '%s' ends at %s seq %" G_GINT64_FORMAT
-					", '%s' at seq %" G_GINT64_FORMAT,
+					"rank %d: '%s' and '%s' disagree on %s: %s; %s",
 					lane->rank,
-					hd_input_kind_words(
-						input_at(s, x->input)->kind),
-					input_at(s, x->input)->path, label,
-					x->max_seq, input_at(s, y->input)->path,
-					y->max_seq);
+					input_at(s, prev->prov.input)->path,
+					input_at(s, op->prov.input)->path,
+					label, x, y);
 				said = true;
 			}
+			prev = op;
+			for (guint k = 0; k < ends->len; k++)
+				if (g_array_index(ends, struct lane_end, k)
+					    .input == op->prov.input)
+					e = &g_array_index(ends,
+							   struct lane_end, k);
+			if (!e) {
+				struct lane_end ne = { op->prov.input, op->seq,
+						       op };
+
+				if (ends->len < 16)
+					g_array_append_val(ends, ne);
+			} else if (op->seq >= e->max_seq) {
+				e->max_seq = op->seq;
+				e->at_max = op;
+			}
+		}
+		for (guint k = 1; k < ends->len && !said; k++) {
+			const struct lane_end *x =
+				&g_array_index(ends, struct lane_end, 0);
+			const struct lane_end *y =
+				&g_array_index(ends, struct lane_end, k);
+			g_autofree char *label = NULL;
+
+			/* a cut input ends early: that says nothing */
+			if (x->max_seq == y->max_seq ||
+			    input_at(s, x->input)->truncated ||
+			    input_at(s, y->input)->truncated)
+				continue;
+			label = hd_group_label(s, it.group,
+					       HD_GROUP_LABEL_LONG);
+			conflict(
+				c,
+				"rank %d: two %s disagree: '%s' ends at %s seq %" G_GINT64_FORMAT
+				", '%s' at seq %" G_GINT64_FORMAT,
+				lane->rank,
+				hd_input_kind_words(
+					input_at(s, x->input)->kind),
+				input_at(s, x->input)->path, label, x->max_seq,
+				input_at(s, y->input)->path, y->max_seq);
+			said = true;
 		}
 	}
 }

@@ -18,14 +18,8 @@
 #include "hd-fingerprint.h"
 #include "hd-straggler.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
-
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
 
 static bool same_culprits(const struct hd_verdict *a,
 			  const struct hd_verdict *b)
@@ -145,7 +139,7 @@ static void fill_ranks(const struct hd_index *ix, struct hd_analysis *a)
 
 		g_array_append_val(a->ranks_seen, r);
 	}
-	g_array_sort(a->ranks_seen, compare_int);
+	g_array_sort(a->ranks_seen, hd_compare_int);
 	for (guint i = 0; i < a->ranks_seen->len && world >= 0; i++) {
 		int r = g_array_index(a->ranks_seen, int, i);
 
@@ -188,12 +182,11 @@ static int64_t progress_group(const struct hd_index *ix,
 			return v->group;
 	}
 	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+		const struct hd_group_index *gi = hd_index_group(ix, g);
 		size_t n = 0;
 
 		for (guint l = 0; l < gi->lanes->len; l++)
-			n += g_array_index(gi->lanes, struct hd_lane, l).n;
+			n += hd_group_lane(gi, l)->n;
 		if (n > best_n) {
 			best_n = n;
 			best = g;
@@ -253,10 +246,9 @@ static GHashTable *ranks_with_completion(const struct hd_index *ix, int64_t g)
 
 	if (g < 0 || (guint64)g >= ix->groups->len)
 		return set;
-	gi = &g_array_index(ix->groups, struct hd_group_index, g);
+	gi = hd_index_group(ix, (guint)g);
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *lane = hd_group_lane(gi, l);
 
 		if (lane->has_completion_info)
 			g_hash_table_add(set, GINT_TO_POINTER(lane->rank));
@@ -378,6 +370,8 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	int64_t g = progress_group(ix, a);
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
 	g_autoptr(GHashTable) rows =
 		g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_autoptr(GHashTable) states = NULL;
@@ -399,26 +393,20 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 				    GUINT_TO_POINTER(a->progress->len));
 	}
 	/* From the lanes: only the progress group's ops are read. */
-	for (guint gl = 0; gl < ix->groups->len; gl++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, gl);
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		guint row = GPOINTER_TO_UINT(
+			g_hash_table_lookup(rows, GINT_TO_POINTER(lane->rank)));
+		struct hd_rank_progress *p;
 
-		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane =
-				&g_array_index(gi->lanes, struct hd_lane, l);
-			guint row = GPOINTER_TO_UINT(g_hash_table_lookup(
-				rows, GINT_TO_POINTER(lane->rank)));
-			struct hd_rank_progress *p;
-
-			if (!row)
-				continue;
-			p = &g_array_index(a->progress, struct hd_rank_progress,
-					   row - 1);
-			p->ops += lane->n;
-			if ((int64_t)gl == g && lane->seq_kind != HD_SEQ_P2P)
-				progress_from_lane(lane, p);
-			progress_stack(ix, lane, (int64_t)gl == g, p);
-		}
+		if (!row)
+			continue;
+		p = &g_array_index(a->progress, struct hd_rank_progress,
+				   row - 1);
+		p->ops += lane->n;
+		if ((int64_t)it.group == g && lane->seq_kind != HD_SEQ_P2P)
+			progress_from_lane(lane, p);
+		progress_stack(ix, lane, (int64_t)it.group == g, p);
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -619,8 +607,7 @@ static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 {
 	g_array_set_size(a->group_stats, ix->groups->len);
 	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+		const struct hd_group_index *gi = hd_index_group(ix, g);
 		struct hd_group_stats *st = &g_array_index(
 			a->group_stats, struct hd_group_stats, g);
 		int64_t lo = -1, hi = -1, common_lo = -1, common_hi = -1;
@@ -629,8 +616,7 @@ static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 		st->group = g;
 		st->joined = -1;
 		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane =
-				&g_array_index(gi->lanes, struct hd_lane, l);
+			const struct hd_lane *lane = hd_group_lane(gi, l);
 
 			if (lane->seq_kind == HD_SEQ_P2P || lane->n == 0)
 				continue;

@@ -11,17 +11,11 @@
 #include "config.h"
 
 #include "hd-align.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Waiting ranks quoted as evidence before "and N more". */
 #define MAX_EVIDENCE_RANKS 4
-
-static int compare_int_asc(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Ascending ranks as ranges: "0, 2, 4-7".  (transfer full) */
 static char *ranks_ranges(const GArray *ranks)
@@ -153,7 +147,7 @@ static GArray *group_members(const struct group_ctx *c)
 		if (!found)
 			g_array_append_val(m, r);
 	}
-	g_array_sort(m, compare_int_asc);
+	g_array_sort(m, hd_compare_int);
 	return m;
 }
 
@@ -500,7 +494,7 @@ static void report_undecided_frontier(struct group_ctx *c,
 	g_array_append_vals(unknown, f->incomplete->data, f->incomplete->len);
 	g_array_append_vals(unknown, f->cut->data, f->cut->len);
 	g_array_append_vals(unknown, f->elsewhere->data, f->elsewhere->len);
-	g_array_sort(unknown, compare_int_asc);
+	g_array_sort(unknown, hd_compare_int);
 	ut = ranks_ranges(unknown);
 	if (unknown->len)
 		v = hd_verdict_new(

@@ -140,8 +140,7 @@ static void index_init_groups(struct hd_index *ix)
 	ix->groups = g_array_new(FALSE, TRUE, sizeof(struct hd_group_index));
 	g_array_set_size(ix->groups, s->groups->len);
 	for (guint g = 0; g < s->groups->len; g++) {
-		struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+		struct hd_group_index *gi = hd_index_group(ix, g);
 
 		gi->group = g;
 		gi->lanes = g_array_new(FALSE, FALSE, sizeof(struct hd_lane));
@@ -308,11 +307,10 @@ void hd_index_free(struct hd_index *ix)
 	if (!ix)
 		return;
 	for (guint g = 0; g < ix->groups->len; g++) {
-		struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+		struct hd_group_index *gi = hd_index_group(ix, g);
 
 		for (guint l = 0; l < gi->lanes->len; l++)
-			g_free(g_array_index(gi->lanes, struct hd_lane, l).ops);
+			g_free(hd_group_lane(gi, l)->ops);
 		g_array_unref(gi->lanes);
 	}
 	g_array_unref(ix->groups);

@@ -69,6 +69,59 @@ struct hd_wait {
 struct hd_index *hd_index_build(const struct hd_store *s);
 void hd_index_free(struct hd_index *ix);
 
+/* The lanes of group g.  (transfer none) */
+static inline struct hd_group_index *hd_index_group(const struct hd_index *ix,
+						    guint g)
+{
+	return &g_array_index(ix->groups, struct hd_group_index, g);
+}
+
+/* Lane l of a group.  (transfer none) */
+static inline struct hd_lane *hd_group_lane(const struct hd_group_index *gi,
+					    guint l)
+{
+	return &g_array_index(gi->lanes, struct hd_lane, l);
+}
+
+/*
+ * Every lane of every group, group by group, lanes in index order:
+ *
+ *	struct hd_lane_iter it;
+ *	const struct hd_lane *lane;
+ *
+ *	hd_lane_iter_init(&it, ix);
+ *	while ((lane = hd_lane_iter_next(&it)))
+ *		... it.group is lane's group index ...
+ */
+struct hd_lane_iter {
+	const struct hd_index *ix;
+	guint group; /* of the lane last returned */
+	guint next; /* its index in the group, + 1 */
+};
+
+static inline void hd_lane_iter_init(struct hd_lane_iter *it,
+				     const struct hd_index *ix)
+{
+	it->ix = ix;
+	it->group = 0;
+	it->next = 0;
+}
+
+/* The next lane, NULL after the last.  (transfer none) */
+static inline struct hd_lane *hd_lane_iter_next(struct hd_lane_iter *it)
+{
+	while (it->group < it->ix->groups->len) {
+		const struct hd_group_index *gi =
+			hd_index_group(it->ix, it->group);
+
+		if (it->next < gi->lanes->len)
+			return hd_group_lane(gi, it->next++);
+		it->group++;
+		it->next = 0;
+	}
+	return NULL;
+}
+
 /* True when rank left any input at all. */
 bool hd_index_rank_has_data(const struct hd_index *ix, int rank);
 /*

@@ -278,8 +278,7 @@ static bool has_lanes(const struct hd_group_index *gi, uint8_t seq_kind,
 		      uint8_t source)
 {
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *lane = hd_group_lane(gi, l);
 
 		if (lane->seq_kind == seq_kind && lane->source == source &&
 		    lane->n > 0)
@@ -291,16 +290,14 @@ static bool has_lanes(const struct hd_group_index *gi, uint8_t seq_kind,
 static void pg_side_init(const struct hd_index *ix, uint32_t g,
 			 struct pg_side *p)
 {
-	const struct hd_group_index *gi =
-		&g_array_index(ix->groups, struct hd_group_index, g);
+	const struct hd_group_index *gi = hd_index_group(ix, g);
 	const struct hd_group *grp = g_ptr_array_index(ix->store->groups, g);
 
 	p->group = g;
 	p->lanes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->grank = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *lane = hd_group_lane(gi, l);
 
 		if (lane->seq_kind == HD_SEQ_COLLECTIVE &&
 		    lane->source == HD_INPUT_FLIGHT_REC)
@@ -326,8 +323,7 @@ static void try_pair(const struct hd_index *ix, const struct pg_side *p,
 		     uint64_t *budget)
 {
 	const struct hd_store *s = ix->store;
-	const struct hd_group_index *gi =
-		&g_array_index(ix->groups, struct hd_group_index, comm);
+	const struct hd_group_index *gi = hd_index_group(ix, comm);
 	const struct hd_group *cg = g_ptr_array_index(s->groups, comm);
 
 	pr->pg = p->group;
@@ -335,8 +331,7 @@ static void try_pair(const struct hd_index *ix, const struct pg_side *p,
 	pr->ambiguous_rank = pr->contradicts_rank = -1;
 	pr->joins = g_array_new(FALSE, FALSE, sizeof(struct op_join));
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *log =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *log = hd_group_lane(gi, l);
 		const struct hd_lane *fr;
 		guint gr;
 
@@ -490,8 +485,7 @@ static void join_candidates(const struct hd_index *ix, GArray *pgs,
 	const struct hd_store *s = ix->store;
 
 	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+		const struct hd_group_index *gi = hd_index_group(ix, g);
 		const struct hd_group *grp = g_ptr_array_index(s->groups, g);
 
 		if (is_pg_group(grp) &&

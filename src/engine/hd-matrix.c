@@ -8,6 +8,7 @@
 
 #include "hd-matrix.h"
 
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* What one rank's ops in the chosen stream say, over all positions. */
@@ -164,13 +165,6 @@ static int64_t matrix_center(const struct hd_analysis *a,
 	return frontier >= 0 ? frontier : max_all;
 }
 
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Rows: the group's members and every rank with ops in the stream. */
 static void fill_rows(const struct hd_store *s, struct hd_matrix *m,
 		      GHashTable *spans)
@@ -197,7 +191,7 @@ static void fill_rows(const struct hd_store *s, struct hd_matrix *m,
 
 		g_array_append_val(m->ranks, r);
 	}
-	g_array_sort(m->ranks, compare_int);
+	g_array_sort(m->ranks, hd_compare_int);
 }
 
 static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,

@@ -129,14 +129,12 @@ static bool find_cycle(const GArray *edges, GHashTable *out, int start,
 /* The group's sends and recvs with a known peer, per direction. */
 static GHashTable *p2p_pairs(const struct group_ctx *c)
 {
-	const struct hd_group_index *gi =
-		&g_array_index(c->ix->groups, struct hd_group_index, c->group);
+	const struct hd_group_index *gi = hd_index_group(c->ix, c->group);
 	GHashTable *pairs = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						  g_free, p2p_list_free);
 
 	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane =
-			&g_array_index(gi->lanes, struct hd_lane, l);
+		const struct hd_lane *lane = hd_group_lane(gi, l);
 
 		for (uint32_t i = 0; i < lane->n && lane->n_p2p > 0; i++) {
 			const struct hd_op *op = ctx_op(c, lane->ops[i]);

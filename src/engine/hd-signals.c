@@ -15,6 +15,7 @@
 
 #include "hd-checks.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 #define MAX_EVIDENCE 6
@@ -39,13 +40,6 @@ static void add_signal_evidence(const struct hd_store *s, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, sig->rank,
 				sig->prov.kind != HD_PROV_NONE ? src : NULL,
 				"%s", text);
-}
-
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
 }
 
 /*
@@ -292,7 +286,7 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 		g_array_append_val(
 			members,
 			g_array_index(p->reports, struct pg_report, i).rank);
-	g_array_sort(members, compare_int);
+	g_array_sort(members, hd_compare_int);
 	/* each rank once: sorted, so repeats are neighbours */
 	for (guint i = 0, out = 0; i <= members->len; i++) {
 		if (i == members->len) {
@@ -400,7 +394,7 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 
 	g_array_append_vals(culprits, h->absent->data, h->absent->len);
 	g_array_append_vals(culprits, h->inferred->data, h->inferred->len);
-	g_array_sort(culprits, compare_int);
+	g_array_sort(culprits, hd_compare_int);
 	ct = hd_ranks_text(culprits, 8);
 	/* Counters say it outright; silence only suggests it. */
 	conf = h->inferred->len == 0 ? HD_CONF_HIGH : HD_CONF_MEDIUM;
@@ -839,7 +833,7 @@ static GArray *ranks_on_host(const struct hd_store *s, const char *host,
 				*name = r->host;
 		}
 	}
-	g_array_sort(out, compare_int);
+	g_array_sort(out, hd_compare_int);
 	return out;
 }
 
@@ -1123,7 +1117,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 				closed_naming++;
 		}
 	}
-	g_array_sort(crashed, compare_int);
+	g_array_sort(crashed, hd_compare_int);
 	if (crashed->len + rankless == 1 || timed) {
 		g_autofree char *who =
 			first->rank >= 0
@@ -1615,7 +1609,7 @@ static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
 		g_array_set_size(culprits, 0);
 		conf = HD_CONF_LOW;
 	}
-	g_array_sort(culprits, compare_int);
+	g_array_sort(culprits, hd_compare_int);
 	ct = hd_ranks_text(culprits, 8);
 	op = low->op_name ? low->op_name : "collective";
 	v = hd_verdict_new(

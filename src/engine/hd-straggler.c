@@ -18,6 +18,7 @@
 
 #include "hd-checks.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Positions that may disagree before alignment is refused. */
@@ -222,13 +223,6 @@ static void collect(struct ctx *c)
 		}
 	}
 	g_ptr_array_sort(c->positions, cmp_pos);
-}
-
-static gint cmp_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Median end time of the ranks of clock k at position p, or INT64_MIN. */
@@ -672,7 +666,7 @@ void hd_straggler_run(const struct hd_store *s, struct hd_analysis *a)
 	c.clock_of = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c.clocks = g_ptr_array_new_with_free_func(clock_free);
 	collect(&c);
-	g_array_sort(c.ranks, cmp_int);
+	g_array_sort(c.ranks, hd_compare_int);
 	if (c.ranks->len < 2)
 		goto out;
 	check_positions(&c, &k);

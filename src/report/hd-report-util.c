@@ -13,14 +13,8 @@
 #include "hd-const.h"
 #include "hd-json.h"
 #include "hd-text.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
-
-static gint compare_int(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
 
 char *hd_report_rank_list(const GArray *ranks)
 {
@@ -31,7 +25,7 @@ char *hd_report_rank_list(const GArray *ranks)
 
 	if (ranks)
 		g_array_append_vals(sorted, ranks->data, ranks->len);
-	g_array_sort(sorted, compare_int);
+	g_array_sort(sorted, hd_compare_int);
 	while (i < sorted->len) {
 		int first = g_array_index(sorted, int, i);
 		int last = first;
