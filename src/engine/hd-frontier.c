@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include "hd-align-ctx.h"
 #include "hd-align.h"
 #include "hd-sort.h"
 #include "hd-banned.h"

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "hd-align-ctx.h"
 #include "hd-align.h"
 #include "hd-hash.h"
 #include "hd-banned.h"

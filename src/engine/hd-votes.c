@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "hd-align-ctx.h"
 #include "hd-align.h"
 #include "hd-banned.h"
 
