@@ -62,12 +62,46 @@ bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
  */
 bool hd_signal_is_trouble(const struct hd_signal *sig);
 
+/*
+ * What a step of the engine leaves for later steps to read.  The table of
+ * steps (hd-engine.c, engine_steps[]) states, for each, which of these it
+ * reads and which it makes, and hd_engine_steps_ordered() asserts that
+ * every read was made by an earlier step.
+ */
+enum hd_step_data {
+	HD_DATA_JOIN = 1u << 0, /* ix->links, ix->partner (hd-join.c) */
+	HD_DATA_WAITS = 1u << 1, /* ix->waits: who waits on whom */
+	HD_DATA_GROUP_VERDICTS = 1u << 2, /* mismatch, missing, lagging, p2p */
+	HD_DATA_SIGNAL_VERDICTS = 1u << 3, /* network, crash, init, counters */
+	HD_DATA_C10D_VERDICTS = 1u << 4, /* PyTorch's own conclusions */
+	HD_DATA_ANON_VERDICTS = 1u << 5, /* processes of unknown rank */
+	HD_DATA_CHAIN_VERDICTS = 1u << 6, /* blocked_chain */
+	HD_DATA_STRAGGLER = 1u << 7, /* straggler verdict or its notes */
+};
+
+/* One step of the engine's checks. */
+struct hd_check_step {
+	const char *name;
+	void (*run)(struct hd_index *ix, struct hd_analysis *a);
+	unsigned reads; /* enum hd_step_data made by earlier steps */
+	unsigned makes; /* enum hd_step_data */
+};
+
+/* The steps hd_engine_run() runs, in order.  (transfer none) */
+const struct hd_check_step *hd_engine_steps(size_t *n);
+/*
+ * True when every step of steps reads only what earlier steps make; else
+ * false, with *bad the name of the first step that reads too early.
+ */
+bool hd_engine_steps_ordered(const struct hd_check_step *steps, size_t n,
+			     const char **bad);
+
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
 /*
- * PyTorch's own conclusions and c10d texts (hd-c10d.c); run last by
- * hd_check_signals(), as it reads the verdicts found before it.
+ * PyTorch's own conclusions and c10d texts (hd-c10d.c); run after the
+ * group and signal checks, as it reads the verdicts they found.
  */
 void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
 /*

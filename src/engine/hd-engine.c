@@ -835,6 +835,72 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 	}
 }
 
+static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
+{
+	hd_straggler_run(ix->store, a);
+}
+
+/*
+ * The checks in the order they run, and what each reads that an earlier
+ * one made.  Verdicts a check reads change what it concludes (the c10d
+ * check gives insufficient_data only when no earlier check concluded
+ * anything; chains start from single-culprit missing/lagging verdicts and
+ * follow the waits of the group, signal and c10d checks), so moving a
+ * step is a change of behaviour: hd_engine_steps_ordered() refuses an
+ * order where a step reads what no earlier step made.
+ */
+static const struct hd_check_step engine_steps[] = {
+	{ "join", hd_join_run, 0, HD_DATA_JOIN },
+	{ "groups", hd_check_groups, HD_DATA_JOIN,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS },
+	{ "signals", hd_check_signals, 0,
+	  HD_DATA_SIGNAL_VERDICTS | HD_DATA_WAITS },
+	{ "c10d", hd_check_c10d,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS,
+	  HD_DATA_C10D_VERDICTS | HD_DATA_WAITS },
+	{ "anonymous", hd_check_anonymous, 0, HD_DATA_ANON_VERDICTS },
+	{ "chains", hd_check_chains,
+	  HD_DATA_WAITS | HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
+		  HD_DATA_C10D_VERDICTS,
+	  HD_DATA_CHAIN_VERDICTS },
+	{ "straggler", run_straggler, 0, HD_DATA_STRAGGLER },
+};
+
+const struct hd_check_step *hd_engine_steps(size_t *n)
+{
+	*n = G_N_ELEMENTS(engine_steps);
+	return engine_steps;
+}
+
+bool hd_engine_steps_ordered(const struct hd_check_step *steps, size_t n,
+			     const char **bad)
+{
+	unsigned made = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (steps[i].reads & ~made) {
+			*bad = steps[i].name;
+			return false;
+		}
+		made |= steps[i].makes;
+	}
+	*bad = NULL;
+	return true;
+}
+
+/* Runs the steps in table order, once the order is known to be sound. */
+static void run_checks(struct hd_index *ix, struct hd_analysis *a)
+{
+	const char *bad;
+
+	if (!hd_engine_steps_ordered(engine_steps, G_N_ELEMENTS(engine_steps),
+				     &bad))
+		g_error("engine step '%s' reads what no earlier step made",
+			bad);
+	for (size_t i = 0; i < G_N_ELEMENTS(engine_steps); i++)
+		engine_steps[i].run(ix, a);
+}
+
 struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 				       const struct hd_engine_opts *opts)
 {
@@ -848,12 +914,8 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	if (hd_analysis_is_inconsistent(a)) {
 		refuse_to_blame(a);
 	} else {
-		hd_join_run(ix, a);
-		hd_check_groups(ix, a);
-		hd_check_signals(ix, a);
-		hd_check_anonymous(ix, a);
-		hd_check_chains(ix, a);
-		hd_straggler_run(store, a);
+		run_checks(ix, a);
+		/* reads every verdict the steps made */
 		decide_straggler(store, a);
 	}
 	merge_duplicates(ix, a);

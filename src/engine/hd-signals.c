@@ -1701,5 +1701,4 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a)
 	check_transports(ix, a);
 	check_coll_mismatch(ix, a);
 	check_mismatch_signals(ix, a);
-	hd_check_c10d(ix, a);
 }

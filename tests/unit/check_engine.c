@@ -12,6 +12,7 @@
 
 #include "hd-load.h"
 #include "hd-engine.h"
+#include "hd-checks.h"
 #include "hd-test-engine.h"
 #include "hd-const.h"
 
@@ -1212,6 +1213,40 @@ START_TEST(test_many_groups_one_rank_are_fast)
 }
 END_TEST
 
+/*
+ * The engine's steps read only what earlier steps made, each check runs
+ * once, and an order where chains run before the checks whose verdicts
+ * and waits they follow is refused by name.
+ */
+START_TEST(test_check_order_stated)
+{
+	size_t n;
+	const struct hd_check_step *steps = hd_engine_steps(&n);
+	struct hd_check_step swapped[16];
+	const char *bad = "unset";
+	size_t chains = n, groups = n;
+
+	ck_assert_uint_le(n, G_N_ELEMENTS(swapped));
+	ck_assert(hd_engine_steps_ordered(steps, n, &bad));
+	ck_assert_ptr_null(bad);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			ck_assert_ptr_ne(steps[i].run, steps[j].run);
+		if (steps[i].run == hd_check_chains)
+			chains = i;
+		if (steps[i].run == hd_check_groups)
+			groups = i;
+	}
+	ck_assert_uint_lt(groups, chains);
+	ck_assert_uint_lt(chains, n);
+	memcpy(swapped, steps, n * sizeof(*steps));
+	swapped[groups] = steps[chains];
+	swapped[chains] = steps[groups];
+	ck_assert(!hd_engine_steps_ordered(swapped, n, &bad));
+	ck_assert_str_eq(bad, "chains");
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -1248,6 +1283,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_no_fault_needs_no_trouble);
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
+	tcase_add_test(tc, test_check_order_stated);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);
