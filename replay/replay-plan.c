@@ -75,20 +75,7 @@ static struct replay_rank *plan_rank(const struct replay_plan *p, guint i)
 
 bool replay_verdict_is_replayable(enum hd_verdict_kind kind)
 {
-	switch (kind) {
-	case HD_V_MISSING_RANK:
-	case HD_V_LAGGING_RANK:
-	case HD_V_TYPE_MISMATCH:
-	case HD_V_SIZE_MISMATCH:
-	case HD_V_DTYPE_MISMATCH:
-	case HD_V_ROOT_MISMATCH:
-	case HD_V_REDOP_MISMATCH:
-	case HD_V_P2P_UNMATCHED:
-	case HD_V_BLOCKED_CHAIN:
-		return true;
-	default:
-		return false;
-	}
+	return hd_verdict_kind_info(kind)->replayable;
 }
 
 /*

@@ -196,23 +196,6 @@ static int64_t progress_group(const struct hd_index *ix,
 }
 
 /* What a verdict of kind k makes its culprits' rows say. */
-static const char *culprit_state(enum hd_verdict_kind k)
-{
-	switch (k) {
-	case HD_V_RANK_CRASHED:
-		return "crashed";
-	case HD_V_MISSING_RANK:
-	case HD_V_BLOCKED_CHAIN:
-		return "absent";
-	case HD_V_LAGGING_RANK:
-		return "lagging";
-	case HD_V_STRAGGLER:
-		return "straggler";
-	default:
-		return "culprit";
-	}
-}
-
 /*
  * rank -> the state its first blaming verdict gives it, for every
  * culprit: built once, so the rows cost ranks plus culprits, never their
@@ -232,7 +215,8 @@ static GHashTable *culprit_states(const struct hd_analysis *a)
 			if (!g_hash_table_contains(states, rank))
 				g_hash_table_insert(
 					states, rank,
-					hd_unconst(culprit_state(v->kind)));
+					hd_unconst(hd_verdict_kind_info(v->kind)
+							   ->rank_state));
 		}
 	}
 	return states;

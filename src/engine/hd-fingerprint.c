@@ -293,12 +293,6 @@ static GHashTable *cited_signals(const struct hd_store *s)
 	return by_source;
 }
 
-static bool wants_signature(enum hd_verdict_kind k)
-{
-	return k == HD_V_NETWORK_FAULT || k == HD_V_RANK_CRASHED ||
-	       k == HD_V_INIT_FAILURE;
-}
-
 static void append_signature(GString *t, const struct hd_verdict *v,
 			     GHashTable *by_source, GPtrArray *hosts)
 {
@@ -336,6 +330,7 @@ void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a)
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		GString *t = g_string_new(HD_FINGERPRINT_VERSION);
 		g_autofree char *site = NULL;
+		enum hd_fp_field fields;
 
 		g_string_append_printf(t, "; kind=%s",
 				       hd_verdict_kind_name(v->kind));
@@ -353,12 +348,12 @@ void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a)
 		site = call_site(ix, v);
 		if (site)
 			g_string_append_printf(t, "; site=%s", site);
-		if (wants_signature(v->kind)) {
+		fields = hd_verdict_kind_info(v->kind)->fingerprint;
+		if (fields == HD_FP_SIGNATURE) {
 			if (!by_source)
 				by_source = cited_signals(s);
 			append_signature(t, v, by_source, hosts);
-		} else if (v->kind == HD_V_NO_FAULT ||
-			   v->kind == HD_V_INSUFFICIENT_DATA) {
+		} else if (fields == HD_FP_SUMMARY) {
 			g_autofree char *text = normalize(v->summary, hosts);
 
 			g_string_append_printf(t, "; text=%s", text);

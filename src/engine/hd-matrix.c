@@ -45,7 +45,7 @@ void hd_matrix_free(struct hd_matrix *m)
 
 static bool is_mismatch(enum hd_verdict_kind k)
 {
-	return k >= HD_V_TYPE_MISMATCH && k <= HD_V_REDOP_MISMATCH;
+	return hd_verdict_kind_info(k)->mismatch;
 }
 
 /* The group the pictures are about: the first verdict's, else the table's. */

@@ -7,6 +7,8 @@
 
 #include "hd-verdict.h"
 
+#include "hd-checks.h"
+
 #include <stdarg.h>
 
 #include "hd-banned.h"
@@ -30,6 +32,7 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 
 	v->kind = kind;
 	v->confidence = conf;
+	v->score = hd_verdict_kind_info(kind)->score;
 	v->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	v->group = -1;
 	v->seq = -1;
@@ -105,29 +108,149 @@ void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *const verdict_names[HD_V_KIND_COUNT] = {
-	[HD_V_MISSING_RANK] = "missing_rank",
-	[HD_V_LAGGING_RANK] = "lagging_rank",
-	[HD_V_TYPE_MISMATCH] = "type_mismatch",
-	[HD_V_SIZE_MISMATCH] = "size_mismatch",
-	[HD_V_DTYPE_MISMATCH] = "dtype_mismatch",
-	[HD_V_ROOT_MISMATCH] = "root_mismatch",
-	[HD_V_REDOP_MISMATCH] = "redop_mismatch",
-	[HD_V_P2P_UNMATCHED] = "p2p_unmatched",
-	[HD_V_BLOCKED_CHAIN] = "blocked_chain",
-	[HD_V_STRAGGLER] = "straggler",
-	[HD_V_NETWORK_FAULT] = "network_fault",
-	[HD_V_RANK_CRASHED] = "rank_crashed",
-	[HD_V_INIT_FAILURE] = "init_failure",
-	[HD_V_NO_FAULT] = "no_fault",
-	[HD_V_INSUFFICIENT_DATA] = "insufficient_data",
+/*
+ * The verdict kinds: docs/verdicts.md says what each means.  Fields left
+ * out are false, and HD_FP_PLACE.
+ */
+static const struct hd_verdict_kind_info verdict_kinds[] = {
+	[HD_V_MISSING_RANK] = {
+		.name = "missing_rank",
+		.score = HD_SCORE_MISSING,
+		.fault = true,
+		.replayable = true,
+		.rank_state = "absent",
+		.next = HD_NEXT_LIVE_RANKS,
+	},
+	[HD_V_LAGGING_RANK] = {
+		.name = "lagging_rank",
+		.score = HD_SCORE_LAGGING,
+		.fault = true,
+		.replayable = true,
+		.rank_state = "lagging",
+		.next = HD_NEXT_LIVE_RANKS,
+	},
+	[HD_V_TYPE_MISMATCH] = {
+		.name = "type_mismatch",
+		.score = HD_SCORE_MISMATCH,
+		.fault = true,
+		.mismatch = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_MISMATCH,
+	},
+	[HD_V_SIZE_MISMATCH] = {
+		.name = "size_mismatch",
+		.score = HD_SCORE_MISMATCH,
+		.fault = true,
+		.mismatch = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_MISMATCH,
+	},
+	[HD_V_DTYPE_MISMATCH] = {
+		.name = "dtype_mismatch",
+		.score = HD_SCORE_MISMATCH,
+		.fault = true,
+		.mismatch = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_MISMATCH,
+	},
+	[HD_V_ROOT_MISMATCH] = {
+		.name = "root_mismatch",
+		.score = HD_SCORE_MISMATCH,
+		.fault = true,
+		.mismatch = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_MISMATCH,
+	},
+	[HD_V_REDOP_MISMATCH] = {
+		.name = "redop_mismatch",
+		.score = HD_SCORE_MISMATCH,
+		.fault = true,
+		.mismatch = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_MISMATCH,
+	},
+	[HD_V_P2P_UNMATCHED] = {
+		.name = "p2p_unmatched",
+		.score = HD_SCORE_P2P,
+		.fault = true,
+		.replayable = true,
+		.rank_state = "culprit",
+		.next = HD_NEXT_LIVE_RANKS,
+	},
+	[HD_V_BLOCKED_CHAIN] = {
+		.name = "blocked_chain",
+		.score = HD_SCORE_CHAIN,
+		.fault = true,
+		.replayable = true,
+		.rank_state = "absent",
+		.next = HD_NEXT_LIVE_RANKS,
+	},
+	[HD_V_STRAGGLER] = {
+		.name = "straggler",
+		.score = HD_SCORE_STRAGGLER,
+		.fault = true,
+		.rank_state = "straggler",
+		.next = HD_NEXT_LIVE_RANKS,
+	},
+	[HD_V_NETWORK_FAULT] = {
+		.name = "network_fault",
+		.score = HD_SCORE_NETWORK,
+		.fault = true,
+		.rank_state = "culprit",
+		.fingerprint = HD_FP_SIGNATURE,
+		.next = HD_NEXT_NETWORK,
+	},
+	[HD_V_RANK_CRASHED] = {
+		.name = "rank_crashed",
+		.score = HD_SCORE_CRASH,
+		.fault = true,
+		.rank_state = "crashed",
+		.fingerprint = HD_FP_SIGNATURE,
+		.next = HD_NEXT_CRASH,
+	},
+	[HD_V_INIT_FAILURE] = {
+		.name = "init_failure",
+		.score = HD_SCORE_INIT,
+		.fault = true,
+		.rank_state = "culprit",
+		.fingerprint = HD_FP_SIGNATURE,
+		.next = HD_NEXT_INIT,
+	},
+	[HD_V_NO_FAULT] = {
+		.name = "no_fault",
+		.score = HD_SCORE_NO_FAULT,
+		.rank_state = "culprit",
+		.fingerprint = HD_FP_SUMMARY,
+		.next = HD_NEXT_NO_FAULT,
+	},
+	[HD_V_INSUFFICIENT_DATA] = {
+		.name = "insufficient_data",
+		.score = HD_SCORE_INSUFFICIENT,
+		.rank_state = "culprit",
+		.fingerprint = HD_FP_SUMMARY,
+		.next = HD_NEXT_COLLECT,
+	},
 };
+_Static_assert(G_N_ELEMENTS(verdict_kinds) == HD_V_KIND_COUNT,
+	       "every verdict kind has a row");
+
+const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k)
+{
+	if ((unsigned)k >= HD_V_KIND_COUNT)
+		k = HD_V_INSUFFICIENT_DATA;
+	return &verdict_kinds[k];
+}
 
 const char *hd_verdict_kind_name(enum hd_verdict_kind k)
 {
 	if ((unsigned)k >= HD_V_KIND_COUNT)
 		return "unknown";
-	return verdict_names[k];
+	return verdict_kinds[k].name;
 }
 
 const char *hd_confidence_name(enum hd_confidence c)
@@ -148,8 +271,7 @@ bool hd_analysis_has_fault(const struct hd_analysis *a)
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
-		if (v->kind != HD_V_NO_FAULT &&
-		    v->kind != HD_V_INSUFFICIENT_DATA)
+		if (hd_verdict_kind_info(v->kind)->fault)
 			return true;
 	}
 	return false;

@@ -39,6 +39,44 @@ enum hd_verdict_kind {
 	HD_V_KIND_COUNT
 };
 
+/* What identifies a verdict of a kind across incidents (hd-fingerprint.c). */
+enum hd_fp_field {
+	HD_FP_PLACE = 0, /* kind, op, process group and call site only */
+	HD_FP_SIGNATURE, /* and the error signal it cites */
+	HD_FP_SUMMARY, /* and its summary text */
+};
+
+/* Which next steps the text report gives for a top verdict of a kind. */
+enum hd_next_step {
+	HD_NEXT_LIVE_RANKS, /* inspect the culprits live, else collect data */
+	HD_NEXT_MISMATCH, /* the call sites that disagree */
+	HD_NEXT_NETWORK,
+	HD_NEXT_CRASH,
+	HD_NEXT_INIT,
+	HD_NEXT_NO_FAULT, /* nothing found: what to collect if it still hangs */
+	HD_NEXT_COLLECT, /* what data to collect */
+	HD_NEXT_COUNT
+};
+
+/*
+ * Everything that depends on a verdict kind, one row per kind in
+ * hd-verdict.c: a new kind is a value above and a row there, plus the
+ * check that gives it.
+ */
+struct hd_verdict_kind_info {
+	const char *name; /* in reports and the JSON schema's kind enum */
+	double score; /* base score: which kind explains a hang first */
+	bool fault; /* counts as a fault for the exit status */
+	bool mismatch; /* ranks called different things at one position */
+	bool replayable; /* replay can build a plan from it */
+	const char *rank_state; /* a culprit's state in the per-rank table */
+	enum hd_fp_field fingerprint;
+	enum hd_next_step next;
+};
+
+/* The row of kind k (an unknown k gets insufficient_data's).  (transfer none) */
+const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k);
+
 enum hd_confidence {
 	HD_CONF_LOW = 0,
 	HD_CONF_MEDIUM,

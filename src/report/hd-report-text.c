@@ -581,57 +581,59 @@ static void next_steps_data(const struct text *t)
 		"every rank's host");
 }
 
+static void next_live_ranks(const struct text *t, const struct hd_verdict *v)
+{
+	for (guint i = 0; i < v->culprits->len && i < 2; i++)
+		next_live_rank(t, g_array_index(v->culprits, int, i));
+	if (v->culprits->len > 2) {
+		g_autofree char *all = hd_report_rank_list(v->culprits);
+
+		emit(t, "  - the same for ranks %s", all);
+	}
+	if (!v->culprits->len)
+		next_steps_data(t);
+}
+
+static void next_mismatch(const struct text *t, const struct hd_verdict *v)
+{
+	if (v->culprits->len && g_array_index(v->culprits, int, 0) >= 0)
+		next_steps_mismatch(t, v);
+}
+
+static void next_no_fault(const struct text *t, const struct hd_verdict *v)
+{
+	(void)v;
+	emit(t, "  - no fault in what was read; if the job still "
+		"hangs, collect:");
+	next_steps_data(t);
+}
+
+static void next_collect(const struct text *t, const struct hd_verdict *v)
+{
+	(void)v;
+	next_steps_data(t);
+}
+
+/* The next steps of each hd_next_step, which the verdict kind names. */
+static void (*const next_step_hooks[])(const struct text *,
+				       const struct hd_verdict *) = {
+	[HD_NEXT_LIVE_RANKS] = next_live_ranks,
+	[HD_NEXT_MISMATCH] = next_mismatch,
+	[HD_NEXT_NETWORK] = next_steps_network,
+	[HD_NEXT_CRASH] = next_steps_crash,
+	[HD_NEXT_INIT] = next_steps_init,
+	[HD_NEXT_NO_FAULT] = next_no_fault,
+	[HD_NEXT_COLLECT] = next_collect,
+};
+_Static_assert(G_N_ELEMENTS(next_step_hooks) == HD_NEXT_COUNT,
+	       "every next step has a hook");
+
 /* What an on-call engineer does next, by the top verdict's kind. */
 static void next_steps(const struct text *t, const struct hd_verdict *v)
 {
-	int culprit =
-		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
-
 	blank(t);
 	emit(t, "next steps:");
-	switch (v->kind) {
-	case HD_V_MISSING_RANK:
-	case HD_V_LAGGING_RANK:
-	case HD_V_BLOCKED_CHAIN:
-	case HD_V_P2P_UNMATCHED:
-	case HD_V_STRAGGLER:
-		for (guint i = 0; i < v->culprits->len && i < 2; i++)
-			next_live_rank(t, g_array_index(v->culprits, int, i));
-		if (v->culprits->len > 2) {
-			g_autofree char *all = hd_report_rank_list(v->culprits);
-
-			emit(t, "  - the same for ranks %s", all);
-		}
-		if (!v->culprits->len)
-			next_steps_data(t);
-		break;
-	case HD_V_TYPE_MISMATCH:
-	case HD_V_SIZE_MISMATCH:
-	case HD_V_DTYPE_MISMATCH:
-	case HD_V_ROOT_MISMATCH:
-	case HD_V_REDOP_MISMATCH:
-		if (culprit >= 0)
-			next_steps_mismatch(t, v);
-		break;
-	case HD_V_NETWORK_FAULT:
-		next_steps_network(t, v);
-		break;
-	case HD_V_RANK_CRASHED:
-		next_steps_crash(t, v);
-		break;
-	case HD_V_INIT_FAILURE:
-		next_steps_init(t, v);
-		break;
-	case HD_V_NO_FAULT:
-		emit(t, "  - no fault in what was read; if the job still "
-			"hangs, collect:");
-		next_steps_data(t);
-		break;
-	case HD_V_INSUFFICIENT_DATA:
-	case HD_V_KIND_COUNT:
-		next_steps_data(t);
-		break;
-	}
+	next_step_hooks[hd_verdict_kind_info(v->kind)->next](t, v);
 }
 
 /*

@@ -1247,6 +1247,36 @@ START_TEST(test_check_order_stated)
 }
 END_TEST
 
+/*
+ * Every verdict kind has a complete row of its own: a unique name, a
+ * per-rank state, a next-step hook; only no_fault and insufficient_data
+ * are not faults, and they rank below every fault.
+ */
+START_TEST(test_verdict_kind_table)
+{
+	for (int k = 0; k < HD_V_KIND_COUNT; k++) {
+		const struct hd_verdict_kind_info *ki = hd_verdict_kind_info(k);
+
+		ck_assert_ptr_nonnull(ki->name);
+		ck_assert_str_eq(hd_verdict_kind_name(k), ki->name);
+		ck_assert_ptr_nonnull(ki->rank_state);
+		ck_assert_int_lt(ki->next, HD_NEXT_COUNT);
+		ck_assert(ki->fault ==
+			  (k != HD_V_NO_FAULT && k != HD_V_INSUFFICIENT_DATA));
+		if (ki->mismatch)
+			ck_assert(ki->replayable);
+		for (int j = 0; j < k; j++)
+			ck_assert_str_ne(hd_verdict_kind_info(j)->name,
+					 ki->name);
+		for (int j = 0; j < HD_V_KIND_COUNT; j++)
+			if (ki->fault && !hd_verdict_kind_info(j)->fault)
+				ck_assert(ki->score >
+					  hd_verdict_kind_info(j)->score);
+	}
+	ck_assert_str_eq(hd_verdict_kind_name(HD_V_KIND_COUNT), "unknown");
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -1284,6 +1314,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
+	tcase_add_test(tc, test_verdict_kind_table);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);
