@@ -436,6 +436,12 @@ uint32_t hd_store_add_input(struct hd_store *s, const char *path);
 #define HD_CLAIM_FREE	   (1 << 14)
 #define HD_CLAIM_PER_SHOWN 64
 
+/* Whether a claimed size is believed when the input shows shown. */
+static inline bool hd_claim_believed(int64_t claim, int64_t shown)
+{
+	return claim <= HD_CLAIM_FREE || claim <= HD_CLAIM_PER_SHOWN * shown;
+}
+
 /*
  * Holds what a freshly parsed store claims to those bounds: ops and
  * signals with a rank or seq outside them are dropped, group members and
