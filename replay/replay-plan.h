@@ -144,9 +144,12 @@ bool replay_plan_write(const struct replay_plan *p, FILE *out);
 /* Reads at most REPLAY_MAX_PLAN_BYTES.  (transfer full) */
 struct replay_plan *replay_plan_load(const char *path, GError **error);
 
-/* Its first lines: the verdict, position and communicator.  (transfer full) */
-char *replay_plan_header_text(const struct replay_plan *p);
-/* Its op lines of rank r, without the "rank N" line.  (transfer full) */
-char *replay_plan_rank_text(const struct replay_plan *p, guint r);
+/* Rank i of p (a group rank).  (transfer none) */
+static inline struct replay_rank *replay_plan_rank(const struct replay_plan *p,
+						   guint i)
+{
+	g_assert(i < p->ranks->len);
+	return g_ptr_array_index(p->ranks, i);
+}
 
 #endif

@@ -257,3 +257,16 @@ enum hd_dtype hd_dtype_parse(const char *s)
 			return table[i].t;
 	return HD_DTYPE_OTHER;
 }
+
+const char *hd_seq_kind_name(enum hd_seq_kind k)
+{
+	static const char *const names[] = {
+		[HD_SEQ_COLLECTIVE] = "collective",
+		[HD_SEQ_P2P] = "p2p",
+		[HD_SEQ_ORDINAL] = "ordinal",
+	};
+
+	if ((unsigned)k >= G_N_ELEMENTS(names))
+		return "unknown";
+	return names[k];
+}

@@ -5,11 +5,20 @@
 
 #include "hd-sort.h"
 
+#include <stdint.h>
+
 #include "hd-banned.h"
 
 gint hd_compare_int(gconstpointer a, gconstpointer b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+gint hd_compare_i64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
 }

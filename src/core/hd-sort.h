@@ -9,5 +9,7 @@
 
 /* Orders ints ascending (a and b point to int). */
 gint hd_compare_int(gconstpointer a, gconstpointer b);
+/* Orders int64_t ascending. */
+gint hd_compare_i64(gconstpointer a, gconstpointer b);
 
 #endif

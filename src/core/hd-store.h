@@ -600,6 +600,8 @@ char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p);
 
 /* Names for the enums, as used in reports ("all_reduce", "completed"). */
 const char *hd_op_kind_name(enum hd_op_kind k);
+/* "collective", "p2p", "ordinal"; "unknown" out of range. */
+const char *hd_seq_kind_name(enum hd_seq_kind k);
 const char *hd_op_state_name(enum hd_op_state st);
 const char *hd_dtype_name(enum hd_dtype t);
 const char *hd_redop_name(enum hd_redop r);

@@ -113,13 +113,13 @@ static void result_json(FILE *out, const struct replay_plan *p,
  */
 static void plan_text(FILE *out, const struct replay_plan *p)
 {
-	g_autofree char *header = replay_plan_header_text(p);
+	g_autofree char *header = hd_report_plan_header_text(p);
 	g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
 	g_autofree bool *done = g_new0(bool, p->ranks->len + 1);
 
 	fputs(header, out);
 	for (guint r = 0; r < p->ranks->len; r++)
-		g_ptr_array_add(texts, replay_plan_rank_text(p, r));
+		g_ptr_array_add(texts, hd_report_plan_rank_text(p, r));
 	for (guint r = 0; r < p->ranks->len; r++) {
 		const struct replay_rank *rr = g_ptr_array_index(p->ranks, r);
 		const char *ops = g_ptr_array_index(texts, r);

@@ -12,6 +12,11 @@
 #include "replay-plan.h"
 #include "replay-run.h"
 
+/* Its first lines: the verdict, position and communicator.  (transfer full) */
+char *hd_report_plan_header_text(const struct replay_plan *p);
+/* Its op lines of rank r, without the "rank N" line.  (transfer full) */
+char *hd_report_plan_rank_text(const struct replay_plan *p, guint r);
+
 /*
  * Writes plan p: as text after the line about (what the plan was made
  * from; NULL for none), or as the plan's JSON, which has no place for it.

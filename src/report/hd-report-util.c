@@ -472,7 +472,7 @@ void hd_report_rank_set_seal(GArray *set)
 {
 	guint out = 0;
 
-	g_array_sort(set, compare_int);
+	g_array_sort(set, hd_compare_int);
 	for (guint i = 0; i < set->len; i++)
 		if (!out || g_array_index(set, int, i) !=
 				    g_array_index(set, int, out - 1))

@@ -14,6 +14,7 @@
 #include "hd-engine.h"
 #include "hd-error.h"
 #include "replay-plan.h"
+#include "hd-report-replay.h"
 #include "replay-run.h"
 #include "hd-banned.h"
 
@@ -101,11 +102,11 @@ static guint nops(const struct replay_plan *p, int rank)
 static char *plan_text(const struct replay_plan *p)
 {
 	GString *out = g_string_new(NULL);
-	g_autofree char *header = replay_plan_header_text(p);
+	g_autofree char *header = hd_report_plan_header_text(p);
 
 	g_string_append(out, header);
 	for (guint r = 0; r < p->ranks->len; r++) {
-		g_autofree char *ops = replay_plan_rank_text(p, r);
+		g_autofree char *ops = hd_report_plan_rank_text(p, r);
 
 		g_string_append(out, ops);
 	}
