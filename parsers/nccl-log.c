@@ -33,14 +33,11 @@
 #include "hd-banned.h"
 
 /* Bounds that keep hostile input from growing the parser's own state. */
-#define NL_MAX_STREAMS (1 << 16)
-#define NL_WRAP_MAX    4096 /* a hard-wrapped record, joined */
-#define NL_WRAP_LINES  4 /* continuation lines joined at most */
+#define NL_WRAP_MAX   4096 /* a hard-wrapped record, joined */
+#define NL_WRAP_LINES 4 /* continuation lines joined at most */
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
-
-pcre2_code *nl_rx_code[RX_COUNT];
 
 static gpointer rx_compile(gpointer unused)
 {
@@ -137,67 +134,6 @@ static size_t scan_datetime(const char *s, size_t n, int64_t *ns)
 		      G_GINT64_CONSTANT(1000000000) +
 	      tod;
 	return 11 + used;
-}
-
-/* ------------------------------------------------------------------ */
-/* Streams.                                                            */
-
-static void stream_free(gpointer data)
-{
-	g_free(data);
-}
-
-static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
-{
-	struct nl_stream *st = g_hash_table_lookup(c->streams_by_key, key);
-
-	if (st)
-		return st;
-	if (c->streams->len >= NL_MAX_STREAMS)
-		return c->dflt;
-	st = g_new0(struct nl_stream, 1);
-	st->index = c->streams->len;
-	st->c10d_rank = st->hint_rank = -1;
-	st->err_sig = st->timeout_sig = st->fr_seq = -1;
-	st->cfe_rank = st->cfe_local = -1;
-	st->cfe_time = INT64_MIN;
-	g_ptr_array_add(c->streams, st);
-	g_hash_table_insert(c->streams_by_key, g_strdup(key), st);
-	return st;
-}
-
-/* ------------------------------------------------------------------ */
-/* Store helpers.                                                      */
-
-void nl_add_signal(struct nl_ctx *c, struct hd_signal *sig, struct nl_proc *p,
-		   struct nl_stream *st, const char *text, size_t text_len)
-{
-	int32_t pi = p ? (int32_t)p->index : -1;
-	uint32_t si = st ? st->index : 0;
-	g_autofree char *t = NULL;
-
-	if (p) {
-		sig->host = p->host;
-		sig->pid = p->pid;
-	}
-	if (text) {
-		t = g_utf8_make_valid(text, (gssize)MIN(text_len, 1024));
-		sig->text = t;
-	}
-	sig->prov.input = c->input;
-	sig->prov.kind = HD_PROV_LINE;
-	sig->prov.at = c->lineno;
-	hd_store_add_signal(c->store, sig);
-	sig->text = NULL;
-	g_array_append_val(c->sig_proc, pi);
-	g_array_append_val(c->sig_stream, si);
-	c->in->records++;
-}
-
-void nl_skip(struct nl_ctx *c, const char *why)
-{
-	c->in->skipped++;
-	hd_input_warn(c->in, c->lineno, "%s", why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -418,31 +354,6 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 		at += used;
 	}
 	return at;
-}
-
-struct nl_stream *nl_stream_bare(struct nl_ctx *c)
-{
-	/* a key no wrapper makes ("m%d s%d ...") */
-	return stream_get(c, "bare");
-}
-
-struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
-{
-	char key[128];
-	struct nl_stream *st;
-
-	if (w->mpi_rank < 0 && w->srun_task < 0 && w->local_rank < 0 &&
-	    w->ray_pid < 0 && !w->host)
-		return c->dflt;
-	g_snprintf(key, sizeof(key), "m%d s%d t%d r%d h%.*s", w->mpi_rank,
-		   w->srun_task, w->local_rank, w->ray_pid,
-		   (int)MIN(w->host_len, 64), w->host ? w->host : "");
-	st = stream_get(c, key);
-	if (st->hint_rank == -1) {
-		st->hint_rank = w->mpi_rank >= 0 ? w->mpi_rank : w->srun_task;
-		st->hint_srun = w->mpi_rank < 0 && w->srun_task >= 0;
-	}
-	return st;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1261,11 +1172,6 @@ static void finish(struct nl_ctx *c)
 		c->in->rank = ir.rank;
 }
 
-void nl_restart(struct nl_ctx *c, uint64_t line)
-{
-	g_array_append_val(c->restarts, line);
-}
-
 /* Sets up c to read input of store; compiles the patterns once. */
 static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 {
@@ -1281,10 +1187,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	if (!c->md) /* as g_malloc() does when memory runs out */
 		g_error("out of memory for a PCRE2 match block");
 	c->ov = pcre2_get_ovector_pointer(c->md);
-	c->streams_by_key =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c->streams = g_ptr_array_new_with_free_func(stream_free);
-	c->dflt = stream_get(c, "");
+	nl_streams_init(c);
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
 	c->restarts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -1302,8 +1205,7 @@ static void ctx_clear(struct nl_ctx *c)
 {
 	pcre2_match_data_free(c->md);
 	nl_nccl_clear(c);
-	g_hash_table_destroy(c->streams_by_key);
-	g_ptr_array_free(c->streams, TRUE);
+	nl_streams_clear(c);
 	g_array_free(c->op_proc, TRUE);
 	g_array_free(c->sig_proc, TRUE);
 	g_array_free(c->sig_stream, TRUE);
