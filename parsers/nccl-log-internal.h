@@ -132,10 +132,6 @@ bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n);
  */
 bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n);
 
-/* Sets the category, type, peer and code of a WARN (or Last error) text. */
-void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
-		      struct hd_signal *sig, struct nl_proc *p);
-
 /*
  * The NCCL version to record for p: the format wins over what a line
  * claims.  (transfer none: interned)

@@ -330,6 +330,13 @@ static inline bool is_host_char(char ch)
 	return g_ascii_isalnum(ch) || ch == '-' || ch == '_';
 }
 
+/* Raises the NCCL version p's record format implies to at least code. */
+static inline void fmt_min(struct nl_proc *p, int code)
+{
+	if (p && code > p->fmt_min)
+		p->fmt_min = code;
+}
+
 /* Merges a rank hint: the first value stays, a different one is -2. */
 static inline void hint_merge(int *slot, int v)
 {
@@ -413,6 +420,13 @@ struct nl_stream *nl_stream_bare(struct nl_ctx *c);
  * same stream, host and rank was before); this only says why one ended.
  */
 void nl_restart(struct nl_ctx *c, uint64_t line);
+
+/*
+ * Sets the category, type, peer and code of a WARN (or Last error) text
+ * (nl-warn.c, a table of rules).
+ */
+void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
+		      struct hd_signal *sig, struct nl_proc *p);
 
 /* Sets up c's streams and its default stream (c->dflt). */
 void nl_streams_init(struct nl_ctx *c);

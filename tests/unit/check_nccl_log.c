@@ -648,6 +648,79 @@ END_TEST
 
 /* ---- WARN and unwind (the format notes, sections 2, 5, 6) ---- */
 
+/*
+ * The WARN rules (nl-warn.c) in order: one line per rule, and the pairs
+ * where the order decides (a socket recv failure while polling is a dead
+ * proxy, not a socket error; "Message truncated" is bootstrap, "message
+ * truncated" a size mismatch).
+ */
+START_TEST(test_warn_rules)
+{
+	static const struct {
+		const char *text;
+		enum hd_signal_cat cat;
+		enum hd_signal_type type;
+	} cases[] = {
+		{ "NET/IB : collective mismatch error", HD_SIG_MISMATCH,
+		  HD_SIGT_SIZE_MISMATCH },
+		{ "NET/IB : Got completion from peer 10.0.0.2<5> with status=12",
+		  HD_SIG_NETWORK, HD_SIGT_IB_COMPLETION },
+		{ "NET/IB : Got async event : GID table changed",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		{ "NET/IB : message truncated", HD_SIG_MISMATCH,
+		  HD_SIGT_SIZE_MISMATCH },
+		{ "Mismatched collective detected at and around rank 3",
+		  HD_SIG_MISMATCH, HD_SIGT_NCCL_COLL_MISMATCH },
+		{ "bootstrap : Message truncated", HD_SIG_INIT,
+		  HD_SIGT_BOOTSTRAP },
+		{ "Failed to open libibverbs.so", HD_SIG_INFO,
+		  HD_SIGT_TRANSPORT },
+		{ "Call to ibv_create_qp failed", HD_SIG_NETWORK,
+		  HD_SIGT_OTHER },
+		{ "Socket recv failed while polling for opId=1", HD_SIG_CRASH,
+		  HD_SIGT_PROXY_DIED },
+		{ "Call to bind failed : Address in use", HD_SIG_INIT,
+		  HD_SIGT_SOCKET },
+		{ "Socket send failed", HD_SIG_NETWORK, HD_SIGT_SOCKET },
+		{ "no socket interface found", HD_SIG_CONFIG, HD_SIGT_SOCKET },
+		{ "Invalid config blocking attribute", HD_SIG_CONFIG,
+		  HD_SIGT_OTHER },
+		{ "Connect to 10.0.0.3<7> failed", HD_SIG_INIT,
+		  HD_SIGT_SOCKET },
+		{ "[Proxy Service 2] Failed to execute operation Connect from "
+		  "rank 5",
+		  HD_SIG_NETWORK, HD_SIGT_SOCKET },
+		{ "mismatch in rank count", HD_SIG_INIT, HD_SIGT_BOOTSTRAP },
+		{ "Cuda failure 'invalid argument'", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_ERROR },
+		{ "Failed to CUDA host alloc", HD_SIG_CUDA, HD_SIGT_OOM },
+		{ "failed to extend /dev/shm/x", HD_SIG_CONFIG, HD_SIGT_SHM },
+		{ "comm 0x1 was revoked", HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_COMM_ABORTED },
+	};
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autoptr(hd_store) s = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+		g_string_append_printf(text, HP "misc/x.cc:1 NCCL WARN %s\n",
+				       cases[i].text);
+	s = parse(text->str);
+	ck_assert_uint_eq(s->signals->len, G_N_ELEMENTS(cases));
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		ck_assert_msg(
+			g->cat == cases[i].cat && g->type == cases[i].type,
+			"'%s': cat %d type %d", cases[i].text, g->cat, g->type);
+	}
+	/* the captures: peer, rank, code */
+	ck_assert_str_eq(sig_at(s, 1)->peer, "10.0.0.2<5>");
+	ck_assert_int_eq(sig_at(s, 1)->code, 12);
+	ck_assert_int_eq(sig_at(s, 4)->peer_rank, 3);
+	ck_assert_int_eq(sig_at(s, 14)->peer_rank, 5);
+}
+END_TEST
+
 START_TEST(test_warn_forms)
 {
 	const char *text = INIT_216
@@ -1703,6 +1776,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
 	tcase_add_test(tw, test_warn_forms);
+	tcase_add_test(tw, test_warn_rules);
 	tcase_add_test(tw, test_warn_22_no_token);
 	tcase_add_test(tw, test_ib_completion_eras);
 	suite_add_tcase(s, tw);

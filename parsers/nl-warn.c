@@ -1,0 +1,242 @@
+/*
+ * What an NCCL WARN (or "Last error") text reports: its signal category,
+ * type, and the peer, rank or code it names.  One table of rules, tried in
+ * order, first match wins; both grammars use it (nccl-record.c for WARN
+ * records, c10d-record.c for the NCCL error a c10d exception quotes).
+ */
+#include "config.h"
+
+#include "nl-ctx.h"
+
+#include "hd-banned.h"
+
+/* What a rule reads with its pattern, capture 1, once it matched. */
+enum warn_cap {
+	CAP_NONE = 0,
+	CAP_PEER, /* the peer as printed ("10.1.0.5<41873>") */
+	CAP_PEER_RANK, /* a rank number */
+	CAP_CODE, /* an error code */
+};
+
+/* At most this many alternative needles per rule. */
+#define WARN_ANY 6
+
+struct warn_rule {
+	const char *any[WARN_ANY]; /* the text holds one of these */
+	bool (*match)(const char *m, size_t n); /* instead of any */
+	enum hd_signal_cat cat;
+	enum hd_signal_type type;
+	enum nl_rx rx; /* with cap */
+	enum warn_cap cap;
+	/* what else the rule reads; NULL none */
+	void (*then)(struct nl_ctx *c, const char *m, size_t n,
+		     struct hd_signal *sig, struct nl_proc *p);
+};
+
+static bool is_config_warn(const char *m, size_t n)
+{
+	return has(m, n, "socketFinalizeAccept") ||
+	       has(m, n, "no socket interface found") ||
+	       has(m, n, "no interface found") ||
+	       has(m, n, "no device found matching") ||
+	       has(m, n, "Error : ring") ||
+	       has(m, n, "Mismatched NCCL version") ||
+	       has(m, n, "NCCL version mismatch") ||
+	       /* "Net : Socket creation failed : Address family ..." */
+	       has(m, n, "Socket creation failed") ||
+	       /* NCCL_SOCKET_IFNAME names an interface with no address */
+	       (has(m, n, "ncclSocketInit: connecting to address") &&
+		has(m, n, "AF_INET")) ||
+	       /* graph/xml.h: a topology XML without a required attribute */
+	       (starts(m, n, "Attribute ") && has(m, n, " of node ") &&
+		has(m, n, " not found")) ||
+	       has(m, n, "cannot be captured in a graph") ||
+	       has(m, n, "Invalid config blocking attribute") ||
+	       has(m, n, "Invalid config ");
+}
+
+/* "Connect to ADDR failed", and socket connects that gave up. */
+static bool is_connect_failure(const char *m, size_t n)
+{
+	return (has(m, n, "Connect to ") && has(m, n, "failed")) ||
+	       has(m, n, "socketStartConnect") ||
+	       has(m, n, "exceeded error retry count");
+}
+
+/* "Got completion from peer P with status=S": peer, status, format. */
+static void ib_completion(struct nl_ctx *c, const char *m, size_t n,
+			  struct hd_signal *sig, struct nl_proc *p)
+{
+	int64_t v;
+
+	if (rx(c, RX_IB_COMPL, m, n)) {
+		sig->peer = cap_intern(c, m, 1);
+		if (cap_int(c, m, 2, &v))
+			sig->code = (int32_t)clamp_int(v, 0, INT32_MAX);
+	}
+	if (has(m, n, "status=IBV_WC_"))
+		fmt_min(p, 2028);
+	if (has(m, n, "hca mlx5"))
+		fmt_min(p, 2022);
+}
+
+static void config_socket(struct nl_ctx *c, const char *m, size_t n,
+			  struct hd_signal *sig, struct nl_proc *p)
+{
+	(void)c;
+	(void)p;
+	if (has(m, n, "socket") || has(m, n, "Socket"))
+		sig->type = HD_SIGT_SOCKET;
+}
+
+static void cuda_oom(struct nl_ctx *c, const char *m, size_t n,
+		     struct hd_signal *sig, struct nl_proc *p)
+{
+	(void)c;
+	(void)p;
+	if (has(m, n, "out of memory") || has(m, n, "Failed to CUDA"))
+		sig->type = HD_SIGT_OOM;
+}
+
+static const struct warn_rule warn_rules[] = {
+	/* NET/IB: the receiver posted another size than was sent */
+	{ .any = { "collective mismatch error" },
+	  .cat = HD_SIG_MISMATCH,
+	  .type = HD_SIGT_SIZE_MISMATCH,
+	  .rx = RX_PEER,
+	  .cap = CAP_PEER },
+	{ .any = { "Got completion" },
+	  .cat = HD_SIG_NETWORK,
+	  .type = HD_SIGT_IB_COMPLETION,
+	  .then = ib_completion },
+	{ .any = { "async fatal event", "Got async event", "async error event",
+		   "non-fatal async event", "GID table changed",
+		   "encountered a fatal error" },
+	  .cat = HD_SIG_NETWORK,
+	  .type = HD_SIGT_IB_ASYNC },
+	{ .any = { "posted incorrect receive info", "message truncated" },
+	  .cat = HD_SIG_MISMATCH,
+	  .type = HD_SIGT_SIZE_MISMATCH,
+	  .rx = RX_PEER,
+	  .cap = CAP_PEER },
+	/* 2.4: "... at and around rank N": a hint, not a culprit */
+	{ .any = { "Mismatched collective detected" },
+	  .cat = HD_SIG_MISMATCH,
+	  .type = HD_SIGT_NCCL_COLL_MISMATCH,
+	  .rx = RX_HINT_RANK,
+	  .cap = CAP_PEER_RANK },
+	{ .any = { "Message truncated" },
+	  .cat = HD_SIG_INIT,
+	  .type = HD_SIGT_BOOTSTRAP },
+	{ .any = { "Connection closed by remote peer" },
+	  .cat = HD_SIG_CRASH,
+	  .type = HD_SIGT_PEER_CLOSED,
+	  .rx = RX_REMOTE_PEER,
+	  .cap = CAP_PEER },
+	/* a fallback to sockets; wrong only if other hosts use IB */
+	{ .any = { "Failed to open libibverbs" },
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_TRANSPORT },
+	{ .any = { "Call to ibv_" }, .cat = HD_SIG_NETWORK },
+	{ .any = { "Socket recv failed while polling" },
+	  .cat = HD_SIG_CRASH,
+	  .type = HD_SIGT_PROXY_DIED },
+	/* the port or address this host binds to is not usable */
+	{ .any = { "Call to bind failed" },
+	  .cat = HD_SIG_INIT,
+	  .type = HD_SIGT_SOCKET },
+	{ .any = { "Call to recv", "Call to send", "socketProgressOpt",
+		   "socket progress error", "Socket recv failed",
+		   "Socket send failed" },
+	  .cat = HD_SIG_NETWORK,
+	  .type = HD_SIGT_SOCKET,
+	  .rx = RX_SOCK_PEER,
+	  .cap = CAP_PEER },
+	{ .match = is_config_warn,
+	  .cat = HD_SIG_CONFIG,
+	  .then = config_socket },
+	{ .match = is_connect_failure,
+	  .cat = HD_SIG_INIT,
+	  .type = HD_SIGT_SOCKET,
+	  .rx = RX_CONNECT_PEER,
+	  .cap = CAP_PEER },
+	/* "[Proxy Service N] ... from rank R": R's request failed */
+	{ .any = { "Failed to execute operation",
+		   "Error encountered progressing operation" },
+	  .cat = HD_SIG_NETWORK,
+	  .type = HD_SIGT_SOCKET,
+	  .rx = RX_FROM_RANK,
+	  .cap = CAP_PEER_RANK },
+	{ .any = { "mismatch in rank count", "has already checked in" },
+	  .cat = HD_SIG_INIT,
+	  .type = HD_SIGT_BOOTSTRAP },
+	{ .any = { "Cuda failure", "Failed to CUDA", "CUDA error" },
+	  .cat = HD_SIG_CUDA,
+	  .type = HD_SIGT_CUDA_ERROR,
+	  .rx = RX_CUDA_CODE,
+	  .cap = CAP_CODE,
+	  .then = cuda_oom },
+	{ .any = { "Duplicate GPU detected" },
+	  .cat = HD_SIG_INIT,
+	  .type = HD_SIGT_DUPLICATE_GPU },
+	{ .any = { "shared memory segment", "failed to extend",
+		   "posix_fallocate" },
+	  .cat = HD_SIG_CONFIG,
+	  .type = HD_SIGT_SHM },
+	{ .any = { "commReclaim", "in abort state", "was revoked" },
+	  .cat = HD_SIG_NCCL_INTERNAL,
+	  .type = HD_SIGT_COMM_ABORTED },
+};
+
+static bool rule_matches(const struct warn_rule *r, const char *m, size_t n)
+{
+	if (r->match)
+		return r->match(m, n);
+	for (size_t i = 0; i < WARN_ANY && r->any[i]; i++)
+		if (has(m, n, r->any[i]))
+			return true;
+	return false;
+}
+
+static void rule_capture(struct nl_ctx *c, const struct warn_rule *r,
+			 const char *m, size_t n, struct hd_signal *sig)
+{
+	int64_t v;
+
+	if (r->cap == CAP_NONE || !rx(c, r->rx, m, n))
+		return;
+	switch (r->cap) {
+	case CAP_PEER:
+		sig->peer = cap_intern(c, m, 1);
+		break;
+	case CAP_PEER_RANK:
+		if (cap_int(c, m, 1, &v))
+			sig->peer_rank = (int32_t)clamp_int(v, 0, INT32_MAX);
+		break;
+	case CAP_CODE:
+		if (cap_int(c, m, 1, &v))
+			sig->code = (int32_t)clamp_int(v, 0, INT32_MAX);
+		break;
+	case CAP_NONE:
+		break;
+	}
+}
+
+void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
+		      struct hd_signal *sig, struct nl_proc *p)
+{
+	sig->cat = HD_SIG_NCCL_INTERNAL;
+	sig->type = HD_SIGT_OTHER;
+	for (size_t i = 0; i < G_N_ELEMENTS(warn_rules); i++) {
+		const struct warn_rule *r = &warn_rules[i];
+
+		if (!rule_matches(r, m, n))
+			continue;
+		sig->cat = r->cat;
+		sig->type = r->type;
+		rule_capture(c, r, m, n, sig);
+		if (r->then)
+			r->then(c, m, n, sig, p);
+		return;
+	}
+}
