@@ -50,13 +50,6 @@ static void pos_free(gpointer p)
 	g_free(x);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_pos(gconstpointer a, gconstpointer b)
 {
 	const struct pos *x = *(struct pos *const *)a;
@@ -72,7 +65,7 @@ static int cmp_pos(gconstpointer a, gconstpointer b)
 /* Median of n values (sorts them). */
 static int64_t median(int64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), hd_compare_i64);
 	if (n % 2)
 		return v[n / 2];
 	return v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
