@@ -195,7 +195,6 @@ static int64_t progress_group(const struct hd_index *ix,
 	return best;
 }
 
-/* What a verdict of kind k makes its culprits' rows say. */
 /*
  * rank -> the state its first blaming verdict gives it, for every
  * culprit: built once, so the rows cost ranks plus culprits, never their

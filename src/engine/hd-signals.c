@@ -135,13 +135,6 @@ static int64_t find_pg_group(const struct hd_store *s, const char *name,
 	return found;
 }
 
-static gint compare_int64(gconstpointer a, gconstpointer b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The most common timed-out seq (the lowest on a tie). */
 static int64_t common_timeout(const struct pg_reports *p)
 {
@@ -157,7 +150,7 @@ static int64_t common_timeout(const struct pg_reports *p)
 			g_array_append_val(seqs, s);
 	}
 	/* sorted, each run of equal seqs counted once: n log n, not n^2 */
-	g_array_sort(seqs, compare_int64);
+	g_array_sort(seqs, hd_compare_i64);
 	for (guint i = 0; i < seqs->len;) {
 		int64_t s = g_array_index(seqs, int64_t, i);
 		guint n = 0;
