@@ -84,6 +84,10 @@ static bool is_input(const struct hd_store *store, const char *also_input,
 	return false;
 }
 
+/* How long a FIFO may take to get its reader: 40 x 50 ms, 2 s. */
+#define HD_FIFO_GRACE_TRIES   40
+#define HD_FIFO_GRACE_STEP_US 50000
+
 /*
  * Opens an existing device or FIFO for writing, as it is.  O_NONBLOCK
  * makes opening a FIFO that no process reads fail with ENXIO instead of
@@ -96,6 +100,19 @@ static int open_direct(struct hd_cmd_output *o, const struct stat *seen)
 	int fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	int flags;
+
+	/*
+	 * A reader started beside hangdoc (`cat fifo & hangdoc -o fifo`) may
+	 * not have opened its end yet: give it a bounded grace, never more.
+	 */
+	for (int tries = 0;
+	     fd < 0 && errno == ENXIO && S_ISFIFO(seen->st_mode) &&
+	     tries < HD_FIFO_GRACE_TRIES;
+	     tries++) {
+		g_usleep(HD_FIFO_GRACE_STEP_US);
+		fd = open(o->path,
+			  O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	}
 
 	if (fd < 0) {
 		if (errno == ENXIO && S_ISFIFO(seen->st_mode))
