@@ -15,6 +15,7 @@
 
 #include "parsers.h"
 #include "hd-autocleanups.h"
+#include "hd-time.h"
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
 #define NL_PROC_CACHE 64
@@ -126,12 +127,15 @@ struct nl_stream {
 	/* torchrun ChildFailedError block */
 	int cfe_left;
 	int cfe_rank, cfe_local;
-	int64_t cfe_time; /* its "time :" in ns since the epoch, or INT64_MIN */
+	struct hd_time cfe_time; /* its "time :", local */
 	/* fr_trace's "Not all ranks joining collective" block */
 	int64_t fr_seq; /* -1 none */
 	const char *fr_op; /* interned, or NULL */
 	/* the last watchdog timeout without a PG prefix, for its status */
 	int64_t timeout_sig;
+	/* its first dated time (a wrapper's or NCCL's date): the year of
+	   its glog month-day times (docs/verdicts.md, "Time") */
+	struct hd_time anchor;
 };
 
 /* What a wrapper prefix said. */
@@ -139,7 +143,7 @@ struct nl_wrap {
 	int mpi_rank, srun_task, local_rank, ray_pid, tag_rank;
 	const char *host; /* pdsh, not NUL-terminated */
 	size_t host_len;
-	int64_t time_ns; /* INT64_MIN none */
+	struct hd_time time; /* a date it carried, or none */
 };
 
 /* A parsed NCCL record prefix. */
@@ -388,12 +392,6 @@ static inline const char *cap_intern(struct nl_ctx *c, const char *s, int i)
 /* The driver (nccl-log.c): wrappers, streams, store helpers.          */
 
 /*
- * Parses "hh:mm[:ss[.frac]]" at s; the fraction is used only when
- * with_frac.  Returns the bytes used (0: none) and ns since midnight.
- */
-size_t nl_scan_hms(const char *s, size_t n, bool with_frac, int64_t *ns);
-
-/*
  * Strips launcher and collector wrappers from the front of s and notes
  * what they said.  Returns the offset of the content.
  */
@@ -405,7 +403,7 @@ static inline void nl_wrap_init(struct nl_wrap *w)
 	w->tag_rank = -1;
 	w->host = NULL;
 	w->host_len = 0;
-	w->time_ns = INT64_MIN;
+	w->time = hd_time_none();
 }
 
 /* The stream the hints of a wrapper name.  (transfer none) */
