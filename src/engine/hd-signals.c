@@ -800,10 +800,16 @@ static GPtrArray *first_timed(const GPtrArray *cands, bool *tie)
 	if (!timed->len)
 		return NULL;
 	firsts = first_signals(timed);
-	for (guint i = 1; i < firsts->len; i++)
-		if (!same_process(g_ptr_array_index(firsts, 0),
-				  g_ptr_array_index(firsts, i)))
+	for (guint i = 1; i < firsts->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(firsts, 0);
+		const struct hd_signal *y = g_ptr_array_index(firsts, i);
+
+		/* one rank's own failures (its log and its stderr) are
+		   no tie; different ranks, or processes, are */
+		if (x->rank >= 0 && y->rank >= 0 ? x->rank != y->rank
+						 : !same_process(x, y))
 			*tie = true;
+	}
 	return firsts;
 }
 

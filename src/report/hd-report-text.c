@@ -488,6 +488,16 @@ static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 		     hd_report_strip_log_prefix(e->text));
 		break;
 	}
+	if (v->culprits->len > 1) {
+		g_autofree char *rt = hd_report_rank_list(v->culprits);
+
+		/* several culprits: the times could not order them */
+		emit(t,
+		     "  - read the logs of ranks %s up to their errors: one of "
+		     "them failed first and caused the others",
+		     rt);
+		return;
+	}
 	if (culprit >= 0) {
 		const struct hd_frame *f = user_frame(a, culprit);
 		g_autofree char *on = on_host(a, culprit);
