@@ -412,6 +412,51 @@ START_TEST(test_intern_limit)
 END_TEST
 
 /*
+ * Times past 2200 (a hostile dump's time_created_ns) are forgotten by
+ * hd_store_bound() with one warning, so no difference of times overflows
+ * (UBSan); a trace-relative time of any size stays.
+ */
+START_TEST(test_bound_times)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "rank0.pkl");
+	uint32_t tr = hd_store_add_input(s, "trace.json");
+	struct hd_op op;
+	struct hd_signal sig;
+
+	hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
+	hd_store_input(s, tr)->op_clock = HD_CLOCK_TRACE;
+	hd_op_init(&op);
+	op.rank = 0;
+	op.prov.input = in;
+	op.t_enqueue_ns = INT64_MAX;
+	op.t_start_ns = -5;
+	op.t_end_ns = INT64_C(1700000000) * 1000000000;
+	hd_store_add_op(s, &op);
+	op.prov.input = tr;
+	op.t_enqueue_ns = INT64_MAX - 1;
+	hd_store_add_op(s, &op);
+	hd_signal_init(&sig);
+	sig.prov.input = in;
+	sig.time = hd_time_make(HD_TIME_NS_MAX, HD_CLOCK_LOCAL);
+	hd_store_add_signal(s, &sig);
+	hd_store_bound(s);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_enqueue_ns,
+			 INT64_MIN);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
+			 INT64_MIN);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_end_ns,
+			 INT64_C(1700000000) * 1000000000);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 1).t_enqueue_ns,
+			 INT64_MAX - 1);
+	ck_assert(!hd_time_known(
+		g_array_index(s->signals, struct hd_signal, 0).time));
+	ck_assert_uint_eq(hd_store_input(s, in)->nwarnings, 1);
+}
+END_TEST
+
+/*
  * --since/--until: records outside go, records without a time stay, and
  * UTC bounds judge only UTC times (a local time's zone is unknown).
  */
@@ -485,6 +530,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
 	tcase_add_test(tc, test_text_safe);
+	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
