@@ -1248,14 +1248,18 @@ static void bound_ops(struct hd_store *s)
 			op->prov.input < s->inputs->len
 				? hd_store_input(s, op->prov.input)->op_clock
 				: HD_CLOCK_NONE;
-		int64_t first = op->t_enqueue_ns != INT64_MIN ? op->t_enqueue_ns
-				: op->t_start_ns != INT64_MIN ? op->t_start_ns
-							      : op->t_end_ns;
+		int64_t *ts[] = { &op->t_enqueue_ns, &op->t_start_ns,
+				  &op->t_end_ns };
+		int64_t bad = INT64_MIN;
 
-		if (!(time_ok(clock, &op->t_enqueue_ns) &
-		      time_ok(clock, &op->t_start_ns) &
-		      time_ok(clock, &op->t_end_ns)))
-			bound_time_warn(s, &op->prov, first, &twarned);
+		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
+			int64_t v = *ts[k];
+
+			if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
+				bad = v;
+		}
+		if (bad != INT64_MIN)
+			bound_time_warn(s, &op->prov, bad, &twarned);
 
 		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
 			bound_warn(s, &op->prov,
