@@ -763,15 +763,54 @@ static int compare_sig_time(const struct hd_signal *x,
  */
 static GPtrArray *first_signals(const GPtrArray *cands)
 {
+	/* the earliest of each group of mutually comparable clocks: clock
+	   kind, plus the input (or host) for clocks that only compare
+	   there */
+	g_autoptr(GHashTable) mins =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) near = g_ptr_array_new();
 	GPtrArray *out = g_ptr_array_new();
 
-	for (guint i = 0; i < cands->len; i++) {
-		const struct hd_signal *x = g_ptr_array_index(cands, i);
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint i = 0; i < cands->len; i++) {
+			const struct hd_signal *x = g_ptr_array_index(cands, i);
+			char *key = g_strdup_printf(
+				"%d|%u|%s", x->time.clock,
+				x->time.clock == HD_CLOCK_TIME_OF_DAY ||
+						x->time.clock == HD_CLOCK_TRACE
+					? x->prov.input
+					: 0,
+				x->time.clock == HD_CLOCK_BOOT && x->host
+					? x->host
+					: "");
+			const struct hd_signal *m =
+				g_hash_table_lookup(mins, key);
+
+			if (pass == 0) {
+				if (!m || x->time.ns < m->time.ns)
+					g_hash_table_replace(mins, key,
+							     (gpointer)x);
+				else
+					g_free(key);
+				continue;
+			}
+			g_free(key);
+			/* nothing earlier than the group's earliest can
+			   precede it; only those near it are candidates */
+			if (sig_order(m, x) != HD_ORDER_BEFORE)
+				g_ptr_array_add(near, (gpointer)x);
+		}
+	}
+	/* the exact test among those (bounded: a tie of hundreds is kept
+	   whole) */
+	for (guint i = 0; i < near->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(near, i);
 		bool preceded = false;
 
-		for (guint j = 0; j < cands->len && !preceded; j++)
+		for (guint j = 0;
+		     j < near->len && near->len <= 512 && !preceded; j++)
 			preceded = j != i &&
-				   sig_order(g_ptr_array_index(cands, j), x) ==
+				   sig_order(g_ptr_array_index(near, j), x) ==
 					   HD_ORDER_BEFORE;
 		if (!preceded)
 			g_ptr_array_add(out, (gpointer)x);
