@@ -96,6 +96,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st->cfe_rank = st->cfe_local = -1;
 	st->cfe_time = hd_time_none();
 	st->anchor = hd_time_none();
+	st->pair_utc = st->pair_local = hd_time_none();
 	g_ptr_array_add(c->streams, st);
 	g_hash_table_insert(c->streams_by_key, g_strdup(key), st);
 	return st;
@@ -932,8 +933,30 @@ static void name_anonymous(struct nl_ctx *c)
 }
 
 /* Signals: the rank of their process or stream. */
+/*
+ * A stream whose line showed one event on a UTC date and its own local
+ * time gives its local clock's offset; *offset, or false.
+ */
+static bool stream_offset(struct nl_ctx *c, struct nl_stream *st,
+			  int64_t *offset)
+{
+	struct hd_time local = st->pair_local;
+
+	if (!hd_time_known(local))
+		return false;
+	if (!hd_time_infer_year(&local, st->anchor))
+		(void)hd_time_infer_year(&local, c->dflt->anchor);
+	return hd_time_align_offset(local, st->pair_utc, offset);
+}
+
 static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 {
+	g_autofree int64_t *offset = g_new(int64_t, c->streams->len);
+	g_autofree bool *aligned = g_new0(bool, c->streams->len);
+
+	for (guint k = 0; k < c->streams->len; k++)
+		aligned[k] = stream_offset(c, g_ptr_array_index(c->streams, k),
+					   &offset[k]);
 	for (guint i = c->sig_base; i < c->store->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(c->store->signals, struct hd_signal, i);
@@ -952,6 +975,10 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		   the same stream, else of the file's unlabelled lines */
 		if (!hd_time_infer_year(&sig->time, st->anchor))
 			(void)hd_time_infer_year(&sig->time, c->dflt->anchor);
+		/* the stream's local clock aligned to UTC by evidence */
+		if (aligned[st->index] && sig->time.clock == HD_CLOCK_LOCAL)
+			sig->time = hd_time_make(
+				sig->time.ns - offset[st->index], HD_CLOCK_UTC);
 		if (sig->rank < 0 && p)
 			sig->rank = p->rank;
 		if (sig->rank < 0 && st->c10d_rank >= 0 &&

@@ -243,6 +243,27 @@ bool hd_time_infer_year(struct hd_time *t, struct hd_time anchor)
 	return true;
 }
 
+bool hd_time_align_offset(struct hd_time local, struct hd_time utc,
+			  int64_t *offset)
+{
+	const int64_t quarter = 15 * 60 * HD_NS_PER_SEC;
+	int64_t off, q;
+
+	if (!hd_time_known(local) || !hd_time_known(utc) ||
+	    local.clock != HD_CLOCK_LOCAL || utc.clock != HD_CLOCK_UTC ||
+	    local.ns < 0 || local.ns >= HD_TIME_NS_MAX || utc.ns < 0 ||
+	    utc.ns >= HD_TIME_NS_MAX)
+		return false;
+	off = local.ns - utc.ns;
+	q = (off >= 0 ? off + quarter / 2 : off - quarter / 2) / quarter *
+	    quarter;
+	if (q > 14 * 3600 * HD_NS_PER_SEC || q < -14 * 3600 * HD_NS_PER_SEC ||
+	    (off > q ? off - q : q - off) > 2 * 60 * HD_NS_PER_SEC)
+		return false;
+	*offset = q;
+	return true;
+}
+
 bool hd_time_comparable(struct hd_time a, struct hd_time b,
 			enum hd_time_scope scope)
 {

@@ -117,6 +117,17 @@ size_t hd_time_scan_glog(const char *s, size_t n, bool with_frac,
  */
 bool hd_time_infer_year(struct hd_time *t, struct hd_time anchor);
 
+/*
+ * Aligns a local clock to UTC by evidence: local and utc are one event
+ * seen on both clocks of one host (a collector's UTC date in front of
+ * glog's local time on one line).  *offset receives local - utc rounded
+ * to the quarter hour (zones are whole quarter hours); false when the two
+ * readings are not that close to a zone offset (within 2 minutes, up to
+ * 14 hours), or are not a local and a UTC time.
+ */
+bool hd_time_align_offset(struct hd_time local, struct hd_time utc,
+			  int64_t *offset);
+
 /* Whether t has a calendar date (UTC or local). */
 bool hd_time_is_dated(struct hd_time t);
 

@@ -264,6 +264,25 @@ START_TEST(test_example_times_agree)
 }
 END_TEST
 
+/*
+ * Aligned by evidence: a collector's UTC date in front of glog's local
+ * time is one event on two clocks of one host, so that stream's local
+ * times become UTC (here +08:00).
+ */
+START_TEST(test_aligned_by_evidence)
+{
+	struct loaded l = load("tests/data/time/collector-prefix");
+	const struct hd_moment *first = &l.a->first_timeout;
+	g_autofree char *f = NULL;
+
+	ck_assert(first->known);
+	ck_assert_int_eq(first->time.clock, HD_CLOCK_UTC);
+	f = hd_time_format(first->time, 0);
+	ck_assert_str_eq(f, "2026-06-14 01:15:13 UTC");
+	loaded_clear(&l);
+}
+END_TEST
+
 static Suite *clocks_suite(void)
 {
 	Suite *s = suite_create("clocks");
@@ -277,6 +296,7 @@ static Suite *clocks_suite(void)
 	tcase_add_test(tc, test_crash_ties);
 	tcase_add_test(tc, test_network_tie);
 	tcase_add_test(tc, test_example_times_agree);
+	tcase_add_test(tc, test_aligned_by_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -238,6 +238,33 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* One event on both clocks of a host aligns them, to a zone's offset. */
+START_TEST(test_align)
+{
+	size_t used;
+	struct hd_time utc = date("2026-06-14T01:15:13.204Z", &used);
+	struct hd_time local = date("2026-06-14 09:15:13.203", &used);
+	int64_t off = 0;
+
+	ck_assert(hd_time_align_offset(local, utc, &off));
+	ck_assert_int_eq(off, 8 * 3600 * HD_NS_PER_SEC);
+	/* India, +05:30, a line received 40 s late */
+	local = date("2026-06-14 06:45:13", &used);
+	utc = date("2026-06-14T01:15:53Z", &used);
+	ck_assert(hd_time_align_offset(local, utc, &off));
+	ck_assert_int_eq(off, (5 * 3600 + 30 * 60) * HD_NS_PER_SEC);
+	/* seven minutes off any zone: no evidence of one clock */
+	utc = date("2026-06-14T01:22:13Z", &used);
+	ck_assert(!hd_time_align_offset(local, utc, &off));
+	/* a day apart: not one event */
+	utc = date("2026-06-15T01:15:13Z", &used);
+	ck_assert(!hd_time_align_offset(local, utc, &off));
+	/* the clocks must be a local and a UTC one */
+	ck_assert(!hd_time_align_offset(local, local, &off));
+	ck_assert(!hd_time_align_offset(utc, utc, &off));
+}
+END_TEST
+
 static Suite *time_suite(void)
 {
 	Suite *s = suite_create("time");
@@ -249,6 +276,7 @@ static Suite *time_suite(void)
 	tcase_add_test(tc, test_comparable);
 	tcase_add_test(tc, test_order_tolerance);
 	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_align);
 	suite_add_tcase(s, tc);
 	return s;
 }
