@@ -789,7 +789,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 			if (pass == 0) {
 				if (!m || x->time.ns < m->time.ns)
 					g_hash_table_replace(mins, key,
-							     (gpointer)x);
+							     hd_unconst(x));
 				else
 					g_free(key);
 				continue;
@@ -798,7 +798,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 			/* nothing earlier than the group's earliest can
 			   precede it; only those near it are candidates */
 			if (sig_order(m, x) != HD_ORDER_BEFORE)
-				g_ptr_array_add(near, (gpointer)x);
+				g_ptr_array_add(near, hd_unconst(x));
 		}
 	}
 	/* the exact test among those (bounded: a tie of hundreds is kept
@@ -813,7 +813,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 				   sig_order(g_ptr_array_index(near, j), x) ==
 					   HD_ORDER_BEFORE;
 		if (!preceded)
-			g_ptr_array_add(out, (gpointer)x);
+			g_ptr_array_add(out, hd_unconst(x));
 	}
 	return out;
 }
@@ -1110,7 +1110,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			g_array_append_val(reporters, sig->rank);
 		if (!first)
 			first = sig;
-		g_ptr_array_add(cands, (gpointer)sig);
+		g_ptr_array_add(cands, hd_unconst(sig));
 	}
 	int_set_unique(reporters);
 	if (!first)
@@ -1298,7 +1298,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			timed = false;
 		if (!first)
 			first = sig;
-		g_ptr_array_add(cands, (gpointer)sig);
+		g_ptr_array_add(cands, hd_unconst(sig));
 	}
 	int_set_unique(crashed);
 	if (!first)
