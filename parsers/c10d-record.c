@@ -226,12 +226,15 @@ static void c10d_add(struct nl_ctx *c, struct nl_c10d *d, struct hd_signal *sig)
 	 */
 	sig->time = hd_time_known(d->time) ? d->time : d->wrap_time;
 	/* one event on two clocks: a collector's UTC date, glog's time */
-	if (!hd_time_known(d->st->pair_utc) &&
-	    d->wrap_time.clock == HD_CLOCK_UTC &&
+	if (d->wrap_time.clock == HD_CLOCK_UTC &&
 	    (d->time.clock == HD_CLOCK_MONTH_DAY ||
 	     d->time.clock == HD_CLOCK_LOCAL)) {
-		d->st->pair_utc = d->wrap_time;
-		d->st->pair_local = d->time;
+		if (!hd_time_known(d->st->pair_utc)) {
+			d->st->pair_utc = d->wrap_time;
+			d->st->pair_local = d->time;
+		}
+		d->st->last_utc = d->wrap_time;
+		d->st->last_local = d->time;
 	}
 	nl_add_signal(c, sig, NULL, d->st, d->text, d->text_len);
 }

@@ -136,10 +136,10 @@ struct nl_stream {
 	/* its first dated time (a wrapper's or NCCL's date): the year of
 	   its glog month-day times (docs/verdicts.md, "Time") */
 	struct hd_time anchor;
-	/* the first line that showed one event on two clocks: a UTC date
-	   in front and the record's own local time (docs/verdicts.md,
-	   "Time": alignment) */
-	struct hd_time pair_utc, pair_local;
+	/* the first and the last line that showed one event on two
+	   clocks: a UTC date in front and the record's own local time
+	   (docs/verdicts.md, "Time": alignment) */
+	struct hd_time pair_utc, pair_local, last_utc, last_local;
 };
 
 /* What a wrapper prefix said. */

@@ -97,6 +97,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st->cfe_time = hd_time_none();
 	st->anchor = hd_time_none();
 	st->pair_utc = st->pair_local = hd_time_none();
+	st->last_utc = st->last_local = hd_time_none();
 	g_ptr_array_add(c->streams, st);
 	g_hash_table_insert(c->streams_by_key, g_strdup(key), st);
 	return st;
@@ -934,19 +935,34 @@ static void name_anonymous(struct nl_ctx *c)
 
 /* Signals: the rank of their process or stream. */
 /*
- * A stream whose line showed one event on a UTC date and its own local
- * time gives its local clock's offset; *offset, or false.
+ * A stream whose lines showed events on a UTC date and on its own local
+ * time gives its local clock's offset; *offset, or false.  Two such lines
+ * at least 10 s apart must agree: both on the offset, and on how much
+ * time passed (within a tenth), so that a date a collector stamped when
+ * it copied the file (the same date on every line) aligns nothing.
  */
 static bool stream_offset(struct nl_ctx *c, struct nl_stream *st,
 			  int64_t *offset)
 {
-	struct hd_time local = st->pair_local;
+	struct hd_time first = st->pair_local, last = st->last_local;
+	int64_t a, b, span, drift;
 
-	if (!hd_time_known(local))
+	if (!hd_time_known(first) || !hd_time_known(last))
 		return false;
-	if (!hd_time_infer_year(&local, st->anchor))
-		(void)hd_time_infer_year(&local, c->dflt->anchor);
-	return hd_time_align_offset(local, st->pair_utc, offset);
+	if (!hd_time_infer_year(&first, st->anchor))
+		(void)hd_time_infer_year(&first, c->dflt->anchor);
+	if (!hd_time_infer_year(&last, st->anchor))
+		(void)hd_time_infer_year(&last, c->dflt->anchor);
+	if (!hd_time_align_offset(first, st->pair_utc, &a) ||
+	    !hd_time_align_offset(last, st->last_utc, &b) || a != b)
+		return false;
+	span = last.ns - first.ns;
+	drift = (st->last_utc.ns - st->pair_utc.ns) - span;
+	if (span < 10 * HD_NS_PER_SEC || drift > span / 10 ||
+	    drift < -span / 10)
+		return false;
+	*offset = a;
+	return true;
 }
 
 static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)

@@ -266,8 +266,9 @@ END_TEST
 
 /*
  * Aligned by evidence: a collector's UTC date in front of glog's local
- * time is one event on two clocks of one host, so that stream's local
- * times become UTC (here +08:00).
+ * time is one event on two clocks of one host; two such lines eight
+ * minutes apart agree, so that stream's local times become UTC (here
+ * +08:00).
  */
 START_TEST(test_aligned_by_evidence)
 {
@@ -279,6 +280,12 @@ START_TEST(test_aligned_by_evidence)
 	ck_assert_int_eq(first->time.clock, HD_CLOCK_UTC);
 	f = hd_time_format(first->time, 0);
 	ck_assert_str_eq(f, "2026-06-14 01:15:13 UTC");
+	loaded_clear(&l);
+	/* a copy stamped with one date on every line is no evidence: the
+	   glog time stays local (its year from that date) */
+	l = load("tests/data/nccl/date-prefix-copy");
+	ck_assert(l.a->first_timeout.known);
+	ck_assert_int_eq(l.a->first_timeout.time.clock, HD_CLOCK_LOCAL);
 	loaded_clear(&l);
 }
 END_TEST
