@@ -877,10 +877,11 @@ static GArray *signal_ranks(const GPtrArray *sigs, bool *rankless)
 		const struct hd_signal *sig = g_ptr_array_index(sigs, i);
 
 		if (sig->rank >= 0)
-			int_set_add(r, sig->rank);
+			g_array_append_val(r, sig->rank);
 		else
 			*rankless = true;
 	}
+	int_set_unique(r);
 	g_array_sort(r, compare_int);
 	return r;
 }
