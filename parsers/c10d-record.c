@@ -84,8 +84,8 @@ struct nl_c10d {
 	struct nl_stream *st;
 	int grank;
 	bool grank_printed; /* grank is from "[rankG]:", not "[Rank r]" */
-	int64_t time_ns;
-	int64_t wrap_time_ns; /* a wrapper's full date, or INT64_MIN */
+	struct hd_time time; /* the record's own time, or none */
+	struct hd_time wrap_time; /* a wrapper's full date, or none */
 	const char *group; /* interned PG name, or NULL */
 	bool has_pg;
 	const char *line; /* the whole line */
@@ -130,7 +130,7 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 
 	d->grank = -1;
 	d->grank_printed = false;
-	d->time_ns = INT64_MIN;
+	d->time = hd_time_none();
 	d->group = NULL;
 	d->has_pg = false;
 	if (starts(p, e - p, "[rank")) {
@@ -149,22 +149,25 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 	if (e - p > 3 && p[0] == '[' && is_sev(p[1]) &&
 	    (p[2] == ' ' || g_ascii_isdigit(p[2])) &&
 	    (q = find(p, MIN((size_t)(e - p), 160), "] "))) {
-		/* [E305 14:02:11.123456789 file:N]: the fraction is
-		 * CLOCK_MONOTONIC, so only hh:mm:ss is a time of day */
+		/* [E305 14:02:11.123456789 file:N]: month (not padded),
+		 * day and time of day; the fraction is CLOCK_MONOTONIC, so
+		 * it is dropped.  No month and day: a time of day only. */
 		const char *t = p + 2;
 
 		while (t < q && g_ascii_isdigit(*t))
 			t++;
-		if (t < q && *t == ' ' &&
-		    nl_scan_hms(t + 1, q - t - 1, false, &ns))
-			d->time_ns = ns;
+		if (t - p - 2 >= 3)
+			(void)hd_time_scan_glog(p + 2, q - p - 2, false,
+						&d->time);
+		else if (t < q && *t == ' ' &&
+			 hd_time_scan_hms(t + 1, q - t - 1, false, &ns))
+			d->time = hd_time_make(ns, HD_CLOCK_TIME_OF_DAY);
 		p = q + 2;
 	} else if (e - p > 6 && is_sev(p[0]) && g_ascii_isdigit(p[1]) &&
 		   g_ascii_isdigit(p[4]) && p[5] == ' ' &&
 		   (q = find(p, MIN((size_t)(e - p), 200), "] "))) {
 		/* glog: E0305 14:02:11.123456 tid file:N] (wall clock) */
-		if (nl_scan_hms(p + 6, q - p - 6, true, &ns))
-			d->time_ns = ns;
+		(void)hd_time_scan_glog(p + 1, q - p - 1, true, &d->time);
 		p = q + 2;
 	} else if (starts(p, e - p, "WARNING:") || starts(p, e - p, "ERROR:") ||
 		   starts(p, e - p, "INFO:") || starts(p, e - p, "CRITICAL:")) {
@@ -217,13 +220,21 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 static void c10d_add(struct nl_ctx *c, struct nl_c10d *d, struct hd_signal *sig)
 {
 	sig->rank = d->grank;
-	if (d->time_ns != INT64_MIN) {
-		/*
-		 * c10d and glog print no date: time_ns is then ns since
-		 * local midnight (still local time, time_is_local).
-		 */
-		sig->time_ns = d->time_ns;
-		sig->time_is_local = true;
+	/*
+	 * The record's own time (glog's month and day: the year is inferred
+	 * later from its stream), else a wrapper's date.
+	 */
+	sig->time = hd_time_known(d->time) ? d->time : d->wrap_time;
+	/* one event on two clocks: a collector's UTC date, glog's time */
+	if (d->wrap_time.clock == HD_CLOCK_UTC &&
+	    (d->time.clock == HD_CLOCK_MONTH_DAY ||
+	     d->time.clock == HD_CLOCK_LOCAL)) {
+		if (!hd_time_known(d->st->pair_utc)) {
+			d->st->pair_utc = d->wrap_time;
+			d->st->pair_local = d->time;
+		}
+		d->st->last_utc = d->wrap_time;
+		d->st->last_local = d->time;
 	}
 	nl_add_signal(c, sig, NULL, d->st, d->text, d->text_len);
 }
@@ -756,7 +767,7 @@ static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 /* torchrun: one process's exit; the same exit may be printed twice. */
 static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 			 int local_rank, int64_t code, int64_t pid,
-			 int64_t epoch_ns)
+			 struct hd_time when)
 {
 	char key[96];
 	gpointer v;
@@ -772,10 +783,8 @@ static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 			old->rank = rank;
 		if (old->local_rank < 0)
 			old->local_rank = local_rank;
-		if (epoch_ns != INT64_MIN) {
-			old->time_ns = epoch_ns;
-			old->time_is_local = true;
-		}
+		if (hd_time_known(when))
+			old->time = when;
 		return;
 	}
 	dedup_seen(c, key);
@@ -790,35 +799,29 @@ static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 	 * A full date (the ChildFailedError "time :", a logging date) orders
 	 * failures across lines; a glog time of day only within one day.
 	 */
-	if (epoch_ns != INT64_MIN)
-		sig.time_ns = epoch_ns;
-	else if (d->wrap_time_ns != INT64_MIN)
-		sig.time_ns = d->wrap_time_ns;
+	if (hd_time_known(when))
+		sig.time = when;
+	else if (hd_time_known(d->wrap_time))
+		sig.time = d->wrap_time;
 	else
-		sig.time_ns = d->time_ns;
-	sig.time_is_local = sig.time_ns != INT64_MIN;
+		sig.time = d->time;
 	nl_add_signal(c, &sig, NULL, d->st, d->text, d->text_len);
 	/* a launcher's line: not the process of the stream */
 	signal_at(c, last_signal(c))->rank = rank;
 }
 
-/* "time : 2024-03-05_14:02:11" of the last RX_CFE_TIME match, as UTC. */
-static int64_t cfe_time(struct nl_ctx *c, const char *m)
+/*
+ * "time : 2024-03-05_14:02:11" of the last RX_CFE_TIME match in m (n
+ * bytes): torchrun writes the agent's local time, zone unknown.
+ */
+static struct hd_time cfe_time(struct nl_ctx *c, const char *m, size_t n)
 {
-	int64_t f[6];
-	g_autoptr(GDateTime) dt = NULL;
+	struct hd_time t = hd_time_none();
+	size_t at = c->ov[2];
 
-	for (int i = 0; i < 6; i++)
-		if (!cap_int(c, m, i + 1, &f[i]))
-			return INT64_MIN;
-	if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 ||
-	    f[4] > 59 || f[5] > 60)
-		return INT64_MIN;
-	dt = g_date_time_new_utc((int)f[0], (int)f[1], (int)f[2], (int)f[3],
-				 (int)f[4], (double)f[5]);
-	if (!dt)
-		return INT64_MIN;
-	return g_date_time_to_unix(dt) * G_GINT64_CONSTANT(1000000000);
+	if (at >= n || !hd_time_scan_date(m + at, n - at, &t))
+		return hd_time_none();
+	return t;
 }
 
 static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
@@ -834,7 +837,7 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 		if (!cap_int(c, m, 2, &local))
 			(void)cap_int(c, m, 4, &local);
 		process_exit(c, d, -1, (int)clamp_int(local, -1, INT_MAX), code,
-			     pid, INT64_MIN);
+			     pid, hd_time_none());
 		return true;
 	}
 	if (has(m, n, "ChildFailedError") || has(m, n, "Failures:") ||
@@ -842,14 +845,18 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 		st->cfe_left = c->cfe_lines = NL_CFE_LINES;
 		st->cfe_rank = -1;
 		st->cfe_local = -1;
-		st->cfe_time = INT64_MIN;
+		st->cfe_time = hd_time_none();
 		st->in_tb = false;
 		return true;
 	}
 	if (st->cfe_left <= 0)
 		return false;
 	if (has(m, n, "time") && rx(c, RX_CFE_TIME, m, n)) {
-		st->cfe_time = cfe_time(c, m);
+		st->cfe_time = cfe_time(c, m, n);
+		/* a dated line of the agent: the year of its stream's glog
+		   times (docs/verdicts.md, "Time") */
+		if (!hd_time_is_dated(st->anchor))
+			st->anchor = st->cfe_time;
 		return true;
 	}
 	if (has(m, n, "local_rank") && rx(c, RX_CFE_RANK, m, n) &&
@@ -864,7 +871,7 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 		process_exit(c, d, st->cfe_rank, st->cfe_local, code, pid,
 			     st->cfe_time);
 		st->cfe_rank = st->cfe_local = -1;
-		st->cfe_time = INT64_MIN;
+		st->cfe_time = hd_time_none();
 		return true;
 	}
 	return false;
@@ -1111,7 +1118,7 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	d.line = line;
 	d.text = line + off;
 	d.text_len = n - off;
-	d.wrap_time_ns = w.time_ns;
+	d.wrap_time = hd_time_is_dated(w.time) ? w.time : hd_time_none();
 	c10d_prefix(c, d.text, d.text_len, &d);
 	if (d.st->cfe_left > 0)
 		d.st->cfe_left--;

@@ -1143,6 +1143,8 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 		entry_state(c, v[F_STATE], idx, op);
 	if (pk_int(c->t, v[F_RETIRED], &x) && x)
 		op->flags |= HD_OPF_RETIRED;
+	/* time_created_ns and the others: the host's clock, UTC */
+	c->in->op_clock = HD_CLOCK_UTC;
 	op->t_enqueue_ns = time_or_unknown(c, v[F_TIME_CREATED]);
 	op->t_start_ns = time_or_unknown(c, v[F_T_STARTED]);
 	op->t_end_ns = time_or_unknown(c, v[F_T_COMPLETED]);

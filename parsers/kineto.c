@@ -680,9 +680,16 @@ static void on_top(void *ud, const char *key, const char *p, size_t len,
 	int64_t v;
 
 	if (strcmp(key, "baseTimeNanoseconds") == 0) {
-		if (json_raw_int(p, len, &v) && v >= 0) {
+		if (json_raw_int(p, len, &v) && v >= 0 && v < HD_TIME_NS_MAX) {
 			k->base_ns = v;
 			k->has_base = true;
+		} else if (json_raw_int(p, len, &v)) {
+			hd_input_warn(
+				k->in, 0,
+				"byte %" G_GUINT64_FORMAT
+				": baseTimeNanoseconds %" G_GINT64_FORMAT
+				" is no time between 1970 and 2200, ignored",
+				offset, v);
 		} else {
 			hd_input_warn(k->in, 0,
 				      "byte %" G_GUINT64_FORMAT
@@ -1578,6 +1585,17 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 				k.in, 0,
 				"timestamps look relative but there is no baseTimeNanoseconds; times are not comparable across ranks");
 		finish_rank(&k);
+		/*
+		 * One clock for the trace's ops: UTC with a base (or
+		 * absolute stamps), else relative to the trace's origin.
+		 */
+		k.in->op_clock =
+			k.has_base || !k.kernels->len ||
+					g_array_index(k.kernels,
+						      struct kt_kernel, 0)
+							.ts >= REL_LIMIT_NS
+				? HD_CLOCK_UTC
+				: HD_CLOCK_TRACE;
 		build_ops(&k);
 		if (k.nevents == 0)
 			k.in->empty = true;

@@ -19,12 +19,6 @@
 /* The driver (nccl-log.c): wrappers, streams, store helpers.          */
 
 /*
- * Parses "hh:mm[:ss[.frac]]" at s; the fraction is used only when
- * with_frac.  Returns the bytes used (0: none) and ns since midnight.
- */
-size_t nl_scan_hms(const char *s, size_t n, bool with_frac, int64_t *ns);
-
-/*
  * Strips launcher and collector wrappers from the front of s and notes
  * what they said.  Returns the offset of the content.
  */
@@ -36,7 +30,7 @@ static inline void nl_wrap_init(struct nl_wrap *w)
 	w->tag_rank = -1;
 	w->host = NULL;
 	w->host_len = 0;
-	w->time_ns = INT64_MIN;
+	w->time = hd_time_none();
 }
 
 /*

@@ -60,80 +60,14 @@ static gpointer rx_compile(gpointer unused)
 /* ------------------------------------------------------------------ */
 /* Timestamps.                                                         */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static bool two_digits(const char *s, int *out)
-{
-	if (!g_ascii_isdigit(s[0]) || !g_ascii_isdigit(s[1]))
-		return false;
-	*out = (s[0] - '0') * 10 + (s[1] - '0');
-	return true;
-}
-
-size_t nl_scan_hms(const char *s, size_t n, bool with_frac, int64_t *ns)
-{
-	int hh, mm, ss = 0;
-	size_t used = 5;
-	int64_t frac = 0, scale = 100000000;
-
-	if (n < 5 || !two_digits(s, &hh) || s[2] != ':' ||
-	    !two_digits(s + 3, &mm) || hh > 23 || mm > 59)
-		return 0;
-	if (n >= 8 && s[5] == ':' && two_digits(s + 6, &ss) && ss <= 60) {
-		used = 8;
-		if (n > 9 && (s[8] == '.' || s[8] == ',') &&
-		    g_ascii_isdigit(s[9])) {
-			used = 9;
-			while (used < n && g_ascii_isdigit(s[used])) {
-				frac += (s[used] - '0') * scale;
-				scale /= 10;
-				used++;
-			}
-		}
-	}
-	*ns = ((int64_t)hh * 3600 + mm * 60 + ss) *
-		      G_GINT64_CONSTANT(1000000000) +
-	      (with_frac ? frac : 0);
-	return used;
-}
-
 /*
- * Parses "YYYY-MM-DD[ T]hh:mm[:ss[.frac]]" at s into local-time ns since
- * the epoch (the zone is unknown, so the wall clock is counted as if it
- * were UTC).  Returns the bytes used, 0 when s holds no date.
+ * Dates are read by hd_time_scan_date() (src/core/hd-time.c), the one
+ * date parser: with "Z" or an offset a date is UTC, without it local of
+ * unknown zone.
  */
-static size_t scan_datetime(const char *s, size_t n, int64_t *ns)
+static size_t scan_datetime(const char *s, size_t n, struct hd_time *t)
 {
-	int y1, y2, mo, d;
-	int64_t tod;
-	size_t used;
-
-	if (n < 16 || !two_digits(s, &y1) || !two_digits(s + 2, &y2) ||
-	    s[4] != '-' || !two_digits(s + 5, &mo) || s[7] != '-' ||
-	    !two_digits(s + 8, &d) || (s[10] != ' ' && s[10] != 'T') ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31)
-		return 0;
-	/* int64 ns since the epoch spans 1677-2262; logs are newer */
-	if (y1 * 100 + y2 < 1970 || y1 * 100 + y2 > 2200)
-		return 0;
-	used = nl_scan_hms(s + 11, n - 11, true, &tod);
-	if (!used)
-		return 0;
-	*ns = days_from_civil(y1 * 100 + y2, mo, d) * 86400 *
-		      G_GINT64_CONSTANT(1000000000) +
-	      tod;
-	return 11 + used;
+	return hd_time_scan_date(s, n, t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,12 +112,12 @@ static size_t strip_torchrun(const char *p, size_t rem, struct nl_wrap *w)
 /* "[YYYY-MM-DD hh:mm:ss]" of a collector, or NCCL's own time */
 static size_t strip_bracket_time(const char *p, size_t rem, struct nl_wrap *w)
 {
-	int64_t ns;
-	size_t used = scan_datetime(p + 1, rem - 1, &ns);
+	struct hd_time t;
+	size_t used = scan_datetime(p + 1, rem - 1, &t);
 
 	if (!used)
 		return 0;
-	w->time_ns = ns;
+	w->time = t;
 	used += 1;
 	return used < rem && p[used] == ']' ? used + 1 : 0;
 }
@@ -268,14 +202,12 @@ static size_t strip_caret_escape(const char *p, size_t rem)
 static size_t strip_date(const char *p, size_t rem, struct nl_wrap *w)
 {
 	const char *q;
-	int64_t ns;
-	size_t used = scan_datetime(p, rem, &ns);
+	struct hd_time t;
+	size_t used = scan_datetime(p, rem, &t);
 
 	if (!used)
 		return 0;
-	w->time_ns = ns;
-	if (used < rem && p[used] == 'Z')
-		used++;
+	w->time = t;
 	if (used + 1 < rem && p[used] == ':' && p[used + 1] == ' ') {
 		used += 2;
 	} else if (used < rem && p[used] == ' ') {
@@ -331,7 +263,7 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 	for (int round = 0; round < 12 && at < n; round++) {
 		const char *p = s + at, *q;
 		size_t rem = n - at, used = 0;
-		int64_t ns;
+		struct hd_time t;
 
 		if (p[0] == '[') {
 			used = strip_bracket(p, rem, w);
@@ -339,7 +271,7 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w)
 			used = strip_ray(p, q, w);
 		} else if (p[0] == ' ' && rem > 1 && g_ascii_isdigit(p[1])) {
 			/* the space before a date: the date is next */
-			used = scan_datetime(p + 1, rem - 1, &ns) ? 1 : 0;
+			used = scan_datetime(p + 1, rem - 1, &t) ? 1 : 0;
 		} else if (starts(p, rem, "^[[")) {
 			used = strip_caret_escape(p, rem);
 		} else if (g_ascii_isdigit(p[0])) {
@@ -904,8 +836,45 @@ static void name_anonymous(struct nl_ctx *c)
 }
 
 /* Signals: the rank of their process or stream. */
+/*
+ * A stream whose lines showed events on a UTC date and on its own local
+ * time gives its local clock's offset; *offset, or false.  Two such lines
+ * at least 10 s apart must agree: both on the offset, and on how much
+ * time passed (within a tenth), so that a date a collector stamped when
+ * it copied the file (the same date on every line) aligns nothing.
+ */
+static bool stream_offset(struct nl_ctx *c, struct nl_stream *st,
+			  int64_t *offset)
+{
+	struct hd_time first = st->pair_local, last = st->last_local;
+	int64_t a, b, span, drift;
+
+	if (!hd_time_known(first) || !hd_time_known(last))
+		return false;
+	if (!hd_time_infer_year(&first, st->anchor))
+		(void)hd_time_infer_year(&first, c->dflt->anchor);
+	if (!hd_time_infer_year(&last, st->anchor))
+		(void)hd_time_infer_year(&last, c->dflt->anchor);
+	if (!hd_time_align_offset(first, st->pair_utc, &a) ||
+	    !hd_time_align_offset(last, st->last_utc, &b) || a != b)
+		return false;
+	span = last.ns - first.ns;
+	drift = (st->last_utc.ns - st->pair_utc.ns) - span;
+	if (span < 10 * HD_NS_PER_SEC || drift > span / 10 ||
+	    drift < -span / 10)
+		return false;
+	*offset = a;
+	return true;
+}
+
 static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 {
+	g_autofree int64_t *offset = g_new(int64_t, c->streams->len);
+	g_autofree bool *aligned = g_new0(bool, c->streams->len);
+
+	for (guint k = 0; k < c->streams->len; k++)
+		aligned[k] = stream_offset(c, g_ptr_array_index(c->streams, k),
+					   &offset[k]);
 	for (guint i = c->sig_base; i < c->store->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(c->store->signals, struct hd_signal, i);
@@ -920,6 +889,14 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		if (!p && st->proc && !st->multi &&
 		    sig->type != HD_SIGT_PROCESS_EXIT)
 			p = st->proc;
+		/* glog's month and day take the year of a dated record of
+		   the same stream, else of the file's unlabelled lines */
+		if (!hd_time_infer_year(&sig->time, st->anchor))
+			(void)hd_time_infer_year(&sig->time, c->dflt->anchor);
+		/* the stream's local clock aligned to UTC by evidence */
+		if (aligned[st->index] && sig->time.clock == HD_CLOCK_LOCAL)
+			sig->time = hd_time_make(
+				sig->time.ns - offset[st->index], HD_CLOCK_UTC);
 		if (sig->rank < 0 && p)
 			sig->rank = p->rank;
 		if (sig->rank < 0 && st->c10d_rank >= 0 &&

@@ -1210,9 +1210,8 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 
 		hd_signal_init(&sig);
 		nl_classify_warn(c, b, end - b, &sig, p);
-		if (w.time_ns != INT64_MIN) {
-			sig.time_ns = w.time_ns;
-			sig.time_is_local = true;
+		if (hd_time_known(w.time)) {
+			sig.time = w.time;
 			fmt_min(p, 2026);
 		}
 		if (a > line && a[-1] == ' ' && a - 1 > line && a[-2] == ')')

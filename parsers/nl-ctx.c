@@ -28,7 +28,10 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st->c10d_rank = st->hint_rank = -1;
 	st->err_sig = st->timeout_sig = st->fr_seq = -1;
 	st->cfe_rank = st->cfe_local = -1;
-	st->cfe_time = INT64_MIN;
+	st->cfe_time = hd_time_none();
+	st->anchor = hd_time_none();
+	st->pair_utc = st->pair_local = hd_time_none();
+	st->last_utc = st->last_local = hd_time_none();
 	g_ptr_array_add(c->streams, st);
 	g_hash_table_insert(c->streams_by_key, g_strdup(key), st);
 	return st;
@@ -77,12 +80,18 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 	struct nl_stream *st;
 
 	if (w->mpi_rank < 0 && w->srun_task < 0 && w->local_rank < 0 &&
-	    w->ray_pid < 0 && !w->host)
+	    w->ray_pid < 0 && !w->host) {
+		if (!hd_time_is_dated(c->dflt->anchor) &&
+		    hd_time_is_dated(w->time))
+			c->dflt->anchor = w->time;
 		return c->dflt;
+	}
 	g_snprintf(key, sizeof(key), "m%d s%d t%d r%d h%.*s", w->mpi_rank,
 		   w->srun_task, w->local_rank, w->ray_pid,
 		   (int)MIN(w->host_len, 64), w->host ? w->host : "");
 	st = stream_get(c, key);
+	if (!hd_time_is_dated(st->anchor) && hd_time_is_dated(w->time))
+		st->anchor = w->time;
 	if (st->hint_rank == -1) {
 		st->hint_rank = w->mpi_rank >= 0 ? w->mpi_rank : w->srun_task;
 		st->hint_srun = w->mpi_rank < 0 && w->srun_task >= 0;

@@ -16,6 +16,7 @@
 
 #include "formats.h"
 #include "hd-autocleanups.h"
+#include "hd-time.h"
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
 #define NL_PROC_CACHE 64
@@ -127,12 +128,19 @@ struct nl_stream {
 	/* torchrun ChildFailedError block */
 	int cfe_left;
 	int cfe_rank, cfe_local;
-	int64_t cfe_time; /* its "time :" in ns since the epoch, or INT64_MIN */
+	struct hd_time cfe_time; /* its "time :", local */
 	/* fr_trace's "Not all ranks joining collective" block */
 	int64_t fr_seq; /* -1 none */
 	const char *fr_op; /* interned, or NULL */
 	/* the last watchdog timeout without a PG prefix, for its status */
 	int64_t timeout_sig;
+	/* its first dated time (a wrapper's or NCCL's date): the year of
+	   its glog month-day times (docs/verdicts.md, "Time") */
+	struct hd_time anchor;
+	/* the first and the last line that showed one event on two
+	   clocks: a UTC date in front and the record's own local time
+	   (docs/verdicts.md, "Time": alignment) */
+	struct hd_time pair_utc, pair_local, last_utc, last_local;
 };
 
 /* What a wrapper prefix said. */
@@ -140,7 +148,7 @@ struct nl_wrap {
 	int mpi_rank, srun_task, local_rank, ray_pid, tag_rank;
 	const char *host; /* pdsh, not NUL-terminated */
 	size_t host_len;
-	int64_t time_ns; /* INT64_MIN none */
+	struct hd_time time; /* a date it carried, or none */
 };
 
 /* A parsed NCCL record prefix. */

@@ -13,6 +13,13 @@ What is left behind, as a user would copy it off the cluster:
   logs/node-b.log.gz  the same for ranks 4-7, gzipped
   fr/nccl_trace_rank_N  one flight-recorder pickle per rank
 
+One clock story (tests/unit/check_engine.c checks it): the nodes keep
+UTC as their local time.  Seq 1-37 complete from 2026-11-21 03:12:43 UTC
+(the dumps' time_created_ns); seq 38 is enqueued right after, and ten
+minutes later (Timeout(ms)=600000) the watchdogs fire at 03:22:44-47
+(glog "E1121", no year: torchrun's dated "time :" line gives it); torchrun
+sees rank 0 exit at 03:22:50 and reports at 03:22:51.
+
 Usage: gen-example-incident.py OUTDIR   (byte-reproducible)
 """
 import gzip
@@ -31,11 +38,13 @@ STUCK = 5
 SEQ = 38          # the all_reduce rank 5 never enqueues
 COMM_ID = 0x5C1E2F03A9D4B871
 HOSTS = ["node-a", "node-b"]
+# 2026-11-21 03:12:43 UTC: the first dumped entry
+T0 = 1795230763 * 1000000000
 
 
 def fr_dumps(out):
     for r in range(NRANKS):
-        rk = genfr.Rank(r, genfr.world(NRANKS), "2.5")
+        rk = genfr.Rank(r, genfr.world(NRANKS), "2.5", t0=T0)
         for s in range(1, SEQ):
             if s % 6 == 0:
                 rk.op("0", "_all_gather_base", [[1024]], [[8192]],
@@ -117,7 +126,7 @@ def node_log(node):
             "------------------------------------------------------------",
             "Root Cause (first observed failure):",
             "[0]:",
-            "  time      : 2026-11-21_03:22:44",
+            "  time      : 2026-11-21_03:22:50",
             "  host      : node-a",
             "  rank      : 0 (local_rank: 0)",
             "  exitcode  : -6 (pid: 4242)",

@@ -138,8 +138,9 @@ class Rank:
     """One rank's recorder: a ring of entries over its PGs."""
 
     def __init__(self, rank, pgs, version="2.8", frames=True, timing=False,
-                 thread=False):
+                 thread=False, t0=T0):
         self.rank = rank
+        self.t0 = t0  # UTC ns of its first entry
         self.pgs = pgs  # name -> (desc, [ranks]) this rank belongs to
         self.pg_ids = {n: i for i, n in enumerate(sorted(pgs, key=_pgkey))}
         self.version = version
@@ -162,7 +163,7 @@ class Rank:
             self.coll[pg] += 1
         self.opid[pg] += 1
         rid = len(self.entries)
-        t = T0 + rid * 1000000 + self.rank * 1000
+        t = self.t0 + rid * 1000000 + self.rank * 1000
         opname = name.split(" ")[0]
         e = {}
         if self.frames:

@@ -104,6 +104,10 @@ static int run(int argc, char **argv)
 		hd_cmd_error("note: %" G_GUINT64_FORMAT " ops without a "
 			     "timestamp left out of the timeline",
 			     info.untimed);
+	if (!info.by_sequence && info.other_clock)
+		hd_cmd_error("note: %" G_GUINT64_FORMAT " ops on another clock "
+			     "than the timeline's (%s) left out of it",
+			     info.other_clock, hd_clock_name(info.clock));
 	return status;
 }
 

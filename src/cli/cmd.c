@@ -110,53 +110,26 @@ int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
 	return HD_CMD_CONTINUE;
 }
 
-/* "HH:MM[:SS[.frac]]" from p: ns since midnight, or -1. */
-static int64_t parse_tod(const char *p)
-{
-	unsigned h, m, sec = 0;
-	int used = 0;
-	int64_t ns;
-
-	if (sscanf(p, "%2u:%2u%n", &h, &m, &used) != 2 || h > 23 || m > 59)
-		return -1;
-	p += used;
-	if (*p == ':') {
-		if (sscanf(p + 1, "%2u%n", &sec, &used) != 1 || sec > 60)
-			return -1;
-		p += 1 + used;
-	}
-	ns = ((int64_t)h * 3600 + m * 60 + sec) * 1000000000;
-	if (*p == '.') {
-		int64_t scale = 100000000;
-
-		for (p++; g_ascii_isdigit(*p); p++, scale /= 10)
-			ns += (*p - '0') * scale;
-	}
-	return *p ? -1 : ns;
-}
-
-/* One bound: *ns and whether it was a time of day; false if unreadable. */
+/*
+ * One bound: *ns and whether it was a time of day; false if unreadable.
+ * A date goes through the project's one date parser (hd_time_scan_date():
+ * years 1970 to 2200, real days only); without a zone it is UTC, with "Z"
+ * or an offset the offset applies.  A time of day is "HH:MM[:SS[.frac]]".
+ */
 static bool parse_when(const char *s, int64_t *ns, bool *tod)
 {
-	unsigned y, mo, d;
-	int used = 0;
-	g_autoptr(GDateTime) dt = NULL;
-	int64_t t;
+	size_t n = strlen(s), used;
+	struct hd_time t;
 
-	if (sscanf(s, "%4u-%2u-%2u%n", &y, &mo, &d, &used) == 3 &&
-	    (s[used] == ' ' || s[used] == 'T')) {
-		t = parse_tod(s + used + 1);
-		dt = g_date_time_new_utc((gint)y, (gint)mo, (gint)d, 0, 0, 0);
-		if (t < 0 || !dt)
-			return false;
-		*ns = g_date_time_to_unix(dt) * 1000000000 + t;
+	used = hd_time_scan_date(s, n, &t);
+	if (used) {
+		*ns = t.ns;
 		*tod = false;
-		return true;
+		return used == n;
 	}
-	t = parse_tod(s);
-	*ns = t;
+	used = hd_time_scan_hms(s, n, true, ns);
 	*tod = true;
-	return t >= 0;
+	return used && used == n;
 }
 
 int hd_cmd_parse_window(const struct hd_cmd *cmd, const char *since,
@@ -170,12 +143,12 @@ int hd_cmd_parse_window(const struct hd_cmd *cmd, const char *since,
 	if (since && !parse_when(since, &w->since, &tod_since))
 		return hd_cmd_usage_error(
 			cmd,
-			"option '--since': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, or HH:MM[:SS])",
+			"option '--since': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, years 1970 to 2200, or HH:MM[:SS])",
 			since);
 	if (until && !parse_when(until, &w->until, &tod_until))
 		return hd_cmd_usage_error(
 			cmd,
-			"option '--until': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, or HH:MM[:SS])",
+			"option '--until': '%s' is not a time (YYYY-MM-DD HH:MM[:SS] in UTC, years 1970 to 2200, or HH:MM[:SS])",
 			until);
 	if (since && until && tod_since != tod_until)
 		return hd_cmd_usage_error(

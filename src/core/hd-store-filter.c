@@ -148,13 +148,59 @@ static void bound_warn(struct hd_store *s, const struct hd_prov *p,
 		where, what, v, HD_MAX_RANKS);
 }
 
+/*
+ * An absolute time (UTC or local) must lie in 1970..2199: past that,
+ * differences of times overflow.  Returns false when *ns was cleared.
+ */
+static bool time_ok(enum hd_clock clock, int64_t *ns)
+{
+	if (*ns == INT64_MIN ||
+	    (clock != HD_CLOCK_UTC && clock != HD_CLOCK_LOCAL &&
+	     clock != HD_CLOCK_NONE) ||
+	    (*ns >= 0 && *ns < HD_TIME_NS_MAX))
+		return true;
+	*ns = INT64_MIN;
+	return false;
+}
+
+/* Says once per store that a time was out of range and forgotten. */
+static void bound_time_warn(struct hd_store *s, const struct hd_prov *p,
+			    int64_t v, uint32_t *warned)
+{
+	bool line = p && p->kind == HD_PROV_LINE;
+
+	if (!s->inputs->len || (*warned)++)
+		return;
+	hd_input_warn(hd_store_input(
+			      s, p && p->input < s->inputs->len ? p->input : 0),
+		      line ? p->at : 0,
+		      "%s%" G_GINT64_FORMAT
+		      " ns is no time between 1970 and 2200: taken as unknown",
+		      line ? "" : "a record's time ", v);
+}
+
 static void bound_ops(struct hd_store *s)
 {
-	uint32_t warned = 0, out = 0;
+	uint32_t warned = 0, out = 0, twarned = 0;
 
 	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		enum hd_clock clock =
+			op->prov.input < s->inputs->len
+				? hd_store_input(s, op->prov.input)->op_clock
+				: HD_CLOCK_NONE;
+		int64_t *ts[] = { &op->t_enqueue_ns, &op->t_start_ns,
+				  &op->t_end_ns };
+		int64_t bad = INT64_MIN;
+
+		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
+			int64_t v = *ts[k];
+
+			if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
+				bad = v;
+		}
+		if (bad != INT64_MIN)
+			bound_time_warn(s, &op->prov, bad, &twarned);
 
 		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
 			bound_warn(s, &op->prov,
@@ -216,6 +262,8 @@ static bool bound_drop(struct hd_signal *sig, void *data)
 	}
 	if (!rank_ok(sig->peer_rank))
 		sig->peer_rank = -1;
+	if (!time_ok(sig->time.clock, &sig->time.ns))
+		sig->time = hd_time_none();
 	return false;
 }
 
@@ -330,51 +378,74 @@ void hd_store_bound(struct hd_store *s)
 		s->world_size = -1;
 }
 
-#define NS_PER_DAY (INT64_C(86400) * 1000000000)
-
-/* Whether a time t (INT64_MIN: unknown) lies outside w. */
-static bool outside_window(const struct hd_window *w, int64_t t)
+/*
+ * Whether a time lies outside w; *unjudged counts known times whose clock
+ * w cannot be compared with.
+ */
+static bool outside_window(const struct hd_window *w, struct hd_time t,
+			   uint64_t *unjudged)
 {
-	if (t == INT64_MIN)
+	int64_t v = t.ns;
+
+	if (!hd_time_known(t))
 		return false;
 	if (w->time_of_day) {
-		t %= NS_PER_DAY;
-		if (t < 0)
-			t += NS_PER_DAY;
-	} else if (t >= 0 && t < NS_PER_DAY) {
-		return false; /* a time of day only: its date is unknown */
+		switch (t.clock) {
+		case HD_CLOCK_UTC:
+		case HD_CLOCK_LOCAL:
+		case HD_CLOCK_MONTH_DAY:
+		case HD_CLOCK_TIME_OF_DAY:
+			v %= HD_NS_PER_DAY;
+			if (v < 0)
+				v += HD_NS_PER_DAY;
+			break;
+		default:
+			(*unjudged)++;
+			return false;
+		}
+	} else if (t.clock != HD_CLOCK_UTC) {
+		(*unjudged)++;
+		return false;
 	}
-	return t < w->since || t > w->until;
+	return v < w->since || v > w->until;
 }
 
 struct window_ctx {
 	const struct hd_window *w;
-	uint64_t dropped;
+	uint64_t dropped, unjudged;
 };
 
 static bool window_drop(struct hd_signal *sig, void *data)
 {
 	struct window_ctx *wc = data;
 
-	if (!outside_window(wc->w, sig->time_ns))
+	if (!outside_window(wc->w, sig->time, &wc->unjudged))
 		return false;
 	wc->dropped++;
 	return true;
 }
 
 /* An op's time: when it started, else was enqueued, else ended. */
-static int64_t op_time(const struct hd_op *op)
+static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
 {
 	if (op->t_start_ns != INT64_MIN)
-		return op->t_start_ns;
+		return hd_op_time(s, op, op->t_start_ns);
 	if (op->t_enqueue_ns != INT64_MIN)
-		return op->t_enqueue_ns;
-	return op->t_end_ns;
+		return hd_op_time(s, op, op->t_enqueue_ns);
+	return hd_op_time(s, op, op->t_end_ns);
+}
+
+struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
+			  int64_t ns)
+{
+	if (ns == INT64_MIN || op->prov.input >= s->inputs->len)
+		return hd_time_none();
+	return hd_time_make(ns, hd_store_input(s, op->prov.input)->op_clock);
 }
 
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
 {
-	uint64_t ops = 0, sigs = 0;
+	uint64_t ops = 0, sigs = 0, unjudged = 0;
 	guint out = 0;
 
 	if (!w ||
@@ -384,7 +455,7 @@ void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (outside_window(w, op_time(op))) {
+		if (outside_window(w, op_time(s, op), &unjudged)) {
 			ops++;
 			continue;
 		}
@@ -394,14 +465,24 @@ void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
 	}
 	g_array_set_size(s->ops, out);
 	{
-		struct window_ctx wc = { w, 0 };
+		struct window_ctx wc = { w, 0, 0 };
 
 		signals_filter(s, window_drop, &wc);
 		sigs = wc.dropped;
+		unjudged += wc.unjudged;
 	}
 	if ((ops || sigs) && s->inputs->len)
 		hd_input_warn(hd_store_input(s, 0), 0,
 			      "%" G_GUINT64_FORMAT " ops and %" G_GUINT64_FORMAT
 			      " signals outside --since/--until, not analyzed",
 			      ops, sigs);
+	if (unjudged && s->inputs->len)
+		hd_input_warn(
+			hd_store_input(s, 0), 0,
+			"%" G_GUINT64_FORMAT
+			" records kept whatever --since/--until say: their times are %s",
+			unjudged,
+			w->time_of_day
+				? "trace- or boot-relative"
+				: "local of unknown zone (or relative), and the bounds are UTC");
 }

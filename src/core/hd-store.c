@@ -397,7 +397,7 @@ void hd_signal_init(struct hd_signal *sig)
 	memset(sig, 0, sizeof(*sig));
 	sig->rank = -1;
 	sig->peer_rank = -1;
-	sig->time_ns = INT64_MIN;
+	sig->time = hd_time_none();
 	sig->seq = -1;
 	sig->last_enqueued = INT64_MIN;
 	sig->last_completed = INT64_MIN;

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "hd-time.h"
+
 /* At most this many warnings are kept per input; the rest are counted. */
 #define HD_INPUT_MAX_WARNINGS 20
 
@@ -82,6 +84,10 @@ struct hd_input {
 	 */
 	GArray *attempts;
 	uint32_t attempt;
+	/* the clock (enum hd_clock) of the times of its ops: one per input
+	   (a dump's are UTC, a trace's UTC or trace-relative); NONE when its
+	   ops carry no time.  Signals carry their own (hd_signal.time). */
+	uint8_t op_clock;
 };
 
 /* One attempt of a job in a text input: the span of its lines. */
@@ -280,7 +286,9 @@ struct hd_op {
 	int32_t stack; /* index into store->stacks, -1 none */
 	const struct hd_opdesc *d; /* never NULL */
 	int64_t op_count; /* NCCL opCount, -1 when absent */
-	int64_t t_enqueue_ns; /* INT64_MIN when unknown; wall clock ns */
+	/* INT64_MIN when unknown; on the clock of its input
+	   (hd_input.op_clock, hd_op_time()) */
+	int64_t t_enqueue_ns;
 	int64_t t_start_ns;
 	int64_t t_end_ns;
 	struct hd_prov prov;
@@ -365,8 +373,7 @@ struct hd_signal {
 	const char
 		*peer; /* interned peer as printed ("node-b<41873>"), or NULL */
 	int32_t peer_rank; /* -1 unknown */
-	int64_t time_ns; /* INT64_MIN unknown; see time_is_local */
-	bool time_is_local; /* local time without zone (NCCL, c10d) */
+	struct hd_time time; /* with its clock; hd_time_none() unknown */
 	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
 	int64_t seq; /* watchdog: the timed-out op's seq; -1 */
 	int64_t last_enqueued; /* PG status; INT64_MIN when absent */
@@ -518,10 +525,11 @@ void hd_store_keep_attempt(struct hd_store *s, int attempt);
 /*
  * A time window (--since/--until), in ns: from since to until, both
  * included; INT64_MIN and INT64_MAX leave a side open.  With time_of_day
- * the bounds are times of day (ns since midnight) and each record's time
- * is taken modulo a day; otherwise they are absolute (ns since the epoch).
- * Times are compared as the inputs write them: dumps and traces in UTC,
- * NCCL and c10d lines in their own clock's local time.
+ * the bounds are times of day (ns since midnight) and each record is
+ * judged by the time of day its own clock shows (UTC, local, month-day or
+ * time of day); otherwise the bounds are UTC instants (ns since the epoch)
+ * and only records on the UTC clock can be judged: a local time's zone is
+ * unknown.
  */
 struct hd_window {
 	int64_t since, until;
@@ -530,11 +538,18 @@ struct hd_window {
 
 /*
  * Drops the ops and signals whose time is known and outside w, with one
- * warning per input saying how many; records without a time are kept
- * (nothing says they are outside).  A record whose time is only a time of
- * day is kept when w is absolute.
+ * warning per input saying how many; records without a time, or whose
+ * clock w cannot be compared with (local times against UTC bounds, trace
+ * and boot times), are kept, and a warning counts the timed ones.
  */
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w);
+
+/*
+ * One of op's times (t_enqueue_ns, t_start_ns or t_end_ns) on the clock of
+ * its input.
+ */
+struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
+			  int64_t ns);
 
 /* Returns the group rank of a global rank, or -1. */
 int hd_group_rank_of(const struct hd_group *g, int global_rank);

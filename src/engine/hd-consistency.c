@@ -19,12 +19,18 @@
 
 /* Conflicts listed; the rest are counted. */
 #define MAX_CONFLICTS 12
-/* Two inputs of one rank further apart than this are two incidents. */
+/*
+ * Two inputs of one rank further apart than this, on one clock, are two
+ * incidents.  Times on clocks that cannot be compared (a dated NCCL line
+ * and glog's month and day, a dump's UTC and a log's local time) never
+ * set two inputs apart.
+ */
 #define HD_INCIDENT_GAP_NS (3600LL * 1000000000LL)
 
 struct input_summary {
 	bool watched; /* its rank has another input of its kind */
-	int64_t t_min, t_max; /* INT64_MIN when unknown */
+	/* per clock (enum hd_clock): INT64_MIN when unknown */
+	int64_t t_min[HD_CLOCK_COUNT], t_max[HD_CLOCK_COUNT];
 	int nranks; /* largest group its ops belong to; -1 */
 	GHashTable *comm_ids; /* uint64 commIds of its NCCL comms, or NULL */
 };
@@ -84,14 +90,46 @@ static bool mark_watched(const struct hd_store *s, struct input_summary *sum)
 	return any;
 }
 
-static void widen(struct input_summary *in, int64_t t)
+static void widen(struct input_summary *in, struct hd_time t)
 {
-	if (t == INT64_MIN)
+	int64_t *lo, *hi;
+
+	if (!hd_time_known(t) || t.clock >= HD_CLOCK_COUNT)
 		return;
-	if (in->t_min == INT64_MIN || t < in->t_min)
-		in->t_min = t;
-	if (in->t_max == INT64_MIN || t > in->t_max)
-		in->t_max = t;
+	lo = &in->t_min[t.clock];
+	hi = &in->t_max[t.clock];
+	if (*lo == INT64_MIN || t.ns < *lo)
+		*lo = t.ns;
+	if (*hi == INT64_MIN || t.ns > *hi)
+		*hi = t.ns;
+}
+
+/*
+ * Whether a and b cover times more than HD_INCIDENT_GAP_NS apart on a
+ * clock both have and that compares across inputs; the clock in *clock.
+ */
+static bool far_apart(const struct input_summary *a,
+		      const struct input_summary *b, enum hd_clock *clock)
+{
+	static const enum hd_clock clocks[] = { HD_CLOCK_UTC, HD_CLOCK_LOCAL,
+						HD_CLOCK_MONTH_DAY };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(clocks); i++) {
+		enum hd_clock k = clocks[i];
+		struct hd_time amin = hd_time_make(a->t_min[k], k),
+			       amax = hd_time_make(a->t_max[k], k),
+			       bmin = hd_time_make(b->t_min[k], k),
+			       bmax = hd_time_make(b->t_max[k], k);
+
+		if ((hd_time_order(amax, bmin, HD_SCOPE_APART,
+				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE) ||
+		    (hd_time_order(bmax, amin, HD_SCOPE_APART,
+				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE)) {
+			*clock = k;
+			return true;
+		}
+	}
+	return false;
 }
 
 static void summarize(const struct hd_store *s, struct input_summary *sum)
@@ -106,9 +144,9 @@ static void summarize(const struct hd_store *s, struct input_summary *sum)
 		    !sum[op->prov.input].watched)
 			continue;
 		in = &sum[op->prov.input];
-		widen(in, op->t_enqueue_ns);
-		widen(in, op->t_start_ns);
-		widen(in, op->t_end_ns);
+		widen(in, hd_op_time(s, op, op->t_enqueue_ns));
+		widen(in, hd_op_time(s, op, op->t_start_ns));
+		widen(in, hd_op_time(s, op, op->t_end_ns));
 		if (op->group >= s->groups->len)
 			continue;
 		g = hd_store_group_at(s, op->group);
@@ -133,7 +171,7 @@ static void summarize(const struct hd_store *s, struct input_summary *sum)
 
 		if (sig->prov.input < s->inputs->len &&
 		    sum[sig->prov.input].watched)
-			widen(&sum[sig->prov.input], sig->time_ns);
+			widen(&sum[sig->prov.input], sig->time);
 	}
 }
 
@@ -183,6 +221,7 @@ static void compare_pairs(const struct hd_store *s,
 							   *b = &sum[y];
 				const struct hd_input *ia = input_at(s, x),
 						      *ib = input_at(s, y);
+				enum hd_clock clock = HD_CLOCK_NONE;
 
 				if (!a->watched || !b->watched ||
 				    ia->kind != ib->kind)
@@ -201,16 +240,12 @@ static void compare_pairs(const struct hd_store *s,
 						c,
 						"rank %d: '%s' and '%s' name no NCCL commId in common",
 						r->rank, ia->path, ib->path);
-				else if (a->t_min != INT64_MIN &&
-					 b->t_min != INT64_MIN &&
-					 (a->t_min - b->t_max >
-						  HD_INCIDENT_GAP_NS ||
-					  b->t_min - a->t_max >
-						  HD_INCIDENT_GAP_NS))
+				else if (far_apart(a, b, &clock))
 					conflict(
 						c,
-						"rank %d: '%s' and '%s' cover times more than an hour apart",
-						r->rank, ia->path, ib->path);
+						"rank %d: '%s' and '%s' cover times more than an hour apart (%s clock)",
+						r->rank, ia->path, ib->path,
+						hd_clock_name(clock));
 			}
 		}
 	}
@@ -368,7 +403,8 @@ void hd_consistency_run(const struct hd_index *ix, struct hd_analysis *a)
 		g_new0(struct input_summary, s->inputs->len + 1);
 
 	for (guint i = 0; i < s->inputs->len; i++) {
-		sum[i].t_min = sum[i].t_max = INT64_MIN;
+		for (int k = 0; k < HD_CLOCK_COUNT; k++)
+			sum[i].t_min[k] = sum[i].t_max[k] = INT64_MIN;
 		sum[i].nranks = -1;
 	}
 	if (mark_watched(s, sum)) {

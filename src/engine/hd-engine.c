@@ -300,11 +300,53 @@ static bool op_done_time(const struct hd_op *op, int64_t *ns)
 	return *ns != INT64_MIN;
 }
 
+/* How much a clock tells, for choosing between moments: higher better. */
+static int clock_rank(enum hd_clock c)
+{
+	switch (c) {
+	case HD_CLOCK_UTC:
+		return 4;
+	case HD_CLOCK_LOCAL:
+		return 3;
+	case HD_CLOCK_MONTH_DAY:
+		return 2;
+	case HD_CLOCK_TIME_OF_DAY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether t (read from prov) should replace moment m, keeping the latest
+ * (later) or the earliest time: a time on a better clock wins; on the
+ * same clock only a comparable one can (times of day and trace times of
+ * other inputs cannot be ordered, so the first read stays).
+ */
+static bool moment_better(const struct hd_moment *m, struct hd_time t,
+			  const struct hd_prov *prov, bool later)
+{
+	enum hd_order o;
+
+	if (!hd_time_known(t) || clock_rank(t.clock) == 0)
+		return false;
+	if (!m->known || clock_rank(t.clock) > clock_rank(m->time.clock))
+		return true;
+	if (clock_rank(t.clock) < clock_rank(m->time.clock))
+		return false;
+	o = hd_time_order(t, m->time,
+			  prov->input == m->prov.input ? HD_SCOPE_INPUT
+						       : HD_SCOPE_APART,
+			  0);
+	return later ? o == HD_ORDER_AFTER : o == HD_ORDER_BEFORE;
+}
+
 /*
  * When the hang began: the latest end of a completed op (nothing made
  * progress after it) and the first watchdog timeout (when it was
- * noticed).  A timeout with a full date is preferred to one with a time
- * of day only, which cannot be compared with it.
+ * noticed), each on the most telling clock that has one (UTC, then
+ * local, then glog's month and day, then a time of day); and whether the
+ * two can be ordered at all.
  */
 static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 {
@@ -314,39 +356,38 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		struct hd_time t;
 		int64_t ns;
 
 		if (op->rank < 0 || !op_done_time(op, &ns))
 			continue;
-		if (done->known && ns <= done->ns)
+		t = hd_op_time(s, op, ns);
+		if (!moment_better(done, t, &op->prov, true))
 			continue;
 		done->known = true;
-		done->ns = ns;
+		done->time = t;
 		done->rank = op->rank;
 		done->prov = op->prov;
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
-		bool dated, first_dated;
 
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
-		    sig->time_ns == INT64_MIN)
-			continue;
-		dated = sig->time_ns >=
-			(int64_t)86400 * G_GINT64_CONSTANT(1000000000);
-		first_dated = first->ns >=
-			      (int64_t)86400 * G_GINT64_CONSTANT(1000000000);
-		if (first->known &&
-		    (first_dated > dated ||
-		     (first_dated == dated && sig->time_ns >= first->ns)))
+		    !moment_better(first, sig->time, &sig->prov, false))
 			continue;
 		first->known = true;
-		first->is_local = sig->time_is_local;
-		first->ns = sig->time_ns;
+		first->time = sig->time;
 		first->rank = sig->rank;
 		first->prov = sig->prov;
 	}
+	a->hang_order = (int8_t)hd_time_order(
+		done->time, first->time,
+		done->known && first->known &&
+				done->prov.input == first->prov.input
+			? HD_SCOPE_INPUT
+			: HD_SCOPE_APART,
+		0);
 }
 
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)

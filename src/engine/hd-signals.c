@@ -711,16 +711,166 @@ static bool is_consequence(const struct hd_signal *sig)
 	return false;
 }
 
-/* Earlier in time first; signals without time keep input order after. */
+/*
+ * Where signal x is against y in time: compared only on clocks that can
+ * be (hd_time_comparable()), and across hosts only beyond HD_TIME_SKEW_NS,
+ * the clock skew hosts of a healthy job may have; closer is HD_ORDER_SAME.
+ */
+static enum hd_order sig_order(const struct hd_signal *x,
+			       const struct hd_signal *y)
+{
+	enum hd_time_scope scope =
+		x->prov.input == y->prov.input ? HD_SCOPE_INPUT
+		: x->host && y->host && strcmp(x->host, y->host) == 0
+			? HD_SCOPE_HOST
+			: HD_SCOPE_APART;
+
+	return hd_time_order(x->time, y->time, scope,
+			     scope == HD_SCOPE_APART ? HD_TIME_SKEW_NS : 0);
+}
+
+/*
+ * -1 when x is known to come before y, or has a time and y none (a signal
+ * without a time is placed after those with one); else 0 (keep the one
+ * read first).
+ */
 static int compare_sig_time(const struct hd_signal *x,
 			    const struct hd_signal *y)
 {
-	if (x->time_ns != INT64_MIN && y->time_ns != INT64_MIN &&
-	    x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	if ((x->time_ns == INT64_MIN) != (y->time_ns == INT64_MIN))
-		return x->time_ns == INT64_MIN ? 1 : -1;
-	return 0;
+	if (hd_time_known(x->time) && !hd_time_known(y->time))
+		return -1;
+	return sig_order(x, y) == HD_ORDER_BEFORE ? -1 : 0;
+}
+
+/*
+ * Of the candidates, those no other candidate is known to precede: one
+ * when the times order them, several when they tie within the skew or
+ * are on clocks that cannot be compared (or have no time).  In input
+ * order.  (transfer container)
+ */
+static GPtrArray *first_signals(const GPtrArray *cands)
+{
+	/* the earliest of each group of mutually comparable clocks: clock
+	   kind, plus the input (or host) for clocks that only compare
+	   there */
+	g_autoptr(GHashTable) mins =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) near = g_ptr_array_new();
+	GPtrArray *out = g_ptr_array_new();
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint i = 0; i < cands->len; i++) {
+			const struct hd_signal *x = g_ptr_array_index(cands, i);
+			char *key = g_strdup_printf(
+				"%d|%u|%s", x->time.clock,
+				x->time.clock == HD_CLOCK_TIME_OF_DAY ||
+						x->time.clock == HD_CLOCK_TRACE
+					? x->prov.input
+					: 0,
+				x->time.clock == HD_CLOCK_BOOT && x->host
+					? x->host
+					: "");
+			const struct hd_signal *m =
+				g_hash_table_lookup(mins, key);
+
+			if (pass == 0) {
+				if (!m || x->time.ns < m->time.ns)
+					g_hash_table_replace(mins, key,
+							     hd_unconst(x));
+				else
+					g_free(key);
+				continue;
+			}
+			g_free(key);
+			/* nothing earlier than the group's earliest can
+			   precede it; only those near it are candidates */
+			if (sig_order(m, x) != HD_ORDER_BEFORE)
+				g_ptr_array_add(near, hd_unconst(x));
+		}
+	}
+	/* the exact test among those (bounded: a tie of hundreds is kept
+	   whole) */
+	for (guint i = 0; i < near->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(near, i);
+		bool preceded = false;
+
+		for (guint j = 0;
+		     j < near->len && near->len <= 512 && !preceded; j++)
+			preceded = j != i &&
+				   sig_order(g_ptr_array_index(near, j), x) ==
+					   HD_ORDER_BEFORE;
+		if (!preceded)
+			g_ptr_array_add(out, hd_unconst(x));
+	}
+	return out;
+}
+
+static bool same_process(const struct hd_signal *x, const struct hd_signal *y);
+
+/*
+ * The first of the candidates with a time (first_signals()), and whether
+ * they tie across processes; NULL when none has a time (a signal without
+ * one is placed after those with one, as it always was).
+ */
+static GPtrArray *first_timed(const GPtrArray *cands, bool *tie)
+{
+	g_autoptr(GPtrArray) timed = g_ptr_array_new();
+	GPtrArray *firsts;
+
+	*tie = false;
+	for (guint i = 0; i < cands->len; i++)
+		if (hd_time_known(((const struct hd_signal *)g_ptr_array_index(
+					   cands, i))
+					  ->time))
+			g_ptr_array_add(timed, g_ptr_array_index(cands, i));
+	if (!timed->len)
+		return NULL;
+	firsts = first_signals(timed);
+	for (guint i = 1; i < firsts->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(firsts, 0);
+		const struct hd_signal *y = g_ptr_array_index(firsts, i);
+
+		/* one rank's own failures (its log and its stderr) are
+		   no tie; different ranks, or processes, are */
+		if (x->rank >= 0 && y->rank >= 0 ? x->rank != y->rank
+						 : !same_process(x, y))
+			*tie = true;
+	}
+	return firsts;
+}
+
+/*
+ * Why the first signals could not be told apart: they tie within the
+ * skew, or some cannot be compared.  (static)
+ */
+static const char *tie_reason(const GPtrArray *firsts)
+{
+	for (guint i = 0; i < firsts->len; i++)
+		for (guint j = i + 1; j < firsts->len; j++)
+			if (sig_order(g_ptr_array_index(firsts, i),
+				      g_ptr_array_index(firsts, j)) ==
+			    HD_ORDER_UNKNOWN)
+				return "their times are missing or on clocks that cannot be compared";
+	return "their times lie within the clock skew of different hosts (or are equal), which is no order";
+}
+
+/* The distinct ranks (>= 0) of signals, ascending, and whether any has none. */
+static GArray *signal_ranks(const GPtrArray *sigs, bool *rankless)
+{
+	GArray *r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	*rankless = false;
+	for (guint i = 0; i < sigs->len; i++) {
+		const struct hd_signal *sig = g_ptr_array_index(sigs, i);
+
+		if (sig->rank >= 0)
+			g_array_append_val(r, sig->rank);
+		else
+			*rankless = true;
+	}
+	int_set_unique(r);
+	g_array_sort(r, hd_compare_int);
+	return r;
 }
 
 /* Who a signal comes from: its rank, else its process.  (transfer full) */
@@ -893,6 +1043,36 @@ static void check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	g_ptr_array_add(a->verdicts, v);
 }
 
+/*
+ * Network errors first seen by several processes that the times cannot
+ * order (a tie within the skew, or clocks that cannot be compared): each
+ * is named, at low confidence, whichever file was read first.
+ */
+static void network_tie(const struct hd_store *s, struct hd_analysis *a,
+			const GPtrArray *firsts)
+{
+	bool rankless;
+	g_autoptr(GArray) ranks = signal_ranks(firsts, &rankless);
+	g_autofree char *rt = hd_ranks_text(ranks, 8);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_NETWORK_FAULT, HD_CONF_LOW,
+		"ranks %s%s saw network errors, and which came first cannot be told: %s",
+		ranks->len ? rt : "?",
+		rankless ? " and processes of unknown rank" : "",
+		tie_reason(firsts));
+
+	for (guint i = 0; i < ranks->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(ranks, int, i));
+	v->score = HD_SCORE_NETWORK;
+	for (guint i = 0; i < firsts->len && v->evidence->len < MAX_EVIDENCE;
+	     i++)
+		add_signal_evidence(s, v, g_ptr_array_index(firsts, i));
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the first failure is among these; their logs' other lines, or times on one clock, would tell which");
+	g_ptr_array_add(a->verdicts, v);
+}
+
 static void check_network(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -904,6 +1084,9 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	guint same_peer = 0, nsig = 0;
 	int peer_rank = -1;
 	const char *peer_name = NULL; /* the host of a peer named by address */
+	g_autoptr(GPtrArray) cands = g_ptr_array_new();
+	g_autoptr(GPtrArray) firsts = NULL;
+	bool tie = false;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -913,12 +1096,20 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		nsig++;
 		if (sig->rank >= 0)
 			g_array_append_val(reporters, sig->rank);
-		if (!first || compare_sig_time(sig, first) < 0)
+		if (!first)
 			first = sig;
+		g_ptr_array_add(cands, hd_unconst(sig));
 	}
 	int_set_unique(reporters);
 	if (!first)
 		return;
+	firsts = first_timed(cands, &tie);
+	if (firsts)
+		first = g_ptr_array_index(firsts, 0);
+	if (tie) {
+		network_tie(s, a, firsts);
+		return;
+	}
 	if (first->peer) {
 		host = peer_host(first->peer);
 		peer_ranks = ranks_on_host(s, host, &peer_name);
@@ -957,13 +1148,13 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			peer = g_strdup_printf(" with peer %s", first->peer);
 		v = hd_verdict_new(
 			HD_V_NETWORK_FAULT,
-			same_peer > 0 || (first->time_ns != INT64_MIN &&
-					  nsig > 1)
+			same_peer > 0 ||
+					(hd_time_known(first->time) && nsig > 1)
 				? HD_CONF_HIGH
 				: HD_CONF_MEDIUM,
 			"%s saw the first network error%s%s", who,
 			peer ? peer : "",
-			first->time_ns == INT64_MIN && nsig > 1
+			!hd_time_known(first->time) && nsig > 1
 				? " (no timestamps: order unknown)"
 				: "");
 	}
@@ -1065,7 +1256,9 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
 	guint timeouts = 0, closed_naming = 0, rankless = 0;
 	struct hd_verdict *v;
-	bool timed = true;
+	bool timed = true, tie = false;
+	g_autoptr(GPtrArray) cands = g_ptr_array_new();
+	g_autoptr(GPtrArray) firsts = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -1089,14 +1282,18 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			g_array_append_val(crashed, sig->rank);
 		else
 			rankless++;
-		if (sig->time_ns == INT64_MIN)
+		if (!hd_time_known(sig->time))
 			timed = false;
-		if (!first || compare_sig_time(sig, first) < 0)
+		if (!first)
 			first = sig;
+		g_ptr_array_add(cands, hd_unconst(sig));
 	}
 	int_set_unique(crashed);
 	if (!first)
 		return;
+	firsts = first_timed(cands, &tie);
+	if (firsts)
+		first = g_ptr_array_index(firsts, 0);
 	/* Peers that saw a connection closed by the crashed rank's host. */
 	if (first->host) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -1111,6 +1308,44 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 		}
 	}
 	g_array_sort(crashed, hd_compare_int);
+	if (tie) {
+		bool rl;
+		g_autoptr(GArray) tied = signal_ranks(firsts, &rl);
+		g_autofree char *ct = hd_ranks_text(tied, 8);
+
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED, HD_CONF_LOW,
+			"ranks %s%s failed, and which failed first cannot be told: %s",
+			tied->len ? ct : "?",
+			rl ? " and processes of unknown rank" : "",
+			tie_reason(firsts));
+		for (guint i = 0; i < tied->len; i++)
+			hd_verdict_add_culprit(v, g_array_index(tied, int, i));
+		v->score = HD_SCORE_CRASH;
+		for (guint i = 0;
+		     i < firsts->len && v->evidence->len < MAX_EVIDENCE; i++)
+			add_signal_evidence(s, v, g_ptr_array_index(firsts, i));
+		for (guint i = 0;
+		     i < s->signals->len && v->evidence->len < MAX_EVIDENCE;
+		     i++) {
+			const struct hd_signal *sig = sig_at(s, i);
+
+			if (sig->rank >= 0 && is_crash_cause(s, sig) &&
+			    !g_ptr_array_find(firsts, sig, NULL))
+				add_signal_evidence(s, v, sig);
+		}
+		if (timeouts)
+			hd_verdict_add_evidence(
+				v, -1, NULL,
+				"%u watchdog timeout%s on other ranks follow%s",
+				timeouts, timeouts == 1 ? "" : "s",
+				timeouts == 1 ? "s" : "");
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: the first failure is among these; times on one clock would tell which");
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
 	if (crashed->len + rankless == 1 || timed) {
 		g_autofree char *who =
 			first->rank >= 0

@@ -158,7 +158,12 @@ static void collect(struct ctx *c)
 {
 	g_autoptr(GHashTable) byk =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
+	/* "host|clock" -> clock index: ranks of one host share a clock */
+	g_autoptr(GHashTable) hosts =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	/* rank -> the clock (enum hd_clock) + 1 its ops are read on */
+	g_autoptr(GHashTable) rank_kind =
+		g_hash_table_new(g_direct_hash, g_direct_equal);
 	const struct hd_store *s = c->s;
 
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -167,9 +172,25 @@ static void collect(struct ctx *c)
 		char key[96];
 		struct pos *p;
 		bool dup = false;
+		enum hd_clock kind;
+		gpointer seen;
 
 		if (op->rank < 0 || op->seq < 0 ||
 		    op->t_start_ns == INT64_MIN || op->t_end_ns == INT64_MIN)
+			continue;
+		/*
+		 * One clock per rank: a rank's dump (UTC) and its trace
+		 * (trace-relative) cannot be corrected by one offset; the
+		 * first clock read is kept.
+		 */
+		kind = (enum hd_clock)hd_op_time(s, op, op->t_start_ns).clock;
+		seen = g_hash_table_lookup(rank_kind,
+					   GINT_TO_POINTER(op->rank));
+		if (!seen)
+			g_hash_table_insert(rank_kind,
+					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER((int)kind + 1));
+		else if (GPOINTER_TO_INT(seen) != (int)kind + 1)
 			continue;
 		g_snprintf(key, sizeof(key), "%u/%u/%" G_GINT64_FORMAT,
 			   op->group, op->seq_kind, op->seq);
@@ -191,12 +212,17 @@ static void collect(struct ctx *c)
 					   GINT_TO_POINTER(op->rank))) {
 			const struct hd_rank *r =
 				hd_store_find_rank(s, op->rank);
+			/* a trace's own clock is its input's alone */
+			g_autofree char *hk =
+				r && r->host && kind != HD_CLOCK_TRACE
+					? g_strdup_printf("%s|%d", r->host,
+							  (int)kind)
+					: NULL;
 			int idx;
 
-			if (r && r->host &&
-			    g_hash_table_contains(hosts, r->host)) {
+			if (hk && g_hash_table_contains(hosts, hk)) {
 				idx = GPOINTER_TO_INT(
-					g_hash_table_lookup(hosts, r->host));
+					g_hash_table_lookup(hosts, hk));
 			} else {
 				struct clock *k = g_new0(struct clock, 1);
 
@@ -204,9 +230,9 @@ static void collect(struct ctx *c)
 						       sizeof(int64_t));
 				g_ptr_array_add(c->clocks, k);
 				idx = (int)c->clocks->len - 1;
-				if (r && r->host)
+				if (hk)
 					g_hash_table_insert(
-						hosts, hd_unconst(r->host),
+						hosts, g_steal_pointer(&hk),
 						GINT_TO_POINTER(idx));
 			}
 			g_hash_table_insert(c->clock_of,

@@ -182,9 +182,8 @@ struct hd_rank_progress {
  */
 struct hd_moment {
 	bool known;
-	bool is_local; /* local time without zone, as hd_signal.time_is_local */
 	int rank; /* the rank it was seen on, -1 none */
-	int64_t ns; /* wall-clock ns since the epoch, or since midnight */
+	struct hd_time time; /* with its clock */
 	struct hd_prov prov; /* where it was read */
 };
 
@@ -213,6 +212,9 @@ struct hd_analysis {
 	   timeout (it was noticed) */
 	struct hd_moment last_completed;
 	struct hd_moment first_timeout;
+	/* last_completed against first_timeout (enum hd_order):
+	   HD_ORDER_UNKNOWN when their clocks cannot be compared */
+	int8_t hang_order;
 	/*
 	 * Why the inputs cannot all belong to one incident (char *, one
 	 * sentence each; empty when they can).  Unless merged, nothing was

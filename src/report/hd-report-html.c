@@ -523,16 +523,43 @@ static int64_t op_begin(const struct hd_op *op)
 	return op->t_start_ns != INT64_MIN ? op->t_start_ns : op->t_enqueue_ns;
 }
 
-/* "2023-11-14 22:13:20.000 UTC" into buf. */
-static void utc_text(int64_t ns, char *buf, size_t size)
+/* The clock of an op's times (its input's). */
+static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autoptr(GDateTime) dt =
-		g_date_time_new_from_unix_utc(ns / 1000000000);
-	g_autofree char *day =
-		dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S") : NULL;
+	return op->prov.input < s->inputs->len
+		       ? hd_store_input(s, op->prov.input)->op_clock
+		       : HD_CLOCK_NONE;
+}
 
-	g_snprintf(buf, size, "%s.%03d UTC", day ? day : "?",
-		   (int)((ns % 1000000000) / 1000000));
+/*
+ * The one clock the timeline draws: UTC when some op has it, else local;
+ * ops on other clocks (trace-relative) cannot share its axis.
+ */
+static enum hd_clock timeline_clock(const struct hd_store *s,
+				    const struct hd_matrix *m,
+				    const GArray *rows, guint nrows)
+{
+	enum hd_clock best = HD_CLOCK_NONE;
+
+	for (guint r = 0; r < nrows; r++) {
+		const struct row *row = &g_array_index(rows, struct row, r);
+
+		for (guint c = 0; c < m->positions->len; c++) {
+			const struct hd_matrix_cell *cell =
+				hd_matrix_cell(m, row->first, c);
+			enum hd_clock k;
+
+			if (cell->op == UINT32_MAX)
+				continue;
+			k = op_clock(s, &g_array_index(s->ops, struct hd_op,
+						       cell->op));
+			if (k == HD_CLOCK_UTC)
+				return k;
+			if (k == HD_CLOCK_LOCAL)
+				best = k;
+		}
+	}
+	return best;
 }
 
 static void html_timeline(FILE *out, const struct hd_analysis *a,
@@ -544,8 +571,11 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	int label_w = 230, plot_w = 900, head_h = 22;
 	int rh = nrows <= 48 ? 18 : nrows <= 160 ? 11 : 6;
-	char start[64];
+	g_autofree char *start = NULL;
+	enum hd_clock clock = timeline_clock(s, m, rows, nrows);
 
+	if (clock == HD_CLOCK_NONE)
+		return;
 	for (guint r = 0; r < nrows; r++) {
 		const struct row *row = &g_array_index(rows, struct row, r);
 
@@ -557,6 +587,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			if (cell->op == UINT32_MAX)
 				continue;
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
+			if (op_clock(s, op) != clock)
+				continue;
 			if (op_begin(op) != INT64_MIN) {
 				t0 = MIN(t0, op_begin(op));
 				t1 = MAX(t1, op_begin(op));
@@ -575,12 +607,12 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	t1 = hd_report_add_sat(t1, hd_report_sub_sat(t1, t0) / 8);
 	if (t1 <= t0) /* t0 is INT64_MAX: a span of one */
 		t0 = t1 - 1;
-	utc_text(t0, start, sizeof(start));
+	start = hd_time_format(hd_time_make(t0, clock), 3);
 	fputs("<h2>Timeline</h2>\n<p class=\"note\">", out);
 	fprintf(out,
 		"The same ops on the clock each source recorded (not corrected "
-		"across hosts), from %s. %s Ops that never completed run to "
-		"the right edge.</p>\n",
+		"across hosts), from %s; ops on other clocks are not drawn. "
+		"%s Ops that never completed run to the right edge.</p>\n",
 		start,
 		rows->len < m->ranks->len
 			? "A folded row shows the first rank of its run."
@@ -616,6 +648,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			if (cell->op == UINT32_MAX)
 				continue;
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
+			if (op_clock(s, op) != clock)
+				continue;
 			b = op_begin(op);
 			e = op->t_end_ns;
 			if (b == INT64_MIN)

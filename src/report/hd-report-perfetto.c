@@ -192,6 +192,50 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 	return args;
 }
 
+/* The clock of an op's times (its input's). */
+static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
+{
+	return op->prov.input < s->inputs->len
+		       ? hd_store_input(s, op->prov.input)->op_clock
+		       : HD_CLOCK_NONE;
+}
+
+/*
+ * The one clock the timeline uses: UTC when an op has it, else local, else
+ * the clock of the first timed op when every timed op is of its input
+ * (a trace's own clock means nothing beside another's).  NONE: by
+ * sequence.
+ */
+static enum hd_clock timeline_clock(const struct hd_store *s)
+{
+	enum hd_clock best = HD_CLOCK_NONE;
+	uint32_t input = UINT32_MAX;
+	bool one_input = true;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		enum hd_clock k = op_clock(s, op);
+
+		if (op->rank < 0 || op_begin(op) == INT64_MIN)
+			continue;
+		if (k == HD_CLOCK_UTC)
+			return k;
+		if (k == HD_CLOCK_LOCAL)
+			best = k;
+		else if (best == HD_CLOCK_NONE || best != HD_CLOCK_LOCAL) {
+			if (input != UINT32_MAX && input != op->prov.input)
+				one_input = false;
+			input = op->prov.input;
+			if (best == HD_CLOCK_NONE)
+				best = k;
+		}
+	}
+	if (best != HD_CLOCK_LOCAL && !one_input)
+		return HD_CLOCK_NONE;
+	return best;
+}
+
 static void ops(struct writer *w, const struct hd_analysis *a, int64_t base,
 		int64_t last, struct hd_perfetto_info *info)
 {
@@ -213,6 +257,10 @@ static void ops(struct writer *w, const struct hd_analysis *a, int64_t base,
 
 			if (b == INT64_MIN) {
 				info->untimed++;
+				continue;
+			}
+			if (op_clock(s, op) != info->clock) {
+				info->other_clock++;
 				continue;
 			}
 			/* Never completed: it runs to the end of the data. */
@@ -340,12 +388,14 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 	char *text;
 
 	*info = (struct hd_perfetto_info){ 0 };
+	info->clock = (uint8_t)timeline_clock(s);
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		int64_t b = op_begin(op);
 
-		if (b == INT64_MIN)
+		if (b == INT64_MIN || info->clock == HD_CLOCK_NONE ||
+		    op_clock(s, op) != info->clock)
 			continue;
 		base = MIN(base, b);
 		last = MAX(last, MAX(b, op->t_end_ns));
@@ -376,6 +426,11 @@ bool hd_report_perfetto(FILE *out, const struct hd_analysis *a,
 	json_object_set_new(other, "time_base_ns",
 			    info->by_sequence ? json_null()
 					      : json_integer(base));
+	json_object_set_new(
+		other, "time_clock",
+		json_string(hd_clock_name((enum hd_clock)info->clock)));
+	json_object_set_new(other, "ops_on_other_clocks",
+			    json_integer((json_int_t)info->other_clock));
 	json_object_set_new(other, "ops_without_time",
 			    json_integer((json_int_t)info->untimed));
 	text = hd_json_dumps(other, JSON_COMPACT | JSON_PRESERVE_ORDER);

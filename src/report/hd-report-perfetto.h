@@ -20,6 +20,10 @@ struct hd_perfetto_info {
 	bool by_sequence; /* no op had a time: laid out by position */
 	uint64_t events; /* op events written */
 	uint64_t untimed; /* ops left out: no time while others had one */
+	/* ops left out: timed on another clock than the timeline's (a
+	   trace's own clock beside UTC dumps) */
+	uint64_t other_clock;
+	uint8_t clock; /* enum hd_clock of the timeline */
 };
 
 /*

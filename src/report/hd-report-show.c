@@ -172,7 +172,7 @@ static GDateTime *utc_of(int64_t ns)
  * day without with_date; "-" when unknown (transfer full).  Microseconds:
  * the finest any source records a wall-clock time in is the NCCL log's.
  */
-static char *fmt_time(int64_t ns, bool with_date)
+static char *fmt_time(int64_t ns, bool with_date, enum hd_clock clock)
 {
 	g_autoptr(GDateTime) t = NULL;
 	int64_t frac;
@@ -180,6 +180,9 @@ static char *fmt_time(int64_t ns, bool with_date)
 
 	if (ns == INT64_MIN)
 		return g_strdup("-");
+	/* not UTC (a trace's own clock): the time says its clock */
+	if (clock != HD_CLOCK_UTC)
+		return hd_time_format(hd_time_make(ns, clock), 6);
 	t = utc_of(ns);
 	if (!t)
 		return g_strdup_printf("%" G_GINT64_FORMAT " ns", ns);
@@ -188,14 +191,15 @@ static char *fmt_time(int64_t ns, bool with_date)
 		frac += 1000000000;
 	whole = g_date_time_format(t, with_date ? "%Y-%m-%d %H:%M:%S"
 						: "%H:%M:%S");
-	return g_strdup_printf("%s.%06" G_GINT64_FORMAT, whole, frac / 1000);
+	return g_strdup_printf("%s.%06" G_GINT64_FORMAT "%s", whole,
+			       frac / 1000, with_date ? " UTC" : "");
 }
 
 /*
  * The one UTC day every known time of ops falls on, "2023-11-14", or
  * NULL when they span days or none is known (transfer full).
  */
-static char *common_day(const GPtrArray *ops)
+static char *common_day(const struct hd_store *s, const GPtrArray *ops)
 {
 	char *day = NULL;
 
@@ -203,6 +207,10 @@ static char *common_day(const GPtrArray *ops)
 		const struct hd_op *op = g_ptr_array_index(ops, i);
 		const int64_t ts[] = { op->t_enqueue_ns, op->t_start_ns,
 				       op->t_end_ns };
+
+		if (op->t_enqueue_ns != INT64_MIN &&
+		    hd_op_time(s, op, op->t_enqueue_ns).clock != HD_CLOCK_UTC)
+			goto out_mixed;
 
 		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
 			g_autoptr(GDateTime) t = NULL;
@@ -263,9 +271,14 @@ static void op_row(struct table *t, const struct hd_store *s,
 	else
 		table_add(t, g_strdup("-"));
 	table_add(t, hd_report_clean(op->d->name ? op->d->name : "-"));
-	table_add(t, fmt_time(op->t_enqueue_ns, with_date));
-	table_add(t, fmt_time(op->t_start_ns, with_date));
-	table_add(t, fmt_time(op->t_end_ns, with_date));
+	enum hd_clock clock =
+		op->prov.input < s->inputs->len
+			? hd_store_input(s, op->prov.input)->op_clock
+			: HD_CLOCK_NONE;
+
+	table_add(t, fmt_time(op->t_enqueue_ns, with_date, clock));
+	table_add(t, fmt_time(op->t_start_ns, with_date, clock));
+	table_add(t, fmt_time(op->t_end_ns, with_date, clock));
 	table_add(t, hd_report_clean(src));
 }
 
@@ -360,9 +373,9 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "peer_rank",
 			    hd_json_int_or_null(sig->peer_rank, -1));
 	json_object_set_new(o, "time_ns",
-			    hd_json_int_or_null(sig->time_ns, INT64_MIN));
-	json_object_set_new(o, "time_is_local",
-			    json_boolean(sig->time_is_local));
+			    hd_json_int_or_null(sig->time.ns, INT64_MIN));
+	json_object_set_new(o, "time_clock",
+			    json_string(hd_clock_name(sig->time.clock)));
 	json_object_set_new(o, "group", hd_json_string(sig->group_name));
 	json_object_set_new(o, "seq", hd_json_int_or_null(sig->seq, -1));
 	json_object_set_new(o, "last_enqueued",
@@ -453,13 +466,14 @@ void hd_report_show_select(const struct hd_store *s,
 void hd_report_show_text(FILE *out, const struct hd_store *s,
 			 const GPtrArray *ops, const GPtrArray *signals)
 {
-	g_autofree char *day = common_day(ops);
+	g_autofree char *day = common_day(s, ops);
 	struct table t;
 
 	if (day)
 		fprintf(out, "ops: %u (times UTC, %s)\n", ops->len, day);
 	else if (ops->len)
-		fprintf(out, "ops: %u (times UTC)\n", ops->len);
+		fprintf(out, "ops: %u (times with their dates and clocks)\n",
+			ops->len);
 	else
 		fprintf(out, "ops: 0\n");
 	if (ops->len) {

@@ -223,8 +223,7 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 		return;
 	s = g_string_new("hang began: ");
 	if (done->known) {
-		g_autofree char *when =
-			hd_report_time(done->ns, done->is_local);
+		g_autofree char *when = hd_time_format(done->time, 3);
 		g_autofree char *src = hd_prov_format(a->store, &done->prov);
 
 		g_string_append_printf(s,
@@ -233,8 +232,7 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 				       when, done->rank, src);
 	}
 	if (first->known) {
-		g_autofree char *when =
-			hd_report_time(first->ns, first->is_local);
+		g_autofree char *when = hd_time_format(first->time, 3);
 		g_autofree char *src = hd_prov_format(a->store, &first->prov);
 		char rank[32] = "";
 
@@ -245,6 +243,9 @@ static void hang_start(const struct text *t, const struct hd_analysis *a)
 			s, "%sfirst watchdog timeout at %s (%s%s)",
 			done->known ? "; " : "", when, rank, src);
 	}
+	if (done->known && first->known && a->hang_order == HD_ORDER_UNKNOWN)
+		g_string_append(s, "; these two times are on different clocks "
+				   "and cannot be ordered");
 	emit_wrap(t, "", "  ", s->str);
 	g_string_free(s, TRUE);
 }
@@ -486,6 +487,16 @@ static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
 		emit(t, "  - the error, at %s: %s", e->source,
 		     hd_report_strip_log_prefix(e->text));
 		break;
+	}
+	if (v->culprits->len > 1) {
+		g_autofree char *rt = hd_report_rank_list(v->culprits);
+
+		/* several culprits: the times could not order them */
+		emit(t,
+		     "  - read the logs of ranks %s up to their errors: one of "
+		     "them failed first and caused the others",
+		     rt);
+		return;
 	}
 	if (culprit >= 0) {
 		const struct hd_frame *f = user_frame(a, culprit);

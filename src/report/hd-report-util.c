@@ -437,27 +437,6 @@ bool hd_report_evidence_is_filler(const struct hd_evidence *e)
 	       g_str_has_prefix(e->text, "and ");
 }
 
-char *hd_report_time(int64_t ns, bool is_local)
-{
-	const int64_t day = (int64_t)86400 * 1000000000;
-	int64_t secs = ns / 1000000000, ms = (ns % 1000000000) / 1000000;
-	g_autoptr(GDateTime) dt = NULL;
-	g_autofree char *date = NULL;
-
-	if (ns < 0)
-		return g_strdup("?");
-	if (ns < day)
-		return g_strdup_printf(
-			"%02d:%02d:%02d.%03d", (int)(secs / 3600),
-			(int)(secs / 60 % 60), (int)(secs % 60), (int)ms);
-	dt = g_date_time_new_from_unix_utc(secs);
-	if (!dt)
-		return g_strdup("?");
-	date = g_date_time_format(dt, "%Y-%m-%d %H:%M:%S");
-	return g_strdup_printf("%s.%03d%s", date, (int)ms,
-			       is_local ? "" : " UTC");
-}
-
 GArray *hd_report_rank_set(const GArray *ranks)
 {
 	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));

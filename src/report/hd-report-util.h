@@ -121,11 +121,4 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
  */
 bool hd_report_evidence_is_filler(const struct hd_evidence *e);
 
-/*
- * A moment as people read it: "2023-11-14 22:13:20.036 UTC", the same
- * without "UTC" for a local time, or "03:22:44.123" for a time of day.
- * (transfer full)
- */
-char *hd_report_time(int64_t ns, bool is_local);
-
 #endif

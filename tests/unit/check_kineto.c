@@ -173,6 +173,45 @@ START_TEST(test_annotation_peer_checked)
 END_TEST
 
 /*
+ * A base past 2200 (UBSan: base + ts overflowed int64) is ignored with a
+ * warning; the trace's times stay relative to its own origin.
+ */
+START_TEST(test_base_out_of_range)
+{
+	bool ok;
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KINETO,
+		"{\"traceEvents\":[" KERNEL_EV(
+			"4458677009840.015", "1.5",
+			FULL_META) "],\"distributedInfo\":{\"rank\":1,\"world_size\":4},"
+				   "\"baseTimeNanoseconds\":9223372036854775000}",
+		&ok);
+
+	ck_assert(ok);
+	ck_assert(has_warning(s, "no time between 1970 and 2200"));
+	ck_assert_int_eq(op0(s)->t_start_ns, 4458677009840015LL);
+	ck_assert_int_eq(hd_store_input(s, 0)->op_clock, HD_CLOCK_TRACE);
+}
+END_TEST
+
+/* With a base the trace's ops are UTC. */
+START_TEST(test_base_gives_utc)
+{
+	bool ok;
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KINETO,
+		"{\"traceEvents\":[" KERNEL_EV(
+			"4458677009840.015", "1.5",
+			FULL_META) "],\"distributedInfo\":{\"rank\":1,\"world_size\":4},"
+				   "\"baseTimeNanoseconds\":1706400000000000000}",
+		&ok);
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(s, 0)->op_clock, HD_CLOCK_UTC);
+}
+END_TEST
+
+/*
  * The the format notes, section 4 nesting, era before copied metadata: the kernel links
  * through correlation to the launch, and by time to record_param_comms and
  * the nccl:send annotation on the launching thread.
@@ -626,6 +665,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_annotation_peer_checked);
 	tcase_add_test(tc, test_era_b_fraction);
 	tcase_add_test(tc, test_era_c_base_after);
+	tcase_add_test(tc, test_base_out_of_range);
+	tcase_add_test(tc, test_base_gives_utc);
 	tcase_add_test(tc, test_link_by_correlation);
 	tcase_add_test(tc, test_junk_not_interned);
 	tcase_add_test(tc, test_old_kernel_names);

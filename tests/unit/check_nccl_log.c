@@ -745,7 +745,7 @@ START_TEST(test_warn_forms)
 	g = sig_at(s, 0);
 	ck_assert_int_eq(g->type, HD_SIGT_OOM);
 	ck_assert_int_eq(g->cat, HD_SIG_CUDA);
-	ck_assert_int_eq(g->time_ns, INT64_MIN);
+	ck_assert(!hd_time_known(g->time));
 	ck_assert_int_eq(g->rank, 1);
 	ck_assert_int_eq(g->pid, 4242);
 	ck_assert_int_eq(g->prov.at, 4);
@@ -753,9 +753,9 @@ START_TEST(test_warn_forms)
 	ck_assert_int_eq(g->type, HD_SIGT_PEER_CLOSED);
 	ck_assert_int_eq(g->cat, HD_SIG_CRASH);
 	ck_assert_str_eq(g->peer, "node-b<41873>");
-	ck_assert(g->time_is_local);
+	ck_assert_int_eq(g->time.clock, HD_CLOCK_LOCAL);
 	/* 2025-03-02 10:15:07 as if UTC */
-	ck_assert_int_eq(g->time_ns, G_GINT64_CONSTANT(1740910507000000000));
+	ck_assert_int_eq(g->time.ns, G_GINT64_CONSTANT(1740910507000000000));
 	ck_assert(g_str_has_prefix(g->text, HP));
 	ck_assert_int_eq(sig_at(s, 2)->type, HD_SIGT_DUPLICATE_GPU);
 	ck_assert_int_eq(sig_at(s, 2)->cat, HD_SIG_INIT);
@@ -957,7 +957,7 @@ START_TEST(test_c10d_exit_local_rank)
 	ck_assert_int_eq(g->rank, 11);
 	ck_assert_int_eq(g->code, -9);
 	/* the summary's date wins over none */
-	ck_assert(g->time_ns != INT64_MIN);
+	ck_assert(hd_time_is_dated(g->time));
 	g = sig_at(s, 1);
 	ck_assert_int_eq(g->local_rank, 1);
 	ck_assert_int_eq(g->rank, 9);
@@ -1154,9 +1154,11 @@ START_TEST(test_c10d_timeout_takes_status_pg)
 
 	ck_assert_str_eq(sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT)->group_name,
 			 "1");
-	/* hh:mm:ss only: ns since midnight */
-	ck_assert_int_eq(sig_at(s, 0)->time_ns,
-			 G_GINT64_CONSTANT(50531000000000));
+	/* "E305": March 5 (c10d pads no month), year unknown */
+	ck_assert_int_eq(sig_at(s, 0)->time.clock, HD_CLOCK_MONTH_DAY);
+	ck_assert_int_eq(sig_at(s, 0)->time.ns,
+			 (31 + 29 + 4) * HD_NS_PER_DAY +
+				 G_GINT64_CONSTANT(50531000000000));
 }
 END_TEST
 
@@ -1310,7 +1312,7 @@ START_TEST(test_malformed)
 			"remote peer b<1>\n");
 
 		ck_assert_uint_eq(y->signals->len, 1);
-		ck_assert_int_eq(sig_at(y, 0)->time_ns, INT64_MIN);
+		ck_assert(!hd_time_known(sig_at(y, 0)->time));
 	}
 }
 END_TEST
@@ -1744,6 +1746,74 @@ START_TEST(test_records_read_twice)
 }
 END_TEST
 
+/*
+ * Every clock a log line can carry is kept (issue 18): NCCL's local stamp,
+ * a collector's UTC date and an offset, glog's month and day (year from a
+ * dated line of the same stream only), and no date from a malformed one.
+ */
+START_TEST(test_line_clocks)
+{
+	const char *text =
+		"[2026-06-14 09:05:10] " HP
+		"x.cc:1 NCCL WARN Cuda failure 'out of memory'\n"
+		"2026-06-14T01:05:11Z: " HP
+		"x.cc:1 NCCL WARN Cuda failure 'out of memory'\n"
+		"2026-06-14T09:05:12+08:00: " HP
+		"x.cc:1 NCCL WARN Cuda failure 'out of memory'\n"
+		"[2026-02-30 09:05:13] " HP
+		"x.cc:1 NCCL WARN Cuda failure 'out of memory'\n"
+		"[rank1]:[E0614 09:15:13.203113000 ProcessGroupNCCL.cpp:632] "
+		"[PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog caught "
+		"collective operation timeout: WorkNCCL(SeqNum=7, "
+		"OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) ran "
+		"for 2 milliseconds before timing out.\n"
+		"[default3]:[rank3]:[E0614 09:15:14.1 ProcessGroupNCCL.cpp:632] "
+		"[PG ID 0 PG GUID 0(default_pg) Rank 3] Watchdog caught "
+		"collective operation timeout: WorkNCCL(SeqNum=7, "
+		"OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) ran "
+		"for 2 milliseconds before timing out.\n";
+	g_autoptr(hd_store) s = parse(text);
+	const int64_t day = hd_days_from_civil(2026, 6, 14) * HD_NS_PER_DAY;
+	g_autofree char *md = NULL;
+
+	ck_assert_uint_eq(s->signals->len, 6);
+	ck_assert_int_eq(sig_at(s, 0)->time.clock, HD_CLOCK_LOCAL);
+	ck_assert_int_eq(sig_at(s, 0)->time.ns,
+			 day + (9 * 3600 + 5 * 60 + 10) * HD_NS_PER_SEC);
+	ck_assert_int_eq(sig_at(s, 1)->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(sig_at(s, 1)->time.ns,
+			 day + (1 * 3600 + 5 * 60 + 11) * HD_NS_PER_SEC);
+	ck_assert_int_eq(sig_at(s, 2)->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(sig_at(s, 2)->time.ns,
+			 day + (1 * 3600 + 5 * 60 + 12) * HD_NS_PER_SEC);
+	/* February 30 is no date */
+	ck_assert(!hd_time_known(sig_at(s, 3)->time));
+	/* the unlabelled watchdog line: the year of the file's first dated
+	   unlabelled line */
+	ck_assert_int_eq(sig_at(s, 4)->time.clock, HD_CLOCK_LOCAL);
+	ck_assert_int_eq(sig_at(s, 4)->time.ns,
+			 day + (9 * 3600 + 15 * 60 + 13) * HD_NS_PER_SEC);
+	/* [default3]: a stream with no date of its own takes the year of
+	   the unlabelled lines (the launcher's, same node) */
+	ck_assert_int_eq(sig_at(s, 5)->time.clock, HD_CLOCK_LOCAL);
+	{
+		/* without any dated line the year stays unknown */
+		g_autoptr(hd_store) y = parse(
+			"[rank1]:[E0614 09:15:13.203113000 "
+			"ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID "
+			"0(default_pg) Rank 1] Watchdog caught collective "
+			"operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, "
+			"NumelIn=1, NumelOut=1, Timeout(ms)=1) ran for 2 "
+			"milliseconds before timing out.\n");
+
+		ck_assert_int_eq(sig_at(y, 0)->time.clock, HD_CLOCK_MONTH_DAY);
+		md = hd_time_format(sig_at(y, 0)->time, 0);
+		ck_assert_str_eq(
+			md, "06-14 09:15:13 (local, year and zone unknown)");
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_log");
@@ -1810,6 +1880,7 @@ static Suite *suite(void)
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	tcase_add_test(ta, test_attempts_per_process);
 	tcase_add_test(ta, test_records_read_twice);
+	tcase_add_test(tm, test_line_clocks);
 	suite_add_tcase(s, tm);
 	return s;
 }

@@ -411,16 +411,71 @@ START_TEST(test_intern_limit)
 }
 END_TEST
 
-/* --since/--until: records outside go, records without a time stay. */
+/*
+ * Times past 2200 (a hostile dump's time_created_ns) are forgotten by
+ * hd_store_bound() with one warning, so no difference of times overflows
+ * (UBSan); a trace-relative time of any size stays.
+ */
+START_TEST(test_bound_times)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "rank0.pkl");
+	uint32_t tr = hd_store_add_input(s, "trace.json");
+	struct hd_op op;
+	struct hd_signal sig;
+
+	hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
+	hd_store_input(s, tr)->op_clock = HD_CLOCK_TRACE;
+	hd_op_init(&op);
+	op.rank = 0;
+	op.prov.input = in;
+	op.t_enqueue_ns = INT64_MAX;
+	op.t_start_ns = -5;
+	op.t_end_ns = INT64_C(1700000000) * 1000000000;
+	hd_store_add_op(s, &op);
+	op.prov.input = tr;
+	op.t_enqueue_ns = INT64_MAX - 1;
+	hd_store_add_op(s, &op);
+	hd_signal_init(&sig);
+	sig.prov.input = in;
+	sig.time = hd_time_make(HD_TIME_NS_MAX, HD_CLOCK_LOCAL);
+	hd_store_add_signal(s, &sig);
+	hd_store_bound(s);
+	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_enqueue_ns,
+			 INT64_MIN);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
+			 INT64_MIN);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_end_ns,
+			 INT64_C(1700000000) * 1000000000);
+	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 1).t_enqueue_ns,
+			 INT64_MAX - 1);
+	ck_assert(!hd_time_known(
+		g_array_index(s->signals, struct hd_signal, 0).time));
+	ck_assert_uint_eq(hd_store_input(s, in)->nwarnings, 1);
+}
+END_TEST
+
+/*
+ * --since/--until: records outside go, records without a time stay, and
+ * UTC bounds judge only UTC times (a local time's zone is unknown).
+ */
 START_TEST(test_keep_window)
 {
 	g_autoptr(hd_store) s = hd_store_new();
 	uint32_t in = hd_store_add_input(s, "w.log");
 	const int64_t base = INT64_C(1700000000) * 1000000000;
-	const int64_t times[] = { base, base + 10, base + 20, INT64_MIN,
-				  5 * INT64_C(1000000000) };
+	const struct hd_time times[] = {
+		hd_time_make(base, HD_CLOCK_UTC),
+		hd_time_make(base + 10, HD_CLOCK_UTC),
+		hd_time_make(base + 20, HD_CLOCK_UTC),
+		hd_time_none(),
+		hd_time_make(5 * HD_NS_PER_SEC, HD_CLOCK_TIME_OF_DAY),
+		hd_time_make(base + 100, HD_CLOCK_LOCAL),
+	};
 	struct hd_window w = { base + 5, base + 15, false };
 
+	hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
 	for (size_t i = 0; i < G_N_ELEMENTS(times); i++) {
 		struct hd_op op;
 		struct hd_signal sig;
@@ -428,30 +483,37 @@ START_TEST(test_keep_window)
 		hd_op_init(&op);
 		op.rank = 0;
 		op.prov.input = in;
-		op.t_start_ns = times[i];
+		op.t_start_ns = i < 4 ? times[i].ns : INT64_MIN;
 		hd_store_add_op(s, &op);
 		hd_signal_init(&sig);
-		sig.time_ns = times[i];
+		sig.time = times[i];
 		sig.text = g_strdup("text");
 		sig.prov.input = in;
 		g_array_append_val(s->signals, sig);
 	}
 	hd_store_keep_window(s, &w);
-	/* base + 10 in, the untimed one and the time of day only kept */
-	ck_assert_uint_eq(s->ops->len, 3);
+	/* ops: base + 10 and the three untimed ones */
+	ck_assert_uint_eq(s->ops->len, 4);
 	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
 			 base + 10);
-	ck_assert_uint_eq(s->signals->len, 3);
-	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 1);
+	/* signals: base + 10, the untimed one, the time of day and the
+	   local time (the bounds are UTC: they cannot judge those) */
+	ck_assert_uint_eq(s->signals->len, 4);
+	ck_assert_int_eq(
+		g_array_index(s->signals, struct hd_signal, 3).time.clock,
+		HD_CLOCK_LOCAL);
+	/* one warning for what was dropped, one for what was not judged */
+	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 2);
 
-	/* a time of day window compares times modulo a day */
+	/* a time of day window compares each clock's time of day */
 	w.since = 0;
 	w.until = 4 * INT64_C(1000000000);
 	w.time_of_day = true;
 	hd_store_keep_window(s, &w);
-	ck_assert_uint_eq(s->ops->len, 1); /* only the untimed one */
+	ck_assert_uint_eq(s->ops->len, 3); /* the untimed ones */
 	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
 			 INT64_MIN);
+	ck_assert_uint_eq(s->signals->len, 1); /* the untimed one */
 }
 END_TEST
 
@@ -468,6 +530,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
 	tcase_add_test(tc, test_text_safe);
+	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);

@@ -73,6 +73,67 @@ static const struct hd_arrival *arrival(const struct hd_analysis *a, int r)
 	return &none_arrival;
 }
 
+/*
+ * One host, four ranks: ranks 0, 2, 3 from dumps (UTC), rank 1 from a
+ * trace without a base time (its own origin).  Rank 1 truly starts 3 ms
+ * late.  Its clock cannot share the host's UTC offset: it gets its own,
+ * found from the collectives' ends, and rank 1 is last by 3 ms.  With
+ * one offset per host its times were decades "early" and it was never
+ * last.
+ */
+START_TEST(test_trace_clock_not_the_hosts)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_analysis *a = analysis_new(s);
+	static const int ranks[] = { 0, 1, 2, 3 };
+	g_autofree char *id = hd_group_id_pg("0", ranks, 4);
+	const int64_t base = INT64_C(1795230763) * 1000000000;
+	const int64_t origin = base - 5 * HD_NS_PER_SEC;
+	uint32_t g = hd_store_group(s, id);
+	const struct hd_arrival *r1;
+
+	for (int r = 0; r < 4; r++) {
+		g_autofree char *name = g_strdup_printf("rank%d", r);
+		uint32_t in = hd_store_add_input(s, name);
+
+		hd_store_input(s, in)->op_clock =
+			r == 1 ? HD_CLOCK_TRACE : HD_CLOCK_UTC;
+		hd_store_input(s, in)->rank = r;
+		hd_rank_add_input(hd_store_rank(s, r), in);
+		hd_store_rank(s, r)->host = hd_intern("node-a");
+		hd_group_set_member(hd_store_group_at(s, g), r, r);
+		for (int k = 1; k <= 12; k++) {
+			struct hd_op op;
+			int64_t t = base + k * 10 * INT64_C(1000000);
+
+			hd_op_init(&op);
+			op.rank = r;
+			op.group = g;
+			op.seq = k;
+			op.seq_kind = HD_SEQ_COLLECTIVE;
+			op.kind = HD_OP_ALL_REDUCE;
+			op.state = HD_STATE_COMPLETED;
+			op.prov.input = in;
+			op.t_start_ns = t + (r == 1 ? 3000000 : 0) + r * 100;
+			op.t_end_ns = t + 5000000 + r * 50;
+			if (r == 1) {
+				op.t_start_ns -= origin;
+				op.t_end_ns -= origin;
+			}
+			hd_store_add_op(s, &op);
+		}
+	}
+	hd_store_resolve(s);
+	hd_straggler_run(s, a);
+	/* rank 1 is last everywhere, by its true 3 ms */
+	r1 = arrival(a, 1);
+	ck_assert_uint_eq(r1->times_last, 12);
+	ck_assert_int_gt(r1->median_lag_ns, 2900000);
+	ck_assert_int_lt(r1->median_lag_ns, 3100000);
+	analysis_free(a);
+}
+END_TEST
+
 /* Rank 2 starts 3 ms late everywhere; host 1 (ranks 2, 3) is +1.5 ms. */
 START_TEST(test_synthetic_straggler_with_offset)
 {
@@ -468,6 +529,7 @@ static Suite *suite(void)
 	TCase *real = tcase_create("realdata");
 
 	tcase_add_test(tc, test_synthetic_straggler_with_offset);
+	tcase_add_test(tc, test_trace_clock_not_the_hosts);
 	tcase_add_test(tc, test_synthetic_offset_not_blamed);
 	tcase_add_test(tc, test_straggler_fault_needs_hang);
 	tcase_add_test(tc, test_synthetic_straggler_no_meta);
