@@ -32,7 +32,7 @@ note       free text; required for xfail and skip
 
 A crash (a signal) or a run without JSON output is a failure whatever the
 status.  Every directory under an area that directly holds a file other
-than README*, *.md and *.tsv must be named by some line (itself, or a file
+than README*, *.md, *.tsv and hidden ones must be named by some line (itself, or a file
 in it), so a new fixture cannot escape scoring.
 
 Prints one line per case (ok, FAIL, XFAIL, XPASS, SKIP) and a summary.
@@ -47,13 +47,15 @@ import sys
 
 CONFIDENCE = {"low": 0, "medium": 1, "high": 2}
 STATUSES = ("ok", "xfail", "skip")
-# Directories holding no incidents, only notes (tests/data/real: the
+# Files that are notes, not inputs (tests/data/real holds only notes: the
 # expectations of an external corpus, in scripts/score-corpus.py's format).
-NOT_FIXTURE = ("README", ".md", ".tsv")
+NOT_FIXTURE = (".md", ".tsv")
 
 
 def is_fixture_file(name):
-    return not (name.startswith("README") or name.endswith(NOT_FIXTURE))
+    # hidden files are skipped by hangdoc's own walk too
+    return not (name.startswith(("README", ".")) or
+                name.endswith(NOT_FIXTURE))
 
 
 def fixture_dirs(area):
