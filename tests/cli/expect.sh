@@ -15,6 +15,8 @@ dir=$(mktemp -d) || exit 99
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/area" || exit 99
 cp -R "$HD_SRCDIR/tests/data/fr/healthy" "$dir/area/case" || exit 99
+# distcheck's source tree is read-only, and so would the copies be
+chmod -R u+w "$dir/area" || exit 99
 T=$(printf '\t')
 # expect <tsv line> <exit status> <pattern the output must hold>
 expect() {

@@ -54,6 +54,8 @@ cp -R "$HD_SRCDIR/testdata/example-incident/fr" "$dir/mix/dumps" &&
 	cp -R "$HD_SRCDIR/tests/data/real-shaped/partial-timeouts/pt-mostly-silent" \
 		"$dir/mix/und1" &&
 	cp -R "$dir/mix/und1" "$dir/mix/und2" || exit 99
+# distcheck's source tree is read-only, and so would the copies be
+chmod -R u+w "$dir/mix" || exit 99
 "$HANGDOC" triage -j 1 "$dir/mix" >"$dir/mix.txt" 2>/dev/null
 head -1 "$dir/mix.txt" | grep -q "^4 incidents, 1 causes (2 with a fault" ||
 	{ echo "FAIL: mixed evidence or undecided miscounted"; cat "$dir/mix.txt"; exit 1; }
