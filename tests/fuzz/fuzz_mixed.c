@@ -181,7 +181,6 @@ static void render_all(const struct hd_analysis *a)
 	hd_report_show_text(devnull, a->store, ops, sigs);
 	g_ptr_array_add(rows, hd_triage_row_new("a", a));
 	g_ptr_array_add(rows, hd_triage_row_new("b", a));
-	g_ptr_array_add(rows, hd_triage_row_new_error("c", "cannot read"));
 	(void)hd_triage_write_jsonl(devnull, g_ptr_array_index(rows, 0));
 	(void)hd_triage_write_table(devnull, rows, false);
 	(void)hd_triage_write_table(devnull, rows, true);
