@@ -1,7 +1,8 @@
 /*
  * Two analyses compared (hd-diff.h).  Each side keeps copies of what it
  * needs, so the analyses and stores can go before the diff is printed.
- * The cause is compared by fingerprint only; ranks, hosts, op, call site
+ * The cause is compared by fingerprint only, and only between verdicts
+ * that decided something (an undecided side has no cause to share); ranks, hosts, op, call site
  * and status are compared field by field, so a report can say "same
  * cause, other host" (a recurring fault moving between nodes) or "other
  * cause at the same call site".
@@ -131,6 +132,13 @@ static enum hd_diff_same same_op(const struct hd_diff_side *a,
 	return HD_DIFF_SAME;
 }
 
+static bool undecided(const struct hd_diff_side *s)
+{
+	return s->kind &&
+	       strcmp(s->kind, hd_verdict_kind_name(HD_V_INSUFFICIENT_DATA)) ==
+		       0;
+}
+
 struct hd_diff *hd_diff_new(const struct hd_analysis *a, int status_a,
 			    const char *label_a, const struct hd_analysis *b,
 			    int status_b, const char *label_b)
@@ -142,7 +150,8 @@ struct hd_diff *hd_diff_new(const struct hd_analysis *a, int status_a,
 	d->hosts_common = g_ptr_array_new_with_free_func(g_free);
 	d->hosts_only_a = g_ptr_array_new_with_free_func(g_free);
 	d->hosts_only_b = g_ptr_array_new_with_free_func(g_free);
-	d->same_cause = d->a.fingerprint && d->b.fingerprint &&
+	d->undecided = undecided(&d->a) || undecided(&d->b);
+	d->same_cause = !d->undecided && d->a.fingerprint && d->b.fingerprint &&
 			strcmp(d->a.fingerprint, d->b.fingerprint) == 0;
 	d->kind = same_str(d->a.kind, d->b.kind);
 	d->culprits = same_ranks(d->a.culprits, d->b.culprits);

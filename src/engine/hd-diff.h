@@ -4,8 +4,10 @@
  * fingerprint, culprit ranks and hosts, op, position and call site, the
  * status analyze would exit with); the diff decides what is the same and
  * what changed, so that reports only print it.  Same cause means the top
- * verdicts share a fingerprint (hd-fingerprint.h): other ranks, hosts and
- * times do not make another cause.
+ * verdicts share a fingerprint (hd-fingerprint.h) and both decided
+ * something: other ranks, hosts, times and evidence kinds do not make
+ * another cause, and two undecided analyses (insufficient_data) are never
+ * one cause, whatever their texts.
  *
  * Ownership: a diff owns its sides and lists; it keeps no pointer into the
  * analyses, which may be freed once it is built.
@@ -46,7 +48,8 @@ enum hd_diff_same {
 
 struct hd_diff {
 	struct hd_diff_side a, b;
-	bool same_cause; /* both have a top verdict, fingerprints equal */
+	bool same_cause; /* both decided, fingerprints equal */
+	bool undecided; /* a side's top verdict is insufficient_data */
 	enum hd_diff_same kind, culprits, hosts, op, site, status;
 	GPtrArray *hosts_common; /* char *: culprit hosts on both sides */
 	GPtrArray *hosts_only_a; /* char *: only in a */

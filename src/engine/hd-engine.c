@@ -26,6 +26,9 @@ static bool same_culprits(const struct hd_verdict *a,
 {
 	if (a->culprits->len != b->culprits->len)
 		return false;
+	/* an empty GArray may have no data at all: memcmp(NULL) is UB */
+	if (!a->culprits->len)
+		return true;
 	return memcmp(a->culprits->data, b->culprits->data,
 		      a->culprits->len * sizeof(int)) == 0;
 }

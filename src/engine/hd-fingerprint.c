@@ -1,21 +1,27 @@
 /*
  * Verdict fingerprints (hd-fingerprint.h).  The canonical text of a verdict
- * is built from what names its cause and nothing that names its instance:
+ * is built from what names its cause and nothing that names its instance,
+ * and only from facts that every kind of evidence carries, so that one
+ * hang seen through flight-recorder dumps, logs, traces or any mix of them
+ * gets one fingerprint:
  *
- *   fp1; kind=<verdict kind>; op=<op kind>; pg=<PG description>;
- *   site=<file basename>:<function>; sig=<signal class>; code=<code>;
- *   text=<normalised error text>
+ *   fp2; kind=<verdict kind>; op=<op kind>; sig=<signal class>;
+ *   code=<code>; text=<normalised error text>
  *
- * with absent parts left out.  The call site is the culprit's innermost
- * frame outside torch at the verdict's position (else its last recorded op
- * with a stack), without the line number and the directories: a line moves
- * with every unrelated edit of the file, a directory with every checkout,
- * while the function that calls the collective stays.  The error signature
- * is the signal the verdict cites first (network, crash and init verdicts):
- * its class, its code (ncclResult, IB status, exit code) and its text
- * normalised by hd_fingerprint_normalize().  Ranks, hosts, times and paths
- * never enter the text, so incidents of one cause share it; the
- * fingerprint is a 64-bit FNV-1a hash of it, in hex.
+ * with absent parts left out.  The error signature is the signal the
+ * verdict cites first (network, crash and init verdicts): its class, its
+ * code (ncclResult, IB status, exit code) and its text normalised by
+ * hd_fingerprint_normalize().  Ranks, hosts, times and paths never enter
+ * the text, so incidents of one cause share it; the fingerprint is a
+ * 64-bit FNV-1a hash of it, in hex.
+ *
+ * The call site and the process group's description are left out: only a
+ * dump with stacks records the one, and an NCCL log never names the other,
+ * so either would split one hang by the evidence it was seen through.  The
+ * call site is kept apart as a refinement (v->call_site): the culprit's
+ * innermost frame outside torch at the verdict's position (else its last
+ * recorded op with a stack), without the line number and the directories,
+ * which move with every unrelated edit and checkout.
  */
 #include "config.h"
 
@@ -329,26 +335,13 @@ void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		GString *t = g_string_new(HD_FINGERPRINT_VERSION);
-		g_autofree char *site = NULL;
-		enum hd_fp_field fields;
+		enum hd_fp_field fields =
+			hd_verdict_kind_info(v->kind)->fingerprint;
 
 		g_string_append_printf(t, "; kind=%s",
 				       hd_verdict_kind_name(v->kind));
 		if (v->op)
 			g_string_append_printf(t, "; op=%s", v->op);
-		if (v->group >= 0 && (guint64)v->group < s->groups->len) {
-			const struct hd_group *g =
-				hd_store_group_at(s, (uint32_t)v->group);
-			g_autofree char *desc =
-				g->desc ? normalize(g->desc, hosts) : NULL;
-
-			if (desc && *desc)
-				g_string_append_printf(t, "; pg=%s", desc);
-		}
-		site = call_site(ix, v);
-		if (site)
-			g_string_append_printf(t, "; site=%s", site);
-		fields = hd_verdict_kind_info(v->kind)->fingerprint;
 		if (fields == HD_FP_SIGNATURE) {
 			if (!by_source)
 				by_source = cited_signals(s);
@@ -360,7 +353,9 @@ void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a)
 		}
 		g_free(v->fingerprint_text);
 		g_free(v->fingerprint);
+		g_free(v->call_site);
 		v->fingerprint_text = g_string_free(t, FALSE);
 		v->fingerprint = hd_fingerprint_hash(v->fingerprint_text);
+		v->call_site = call_site(ix, v);
 	}
 }

@@ -2,8 +2,10 @@
  * Verdict fingerprints: a short identity of a verdict's cause that stays
  * the same across incidents of that cause (other jobs, ranks, hosts, times,
  * checkouts) and differs between causes, so that a batch of incidents can
- * be grouped and "the same hang as last week" recognised.  Internal to
- * src/engine; reports read v->fingerprint and v->fingerprint_text.
+ * be grouped and "the same hang as last week" recognised, whether it was
+ * seen through dumps, logs, traces or all of them.  Internal to
+ * src/engine; reports read v->fingerprint, v->fingerprint_text and the
+ * call-site refinement v->call_site.
  *
  * Ownership: every function returning a string returns a new one.
  */
@@ -14,7 +16,7 @@
 #include "hd-verdict.h"
 
 /* The version prefix of every canonical text; bump when the text changes. */
-#define HD_FINGERPRINT_VERSION "fp1"
+#define HD_FINGERPRINT_VERSION "fp2"
 
 /*
  * An error text with what varies between incidents of one cause taken
@@ -28,7 +30,7 @@ char *hd_fingerprint_normalize(const char *text, const struct hd_store *s);
 /* 16 lowercase hex digits of the 64-bit FNV-1a hash of text.  (transfer full) */
 char *hd_fingerprint_hash(const char *text);
 
-/* Fills fingerprint and fingerprint_text of every verdict of a. */
+/* Fills fingerprint, fingerprint_text and call_site of every verdict of a. */
 void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a);
 
 #endif

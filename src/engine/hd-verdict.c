@@ -54,6 +54,7 @@ void hd_verdict_free(struct hd_verdict *v)
 	g_ptr_array_unref(v->ruled_out);
 	g_free(v->fingerprint);
 	g_free(v->fingerprint_text);
+	g_free(v->call_site);
 	g_free(v);
 }
 

@@ -41,7 +41,7 @@ enum hd_verdict_kind {
 
 /* What identifies a verdict of a kind across incidents (hd-fingerprint.c). */
 enum hd_fp_field {
-	HD_FP_PLACE = 0, /* kind, op, process group and call site only */
+	HD_FP_PLACE = 0, /* kind and op only (the call site is apart) */
 	HD_FP_SIGNATURE, /* and the error signal it cites */
 	HD_FP_SUMMARY, /* and its summary text */
 };
@@ -103,11 +103,14 @@ struct hd_verdict {
 	/*
 	 * The cause's identity across incidents (hd-fingerprint.c): 16 hex
 	 * digits of a hash of fingerprint_text, the canonical text (kind, op,
-	 * call site or error signature; never ranks, hosts, times or paths).
-	 * NULL until the engine has ranked the verdicts.
+	 * error signature: facts every kind of evidence carries; never ranks,
+	 * hosts, times, paths or call sites).  call_site refines it where a
+	 * stack was recorded: "train.py:train_step", or NULL.  All NULL until
+	 * the engine has ranked the verdicts.
 	 */
 	char *fingerprint;
 	char *fingerprint_text;
+	char *call_site;
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */

@@ -120,6 +120,14 @@ static void summary(FILE *out, const char *name, const struct hd_diff_side *s)
 	fprintf(out, "%s\n", wrapped);
 }
 
+static const char *undecided_sides(const struct hd_diff *d)
+{
+	bool a = d->a.kind && strcmp(d->a.kind, "insufficient_data") == 0;
+	bool b = d->b.kind && strcmp(d->b.kind, "insufficient_data") == 0;
+
+	return a && b ? "both are" : a ? "A is" : "B is";
+}
+
 bool hd_diff_write_text(FILE *out, const struct hd_diff *d)
 {
 	g_autofree char *la = hd_report_clean(d->a.label);
@@ -140,6 +148,11 @@ bool hd_diff_write_text(FILE *out, const struct hd_diff *d)
 	if (d->same_cause)
 		cause = g_strdup_printf("the same cause: fingerprint %s (%s)",
 					d->a.fingerprint, fa);
+	else if (d->undecided)
+		cause = g_strdup_printf(
+			"not comparable: %s undecided (insufficient_data), "
+			"and an undecided analysis names no cause",
+			undecided_sides(d));
 	else if (d->a.fingerprint && d->b.fingerprint)
 		cause = g_strdup_printf("different causes: fingerprint %s (%s) "
 					"-> %s (%s)",
@@ -219,6 +232,7 @@ bool hd_diff_write_json(FILE *out, const struct hd_diff *d)
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "tool", json_string("hangdoc diff"));
 	json_object_set_new(o, "same_cause", json_boolean(d->same_cause));
+	json_object_set_new(o, "undecided", json_boolean(d->undecided));
 	json_object_set_new(o, "a", side_json(&d->a));
 	json_object_set_new(o, "b", side_json(&d->b));
 	json_object_set_new(o, "same", same);

@@ -177,6 +177,7 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "fingerprint", hd_json_string(v->fingerprint));
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(v->fingerprint_text));
+	json_object_set_new(o, "call_site", hd_json_str_or_null(v->call_site));
 	return o;
 }
 

@@ -151,6 +151,11 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		if (v->fingerprint)
 			fprintf(out, "| fingerprint | `%s` |\n",
 				v->fingerprint);
+		if (v->call_site) {
+			g_autofree char *site = md_code(v->call_site);
+
+			fprintf(out, "| call site | %s |\n", site);
+		}
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
 		hd_store_usable_inputs(s), s->inputs->len);

@@ -697,7 +697,11 @@ static void top_verdict(const struct text *t, const struct hd_verdict *v)
 	emit_wrap(t, "", "  ", head);
 	if (v->summary)
 		emit_wrap(t, "  ", "  ", v->summary);
-	if (v->fingerprint)
+	/* emit() cleans what it prints: the site is read from a stack. */
+	if (v->fingerprint && v->call_site)
+		emit(t, "  fingerprint %s, call site %s", v->fingerprint,
+		     v->call_site);
+	else if (v->fingerprint)
 		emit(t, "  fingerprint %s", v->fingerprint);
 	hang_start(t, t->a);
 	next_steps(t, v);

@@ -71,6 +71,7 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->summary = g_strdup(v->summary);
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
+	r->call_site = g_strdup(v->call_site);
 	if (v->evidence->len) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, 0);
 
@@ -99,6 +100,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_free(r->summary);
 	g_free(r->fingerprint);
 	g_free(r->fingerprint_text);
+	g_free(r->call_site);
 	g_free(r->evidence_source);
 	g_free(r->evidence_text);
 	g_free(r->performance);
@@ -141,6 +143,7 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(r->fingerprint_text));
 	json_object_set_new(o, "performance", hd_json_string(r->performance));
+	json_object_set_new(o, "call_site", hd_json_str_or_null(r->call_site));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);
@@ -187,27 +190,62 @@ static gint compare_hosts(gconstpointer pa, gconstpointer pb)
 	return strcmp(a->host, b->host);
 }
 
-/* "network_fault at train.py:step" from a row.  (transfer full) */
-static char *cause_text(const struct hd_triage_row *r)
+#define MAX_SITES      3
+#define UNDECIDED_KEY  "(undecided)"
+#define UNANALYZED_KEY "(not analyzed)"
+
+/*
+ * "network_fault all_reduce at train.py:step" for the rows of one cause:
+ * the kind and op its fingerprint names, then the call sites its
+ * incidents were seen at (the refinement), as many as fit.
+ * (transfer full)
+ */
+static char *cause_text(const struct cause *c)
 {
-	const char *site;
+	const struct hd_triage_row *r = g_ptr_array_index(c->rows, 0);
+	g_autoptr(GPtrArray) sites = g_ptr_array_new();
 	GString *t;
 
+	if (strcmp(c->key, UNDECIDED_KEY) == 0)
+		return g_strdup("undecided (insufficient_data): no cause named,"
+				" not grouped");
 	if (!r->kind)
 		return g_strdup_printf("not analyzed: %s",
 				       r->error ? r->error : "?");
 	t = g_string_new(r->kind);
-	site = r->fingerprint_text ? strstr(r->fingerprint_text, "; site=")
-				   : NULL;
 	if (r->fingerprint_text && strstr(r->fingerprint_text, "; op=")) {
 		const char *op = strstr(r->fingerprint_text, "; op=") + 5;
 
 		g_string_append_printf(t, " %.*s", (int)strcspn(op, ";"), op);
 	}
-	if (site)
-		g_string_append_printf(t, " at %.*s",
-				       (int)strcspn(site + 7, ";"), site + 7);
+	for (guint i = 0; i < c->rows->len; i++) {
+		const struct hd_triage_row *x = g_ptr_array_index(c->rows, i);
+		bool known = false;
+
+		if (!x->call_site)
+			continue;
+		for (guint k = 0; k < sites->len && !known; k++)
+			known = strcmp(g_ptr_array_index(sites, k),
+				       x->call_site) == 0;
+		if (!known)
+			g_ptr_array_add(sites, x->call_site);
+	}
+	for (guint k = 0; k < sites->len && k < MAX_SITES; k++)
+		g_string_append_printf(
+			t, "%s%s", k ? ", " : " at ",
+			(const char *)g_ptr_array_index(sites, k));
+	if (sites->len > MAX_SITES)
+		g_string_append_printf(t, " and %u more call sites",
+				       sites->len - MAX_SITES);
 	return g_string_free(t, FALSE);
+}
+
+/* The key a row is grouped by. */
+static const char *row_key(const struct hd_triage_row *r)
+{
+	if (r->kind && strcmp(r->kind, "insufficient_data") == 0)
+		return UNDECIDED_KEY;
+	return r->fingerprint ? r->fingerprint : UNANALYZED_KEY;
 }
 
 static char *examples(const struct cause *c)
@@ -238,12 +276,11 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 		g_array_new(FALSE, FALSE, sizeof(struct host_count));
 	GHashTableIter it;
 	gpointer key, value;
-	guint faults = 0, errors = 0;
+	guint faults = 0, errors = 0, ncauses;
 
 	for (guint i = 0; i < rows->len; i++) {
 		struct hd_triage_row *r = g_ptr_array_index(rows, i);
-		const char *k =
-			r->fingerprint ? r->fingerprint : "(not analyzed)";
+		const char *k = row_key(r);
 		struct cause *c = g_hash_table_lookup(by_key, k);
 
 		faults += r->fault;
@@ -270,6 +307,9 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 		}
 	}
 	g_ptr_array_sort(causes, compare_causes);
+	ncauses = causes->len;
+	if (g_hash_table_contains(by_key, UNDECIDED_KEY))
+		ncauses--;
 	g_hash_table_iter_init(&it, host_n);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
 		struct host_count hc = { key, GPOINTER_TO_UINT(value) };
@@ -285,32 +325,40 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 			"%u with a fault, %u not analyzed.\n\n"
 			"| incidents | cause | fingerprint | hosts | examples |\n"
 			"|---|---|---|---|---|\n",
-			rows->len, causes->len, faults, errors);
+			rows->len, ncauses, faults, errors);
 	else
 		fprintf(out,
 			"%u incidents, %u causes (%u with a fault, %u not analyzed)\n\n",
-			rows->len, causes->len, faults, errors);
+			rows->len, ncauses, faults, errors);
 	for (guint i = 0; i < causes->len; i++) {
 		const struct cause *c = g_ptr_array_index(causes, i);
 		const struct hd_triage_row *first =
 			g_ptr_array_index(c->rows, 0);
-		g_autofree char *what = cause_text(first);
+		g_autofree char *what = cause_text(c);
 		g_autofree char *clean = hd_report_clean(what);
 		g_autofree char *ex = examples(c);
 		guint nh = g_hash_table_size(c->hosts);
+		const char *fp = strcmp(c->key, UNDECIDED_KEY) == 0 ||
+						 !first->fingerprint
+					 ? "-"
+					 : first->fingerprint;
+
+		if (markdown) {
+			/* A call site is read from a stack: no cell ends in it. */
+			g_auto(GStrv) cells = g_strsplit(clean, "|", -1);
+
+			g_free(clean);
+			clean = g_strjoinv("\\|", cells);
+		}
 
 		if (markdown)
 			fprintf(out, "| %u | %s | `%s` | %u | %s |\n",
-				c->rows->len, clean,
-				first->fingerprint ? first->fingerprint : "-",
-				nh, ex);
+				c->rows->len, clean, fp, nh, ex);
 		else
 			fprintf(out, "%u %s: %s, %u %s\n  fingerprint %s; %s\n",
 				c->rows->len,
 				c->rows->len == 1 ? "incident" : "incidents",
-				clean, nh, nh == 1 ? "host" : "hosts",
-				first->fingerprint ? first->fingerprint : "-",
-				ex);
+				clean, nh, nh == 1 ? "host" : "hosts", fp, ex);
 	}
 	if (hosts->len) {
 		fprintf(out,

@@ -24,6 +24,7 @@ struct hd_triage_row {
 	char *summary;
 	char *fingerprint;
 	char *fingerprint_text;
+	char *call_site; /* the fingerprint's refinement, or NULL */
 	char *evidence_source; /* the top verdict's first evidence item */
 	char *evidence_text;
 	char *performance; /* the performance note, or NULL */
@@ -45,8 +46,10 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r);
 
 /*
  * The table of rows (struct hd_triage_row *) grouped by fingerprint, most
- * frequent first, and the culprit hosts that recur across incidents; text
- * or Markdown.  False if out failed.
+ * frequent first, with the call sites each cause was seen at, and the
+ * culprit hosts that recur across incidents; text or Markdown.  Undecided
+ * incidents (insufficient_data) are listed together but never counted as
+ * one cause.  False if out failed.
  */
 bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown);
 

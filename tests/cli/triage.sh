@@ -46,4 +46,21 @@ grep -q "^hosts blamed in more than one incident:" "$dir/out.txt" ||
 # -j 1 and -j 2 give the same lines.
 "$HANGDOC" triage -j 1 --format jsonl "$dir/inc" 2>/dev/null |
 	cmp -s - "$dir/out.jsonl" || { echo "FAIL: -j 1 differs"; exit 1; }
+# One hang through its dumps and through its logs is one cause, its call
+# site shown; two undecided incidents are listed but never one cause.
+mkdir "$dir/mix" || exit 99
+cp -R "$HD_SRCDIR/testdata/example-incident/fr" "$dir/mix/dumps" &&
+	cp -R "$HD_SRCDIR/testdata/example-incident/logs" "$dir/mix/logs" &&
+	cp -R "$HD_SRCDIR/tests/data/real-shaped/partial-timeouts/pt-mostly-silent" \
+		"$dir/mix/und1" &&
+	cp -R "$dir/mix/und1" "$dir/mix/und2" || exit 99
+# distcheck's source tree is read-only, and so would the copies be
+chmod -R u+w "$dir/mix" || exit 99
+"$HANGDOC" triage -j 1 "$dir/mix" >"$dir/mix.txt" 2>/dev/null
+head -1 "$dir/mix.txt" | grep -q "^4 incidents, 1 causes (2 with a fault" ||
+	{ echo "FAIL: mixed evidence or undecided miscounted"; cat "$dir/mix.txt"; exit 1; }
+grep -q "^2 incidents: missing_rank all_reduce at train.py:train_step," "$dir/mix.txt" ||
+	{ echo "FAIL: dumps and logs not one cause"; cat "$dir/mix.txt"; exit 1; }
+grep -q "^2 incidents: undecided (insufficient_data)" "$dir/mix.txt" ||
+	{ echo "FAIL: undecided not listed apart"; cat "$dir/mix.txt"; exit 1; }
 echo "triage: ok"

@@ -13,6 +13,7 @@
 #include "hd-engine.h"
 #include "hd-fingerprint.h"
 #include "hd-input.h"
+#include "hd-load.h"
 #include "parsers.h"
 #include "hd-test-engine.h"
 
@@ -100,8 +101,12 @@ static struct hd_store *build(const struct job *j)
 	return s;
 }
 
-/* The top verdict's fingerprint of an incident built by hand. */
-static char *fp_of_job(const struct job *j, enum hd_verdict_kind want)
+/*
+ * The top verdict's fingerprint of an incident built by hand; its call
+ * site into *site when site is not NULL.
+ */
+static char *fp_of_job_site(const struct job *j, enum hd_verdict_kind want,
+			    char **site)
 {
 	g_autoptr(hd_store) s = build(j);
 	g_autoptr(hd_analysis) a = hd_engine_run(s);
@@ -113,7 +118,16 @@ static char *fp_of_job(const struct job *j, enum hd_verdict_kind want)
 			 hd_verdict_kind_name(want));
 	ck_assert_ptr_nonnull(v->fingerprint);
 	ck_assert_uint_eq(strlen(v->fingerprint), 16);
+	/* The call site refines the fingerprint; it is never part of it. */
+	ck_assert_ptr_null(strstr(v->fingerprint_text, "site="));
+	if (site)
+		*site = g_strdup(v->call_site);
 	return g_strdup(v->fingerprint);
+}
+
+static char *fp_of_job(const struct job *j, enum hd_verdict_kind want)
+{
+	return fp_of_job_site(j, want, NULL);
 }
 
 START_TEST(test_fr_same_cause_same_fingerprint)
@@ -150,19 +164,27 @@ START_TEST(test_fr_same_cause_same_fingerprint)
 			       "/data/run9", 300,
 			       "train_step", 1710000000000000000LL,
 			       "h",	     HD_V_SIZE_MISMATCH };
-	g_autofree char *fa = fp_of_job(&a, HD_V_MISSING_RANK);
-	g_autofree char *fb = fp_of_job(&b, HD_V_MISSING_RANK);
-	g_autofree char *fc = fp_of_job(&c, HD_V_MISSING_RANK);
+	g_autofree char *sa = NULL, *sb = NULL, *sc = NULL;
+	g_autofree char *fa = fp_of_job_site(&a, HD_V_MISSING_RANK, &sa);
+	g_autofree char *fb = fp_of_job_site(&b, HD_V_MISSING_RANK, &sb);
+	g_autofree char *fc = fp_of_job_site(&c, HD_V_MISSING_RANK, &sc);
 	g_autofree char *fd = fp_of_job(&d, HD_V_SIZE_MISMATCH);
 	g_autofree char *fe = fp_of_job(&e, HD_V_SIZE_MISMATCH);
 
 	/* Other job, ranks, world size, hosts, times, paths, line. */
 	ck_assert_str_eq(fa, fb);
 	ck_assert_str_eq(fd, fe);
-	/* Another call site, another kind. */
-	ck_assert_str_ne(fa, fc);
+	/* Another kind, another cause. */
 	ck_assert_str_ne(fa, fd);
-	ck_assert_str_ne(fc, fd);
+	/*
+	 * Another call site: one cause (a log of the same hang has no
+	 * stack), told apart by the refinement, which drops the directory
+	 * and the line.
+	 */
+	ck_assert_str_eq(fa, fc);
+	ck_assert_str_eq(sa, "train.py:train_step");
+	ck_assert_str_eq(sb, "train.py:train_step");
+	ck_assert_str_eq(sc, "train.py:eval_step");
 }
 END_TEST
 
@@ -266,6 +288,53 @@ START_TEST(test_nccl_same_cause_same_fingerprint)
 }
 END_TEST
 
+/* The top verdict of hd_load() over paths (NULL-terminated, relative). */
+static const struct hd_verdict *top_of(hd_analysis **out, hd_store **store,
+				       const char *const *rel)
+{
+	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+
+	for (size_t i = 0; rel[i]; i++)
+		g_ptr_array_add(paths, hd_test_path(rel[i]));
+	g_ptr_array_add(paths, NULL);
+	*store = hd_load((char **)paths->pdata, 1, NULL);
+	ck_assert_ptr_nonnull(*store);
+	*out = hd_engine_run(*store);
+	ck_assert_uint_gt((*out)->verdicts->len, 0);
+	return g_ptr_array_index((*out)->verdicts, 0);
+}
+
+/*
+ * One hang seen through its flight-recorder dumps, its logs, or both has
+ * one fingerprint (issue 18): the call site that only the dumps record is
+ * a refinement beside it.
+ */
+START_TEST(test_one_incident_one_fingerprint)
+{
+	static const char *const fr[] = { "testdata/example-incident/fr",
+					  NULL };
+	static const char *const logs[] = { "testdata/example-incident/logs",
+					    NULL };
+	static const char *const both[] = { "testdata/example-incident/fr",
+					    "testdata/example-incident/logs",
+					    NULL };
+	g_autoptr(hd_store) s1 = NULL, s2 = NULL, s3 = NULL;
+	g_autoptr(hd_analysis) a1 = NULL, a2 = NULL, a3 = NULL;
+	const struct hd_verdict *v1 = top_of(&a1, &s1, fr);
+	const struct hd_verdict *v2 = top_of(&a2, &s2, logs);
+	const struct hd_verdict *v3 = top_of(&a3, &s3, both);
+
+	ck_assert_int_eq(v1->kind, HD_V_MISSING_RANK);
+	ck_assert_int_eq(v2->kind, HD_V_MISSING_RANK);
+	ck_assert_int_eq(v3->kind, HD_V_MISSING_RANK);
+	ck_assert_str_eq(v1->fingerprint, v2->fingerprint);
+	ck_assert_str_eq(v1->fingerprint, v3->fingerprint);
+	ck_assert_str_eq(v1->call_site, "train.py:train_step");
+	ck_assert_ptr_null(v2->call_site);
+	ck_assert_str_eq(v3->call_site, "train.py:train_step");
+}
+END_TEST
+
 START_TEST(test_normalize)
 {
 	g_autoptr(hd_store) s = hd_store_new();
@@ -352,6 +421,7 @@ static Suite *fingerprint_suite(void)
 
 	tcase_add_test(tc, test_fr_same_cause_same_fingerprint);
 	tcase_add_test(tc, test_nccl_same_cause_same_fingerprint);
+	tcase_add_test(tc, test_one_incident_one_fingerprint);
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_hash);
 	tcase_add_test(tc, test_inconsistent_inputs);

@@ -226,11 +226,18 @@ START_TEST(test_json_schema)
 					   "arrivals", "notes" };
 	static const char *const input[] = { "path",	"kind",	   "rank",
 					     "records", "skipped", "warnings" };
-	static const char *const verdict[] = {
-		"kind",	     "culprit_ranks", "group",		 "seq",
-		"op",	     "confidence",    "summary",	 "evidence",
-		"ruled_out", "fingerprint",   "fingerprint_text"
-	};
+	static const char *const verdict[] = { "kind",
+					       "culprit_ranks",
+					       "group",
+					       "seq",
+					       "op",
+					       "confidence",
+					       "summary",
+					       "evidence",
+					       "ruled_out",
+					       "fingerprint",
+					       "fingerprint_text",
+					       "call_site" };
 	static const char *const group[] = { "id", "name", "desc", "ranks",
 					     "ops_aligned" };
 	static const char *const ranks[] = { "world_size", "seen", "missing" };

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Write the seed corpus of tests/fuzz/fuzz_mixed.c from the fixtures.
+
+    scripts/gen-fuzz-mixed-seeds.py [OUT_DIR]   (default tests/fuzz/corpus-mixed)
+
+Each seed is one incident of several kinds of input (logs, flight-recorder
+dumps, Kineto traces, compressed or not) in the harness's format: an
+options byte, then parts separated by b"\\xfeHD\\xfe", each part a name byte
+(which file name and rank the harness gives it) and the file's bytes.
+Run from the source tree; the output is byte-reproducible.
+"""
+import os
+import sys
+
+SEP = b"\xfeHD\xfe"
+# The harness's NAMES table, in order.
+NAMES = ["rank.log", "nccl_trace_rank_", "comm_lib_trace_rank_.json",
+         "worker.pt.trace.json", "node-.log.gz", "trace_rank_.pkl",
+         "job-.out", "rank.json.zst"]
+
+
+def name_byte(kind, rank):
+    return bytes([NAMES.index(kind) + len(NAMES) * rank])
+
+
+def part(path, kind, rank):
+    with open(path, "rb") as f:
+        return name_byte(kind, rank) + f.read()
+
+
+def files(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d))
+
+
+def rank_of(path):
+    digits = "".join(c if c.isdigit() else " " for c in
+                     os.path.basename(path)).split()
+    return int(digits[-1]) % 8 if digits else 0
+
+
+def auto(path):
+    """A part named like the file: dumps as dumps, logs as logs."""
+    base = os.path.basename(path)
+    if "trace_rank" in base and base.endswith(".json"):
+        kind = "comm_lib_trace_rank_.json"
+    elif "trace_rank" in base:
+        kind = "nccl_trace_rank_"
+    elif ".pt.trace" in base or base.endswith((".json.gz", ".json")):
+        kind = "worker.pt.trace.json"
+    elif base.endswith(".gz"):
+        kind = "node-.log.gz"
+    else:
+        kind = "rank.log"
+    return part(path, kind, rank_of(path))
+
+
+SEEDS = {
+    # dumps + both node logs (one gzipped) of the example incident
+    "example-incident": (0, ["testdata/example-incident/fr/" + f for f in
+                             ("nccl_trace_rank_0", "nccl_trace_rank_1",
+                              "nccl_trace_rank_4", "nccl_trace_rank_5")] +
+                         files("testdata/example-incident/logs")),
+    "join-root-mismatch": (0, files("tests/data/fr/join-root-mismatch")),
+    "mixed-fr-nccl": (1, files("tests/data/fr/mixed-fr-nccl")),
+    "json-dumps-c10d": (0, files("tests/data/fr/json-variant") +
+                        files("tests/data/real-shaped/store-loss/"
+                              "store-lost-midrun")),
+    "kineto-nccl": (0, files("tests/data/kineto/straggler-eraB-nometa") +
+                    files("tests/data/nccl/p2p-deadlock")),
+    "kineto-gz-logs": (0, files("tests/data/kineto/straggler-eraC-gz")[:2] +
+                       files("tests/data/nccl/network-fault")[:4]),
+    "restart-attempt-1": (2, files("tests/data/nccl/restart")),
+    "network-fault": (0, files("tests/data/nccl/network-fault")),
+}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz/corpus-mixed"
+    os.makedirs(out, exist_ok=True)
+    for name, (opts, paths) in sorted(SEEDS.items()):
+        paths = [p for p in paths if not p.endswith(("README.md", ".tsv"))]
+        data = bytes([opts]) + SEP.join(auto(p) for p in paths)
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+/*
+ * libFuzzer target for the whole pipeline on a mixed incident: one input
+ * is split into several files of different kinds (NCCL/c10d logs,
+ * flight-recorder pickles or JSON, Kineto traces, gzip or zstd of any of
+ * them), loaded together by the loader itself (discovery, sniffing,
+ * dedup, attempts, merge, resolve), analysed, and written by every
+ * renderer: text, JSON, JSONL, Markdown, HTML, Perfetto, the show listing
+ * (text and JSON), the triage row and table, diff against itself, and the
+ * replay plan of each verdict.  Nothing may crash, hang or blow up
+ * memory, however the inputs disagree with each other.
+ *
+ * Input format: byte 0 holds the options (bit 0: --merge; bits 1-2: the
+ * job attempt to keep, 0 the last); the rest is up to MAX_PARTS parts
+ * separated by the 4 bytes "\xfeHD\xfe" (as in fuzz_analyze.c).  The first
+ * byte of each part names its file: NAMES[b % N_NAMES] with the rank
+ * (b / N_NAMES) % 8, so one part can be "rank3.log" and the next
+ * "nccl_trace_rank_1" or "worker2.pt.trace.json"; the content decides the
+ * format, as in a real load.  scripts/gen-fuzz-mixed-seeds.py writes seeds
+ * from the fixtures.
+ *
+ * The files are written to a private temporary directory, emptied before
+ * each input and removed at exit, and loaded with hd_load_with() on one
+ * thread.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "hd-diff.h"
+#include "hd-engine.h"
+#include "hd-load.h"
+#include "hd-report-perfetto.h"
+#include "hd-report-replay.h"
+#include "hd-report-show.h"
+#include "hd-report-triage.h"
+#include "hd-report-diff.h"
+#include "hd-report.h"
+#include "hd-store.h"
+#include "replay-plan.h"
+#include "hd-banned.h"
+
+#define MAX_PARTS 10
+
+static const uint8_t separator[4] = { 0xfe, 'H', 'D', 0xfe };
+
+/* File names the loader and the rank-from-filename rules see: a prefix,
+ * the rank, a suffix. */
+static const char *const NAMES[][2] = {
+	{ "rank", ".log" },
+	{ "nccl_trace_rank_", "" },
+	{ "comm_lib_trace_rank_", ".json" },
+	{ "worker", ".pt.trace.json" },
+	{ "node-", ".log.gz" },
+	{ "trace_rank_", ".pkl" },
+	{ "job-", ".out" },
+	{ "rank", ".json.zst" },
+};
+#define N_NAMES G_N_ELEMENTS(NAMES)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+static char *dir;
+
+/* The part starting at data, up to the next separator or the end. */
+static size_t part_len(const uint8_t *data, size_t size)
+{
+	const uint8_t *sep = memmem(data, size, separator, sizeof(separator));
+
+	return sep ? (size_t)(sep - data) : size;
+}
+
+static void empty_dir(void);
+
+static void remove_dir(void)
+{
+	empty_dir();
+	(void)g_rmdir(dir);
+}
+
+static void empty_dir(void)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+
+		(void)g_unlink(path);
+	}
+}
+
+/* Writes the parts of data as files; returns how many were written. */
+static int write_parts(const uint8_t *data, size_t size)
+{
+	size_t off = 0;
+	int n = 0;
+
+	for (int i = 0; i < MAX_PARTS && off < size; i++) {
+		size_t len = part_len(data + off, size - off);
+		g_autofree char *base = NULL;
+		g_autofree char *path = NULL;
+		uint8_t b;
+
+		if (len) {
+			b = data[off];
+			base = g_strdup_printf("%s%d%s", NAMES[b % N_NAMES][0],
+					       (int)((b / N_NAMES) % 8),
+					       NAMES[b % N_NAMES][1]);
+			/* two parts may pick one name: keep both */
+			path = g_strdup_printf("%s/%d-%s", dir, i, base);
+			if (g_file_set_contents(path,
+						(const char *)data + off + 1,
+						(gssize)len - 1, NULL))
+				n++;
+		}
+		off += len + sizeof(separator);
+	}
+	return n;
+}
+
+static void render_replay(const struct hd_analysis *a)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+		g_autoptr(GError) err = NULL;
+		struct replay_plan *p;
+
+		if (!replay_verdict_is_replayable(v->kind))
+			continue;
+		p = replay_plan_from_verdict(a->store, v, 4, &err);
+		if (!p)
+			continue;
+		hd_report_replay_plan(devnull, p, "fuzz", false);
+		hd_report_replay_plan(devnull, p, NULL, true);
+		replay_plan_free(p);
+	}
+}
+
+static void render_all(const struct hd_analysis *a)
+{
+	static const enum hd_report_format formats[] = {
+		HD_REPORT_TEXT, HD_REPORT_JSON,	 HD_REPORT_MARKDOWN,
+		HD_REPORT_HTML, HD_REPORT_JSONL,
+	};
+	const struct hd_report_opts opts = { .width = 40,
+					     .generated_at = 0,
+					     .elapsed_ms = -1,
+					     .label = "fuzz" };
+	const struct hd_show_filter all = { .rank = -1,
+					    .seq_min = -1,
+					    .seq_max = -1 };
+	const struct hd_show_filter some = {
+		.rank = 1, .seq_min = 2, .seq_max = 40, .last = 3
+	};
+	struct hd_perfetto_info info;
+	g_autoptr(GPtrArray) ops = g_ptr_array_new();
+	g_autoptr(GPtrArray) sigs = g_ptr_array_new();
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)hd_triage_row_free);
+	g_autoptr(hd_diff) d = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		(void)hd_report_write(devnull, formats[i], a);
+		(void)hd_report_write_opts(devnull, formats[i], a, &opts);
+	}
+	(void)hd_report_perfetto(devnull, a, &info);
+	hd_report_show_select(a->store, &all, ops, sigs);
+	hd_report_show_text(devnull, a->store, ops, sigs);
+	hd_report_show_json(devnull, a->store, ops, sigs);
+	g_ptr_array_set_size(ops, 0);
+	g_ptr_array_set_size(sigs, 0);
+	hd_report_show_select(a->store, &some, ops, sigs);
+	hd_report_show_text(devnull, a->store, ops, sigs);
+	g_ptr_array_add(rows, hd_triage_row_new("a", a));
+	g_ptr_array_add(rows, hd_triage_row_new("b", a));
+	(void)hd_triage_write_jsonl(devnull, g_ptr_array_index(rows, 0));
+	(void)hd_triage_write_table(devnull, rows, false);
+	(void)hd_triage_write_table(devnull, rows, true);
+	d = hd_diff_new(a, 1, "a", a, 1, "b");
+	(void)hd_diff_write_text(devnull, d);
+	(void)hd_diff_write_json(devnull, d);
+	render_replay(a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hd_load_opts o = { .jobs = 1 };
+	char *paths[] = { NULL, NULL };
+	struct hd_store *store;
+	struct hd_analysis *a;
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!dir) {
+		dir = g_dir_make_tmp("fuzz_mixed-XXXXXX", NULL);
+		if (!dir)
+			abort();
+		atexit(remove_dir);
+	}
+	if (size < 1)
+		return 0;
+	empty_dir();
+	if (!write_parts(data + 1, size - 1))
+		return 0;
+	o.attempt = (data[0] >> 1) & 3;
+	paths[0] = dir;
+	store = hd_load_with(paths, &o, problems);
+	a = hd_engine_run_opts(
+		store, &(struct hd_engine_opts){ .merge = data[0] & 1 });
+	(void)hd_analysis_has_fault(a);
+	(void)hd_analysis_is_inconsistent(a);
+	render_all(a);
+	hd_analysis_free(a);
+	hd_store_free(store);
+	return 0;
+}
