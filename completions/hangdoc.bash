@@ -31,7 +31,7 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --quiet --merge --attempt --since --until --help'
+		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text json jsonl markdown md html' -- "$cur"))
@@ -39,6 +39,10 @@ _hangdoc()
 			;;
 		-o | --output)
 			COMPREPLY=($(compgen -f -- "$cur"))
+			return
+			;;
+		--color)
+			COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
 			return
 			;;
 		-j | --jobs | --width | --attempt | --since | --until) return ;;
@@ -55,7 +59,7 @@ _hangdoc()
 		esac
 		;;
 	triage)
-		opts='--format --jobs --help'
+		opts='--format --jobs --quiet --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text jsonl markdown md' -- "$cur"))
@@ -112,7 +116,7 @@ _hangdoc()
 		;;
 	help)
 		if [[ $COMP_CWORD -eq $((i + 1)) ]]; then
-			COMPREPLY=($(compgen -W 'analyze show replay export triage' -- "$cur"))
+			COMPREPLY=($(compgen -W 'analyze show replay export triage diff' -- "$cur"))
 		fi
 		return
 		;;

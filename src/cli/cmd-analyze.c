@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "cmd.h"
+#include "hd-term.h"
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-report.h"
@@ -37,6 +38,15 @@ static const char help[] =
 	"  --width N      wrap the text report at N columns (40 to 1000);\n"
 	"                 default: the terminal's width ($COLUMNS, else the\n"
 	"                 terminal's own) when standard output is one, else 80\n"
+	"  --brief        text: only the verdict's headline (kind, confidence,\n"
+	"                 culprit), its summary, the first next step and the\n"
+	"                 first evidence item\n"
+	"  --color WHEN   colour the text report's headline, confidence and\n"
+	"                 culprit: auto (default: when standard output is a\n"
+	"                 terminal and NO_COLOR is unset or empty), always or\n"
+	"                 never\n"
+	"  --no-pager     do not page a text report; by default one written to\n"
+	"                 a terminal goes through $PAGER (else less -FRX)\n"
 	"  --quiet        say nothing on standard error but fatal errors (no\n"
 	"                 warnings about paths and inputs, no progress line)\n"
 	"  --merge        analyze inputs that cannot belong to one incident\n"
@@ -90,6 +100,9 @@ struct analyze_opts {
 	int width; /* 0: from the terminal, else 80 */
 	bool quiet;
 	bool merge;
+	bool brief;
+	bool no_pager;
+	enum hd_color_mode color;
 	int attempt; /* 0: the last */
 	struct hd_window window; /* --since/--until */
 };
@@ -101,6 +114,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		      GPtrArray *paths)
 {
 	const char *format = NULL, *since = NULL, *until = NULL;
+	const char *color = NULL;
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
@@ -108,6 +122,9 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "width", 0, HD_OPT_INT, &o->width, 40, 1000 },
 		{ "quiet", 0, HD_OPT_FLAG, &o->quiet, 0, 0 },
 		{ "merge", 0, HD_OPT_FLAG, &o->merge, 0, 0 },
+		{ "brief", 0, HD_OPT_FLAG, &o->brief, 0, 0 },
+		{ "color", 0, HD_OPT_STRING, &color, 0, 0 },
+		{ "no-pager", 0, HD_OPT_FLAG, &o->no_pager, 0, 0 },
 		{ "attempt", 0, HD_OPT_INT, &o->attempt, 1, 1000000 },
 		{ "since", 0, HD_OPT_STRING, &since, 0, 0 },
 		{ "until", 0, HD_OPT_STRING, &until, 0, 0 },
@@ -125,6 +142,11 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 			&hd_cmd_analyze,
 			"unknown format '%s' (use text, json, jsonl, markdown or html)",
 			format);
+	if (!hd_term_color_parse(color, &o->color))
+		return hd_cmd_usage_error(
+			&hd_cmd_analyze,
+			"option '--color': '%s' is not auto, always or never",
+			color);
 	if (!paths->len)
 		return hd_cmd_usage_error(&hd_cmd_analyze,
 					  "analyze: no PATH given");
@@ -175,6 +197,30 @@ static int write_to_file(const char *path, enum hd_report_format fmt,
 		return refused;
 	return hd_cmd_output_close(
 		&out, hd_report_write_opts(out.f, fmt, a, ro), status);
+}
+
+/*
+ * Writes a text report to standard output, through a pager when it is a
+ * terminal (hd_term_pager()); a pager that cannot start is skipped.
+ */
+static int write_paged(const struct analyze_opts *o,
+		       const struct hd_analysis *a,
+		       const struct hd_report_opts *ro, int status)
+{
+	const char *cmd = hd_term_pager(isatty(STDOUT_FILENO), o->no_pager,
+					g_getenv("PAGER"));
+	struct hd_pager pager = { NULL };
+
+	if (!cmd || !hd_pager_open(&pager, cmd)) {
+		if (!hd_report_write_opts(stdout, o->format, a, ro)) {
+			hd_cmd_finish_output(stdout, "standard output", status);
+			return HD_EXIT_OUTPUT;
+		}
+		return hd_cmd_finish_output(stdout, "standard output", status);
+	}
+	hd_report_write_opts(pager.f, o->format, a, ro);
+	hd_pager_close(&pager);
+	return status;
 }
 
 /*
@@ -265,7 +311,7 @@ static int run(int argc, char **argv)
 	struct analyze_opts o = { .format = HD_REPORT_TEXT, .jobs = 0 };
 	struct progress prog = { g_get_monotonic_time(), 0 };
 	struct hd_load_opts lo = { 0 };
-	struct hd_report_opts ro = { 80, -1, -1, NULL };
+	struct hd_report_opts ro = { 80, -1, -1, NULL, false, false };
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
@@ -310,8 +356,14 @@ static int run(int argc, char **argv)
 			     "nothing is blamed (see --merge)");
 	label = g_strjoinv(" ", (char **)paths->pdata);
 	ro.label = label;
+	ro.brief = o.brief;
+	ro.color = !o.output &&
+		   hd_term_use_color(o.color, isatty(STDOUT_FILENO),
+				     g_getenv("NO_COLOR"), g_getenv("TERM"));
 	if (o.output)
 		return write_to_file(o.output, o.format, a, &ro, store, status);
+	if (o.format == HD_REPORT_TEXT && !o.brief)
+		return write_paged(&o, a, &ro, status);
 	if (!hd_report_write_opts(stdout, o.format, a, &ro)) {
 		hd_cmd_finish_output(stdout, "standard output", status);
 		return HD_EXIT_OUTPUT;
@@ -322,7 +374,7 @@ static int run(int argc, char **argv)
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
 	.usage =
-		"[--format FMT] [-o FILE] [-j N] [--width N] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] PATH...",
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--brief] [--color WHEN] [--no-pager] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

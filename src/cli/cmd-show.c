@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "cmd.h"
+#include "hd-ranklist.h"
 #include "hd-load.h"
 #include "hd-report-show.h"
 #include "hd-store.h"
@@ -27,10 +28,14 @@ static const char help[] =
 	"'hangdoc analyze' for a verdict.\n"
 	"\n"
 	"options:\n"
-	"  --rank R       only ops and signals of global rank R; a rank that left\n"
-	"                 no data is an error that lists the ranks that did\n"
-	"  --group G      only the group whose id or name is G (\"0\", \"mesh_tp\",\n"
-	"                 \"comm:0x5c1e2f03a9d4b871\")\n"
+	"  --rank LIST    only ops and signals of the global ranks in LIST:\n"
+	"                 ranks and ranges separated by commas (\"0-3,5\"); may\n"
+	"                 be repeated (the union); a rank or range that left no\n"
+	"                 data is an error that lists the ranks that did\n"
+	"  --group G      only the groups whose id or name is G (\"0\", \"mesh_tp\",\n"
+	"                 \"comm:0x5c1e2f03a9d4b871\"); several separated by\n"
+	"                 commas, or repeated; a group not in the data is an\n"
+	"                 error that lists the groups\n"
 	"  --seq A-B      only sequence positions A to B (or --seq N: only N);\n"
 	"                 signals only when they name a position in the range\n"
 	"  --state S      only ops in state S: enqueued, started, completed or\n"
@@ -58,13 +63,15 @@ static const char help[] =
 	"exit status:\n"
 	"  0  input was read (even when the filters matched nothing; that is\n"
 	"     said on standard error)\n"
-	"  2  usage error (also: --rank names a rank with no data)\n"
+	"  2  usage error (also: --rank names a rank with no data, --group a\n"
+	"     group that is not there)\n"
 	"  3  no usable input\n"
 	"  4  the output could not be written\n"
 	"\n"
 	"examples:\n"
 	"  hangdoc show ./dumps\n"
 	"  hangdoc show --rank 3 --group 0 ./dumps | less\n"
+	"  hangdoc show --rank 0-3,5 ./dumps\n"
 	"  hangdoc show --last 3 --state enqueued,started ./dumps\n"
 	"  hangdoc show --seq 36-40 --group 0 ./dumps\n"
 	"  hangdoc show --format json ./dumps | jq '.signals[]'\n";
@@ -73,7 +80,39 @@ struct show_opts {
 	bool json;
 	struct hd_show_filter filter;
 	int jobs;
+	hd_ranklist *ranks; /* NULL: every rank */
+	GPtrArray *groups; /* NULL-terminated, or NULL: every group */
 };
+
+static bool want_rank(const void *data, int r)
+{
+	return hd_ranklist_has(data, r);
+}
+
+/* Splits each --group value at commas into o->groups. */
+static int parse_groups(struct show_opts *o, const GPtrArray *values)
+{
+	if (!values->len)
+		return HD_CMD_CONTINUE;
+	o->groups = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < values->len; i++) {
+		g_auto(GStrv) parts =
+			g_strsplit(g_ptr_array_index(values, i), ",", -1);
+
+		for (char **p = parts; *p; p++) {
+			if (!**p)
+				return hd_cmd_usage_error(
+					&hd_cmd_show,
+					"option '--group': '%s' has an empty group name",
+					(const char *)g_ptr_array_index(values,
+									i));
+			g_ptr_array_add(o->groups, g_strdup(*p));
+		}
+	}
+	g_ptr_array_add(o->groups, NULL);
+	o->filter.groups = (const char *const *)o->groups->pdata;
+	return HD_CMD_CONTINUE;
+}
 
 extern const struct hd_cmd hd_cmd_show;
 
@@ -84,10 +123,12 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 	const char *format = NULL;
 	const char *seq = NULL;
 	const char *state = NULL;
+	g_autoptr(GPtrArray) ranks = g_ptr_array_new();
+	g_autoptr(GPtrArray) groups = g_ptr_array_new();
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
-		{ "rank", 0, HD_OPT_INT, &o->filter.rank, 0, G_MAXINT32 },
-		{ "group", 0, HD_OPT_STRING, &o->filter.group, 0, 0 },
+		{ "rank", 0, HD_OPT_LIST, &ranks, 0, 0 },
+		{ "group", 0, HD_OPT_LIST, &groups, 0, 0 },
 		{ "seq", 0, HD_OPT_STRING, &seq, 0, 0 },
 		{ "state", 0, HD_OPT_STRING, &state, 0, 0 },
 		{ "last", 0, HD_OPT_INT, &o->filter.last, 1, G_MAXINT32 },
@@ -99,6 +140,24 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	status = hd_cmd_text_or_json(&hd_cmd_show, format, &o->json);
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	for (guint i = 0; i < ranks->len; i++) {
+		g_autoptr(GError) err = NULL;
+
+		if (!o->ranks)
+			o->ranks = hd_ranklist_new();
+		if (!hd_ranklist_add(o->ranks, g_ptr_array_index(ranks, i),
+				     &err))
+			return hd_cmd_usage_error(&hd_cmd_show,
+						  "option '--rank': %s",
+						  err->message);
+	}
+	if (o->ranks) {
+		o->filter.want_rank = want_rank;
+		o->filter.rank_data = o->ranks;
+	}
+	status = parse_groups(o, groups);
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (seq && !hd_report_show_parse_seq(seq, &o->filter.seq_min,
@@ -125,15 +184,92 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 
 static bool filtered(const struct hd_show_filter *f)
 {
-	return f->rank >= 0 || f->group || f->seq_min >= 0 || f->states ||
+	return f->want_rank || f->groups || f->seq_min >= 0 || f->states ||
 	       f->last;
 }
+
+/* The first range of the list that holds no rank with data, or NULL. */
+static const struct hd_rank_range *empty_range(const hd_ranklist *l,
+					       const GArray *have)
+{
+	for (guint i = 0; i < l->ranges->len; i++) {
+		const struct hd_rank_range *r =
+			&g_array_index(l->ranges, struct hd_rank_range, i);
+		bool found = false;
+
+		for (guint k = 0; k < have->len && !found; k++) {
+			int h = g_array_index(have, int, k);
+
+			found = h >= r->lo && h <= r->hi;
+		}
+		if (!found)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Refuses a --rank or --group that names nothing in the data, listing
+ * what is there (a typo should not look like "no ops").
+ */
+static int check_filter_names(const struct show_opts *o,
+			      const struct hd_store *s)
+{
+	if (o->ranks) {
+		g_autoptr(GArray) have = hd_report_show_rank_array(s);
+		const struct hd_rank_range *r = empty_range(o->ranks, have);
+
+		if (r) {
+			g_autofree char *list = hd_report_show_ranks(s);
+			g_autofree char *what =
+				r->lo == r->hi
+					? g_strdup_printf("rank %d", r->lo)
+					: g_strdup_printf("ranks %d-%d", r->lo,
+							  r->hi);
+
+			return hd_cmd_usage_error(
+				&hd_cmd_show,
+				"option '--rank': no data of %s; ranks with data: %s",
+				what, *list ? list : "none");
+		}
+	}
+	for (guint i = 0; o->groups && i + 1 < o->groups->len; i++) {
+		const char *g = g_ptr_array_index(o->groups, i);
+
+		if (!hd_report_show_has_group(s, g)) {
+			g_autofree char *list = hd_report_show_groups(s);
+
+			return hd_cmd_usage_error(
+				&hd_cmd_show,
+				"option '--group': no group '%s'; groups: %s",
+				g, *list ? list : "none");
+		}
+	}
+	return HD_CMD_CONTINUE;
+}
+
+static void show_opts_clear(struct show_opts *o)
+{
+	hd_ranklist_free(o->ranks);
+	if (o->groups)
+		g_ptr_array_unref(o->groups);
+}
+
+static int run_show(struct show_opts *po, int argc, char **argv);
 
 static int run(int argc, char **argv)
 {
 	struct show_opts o = {
-		.filter = { .rank = -1, .seq_min = -1, .seq_max = -1 },
+		.filter = { .seq_min = -1, .seq_max = -1 },
 	};
+	int status = run_show(&o, argc, argv);
+
+	show_opts_clear(&o);
+	return status;
+}
+
+static int run_show(struct show_opts *po, int argc, char **argv)
+{
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) ops = g_ptr_array_new();
@@ -141,11 +277,11 @@ static int run(int argc, char **argv)
 	g_autoptr(hd_store) s = NULL;
 	int status;
 
-	status = parse_args(argc, argv, &o, paths);
+	status = parse_args(argc, argv, po, paths);
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	g_ptr_array_add(paths, NULL);
-	s = hd_load((char **)paths->pdata, o.jobs, problems);
+	s = hd_load((char **)paths->pdata, po->jobs, problems);
 	hd_cmd_say_load(problems, s);
 	if (!hd_store_usable_inputs(s)) {
 		hd_cmd_error("no usable input in the %u %s given",
@@ -154,20 +290,15 @@ static int run(int argc, char **argv)
 		return HD_EXIT_NO_INPUT;
 	}
 
-	if (o.filter.rank >= 0 && !hd_report_show_has_rank(s, o.filter.rank)) {
-		g_autofree char *ranks = hd_report_show_ranks(s);
-
-		return hd_cmd_usage_error(
-			&hd_cmd_show,
-			"option '--rank': no data of rank %d; ranks with data: %s",
-			o.filter.rank, *ranks ? ranks : "none");
-	}
-	hd_report_show_select(s, &o.filter, ops, sigs);
+	status = check_filter_names(po, s);
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	hd_report_show_select(s, &po->filter, ops, sigs);
 	if (!ops->len && !sigs->len)
 		hd_cmd_error("no ops or signals %s",
-			     filtered(&o.filter) ? "match the filters"
-						 : "found");
-	if (o.json)
+			     filtered(&po->filter) ? "match the filters"
+						   : "found");
+	if (po->json)
 		hd_report_show_json(stdout, s, ops, sigs);
 	else
 		hd_report_show_text(stdout, s, ops, sigs);
@@ -177,7 +308,7 @@ static int run(int argc, char **argv)
 const struct hd_cmd hd_cmd_show = {
 	.name = "show",
 	.usage =
-		"[--rank R] [--group G] [--seq A-B] [--state S] [--last N] [--format text|json] [-j N] PATH...",
+		"[--rank LIST] [--group G] [--seq A-B] [--state S] [--last N] [--format text|json] [-j N] PATH...",
 	.summary = "list the ops and signals read, for a look of your own",
 	.help = help,
 	.run = run,

@@ -37,6 +37,8 @@ static const char help[] =
 	"                 that recur; markdown (md): the same as a table;\n"
 	"                 jsonl: one JSON line per incident, in path order\n"
 	"  -j, --jobs N   analyze N incidents at a time (default 0: one per CPU)\n"
+	"  --quiet        no message on standard error about an incident that\n"
+	"                 could not be read (its row still says why)\n"
 	"  -h, --help     show this help\n"
 	"\n"
 	"exit status:\n"
@@ -129,10 +131,12 @@ static int run(int argc, char **argv)
 {
 	const char *format = NULL;
 	int jobs = 0;
+	bool quiet = false;
 	enum triage_format fmt = TRIAGE_TEXT;
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "jobs", 'j', HD_OPT_INT, &jobs, 0, 4096 },
+		{ "quiet", 0, HD_OPT_FLAG, &quiet, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new();
@@ -192,7 +196,7 @@ static int run(int argc, char **argv)
 
 		fault |= r->fault;
 		g_ptr_array_add(rows, r);
-		if (r->error)
+		if (r->error && !quiet)
 			hd_cmd_error("'%s': %s", r->path, r->error);
 		if (fmt == TRIAGE_JSONL)
 			ok = ok && hd_triage_write_jsonl(stdout, r);
@@ -210,7 +214,7 @@ static int run(int argc, char **argv)
 
 const struct hd_cmd hd_cmd_triage = {
 	.name = "triage",
-	.usage = "[-j N] [--format text|jsonl|markdown] DIR...",
+	.usage = "[-j N] [--quiet] [--format text|jsonl|markdown] DIR...",
 	.summary = "analyze many incidents, grouped by cause",
 	.help = help,
 	.run = run,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hd-text.h"
+#include "hd-const.h"
 #include "hd-engine.h"
 #include "hd-banned.h"
 
@@ -210,6 +211,9 @@ static bool store(const struct hd_cmd *cmd, const struct hd_opt *o,
 		return true;
 	case HD_OPT_STRING:
 		*(const char **)o->dest = value;
+		return true;
+	case HD_OPT_LIST:
+		g_ptr_array_add(*(GPtrArray **)o->dest, hd_unconst(value));
 		return true;
 	case HD_OPT_INT:
 		if (g_ascii_string_to_signed(value, 10, (gint64)o->min,

@@ -70,6 +70,9 @@ enum hd_opt_kind {
 	HD_OPT_STRING, /* const char *, pointing into argv; never empty */
 	HD_OPT_INT, /* int, within [min, max] */
 	HD_OPT_NUMBER, /* double, within (min, max] (min itself refused) */
+	/* GPtrArray * of const char * into argv: every value, in order,
+	   for an option that may be repeated (--rank 1 --rank 5) */
+	HD_OPT_LIST,
 };
 
 /*

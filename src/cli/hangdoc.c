@@ -29,6 +29,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\nexit status: 0 no fault found, 1 fault found, 2 usage error,\n"
 		"3 no usable input, 4 the report could not be written,\n"
+		"5 a hang or an error was seen but its cause is undecided,\n"
 		"6 inputs of several incidents (nothing blamed)\n");
 }
 

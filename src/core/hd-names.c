@@ -152,6 +152,13 @@ static void squash(const char *s, char *out, size_t size)
 	out[n] = '\0';
 }
 
+const char *hd_op_display_name(const char *s)
+{
+	enum hd_op_kind k = s ? hd_op_kind_parse(s) : HD_OP_UNKNOWN;
+
+	return k == HD_OP_UNKNOWN ? s : hd_op_kind_name(k);
+}
+
 enum hd_op_kind hd_op_kind_parse(const char *s)
 {
 	static const struct {

@@ -633,4 +633,11 @@ const char *hd_input_kind_words(enum hd_input_kind k);
 enum hd_op_kind hd_op_kind_parse(const char *s);
 enum hd_dtype hd_dtype_parse(const char *s);
 
+/*
+ * How a report writes an op kind that a source spelled s: the one
+ * spelling of hd_op_kind_name() ("ALLREDUCE" is "all_reduce") when s
+ * names a kind, else s as it is; NULL for NULL.  (transfer none)
+ */
+const char *hd_op_display_name(const char *s);
+
 #endif

@@ -104,7 +104,8 @@ static void attr_text(const struct c10d_op *o, enum c10d_attr at, char *buf,
 {
 	switch (at) {
 	case ATTR_OP:
-		g_snprintf(buf, n, "%s", o->op ? o->op : "?");
+		g_snprintf(buf, n, "%s",
+			   o->op ? hd_op_display_name(o->op) : "?");
 		break;
 	case ATTR_NUMEL:
 		g_snprintf(buf, n, "%" G_GINT64_FORMAT " elements", o->numel);
@@ -651,7 +652,8 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 				lag ? "joined but did not finish"
 				    : "never joined",
 				sig->seq, sig->op_name ? " " : "",
-				sig->op_name ? sig->op_name : "");
+				sig->op_name ? hd_op_display_name(sig->op_name)
+					     : "");
 		}
 		for (guint k = 0; k < ranks->len; k++)
 			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));

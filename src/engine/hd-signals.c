@@ -381,7 +381,8 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 {
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ct = NULL;
-	const char *opname = h->opname ? h->opname : "?";
+	/* one spelling in a report: "all_reduce", not "ALLREDUCE" */
+	const char *opname = h->opname ? hd_op_display_name(h->opname) : "?";
 	enum hd_confidence conf;
 	struct hd_verdict *v;
 
@@ -503,7 +504,7 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 		"rank%s %s never reported, while %u other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
 		h->nodata->len == 1 ? "" : "s", nd, h->waiting->len,
 		h->waiting->len == 1 ? "" : "s", where,
-		h->opname ? h->opname : "?", h->label,
+		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
 		h->nodata->len == 1 ? "it" : "they");
 	for (guint i = 0; i < h->nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
@@ -559,7 +560,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 		"rank%s %s time out in seq %" G_GINT64_FORMAT
 		" (%s) of %s while rank%s %s already passed it and time out later: the ranks issued different collectives; either side may be wrong",
 		h->waiting->len == 1 ? "" : "s", wt, h->seq,
-		h->opname ? h->opname : "?", h->label,
+		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
 		h->ahead->len == 1 ? "" : "s", at);
 	for (guint i = 0; i < h->waiting->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));

@@ -308,7 +308,7 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 		g_autofree char *aligned =
 			!st || !st->positions
 				? g_strdup("none (no ops recorded)")
-				: g_strdup_printf("%u", st->ops_aligned);
+				: hd_report_count(st->ops_aligned);
 
 		if (st && st->joined >= 0) {
 			g_autofree char *other = md_code(
@@ -344,8 +344,10 @@ static char *md_rank_cells(const struct hd_analysis *a,
 	char enq[24], done[24], state[48];
 
 	hd_report_progress_cells(p, "", enq, done, state);
-	return g_strdup_printf("%s | %u | %u | %s | %s | %s | %s", host,
-			       p->inputs, p->ops, group, enq, done, state);
+	g_autofree char *ops = hd_report_count(p->ops);
+
+	return g_strdup_printf("%s | %u | %s | %s | %s | %s | %s", host,
+			       p->inputs, ops, group, enq, done, state);
 }
 
 /*
@@ -441,6 +443,7 @@ static void md_arrivals(FILE *out, const struct hd_analysis *a)
 static void md_inputs(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
+	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
 	guint shown = 0;
 
 	fprintf(out, "## Inputs\n\n");
@@ -451,7 +454,7 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 	fprintf(out, "| path | kind | rank | records | skipped | warnings "
 		     "| problem |\n|---|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < s->inputs->len && i < MD_MAX_ROWS; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(sorted, i);
 		g_autofree char *path = md_code(in->path);
 		g_autofree char *err = md_text(in->error       ? in->error
 					       : in->truncated ? "truncated"
@@ -461,12 +464,13 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 
 		if (in->rank >= 0)
 			g_snprintf(rank, sizeof(rank), "%d", in->rank);
-		fprintf(out,
-			"| %s | %s | %s | %" G_GUINT64_FORMAT
-			" | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
-			" | %s |\n",
-			path, hd_input_kind_name(in->kind), rank, in->records,
-			in->skipped, in->nwarnings, err);
+		g_autofree char *records = hd_report_count(in->records);
+		g_autofree char *skipped = hd_report_count(in->skipped);
+		g_autofree char *warnings = hd_report_count(in->nwarnings);
+
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", path,
+			hd_input_kind_name(in->kind), rank, records, skipped,
+			warnings, err);
 		shown++;
 	}
 	fputc('\n', out);

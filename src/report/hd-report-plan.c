@@ -87,13 +87,29 @@ char *hd_report_plan_header_text(const struct replay_plan *p)
 	if (p->group_name)
 		g_string_append_printf(out, " (%s)", p->group_name);
 	g_string_append_printf(out, ": %u ranks, global ranks", p->ranks->len);
-	for (guint r = 0; r < p->ranks->len; r++) {
+	/*
+	 * In communicator order, runs of consecutive global ranks folded
+	 * ("0-1023", "0-3 8 ?"): 1,024 numbers on one line read as noise.
+	 */
+	for (guint r = 0; r < p->ranks->len;) {
 		int gr = replay_plan_rank(p, r)->global_rank;
+		guint end = r + 1;
 
-		if (gr >= 0)
+		if (gr < 0) {
+			g_string_append(out, " ?");
+			r++;
+			continue;
+		}
+		while (end < p->ranks->len && gr < G_MAXINT - (int)(end - r) &&
+		       replay_plan_rank(p, end)->global_rank ==
+			       gr + (int)(end - r))
+			end++;
+		if (end - r == 1)
 			g_string_append_printf(out, " %d", gr);
 		else
-			g_string_append(out, " ?");
+			g_string_append_printf(out, " %d-%d", gr,
+					       gr + (int)(end - r - 1));
+		r = end;
 	}
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);

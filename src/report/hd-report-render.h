@@ -13,8 +13,12 @@
 #include "hd-engine.h"
 #include "hd-report-opts.h"
 
-/* hd-report-text.c: wrapped at width columns (0: 80). */
-void hd_report_text(FILE *out, const struct hd_analysis *a, int width);
+/*
+ * hd-report-text.c: wrapped at opts->width columns (0: 80), coloured when
+ * opts->color, only the essentials when opts->brief.
+ */
+void hd_report_text(FILE *out, const struct hd_analysis *a,
+		    const struct hd_report_opts *opts);
 /* hd-report-md.c */
 void hd_report_markdown(FILE *out, const struct hd_analysis *a);
 /* hd-report-html.c: one self-contained page */

@@ -148,7 +148,8 @@ static void plan_text(FILE *out, const struct replay_plan *p)
 		fprintf(out, "%s %s", same->len == 1 ? "rank" : "ranks", list);
 		if (global->len)
 			fprintf(out, " (global %s)", glist);
-		fprintf(out, ": %u ops%s\n%s", rr->ops->len,
+		fprintf(out, ": %u %s%s\n%s", rr->ops->len,
+			rr->ops->len == 1 ? "op" : "ops",
 			same->len > 1 ? ", the same on each" : "", ops);
 	}
 }

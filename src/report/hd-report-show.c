@@ -33,30 +33,38 @@ static gint compare_ops(gconstpointer pa, gconstpointer pb)
 	return (x > y) - (x < y);
 }
 
+/* Whether group g is named by its id or its name in want. */
+static bool group_named(const struct hd_group *g, const char *const *want)
+{
+	for (; *want; want++)
+		if (strcmp(g->id, *want) == 0 ||
+		    (g->name && strcmp(g->name, *want) == 0))
+			return true;
+	return false;
+}
+
 /* Marks the groups --group names, by id or by name. */
-static bool *match_groups(const struct hd_store *s, const char *want)
+static bool *match_groups(const struct hd_store *s, const char *const *want)
 {
 	bool *match = g_new0(bool, s->groups->len + 1);
 
-	for (guint i = 0; i < s->groups->len; i++) {
-		const struct hd_group *g = hd_store_group_at(s, i);
-
-		match[i] = !want || strcmp(g->id, want) == 0 ||
-			   (g->name && strcmp(g->name, want) == 0);
-	}
+	for (guint i = 0; i < s->groups->len; i++)
+		match[i] = !want || group_named(hd_store_group_at(s, i), want);
 	return match;
 }
 
 /* A signal names its group only by PG name. */
 static bool signal_in_groups(const struct hd_store *s, const bool *match,
-			     const char *want, const struct hd_signal *sig)
+			     const char *const *want,
+			     const struct hd_signal *sig)
 {
 	if (!want)
 		return true;
 	if (!sig->group_name)
 		return false;
-	if (strcmp(sig->group_name, want) == 0)
-		return true;
+	for (const char *const *w = want; *w; w++)
+		if (strcmp(sig->group_name, *w) == 0)
+			return true;
 	for (guint i = 0; i < s->groups->len; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 
@@ -430,13 +438,13 @@ void hd_report_show_select(const struct hd_store *s,
 			   const struct hd_show_filter *f, GPtrArray *ops,
 			   GPtrArray *signals)
 {
-	g_autofree bool *match = match_groups(s, f->group);
+	g_autofree bool *match = match_groups(s, f->groups);
 	guint from = ops->len;
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
 
-		if (f->rank >= 0 && op->rank != f->rank)
+		if (f->want_rank && !f->want_rank(f->rank_data, op->rank))
 			continue;
 		if (op->group >= s->groups->len || !match[op->group])
 			continue;
@@ -453,9 +461,9 @@ void hd_report_show_select(const struct hd_store *s,
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (f->rank >= 0 && sig->rank != f->rank)
+		if (f->want_rank && !f->want_rank(f->rank_data, sig->rank))
 			continue;
-		if (!signal_in_groups(s, match, f->group, sig))
+		if (!signal_in_groups(s, match, f->groups, sig))
 			continue;
 		if (!seq_selected(f, sig->seq))
 			continue;
@@ -467,13 +475,14 @@ void hd_report_show_text(FILE *out, const struct hd_store *s,
 			 const GPtrArray *ops, const GPtrArray *signals)
 {
 	g_autofree char *day = common_day(s, ops);
+	g_autofree char *n = hd_report_count(ops->len);
 	struct table t;
 
 	if (day)
-		fprintf(out, "ops: %u (times UTC, %s)\n", ops->len, day);
+		fprintf(out, "ops: %s (times UTC, %s)\n", n, day);
 	else if (ops->len)
-		fprintf(out, "ops: %u (times with their dates and clocks)\n",
-			ops->len);
+		fprintf(out, "ops: %s (times with their dates and clocks)\n",
+			n);
 	else
 		fprintf(out, "ops: 0\n");
 	if (ops->len) {
@@ -593,12 +602,17 @@ static void add_rank(GHashTable *seen, GArray *ranks, int r)
 	g_array_append_val(ranks, r);
 }
 
-char *hd_report_show_ranks(const struct hd_store *s)
+static gint compare_ints(gconstpointer a, gconstpointer b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+GArray *hd_report_show_rank_array(const struct hd_store *s)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
-	g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *list = NULL;
-	g_auto(GStrv) runs = NULL;
+	GArray *ranks = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (guint i = 0; i < s->ops->len; i++)
 		add_rank(seen, ranks,
@@ -606,18 +620,39 @@ char *hd_report_show_ranks(const struct hd_store *s)
 	for (guint i = 0; i < s->signals->len; i++)
 		add_rank(seen, ranks,
 			 g_array_index(s->signals, struct hd_signal, i).rank);
-	list = hd_report_rank_list(ranks);
-	runs = g_strsplit(list, ",", -1);
+	g_array_sort(ranks, compare_ints);
+	return ranks;
+}
+
+char *hd_report_show_ranks(const struct hd_store *s)
+{
+	g_autoptr(GArray) ranks = hd_report_show_rank_array(s);
+	g_autofree char *list = hd_report_rank_list(ranks);
+	g_auto(GStrv) runs = g_strsplit(list, ",", -1);
+
 	return g_strjoinv(", ", runs);
 }
 
-bool hd_report_show_has_rank(const struct hd_store *s, int r)
+char *hd_report_show_groups(const struct hd_store *s)
 {
-	for (guint i = 0; i < s->ops->len; i++)
-		if (g_array_index(s->ops, struct hd_op, i).rank == r)
-			return true;
-	for (guint i = 0; i < s->signals->len; i++)
-		if (g_array_index(s->signals, struct hd_signal, i).rank == r)
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < s->groups->len; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+		g_autofree char *name =
+			hd_report_clean(g->name ? g->name : g->id);
+
+		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+	}
+	return g_string_free(out, FALSE);
+}
+
+bool hd_report_show_has_group(const struct hd_store *s, const char *want)
+{
+	const char *const one[] = { want, NULL };
+
+	for (guint i = 0; i < s->groups->len; i++)
+		if (group_named(hd_store_group_at(s, i), one))
 			return true;
 	return false;
 }

@@ -20,8 +20,11 @@
 
 /* What to list. */
 struct hd_show_filter {
-	int rank; /* global rank, -1: every rank */
-	const char *group; /* group id or name, NULL: every group */
+	/* whether to list global rank r; NULL: every rank */
+	bool (*want_rank)(const void *data, int r);
+	const void *rank_data; /* want_rank's data */
+	/* group ids or names, NULL-terminated; NULL: every group */
+	const char *const *groups;
 	int64_t seq_min, seq_max; /* sequence range, both -1: every position */
 	unsigned states; /* 1 << enum hd_op_state for each wanted, 0: any */
 	int last; /* only the last N ops per rank and group, 0: all */
@@ -51,8 +54,20 @@ bool hd_report_show_parse_seq(const char *value, int64_t *min, int64_t *max);
  */
 char *hd_report_show_ranks(const struct hd_store *s);
 
-/* True when the store holds an op or a signal of global rank r. */
-bool hd_report_show_has_rank(const struct hd_store *s, int r);
+/*
+ * The global ranks that left an op or a signal, sorted, each once
+ * (of int; transfer full).
+ */
+GArray *hd_report_show_rank_array(const struct hd_store *s);
+
+/*
+ * The groups, "0 (default_pg), mesh_tp, comm:0x5c1e..." as --group takes
+ * them: the name when there is one, else the id (transfer full).
+ */
+char *hd_report_show_groups(const struct hd_store *s);
+
+/* True when a group of the store has want as its id or its name. */
+bool hd_report_show_has_group(const struct hd_store *s, const char *want);
 
 /*
  * Appends to ops the store's ops that f selects (struct hd_op *, sorted by

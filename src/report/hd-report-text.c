@@ -37,6 +37,7 @@ struct text {
 	FILE *out;
 	const struct hd_analysis *a;
 	int width;
+	bool color; /* SGR codes around the headline's parts */
 };
 
 /* Writes text, cleaned, wrapped after first with rest as hanging indent. */
@@ -47,6 +48,20 @@ static void emit_wrap(const struct text *t, const char *first, const char *rest,
 	g_autofree char *lines = hd_report_wrap(clean, first, rest, t->width);
 
 	fputs(lines, t->out);
+	fputc('\n', t->out);
+}
+
+/*
+ * Writes text that holds colour marks (HD_MARK_*) around parts the caller
+ * cleaned itself: wrapped, then painted (or the marks removed).
+ */
+static void emit_marked(const struct text *t, const char *first,
+			const char *rest, const char *marked)
+{
+	g_autofree char *lines = hd_report_wrap(marked, first, rest, t->width);
+	g_autofree char *painted = hd_report_paint(lines, t->color);
+
+	fputs(painted, t->out);
 	fputc('\n', t->out);
 }
 
@@ -94,6 +109,14 @@ static void emit_more(const struct text *t, const char *indent, guint more,
 static const char *plural(guint64 n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
+}
+
+/* "1 op aligned", "4,327,424 ops aligned".  (transfer full) */
+static char *count_noun(guint64 n, const char *one, const char *many)
+{
+	g_autofree char *c = hd_report_count(n);
+
+	return g_strdup_printf("%s %s", c, plural(n, one, many));
 }
 
 /* The host a rank ran on, or NULL.  (transfer none) */
@@ -185,6 +208,45 @@ static char *verdict_head(const struct hd_analysis *a,
 			       hd_confidence_name(v->confidence));
 	if (*who)
 		g_string_append_printf(s, " %s", who);
+	if (*where)
+		g_string_append_printf(s, "%s %s", *who ? "," : "", where);
+	return g_string_free(s, FALSE);
+}
+
+/* The mark of a confidence: green high, yellow medium, else bold red. */
+static const char *confidence_mark(enum hd_confidence c)
+{
+	switch (c) {
+	case HD_CONF_HIGH:
+		return HD_MARK_GOOD;
+	case HD_CONF_MEDIUM:
+		return HD_MARK_WARN;
+	default:
+		return HD_MARK_BAD;
+	}
+}
+
+/*
+ * verdict_head() with colour marks around the kind, the confidence and
+ * the culprits; every part from an input is cleaned here, because the
+ * marks must survive (transfer full).
+ */
+static char *verdict_head_marked(const struct hd_analysis *a,
+				 const struct hd_verdict *v)
+{
+	g_autofree char *who_raw = culprit_text(a, v);
+	g_autofree char *where_raw = where_text(a, v);
+	g_autofree char *who = hd_report_clean(who_raw);
+	g_autofree char *where = hd_report_clean(where_raw);
+	GString *s = g_string_new(NULL);
+
+	g_string_append_printf(
+		s, HD_MARK_BAD "%s" HD_MARK_END " [%s%s" HD_MARK_END "]",
+		hd_verdict_kind_name(v->kind), confidence_mark(v->confidence),
+		hd_confidence_name(v->confidence));
+	if (*who)
+		g_string_append_printf(s, " " HD_MARK_BOLD "%s" HD_MARK_END,
+				       who);
 	if (*where)
 		g_string_append_printf(s, "%s %s", *who ? "," : "", where);
 	return g_string_free(s, FALSE);
@@ -692,9 +754,9 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 
 static void top_verdict(const struct text *t, const struct hd_verdict *v)
 {
-	g_autofree char *head = verdict_head(t->a, v);
+	g_autofree char *head = verdict_head_marked(t->a, v);
 
-	emit_wrap(t, "", "  ", head);
+	emit_marked(t, "", "  ", head);
 	if (v->summary)
 		emit_wrap(t, "  ", "  ", v->summary);
 	/* emit() cleans what it prints: the site is read from a stack. */
@@ -725,6 +787,56 @@ static void top_verdict(const struct text *t, const struct hd_verdict *v)
 	if (v->ruled_out->len > MAX_RULED_OUT)
 		emit_more(t, "  ", v->ruled_out->len - MAX_RULED_OUT,
 			  "ruled out");
+}
+
+/*
+ * The first item of next_steps(), as it would print it ("  - ..." and
+ * its continuation lines), or NULL when it prints none.  (transfer full)
+ */
+static char *first_next_step(const struct text *t, const struct hd_verdict *v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct text sub = *t;
+	g_autofree char *all = NULL;
+	const char *item, *end;
+
+	if (!mem)
+		return NULL;
+	sub.out = mem;
+	next_steps(&sub, v);
+	fclose(mem);
+	all = buf;
+	item = strstr(all, "\n  - ");
+	if (!item)
+		return NULL;
+	item++;
+	/* Up to the next item or the end: continuation lines hang deeper. */
+	end = strstr(item + 1, "\n  - ");
+	return end ? g_strndup(item, end + 1 - item) : g_strdup(item);
+}
+
+/*
+ * --brief: the headline, the summary, the first next step and the first
+ * evidence item, for a glance (and for a pager-free terminal).
+ */
+static void top_verdict_brief(const struct text *t, const struct hd_verdict *v)
+{
+	g_autofree char *head = verdict_head_marked(t->a, v);
+	g_autofree char *step = first_next_step(t, v);
+
+	emit_marked(t, "", "  ", head);
+	if (v->summary)
+		emit_wrap(t, "  ", "  ", v->summary);
+	if (step) {
+		emit(t, "next step:");
+		fputs(step, t->out);
+	}
+	if (v->evidence->len) {
+		emit(t, "evidence (1 of %u):", v->evidence->len);
+		emit_evidence(t, g_ptr_array_index(v->evidence, 0));
+	}
 }
 
 static void no_verdict(const struct text *t)
@@ -804,14 +916,17 @@ static void groups(const struct text *t)
 		else if (!st->ops_aligned)
 			ops = g_strdup("no position all its ranks reached");
 		else
-			ops = g_strdup_printf(
-				"%u %s aligned", st->ops_aligned,
-				plural(st->ops_aligned, "op", "ops"));
-		if (st && st->joined >= 0)
+			ops = count_noun(st->ops_aligned, "op aligned",
+					 "ops aligned");
+		if (st && st->joined >= 0) {
+			g_autofree char *matched = count_noun(
+				st->joined_ops, "op matched", "ops matched");
+
 			joined = g_strdup_printf(
-				"; joined with %s (%u ops matched)",
+				"; joined with %s (%s)",
 				hd_store_group_at(s, (uint32_t)st->joined)->id,
-				st->joined_ops);
+				matched);
+		}
 		emit(t, "  - %s: %s ranks, %s; id %s%s%s", label, nranks, ops,
 		     g->id, g->low_confidence_identity ? " (guessed)" : "",
 		     joined ? joined : "");
@@ -895,11 +1010,15 @@ static void rank_table(const struct text *t)
 	if (!table->len && !a->ranks_missing->len)
 		return;
 	blank(t);
-	if (a->world_size >= 0)
-		emit(t, "ranks: %u with data, world size %d", nseen,
-		     a->world_size);
-	else
-		emit(t, "ranks: %u with data, world size unknown", nseen);
+	{
+		g_autofree char *n = hd_report_count(nseen);
+		g_autofree char *ws =
+			a->world_size >= 0
+				? hd_report_count((uint64_t)a->world_size)
+				: g_strdup("unknown");
+
+		emit(t, "ranks: %s with data, world size %s", n, ws);
+	}
 	if (a->ranks_missing->len)
 		emit_wrap(t, "  no data from: ", "    ", missing);
 	if (!table->len)
@@ -1087,6 +1206,8 @@ static void input_line(const struct text *t, const struct hd_input *in)
 static void inputs(const struct text *t)
 {
 	const struct hd_store *s = t->a->store;
+	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
+	g_autofree char *n_usable = NULL, *n_bad = NULL;
 	guint usable = 0, bad = 0, shown = 0;
 
 	for (guint i = 0; i < s->inputs->len; i++) {
@@ -1102,9 +1223,11 @@ static void inputs(const struct text *t)
 		emit(t, "inputs: none found");
 		return;
 	}
-	emit(t, "inputs: %u read, %u unusable", usable, bad);
+	n_usable = hd_report_count(usable);
+	n_bad = hd_report_count(bad);
+	emit(t, "inputs: %s read, %s unusable", n_usable, n_bad);
 	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (in->error)
 			continue;
@@ -1118,7 +1241,7 @@ static void inputs(const struct text *t)
 	emit(t, "unusable inputs:");
 	shown = 0;
 	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (!in->error || shown++ >= MAX_INPUTS)
 			continue;
@@ -1177,15 +1300,25 @@ static void no_usable_input(const struct text *t)
 		emit_more(t, "  ", n - MAX_INPUTS, "inputs");
 }
 
-void hd_report_text(FILE *out, const struct hd_analysis *a, int width)
+void hd_report_text(FILE *out, const struct hd_analysis *a,
+		    const struct hd_report_opts *opts)
 {
-	const struct text t = { out, a, width > 0 ? width : 80 };
+	const struct text t = { out, a, opts->width > 0 ? opts->width : 80,
+				opts->color };
 
 	if (!hd_store_usable_inputs(a->store) && !a->conflicts->len) {
 		no_usable_input(&t);
 		return;
 	}
 	conflicts(&t);
+	if (opts->brief) {
+		if (a->verdicts->len)
+			top_verdict_brief(&t,
+					  g_ptr_array_index(a->verdicts, 0));
+		else
+			no_verdict(&t);
+		return;
+	}
 	if (a->verdicts->len)
 		top_verdict(&t, g_ptr_array_index(a->verdicts, 0));
 	else

@@ -321,15 +321,19 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 
 	if (markdown)
 		fprintf(out,
-			"# hangdoc triage: %u incidents, %u causes\n\n"
+			"# hangdoc triage: %u %s, %u %s\n\n"
 			"%u with a fault, %u not analyzed.\n\n"
 			"| incidents | cause | fingerprint | hosts | examples |\n"
 			"|---|---|---|---|---|\n",
-			rows->len, ncauses, faults, errors);
+			rows->len, rows->len == 1 ? "incident" : "incidents",
+			ncauses, ncauses == 1 ? "cause" : "causes", faults,
+			errors);
 	else
 		fprintf(out,
-			"%u incidents, %u causes (%u with a fault, %u not analyzed)\n\n",
-			rows->len, ncauses, faults, errors);
+			"%u %s, %u %s (%u with a fault, %u not analyzed)\n\n",
+			rows->len, rows->len == 1 ? "incident" : "incidents",
+			ncauses, ncauses == 1 ? "cause" : "causes", faults,
+			errors);
 	for (guint i = 0; i < causes->len; i++) {
 		const struct cause *c = g_ptr_array_index(causes, i);
 		const struct hd_triage_row *first =

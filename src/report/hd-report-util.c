@@ -53,6 +53,60 @@ char *hd_report_clean(const char *s)
 	return hd_text_safe(s);
 }
 
+int hd_report_natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
+			const char *sa, *sb;
+			size_t la, lb;
+			int d;
+
+			/* Leading zeros do not make a number bigger. */
+			while (*a == '0' && g_ascii_isdigit(a[1]))
+				a++;
+			while (*b == '0' && g_ascii_isdigit(b[1]))
+				b++;
+			for (sa = a; g_ascii_isdigit(*a); a++)
+				;
+			for (sb = b; g_ascii_isdigit(*b); b++)
+				;
+			la = (size_t)(a - sa);
+			lb = (size_t)(b - sb);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			d = memcmp(sa, sb, la);
+			if (d)
+				return d < 0 ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (guchar)*a < (guchar)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (guchar)*a < (guchar)*b ? -1 : (guchar)*a > (guchar)*b;
+}
+
+static gint compare_inputs(gconstpointer a, gconstpointer b)
+{
+	const struct hd_input *x = *(const struct hd_input *const *)a;
+	const struct hd_input *y = *(const struct hd_input *const *)b;
+	int d = hd_report_natural_cmp(x->path, y->path);
+
+	/* Equal in natural order ("r01", "r1"): byte order decides. */
+	return d ? d : strcmp(x->path, y->path);
+}
+
+GPtrArray *hd_report_inputs_sorted(const struct hd_store *s)
+{
+	GPtrArray *v = g_ptr_array_sized_new(s->inputs->len);
+
+	for (guint i = 0; i < s->inputs->len; i++)
+		g_ptr_array_add(v, g_ptr_array_index(s->inputs, i));
+	g_ptr_array_sort(v, compare_inputs);
+	return v;
+}
+
 char *hd_report_count(uint64_t n)
 {
 	char digits[32];
@@ -185,9 +239,34 @@ const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 	return NULL;
 }
 
+/* Whether c is one of the colour marks (HD_MARK_*). */
+static bool is_mark(gunichar c)
+{
+	return c == 0x01 || c == 0x02 || c == 0x03 || c == 0x05 || c == 0x06;
+}
+
 static size_t char_columns(gunichar c)
 {
+	if (is_mark(c))
+		return 0;
 	return g_unichar_iswide(c) ? 2 : 1;
+}
+
+char *hd_report_paint(const char *marked, bool color)
+{
+	static const char *const sgr[] = {
+		[0x01] = "\033[1;31m", [0x02] = "\033[33m", [0x03] = "\033[32m",
+		[0x05] = "\033[1m",    [0x06] = "\033[0m",
+	};
+	GString *s = g_string_sized_new(strlen(marked) + 32);
+
+	for (const char *p = marked; *p; p++) {
+		if (!is_mark((guchar)*p))
+			g_string_append_c(s, *p);
+		else if (color)
+			g_string_append(s, sgr[(guchar)*p]);
+	}
+	return g_string_free(s, FALSE);
 }
 
 size_t hd_report_columns(const char *s)

@@ -5,6 +5,7 @@
 #ifndef HD_REPORT_UTIL_H
 #define HD_REPORT_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -38,6 +39,18 @@ bool hd_report_rank_set_hits(const GArray *set, int first, int last);
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
+
+/*
+ * Natural order of file names: runs of digits compare as numbers, so
+ * "rank_2" comes before "rank_1000"; otherwise byte order.
+ */
+int hd_report_natural_cmp(const char *a, const char *b);
+
+/*
+ * The store's inputs (struct hd_input *) in natural order of their paths,
+ * as a report lists them.  (transfer container)
+ */
+GPtrArray *hd_report_inputs_sorted(const struct hd_store *s);
 
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);
@@ -80,6 +93,25 @@ char *hd_report_wrap(const char *text, const char *first, const char *rest,
 
 /* The columns s takes on a terminal (see hd_report_wrap()). */
 size_t hd_report_columns(const char *s);
+
+/*
+ * Colour marks: control bytes that hd_report_clean() never lets through
+ * from an input, so that only a renderer can place them around text it
+ * built from cleaned parts.  They take no column (hd_report_wrap() wraps
+ * marked text as if they were absent); hd_report_paint() turns them into
+ * SGR sequences, or removes them when there is no colour.
+ */
+#define HD_MARK_BAD  "\x01" /* bold red: the verdict's kind */
+#define HD_MARK_WARN "\x02" /* yellow: medium confidence */
+#define HD_MARK_GOOD "\x03" /* green: high confidence */
+#define HD_MARK_BOLD "\x05" /* bold: the culprit */
+#define HD_MARK_END  "\x06" /* back to plain */
+
+/*
+ * Replaces the colour marks of marked with ANSI SGR sequences when color,
+ * else removes them.  (transfer full)
+ */
+char *hd_report_paint(const char *marked, bool color);
 
 /*
  * A quoted log line without the prefix its source already states: the

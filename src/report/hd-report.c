@@ -43,7 +43,9 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 			  const struct hd_analysis *a,
 			  const struct hd_report_opts *opts)
 {
-	const struct hd_report_opts defaults = { 80, -1, -1, NULL };
+	const struct hd_report_opts defaults = {
+		80, -1, -1, NULL, false, false
+	};
 
 	if (!opts)
 		opts = &defaults;
@@ -56,7 +58,7 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 		return ok;
 	}
 	case HD_REPORT_TEXT:
-		hd_report_text(out, a, opts->width);
+		hd_report_text(out, a, opts);
 		break;
 	case HD_REPORT_MARKDOWN:
 		hd_report_markdown(out, a);

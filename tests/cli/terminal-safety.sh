@@ -4,6 +4,8 @@
 # terminals) and bidirectional overrides and isolates go through every
 # human-facing output: analyze as text and Markdown, show, replay
 # --dry-run, and the messages on stderr.  None of those bytes may come out.
+# With --color always, the report's own colour codes (SGR: bold, red,
+# yellow, green, reset) are the only escapes allowed, and must be there.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 tmp=$(mktemp -d) || exit 99
@@ -53,12 +55,19 @@ missing=$(printf '%s/no\033[2Jsuch\342\200\256' "$tmp")
 pass=0
 fail=0
 for args in "analyze" "analyze --format markdown" "show" \
-	"replay --dry-run --healthy"; do
+	"replay --dry-run --healthy" "analyze --color always" \
+	"analyze --brief --color always"; do
 	# shellcheck disable=SC2086
 	timeout 60 "$HANGDOC" $args "$tmp/in" "$missing" >"$tmp/out" 2>&1
-	if python3 - "$tmp/out" <<'PY'; then
+	if python3 - "$tmp/out" "$args" <<'PY'; then
 import re, sys
 b = open(sys.argv[1], "rb").read()
+if "--color always" in sys.argv[2]:
+    sgr = re.compile(rb"\x1b\[(?:0|1|1;31|32|33)m")
+    if not sgr.search(b):
+        print("  no colour with --color always")
+        sys.exit(1)
+    b = sgr.sub(b"", b)
 bad = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]"
                  rb"|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 hits = [m.start() for m in bad.finditer(b)]

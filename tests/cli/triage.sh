@@ -57,7 +57,7 @@ cp -R "$HD_SRCDIR/testdata/example-incident/fr" "$dir/mix/dumps" &&
 # distcheck's source tree is read-only, and so would the copies be
 chmod -R u+w "$dir/mix" || exit 99
 "$HANGDOC" triage -j 1 "$dir/mix" >"$dir/mix.txt" 2>/dev/null
-head -1 "$dir/mix.txt" | grep -q "^4 incidents, 1 causes (2 with a fault" ||
+head -1 "$dir/mix.txt" | grep -q "^4 incidents, 1 cause (2 with a fault" ||
 	{ echo "FAIL: mixed evidence or undecided miscounted"; cat "$dir/mix.txt"; exit 1; }
 grep -q "^2 incidents: missing_rank all_reduce at train.py:train_step," "$dir/mix.txt" ||
 	{ echo "FAIL: dumps and logs not one cause"; cat "$dir/mix.txt"; exit 1; }

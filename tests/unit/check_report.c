@@ -166,6 +166,48 @@ START_TEST(test_rank_list)
 }
 END_TEST
 
+START_TEST(test_natural_order)
+{
+	/* ranks as numbers, not as text: rank_2 before rank_1000 */
+	ck_assert_int_lt(hd_report_natural_cmp("rank_2", "rank_1000"), 0);
+	ck_assert_int_gt(hd_report_natural_cmp("rank_1000", "rank_2"), 0);
+	ck_assert_int_lt(hd_report_natural_cmp("a/r9.log", "a/r10.log"), 0);
+	ck_assert_int_lt(hd_report_natural_cmp("node-a", "node-b"), 0);
+	ck_assert_int_eq(hd_report_natural_cmp("x12y", "x12y"), 0);
+	ck_assert_int_eq(hd_report_natural_cmp("r007", "r7"), 0);
+	ck_assert_int_lt(hd_report_natural_cmp("r", "r0"), 0);
+	ck_assert_int_lt(hd_report_natural_cmp("r1a", "r1b"), 0);
+	ck_assert_int_lt(hd_report_natural_cmp("", "a"), 0);
+	/* numbers longer than any integer still compare */
+	ck_assert_int_lt(hd_report_natural_cmp("r99999999999999999999999",
+					       "r100000000000000000000000"),
+			 0);
+}
+END_TEST
+
+START_TEST(test_paint)
+{
+	g_autofree char *on =
+		hd_report_paint(HD_MARK_BAD "kind" HD_MARK_END " [" HD_MARK_GOOD
+					    "high" HD_MARK_END "]",
+				true);
+	g_autofree char *off =
+		hd_report_paint(HD_MARK_BAD "kind" HD_MARK_END " [" HD_MARK_GOOD
+					    "high" HD_MARK_END "]",
+				false);
+	g_autofree char *wrapped = hd_report_wrap(
+		HD_MARK_BOLD "aaaaa bbbb" HD_MARK_END, "", "", 10);
+	g_autofree char *clean = hd_report_clean("\x01x\x05y\x06");
+
+	ck_assert_str_eq(on, "\033[1;31mkind\033[0m [\033[32mhigh\033[0m]");
+	ck_assert_str_eq(off, "kind [high]");
+	/* marks take no column: ten columns hold both words */
+	ck_assert_ptr_null(strchr(wrapped, '\n'));
+	/* an input cannot smuggle a mark in */
+	ck_assert_ptr_null(strpbrk(clean, "\x01\x05\x06"));
+}
+END_TEST
+
 START_TEST(test_format_parse)
 {
 	enum hd_report_format f = HD_REPORT_TEXT;
@@ -662,6 +704,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_rank_list);
 	tcase_add_test(tc, test_format_parse);
+	tcase_add_test(tc, test_natural_order);
+	tcase_add_test(tc, test_paint);
 	tcase_add_test(tc, test_helpers);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_log_prefix);
