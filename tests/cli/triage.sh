@@ -3,7 +3,8 @@
 # unreadable one (scripts/gen-triage-incidents.py, into a temporary
 # directory): every incident gets a line, incidents of one cause share one
 # fingerprint and different causes do not, the unreadable one gives an
-# error for itself only, and the text table groups them most frequent first.
+# error for itself only (on standard error too, unless --quiet), and the
+# text table groups them most frequent first.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
@@ -63,4 +64,12 @@ grep -q "^2 incidents: missing_rank all_reduce at train.py:train_step," "$dir/mi
 	{ echo "FAIL: dumps and logs not one cause"; cat "$dir/mix.txt"; exit 1; }
 grep -q "^2 incidents: undecided (insufficient_data)" "$dir/mix.txt" ||
 	{ echo "FAIL: undecided not listed apart"; cat "$dir/mix.txt"; exit 1; }
+# --quiet keeps the unreadable incident to its row, and changes nothing
+# else.
+"$HANGDOC" triage -j 2 --quiet --format jsonl "$dir/inc" >"$dir/quiet.jsonl" \
+	2>"$dir/quiet.err"
+[ ! -s "$dir/quiet.err" ] ||
+	{ echo "FAIL: --quiet still wrote:"; head -3 "$dir/quiet.err"; exit 1; }
+cmp -s "$dir/quiet.jsonl" "$dir/out.jsonl" ||
+	{ echo "FAIL: --quiet changed the lines"; exit 1; }
 echo "triage: ok"
