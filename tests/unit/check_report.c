@@ -178,6 +178,25 @@ START_TEST(test_natural_order)
 	ck_assert_int_lt(hd_report_natural_cmp("r", "r0"), 0);
 	ck_assert_int_lt(hd_report_natural_cmp("r1a", "r1b"), 0);
 	ck_assert_int_lt(hd_report_natural_cmp("", "a"), 0);
+	/* the inputs table: rank_2 before rank_10 before rank_1000 */
+	{
+		g_autoptr(hd_store) st = hd_store_new();
+		g_autoptr(GPtrArray) sorted = NULL;
+		static const char *const want[] = { "d/rank_2", "d/rank_10",
+						    "d/rank_1000", "e/a" };
+
+		hd_store_add_input(st, "e/a");
+		hd_store_add_input(st, "d/rank_1000");
+		hd_store_add_input(st, "d/rank_2");
+		hd_store_add_input(st, "d/rank_10");
+		sorted = hd_report_inputs_sorted(st);
+		ck_assert_uint_eq(sorted->len, 4);
+		for (guint i = 0; i < sorted->len; i++)
+			ck_assert_str_eq(((const struct hd_input *)
+						  g_ptr_array_index(sorted, i))
+						 ->path,
+					 want[i]);
+	}
 	/* numbers longer than any integer still compare */
 	ck_assert_int_lt(hd_report_natural_cmp("r99999999999999999999999",
 					       "r100000000000000000000000"),
