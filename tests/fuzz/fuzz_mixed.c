@@ -144,6 +144,13 @@ static void render_replay(const struct hd_analysis *a)
 	}
 }
 
+/* show --rank 1,3-5 */
+static bool some_ranks(const void *data, int r)
+{
+	(void)data;
+	return r == 1 || (r >= 3 && r <= 5);
+}
+
 static void render_all(const struct hd_analysis *a)
 {
 	static const enum hd_report_format formats[] = {
@@ -154,12 +161,20 @@ static void render_all(const struct hd_analysis *a)
 					     .generated_at = 0,
 					     .elapsed_ms = -1,
 					     .label = "fuzz" };
-	const struct hd_show_filter all = { .rank = -1,
-					    .seq_min = -1,
-					    .seq_max = -1 };
-	const struct hd_show_filter some = {
-		.rank = 1, .seq_min = 2, .seq_max = 40, .last = 3
-	};
+	/* the text report coloured and brief too */
+	const struct hd_report_opts colored = { .width = 40,
+						.generated_at = 0,
+						.elapsed_ms = -1,
+						.label = "fuzz",
+						.color = true,
+						.brief = true };
+	static const char *const groups[] = { "0", "mesh_tp", NULL };
+	const struct hd_show_filter all = { .seq_min = -1, .seq_max = -1 };
+	const struct hd_show_filter some = { .want_rank = some_ranks,
+					     .groups = groups,
+					     .seq_min = 2,
+					     .seq_max = 40,
+					     .last = 3 };
 	struct hd_perfetto_info info;
 	g_autoptr(GPtrArray) ops = g_ptr_array_new();
 	g_autoptr(GPtrArray) sigs = g_ptr_array_new();
@@ -171,6 +186,7 @@ static void render_all(const struct hd_analysis *a)
 		(void)hd_report_write(devnull, formats[i], a);
 		(void)hd_report_write_opts(devnull, formats[i], a, &opts);
 	}
+	(void)hd_report_write_opts(devnull, HD_REPORT_TEXT, a, &colored);
 	(void)hd_report_perfetto(devnull, a, &info);
 	hd_report_show_select(a->store, &all, ops, sigs);
 	hd_report_show_text(devnull, a->store, ops, sigs);
