@@ -7,8 +7,8 @@
  * decoded byte passes one place, decode(), which enforces the input's
  * budget and hashes it with XXH3 (libxxhash).  Asked to, a reader also
  * hashes the bytes it reads from its source, as stored, with SHA-256
- * (OpenSSL's libcrypto, which uses the CPU's SHA instructions where it
- * has them), so that a file is read once to be both parsed and described.
+ * (hd-sha256.h), so that a file is read once to be both parsed and
+ * described.
  */
 #include "config.h"
 
@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <zstd.h>
 
 #include "hd-budget.h"
+#include "hd-sha256.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
@@ -75,7 +75,7 @@ struct hd_reader {
 	struct hd_budget_pool *pool; /* the incident's, or NULL */
 	bool pool_stored, pool_decoded; /* what r adds to it */
 	bool pool_refused; /* refusal is the pool's */
-	EVP_MD_CTX *stored_sha; /* of the source's bytes, or NULL */
+	struct hd_sha256 *stored_sha; /* of the source's bytes, or NULL */
 	bool stored_failed; /* a source read failed: no SHA-256 */
 };
 
@@ -128,9 +128,8 @@ static ssize_t source_pull(struct hd_reader *r, uint8_t *buf, size_t n,
 	}
 	if (got < 0)
 		r->stored_failed = true;
-	if (got > 0 && r->stored_sha &&
-	    !EVP_DigestUpdate(r->stored_sha, buf, (size_t)got))
-		r->stored_failed = true;
+	if (got > 0 && r->stored_sha)
+		hd_sha256_update(r->stored_sha, buf, (size_t)got);
 	return got;
 }
 
@@ -575,21 +574,18 @@ void hd_reader_hash_stored(struct hd_reader *r)
 	g_return_if_fail(r && !r->stored_sha);
 	/* nothing read yet but the sniffed bytes, which wait in raw */
 	g_return_if_fail(r->raw_pos == 0 && r->raw_total == r->raw_len);
-	r->stored_sha = EVP_MD_CTX_new();
-	if (!r->stored_sha ||
-	    !EVP_DigestInit_ex(r->stored_sha, EVP_sha256(), NULL) ||
-	    !EVP_DigestUpdate(r->stored_sha, r->raw, r->raw_len))
+	r->stored_sha = hd_sha256_new();
+	if (r->stored_sha)
+		hd_sha256_update(r->stored_sha, r->raw, r->raw_len);
+	else
 		r->stored_failed = true;
 }
 
 bool hd_reader_stored_sha256(struct hd_reader *r,
 			     char hex[HD_SHA256_HEX_LEN + 1], uint64_t *size)
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
 	g_autofree uint8_t *buf = NULL;
 	uint64_t total = r->raw_total;
-	unsigned len = 0;
 
 	if (!r->stored_sha || r->stored_failed)
 		return false;
@@ -608,17 +604,11 @@ bool hd_reader_stored_sha256(struct hd_reader *r,
 		r->raw_eof = true;
 		r->raw_pos = r->raw_len = 0;
 	}
-	if (r->stored_failed || !EVP_DigestFinal_ex(r->stored_sha, md, &len))
-		return false;
-	g_assert(len * 2 == HD_SHA256_HEX_LEN);
-	for (unsigned i = 0; i < len; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[HD_SHA256_HEX_LEN] = '\0';
-	*size = total;
 	/* a second call would finish a finished digest */
 	r->stored_failed = true;
+	if (!hd_sha256_finish(r->stored_sha, hex))
+		return false;
+	*size = total;
 	return true;
 }
 
@@ -632,7 +622,7 @@ void hd_reader_free(struct hd_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDCtx(r->zctx);
 	XXH3_freeState(r->hash);
-	EVP_MD_CTX_free(r->stored_sha);
+	hd_sha256_free(r->stored_sha);
 	g_free(r->trailing);
 	g_free(r->raw);
 	g_free(r->refusal);

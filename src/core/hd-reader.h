@@ -19,6 +19,8 @@
 #include <sys/types.h>
 #include <glib.h>
 
+#include "hd-sha256.h"
+
 /* The first bytes of the decompressed stream, kept for sniffing. */
 #define HD_READER_HEAD_MAX 4096
 
@@ -132,9 +134,6 @@ void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
  * the compression are hashed now.
  */
 void hd_reader_hash_stored(struct hd_reader *r);
-
-/* The length of a SHA-256 in lowercase hex, and its terminating NUL. */
-#define HD_SHA256_HEX_LEN 64
 
 /*
  * Reads what is left of r's source without decoding it (nor counting it

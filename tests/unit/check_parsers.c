@@ -271,8 +271,8 @@ START_TEST(test_load_describes_stored_bytes)
 	g_string_append(log, "node-a:123:456 [0] NCCL INFO comm 0x5d1f8e0 "
 			     "rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
 			     "3d000 commId 0x1a2b3c4d - Init COMPLETE\n");
-	/* past the reader's first reads, which are hashed apart */
-	for (int i = 0; log->len < (1 << 20); i++)
+	/* past the first reads, hashed apart, and hd-sha256's inline part */
+	for (int i = 0; log->len < HD_SHA256_INLINE_BYTES + (1 << 20); i++)
 		g_string_append_printf(
 			log,
 			"node-a:123:456 [0] NCCL INFO AllReduce: opCount %x "
