@@ -433,6 +433,7 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
 	GHashTableIter it;
 	gpointer key, value;
+	struct proc_key *cur = NULL; /* of the last op's rank */
 	guint out = 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
@@ -442,19 +443,22 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		struct proc_key *k;
 
 		if (op->rank < 0 || op->group >= s->groups->len)
 			continue;
-		k = g_hash_table_lookup(acc, GINT_TO_POINTER(op->rank));
-		if (!k) {
-			k = g_new0(struct proc_key, 1);
-			k->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank), k);
+		/* a log's ops come in runs of one rank: look up each run once */
+		if (!cur || cur->rank != op->rank)
+			cur = g_hash_table_lookup(acc,
+						  GINT_TO_POINTER(op->rank));
+		if (!cur) {
+			cur = g_new0(struct proc_key, 1);
+			cur->rank = op->rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
+					    cur);
 		}
-		k->hash = hd_hash_u64(k->hash ^
-				      op_content_hash(op, gh[op->group]));
-		k->nops++;
+		cur->hash = hd_hash_u64(cur->hash ^
+					op_content_hash(op, gh[op->group]));
+		cur->nops++;
 	}
 	g_hash_table_iter_init(&it, acc);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
