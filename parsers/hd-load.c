@@ -32,6 +32,7 @@
 #include "hd-budget.h"
 #include "hd-hash.h"
 #include "hd-input.h"
+#include "hd-sha256.h"
 #include "parsers.h"
 #include "rank-name.h"
 #include "hd-banned.h"
@@ -287,6 +288,9 @@ static void worker(gpointer data, gpointer user)
 	struct load_sync *sync = user;
 
 	parse_one(job);
+	/* the pool's threads may outlive the process's libcrypto */
+	if (job->describe)
+		hd_sha256_thread_done();
 	g_mutex_lock(&sync->lock);
 	job->done = true;
 	g_cond_broadcast(&sync->cond);

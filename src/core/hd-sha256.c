@@ -9,6 +9,7 @@
 #include "hd-sha256.h"
 
 #include <string.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "hd-banned.h"
@@ -39,8 +40,10 @@ static gpointer hasher(gpointer data)
 		    !EVP_DigestUpdate(h->ctx, c->data, len))
 			h->failed = true;
 		g_async_queue_push(h->empty, c);
-		if (!len)
+		if (!len) {
+			OPENSSL_thread_stop();
 			return NULL;
+		}
 	}
 }
 
@@ -136,4 +139,9 @@ void hd_sha256_free(struct hd_sha256 *h)
 		g_async_queue_unref(h->empty);
 	EVP_MD_CTX_free(h->ctx);
 	g_free(h);
+}
+
+void hd_sha256_thread_done(void)
+{
+	OPENSSL_thread_stop();
 }

@@ -42,6 +42,14 @@ void hd_sha256_update(struct hd_sha256 *h, const void *buf, size_t n);
 bool hd_sha256_finish(struct hd_sha256 *h, char hex[HD_SHA256_HEX_LEN + 1]);
 
 void hd_sha256_free(struct hd_sha256 *h);
+
+/*
+ * Releases what libcrypto keeps for the calling thread, which a hasher
+ * fed on it may have made.  For threads that outlive their work (a
+ * thread pool's): libcrypto frees it at the thread's exit, but not when
+ * the process ends first.
+ */
+void hd_sha256_thread_done(void);
 typedef struct hd_sha256 hd_sha256; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_sha256, hd_sha256_free)
 
