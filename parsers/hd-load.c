@@ -15,8 +15,9 @@
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
  * as a note on the later one: it stays listed and adds nothing.
- * Asked to, it also describes each file as stored (size, SHA-256), and
- * tells a caller's callback how far it has got; it never prints.
+ * Asked to, it also describes each file as stored (size, SHA-256, hashed
+ * by the worker in the one read that parses it), and tells a caller's
+ * callback how far it has got; it never prints.
  */
 #include "config.h"
 
@@ -31,6 +32,7 @@
 #include "hd-budget.h"
 #include "hd-hash.h"
 #include "hd-input.h"
+#include "hd-sha256.h"
 #include "parsers.h"
 #include "rank-name.h"
 #include "hd-banned.h"
@@ -56,6 +58,8 @@ struct load_job {
 	guint first_input; /* the store's index of its first input */
 	guint origin; /* the input merged in full that its first repeats */
 	bool describe; /* size and SHA-256 of the file as stored */
+	char *sha256; /* that SHA-256, set by the worker, or NULL */
+	uint64_t file_size; /* and that size */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
@@ -221,6 +225,19 @@ static void parse_archive(struct load_job *job, struct hd_reader *rd)
 			unusable_store(name, "an archive with no file in it");
 }
 
+/*
+ * The size and SHA-256 of the file's bytes as stored (before any
+ * decompression), for reports that identify their inputs: rd hashed
+ * what the parse read, and reads the rest, if any, here.
+ */
+static void describe_file(struct load_job *job, struct hd_reader *rd)
+{
+	char hex[HD_SHA256_HEX_LEN + 1];
+
+	if (hd_reader_stored_sha256(rd, hex, &job->file_size))
+		job->sha256 = g_strdup(hex);
+}
+
 static void parse_one(struct load_job *job)
 {
 	const char *name = input_name(job->found);
@@ -238,49 +255,20 @@ static void parse_one(struct load_job *job)
 	}
 	rd = hd_reader_open(job->found->path, &err);
 	if (rd) {
+		/* standard input, read by the parser, is not described */
+		if (job->describe && strcmp(job->found->path, "-") != 0)
+			hd_reader_hash_stored(rd);
 		hd_reader_set_pool(rd, job->pool, true, false);
 		head = hd_reader_head(rd, &len, &err);
 	}
-	if (err) {
+	if (err)
 		add_part(job, NULL)->store = unusable_store(name, err->message);
-		return;
-	}
-	if (hd_archive_has_magic(head, len)) {
+	else if (hd_archive_has_magic(head, len))
 		parse_archive(job, rd);
-		return;
-	}
-	parse_reader(job, add_part(job, NULL), rd, name, head, len);
-}
-
-/*
- * The size and SHA-256 of the file's bytes as stored (before any
- * decompression), for reports that identify their inputs.  Standard
- * input ("-") was consumed by the parser and is left undescribed.
- */
-static void describe_file(const char *path, struct hd_input *in)
-{
-	g_autoptr(GChecksum) sum = NULL;
-	g_autofree guchar *buf = NULL;
-	int64_t size = 0;
-	FILE *f;
-	size_t n;
-
-	if (strcmp(path, "-") == 0)
-		return;
-	f = g_fopen(path, "rb");
-	if (!f)
-		return;
-	sum = g_checksum_new(G_CHECKSUM_SHA256);
-	buf = g_malloc(1 << 20);
-	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
-		g_checksum_update(sum, buf, n);
-		size += (int64_t)n;
-	}
-	if (!ferror(f)) {
-		in->file_size = size;
-		in->sha256 = g_strdup(g_checksum_get_string(sum));
-	}
-	fclose(f);
+	else
+		parse_reader(job, add_part(job, NULL), rd, name, head, len);
+	if (rd && job->describe)
+		describe_file(job, rd);
 }
 
 static void tell(const struct hd_load_opts *o, struct hd_load_progress *p,
@@ -300,6 +288,9 @@ static void worker(gpointer data, gpointer user)
 	struct load_sync *sync = user;
 
 	parse_one(job);
+	/* the pool's threads may outlive the process's libcrypto */
+	if (job->describe)
+		hd_sha256_thread_done();
 	g_mutex_lock(&sync->lock);
 	job->done = true;
 	g_cond_broadcast(&sync->cond);
@@ -446,6 +437,7 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
 	GHashTableIter it;
 	gpointer key, value;
+	struct proc_key *cur = NULL; /* of the last op's rank */
 	guint out = 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
@@ -455,19 +447,22 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		struct proc_key *k;
 
 		if (op->rank < 0 || op->group >= s->groups->len)
 			continue;
-		k = g_hash_table_lookup(acc, GINT_TO_POINTER(op->rank));
-		if (!k) {
-			k = g_new0(struct proc_key, 1);
-			k->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank), k);
+		/* a log's ops come in runs of one rank: look up each run once */
+		if (!cur || cur->rank != op->rank)
+			cur = g_hash_table_lookup(acc,
+						  GINT_TO_POINTER(op->rank));
+		if (!cur) {
+			cur = g_new0(struct proc_key, 1);
+			cur->rank = op->rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
+					    cur);
 		}
-		k->hash = hd_hash_u64(k->hash ^
-				      op_content_hash(op, gh[op->group]));
-		k->nops++;
+		cur->hash = hd_hash_u64(cur->hash ^
+					op_content_hash(op, gh[op->group]));
+		cur->nops++;
 	}
 	g_hash_table_iter_init(&it, acc);
 	while (g_hash_table_iter_next(&it, &key, &value)) {
@@ -568,8 +563,10 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	if (job->describe && !part->name)
-		describe_file(job->found->path, hd_store_input(s, 0));
+	if (job->sha256 && !part->name) {
+		hd_store_input(s, 0)->file_size = (int64_t)job->file_size;
+		hd_store_input(s, 0)->sha256 = g_strdup(job->sha256);
+	}
 	hd_store_merge(dst, s);
 	return origin;
 }
@@ -613,6 +610,7 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		g_free(part->name);
 	}
 	g_clear_pointer(&job->parts, g_array_unref);
+	g_clear_pointer(&job->sha256, g_free);
 }
 
 /*

@@ -33,7 +33,7 @@ typedef void (*hd_load_progress_fn)(const struct hd_load_progress *p,
 
 struct hd_load_opts {
 	int jobs; /* parser threads, 0: one per CPU */
-	/* set each input's file_size and sha256 (reads every file again) */
+	/* set each input's file_size and sha256 (hashed as it is read) */
 	bool describe;
 	hd_load_progress_fn progress; /* or NULL */
 	void *progress_data;

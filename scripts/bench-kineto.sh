@@ -2,8 +2,11 @@
 # Benchmark the Kineto ingest against two DOM loads and grep, on one large
 # uncompressed synthetic trace where comm events are a few percent of all
 # events.  Usage: scripts/bench-kineto.sh [filler-per-collective] [colls]
-# (defaults give ~1 GB).  Needs a built tree (./hangdoc); builds a tiny
-# jansson loader and a parse-only driver in a temporary directory.
+# (defaults give ~1 GB).  Needs a built tree (./hangdoc, or HANGDOC names
+# another binary); builds a tiny jansson loader and a parse-only driver in
+# a temporary directory.  Last, analyze --format text against --format
+# json (which hashes the file, docs/json-schema.md), best of three each,
+# wall and cpu (user + sys), and their ratio.
 set -eu
 cd "$(dirname "$0")/.."
 filler=${1:-60}
@@ -45,7 +48,7 @@ int main(int c, char **v)
 }
 C
 cc -O2 -std=gnu11 -Iconfig -Isrc/core -Iparsers -o "$tmp/ingest" "$tmp/ingest.c" \
-	parsers/libhdparsers.a src/core/libhdcore.a $(pkg-config --cflags --libs glib-2.0 libpcre2-8 libzstd zlib libcjson jansson) -lm
+	parsers/libhdparsers.a src/core/libhdcore.a $(pkg-config --cflags --libs glib-2.0 libpcre2-8 libzstd zlib libxxhash libcrypto libarchive libcjson jansson) -lm
 now() { date +%s.%N; }
 run() { # label command...
 	label=$1; shift
@@ -59,8 +62,27 @@ echo "trace: $bytes bytes, $(grep -c '"ph"' "$f") events, $(grep -c record_param
 cat "$f" >/dev/null
 run "grep -c ncclDevKernel" grep -c ncclDevKernel "$f"
 run "hangdoc ingest (kineto_parse)" "$tmp/ingest" "$f"
-if ./hangdoc analyze --help >/dev/null 2>&1; then
-	run "hangdoc analyze (CLI, whole run)" ./hangdoc analyze "$f"
+hd=${HANGDOC:-./hangdoc}
+if "$hd" analyze --help >/dev/null 2>&1; then
+	run "hangdoc analyze (CLI, whole run)" "$hd" analyze "$f"
 fi
 run "jansson DOM load (C)" "$tmp/dom" "$f"
 run "python3 json.load (2nd anchor)" python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$f"
+# best of three: "wall cpu" in seconds, each the smallest seen
+best() {
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %U %S' -o "$tmp/t.txt" "$@" >/dev/null 2>&1 || true
+		tail -n 1 "$tmp/t.txt"
+	done | awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 + $3 < c { c = $2 + $3 }
+		END { print w, c }'
+}
+if "$hd" analyze --help >/dev/null 2>&1; then
+	t=$(best "$hd" analyze -j 1 "$f")
+	j=$(best "$hd" analyze -j 1 --format json "$f")
+	awk -v t="$t" -v j="$j" 'BEGIN {
+		split(t, T, " "); split(j, J, " ");
+		printf "analyze -j 1 --format text: %.2f s wall, %.2f s cpu\n", T[1], T[2];
+		printf "analyze -j 1 --format json: %.2f s wall, %.2f s cpu\n", J[1], J[2];
+		printf "ratio json/text: %.2f wall, %.2f cpu (target <= 1.1)\n", J[1] / T[1], J[2] / T[2];
+	}'
+fi

@@ -5,7 +5,10 @@
 # the file into a store (or with HD_BENCH_DRIVER=1).  Prints MB/s of
 # both, the ratio, and peak RSS, best of three runs each; then the same
 # for the lines split into one file per process, as a job leaves them,
-# read with -j $(nproc).
+# read with -j $(nproc).  Both times hangdoc runs, it runs with --format
+# text and --format json (which hashes every file, docs/json-schema.md),
+# and the json/text ratio is printed.  HANGDOC names another binary to
+# measure (a build of another commit), with the same workload.
 #
 #   scripts/bench-nccl-log.sh [MB] [tmpdir]
 set -eu
@@ -20,11 +23,12 @@ if [ ! -s "$log" ] || [ "$(($(stat -c %s "$log") >> 20))" -lt "$mb" ]; then
 fi
 bytes=$(stat -c %s "$log")
 
+hd=${HANGDOC:-$srcdir/hangdoc}
 drv=$tmp/nccl-bench-driver
 # HD_BENCH_DRIVER=1 measures the parser alone, without the engine.
 if [ "${HD_BENCH_DRIVER:-0}" != 1 ] &&
-	"$srcdir/hangdoc" analyze --help >/dev/null 2>&1; then
-	run() { "$srcdir/hangdoc" analyze "$log" >/dev/null || [ $? -le 1 ]; }
+	"$hd" analyze --help >/dev/null 2>&1; then
+	set -- "$hd" analyze -j 1 "$log"
 	what="hangdoc analyze"
 else
 	cat >"$tmp/driver.c" <<'EOC'
@@ -52,45 +56,48 @@ EOC
 		-DPCRE2_CODE_UNIT_WIDTH=8 $(pkg-config --cflags glib-2.0) \
 		"$tmp/driver.c" "$srcdir/parsers/libhdparsers.a" \
 		"$srcdir/src/core/libhdcore.a" \
-		$(pkg-config --libs glib-2.0 libpcre2-8 libzstd zlib libcjson jansson) \
+		$(pkg-config --libs glib-2.0 libpcre2-8 libzstd zlib libxxhash libcrypto libarchive libcjson jansson) \
 		-lm -o "$drv"
-	run() { "$drv" "$log"; }
+	set -- "$drv" "$log"
 	what="parser driver"
 fi
 
-now() { date +%s.%N; }
-# best of three wall times of a command, in seconds
+# best of three runs of a command: "wall cpu" in seconds, each the
+# smallest seen (cpu: user + system, which a loaded machine's other work
+# does not inflate as it does wall time)
 best() {
-	b=
 	for _ in 1 2 3; do
-		t0=$(now)
-		"$@" >/dev/null 2>&1 || true
-		t1=$(now)
-		b=$(echo "$t0 $t1 ${b:-999}" | awk '{d = $2 - $1; print (d < $3) ? d : $3}')
-	done
-	echo "$b"
+		/usr/bin/time -f '%e %U %S' -o "$tmp/t.txt" "$@" >/dev/null 2>&1 || true
+		tail -n 1 "$tmp/t.txt"
+	done | awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 + $3 < c { c = $2 + $3 }
+		END { print w, c }'
 }
 cat "$log" >/dev/null # warm the page cache for both
 # grep writes its count to a file: with stdout on /dev/null GNU grep
 # stops at the first match.
 g=$(best sh -c 'grep -c opCount "$1" >"$2"' sh "$log" "$tmp/grep.out")
 n=$(cat "$tmp/grep.out")
-p=$(best run)
+p=$(best "$@")
 # peak RSS of one more run, measured
 if [ -x "$drv" ]; then
 	/usr/bin/time -v "$drv" "$log" >/dev/null 2>"$tmp/time.txt"
 else
-	/usr/bin/time -v "$srcdir/hangdoc" analyze "$log" >/dev/null 2>"$tmp/time.txt" || true
+	/usr/bin/time -v "$hd" analyze -j 1 "$log" >/dev/null 2>"$tmp/time.txt" || true
 fi
 rss=$(awk -F: '/Maximum resident/ {gsub(/ /, "", $2); print $2}' "$tmp/time.txt")
-awk -v b="$bytes" -v g="$g" -v p="$p" \
+j="0 0"
+[ "$what" = "hangdoc analyze" ] && j=$(best "$@" --format json)
+awk -v b="$bytes" -v g="$g" -v p="$p" -v j="$j" \
 	-v n="$n" -v rss="$rss" -v what="$what" 'BEGIN {
 	mb = b / 1048576;
-	printf "one file: %.0f MB, %d COLL lines (best of 3 runs each)\n", mb, n;
-	printf "  grep -c opCount: %.2f s, %.0f MB/s\n", g, mb / g;
-	printf "  %s: %.2f s, %.0f MB/s\n", what, p, mb / p;
-	printf "  ratio hangdoc/grep: %.2f (target >= 0.25)\n", g / p;
-	printf "  peak RSS: %.0f MB\n", rss / 1024;
+	split(g, G, " "); split(p, P, " "); split(j, J, " ");
+	printf "one file: %.0f MB, %d COLL lines (best of 3 runs each; wall, and cpu = user + sys)\n", mb, n;
+	printf "  grep -c opCount: %.2f s wall, %.2f s cpu, %.0f MB/s\n", G[1], G[2], mb / G[1];
+	printf "  %s -j 1: %.2f s wall, %.2f s cpu, %.0f MB/s\n", what, P[1], P[2], mb / P[1];
+	printf "  ratio hangdoc/grep: %.2f wall, %.2f cpu (target >= 0.5)\n", G[1] / P[1], G[2] / P[2];
+	printf "  peak RSS: %.0f MB, %.3f of the log (target < 0.2)\n", rss / 1024, rss * 1024 / b;
+	if (J[1] > 0)
+		printf "  --format json: %.2f s wall, %.2f s cpu; json/text %.2f wall, %.2f cpu (target <= 1.1)\n", J[1], J[2], J[1] / P[1], J[2] / P[2];
 }'
 
 # The same lines as a job leaves them: one log per process (host-pid).
@@ -103,15 +110,18 @@ fi
 jobs=$(nproc)
 cat "$set_dir"/* >/dev/null
 g=$(best sh -c 'grep -c opCount "$1"/* >"$2"' sh "$set_dir" "$tmp/grep.out")
-p=$(best "$srcdir/hangdoc" analyze -j "$jobs" "$set_dir")
-/usr/bin/time -v "$srcdir/hangdoc" analyze -j "$jobs" "$set_dir" >/dev/null 2>"$tmp/time.txt" || true
+p=$(best "$hd" analyze -j "$jobs" "$set_dir")
+j=$(best "$hd" analyze -j "$jobs" --format json "$set_dir")
+/usr/bin/time -v "$hd" analyze -j "$jobs" "$set_dir" >/dev/null 2>"$tmp/time.txt" || true
 rss=$(awk -F: '/Maximum resident/ {gsub(/ /, "", $2); print $2}' "$tmp/time.txt")
-awk -v b="$bytes" -v g="$g" -v p="$p" -v rss="$rss" -v j="$jobs" \
+awk -v b="$bytes" -v g="$g" -v p="$p" -v rss="$rss" -v j="$jobs" -v js="$j" \
 	-v f="$(ls "$set_dir" | wc -l)" 'BEGIN {
 	mb = b / 1048576;
+	split(g, G, " "); split(p, P, " "); split(js, J, " ");
 	printf "log set: the same lines in %d per-process files, -j %d\n", f, j;
-	printf "  grep -c opCount: %.2f s, %.0f MB/s\n", g, mb / g;
-	printf "  hangdoc analyze: %.2f s, %.0f MB/s\n", p, mb / p;
-	printf "  ratio hangdoc/grep: %.2f (target >= 0.25)\n", g / p;
+	printf "  grep -c opCount: %.2f s wall, %.2f s cpu, %.0f MB/s\n", G[1], G[2], mb / G[1];
+	printf "  hangdoc analyze: %.2f s wall, %.2f s cpu, %.0f MB/s\n", P[1], P[2], mb / P[1];
+	printf "  ratio hangdoc/grep: %.2f wall, %.2f cpu\n", G[1] / P[1], G[2] / P[2];
 	printf "  peak RSS: %.0f MB\n", rss / 1024;
+	printf "  --format json: %.2f s wall, %.2f s cpu; json/text %.2f wall, %.2f cpu (target <= 1.1)\n", J[1], J[2], J[1] / P[1], J[2] / P[2];
 }'

@@ -11,7 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake autoconf-archive pkg-config \
-	libpcre2-dev libzstd-dev zlib1g-dev libarchive-dev libxxhash-dev libglib2.0-dev \
+	libpcre2-dev libzstd-dev zlib1g-dev libarchive-dev libxxhash-dev libssl-dev libglib2.0-dev \
 	libcjson-dev libjansson-dev check \
 	zstd gzip python3 python3-jsonschema clang clang-format libclang-rt-14-dev \
 	valgrind \

@@ -5,7 +5,10 @@
  * through, and whatever follows the last complete one that starts no other
  * (zero padding, garbage) is skipped and noted, as gzip and zstd do.  Every
  * decoded byte passes one place, decode(), which enforces the input's
- * budget and hashes it with XXH3 (libxxhash).
+ * budget and hashes it with XXH3 (libxxhash).  Asked to, a reader also
+ * hashes the bytes it reads from its source, as stored, with SHA-256
+ * (hd-sha256.h), so that a file is read once to be both parsed and
+ * described.
  */
 #include "config.h"
 
@@ -24,6 +27,7 @@
 #include <zstd.h>
 
 #include "hd-budget.h"
+#include "hd-sha256.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
@@ -71,6 +75,8 @@ struct hd_reader {
 	struct hd_budget_pool *pool; /* the incident's, or NULL */
 	bool pool_stored, pool_decoded; /* what r adds to it */
 	bool pool_refused; /* refusal is the pool's */
+	struct hd_sha256 *stored_sha; /* of the source's bytes, or NULL */
+	bool stored_failed; /* a source read failed: no SHA-256 */
 };
 
 /*
@@ -98,10 +104,11 @@ static ssize_t fd_read(struct hd_reader *r, void *buf, size_t n)
 }
 
 /*
- * Reads up to n bytes from the source (file, memory or callback) into buf:
- * the count, 0 at its end, -1 with error set.
+ * Reads up to n bytes from the source (file, memory or callback) into buf,
+ * hashing them as stored when asked to, and counting them nowhere: the
+ * count, 0 at its end, -1 with error set.
  */
-static ssize_t source_read(struct hd_reader *r, uint8_t *buf, size_t n,
+static ssize_t source_pull(struct hd_reader *r, uint8_t *buf, size_t n,
 			   GError **error)
 {
 	ssize_t got;
@@ -119,6 +126,19 @@ static ssize_t source_read(struct hd_reader *r, uint8_t *buf, size_t n,
 			g_set_error(error, HD_ERROR, HD_ERROR_IO,
 				    "read error: %s", g_strerror(errno));
 	}
+	if (got < 0)
+		r->stored_failed = true;
+	if (got > 0 && r->stored_sha)
+		hd_sha256_update(r->stored_sha, buf, (size_t)got);
+	return got;
+}
+
+/* source_pull(), counting the bytes against the budgets. */
+static ssize_t source_read(struct hd_reader *r, uint8_t *buf, size_t n,
+			   GError **error)
+{
+	ssize_t got = source_pull(r, buf, n, error);
+
 	if (got > 0) {
 		r->raw_total += got;
 		if (r->pool_stored)
@@ -549,6 +569,49 @@ struct hd_reader *hd_reader_new_from_callback(const char *name,
 	return g_steal_pointer(&r);
 }
 
+void hd_reader_hash_stored(struct hd_reader *r)
+{
+	g_return_if_fail(r && !r->stored_sha);
+	/* nothing read yet but the sniffed bytes, which wait in raw */
+	g_return_if_fail(r->raw_pos == 0 && r->raw_total == r->raw_len);
+	r->stored_sha = hd_sha256_new();
+	if (r->stored_sha)
+		hd_sha256_update(r->stored_sha, r->raw, r->raw_len);
+	else
+		r->stored_failed = true;
+}
+
+bool hd_reader_stored_sha256(struct hd_reader *r,
+			     char hex[HD_SHA256_HEX_LEN + 1], uint64_t *size)
+{
+	g_autofree uint8_t *buf = NULL;
+	uint64_t total = r->raw_total;
+
+	if (!r->stored_sha || r->stored_failed)
+		return false;
+	if (!r->raw_eof) {
+		buf = g_malloc(RAW_BUF_SIZE);
+		for (;;) {
+			ssize_t got = source_pull(r, buf, RAW_BUF_SIZE, NULL);
+
+			if (got < 0)
+				return false;
+			if (got == 0)
+				break;
+			total += (uint64_t)got;
+		}
+		/* r reads nothing more: what it has not decoded is gone */
+		r->raw_eof = true;
+		r->raw_pos = r->raw_len = 0;
+	}
+	/* a second call would finish a finished digest */
+	r->stored_failed = true;
+	if (!hd_sha256_finish(r->stored_sha, hex))
+		return false;
+	*size = total;
+	return true;
+}
+
 void hd_reader_free(struct hd_reader *r)
 {
 	if (!r)
@@ -559,6 +622,7 @@ void hd_reader_free(struct hd_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDCtx(r->zctx);
 	XXH3_freeState(r->hash);
+	hd_sha256_free(r->stored_sha);
 	g_free(r->trailing);
 	g_free(r->raw);
 	g_free(r->refusal);

@@ -19,6 +19,8 @@
 #include <sys/types.h>
 #include <glib.h>
 
+#include "hd-sha256.h"
+
 /* The first bytes of the decompressed stream, kept for sniffing. */
 #define HD_READER_HEAD_MAX 4096
 
@@ -123,6 +125,26 @@ struct hd_digest {
 
 /* The digest of every byte decoded so far, the sniffed head included. */
 void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
+
+/*
+ * Makes r also hash, with SHA-256, the bytes it reads from its source as
+ * stored (before any decompression): what sha256sum gives for the file,
+ * once hd_reader_stored_sha256() has read what the parse left.  Call it
+ * right after opening, before anything is read: the bytes read to sniff
+ * the compression are hashed now.
+ */
+void hd_reader_hash_stored(struct hd_reader *r);
+
+/*
+ * Reads what is left of r's source without decoding it (nor counting it
+ * against any budget: it is hashed, not parsed), and gives the SHA-256
+ * of every byte the source held, as HD_SHA256_HEX_LEN lowercase hex
+ * digits into hex, and their count into size.  False when r was not made
+ * to hash (hd_reader_hash_stored()) or a read failed; hex and size are
+ * then untouched.  r reads nothing after it.
+ */
+bool hd_reader_stored_sha256(struct hd_reader *r,
+			     char hex[HD_SHA256_HEX_LEN + 1], uint64_t *size);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the

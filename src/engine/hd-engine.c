@@ -266,7 +266,9 @@ static void progress_stack(const struct hd_index *ix,
 			   const struct hd_lane *lane, bool in_group,
 			   struct hd_rank_progress *p)
 {
-	if (p->stack >= 0 && (p->user_frame == 1 || !in_group))
+	/* a lane of log ops has none: not read again, op by op */
+	if (!lane->has_stack ||
+	    (p->stack >= 0 && (p->user_frame == 1 || !in_group)))
 		return;
 	for (uint32_t k = lane->n; k > 0; k--) {
 		const struct hd_op *op = hd_index_op(ix, lane->ops[k - 1]);

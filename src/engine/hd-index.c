@@ -65,10 +65,13 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 	l->min_seq = l->max_seq = l->max_completed = l->first_pending = -1;
 	l->first_blocked = -1;
 	l->n_p2p = 0;
+	l->has_stack = false;
 	for (uint32_t i = 0; i < l->n; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, l->ops[i]);
 
+		if (op->stack >= 0)
+			l->has_stack = true;
 		if (op->seq < prev)
 			sorted = false;
 		prev = op->seq;

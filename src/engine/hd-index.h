@@ -29,6 +29,7 @@ struct hd_lane {
 	int64_t first_blocked;
 	uint32_t n_p2p; /* sends and recvs among the ops */
 	bool has_completion_info; /* some op completed or was timed */
+	bool has_stack; /* some op has a stack (flight-recorder dumps) */
 };
 
 /* One group's lanes. */

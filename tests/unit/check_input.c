@@ -2,7 +2,8 @@
  * Input layer tests: compression detected by content, concatenated gzip
  * members, truncated streams, bounded lines, discovery order, budgets,
  * content digests, what is never opened or followed, and archives read as
- * directories (members, links skipped, malformed archives refused).
+ * directories (members, links skipped, malformed archives refused), and
+ * the SHA-256 of bytes as stored.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "hd-budget.h"
 #include "hd-error.h"
 #include "hd-input.h"
+#include "hd-sha256.h"
 #include "hd-test.h"
 #include "hd-const.h"
 
@@ -1025,6 +1027,48 @@ START_TEST(test_archive_zip_garbage)
 }
 END_TEST
 
+/*
+ * hd-sha256 gives GLib's SHA-256 of what it is fed, in pieces of any size,
+ * inline and on its thread, and a hasher freed unfinished stops cleanly.
+ */
+START_TEST(test_sha256_pieces)
+{
+	size_t len = HD_SHA256_INLINE_BYTES + 3 * HD_SHA256_CHUNK_BYTES + 77;
+	g_autofree uint8_t *data = g_malloc(len);
+	g_autoptr(GChecksum) want = g_checksum_new(G_CHECKSUM_SHA256);
+	char hex[HD_SHA256_HEX_LEN + 1];
+	size_t sizes[] = { 1, 4095, HD_SHA256_CHUNK_BYTES + 1, 65536, 3 };
+
+	for (size_t i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	g_checksum_update(want, data, (gssize)len);
+	for (size_t k = 0; k < G_N_ELEMENTS(sizes); k++) {
+		g_autoptr(hd_sha256) h = hd_sha256_new();
+		g_autoptr(hd_sha256) dropped = hd_sha256_new();
+
+		ck_assert_ptr_nonnull(h);
+		for (size_t at = 0, i = 0; at < len; i++) {
+			size_t n = MIN(sizes[(k + i) % G_N_ELEMENTS(sizes)],
+				       len - at);
+
+			hd_sha256_update(h, data + at, n);
+			hd_sha256_update(dropped, data + at, n);
+			at += n;
+		}
+		ck_assert(hd_sha256_finish(h, hex));
+		ck_assert_str_eq(hex, g_checksum_get_string(want));
+	}
+	/* nothing fed: the hash of no bytes */
+	{
+		g_autoptr(hd_sha256) h = hd_sha256_new();
+
+		ck_assert(hd_sha256_finish(h, hex));
+		ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb924"
+				      "27ae41e4649b934ca495991b7852b855");
+	}
+}
+END_TEST
+
 static Suite *input_suite(void)
 {
 	Suite *s = suite_create("input");
@@ -1056,6 +1100,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_archive_magic_by_content);
 	tcase_add_test(tc, test_archive_truncated_tar);
 	tcase_add_test(tc, test_archive_zip_garbage);
+	tcase_add_test(tc, test_sha256_pieces);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,12 +1,16 @@
 /*
  * The parser contract (parsers/parsers.c): content sniffing, ranks from file
- * names, and the one entry point that parses an input into a store.
+ * names, and the one entry point that parses an input into a store; and
+ * the loader's description of each file as stored (parsers/hd-load.c).
  */
 #include "config.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "hd-const.h"
+#include "hd-load.h"
 #include "hd-test-parse.h"
 #include "hd-budget.h"
 #include "rank-name.h"
@@ -200,6 +204,94 @@ START_TEST(test_own_outputs)
 }
 END_TEST
 
+/* Runs the shell command prog on path, quoted; its output.  (transfer full) */
+static char *run_on(const char *prog, const char *path)
+{
+	g_autofree char *quoted = g_shell_quote(path);
+	g_autofree char *cmd = g_strdup_printf("%s -- %s", prog, quoted);
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	g_autoptr(GError) err = NULL;
+	char *out = NULL;
+	int status = 0;
+
+	ck_assert_msg(g_spawn_sync(NULL, (char **)hd_unconst(argv), NULL,
+				   G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out,
+				   NULL, &status, &err),
+		      "%s: %s", cmd, err ? err->message : "?");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s failed", cmd);
+	return out;
+}
+
+/* What sha256sum says of path: 64 hex digits.  (transfer full) */
+static char *sha256sum(const char *path)
+{
+	g_autofree char *out = run_on("sha256sum", path);
+
+	ck_assert(out && strlen(out) > 64 && out[64] == ' ');
+	return g_strndup(out, 64);
+}
+
+/* Loads paths describing each file, checks each against sha256sum. */
+static void check_described(char **paths, guint inputs, guint problems_want)
+{
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	const struct hd_load_opts o = { .jobs = 2, .describe = true };
+	g_autoptr(hd_store) s = hd_load_with(paths, &o, problems);
+
+	ck_assert_uint_eq(s->inputs->len, inputs);
+	ck_assert_uint_eq(problems->len, problems_want);
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = hd_store_input(s, i);
+		g_autofree char *want = sha256sum(in->path);
+		GStatBuf st;
+
+		ck_assert_ptr_nonnull(in->sha256);
+		ck_assert_str_eq(in->sha256, want);
+		ck_assert_int_eq(g_stat(in->path, &st), 0);
+		ck_assert_int_eq(in->file_size, (int64_t)st.st_size);
+	}
+}
+
+/*
+ * Issue 22: the sha256 a JSON report gives each file is sha256sum's, of
+ * the bytes as stored, hashed in the read that parses them: for a plain
+ * log, its gzip copy (a repeat, read once), and a log whose parse stops
+ * at its budget (the rest is read for the hash alone).
+ */
+START_TEST(test_load_describes_stored_bytes)
+{
+	g_autofree char *dir = g_dir_make_tmp("hd-sha-XXXXXX", NULL);
+	g_autofree char *plain = g_build_filename(dir, "rank0.log", NULL);
+	g_autofree char *gz = g_build_filename(dir, "rank0.log.gz", NULL);
+	g_autoptr(GString) log = g_string_new(NULL);
+	char *both[] = { plain, gz, NULL };
+	char *one[] = { plain, NULL };
+
+	g_string_append(log, "node-a:123:456 [0] NCCL INFO comm 0x5d1f8e0 "
+			     "rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			     "3d000 commId 0x1a2b3c4d - Init COMPLETE\n");
+	/* past the first reads, hashed apart, and hd-sha256's inline part */
+	for (int i = 0; log->len < HD_SHA256_INLINE_BYTES + (1 << 20); i++)
+		g_string_append_printf(
+			log,
+			"node-a:123:456 [0] NCCL INFO AllReduce: opCount %x "
+			"sendbuff 0x7f00 recvbuff 0x7f00 count 1024 datatype 7 "
+			"op 0 root 0 comm 0x5d1f8e0 [nranks=2] stream 0x9\n",
+			i);
+	ck_assert(g_file_set_contents(plain, log->str, (gssize)log->len, NULL));
+	g_free(run_on("gzip -k -n", plain));
+	check_described(both, 2, 0);
+	/* the parse stops at 64 KiB; the hash does not */
+	g_setenv("HANGDOC_MAX_INPUT_SIZE", "64K", TRUE);
+	check_described(one, 1, 1);
+	g_unsetenv("HANGDOC_MAX_INPUT_SIZE");
+	g_unlink(gz);
+	g_unlink(plain);
+	g_rmdir(dir);
+}
+END_TEST
+
 static Suite *parsers_suite(void)
 {
 	Suite *s = suite_create("parsers");
@@ -211,6 +303,7 @@ static Suite *parsers_suite(void)
 	tcase_add_test(tc, test_parse_input_records_errors);
 	tcase_add_test(tc, test_parse_file_sniffs_and_ranks);
 	tcase_add_test(tc, test_own_outputs);
+	tcase_add_test(tc, test_load_describes_stored_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
