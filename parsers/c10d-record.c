@@ -710,6 +710,55 @@ static const char *const store_lost_texts[] = {
 	"recvBytes failed",
 };
 
+/*
+ * The store's address as a store-loss line prints it: "remote=[host]:port"
+ * (TCPStore's SocketImpl) or "from host:port".  Interned "host:port" (an
+ * IPv6 host keeps its brackets), or NULL when the line names none.
+ */
+static const char *store_address(const char *m, size_t n)
+{
+	static const char *const keys[] = { "remote=", " from " };
+	const char *e = m + n;
+
+	for (size_t k = 0; k < G_N_ELEMENTS(keys); k++) {
+		const char *p = g_strstr_len(m, (gssize)n, keys[k]);
+		const char *h, *he, *colon, *pe;
+		g_autofree char *addr = NULL;
+
+		if (!p)
+			continue;
+		h = p + strlen(keys[k]);
+		if (h < e && *h == '[') {
+			he = memchr(h, ']', (size_t)(e - h));
+			if (!he || he == h + 1)
+				continue;
+			colon = ++he;
+			/* "[node]" loses its brackets; "[fe80::1]" keeps them */
+			if (!memchr(h, ':', (size_t)(he - h))) {
+				h++;
+				he--;
+			}
+		} else {
+			he = h;
+			while (he < e && (g_ascii_isalnum(*he) || *he == '.' ||
+					  *he == '-' || *he == '_'))
+				he++;
+			colon = he;
+		}
+		if (he == h || he - h > 255 || colon + 1 >= e ||
+		    *colon != ':' || !g_ascii_isdigit(colon[1]))
+			continue;
+		pe = colon + 1;
+		while (pe < e && g_ascii_isdigit(*pe) && pe - colon <= 5)
+			pe++;
+		addr = g_strdup_printf("%.*s:%.*s", (int)(he - h), h,
+				       (int)(pe - colon - 1), colon + 1);
+		p = hd_intern(addr);
+		return p == hd_intern_refused ? NULL : p;
+	}
+	return NULL;
+}
+
 static const char *const desync_texts[] = {
 	"didn't join",		 "didn't finish",
 	"are the lagging ranks", "Failed to retrieve TORCH_NCCL_DESYNC",
@@ -1026,7 +1075,12 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 		return true;
 	}
 	if (any_of(m, n, store_lost_texts, G_N_ELEMENTS(store_lost_texts))) {
+		guint before = c->store->signals->len;
+
 		c10d_simple(c, d, HD_SIG_CRASH, HD_SIGT_STORE_LOST, "L");
+		if (c->store->signals->len > before)
+			signal_at(c, last_signal(c))->peer =
+				store_address(m, n);
 		return true;
 	}
 	if (has(m, n, "was aborted on rank") && rx(c, RX_ABORTED, m, n)) {

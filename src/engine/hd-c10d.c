@@ -501,19 +501,38 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+/* "gpu-b01:29400" -> "gpu-b01", "[fe80::1]:29400" -> "fe80::1".  (full) */
+static char *store_host(const char *addr)
+{
+	const char *colon = strrchr(addr, ':');
+
+	if (addr[0] == '[' && strchr(addr, ']'))
+		return g_strndup(addr + 1,
+				 (size_t)(strchr(addr, ']') - addr - 1));
+	return g_strndup(addr, colon ? (size_t)(colon - addr) : strlen(addr));
+}
+
 /*
- * The TCPStore (hosted by rank 0's launcher or process) went away under a
- * running job: ranks other than 0 fail to reach it.  Its host most likely
- * died first; the data shows only the loss, so the confidence is low with
- * one reporter and medium with several.
+ * The TCPStore went away under a running job: ranks fail to reach it.
+ * Its host most likely went away first, but which rank that is comes
+ * only from evidence, never from a rank number (torchrun puts the store
+ * in the agent on MASTER_ADDR's host, which may hold any ranks, or none):
+ * the address the lines name, mapped to the one rank that host holds.
+ * Otherwise no rank is blamed: the verdict says which host served the
+ * store, when the lines name it, and that its log is what to collect.
+ * The confidence is low with one reporter and medium with several.
  */
 static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GArray) reporters = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *rt = NULL;
+	g_autoptr(GArray) on_host = NULL;
+	g_autofree char *rt = NULL, *host = NULL;
+	const char *addr = NULL, *hostname = NULL;
+	bool addrs_differ = false, reporter_on_host = false;
+	guint nsig = 0;
+	int culprit = -1;
 	struct hd_verdict *v;
-	bool from_zero = false;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -521,33 +540,85 @@ static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
 
 		if (sig->type != HD_SIGT_STORE_LOST)
 			continue;
-		if (sig->rank == 0)
-			from_zero = true;
+		nsig++;
+		if (sig->peer && !addr)
+			addr = sig->peer;
+		else if (sig->peer && strcmp(sig->peer, addr) != 0)
+			addrs_differ = true;
 		for (guint k = 0; k < reporters->len; k++)
 			seen |= g_array_index(reporters, int, k) == sig->rank;
-		if (!seen && sig->rank > 0)
+		if (!seen && sig->rank >= 0)
 			g_array_append_val(reporters, sig->rank);
 	}
-	if (reporters->len == 0 || from_zero)
+	if (nsig == 0)
 		return;
 	g_array_sort(reporters, hd_compare_int);
-	rt = hd_ranks_text(reporters, 8);
-	v = hd_verdict_new(
-		HD_V_RANK_CRASHED,
-		reporters->len >= 2 ? HD_CONF_MEDIUM : HD_CONF_LOW,
-		"rank%s %s lost the TCPStore mid-run: its host, rank 0, most likely exited first",
-		reporters->len == 1 ? "" : "s", rt);
-	hd_verdict_add_culprit(v, 0);
+	rt = reporters->len ? hd_ranks_text(reporters, 8)
+			    : g_strdup("a process of unknown rank");
+	if (addr && !addrs_differ) {
+		host = store_host(addr);
+		on_host = hd_ranks_on_peer_host(s, host, &hostname);
+		for (guint k = 0; k < on_host->len; k++)
+			for (guint j = 0; j < reporters->len; j++)
+				reporter_on_host |=
+					g_array_index(on_host, int, k) ==
+					g_array_index(reporters, int, j);
+		if (on_host->len == 1 && !reporter_on_host)
+			culprit = g_array_index(on_host, int, 0);
+	}
+	if (culprit >= 0) {
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED,
+			reporters->len >= 2 ? HD_CONF_MEDIUM : HD_CONF_LOW,
+			"rank%s %s lost the TCPStore at %s mid-run: its host%s%s, rank %d, most likely went away first",
+			reporters->len == 1 ? "" : "s", rt, addr,
+			hostname ? " " : "", hostname ? hostname : "", culprit);
+		hd_verdict_add_culprit(v, culprit);
+	} else {
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED, HD_CONF_LOW,
+			"rank%s %s lost the TCPStore%s%s mid-run: the store's host most likely went away first; which rank ran there is not shown",
+			reporters->len == 1 ? "" : "s", rt,
+			addr && !addrs_differ ? " at " : "",
+			addr && !addrs_differ ? addr : "");
+	}
 	v->score = HD_SCORE_CRASH;
 	for (guint i = 0; i < s->signals->len; i++)
 		if (sig_at(s, i)->type == HD_SIGT_STORE_LOST)
 			add_signal_evidence(s, v, sig_at(s, i));
-	hd_verdict_add_evidence(
-		v, -1, NULL,
-		"rank 0 is taken as the store's host (torchrun and MASTER_ADDR put it there); rank 0 left no line in the input");
+	if (culprit >= 0)
+		hd_verdict_add_evidence(
+			v, culprit, NULL,
+			"the store's host %s holds rank %d alone among the ranks the input places",
+			host, culprit);
+	else if (addrs_differ)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup(
+				"the store-loss lines name different store addresses: which host served the store is not decided; collect the log of the host in MASTER_ADDR (its launcher and processes)"));
+	else if (addr)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"the TCPStore was served from %s; %s: collect that host's own log (its launcher and processes) for why it went away",
+				addr,
+				!on_host->len
+					? "no rank in the input is placed on that host"
+				: reporter_on_host
+					? "a rank there lost the store too, so the store's process is not one of the ranks shown"
+					: "that host holds several ranks, so which one served the store is not shown"));
+	else
+		g_ptr_array_add(
+			a->notes,
+			g_strdup(
+				"the store-loss lines do not name the store's address: collect the log of the host in MASTER_ADDR (its launcher and processes) for why the store went away"));
 	hd_verdict_add_ruled_out(
 		v,
 		"the reporting ranks: losing the store is what they saw, not what they did");
+	if (culprit < 0)
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: the store's host is not mapped to one rank; rank numbers alone do not say where the store ran");
 	g_ptr_array_add(a->verdicts, v);
 }
 

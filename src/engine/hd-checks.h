@@ -63,6 +63,15 @@ bool hd_join_is_pg(const struct hd_index *ix, int64_t g);
 bool hd_signal_is_trouble(const struct hd_signal *sig);
 
 /*
+ * The ranks on host, named by its hostname or by the address its ranks
+ * bootstrapped on ("node-b<41873>", "10.0.0.2", "gpu-b01.dc"; hostnames
+ * compared up to their first '.'), ascending; *name receives the
+ * hostname of a host found by address, or NULL.  (transfer full)
+ */
+GArray *hd_ranks_on_peer_host(const struct hd_store *s, const char *host,
+			      const char **name);
+
+/*
  * What a step of the engine leaves for later steps to read.  The table of
  * steps (hd-engine.c, engine_steps[]) states, for each, which of these it
  * reads and which it makes, and hd_engine_steps_ordered() asserts that

@@ -1931,3 +1931,11 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a)
 	check_coll_mismatch(ix, a);
 	check_mismatch_signals(ix, a);
 }
+
+GArray *hd_ranks_on_peer_host(const struct hd_store *s, const char *host,
+			      const char **name)
+{
+	g_autofree char *h = peer_host(host);
+
+	return ranks_on_host(s, h, name);
+}

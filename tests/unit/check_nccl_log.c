@@ -965,6 +965,57 @@ START_TEST(test_c10d_exit_local_rank)
 }
 END_TEST
 
+/*
+ * A store-loss line's store address (the engine maps it to a rank by
+ * host): "remote=[host]:port", "from host:port", an IPv6 host in
+ * brackets; none for a line that names no address or a broken one.
+ */
+START_TEST(test_c10d_store_address)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{ "[rank6]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] recvValue "
+		  "failed on SocketImpl(fd=61, addr=[gpu-b03]:51512, "
+		  "remote=[gpu-b01]:29400): Connection reset by peer\n",
+		  "gpu-b01:29400" },
+		{ "[rank1]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] recvBytes "
+		  "failed from 10.1.2.3:29500: Connection reset by peer\n",
+		  "10.1.2.3:29500" },
+		{ "[rank1]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] sendBytes "
+		  "failed on SocketImpl(fd=3, remote=[fe80::1]:29500)\n",
+		  "[fe80::1]:29500" },
+		{ "[rank1]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] sendBytes "
+		  "failed on SocketImpl(fd=3, remote=[]:29500)\n",
+		  NULL },
+		{ "[rank1]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] sendBytes "
+		  "failed on SocketImpl(fd=3, remote=[node-x:\n",
+		  NULL },
+		{ "[rank1]:[W1204 06:31:58.1 TCPStore.cpp:122] [c10d] recvValue "
+		  "failed from node-y: reset\n",
+		  NULL },
+		{ "[rank5]:[W1204 06:31:58.1 ProcessGroupNCCL.cpp:1748] [PG ID 0 "
+		  "PG GUID 0 Rank 5] Failed to check the \"should dump\" flag "
+		  "on TCPStore, (maybe TCPStore server has shut down too "
+		  "early), with error: Connection reset by peer\n",
+		  NULL },
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(hd_store) s = parse(cases[i].line);
+		struct hd_signal *g = sig_type(s, HD_SIGT_STORE_LOST);
+
+		ck_assert_msg(g != NULL, "case %u: no store_lost", i);
+		if (cases[i].want)
+			ck_assert_str_eq(g->peer ? g->peer : "(null)",
+					 cases[i].want);
+		else
+			ck_assert_msg(g->peer == NULL, "case %u: peer %s", i,
+				      g->peer);
+	}
+}
+END_TEST
+
 START_TEST(test_c10d_store_cuda_named)
 {
 	g_autoptr(hd_store) s = parse(
@@ -1861,6 +1912,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_fingerprints);
 	tcase_add_test(tt, test_c10d_exit_local_rank);
 	tcase_add_test(tt, test_c10d_store_cuda_named);
+	tcase_add_test(tt, test_c10d_store_address);
 	tcase_add_test(tt, test_c10d_wrap_before_record);
 	suite_add_tcase(s, tt);
 	tcase_set_timeout(tm, 60);
