@@ -95,6 +95,37 @@ static uint32_t vote_majority(const struct vote *v, bool *tie)
 }
 
 /*
+ * The side of a rooted op every rank holds alike: a gather's output and a
+ * scatter's input are the root's alone (a non-root's is empty, "[[]]"),
+ * and a broadcast or reduce is compared on what each rank puts in.
+ * Returns 1 for the output side, 0 for the input side, -1 for both (an
+ * op that is not rooted).
+ */
+static int rooted_side(enum hd_op_kind kind)
+{
+	if (kind == HD_OP_SCATTER)
+		return 1;
+	return hd_op_kind_is_rooted(kind) ? 0 : -1;
+}
+
+/*
+ * One side of a source's dtype spelling "in,in->out" (interned), or the
+ * whole spelling when it has no arrow; NULL when that side is empty.
+ */
+static const char *dtype_side(const char *name, int side)
+{
+	const char *arrow = side < 0 ? NULL : strstr(name, "->");
+
+	if (!arrow)
+		return name;
+	if (side == 0)
+		return arrow == name
+			       ? NULL
+			       : hd_intern_len(name, (size_t)(arrow - name));
+	return arrow[2] ? hd_intern(arrow + 2) : NULL;
+}
+
+/*
  * The value of an attribute that must be equal on every rank at one
  * position.  Returns false when the op does not say (unknown field, or an
  * attribute that does not apply to its kind).
@@ -138,6 +169,16 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 			else
 				return false;
 			return true;
+		case HD_OP_BROADCAST:
+		case HD_OP_REDUCE:
+			/* what each rank puts in; the root's output is its own */
+			if (d->shape_in)
+				*out = aval_of(1, STR(d->shape_in), 0);
+			else if (d->count_in >= 0)
+				*out = aval_of(0, (uint64_t)d->count_in, 0);
+			else
+				return false;
+			return true;
 		default:
 			if (d->shape_in || d->shape_out) {
 				*out = aval_of(1, STR(d->shape_in),
@@ -154,8 +195,11 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		if (op->kind == HD_OP_COALESCED)
 			return false;
 		if (d->dtype_name) {
-			*out = aval_of(1, STR(d->dtype_name), 0);
-			return true;
+			const char *side = dtype_side(d->dtype_name,
+						      rooted_side(op->kind));
+
+			*out = aval_of(1, STR(side), 0);
+			return side != NULL;
 		}
 		*out = aval_of(0, d->dtype, 0);
 		return d->dtype != HD_DTYPE_UNKNOWN;

@@ -437,6 +437,88 @@ START_TEST(test_dtype_and_root_and_redop)
 }
 END_TEST
 
+/*
+ * Rooted ops are compared on the side every rank holds: a gather's output
+ * and a scatter's input are the root's alone (a non-root records "[[]]"
+ * and no dtypes there), and a broadcast or reduce on what each rank puts
+ * in.  Seqs 1-4 differ only on the root's own side: no mismatch.  Seq 5,
+ * a gather where rank 3 sends Half: a dtype_mismatch of rank 3 alone.
+ */
+START_TEST(test_rooted_root_side_not_compared)
+{
+	static const struct {
+		enum hd_op_kind kind;
+		const char *in, *out, *dt; /* the root's, then a non-root's */
+		const char *nin, *nout, *ndt;
+	} pos[] = {
+		{ HD_OP_GATHER, "[[4, 4]]", "[[4, 4], [4, 4], [4, 4], [4, 4]]",
+		  "Float->Float,Float,Float,Float", "[[4, 4]]", "[[]]",
+		  "Float->Float" },
+		{ HD_OP_SCATTER, "[[4, 4], [4, 4], [4, 4], [4, 4]]", "[[4, 4]]",
+		  "Float,Float,Float,Float->Float", "[[]]", "[[4, 4]]",
+		  "->Float" },
+		{ HD_OP_REDUCE, "[[8]]", "[[8]]", "Float->Float", "[[8]]",
+		  "[[]]", "Float->" },
+		{ HD_OP_BROADCAST, "[[8]]", "[[8]]", "Float->Float", "[[8]]",
+		  "[[]]", "Float->" },
+		{ HD_OP_GATHER, "[[4, 4]]", "[[4, 4], [4, 4], [4, 4], [4, 4]]",
+		  "Float->Float,Float,Float,Float", "[[4, 4]]", "[[]]",
+		  "Float->Float" },
+	};
+	static const int want3[] = { 3 };
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	uint32_t g;
+
+	fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+	g = add_group(&f, "0", world4, 4);
+	for (int r = 0; r < 4; r++) {
+		for (guint i = 0; i < G_N_ELEMENTS(pos); i++) {
+			struct hd_op op;
+			struct hd_opdesc d;
+			bool root = r == 0;
+
+			hd_op_init(&op);
+			d = hd_opdesc_blank;
+			op.rank = r;
+			op.group = g;
+			op.seq = (int64_t)i + 1;
+			op.seq_kind = HD_SEQ_COLLECTIVE;
+			op.kind = pos[i].kind;
+			op.state = HD_STATE_COMPLETED;
+			d.shape_in = hd_intern(root ? pos[i].in : pos[i].nin);
+			d.shape_out =
+				hd_intern(root ? pos[i].out : pos[i].nout);
+			d.dtype_name = hd_intern(root ? pos[i].dt : pos[i].ndt);
+			if (i == 4 && r == 3)
+				d.dtype_name = hd_intern("Half->Half");
+			d.dtype = d.dtype_name[0] == 'H' ? HD_DTYPE_FLOAT16
+							 : HD_DTYPE_FLOAT32;
+			op.prov.input = f.input[r];
+			op.prov.kind = HD_PROV_RECORD;
+			op.prov.at = op.seq;
+			op.d = hd_opdesc_intern(&d);
+			hd_store_add_op(f.s, &op);
+		}
+	}
+	a = run(&f);
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		v = g_ptr_array_index(a->verdicts, i);
+		ck_assert_msg(
+			v->kind != HD_V_SIZE_MISMATCH &&
+				(v->kind != HD_V_DTYPE_MISMATCH || v->seq == 5),
+			"%s at seq %" G_GINT64_FORMAT ": %s",
+			hd_verdict_kind_name(v->kind), v->seq, v->summary);
+	}
+	v = hd_test_verdict(a, HD_V_DTYPE_MISMATCH);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->seq, 5);
+	assert_culprits(v, want3, 1);
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_ring_window_not_a_mismatch)
 {
 	struct fixture f;
@@ -1296,6 +1378,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_size_mismatch_tie);
 	tcase_add_test(tc, test_size_pairs_compared_exactly);
 	tcase_add_test(tc, test_dtype_and_root_and_redop);
+	tcase_add_test(tc, test_rooted_root_side_not_compared);
 	tcase_add_test(tc, test_ring_window_not_a_mismatch);
 	tcase_add_test(tc, test_p2p_unmatched_and_cycle);
 	tcase_add_test(tc, test_blocked_chain);
