@@ -552,6 +552,93 @@ static void add_undecided_verdict(const struct hd_index *ix,
 	g_ptr_array_add(a->verdicts, v);
 }
 
+/*
+ * Why input in was not read whole: its error, else its first warning
+ * that names a budget or a cut, else "cut short".  (transfer none)
+ */
+static const char *unread_why(const struct hd_input *in)
+{
+	if (in->error)
+		return in->error;
+	for (guint i = 0; in->warnings && i < in->warnings->len; i++) {
+		const char *w = g_ptr_array_index(in->warnings, i);
+
+		if (strstr(w, "budget"))
+			return w;
+	}
+	return "cut short: what followed the cut is unknown";
+}
+
+/*
+ * Healthy needs every input read whole.  An input refused (an error: a
+ * budget spent, unreadable) or cut (truncated: a budget, a torn file)
+ * may hold the end of a rank's record, and so the hang: what was not
+ * read cannot show healthy progress.  Returns true when it added the
+ * insufficient_data verdict that stands instead of no_fault.
+ */
+static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
+{
+	guint refused = 0, cut = 0, cited = 0;
+	bool budget = false;
+	struct hd_verdict *v;
+
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->error)
+			refused++;
+		else if (in->truncated)
+			cut++;
+		else
+			continue;
+		budget |= strstr(unread_why(in), "budget") != NULL;
+	}
+	if (!refused && !cut)
+		return false;
+	v = hd_verdict_new(
+		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+		"no fault found in what was read, but %u of %u input%s %s not read whole (%u refused, %u cut short%s): data not read cannot show healthy progress",
+		refused + cut, s->inputs->len, s->inputs->len == 1 ? "" : "s",
+		refused + cut == 1 ? "was" : "were", refused, cut,
+		budget ? ", past a budget" : "");
+	v->score = HD_SCORE_INSUFFICIENT;
+	/* those past a budget first: the budget is what to change */
+	for (int pass = budget ? 0 : 1; pass < 2; pass++) {
+		for (guint i = 0; i < s->inputs->len && cited < 8; i++) {
+			const struct hd_input *in =
+				g_ptr_array_index(s->inputs, i);
+			bool over;
+
+			if (!in->error && !in->truncated)
+				continue;
+			over = strstr(unread_why(in), "budget") != NULL;
+			if (over != (pass == 0))
+				continue;
+			hd_verdict_add_evidence(
+				v, in->rank >= 0 ? in->rank : -1, in->path,
+				"%s%s", in->error ? "not read: " : "",
+				unread_why(in));
+			cited++;
+		}
+	}
+	if (refused + cut > cited)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"and %u more input%s not read whole",
+					refused + cut - cited,
+					refused + cut - cited == 1 ? "" : "s");
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing about what the inputs above held past where they were cut or refused: it may be where a rank stopped");
+	if (budget)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup(
+				"a decode budget was spent (docs/safety.md, \"Budgets\"): give the inputs not read on their own, or fewer at a time, to read them whole"));
+	a->inputs_unread = true;
+	g_ptr_array_add(a->verdicts, v);
+	return true;
+}
+
 static void add_summary_verdict(const struct hd_index *ix,
 				struct hd_analysis *a)
 {
@@ -608,6 +695,8 @@ static void add_summary_verdict(const struct hd_index *ix,
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
+	if (add_unread_verdict(s, a))
+		return;
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
 		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW

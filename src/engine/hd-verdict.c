@@ -280,7 +280,7 @@ bool hd_analysis_has_fault(const struct hd_analysis *a)
 
 bool hd_analysis_undecided(const struct hd_analysis *a)
 {
-	return (a->trouble_signals > 0 || a->hang_seen) &&
+	return (a->trouble_signals > 0 || a->hang_seen || a->inputs_unread) &&
 	       !hd_analysis_has_fault(a);
 }
 

@@ -204,6 +204,9 @@ struct hd_analysis {
 	uint32_t trouble_signals;
 	/* some group's ranks are blocked in an op none of them completed */
 	bool hang_seen;
+	/* no fault was found, but some input was refused or cut (a budget
+	   spent, unreadable, truncated): the summary is insufficient_data */
+	bool inputs_unread;
 	/*
 	 * struct hd_verdict *: undecided hangs, moved to verdicts by the
 	 * summary only when no fault verdict explains them (hd-engine.c)
@@ -240,8 +243,8 @@ bool hd_analysis_is_inconsistent(const struct hd_analysis *a);
 bool hd_analysis_has_fault(const struct hd_analysis *a);
 /*
  * True when no verdict reports a fault but the data shows a hang or an
- * error (a WARN, a timeout, a crash, ranks blocked in an op): the cause
- * is undecided (exit 5).
+ * error (a WARN, a timeout, a crash, ranks blocked in an op), or inputs
+ * were not read whole: the cause is undecided (exit 5).
  */
 bool hd_analysis_undecided(const struct hd_analysis *a);
 

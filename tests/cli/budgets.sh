@@ -7,7 +7,9 @@
 # Each is analysed under `ulimit -v` (1.5 GiB, with two parser threads so
 # that the bound does not depend on the machine's CPUs): the run must end
 # normally, say the incident's budget once with a count of the rest, and
-# keep the healthy input given beside it.  Not timed.  Run by make check
+# keep the healthy input given beside it, and say insufficient_data
+# (exit 5), never no_fault: what was not read cannot show progress.  Not
+# timed.  Run by make check
 # with HANGDOC set.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
@@ -48,18 +50,35 @@ PY
 }
 
 # analyze NAME PATH...: analyze under the memory limit; sets $status.
+# Every incident here is healthy as far as it is read, but spends its
+# budget: what was not read cannot show healthy progress, so the verdict
+# is insufficient_data (exit 5), never no_fault, and its evidence names
+# an input not read with the budget.
 analyze() {
 	name=$1
 	shift
 	(limit && exec "$HANGDOC" analyze -j 2 --format json \
 		"$@") >"$dir/$name.json" 2>"$dir/$name.err"
 	status=$?
-	[ "$status" -le 1 ] || {
-		fail "$name: exit $status"
+	[ "$status" -eq 5 ] || {
+		fail "$name: exit $status, not 5 (insufficient_data)"
 		head -c 1000 "$dir/$name.err"
 	}
-	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
-		"$dir/$name.json" 2>/dev/null || fail "$name: no JSON report"
+	python3 - "$dir/$name.json" <<'PY' || fail "$name: verdict"
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    sys.exit("no JSON report")
+v = d["verdicts"][0]
+if v["kind"] != "insufficient_data":
+    sys.exit("top verdict %s: %s" % (v["kind"], v["summary"]))
+if not any(e.get("source") and "the budget for one incident" in e["text"]
+           for e in v["evidence"]):
+    sys.exit("the evidence names no input past the budget")
+if any(x["kind"] == "no_fault" for x in d["verdicts"]):
+    sys.exit("no_fault beside it")
+PY
 }
 
 # spent NAME: the incident's budget is said once, the rest counted.

@@ -6,7 +6,8 @@
 # walked directory, and an archive of 300 members that cannot be used.  Each is made here from testdata/example-incident and
 # must give the verdicts the plain incident gives (or, for the link loop,
 # list the link as an unreadable input in the report); errors name their
-# file once.  Run by make check with HANGDOC and HD_SRCDIR set.
+# file once.  A healthy incident beside an unreadable or cut input is
+# insufficient_data, never no_fault.  Run by make check with HANGDOC and HD_SRCDIR set.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
@@ -181,6 +182,45 @@ grep -q "^hangdoc: 250 more inputs could not be used" "$dir/links.err" ||
 	fail "links.tar: the inputs past the first 50 are not counted"
 m=$(input_notes <"$dir/links.json" | grep -c "links/l.*error: a symbolic link")
 [ "$m" -eq 300 ] || fail "links.tar: $m of 300 links listed in the report"
+
+# no_fault needs every input read whole: a healthy incident beside an
+# input that could not be read (a link loop) or was cut (a dump cut in
+# half, which may hide where its rank stopped) is insufficient_data, exit
+# 5, naming that input; the healthy incident alone stays no_fault.
+# top_kind NAME: the top verdict's kind and whether its evidence names an
+# input below $dir/NAME/$2.
+top_of() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["verdicts"][0]
+print(v["kind"], any(sys.argv[2] in (e.get("source") or "")
+                     for e in v["evidence"]))
+' "$dir/$1.json" "$2"
+}
+healthy() {
+	mkdir -p "$dir/$1" || exit 99
+	cp "$HD_SRCDIR"/tests/data/fr/healthy/* "$dir/$1/" || exit 99
+}
+healthy healthy
+"$HANGDOC" analyze --format json "$dir/healthy" >"$dir/healthy.json" 2>/dev/null
+status=$?
+[ "$status" -eq 0 ] && [ "$(top_of healthy -)" = "no_fault False" ] ||
+	fail "healthy: exit $status, $(top_of healthy -), not no_fault"
+healthy hloop
+ln -s loop-b "$dir/hloop/loop-a" && ln -s loop-a "$dir/hloop/loop-b" || exit 99
+healthy hcut
+f=$(ls "$dir/hcut" | tail -n 1)
+head -c "$(($(wc -c <"$dir/hcut/$f") / 2))" "$HD_SRCDIR/tests/data/fr/healthy/$f" \
+	>"$dir/hcut/$f" || exit 99
+for h in "hloop loop-a" "hcut $f"; do
+	set -- $h
+	"$HANGDOC" analyze --format json "$dir/$1" >"$dir/$1.json" 2>/dev/null
+	status=$?
+	[ "$status" -eq 5 ] || fail "$1: exit $status, not 5"
+	[ "$(top_of "$1" "$2")" = "insufficient_data True" ] ||
+		fail "$1: $(top_of "$1" "$2"), not insufficient_data naming $2"
+done
 
 [ "$failed" -eq 0 ] && echo "input shapes: all passed"
 exit "$failed"

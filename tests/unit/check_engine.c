@@ -137,6 +137,64 @@ START_TEST(test_healthy)
 }
 END_TEST
 
+/*
+ * no_fault needs every input read whole.  A healthy set beside an input
+ * refused past a budget, one with any error, or one cut (its rank's own
+ * or another's) is insufficient_data naming that input and undecided
+ * (exit 5); a fault that stands on what was read is kept.
+ */
+START_TEST(test_unread_input_not_healthy)
+{
+	for (int k = 0; k < 4; k++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		struct hd_input *in;
+		uint32_t extra, g;
+		bool found = false;
+
+		fixture_init(&f, 4, HD_INPUT_FLIGHT_REC);
+		g = add_group(&f, "0", world4, 4);
+		for (int r = 0; r < 4; r++)
+			add_run(&f, g, r, 5, k == 3 && r == 2);
+		extra = hd_store_add_input(f.s, "more.log.zst");
+		in = hd_store_input(f.s, extra);
+		in->kind = HD_INPUT_NCCL_LOG;
+		if (k == 0 || k == 3)
+			in->error = g_strdup(
+				"the incident's inputs decode to more than 64 GiB in all, the budget for one incident; the rest is not read");
+		else if (k == 1)
+			in->error = g_strdup("No such file or directory");
+		else
+			hd_store_input(f.s, f.input[1])->truncated = true;
+		a = run(&f);
+		v = top(a);
+		if (k == 3) {
+			/* rank 2 is ahead: the others lag, a fault */
+			ck_assert(hd_analysis_has_fault(a));
+			fixture_clear(&f, a);
+			continue;
+		}
+		ck_assert_msg(v->kind == HD_V_INSUFFICIENT_DATA, "case %d: %s",
+			      k, v->summary);
+		ck_assert(hd_analysis_undecided(a));
+		ck_assert(hd_test_verdict(a, HD_V_NO_FAULT) == NULL);
+		for (guint i = 0; i < v->evidence->len; i++) {
+			const struct hd_evidence *e =
+				g_ptr_array_index(v->evidence, i);
+
+			found |= e->source &&
+				 strcmp(e->source,
+					k == 2 ? "rank1" : "more.log.zst") == 0;
+		}
+		ck_assert_msg(found, "case %d: the input is not named", k);
+		if (k == 0)
+			ck_assert(strstr(v->summary, "past a budget"));
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_missing_rank)
 {
 	struct fixture f;
@@ -1394,6 +1452,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_empty_store);
 	tcase_add_test(tc, test_culprits_sorted_unique);
 	tcase_add_test(tc, test_no_fault_needs_no_trouble);
+	tcase_add_test(tc, test_unread_input_not_healthy);
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
