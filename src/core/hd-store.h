@@ -36,7 +36,9 @@
 	/* flight-recorder dump, pickle or JSON */                \
 	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps") \
 	/* profiler Chrome trace */                               \
-	X(KINETO, "kineto_trace", "profiler traces")
+	X(KINETO, "kineto_trace", "profiler traces")              \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
+	X(KERNEL_LOG, "kernel_log", "kernel logs")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -362,6 +364,13 @@ enum hd_signal_type {
 	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
 				 kept: rank = their op rank (<= -2), host,
 				 pid, code = its device (-1 unknown) */
+	/* kernel logs (issue 21): host from the content or the file name */
+	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
+			bus id ("0000:38:00"), pid when printed */
+	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
+			     killed process's name */
+	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
+			       up (code 1): device = "mlx5_0:1" */
 };
 
 struct hd_signal {
@@ -386,6 +395,12 @@ struct hd_signal {
 	/* c10d (issue 11) */
 	int32_t local_rank; /* torchrun: the local rank of an exit, -1 */
 	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
+	/* kernel logs (issue 21) */
+	const char *device; /* interned PCI bus id or HCA port, or NULL */
+	/* seconds since boot as ns, INT64_MIN unknown: a clock of its own,
+	   never compared with time_ns */
+	int64_t boot_ns;
+	bool host_from_name; /* host taken from the file or directory name */
 };
 
 struct hd_store {

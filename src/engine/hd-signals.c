@@ -1092,7 +1092,9 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig))
+		/* a kernel's link change is hd-kernel.c's (boot clock) */
+		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig) ||
+		    sig->type == HD_SIGT_LINK_EVENT)
 			continue;
 		nsig++;
 		if (sig->rank >= 0)
@@ -1122,7 +1124,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			g_autofree char *h = NULL;
 
 			if (sig->cat != HD_SIG_NETWORK || !sig->peer ||
-			    sig == first)
+			    sig == first || sig->type == HD_SIGT_LINK_EVENT)
 				continue;
 			h = peer_host(sig->peer);
 			if (strcmp(h, host) == 0)
@@ -1170,7 +1172,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_signal *sig = sig_at(s, i);
 
 		if (sig != first && sig->cat == HD_SIG_NETWORK &&
-		    !is_consequence(sig))
+		    !is_consequence(sig) && sig->type != HD_SIGT_LINK_EVENT)
 			add_signal_evidence(s, v, sig);
 	}
 	if (same_peer)
