@@ -62,4 +62,9 @@ bool kernel_log_sniff(const uint8_t *head, size_t len);
 bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		      uint32_t input, GError **error);
 
+/* ibstat, ibstatus, ibv_devinfo, perfquery output (parsers/ib-state.c). */
+bool ib_state_sniff(const uint8_t *head, size_t len);
+bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
+		    uint32_t input, GError **error);
+
 #endif

@@ -556,6 +556,9 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			sig.type = HD_SIGT_LINK_EVENT;
 			if (!parse_link(&k, &sig))
 				continue; /* INIT, ARMED: no change to report */
+			if (sig.code != 0)
+				sig.cat = HD_SIG_INFO; /* a link up is news,
+							  not trouble */
 		} else {
 			continue;
 		}

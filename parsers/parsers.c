@@ -207,6 +207,11 @@ static struct parsers_budget budget_kernel_log(const struct parsers_head *h)
 					HD_BUDGET_LOG_RATIO, "a kernel log" };
 }
 
+static bool sniff_ib_state(const struct parsers_head *h)
+{
+	return ib_state_sniff(h->p, h->len);
+}
+
 /*
  * The registry: one entry per input kind a parser reads.  Sniffing tries
  * the entries in this order and takes the first that claims the head, so
@@ -232,6 +237,13 @@ static const struct parsers_entry registry[] = {
 		.kind = HD_INPUT_KERNEL_LOG,
 		.sniff = sniff_kernel_log,
 		.parse = kernel_log_parse,
+		.budget = budget_kernel_log,
+	},
+	/* InfiniBand port state (issue 21): before the NCCL text too */
+	{
+		.kind = HD_INPUT_IB_STATE,
+		.sniff = sniff_ib_state,
+		.parse = ib_state_parse,
 		.budget = budget_kernel_log,
 	},
 	{

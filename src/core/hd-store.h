@@ -38,7 +38,9 @@
 	/* profiler Chrome trace */                               \
 	X(KINETO, "kineto_trace", "profiler traces")              \
 	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")
+	X(KERNEL_LOG, "kernel_log", "kernel logs")                \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
+	X(IB_STATE, "ib_state", "InfiniBand port states")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -370,7 +372,12 @@ enum hd_signal_type {
 	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
 			     killed process's name */
 	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
-			       up (code 1): device = "mlx5_0:1" */
+			       up (code 1), or is neither (2, ib_state):
+			       device = "mlx5_0:1" */
+	HD_SIGT_IB_COUNTERS, /* perfquery: code = error counters above 0,
+				text names them; device when known */
+	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
+				the HCA ports a process uses (text) */
 };
 
 struct hd_signal {

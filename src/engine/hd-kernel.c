@@ -100,8 +100,12 @@ static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
 
 static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 {
-	return sig->prov.input < s->inputs->len &&
-	       hd_store_input(s, sig->prov.input)->kind == HD_INPUT_KERNEL_LOG;
+	enum hd_input_kind k;
+
+	if (sig->prov.input >= s->inputs->len)
+		return false;
+	k = hd_store_input(s, sig->prov.input)->kind;
+	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE;
 }
 
 /* Whether some rank ran on host. */
@@ -209,6 +213,24 @@ static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
 	return -1;
 }
 
+/* The ranks that ran on host, ascending.  (transfer full) */
+static GArray *ranks_on(const struct hd_store *s, const char *host)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->host && strcmp(r->host, host) == 0)
+			g_array_append_val(out, r->rank);
+	}
+	g_array_sort(out, hd_compare_int);
+	return out;
+}
+
 /* The top verdict so far that blames rank, or NULL.  (transfer none) */
 static const struct hd_verdict *blaming(const struct hd_analysis *a, int rank)
 {
@@ -233,6 +255,7 @@ struct event {
 	const char *how;
 	const struct hd_verdict *blamed;
 	const struct xid_info *xid;
+	GArray *users; /* ports: the ranks that use it (owned), or NULL */
 };
 
 /* More telling first: joined to a blamed rank, then to a rank, then HW. */
@@ -256,7 +279,17 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 {
 	g_autofree char *src = hd_prov_format(s, &e->sig->prov);
 
-	hd_verdict_add_evidence(v, e->rank, src, "%s", e->sig->text);
+	if (e->sig->type == HD_SIGT_LINK_EVENT && e->sig->device) {
+		size_t n = strcspn(e->sig->device, ":");
+
+		hd_verdict_add_evidence(
+			v, e->rank, src, "link down on hca %.*s port %s: %s",
+			(int)n, e->sig->device,
+			e->sig->device[n] ? e->sig->device + n + 1 : "?",
+			e->sig->text);
+	} else {
+		hd_verdict_add_evidence(v, e->rank, src, "%s", e->sig->text);
+	}
 	if (e->by_name)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
@@ -278,25 +311,32 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 			e->rank, e->how, e->sig->device, e->host);
 }
 
-/* What the event is, in words.  (transfer full) */
-static char *what(const struct event *e)
+/*
+ * What the event is, in words, of a GPU or process that is the rank's
+ * ("its") or of none known ("a").  (transfer full)
+ */
+static char *what(const struct event *e, const char *whose)
 {
 	const struct hd_signal *sig = e->sig;
+	const char *host = e->host ? e->host : "a host the log does not name";
 
 	if (sig->type == HD_SIGT_XID)
 		return g_strdup_printf(
-			"its GPU on %s%s%s%s reported Xid %d: %s",
-			e->host ? e->host : "an unnamed host",
+			"%s GPU on %s%s%s%s reported Xid %d: %s", whose, host,
 			sig->device ? ", " : "", sig->device ? sig->device : "",
 			sig->device ? "," : "", sig->code, e->xid->meaning);
 	if (sig->type == HD_SIGT_HOST_OOM)
 		return g_strdup_printf(
-			"the kernel's OOM killer killed its process %d (%s) on %s",
-			sig->pid, sig->op_name ? sig->op_name : "?",
-			e->host ? e->host : "an unnamed host");
-	return g_strdup_printf("HCA port %s on %s went down",
-			       sig->device ? sig->device : "?",
-			       e->host ? e->host : "an unnamed host");
+			"the kernel's OOM killer killed %s process %d (%s) on %s",
+			whose, sig->pid, sig->op_name ? sig->op_name : "?",
+			host);
+	if (sig->type == HD_SIGT_IB_COUNTERS)
+		return g_strdup_printf(
+			"HCA port %s on %s counted link errors (%s; since the counters were last cleared, so when is unknown)",
+			sig->device ? sig->device : "(lid only)", host,
+			sig->text ? sig->text : "?");
+	return g_strdup_printf("HCA port %s on %s is down",
+			       sig->device ? sig->device : "?", host);
 }
 
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
@@ -306,10 +346,11 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	enum hd_verdict_kind kind =
 		sig->type == HD_SIGT_HOST_OOM ? HD_V_RANK_CRASHED
 		: sig->type == HD_SIGT_LINK_EVENT ||
+				sig->type == HD_SIGT_IB_COUNTERS ||
 				(e->xid && e->xid->cls == XID_NVLINK)
 			? HD_V_NETWORK_FAULT
 			: HD_V_GPU_FAULT;
-	g_autofree char *w = what(e);
+	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a");
 	struct hd_verdict *v;
 
 	if (e->blamed) {
@@ -324,11 +365,34 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,
 				   w);
+		/* beside the collectives' verdicts, never above them */
+		if (sig->type == HD_SIGT_LINK_EVENT ||
+		    sig->type == HD_SIGT_IB_COUNTERS)
+			v->score = HD_SCORE_LAGGING - 5.0;
+	} else if (e->users && e->users->len) {
+		g_autofree char *ur = hd_ranks_text(e->users, 8);
+
+		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "%s; ranks %s use it",
+				   w, ur);
+		for (guint i = 0; i < e->users->len; i++)
+			hd_verdict_add_culprit(v,
+					       g_array_index(e->users, int, i));
+		v->score = HD_SCORE_LAGGING - 5.0;
+	} else if (e->users && e->host) {
+		/* a port: say whose host it is, not who used it */
+		g_autoptr(GArray) on = ranks_on(s, e->host);
+		g_autofree char *hr = on->len ? hd_ranks_text(on, 8) : NULL;
+
+		v = hd_verdict_new(
+			kind, HD_CONF_LOW,
+			"%s; %s%s%swhich ranks use it NCCL's logs do not show (its NET/IB : Using lines)",
+			w, hr ? "ranks " : "", hr ? hr : "",
+			hr ? " ran there, but " : "");
+		v->score = HD_SCORE_LAGGING - 5.0;
 	} else {
 		v = hd_verdict_new(
 			kind, HD_CONF_LOW,
-			"a kernel log says %s; no rank of this job is shown to have used it",
-			w + (strncmp(w, "its ", 4) == 0 ? 4 : 0));
+			"%s; no rank of this job is shown to have used it", w);
 		v->score = HD_SCORE_LAGGING - 5.0;
 	}
 	if (e->rank >= 0)
@@ -340,6 +404,31 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			v, e->rank, NULL, "and independently (%s): %s",
 			hd_verdict_kind_info(e->blamed->kind)->name,
 			e->blamed->summary);
+	if (e->host && e->sig->type != HD_SIGT_XID &&
+	    e->sig->type != HD_SIGT_HOST_OOM) {
+		/* the same port's counters beside its state */
+		for (guint i = 0; i < s->signals->len && v->evidence->len < 8;
+		     i++) {
+			const struct hd_signal *c = sig_at(s, i);
+			bool by_name;
+			const char *h;
+
+			if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
+			    c->code <= 0 || !from_kernel(s, c))
+				continue;
+			h = event_host(s, c, &by_name);
+			if (h != e->host || (c->device && e->sig->device &&
+					     c->device != e->sig->device))
+				continue;
+			{
+				g_autofree char *src =
+					hd_prov_format(s, &c->prov);
+
+				hd_verdict_add_evidence(v, e->rank, src, "%s",
+							c->text);
+			}
+		}
+	}
 	if (same > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u kernel events of this kind in all",
@@ -350,46 +439,165 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	g_ptr_array_add(a->verdicts, v);
 }
 
+/* Whether text lists HCA port dev ("[0]mlx5_0:1/IB"). */
+static bool lists_port(const char *text, const char *dev)
+{
+	size_t n = strlen(dev);
+
+	for (const char *p = text ? strstr(text, dev) : NULL; p;
+	     p = strstr(p + 1, dev))
+		if (p > text && p[-1] == ']' &&
+		    (p[n] == '/' || p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The rank of a process NCCL named, by its rank or its host and pid. */
+static int rank_of_proc(const struct hd_store *s, const struct hd_signal *sig)
+{
+	GHashTableIter it;
+	gpointer k, v;
+
+	if (sig->rank >= 0)
+		return sig->rank;
+	if (!sig->host || sig->pid <= 0)
+		return -1;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->host && strcmp(r->host, sig->host) == 0 &&
+		    r->pid == sig->pid)
+			return r->rank;
+	}
+	return -1;
+}
+
+/* The ranks on host whose NCCL said it uses HCA port dev, ascending. */
+static GArray *port_users(const struct hd_store *s, const char *host,
+			  const char *dev)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+
+	for (guint i = 0; host && dev && i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+		int r;
+
+		if (sig->type != HD_SIGT_NET_DEVICES || !sig->host ||
+		    strcmp(sig->host, host) != 0 || !lists_port(sig->text, dev))
+			continue;
+		r = rank_of_proc(s, sig);
+		if (r >= 0)
+			g_array_append_val(out, r);
+	}
+	g_array_sort(out, hd_compare_int);
+	for (guint i = 1; i < out->len;)
+		if (g_array_index(out, int, i) ==
+		    g_array_index(out, int, i - 1))
+			g_array_remove_index(out, i);
+		else
+			i++;
+	return out;
+}
+
+/*
+ * A port's event joins the rank that uses it and that a network verdict
+ * already blames; else the one rank that uses it.  A port does not explain
+ * a rank that never entered a collective, so only network_fault counts.
+ */
+static void join_port(const struct hd_analysis *a, struct event *e)
+{
+	const struct hd_store *s = a->store;
+
+	e->users = port_users(s, e->host, e->sig->device);
+	for (guint i = 0; i < e->users->len; i++) {
+		int r = g_array_index(e->users, int, i);
+		const struct hd_verdict *v = blaming(a, r);
+
+		if (v && v->kind == HD_V_NETWORK_FAULT) {
+			e->rank = r;
+			e->blamed = v;
+			break;
+		}
+	}
+	if (e->rank < 0 && e->users->len == 1)
+		e->rank = g_array_index(e->users, int, 0);
+	e->how = "by the HCA port its NCCL said it uses (NET/IB : Using)";
+}
+
+static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
+{
+	if (!from_kernel(s, sig))
+		return false;
+	switch (sig->type) {
+	case HD_SIGT_XID:
+	case HD_SIGT_HOST_OOM:
+		return true;
+	case HD_SIGT_LINK_EVENT:
+		return sig->code == 0; /* a link up is no fault */
+	case HD_SIGT_IB_COUNTERS:
+		return sig->code > 0;
+	default:
+		return false;
+	}
+}
+
+static void event_clear(struct event *e)
+{
+	if (e->users)
+		g_array_unref(e->users);
+	e->users = NULL;
+}
+
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
-	guint nbest = 0, after = 0;
-	bool have = false;
+	guint same = 0, after = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 		struct event e = { 0 };
 
-		if (!from_kernel(s, sig))
+		if (!is_event(s, sig))
 			continue;
-		if (sig->type == HD_SIGT_LINK_EVENT && sig->code != 0)
-			continue; /* a link coming up is no fault */
 		e.sig = sig;
+		e.rank = -1;
 		e.host = event_host(s, sig, &e.by_name);
 		e.xid = sig->type == HD_SIGT_XID ? xid_info(sig->code) : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
 			after++;
 			continue;
 		}
-		e.rank = join_rank(s, sig, e.host, &e.how);
-		e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
-		if (!have || event_weight(&e) > event_weight(&best)) {
-			best = e;
-			nbest = 0;
+		if (sig->type == HD_SIGT_LINK_EVENT ||
+		    sig->type == HD_SIGT_IB_COUNTERS) {
+			join_port(a, &e);
+		} else {
+			e.rank = join_rank(s, sig, e.host, &e.how);
+			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
 		}
-		have = true;
-		if (sig->type == best.sig->type && sig->code == best.sig->code)
-			nbest++;
+		if (!best.sig || event_weight(&e) > event_weight(&best)) {
+			event_clear(&best);
+			best = e;
+		} else {
+			event_clear(&e);
+		}
 	}
-	if (!have) {
-		if (after)
-			g_ptr_array_add(
-				a->notes,
-				g_strdup_printf(
-					"%u Xid 45 report%s (cleanup after an earlier error or a kill): not a cause",
-					after, after == 1 ? "" : "s"));
+	if (after)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%u Xid 45 report%s in kernel logs (cleanup after an earlier error or a kill): not a cause",
+				after, after == 1 ? "" : "s"));
+	if (!best.sig)
 		return;
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = sig_at(s, i);
+
+		if (is_event(s, sig) && sig->type == best.sig->type &&
+		    sig->code == best.sig->code)
+			same++;
 	}
-	verdict_for(s, a, &best, nbest);
+	verdict_for(s, a, &best, same);
+	event_clear(&best);
 }

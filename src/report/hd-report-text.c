@@ -474,6 +474,11 @@ static void next_steps_network(const struct text *t, const struct hd_verdict *v)
 					   : g_strdup("on the failing host");
 	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
 
+	/* issue 21: an NVLink Xid is the GPU's interconnect, not the HCA */
+	if (v->xid) {
+		emit(t, "  - %s: %s", on, hd_xid_next_step(v->xid));
+		return;
+	}
 	if (hca)
 		emit(t,
 		     "  - %s: `ibstat %s` (port state, rate) and `perfquery "
