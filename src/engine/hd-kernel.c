@@ -339,6 +339,42 @@ static char *what(const struct event *e, const char *whose)
 			       sig->device ? sig->device : "?", host);
 }
 
+/*
+ * An event that explains no verdict but happened on the host of a rank one
+ * blames is context for the top such verdict: it gets the line as
+ * evidence, saying what it does not show.
+ */
+static void add_context(const struct hd_store *s, struct hd_analysis *a,
+			const struct event *e, const char *what_text)
+{
+	struct hd_verdict *top = NULL;
+	g_autoptr(GArray) on = NULL;
+	g_autofree char *src = NULL;
+
+	if (e->blamed || !e->host)
+		return;
+	on = ranks_on(s, e->host);
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		if (!hd_verdict_kind_info(v->kind)->fault ||
+		    (top && v->score <= top->score))
+			continue;
+		for (guint c = 0; c < v->culprits->len; c++)
+			for (guint k = 0; k < on->len; k++)
+				if (g_array_index(v->culprits, int, c) ==
+				    g_array_index(on, int, k))
+					top = v;
+	}
+	if (!top)
+		return;
+	src = hd_prov_format(s, &e->sig->prov);
+	hd_verdict_add_evidence(
+		top, -1, src,
+		"also on that host: %s (whether it caused this is not shown)",
+		what_text);
+}
+
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			const struct event *e, guint same)
 {
@@ -352,6 +388,8 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			: HD_V_GPU_FAULT;
 	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a");
 	struct hd_verdict *v;
+
+	add_context(s, a, e, w);
 
 	if (e->blamed) {
 		g_autofree char *head = g_strndup(
