@@ -67,4 +67,9 @@ bool ib_state_sniff(const uint8_t *head, size_t len);
 bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error);
 
+/* nvidia-smi -q output (parsers/gpu-state.c). */
+bool gpu_state_sniff(const uint8_t *head, size_t len);
+bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
+		     uint32_t input, GError **error);
+
 #endif

@@ -212,6 +212,11 @@ static bool sniff_ib_state(const struct parsers_head *h)
 	return ib_state_sniff(h->p, h->len);
 }
 
+static bool sniff_gpu_state(const struct parsers_head *h)
+{
+	return gpu_state_sniff(h->p, h->len);
+}
+
 /*
  * The registry: one entry per input kind a parser reads.  Sniffing tries
  * the entries in this order and takes the first that claims the head, so
@@ -244,6 +249,13 @@ static const struct parsers_entry registry[] = {
 		.kind = HD_INPUT_IB_STATE,
 		.sniff = sniff_ib_state,
 		.parse = ib_state_parse,
+		.budget = budget_kernel_log,
+	},
+	/* nvidia-smi -q (issue 21): before the NCCL text too */
+	{
+		.kind = HD_INPUT_GPU_STATE,
+		.sniff = sniff_gpu_state,
+		.parse = gpu_state_parse,
 		.budget = budget_kernel_log,
 	},
 	{

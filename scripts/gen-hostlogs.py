@@ -174,6 +174,72 @@ DEVINFO = """hca_id:\t{ca}
 """
 
 
+SMI_GPU = """GPU 00000000:{bus}:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    Product Brand                         : NVIDIA
+    Persistence Mode                      : Enabled
+    Serial Number                         : 165362400{n:04d}
+    GPU UUID                              : GPU-4f1c2a7e-0b3d-4e55-9a61-2c8d7e10{n:04d}
+    Clocks Event Reasons
+        Idle                              : Not Active
+        Applications Clocks Setting       : Not Active
+        SW Power Cap                      : Not Active
+        HW Slowdown                       : {slow}
+            HW Thermal Slowdown           : {slow}
+            HW Power Brake Slowdown       : Not Active
+        Sync Boost                        : Not Active
+        SW Thermal Slowdown               : Not Active
+        Display Clock Setting             : Not Active
+    ECC Errors
+        Volatile
+            SRAM Correctable              : 0
+            SRAM Uncorrectable Parity     : 0
+            SRAM Uncorrectable SEC-DED    : 0
+            DRAM Correctable              : {corr}
+            DRAM Uncorrectable            : {unc}
+        Aggregate
+            SRAM Correctable              : 0
+            SRAM Uncorrectable Parity     : 0
+            SRAM Uncorrectable SEC-DED    : 0
+            DRAM Correctable              : {corr}
+            DRAM Uncorrectable            : {unc}
+    Retired Pages
+        Single Bit ECC                    : N/A
+        Double Bit ECC                    : N/A
+        Pending Page Blacklist            : N/A
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : {unc}
+        Pending                           : {pending}
+        Remapping Failure Occurred        : No
+        Bank Remap Availability Histogram
+            Max                           : 2560 bank(s)
+            High                          : 0 bank(s)
+            Partial                       : 0 bank(s)
+            Low                           : 0 bank(s)
+            None                          : 0 bank(s)
+    Temperature
+        GPU Current Temp                  : {temp} C
+"""
+
+
+def nvidia_smi(gpus):
+    out = ["", "==============NVSMI LOG==============", "",
+           "Timestamp                                 : Tue Nov 21 "
+           "04:12:40 2023",
+           "Driver Version                            : 550.90.07",
+           "CUDA Version                              : 12.4", "",
+           f"Attached GPUs                             : {len(gpus)}"]
+    text = "\n".join(out) + "\n"
+    for n, (bus, bad, slow) in enumerate(gpus):
+        text += SMI_GPU.format(
+            bus=bus, n=n, slow="Active" if slow else "Not Active",
+            corr=3 if bad else 0, unc=2 if bad else 0,
+            pending="Yes" if bad else "No", temp=91 if slow else 44)
+        text += "\n"
+    return text
+
+
 def write(case, name, text):
     path = os.path.join(OUT, case, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -276,6 +342,15 @@ def main():
         "[84211.552230] NVRM: GPU 0000:38:00.0: GPU has fallen off the bus.",
     ]))
     write("example-ib", "hosts/node-b/ibstat.txt", ibstat(down="mlx5_1"))
+    # GPU state
+    write("gpu/remap-pending/hosts/trn-02", "nvidia-smi-q.txt",
+          nvidia_smi([("1B", False, False), ("3B", True, False)]))
+    write("gpu/remap-pending", "job.log", nccl_log())
+    write("gpu/slowdown-only", "nvidia-smi-q.txt",
+          nvidia_smi([("1B", False, True), ("3B", False, False)]))
+    write("example-gpu", "hosts/node-b/nvidia-smi-q.txt",
+          nvidia_smi([("18", False, False), ("38", True, False),
+                      ("58", False, False), ("78", False, False)]))
 
 
 if __name__ == "__main__":

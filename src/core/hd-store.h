@@ -40,7 +40,9 @@
 	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
 	X(KERNEL_LOG, "kernel_log", "kernel logs")                \
 	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
-	X(IB_STATE, "ib_state", "InfiniBand port states")
+	X(IB_STATE, "ib_state", "InfiniBand port states")          \
+	/* nvidia-smi -q (issue 21) */                            \
+	X(GPU_STATE, "gpu_state", "GPU states")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -378,6 +380,18 @@ enum hd_signal_type {
 				text names them; device when known */
 	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
 				the HCA ports a process uses (text) */
+	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
+			      code = enum hd_gpu_problem bits */
+};
+
+/* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
+enum hd_gpu_problem {
+	HD_GPU_ECC_UNCORRECTABLE = 1 << 0, /* volatile, above zero */
+	HD_GPU_REMAP_PENDING = 1 << 1,
+	HD_GPU_REMAP_FAILED = 1 << 2,
+	HD_GPU_RETIRE_PENDING = 1 << 3,
+	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
+				     performance matter, never a cause */
 };
 
 struct hd_signal {

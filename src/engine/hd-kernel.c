@@ -105,7 +105,8 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	if (sig->prov.input >= s->inputs->len)
 		return false;
 	k = hd_store_input(s, sig->prov.input)->kind;
-	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE;
+	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE ||
+	       k == HD_INPUT_GPU_STATE;
 }
 
 /* Whether some rank ran on host. */
@@ -267,7 +268,8 @@ static int event_weight(const struct event *e)
 		w += 8;
 	if (e->rank >= 0)
 		w += 4;
-	if (e->xid && e->xid->cls == XID_HW)
+	if ((e->xid && e->xid->cls == XID_HW) ||
+	    e->sig->type == HD_SIGT_GPU_STATE)
 		w += 2;
 	if (e->sig->type == HD_SIGT_HOST_OOM)
 		w += 2;
@@ -325,6 +327,14 @@ static char *what(const struct event *e, const char *whose)
 			"%s GPU on %s%s%s%s reported Xid %d: %s", whose, host,
 			sig->device ? ", " : "", sig->device ? sig->device : "",
 			sig->device ? "," : "", sig->code, e->xid->meaning);
+	if (sig->type == HD_SIGT_GPU_STATE)
+		return g_strdup_printf("%s GPU on %s%s%s%s shows %s", whose,
+				       host, sig->device ? ", " : "",
+				       sig->device ? sig->device : "",
+				       sig->device ? "," : "",
+				       sig->text && strchr(sig->text, ':')
+					       ? strrchr(sig->text, ':') + 2
+					       : "a problem");
 	if (sig->type == HD_SIGT_HOST_OOM)
 		return g_strdup_printf(
 			"the kernel's OOM killer killed %s process %d (%s) on %s",
@@ -575,6 +585,9 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 		return sig->code == 0; /* a link up is no fault */
 	case HD_SIGT_IB_COUNTERS:
 		return sig->code > 0;
+	case HD_SIGT_GPU_STATE:
+		/* a slowdown is a performance matter, never a hang's cause */
+		return (sig->code & ~HD_GPU_SLOWDOWN) != 0;
 	default:
 		return false;
 	}

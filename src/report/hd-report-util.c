@@ -196,6 +196,7 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_LINK_EVENT] = "link_event",
 		[HD_SIGT_IB_COUNTERS] = "ib_counters",
 		[HD_SIGT_NET_DEVICES] = "net_devices",
+		[HD_SIGT_GPU_STATE] = "gpu_state",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])

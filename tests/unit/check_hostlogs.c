@@ -1,7 +1,7 @@
 /*
  * The host-state inputs of issue 21: kernel logs (dmesg, dmesg -T,
- * journalctl -k) and InfiniBand port state (ibstat, ibstatus, ibv_devinfo,
- * perfquery): what each line shape gives, what the sniffer claims and
+ * journalctl -k), InfiniBand port state (ibstat, ibstatus, ibv_devinfo,
+ * perfquery) and GPU state (nvidia-smi -q): what each line shape gives, what the sniffer claims and
  * leaves alone, malformed input, and the engine's joins to ranks on the
  * fixtures of tests/data/hostlogs.
  */
@@ -44,6 +44,8 @@ START_TEST(test_sniff)
 	ck_assert_int_eq(sniff("# Port counters: Lid 3 port 1\n"),
 			 HD_INPUT_IB_STATE);
 	ck_assert_int_eq(sniff("hca_id:\tmlx5_0\n"), HD_INPUT_IB_STATE);
+	ck_assert_int_eq(sniff("\n==============NVSMI LOG==============\n"),
+			 HD_INPUT_GPU_STATE);
 	/* NCCL and c10d text stays theirs, even with a kernel-like line */
 	ck_assert_int_eq(sniff("node-b:4247:4247 [1] NCCL INFO Bootstrap : "
 			       "Using eth0:10.1.0.6<0>\n"
@@ -240,6 +242,61 @@ START_TEST(test_ib_malformed)
 }
 END_TEST
 
+START_TEST(test_nvidia_smi)
+{
+	g_autofree char *path = hd_test_path(
+		"tests/data/hostlogs/gpu/remap-pending/hosts/trn-02/"
+		"nvidia-smi-q.txt");
+	g_autofree char *slow =
+		hd_test_path("tests/data/hostlogs/gpu/slowdown-only/"
+			     "nvidia-smi-q.txt");
+	g_autoptr(hd_store) s = hd_test_parse_file(path, NULL, NULL);
+	g_autoptr(hd_store) t = hd_test_parse_file(slow, NULL, NULL);
+
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_GPU_STATE);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:1b:00");
+	ck_assert_int_eq(sig(s, 0)->code, 0);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_INFO);
+	ck_assert_str_eq(sig(s, 1)->device, "0000:3b:00");
+	/* the aggregate counters are history: only volatile ones count */
+	ck_assert_int_eq(sig(s, 1)->code,
+			 HD_GPU_ECC_UNCORRECTABLE | HD_GPU_REMAP_PENDING);
+	ck_assert_int_eq(sig(s, 1)->cat, HD_SIG_CUDA);
+	/* a slowdown is recorded, but is no trouble */
+	ck_assert_int_eq(sig(t, 0)->code, HD_GPU_SLOWDOWN);
+	ck_assert_int_eq(sig(t, 0)->cat, HD_SIG_INFO);
+}
+END_TEST
+
+START_TEST(test_nvidia_smi_malformed)
+{
+	g_autoptr(hd_store) s =
+		hd_test_parse_str(HD_INPUT_GPU_STATE,
+				  "==============NVSMI LOG==============\n"
+				  "GPU zz:yy\n"
+				  "    ECC Errors\n"
+				  "        Volatile\n"
+				  "            Double Bit\n"
+				  "                Total : 7\n"
+				  "GPU 00000000:3B:00.0\n"
+				  "    ECC Errors\n"
+				  "        Volatile\n"
+				  "            Double Bit\n"
+				  "                Device Memory : 4\n"
+				  "        Aggregate\n"
+				  "            Double Bit\n"
+				  "                Device Memory : 9\n",
+				  NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_uint_eq(in->records, 1);
+	/* older drivers' "Double Bit" under Volatile */
+	ck_assert_int_eq(sig(s, 0)->code, HD_GPU_ECC_UNCORRECTABLE);
+}
+END_TEST
+
 /* Loads a fixture folder and runs the engine.  (transfer full) */
 static struct hd_analysis *analyze(const char *rel, struct hd_store **s)
 {
@@ -320,9 +377,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fallen_multiline);
 	tcase_add_test(tc, test_ibstat);
 	tcase_add_test(tc, test_ibstatus_devinfo);
+	tcase_add_test(tc, test_nvidia_smi);
 	suite_add_tcase(s, tc);
 	tcase_add_test(bad, test_kernel_malformed);
 	tcase_add_test(bad, test_ib_malformed);
+	tcase_add_test(bad, test_nvidia_smi_malformed);
 	suite_add_tcase(s, bad);
 	tcase_set_timeout(eng, 60);
 	tcase_add_test(eng, test_join_bus_id);
