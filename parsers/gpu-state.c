@@ -28,8 +28,9 @@ static bool starts(const char *p, size_t n, const char *s)
 
 bool gpu_state_sniff(const uint8_t *head, size_t len)
 {
-	return memmem(head, len, "==============NVSMI LOG==============", 37) !=
-	       NULL;
+	return head && len &&
+	       memmem(head, len, "==============NVSMI LOG==============", 37) !=
+		       NULL;
 }
 
 struct gs {

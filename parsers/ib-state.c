@@ -56,6 +56,8 @@ bool ib_state_sniff(const uint8_t *head, size_t len)
 	const char *p = (const char *)head;
 	size_t n = len;
 
+	if (!head || !len)
+		return false;
 	while (n && g_ascii_isspace(*p)) {
 		p++;
 		n--;

@@ -9,9 +9,9 @@
  *
  * The parser never decides what an Xid means or whose GPU it was: it keeps
  * the number, the PCI bus id, the pid and the host the content names; the
- * engine (hd-kernel.c) joins them to ranks.  Boot-relative times go to
- * boot_ns, a clock of their own; only full wall dates (dmesg -T, ISO
- * stamps) go to time_ns.
+ * engine (hd-kernel.c) joins them to ranks.  Boot-relative stamps are
+ * times on HD_CLOCK_BOOT, a clock of their own; full wall dates (dmesg -T,
+ * ISO stamps) are local or UTC times.
  */
 #include "config.h"
 
@@ -283,6 +283,8 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 	unsigned lines = 0, kernel = 0;
 	bool first = true;
 
+	if (!head || !len)
+		return false;
 	if (memmem(head, len, "NCCL INFO", 9) ||
 	    memmem(head, len, "NCCL WARN", 9))
 		return false;
@@ -360,9 +362,14 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	g_autofree char *text = g_strndup(line, len);
 
 	sig->host = k->host;
-	sig->boot_ns = k->boot_ns;
-	sig->time_ns = k->wall_ns;
-	sig->time_is_local = k->wall_local;
+	/* a wall date when the line has one, else the host's boot clock:
+	   never compared with wall clocks (hd_time_comparable()) */
+	if (k->wall_ns != INT64_MIN)
+		sig->time =
+			hd_time_make(k->wall_ns, k->wall_local ? HD_CLOCK_LOCAL
+							       : HD_CLOCK_UTC);
+	else
+		sig->time = hd_time_make(k->boot_ns, HD_CLOCK_BOOT);
 	sig->text = text;
 	sig->prov.input = input;
 	sig->prov.kind = HD_PROV_LINE;

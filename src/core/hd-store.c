@@ -404,7 +404,6 @@ void hd_signal_init(struct hd_signal *sig)
 	sig->numel_in = -1;
 	sig->numel_out = -1;
 	sig->local_rank = -1;
-	sig->boot_ns = INT64_MIN;
 }
 
 #define HD_SIGNAL_TEXT_MAX 1024

@@ -418,10 +418,6 @@ struct hd_signal {
 	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
 	/* kernel logs (issue 21) */
 	const char *device; /* interned PCI bus id or HCA port, or NULL */
-	/* seconds since boot as ns, INT64_MIN unknown: a clock of its own,
-	   never compared with time_ns */
-	int64_t boot_ns;
-	bool host_from_name; /* host taken from the file or directory name */
 };
 
 struct hd_store {
