@@ -40,7 +40,7 @@
 	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
 	X(KERNEL_LOG, "kernel_log", "kernel logs")                \
 	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
-	X(IB_STATE, "ib_state", "InfiniBand port states")          \
+	X(IB_STATE, "ib_state", "InfiniBand port states")         \
 	/* nvidia-smi -q (issue 21) */                            \
 	X(GPU_STATE, "gpu_state", "GPU states")
 
