@@ -279,12 +279,13 @@ static bool is_kernel_line(const char *p, size_t n)
 
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
-	const char *p = (const char *)head, *end = p + len;
+	const char *p = (const char *)head, *end;
 	unsigned lines = 0, kernel = 0;
 	bool first = true;
 
 	if (!head || !len)
 		return false;
+	end = p + len;
 	if (memmem(head, len, "NCCL INFO", 9) ||
 	    memmem(head, len, "NCCL WARN", 9))
 		return false;
