@@ -54,4 +54,22 @@ void flight_rec_set_node_budget(uint32_t max_nodes);
 bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		  GError **error);
 
+/*
+ * Kernel logs: dmesg, dmesg -T, journalctl -k (parsers/kernel-log.c).
+ * kernel_log_sniff() says whether a head is one.
+ */
+bool kernel_log_sniff(const uint8_t *head, size_t len);
+bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error);
+
+/* ibstat, ibstatus, ibv_devinfo, perfquery output (parsers/ib-state.c). */
+bool ib_state_sniff(const uint8_t *head, size_t len);
+bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
+		    uint32_t input, GError **error);
+
+/* nvidia-smi -q output (parsers/gpu-state.c). */
+bool gpu_state_sniff(const uint8_t *head, size_t len);
+bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
+		     uint32_t input, GError **error);
+
 #endif

@@ -1140,6 +1140,14 @@ static void handle_info(struct nl_ctx *c, struct nl_proc *p,
 		parse_bootstrap_addr(p, b, n);
 		return;
 	}
+	if (starts(b, n, "NET/IB : Using ") || starts(b, n, "NET/IB: Using ")) {
+		/* the HCA ports this process uses (issue 21) */
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_NET_DEVICES;
+		nl_add_signal(c, &sig, p, st, rec, rec_len);
+		return;
+	}
 	if (starts(b, n, "Using network ")) {
 		/* the network this process chose, once: hosts may differ */
 		if (p->saw_network)

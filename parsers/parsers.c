@@ -195,6 +195,28 @@ static struct parsers_budget budget_kineto(const struct parsers_head *h)
 					"a profiler trace" };
 }
 
+static bool sniff_kernel_log(const struct parsers_head *h)
+{
+	return !head_is_json(h) && kernel_log_sniff(h->p, h->len);
+}
+
+static struct parsers_budget budget_kernel_log(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_LOG_BYTES,
+					HD_BUDGET_LOG_RATIO, "a kernel log" };
+}
+
+static bool sniff_ib_state(const struct parsers_head *h)
+{
+	return ib_state_sniff(h->p, h->len);
+}
+
+static bool sniff_gpu_state(const struct parsers_head *h)
+{
+	return gpu_state_sniff(h->p, h->len);
+}
+
 /*
  * The registry: one entry per input kind a parser reads.  Sniffing tries
  * the entries in this order and takes the first that claims the head, so
@@ -214,6 +236,27 @@ static const struct parsers_entry registry[] = {
 		.parse = flight_rec_parse,
 		.budget = budget_flight_rec,
 		.release_buffers = flight_rec_release_buffers,
+	},
+	/* kernel logs (issue 21): before the NCCL text that takes any text */
+	{
+		.kind = HD_INPUT_KERNEL_LOG,
+		.sniff = sniff_kernel_log,
+		.parse = kernel_log_parse,
+		.budget = budget_kernel_log,
+	},
+	/* InfiniBand port state (issue 21): before the NCCL text too */
+	{
+		.kind = HD_INPUT_IB_STATE,
+		.sniff = sniff_ib_state,
+		.parse = ib_state_parse,
+		.budget = budget_kernel_log,
+	},
+	/* nvidia-smi -q (issue 21): before the NCCL text too */
+	{
+		.kind = HD_INPUT_GPU_STATE,
+		.sniff = sniff_gpu_state,
+		.parse = gpu_state_parse,
+		.budget = budget_kernel_log,
 	},
 	{
 		.kind = HD_INPUT_NCCL_LOG,

@@ -36,7 +36,13 @@
 	/* flight-recorder dump, pickle or JSON */                \
 	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps") \
 	/* profiler Chrome trace */                               \
-	X(KINETO, "kineto_trace", "profiler traces")
+	X(KINETO, "kineto_trace", "profiler traces")              \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
+	X(KERNEL_LOG, "kernel_log", "kernel logs")                \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
+	X(IB_STATE, "ib_state", "InfiniBand port states")         \
+	/* nvidia-smi -q (issue 21) */                            \
+	X(GPU_STATE, "gpu_state", "GPU states")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -362,6 +368,30 @@ enum hd_signal_type {
 	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
 				 kept: rank = their op rank (<= -2), host,
 				 pid, code = its device (-1 unknown) */
+	/* kernel logs (issue 21): host from the content or the file name */
+	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
+			bus id ("0000:38:00"), pid when printed */
+	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
+			     killed process's name */
+	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
+			       up (code 1), or is neither (2, ib_state):
+			       device = "mlx5_0:1" */
+	HD_SIGT_IB_COUNTERS, /* perfquery: code = error counters above 0,
+				text names them; device when known */
+	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
+				the HCA ports a process uses (text) */
+	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
+			      code = enum hd_gpu_problem bits */
+};
+
+/* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
+enum hd_gpu_problem {
+	HD_GPU_ECC_UNCORRECTABLE = 1 << 0, /* volatile, above zero */
+	HD_GPU_REMAP_PENDING = 1 << 1,
+	HD_GPU_REMAP_FAILED = 1 << 2,
+	HD_GPU_RETIRE_PENDING = 1 << 3,
+	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
+				     performance matter, never a cause */
 };
 
 struct hd_signal {
@@ -386,6 +416,8 @@ struct hd_signal {
 	/* c10d (issue 11) */
 	int32_t local_rank; /* torchrun: the local rank of an exit, -1 */
 	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
+	/* kernel logs (issue 21) */
+	const char *device; /* interned PCI bus id or HCA port, or NULL */
 };
 
 struct hd_store {

@@ -17,6 +17,7 @@
 #include "hd-verdict.h"
 
 /* Base scores: which verdict explains a hang first (docs/verdicts.md, ranking). */
+#define HD_SCORE_GPU	      91.0
 #define HD_SCORE_CRASH	      90.0
 #define HD_SCORE_INIT	      88.0
 #define HD_SCORE_NETWORK      85.0
@@ -86,6 +87,7 @@ enum hd_step_data {
 	HD_DATA_ANON_VERDICTS = 1u << 5, /* processes of unknown rank */
 	HD_DATA_CHAIN_VERDICTS = 1u << 6, /* blocked_chain */
 	HD_DATA_STRAGGLER = 1u << 7, /* straggler verdict or its notes */
+	HD_DATA_KERNEL_VERDICTS = 1u << 8, /* kernel-log causes (issue 21) */
 };
 
 /* One step of the engine's checks. */
@@ -113,6 +115,8 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
  * group and signal checks, as it reads the verdicts they found.
  */
 void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
+/* Xids, OOM kills and link changes in kernel logs (hd-kernel.c, issue 21) */
+void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a);
 /*
  * Compares the ops of processes of unknown rank (hd-anon.c), naming
  * them by host:pid, at low confidence.

@@ -981,6 +981,10 @@ static const struct hd_check_step engine_steps[] = {
 	  HD_DATA_WAITS | HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
 		  HD_DATA_C10D_VERDICTS,
 	  HD_DATA_CHAIN_VERDICTS },
+	{ "kernel", hd_check_kernel,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
+		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
+	  HD_DATA_KERNEL_VERDICTS },
 	{ "straggler", run_straggler, 0, HD_DATA_STRAGGLER },
 };
 

@@ -712,6 +712,13 @@ static bool is_consequence(const struct hd_signal *sig)
 	return false;
 }
 
+/* A host's link state or counters (issue 21): hd-kernel.c reads them. */
+static bool is_port_state(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_LINK_EVENT ||
+	       sig->type == HD_SIGT_IB_COUNTERS;
+}
+
 /*
  * Where signal x is against y in time: compared only on clocks that can
  * be (hd_time_comparable()), and across hosts only beyond HD_TIME_SKEW_NS,
@@ -1092,7 +1099,9 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
 
-		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig))
+		/* a host's port state is hd-kernel.c's (boot clock) */
+		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig) ||
+		    is_port_state(sig))
 			continue;
 		nsig++;
 		if (sig->rank >= 0)
@@ -1122,7 +1131,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 			g_autofree char *h = NULL;
 
 			if (sig->cat != HD_SIG_NETWORK || !sig->peer ||
-			    sig == first)
+			    sig == first || is_port_state(sig))
 				continue;
 			h = peer_host(sig->peer);
 			if (strcmp(h, host) == 0)
@@ -1170,7 +1179,7 @@ static void check_network(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_signal *sig = sig_at(s, i);
 
 		if (sig != first && sig->cat == HD_SIG_NETWORK &&
-		    !is_consequence(sig))
+		    !is_consequence(sig) && !is_port_state(sig))
 			add_signal_evidence(s, v, sig);
 	}
 	if (same_peer)

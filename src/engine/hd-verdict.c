@@ -236,6 +236,15 @@ static const struct hd_verdict_kind_info verdict_kinds[] = {
 		.fingerprint = HD_FP_SUMMARY,
 		.next = HD_NEXT_COLLECT,
 	},
+	/* issue 21: a GPU's Xid in a kernel log (hd-kernel.c) */
+	[HD_V_GPU_FAULT] = {
+		.name = "gpu_fault",
+		.score = HD_SCORE_GPU,
+		.fault = true,
+		.rank_state = "culprit",
+		.fingerprint = HD_FP_SIGNATURE,
+		.next = HD_NEXT_GPU,
+	},
 };
 _Static_assert(G_N_ELEMENTS(verdict_kinds) == HD_V_KIND_COUNT,
 	       "every verdict kind has a row");

@@ -36,6 +36,7 @@ enum hd_verdict_kind {
 	HD_V_INIT_FAILURE,
 	HD_V_NO_FAULT,
 	HD_V_INSUFFICIENT_DATA,
+	HD_V_GPU_FAULT, /* a kernel log's Xid (issue 21) */
 	HD_V_KIND_COUNT
 };
 
@@ -55,6 +56,7 @@ enum hd_next_step {
 	HD_NEXT_INIT,
 	HD_NEXT_NO_FAULT, /* nothing found: what to collect if it still hangs */
 	HD_NEXT_COLLECT, /* what data to collect */
+	HD_NEXT_GPU, /* a GPU's Xid: drain, reset, bug report (issue 21) */
 	HD_NEXT_COUNT
 };
 
@@ -73,6 +75,12 @@ struct hd_verdict_kind_info {
 	enum hd_fp_field fingerprint;
 	enum hd_next_step next;
 };
+
+/*
+ * What to do about Xid xid, as a next step ("drain the node and run
+ * nvidia-bug-report.sh ..."), from the table in hd-kernel.c.  (transfer none)
+ */
+const char *hd_xid_next_step(int xid);
 
 /* The row of kind k (an unknown k gets insufficient_data's).  (transfer none) */
 const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k);
@@ -111,6 +119,7 @@ struct hd_verdict {
 	char *fingerprint;
 	char *fingerprint_text;
 	char *call_site;
+	int xid; /* the kernel's Xid the verdict rests on, 0 none */
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */

@@ -474,6 +474,11 @@ static void next_steps_network(const struct text *t, const struct hd_verdict *v)
 					   : g_strdup("on the failing host");
 	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
 
+	/* issue 21: an NVLink Xid is the GPU's interconnect, not the HCA */
+	if (v->xid) {
+		emit(t, "  - %s: %s", on, hd_xid_next_step(v->xid));
+		return;
+	}
 	if (hca)
 		emit(t,
 		     "  - %s: `ibstat %s` (port state, rate) and `perfquery "
@@ -687,6 +692,22 @@ static void next_collect(const struct text *t, const struct hd_verdict *v)
 	next_steps_data(t);
 }
 
+/* issue 21: a GPU's Xid; what to do is the engine's (hd_xid_next_step()) */
+static void next_gpu(const struct text *t, const struct hd_verdict *v)
+{
+	int rank = v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
+	g_autofree char *on = rank >= 0 ? on_host(t->a, rank) : NULL;
+
+	if (rank >= 0)
+		emit(t, "  - rank %d ran %s: %s", rank, on,
+		     hd_xid_next_step(v->xid));
+	else
+		emit(t, "  - on the host the kernel log came from: %s",
+		     hd_xid_next_step(v->xid));
+	emit(t, "  - the GPU's own state there: `nvidia-smi -q -d "
+		"ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE`");
+}
+
 /* The next steps of each hd_next_step, which the verdict kind names. */
 static void (*const next_step_hooks[])(const struct text *,
 				       const struct hd_verdict *) = {
@@ -697,6 +718,7 @@ static void (*const next_step_hooks[])(const struct text *,
 	[HD_NEXT_INIT] = next_steps_init,
 	[HD_NEXT_NO_FAULT] = next_no_fault,
 	[HD_NEXT_COLLECT] = next_collect,
+	[HD_NEXT_GPU] = next_gpu,
 };
 _Static_assert(G_N_ELEMENTS(next_step_hooks) == HD_NEXT_COUNT,
 	       "every next step has a hook");

@@ -191,6 +191,12 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
 		[HD_SIGT_TEST_FAILURE] = "test_failure",
 		[HD_SIGT_ANON_PROC] = "anonymous_process",
+		[HD_SIGT_XID] = "xid",
+		[HD_SIGT_HOST_OOM] = "host_oom_kill",
+		[HD_SIGT_LINK_EVENT] = "link_event",
+		[HD_SIGT_IB_COUNTERS] = "ib_counters",
+		[HD_SIGT_NET_DEVICES] = "net_devices",
+		[HD_SIGT_GPU_STATE] = "gpu_state",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])

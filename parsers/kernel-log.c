@@ -1,0 +1,579 @@
+/*
+ * Kernel logs (issue 21): dmesg (boot-relative "[  12.345678]" stamps),
+ * dmesg -T ("[Tue Nov 14 22:03:12 2023]"), journalctl -k and syslog
+ * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both.  Three
+ * kinds of line are records: NVRM Xid reports (and the driver's "fallen
+ * off the bus" without an Xid), the OOM killer's kills, and HCA port link
+ * changes (mlx5).  Other kernel lines are context, not records; lines that
+ * are not kernel lines at all are counted as skipped.
+ *
+ * The parser never decides what an Xid means or whose GPU it was: it keeps
+ * the number, the PCI bus id, the pid and the host the content names; the
+ * engine (hd-kernel.c) joins them to ranks.  Boot-relative stamps are
+ * times on HD_CLOCK_BOOT, a clock of their own; full wall dates (dmesg -T,
+ * ISO stamps) are local or UTC times.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "formats.h"
+#include "hd-lines.h"
+#include "hd-banned.h"
+
+struct kline {
+	const char *msg; /* the kernel's message, after every prefix */
+	size_t len;
+	const char *host; /* interned, or NULL */
+	int64_t boot_ns; /* INT64_MIN unknown */
+	int64_t wall_ns; /* INT64_MIN unknown */
+	bool wall_local;
+};
+
+static const char *const months[] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+};
+
+static int month_of(const char *p, size_t n)
+{
+	if (n < 3)
+		return 0;
+	for (int i = 0; i < 12; i++)
+		if (memcmp(p, months[i], 3) == 0)
+			return i + 1;
+	return 0;
+}
+
+/* Reads up to max decimal digits at *p; -1 when there are none. */
+static int64_t digits(const char **p, const char *end, int max)
+{
+	int64_t v = 0;
+	int n = 0;
+
+	while (*p < end && g_ascii_isdigit(**p) && n < max) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		n++;
+	}
+	return n ? v : -1;
+}
+
+static bool lit(const char **p, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, s, n) != 0)
+		return false;
+	*p += n;
+	return true;
+}
+
+static int64_t wall(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
+		    int64_t s)
+{
+	g_autoptr(GDateTime) dt = NULL;
+
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h > 23 || mi > 59 || s > 60)
+		return INT64_MIN;
+	dt = g_date_time_new_utc((int)y, (int)mo, (int)d, (int)h, (int)mi,
+				 (double)s);
+	return dt ? g_date_time_to_unix(dt) * 1000000000 : INT64_MIN;
+}
+
+/* "[  12.345678] " at *p: boot seconds as ns. */
+static bool boot_stamp(const char **p, const char *end, int64_t *ns)
+{
+	const char *q = *p;
+	int64_t sec, frac;
+	int nfrac;
+	const char *f;
+
+	if (!lit(&q, end, "["))
+		return false;
+	while (q < end && *q == ' ')
+		q++;
+	sec = digits(&q, end, 10);
+	if (sec < 0 || !lit(&q, end, "."))
+		return false;
+	f = q;
+	frac = digits(&q, end, 9);
+	nfrac = (int)(q - f);
+	if (frac < 0 || !lit(&q, end, "]"))
+		return false;
+	for (int i = nfrac; i < 9; i++)
+		frac *= 10;
+	*ns = sec * 1000000000 + frac;
+	if (q < end && *q == ' ')
+		q++;
+	*p = q;
+	return true;
+}
+
+/* "[Tue Nov 14 22:03:12 2023] " (dmesg -T): local wall time. */
+static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
+{
+	const char *q = *p;
+	int64_t d, h, mi, s, y;
+	int mo;
+
+	if (!lit(&q, end, "[") || end - q < 24 || q[3] != ' ')
+		return false;
+	q += 4;
+	mo = month_of(q, (size_t)(end - q));
+	if (!mo)
+		return false;
+	q += 3;
+	while (q < end && *q == ' ')
+		q++;
+	d = digits(&q, end, 2);
+	if (d < 0 || !lit(&q, end, " "))
+		return false;
+	h = digits(&q, end, 2);
+	if (h < 0 || !lit(&q, end, ":"))
+		return false;
+	mi = digits(&q, end, 2);
+	if (mi < 0 || !lit(&q, end, ":"))
+		return false;
+	s = digits(&q, end, 2);
+	if (s < 0 || !lit(&q, end, " "))
+		return false;
+	y = digits(&q, end, 4);
+	if (y < 0 || !lit(&q, end, "]"))
+		return false;
+	*ns = wall(y, mo, d, h, mi, s);
+	if (q < end && *q == ' ')
+		q++;
+	*p = q;
+	return true;
+}
+
+/* " HOST kernel: " after a syslog date: the host. */
+static bool host_kernel(const char **p, const char *end, const char **host)
+{
+	const char *q = *p, *h;
+
+	if (!lit(&q, end, " "))
+		return false;
+	h = q;
+	while (q < end && *q != ' ')
+		q++;
+	if (q == h || q - h > 253)
+		return false;
+	*host = hd_intern_len(h, (size_t)(q - h));
+	if (!lit(&q, end, " kernel: "))
+		return false;
+	*p = q;
+	return true;
+}
+
+/* "Nov 14 22:03:12 node-b kernel: " (journalctl -k, syslog). */
+static bool syslog_prefix(const char **p, const char *end, struct kline *k)
+{
+	const char *q = *p;
+
+	if (!month_of(q, (size_t)(end - q)) || end - q < 16 || q[3] != ' ')
+		return false;
+	q += 4;
+	while (q < end && *q == ' ')
+		q++;
+	if (digits(&q, end, 2) < 0 || !lit(&q, end, " ") ||
+	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
+	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
+	    digits(&q, end, 2) < 0)
+		return false;
+	/* syslog's fraction ("22:03:12.561319") */
+	if (lit(&q, end, "."))
+		digits(&q, end, 9);
+	if (!host_kernel(&q, end, &k->host))
+		return false;
+	*p = q;
+	return true;
+}
+
+/* "2023-11-14T22:03:12[.frac][Z|+hhmm|+hh:mm] node-b kernel: ". */
+static bool iso_prefix(const char **p, const char *end, struct kline *k)
+{
+	const char *q = *p;
+	int64_t y, mo, d, h, mi, s, off = 0;
+	bool zone = false;
+
+	y = digits(&q, end, 4);
+	if (y < 0 || !lit(&q, end, "-"))
+		return false;
+	mo = digits(&q, end, 2);
+	if (mo < 0 || !lit(&q, end, "-"))
+		return false;
+	d = digits(&q, end, 2);
+	if (d < 0 || !(lit(&q, end, "T") || lit(&q, end, " ")))
+		return false;
+	h = digits(&q, end, 2);
+	if (h < 0 || !lit(&q, end, ":"))
+		return false;
+	mi = digits(&q, end, 2);
+	if (mi < 0 || !lit(&q, end, ":"))
+		return false;
+	s = digits(&q, end, 2);
+	if (s < 0)
+		return false;
+	if (lit(&q, end, ".") || lit(&q, end, ","))
+		digits(&q, end, 9);
+	if (lit(&q, end, "Z")) {
+		zone = true;
+	} else if (q < end && (*q == '+' || *q == '-')) {
+		int sign = *q == '-' ? -1 : 1;
+		int64_t zh, zm;
+
+		q++;
+		zh = digits(&q, end, 2);
+		lit(&q, end, ":");
+		zm = digits(&q, end, 2);
+		if (zh < 0 || zm < 0)
+			return false;
+		off = sign * (zh * 3600 + zm * 60);
+		zone = true;
+	}
+	if (!host_kernel(&q, end, &k->host))
+		return false;
+	k->wall_ns = wall(y, mo, d, h, mi, s);
+	if (k->wall_ns != INT64_MIN)
+		k->wall_ns -= off * 1000000000;
+	k->wall_local = !zone;
+	*p = q;
+	return true;
+}
+
+/* Splits a kernel log line into its prefixes and message; false if none. */
+static bool kernel_line(const char *line, size_t len, struct kline *k)
+{
+	const char *p = line, *end = line + len;
+	bool prefixed = false;
+
+	k->host = NULL;
+	k->boot_ns = INT64_MIN;
+	k->wall_ns = INT64_MIN;
+	k->wall_local = false;
+	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
+	    lit(&p, end, "kernel: "))
+		prefixed = true;
+	if (boot_stamp(&p, end, &k->boot_ns)) {
+		prefixed = true;
+	} else if (ctime_stamp(&p, end, &k->wall_ns)) {
+		k->wall_local = true;
+		prefixed = true;
+	}
+	k->msg = p;
+	k->len = (size_t)(end - p);
+	return prefixed;
+}
+
+/* Whether a line at most n bytes from p looks like a kernel log line. */
+static bool is_kernel_line(const char *p, size_t n)
+{
+	struct kline k;
+
+	return kernel_line(p, n, &k);
+}
+
+bool kernel_log_sniff(const uint8_t *head, size_t len)
+{
+	const char *p = (const char *)head, *end;
+	unsigned lines = 0, kernel = 0;
+	bool first = true;
+
+	if (!head || !len)
+		return false;
+	end = p + len;
+	if (memmem(head, len, "NCCL INFO", 9) ||
+	    memmem(head, len, "NCCL WARN", 9))
+		return false;
+	while (p < end && lines < 64) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!nl && lines > 0)
+			break; /* a cut last line says nothing */
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n && !g_ascii_isspace(p[0]) &&
+		    !(n >= 3 && memcmp(p, "-- ", 3) == 0)) {
+			bool k = is_kernel_line(p, n);
+
+			if (first && !k)
+				return false;
+			first = false;
+			lines++;
+			kernel += k;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return lines > 0 && kernel * 2 > lines;
+}
+
+static const char *find(const char *p, size_t n, const char *needle)
+{
+	return memmem(p, n, needle, strlen(needle));
+}
+
+/* "0000:38:00[.0]" or "38:00.0" at p (n bytes): "0000:38:00", or NULL. */
+static const char *bus_id(const char *p, size_t n)
+{
+	unsigned dom = 0, bus, dev;
+	char buf[24];
+	size_t m = 0;
+
+	while (m < n && m < sizeof(buf) - 1 &&
+	       (g_ascii_isxdigit(p[m]) || p[m] == ':' || p[m] == '.'))
+		m++;
+	memcpy(buf, p, m);
+	buf[m] = '\0';
+	if (sscanf(buf, "%x:%x:%x", &dom, &bus, &dev) != 3) {
+		dom = 0;
+		if (sscanf(buf, "%x:%x", &bus, &dev) != 2)
+			return NULL;
+	}
+	if (dom > 0xffff || bus > 0xff || dev > 0x1f)
+		return NULL;
+	g_snprintf(buf, sizeof(buf), "%04x:%02x:%02x", dom, bus, dev);
+	return hd_intern(buf);
+}
+
+/* "pid=1234" or "pid='<unknown>'" in the message: the pid, or 0. */
+static int32_t pid_in(const char *p, size_t n)
+{
+	const char *q = find(p, n, "pid=");
+	const char *end = p + n;
+	int64_t v;
+
+	if (!q)
+		return 0;
+	q += 4;
+	v = digits(&q, end, 9);
+	return v > 0 ? (int32_t)v : 0;
+}
+
+static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
+		uint64_t lineno, const struct kline *k, const char *line,
+		size_t len, struct hd_signal *sig)
+{
+	g_autofree char *text = g_strndup(line, len);
+
+	sig->host = k->host;
+	/* a wall date when the line has one, else the host's boot clock:
+	   never compared with wall clocks (hd_time_comparable()) */
+	if (k->wall_ns != INT64_MIN)
+		sig->time =
+			hd_time_make(k->wall_ns, k->wall_local ? HD_CLOCK_LOCAL
+							       : HD_CLOCK_UTC);
+	else
+		sig->time = hd_time_make(k->boot_ns, HD_CLOCK_BOOT);
+	sig->text = text;
+	sig->prov.input = input;
+	sig->prov.kind = HD_PROV_LINE;
+	sig->prov.at = lineno;
+	hd_store_add_signal(s, sig);
+	in->records++;
+}
+
+/* "NVRM: Xid (PCI:0000:38:00): 79, pid=..., name=..., text". */
+static bool parse_xid(const struct kline *k, struct hd_signal *sig)
+{
+	const char *p = find(k->msg, k->len, "Xid (");
+	const char *end = k->msg + k->len, *close;
+	int64_t xid;
+
+	if (!p)
+		return false;
+	p += 5;
+	lit(&p, end, "PCI:");
+	close = memchr(p, ')', (size_t)(end - p));
+	if (!close)
+		return false;
+	sig->device = bus_id(p, (size_t)(close - p));
+	p = close + 1;
+	if (!lit(&p, end, ": "))
+		return false;
+	xid = digits(&p, end, 6);
+	if (xid <= 0)
+		return false;
+	sig->code = (int32_t)xid;
+	sig->pid = pid_in(p, (size_t)(end - p));
+	return true;
+}
+
+/* "Out of memory: Killed process 123 (python)" and its variants. */
+static bool parse_oom(const struct kline *k, struct hd_signal *sig)
+{
+	const char *p = find(k->msg, k->len, "Kill process ");
+	const char *end = k->msg + k->len, *close;
+	int64_t pid;
+
+	if (!p)
+		p = find(k->msg, k->len, "Killed process ");
+	if (!p)
+		return false;
+	p = memchr(p, 's', (size_t)(end - p)); /* "process" */
+	p = find(p, (size_t)(end - p), " ");
+	if (!p)
+		return false;
+	p++;
+	pid = digits(&p, end, 9);
+	if (pid <= 0)
+		return false;
+	sig->pid = (int32_t)pid;
+	if (lit(&p, end, " (") && (close = memchr(p, ')', (size_t)(end - p))) &&
+	    close - p < 64)
+		sig->op_name = hd_intern_len(p, (size_t)(close - p));
+	return true;
+}
+
+/*
+ * "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link DOWN": device "mlx5_5:1",
+ * code 0 down, 1 active.  Whether the line is one is the caller's test.
+ */
+static bool parse_link(const struct kline *k, struct hd_signal *sig)
+{
+	const char *end = k->msg + k->len;
+	const char *p = find(k->msg, k->len, "Port: ");
+	const char *q = k->msg + strlen("mlx5_core "), *dev = NULL;
+	int64_t port;
+
+	if (!p)
+		return false;
+	/* the device name: the token before "Port:" that ends in ':' */
+	while (q < p) {
+		const char *sp = memchr(q, ' ', (size_t)(p - q));
+
+		if (!sp)
+			break;
+		if (sp > q && sp[-1] == ':' && sp - q < 40 && q[0] != '0')
+			dev = q;
+		if (dev == q) {
+			p += 6;
+			port = digits(&p, end, 3);
+			if (port < 0)
+				return false;
+			{
+				g_autofree char *d = g_strdup_printf(
+					"%.*s:%d", (int)(sp - q - 1), q,
+					(int)port);
+
+				sig->device = hd_intern(d);
+			}
+			break;
+		}
+		q = sp + 1;
+	}
+	if (!sig->device)
+		return false;
+	if (find(p, (size_t)(end - p), "Link DOWN"))
+		sig->code = 0;
+	else if (find(p, (size_t)(end - p), "Link ACTIVE"))
+		sig->code = 1;
+	else
+		return false;
+	return true;
+}
+
+bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
+		      uint32_t input, GError **error)
+{
+	struct hd_input *in = hd_store_input(store, input);
+	g_autoptr(hd_lines) lines = hd_lines_new(rd);
+	const char *line, *last_gpu = NULL;
+	size_t len;
+	bool cut;
+
+	in->kind = HD_INPUT_KERNEL_LOG;
+	while (hd_lines_next(lines, &line, &len, &cut, error)) {
+		uint64_t lineno = hd_lines_lineno(lines);
+		struct hd_signal sig;
+		struct kline k;
+
+		if (len && line[len - 1] == '\r')
+			len--;
+		if (!len || g_ascii_isspace(line[0]) ||
+		    (len >= 3 && memcmp(line, "-- ", 3) == 0)) {
+			/* continuation of a multi-line message, or a
+			   journalctl header */
+			if (len && find(line, len, "fallen off the bus") &&
+			    last_gpu) {
+				hd_signal_init(&sig);
+				sig.cat = HD_SIG_CUDA;
+				sig.type = HD_SIGT_XID;
+				sig.code = 79;
+				sig.device = last_gpu;
+				k.host = NULL;
+				k.boot_ns = INT64_MIN;
+				k.wall_ns = INT64_MIN;
+				k.wall_local = false;
+				add(store, in, input, lineno, &k, line, len,
+				    &sig);
+				last_gpu = NULL;
+			}
+			continue;
+		}
+		if (!kernel_line(line, len, &k)) {
+			in->skipped++;
+			hd_input_warn(in, lineno, "not a kernel log line");
+			continue;
+		}
+		hd_signal_init(&sig);
+		if (find(k.msg, k.len, "NVRM: Xid")) {
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			if (!parse_xid(&k, &sig)) {
+				in->skipped++;
+				hd_input_warn(
+					in, lineno,
+					"NVRM Xid line without its number");
+				continue;
+			}
+		} else if (find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "NVIDIA GPU ")) {
+			/* "The NVIDIA GPU 0000:b3:00.0 ... fallen off the
+			   bus" may span lines */
+			const char *g = find(k.msg, k.len, "NVIDIA GPU ") + 11;
+
+			last_gpu = bus_id(g, (size_t)(k.msg + k.len - g));
+			if (!last_gpu || !find(k.msg, k.len, "fallen off"))
+				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+			sig.device = last_gpu;
+			last_gpu = NULL;
+		} else if (find(k.msg, k.len, "Out of memory") &&
+			   find(k.msg, k.len, "ill")) {
+			sig.cat = HD_SIG_CRASH;
+			sig.type = HD_SIGT_HOST_OOM;
+			if (!parse_oom(&k, &sig)) {
+				in->skipped++;
+				hd_input_warn(
+					in, lineno,
+					"OOM killer line without a process id");
+				continue;
+			}
+		} else if (k.len > 10 && memcmp(k.msg, "mlx5_core ", 10) == 0 &&
+			   find(k.msg, k.len, " Link ")) {
+			sig.cat = HD_SIG_NETWORK;
+			sig.type = HD_SIGT_LINK_EVENT;
+			if (!parse_link(&k, &sig))
+				continue; /* INIT, ARMED: no change to report */
+			if (sig.code != 0)
+				sig.cat = HD_SIG_INFO; /* a link up is news,
+							  not trouble */
+		} else {
+			continue;
+		}
+		add(store, in, input, lineno, &k, line, len, &sig);
+	}
+	if (error && *error)
+		return in->records > 0;
+	in->empty = in->records == 0;
+	return true;
+}

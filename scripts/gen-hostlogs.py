@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Writes the host-log fixtures of issue 21 under tests/data/hostlogs/.
+
+Each case is a folder: a small NCCL + c10d log of a 4-rank job on two hosts
+(trn-01: ranks 0, 1; trn-02: ranks 2, 3), written in the shapes torchrun,
+NCCL and PyTorch print, plus the hosts' kernel logs or InfiniBand state in
+the shapes dmesg, dmesg -T, journalctl -k, ibstat, ibstatus, ibv_devinfo
+and perfquery print.  Own hosts, pids, serials and numbers throughout.
+tests/data/hostlogs/expect.tsv states the verdict each case must give.
+
+    python3 scripts/gen-hostlogs.py [OUTDIR]
+"""
+import os
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(__file__), "..", "tests", "data", "hostlogs")
+
+# rank -> (host, pid, local rank, busId as NCCL prints it, addr)
+RANKS = {
+    0: ("trn-01", 7101, 0, "1b000", "10.0.1.1"),
+    1: ("trn-01", 7102, 1, "3b000", "10.0.1.1"),
+    2: ("trn-02", 7103, 0, "1b000", "10.0.1.2"),
+    3: ("trn-02", 7104, 1, "3b000", "10.0.1.2"),
+}
+COMM = "0x3a7c5e19d2b04f61"
+HCA = {0: "mlx5_0", 1: "mlx5_1", 2: "mlx5_0", 3: "mlx5_1"}
+
+
+def nccl_log(silent=3, net_ib=False, ib_error=False):
+    """The job's merged stderr: every rank inits; rank `silent` never
+    enqueues seq 52 and the others time out in it."""
+    out = []
+    for r, (host, pid, lr, bus, addr) in RANKS.items():
+        p = f"[default{lr}]:{host}:{pid}:{pid} [{lr}] NCCL INFO "
+        out.append(p + f"Bootstrap : Using eth0:{addr}<0>")
+        if net_ib:
+            out.append(p + f"NET/IB : Using [0]{HCA[r]}:1/IB ; OOB "
+                       f"eth0:{addr}<0>")
+            out.append(p + "Using network IB")
+        out.append(p + f"ncclCommInitRankConfig comm 0x55d1c0e4{r:04x} "
+                   f"rank {r} nranks 4 cudaDev {lr} nvmlDev {lr} "
+                   f"busId {bus} commId {COMM} - Init COMPLETE")
+    if ib_error:
+        host, pid, lr, _, _ = RANKS[silent]
+        out.append(f"[default{lr}]:{host}:{pid}:{pid + 90} [{lr}] "
+                   "transport/net_ib.cc:1742 NCCL WARN NET/IB : Got "
+                   "completion from peer 10.0.1.1<53118> with status=12 "
+                   "opcode=0 len=0 vendor err 129 (Recv) localGid "
+                   "::ffff:10.0.1.2 remoteGid ::ffff:10.0.1.1")
+    for r, (host, pid, lr, _, _) in RANKS.items():
+        t = f"E1121 04:10:{12 + r:02d}.50012{r}000"
+        if r == silent and not ib_error:
+            out.append(
+                f"[default{lr}]:[rank{r}]:[{t} ProcessGroupNCCL.cpp:1664] "
+                f"[PG ID 0 PG GUID 0(default_pg) Rank {r}] Received a dump "
+                "signal due to a collective timeout from  rank 0 and we "
+                "will try our best to dump the debug info. Last enqueued "
+                "NCCL work: 51, last completed NCCL work: 51.")
+            continue
+        out.append(
+            f"[default{lr}]:[rank{r}]:[{t} ProcessGroupNCCL.cpp:632] "
+            f"[PG ID 0 PG GUID 0(default_pg) Rank {r}] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=52, "
+            "OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, "
+            "Timeout(ms)=600000) ran for 600017 milliseconds before timing "
+            "out.")
+        out.append(
+            f"[default{lr}]:[rank{r}]:[{t} ProcessGroupNCCL.cpp:2168] "
+            f"[PG ID 0 PG GUID 0(default_pg) Rank {r}]  failure detected "
+            "by watchdog at work sequence id: 52 PG status: last enqueued "
+            "work: 52, last completed work: 51")
+    return "\n".join(out) + "\n"
+
+
+DMESG_BOOT = [
+    "[    0.000000] Linux version 6.5.0-1017-nvidia (buildd@bos03) "
+    "(gcc-12 12.3.0) #17-Ubuntu SMP",
+    "[    9.812114] nvidia: module license 'NVIDIA' taints kernel.",
+    "[   11.204577] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  "
+    "550.90.07",
+    "[   19.377020] mlx5_core 0000:0c:00.0 mlx5_0: Port: 1 Link ACTIVE",
+    "[   19.377561] mlx5_core 0000:4c:00.0 mlx5_1: Port: 1 Link ACTIVE",
+]
+
+
+def dmesg(lines):
+    return "\n".join(DMESG_BOOT + lines) + "\n"
+
+
+IBSTAT_CA = """CA '{ca}'
+\tCA type: MT4129
+\tNumber of ports: 1
+\tFirmware version: 28.40.1000
+\tHardware version: 0
+\tNode GUID: 0x7c8c0903002e{n:02x}10
+\tSystem image GUID: 0x7c8c0903002e{n:02x}10
+\tPort 1:
+\t\tState: {state}
+\t\tPhysical state: {phys}
+\t\tRate: {rate}
+\t\tBase lid: {lid}
+\t\tLMC: 0
+\t\tSM lid: 1
+\t\tCapability mask: 0xa651e848
+\t\tPort GUID: 0x7c8c0903002e{n:02x}10
+\t\tLink layer: InfiniBand
+"""
+
+
+def ibstat(down=None):
+    out = ""
+    for n, ca in enumerate(("mlx5_0", "mlx5_1")):
+        if ca == down:
+            out += IBSTAT_CA.format(ca=ca, n=n, state="Down",
+                                    phys="Polling", rate=10, lid=65535)
+        else:
+            out += IBSTAT_CA.format(ca=ca, n=n, state="Active",
+                                    phys="LinkUp", rate=400, lid=21 + n)
+    return out
+
+
+def perfquery(lid, port, bad):
+    names = ["SymbolErrorCounter", "LinkErrorRecoveryCounter",
+             "LinkDownedCounter", "PortRcvErrors",
+             "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
+             "PortXmitDiscards", "PortXmitConstraintErrors",
+             "PortRcvConstraintErrors"]
+    out = [f"# Port counters: Lid {lid} port {port} (CapMask: 0x5A00)",
+           f"PortSelect:......................{port}",
+           "CounterSelect:...................0x0000"]
+    for n in names:
+        out.append(f"{n + ':':.<33}{bad.get(n, 0)}")
+    out += ["CounterSelect2:..................0x00",
+            f"{'LocalLinkIntegrityErrors:':.<33}0",
+            f"{'ExcessiveBufferOverrunErrors:':.<33}"
+            f"{bad.get('ExcessiveBufferOverrunErrors', 0)}",
+            f"{'VL15Dropped:':.<33}0",
+            "PortXmitData:....................48213377216",
+            "PortRcvData:.....................48190655104",
+            "PortXmitPkts:....................91366012",
+            "PortRcvPkts:.....................91340087"]
+    return "\n".join(out) + "\n"
+
+
+IBSTATUS = """Infiniband device '{ca}' port 1 status:
+\tdefault gid:\t fe80:0000:0000:0000:7c8c:0903:002e:{n:02x}10
+\tbase lid:\t 0x{lid:x}
+\tsm lid:\t\t 0x1
+\tstate:\t\t 4: ACTIVE
+\tphys state:\t 5: LinkUp
+\trate:\t\t 400 Gb/sec (4X NDR)
+\tlink_layer:\t InfiniBand
+
+"""
+
+DEVINFO = """hca_id:\t{ca}
+\ttransport:\t\t\tInfiniBand (0)
+\tfw_ver:\t\t\t\t28.40.1000
+\tnode_guid:\t\t\t7c8c:0903:002e:{n:02x}10
+\tvendor_id:\t\t\t0x02c9
+\tvendor_part_id:\t\t\t4129
+\thw_ver:\t\t\t\t0x0
+\tphys_port_cnt:\t\t\t1
+\t\tport:\t1
+\t\t\tstate:\t\t\tPORT_ACTIVE (4)
+\t\t\tmax_mtu:\t\t4096 (5)
+\t\t\tactive_mtu:\t\t4096 (5)
+\t\t\tsm_lid:\t\t\t1
+\t\t\tport_lid:\t\t{lid}
+\t\t\tport_lmc:\t\t0x00
+\t\t\tlink_layer:\t\tInfiniBand
+
+"""
+
+
+SMI_GPU = """GPU 00000000:{bus}:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    Product Brand                         : NVIDIA
+    Persistence Mode                      : Enabled
+    Serial Number                         : 165362400{n:04d}
+    GPU UUID                              : GPU-4f1c2a7e-0b3d-4e55-9a61-2c8d7e10{n:04d}
+    Clocks Event Reasons
+        Idle                              : Not Active
+        Applications Clocks Setting       : Not Active
+        SW Power Cap                      : Not Active
+        HW Slowdown                       : {slow}
+            HW Thermal Slowdown           : {slow}
+            HW Power Brake Slowdown       : Not Active
+        Sync Boost                        : Not Active
+        SW Thermal Slowdown               : Not Active
+        Display Clock Setting             : Not Active
+    ECC Errors
+        Volatile
+            SRAM Correctable              : 0
+            SRAM Uncorrectable Parity     : 0
+            SRAM Uncorrectable SEC-DED    : 0
+            DRAM Correctable              : {corr}
+            DRAM Uncorrectable            : {unc}
+        Aggregate
+            SRAM Correctable              : 0
+            SRAM Uncorrectable Parity     : 0
+            SRAM Uncorrectable SEC-DED    : 0
+            DRAM Correctable              : {corr}
+            DRAM Uncorrectable            : {unc}
+    Retired Pages
+        Single Bit ECC                    : N/A
+        Double Bit ECC                    : N/A
+        Pending Page Blacklist            : N/A
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : {unc}
+        Pending                           : {pending}
+        Remapping Failure Occurred        : No
+        Bank Remap Availability Histogram
+            Max                           : 2560 bank(s)
+            High                          : 0 bank(s)
+            Partial                       : 0 bank(s)
+            Low                           : 0 bank(s)
+            None                          : 0 bank(s)
+    Temperature
+        GPU Current Temp                  : {temp} C
+"""
+
+
+def nvidia_smi(gpus):
+    out = ["", "==============NVSMI LOG==============", "",
+           "Timestamp                                 : Tue Nov 21 "
+           "04:12:40 2023",
+           "Driver Version                            : 550.90.07",
+           "CUDA Version                              : 12.4", "",
+           f"Attached GPUs                             : {len(gpus)}"]
+    text = "\n".join(out) + "\n"
+    for n, (bus, bad, slow) in enumerate(gpus):
+        text += SMI_GPU.format(
+            bus=bus, n=n, slow="Active" if slow else "Not Active",
+            corr=3 if bad else 0, unc=2 if bad else 0,
+            pending="Yes" if bad else "No", temp=91 if slow else 44)
+        text += "\n"
+    return text
+
+
+def write(case, name, text):
+    path = os.path.join(OUT, case, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    # kernel logs
+    write("kernel/xid79-dmesg", "job.log", nccl_log())
+    write("kernel/xid79-dmesg", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.220417] NVRM: GPU at PCI:0000:3b:00: "
+        "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
+        "[91806.220423] NVRM: GPU Board Serial Number: 1653624007711",
+        "[91806.220428] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+        "name=<unknown>, GPU has fallen off the bus.",
+        "[91806.220461] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+        "[91806.274008] NVRM: A GPU crash dump has been created. If "
+        "possible, please run",
+        "               NVRM: nvidia-bug-report.sh as root to collect this "
+        "data before",
+        "               NVRM: the NVIDIA kernel module is unloaded.",
+    ]))
+    write("kernel/xid79-dmesg-T", "job.log", nccl_log())
+    write("kernel/xid79-dmesg-T", "trn-02.dmesg-T.txt", "\n".join([
+        "[Tue Nov 21 03:59:48 2023] mlx5_core 0000:4c:00.0 mlx5_1: Port: "
+        "1 Link ACTIVE",
+        "[Tue Nov 21 04:00:02 2023] NVRM: Xid (PCI:0000:3b:00): 79, "
+        "pid=7104, name=python3, GPU has fallen off the bus.",
+        "[Tue Nov 21 04:00:02 2023] NVRM: GPU 0000:3b:00.0: GPU has "
+        "fallen off the bus.",
+    ]) + "\n")
+    write("kernel/oom-journal", "job.log", nccl_log())
+    write("kernel/oom-journal", "kern.log", "\n".join([
+        "-- Logs begin at Mon 2023-11-20 08:12:40 UTC, end at Tue "
+        "2023-11-21 04:20:01 UTC. --",
+        "Nov 21 03:59:57 trn-02 kernel: python3 invoked oom-killer: "
+        "gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, "
+        "oom_score_adj=0",
+        "Nov 21 03:59:57 trn-02 kernel: oom-kill:constraint=CONSTRAINT_NONE,"
+        "nodemask=(null),cpuset=/,mems_allowed=0-1,global_oom,"
+        "task_memcg=/user.slice,task=python3,pid=7104,uid=1000",
+        "Nov 21 03:59:57 trn-02 kernel: Out of memory: Killed process 7104 "
+        "(python3) total-vm:201344512kB, anon-rss:1946239824kB, "
+        "file-rss:80112kB, shmem-rss:12kB, UID:1000 pgtables:390212kB "
+        "oom_score_adj:0",
+    ]) + "\n")
+    write("kernel/xid13-iso", "job.log", nccl_log())
+    write("kernel/xid13-iso", "journal.txt", "\n".join([
+        "2023-11-21T03:59:31+0000 trn-02 kernel: NVRM: Xid "
+        "(PCI:0000:3b:00): 13, pid=7104, name=python3, Graphics "
+        "Exception: ESR 0x51a730=0x7000a 0x51a734=0x0",
+        "2023-11-21T03:59:31+0000 trn-02 kernel: NVRM: Xid "
+        "(PCI:0000:3b:00): 43, pid=7104, name=python3, Ch 00000008",
+    ]) + "\n")
+    write("kernel/xid-other-host", "job.log", nccl_log())
+    write("kernel/xid-other-host", "hosts/trn-17/dmesg.txt", dmesg([
+        "[4418.001277] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+        "name=<unknown>, GPU has fallen off the bus.",
+    ]))
+    write("kernel/xid45-only", "dmesg.txt", dmesg([
+        "[7133.412009] NVRM: Xid (PCI:0000:1b:00): 45, pid=30911, "
+        "name=python3, Ch 00000010",
+    ]))
+    write("kernel/nvlink-only", "dmesg.txt", dmesg([
+        "[5120.338104] NVRM: Xid (PCI:0000:1b:00): 74, pid=30911, "
+        "name=python3, NVLink: fatal error detected on link 6"
+        "(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)",
+    ]))
+    write("kernel/healthy-dmesg", "dmesg.txt", dmesg([
+        "[  131.004412] EXT4-fs (nvme0n1p2): mounted filesystem with "
+        "ordered data mode.",
+    ]))
+    # InfiniBand state
+    write("ib/port-down-chain", "job.log", nccl_log(net_ib=True,
+                                                    ib_error=True))
+    write("ib/port-down-chain", "hosts/trn-02/ibstat.txt",
+          ibstat(down="mlx5_1"))
+    write("ib/port-down-missing", "job.log", nccl_log(net_ib=True))
+    write("ib/port-down-missing", "hosts/trn-02/ib.txt",
+          ibstat(down="mlx5_1") + perfquery(65535, 1, {
+              "LinkDownedCounter": 4, "SymbolErrorCounter": 2291,
+              "PortRcvErrors": 17}))
+    write("ib/perfquery-only", "perfquery.txt", perfquery(22, 1, {
+        "LinkDownedCounter": 2, "SymbolErrorCounter": 117,
+        "ExcessiveBufferOverrunErrors": 3}))
+    write("ib/healthy", "ibstatus.txt",
+          IBSTATUS.format(ca="mlx5_0", n=0, lid=21) +
+          IBSTATUS.format(ca="mlx5_1", n=1, lid=22))
+    write("ib/healthy", "ibv_devinfo.txt",
+          DEVINFO.format(ca="mlx5_0", n=0, lid=21) +
+          DEVINFO.format(ca="mlx5_1", n=1, lid=22))
+    write("ib/healthy", "perfquery.txt", perfquery(21, 1, {}))
+    # the example incident's node-b (golden CLI cases add these to it)
+    write("example-xid", "hosts/node-b/dmesg.txt", dmesg([
+        "[84211.552187] NVRM: GPU at PCI:0000:38:00: "
+        "GPU-5b7e1c4a-2f0d-4a9e-8c31-7d2e9f4b6a10",
+        "[84211.552199] NVRM: Xid (PCI:0000:38:00): 79, pid=4247, "
+        "name=python, GPU has fallen off the bus.",
+        "[84211.552230] NVRM: GPU 0000:38:00.0: GPU has fallen off the bus.",
+    ]))
+    write("example-ib", "hosts/node-b/ibstat.txt", ibstat(down="mlx5_1"))
+    # GPU state
+    write("gpu/remap-pending/hosts/trn-02", "nvidia-smi-q.txt",
+          nvidia_smi([("1B", False, False), ("3B", True, False)]))
+    write("gpu/remap-pending", "job.log", nccl_log())
+    write("gpu/slowdown-only", "nvidia-smi-q.txt",
+          nvidia_smi([("1B", False, True), ("3B", False, False)]))
+    write("example-gpu", "hosts/node-b/nvidia-smi-q.txt",
+          nvidia_smi([("18", False, False), ("38", True, False),
+                      ("58", False, False), ("78", False, False)]))
+
+
+if __name__ == "__main__":
+    main()
