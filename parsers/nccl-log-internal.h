@@ -126,6 +126,18 @@ bool nl_ras_line(struct nl_ctx *c, const char *line, size_t n);
  */
 bool nl_test_failure_line(struct nl_ctx *c, const char *line, size_t n);
 
+/* ------------------------------------------------------------------ */
+/* The crash grammar (crash-record.c).                                 */
+
+/*
+ * A fatal signal handler's header or a line of its block: returns true
+ * when the line was taken.
+ */
+bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n);
+
+/* Ends the block being read, storing its frames. */
+void nl_crash_flush(struct nl_ctx *c);
+
 /*
  * The NCCL version to record for p: the format wins over what a line
  * claims.  (transfer none: interned)

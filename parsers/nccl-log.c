@@ -577,6 +577,8 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	}
 	if (rec > 0)
 		return;
+	if (nl_crash_line(c, line, n))
+		return;
 	if (tier2_old_nccl(c, line, n) || tier2_torn(c, line, n, torn) ||
 	    tier3_known_body(c, line, n) || nl_ras_line(c, line, n) ||
 	    nl_test_failure_line(c, line, n))
@@ -1138,6 +1140,7 @@ static void finish(struct nl_ctx *c)
 	struct nl_input_rank ir = { .rank = -1, .one = true };
 
 	flush_wrap(c);
+	nl_crash_flush(c);
 	decide_ranks(c);
 	split_attempts(c);
 	note_duplicates(c);
@@ -1174,6 +1177,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
 	c->wrap = g_string_sized_new(256);
+	c->crash_sig = -1;
 	nl_nccl_init(c);
 }
 
@@ -1190,6 +1194,8 @@ static void ctx_clear(struct nl_ctx *c)
 	g_array_free(c->restarts, TRUE);
 	g_free(c->clean);
 	g_string_free(c->wrap, TRUE);
+	if (c->crash_frames)
+		g_array_free(c->crash_frames, TRUE);
 }
 
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,

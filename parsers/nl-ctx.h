@@ -160,6 +160,14 @@ struct nl_rec {
 	const char *start; /* first byte of the record (after wrappers) */
 };
 
+/* The shape of the crash block being read (crash-record.c). */
+enum nl_crash_style {
+	NL_CRASH_NONE = 0,
+	NL_CRASH_NATIVE, /* numbered native frames (UCX) */
+	NL_CRASH_PYTHON, /* faulthandler, frames kept */
+	NL_CRASH_PY_OTHER, /* faulthandler, another thread: skipped */
+};
+
 struct nl_ctx {
 	struct hd_store *store;
 	struct hd_input *in;
@@ -203,6 +211,14 @@ struct nl_ctx {
 	GString *wrap; /* a held hard-wrapped record */
 	uint64_t wrap_line;
 	int wrap_count;
+
+	/* crash output (crash-record.c): the fatal signal whose frames
+	   are being read */
+	int64_t crash_sig; /* signal index in the store, -1 none */
+	int crash_left; /* lines the block may still span */
+	int crash_style; /* enum nl_crash_style */
+	bool crash_current; /* faulthandler: the current thread's frames */
+	GArray *crash_frames; /* struct hd_frame, innermost first */
 
 	const char *coll_names[16];
 	/* lines of torchrun's "will restart worker group": what ended an

@@ -55,6 +55,14 @@ static bool is_config_warn(const char *m, size_t n)
 	       has(m, n, "Invalid config ");
 }
 
+/* "NET/OFI Request ... completed with error", "NET/OFI ... cq error" */
+static bool is_ofi_completion(const char *m, size_t n)
+{
+	return has(m, n, "NET/OFI") && (has(m, n, "completed with error") ||
+					has(m, n, "Error reading from CQ") ||
+					has(m, n, "Unable to read completion"));
+}
+
 /* "Connect to ADDR failed", and socket connects that gave up. */
 static bool is_connect_failure(const char *m, size_t n)
 {
@@ -78,6 +86,26 @@ static void ib_completion(struct nl_ctx *c, const char *m, size_t n,
 		fmt_min(p, 2028);
 	if (has(m, n, "hca mlx5"))
 		fmt_min(p, 2022);
+}
+
+/*
+ * aws-ofi-nccl: "NET/OFI Request 0x.. completed with error. RC: N": the
+ * libfabric completion failed, the counterpart of NET/IB's "Got completion
+ * ... status=N".  The code is the provider's errno.
+ */
+static void ofi_completion(struct nl_ctx *c, const char *m, size_t n,
+			   struct hd_signal *sig, struct nl_proc *p)
+{
+	const char *at = find(m, n, "RC: ");
+	int64_t v;
+
+	(void)c;
+	(void)p;
+	if (!at)
+		return;
+	at += 4;
+	if (scan_int(&at, m + n, &v))
+		sig->code = (int32_t)clamp_int(v, 0, INT32_MAX);
 }
 
 static void config_socket(struct nl_ctx *c, const char *m, size_t n,
@@ -109,6 +137,11 @@ static const struct warn_rule warn_rules[] = {
 	  .cat = HD_SIG_NETWORK,
 	  .type = HD_SIGT_IB_COMPLETION,
 	  .then = ib_completion },
+	/* aws-ofi-nccl's completion error, the same class over libfabric */
+	{ .match = is_ofi_completion,
+	  .cat = HD_SIG_NETWORK,
+	  .type = HD_SIGT_IB_COMPLETION,
+	  .then = ofi_completion },
 	{ .any = { "async fatal event", "Got async event", "async error event",
 		   "non-fatal async event", "GID table changed",
 		   "encountered a fatal error" },

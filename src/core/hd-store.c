@@ -404,6 +404,7 @@ void hd_signal_init(struct hd_signal *sig)
 	sig->numel_in = -1;
 	sig->numel_out = -1;
 	sig->local_rank = -1;
+	sig->stack = -1;
 }
 
 #define HD_SIGNAL_TEXT_MAX 1024
@@ -555,6 +556,8 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 			g_array_index(src->signals, struct hd_signal, i);
 
 		sig.prov.input = input_map[sig.prov.input];
+		if (sig.stack >= 0)
+			sig.stack = stack_map[sig.stack];
 		g_array_append_val(dst->signals, sig);
 	}
 	/* Signal texts now belong to dst. */

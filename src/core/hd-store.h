@@ -382,6 +382,10 @@ enum hd_signal_type {
 				the HCA ports a process uses (text) */
 	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
 			      code = enum hd_gpu_problem bits */
+	/* crash output (ev-a): a process's last words */
+	HD_SIGT_FATAL_SIGNAL, /* a fatal signal's handler (UCX "Caught
+				 signal", Python faulthandler): code = the
+				 signal number, stack = its frames */
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
@@ -418,6 +422,8 @@ struct hd_signal {
 	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
 	/* kernel logs (issue 21) */
 	const char *device; /* interned PCI bus id or HCA port, or NULL */
+	/* crash output (ev-a) */
+	int32_t stack; /* index into store->stacks, innermost first; -1 */
 };
 
 struct hd_store {

@@ -1244,6 +1244,9 @@ static bool is_crash_cause(const struct hd_store *s,
 				       strstr(sig->text, "Watchdog") ||
 				       strstr(sig->text, "timed out") ||
 				       strstr(sig->text, "DistNetworkError")));
+	case HD_SIGT_FATAL_SIGNAL:
+		/* SIGABRT after a timeout is the watchdog's own abort */
+		return !(sig->code == 6 && rank_timed_out(s, sig->rank));
 	case HD_SIGT_PROCESS_EXIT:
 		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
 		if (sig->code == -15)
@@ -1259,6 +1262,107 @@ static bool is_crash_cause(const struct hd_store *s,
 	}
 }
 
+/* The name of a fatal signal's number, Linux numbering. */
+static const char *signal_name(int signo)
+{
+	switch (signo) {
+	case 4:
+		return "SIGILL";
+	case 6:
+		return "SIGABRT";
+	case 7:
+		return "SIGBUS";
+	case 8:
+		return "SIGFPE";
+	case 9:
+		return "SIGKILL";
+	case 11:
+		return "SIGSEGV";
+	default:
+		return "signal";
+	}
+}
+
+/* Whether a frame is NCCL's: its function or its library. */
+static bool frame_is_nccl(const struct hd_frame *f)
+{
+	return (f->name && (g_str_has_prefix(f->name, "nccl") ||
+			    g_str_has_prefix(f->name, "rccl"))) ||
+	       (f->file &&
+		(strstr(f->file, "libnccl") || strstr(f->file, "librccl")));
+}
+
+/* The innermost NCCL frame of a fatal signal's stack, or NULL. */
+static const struct hd_frame *nccl_frame(const struct hd_store *s,
+					 const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f = hd_store_stack(s, sig->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (frame_is_nccl(&f[i]) && f[i].name &&
+		    strcmp(f[i].name, "???") != 0)
+			return &f[i];
+	for (size_t i = 0; i < n; i++)
+		if (frame_is_nccl(&f[i]))
+			return &f[i];
+	return NULL;
+}
+
+/* "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)".  (transfer full) */
+static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
+{
+	const struct hd_frame *f = nccl_frame(s, sig);
+
+	if (f)
+		return g_strdup_printf("fatal signal %d (%s) inside NCCL (%s)",
+				       sig->code, signal_name(sig->code),
+				       f->name ? f->name : "libnccl");
+	return g_strdup_printf("fatal signal %d (%s)", sig->code,
+			       signal_name(sig->code));
+}
+
+/*
+ * A fatal signal's frames as evidence, and what an NCCL frame on the
+ * crashing stack says: the crash is inside NCCL, not the training code;
+ * SIGBUS there is a mapped shared-memory segment with no memory behind it.
+ */
+static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
+			   const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f;
+	GString *t;
+
+	if (sig->type != HD_SIGT_FATAL_SIGNAL)
+		return;
+	f = hd_store_stack(s, sig->stack, &n);
+	if (n) {
+		t = g_string_new("crashing stack, innermost first: ");
+		for (size_t i = 0; i < n && i < 6; i++) {
+			g_string_append_printf(t, "%s%s", i ? " <- " : "",
+					       f[i].name ? f[i].name : "?");
+			if (f[i].file && f[i].line > 0)
+				g_string_append_printf(t, " (%s:%d)", f[i].file,
+						       f[i].line);
+		}
+		if (n > 6)
+			g_string_append_printf(t, " <- %zu more", n - 6);
+		hd_verdict_add_evidence(v, sig->rank, NULL, "%s", t->str);
+		g_string_free(t, TRUE);
+	}
+	if (!nccl_frame(s, sig))
+		return;
+	if (sig->code == 7)
+		hd_verdict_add_evidence(
+			v, sig->rank, NULL,
+			"SIGBUS inside NCCL: a shared-memory segment NCCL mapped (/dev/shm, its setup of the SHM transport or proxy) has no memory behind it; /dev/shm is too small or full (a container's default is 64 MB)");
+	else
+		hd_verdict_add_evidence(
+			v, sig->rank, NULL,
+			"an NCCL function is on the crashing stack: NCCL itself (its setup, proxy or transport) failed, not the training code");
+}
+
 static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -1269,6 +1373,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	bool timed = true, tie = false;
 	g_autoptr(GPtrArray) cands = g_ptr_array_new();
 	g_autoptr(GPtrArray) firsts = NULL;
+	g_autofree char *what = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = sig_at(s, i);
@@ -1279,14 +1384,16 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			continue;
 		/* A failure in communicator setup is check_init's. */
 		if (from_log(s, sig) && sig->type != HD_SIGT_PROCESS_EXIT &&
-		    failed_in_init(s, i))
+		    sig->type != HD_SIGT_FATAL_SIGNAL && failed_in_init(s, i))
 			continue;
 		/*
 		 * Without a rank only NCCL's own failures (CUDA, its proxy)
 		 * say enough; an exit or exception could be anyone's.
 		 */
 		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
-		    sig->type != HD_SIGT_OOM && sig->type != HD_SIGT_PROXY_DIED)
+		    sig->type != HD_SIGT_OOM &&
+		    sig->type != HD_SIGT_PROXY_DIED &&
+		    sig->type != HD_SIGT_FATAL_SIGNAL)
 			continue;
 		if (sig->rank >= 0)
 			g_array_append_val(crashed, sig->rank);
@@ -1373,6 +1480,8 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			: first->type == HD_SIGT_PROCESS_EXIT ? "process exited"
 			: first->type == HD_SIGT_PROXY_DIED
 				? "its NCCL proxy thread died"
+			: first->type == HD_SIGT_FATAL_SIGNAL
+				? (what = fatal_what(s, first))
 				: "exception",
 			timeouts
 				? "; the other ranks then timed out waiting for it"
@@ -1392,6 +1501,7 @@ static void check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	}
 	v->score = HD_SCORE_CRASH;
 	add_signal_evidence(s, v, first);
+	fatal_evidence(s, v, first);
 	for (guint i = 0;
 	     i < s->signals->len && v->evidence->len < MAX_EVIDENCE; i++) {
 		const struct hd_signal *sig = sig_at(s, i);

@@ -1,0 +1,326 @@
+/*
+ * The crash grammar of the NCCL_DEBUG log parser (docs/format-crash.md;
+ * the driver is parsers/nccl-log.c): what a dying process prints to its
+ * stderr when a fatal signal's handler runs, read where it appears among
+ * a rank's other lines.
+ *
+ *  - UCX's handler (also installed by Open MPI, HPC-X and the NCCL
+ *    plugins built on UCX): "[host:pid :0:tid] Caught signal 7 (Bus
+ *    error: ...)", then "==== backtrace (tid: N) ====" and numbered
+ *    frames " 2 0x... ncclGroupEnd()  ???:0", closed by a "====" rule;
+ *  - Python's faulthandler: "Fatal Python error: Segmentation fault",
+ *    one block per thread ("Current thread 0x... (most recent call
+ *    first):" and "Thread 0x..."), each '  File "f.py", line N in fn'.
+ *
+ * Each becomes one crash signal of type fatal_signal, code the signal
+ * number, its frames (innermost first; the current thread's for
+ * faulthandler) stored as a stack of the store.  One frame parser serves
+ * both shapes.  A block is bounded in lines and frames; a frame line
+ * outside a block is text like any other.
+ *
+ * Ownership: the block being read is the parse state's; the store owns
+ * the signal and the stack once added.
+ */
+#include "config.h"
+
+#include "nccl-log-internal.h"
+
+#include <string.h>
+
+#include "hd-banned.h"
+
+/* Bounds that keep hostile input from growing the parser's own state. */
+#define CRASH_LINES  256 /* lines one block may span */
+#define CRASH_FRAMES 64 /* frames kept of one stack */
+
+/* Signal names as the handlers print them, with their Linux numbers. */
+static const struct {
+	const char *text;
+	int signo;
+} signal_texts[] = {
+	{ "Segmentation fault", 11 },
+	{ "Bus error", 7 },
+	{ "Aborted", 6 },
+	{ "Floating point exception", 8 },
+	{ "Illegal instruction", 4 },
+};
+
+/* Stores the frames read so far on the block's signal and ends it. */
+void nl_crash_flush(struct nl_ctx *c)
+{
+	struct hd_signal *sig;
+
+	if (c->crash_sig >= 0 && c->crash_frames && c->crash_frames->len > 0 &&
+	    (guint)c->crash_sig < c->store->signals->len) {
+		sig = &g_array_index(c->store->signals, struct hd_signal,
+				     c->crash_sig);
+		sig->stack = hd_store_add_stack(
+			c->store,
+			(const struct hd_frame *)c->crash_frames->data,
+			c->crash_frames->len);
+	}
+	c->crash_sig = -1;
+	c->crash_left = 0;
+	c->crash_style = NL_CRASH_NONE;
+	if (c->crash_frames)
+		g_array_set_size(c->crash_frames, 0);
+}
+
+static void frame_add(struct nl_ctx *c, const char *name, size_t nn,
+		      const char *file, size_t fn, int line)
+{
+	struct hd_frame f;
+
+	if (c->crash_frames->len >= CRASH_FRAMES)
+		return;
+	f.name = hd_intern_len(name, nn);
+	f.file = fn ? hd_intern_len(file, fn) : NULL;
+	f.line = line;
+	g_array_append_val(c->crash_frames, f);
+}
+
+/*
+ * " 5 0x00000000000489b1 ???()  /usr/lib/libnccl.so.2:0": a UCX frame.
+ * Returns false when the line is not one.
+ */
+static bool native_frame(struct nl_ctx *c, const char *s, const char *e)
+{
+	const char *name, *paren, *file, *colon;
+	int64_t idx, line = 0;
+
+	while (s < e && *s == ' ')
+		s++;
+	if (!scan_int(&s, e, &idx) || idx < 0 || s >= e || *s != ' ')
+		return false;
+	while (s < e && *s == ' ')
+		s++;
+	if (e - s < 3 || s[0] != '0' || s[1] != 'x')
+		return false;
+	while (s < e && *s != ' ')
+		s++;
+	while (s < e && *s == ' ')
+		s++;
+	name = s;
+	paren = memchr(s, '(', e - s);
+	if (!paren || paren == name)
+		return false;
+	s = paren;
+	while (s < e && *s != ' ')
+		s++;
+	while (s < e && *s == ' ')
+		s++;
+	file = s;
+	colon = NULL;
+	for (const char *q = e; q > file; q--)
+		if (q[-1] == ':') {
+			colon = q - 1;
+			break;
+		}
+	if (colon) {
+		const char *q = colon + 1;
+
+		if (!scan_int(&q, e, &line))
+			line = 0;
+	}
+	frame_add(c, name, paren - name, file,
+		  colon ? (size_t)(colon - file) : (size_t)(e - file),
+		  (int)clamp_int(line, 0, INT32_MAX));
+	return true;
+}
+
+/* '  File "shard_loader.py", line 211 in fetch_next_batch' */
+static bool python_frame(struct nl_ctx *c, const char *s, const char *e)
+{
+	const char *file, *q, *name;
+	int64_t line = 0;
+
+	while (s < e && *s == ' ')
+		s++;
+	if (!starts(s, e - s, "File \""))
+		return false;
+	file = s + 6;
+	q = memchr(file, '"', e - file);
+	if (!q)
+		return false;
+	s = q + 1;
+	if (!starts(s, e - s, ", line "))
+		return false;
+	s += 7;
+	if (!scan_int(&s, e, &line))
+		return false;
+	if (!starts(s, e - s, " in "))
+		return false;
+	name = s + 4;
+	while (e > name && e[-1] == ' ')
+		e--;
+	if (e == name)
+		return false;
+	frame_add(c, name, e - name, file, q - file,
+		  (int)clamp_int(line, 0, INT32_MAX));
+	return true;
+}
+
+/* Starts a block: adds the signal now, its frames when the block ends. */
+static void crash_begin(struct nl_ctx *c, struct nl_stream *st,
+			enum nl_crash_style style, int signo, const char *host,
+			size_t host_len, int64_t pid, const char *text,
+			size_t text_len)
+{
+	struct hd_signal sig;
+
+	nl_crash_flush(c);
+	if (!c->crash_frames)
+		c->crash_frames =
+			g_array_new(FALSE, FALSE, sizeof(struct hd_frame));
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_CRASH;
+	sig.type = HD_SIGT_FATAL_SIGNAL;
+	sig.code = signo;
+	nl_add_signal(c, &sig, NULL, st, text, text_len);
+	c->crash_sig = c->store->signals->len - 1;
+	/* the handler's own prefix names the process */
+	if (host_len) {
+		struct hd_signal *s = &g_array_index(
+			c->store->signals, struct hd_signal, c->crash_sig);
+
+		s->host = hd_intern_len(host, host_len);
+		s->pid = (int32_t)clamp_int(pid, 0, INT32_MAX);
+	}
+	c->crash_style = style;
+	c->crash_left = CRASH_LINES;
+	c->crash_current = false;
+}
+
+static int signo_of(const char *s, size_t n)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(signal_texts); i++)
+		if (has(s, n, signal_texts[i].text))
+			return signal_texts[i].signo;
+	return 0;
+}
+
+/*
+ * "[host:pid :0:tid] Caught signal 7 (Bus error: ...)": the prefix is
+ * optional (a collector may strip it).
+ */
+static bool ucx_header(struct nl_ctx *c, struct nl_stream *st, const char *s,
+		       const char *e)
+{
+	const char *at = find(s, e - s, "Caught signal "), *q, *host = NULL;
+	size_t host_len = 0;
+	int64_t signo, pid = 0;
+
+	if (!at)
+		return false;
+	q = at + 14;
+	if (!scan_int(&q, e, &signo) || signo <= 0 || signo > 64)
+		return false;
+	if (s < at && *s == '[') {
+		const char *colon = memchr(s, ':', at - s);
+
+		if (colon && colon > s + 1) {
+			const char *p = colon + 1;
+
+			host = s + 1;
+			host_len = colon - host;
+			if (!scan_int(&p, at, &pid))
+				pid = 0;
+		}
+	}
+	crash_begin(c, st, NL_CRASH_NATIVE, (int)signo, host, host_len, pid, s,
+		    e - s);
+	return true;
+}
+
+/* One line inside a block; false when it ended the block. */
+static bool crash_body(struct nl_ctx *c, const char *s, const char *e)
+{
+	const char *t = s;
+
+	while (t < e && *t == ' ')
+		t++;
+	if (c->crash_style == NL_CRASH_NATIVE) {
+		if (starts(t, e - t, "==== backtrace"))
+			return true;
+		if (native_frame(c, s, e))
+			return true;
+		/* "=================================" closes it */
+		if (starts(t, e - t, "===")) {
+			nl_crash_flush(c);
+			return true;
+		}
+		return false;
+	}
+	/* faulthandler */
+	if (t == e)
+		return true;
+	if (starts(t, e - t, "Current thread ")) {
+		g_array_set_size(c->crash_frames, 0);
+		c->crash_current = true;
+		return true;
+	}
+	if (starts(t, e - t, "Thread 0x")) {
+		/* another thread: its frames only while none is current */
+		if (c->crash_current || c->crash_frames->len)
+			c->crash_style = NL_CRASH_PY_OTHER;
+		return true;
+	}
+	if (starts(t, e - t, "Stack (most recent call first)"))
+		return true;
+	if (starts(t, e - t, "File \"")) {
+		if (c->crash_style == NL_CRASH_PYTHON)
+			python_frame(c, s, e);
+		return true;
+	}
+	if (starts(t, e - t, "<no Python frame>"))
+		return true;
+	return false;
+}
+
+bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_wrap w;
+	struct nl_stream *st;
+	const char *s, *e = line + n;
+	size_t off;
+	int signo;
+
+	if (c->crash_sig < 0 && !has(line, n, "Caught signal ") &&
+	    !has(line, n, "Fatal Python error: "))
+		return false;
+	nl_wrap_init(&w);
+	off = nl_strip_front(line, n, &w);
+	s = line + off;
+	if (c->crash_sig >= 0) {
+		/* a frame of another thread after the current one's */
+		if (c->crash_style == NL_CRASH_PY_OTHER &&
+		    starts(s, e - s, "Current thread ")) {
+			c->crash_style = NL_CRASH_PYTHON;
+			g_array_set_size(c->crash_frames, 0);
+			c->crash_current = true;
+			return true;
+		}
+		if (c->crash_style == NL_CRASH_PY_OTHER) {
+			const char *t = s;
+
+			while (t < e && *t == ' ')
+				t++;
+			if (t == e || starts(t, e - t, "File \"") ||
+			    starts(t, e - t, "Thread 0x"))
+				return true;
+		} else if (--c->crash_left > 0 && crash_body(c, s, e)) {
+			return true;
+		}
+		nl_crash_flush(c);
+	}
+	st = nl_stream_for(c, &w);
+	if (has(s, e - s, "Caught signal ") && ucx_header(c, st, s, e))
+		return true;
+	if (starts(s, e - s, "Fatal Python error: ") &&
+	    (signo = signo_of(s, e - s)) > 0) {
+		crash_begin(c, st, NL_CRASH_PYTHON, signo, NULL, 0, 0, s,
+			    e - s);
+		return true;
+	}
+	return false;
+}
