@@ -926,6 +926,90 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 	return false;
 }
 
+/*
+ * Open MPI's launcher: "mpirun detected that one or more processes exited
+ * with non-zero status ..." then "Process name: [[J,1],N]" and "Exit code:
+ * C" (N the MPI rank); or one line, "mpirun noticed that process rank N
+ * with PID P on node H exited on signal S (...)".  Each is an exit of
+ * rank N, as torchrun's.
+ */
+static bool c10d_mpirun(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = d->msg + d->msg_len, *q;
+	size_t n = d->msg_len;
+	struct nl_stream *st = d->st;
+	int64_t v, pid = 0, code;
+
+	if (has(m, n, "mpirun noticed that process rank ") &&
+	    (q = find(m, n, "process rank ")) != NULL) {
+		int64_t rank;
+
+		q += 13;
+		if (!scan_int(&q, e, &rank))
+			return false;
+		if ((q = find(q, e - q, "with PID ")) != NULL) {
+			q += 9;
+			(void)scan_int(&q, e, &pid);
+		}
+		if ((q = find(m, n, "exited on signal ")) != NULL) {
+			q += 17;
+			if (!scan_int(&q, e, &v))
+				return false;
+			code = -v;
+		} else if ((q = find(m, n, "exit code ")) != NULL) {
+			q += 10;
+			if (!scan_int(&q, e, &code))
+				return false;
+		} else {
+			return false;
+		}
+		process_exit(c, d, (int)clamp_int(rank, -1, INT_MAX), -1, code,
+			     pid, hd_time_none());
+		return true;
+	}
+	if (has(m, n, "mpirun detected that one or more processes exited")) {
+		st->mpi_left = 12;
+		st->mpi_rank = -1;
+		return true;
+	}
+	if (st->mpi_left <= 0)
+		return false;
+	st->mpi_left--;
+	/* "Process name: [[11192,1],8]": the last number is the rank */
+	if ((q = find(m, n, "Process name:")) != NULL) {
+		const char *close = find(q, e - q, "]]");
+
+		if (!close && (q = find(q, e - q, "],")) != NULL) {
+			q += 2;
+			if (scan_int(&q, e, &v))
+				st->mpi_rank = (int)clamp_int(v, -1, INT_MAX);
+		}
+		return true;
+	}
+	if ((q = find(m, n, "Exit code:")) != NULL) {
+		q += 10;
+		while (q < e && *q == ' ')
+			q++;
+		if (scan_int(&q, e, &code) && st->mpi_rank >= 0) {
+			g_autofree char *t = g_strdup_printf(
+				"mpirun: MPI rank %d was the first process to exit non-zero, Exit code: %" G_GINT64_FORMAT,
+				st->mpi_rank, code);
+
+			d->text = t;
+			d->text_len = strlen(t);
+			/* no pid is printed: a key of its own per rank */
+			process_exit(c, d, st->mpi_rank, -1, code,
+				     -1 - (int64_t)st->mpi_rank,
+				     hd_time_none());
+			d->text = NULL;
+			d->text_len = 0;
+		}
+		st->mpi_left = 0;
+		return true;
+	}
+	return false;
+}
+
 static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg, *name;
@@ -1111,7 +1195,7 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 		c10d_simple(c, d, HD_SIG_INFO, HD_SIGT_DESYNC_REPORT, NULL);
 		return true;
 	}
-	if (c10d_torchrun(c, d) || c10d_traceback(c, d))
+	if (c10d_torchrun(c, d) || c10d_mpirun(c, d) || c10d_traceback(c, d))
 		return true;
 	if (is_bootstrap(m, n)) {
 		c10d_simple(c, d, HD_SIG_INIT, HD_SIGT_BOOTSTRAP, NULL);
@@ -1146,6 +1230,7 @@ static const char *const c10d_needles[] = {
 	"CUDA error",	 "workers",
 	"ranks",	 "monitoredBarrier",
 	"collective",	 "restart worker",
+	"mpirun",	 "Process name",
 };
 
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)

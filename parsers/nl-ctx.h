@@ -141,6 +141,9 @@ struct nl_stream {
 	   clocks: a UTC date in front and the record's own local time
 	   (docs/verdicts.md, "Time": alignment) */
 	struct hd_time pair_utc, pair_local, last_utc, last_local;
+	/* Open MPI's abort block (c10d-record.c): lines left, its rank */
+	int mpi_left;
+	int mpi_rank;
 };
 
 /* What a wrapper prefix said. */
