@@ -161,7 +161,7 @@ static bool python_frame(struct nl_ctx *c, const char *s, const char *e)
 }
 
 /* Starts a block: adds the signal now, its frames when the block ends. */
-static void crash_begin(struct nl_ctx *c, struct nl_stream *st,
+static void crash_begin(struct nl_ctx *c, struct nl_stream *st, int rank,
 			enum nl_crash_style style, int signo, const char *host,
 			size_t host_len, int64_t pid, const char *text,
 			size_t text_len)
@@ -172,14 +172,25 @@ static void crash_begin(struct nl_ctx *c, struct nl_stream *st,
 	if (!c->crash_frames)
 		c->crash_frames =
 			g_array_new(FALSE, FALSE, sizeof(struct hd_frame));
+	struct nl_proc *p = NULL;
+	char key[160];
+
 	hd_signal_init(&sig);
 	sig.cat = HD_SIG_CRASH;
 	sig.type = HD_SIGT_FATAL_SIGNAL;
 	sig.code = signo;
-	nl_add_signal(c, &sig, NULL, st, text, text_len);
+	/* "[rank5]:", else the launcher's label of the stream */
+	sig.rank = rank >= 0 ? rank : st->hint_rank;
+	/* a process whose NCCL records name it: the signal is its */
+	if (host_len && host_len <= 128 && pid > 0) {
+		g_snprintf(key, sizeof(key), "%.*s:%d", (int)host_len, host,
+			   (int)clamp_int(pid, 0, INT32_MAX));
+		p = g_hash_table_lookup(c->procs_by_key, key);
+	}
+	nl_add_signal(c, &sig, p, st, text, text_len);
 	c->crash_sig = c->store->signals->len - 1;
-	/* the handler's own prefix names the process */
-	if (host_len) {
+	/* else the handler's own prefix names it */
+	if (host_len && !p) {
 		struct hd_signal *s = &g_array_index(
 			c->store->signals, struct hd_signal, c->crash_sig);
 
@@ -203,8 +214,8 @@ static int signo_of(const char *s, size_t n)
  * "[host:pid :0:tid] Caught signal 7 (Bus error: ...)": the prefix is
  * optional (a collector may strip it).
  */
-static bool ucx_header(struct nl_ctx *c, struct nl_stream *st, const char *s,
-		       const char *e)
+static bool ucx_header(struct nl_ctx *c, struct nl_stream *st, int rank,
+		       const char *s, const char *e)
 {
 	const char *at = find(s, e - s, "Caught signal "), *q, *host = NULL;
 	size_t host_len = 0;
@@ -227,8 +238,8 @@ static bool ucx_header(struct nl_ctx *c, struct nl_stream *st, const char *s,
 				pid = 0;
 		}
 	}
-	crash_begin(c, st, NL_CRASH_NATIVE, (int)signo, host, host_len, pid, s,
-		    e - s);
+	crash_begin(c, st, rank, NL_CRASH_NATIVE, (int)signo, host, host_len,
+		    pid, s, e - s);
 	return true;
 }
 
@@ -283,7 +294,7 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 	struct nl_stream *st;
 	const char *s, *e = line + n;
 	size_t off;
-	int signo;
+	int signo, rank = -1;
 
 	if (c->crash_sig < 0 && !has(line, n, "Caught signal ") &&
 	    !has(line, n, "Fatal Python error: "))
@@ -291,6 +302,17 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
 	s = line + off;
+	/* torchrun --tee / PyTorch's own "[rank5]:" */
+	if (starts(s, e - s, "[rank")) {
+		const char *q = s + 5;
+		int64_t v;
+
+		if (scan_int(&q, e, &v) && e - q >= 2 && q[0] == ']' &&
+		    q[1] == ':') {
+			rank = (int)clamp_int(v, -1, INT32_MAX);
+			s = q + 2;
+		}
+	}
 	if (c->crash_sig >= 0) {
 		/* a frame of another thread after the current one's */
 		if (c->crash_style == NL_CRASH_PY_OTHER &&
@@ -314,11 +336,11 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 		nl_crash_flush(c);
 	}
 	st = nl_stream_for(c, &w);
-	if (has(s, e - s, "Caught signal ") && ucx_header(c, st, s, e))
+	if (has(s, e - s, "Caught signal ") && ucx_header(c, st, rank, s, e))
 		return true;
 	if (starts(s, e - s, "Fatal Python error: ") &&
 	    (signo = signo_of(s, e - s)) > 0) {
-		crash_begin(c, st, NL_CRASH_PYTHON, signo, NULL, 0, 0, s,
+		crash_begin(c, st, rank, NL_CRASH_PYTHON, signo, NULL, 0, 0, s,
 			    e - s);
 		return true;
 	}
