@@ -945,7 +945,7 @@ static bool c10d_mpirun(struct nl_ctx *c, struct nl_c10d *d)
 		int64_t rank;
 
 		q += 13;
-		if (!scan_int(&q, e, &rank))
+		if (!scan_int(&q, e, &rank) || rank < 0 || rank >= HD_MAX_RANKS)
 			return false;
 		if ((q = find(q, e - q, "with PID ")) != NULL) {
 			q += 9;
@@ -981,8 +981,8 @@ static bool c10d_mpirun(struct nl_ctx *c, struct nl_c10d *d)
 
 		if (!close && (q = find(q, e - q, "],")) != NULL) {
 			q += 2;
-			if (scan_int(&q, e, &v))
-				st->mpi_rank = (int)clamp_int(v, -1, INT_MAX);
+			if (scan_int(&q, e, &v) && v >= 0 && v < HD_MAX_RANKS)
+				st->mpi_rank = (int)v;
 		}
 		return true;
 	}

@@ -309,7 +309,9 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 
 		if (scan_int(&q, e, &v) && e - q >= 2 && q[0] == ']' &&
 		    q[1] == ':') {
-			rank = (int)clamp_int(v, -1, INT32_MAX);
+			/* a rank no job has is no rank */
+			if (v >= 0 && v < HD_MAX_RANKS)
+				rank = (int)v;
 			s = q + 2;
 		}
 	}
