@@ -72,4 +72,8 @@ bool gpu_state_sniff(const uint8_t *head, size_t len);
 bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error);
 
+/* py-spy dumps, text or --json (parsers/pyspy.c). */
+bool pyspy_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		 GError **error);
+
 #endif

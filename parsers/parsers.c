@@ -168,6 +168,29 @@ static bool sniff_nccl_log(const struct parsers_head *h)
 	return h->len > 0 && looks_like_text(h->p, h->len);
 }
 
+/*
+ * py-spy dump: "Process N: cmd" then "Python v", or its --json array of
+ * threads with "thread_name" and "frames".
+ */
+static bool sniff_pyspy(const struct parsers_head *h)
+{
+	if (h->first == '[')
+		return head_has(h->p, h->len, "\"frames\"") &&
+		       (head_has(h->p, h->len, "\"thread_id\"") ||
+			head_has(h->p, h->len, "\"thread_name\"")) &&
+		       head_has(h->p, h->len, "\"owns_gil\"");
+	return head_starts(h->p, h->len, "Process ") &&
+	       head_has(h->p, h->len, "\nPython v") &&
+	       looks_like_text(h->p, h->len);
+}
+
+static struct parsers_budget budget_pyspy(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_TRACE_BYTES,
+					HD_BUDGET_LOG_RATIO, "a py-spy dump" };
+}
+
 static struct parsers_budget budget_nccl_log(const struct parsers_head *h)
 {
 	(void)h;
@@ -236,6 +259,13 @@ static const struct parsers_entry registry[] = {
 		.parse = flight_rec_parse,
 		.budget = budget_flight_rec,
 		.release_buffers = flight_rec_release_buffers,
+	},
+	/* py-spy (ev-a): before text, which would take its text form */
+	{
+		.kind = HD_INPUT_PYSPY,
+		.sniff = sniff_pyspy,
+		.parse = pyspy_parse,
+		.budget = budget_pyspy,
 	},
 	/* kernel logs (issue 21): before the NCCL text that takes any text */
 	{

@@ -42,7 +42,9 @@
 	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
 	X(IB_STATE, "ib_state", "InfiniBand port states")         \
 	/* nvidia-smi -q (issue 21) */                            \
-	X(GPU_STATE, "gpu_state", "GPU states")
+	X(GPU_STATE, "gpu_state", "GPU states")                   \
+	/* py-spy dump of a live process, text or --json */       \
+	X(PYSPY, "pyspy_dump", "py-spy dumps")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -386,6 +388,9 @@ enum hd_signal_type {
 	HD_SIGT_FATAL_SIGNAL, /* a fatal signal's handler (UCX "Caught
 				 signal", Python faulthandler): code = the
 				 signal number, stack = its frames */
+	HD_SIGT_PYSPY_THREAD, /* one thread of a py-spy dump: pid, code =
+				 thread id, text its header, stack = where
+				 it is now */
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */

@@ -88,6 +88,7 @@ enum hd_step_data {
 	HD_DATA_CHAIN_VERDICTS = 1u << 6, /* blocked_chain */
 	HD_DATA_STRAGGLER = 1u << 7, /* straggler verdict or its notes */
 	HD_DATA_KERNEL_VERDICTS = 1u << 8, /* kernel-log causes (issue 21) */
+	HD_DATA_PYSPY = 1u << 9, /* a->pyspy, verdicts annotated (ev-a) */
 };
 
 /* One step of the engine's checks. */
@@ -124,5 +125,10 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a);
 void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a);
 /* Follows the waits of both to root blockers (blocked_chain). */
 void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * Joins py-spy dumps to ranks by pid and corroborates or refutes the
+ * verdicts that blame a rank's absence (hd-pyspy.c).
+ */
+void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a);
 
 #endif

@@ -315,6 +315,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->conflicts = g_ptr_array_new_with_free_func(g_free);
 	a->held =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
+	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
 	a->world_size = store->world_size;
 	return a;
 }
@@ -332,6 +333,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_array_unref(a->progress);
 	g_ptr_array_unref(a->conflicts);
 	g_ptr_array_unref(a->held);
+	g_array_unref(a->pyspy);
 	g_free(a->perf.summary);
 	hd_verdict_free(a->perf.candidate);
 	g_free(a);

@@ -237,7 +237,24 @@ struct hd_analysis {
 	 */
 	GPtrArray *conflicts;
 	bool merged; /* analyzed as one incident anyway (--merge) */
+	/* py-spy (ev-a): struct hd_pyspy_rank, by rank ascending */
+	GArray *pyspy;
 };
+
+/* Where a rank's Python is now, from a py-spy dump (hd-pyspy.c). */
+struct hd_pyspy_rank {
+	int rank;
+	guint signal; /* its thread's signal in the store */
+	int32_t frame; /* index of the innermost user frame, -1 none */
+	bool in_collective; /* its stack runs through torch.distributed/NCCL */
+	bool in_loader; /* ... or through a data loader */
+};
+
+/* The py-spy of rank, or NULL.  (transfer none) */
+const struct hd_pyspy_rank *hd_analysis_pyspy(const struct hd_analysis *a,
+					      int rank);
+/* "fetch_next_batch (shard_loader.py:211)".  (transfer full) */
+char *hd_pyspy_where(const struct hd_store *s, const struct hd_pyspy_rank *p);
 
 /* An analysis of store with empty tables and no verdicts.  (transfer full) */
 struct hd_analysis *hd_analysis_new(const struct hd_store *store);

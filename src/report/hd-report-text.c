@@ -398,8 +398,23 @@ static void next_live_rank(const struct text *t, int rank)
 	const struct hd_rank *r = hd_store_find_rank(a->store, rank);
 	const struct hd_frame *f = user_frame(a, rank);
 	g_autofree char *on = on_host(a, rank);
+	const struct hd_pyspy_rank *ps = hd_analysis_pyspy(a, rank);
 
-	if (r && r->pid > 0)
+	if (ps) {
+		/* py-spy (ev-a): where it is now, as the analysis found */
+		g_autofree char *where = hd_pyspy_where(a->store, ps);
+
+		emit(t, "  - py-spy shows rank %d now in %s, %s", rank, where,
+		     ps->in_collective ? "inside a collective"
+				       : "outside any collective");
+		if (ps->in_loader && !ps->in_collective)
+			emit_wrap(t, "  - ", "    ",
+				  "it waits for its data loader: check the "
+				  "loader's worker processes and the storage "
+				  "or queue it reads (a dead worker, a stalled "
+				  "mount), then why that rank's input alone "
+				  "stopped");
+	} else if (r && r->pid > 0)
 		emit(t,
 		     "  - rank %d ran %s as pid %d: run `py-spy dump --pid "
 		     "%d` there to see where it is stuck now (add "
