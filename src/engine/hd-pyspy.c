@@ -190,8 +190,17 @@ static bool blames_absence(const struct hd_verdict *v)
 	return v->kind == HD_V_MISSING_RANK && v->culprits->len > 0;
 }
 
+/* Verdicts merged later keep both lists: one copy of each sentence. */
+static void add_ruled_out_once(struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->ruled_out->len; i++)
+		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
+			return;
+	hd_verdict_add_ruled_out(v, "%s", text);
+}
+
 static void annotate(const struct hd_store *s, struct hd_analysis *a,
-		     struct hd_verdict *v)
+		     struct hd_verdict *v, bool first)
 {
 	g_autoptr(GArray) inside = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) outside = g_array_new(FALSE, FALSE, sizeof(int));
@@ -217,6 +226,8 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			culprits_in++;
 		else
 			culprits_out++;
+		if (!first)
+			continue;
 		hd_verdict_add_evidence(
 			v, p->rank, src,
 			"py-spy: rank %d (pid %d) is now %s %s%s", p->rank,
@@ -224,7 +235,7 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			p->in_collective ? ", inside a collective"
 					 : ", not inside any collective");
 	}
-	if (inside->len && outside->len) {
+	if (inside->len && outside->len && first) {
 		g_autofree char *in = hd_ranks_text(inside, 8);
 		g_autofree char *out = hd_ranks_text(outside, 8);
 
@@ -237,11 +248,12 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 	if (culprits_in && !culprits_out) {
 		/* it entered a collective after all: the blame is refuted */
 		v->confidence = HD_CONF_LOW;
-		hd_verdict_add_evidence(
-			v, -1, NULL,
-			"py-spy contradicts this verdict: the rank blamed for never entering the op is inside a collective now (a later op, or the logs lag)");
-	} else if (culprits_out && !culprits_in) {
-		hd_verdict_add_ruled_out(
+		if (first)
+			hd_verdict_add_evidence(
+				v, -1, NULL,
+				"py-spy contradicts this verdict: the rank blamed for never entering the op is inside a collective now (a later op, or the logs lag)");
+	} else if (culprits_out && !culprits_in && first) {
+		add_ruled_out_once(
 			v,
 			"the blamed rank being stuck in the same collective: py-spy shows it elsewhere");
 	}
@@ -251,19 +263,28 @@ void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 
+	g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
+	GPtrArray *lists[] = { a->verdicts, a->held };
+
 	join_dumps(s, a);
 	if (!a->pyspy->len)
 		return;
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+	/*
+	 * The same absence seen by two sources is two verdicts that the
+	 * engine merges later: the evidence goes to the first.
+	 */
+	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
+		for (guint i = 0; i < lists[l]->len; i++) {
+			struct hd_verdict *v = g_ptr_array_index(lists[l], i);
+			int first;
 
-		if (blames_absence(v))
-			annotate(s, a, v);
-	}
-	for (guint i = 0; i < a->held->len; i++) {
-		struct hd_verdict *v = g_ptr_array_index(a->held, i);
-
-		if (blames_absence(v))
-			annotate(s, a, v);
+			if (!blames_absence(v))
+				continue;
+			first = g_array_index(v->culprits, int, 0);
+			/* a refutation lowers every copy; evidence once */
+			annotate(s, a, v,
+				 g_hash_table_add(done,
+						  GINT_TO_POINTER(first + 1)));
+		}
 	}
 }
