@@ -168,6 +168,25 @@ static bool sniff_nccl_log(const struct parsers_head *h)
 	return h->len > 0 && looks_like_text(h->p, h->len);
 }
 
+/* "Process 4247: cmd" then "Python v3.10.12 (exe)". */
+static bool pyspy_text_head(const uint8_t *p, size_t len)
+{
+	size_t at = 0, d = 0;
+
+	while (at < len && g_ascii_isspace(p[at]))
+		at++;
+	if (len - at < 8 || memcmp(p + at, "Process ", 8) != 0)
+		return false;
+	for (at += 8; at < len && g_ascii_isdigit(p[at]); at++)
+		d++;
+	if (!d || at >= len || p[at] != ':')
+		return false;
+	for (; at + 10 < len; at++)
+		if (p[at] == '\n' && memcmp(p + at + 1, "Python v", 8) == 0)
+			return g_ascii_isdigit(p[at + 9]);
+	return false;
+}
+
 /*
  * py-spy dump: "Process N: cmd" then "Python v", or its --json array of
  * threads with "thread_name" and "frames".
@@ -179,9 +198,7 @@ static bool sniff_pyspy(const struct parsers_head *h)
 		       (head_has(h->p, h->len, "\"thread_id\"") ||
 			head_has(h->p, h->len, "\"thread_name\"")) &&
 		       head_has(h->p, h->len, "\"owns_gil\"");
-	return head_starts(h->p, h->len, "Process ") &&
-	       head_has(h->p, h->len, "\nPython v") &&
-	       looks_like_text(h->p, h->len);
+	return pyspy_text_head(h->p, h->len) && looks_like_text(h->p, h->len);
 }
 
 static struct parsers_budget budget_pyspy(const struct parsers_head *h)
