@@ -985,12 +985,12 @@ static const struct hd_check_step engine_steps[] = {
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
 		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
 	  HD_DATA_KERNEL_VERDICTS },
-	{ "straggler", run_straggler, 0, HD_DATA_STRAGGLER },
 	/* py-spy (ev-a): reads every verdict that blames an absence */
 	{ "pyspy", hd_check_pyspy,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
 		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
 	  HD_DATA_PYSPY },
+	{ "straggler", run_straggler, 0, HD_DATA_STRAGGLER },
 };
 
 const struct hd_check_step *hd_engine_steps(size_t *n)
