@@ -173,8 +173,10 @@ static bool frame_line(struct pyspy *p, const char *s, const char *e)
 		}
 	if (colon) {
 		q = colon + 1;
-		if (!scan_dec(&q, close, &line) || q != close)
-			colon = NULL, line = 0;
+		if (!scan_dec(&q, close, &line) || q != close) {
+			colon = NULL;
+			line = 0;
+		}
 	}
 	frame_add(p, s, open - 1 - s, open + 1,
 		  (colon ? colon : close) - open - 1, line);
