@@ -16,6 +16,7 @@
 #include "hd-checks.h"
 #include "hd-consistency.h"
 #include "hd-fingerprint.h"
+#include "hd-next.h"
 #include "hd-straggler.h"
 #include "hd-const.h"
 #include "hd-sort.h"
@@ -1051,6 +1052,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
 		fill_hang_start(store, a);
 	g_array_sort(a->progress, compare_progress);
+	hd_next_run(a);
 	hd_index_free(ix);
 	return a;
 }
