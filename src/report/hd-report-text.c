@@ -256,46 +256,10 @@ static void emit_evidence(const struct text *t, const struct hd_evidence *e)
 
 static void hang_start(const struct text *t, const struct hd_analysis *a)
 {
-	const struct hd_moment *done = &a->last_completed;
-	const struct hd_moment *first = &a->first_timeout;
-	GString *s;
+	g_autofree char *s = hd_report_hang_start(a);
 
-	if (!done->known && !first->known)
-		return;
-	s = g_string_new("hang began: ");
-	if (done->known) {
-		g_autofree char *when = hd_time_format(done->time, 3);
-		g_autofree char *src = hd_prov_format(a->store, &done->prov);
-
-		g_string_append_printf(s,
-				       "after %s, when the last op to complete "
-				       "ended (rank %d, %s)",
-				       when, done->rank, src);
-	}
-	if (first->known) {
-		g_autofree char *when = hd_time_format(first->time, 3);
-		g_autofree char *src = hd_prov_format(a->store, &first->prov);
-		char rank[32] = "";
-
-		if (first->rank >= 0)
-			g_snprintf(rank, sizeof(rank), "rank %d, ",
-				   first->rank);
-		g_string_append_printf(
-			s, "%sfirst watchdog timeout at %s (%s%s)",
-			done->known ? "; " : "", when, rank, src);
-	}
-	if (done->known && first->known && a->hang_order == HD_ORDER_UNKNOWN)
-		g_string_append(s, "; these two times are on different clocks "
-				   "and cannot be ordered");
-	emit_wrap(t, "", "  ", s->str);
-	g_string_free(s, TRUE);
-}
-
-/* "train.py:88 in train_step" (transfer full). */
-static char *frame_text(const struct hd_frame *f)
-{
-	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
-			       f->name ? f->name : "?");
+	if (s)
+		emit_wrap(t, "", "  ", s);
 }
 
 /* What an on-call engineer does next: the engine's steps, laid out. */
@@ -335,7 +299,7 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 	blank(t);
 	emit(t, "stack of rank %d at its last op (innermost first):", rank);
 	for (size_t i = from; i < n && i - from < MAX_FRAMES; i++) {
-		g_autofree char *f = frame_text(&frames[i]);
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
 
 		emit(t, "  %s", f);
 	}
@@ -345,7 +309,7 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 		return;
 	emit(t, "  called into (framework, innermost first):");
 	for (size_t i = 0; i < from && i < MAX_FRAMES; i++) {
-		g_autofree char *f = frame_text(&frames[i]);
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
 
 		emit(t, "    %s", f);
 	}

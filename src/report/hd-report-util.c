@@ -464,3 +464,45 @@ bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 	}
 	return lo < set->len && g_array_index(set, int, lo) <= last;
 }
+
+char *hd_report_frame_text(const struct hd_frame *f)
+{
+	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
+			       f->name ? f->name : "?");
+}
+
+char *hd_report_hang_start(const struct hd_analysis *a)
+{
+	const struct hd_moment *done = &a->last_completed;
+	const struct hd_moment *first = &a->first_timeout;
+	GString *s;
+
+	if (!done->known && !first->known)
+		return NULL;
+	s = g_string_new("hang began: ");
+	if (done->known) {
+		g_autofree char *when = hd_time_format(done->time, 3);
+		g_autofree char *src = hd_prov_format(a->store, &done->prov);
+
+		g_string_append_printf(s,
+				       "after %s, when the last op to complete "
+				       "ended (rank %d, %s)",
+				       when, done->rank, src);
+	}
+	if (first->known) {
+		g_autofree char *when = hd_time_format(first->time, 3);
+		g_autofree char *src = hd_prov_format(a->store, &first->prov);
+		char rank[32] = "";
+
+		if (first->rank >= 0)
+			g_snprintf(rank, sizeof(rank), "rank %d, ",
+				   first->rank);
+		g_string_append_printf(
+			s, "%sfirst watchdog timeout at %s (%s%s)",
+			done->known ? "; " : "", when, rank, src);
+	}
+	if (done->known && first->known && a->hang_order == HD_ORDER_UNKNOWN)
+		g_string_append(s, "; these two times are on different clocks "
+				   "and cannot be ordered");
+	return g_string_free(s, FALSE);
+}
