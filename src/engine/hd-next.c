@@ -1,6 +1,7 @@
 /*
- * What to do next, decided once for every report: for each verdict, who
- * its culprits are (host, pid, the call site of their last stack) and the
+ * What to do next, decided once for every report: for each verdict, its
+ * culprits' own evidence first (hd_verdict_order_evidence()), who its
+ * culprits are (host, pid, the call site of their last stack) and the
  * next steps an on-call engineer takes, by the verdict kind's hd_next_step
  * (the hook table below).  A step is a sentence, the command it quotes
  * and the host to run it on; the renderers only lay them out.  Runs last,
@@ -565,6 +566,7 @@ void hd_next_run(struct hd_analysis *a)
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		struct next_ctx c = { a, v };
 
+		hd_verdict_order_evidence(v);
 		fill_culprits(a, rows, v);
 		g_ptr_array_set_size(v->next_steps, 0);
 		if (i < NEXT_VERDICTS)

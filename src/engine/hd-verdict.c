@@ -117,6 +117,54 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 	g_ptr_array_add(v->evidence, e);
 }
 
+bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
+{
+	guint lo = 0, hi = v->culprits->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		int m = g_array_index(v->culprits, int, mid);
+
+		if (m == rank)
+			return true;
+		if (m < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool evidence_counts_rest(const struct hd_evidence *e)
+{
+	return e->rank < 0 && !e->source && e->text &&
+	       g_str_has_prefix(e->text, "and ");
+}
+
+void hd_verdict_order_evidence(struct hd_verdict *v)
+{
+	GPtrArray *ev = v->evidence;
+	g_autoptr(GPtrArray) rest = g_ptr_array_new();
+	guint out = 0;
+	bool culprit = false;
+
+	if (!v->culprits->len)
+		return;
+	for (guint i = 0; i < ev->len; i++) {
+		struct hd_evidence *e = g_ptr_array_index(ev, i);
+
+		if (!evidence_counts_rest(e) || i == 0)
+			culprit = e->rank >= 0 &&
+				  hd_verdict_has_culprit(v, e->rank);
+		if (culprit)
+			ev->pdata[out++] = e;
+		else
+			g_ptr_array_add(rest, e);
+	}
+	for (guint i = 0; i < rest->len; i++)
+		ev->pdata[out++] = rest->pdata[i];
+}
+
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 {
 	va_list ap;

@@ -309,5 +309,13 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 			     const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
+/* Whether rank is one of v's culprits; O(log n). */
+bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
+/*
+ * Puts the culprits' own evidence first, keeping the order within each
+ * part; an item that only counts what a capped list left out ("and 3
+ * more ...": no rank, no source) stays with the item before it.
+ */
+void hd_verdict_order_evidence(struct hd_verdict *v);
 
 #endif
