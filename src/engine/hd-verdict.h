@@ -208,6 +208,10 @@ struct hd_rank_progress {
 	int64_t last_enqueued; /* highest seq enqueued in that group; -1 */
 	int64_t last_completed; /* highest seq completed; -1 none/unknown */
 	int64_t blocked_seq; /* first incomplete seq there; -1 none */
+	/* interned c10d PG name when last_enqueued and last_completed are
+	   the watchdog's counters of that PG (no op of the group above was
+	   recorded for the rank), else NULL */
+	const char *counters_pg;
 	/* static: "blocked", "absent", "crashed", "done", "no data" ... */
 	const char *state;
 	/* the stack of its last op with one in that group (else in any

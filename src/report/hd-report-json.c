@@ -123,6 +123,8 @@ static json_t *progress_json(const struct hd_analysis *a)
 				    hd_json_int_or_null(p->blocked_seq, -1));
 		json_object_set_new(o, "inputs", json_integer(p->inputs));
 		json_object_set_new(o, "ops", json_integer(p->ops));
+		json_object_set_new(o, "counters_pg",
+				    hd_json_string(p->counters_pg));
 		json_array_append_new(rows, o);
 	}
 	return rows;

@@ -567,6 +567,7 @@ static void rank_table(const struct text *t)
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
 	guint nseen = a->ranks_seen->len;
 	int64_t group = -1;
+	const char *counters = NULL;
 
 	/* The rows are the engine's: the report only lays them out. */
 	g_array_set_clear_func(table, table_row_clear);
@@ -589,7 +590,16 @@ static void rank_table(const struct text *t)
 	if (!table->len)
 		return;
 	group = g_array_index(a->progress, struct hd_rank_progress, 0).group;
-	if (group >= 0) {
+	for (guint i = 0; i < a->progress->len && !counters; i++)
+		counters =
+			g_array_index(a->progress, struct hd_rank_progress, i)
+				.counters_pg;
+	if (counters) {
+		emit(t,
+		     "  (enqueued, completed: the c10d watchdog's counters of "
+		     "PG %s)",
+		     counters);
+	} else if (group >= 0) {
 		g_autofree char *label =
 			hd_group_label(a->store, group, HD_GROUP_LABEL_LONG);
 
