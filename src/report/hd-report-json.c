@@ -196,7 +196,8 @@ static json_t *moment_json(const struct hd_analysis *a,
 	o = json_object();
 	json_object_set_new(o, "time", hd_json_string(when));
 	json_object_set_new(o, "ns", json_integer(m->time.ns));
-	json_object_set_new(o, "clock", json_string(hd_clock_name(m->time.clock)));
+	json_object_set_new(o, "clock",
+			    json_string(hd_clock_name(m->time.clock)));
 	json_object_set_new(o, "rank", hd_json_int_or_null(m->rank, -1));
 	json_object_set_new(o, "source", hd_json_string(src));
 	return o;
