@@ -16,6 +16,14 @@
  */
 char *hd_text_safe(const char *s);
 
+/*
+ * A quoted log line without the prefix its source already states: the
+ * c10d "[rank3]:" and glog "[E1121 03:22:44.123456789 file.cc:12] " and
+ * NCCL's "host:pid:tid [dev] ".  Returns a pointer into line (line itself
+ * when there is no such prefix).  (transfer none)
+ */
+const char *hd_text_strip_log_prefix(const char *line);
+
 /* Whether c is one of the code points hd_text_safe() replaces. */
 static inline int hd_text_is_control(unsigned int c)
 {

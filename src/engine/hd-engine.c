@@ -16,6 +16,7 @@
 #include "hd-checks.h"
 #include "hd-consistency.h"
 #include "hd-fingerprint.h"
+#include "hd-next.h"
 #include "hd-straggler.h"
 #include "hd-const.h"
 #include "hd-sort.h"
@@ -395,6 +396,28 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		0);
 }
 
+/*
+ * Ranks without ops in the table's group (logs only) still have the c10d
+ * watchdog's counters ("last enqueued work: 38, last completed work:
+ * 37"): the columns show the highest of one PG's, named in counters_pg.
+ */
+static void progress_counters(struct hd_rank_progress *p,
+			      const struct hd_signal *sig)
+{
+	if (sig->last_enqueued == INT64_MIN && sig->last_completed == INT64_MIN)
+		return;
+	if (!p->counters_pg && (p->last_enqueued >= 0 ||
+				p->last_completed >= 0 || !sig->group_name))
+		return;
+	if (p->counters_pg && p->counters_pg != sig->group_name)
+		return;
+	p->counters_pg = sig->group_name;
+	if (sig->last_enqueued != INT64_MIN)
+		p->last_enqueued = MAX(p->last_enqueued, sig->last_enqueued);
+	if (sig->last_completed != INT64_MIN)
+		p->last_completed = MAX(p->last_completed, sig->last_completed);
+}
+
 static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -405,6 +428,7 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_autoptr(GHashTable) states = NULL;
 	g_autoptr(GHashTable) completion = NULL;
+	bool lanes_known = false;
 
 	for (guint i = 0; i < a->ranks_seen->len; i++) {
 		struct hd_rank_progress p = { 0 };
@@ -437,6 +461,14 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 			progress_from_lane(lane, p);
 		progress_stack(ix, lane, (int64_t)it.group == g, p);
 	}
+	/* the counters stand in only where no rank has positions there:
+	   one table never mixes the two */
+	for (guint i = 0; i < a->progress->len && !lanes_known; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+
+		lanes_known = p->last_enqueued >= 0 || p->last_completed >= 0;
+	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
@@ -451,6 +483,12 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 			g_array_index(a->progress, struct hd_rank_progress,
 				      row - 1)
 				.state = "timed out";
+		if (!lanes_known)
+			progress_counters(
+				&g_array_index(a->progress,
+					       struct hd_rank_progress,
+					       row - 1),
+				sig);
 	}
 	states = culprit_states(a);
 	completion = ranks_with_completion(ix, g);
@@ -1056,6 +1094,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
 		fill_hang_start(store, a);
 	g_array_sort(a->progress, compare_progress);
+	hd_next_run(a);
 	hd_index_free(ix);
 	return a;
 }

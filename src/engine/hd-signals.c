@@ -421,43 +421,79 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	return v;
 }
 
+/* "1,017" (transfer full). */
+static char *count_text(guint n)
+{
+	char digits[16];
+	GString *s = g_string_new(NULL);
+	size_t len = (size_t)g_snprintf(digits, sizeof(digits), "%u", n);
+
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			g_string_append_c(s, ',');
+		g_string_append_c(s, digits[i]);
+	}
+	return g_string_free(s, FALSE);
+}
+
 /*
- * Cites each culprit's status line and the others' timeouts, and records
- * that every rank timed out in h->seq waits on every culprit.
+ * Cites each culprit's status line first, then one of the others'
+ * timeouts with the count of the rest (a thousand identical lines say
+ * no more than one), and records that every rank timed out in h->seq
+ * waits on every culprit.
  */
 static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		    const struct pg_reports *p, const struct pg_hang *h)
 {
 	const struct hd_store *s = ix->store;
+	g_autoptr(GArray) others = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (guint i = 0; i < p->reports->len; i++) {
 		const struct pg_report *rep =
 			&g_array_index(p->reports, struct pg_report, i);
-		bool culprit = false;
 
-		for (guint k = 0; k < v->culprits->len && !culprit; k++)
-			culprit =
-				g_array_index(v->culprits, int, k) == rep->rank;
-		if (culprit && rep->status) {
+		if (rep->status && hd_verdict_has_culprit(v, rep->rank))
 			add_signal_evidence(s, v, rep->status);
-			continue;
-		}
-		if (!culprit && rep->timeout && rep->timeout_seq == h->seq) {
-			for (guint k = 0; k < v->culprits->len; k++)
-				hd_index_add_wait(
-					ix, rep->rank,
-					g_array_index(v->culprits, int, k),
-					h->group, h->seq, h->label,
-					&rep->timeout->prov);
-			if (v->evidence->len < MAX_EVIDENCE)
-				add_signal_evidence(s, v, rep->timeout);
-		}
 	}
 	for (guint i = 0; i < h->inferred->len; i++)
 		hd_verdict_add_evidence(
 			v, g_array_index(h->inferred, int, i), NULL,
 			"rank %d's log reports no timeout and no progress for %s",
 			g_array_index(h->inferred, int, i), h->label);
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (hd_verdict_has_culprit(v, rep->rank) || !rep->timeout ||
+		    rep->timeout_seq != h->seq)
+			continue;
+		for (guint k = 0; k < v->culprits->len; k++)
+			hd_index_add_wait(ix, rep->rank,
+					  g_array_index(v->culprits, int, k),
+					  h->group, h->seq, h->label,
+					  &rep->timeout->prov);
+		if (!others->len)
+			add_signal_evidence(s, v, rep->timeout);
+		g_array_append_val(others, rep->rank);
+	}
+	if (others->len > 1) {
+		g_autofree char *n = count_text(others->len - 1);
+		g_autofree char *rt = NULL;
+
+		g_array_remove_index(others, 0);
+		rt = hd_rank_list_text(others);
+		/* a list of scattered ranks says nothing a count does not */
+		if (strlen(rt) > 60) {
+			g_free(rt);
+			rt = hd_ranks_text(others, 8);
+		}
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
+			" (%s %s)",
+			n, others->len == 1 ? "" : "s", h->seq,
+			others->len == 1 ? "rank" : "ranks", rt);
+	}
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 

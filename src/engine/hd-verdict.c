@@ -11,6 +11,8 @@
 
 #include <stdarg.h>
 
+#include "hd-sort.h"
+
 #include "hd-banned.h"
 
 static void evidence_free(gpointer p)
@@ -22,6 +24,17 @@ static void evidence_free(gpointer p)
 	g_free(e->source);
 	g_free(e->text);
 	g_free(e);
+}
+
+static void next_free(gpointer p)
+{
+	struct hd_next *n = p;
+
+	if (!n)
+		return;
+	g_free(n->command);
+	g_free(n->text);
+	g_free(n);
 }
 
 struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
@@ -38,6 +51,8 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	v->seq = -1;
 	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
 	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
+	v->culprit_info = g_array_new(FALSE, TRUE, sizeof(struct hd_culprit));
+	v->next_steps = g_ptr_array_new_with_free_func(next_free);
 	va_start(ap, fmt);
 	v->summary = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
@@ -55,6 +70,8 @@ void hd_verdict_free(struct hd_verdict *v)
 	g_free(v->fingerprint);
 	g_free(v->fingerprint_text);
 	g_free(v->call_site);
+	g_array_unref(v->culprit_info);
+	g_ptr_array_unref(v->next_steps);
 	g_free(v);
 }
 
@@ -98,6 +115,54 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 	e->text = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	g_ptr_array_add(v->evidence, e);
+}
+
+bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
+{
+	guint lo = 0, hi = v->culprits->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		int m = g_array_index(v->culprits, int, mid);
+
+		if (m == rank)
+			return true;
+		if (m < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool evidence_counts_rest(const struct hd_evidence *e)
+{
+	return e->rank < 0 && !e->source && e->text &&
+	       g_str_has_prefix(e->text, "and ");
+}
+
+void hd_verdict_order_evidence(struct hd_verdict *v)
+{
+	GPtrArray *ev = v->evidence;
+	g_autoptr(GPtrArray) rest = g_ptr_array_new();
+	guint out = 0;
+	bool culprit = false;
+
+	if (!v->culprits->len)
+		return;
+	for (guint i = 0; i < ev->len; i++) {
+		struct hd_evidence *e = g_ptr_array_index(ev, i);
+
+		if (!evidence_counts_rest(e) || i == 0)
+			culprit = e->rank >= 0 &&
+				  hd_verdict_has_culprit(v, e->rank);
+		if (culprit)
+			ev->pdata[out++] = e;
+		else
+			g_ptr_array_add(rest, e);
+	}
+	for (guint i = 0; i < rest->len; i++)
+		ev->pdata[out++] = rest->pdata[i];
 }
 
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
@@ -261,6 +326,50 @@ const char *hd_verdict_kind_name(enum hd_verdict_kind k)
 	if ((unsigned)k >= HD_V_KIND_COUNT)
 		return "unknown";
 	return verdict_kinds[k].name;
+}
+
+char *hd_rank_list_text(const GArray *ranks)
+{
+	GString *s = g_string_new(NULL);
+	g_autoptr(GArray) sorted = g_array_sized_new(FALSE, FALSE, sizeof(int),
+						     ranks ? ranks->len : 0);
+	guint i = 0;
+
+	if (ranks)
+		g_array_append_vals(sorted, ranks->data, ranks->len);
+	g_array_sort(sorted, hd_compare_int);
+	while (i < sorted->len) {
+		int first = g_array_index(sorted, int, i);
+		int last = first;
+
+		/* Extend over consecutive values, skipping duplicates. */
+		while (i + 1 < sorted->len &&
+		       (g_array_index(sorted, int, i + 1) == last ||
+			g_array_index(sorted, int, i + 1) == last + 1)) {
+			i++;
+			last = g_array_index(sorted, int, i);
+		}
+		if (s->len)
+			g_string_append_c(s, ',');
+		if (first == last)
+			g_string_append_printf(s, "%d", first);
+		else
+			g_string_append_printf(s, "%d-%d", first, last);
+		i++;
+	}
+	return g_string_free(s, FALSE);
+}
+
+const struct hd_frame *hd_culprit_frame(const struct hd_store *s,
+					const struct hd_culprit *c)
+{
+	const struct hd_frame *frames;
+	size_t n;
+
+	if (!c || c->stack < 0 || c->user_frame < 0)
+		return NULL;
+	frames = hd_store_stack(s, c->stack, &n);
+	return (size_t)c->user_frame < n ? &frames[c->user_frame] : NULL;
 }
 
 const char *hd_confidence_name(enum hd_confidence c)

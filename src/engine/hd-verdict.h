@@ -47,7 +47,7 @@ enum hd_fp_field {
 	HD_FP_SUMMARY, /* and its summary text */
 };
 
-/* Which next steps the text report gives for a top verdict of a kind. */
+/* Which next steps the engine gives for a verdict of a kind (hd-next.c). */
 enum hd_next_step {
 	HD_NEXT_LIVE_RANKS, /* inspect the culprits live, else collect data */
 	HD_NEXT_MISMATCH, /* the call sites that disagree */
@@ -97,6 +97,31 @@ struct hd_evidence {
 	char *text;
 };
 
+/*
+ * One thing for a person to do next (hd-next.c): the sentence the reports
+ * print, the command in it to run, if any, and the host to run it on.
+ */
+struct hd_next {
+	int rank; /* the rank it is about, -1 none */
+	const char *host; /* interned, or NULL: where to run command */
+	char *command; /* NULL, or the command the text quotes */
+	char *text; /* one step, a sentence or two */
+};
+
+/*
+ * What the reports say about one culprit: where it ran and where its
+ * Python was.  Filled by the engine from the store and the rank table.
+ */
+struct hd_culprit {
+	int rank;
+	const char *host; /* interned, or NULL */
+	int pid; /* 0 unknown */
+	/* its last stack (an index into store->stacks) and the innermost
+	   frame of that stack in user code, its call site; -1 none */
+	int32_t stack;
+	int32_t user_frame;
+};
+
 struct hd_verdict {
 	enum hd_verdict_kind kind;
 	GArray *culprits; /* int global ranks, ascending */
@@ -120,6 +145,11 @@ struct hd_verdict {
 	char *fingerprint_text;
 	char *call_site;
 	int xid; /* the kernel's Xid the verdict rests on, 0 none */
+	/* struct hd_culprit, one per culprit in culprits' order, and the
+	   next steps (struct hd_next *); empty until the engine's last step
+	   (hd-next.c) */
+	GArray *culprit_info;
+	GPtrArray *next_steps;
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */
@@ -178,6 +208,10 @@ struct hd_rank_progress {
 	int64_t last_enqueued; /* highest seq enqueued in that group; -1 */
 	int64_t last_completed; /* highest seq completed; -1 none/unknown */
 	int64_t blocked_seq; /* first incomplete seq there; -1 none */
+	/* interned c10d PG name when last_enqueued and last_completed are
+	   the watchdog's counters of that PG (no op of the group above was
+	   recorded for the rank), else NULL */
+	const char *counters_pg;
 	/* static: "blocked", "absent", "crashed", "done", "no data" ... */
 	const char *state;
 	/* the stack of its last op with one in that group (else in any
@@ -275,6 +309,14 @@ bool hd_analysis_has_fault(const struct hd_analysis *a);
 bool hd_analysis_undecided(const struct hd_analysis *a);
 
 const char *hd_verdict_kind_name(enum hd_verdict_kind k);
+
+/* A rank list with runs folded: "0-3,5,7-9"; ranks need not be sorted.
+   (transfer full) */
+char *hd_rank_list_text(const GArray *ranks);
+
+/* The innermost user frame of a culprit's stack, or NULL.  (transfer none) */
+const struct hd_frame *hd_culprit_frame(const struct hd_store *s,
+					const struct hd_culprit *c);
 const char *hd_confidence_name(enum hd_confidence c);
 
 /* Verdict construction, for engine modules.  (transfer full) */
@@ -288,5 +330,13 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 			     const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
+/* Whether rank is one of v's culprits; O(log n). */
+bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
+/*
+ * Puts the culprits' own evidence first, keeping the order within each
+ * part; an item that only counts what a capped list left out ("and 3
+ * more ...": no rank, no source) stays with the item before it.
+ */
+void hd_verdict_order_evidence(struct hd_verdict *v);
 
 #endif

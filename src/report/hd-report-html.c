@@ -238,6 +238,50 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 	html_list(out, "<h3>Ruled out</h3>", v->ruled_out);
 }
 
+/* A next step: its text escaped, the commands it quotes in <code>. */
+static void html_step(FILE *out, const char *text)
+{
+	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
+	guint n = g_strv_length(parts);
+
+	fputs("<li>", out);
+	for (guint i = 0; i < n; i++) {
+		bool code = i % 2 && i + 1 < n;
+
+		if (i % 2 && !code)
+			fputs("`", out);
+		if (code)
+			fputs("<code>", out);
+		put(out, parts[i]);
+		if (code)
+			fputs("</code>", out);
+	}
+	fputs("</li>\n", out);
+}
+
+/* When the hang began and the next steps: what to do, above the fold. */
+static void html_next_steps(FILE *out, const struct hd_analysis *a,
+			    const struct hd_verdict *v)
+{
+	g_autofree char *began = hd_report_hang_start(a);
+
+	if (began) {
+		fputs("<p>", out);
+		put(out, began);
+		fputs("</p>\n", out);
+	}
+	if (!v->next_steps->len)
+		return;
+	fputs("<h3>Next steps</h3>\n<ul>\n", out);
+	for (guint i = 0; i < v->next_steps->len; i++) {
+		const struct hd_next *step =
+			g_ptr_array_index(v->next_steps, i);
+
+		html_step(out, step->text);
+	}
+	fputs("</ul>\n", out);
+}
+
 static void html_verdict(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
@@ -299,6 +343,21 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	if (a->world_size >= 0)
 		fprintf(out, " of %d", a->world_size);
 	fputs("</td></tr>\n</table>\n", out);
+	html_next_steps(out, a, v);
+	fputs("</div>\n", out);
+}
+
+/* The top verdict's evidence and ruled-out, below its picture. */
+static void html_verdict_evidence(FILE *out, const struct hd_analysis *a)
+{
+	const struct hd_verdict *v;
+
+	if (!a->verdicts->len)
+		return;
+	v = g_ptr_array_index(a->verdicts, 0);
+	if (!v->evidence->len && !v->ruled_out->len)
+		return;
+	fputs("<div class=\"card\">\n", out);
 	html_evidence(out, v);
 	fputs("</div>\n", out);
 }
@@ -867,6 +926,7 @@ void hd_report_html(FILE *out, const struct hd_analysis *a)
 	html_head(out, a);
 	html_verdict(out, a);
 	html_pictures(out, a);
+	html_verdict_evidence(out, a);
 	html_other_verdicts(out, a);
 	html_groups(out, a);
 	html_inputs(out, a);

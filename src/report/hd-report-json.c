@@ -123,6 +123,8 @@ static json_t *progress_json(const struct hd_analysis *a)
 				    hd_json_int_or_null(p->blocked_seq, -1));
 		json_object_set_new(o, "inputs", json_integer(p->inputs));
 		json_object_set_new(o, "ops", json_integer(p->ops));
+		json_object_set_new(o, "counters_pg",
+				    hd_json_string(p->counters_pg));
 		json_array_append_new(rows, o);
 	}
 	return rows;
@@ -136,6 +138,83 @@ static json_t *rfc3339(int64_t secs)
 		dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : NULL;
 
 	return s ? json_string(s) : json_null();
+}
+
+/* Additive: a verdict's culprits, where they ran and where they were. */
+static json_t *culprits_json(const struct hd_analysis *a,
+			     const struct hd_verdict *v)
+{
+	json_t *arr = json_array();
+
+	for (guint i = 0; i < v->culprit_info->len; i++) {
+		const struct hd_culprit *c =
+			&g_array_index(v->culprit_info, struct hd_culprit, i);
+		const struct hd_frame *f = hd_culprit_frame(a->store, c);
+		g_autofree char *site = f ? hd_report_frame_text(f) : NULL;
+		json_t *o = json_object();
+
+		json_object_set_new(o, "rank", json_integer(c->rank));
+		json_object_set_new(o, "host", hd_json_string(c->host));
+		json_object_set_new(o, "pid", hd_json_int_or_null(c->pid, 0));
+		json_object_set_new(o, "call_site", hd_json_string(site));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* Additive: the engine's next steps for a verdict. */
+static json_t *next_steps_json(const struct hd_verdict *v)
+{
+	json_t *arr = json_array();
+
+	for (guint i = 0; i < v->next_steps->len; i++) {
+		const struct hd_next *n = g_ptr_array_index(v->next_steps, i);
+		json_t *o = json_object();
+
+		json_object_set_new(o, "text", hd_json_string(n->text));
+		json_object_set_new(o, "command", hd_json_string(n->command));
+		json_object_set_new(o, "host", hd_json_string(n->host));
+		json_object_set_new(o, "rank",
+				    hd_json_int_or_null(n->rank, -1));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* Additive: a moment of the hang's start with its clock, or null. */
+static json_t *moment_json(const struct hd_analysis *a,
+			   const struct hd_moment *m)
+{
+	g_autofree char *when = NULL;
+	g_autofree char *src = NULL;
+	json_t *o;
+
+	if (!m->known)
+		return json_null();
+	when = hd_time_format(m->time, 3);
+	src = hd_prov_format(a->store, &m->prov);
+	o = json_object();
+	json_object_set_new(o, "time", hd_json_string(when));
+	json_object_set_new(o, "ns", json_integer(m->time.ns));
+	json_object_set_new(o, "clock",
+			    json_string(hd_clock_name(m->time.clock)));
+	json_object_set_new(o, "rank", hd_json_int_or_null(m->rank, -1));
+	json_object_set_new(o, "source", hd_json_string(src));
+	return o;
+}
+
+static json_t *hang_start_json(const struct hd_analysis *a)
+{
+	json_t *o;
+
+	if (!a->last_completed.known && !a->first_timeout.known)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "last_completed",
+			    moment_json(a, &a->last_completed));
+	json_object_set_new(o, "first_timeout",
+			    moment_json(a, &a->first_timeout));
+	return o;
 }
 
 static json_t *verdict_json(const struct hd_analysis *a,
@@ -178,6 +257,8 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(v->fingerprint_text));
 	json_object_set_new(o, "call_site", hd_json_str_or_null(v->call_site));
+	json_object_set_new(o, "culprits", culprits_json(a, v));
+	json_object_set_new(o, "next_steps", next_steps_json(v));
 	return o;
 }
 
@@ -283,5 +364,6 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 			    hd_json_string_array(a->conflicts));
 	json_object_set_new(doc, "merged", json_boolean(a->merged));
 	json_object_set_new(doc, "performance", perf_json(&a->perf));
+	json_object_set_new(doc, "hang_start", hang_start_json(a));
 	return doc;
 }

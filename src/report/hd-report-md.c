@@ -67,12 +67,14 @@ static char *md_code(const char *s)
 	return g_string_free(out, FALSE);
 }
 
+/* As the text report's: what is plural, its last letter dropped for 1. */
 static void md_more(FILE *out, guint more, const char *what)
 {
 	g_autofree char *n = hd_report_count(more);
 
 	if (more)
-		fprintf(out, "- ... and %s more %s\n", n, what);
+		fprintf(out, "- ... and %s more %.*s\n", n,
+			(int)(strlen(what) - (more == 1)), what);
 }
 
 static void md_heading(FILE *out, const struct hd_analysis *a)
@@ -209,12 +211,84 @@ static void md_evidence(FILE *out, const struct hd_store *s,
 	fputc('\n', out);
 }
 
+/*
+ * A next step: its text escaped, with the commands it quotes in
+ * backticks kept as code spans.
+ */
+static void md_step(FILE *out, const char *text)
+{
+	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
+	guint n = g_strv_length(parts);
+
+	fputs("- ", out);
+	for (guint i = 0; i < n; i++) {
+		/* an odd part is inside backticks, unless it has no end */
+		bool code = i % 2 && i + 1 < n;
+		g_autofree char *t =
+			code ? md_code(parts[i]) : md_text(parts[i]);
+
+		if (i % 2 && !code)
+			fputs("\\`", out);
+		fputs(t, out);
+	}
+	fputc('\n', out);
+}
+
+/* When the hang began, the next steps, the culprit's stack. */
+static void md_next_steps(FILE *out, const struct hd_analysis *a,
+			  const struct hd_verdict *v)
+{
+	g_autofree char *began = hd_report_hang_start(a);
+	const struct hd_culprit *c =
+		v->culprit_info->len
+			? &g_array_index(v->culprit_info, struct hd_culprit, 0)
+			: NULL;
+	const struct hd_frame *frames = NULL;
+	size_t n = 0, from;
+
+	if (began) {
+		g_autofree char *t = md_text(began);
+
+		fprintf(out, "%s\n\n", t);
+	}
+	if (v->next_steps->len)
+		fprintf(out, "## Next steps\n\n");
+	for (guint i = 0; i < v->next_steps->len; i++) {
+		const struct hd_next *step =
+			g_ptr_array_index(v->next_steps, i);
+
+		md_step(out, step->text);
+	}
+	if (v->next_steps->len)
+		fputc('\n', out);
+	if (c && c->stack >= 0)
+		frames = hd_store_stack(a->store, c->stack, &n);
+	if (!n)
+		return;
+	from = c->user_frame > 0 ? (size_t)c->user_frame : 0;
+	/* An indented code block: no fence a frame could close. */
+	fprintf(out, "## Stack of rank %d at its last op\n\n", c->rank);
+	fprintf(out, "Innermost first%s:\n\n",
+		from ? ", from its innermost frame in user code" : "");
+	for (size_t i = from; i < n && i - from < MD_MAX_ROWS; i++) {
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
+		g_autofree char *clean = hd_report_clean(f);
+
+		fprintf(out, "    %s\n", clean);
+	}
+	if (n - from > MD_MAX_ROWS)
+		fprintf(out, "    ... and %zu more frames\n",
+			n - from - MD_MAX_ROWS);
+	fputc('\n', out);
+}
+
 static void md_verdict_detail(FILE *out, const struct hd_analysis *a,
 			      const struct hd_verdict *v)
 {
 	guint n = MIN(v->evidence->len, MD_MAX_EVIDENCE);
 	guint open = n > MD_FOLD_EVIDENCE ? MD_SHOWN_EVIDENCE : n;
 
+	md_next_steps(out, a, v);
 	if (v->evidence->len)
 		fprintf(out, "## Evidence\n\n");
 	for (guint i = 0; i < n; i++) {

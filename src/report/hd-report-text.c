@@ -97,13 +97,15 @@ static void blank(const struct text *t)
 	fputc('\n', t->out);
 }
 
+/* "... and 3 more frames"; what is plural, its last letter dropped for 1. */
 static void emit_more(const struct text *t, const char *indent, guint more,
 		      const char *what)
 {
 	g_autofree char *n = hd_report_count(more);
 
 	if (more)
-		emit(t, "%s... and %s more %s", indent, n, what);
+		emit(t, "%s... and %s more %.*s", indent, n,
+		     (int)(strlen(what) - (more == 1)), what);
 }
 
 static const char *plural(guint64 n, const char *one, const char *many)
@@ -117,28 +119,6 @@ static char *count_noun(guint64 n, const char *one, const char *many)
 	g_autofree char *c = hd_report_count(n);
 
 	return g_strdup_printf("%s %s", c, plural(n, one, many));
-}
-
-/* The host a rank ran on, or NULL.  (transfer none) */
-static const char *rank_host(const struct hd_analysis *a, int rank)
-{
-	const struct hd_rank *r = hd_store_find_rank(a->store, rank);
-
-	return r ? r->host : NULL;
-}
-
-/* The engine's table row for a rank, or NULL.  (transfer none) */
-static const struct hd_rank_progress *rank_row(const struct hd_analysis *a,
-					       int rank)
-{
-	for (guint i = 0; a->progress && i < a->progress->len; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-
-		if (p->rank == rank)
-			return p;
-	}
-	return NULL;
 }
 
 /*
@@ -158,9 +138,10 @@ static char *culprit_text(const struct hd_analysis *a,
 	s = g_string_new(NULL);
 	g_string_append_printf(s, "%s %s",
 			       plural(v->culprits->len, "rank", "ranks"), list);
-	for (guint i = 0; i < v->culprits->len; i++) {
+	for (guint i = 0; i < v->culprit_info->len; i++) {
 		const char *h =
-			rank_host(a, g_array_index(v->culprits, int, i));
+			g_array_index(v->culprit_info, struct hd_culprit, i)
+				.host;
 
 		/* Interned: equal hosts are equal pointers. */
 		if (h && g_hash_table_add(seen, hd_unconst(h)))
@@ -277,473 +258,22 @@ static void emit_evidence(const struct text *t, const struct hd_evidence *e)
 
 static void hang_start(const struct text *t, const struct hd_analysis *a)
 {
-	const struct hd_moment *done = &a->last_completed;
-	const struct hd_moment *first = &a->first_timeout;
-	GString *s;
+	g_autofree char *s = hd_report_hang_start(a);
 
-	if (!done->known && !first->known)
-		return;
-	s = g_string_new("hang began: ");
-	if (done->known) {
-		g_autofree char *when = hd_time_format(done->time, 3);
-		g_autofree char *src = hd_prov_format(a->store, &done->prov);
-
-		g_string_append_printf(s,
-				       "after %s, when the last op to complete "
-				       "ended (rank %d, %s)",
-				       when, done->rank, src);
-	}
-	if (first->known) {
-		g_autofree char *when = hd_time_format(first->time, 3);
-		g_autofree char *src = hd_prov_format(a->store, &first->prov);
-		char rank[32] = "";
-
-		if (first->rank >= 0)
-			g_snprintf(rank, sizeof(rank), "rank %d, ",
-				   first->rank);
-		g_string_append_printf(
-			s, "%sfirst watchdog timeout at %s (%s%s)",
-			done->known ? "; " : "", when, rank, src);
-	}
-	if (done->known && first->known && a->hang_order == HD_ORDER_UNKNOWN)
-		g_string_append(s, "; these two times are on different clocks "
-				   "and cannot be ordered");
-	emit_wrap(t, "", "  ", s->str);
-	g_string_free(s, TRUE);
+	if (s)
+		emit_wrap(t, "", "  ", s);
 }
 
-/* "train.py:88 in train_step" (transfer full). */
-static char *frame_text(const struct hd_frame *f)
-{
-	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
-			       f->name ? f->name : "?");
-}
-
-/* The innermost user frame of a rank's last stack, or NULL. */
-static const struct hd_frame *user_frame(const struct hd_analysis *a, int rank)
-{
-	const struct hd_rank_progress *p = rank_row(a, rank);
-	const struct hd_frame *frames;
-	size_t n;
-
-	if (!p || p->stack < 0 || p->user_frame < 0)
-		return NULL;
-	frames = hd_store_stack(a->store, p->stack, &n);
-	return (size_t)p->user_frame < n ? &frames[p->user_frame] : NULL;
-}
-
-/* The first signal of rank in category cat, or NULL. */
-static const struct hd_signal *rank_signal(const struct hd_analysis *a,
-					   int rank, enum hd_signal_cat cat)
-{
-	const struct hd_store *s = a->store;
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->rank == rank && sig->cat == cat)
-			return sig;
-	}
-	return NULL;
-}
-
-/* "hca mlx5_1" in a quoted NCCL line: the HCA's name, or NULL. */
-static char *hca_name(const char *text)
-{
-	const char *p = text ? strstr(text, " hca ") : NULL;
-	size_t n;
-
-	if (!p)
-		return NULL;
-	p += 5;
-	n = strcspn(p, " ,;)");
-	return n ? g_strndup(p, n) : NULL;
-}
-
-/* The host of the rank that bootstrapped on addr or is named so. */
-static const char *host_of_peer(const struct hd_analysis *a, const char *peer)
-{
-	g_autofree char *name = NULL;
-	GHashTableIter it;
-	gpointer value;
-
-	if (!peer)
-		return NULL;
-	name = g_strndup(peer, strcspn(peer, "<"));
-	g_hash_table_iter_init(&it, a->store->ranks);
-	while (g_hash_table_iter_next(&it, NULL, &value)) {
-		const struct hd_rank *r = value;
-
-		if (r->host && ((r->addr && strcmp(r->addr, name) == 0) ||
-				strcmp(r->host, name) == 0))
-			return r->host;
-	}
-	return NULL;
-}
-
-/* "on node-b" or "on the host of rank 5" (transfer full). */
-static char *on_host(const struct hd_analysis *a, int rank)
-{
-	const char *h = rank_host(a, rank);
-
-	return h ? g_strdup_printf("on %s", h)
-		 : g_strdup_printf("on the host of rank %d", rank);
-}
-
-/* A rank stuck or slow: where it is now, and where it was. */
-static void next_live_rank(const struct text *t, int rank)
-{
-	const struct hd_analysis *a = t->a;
-	const struct hd_rank *r = hd_store_find_rank(a->store, rank);
-	const struct hd_frame *f = user_frame(a, rank);
-	g_autofree char *on = on_host(a, rank);
-	const struct hd_pyspy_rank *ps = hd_analysis_pyspy(a, rank);
-
-	if (ps) {
-		/* py-spy (ev-a): where it is now, as the analysis found */
-		g_autofree char *where = hd_pyspy_where(a->store, ps);
-
-		emit(t, "  - py-spy shows rank %d now in %s, %s", rank, where,
-		     ps->in_collective ? "inside a collective"
-				       : "outside any collective");
-		if (ps->in_loader && !ps->in_collective)
-			emit_wrap(t, "  - ", "    ",
-				  "it waits for its data loader: check the "
-				  "loader's worker processes and the storage "
-				  "or queue it reads (a dead worker, a stalled "
-				  "mount), then why that rank's input alone "
-				  "stopped");
-	} else if (r && r->pid > 0)
-		emit(t,
-		     "  - rank %d ran %s as pid %d: run `py-spy dump --pid "
-		     "%d` there to see where it is stuck now (add "
-		     "--native for C++ frames)",
-		     rank, on, r->pid, r->pid);
-	else
-		emit(t,
-		     "  - rank %d ran %s; its pid is not in the data: find "
-		     "it there (ps, nvidia-smi) and run `py-spy dump --pid "
-		     "PID`",
-		     rank, on);
-	if (f) {
-		g_autofree char *where = frame_text(f);
-
-		emit(t, "  - its Python was last seen at %s", where);
-	}
-}
-
-static void next_steps_mismatch(const struct text *t,
-				const struct hd_verdict *v)
-{
-	const struct hd_analysis *a = t->a;
-	int culprit = g_array_index(v->culprits, int, 0);
-	const struct hd_frame *fc = user_frame(a, culprit);
-	const struct hd_frame *fo = NULL;
-	int other = -1;
-	g_autoptr(GArray) culprits = hd_report_rank_set(v->culprits);
-
-	/* A rank of the majority, as the evidence cites them. */
-	for (guint i = 0; i < v->evidence->len && other < 0; i++) {
-		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-
-		if (e->rank >= 0 &&
-		    !hd_report_rank_set_hits(culprits, e->rank, e->rank))
-			other = e->rank;
-	}
-	if (other >= 0)
-		fo = user_frame(a, other);
-	if (fc && fo) {
-		g_autofree char *wc = frame_text(fc);
-		g_autofree char *wo = frame_text(fo);
-
-		emit(t,
-		     "  - the call sites that disagree: rank %d at %s, rank "
-		     "%d at %s",
-		     culprit, wc, other, wo);
-		if (strcmp(wc, wo) == 0)
-			emit(t, "  - the same line on both: compare the "
-				"arguments (sizes, dtype, root) each rank "
-				"passes there");
-	} else if (other >= 0) {
-		emit(t,
-		     "  - compare the code paths of rank %d and rank %d up "
-		     "to this op; the data holds no stack for %s",
-		     culprit, other, fc ? "the other" : "the culprit");
-	}
-	emit(t, "  - look for a rank-dependent branch or shape (data "
-		"loader, uneven last batch, `if rank == ...`)");
-}
-
-static void next_steps_network(const struct text *t, const struct hd_verdict *v)
-{
-	const struct hd_analysis *a = t->a;
-	int culprit =
-		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
-	const struct hd_signal *sig =
-		culprit >= 0 ? rank_signal(a, culprit, HD_SIG_NETWORK) : NULL;
-	const struct hd_evidence *e0 =
-		v->evidence->len ? g_ptr_array_index(v->evidence, 0) : NULL;
-	g_autofree char *hca = hca_name(e0 ? e0->text : NULL);
-	g_autofree char *on = culprit >= 0 ? on_host(a, culprit)
-					   : g_strdup("on the failing host");
-	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
-
-	/* issue 21: an NVLink Xid is the GPU's interconnect, not the HCA */
-	if (v->xid) {
-		emit(t, "  - %s: %s", on, hd_xid_next_step(v->xid));
-		return;
-	}
-	if (hca)
-		emit(t,
-		     "  - %s: `ibstat %s` (port state, rate) and `perfquery "
-		     "-C %s` (symbol, link-down and port-receive error "
-		     "counters)",
-		     on, hca, hca);
-	else
-		emit(t,
-		     "  - %s: `ibstat` and `perfquery` on the HCA NCCL "
-		     "uses (NCCL_IB_HCA), or the NIC's counters for "
-		     "sockets",
-		     on);
-	if (sig && sig->peer)
-		emit(t,
-		     "  - the peer %s%s%s%s: the same counters there, and "
-		     "the cable or switch port between them",
-		     sig->peer, peer_host ? " (" : "",
-		     peer_host ? peer_host : "", peer_host ? ")" : "");
-	emit(t, "  - `dmesg` on both hosts for link flaps, and the fabric "
-		"manager's logs");
-}
-
-static void next_steps_crash(const struct text *t, const struct hd_verdict *v)
-{
-	const struct hd_analysis *a = t->a;
-	int culprit =
-		v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
-
-	/*
-	 * Several culprits: the verdict could not tell which failed first,
-	 * so no rank (least of all the lowest-numbered) is called the cause.
-	 */
-	if (v->culprits->len > 1) {
-		GString *rt = g_string_new(NULL);
-
-		for (guint k = 0; k < v->culprits->len && k < 8; k++) {
-			int r = g_array_index(v->culprits, int, k);
-
-			for (guint i = 0; i < v->evidence->len; i++) {
-				const struct hd_evidence *e =
-					g_ptr_array_index(v->evidence, i);
-
-				if (!e->source || e->rank != r)
-					continue;
-				emit(t, "  - rank %d's first error, at %s: %s",
-				     r, e->source,
-				     hd_report_strip_log_prefix(e->text));
-				break;
-			}
-		}
-
-		for (guint i = 0; i < v->culprits->len && i < 8; i++)
-			g_string_append_printf(
-				rt, "%s%d", i ? ", " : "",
-				g_array_index(v->culprits, int, i));
-		if (v->culprits->len > 8)
-			g_string_append_printf(rt, " and %u more",
-					       v->culprits->len - 8);
-		g_string_prepend(rt, "which of these failed first is not "
-				     "known: read the logs of ranks ");
-		g_string_append(rt, " up to each one's first error and "
-				    "compare their times; none is known to "
-				    "cause the others' errors");
-		emit_wrap(t, "  - ", "    ", rt->str);
-		g_string_free(rt, TRUE);
-		return;
-	}
-	for (guint i = 0; i < v->evidence->len; i++) {
-		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-
-		if (!e->source)
-			continue;
-		emit(t, "  - the error, at %s: %s", e->source,
-		     hd_report_strip_log_prefix(e->text));
-		break;
-	}
-	if (v->culprits->len > 1) {
-		g_autofree char *rt = hd_report_rank_list(v->culprits);
-
-		/* several culprits: the times could not order them */
-		emit(t,
-		     "  - read the logs of ranks %s up to their errors: one of "
-		     "them failed first and caused the others",
-		     rt);
-		return;
-	}
-	if (culprit >= 0) {
-		const struct hd_frame *f = user_frame(a, culprit);
-		g_autofree char *on = on_host(a, culprit);
-
-		if (f) {
-			g_autofree char *where = frame_text(f);
-
-			emit(t, "  - rank %d's Python was last seen at %s",
-			     culprit, where);
-		}
-		emit(t,
-		     "  - read rank %d's log %s up to the error for its "
-		     "cause; the other ranks' errors follow from it",
-		     culprit, on);
-	}
-}
-
-/* What to check for each kind of setup failure the culprits reported. */
-static void next_steps_init(const struct text *t, const struct hd_verdict *v)
-{
-	const struct hd_store *s = t->a->store;
-	bool seen[HD_SIGT_RANKS_NAMED + 1] = { false };
-	bool any = false;
-	g_autoptr(GArray) culprits = hd_report_rank_set(v->culprits);
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-		bool culprit =
-			hd_report_rank_set_hits(culprits, sig->rank, sig->rank);
-
-		if (!culprit || sig->type > HD_SIGT_RANKS_NAMED ||
-		    seen[sig->type])
-			continue;
-		seen[sig->type] = true;
-		switch (sig->type) {
-		case HD_SIGT_DUPLICATE_GPU:
-			emit(t, "  - two ranks share a GPU: check "
-				"CUDA_VISIBLE_DEVICES and that each process "
-				"calls torch.cuda.set_device(LOCAL_RANK)");
-			any = true;
-			break;
-		case HD_SIGT_SHM:
-			emit(t, "  - /dev/shm is too small: raise it "
-				"(docker --shm-size, a memory-backed "
-				"emptyDir) or set NCCL_SHM_DISABLE=1");
-			any = true;
-			break;
-		case HD_SIGT_BOOTSTRAP:
-		case HD_SIGT_STORE_LOST:
-			emit(t, "  - bootstrap: check MASTER_ADDR and "
-				"MASTER_PORT, that the port is open between "
-				"hosts, and NCCL_SOCKET_IFNAME");
-			any = true;
-			break;
-		default:
-			break;
-		}
-	}
-	if (!any)
-		emit(t, "  - check the launch configuration the evidence "
-			"names (devices, NCCL_* and MASTER_* variables) on "
-			"the culprit ranks");
-}
-
-static void next_steps_data(const struct text *t)
-{
-	const struct hd_store *s = t->a->store;
-	bool kinds[HD_INPUT_KIND_COUNT] = { false };
-
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-
-		if (!in->error && (unsigned)in->kind < HD_INPUT_KIND_COUNT)
-			kinds[in->kind] = true;
-	}
-	if (!kinds[HD_INPUT_FLIGHT_REC])
-		emit(t, "  - flight-recorder dumps: run with "
-			"TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and "
-			"TORCH_NCCL_DUMP_ON_TIMEOUT=1 (files under "
-			"TORCH_NCCL_DEBUG_INFO_TEMP_FILE)");
-	if (!kinds[HD_INPUT_NCCL_LOG])
-		emit(t, "  - NCCL logs: NCCL_DEBUG=INFO "
-			"NCCL_DEBUG_SUBSYS=INIT,COLL,NET with every rank's "
-			"stderr kept");
-	if (t->a->ranks_missing->len) {
-		g_autofree char *m = hd_report_rank_list(t->a->ranks_missing);
-
-		emit(t, "  - the files of the ranks that left none: %s", m);
-	}
-	emit(t, "  - while the job still hangs: `py-spy dump --pid PID` on "
-		"every rank's host");
-}
-
-static void next_live_ranks(const struct text *t, const struct hd_verdict *v)
-{
-	for (guint i = 0; i < v->culprits->len && i < 2; i++)
-		next_live_rank(t, g_array_index(v->culprits, int, i));
-	if (v->culprits->len > 2) {
-		g_autofree char *all = hd_report_rank_list(v->culprits);
-
-		emit(t, "  - the same for ranks %s", all);
-	}
-	if (!v->culprits->len)
-		next_steps_data(t);
-}
-
-static void next_mismatch(const struct text *t, const struct hd_verdict *v)
-{
-	if (v->culprits->len && g_array_index(v->culprits, int, 0) >= 0)
-		next_steps_mismatch(t, v);
-}
-
-static void next_no_fault(const struct text *t, const struct hd_verdict *v)
-{
-	(void)v;
-	emit(t, "  - no fault in what was read; if the job still "
-		"hangs, collect:");
-	next_steps_data(t);
-}
-
-static void next_collect(const struct text *t, const struct hd_verdict *v)
-{
-	(void)v;
-	next_steps_data(t);
-}
-
-/* issue 21: a GPU's Xid; what to do is the engine's (hd_xid_next_step()) */
-static void next_gpu(const struct text *t, const struct hd_verdict *v)
-{
-	int rank = v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
-	g_autofree char *on = rank >= 0 ? on_host(t->a, rank) : NULL;
-
-	if (rank >= 0)
-		emit(t, "  - rank %d ran %s: %s", rank, on,
-		     hd_xid_next_step(v->xid));
-	else
-		emit(t, "  - on the host the kernel log came from: %s",
-		     hd_xid_next_step(v->xid));
-	emit(t, "  - the GPU's own state there: `nvidia-smi -q -d "
-		"ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE`");
-}
-
-/* The next steps of each hd_next_step, which the verdict kind names. */
-static void (*const next_step_hooks[])(const struct text *,
-				       const struct hd_verdict *) = {
-	[HD_NEXT_LIVE_RANKS] = next_live_ranks,
-	[HD_NEXT_MISMATCH] = next_mismatch,
-	[HD_NEXT_NETWORK] = next_steps_network,
-	[HD_NEXT_CRASH] = next_steps_crash,
-	[HD_NEXT_INIT] = next_steps_init,
-	[HD_NEXT_NO_FAULT] = next_no_fault,
-	[HD_NEXT_COLLECT] = next_collect,
-	[HD_NEXT_GPU] = next_gpu,
-};
-_Static_assert(G_N_ELEMENTS(next_step_hooks) == HD_NEXT_COUNT,
-	       "every next step has a hook");
-
-/* What an on-call engineer does next, by the top verdict's kind. */
+/* What an on-call engineer does next: the engine's steps, laid out. */
 static void next_steps(const struct text *t, const struct hd_verdict *v)
 {
 	blank(t);
 	emit(t, "next steps:");
-	next_step_hooks[hd_verdict_kind_info(v->kind)->next](t, v);
+	for (guint i = 0; i < v->next_steps->len; i++) {
+		const struct hd_next *n = g_ptr_array_index(v->next_steps, i);
+
+		emit_wrap(t, "  - ", "    ", n->text);
+	}
 }
 
 /*
@@ -753,16 +283,16 @@ static void next_steps(const struct text *t, const struct hd_verdict *v)
 static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 {
 	const struct hd_analysis *a = t->a;
-	const struct hd_rank_progress *p;
+	const struct hd_culprit *p;
 	const struct hd_frame *frames;
 	size_t n, from;
 	int rank;
 
-	if (!v->culprits->len)
+	if (!v->culprit_info->len)
 		return;
-	rank = g_array_index(v->culprits, int, 0);
-	p = rank_row(a, rank);
-	if (!p || p->stack < 0)
+	p = &g_array_index(v->culprit_info, struct hd_culprit, 0);
+	rank = p->rank;
+	if (p->stack < 0)
 		return;
 	frames = hd_store_stack(a->store, p->stack, &n);
 	if (!n)
@@ -771,7 +301,7 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 	blank(t);
 	emit(t, "stack of rank %d at its last op (innermost first):", rank);
 	for (size_t i = from; i < n && i - from < MAX_FRAMES; i++) {
-		g_autofree char *f = frame_text(&frames[i]);
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
 
 		emit(t, "  %s", f);
 	}
@@ -781,7 +311,7 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 		return;
 	emit(t, "  called into (framework, innermost first):");
 	for (size_t i = 0; i < from && i < MAX_FRAMES; i++) {
-		g_autofree char *f = frame_text(&frames[i]);
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
 
 		emit(t, "    %s", f);
 	}
@@ -1039,6 +569,7 @@ static void rank_table(const struct text *t)
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
 	guint nseen = a->ranks_seen->len;
 	int64_t group = -1;
+	const char *counters = NULL;
 
 	/* The rows are the engine's: the report only lays them out. */
 	g_array_set_clear_func(table, table_row_clear);
@@ -1061,7 +592,16 @@ static void rank_table(const struct text *t)
 	if (!table->len)
 		return;
 	group = g_array_index(a->progress, struct hd_rank_progress, 0).group;
-	if (group >= 0) {
+	for (guint i = 0; i < a->progress->len && !counters; i++)
+		counters =
+			g_array_index(a->progress, struct hd_rank_progress, i)
+				.counters_pg;
+	if (counters) {
+		emit(t,
+		     "  (enqueued, completed: the c10d watchdog's counters of "
+		     "PG %s)",
+		     counters);
+	} else if (group >= 0) {
 		g_autofree char *label =
 			hd_group_label(a->store, group, HD_GROUP_LABEL_LONG);
 

@@ -18,34 +18,7 @@
 
 char *hd_report_rank_list(const GArray *ranks)
 {
-	GString *s = g_string_new(NULL);
-	g_autoptr(GArray) sorted = g_array_sized_new(FALSE, FALSE, sizeof(int),
-						     ranks ? ranks->len : 0);
-	guint i = 0;
-
-	if (ranks)
-		g_array_append_vals(sorted, ranks->data, ranks->len);
-	g_array_sort(sorted, hd_compare_int);
-	while (i < sorted->len) {
-		int first = g_array_index(sorted, int, i);
-		int last = first;
-
-		/* Extend over consecutive values, skipping duplicates. */
-		while (i + 1 < sorted->len &&
-		       (g_array_index(sorted, int, i + 1) == last ||
-			g_array_index(sorted, int, i + 1) == last + 1)) {
-			i++;
-			last = g_array_index(sorted, int, i);
-		}
-		if (s->len)
-			g_string_append_c(s, ',');
-		if (first == last)
-			g_string_append_printf(s, "%d", first);
-		else
-			g_string_append_printf(s, "%d-%d", first, last);
-		i++;
-	}
-	return g_string_free(s, FALSE);
+	return hd_rank_list_text(ranks);
 }
 
 char *hd_report_clean(const char *s)
@@ -376,91 +349,9 @@ char *hd_report_wrap(const char *text, const char *first, const char *rest,
 	return g_string_free(out, FALSE);
 }
 
-/* Skips "[rank3]:" and returns what follows, or NULL. */
-static const char *skip_rank_tag(const char *p)
-{
-	if (strncmp(p, "[rank", 5) != 0)
-		return NULL;
-	p += 5;
-	if (!g_ascii_isdigit(*p))
-		return NULL;
-	while (g_ascii_isdigit(*p))
-		p++;
-	if (p[0] != ']' || p[1] != ':')
-		return NULL;
-	return p + 2;
-}
-
-/* Skips a glog prefix "[E1121 03:22:44.123456789 file.cc:12] ", or NULL. */
-static const char *skip_glog(const char *p)
-{
-	const char *close;
-
-	if (p[0] != '[' || !strchr("IWEF", p[1]))
-		return NULL;
-	for (int i = 2; i < 6; i++)
-		if (!g_ascii_isdigit(p[i]))
-			return NULL;
-	if (p[6] != ' ' || !g_ascii_isdigit(p[7]) || !g_ascii_isdigit(p[8]) ||
-	    p[9] != ':')
-		return NULL;
-	close = strchr(p, ']');
-	if (!close || close - p > 120)
-		return NULL;
-	close++;
-	while (*close == ' ')
-		close++;
-	return close;
-}
-
-/* Skips NCCL's "host:pid:tid [dev] ", or NULL. */
-static const char *skip_nccl(const char *p)
-{
-	const char *q = p;
-	int colons = 0;
-
-	while (*q && *q != ' ' && *q != '[' && q - p < 256)
-		q++;
-	if (*q != ' ' || q == p)
-		return NULL;
-	/* The token ends ":<pid>:<tid>". */
-	for (const char *c = q - 1; c > p && colons < 2; c--) {
-		if (*c == ':') {
-			if (!g_ascii_isdigit(c[1]))
-				return NULL;
-			colons++;
-		} else if (!g_ascii_isdigit(*c)) {
-			break;
-		}
-	}
-	if (colons < 2 || q[1] != '[' || !g_ascii_isdigit(q[2]))
-		return NULL;
-	q += 2;
-	while (g_ascii_isdigit(*q))
-		q++;
-	if (*q != ']')
-		return NULL;
-	q++;
-	while (*q == ' ')
-		q++;
-	return q;
-}
-
 const char *hd_report_strip_log_prefix(const char *line)
 {
-	const char *p = line, *q;
-
-	if (!line)
-		return line;
-	if ((q = skip_rank_tag(p)))
-		p = q;
-	while (*p == ' ')
-		p++;
-	if ((q = skip_glog(p)))
-		p = q;
-	else if ((q = skip_nccl(p)))
-		p = q;
-	return *p ? p : line;
+	return hd_text_strip_log_prefix(line);
 }
 
 const char *hd_report_strip_rank(const char *text, int rank)
@@ -574,4 +465,46 @@ bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 			hi = mid;
 	}
 	return lo < set->len && g_array_index(set, int, lo) <= last;
+}
+
+char *hd_report_frame_text(const struct hd_frame *f)
+{
+	return g_strdup_printf("%s:%d in %s", f->file ? f->file : "?", f->line,
+			       f->name ? f->name : "?");
+}
+
+char *hd_report_hang_start(const struct hd_analysis *a)
+{
+	const struct hd_moment *done = &a->last_completed;
+	const struct hd_moment *first = &a->first_timeout;
+	GString *s;
+
+	if (!done->known && !first->known)
+		return NULL;
+	s = g_string_new("hang began: ");
+	if (done->known) {
+		g_autofree char *when = hd_time_format(done->time, 3);
+		g_autofree char *src = hd_prov_format(a->store, &done->prov);
+
+		g_string_append_printf(s,
+				       "after %s, when the last op to complete "
+				       "ended (rank %d, %s)",
+				       when, done->rank, src);
+	}
+	if (first->known) {
+		g_autofree char *when = hd_time_format(first->time, 3);
+		g_autofree char *src = hd_prov_format(a->store, &first->prov);
+		char rank[32] = "";
+
+		if (first->rank >= 0)
+			g_snprintf(rank, sizeof(rank), "rank %d, ",
+				   first->rank);
+		g_string_append_printf(
+			s, "%sfirst watchdog timeout at %s (%s%s)",
+			done->known ? "; " : "", when, rank, src);
+	}
+	if (done->known && first->known && a->hang_order == HD_ORDER_UNKNOWN)
+		g_string_append(s, "; these two times are on different clocks "
+				   "and cannot be ordered");
+	return g_string_free(s, FALSE);
 }

@@ -153,4 +153,15 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
  */
 bool hd_report_evidence_is_filler(const struct hd_evidence *e);
 
+/* "train.py:88 in train_step".  (transfer full) */
+char *hd_report_frame_text(const struct hd_frame *f);
+
+/*
+ * When the hang began, one sentence from the engine's moments ("hang
+ * began: after ..., when the last op to complete ended (rank 3, path:line);
+ * first watchdog timeout at ..."), or NULL when neither is known.
+ * (transfer full)
+ */
+char *hd_report_hang_start(const struct hd_analysis *a);
+
 #endif

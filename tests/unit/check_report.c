@@ -298,7 +298,9 @@ START_TEST(test_json_schema)
 					       "ruled_out",
 					       "fingerprint",
 					       "fingerprint_text",
-					       "call_site" };
+					       "call_site",
+					       "culprits",
+					       "next_steps" };
 	static const char *const group[] = { "id", "name", "desc", "ranks",
 					     "ops_aligned" };
 	static const char *const ranks[] = { "world_size", "seen", "missing" };
