@@ -357,48 +357,21 @@ static void top_verdict(const struct text *t, const struct hd_verdict *v)
 }
 
 /*
- * The first item of next_steps(), as it would print it ("  - ..." and
- * its continuation lines), or NULL when it prints none.  (transfer full)
- */
-static char *first_next_step(const struct text *t, const struct hd_verdict *v)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	struct text sub = *t;
-	g_autofree char *all = NULL;
-	const char *item, *end;
-
-	if (!mem)
-		return NULL;
-	sub.out = mem;
-	next_steps(&sub, v);
-	fclose(mem);
-	all = buf;
-	item = strstr(all, "\n  - ");
-	if (!item)
-		return NULL;
-	item++;
-	/* Up to the next item or the end: continuation lines hang deeper. */
-	end = strstr(item + 1, "\n  - ");
-	return end ? g_strndup(item, end + 1 - item) : g_strdup(item);
-}
-
-/*
  * --brief: the headline, the summary, the first next step and the first
  * evidence item, for a glance (and for a pager-free terminal).
  */
 static void top_verdict_brief(const struct text *t, const struct hd_verdict *v)
 {
 	g_autofree char *head = verdict_head_marked(t->a, v);
-	g_autofree char *step = first_next_step(t, v);
 
 	emit_marked(t, "", "  ", head);
 	if (v->summary)
 		emit_wrap(t, "  ", "  ", v->summary);
-	if (step) {
+	if (v->next_steps->len) {
+		const struct hd_next *n = g_ptr_array_index(v->next_steps, 0);
+
 		emit(t, "next step:");
-		fputs(step, t->out);
+		emit_wrap(t, "  - ", "    ", n->text);
 	}
 	if (v->evidence->len) {
 		emit(t, "evidence (1 of %u):", v->evidence->len);
