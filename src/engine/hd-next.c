@@ -204,12 +204,19 @@ static void next_live_rank(struct next_ctx *c, int rank)
 			 "rank %d ran %s as pid %d: run `%s` there to see "
 			 "where it is stuck now (add --native for C++ frames)",
 			 rank, on, cu->pid, cmd);
-	} else {
+	} else if (host) {
 		add_step(c, rank, host, "py-spy dump --pid PID",
 			 "rank %d ran %s; its pid is not in the data: find "
 			 "it there (ps, nvidia-smi) and run `py-spy dump "
 			 "--pid PID`",
 			 rank, on);
+	} else {
+		add_step(c, rank, NULL, "py-spy dump --pid PID",
+			 "rank %d's host and pid are not in the data: find "
+			 "them (the launcher's or scheduler's rank placement, "
+			 "then ps or nvidia-smi there) and run `py-spy dump "
+			 "--pid PID`",
+			 rank);
 	}
 	if (f) {
 		g_autofree char *where = frame_text(f);
