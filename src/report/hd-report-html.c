@@ -129,6 +129,7 @@ static const char *const css =
 	"border-bottom:1px solid #d8dce3;padding-bottom:4px}"
 	".card{background:#fff;border:1px solid #d8dce3;border-radius:8px;"
 	"padding:14px 18px;margin:10px 0}"
+	".card>h2:first-child{margin-top:4px}"
 	".fault{border-left:6px solid #c62828}.ok{border-left:6px solid #2e7d32}"
 	".badge{display:inline-block;padding:1px 8px;border-radius:10px;"
 	"font-size:12px;font-weight:600;color:#fff;vertical-align:middle}"
@@ -449,10 +450,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		hd_analysis_has_fault(a) ? "fault" : "ok");
 	put(out, v->summary);
 	fputs("</b></p>\n<table>\n", out);
-	fprintf(out,
-		"<tr><th>verdict</th><td><span class=\"kind\">%s</span>"
-		"</td></tr>\n",
-		hd_verdict_kind_name(v->kind));
+	/* The kind and the confidence are in the heading above. */
 	fputs("<tr><th>culprit ranks</th><td>", out);
 	put_ranks_with_hosts(out, s, v->culprits);
 	fputs("</td></tr>\n", out);
@@ -473,8 +471,6 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "<code>%s</code>", v->op);
 		fputs("</td></tr>\n", out);
 	}
-	fprintf(out, "<tr><th>confidence</th><td>%s</td></tr>\n",
-		hd_confidence_name(v->confidence));
 	fprintf(out,
 		"<tr><th>inputs</th><td>%u usable of %u; %u rank%s with data",
 		hd_store_usable_inputs(s), s->inputs->len,
