@@ -2,10 +2,9 @@
 # The HTML report in a real browser: headless Chromium renders the example
 # incident, its logs alone, a generated 1,024-rank incident and the
 # hostile-html fixture to PNG and to a DOM dump.  Each page must load
-# without a script error or a
-# Content-Security-Policy refusal (the page fetches nothing and runs no
-# script), the DOM must hold the verdict, and the hostile page must hold
-# its markup as text, never as elements.
+# without a script error or a Content-Security-Policy refusal (the page
+# fetches nothing and runs no script), the DOM must hold the verdict, and
+# the hostile page must hold its markup as text, never as elements.
 #
 # Without Chromium the test fails: CI installs it (scripts/install-deps.sh).
 # A developer without one may set HD_NO_BROWSER=1 to skip (exit 77).
