@@ -72,7 +72,7 @@ struct page {
 /* A row of the rank table: consecutive ranks with equal rows. */
 struct run {
 	int first, last;
-	guint cells; /* index into page.cells */
+	guint cells; /* index into page.cells, when shown */
 	bool shown;
 };
 
@@ -1282,6 +1282,9 @@ static void rank_runs(struct page *pg)
 		run.shown =
 			shown < HTML_MAX_RANK_ROWS ||
 			hd_report_rank_set_hits(culprits, run.first, run.last);
+		/* Only the cells of the rows drawn are kept. */
+		if (!run.shown)
+			g_ptr_array_set_size(pg->cells, run.cells);
 		if (run.shown) {
 			shown++;
 			for (int r = run.first;; r++) {
