@@ -1,11 +1,21 @@
 /*
  * The HTML report: one self-contained page (inline CSS and SVG, no script,
- * nothing fetched) to attach to an incident ticket.  The verdict and its
- * evidence with sources first, then the pictures: the rank x position
- * matrix around the divergence (hd_analysis_matrix(), runs of identical
- * ranks folded into one row when there are many), a timeline of the same
- * ops where the sources recorded times, and the arrival chart of profiler
- * traces; then the other verdicts, groups and inputs.
+ * nothing fetched) to attach to an incident ticket.  Above the fold, what
+ * to know and do: the verdict card (summary, culprits with host, pid and
+ * call site, when the hang began, the next steps, all decided by the
+ * analysis) and the rank picture.  Then the other pictures, the evidence,
+ * the rank table, the other verdicts, groups and inputs.
+ *
+ * The rank picture is the rank x position matrix around the divergence
+ * (hd_analysis_matrix(), runs of identical ranks folded into one row when
+ * there are many).  When no op was recorded (logs only), it is drawn from
+ * the c10d watchdog's counters the engine put in the rank table: a
+ * position up to a rank's last completed is completed, up to its last
+ * enqueued is blocked, past it absent.  Every cell links to its rank's
+ * first evidence item (id "ev-N"), else to the rank's row of the rank
+ * table (id "rank-R"), else to the table.  The arrival chart colours a
+ * rank as a fault only where the analysis made it one (a straggler
+ * verdict); otherwise the rank most often last is a performance note.
  *
  * Every string that came from an input (paths, hosts, group names, frame
  * names inside evidence, log lines) goes through html_text(), which cleans
@@ -29,11 +39,42 @@
 /* Positions drawn before and after the divergence. */
 #define HTML_BEFORE 12
 #define HTML_AFTER  3
+/* Positions drawn before the divergence from the watchdog's counters. */
+#define HTML_COUNTERS_BEFORE 4
 /* Beyond this many ranks, runs of identical rows are folded into one. */
 #define HTML_FOLD_ABOVE 256
 /* Rows drawn at most, after folding. */
 #define HTML_MAX_ROWS	  512
 #define HTML_MAX_ARRIVALS 48
+/* Rank-table rows drawn before only the culprits' rows are. */
+#define HTML_MAX_RANK_ROWS 64
+/* Culprits given a row of details in the verdict card. */
+#define HTML_MAX_CULPRITS 8
+#define HTML_MAX_FRAMES	  24
+
+/*
+ * The page being written, and where the rank picture's cells link: the
+ * first evidence item drawn for each rank and the rank-table row each
+ * rank is shown in.
+ */
+struct page {
+	FILE *out;
+	const struct hd_analysis *a;
+	const struct hd_verdict *v; /* the top verdict, or NULL */
+	GHashTable *evidence; /* rank -> index of its first item drawn */
+	GHashTable *rows; /* rank -> first rank of its rank-table row */
+	GArray *runs; /* struct run: the rank table's rows */
+	GPtrArray *cells; /* char *: each run's cells, escaped */
+	bool has_evidence; /* the evidence list is drawn */
+	bool has_ranks; /* the rank table is drawn */
+};
+
+/* A row of the rank table: consecutive ranks with equal rows. */
+struct run {
+	int first, last;
+	guint cells; /* index into page.cells, when shown */
+	bool shown;
+};
 
 /* Appends s, cleaned and escaped for text and attribute values. */
 static void html_append(GString *out, const char *s)
@@ -88,6 +129,7 @@ static const char *const css =
 	"border-bottom:1px solid #d8dce3;padding-bottom:4px}"
 	".card{background:#fff;border:1px solid #d8dce3;border-radius:8px;"
 	"padding:14px 18px;margin:10px 0}"
+	".card>h2:first-child{margin-top:4px}"
 	".fault{border-left:6px solid #c62828}.ok{border-left:6px solid #2e7d32}"
 	".badge{display:inline-block;padding:1px 8px;border-radius:10px;"
 	"font-size:12px;font-weight:600;color:#fff;vertical-align:middle}"
@@ -200,12 +242,21 @@ static void html_list(FILE *out, const char *heading, const GPtrArray *items)
 	fputs("</ul>\n", out);
 }
 
+/* The evidence items drawn: the first HTML_MAX_EVIDENCE. */
+static guint evidence_drawn(const struct hd_verdict *v)
+{
+	return MIN(v->evidence->len, HTML_MAX_EVIDENCE);
+}
+
+/* The evidence list: item i has the id "ev-<i+1>", the cells' targets. */
 static void html_evidence(FILE *out, const struct hd_verdict *v)
 {
-	if (!v->evidence->len)
+	guint n = evidence_drawn(v);
+
+	if (!n)
 		return;
-	fputs("<h3>Evidence</h3>\n<ul class=\"ev\">\n", out);
-	for (guint i = 0; i < v->evidence->len && i < HTML_MAX_EVIDENCE; i++) {
+	fputs("<h2 id=\"evidence\">Evidence</h2>\n<ul class=\"ev\">\n", out);
+	for (guint i = 0; i < n; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
 		/* The first few open, the rest one click away. */
@@ -217,7 +268,7 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 				v->evidence->len - HTML_OPEN_EVIDENCE == 1
 					? ""
 					: "s");
-		fputs("<li>", out);
+		fprintf(out, "<li id=\"ev-%u\">", i + 1);
 		if (e->rank >= 0)
 			fprintf(out, "<b>rank %d</b>: ", e->rank);
 		put(out, e->text);
@@ -235,7 +286,6 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 	fputs("</ul>\n", out);
 	if (v->evidence->len > HTML_OPEN_EVIDENCE)
 		fputs("</details>\n", out);
-	html_list(out, "<h3>Ruled out</h3>", v->ruled_out);
 }
 
 /* A next step: its text escaped, the commands it quotes in <code>. */
@@ -272,7 +322,7 @@ static void html_next_steps(FILE *out, const struct hd_analysis *a,
 	}
 	if (!v->next_steps->len)
 		return;
-	fputs("<h3>Next steps</h3>\n<ul>\n", out);
+	fputs("<h3 id=\"next-steps\">Next steps</h3>\n<ul>\n", out);
 	for (guint i = 0; i < v->next_steps->len; i++) {
 		const struct hd_next *step =
 			g_ptr_array_index(v->next_steps, i);
@@ -280,6 +330,96 @@ static void html_next_steps(FILE *out, const struct hd_analysis *a,
 		html_step(out, step->text);
 	}
 	fputs("</ul>\n", out);
+}
+
+/* A culprit's call site: its innermost frame in user code.  (transfer
+   full; NULL none) */
+static char *call_site(const struct hd_analysis *a, const struct hd_culprit *c)
+{
+	const struct hd_frame *frames;
+	size_t n = 0;
+
+	if (c->stack < 0 || c->user_frame < 0)
+		return NULL;
+	frames = hd_store_stack(a->store, c->stack, &n);
+	if ((size_t)c->user_frame >= n)
+		return NULL;
+	return hd_report_frame_text(&frames[c->user_frame]);
+}
+
+/* One row per culprit the analysis knows more of: host, pid, call site. */
+static void html_culprits(FILE *out, const struct hd_analysis *a,
+			  const struct hd_verdict *v)
+{
+	guint n = MIN(v->culprit_info->len, HTML_MAX_CULPRITS);
+
+	for (guint i = 0; i < n; i++) {
+		const struct hd_culprit *c =
+			&g_array_index(v->culprit_info, struct hd_culprit, i);
+		g_autofree char *site = call_site(a, c);
+		const char *sep = "";
+
+		if (!c->host && !c->pid && !site)
+			continue;
+		fprintf(out, "<tr><th>rank %d</th><td>", c->rank);
+		if (c->host) {
+			fputs("on ", out);
+			put(out, c->host);
+			sep = ", ";
+		}
+		if (c->pid) {
+			fprintf(out, "%spid %d", sep, c->pid);
+			sep = ", ";
+		}
+		if (site) {
+			fprintf(out, "%sat <code>", sep);
+			put(out, site);
+			fputs("</code>", out);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	if (v->culprit_info->len > n)
+		fprintf(out,
+			"<tr><th></th><td class=\"note\">and %u more "
+			"culprits</td></tr>\n",
+			v->culprit_info->len - n);
+}
+
+/* The first culprit's last stack, innermost user frame first, folded. */
+static void html_stack(FILE *out, const struct hd_analysis *a,
+		       const struct hd_verdict *v)
+{
+	const struct hd_culprit *c;
+	const struct hd_frame *frames;
+	size_t n = 0, from;
+
+	if (!v->culprit_info->len)
+		return;
+	c = &g_array_index(v->culprit_info, struct hd_culprit, 0);
+	if (c->stack < 0)
+		return;
+	frames = hd_store_stack(a->store, c->stack, &n);
+	if (!n)
+		return;
+	from = c->user_frame > 0 && (size_t)c->user_frame < n
+		       ? (size_t)c->user_frame
+		       : 0;
+	fprintf(out,
+		"<details><summary>Stack of rank %d at its last op "
+		"(innermost first%s)</summary>\n<ol class=\"stack\">\n",
+		c->rank, from ? ", from its innermost frame in user code" : "");
+	for (size_t i = from; i < n && i - from < HTML_MAX_FRAMES; i++) {
+		g_autofree char *f = hd_report_frame_text(&frames[i]);
+
+		fputs("<li><code>", out);
+		put(out, f);
+		fputs("</code></li>\n", out);
+	}
+	fputs("</ol>\n", out);
+	if (n - from > HTML_MAX_FRAMES)
+		fprintf(out, "<p class=\"note\">... and %zu more frames</p>\n",
+			n - from - HTML_MAX_FRAMES);
+	fputs("</details>\n", out);
 }
 
 static void html_verdict(FILE *out, const struct hd_analysis *a)
@@ -306,17 +446,15 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	fprintf(out, " <span class=\"badge %s\">%s confidence</span></h1>\n",
 		hd_confidence_name(v->confidence),
 		hd_confidence_name(v->confidence));
-	fprintf(out, "<div class=\"card %s\">\n<p><b>",
+	fprintf(out, "<div class=\"card %s\" id=\"verdict\">\n<p><b>",
 		hd_analysis_has_fault(a) ? "fault" : "ok");
 	put(out, v->summary);
 	fputs("</b></p>\n<table>\n", out);
-	fprintf(out,
-		"<tr><th>verdict</th><td><span class=\"kind\">%s</span>"
-		"</td></tr>\n",
-		hd_verdict_kind_name(v->kind));
+	/* The kind and the confidence are in the heading above. */
 	fputs("<tr><th>culprit ranks</th><td>", out);
 	put_ranks_with_hosts(out, s, v->culprits);
 	fputs("</td></tr>\n", out);
+	html_culprits(out, a, v);
 	if (v->group >= 0) {
 		g_autofree char *label =
 			hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
@@ -333,8 +471,6 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "<code>%s</code>", v->op);
 		fputs("</td></tr>\n", out);
 	}
-	fprintf(out, "<tr><th>confidence</th><td>%s</td></tr>\n",
-		hd_confidence_name(v->confidence));
 	fprintf(out,
 		"<tr><th>inputs</th><td>%u usable of %u; %u rank%s with data",
 		hd_store_usable_inputs(s), s->inputs->len,
@@ -344,22 +480,30 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		fprintf(out, " of %d", a->world_size);
 	fputs("</td></tr>\n</table>\n", out);
 	html_next_steps(out, a, v);
+	html_stack(out, a, v);
+	/* The arrival chart's note, where the verdict card can be read. */
+	if (a->perf.known && !a->perf.fault && a->perf.summary) {
+		fputs("<p class=\"note\">Performance note, not a fault: ", out);
+		put(out, a->perf.summary);
+		fputs(a->arrivals && a->arrivals->len
+			      ? " (<a href=\"#arrivals\">arrivals</a>)</p>\n"
+			      : "</p>\n",
+		      out);
+	}
 	fputs("</div>\n", out);
 }
 
-/* The top verdict's evidence and ruled-out, below its picture. */
-static void html_verdict_evidence(FILE *out, const struct hd_analysis *a)
+/* The top verdict's evidence and ruled-out, below the pictures. */
+static void html_verdict_evidence(const struct page *pg)
 {
-	const struct hd_verdict *v;
+	const struct hd_verdict *v = pg->v;
 
-	if (!a->verdicts->len)
+	if (!v || (!evidence_drawn(v) && !v->ruled_out->len))
 		return;
-	v = g_ptr_array_index(a->verdicts, 0);
-	if (!v->evidence->len && !v->ruled_out->len)
-		return;
-	fputs("<div class=\"card\">\n", out);
-	html_evidence(out, v);
-	fputs("</div>\n", out);
+	fputs("<div class=\"card\">\n", pg->out);
+	html_evidence(pg->out, v);
+	html_list(pg->out, "<h3>Ruled out</h3>", v->ruled_out);
+	fputs("</div>\n", pg->out);
 }
 
 /* A displayed row of the matrix: a run of matrix rows drawn as one. */
@@ -429,7 +573,7 @@ static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
 	return g_string_free(out, FALSE);
 }
 
-static void legend(FILE *out, const bool *used)
+static void legend(FILE *out, const bool *used, bool culprit)
 {
 	fputs("<p class=\"legend\">", out);
 	for (int st = 0; st < HD_CELL_STATE_COUNT; st++)
@@ -437,12 +581,14 @@ static void legend(FILE *out, const bool *used)
 			fprintf(out,
 				"<span><i style=\"background:%s\"></i>%s</span>",
 				cell_fill[st], hd_cell_state_name(st));
-	fputs("<span><i style=\"background:#fff;border:2px solid #c62828\">"
-	      "</i>culprit</span></p>\n",
-	      out);
+	if (culprit)
+		fputs("<span><i style=\"background:#fff;border:2px solid "
+		      "#c62828\"></i>culprit</span>",
+		      out);
+	fputs("</p>\n", out);
 }
 
-/* One cell's tooltip: what was there. */
+/* One cell's tooltip and accessible name: what was there. */
 static void cell_title(FILE *out, const struct hd_store *s,
 		       const struct hd_matrix *m, const struct row *row,
 		       guint c)
@@ -479,12 +625,96 @@ static void row_label_svg(FILE *out, int label_w, int y, int rh, bool culprit,
 		label);
 }
 
-static void html_matrix(FILE *out, const struct hd_analysis *a,
-			const struct hd_matrix *m, const GArray *rows)
+/* The evidence item drawn for rank, or -1. */
+static int64_t evidence_of(const struct page *pg, int rank)
 {
-	const struct hd_store *s = a->store;
-	g_autofree char *glabel =
-		hd_group_label(s, m->group, HD_GROUP_LABEL_LONG);
+	gpointer v;
+
+	if (g_hash_table_lookup_extended(pg->evidence, GINT_TO_POINTER(rank),
+					 NULL, &v))
+		return GPOINTER_TO_UINT(v);
+	return -1;
+}
+
+/*
+ * The id a displayed row's cells link to: the first evidence item of one
+ * of its ranks, else the rank-table row of its first rank, else the
+ * table or the evidence list; NULL when the page has none.  (transfer full)
+ */
+static char *row_target(const struct page *pg, const struct hd_matrix *m,
+			const struct row *row)
+{
+	int first = g_array_index(m->ranks, int, row->first);
+	gpointer v;
+
+	for (guint r = row->first; r <= row->last; r++) {
+		int64_t ev = evidence_of(pg, g_array_index(m->ranks, int, r));
+
+		if (ev >= 0)
+			return g_strdup_printf("ev-%" G_GINT64_FORMAT, ev + 1);
+	}
+	if (g_hash_table_lookup_extended(pg->rows, GINT_TO_POINTER(first), NULL,
+					 &v))
+		return g_strdup_printf("rank-%d", GPOINTER_TO_INT(v));
+	if (pg->has_ranks)
+		return g_strdup("ranks");
+	if (pg->has_evidence)
+		return g_strdup("evidence");
+	return NULL;
+}
+
+/*
+ * What the picture shows at the divergence column (or the last one), in
+ * words: its text alternative.  (transfer full)
+ */
+static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
+{
+	guint count[HD_CELL_STATE_COUNT] = { 0 };
+	int single[HD_CELL_STATE_COUNT];
+	guint c = m->positions->len - 1;
+	GString *alt = g_string_new(NULL);
+	const char *sep = "";
+
+	for (guint i = 0; i < m->positions->len; i++)
+		if (g_array_index(m->positions, int64_t, i) == m->divergence)
+			c = i;
+	for (guint r = 0; r < m->ranks->len; r++) {
+		uint8_t st = hd_matrix_cell(m, r, c)->state;
+
+		if (!count[st]++)
+			single[st] = g_array_index(m->ranks, int, r);
+	}
+	g_string_append_printf(alt,
+			       "Rank picture: %u ranks in %u rows by %u "
+			       "positions; at seq %" G_GINT64_FORMAT ": ",
+			       m->ranks->len, rows->len, m->positions->len,
+			       g_array_index(m->positions, int64_t, c));
+	for (int st = 0; st < HD_CELL_STATE_COUNT; st++) {
+		if (!count[st])
+			continue;
+		if (count[st] == 1)
+			g_string_append_printf(alt, "%srank %d %s", sep,
+					       single[st],
+					       hd_cell_state_name(st));
+		else
+			g_string_append_printf(alt, "%s%u ranks %s", sep,
+					       count[st],
+					       hd_cell_state_name(st));
+		sep = ", ";
+	}
+	g_string_append_c(alt, '.');
+	return g_string_free(alt, FALSE);
+}
+
+/*
+ * The rank picture.  about says what a column is (escaped HTML); each
+ * cell is a link to its rank's evidence (row_target()).
+ */
+static void html_matrix(const struct page *pg, const struct hd_matrix *m,
+			const GArray *rows, const char *about)
+{
+	FILE *out = pg->out;
+	const struct hd_store *s = pg->a->store;
 	guint ncols = m->positions->len;
 	guint nrows = MIN(rows->len, HTML_MAX_ROWS);
 	int cw = 26, label_w = 230, head_h = 46;
@@ -492,17 +722,16 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 	int width = label_w + cw * (int)ncols + 10;
 	int height = head_h + rh * (int)nrows + 6;
 	bool used[HD_CELL_STATE_COUNT] = { false };
+	bool any_culprit = false;
+	g_autofree char *alt = matrix_alt(m, rows);
 
-	fputs("<h2>Ranks and positions</h2>\n<p class=\"note\">", out);
-	fprintf(out, "Each row is a rank%s, each column a position of ",
+	fputs("<h2 id=\"picture\">Ranks and positions</h2>\n<p class=\"note\">",
+	      out);
+	fprintf(out, "Each row is a rank%s, each column %s, around ",
 		rows->len < m->ranks->len ? " (or a run of ranks that look "
 					    "the same)"
-					  : "");
-	fputs("<code>", out);
-	put(out, glabel);
-	fprintf(out, "</code> (%s sequence, from %s), around ",
-		m->seq_kind == HD_SEQ_ORDINAL ? "ordinal" : "collective",
-		hd_input_kind_name(m->source));
+					  : "",
+		about);
 	if (m->divergence >= 0)
 		fprintf(out,
 			"the divergence at seq %" G_GINT64_FORMAT
@@ -510,20 +739,24 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 			m->divergence);
 	else
 		fputs("where progress stops.", out);
-	fprintf(out, " %u ranks, %u rows.</p>\n", m->ranks->len, rows->len);
-	for (guint r = 0; r < nrows; r++)
+	fprintf(out,
+		" %u ranks, %u rows. A cell links to its rank's first "
+		"evidence item, else to its row of the rank table.</p>\n",
+		m->ranks->len, rows->len);
+	for (guint r = 0; r < nrows; r++) {
+		const struct row *row = &g_array_index(rows, struct row, r);
+
+		any_culprit |= g_array_index(m->culprit, gboolean, row->first);
 		for (guint c = 0; c < ncols; c++)
-			used[hd_matrix_cell(
-				     m,
-				     g_array_index(rows, struct row, r).first,
-				     c)
-				     ->state] = true;
-	legend(out, used);
+			used[hd_matrix_cell(m, row->first, c)->state] = true;
+	}
+	legend(out, used, any_culprit);
 	fprintf(out,
 		"<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" role=\"img\" "
-		"aria-label=\"rank by position matrix\">\n",
-		width, height);
+		"width=\"%d\" height=\"%d\" role=\"group\" "
+		"aria-labelledby=\"picture-alt\">\n"
+		"<desc id=\"picture-alt\">%s</desc>\n",
+		width, height, alt);
 	for (guint c = 0; c < ncols; c++) {
 		int64_t pos = g_array_index(m->positions, int64_t, c);
 		int x = label_w + cw * (int)c + cw / 2;
@@ -540,6 +773,7 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 		const struct row *row = &g_array_index(rows, struct row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
+		g_autofree char *target = row_target(pg, m, row);
 		int y = head_h + rh * (int)r;
 
 		row_label_svg(out, label_w, y, rh, culprit, label);
@@ -547,18 +781,25 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 			const struct hd_matrix_cell *cell =
 				hd_matrix_cell(m, row->first, c);
 
+			/* The title first: the link's accessible name. */
+			if (target) {
+				fprintf(out, "<a href=\"#%s\">", target);
+				cell_title(out, s, m, row, c);
+			}
 			fprintf(out,
 				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 				"fill=\"%s\" stroke=\"#c5cad3\" stroke-width=\"0.5\">",
 				label_w + cw * (int)c, y, cw - 1, rh - 1,
 				cell_fill[cell->state]);
-			cell_title(out, s, m, row, c);
-			fputs("</rect>\n", out);
+			if (!target)
+				cell_title(out, s, m, row, c);
+			fputs(target ? "</rect></a>\n" : "</rect>\n", out);
 		}
 		if (culprit)
 			fprintf(out,
 				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				"fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\"/>\n",
+				"fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\" "
+				"pointer-events=\"none\"/>\n",
 				label_w - 1, y - 1, cw * (int)ncols + 1,
 				rh + 1);
 	}
@@ -567,13 +808,103 @@ static void html_matrix(FILE *out, const struct hd_analysis *a,
 			fprintf(out,
 				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 				"fill=\"none\" stroke=\"#1d2330\" stroke-width=\"1.5\" "
-				"stroke-dasharray=\"4 2\"/>\n",
+				"stroke-dasharray=\"4 2\" pointer-events=\"none\"/>\n",
 				label_w + cw * (int)c - 1, head_h - 2, cw + 1,
 				rh * (int)nrows + 3);
 	fputs("</svg></div>\n", out);
 	if (rows->len > nrows)
 		fprintf(out, "<p class=\"note\">%u more rows not drawn.</p>\n",
 			rows->len - nrows);
+}
+
+/*
+ * The picture of a logs-only incident: no op was recorded, but the engine
+ * filled the rank table from the c10d watchdog's counters of one PG
+ * (counters_pg).  A position up to a rank's last completed is completed,
+ * up to its last enqueued entered (blocked where completions are
+ * counted), past it absent; ranks without that PG's counters have no
+ * data.  Columns: a few before the top verdict's position (else the
+ * first one some rank did not complete) to the last one enqueued, at
+ * most HTML_AFTER after it.  NULL when no rank has counters.
+ * (transfer full)
+ */
+static struct hd_matrix *counters_matrix(const struct page *pg,
+					 const char **pg_name)
+{
+	const struct hd_analysis *a = pg->a;
+	guint n = a->progress ? a->progress->len : 0;
+	const char *name = NULL;
+	int64_t frontier = INT64_MAX, hi = -1, first, last;
+	struct hd_matrix *m;
+
+	for (guint i = 0; i < n && !name; i++)
+		name = g_array_index(a->progress, struct hd_rank_progress, i)
+			       .counters_pg;
+	if (!name)
+		return NULL;
+	for (guint i = 0; i < n; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+
+		/* Interned: the same PG is the same pointer. */
+		if (p->counters_pg != name || p->last_enqueued < 0)
+			continue;
+		hi = MAX(hi, p->last_enqueued);
+		frontier = MIN(frontier,
+			       hd_report_add_sat(MAX(p->last_completed, 0), 1));
+	}
+	if (hi < 0)
+		return NULL;
+	m = g_new0(struct hd_matrix, 1);
+	m->group = UINT32_MAX;
+	m->seq_kind = HD_SEQ_COLLECTIVE;
+	m->source = HD_INPUT_UNKNOWN;
+	m->divergence = pg->v && pg->v->seq >= 0 && pg->v->seq - 1 <= hi
+				? pg->v->seq
+				: frontier;
+	first = MAX(m->divergence - HTML_COUNTERS_BEFORE, 0);
+	last = MIN(MAX(hi, m->divergence),
+		   hd_report_add_sat(m->divergence, HTML_AFTER));
+	m->positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	m->ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	m->culprit = g_array_new(FALSE, FALSE, sizeof(gboolean));
+	/* At most HTML_COUNTERS_BEFORE + HTML_AFTER + 1, whatever the
+	   counters say. */
+	for (int64_t q = first;; q++) {
+		g_array_append_val(m->positions, q);
+		if (q >= last)
+			break;
+	}
+	m->cells = g_new0(struct hd_matrix_cell, (size_t)n * m->positions->len);
+	for (guint i = 0; i < n; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		gboolean culprit =
+			pg->v && hd_report_rank_set_hits(pg->v->culprits,
+							 p->rank, p->rank);
+
+		g_array_append_val(m->ranks, p->rank);
+		g_array_append_val(m->culprit, culprit);
+		for (guint c = 0; c < m->positions->len; c++) {
+			struct hd_matrix_cell *cell =
+				&m->cells[(size_t)i * m->positions->len + c];
+			int64_t q = g_array_index(m->positions, int64_t, c);
+
+			cell->op = UINT32_MAX;
+			if (p->counters_pg != name || p->last_enqueued < 0)
+				cell->state = HD_CELL_NO_DATA;
+			else if (q <= p->last_completed)
+				cell->state = HD_CELL_COMPLETED;
+			else if (q <= p->last_enqueued)
+				cell->state = p->last_completed >= 0
+						      ? HD_CELL_BLOCKED
+						      : HD_CELL_PENDING;
+			else
+				cell->state = HD_CELL_ABSENT;
+		}
+	}
+	*pg_name = name;
+	return m;
 }
 
 /* When an op began: start, else enqueue; INT64_MIN unknown. */
@@ -749,14 +1080,23 @@ static gint compare_wait(gconstpointer pa, gconstpointer pb)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/*
+ * The arrival chart.  Its colours follow the verdict: the rank most often
+ * last is red only where the analysis made it a straggler verdict;
+ * otherwise it is a performance note, drawn in the same neutral hue as
+ * the others, darker, and labelled so.
+ */
 static void html_arrivals(FILE *out, const struct hd_analysis *a)
 {
 	g_autoptr(GPtrArray) shown = g_ptr_array_new();
 	int64_t max_lag = 1;
 	int label_w = 90, plot_w = 700, rh = 16;
+	int fault = a->perf.known && a->perf.fault ? a->perf.rank : -1;
+	int note = a->perf.known && !a->perf.fault ? a->perf.rank : -1;
 
-	if (a->perf.known && a->perf.summary) {
-		fputs("<h2>Performance</h2>\n<p class=\"note\">", out);
+	/* A performance note is in the verdict card already. */
+	if (a->perf.known && a->perf.fault && a->perf.summary) {
+		fputs("<h2>Straggler</h2>\n<p class=\"note\">", out);
 		put(out, a->perf.summary);
 		fputs("</p>\n", out);
 	}
@@ -775,18 +1115,39 @@ static void html_arrivals(FILE *out, const struct hd_analysis *a)
 
 		max_lag = MAX(max_lag, ar->median_lag_ns);
 	}
-	fputs("<h2>Arrivals</h2>\n<p class=\"note\">Median lag behind the "
+	fputs("<h2 id=\"arrivals\">Arrivals</h2>\n<p class=\"note\">Median "
+	      "lag behind the "
 	      "first rank to arrive at each matched collective, after clock "
 	      "correction; the count is how often the rank arrived last.",
 	      out);
 	if (a->arrivals->len > shown->len)
 		fprintf(out, " The %u of %u ranks that imposed the most wait.",
 			shown->len, a->arrivals->len);
+	fputs("</p>\n<p class=\"legend\"><span><i style=\"background:"
+	      "#a9b8cc\"></i>rank</span>",
+	      out);
+	if (note >= 0)
+		fputs("<span><i style=\"background:#4f5f7a\"></i>most often "
+		      "last: a performance note, not a fault</span>",
+		      out);
+	if (fault >= 0)
+		fputs("<span><i style=\"background:#d7301f\"></i>straggler "
+		      "verdict</span>",
+		      out);
 	fputs("</p>\n", out);
 	fprintf(out,
 		"<div class=\"scroll\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"arrivals\">\n",
-		label_w + plot_w + 200, rh * (int)shown->len + 4);
+		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"Arrival "
+		"chart: median lag of %u ranks",
+		label_w + plot_w + 260, rh * (int)shown->len + 4, shown->len);
+	if (fault >= 0)
+		fprintf(out, "; rank %d is a straggler verdict", fault);
+	else if (note >= 0)
+		fprintf(out,
+			"; rank %d, most often last, is a performance note, "
+			"not a fault",
+			note);
+	fputs("\">\n", out);
 	for (guint i = 0; i < shown->len; i++) {
 		const struct hd_arrival *ar = g_ptr_array_index(shown, i);
 		g_autofree char *lag = hd_report_duration(ar->median_lag_ns);
@@ -794,35 +1155,209 @@ static void html_arrivals(FILE *out, const struct hd_analysis *a)
 		double w = (double)plot_w * (double)MAX(ar->median_lag_ns, 0) /
 			   (double)max_lag;
 		int y = rh * (int)i;
+		const char *fill = ar->rank == fault  ? "#d7301f"
+				   : ar->rank == note ? "#4f5f7a"
+						      : "#a9b8cc";
+		const char *mark = ar->rank == fault  ? " \xc2\xb7 straggler"
+				   : ar->rank == note ? " \xc2\xb7 performance "
+							"note"
+						      : "";
 
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rank %d</text>"
 			"<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
 			"<title>rank %d: median lag %s, last %u of %u, wait imposed %s</title></rect>"
-			"<text x=\"%.1f\" y=\"%d\">%s, last %u/%u</text>\n",
+			"<text x=\"%.1f\" y=\"%d\">%s, last %u/%u%s</text>\n",
 			label_w - 8, y + rh - 4, ar->rank, label_w, y + 2,
-			MAX(w, 1.0), rh - 4,
-			ar->times_last * 2 > ar->matched ? "#d7301f"
-							 : "#6b9bd1",
-			ar->rank, lag, ar->times_last, ar->matched, wait,
+			MAX(w, 1.0), rh - 4, fill, ar->rank, lag,
+			ar->times_last, ar->matched, wait,
 			label_w + MAX(w, 1.0) + 6, y + rh - 4, lag,
-			ar->times_last, ar->matched);
+			ar->times_last, ar->matched, mark);
 	}
 	fputs("</svg></div>\n", out);
 }
 
-static void html_pictures(FILE *out, const struct hd_analysis *a)
+/* The rank picture (from the ops, else the watchdog's counters), the
+   timeline, the arrival chart. */
+static void html_pictures(const struct page *pg)
 {
+	const struct hd_analysis *a = pg->a;
 	g_autoptr(hd_matrix) m = hd_analysis_matrix(a, HTML_BEFORE, HTML_AFTER);
 	g_autoptr(GArray) rows = NULL;
+	g_autofree char *about = NULL;
 
 	if (m && m->ranks->len && m->positions->len) {
+		g_autofree char *glabel =
+			hd_group_label(a->store, m->group, HD_GROUP_LABEL_LONG);
+		g_autofree char *label = html_text(glabel);
+
+		about = g_strdup_printf(
+			"a position of <code>%s</code> (%s sequence, from %s)",
+			label,
+			m->seq_kind == HD_SEQ_ORDINAL ? "ordinal"
+						      : "collective",
+			hd_input_kind_name(m->source));
 		rows = fold_rows(m);
-		html_matrix(out, a, m, rows);
+		html_matrix(pg, m, rows, about);
 		if (m->has_times)
-			html_timeline(out, a, m, rows);
+			html_timeline(pg->out, a, m, rows);
+	} else {
+		const char *name = NULL;
+
+		g_clear_pointer(&m, hd_matrix_free);
+		m = counters_matrix(pg, &name);
+		if (m) {
+			g_autofree char *label = html_text(name);
+
+			about = g_strdup_printf(
+				"a collective of PG <code>%s</code> as the c10d "
+				"watchdog's counters tell it (no op was "
+				"recorded: up to its last completed, completed; "
+				"up to its last enqueued, blocked; past it, "
+				"absent)",
+				label);
+			rows = fold_rows(m);
+			html_matrix(pg, m, rows, about);
+		}
 	}
-	html_arrivals(out, a);
+	html_arrivals(pg->out, a);
+}
+
+/* A rank-table row without its rank, escaped.  (transfer full) */
+static char *rank_cells(const struct hd_analysis *a,
+			const struct hd_rank_progress *p)
+{
+	GString *o = g_string_new("<td>");
+	char enq[24], done[24], state[48];
+	g_autofree char *ops = hd_report_count(p->ops);
+
+	hd_report_progress_cells(p, "", enq, done, state);
+	html_append(o, p->host ? p->host : "");
+	g_string_append_printf(o, "</td><td>%u</td><td>%s</td><td>", p->inputs,
+			       ops);
+	if (p->group >= 0) {
+		g_autofree char *label = hd_group_label(a->store, p->group,
+							HD_GROUP_LABEL_SHORT);
+
+		g_string_append(o, "<code>");
+		html_append(o, label);
+		g_string_append(o, "</code>");
+	}
+	g_string_append_printf(o, "</td><td>%s</td><td>%s</td><td>", enq, done);
+	html_append(o, state);
+	g_string_append(o, "</td>");
+	return g_string_free(o, FALSE);
+}
+
+/*
+ * The rank table's rows, as in the Markdown report: runs of consecutive
+ * ranks with equal rows folded; the first HTML_MAX_RANK_ROWS rows, then
+ * only the rows holding a culprit.  Records which row shows each rank.
+ */
+static void rank_runs(struct page *pg)
+{
+	const struct hd_analysis *a = pg->a;
+	guint n = a->progress ? a->progress->len : 0, shown = 0;
+	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
+
+	for (guint i = 0; i < n;) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		char *cells = rank_cells(a, p);
+		struct run run = { p->rank, p->rank, pg->cells->len, false };
+
+		g_ptr_array_add(pg->cells, cells);
+		for (i++; i < n; i++) {
+			const struct hd_rank_progress *q = &g_array_index(
+				a->progress, struct hd_rank_progress, i);
+			g_autofree char *next = NULL;
+
+			if (q->rank != run.last + 1)
+				break;
+			next = rank_cells(a, q);
+			if (strcmp(next, cells) != 0)
+				break;
+			run.last = q->rank;
+		}
+		run.shown =
+			shown < HTML_MAX_RANK_ROWS ||
+			hd_report_rank_set_hits(culprits, run.first, run.last);
+		/* Only the cells of the rows drawn are kept. */
+		if (!run.shown)
+			g_ptr_array_set_size(pg->cells, run.cells);
+		if (run.shown) {
+			shown++;
+			for (int r = run.first;; r++) {
+				g_hash_table_insert(pg->rows,
+						    GINT_TO_POINTER(r),
+						    GINT_TO_POINTER(run.first));
+				if (r == run.last)
+					break;
+			}
+		}
+		g_array_append_val(pg->runs, run);
+	}
+	pg->has_ranks = n > 0;
+}
+
+/* The rank table: row ids "rank-<first rank>", the cells' targets. */
+static void html_ranks(const struct page *pg)
+{
+	const struct hd_analysis *a = pg->a;
+	FILE *out = pg->out;
+	const char *counters = NULL;
+	guint hidden_rows = 0, hidden_ranks = 0;
+	g_autoptr(GArray) culprits = NULL;
+
+	if (!pg->has_ranks)
+		return;
+	culprits = hd_report_culprit_set(a);
+	for (guint i = 0; i < a->progress->len && !counters; i++)
+		counters =
+			g_array_index(a->progress, struct hd_rank_progress, i)
+				.counters_pg;
+	fputs("<h2 id=\"ranks\">Ranks</h2>\n", out);
+	if (counters) {
+		fputs("<p class=\"note\">Last enqueued and last completed: the "
+		      "c10d watchdog's counters of PG <code>",
+		      out);
+		put(out, counters);
+		fputs("</code>.</p>\n", out);
+	}
+	fputs("<table class=\"grid\">\n<tr><th scope=\"col\">rank</th>"
+	      "<th scope=\"col\">host</th><th scope=\"col\">inputs</th>"
+	      "<th scope=\"col\">ops</th><th scope=\"col\">group</th>"
+	      "<th scope=\"col\">last enqueued</th>"
+	      "<th scope=\"col\">last completed</th>"
+	      "<th scope=\"col\">state</th></tr>\n",
+	      out);
+	for (guint i = 0; i < pg->runs->len; i++) {
+		const struct run *run = &g_array_index(pg->runs, struct run, i);
+		bool culprit = hd_report_rank_set_hits(culprits, run->first,
+						       run->last);
+
+		if (!run->shown) {
+			hidden_rows++;
+			hidden_ranks += (guint)(run->last - run->first + 1);
+			continue;
+		}
+		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
+			run->first, culprit ? " class=\"culprit\"" : "",
+			run->first);
+		if (run->last != run->first)
+			fprintf(out, "-%d", run->last);
+		fprintf(out, "</th>%s</tr>\n",
+			(const char *)g_ptr_array_index(pg->cells, run->cells));
+	}
+	fputs("</table>\n", out);
+	if (hidden_rows) {
+		g_autofree char *nr = hd_report_count(hidden_rows);
+		g_autofree char *nk = hd_report_count(hidden_ranks);
+
+		fprintf(out,
+			"<p class=\"note\">... and %s more rows (%s ranks).</p>\n",
+			nr, nk);
+	}
 }
 
 static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
@@ -921,12 +1456,54 @@ static void html_inputs(FILE *out, const struct hd_analysis *a)
 	fputs("</details>\n", out);
 }
 
+static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
+{
+	*pg = (struct page){ .out = out, .a = a };
+	pg->v = a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
+	pg->evidence = g_hash_table_new(NULL, NULL);
+	pg->rows = g_hash_table_new(NULL, NULL);
+	pg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
+	pg->cells = g_ptr_array_new_with_free_func(g_free);
+	if (pg->v) {
+		guint n = evidence_drawn(pg->v);
+
+		/* Backwards, so that each rank keeps its first item. */
+		for (guint i = n; i-- > 0;) {
+			const struct hd_evidence *e =
+				g_ptr_array_index(pg->v->evidence, i);
+
+			if (e->rank >= 0)
+				g_hash_table_insert(pg->evidence,
+						    GINT_TO_POINTER(e->rank),
+						    GUINT_TO_POINTER(i));
+		}
+		pg->has_evidence = n > 0;
+	}
+	rank_runs(pg);
+}
+
+static void page_clear(struct page *pg)
+{
+	g_hash_table_unref(pg->evidence);
+	g_hash_table_unref(pg->rows);
+	g_array_unref(pg->runs);
+	g_ptr_array_unref(pg->cells);
+}
+
+/*
+ * The order is the point: the verdict card (with the next steps) and the
+ * rank picture first, then the evidence the picture links to.
+ */
 void hd_report_html(FILE *out, const struct hd_analysis *a)
 {
+	struct page pg;
+
+	page_init(&pg, out, a);
 	html_head(out, a);
 	html_verdict(out, a);
-	html_pictures(out, a);
-	html_verdict_evidence(out, a);
+	html_pictures(&pg);
+	html_verdict_evidence(&pg);
+	html_ranks(&pg);
 	html_other_verdicts(out, a);
 	html_groups(out, a);
 	html_inputs(out, a);
@@ -934,4 +1511,5 @@ void hd_report_html(FILE *out, const struct hd_analysis *a)
 		"<footer>hangdoc %s. A self-contained page: no script, "
 		"nothing fetched.</footer>\n</main>\n</body>\n</html>\n",
 		PACKAGE_VERSION);
+	page_clear(&pg);
 }

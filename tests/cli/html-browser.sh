@@ -1,10 +1,10 @@
 #!/bin/sh
 # The HTML report in a real browser: headless Chromium renders the example
-# incident, a generated 1,024-rank incident and the hostile-html fixture to
-# PNG and to a DOM dump.  Each page must load without a script error or a
-# Content-Security-Policy refusal (the page fetches nothing and runs no
-# script), the DOM must hold the verdict, and the hostile page must hold
-# its markup as text, never as elements.
+# incident, its logs alone, a generated 1,024-rank incident and the
+# hostile-html fixture to PNG and to a DOM dump.  Each page must load
+# without a script error or a Content-Security-Policy refusal (the page
+# fetches nothing and runs no script), the DOM must hold the verdict, and
+# the hostile page must hold its markup as text, never as elements.
 #
 # Without Chromium the test fails: CI installs it (scripts/install-deps.sh).
 # A developer without one may set HD_NO_BROWSER=1 to skip (exit 77).
@@ -91,6 +91,15 @@ expect example "missing_rank"
 expect example "rank 5 never entered seq 38"
 expect example "Ranks and positions"
 expect example "Timeline"
+
+# Logs only: the picture from the watchdog's counters, its cells links.
+"$HANGDOC" analyze --format html -o "$tmp/logs.html" \
+	testdata/example-incident/logs
+[ $? -eq 1 ] || bad "logs: analyze did not exit 1"
+browse logs
+expect logs "Ranks and positions"
+expect logs "rank 5 absent, 7 ranks blocked"
+expect logs '<a href="#ev-1">'
 
 python3 scripts/gen-fr-dumps.py bench "$tmp/r1024" 1024 24 || exit 99
 "$HANGDOC" analyze --format html -o "$tmp/r1024.html" "$tmp/r1024"
