@@ -75,9 +75,10 @@ static const char help[] =
 	"                 never taken for absent), and verdicts about other\n"
 	"                 ranks keep their headline\n"
 	"  --group G      show only the ranks of group G (its id or name, as\n"
-	"                 `show --group` takes it); may be repeated (the\n"
-	"                 union); with --rank, the ranks in both.  A group not\n"
-	"                 in the data is a usage error that lists the groups\n"
+	"                 `show --group` takes it); several separated by\n"
+	"                 commas, or repeated (the union); with --rank, the\n"
+	"                 ranks in both.  A group not in the data is a usage\n"
+	"                 error that lists the groups\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -175,15 +176,20 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	if (o->ranks)
 		o->ranks_text = hd_ranklist_format(o->ranks);
 	for (guint i = 0; i < groups->len; i++) {
-		const char *g = g_ptr_array_index(groups, i);
+		const char *value = g_ptr_array_index(groups, i);
+		g_auto(GStrv) parts = g_strsplit(value, ",", -1);
 
-		if (!*g)
-			return hd_cmd_usage_error(
-				&hd_cmd_analyze,
-				"option '--group': an empty group name");
-		if (!o->groups)
-			o->groups = g_ptr_array_new_with_free_func(g_free);
-		g_ptr_array_add(o->groups, g_strdup(g));
+		for (char **p = parts; *p; p++) {
+			if (!**p)
+				return hd_cmd_usage_error(
+					&hd_cmd_analyze,
+					"option '--group': '%s' has an empty group name",
+					value);
+			if (!o->groups)
+				o->groups = g_ptr_array_new_with_free_func(
+					g_free);
+			g_ptr_array_add(o->groups, g_strdup(*p));
+		}
 	}
 	if (o->groups)
 		g_ptr_array_add(o->groups, NULL);

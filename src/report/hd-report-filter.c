@@ -269,11 +269,17 @@ static struct hd_verdict *view_verdict(const struct hd_verdict *v,
 
 	*c = *v;
 	c->evidence = g_ptr_array_new();
-	for (guint i = 0; i < v->evidence->len; i++) {
+	for (guint i = 0, kept = 0; i < v->evidence->len; i++) {
 		struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
-		if (e->rank < 0 || hd_report_filter_has(f, e->rank))
+		/* a count of left-out items goes with the item before it */
+		if (hd_report_evidence_is_filler(e) ? kept
+		    : e->rank < 0 || hd_report_filter_has(f, e->rank)) {
 			g_ptr_array_add(c->evidence, e);
+			kept = 1;
+		} else {
+			kept = 0;
+		}
 	}
 	c->next_steps = g_ptr_array_new();
 	for (guint i = 0; v->next_steps && i < v->next_steps->len; i++) {

@@ -98,7 +98,8 @@ struct fold {
 	bool placed;
 	double ts; /* the earliest folded event's */
 	struct hd_time t_first, t_last;
-	GArray *ranks; /* int, as met */
+	guint drawn; /* events drawn on their ranks' tracks */
+	GArray *ranks; /* int: the ranks of the folded events, as met */
 };
 
 static void fold_free(gpointer p)
@@ -743,11 +744,8 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 		g_hash_table_insert(w->folds, g_steal_pointer(&key), f);
 		g_ptr_array_add(w->fold_order, f);
 	}
-	if (f->ranks->len < FOLD_KEEP) {
-		int r = (int)pid;
-
-		/* the first FOLD_KEEP ranks are drawn: remembered apart */
-		g_array_append_val(f->ranks, r);
+	if (f->drawn < FOLD_KEEP) {
+		f->drawn++;
 		return false;
 	}
 	if (!f->title) {
@@ -755,7 +753,6 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 		f->first = index;
 		f->t_first = f->t_last = sig->time;
 		f->ts = ts;
-		g_array_set_size(f->ranks, 0);
 	}
 	{
 		int r = (int)pid;
