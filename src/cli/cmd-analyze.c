@@ -186,8 +186,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 					"option '--group': '%s' has an empty group name",
 					value);
 			if (!o->groups)
-				o->groups = g_ptr_array_new_with_free_func(
-					g_free);
+				o->groups =
+					g_ptr_array_new_with_free_func(g_free);
 			g_ptr_array_add(o->groups, g_strdup(*p));
 		}
 	}

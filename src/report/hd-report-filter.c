@@ -78,10 +78,10 @@ static bool group_members(const struct hd_store *s, const char *const *want,
 			g_autofree char *list = group_names(s);
 			g_autofree char *name = hd_report_clean(*w);
 
-			g_set_error(err, G_OPTION_ERROR,
-				    G_OPTION_ERROR_BAD_VALUE,
-				    "option '--group': no group '%s'; groups: %s",
-				    name, *list ? list : "none");
+			g_set_error(
+				err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				"option '--group': no group '%s'; groups: %s",
+				name, *list ? list : "none");
 			return false;
 		}
 	}
@@ -168,10 +168,10 @@ hd_report_filter_new(const struct hd_analysis *a, const char *ranks_text,
 	if (!f->ranks->len) {
 		g_autofree char *list = hd_report_rank_list(job);
 
-		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-			    "option '--%s': no rank of the job is selected; the job's ranks: %s",
-			    ranks_text ? "rank" : "group",
-			    *list ? list : "none");
+		g_set_error(
+			err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+			"option '--%s': no rank of the job is selected; the job's ranks: %s",
+			ranks_text ? "rank" : "group", *list ? list : "none");
 		hd_report_filter_free(f);
 		return NULL;
 	}
@@ -273,8 +273,9 @@ static struct hd_verdict *view_verdict(const struct hd_verdict *v,
 		struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
 		/* a count of left-out items goes with the item before it */
-		if (hd_report_evidence_is_filler(e) ? kept
-		    : e->rank < 0 || hd_report_filter_has(f, e->rank)) {
+		if (hd_report_evidence_is_filler(e)
+			    ? kept
+			    : e->rank < 0 || hd_report_filter_has(f, e->rank)) {
 			g_ptr_array_add(c->evidence, e);
 			kept = 1;
 		} else {
@@ -302,9 +303,9 @@ struct hd_analysis *hd_report_view_new(const struct hd_analysis *a,
 	view->pyspy = keep_ranks(a->pyspy, f);
 	view->verdicts = g_ptr_array_new();
 	for (guint i = 0; i < a->verdicts->len; i++)
-		g_ptr_array_add(view->verdicts,
-				view_verdict(g_ptr_array_index(a->verdicts, i),
-					     f));
+		g_ptr_array_add(
+			view->verdicts,
+			view_verdict(g_ptr_array_index(a->verdicts, i), f));
 	return view;
 }
 

@@ -601,8 +601,7 @@ void hd_report_markdown(FILE *out, const struct hd_analysis *a,
 {
 	md_heading(out, a);
 	if (opts && opts->filter) {
-		g_autofree char *header =
-			hd_report_filter_header(opts->filter);
+		g_autofree char *header = hd_report_filter_header(opts->filter);
 		g_autofree char *text = md_text(header);
 
 		fprintf(out, "*%s*\n\n", text);

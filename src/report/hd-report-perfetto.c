@@ -141,8 +141,7 @@ static void emit(struct pf *w, json_t *ev)
 	json_decref(ev);
 }
 
-static json_t *event(const char *ph, const char *name, int64_t pid,
-		     int64_t tid)
+static json_t *event(const char *ph, const char *name, int64_t pid, int64_t tid)
 {
 	json_t *ev = json_object();
 
@@ -445,8 +444,8 @@ static void choose_clock(struct pf *w)
 					   sig->prov.input);
 		}
 		w->info->clock = (uint8_t)picked(&p);
-		w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX
-							     : p.input;
+		w->clock_input =
+			clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
 		w->info->by_signals = w->info->clock != HD_CLOCK_NONE;
 	}
 	w->info->by_sequence = w->base == INT64_MAX && !w->info->by_signals;
@@ -545,7 +544,8 @@ static void ops(struct pf *w, GArray *waits)
 	for (guint k = 0; k < waits->len; k++)
 		g_hash_table_insert(
 			by_rank,
-			GINT_TO_POINTER(g_array_index(waits, struct wait, k).rank),
+			GINT_TO_POINTER(
+				g_array_index(waits, struct wait, k).rank),
 			GUINT_TO_POINTER(k + 1));
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
@@ -586,15 +586,17 @@ static int64_t signal_pid(struct pf *w, guint index,
 
 	if (sig->rank >= 0)
 		return sig->rank;
-	for (guint i = 0; w->a->pyspy && i < w->a->pyspy->len; i++) {
-		const struct hd_pyspy_rank *p = &g_array_index(
-			w->a->pyspy, struct hd_pyspy_rank, i);
+	for (guint i = 0; sig->type == HD_SIGT_PYSPY_THREAD && w->a->pyspy &&
+			  i < w->a->pyspy->len;
+	     i++) {
+		const struct hd_pyspy_rank *p =
+			&g_array_index(w->a->pyspy, struct hd_pyspy_rank, i);
 
 		if (p->signal == index)
 			return p->rank;
 	}
-	if (source && g_hash_table_lookup_extended(w->cited, source, NULL,
-						   &cited) &&
+	if (source &&
+	    g_hash_table_lookup_extended(w->cited, source, NULL, &cited) &&
 	    GPOINTER_TO_INT(cited) > 0)
 		return GPOINTER_TO_INT(cited) - 1;
 	if (!sig->host)
@@ -609,18 +611,15 @@ static int64_t signal_pid(struct pf *w, guint index,
 	return HOST_PID_BASE + GPOINTER_TO_UINT(host) - 1;
 }
 
-static char *signal_title(const struct hd_store *s,
-			  const struct hd_signal *sig)
+static char *signal_title(const struct hd_signal *sig)
 {
 	const char *what = sig->type == HD_SIGT_OTHER
 				   ? hd_signal_cat_name(sig->cat)
 				   : hd_report_signal_type_name(sig->type);
-	g_autofree char *op = sig->op_name ? clean(hd_op_display_name(
-						     sig->op_name))
-					   : NULL;
+	g_autofree char *op =
+		sig->op_name ? clean(hd_op_display_name(sig->op_name)) : NULL;
 	g_autofree char *dev = sig->device ? clean(sig->device) : NULL;
 
-	(void)s;
 	switch (sig->type) {
 	case HD_SIGT_WATCHDOG_TIMEOUT:
 		if (sig->seq >= 0)
@@ -676,8 +675,8 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	json_object_set_new(args, "source", hd_json_string(source));
 	json_object_set_new(args, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
-	json_object_set_new(args, "type", json_string(hd_report_signal_type_name(
-						  sig->type)));
+	json_object_set_new(args, "type",
+			    json_string(hd_report_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(args, "host", hd_json_str_or_null(sig->host));
 	json_object_set_new(args, "time", hd_json_string(time));
@@ -694,8 +693,7 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	if (sig->seq >= 0)
 		json_object_set_new(args, "seq", json_integer(sig->seq));
 	if (sig->op_name)
-		json_object_set_new(args, "op",
-				    hd_json_string(sig->op_name));
+		json_object_set_new(args, "op", hd_json_string(sig->op_name));
 	if (sig->group_name)
 		json_object_set_new(args, "group",
 				    hd_json_string(sig->group_name));
@@ -707,7 +705,8 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	if (sig->pid > 0)
 		json_object_set_new(args, "pid", json_integer(sig->pid));
 	if (sig->stack >= 0)
-		json_object_set_new(args, "stack", stack_json(w->s, sig->stack));
+		json_object_set_new(args, "stack",
+				    stack_json(w->s, sig->stack));
 	json_object_set_new(args, "text", hd_json_str_or_null(sig->text));
 	return args;
 }
@@ -732,9 +731,9 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 			return false;
 	key = g_strdup_printf("%d/%d/%s/%" G_GINT64_FORMAT "/%s/%d/%d/%d",
 			      sig->type, sig->cat,
-			      sig->group_name ? sig->group_name : "",
-			      sig->seq, sig->op_name ? sig->op_name : "",
-			      sig->code, placed, sig->time.clock);
+			      sig->group_name ? sig->group_name : "", sig->seq,
+			      sig->op_name ? sig->op_name : "", sig->code,
+			      placed, sig->time.clock);
 	f = g_hash_table_lookup(w->folds, key);
 	if (!f) {
 		f = g_new0(struct fold, 1);
@@ -749,7 +748,7 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 		return false;
 	}
 	if (!f->title) {
-		f->title = signal_title(w->s, sig);
+		f->title = signal_title(sig);
 		f->first = index;
 		f->t_first = f->t_last = sig->time;
 		f->ts = ts;
@@ -795,7 +794,7 @@ static void signals(struct pf *w)
 			w->info->folded++;
 			continue;
 		}
-		title = signal_title(s, sig);
+		title = signal_title(sig);
 		ev = track_event(w, "i", title, pid,
 				 placed ? EVENTS_TID : OFF_CLOCK_TID);
 		json_object_set_new(ev, "cat", json_string("signal"));
@@ -852,10 +851,9 @@ static void fold_events(struct pf *w)
 				    hd_json_string(source));
 		json_object_set_new(args, "earliest", hd_json_string(first));
 		json_object_set_new(args, "latest", hd_json_string(last));
-		json_object_set_new(
-			args, "clock",
-			json_string(hd_clock_name(
-				(enum hd_clock)f->t_first.clock)));
+		json_object_set_new(args, "clock",
+				    json_string(hd_clock_name(
+					    (enum hd_clock)f->t_first.clock)));
 		json_object_set_new(args, "text",
 				    hd_json_str_or_null(sig->text));
 		json_object_set_new(ev, "args", args);
@@ -942,9 +940,8 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = w->info->by_sequence
-			     ? SEQ_DUR_US / 2
-			     : MAX(w->end_ts / 1000.0, 0.002);
+	double dur = w->info->by_sequence ? SEQ_DUR_US / 2
+					  : MAX(w->end_ts / 1000.0, 0.002);
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
@@ -977,7 +974,8 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			continue;
 		}
 		id = ++w->next_flow;
-		ev = track_event(w, "s", name, x->rank, group_tid((uint32_t)x->group));
+		ev = track_event(w, "s", name, x->rank,
+				 group_tid((uint32_t)x->group));
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
@@ -996,17 +994,18 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 static GArray *blocked_waits(const struct pf *w)
 {
 	GArray *waits = g_array_new(FALSE, TRUE, sizeof(struct wait));
-	const struct hd_verdict *v = w->a->verdicts->len
-					     ? g_ptr_array_index(w->a->verdicts, 0)
-					     : NULL;
+	const struct hd_verdict *v =
+		w->a->verdicts->len ? g_ptr_array_index(w->a->verdicts, 0)
+				    : NULL;
 
 	if (!v || !hd_verdict_kind_info(v->kind)->fault || !v->culprits->len)
 		return waits;
 	for (guint i = 0; i < w->a->progress->len; i++) {
 		const struct hd_rank_progress *p = &g_array_index(
 			w->a->progress, struct hd_rank_progress, i);
-		struct wait x = { p->rank, p->group, p->blocked_seq, 0, 0,
-				  false };
+		struct wait x = {
+			p->rank, p->group, p->blocked_seq, 0, 0, false
+		};
 
 		if (p->blocked_seq < 0 || p->group < 0 ||
 		    hd_verdict_has_culprit(v, p->rank) || !shown(w, p->rank))
@@ -1054,10 +1053,10 @@ static void annotations(struct pf *w, const GArray *waits)
 			json_object_set_new(ev, "cat", json_string("verdict"));
 			json_object_set_new(ev, "s", json_string("t"));
 			json_object_set_new(ev, "ts", json_real(ts));
-			json_object_set_new(
-				ev, "args",
-				json_pack("{s:s, s:s}", "verdict", title,
-					  "summary", v->summary));
+			json_object_set_new(ev, "args",
+					    json_pack("{s:s, s:s}", "verdict",
+						      title, "summary",
+						      v->summary));
 			emit(w, ev);
 			if (k == 0)
 				flows_to(w, v, rank, ts, waits);

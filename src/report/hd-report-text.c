@@ -861,8 +861,7 @@ void hd_report_text(FILE *out, const struct hd_analysis *a,
 		return;
 	}
 	if (opts->filter) {
-		g_autofree char *header =
-			hd_report_filter_header(opts->filter);
+		g_autofree char *header = hd_report_filter_header(opts->filter);
 		g_autofree char *wrapped =
 			hd_report_wrap(header, "", "  ", t.width);
 

@@ -52,9 +52,8 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 			  const struct hd_analysis *a,
 			  const struct hd_report_opts *opts)
 {
-	const struct hd_report_opts defaults = {
-		80, -1, -1, NULL, false, false, NULL
-	};
+	const struct hd_report_opts defaults = { 80,	-1,    -1,  NULL,
+						 false, false, NULL };
 	struct hd_analysis *view;
 	bool ok;
 
@@ -91,8 +90,7 @@ static bool write_view(FILE *out, enum hd_report_format fmt,
 	case HD_REPORT_PERFETTO: {
 		struct hd_perfetto_info info;
 
-		return hd_report_perfetto_filtered(out, a, opts->filter,
-						   &info);
+		return hd_report_perfetto_filtered(out, a, opts->filter, &info);
 	}
 	case HD_REPORT_HTML:
 		hd_report_html(out, a);
