@@ -31,10 +31,10 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --help'
+		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --rank --group --help'
 		case $prev in
 		--format)
-			COMPREPLY=($(compgen -W 'text json jsonl markdown md html' -- "$cur"))
+			COMPREPLY=($(compgen -W 'text json jsonl markdown md html perfetto' -- "$cur"))
 			return
 			;;
 		-o | --output)
@@ -45,7 +45,7 @@ _hangdoc()
 			COMPREPLY=($(compgen -W 'auto always never' -- "$cur"))
 			return
 			;;
-		-j | --jobs | --width | --attempt | --since | --until) return ;;
+		-j | --jobs | --width | --attempt | --since | --until | --rank | --group) return ;;
 		esac
 		;;
 	diff)

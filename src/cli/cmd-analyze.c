@@ -15,6 +15,7 @@
 #include "hd-term.h"
 #include "hd-load.h"
 #include "hd-engine.h"
+#include "hd-ranklist.h"
 #include "hd-report.h"
 #include "hd-banned.h"
 
@@ -27,8 +28,9 @@ static const char help[] =
 	"options:\n"
 	"  --format FMT   text (default, for a terminal), json (schema 1, for\n"
 	"                 pipelines), jsonl (one line, as `triage` writes per\n"
-	"                 incident), markdown (md; for an incident ticket) or\n"
-	"                 html (one self-contained page with pictures)\n"
+	"                 incident), markdown (md; for an incident ticket),\n"
+	"                 html (one self-contained page with pictures) or\n"
+	"                 perfetto (a Chrome JSON trace for ui.perfetto.dev)\n"
 	"  -o, --output FILE\n"
 	"                 write the report to FILE instead of standard output\n"
 	"                 (- is standard output); a file is replaced only once\n"
@@ -65,6 +67,18 @@ static const char help[] =
 	"                 \"HH:MM[:SS]\" matched against every record's own\n"
 	"                 clock\n"
 	"  --until TIME   the same, up to TIME\n"
+	"  --rank LIST    show only the global ranks in LIST (\"0-3,5\": ranks\n"
+	"                 and ranges separated by commas; may be repeated, the\n"
+	"                 union): their rows, evidence and tracks, with a\n"
+	"                 header line saying so.  A display filter: the\n"
+	"                 analysis still reads every input (a rank left out is\n"
+	"                 never taken for absent), and verdicts about other\n"
+	"                 ranks keep their headline\n"
+	"  --group G      show only the ranks of group G (its id or name, as\n"
+	"                 `show --group` takes it); several separated by\n"
+	"                 commas, or repeated (the union); with --rank, the\n"
+	"                 ranks in both.  A group not in the data is a usage\n"
+	"                 error that lists the groups\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
 	"\n"
@@ -91,7 +105,9 @@ static const char help[] =
 	"  hangdoc analyze ./dumps\n"
 	"  hangdoc analyze --format json -o verdict.json ./dumps\n"
 	"  hangdoc analyze --format markdown logs/*.log.zst fr/ > ticket.md\n"
-	"  hangdoc analyze --format html -o incident.html ./dumps\n";
+	"  hangdoc analyze --format html -o incident.html ./dumps\n"
+	"  hangdoc analyze --rank 0-3,5 ./dumps\n"
+	"  hangdoc analyze --format perfetto -o hang.json ./dumps\n";
 
 struct analyze_opts {
 	enum hd_report_format format;
@@ -105,7 +121,15 @@ struct analyze_opts {
 	enum hd_color_mode color;
 	int attempt; /* 0: the last */
 	struct hd_window window; /* --since/--until */
+	hd_ranklist *ranks; /* --rank, or NULL */
+	char *ranks_text; /* the same written back ("0-3,5"), or NULL */
+	GPtrArray *groups; /* --group values, NULL-terminated, or NULL */
 };
+
+static bool want_rank(const void *data, int r)
+{
+	return hd_ranklist_has(data, r);
+}
 
 extern const struct hd_cmd hd_cmd_analyze;
 
@@ -115,6 +139,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 {
 	const char *format = NULL, *since = NULL, *until = NULL;
 	const char *color = NULL;
+	g_autoptr(GPtrArray) ranks = g_ptr_array_new();
+	g_autoptr(GPtrArray) groups = g_ptr_array_new();
 	const struct hd_opt opts[] = {
 		{ "format", 0, HD_OPT_STRING, &format, 0, 0 },
 		{ "output", 'o', HD_OPT_STRING, &o->output, 0, 0 },
@@ -128,19 +154,52 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "attempt", 0, HD_OPT_INT, &o->attempt, 1, 1000000 },
 		{ "since", 0, HD_OPT_STRING, &since, 0, 0 },
 		{ "until", 0, HD_OPT_STRING, &until, 0, 0 },
+		{ "rank", 0, HD_OPT_LIST, &ranks, 0, 0 },
+		{ "group", 0, HD_OPT_LIST, &groups, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
 
 	if (status != HD_CMD_CONTINUE)
 		return status;
+	for (guint i = 0; i < ranks->len; i++) {
+		g_autoptr(GError) err = NULL;
+
+		if (!o->ranks)
+			o->ranks = hd_ranklist_new();
+		if (!hd_ranklist_add(o->ranks, g_ptr_array_index(ranks, i),
+				     &err))
+			return hd_cmd_usage_error(&hd_cmd_analyze,
+						  "option '--rank': %s",
+						  err->message);
+	}
+	if (o->ranks)
+		o->ranks_text = hd_ranklist_format(o->ranks);
+	for (guint i = 0; i < groups->len; i++) {
+		const char *value = g_ptr_array_index(groups, i);
+		g_auto(GStrv) parts = g_strsplit(value, ",", -1);
+
+		for (char **p = parts; *p; p++) {
+			if (!**p)
+				return hd_cmd_usage_error(
+					&hd_cmd_analyze,
+					"option '--group': '%s' has an empty group name",
+					value);
+			if (!o->groups)
+				o->groups =
+					g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(o->groups, g_strdup(*p));
+		}
+	}
+	if (o->groups)
+		g_ptr_array_add(o->groups, NULL);
 	status = hd_cmd_parse_window(&hd_cmd_analyze, since, until, &o->window);
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
 		return hd_cmd_usage_error(
 			&hd_cmd_analyze,
-			"unknown format '%s' (use text, json, jsonl, markdown or html)",
+			"unknown format '%s' (use text, json, jsonl, markdown, html or perfetto)",
 			format);
 	if (!hd_term_color_parse(color, &o->color))
 		return hd_cmd_usage_error(
@@ -306,12 +365,27 @@ static void report_times(struct hd_report_opts *ro, gint64 start_us)
 	ro->elapsed_ms = (g_get_monotonic_time() - start_us) / 1000;
 }
 
+static int run_analyze(struct analyze_opts *po, int argc, char **argv);
+
 static int run(int argc, char **argv)
 {
 	struct analyze_opts o = { .format = HD_REPORT_TEXT, .jobs = 0 };
+	int status = run_analyze(&o, argc, argv);
+
+	hd_ranklist_free(o.ranks);
+	g_free(o.ranks_text);
+	if (o.groups)
+		g_ptr_array_unref(o.groups);
+	return status;
+}
+
+static int run_analyze(struct analyze_opts *po, int argc, char **argv)
+{
+	struct analyze_opts o;
 	struct progress prog = { g_get_monotonic_time(), 0 };
 	struct hd_load_opts lo = { 0 };
-	struct hd_report_opts ro = { 80, -1, -1, NULL, false, false };
+	struct hd_report_opts ro = { 80, -1, -1, NULL, false, false, NULL };
+	g_autoptr(hd_report_filter) filter = NULL;
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
@@ -319,7 +393,8 @@ static int run(int argc, char **argv)
 	g_autofree char *label = NULL;
 	int status;
 
-	status = parse_args(argc, argv, &o, paths);
+	status = parse_args(argc, argv, po, paths);
+	o = *po;
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	g_ptr_array_add(paths, NULL);
@@ -340,6 +415,18 @@ static int run(int argc, char **argv)
 		hd_cmd_say_load(problems, store);
 	a = hd_engine_run_opts(store,
 			       &(struct hd_engine_opts){ .merge = o.merge });
+	if (o.ranks || o.groups) {
+		g_autoptr(GError) err = NULL;
+
+		filter = hd_report_filter_new(
+			a, o.ranks_text, o.ranks ? want_rank : NULL, o.ranks,
+			o.groups ? (const char *const *)o.groups->pdata : NULL,
+			&err);
+		if (!filter)
+			return hd_cmd_usage_error(&hd_cmd_analyze, "%s",
+						  err->message);
+		ro.filter = filter;
+	}
 	ro.width = text_width(&o);
 	report_times(&ro, prog.start_us);
 	status = hd_cmd_analysis_status(store, a);
@@ -374,7 +461,7 @@ static int run(int argc, char **argv)
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
 	.usage =
-		"[--format FMT] [-o FILE] [-j N] [--width N] [--brief] [--color WHEN] [--no-pager] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] PATH...",
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--brief] [--color WHEN] [--no-pager] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] [--rank LIST] [--group G] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

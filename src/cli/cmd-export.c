@@ -97,7 +97,10 @@ static int run(int argc, char **argv)
 	status = write_trace(output ? output : "-", store, a, &info);
 	if (status != HD_EXIT_OK)
 		return status;
-	if (info.by_sequence)
+	if (info.by_sequence && !info.events)
+		hd_cmd_error("note: no op was read and no event has a time; "
+			     "the events are laid out in order, 1 ms apart");
+	else if (info.by_sequence)
 		hd_cmd_error("note: no op has a timestamp; ops are laid out by "
 			     "sequence position, 1 ms per position");
 	else if (info.untimed)

@@ -365,5 +365,9 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 	json_object_set_new(doc, "merged", json_boolean(a->merged));
 	json_object_set_new(doc, "performance", perf_json(&a->perf));
 	json_object_set_new(doc, "hang_start", hang_start_json(a));
+	/* only when some ranks are shown (analyze --rank/--group) */
+	if (opts && opts->filter)
+		json_object_set_new(doc, "filter",
+				    hd_report_filter_json(opts->filter));
 	return doc;
 }

@@ -596,9 +596,16 @@ static void md_conflicts(FILE *out, const struct hd_analysis *a)
 			    "or give `--merge`.");
 }
 
-void hd_report_markdown(FILE *out, const struct hd_analysis *a)
+void hd_report_markdown(FILE *out, const struct hd_analysis *a,
+			const struct hd_report_opts *opts)
 {
 	md_heading(out, a);
+	if (opts && opts->filter) {
+		g_autofree char *header = hd_report_filter_header(opts->filter);
+		g_autofree char *text = md_text(header);
+
+		fprintf(out, "*%s*\n\n", text);
+	}
 	md_conflicts(out, a);
 	md_summary(out, a);
 	if (a->verdicts->len)

@@ -20,7 +20,8 @@
 void hd_report_text(FILE *out, const struct hd_analysis *a,
 		    const struct hd_report_opts *opts);
 /* hd-report-md.c */
-void hd_report_markdown(FILE *out, const struct hd_analysis *a);
+void hd_report_markdown(FILE *out, const struct hd_analysis *a,
+			const struct hd_report_opts *opts);
 /* hd-report-html.c: one self-contained page */
 void hd_report_html(FILE *out, const struct hd_analysis *a);
 /*

@@ -860,6 +860,13 @@ void hd_report_text(FILE *out, const struct hd_analysis *a,
 		no_usable_input(&t);
 		return;
 	}
+	if (opts->filter) {
+		g_autofree char *header = hd_report_filter_header(opts->filter);
+		g_autofree char *wrapped =
+			hd_report_wrap(header, "", "  ", t.width);
+
+		fprintf(out, "%s\n\n", wrapped);
+	}
 	conflicts(&t);
 	if (opts->brief) {
 		if (a->verdicts->len)

@@ -23,10 +23,11 @@ enum hd_report_format {
 	HD_REPORT_MARKDOWN,
 	HD_REPORT_HTML,
 	HD_REPORT_JSONL, /* one compact line (hd-report-triage.h) */
+	HD_REPORT_PERFETTO, /* a Chrome JSON trace (hd-report-perfetto.h) */
 };
 
-/* Parses "text", "json", "jsonl", "markdown" (or "md"), "html"; false if
-   unknown. */
+/* Parses "text", "json", "jsonl", "markdown" (or "md"), "html",
+   "perfetto"; false if unknown. */
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
 
 /* Writes the report; returns false if out failed. */

@@ -188,6 +188,19 @@ static void render_all(const struct hd_analysis *a)
 	}
 	(void)hd_report_write_opts(devnull, HD_REPORT_TEXT, a, &colored);
 	(void)hd_report_perfetto(devnull, a, &info);
+	/* analyze --rank/--group: every format through the filtered view */
+	{
+		g_autoptr(hd_report_filter) f = hd_report_filter_new(
+			a, "1,3-5", some_ranks, NULL, groups, NULL);
+		struct hd_report_opts fo = opts;
+
+		fo.filter = f;
+		for (size_t i = 0; f && i < G_N_ELEMENTS(formats); i++)
+			(void)hd_report_write_opts(devnull, formats[i], a, &fo);
+		if (f)
+			(void)hd_report_write_opts(devnull, HD_REPORT_PERFETTO,
+						   a, &fo);
+	}
 	hd_report_show_select(a->store, &all, ops, sigs);
 	hd_report_show_text(devnull, a->store, ops, sigs);
 	hd_report_show_json(devnull, a->store, ops, sigs);

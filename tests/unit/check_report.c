@@ -717,6 +717,90 @@ START_TEST(test_performance_note_everywhere)
 }
 END_TEST
 
+static bool ranks_4_to_5(const void *data, int r)
+{
+	(void)data;
+	return r == 4 || r == 5;
+}
+
+static char *render_opts(enum hd_report_format fmt, const struct hd_analysis *a,
+			 const struct hd_report_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert(hd_report_write_opts(f, fmt, a, o));
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+/*
+ * analyze --rank: a display filter.  The view shows the selected ranks'
+ * rows and evidence only, says so, keeps every verdict's headline, and
+ * leaves the analysis as it was; an unknown group and a list that selects
+ * no rank of the job are refused with what there is.
+ */
+START_TEST(test_display_filter)
+{
+	g_autoptr(hd_store) s = incident_store(8);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_report_filter) f =
+		hd_report_filter_new(a, "4-5", ranks_4_to_5, NULL, NULL, &err);
+	static const char *const nosuch[] = { "nosuch", NULL };
+	static const char *const pg0[] = { "0", NULL };
+	struct hd_report_opts o = { 80, 0, -1, NULL, false, false, f };
+	g_autofree char *text = NULL;
+	g_autofree char *md = NULL;
+	g_autofree char *js = NULL;
+	g_autoptr(json_t) doc = NULL;
+	json_t *table;
+	struct hd_verdict *v;
+	guint evidence;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ranks->len, 2);
+	ck_assert_int_eq(f->of, 8);
+	v = g_ptr_array_index(a->verdicts, 0);
+	evidence = v->evidence->len;
+	text = render_opts(HD_REPORT_TEXT, a, &o);
+	ck_assert_ptr_nonnull(strstr(text, "showing ranks 4-5 of 8"));
+	/* the culprit's headline stays; rank 0's and rank 3's evidence go */
+	ck_assert_ptr_nonnull(strstr(text, "missing_rank"));
+	ck_assert_ptr_null(strstr(text, "logs/node-a.log:120"));
+	ck_assert_ptr_null(strstr(text, "logs/node-a.log:7"));
+	ck_assert_ptr_nonnull(strstr(text, "rank-5/nccl.log"));
+	md = render_opts(HD_REPORT_MARKDOWN, a, &o);
+	ck_assert_ptr_nonnull(strstr(md, "showing ranks 4-5 of 8"));
+	js = render_opts(HD_REPORT_JSON, a, &o);
+	doc = json_loads(js, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(doc, "filter"), "ranks")),
+			 "4-5");
+	table = json_object_get(json_object_get(doc, "ranks"), "table");
+	ck_assert_int_eq(json_array_size(table), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(doc, "verdicts")), 2);
+	/* the analysis itself is untouched */
+	ck_assert_int_eq(a->progress->len, 8);
+	ck_assert_int_eq(v->evidence->len, evidence);
+	/* groups: by name; unknown ones refused, listing the groups */
+	{
+		g_autoptr(hd_report_filter) g =
+			hd_report_filter_new(a, NULL, NULL, NULL, pg0, &err);
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_int_eq(g->ranks->len, 8);
+	}
+	ck_assert_ptr_null(
+		hd_report_filter_new(a, NULL, NULL, NULL, nosuch, &err));
+	ck_assert_ptr_nonnull(strstr(err->message, "no group 'nosuch'"));
+	ck_assert_ptr_nonnull(strstr(err->message, "groups: 0"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -739,6 +823,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_no_input);
 	tcase_add_test(tc, test_markdown_report);
 	tcase_add_test(tc, test_performance_note_everywhere);
+	tcase_add_test(tc, test_display_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }
