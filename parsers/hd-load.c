@@ -46,6 +46,9 @@ struct load_part {
 	struct hd_digest digest; /* of what the worker read */
 	char *refusal; /* why the reader stopped at the budget, or NULL */
 	bool pool_refused; /* that budget was the incident's */
+	/* a digest: its store holds the inputs it was made of, each
+	   deduplicated and described when it was made */
+	bool from_digest;
 };
 
 struct load_job {
@@ -62,6 +65,7 @@ struct load_job {
 	uint64_t file_size; /* and that size */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
+	bool keep_all; /* every attempt and record: for a digest */
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
@@ -134,8 +138,12 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_reader_set_pool(rd, job->pool, false, true);
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
-	hd_store_keep_attempt(part->store, job->attempt);
-	hd_store_keep_window(part->store, job->window);
+	part->from_digest = kind == HD_INPUT_DIGEST;
+	/* a digest keeps them all: the analysis of the digests chooses */
+	if (!job->keep_all) {
+		hd_store_keep_attempt(part->store, job->attempt);
+		hd_store_keep_window(part->store, job->window);
+	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -559,11 +567,14 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		}
 	}
 	part->store = NULL;
-	drop_copied_procs(s, dst, procs, i);
+	/* a digest's inputs were deduplicated when it was made */
+	if (!part->from_digest)
+		drop_copied_procs(s, dst, procs, i);
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	if (job->sha256 && !part->name) {
+	/* a digest's first input has its own file's size and hash */
+	if (job->sha256 && !part->name && !part->from_digest) {
 		hd_store_input(s, 0)->file_size = (int64_t)job->file_size;
 		hd_store_input(s, 0)->sha256 = g_strdup(job->sha256);
 	}
@@ -711,6 +722,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].describe = o->describe;
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
+		work[i].keep_all = o->for_digest;
 		work[i].pool = budget;
 		if (o->progress) {
 			GStatBuf st;
@@ -777,6 +789,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 				"%u more inputs were not read whole: the incident's budget was spent (their warnings say so in the report)",
 				pool_refused - 1));
 	add_missing(store, paths, problems);
-	hd_store_resolve(store);
+	if (!o->for_digest)
+		hd_store_resolve(store);
 	return store;
 }

@@ -44,7 +44,10 @@
 	/* nvidia-smi -q (issue 21) */                            \
 	X(GPU_STATE, "gpu_state", "GPU states")                   \
 	/* py-spy dump of a live process, text or --json */       \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")
+	X(PYSPY, "pyspy_dump", "py-spy dumps")                    \
+	/* hangdoc digest of other inputs (docs/format-digest.md); \
+	   only a digest that cannot be read keeps this kind */    \
+	X(DIGEST, "digest", "digests")
 
 /* clang-format off */
 enum hd_input_kind {
