@@ -23,7 +23,7 @@ _hangdoc()
 	done
 
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'analyze show replay export triage diff help
+		COMPREPLY=($(compgen -W 'analyze show replay export triage diff digest help
 			--help --version' -- "$cur"))
 		return
 	fi
@@ -114,9 +114,19 @@ _hangdoc()
 		-j | --jobs) return ;;
 		esac
 		;;
+	digest)
+		opts='--output --jobs --level --help'
+		case $prev in
+		-o | --output)
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return
+			;;
+		-j | --jobs | --level) return ;;
+		esac
+		;;
 	help)
 		if [[ $COMP_CWORD -eq $((i + 1)) ]]; then
-			COMPREPLY=($(compgen -W 'analyze show replay export triage diff' -- "$cur"))
+			COMPREPLY=($(compgen -W 'analyze show replay export triage diff digest' -- "$cur"))
 		fi
 		return
 		;;

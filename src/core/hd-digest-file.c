@@ -137,6 +137,8 @@ static void put_input(struct writer *w, const struct hd_input *in)
 	}
 	put_u(b, in->attempt);
 	put_u(b, in->op_clock);
+	put_u(b, in->content_hash);
+	put_u(b, in->content_length);
 }
 
 static gint cmp_rank(gconstpointer a, gconstpointer b)
@@ -690,6 +692,8 @@ static void get_input(struct reader *r, struct hd_input *in)
 		fail(r, "a digest input that is neither read nor broken");
 	get_attempts(r, in);
 	in->op_clock = (uint8_t)get_urange(r, HD_CLOCK_COUNT - 1, "clock");
+	in->content_hash = get_u(r);
+	in->content_length = get_u(r);
 }
 
 static void get_inputs(struct reader *r, struct hd_store *s, uint32_t input)

@@ -85,6 +85,11 @@ struct hd_input {
 	char *sha256;
 	/* the file's device and inode (for -o), 0 when unknown */
 	uint64_t dev, ino;
+	/* what the loader knows its content by (hd_digest: XXH3-64 and
+	   length of the decoded bytes) when it was the first input with
+	   that content; 0 otherwise.  Kept in digests, so that copies
+	   across them are found as among raw inputs. */
+	uint64_t content_hash, content_length;
 	/*
 	 * Job attempts (issue 14): a log that holds a run and the restarts
 	 * after it, as struct hd_attempt in order; NULL when the input is one
