@@ -19,8 +19,8 @@ bool digest_sniff(const uint8_t *head, size_t len)
 	return hd_digest_file_sniff(head, len);
 }
 
-bool digest_parse(struct hd_reader *rd, struct hd_store *store,
-		  uint32_t input, GError **error)
+bool digest_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error)
 {
 	g_autoptr(GBytes) all = NULL;
 	const uint8_t *p;

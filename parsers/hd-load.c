@@ -508,14 +508,13 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 			continue;
 		}
 		g_hash_table_add(drop, GINT_TO_POINTER(k->rank));
-		hd_input_warn(
-			in, 0,
-			"the %" G_GUINT64_FORMAT
-			" ops of rank %d (%s:%d) are the same records "
-			"as in '%s': read once",
-			k->nops, k->rank, k->host, k->pid,
-			load_input_path(dst, s, index - k_input,
-					GPOINTER_TO_UINT(first) - 1));
+		hd_input_warn(in, 0,
+			      "the %" G_GUINT64_FORMAT
+			      " ops of rank %d (%s:%d) are the same records "
+			      "as in '%s': read once",
+			      k->nops, k->rank, k->host, k->pid,
+			      load_input_path(dst, s, index - k_input,
+					      GPOINTER_TO_UINT(first) - 1));
 	}
 	if (!g_hash_table_size(drop))
 		return;
@@ -543,9 +542,8 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 				 guint k, guint first)
 {
 	struct hd_input *in = hd_store_input(s, k);
-	struct hd_input *orig = first < dst->inputs->len
-					? hd_store_input(dst, first)
-					: NULL;
+	struct hd_input *orig =
+		first < dst->inputs->len ? hd_store_input(dst, first) : NULL;
 	GHashTableIter it;
 	gpointer value;
 	guint n = 0;
@@ -605,16 +603,18 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 			"rank %d: a copy under another rank's name; not read, rank %d "
 			"has no trustworthy input",
 			orig->path, frank, rank, rank);
-		hd_input_warn(orig, 0,
-			      "byte-identical to '%s', named for rank %d: one of the "
-			      "two is a copy",
-			      in->path, rank);
+		hd_input_warn(
+			orig, 0,
+			"byte-identical to '%s', named for rank %d: one of the "
+			"two is a copy",
+			in->path, rank);
 		return;
 	}
 	in->rank = orig->rank;
 	if (orig->error)
-		in->error = g_strdup_printf("same content as '%s', read once: %s",
-					    orig->path, orig->error);
+		in->error =
+			g_strdup_printf("same content as '%s', read once: %s",
+					orig->path, orig->error);
 	else
 		hd_input_warn(in, 0, "same content as '%s', read once",
 			      orig->path);
@@ -649,8 +649,8 @@ static void dedup_digest(struct hd_store *dst, struct hd_store *s,
 					seen, c,
 					GUINT_TO_POINTER(base + k + 1));
 			} else {
-				digest_input_repeats(
-					dst, s, k, GPOINTER_TO_UINT(at) - 1);
+				digest_input_repeats(dst, s, k,
+						     GPOINTER_TO_UINT(at) - 1);
 				continue;
 			}
 		}

@@ -94,8 +94,8 @@ static int run(int argc, char **argv)
 			&hd_cmd_digest,
 			"digest: a digest is binary; give -o FILE, or redirect standard output");
 	g_ptr_array_add(paths, NULL);
-	bytes = hd_cmd_make_digest((char **)paths->pdata, jobs, level,
-				   problems, &store);
+	bytes = hd_cmd_make_digest((char **)paths->pdata, jobs, level, problems,
+				   &store);
 	if (!hd_store_usable_inputs(store)) {
 		hd_cmd_error("no usable input in the %u %s given",
 			     paths->len - 1,
@@ -104,8 +104,7 @@ static int run(int argc, char **argv)
 	}
 	if (!bytes)
 		return HD_EXIT_OUTPUT;
-	status = hd_cmd_output_open(&out, output ? output : "-", store,
-				    NULL);
+	status = hd_cmd_output_open(&out, output ? output : "-", store, NULL);
 	if (status >= 0)
 		return status;
 	data = g_bytes_get_data(bytes, &len);

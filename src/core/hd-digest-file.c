@@ -45,8 +45,9 @@ enum {
 };
 
 static const char *const section_names[] = {
-	"?",	  "strings", "inputs",	"ranks", "groups", "stacks",
-	"op descriptors", "ops", "signals", "world size", "end",
+	"?",	  "strings",	    "inputs", "ranks",	 "groups",
+	"stacks", "op descriptors", "ops",    "signals", "world size",
+	"end",
 };
 
 /* ------------------------------------------------------------ writer */
@@ -312,9 +313,9 @@ static void put_ops(struct writer *w, const struct hd_store *s)
 		int64_t prev = 0;
 
 		for (guint i = 0; i < s->ops->len; i++) {
-			int64_t v = op_get(
-				&g_array_index(s->ops, struct hd_op, i),
-				(enum op_col)c, descs);
+			int64_t v =
+				op_get(&g_array_index(s->ops, struct hd_op, i),
+				       (enum op_col)c, descs);
 
 			put_delta(w->body, v, prev);
 			prev = v;
@@ -536,15 +537,15 @@ static uint64_t get_urange(struct reader *r, uint64_t hi, const char *what)
  * A count of items each at least min_bytes long: never more than the
  * bytes left can hold, so no claim allocates past the digest's size.
  */
-static uint64_t get_count(struct reader *r, uint64_t min_bytes,
-			  uint64_t max, const char *what)
+static uint64_t get_count(struct reader *r, uint64_t min_bytes, uint64_t max,
+			  const char *what)
 {
 	uint64_t n = get_u(r);
 	uint64_t left = (uint64_t)(r->end - r->p);
 
 	if (n > max || n > left / min_bytes) {
-		fail(r, "%" G_GUINT64_FORMAT " %s claimed, more than %s",
-		     n, what,
+		fail(r, "%" G_GUINT64_FORMAT " %s claimed, more than %s", n,
+		     what,
 		     n > max ? "a digest may hold" : "the bytes left hold");
 		return 0;
 	}
@@ -566,8 +567,8 @@ static uint64_t get_str_index(struct reader *r)
 	uint64_t i = get_u(r);
 
 	if (i > r->nstr) {
-		fail(r, "string %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
-		     i, r->nstr);
+		fail(r, "string %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, i,
+		     r->nstr);
 		return 0;
 	}
 	return i;
@@ -581,8 +582,8 @@ static const char *get_istr(struct reader *r)
 	if (!i)
 		return NULL;
 	if (!r->interned[i - 1])
-		r->interned[i - 1] = hd_intern_len(
-			(const char *)r->str[i - 1], r->str_len[i - 1]);
+		r->interned[i - 1] = hd_intern_len((const char *)r->str[i - 1],
+						   r->str_len[i - 1]);
 	return r->interned[i - 1];
 }
 
@@ -619,8 +620,9 @@ static void get_strings(struct reader *r)
 		uint64_t len = get_u(r);
 
 		if (len > (uint64_t)(r->end - r->p)) {
-			fail(r, "a string of %" G_GUINT64_FORMAT
-				" bytes past the end",
+			fail(r,
+			     "a string of %" G_GUINT64_FORMAT
+			     " bytes past the end",
 			     len);
 			break;
 		}
@@ -736,8 +738,7 @@ static void get_ranks(struct reader *r, struct hd_store *s)
 		rk->host = get_istr(r);
 		rk->addr = get_istr(r);
 		rk->pid = (int)get_range(r, G_MININT32, G_MAXINT32, "pid");
-		rk->cuda_dev =
-			(int)get_range(r, -1, G_MAXINT32, "CUDA device");
+		rk->cuda_dev = (int)get_range(r, -1, G_MAXINT32, "CUDA device");
 		rk->bus_id = get_istr(r);
 		rk->nccl_version = get_istr(r);
 		rk->torch_version = get_istr(r);
@@ -765,7 +766,8 @@ static void get_groups(struct reader *r, struct hd_store *s)
 		uint32_t at;
 
 		if (!id || hd_store_find_group(s, id) >= 0) {
-			fail(r, id ? "group '%s' twice" : "a group without id%s",
+			fail(r,
+			     id ? "group '%s' twice" : "a group without id%s",
 			     id ? id : "");
 			break;
 		}
@@ -786,8 +788,8 @@ static void get_groups(struct reader *r, struct hd_store *s)
 			break;
 		g_array_set_size(g->members, (guint)nm);
 		for (uint64_t m = 0; m < nm && !r->bad; m++) {
-			int64_t v = (int64_t)((uint64_t)prev +
-					      (uint64_t)get_s(r));
+			int64_t v =
+				(int64_t)((uint64_t)prev + (uint64_t)get_s(r));
 
 			if (v < -1 || v >= HD_MAX_RANKS) {
 				fail(r, "member %" G_GINT64_FORMAT, v);
@@ -841,15 +843,14 @@ static void get_descs(struct reader *r)
 		d.name = get_istr(r);
 		d.peer = (int32_t)get_range(r, -1, G_MAXINT32, "peer");
 		d.dtype = (uint8_t)get_urange(r, HD_DTYPE_OTHER, "dtype");
-		d.redop = (uint8_t)get_urange(r, HD_REDOP_PREMULSUM,
-					      "reduction");
+		d.redop =
+			(uint8_t)get_urange(r, HD_REDOP_PREMULSUM, "reduction");
 		r->descs[i] = hd_opdesc_intern(&d);
 	}
 }
 
 /* One column value of op c, checked, into op. */
-static void op_set(struct reader *r, struct hd_op *op, enum op_col c,
-		   int64_t v)
+static void op_set(struct reader *r, struct hd_op *op, enum op_col c, int64_t v)
 {
 	bool ok = true;
 
@@ -920,8 +921,8 @@ static void op_set(struct reader *r, struct hd_op *op, enum op_col c,
 		break;
 	}
 	if (!ok)
-		fail(r, "op column %d: value %" G_GINT64_FORMAT
-			" is out of range",
+		fail(r,
+		     "op column %d: value %" G_GINT64_FORMAT " is out of range",
 		     (int)c, v);
 }
 
@@ -946,10 +947,11 @@ static void get_ops(struct reader *r, struct hd_store *s)
 		int64_t prev = 0;
 
 		for (uint64_t i = 0; i < n && !r->bad; i++) {
-			int64_t v = (int64_t)((uint64_t)prev +
-					      (uint64_t)get_s(r));
+			int64_t v =
+				(int64_t)((uint64_t)prev + (uint64_t)get_s(r));
 
-			op_set(r, &g_array_index(s->ops, struct hd_op, base + i),
+			op_set(r,
+			       &g_array_index(s->ops, struct hd_op, base + i),
 			       (enum op_col)c, v);
 			prev = v;
 		}
@@ -991,8 +993,8 @@ static void get_signal(struct reader *r, struct hd_signal *sig)
 		(int32_t)get_range(r, G_MININT32, G_MAXINT32, "local rank");
 	sig->dtype_name = get_istr(r);
 	sig->device = get_istr(r);
-	sig->stack = (int32_t)get_range(r, -1, (int64_t)r->nstacks - 1,
-					"stack");
+	sig->stack =
+		(int32_t)get_range(r, -1, (int64_t)r->nstacks - 1, "stack");
 }
 
 static void get_signals(struct reader *r, struct hd_store *s)
@@ -1025,8 +1027,7 @@ static void reader_clear(struct reader *r)
 }
 
 /* Empties s back to its input `input` alone, as the digest it was. */
-static void reset_store(struct hd_store *s, uint32_t input,
-			const char *name)
+static void reset_store(struct hd_store *s, uint32_t input, const char *name)
 {
 	struct hd_input *in;
 
