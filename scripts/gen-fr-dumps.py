@@ -157,13 +157,17 @@ class Rank:
         self.status = {}
 
     def _jit(self, rid, k):
-        """Deterministic noise in [0, jitter): an LCG of rank, entry, k."""
+        """Deterministic noise in [0, jitter): splitmix64 of rank, entry
+        and k, so that no two times' offsets are related (an LCG's are:
+        its steps are even, and a compressor finds them)."""
         if not self.jitter:
             return 0
-        x = (self.rank * 1000003 + rid * 7919 + k * 104729) & 0xffffffff
-        for _ in range(3):
-            x = (x * 1103515245 + 12345) & 0x7fffffff
-        return x % self.jitter
+        m = 0xffffffffffffffff
+        x = ((self.rank << 32) ^ (rid << 2) ^ k) & m
+        x = (x + 0x9e3779b97f4a7c15) & m
+        x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & m
+        x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & m
+        return (x ^ (x >> 31)) % self.jitter
 
     def op(self, pg, name, ins, outs, dtype="Float", state="completed",
            p2p=False, same_seq=False, in_dt=None, out_dt=None,
