@@ -23,7 +23,7 @@ _hangdoc()
 	done
 
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'analyze show replay export triage diff help
+		COMPREPLY=($(compgen -W 'analyze show replay export triage diff digest help
 			--help --version' -- "$cur"))
 		return
 	fi
@@ -31,7 +31,7 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --rank --group --help'
+		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --rank --group --mpi --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text json jsonl markdown md html perfetto' -- "$cur"))
@@ -114,9 +114,19 @@ _hangdoc()
 		-j | --jobs) return ;;
 		esac
 		;;
+	digest)
+		opts='--output --jobs --level --help'
+		case $prev in
+		-o | --output)
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return
+			;;
+		-j | --jobs | --level) return ;;
+		esac
+		;;
 	help)
 		if [[ $COMP_CWORD -eq $((i + 1)) ]]; then
-			COMPREPLY=($(compgen -W 'analyze show replay export triage diff' -- "$cur"))
+			COMPREPLY=($(compgen -W 'analyze show replay export triage diff digest' -- "$cur"))
 		fi
 		return
 		;;

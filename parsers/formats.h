@@ -72,6 +72,15 @@ bool gpu_state_sniff(const uint8_t *head, size_t len);
 bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error);
 
+/*
+ * hangdoc digests (parsers/digest.c): the stores of the inputs a digest
+ * was made of, with their own provenance; the digest's input becomes the
+ * first of them and the others are added after it.
+ */
+bool digest_sniff(const uint8_t *head, size_t len);
+bool digest_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error);
+
 /* py-spy dumps, text or --json (parsers/pyspy.c). */
 bool pyspy_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		 GError **error);

@@ -46,6 +46,9 @@ struct load_part {
 	struct hd_digest digest; /* of what the worker read */
 	char *refusal; /* why the reader stopped at the budget, or NULL */
 	bool pool_refused; /* that budget was the incident's */
+	/* a digest: its store holds the inputs it was made of, each
+	   deduplicated and described when it was made */
+	bool from_digest;
 };
 
 struct load_job {
@@ -62,6 +65,7 @@ struct load_job {
 	uint64_t file_size; /* and that size */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
+	bool keep_all; /* every attempt and record: for a digest */
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
@@ -131,11 +135,21 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 
 	kind = parsers_sniff(head, len);
 	set_budget(rd, kind, head, len, job->max_bytes);
-	hd_reader_set_pool(rd, job->pool, false, true);
+	/*
+	 * A digest's columns compress far past the incident's ratio (500 : 1
+	 * where a training loop's times step evenly): its decoded bytes are
+	 * held to its own budget (HD_BUDGET_DIGEST_BYTES at 1000 : 1), not
+	 * summed with the files'.
+	 */
+	hd_reader_set_pool(rd, job->pool, false, kind != HD_INPUT_DIGEST);
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
-	hd_store_keep_attempt(part->store, job->attempt);
-	hd_store_keep_window(part->store, job->window);
+	part->from_digest = kind == HD_INPUT_DIGEST;
+	/* a digest keeps them all: the analysis of the digests chooses */
+	if (!job->keep_all) {
+		hd_store_keep_attempt(part->store, job->attempt);
+		hd_store_keep_window(part->store, job->window);
+	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -421,15 +435,30 @@ static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
 }
 
 /*
- * Drops from s, an NCCL log about to become input `index`, the ops of
- * every process whose records an earlier log already gave (same rank,
- * host, pid and ops): read once, with a warning naming that log.  procs
- * maps struct proc_key to the input index that had it first.
+ * The path of input index of the load: in dst, or, past its end, input
+ * index - base of s, the store about to be merged at base.
  */
-static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
-			      GHashTable *procs, guint index)
+static const char *load_input_path(const struct hd_store *dst,
+				   const struct hd_store *s, guint base,
+				   guint index)
 {
-	struct hd_input *in = hd_store_input(s, 0);
+	if (index < dst->inputs->len)
+		return hd_store_input(dst, index)->path;
+	return hd_store_input(s, index - base)->path;
+}
+
+/*
+ * Drops from s, whose input k is an NCCL log about to become input
+ * `index`, the ops of input k of every process whose records an earlier
+ * log already gave (same rank, host, pid and ops): read once, with a
+ * warning naming that log.  procs maps struct proc_key to the input index
+ * that had it first.
+ */
+static void drop_copied_procs(struct hd_store *s, guint k_input,
+			      struct hd_store *dst, GHashTable *procs,
+			      guint index)
+{
+	struct hd_input *in = hd_store_input(s, k_input);
 	g_autoptr(GHashTable) acc = g_hash_table_new_full(
 		g_direct_hash, g_direct_equal, NULL, g_free);
 	g_autoptr(GHashTable) drop =
@@ -448,7 +477,8 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || op->group >= s->groups->len)
+		if (op->rank < 0 || op->group >= s->groups->len ||
+		    op->prov.input != k_input)
 			continue;
 		/* a log's ops come in runs of one rank: look up each run once */
 		if (!cur || cur->rank != op->rank)
@@ -484,13 +514,13 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 			continue;
 		}
 		g_hash_table_add(drop, GINT_TO_POINTER(k->rank));
-		hd_input_warn(
-			in, 0,
-			"the %" G_GUINT64_FORMAT
-			" ops of rank %d (%s:%d) are the same records "
-			"as in '%s': read once",
-			k->nops, k->rank, k->host, k->pid,
-			hd_store_input(dst, GPOINTER_TO_UINT(first) - 1)->path);
+		hd_input_warn(in, 0,
+			      "the %" G_GUINT64_FORMAT
+			      " ops of rank %d (%s:%d) are the same records "
+			      "as in '%s': read once",
+			      k->nops, k->rank, k->host, k->pid,
+			      load_input_path(dst, s, index - k_input,
+					      GPOINTER_TO_UINT(first) - 1));
 	}
 	if (!g_hash_table_size(drop))
 		return;
@@ -498,13 +528,140 @@ static void drop_copied_procs(struct hd_store *s, struct hd_store *dst,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
+		if (op->prov.input == k_input &&
+		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
 			continue;
 		if (out != i)
 			g_array_index(s->ops, struct hd_op, out) = *op;
 		out++;
 	}
 	g_array_set_size(s->ops, out);
+}
+
+/*
+ * Input k of s, a digest's store, repeats input `first` of the load
+ * (same content): it becomes what repeat_store() or impostor_store()
+ * would have made of it, in place, so a copy that another node's digest
+ * holds reads as it does among raw inputs.
+ */
+static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
+				 guint k, guint first)
+{
+	struct hd_input *in = hd_store_input(s, k);
+	struct hd_input *orig =
+		first < dst->inputs->len ? hd_store_input(dst, first) : NULL;
+	GHashTableIter it;
+	gpointer value;
+	guint n = 0;
+
+	if (!orig)
+		return; /* the digest already read it once */
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->prov.input == k)
+			continue;
+		if (n != i)
+			g_array_index(s->ops, struct hd_op, n) = *op;
+		n++;
+	}
+	g_array_set_size(s->ops, n);
+	n = 0;
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->prov.input == k) {
+			g_clear_pointer(&sig->text, g_free);
+			continue;
+		}
+		if (n != i) {
+			g_array_index(s->signals, struct hd_signal, n) = *sig;
+			sig->text = NULL;
+		}
+		n++;
+	}
+	g_array_set_size(s->signals, n);
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		GArray *ins = ((struct hd_rank *)value)->inputs;
+
+		for (guint i = 0; i < ins->len; i++)
+			if (g_array_index(ins, uint32_t, i) == k)
+				g_array_remove_index(ins, i--);
+	}
+	in->records = in->skipped = in->nwarnings = 0;
+	g_ptr_array_set_size(in->warnings, 0);
+	in->truncated = in->empty = false;
+	g_clear_pointer(&in->error, g_free);
+	g_clear_pointer(&in->attempts, g_array_unref);
+	in->attempt = 0;
+	in->op_clock = HD_CLOCK_NONE;
+	in->content_hash = in->content_length = 0;
+	if (!names_agree(orig->path, in->path)) {
+		int rank = parsers_rank_from_filename(in->path);
+		int frank = parsers_rank_from_filename(orig->path);
+
+		in->rank = rank;
+		in->error = g_strdup_printf(
+			"byte-identical to '%s', the input of rank %d, but named for "
+			"rank %d: a copy under another rank's name; not read, rank %d "
+			"has no trustworthy input",
+			orig->path, frank, rank, rank);
+		hd_input_warn(
+			orig, 0,
+			"byte-identical to '%s', named for rank %d: one of the "
+			"two is a copy",
+			in->path, rank);
+		return;
+	}
+	in->rank = orig->rank;
+	if (orig->error)
+		in->error =
+			g_strdup_printf("same content as '%s', read once: %s",
+					orig->path, orig->error);
+	else
+		hd_input_warn(in, 0, "same content as '%s', read once",
+			      orig->path);
+}
+
+/*
+ * The copies among a digest's inputs and the inputs before it, found as
+ * among raw inputs: an input whose content an earlier one had (its
+ * content key, which the digest kept) is read once, and so are the
+ * processes of an NCCL log that an earlier log gave.  Within one digest
+ * that was done when it was made.  s is about to be merged into dst.
+ */
+static void dedup_digest(struct hd_store *dst, struct hd_store *s,
+			 GHashTable *seen, GHashTable *procs)
+{
+	guint base = dst->inputs->len;
+
+	for (guint k = 0; k < s->inputs->len; k++) {
+		struct hd_input *in = hd_store_input(s, k);
+		struct content_key key = { in->content_hash,
+					   in->content_length };
+		gpointer at;
+
+		if (in->content_length) {
+			at = g_hash_table_lookup(seen, &key);
+			if (!at) {
+				struct content_key *c =
+					g_new(struct content_key, 1);
+
+				*c = key;
+				g_hash_table_insert(
+					seen, c,
+					GUINT_TO_POINTER(base + k + 1));
+			} else {
+				digest_input_repeats(dst, s, k,
+						     GPOINTER_TO_UINT(at) - 1);
+				continue;
+			}
+		}
+		drop_copied_procs(s, k, dst, procs, base + k);
+	}
 }
 
 /*
@@ -542,11 +699,16 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		at = g_hash_table_lookup(seen, &key);
 		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
 			   : NULL;
-		if (!first && !parsed->error) {
+		if (part->from_digest) {
+			/* its inputs are looked up one by one (dedup_digest()) */
+		} else if (!first && !parsed->error) {
 			struct content_key *k = g_new(struct content_key, 1);
 
 			*k = key;
 			g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
+			/* a digest made of this says what to know it by */
+			hd_store_input(s, 0)->content_hash = key.hash;
+			hd_store_input(s, 0)->content_length = key.length;
 		} else if (first && names_agree(first->path, name)) {
 			origin = GPOINTER_TO_UINT(at) - 1;
 			s = repeat_store(name, first, parsed->bytes,
@@ -559,11 +721,15 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		}
 	}
 	part->store = NULL;
-	drop_copied_procs(s, dst, procs, i);
+	if (part->from_digest)
+		dedup_digest(dst, s, seen, procs);
+	else
+		drop_copied_procs(s, 0, dst, procs, i);
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	if (job->sha256 && !part->name) {
+	/* a digest's first input has its own file's size and hash */
+	if (job->sha256 && !part->name && !part->from_digest) {
 		hd_store_input(s, 0)->file_size = (int64_t)job->file_size;
 		hd_store_input(s, 0)->sha256 = g_strdup(job->sha256);
 	}
@@ -711,6 +877,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].describe = o->describe;
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
+		work[i].keep_all = o->for_digest;
 		work[i].pool = budget;
 		if (o->progress) {
 			GStatBuf st;
@@ -777,6 +944,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 				"%u more inputs were not read whole: the incident's budget was spent (their warnings say so in the report)",
 				pool_refused - 1));
 	add_missing(store, paths, problems);
-	hd_store_resolve(store);
+	if (!o->for_digest)
+		hd_store_resolve(store);
 	return store;
 }

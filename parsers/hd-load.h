@@ -42,6 +42,12 @@ struct hd_load_opts {
 	int attempt;
 	/* keep only records in this window (NULL: all) */
 	const struct hd_window *window;
+	/*
+	 * for a digest (docs/format-digest.md): keep every attempt and every
+	 * record whatever attempt and window say, and leave the joins of
+	 * hd_store_resolve() to the analysis that reads every node's digest
+	 */
+	bool for_digest;
 };
 
 /*

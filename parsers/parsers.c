@@ -257,6 +257,18 @@ static bool sniff_gpu_state(const struct parsers_head *h)
 	return gpu_state_sniff(h->p, h->len);
 }
 
+static bool sniff_digest(const struct parsers_head *h)
+{
+	return digest_sniff(h->p, h->len);
+}
+
+static struct parsers_budget budget_digest(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_DIGEST_BYTES,
+					HD_BUDGET_LOG_RATIO, "a digest" };
+}
+
 /*
  * The registry: one entry per input kind a parser reads.  Sniffing tries
  * the entries in this order and takes the first that claims the head, so
@@ -264,6 +276,13 @@ static bool sniff_gpu_state(const struct parsers_head *h)
  * before text, which takes almost anything).
  */
 static const struct parsers_entry registry[] = {
+	/* hangdoc's own digests: a binary magic no other format starts with */
+	{
+		.kind = HD_INPUT_DIGEST,
+		.sniff = sniff_digest,
+		.parse = digest_parse,
+		.budget = budget_digest,
+	},
 	{
 		.kind = HD_INPUT_KINETO,
 		.sniff = sniff_kineto,
@@ -415,7 +434,9 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 		/* A parser that succeeded may still report a late problem. */
 		hd_input_warn(in, 0, "%s", err->message);
 	}
-	in->bytes = hd_reader_consumed(rd);
+	/* a digest's inputs keep the sizes of the files they were */
+	if (kind != HD_INPUT_DIGEST || in->kind == HD_INPUT_DIGEST)
+		in->bytes = hd_reader_consumed(rd);
 	hd_store_bound(s);
 	if (in->rank >= 0)
 		hd_rank_add_input(hd_store_rank(s, in->rank), idx);

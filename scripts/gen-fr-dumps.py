@@ -13,6 +13,8 @@ dict before STOP.  The JSON variant follows section 3.6.
 Usage:
   gen-fr-dumps.py fixtures OUTDIR      # tests/data/fr/<case>/...
   gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES
+  gen-fr-dumps.py bench-jitter OUTDIR NRANKS NENTRIES   # times off by
+                                                        # up to 200 us
 Standard library only.
 """
 
@@ -147,11 +149,25 @@ class Rank:
         self.frames = frames
         self.timing = timing
         self.thread = thread
+        self.jitter = 0  # ns: each time off by up to this, as real ones are
         self.entries = []
         self.coll = {n: 0 for n in pgs}
         self.p2p = {n: 0 for n in pgs}
         self.opid = {n: 0 for n in pgs}
         self.status = {}
+
+    def _jit(self, rid, k):
+        """Deterministic noise in [0, jitter): splitmix64 of rank, entry
+        and k, so that no two times' offsets are related (an LCG's are:
+        its steps are even, and a compressor finds them)."""
+        if not self.jitter:
+            return 0
+        m = 0xffffffffffffffff
+        x = ((self.rank << 32) ^ (rid << 2) ^ k) & m
+        x = (x + 0x9e3779b97f4a7c15) & m
+        x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & m
+        x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & m
+        return (x ^ (x >> 31)) % self.jitter
 
     def op(self, pg, name, ins, outs, dtype="Float", state="completed",
            p2p=False, same_seq=False, in_dt=None, out_dt=None,
@@ -163,7 +179,7 @@ class Rank:
             self.coll[pg] += 1
         self.opid[pg] += 1
         rid = len(self.entries)
-        t = self.t0 + rid * 1000000 + self.rank * 1000
+        t = self.t0 + rid * 1000000 + self.rank * 1000 + self._jit(rid, 0)
         opname = name.split(" ")[0]
         e = {}
         if self.frames:
@@ -187,7 +203,8 @@ class Rank:
         e["time_discovered_started_ns"] = (
             t + 500 if state != "scheduled" and self.timing else None)
         e["time_discovered_completed_ns"] = (
-            t + 900000 if state == "completed" else None)
+            t + 900000 + self._jit(rid, 1) if state == "completed"
+            else None)
         e["retired"] = state == "completed"
         e["timeout_ms"] = 600000
         e["is_p2p"] = p2p
@@ -641,14 +658,17 @@ def fixtures(out):
     write(os.path.join(out, "pairwise", "backends_rank_0"), r.pickle())
 
 
-def bench(out, nranks, nentries):
+def bench(out, nranks, nentries, jitter=0):
     """Everyone stuck at the last seq, one rank missing it.  Each rank's
     dump is its own (its times differ), as real dumps are: byte-identical
-    dumps under two ranks' names are a copy, which the loader refuses."""
+    dumps under two ranks' names are a copy, which the loader refuses.
+    With jitter, every time is off by up to that many ns, so the times do
+    not step evenly, as real clocks do not (bench-jitter)."""
     os.makedirs(out, exist_ok=True)
     pg = {"0": ("default_pg", list(range(nranks)))}
     for rank in range(nranks):
         r = Rank(rank, pg)
+        r.jitter = jitter
         for s in range(nentries - 1):
             r.op("0", *AR)
         if rank != nranks // 3:
@@ -663,6 +683,8 @@ def main():
         fixtures(sys.argv[2])
     elif len(sys.argv) == 5 and sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "bench-jitter":
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), 200000)
     else:
         sys.exit(__doc__)
 

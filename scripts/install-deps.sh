@@ -4,6 +4,7 @@
 # they come with the NVIDIA stack under /usr/local/cuda where GPUs are.
 # Chromium renders the HTML report in tests/cli/html-browser.sh; groff
 # checks the man page and zsh the zsh completion in tests/cli/docs-options.sh.
+# Open MPI builds analyze --mpi, which tests/cli/mpi.sh runs.
 set -eu
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -15,5 +16,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libcjson-dev libjansson-dev check \
 	zstd gzip python3 python3-jsonschema clang clang-format libclang-rt-14-dev \
 	valgrind \
+	libopenmpi-dev openmpi-bin \
 	chromium groff-base zsh \
 	>/dev/null

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "hd-term.h"
 #include "hd-load.h"
+#include "hd-mpi.h"
 #include "hd-engine.h"
 #include "hd-ranklist.h"
 #include "hd-report.h"
@@ -79,8 +80,16 @@ static const char help[] =
 	"                 commas, or repeated (the union); with --rank, the\n"
 	"                 ranks in both.  A group not in the data is a usage\n"
 	"                 error that lists the groups\n"
+	"  --mpi          run under mpirun or srun: each process digests its\n"
+	"                 share of the files (or, where a path holds %h, the\n"
+	"                 first process of each host reads it with %h its host\n"
+	"                 name), MPI gathers the digests to rank 0, which\n"
+	"                 writes the report; needs a build with MPI\n"
 	"  -h, --help     show this help\n"
 	"  --             end of options\n"
+	"\n"
+	"Digests (hangdoc digest) may be given among the paths: they read as\n"
+	"the files they were made of.\n"
 	"\n"
 	"Paths that do not exist and inputs that cannot be read or parsed are\n"
 	"named on standard error and in the report; the other paths are still\n"
@@ -107,7 +116,9 @@ static const char help[] =
 	"  hangdoc analyze --format markdown logs/*.log.zst fr/ > ticket.md\n"
 	"  hangdoc analyze --format html -o incident.html ./dumps\n"
 	"  hangdoc analyze --rank 0-3,5 ./dumps\n"
-	"  hangdoc analyze --format perfetto -o hang.json ./dumps\n";
+	"  hangdoc analyze --format perfetto -o hang.json ./dumps\n"
+	"  mpirun -np 512 hangdoc analyze --mpi -o hang.json --format json \\\n"
+	"      '/local/%h/dumps'\n";
 
 struct analyze_opts {
 	enum hd_report_format format;
@@ -124,6 +135,7 @@ struct analyze_opts {
 	hd_ranklist *ranks; /* --rank, or NULL */
 	char *ranks_text; /* the same written back ("0-3,5"), or NULL */
 	GPtrArray *groups; /* --group values, NULL-terminated, or NULL */
+	bool mpi; /* --mpi: digests gathered by MPI (hd-mpi.h) */
 };
 
 static bool want_rank(const void *data, int r)
@@ -156,6 +168,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 		{ "until", 0, HD_OPT_STRING, &until, 0, 0 },
 		{ "rank", 0, HD_OPT_LIST, &ranks, 0, 0 },
 		{ "group", 0, HD_OPT_LIST, &groups, 0, 0 },
+		{ "mpi", 0, HD_OPT_FLAG, &o->mpi, 0, 0 },
 		{ NULL, 0, HD_OPT_FLAG, NULL, 0, 0 },
 	};
 	int status = hd_cmd_parse(&hd_cmd_analyze, argc, argv, opts, paths);
@@ -365,12 +378,36 @@ static void report_times(struct hd_report_opts *ro, gint64 start_us)
 	ro->elapsed_ms = (g_get_monotonic_time() - start_us) / 1000;
 }
 
-static int run_analyze(struct analyze_opts *po, int argc, char **argv);
+static int run_analyze(struct analyze_opts *po, GPtrArray *paths, char **load);
+
+static int run_mpi_or_direct(struct analyze_opts *o, int argc, char **argv)
+{
+	g_autoptr(GPtrArray) paths = g_ptr_array_new();
+	g_autoptr(GPtrArray) digests = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *dir = NULL;
+	int status;
+
+	status = parse_args(argc, argv, o, paths);
+	if (status != HD_CMD_CONTINUE)
+		return status;
+	g_ptr_array_add(paths, NULL);
+	if (!o->mpi)
+		return run_analyze(o, paths, (char **)paths->pdata);
+	/* rank 0 analyzes the digests; the other processes are done */
+	status = hd_mpi_gather((char **)paths->pdata, o->jobs, digests, &dir);
+	if (status == HD_CMD_CONTINUE) {
+		g_ptr_array_add(digests, NULL);
+		status = run_analyze(o, paths, (char **)digests->pdata);
+		g_ptr_array_remove_index(digests, digests->len - 1);
+	}
+	hd_mpi_done(digests, dir);
+	return status;
+}
 
 static int run(int argc, char **argv)
 {
 	struct analyze_opts o = { .format = HD_REPORT_TEXT, .jobs = 0 };
-	int status = run_analyze(&o, argc, argv);
+	int status = run_mpi_or_direct(&o, argc, argv);
 
 	hd_ranklist_free(o.ranks);
 	g_free(o.ranks_text);
@@ -379,25 +416,23 @@ static int run(int argc, char **argv)
 	return status;
 }
 
-static int run_analyze(struct analyze_opts *po, int argc, char **argv)
+/*
+ * Loads load (the paths given, or the digests --mpi gathered), analyzes
+ * and reports, naming the report for paths.
+ */
+static int run_analyze(struct analyze_opts *po, GPtrArray *paths, char **load)
 {
-	struct analyze_opts o;
+	struct analyze_opts o = *po;
 	struct progress prog = { g_get_monotonic_time(), 0 };
 	struct hd_load_opts lo = { 0 };
 	struct hd_report_opts ro = { 80, -1, -1, NULL, false, false, NULL };
 	g_autoptr(hd_report_filter) filter = NULL;
-	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
 	g_autofree char *label = NULL;
 	int status;
 
-	status = parse_args(argc, argv, po, paths);
-	o = *po;
-	if (status != HD_CMD_CONTINUE)
-		return status;
-	g_ptr_array_add(paths, NULL);
 	lo.jobs = o.jobs;
 	lo.attempt = o.attempt;
 	lo.window = &o.window;
@@ -406,7 +441,7 @@ static int run_analyze(struct analyze_opts *po, int argc, char **argv)
 		lo.progress = draw_progress;
 		lo.progress_data = &prog;
 	}
-	store = hd_load_with((char **)paths->pdata, &lo, problems);
+	store = hd_load_with(load, &lo, problems);
 	end_progress(&prog);
 	status = check_attempt(store, o.attempt);
 	if (status != HD_CMD_CONTINUE)
@@ -461,7 +496,7 @@ static int run_analyze(struct analyze_opts *po, int argc, char **argv)
 const struct hd_cmd hd_cmd_analyze = {
 	.name = "analyze",
 	.usage =
-		"[--format FMT] [-o FILE] [-j N] [--width N] [--brief] [--color WHEN] [--no-pager] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] [--rank LIST] [--group G] PATH...",
+		"[--format FMT] [-o FILE] [-j N] [--width N] [--brief] [--color WHEN] [--no-pager] [--quiet] [--merge] [--attempt N] [--since TIME] [--until TIME] [--rank LIST] [--group G] [--mpi] PATH...",
 	.summary = "name the rank to blame for a hang, with evidence",
 	.help = help,
 	.run = run,

@@ -39,6 +39,7 @@ extern const struct hd_cmd hd_cmd_replay;
 extern const struct hd_cmd hd_cmd_export;
 extern const struct hd_cmd hd_cmd_triage;
 extern const struct hd_cmd hd_cmd_diff;
+extern const struct hd_cmd hd_cmd_digest;
 
 struct hd_store;
 struct hd_analysis;
@@ -49,6 +50,15 @@ struct hd_analysis;
  */
 int hd_cmd_analysis_status(const struct hd_store *store,
 			   const struct hd_analysis *a);
+
+/*
+ * Loads paths for a digest (hd_load_opts.for_digest, every input
+ * described), says what the load found wrong, and returns the digest,
+ * zstd at level (0: none), or NULL after saying why; *store is the
+ * store loaded, for the caller to free.  (transfer full)
+ */
+GBytes *hd_cmd_make_digest(char **paths, int jobs, int level,
+			   GPtrArray *problems, struct hd_store **store);
 
 /* Prints "hangdoc: <msg>" to stderr. */
 void hd_cmd_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

@@ -12,8 +12,8 @@
 #include "hd-banned.h"
 
 static const struct hd_cmd *const commands[] = {
-	&hd_cmd_analyze, &hd_cmd_show,	 &hd_cmd_replay,
-	&hd_cmd_export,	 &hd_cmd_triage, &hd_cmd_diff,
+	&hd_cmd_analyze, &hd_cmd_show, &hd_cmd_replay, &hd_cmd_export,
+	&hd_cmd_triage,	 &hd_cmd_diff, &hd_cmd_digest,
 };
 
 static void usage(FILE *out)

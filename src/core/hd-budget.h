@@ -46,6 +46,15 @@ char *hd_budget_take_note(void);
  */
 #define HD_BUDGET_FR_PICKLE_BYTES ((uint64_t)1 << 30)
 #define HD_BUDGET_FR_JSON_BYTES	  ((uint64_t)512 << 20)
+/*
+ * Digests (docs/format-digest.md) are read whole and decoded into the
+ * store: a few bytes an op after the column coding, so 2 GiB holds far
+ * more ops than one node's inputs give (a 1,024-rank incident of 2,000
+ * entries a rank, 2 M ops, digests to about 10 MB).  The ratio is the
+ * logs': the columns of a training loop's ops compress far better than
+ * any dump.
+ */
+#define HD_BUDGET_DIGEST_BYTES ((uint64_t)2 << 30)
 /* Inputs whose kind is not known yet (the sniffed head, memory readers). */
 #define HD_BUDGET_DEFAULT_BYTES HD_BUDGET_LOG_BYTES
 

@@ -29,22 +29,25 @@
  * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
  * ours).
  */
-#define HD_INPUT_KINDS(X)                                         \
-	X(UNKNOWN, "unknown", "inputs")                           \
-	/* NCCL_DEBUG and/or PyTorch c10d text */                 \
-	X(NCCL_LOG, "nccl_log", "logs")                           \
-	/* flight-recorder dump, pickle or JSON */                \
-	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps") \
-	/* profiler Chrome trace */                               \
-	X(KINETO, "kineto_trace", "profiler traces")              \
-	/* dmesg, dmesg -T, journalctl -k (issue 21) */           \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")                \
-	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */ \
-	X(IB_STATE, "ib_state", "InfiniBand port states")         \
-	/* nvidia-smi -q (issue 21) */                            \
-	X(GPU_STATE, "gpu_state", "GPU states")                   \
-	/* py-spy dump of a live process, text or --json */       \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")
+#define HD_INPUT_KINDS(X)                                            \
+	X(UNKNOWN, "unknown", "inputs")                              \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                    \
+	X(NCCL_LOG, "nccl_log", "logs")                              \
+	/* flight-recorder dump, pickle or JSON */                   \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")    \
+	/* profiler Chrome trace */                                  \
+	X(KINETO, "kineto_trace", "profiler traces")                 \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */              \
+	X(KERNEL_LOG, "kernel_log", "kernel logs")                   \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */    \
+	X(IB_STATE, "ib_state", "InfiniBand port states")            \
+	/* nvidia-smi -q (issue 21) */                               \
+	X(GPU_STATE, "gpu_state", "GPU states")                      \
+	/* py-spy dump of a live process, text or --json */          \
+	X(PYSPY, "pyspy_dump", "py-spy dumps")                       \
+	/* hangdoc digest of other inputs (docs/format-digest.md); \
+	   only a digest that cannot be read keeps this kind */ \
+	X(DIGEST, "digest", "digests")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -82,6 +85,11 @@ struct hd_input {
 	char *sha256;
 	/* the file's device and inode (for -o), 0 when unknown */
 	uint64_t dev, ino;
+	/* what the loader knows its content by (hd_digest: XXH3-64 and
+	   length of the decoded bytes) when it was the first input with
+	   that content; 0 otherwise.  Kept in digests, so that copies
+	   across them are found as among raw inputs. */
+	uint64_t content_hash, content_length;
 	/*
 	 * Job attempts (issue 14): a log that holds a run and the restarts
 	 * after it, as struct hd_attempt in order; NULL when the input is one
