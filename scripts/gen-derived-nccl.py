@@ -94,6 +94,14 @@ def main(root):
     for r in range(1, 4):
         write(os.path.join(base, "rank%d.log" % r), healthy[r])
 
+    # the same in the hang: missing-rank's rank 0 log rotated at half
+    base = os.path.join(root, "missing-rank-rotated")
+    half = len(ranks[0]) // 2
+    write(os.path.join(base, "rank0.log.1"), ranks[0][:half])
+    write(os.path.join(base, "rank0.log"), ranks[0][half:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), ranks[r])
+
     # restart in containers: every process is pid 1
     base = os.path.join(root, "restart-pid1")
     for r in range(4):
