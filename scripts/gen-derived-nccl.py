@@ -109,6 +109,17 @@ def main(root):
               [re.sub(r"^node-a:[0-9]+:", "node-a:1:", l)
                for l in restart[r]])
 
+    # healthy-rotated in containers: node-a:1 is every rank, so the newer
+    # file's process cannot be given a rank from its host:pid
+    base = os.path.join(root, "healthy-rotated-pid1")
+    half = len(healthy[0]) // 2
+    pid1 = [[re.sub(r"^node-a:[0-9]+:", "node-a:1:", l) for l in lines]
+            for lines in healthy]
+    write(os.path.join(base, "rank0.log.1"), pid1[0][:half])
+    write(os.path.join(base, "rank0.log"), pid1[0][half:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), pid1[r])
+
     # rank 0's restart log rotated exactly where attempt 2 begins
     base = os.path.join(root, "restart-rotated")
     at = next(i for i, l in enumerate(restart[0])
