@@ -34,6 +34,12 @@
 /* NCCL_DEBUG output and PyTorch c10d / torchrun messages (parsers/nccl-log.c). */
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error);
+/*
+ * After the merge: gives the anonymous processes of NCCL logs that continue
+ * a process another log of the incident names (a rotated log) its rank,
+ * comms and positions (parsers/nl-continue.c).
+ */
+void nl_continue_procs(struct hd_store *s);
 
 /* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
 bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,

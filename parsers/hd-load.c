@@ -1,6 +1,7 @@
 /*
- * Loading an incident: discovery, per-file parsing on a thread pool, and the
- * ordered merge.  Each file is parsed into a store of its own, so parser
+ * Loading an incident: discovery, per-file parsing on a thread pool, the
+ * ordered merge, and what only the whole incident can tell a log (a rotated
+ * log's newer file continues the processes of its older one: nl-continue.c).  Each file is parsed into a store of its own, so parser
  * threads share nothing but the string intern table; the merge then runs in
  * discovery order, which keeps reports independent of thread timing.  It
  * runs while the pool parses, each store as soon as it and all before it
@@ -33,6 +34,7 @@
 #include "hd-hash.h"
 #include "hd-input.h"
 #include "hd-sha256.h"
+#include "formats.h"
 #include "parsers.h"
 #include "rank-name.h"
 #include "hd-banned.h"
@@ -944,7 +946,10 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 				"%u more inputs were not read whole: the incident's budget was spent (their warnings say so in the report)",
 				pool_refused - 1));
 	add_missing(store, paths, problems);
-	if (!o->for_digest)
+	/* joins across inputs: once, over every node, when digests are read */
+	if (!o->for_digest) {
+		nl_continue_procs(store);
 		hd_store_resolve(store);
+	}
 	return store;
 }

@@ -1,7 +1,9 @@
 /*
- * The calls between the three files of the NCCL_DEBUG / PyTorch c10d log
- * parser: the driver (nccl-log.c), the NCCL record grammar (nccl-record.c)
- * and the c10d / torchrun grammar (c10d-record.c).  What they share below
+ * The calls between the files of the NCCL_DEBUG / PyTorch c10d log
+ * parser: the line driver (nccl-log.c), wrapper stripping (nl-wrap.c),
+ * process attribution and attempts at end of input (nl-attrib.c,
+ * nl-attempt.c), the NCCL record grammar (nccl-record.c) and the c10d /
+ * torchrun grammar (c10d-record.c).  What they share below
  * them (the parse state, scanners, regex helpers, store helpers) is
  * nl-ctx.h.  Not for use outside those files.
  *
@@ -16,7 +18,7 @@
 #include "nl-ctx.h"
 
 /* ------------------------------------------------------------------ */
-/* The driver (nccl-log.c): wrappers, streams, store helpers.          */
+/* Wrappers (nl-wrap.c).                                               */
 
 /*
  * Strips launcher and collector wrappers from the front of s and notes
@@ -59,6 +61,22 @@ static inline struct nl_stream *nl_wrap_stream(struct nl_ctx *c, const char *s,
 	}
 	return st;
 }
+
+/* ------------------------------------------------------------------ */
+/* End of input (nl-attrib.c, nl-attempt.c).                           */
+
+/*
+ * Decides each process's rank and gives every op and signal of the input
+ * the rank of its process (or stream); fills groups and ranks.  Runs once,
+ * after the last line.
+ */
+void nl_attribute(struct nl_ctx *c);
+
+/*
+ * Numbers the job attempts of the input (issue 20) from its processes,
+ * once their ranks are decided, and gives each record its attempt.
+ */
+void nl_split_attempts(struct nl_ctx *c);
 
 /* ------------------------------------------------------------------ */
 /* The NCCL record grammar (nccl-record.c).                            */

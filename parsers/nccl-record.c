@@ -181,6 +181,88 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 	return p;
 }
 
+/*
+ * Whether p's process life may have ended: it tore a comm down, logged a
+ * WARN or ABORT, or torchrun restarted the workers since it began.  A
+ * restart that reuses the pid (pid 1 in a container) goes on in the same
+ * host:pid.  A watchdog timeout alone is not enough: a log appended to
+ * itself (appended-self) repeats the banner after one.
+ */
+static bool proc_life_ended(const struct nl_ctx *c, const struct nl_proc *p)
+{
+	if (p->saw_teardown || p->last_warn)
+		return true;
+	for (guint i = 0; i < c->restarts->len; i++)
+		if (g_array_index(c->restarts, uint64_t, i) > p->first_line)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the INFO body b of p starts a new life of its host:pid: a
+ * second NCCL version banner (NCCL prints it once per process), or a new
+ * Init of a commId p already initialized, after p's life may have ended.
+ * A log appended to itself repeats its banner too, but with nothing
+ * ending the first copy's life.
+ */
+static bool starts_new_life(const struct nl_ctx *c, const struct nl_proc *p,
+			    const char *b, size_t n)
+{
+	const char *q;
+	uint64_t id;
+
+	if (!p->first_line || p->first_line == c->lineno ||
+	    !proc_life_ended(c, p))
+		return false;
+	if (starts(b, n, "NCCL version ") || starts(b, n, "RCCL version "))
+		return p->version != NULL;
+	if (!has(b, n, "- Init ") || !(q = find(b, n, "commId 0x")))
+		return false;
+	q += 9;
+	if (!scan_hex(&q, b + n, &id))
+		return false;
+	for (guint i = 0; i < p->comms->len; i++) {
+		const struct nl_comm *cm = g_ptr_array_index(p->comms, i);
+		const struct hd_group *g;
+
+		if (cm->group < 0)
+			continue;
+		g = hd_store_group_at(c->store, (uint32_t)cm->group);
+		if (g->has_comm_id && g->comm_id == id)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A new process life of old's host:pid, from this line on: later records
+ * of that host:pid, and the streams old printed to, are the new one's.
+ */
+static struct nl_proc *proc_new_life(struct nl_ctx *c, struct nl_proc *old)
+{
+	char key[160];
+	struct nl_proc *p;
+
+	g_snprintf(key, sizeof(key), "%.*s:%d", (int)old->host_len, old->host,
+		   old->pid);
+	g_hash_table_remove(c->procs_by_key, key);
+	c->proc_cache[(unsigned)old->pid % NL_PROC_CACHE] = NULL;
+	p = proc_get(c, old->host, old->host_len, old->pid);
+	if (!p)
+		return old;
+	p->first_line = p->last_line = c->lineno;
+	p->stream = old->stream;
+	p->dev = old->dev;
+	old->last_line = old->prev_line;
+	for (guint i = 0; i < c->streams->len; i++) {
+		struct nl_stream *st = g_ptr_array_index(c->streams, i);
+
+		if (st->proc == old)
+			st->proc = p;
+	}
+	return p;
+}
+
 static void stream_add_proc(struct nl_stream *st, struct nl_proc *p)
 {
 	if (!st->proc)
@@ -1002,6 +1084,26 @@ static bool parse_init_23(struct nl_ctx *c, struct nl_proc *p, const char *b,
 	return true;
 }
 
+/*
+ * "Destroy COMPLETE": ncclCommDestroy() returns only after the comm's
+ * work on the device is done, so every op this process enqueued on cm
+ * completed (docs/verdicts.md, "Completion proves presence").  Not after
+ * a WARN or ABORT of the process during cm's ops: a comm in error may be
+ * torn down without finishing them.
+ */
+static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
+				      const struct nl_comm *cm)
+{
+	struct hd_op *ops = (struct hd_op *)(void *)c->store->ops->data;
+
+	if (!cm || !cm->ops || !cm->ops->len ||
+	    p->last_warn >= ops[g_array_index(cm->ops, uint32_t, 0)].prov.at)
+		return;
+	for (guint i = 0; i < cm->ops->len; i++)
+		ops[g_array_index(cm->ops, uint32_t, i)].state =
+			HD_STATE_COMPLETED;
+}
+
 static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 			   size_t n)
 {
@@ -1013,8 +1115,12 @@ static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 	    !cap(c, s, 3, &w, &wl))
 		return;
 	p->saw_teardown = true;
-	if (wl == 8) /* COMPLETE: the pointer may be reused */
-		proc_comm_forget(p, ptr);
+	if (wl != 8)
+		return;
+	/* COMPLETE: the pointer may be reused */
+	if (starts(w - 8, 8, "Destroy "))
+		destroy_proves_completion(c, p, proc_comm(p, ptr));
+	proc_comm_forget(p, ptr);
 }
 
 /* WARN bodies that say the setup or the configuration is wrong. */
@@ -1033,6 +1139,7 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 			p->first_line = c->lineno;
 			p->stream = st->index;
 		}
+		p->prev_line = p->last_line;
 		p->last_line = c->lineno;
 		stream_add_proc(st, p);
 		if (w->tag_rank >= 0)
@@ -1211,6 +1318,10 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 	b = lvl + (is_warn ? 5 : is_info ? 5 : 0);
 	if (b > end)
 		b = end;
+	if (p && is_info && starts_new_life(c, p, b, end - b))
+		p = proc_new_life(c, p);
+	if (p && !is_info)
+		p->last_warn = c->lineno;
 	if (is_info) {
 		handle_info(c, p, st, r.start, end - r.start, b, end - b);
 	} else if (is_warn) {

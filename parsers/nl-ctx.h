@@ -96,6 +96,7 @@ struct nl_proc {
 	int fmt_min; /* major*1000+minor the format implies, 0 */
 	bool no_token; /* 2.2 format seen */
 	bool saw_teardown;
+	uint64_t last_warn; /* line of its last WARN or ABORT record, 0 */
 	bool saw_network; /* "Using network X" read */
 	GHashTable *live; /* ptr (uint64 *) -> struct nl_comm * */
 	GPtrArray *comms; /* struct nl_comm *, all instances, owned */
@@ -105,6 +106,7 @@ struct nl_proc {
 	/* its records' lines and its first stream: a job attempt is per
 	   process (finish()); attempt from 1, decided at end of input */
 	uint64_t first_line, last_line;
+	uint64_t prev_line; /* last_line before the latest record */
 	uint32_t stream;
 	uint16_t attempt;
 	/* COLL records read again (nl_parse_coll()): not kept */

@@ -8,6 +8,7 @@ a prefix.  The verdict must stay the one of the source case.  Rerunning
 leaves `git diff` empty: ./scripts/gen-derived-nccl.py tests/data/nccl
 """
 import os
+import re
 import sys
 
 
@@ -66,6 +67,67 @@ def main(root):
             write(os.path.join(base, "rank%d.log" % r), ranks[r])
         write(os.path.join(base, "console-3.txt"),
               [pfx + l for l in ranks[3]])
+
+    # trust-logs: what a cut, a rotation or a container restart does
+    healthy = [read(os.path.join(root, "healthy", "rank%d.log" % r))
+               for r in range(4)]
+    restart = [read(os.path.join(root, "restart", "rank%d.log" % r))
+               for r in range(4)]
+
+    # head -n -12 rank3.log: a healthy run whose rank 3 log was cut
+    base = os.path.join(root, "healthy-cut")
+    for r in range(4):
+        lines = healthy[r][:-12] if r == 3 else healthy[r]
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # missing-rank with rank 0's log cut in the middle of the hang
+    base = os.path.join(root, "missing-rank-cut")
+    for r in range(4):
+        lines = ranks[r][:-12] if r == 0 else ranks[r]
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # rank 0's healthy log rotated at half: rank0.log.1 (older), rank0.log
+    base = os.path.join(root, "healthy-rotated")
+    half = len(healthy[0]) // 2
+    write(os.path.join(base, "rank0.log.1"), healthy[0][:half])
+    write(os.path.join(base, "rank0.log"), healthy[0][half:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), healthy[r])
+
+    # the same in the hang: missing-rank's rank 0 log rotated at half
+    base = os.path.join(root, "missing-rank-rotated")
+    half = len(ranks[0]) // 2
+    write(os.path.join(base, "rank0.log.1"), ranks[0][:half])
+    write(os.path.join(base, "rank0.log"), ranks[0][half:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), ranks[r])
+
+    # restart in containers: every process is pid 1
+    base = os.path.join(root, "restart-pid1")
+    for r in range(4):
+        write(os.path.join(base, "rank%d.log" % r),
+              [re.sub(r"^node-a:[0-9]+:", "node-a:1:", l)
+               for l in restart[r]])
+
+    # healthy-rotated in containers: node-a:1 is every rank, so the newer
+    # file's process cannot be given a rank from its host:pid
+    base = os.path.join(root, "healthy-rotated-pid1")
+    half = len(healthy[0]) // 2
+    pid1 = [[re.sub(r"^node-a:[0-9]+:", "node-a:1:", l) for l in lines]
+            for lines in healthy]
+    write(os.path.join(base, "rank0.log.1"), pid1[0][:half])
+    write(os.path.join(base, "rank0.log"), pid1[0][half:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), pid1[r])
+
+    # rank 0's restart log rotated exactly where attempt 2 begins
+    base = os.path.join(root, "restart-rotated")
+    at = next(i for i, l in enumerate(restart[0])
+              if i > 0 and "NCCL version" in l)
+    write(os.path.join(base, "rank0.log.1"), restart[0][:at])
+    write(os.path.join(base, "rank0.log"), restart[0][at:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), restart[r])
 
 
 if __name__ == "__main__":

@@ -42,8 +42,6 @@ static bool opcount_informative(const struct group_ctx *c)
 			&g_array_index(c->views, struct view, i);
 		int64_t prev = -1;
 
-		if (vw->completion_info)
-			return false;
 		for (uint32_t j = 0; j < vw->n; j++) {
 			int64_t oc = ctx_op(c, vw->ops[j])->op_count;
 

@@ -187,6 +187,42 @@ static bool share_a_comm(GHashTable *x, GHashTable *y)
 	return false;
 }
 
+/*
+ * Whether another rank than rank is a member of a comm of x and of one of
+ * y: then two logs of rank that name no commId in common are still one
+ * job (a rotated log split where a restart began: the other ranks' logs
+ * hold both attempts' Init lines, even where only one attempt is kept).
+ */
+static bool bridged(const struct hd_store *s, int rank, GHashTable *x,
+		    GHashTable *y)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+
+	for (guint i = 0; i < s->groups->len; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+		guint now;
+
+		if (!g->has_comm_id)
+			continue;
+		now = (g_hash_table_contains(x, &g->comm_id) ? 1u : 0u) |
+		      (g_hash_table_contains(y, &g->comm_id) ? 2u : 0u);
+		for (guint k = 0; now && k < g->members->len; k++) {
+			int m = g_array_index(g->members, int, k);
+			guint had;
+
+			if (m < 0 || m == rank)
+				continue;
+			had = GPOINTER_TO_UINT(
+				g_hash_table_lookup(seen, GINT_TO_POINTER(m)));
+			if ((had | now) == 3u)
+				return true;
+			g_hash_table_insert(seen, GINT_TO_POINTER(m),
+					    GUINT_TO_POINTER(had | now));
+		}
+	}
+	return false;
+}
+
 static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
 {
 	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
@@ -235,7 +271,9 @@ static void compare_pairs(const struct hd_store *s,
 						ib->path, b->nranks);
 				else if (a->comm_ids && b->comm_ids &&
 					 !share_a_comm(a->comm_ids,
-						       b->comm_ids))
+						       b->comm_ids) &&
+					 !bridged(s, r->rank, a->comm_ids,
+						  b->comm_ids))
 					conflict(
 						c,
 						"rank %d: '%s' and '%s' name no NCCL commId in common",
@@ -254,7 +292,7 @@ static void compare_pairs(const struct hd_store *s,
 /* Where one input's ops end in a lane. */
 struct lane_end {
 	uint32_t input;
-	int64_t max_seq;
+	int64_t min_seq, max_seq;
 	const struct hd_op *at_max;
 };
 
@@ -311,7 +349,7 @@ static void compare_lanes(const struct hd_index *ix,
 							   struct lane_end, k);
 			if (!e) {
 				struct lane_end ne = { op->prov.input, op->seq,
-						       op };
+						       op->seq, op };
 
 				if (ends->len < 16)
 					g_array_append_val(ends, ne);
@@ -319,6 +357,8 @@ static void compare_lanes(const struct hd_index *ix,
 				e->max_seq = op->seq;
 				e->at_max = op;
 			}
+			if (e && op->seq < e->min_seq)
+				e->min_seq = op->seq;
 		}
 		for (guint k = 1; k < ends->len && !said; k++) {
 			const struct lane_end *x =
@@ -327,8 +367,14 @@ static void compare_lanes(const struct hd_index *ix,
 				&g_array_index(ends, struct lane_end, k);
 			g_autofree char *label = NULL;
 
-			/* a cut input ends early: that says nothing */
+			/*
+			 * A cut input ends early: that says nothing; nor do
+			 * inputs that hold spans of the lane that do not
+			 * overlap (a rotated log's older and newer file).
+			 */
 			if (x->max_seq == y->max_seq ||
+			    x->max_seq < y->min_seq ||
+			    y->max_seq < x->min_seq ||
 			    input_at(s, x->input)->truncated ||
 			    input_at(s, y->input)->truncated)
 				continue;

@@ -737,8 +737,10 @@ static void add_summary_verdict(const struct hd_index *ix,
 		return;
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
-		a->ranks_missing->len || !a->ranks_seen->len ? HD_CONF_LOW
-							     : HD_CONF_MEDIUM,
+		a->ranks_missing->len || !a->ranks_seen->len ||
+				a->incomplete_records
+			? HD_CONF_LOW
+			: HD_CONF_MEDIUM,
 		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
 		s->ops->len, s->ops->len == 1 ? "" : "s", s->signals->len,
 		s->signals->len == 1 ? "" : "s", a->ranks_seen->len,
@@ -748,9 +750,18 @@ static void add_summary_verdict(const struct hd_index *ix,
 	hd_verdict_add_ruled_out(
 		v,
 		"type, size, dtype, root and reduction mismatches: every aligned position agrees");
-	hd_verdict_add_ruled_out(
-		v,
-		"missing or lagging ranks: every rank reached the same position in every group");
+	if (a->incomplete_records)
+		hd_verdict_add_ruled_out(
+			v,
+			"missing or lagging ranks: every member entered every position its group completed, though the record%s of %u rank%s end%s early (see the notes)",
+			a->incomplete_records == 1 ? "" : "s",
+			a->incomplete_records,
+			a->incomplete_records == 1 ? "" : "s",
+			a->incomplete_records == 1 ? "s" : "");
+	else
+		hd_verdict_add_ruled_out(
+			v,
+			"missing or lagging ranks: every rank reached the same position in every group");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
 			v, "nothing about %u rank%s that left no data",

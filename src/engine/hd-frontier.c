@@ -453,7 +453,17 @@ static void note_completion_proof(const struct group_ctx *c,
 		return;
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	rt = hd_ranks_text(ranks, 8);
-	if (stale)
+	if (!stale)
+		c->a->incomplete_records += ranks->len;
+	if (!stale && c->source == HD_INPUT_NCCL_LOG)
+		note = g_strdup_printf(
+			"%s: rank%s %s: %s log%s end%s early (cut?), before seq %" G_GINT64_FORMAT
+			", which rank %d completed and every member had to enter: %s incomplete, so %s neither missing nor lagging",
+			label, one ? "" : "s", rt, one ? "its" : "their",
+			one ? "" : "s", one ? "s" : "", done, by,
+			one ? "it is" : "they are",
+			one ? "that rank is" : "those ranks are");
+	else if (stale)
 		note = g_strdup_printf(
 			"%s: rank%s %s still show%s an op at or below seq %" G_GINT64_FORMAT
 			" unfinished, but rank %d completed seq %" G_GINT64_FORMAT
@@ -719,6 +729,17 @@ static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
 }
 
 /*
+ * Drops from ranks those whose input was cut short: the completion lag
+ * check says so of them in its own note.
+ */
+static void drop_truncated(const struct group_ctx *c, GArray *ranks)
+{
+	for (guint i = ranks->len; i-- > 0;)
+		if (rank_input_truncated(c, g_array_index(ranks, int, i)))
+			g_array_remove_index(ranks, i);
+}
+
+/*
  * Where progress stops: the frontier, the member ranks that never entered
  * it, and the verdict that blames them (or, when every rank with data is
  * blocked there, the ranks without).
@@ -731,8 +752,22 @@ bool hd_align_check_frontier(struct group_ctx *c)
 	bool found = false;
 	bool blocked;
 
-	if (!frontier_find(c, &f))
+	if (!frontier_find(c, &f)) {
+		/*
+		 * Nothing is stuck, but a member whose record ends before
+		 * what the group completed still has an incomplete record
+		 * (a log cut short after a clean run): say so.
+		 */
+		if (f.done >= 0 && !f.trace) {
+			f.key = -1;
+			frontier_sort_members(c, &f);
+			drop_truncated(c, f.incomplete);
+			note_completion_proof(c, f.incomplete, f.done,
+					      f.done_by, false);
+			frontier_clear(&f);
+		}
 		return false;
+	}
 	frontier_sort_members(c, &f);
 	note_cut(c, f.cut, f.cut_at);
 	note_completion_proof(c, f.incomplete, f.done, f.done_by, false);

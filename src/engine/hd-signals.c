@@ -345,6 +345,31 @@ static void cite_timeouts(const struct hd_store *s, struct hd_verdict *v,
 	}
 }
 
+/*
+ * Whether the ranks that timed out are all of the PG: its size is known
+ * apart from them (its group's member list, or the world or an
+ * all_gather's shape for PG 0) and they are that many, two at least.  A
+ * lone rank's timeout, or ranks that are all the PG shows only because
+ * nothing else of it was read, say nothing of the others.
+ */
+static bool pg_size_known(const struct hd_store *s, const struct pg_reports *p,
+			  const struct pg_hang *h)
+{
+	int size = -1;
+
+	if (h->waiting->len < 2)
+		return false;
+	if (h->group >= 0) {
+		const struct hd_group *grp =
+			g_ptr_array_index(s->groups, h->group);
+
+		size = MAX(grp->nranks, (int)grp->members->len);
+	} else if (strcmp(p->name, "0") == 0 && h->size_from != 2) {
+		size = pg0_size(s, p, &(int){ 0 });
+	}
+	return size > 0 && h->waiting->len >= (guint)size;
+}
+
 static void report_pg_no_culprit(const struct hd_store *s,
 				 struct hd_analysis *a,
 				 const struct pg_reports *p,
@@ -361,6 +386,15 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			" (%s); ranks {%s} left no log of that job attempt, so which one never arrived cannot be shown",
 			h->waiting->len, h->label, h->seq,
 			h->opname ? h->opname : "?", nd);
+	} else if (!pg_size_known(s, p, h)) {
+		g_autofree char *wt = hd_ranks_text(h->waiting, 8);
+
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_LOW,
+			"rank%s %s timed out in %s seq %" G_GINT64_FORMAT
+			" (%s); the other members of %s and its size are unknown (no data from them), so whether one never arrived cannot be told",
+			h->waiting->len == 1 ? "" : "s", wt, h->label, h->seq,
+			h->opname ? h->opname : "?", h->label);
 	} else {
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,

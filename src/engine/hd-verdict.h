@@ -247,6 +247,10 @@ struct hd_analysis {
 	uint32_t trouble_signals;
 	/* some group's ranks are blocked in an op none of them completed */
 	bool hang_seen;
+	/* members whose record ends before a position their group
+	   completed (completion proves presence, hd-frontier.c): noted,
+	   never blamed, and no rank is then said to have reached the end */
+	uint32_t incomplete_records;
 	/* no fault was found, but some input was refused or cut (a budget
 	   spent, unreadable, truncated): the summary is insufficient_data */
 	bool inputs_unread;

@@ -1,0 +1,179 @@
+/*
+ * The NCCL / c10d log parser's job attempts (issue 20), decided at end of
+ * input by nl_split_attempts(), once ranks are known: a later process in
+ * the slot of an earlier one (its stream and rank), begun after the
+ * earlier one's last record, is a restart of it.  Every record takes the
+ * attempt of its process, and each attempt's lines are the span of its
+ * processes' lines.
+ */
+#include "config.h"
+
+#include "nccl-log-internal.h"
+
+#include "hd-banned.h"
+
+/*
+ * The slot a process fills: its first stream and its rank (when the rank
+ * is unknown, its host and device).  A later process in the same slot, begun
+ * after the earlier one's last record, is a restart of it; processes in
+ * other slots (logs of other ranks concatenated, a console sorted by
+ * rank) are not, wherever they sit in the file.
+ */
+static char *proc_slot(const struct nl_proc *p)
+{
+	if (p->rank >= 0)
+		return g_strdup_printf("%u rank %d", p->stream, p->rank);
+	return g_strdup_printf("%u %s dev %d", p->stream, p->host, p->dev);
+}
+
+/* Whether torchrun said it restarts the workers between lines a and b. */
+static bool restart_between(const struct nl_ctx *c, uint64_t a, uint64_t b)
+{
+	for (guint i = 0; i < c->restarts->len; i++) {
+		uint64_t l = g_array_index(c->restarts, uint64_t, i);
+
+		if (l >= a && l <= b)
+			return true;
+	}
+	return false;
+}
+
+/* Numbers each process's attempt; returns how many attempts there are. */
+static guint number_attempts(struct nl_ctx *c)
+{
+	g_autoptr(GHashTable) last =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint most = 1;
+
+	for (guint i = 0; i < c->procs->len; i++) {
+		struct nl_proc *p = g_ptr_array_index(c->procs, i);
+		char *slot = proc_slot(p);
+		struct nl_proc *q = g_hash_table_lookup(last, slot);
+
+		p->attempt = 1;
+		if (q && p->first_line) {
+			/* overlapping: two processes at once, not a restart */
+			p->attempt = q->last_line < p->first_line &&
+						     q->attempt < G_MAXUINT16
+					     ? q->attempt + 1
+					     : q->attempt;
+		}
+		most = MAX(most, p->attempt);
+		g_hash_table_replace(last, slot, p);
+	}
+	return most;
+}
+
+/*
+ * The attempt of a signal made by no process: that of the latest process
+ * of its stream (of its rank, when it has one) begun at or before it,
+ * else the first of its stream, else 1.
+ */
+static uint16_t signal_attempt(const struct nl_ctx *c,
+			       const struct hd_signal *sig, uint32_t stream)
+{
+	const struct nl_proc *best = NULL, *first = NULL;
+
+	for (guint i = 0; i < c->procs->len; i++) {
+		const struct nl_proc *p = g_ptr_array_index(c->procs, i);
+
+		if (p->stream != stream || !p->first_line ||
+		    (sig->rank >= 0 && p->rank >= 0 && p->rank != sig->rank))
+			continue;
+		if (!first)
+			first = p;
+		if (p->first_line <= sig->prov.at &&
+		    (!best || p->first_line >= best->first_line))
+			best = p;
+	}
+	if (!best)
+		best = first;
+	return best ? best->attempt : 1;
+}
+
+/* Widens an attempt's span of lines to cover first..last. */
+static void span_add(struct hd_attempt *at, uint64_t first, uint64_t last)
+{
+	if (!at->first_line || first < at->first_line)
+		at->first_line = first;
+	at->last_line = MAX(at->last_line, last);
+}
+
+/*
+ * Job attempts, per process (issue 20): each record takes the attempt of
+ * its process, and each attempt's lines are the span of its processes'.
+ */
+void nl_split_attempts(struct nl_ctx *c)
+{
+	guint n = number_attempts(c);
+	GArray *ops = c->store->ops, *sigs = c->store->signals;
+	uint64_t orphans = 0;
+	bool sig_search;
+	const struct nl_proc *latest = NULL;
+	guint swept = 0;
+
+	if (n < 2)
+		return;
+	/* a signal of no process searches the processes: bounded work */
+	for (guint i = 0; i < c->sig_proc->len; i++)
+		orphans += g_array_index(c->sig_proc, int32_t, i) < 0;
+	sig_search = orphans * c->procs->len <= (UINT64_C(1) << 26);
+	for (guint k = 0; k < n; k++)
+		(void)hd_input_new_attempt(c->in);
+	for (guint i = 0; i < c->procs->len; i++) {
+		struct nl_proc *p = g_ptr_array_index(c->procs, i);
+
+		if (!p->first_line)
+			continue;
+		span_add(&g_array_index(c->in->attempts, struct hd_attempt,
+					p->attempt - 1),
+			 p->first_line, p->last_line);
+	}
+	for (guint k = 0; k + 1 < n; k++) {
+		struct hd_attempt *at =
+			&g_array_index(c->in->attempts, struct hd_attempt, k);
+		const struct hd_attempt *next = &g_array_index(
+			c->in->attempts, struct hd_attempt, k + 1);
+
+		at->end = restart_between(c, at->first_line, next->first_line)
+				  ? "a torchrun restart"
+				  : "a new process of the same rank";
+	}
+	for (guint i = c->op_base; i < ops->len; i++) {
+		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
+		const struct nl_proc *p = g_ptr_array_index(
+			c->procs,
+			g_array_index(c->op_proc, uint32_t, i - c->op_base));
+
+		op->prov.attempt = p->attempt;
+	}
+	for (guint i = c->sig_base; i < sigs->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(sigs, struct hd_signal, i);
+		int32_t pi =
+			g_array_index(c->sig_proc, int32_t, i - c->sig_base);
+		uint32_t st =
+			g_array_index(c->sig_stream, uint32_t, i - c->sig_base);
+
+		/* the latest process begun before it, of any stream */
+		while (swept < c->procs->len &&
+		       ((const struct nl_proc *)g_ptr_array_index(c->procs,
+								  swept))
+				       ->first_line <= sig->prov.at)
+			latest = g_ptr_array_index(c->procs, swept++);
+		if (pi >= 0)
+			sig->prov.attempt =
+				((const struct nl_proc *)g_ptr_array_index(
+					 c->procs, pi))
+					->attempt;
+		else if (sig_search)
+			sig->prov.attempt = signal_attempt(c, sig, st);
+		else
+			sig->prov.attempt = latest ? latest->attempt : 1;
+		if (sig->prov.attempt && sig->prov.kind == HD_PROV_LINE)
+			span_add(&g_array_index(c->in->attempts,
+						struct hd_attempt,
+						sig->prov.attempt - 1),
+				 sig->prov.at, sig->prov.at);
+	}
+}

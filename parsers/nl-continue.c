@@ -1,0 +1,376 @@
+/*
+ * Process attribution across the NCCL logs of one incident, after the
+ * merge (nl_continue_procs()).  A log that starts in the middle of a
+ * process's life (the newer file of a rotated log, whose Init lines are in
+ * the older one) cannot tell which comm its COLL records belong to, so
+ * they go to a comm guessed by size ("nccl-nranks:N#k"), and, when nothing
+ * else in it names the rank of their host:pid, to an anonymous process
+ * (HD_SIGT_ANON_PROC).  Here another log of the incident completes them:
+ *
+ *  - an anonymous process takes the rank that every other log gives its
+ *    host:pid, if exactly one (never a pid several ranks had: pid 1 in
+ *    containers);
+ *  - each guessed comm of that rank in that log continues the one real
+ *    comm of the rank, of the same size, whose last opCount is one before
+ *    its first (NCCL numbers a comm's calls); its ops move there, after
+ *    the rank's ops in it: one lane, in order;
+ *  - a comm runs its ops in order, so a completed op (a clean Destroy in
+ *    the newer file) completes the rank's earlier ops there too.
+ *
+ * Anything less certain changes nothing.  A few passes over the ops and
+ * tables as large as the comms and processes: bounded by the input.
+ */
+#include "config.h"
+
+#include "formats.h"
+
+#include "hd-hash.h"
+#include "hd-banned.h"
+
+/* A (rank, comm) of one input: key of the tables below. */
+static int64_t *key_new(uint32_t input, int rank, uint32_t group)
+{
+	int64_t *k = g_new(int64_t, 2);
+
+	k[0] = ((int64_t)input << 32) | (uint32_t)rank;
+	k[1] = group;
+	return k;
+}
+
+static guint key_hash(gconstpointer p)
+{
+	const int64_t *k = p;
+
+	return hd_hash_u64((uint64_t)k[0] * 31 + (uint64_t)k[1]);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] == y[0] && x[1] == y[1];
+}
+
+static int64_t *int64_dup(int64_t v)
+{
+	int64_t *p = g_new(int64_t, 1);
+
+	*p = v;
+	return p;
+}
+
+/* The end of a rank's ops in a real comm, over all logs. */
+struct lane_tail {
+	int64_t max_oc, max_seq;
+	int64_t done; /* the last position completed by what moves in, -1 */
+};
+
+/* A guessed comm of a rank (or anonymous process) in one log. */
+struct cont {
+	uint32_t input, from, to;
+	int rank, to_rank; /* to_rank: -1 until decided */
+	int64_t min_seq, min_oc;
+	int64_t shift; /* added to the seq of its ops */
+	uint64_t nops;
+	bool ok; /* continues exactly one real comm */
+};
+
+static bool guessed(const struct hd_store *s, uint32_t g)
+{
+	/* the merge keeps low_confidence_identity only where all agree */
+	return g_str_has_prefix(hd_store_group_at(s, g)->id, "nccl-nranks:");
+}
+
+/* The one rank whose host and pid are host:pid, or -1. */
+static int rank_of_proc(const struct hd_store *s, const char *host, int pid)
+{
+	GHashTableIter it;
+	gpointer value;
+	int found = -1;
+
+	if (!host || !pid)
+		return -1;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct hd_rank *r = value;
+
+		if (r->rank < 0 || r->pid != pid || g_strcmp0(r->host, host))
+			continue;
+		if (found >= 0)
+			return -1; /* a pid several ranks had */
+		found = r->rank;
+	}
+	return found;
+}
+
+/*
+ * The real comm that ct continues among the tails of rank to_rank: the
+ * one of ct's size whose last opCount is one before ct's first.
+ */
+static struct lane_tail *find_tail(const struct hd_store *s, GHashTable *tails,
+				   struct cont *ct)
+{
+	const struct hd_group *from = hd_store_group_at(s, ct->from);
+	struct lane_tail *found = NULL;
+	GHashTableIter it;
+	gpointer key, value;
+
+	if (ct->min_oc < 1)
+		return NULL;
+	g_hash_table_iter_init(&it, tails);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		const int64_t *k = key;
+		struct lane_tail *t = value;
+
+		if ((int)(uint32_t)k[0] != ct->to_rank ||
+		    t->max_oc + 1 != ct->min_oc ||
+		    hd_store_group_at(s, (uint32_t)k[1])->nranks !=
+			    from->nranks)
+			continue;
+		if (found)
+			return NULL; /* two comms it could continue */
+		found = t;
+		ct->to = (uint32_t)k[1];
+	}
+	if (found)
+		ct->shift = found->max_seq + 1 - ct->min_seq;
+	return found;
+}
+
+/* Reads the tails of real comms and the guessed comms, in one pass. */
+static void scan_ops(const struct hd_store *s, const bool *is_guessed,
+		     GHashTable *tails, GHashTable *conts)
+{
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		g_autofree int64_t *k = NULL;
+
+		if (op->seq_kind != HD_SEQ_ORDINAL ||
+		    op->group >= s->groups->len || op->rank == -1 ||
+		    op->prov.input >= s->inputs->len ||
+		    ((const struct hd_input *)g_ptr_array_index(s->inputs,
+								op->prov.input))
+				    ->kind != HD_INPUT_NCCL_LOG)
+			continue;
+		if (!is_guessed[op->group]) {
+			struct lane_tail *t;
+
+			if (op->rank < 0)
+				continue;
+			k = key_new(0, op->rank, op->group);
+			t = g_hash_table_lookup(tails, k);
+			if (!t) {
+				t = g_new(struct lane_tail, 1);
+				t->max_oc = op->op_count;
+				t->max_seq = op->seq;
+				t->done = -1;
+				g_hash_table_insert(tails, g_steal_pointer(&k),
+						    t);
+			}
+			t->max_oc = MAX(t->max_oc, op->op_count);
+			t->max_seq = MAX(t->max_seq, op->seq);
+		} else {
+			struct cont *ct;
+
+			k = key_new(op->prov.input, op->rank, op->group);
+			ct = g_hash_table_lookup(conts, k);
+			if (!ct) {
+				ct = g_new0(struct cont, 1);
+				ct->input = op->prov.input;
+				ct->rank = op->rank;
+				ct->from = op->group;
+				ct->to_rank = -1;
+				ct->min_seq = op->seq;
+				ct->min_oc = op->op_count;
+				g_hash_table_insert(conts, g_steal_pointer(&k),
+						    ct);
+			}
+			ct->min_seq = MIN(ct->min_seq, op->seq);
+			if (op->op_count >= 0 &&
+			    (ct->min_oc < 0 || op->op_count < ct->min_oc))
+				ct->min_oc = op->op_count;
+		}
+	}
+}
+
+/*
+ * Decides each guessed comm's rank and real comm; a process moves only
+ * when all its guessed comms in that log continue one (ok).
+ */
+static void decide(const struct hd_store *s, GHashTable *tails,
+		   GHashTable *conts, GHashTable *anon_rank)
+{
+	g_autoptr(GHashTable) bad = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, NULL);
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, conts);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		struct cont *ct = value;
+		int64_t proc = ((int64_t)ct->input << 32) | (uint32_t)ct->rank;
+
+		if (ct->rank >= 0)
+			ct->to_rank = ct->rank;
+		else if (g_hash_table_contains(anon_rank, &proc))
+			ct->to_rank = GPOINTER_TO_INT(
+				g_hash_table_lookup(anon_rank, &proc));
+		ct->ok = ct->to_rank >= 0 && find_tail(s, tails, ct);
+		if (!ct->ok)
+			g_hash_table_add(bad, int64_dup(proc));
+	}
+	g_hash_table_iter_init(&it, conts);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		struct cont *ct = value;
+		int64_t proc = ((int64_t)ct->input << 32) | (uint32_t)ct->rank;
+
+		if (ct->rank < 0 && g_hash_table_contains(bad, &proc))
+			ct->ok = false;
+	}
+}
+
+/* Moves the ops of the comms decided ok; notes what completed. */
+static void move_ops(struct hd_store *s, const bool *is_guessed,
+		     GHashTable *tails, GHashTable *conts)
+{
+	bool any_done = false;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		g_autofree int64_t *k = NULL;
+		g_autofree int64_t *tk = NULL;
+		struct cont *ct;
+
+		if (op->group >= s->groups->len || !is_guessed[op->group] ||
+		    op->seq_kind != HD_SEQ_ORDINAL)
+			continue;
+		k = key_new(op->prov.input, op->rank, op->group);
+		ct = g_hash_table_lookup(conts, k);
+		if (!ct || !ct->ok)
+			continue;
+		op->rank = ct->to_rank;
+		op->group = ct->to;
+		op->seq += ct->shift;
+		ct->nops++;
+		if (op->state == HD_STATE_COMPLETED) {
+			struct lane_tail *t;
+
+			tk = key_new(0, op->rank, op->group);
+			t = g_hash_table_lookup(tails, tk);
+			t->done = MAX(t->done, op->seq);
+			any_done = true;
+		}
+	}
+	/* a comm runs in order: what came before a completed op completed */
+	for (guint i = 0; any_done && i < s->ops->len; i++) {
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		g_autofree int64_t *k = NULL;
+		const struct lane_tail *t;
+
+		if (op->rank < 0 || op->group >= s->groups->len ||
+		    is_guessed[op->group] || op->seq_kind != HD_SEQ_ORDINAL)
+			continue;
+		k = key_new(0, op->rank, op->group);
+		t = g_hash_table_lookup(tails, k);
+		if (t && op->seq < t->done)
+			op->state = HD_STATE_COMPLETED;
+	}
+}
+
+/* Signals, ranks and warnings of what moved; anonymous ones named. */
+static void note_moves(struct hd_store *s, GHashTable *conts)
+{
+	g_autoptr(GHashTable) moved = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, NULL);
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, conts);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct cont *ct = value;
+		struct hd_input *in = hd_store_input(s, ct->input);
+
+		if (!ct->ok || !ct->nops)
+			continue;
+		hd_rank_add_input(hd_store_rank(s, ct->to_rank), ct->input);
+		if (in->rank < 0)
+			in->rank = ct->to_rank;
+		hd_input_warn(
+			in, 0,
+			"%" G_GUINT64_FORMAT
+			" ops of a comm this log has no Init line for are rank "
+			"%d's, after its ops in %s of another log of this "
+			"incident (a rotated log): its opCounts go on",
+			ct->nops, ct->to_rank,
+			hd_store_group_at(s, ct->to)->id);
+	}
+	g_hash_table_iter_init(&it, conts);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct cont *ct = value;
+
+		if (ct->ok && ct->rank < 0)
+			g_hash_table_insert(
+				moved,
+				int64_dup(((int64_t)ct->input << 32) |
+					  (uint32_t)ct->rank),
+				GINT_TO_POINTER(ct->to_rank + 1));
+	}
+	for (guint i = 0; g_hash_table_size(moved) && i < s->signals->len;) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		int64_t proc =
+			((int64_t)sig->prov.input << 32) | (uint32_t)sig->rank;
+		int to;
+
+		if (sig->rank > -2 ||
+		    !(to = GPOINTER_TO_INT(
+			      g_hash_table_lookup(moved, &proc)))) {
+			i++;
+			continue;
+		}
+		/* an anonymous process moved with its comms: named now */
+		if (sig->type == HD_SIGT_ANON_PROC) {
+			g_array_remove_index(s->signals, i);
+			continue;
+		}
+		sig->rank = to - 1;
+		i++;
+	}
+}
+
+void nl_continue_procs(struct hd_store *s)
+{
+	g_autofree bool *is_guessed = g_new0(bool, s->groups->len + 1);
+	g_autoptr(GHashTable) tails =
+		g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
+	g_autoptr(GHashTable) conts =
+		g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
+	g_autoptr(GHashTable) anon_rank = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, NULL);
+	bool any = false;
+
+	for (guint g = 0; g < s->groups->len; g++)
+		any |= is_guessed[g] = guessed(s, g);
+	if (!any)
+		return;
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		int rank;
+
+		if (sig->type != HD_SIGT_ANON_PROC || sig->rank > -2 ||
+		    (rank = rank_of_proc(s, sig->host, sig->pid)) < 0)
+			continue;
+		g_hash_table_insert(anon_rank,
+				    int64_dup(((int64_t)sig->prov.input << 32) |
+					      (uint32_t)sig->rank),
+				    GINT_TO_POINTER(rank));
+	}
+	scan_ops(s, is_guessed, tails, conts);
+	if (!g_hash_table_size(conts))
+		return;
+	decide(s, tails, conts, anon_rank);
+	move_ops(s, is_guessed, tails, conts);
+	note_moves(s, conts);
+}
