@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
@@ -91,11 +91,6 @@ const char *hd_xid_next_step(int xid)
 	default:
 		return "drain the node, run `nvidia-bug-report.sh` there, and reset the GPU (or reboot) before it takes jobs again";
 	}
-}
-
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
 }
 
 static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
@@ -457,7 +452,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		/* the same port's counters beside its state */
 		for (guint i = 0; i < s->signals->len && v->evidence->len < 8;
 		     i++) {
-			const struct hd_signal *c = sig_at(s, i);
+			const struct hd_signal *c = hd_sig_at(s, i);
 			bool by_name;
 			const char *h;
 
@@ -528,7 +523,7 @@ static GArray *port_users(const struct hd_store *s, const char *host,
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (guint i = 0; host && dev && i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		int r;
 
 		if (sig->type != HD_SIGT_NET_DEVICES || !sig->host ||
@@ -607,7 +602,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	guint same = 0, after = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
 
 		if (!is_event(s, sig))
@@ -643,7 +638,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	if (!best.sig)
 		return;
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (is_event(s, sig) && sig->type == best.sig->type &&
 		    sig->code == best.sig->code)

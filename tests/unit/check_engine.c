@@ -762,6 +762,43 @@ START_TEST(test_c10d_counters)
 }
 END_TEST
 
+/*
+ * Many absent ranks each print a status line: the verdict cites a few of
+ * them (hd_sig_cite()'s cap), never one per rank, and still the one
+ * timeout that the count of the other waiting ranks refers to.
+ */
+START_TEST(test_c10d_counters_evidence_capped)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	bool timeout_cited = false;
+
+	fixture_init(&f, 16, HD_INPUT_NCCL_LOG);
+	f.s->world_size = 16;
+	for (int r = 0; r < 4; r++)
+		add_sig(&f, r, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 41,
+			INT64_MIN, INT64_MIN,
+			"Watchdog caught collective operation timeout");
+	for (int r = 4; r < 16; r++)
+		add_sig(&f, r, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 40, 40,
+			"Last enqueued NCCL work: 40, last completed NCCL work: 40.");
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+	ck_assert_uint_eq(v->culprits->len, 12);
+	/* six status lines, the timeout, the count of the others */
+	ck_assert_uint_eq(v->evidence->len, 8);
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		timeout_cited |= strstr(e->text, "Watchdog caught") != NULL;
+	}
+	ck_assert(timeout_cited);
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_c10d_all_timed_out)
 {
 	struct fixture f;
@@ -1441,6 +1478,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_p2p_unmatched_and_cycle);
 	tcase_add_test(tc, test_blocked_chain);
 	tcase_add_test(tc, test_c10d_counters);
+	tcase_add_test(tc, test_c10d_counters_evidence_capped);
 	tcase_add_test(tc, test_c10d_all_timed_out);
 	tcase_add_test(tc, test_network_first_fault);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
