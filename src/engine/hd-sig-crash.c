@@ -180,17 +180,44 @@ static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
 			"an NCCL function is on the crashing stack: NCCL itself (its setup, proxy or transport) failed, not the training code");
 }
 
-void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
+/* How check_crashes() found the failures ordered. */
+enum crash_shape {
+	CRASH_FIRST, /* one failed first: the times say so, or it is alone */
+	CRASH_TIE, /* the first ones cannot be told apart */
+	CRASH_UNORDERED, /* several, some without a time */
+};
+
+/* What crash_decide() chose; crash_build() states it. */
+struct crash_decision {
+	enum crash_shape shape;
+	enum hd_confidence conf;
+	GArray *culprits; /* int, ascending */
+	const struct hd_signal *first; /* the failure the verdict leads with */
+	GPtrArray *firsts; /* the tied first failures (CRASH_TIE), or NULL */
+	bool rankless; /* some of those named are of unknown rank */
+	guint timeouts; /* watchdog timeouts in the store */
+	guint closed_naming; /* peers that saw first's host close on them */
+};
+
+static void crash_decision_clear(struct crash_decision *d)
 {
-	const struct hd_store *s = ix->store;
+	g_clear_pointer(&d->culprits, g_array_unref);
+	g_clear_pointer(&d->firsts, g_ptr_array_unref);
+}
+
+/*
+ * Chooses which rank failed first among the failures that start trouble
+ * (is_crash_cause()), by time where the clocks compare.  False when there
+ * is none; else fills *d (crash_decision_clear() it).
+ */
+static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
+{
 	const struct hd_signal *first = NULL;
 	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
 	guint timeouts = 0, closed_naming = 0, rankless = 0;
-	struct hd_verdict *v;
 	bool timed = true, tie = false;
 	g_autoptr(GPtrArray) cands = g_ptr_array_new();
-	g_autoptr(GPtrArray) firsts = NULL;
-	g_autofree char *what = NULL;
+	GPtrArray *firsts = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -199,7 +226,7 @@ void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 			timeouts++;
 		if (!is_crash_cause(s, sig))
 			continue;
-		/* A failure in communicator setup is hd_sig_check_init's. */
+		/* A failure in communicator setup is check_init's. */
 		if (hd_sig_from_log(s, sig) &&
 		    sig->type != HD_SIGT_PROCESS_EXIT &&
 		    sig->type != HD_SIGT_FATAL_SIGNAL &&
@@ -226,7 +253,7 @@ void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 	}
 	hd_sig_int_set_unique(crashed);
 	if (!first)
-		return;
+		return false;
 	firsts = hd_sig_first_timed(cands, &tie);
 	if (firsts)
 		first = g_ptr_array_index(firsts, 0);
@@ -244,108 +271,151 @@ void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 		}
 	}
 	g_array_sort(crashed, hd_compare_int);
+	*d = (struct crash_decision){
+		.first = first,
+		.firsts = firsts,
+		.timeouts = timeouts,
+		.closed_naming = closed_naming,
+	};
 	if (tie) {
-		bool rl;
-		g_autoptr(GArray) tied = hd_sig_ranks(firsts, &rl);
-		g_autofree char *ct = hd_ranks_text(tied, 8);
-
-		v = hd_verdict_new(
-			HD_V_RANK_CRASHED, HD_CONF_LOW,
-			"ranks %s%s failed, and which failed first cannot be told: %s",
-			tied->len ? ct : "?",
-			rl ? " and processes of unknown rank" : "",
-			hd_sig_tie_reason(firsts));
-		for (guint i = 0; i < tied->len; i++)
-			hd_verdict_add_culprit(v, g_array_index(tied, int, i));
-		v->score = HD_SCORE_CRASH;
-		for (guint i = 0;
-		     i < firsts->len && v->evidence->len < HD_SIG_MAX_EVIDENCE;
-		     i++)
-			hd_sig_cite(s, v, g_ptr_array_index(firsts, i));
-		for (guint i = 0; i < s->signals->len &&
-				  v->evidence->len < HD_SIG_MAX_EVIDENCE;
-		     i++) {
-			const struct hd_signal *sig = hd_sig_at(s, i);
-
-			if (sig->rank >= 0 && is_crash_cause(s, sig) &&
-			    !g_ptr_array_find(firsts, sig, NULL))
-				hd_sig_cite(s, v, sig);
-		}
-		if (timeouts)
-			hd_verdict_add_evidence(
-				v, -1, NULL,
-				"%u watchdog timeout%s on other ranks follow%s",
-				timeouts, timeouts == 1 ? "" : "s",
-				timeouts == 1 ? "s" : "");
-		hd_verdict_add_ruled_out(
-			v,
-			"nothing: the first failure is among these; times on one clock would tell which");
-		g_ptr_array_add(a->verdicts, v);
-		return;
-	}
-	if (crashed->len + rankless == 1 || timed) {
-		g_autofree char *who =
-			first->rank >= 0
-				? g_strdup_printf("rank %d", first->rank)
-				: hd_sig_who(first);
-
-		v = hd_verdict_new(
-			HD_V_RANK_CRASHED,
-			first->rank < 0		    ? HD_CONF_LOW
-			: timeouts || closed_naming ? HD_CONF_HIGH
-						    : HD_CONF_MEDIUM,
-			"%s failed first (%s)%s", who,
-			first->type == HD_SIGT_OOM ? "CUDA out of memory"
-			: first->type == HD_SIGT_CUDA_ERROR   ? "CUDA error"
-			: first->type == HD_SIGT_PROCESS_EXIT ? "process exited"
-			: first->type == HD_SIGT_PROXY_DIED
-				? "its NCCL proxy thread died"
-			: first->type == HD_SIGT_FATAL_SIGNAL
-				? (what = fatal_what(s, first))
-				: "exception",
-			timeouts
-				? "; the other ranks then timed out waiting for it"
-				: "");
+		d->shape = CRASH_TIE;
+		d->conf = HD_CONF_LOW;
+		d->culprits = hd_sig_ranks(firsts, &d->rankless);
+	} else if (crashed->len + rankless == 1 || timed) {
+		d->shape = CRASH_FIRST;
+		d->conf = first->rank < 0	      ? HD_CONF_LOW
+			  : timeouts || closed_naming ? HD_CONF_HIGH
+						      : HD_CONF_MEDIUM;
+		d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 		if (first->rank >= 0)
-			hd_verdict_add_culprit(v, first->rank);
+			g_array_append_val(d->culprits, first->rank);
 	} else {
-		g_autofree char *ct = hd_ranks_text(crashed, 8);
-
-		v = hd_verdict_new(
-			HD_V_RANK_CRASHED, HD_CONF_LOW,
-			"ranks %s%s failed, and without timestamps which failed first cannot be told",
-			ct, rankless ? " and processes of unknown rank" : "");
-		for (guint i = 0; i < crashed->len; i++)
-			hd_verdict_add_culprit(v,
-					       g_array_index(crashed, int, i));
+		d->shape = CRASH_UNORDERED;
+		d->conf = HD_CONF_LOW;
+		d->rankless = rankless > 0;
+		d->culprits = g_steal_pointer(&crashed);
 	}
+	return true;
+}
+
+/* "CUDA error", "fatal signal 7 (SIGBUS) ...".  (transfer full) */
+static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
+{
+	switch (sig->type) {
+	case HD_SIGT_OOM:
+		return g_strdup("CUDA out of memory");
+	case HD_SIGT_CUDA_ERROR:
+		return g_strdup("CUDA error");
+	case HD_SIGT_PROCESS_EXIT:
+		return g_strdup("process exited");
+	case HD_SIGT_PROXY_DIED:
+		return g_strdup("its NCCL proxy thread died");
+	case HD_SIGT_FATAL_SIGNAL:
+		return fatal_what(s, sig);
+	default:
+		return g_strdup("exception");
+	}
+}
+
+/* The summary of decision d.  (transfer full) */
+static char *crash_summary(const struct hd_store *s,
+			   const struct crash_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
+	g_autofree char *who = NULL;
+	g_autofree char *what = NULL;
+
+	switch (d->shape) {
+	case CRASH_TIE:
+		return g_strdup_printf(
+			"ranks %s%s failed, and which failed first cannot be told: %s",
+			d->culprits->len ? ct : "?",
+			d->rankless ? " and processes of unknown rank" : "",
+			hd_sig_tie_reason(d->firsts));
+	case CRASH_UNORDERED:
+		return g_strdup_printf(
+			"ranks %s%s failed, and without timestamps which failed first cannot be told",
+			ct,
+			d->rankless ? " and processes of unknown rank" : "");
+	case CRASH_FIRST:
+	default:
+		break;
+	}
+	who = first->rank >= 0 ? g_strdup_printf("rank %d", first->rank)
+			       : hd_sig_who(first);
+	what = crash_what(s, first);
+	return g_strdup_printf(
+		"%s failed first (%s)%s", who, what,
+		d->timeouts ? "; the other ranks then timed out waiting for it"
+			    : "");
+}
+
+/* The verdict of decision d, with the failures cited.  (transfer full) */
+static struct hd_verdict *crash_build(const struct hd_store *s,
+				      const struct crash_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	g_autofree char *summary = crash_summary(s, d);
+	struct hd_verdict *v =
+		hd_verdict_new(HD_V_RANK_CRASHED, d->conf, "%s", summary);
+
+	for (guint i = 0; i < d->culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
 	v->score = HD_SCORE_CRASH;
-	hd_sig_cite(s, v, first);
-	fatal_evidence(s, v, first);
+	if (d->shape == CRASH_TIE) {
+		for (guint i = 0; i < d->firsts->len &&
+				  v->evidence->len < HD_SIG_MAX_EVIDENCE;
+		     i++)
+			hd_sig_cite(s, v, g_ptr_array_index(d->firsts, i));
+	} else {
+		hd_sig_cite(s, v, first);
+		fatal_evidence(s, v, first);
+	}
 	for (guint i = 0;
 	     i < s->signals->len && v->evidence->len < HD_SIG_MAX_EVIDENCE;
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig != first && sig->rank >= 0 && is_crash_cause(s, sig))
+		if (sig->rank < 0 || !is_crash_cause(s, sig))
+			continue;
+		if (d->shape == CRASH_TIE
+			    ? !g_ptr_array_find(d->firsts, sig, NULL)
+			    : sig != first)
 			hd_sig_cite(s, v, sig);
 	}
-	if (timeouts)
+	if (d->timeouts)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
 			"%u watchdog timeout%s on other ranks follow%s",
-			timeouts, timeouts == 1 ? "" : "s",
-			timeouts == 1 ? "s" : "");
-	if (closed_naming)
+			d->timeouts, d->timeouts == 1 ? "" : "s",
+			d->timeouts == 1 ? "s" : "");
+	if (d->shape == CRASH_TIE) {
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: the first failure is among these; times on one clock would tell which");
+		return v;
+	}
+	if (d->closed_naming)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
 			"%u peers saw their connection closed by %s",
-			closed_naming, first->host);
+			d->closed_naming, first->host);
 	hd_verdict_add_ruled_out(
 		v,
 		"SIGABRT from a rank's own watchdog and SIGTERM from the agent: consequences, not causes");
 	hd_verdict_add_ruled_out(
 		v,
 		"torchrun's \"Root Cause\": it only names the earliest exit, to the second");
-	g_ptr_array_add(a->verdicts, v);
+	return v;
+}
+
+void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
+{
+	struct crash_decision d;
+
+	if (!crash_decide(ix->store, &d))
+		return;
+	g_ptr_array_add(a->verdicts, crash_build(ix->store, &d));
+	crash_decision_clear(&d);
 }

@@ -126,49 +126,48 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	g_ptr_array_add(a->verdicts, v);
 }
 
-/*
- * Network errors first seen by several processes that the times cannot
- * order (a tie within the skew, or clocks that cannot be compared): each
- * is named, at low confidence, whichever file was read first.
- */
-static void network_tie(const struct hd_store *s, struct hd_analysis *a,
-			const GPtrArray *firsts)
-{
-	bool rankless;
-	g_autoptr(GArray) ranks = hd_sig_ranks(firsts, &rankless);
-	g_autofree char *rt = hd_ranks_text(ranks, 8);
-	struct hd_verdict *v = hd_verdict_new(
-		HD_V_NETWORK_FAULT, HD_CONF_LOW,
-		"ranks %s%s saw network errors, and which came first cannot be told: %s",
-		ranks->len ? rt : "?",
-		rankless ? " and processes of unknown rank" : "",
-		hd_sig_tie_reason(firsts));
+/* What net_decide() chose; net_build() states it. */
+struct net_decision {
+	/*
+	 * Network errors first seen by several processes that the times
+	 * cannot order (a tie within the skew, or clocks that cannot be
+	 * compared): each is named, at low confidence, whichever file was
+	 * read first.
+	 */
+	bool tie;
+	enum hd_confidence conf;
+	GArray *culprits; /* int: who saw the first error, and its peer */
+	const struct hd_signal *first; /* the first error */
+	GPtrArray *firsts; /* the tied first errors (tie), or NULL */
+	bool rankless; /* tie: some tied processes are of unknown rank */
+	char *host; /* the host of first's peer, or NULL */
+	GArray *peer_ranks; /* int: the ranks on that host, or NULL */
+	int peer_rank; /* first's peer's rank, or -1 */
+	const char *peer_name; /* the host of a peer named by address */
+	guint same_peer; /* other errors that name the same peer host */
+	guint nsig; /* network errors that are causes */
+	guint reporters; /* ranks that reported one */
+};
 
-	for (guint i = 0; i < ranks->len; i++)
-		hd_verdict_add_culprit(v, g_array_index(ranks, int, i));
-	v->score = HD_SCORE_NETWORK;
-	for (guint i = 0;
-	     i < firsts->len && v->evidence->len < HD_SIG_MAX_EVIDENCE; i++)
-		hd_sig_cite(s, v, g_ptr_array_index(firsts, i));
-	hd_verdict_add_ruled_out(
-		v,
-		"nothing: the first failure is among these; their logs' other lines, or times on one clock, would tell which");
-	g_ptr_array_add(a->verdicts, v);
+static void net_decision_clear(struct net_decision *d)
+{
+	g_clear_pointer(&d->culprits, g_array_unref);
+	g_clear_pointer(&d->firsts, g_ptr_array_unref);
+	g_clear_pointer(&d->peer_ranks, g_array_unref);
+	g_clear_pointer(&d->host, g_free);
 }
 
-void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a)
+/*
+ * Chooses the first network error that is a cause (not a consequence, not
+ * a host's port state) and the peer it names.  False when there is none;
+ * else fills *d (net_decision_clear() it).
+ */
+static bool net_decide(const struct hd_store *s, struct net_decision *d)
 {
-	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = NULL;
 	g_autoptr(GArray) reporters = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *host = NULL;
-	g_autoptr(GArray) peer_ranks = NULL;
-	struct hd_verdict *v;
-	guint same_peer = 0, nsig = 0;
-	int peer_rank = -1;
-	const char *peer_name = NULL; /* the host of a peer named by address */
 	g_autoptr(GPtrArray) cands = g_ptr_array_new();
-	g_autoptr(GPtrArray) firsts = NULL;
+	guint nsig = 0;
 	bool tie = false;
 
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -187,20 +186,26 @@ void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a)
 	}
 	hd_sig_int_set_unique(reporters);
 	if (!first)
-		return;
-	firsts = hd_sig_first_timed(cands, &tie);
-	if (firsts)
-		first = g_ptr_array_index(firsts, 0);
+		return false;
+	*d = (struct net_decision){ .peer_rank = -1,
+				    .nsig = nsig,
+				    .reporters = reporters->len };
+	d->firsts = hd_sig_first_timed(cands, &tie);
+	if (d->firsts)
+		first = g_ptr_array_index(d->firsts, 0);
+	d->first = first;
 	if (tie) {
-		network_tie(s, a, firsts);
-		return;
+		d->tie = true;
+		d->conf = HD_CONF_LOW;
+		d->culprits = hd_sig_ranks(d->firsts, &d->rankless);
+		return true;
 	}
 	if (first->peer) {
-		host = hd_sig_peer_host(first->peer);
-		peer_ranks = ranks_on_host(s, host, &peer_name);
-		peer_rank = first->peer_rank;
-		if (peer_rank < 0 && peer_ranks->len == 1)
-			peer_rank = g_array_index(peer_ranks, int, 0);
+		d->host = hd_sig_peer_host(first->peer);
+		d->peer_ranks = ranks_on_host(s, d->host, &d->peer_name);
+		d->peer_rank = first->peer_rank;
+		if (d->peer_rank < 0 && d->peer_ranks->len == 1)
+			d->peer_rank = g_array_index(d->peer_ranks, int, 0);
 		for (guint i = 0; i < s->signals->len; i++) {
 			const struct hd_signal *sig = hd_sig_at(s, i);
 			g_autofree char *h = NULL;
@@ -209,44 +214,86 @@ void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a)
 			    sig == first || is_port_state(sig))
 				continue;
 			h = hd_sig_peer_host(sig->peer);
-			if (strcmp(h, host) == 0)
-				same_peer++;
+			if (strcmp(h, d->host) == 0)
+				d->same_peer++;
 		}
 	}
-	{
-		g_autofree char *who = hd_sig_who(first);
-		g_autofree char *peer = NULL;
-
-		const char *on = peer_name ? peer_name : "";
-		const char *sep = peer_name ? ", " : "";
-
-		if (first->peer && peer_rank >= 0)
-			peer = g_strdup_printf(" with peer %s (%s%srank %d)",
-					       first->peer, on, sep, peer_rank);
-		else if (first->peer && peer_ranks && peer_ranks->len > 1) {
-			g_autofree char *pr = hd_ranks_text(peer_ranks, 8);
-
-			peer = g_strdup_printf(
-				" with peer %s (%s%shost of ranks %s)",
-				first->peer, on, sep, pr);
-		} else if (first->peer)
-			peer = g_strdup_printf(" with peer %s", first->peer);
-		v = hd_verdict_new(
-			HD_V_NETWORK_FAULT,
-			same_peer > 0 ||
-					(hd_time_known(first->time) && nsig > 1)
-				? HD_CONF_HIGH
-				: HD_CONF_MEDIUM,
-			"%s saw the first network error%s%s", who,
-			peer ? peer : "",
-			!hd_time_known(first->time) && nsig > 1
-				? " (no timestamps: order unknown)"
-				: "");
-	}
+	d->conf = d->same_peer > 0 || (hd_time_known(first->time) && nsig > 1)
+			  ? HD_CONF_HIGH
+			  : HD_CONF_MEDIUM;
+	d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	if (first->rank >= 0)
-		hd_verdict_add_culprit(v, first->rank);
-	if (peer_rank >= 0)
-		hd_verdict_add_culprit(v, peer_rank);
+		g_array_append_val(d->culprits, first->rank);
+	if (d->peer_rank >= 0)
+		g_array_append_val(d->culprits, d->peer_rank);
+	return true;
+}
+
+/* The verdict of a tie among the first errors.  (transfer full) */
+static struct hd_verdict *net_build_tie(const struct hd_store *s,
+					const struct net_decision *d)
+{
+	g_autofree char *rt = hd_ranks_text(d->culprits, 8);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_NETWORK_FAULT, d->conf,
+		"ranks %s%s saw network errors, and which came first cannot be told: %s",
+		d->culprits->len ? rt : "?",
+		d->rankless ? " and processes of unknown rank" : "",
+		hd_sig_tie_reason(d->firsts));
+
+	for (guint i = 0; i < d->culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
+	v->score = HD_SCORE_NETWORK;
+	for (guint i = 0;
+	     i < d->firsts->len && v->evidence->len < HD_SIG_MAX_EVIDENCE; i++)
+		hd_sig_cite(s, v, g_ptr_array_index(d->firsts, i));
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing: the first failure is among these; their logs' other lines, or times on one clock, would tell which");
+	return v;
+}
+
+/* " with peer node-b<41873> (node-b, rank 5)", or "".  (transfer full) */
+static char *net_peer_text(const struct net_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	const char *on = d->peer_name ? d->peer_name : "";
+	const char *sep = d->peer_name ? ", " : "";
+
+	if (first->peer && d->peer_rank >= 0)
+		return g_strdup_printf(" with peer %s (%s%srank %d)",
+				       first->peer, on, sep, d->peer_rank);
+	if (first->peer && d->peer_ranks && d->peer_ranks->len > 1) {
+		g_autofree char *pr = hd_ranks_text(d->peer_ranks, 8);
+
+		return g_strdup_printf(" with peer %s (%s%shost of ranks %s)",
+				       first->peer, on, sep, pr);
+	}
+	if (first->peer)
+		return g_strdup_printf(" with peer %s", first->peer);
+	return g_strdup("");
+}
+
+/* The verdict of decision d, with the errors cited.  (transfer full) */
+static struct hd_verdict *net_build(const struct hd_store *s,
+				    const struct net_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	g_autofree char *who = NULL;
+	g_autofree char *peer = NULL;
+	struct hd_verdict *v;
+
+	if (d->tie)
+		return net_build_tie(s, d);
+	who = hd_sig_who(first);
+	peer = net_peer_text(d);
+	v = hd_verdict_new(HD_V_NETWORK_FAULT, d->conf,
+			   "%s saw the first network error%s%s", who, peer,
+			   !hd_time_known(first->time) && d->nsig > 1
+				   ? " (no timestamps: order unknown)"
+				   : "");
+	for (guint i = 0; i < d->culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
 	v->score = HD_SCORE_NETWORK;
 	hd_sig_cite(s, v, first);
 	for (guint i = 0;
@@ -258,19 +305,30 @@ void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a)
 		    !is_consequence(sig) && !is_port_state(sig))
 			hd_sig_cite(s, v, sig);
 	}
-	if (same_peer)
+	if (d->same_peer)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
 			"%u other network error%s the same peer host %s",
-			same_peer, same_peer == 1 ? " names" : "s name", host);
-	if (reporters->len > 1)
+			d->same_peer, d->same_peer == 1 ? " names" : "s name",
+			d->host);
+	if (d->reporters > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u ranks reported network errors",
-					reporters->len);
+					d->reporters);
 	hd_verdict_add_ruled_out(
 		v,
 		"IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");
-	g_ptr_array_add(a->verdicts, v);
+	return v;
+}
+
+void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a)
+{
+	struct net_decision d;
+
+	if (!net_decide(ix->store, &d))
+		return;
+	g_ptr_array_add(a->verdicts, net_build(ix->store, &d));
+	net_decision_clear(&d);
 }
 
 GArray *hd_ranks_on_peer_host(const struct hd_store *s, const char *host,

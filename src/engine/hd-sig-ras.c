@@ -24,24 +24,33 @@ struct ras_entry {
 	bool interleaved; /* a count line follows a rank line */
 };
 
+/* What ras_decide() chose for one entry; ras_build() states it. */
+struct ras_decision {
+	enum hd_verdict_kind kind; /* missing, or lagging past one op */
+	enum hd_confidence conf;
+	GArray *culprits; /* int, ascending; empty when they cannot be told */
+	const struct hd_signal *low; /* the count line of the ranks behind */
+	const struct hd_signal *next; /* the next count up, or NULL */
+	int64_t total; /* ranks the count lines add up to */
+	int ahead; /* index in counts of the listed ranks ahead, or -1 */
+};
+
 /*
  * Decides an entry from its counts, never from which ranks it lists: the
  * ranks at the lowest operation count are behind.  RAS may list either
  * side (the smaller group), so the listed ranks are matched to a count
- * by position, or by size when that is unique.
+ * by position, or by size when that is unique.  False when the entry
+ * has fewer than two counts (nothing is behind anything); else fills *d,
+ * whose culprits the caller frees.
  */
-static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
-		       struct ras_entry *e)
+static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 {
-	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autofree char *ct = NULL;
 	const struct hd_signal *low = NULL, *next = NULL;
 	int64_t total = 0;
 	int listed = -1; /* index in counts of the listed ranks' line */
 	guint low_i = 0, n_same = 0;
 	enum hd_confidence conf = HD_CONF_MEDIUM;
-	struct hd_verdict *v;
-	const char *op;
+	GArray *culprits;
 
 	for (guint i = 0; i < e->counts->len; i++) {
 		const struct hd_signal *c = e->counts->pdata[i];
@@ -53,7 +62,7 @@ static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
 		}
 	}
 	if (e->counts->len < 2)
-		return;
+		return false;
 	for (guint i = 0; i < e->counts->len; i++) {
 		const struct hd_signal *c = e->counts->pdata[i];
 
@@ -75,6 +84,7 @@ static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
 		if (n_same != 1)
 			listed = -1;
 	}
+	culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	if (listed == -2) {
 		for (guint i = 0; i < e->ranks->len; i++)
 			if (g_array_index(e->rank_of, int, i) == (int)low_i)
@@ -112,37 +122,56 @@ static void ras_decide(const struct hd_store *s, struct hd_analysis *a,
 		conf = HD_CONF_LOW;
 	}
 	g_array_sort(culprits, hd_compare_int);
-	ct = hd_ranks_text(culprits, 8);
-	op = low->op_name ? low->op_name : "collective";
+	*d = (struct ras_decision){
+		.kind = next && next->seq > low->seq + 1 ? HD_V_LAGGING_RANK
+							 : HD_V_MISSING_RANK,
+		.conf = conf,
+		.culprits = culprits,
+		.low = low,
+		.next = next,
+		.total = total,
+		.ahead = listed >= 0 && listed != (int)low_i ? listed : -1,
+	};
+	return true;
+}
+
+/* The verdict of decision d on entry e, with the entry's lines cited. */
+static void ras_build(const struct hd_store *s, struct hd_analysis *a,
+		      const struct ras_entry *e, const struct ras_decision *d)
+{
+	const struct hd_signal *low = d->low, *next = d->next;
+	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
+	const char *op = low->op_name ? low->op_name : "collective";
+	guint n = d->culprits->len;
+	struct hd_verdict *v;
+
 	v = hd_verdict_new(
-		next && next->seq > low->seq + 1 ? HD_V_LAGGING_RANK
-						 : HD_V_MISSING_RANK,
-		conf,
+		d->kind, d->conf,
 		"%d rank%s%s%s%s stopped at %s operation %" G_GINT64_FORMAT
 		" while %" G_GINT64_FORMAT
 		" others launched up to %" G_GINT64_FORMAT " (NCCL RAS status)",
-		low->code, low->code == 1 ? "" : "s", culprits->len ? " (" : "",
-		culprits->len ? ct : "", culprits->len ? ")" : "", op, low->seq,
-		total - low->code, next ? next->seq : low->seq);
-	for (guint i = 0; i < culprits->len; i++)
-		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
-	v->score = next && next->seq > low->seq + 1 ? HD_SCORE_LAGGING
-						    : HD_SCORE_MISSING;
+		low->code, low->code == 1 ? "" : "s", n ? " (" : "",
+		n ? ct : "", n ? ")" : "", op, low->seq, d->total - low->code,
+		next ? next->seq : low->seq);
+	for (guint i = 0; i < n; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
+	v->score = d->kind == HD_V_LAGGING_RANK ? HD_SCORE_LAGGING
+						: HD_SCORE_MISSING;
 	/* the entry's lines, whole where it is short */
 	hd_sig_cite_upto(s, v, e->head, RAS_MAX_EVIDENCE);
 	for (guint i = 0; i < e->counts->len; i++)
 		hd_sig_cite_upto(s, v, e->counts->pdata[i], RAS_MAX_EVIDENCE);
 	for (guint i = 0; i < e->ranks->len; i++)
 		hd_sig_cite_upto(s, v, e->ranks->pdata[i], RAS_MAX_EVIDENCE);
-	if (listed >= 0 && listed != (int)low_i)
+	if (d->ahead >= 0)
 		hd_verdict_add_ruled_out(
 			v,
 			"the %u ranks RAS lists: they are ahead (operation %" G_GINT64_FORMAT
 			"), not behind",
 			e->ranks->len,
-			((const struct hd_signal *)e->counts->pdata[listed])
+			((const struct hd_signal *)e->counts->pdata[d->ahead])
 				->seq);
-	if (!culprits->len)
+	if (!n)
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing: which ranks are behind cannot be told from what RAS listed");
@@ -165,7 +194,12 @@ void hd_sig_check_ras(struct hd_index *ix, struct hd_analysis *a)
 
 		if (e.head &&
 		    (!sig || head || sig->prov.input != e.head->prov.input)) {
-			ras_decide(s, a, &e);
+			struct ras_decision d;
+
+			if (ras_decide(&e, &d)) {
+				ras_build(s, a, &e, &d);
+				g_array_unref(d.culprits);
+			}
 			g_ptr_array_unref(e.counts);
 			g_ptr_array_unref(e.ranks);
 			g_array_unref(e.rank_of);

@@ -1205,6 +1205,57 @@ START_TEST(test_anonymous_processes_compared)
 }
 END_TEST
 
+/*
+ * An even split between ten anonymous processes and ten of known rank:
+ * every known rank is named, however many ops the evidence cites (the
+ * vote decides culprits; the evidence cap only limits what is quoted).
+ */
+START_TEST(test_anonymous_tie_names_every_known_rank)
+{
+	struct hd_store *s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "coll.log");
+	uint32_t g = hd_store_group(s, "nccl-nranks:20#0");
+	struct hd_analysis *a;
+	const struct hd_verdict *v = NULL;
+
+	hd_store_input(s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(s, in)->records = 20;
+	/* the anonymous processes first: their lanes lead the vote */
+	for (int p = 0; p < 20; p++) {
+		struct hd_op op;
+		struct hd_opdesc d = hd_opdesc_blank;
+
+		hd_op_init(&op);
+		op.rank = p < 10 ? -2 - p : p - 10;
+		op.group = g;
+		op.seq = 0;
+		op.seq_kind = HD_SEQ_ORDINAL;
+		op.kind = p < 10 ? HD_OP_ALL_REDUCE : HD_OP_ALL_GATHER;
+		d.count_in = d.count_out = 64;
+		d.dtype = HD_DTYPE_FLOAT32;
+		op.d = hd_opdesc_intern(&d);
+		op.prov.input = in;
+		op.prov.kind = HD_PROV_LINE;
+		op.prov.at = 1 + p;
+		hd_store_add_op(s, &op);
+	}
+	hd_store_resolve(s);
+	a = hd_engine_run(s);
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *w = g_ptr_array_index(a->verdicts, i);
+
+		if (strstr(w->summary, "even split"))
+			v = w;
+	}
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_uint_eq(v->culprits->len, 10);
+	ck_assert_uint_le(v->evidence->len, 8);
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_empty_store)
 {
 	struct hd_store *s = hd_store_new();
@@ -1487,6 +1538,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_trace_end_not_blamed);
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
+	tcase_add_test(tc, test_anonymous_tie_names_every_known_rank);
 	tcase_add_test(tc, test_empty_store);
 	tcase_add_test(tc, test_culprits_sorted_unique);
 	tcase_add_test(tc, test_no_fault_needs_no_trouble);
