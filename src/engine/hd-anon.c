@@ -62,9 +62,9 @@ static char *lane_name(const struct hd_store *s, const struct anon_lane *l)
 	p = anon_proc(s, l->input, l->rank);
 	if (!p)
 		return g_strdup("a process of unknown rank");
-	if (p->code >= 0)
+	if (hd_signal_anon_device(p) >= 0)
 		return g_strdup_printf("process %s:%d [dev %d]", p->host,
-				       p->pid, p->code);
+				       p->pid, hd_signal_anon_device(p));
 	return g_strdup_printf("process %s:%d", p->host, p->pid);
 }
 

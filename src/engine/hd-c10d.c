@@ -657,8 +657,9 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 
 		if (sig->type != HD_SIGT_RANKS_NAMED || sig->rank < 0)
 			continue;
-		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u", sig->code,
-				      sig->seq, sig->prov.input);
+		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u",
+				      (int)hd_signal_named_as(sig), sig->seq,
+				      sig->prov.input);
 		ranks = g_hash_table_lookup(named, key);
 		if (!ranks) {
 			ranks = g_array_new(FALSE, FALSE, sizeof(int));
@@ -674,7 +675,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		GArray *ranks = lists->pdata[i];
 		g_autofree char *rt = NULL;
 		struct hd_verdict *v;
-		bool lag = sig->code == 2;
+		bool lag = hd_signal_named_as(sig) == HD_NAMED_LAGGING;
 		guint out = 0;
 
 		/* sorted, each rank once */

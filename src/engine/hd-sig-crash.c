@@ -63,17 +63,19 @@ static bool is_crash_cause(const struct hd_store *s,
 				       strstr(sig->text, "DistNetworkError")));
 	case HD_SIGT_FATAL_SIGNAL:
 		/* SIGABRT after a timeout is the watchdog's own abort */
-		return !(sig->code == 6 && rank_timed_out(s, sig->rank));
+		return !(hd_signal_signo(sig) == 6 &&
+			 rank_timed_out(s, sig->rank));
 	case HD_SIGT_PROCESS_EXIT:
 		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
-		if (sig->code == -15)
+		if (hd_signal_exit_code(sig) == -15)
 			return false;
 		/* exit 1 is the exception of an error the log shows itself */
-		if (sig->code == 1 && has_explained_exit(s))
+		if (hd_signal_exit_code(sig) == 1 && has_explained_exit(s))
 			return false;
-		if (sig->code == -6 && rank_timed_out(s, sig->rank))
+		if (hd_signal_exit_code(sig) == -6 &&
+		    rank_timed_out(s, sig->rank))
 			return false;
-		return sig->code != 0;
+		return hd_signal_exit_code(sig) != 0;
 	default:
 		return false;
 	}
@@ -130,13 +132,14 @@ static const struct hd_frame *nccl_frame(const struct hd_store *s,
 static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
 {
 	const struct hd_frame *f = nccl_frame(s, sig);
+	int32_t signo = hd_signal_signo(sig);
 
 	if (f)
 		return g_strdup_printf("fatal signal %d (%s) inside NCCL (%s)",
-				       sig->code, signal_name(sig->code),
+				       signo, signal_name(signo),
 				       f->name ? f->name : "libnccl");
-	return g_strdup_printf("fatal signal %d (%s)", sig->code,
-			       signal_name(sig->code));
+	return g_strdup_printf("fatal signal %d (%s)", signo,
+			       signal_name(signo));
 }
 
 /*
@@ -170,7 +173,7 @@ static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
 	}
 	if (!nccl_frame(s, sig))
 		return;
-	if (sig->code == 7)
+	if (hd_signal_signo(sig) == 7)
 		hd_verdict_add_evidence(
 			v, sig->rank, NULL,
 			"SIGBUS inside NCCL: a shared-memory segment NCCL mapped (/dev/shm, its setup of the SHM transport or proxy) has no memory behind it; /dev/shm is too small or full (a container's default is 64 MB)");

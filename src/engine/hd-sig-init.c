@@ -109,11 +109,13 @@ static void check_init_unwinds(struct hd_index *ix, struct hd_analysis *a)
 	g_autofree char *who = NULL;
 	struct hd_verdict *v;
 	guint n = 0;
+	int32_t res;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (!hd_sig_is_init_unwind(sig) || sig->code == 0)
+		if (!hd_sig_is_init_unwind(sig) ||
+		    hd_signal_nccl_result(sig) == 0)
 			continue;
 		n++;
 		if (!first)
@@ -122,15 +124,16 @@ static void check_init_unwinds(struct hd_index *ix, struct hd_analysis *a)
 	if (!first)
 		return;
 	who = hd_sig_who(first);
+	res = hd_signal_nccl_result(first);
 	v = hd_verdict_new(
 		HD_V_INIT_FAILURE, HD_CONF_LOW,
 		"communicator setup failed on %s with NCCL result %d%s: only NCCL's error unwind is in the data, not the WARN that says why",
-		who, first->code,
-		first->code == 2 ? " (system error: a socket or bootstrap call)"
-		: first->code == 1 ? " (CUDA error)"
-		: first->code == 3 ? " (internal error)"
-		: first->code == 6 ? " (remote error)"
-				   : "");
+		who, res,
+		res == 2   ? " (system error: a socket or bootstrap call)"
+		: res == 1 ? " (CUDA error)"
+		: res == 3 ? " (internal error)"
+		: res == 6 ? " (remote error)"
+			   : "");
 	if (first->rank >= 0)
 		hd_verdict_add_culprit(v, first->rank);
 	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;

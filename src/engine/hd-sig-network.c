@@ -14,14 +14,22 @@
 #include "hd-sort.h"
 #include "hd-banned.h"
 
-/* IB status 5 (WR_FLUSH) only follows another failure. */
+/*
+ * NET/IB's status 5, WR_FLUSH: the queue pair was already in error.  An
+ * aws-ofi-nccl completion shares the type, but its "RC: 5" is a provider
+ * errno (EIO), a failure of its own.
+ */
+static bool is_ib_flush(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_IB_COMPLETION &&
+	       hd_signal_ib_status(sig) == 5 &&
+	       !(sig->text && strstr(sig->text, "NET/OFI"));
+}
+
+/* A WR_FLUSH, or an error unwind, only follows another failure. */
 static bool is_consequence(const struct hd_signal *sig)
 {
-	if (sig->type == HD_SIGT_UNWIND)
-		return true;
-	if (sig->type == HD_SIGT_IB_COMPLETION && sig->code == 5)
-		return true;
-	return false;
+	return sig->type == HD_SIGT_UNWIND || is_ib_flush(sig);
 }
 
 /* A host's link state or counters (issue 21): hd-kernel.c reads them. */
@@ -88,7 +96,7 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->type == HD_SIGT_IB_COMPLETION && sig->code == 5 &&
+		if (is_ib_flush(sig) &&
 		    (!flush || hd_sig_compare_time(sig, flush) < 0))
 			flush = sig;
 		if (sig->type == HD_SIGT_PEER_CLOSED &&

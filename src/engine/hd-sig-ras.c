@@ -55,8 +55,8 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 	for (guint i = 0; i < e->counts->len; i++) {
 		const struct hd_signal *c = e->counts->pdata[i];
 
-		total += c->code;
-		if (!low || c->seq < low->seq) {
+		total += hd_signal_ras_nranks(c);
+		if (!low || hd_signal_ras_op(c) < hd_signal_ras_op(low)) {
 			low = c;
 			low_i = i;
 		}
@@ -66,7 +66,8 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 	for (guint i = 0; i < e->counts->len; i++) {
 		const struct hd_signal *c = e->counts->pdata[i];
 
-		if (c != low && (!next || c->seq < next->seq))
+		if (c != low &&
+		    (!next || hd_signal_ras_op(c) < hd_signal_ras_op(next)))
 			next = c;
 	}
 	if (e->ranks->len && e->interleaved) {
@@ -76,8 +77,8 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 				listed = -2; /* several sides: by position */
 	} else if (e->ranks->len) {
 		for (guint i = 0; i < e->counts->len; i++)
-			if (((const struct hd_signal *)e->counts->pdata[i])
-				    ->code == (int32_t)e->ranks->len) {
+			if (hd_signal_ras_nranks(e->counts->pdata[i]) ==
+			    (int32_t)e->ranks->len) {
 				listed = (int)i;
 				n_same++;
 			}
@@ -116,15 +117,17 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 		conf = HD_CONF_LOW;
 	}
 	hd_sig_int_set_unique(culprits);
-	if (culprits->len != (guint)low->code) {
+	if (culprits->len != (guint)hd_signal_ras_nranks(low)) {
 		/* what was read does not add up: name no one */
 		g_array_set_size(culprits, 0);
 		conf = HD_CONF_LOW;
 	}
 	g_array_sort(culprits, hd_compare_int);
 	*d = (struct ras_decision){
-		.kind = next && next->seq > low->seq + 1 ? HD_V_LAGGING_RANK
-							 : HD_V_MISSING_RANK,
+		.kind = next && hd_signal_ras_op(next) >
+						hd_signal_ras_op(low) + 1
+				? HD_V_LAGGING_RANK
+				: HD_V_MISSING_RANK,
 		.conf = conf,
 		.culprits = culprits,
 		.low = low,
@@ -139,7 +142,10 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 static void ras_build(const struct hd_store *s, struct hd_analysis *a,
 		      const struct ras_entry *e, const struct ras_decision *d)
 {
-	const struct hd_signal *low = d->low, *next = d->next;
+	const struct hd_signal *low = d->low;
+	int32_t behind = hd_signal_ras_nranks(low);
+	int64_t at = hd_signal_ras_op(low);
+	int64_t up_to = d->next ? hd_signal_ras_op(d->next) : at;
 	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
 	const char *op = low->op_name ? low->op_name : "collective";
 	guint n = d->culprits->len;
@@ -150,9 +156,8 @@ static void ras_build(const struct hd_store *s, struct hd_analysis *a,
 		"%d rank%s%s%s%s stopped at %s operation %" G_GINT64_FORMAT
 		" while %" G_GINT64_FORMAT
 		" others launched up to %" G_GINT64_FORMAT " (NCCL RAS status)",
-		low->code, low->code == 1 ? "" : "s", n ? " (" : "",
-		n ? ct : "", n ? ")" : "", op, low->seq, d->total - low->code,
-		next ? next->seq : low->seq);
+		behind, behind == 1 ? "" : "s", n ? " (" : "", n ? ct : "",
+		n ? ")" : "", op, at, d->total - behind, up_to);
 	for (guint i = 0; i < n; i++)
 		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
 	v->score = d->kind == HD_V_LAGGING_RANK ? HD_SCORE_LAGGING
@@ -169,8 +174,7 @@ static void ras_build(const struct hd_store *s, struct hd_analysis *a,
 			"the %u ranks RAS lists: they are ahead (operation %" G_GINT64_FORMAT
 			"), not behind",
 			e->ranks->len,
-			((const struct hd_signal *)e->counts->pdata[d->ahead])
-				->seq);
+			hd_signal_ras_op(e->counts->pdata[d->ahead]));
 	if (!n)
 		hd_verdict_add_ruled_out(
 			v,
@@ -214,7 +218,7 @@ void hd_sig_check_ras(struct hd_index *ix, struct hd_analysis *a)
 		}
 		if (!e.head || !sig || sig->type != HD_SIGT_RAS_MISMATCH)
 			continue;
-		if (sig->seq >= 0) {
+		if (hd_signal_ras_is_count(sig)) {
 			if (e.ranks->len)
 				e.interleaved = true;
 			g_ptr_array_add(e.counts, hd_unconst(sig));

@@ -62,7 +62,7 @@ bool hd_signal_is_trouble(const struct hd_signal *sig)
 	default:
 		break;
 	}
-	if (sig->type == HD_SIGT_PROCESS_EXIT && sig->code == 0)
+	if (sig->type == HD_SIGT_PROCESS_EXIT && hd_signal_exit_code(sig) == 0)
 		return false;
 	if (sig->type == HD_SIGT_DUMP)
 		return false;

@@ -858,6 +858,37 @@ START_TEST(test_network_first_fault)
 }
 END_TEST
 
+/*
+ * aws-ofi-nccl's "RC: 5" is EIO, a failure of its own, not NET/IB's
+ * status 5 (WR_FLUSH, a consequence): the rank that saw it is named.
+ */
+START_TEST(test_ofi_rc5_not_a_flush)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	struct hd_signal sig;
+	static const int want[] = { 3 };
+
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	hd_signal_init(&sig);
+	sig.rank = 3;
+	sig.cat = HD_SIG_NETWORK;
+	sig.type = HD_SIGT_IB_COMPLETION;
+	sig.code = 5;
+	sig.text = hd_unconst(
+		"NCCL WARN NET/OFI Request 0x7f01 completed with error. RC: 5. Error: Input/output error.");
+	sig.prov.input = f.input[3];
+	hd_store_add_signal(f.s, &sig);
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
+	assert_culprits(v, want, 1);
+	ck_assert_ptr_null(strstr(v->summary, "flush"));
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_crash_not_watchdog_abort)
 {
 	struct fixture f;
@@ -1532,6 +1563,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_c10d_counters_evidence_capped);
 	tcase_add_test(tc, test_c10d_all_timed_out);
 	tcase_add_test(tc, test_network_first_fault);
+	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_sources_merge);
