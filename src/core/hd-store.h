@@ -2,8 +2,9 @@
  * The common event store: every parser writes into it, the engine reads it.
  *
  * Ownership: the store owns everything reachable from it.  Strings held in
- * ops, signals, ranks and frames are interned (hd_intern()) and live for the
- * whole process; strings held in inputs, groups, signal texts and warnings
+ * ops, signals, ranks and frames are interned (hd_intern()) and live while
+ * any store does (the intern tables are freed with the last store);
+ * strings held in inputs, groups, signal texts and warnings
  * are owned by the store and freed with it.
  *
  * A parser fills a store of its own for one input (see parsers/parsers.h);
@@ -247,7 +248,7 @@ enum hd_op_flags {
  * when it ran.  Ranks of a collective share one, and a training loop
  * repeats a handful, so descriptors are interned (hd_opdesc_intern()) and
  * an op holds a pointer: equal pointers mean equal descriptors.  They
- * live for the whole process, like interned strings.
+ * live while any store does, like interned strings.
  */
 struct hd_opdesc {
 	int64_t count_in; /* elements sent by this rank, -1 unknown */
@@ -558,7 +559,7 @@ struct hd_store {
 
 /*
  * Interns s (NULL stays NULL): equal strings get the same pointer, valid
- * for the whole process.  Thread-safe; memory grows linearly with the
+ * while any store lives (intern while one does).  Thread-safe; memory grows linearly with the
  * distinct strings.  Under hd_intern_limit_begin() a string that would be
  * new past the budget gives hd_intern_refused instead.  (transfer none)
  */
@@ -575,6 +576,13 @@ extern const char hd_intern_refused[];
  */
 void hd_intern_limit_begin(uint64_t max_new);
 uint64_t hd_intern_limit_end(void);
+/*
+ * The intern tables' life: hd_store_new() holds them and hd_store_free()
+ * releases them; the release of the last holder frees every interned
+ * string and descriptor.  Thread-safe; calls balance.
+ */
+void hd_intern_hold(void);
+void hd_intern_release(void);
 
 struct hd_store *hd_store_new(void);
 void hd_store_free(struct hd_store *s);
