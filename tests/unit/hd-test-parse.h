@@ -76,8 +76,13 @@ static inline struct hd_signal *sig_at(struct hd_store *s, guint i)
 	return &g_array_index(s->signals, struct hd_signal, i);
 }
 
-/* The first signal of a type, or NULL.  (transfer none) */
-static inline struct hd_signal *sig_type(struct hd_store *s, int type)
+/*
+ * The first signal of a type, or NULL.  Not inlined: GCC's
+ * -Wnull-dereference would then flag every test that reads a field of
+ * one it asserted.  (transfer none)
+ */
+G_GNUC_NO_INLINE G_GNUC_UNUSED static struct hd_signal *
+sig_type(struct hd_store *s, int type)
 {
 	for (guint i = 0; i < s->signals->len; i++)
 		if (sig_at(s, i)->type == type)
