@@ -121,11 +121,97 @@ static const char *glued_record(const char *p, const char *e)
 	return NULL;
 }
 
+/*
+ * "[E305 14:02:11.123456789 file:N] ": month (not padded), day and time
+ * of day; the fraction is CLOCK_MONOTONIC, so it is dropped.  No month
+ * and day: a time of day only.
+ */
+static const char *head_bracket_glog(const char *p, const char *e,
+				     struct nl_c10d *d)
+{
+	const char *q, *t;
+	int64_t ns;
+
+	if (!(e - p > 3 && p[0] == '[' && is_sev(p[1]) &&
+	      (p[2] == ' ' || g_ascii_isdigit(p[2])) &&
+	      (q = find(p, MIN((size_t)(e - p), 160), "] "))))
+		return NULL;
+	for (t = p + 2; t < q && g_ascii_isdigit(*t); t++)
+		;
+	if (t - p - 2 >= 3)
+		(void)hd_time_scan_glog(p + 2, q - p - 2, false, &d->time);
+	else if (t < q && *t == ' ' &&
+		 hd_time_scan_hms(t + 1, q - t - 1, false, &ns))
+		d->time = hd_time_make(ns, HD_CLOCK_TIME_OF_DAY);
+	return q + 2;
+}
+
+/* glog: "E0305 14:02:11.123456 tid file:N] " (wall clock) */
+static const char *head_glog(const char *p, const char *e, struct nl_c10d *d)
+{
+	const char *q;
+
+	if (!(e - p > 6 && is_sev(p[0]) && g_ascii_isdigit(p[1]) &&
+	      g_ascii_isdigit(p[4]) && p[5] == ' ' &&
+	      (q = find(p, MIN((size_t)(e - p), 200), "] "))))
+		return NULL;
+	(void)hd_time_scan_glog(p + 1, q - p - 1, true, &d->time);
+	return q + 2;
+}
+
+/* Python logging: "LEVEL:logger:msg"; no time. */
+static const char *head_pylog(const char *p, const char *e, struct nl_c10d *d)
+{
+	static const char *const levels[] = { "WARNING:", "ERROR:", "INFO:",
+					      "CRITICAL:" };
+	const char *q = NULL;
+
+	(void)d;
+	for (size_t i = 0; i < G_N_ELEMENTS(levels) && !q; i++)
+		if (starts(p, e - p, levels[i]))
+			q = p;
+	if (!q)
+		return NULL;
+	q = memchr(p, ':', e - p);
+	q = q ? memchr(q + 1, ':', e - q - 1) : NULL;
+	return q ? q + 1 : p;
+}
+
+/*
+ * The headers a c10d record may start with, after any "[rankG]:", tried
+ * in order; the first that matches is stripped, and gives the record's
+ * time where it prints one.
+ */
+static const struct c10d_head {
+	/* past the header at p (its time in d->time), or NULL: not this */
+	const char *(*strip)(const char *p, const char *e, struct nl_c10d *d);
+} c10d_heads[] = {
+	{ head_bracket_glog },
+	{ head_glog },
+	{ head_pylog },
+};
+
+/*
+ * The tags of the process group and rank that follow the header, up to
+ * two ("[PG 0 Rank 3] ", "[PG ID 1 PG GUID 1(name) Rank 3] ",
+ * "[Rank 3] "), tried in order at each: the pattern, the capture of the
+ * PG's name (0: the tag names none) and that of the rank in it.
+ */
+static const struct c10d_tag {
+	enum nl_rx rx;
+	int group_cap;
+	int rank_cap;
+} c10d_tags[] = {
+	{ RX_PG_GUID, 2, 4 },
+	{ RX_PG_NUM, 1, 3 },
+	{ RX_RANK_ONLY, 0, 1 },
+};
+
 static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 			struct nl_c10d *d)
 {
 	const char *p = s, *e = s + n, *q;
-	int64_t v, ns;
+	int64_t v;
 	int local = -1;
 
 	d->grank = -1;
@@ -146,37 +232,11 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 	}
 	if (e - p > 3 && p[0] != '[' && (q = glued_record(p, e)))
 		p = q;
-	if (e - p > 3 && p[0] == '[' && is_sev(p[1]) &&
-	    (p[2] == ' ' || g_ascii_isdigit(p[2])) &&
-	    (q = find(p, MIN((size_t)(e - p), 160), "] "))) {
-		/* [E305 14:02:11.123456789 file:N]: month (not padded),
-		 * day and time of day; the fraction is CLOCK_MONOTONIC, so
-		 * it is dropped.  No month and day: a time of day only. */
-		const char *t = p + 2;
-
-		while (t < q && g_ascii_isdigit(*t))
-			t++;
-		if (t - p - 2 >= 3)
-			(void)hd_time_scan_glog(p + 2, q - p - 2, false,
-						&d->time);
-		else if (t < q && *t == ' ' &&
-			 hd_time_scan_hms(t + 1, q - t - 1, false, &ns))
-			d->time = hd_time_make(ns, HD_CLOCK_TIME_OF_DAY);
-		p = q + 2;
-	} else if (e - p > 6 && is_sev(p[0]) && g_ascii_isdigit(p[1]) &&
-		   g_ascii_isdigit(p[4]) && p[5] == ' ' &&
-		   (q = find(p, MIN((size_t)(e - p), 200), "] "))) {
-		/* glog: E0305 14:02:11.123456 tid file:N] (wall clock) */
-		(void)hd_time_scan_glog(p + 1, q - p - 1, true, &d->time);
-		p = q + 2;
-	} else if (starts(p, e - p, "WARNING:") || starts(p, e - p, "ERROR:") ||
-		   starts(p, e - p, "INFO:") || starts(p, e - p, "CRITICAL:")) {
-		/* Python logging: LEVEL:logger:msg */
-		q = memchr(p, ':', e - p);
-		q = q ? memchr(q + 1, ':', e - q - 1) : NULL;
-		if (q)
-			p = q + 1;
-	}
+	for (size_t k = 0; k < G_N_ELEMENTS(c10d_heads); k++)
+		if ((q = c10d_heads[k].strip(p, e, d))) {
+			p = q;
+			break;
+		}
 	/* what():  [PG ..] / SomeError: [PG ..] repeat the message */
 	if (e - p > 6 && p[0] != '[') {
 		q = find(p, MIN((size_t)(e - p), 128), "[PG ");
@@ -186,22 +246,18 @@ static void c10d_prefix(struct nl_ctx *c, const char *s, size_t n,
 			p = q;
 	}
 	for (int k = 0; k < 2 && e - p > 6 && p[0] == '['; k++) {
-		int at;
+		const struct c10d_tag *tag = NULL;
 
-		if (rx(c, RX_PG_GUID, p, e - p)) {
-			d->group = cap_intern(c, p, 2);
-			d->has_pg = true;
-			at = 4;
-		} else if (rx(c, RX_PG_NUM, p, e - p)) {
-			d->group = cap_intern(c, p, 1);
-			d->has_pg = true;
-			at = 3;
-		} else if (rx(c, RX_RANK_ONLY, p, e - p)) {
-			at = 1;
-		} else {
+		for (size_t i = 0; i < G_N_ELEMENTS(c10d_tags) && !tag; i++)
+			if (rx(c, c10d_tags[i].rx, p, e - p))
+				tag = &c10d_tags[i];
+		if (!tag)
 			break;
+		if (tag->group_cap) {
+			d->group = cap_intern(c, p, tag->group_cap);
+			d->has_pg = true;
 		}
-		if (local < 0 && cap_int(c, p, at, &v))
+		if (local < 0 && cap_int(c, p, tag->rank_cap, &v))
 			local = (int)clamp_int(v, -1, INT_MAX);
 		p += c->ov[1];
 	}

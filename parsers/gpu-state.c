@@ -16,15 +16,8 @@
 #include <string.h>
 
 #include "formats.h"
-#include "hd-lines.h"
+#include "state-text.h"
 #include "hd-banned.h"
-
-static bool starts(const char *p, size_t n, const char *s)
-{
-	size_t m = strlen(s);
-
-	return n >= m && memcmp(p, s, m) == 0;
-}
 
 bool gpu_state_sniff(const uint8_t *head, size_t len)
 {
@@ -103,27 +96,14 @@ static const char *bus(const char *p, size_t n)
 	return hd_intern(buf);
 }
 
-/* The value after " : ", or NULL. */
-static const char *value(const char *p, size_t n, size_t *vn)
-{
-	const char *c = memchr(p, ':', n);
-
-	if (!c)
-		return NULL;
-	c++;
-	while (c < p + n && *c == ' ')
-		c++;
-	*vn = (size_t)(p + n - c);
-	return c;
-}
-
 static bool nonzero(const char *v, size_t n)
 {
 	return n > 0 && g_ascii_isdigit(v[0]) && !(n == 1 && v[0] == '0');
 }
 
-static void line(struct gs *g, const char *raw, size_t n, uint64_t lineno)
+static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 {
+	struct gs *g = ctx;
 	size_t indent = 0, vn = 0;
 	const char *p, *v;
 
@@ -135,7 +115,7 @@ static void line(struct gs *g, const char *raw, size_t n, uint64_t lineno)
 		n--;
 	if (!n)
 		return;
-	if (indent == 0 && starts(p, n, "GPU ")) {
+	if (indent == 0 && st_starts(p, n, "GPU ")) {
 		end_gpu(g);
 		g->device = bus(p + 4, n - 4);
 		if (!g->device) {
@@ -151,23 +131,24 @@ static void line(struct gs *g, const char *raw, size_t n, uint64_t lineno)
 		return; /* the log's header: timestamp, driver */
 	if (indent == 4) {
 		g->section =
-			starts(p, n, "Remapped Rows")	? 2
-			: starts(p, n, "Retired Pages") ? 3
-			: starts(p, n, "Clocks Event Reasons") ||
-					starts(p, n, "Clocks Throttle Reasons")
+			st_starts(p, n, "Remapped Rows")   ? 2
+			: st_starts(p, n, "Retired Pages") ? 3
+			: st_starts(p, n, "Clocks Event Reasons") ||
+					st_starts(p, n,
+						  "Clocks Throttle Reasons")
 				? 4
 				: 0;
-		if (starts(p, n, "ECC Errors"))
+		if (st_starts(p, n, "ECC Errors"))
 			g->section = 5; /* until "Volatile" */
 		return;
 	}
 	if (g->section == 5 && indent == 8)
-		g->section = starts(p, n, "Volatile") ? 1 : 6;
-	if (g->section == 1 && indent == 8 && !starts(p, n, "Volatile"))
+		g->section = st_starts(p, n, "Volatile") ? 1 : 6;
+	if (g->section == 1 && indent == 8 && !st_starts(p, n, "Volatile"))
 		g->section = 6;
-	v = value(p, n, &vn);
+	v = st_value(p, n, &vn);
 	if (g->section == 1 && indent == 12 && !v)
-		g->dbl = starts(p, n, "Double Bit");
+		g->dbl = st_starts(p, n, "Double Bit");
 	if (!v)
 		return;
 	switch (g->section) {
@@ -179,24 +160,24 @@ static void line(struct gs *g, const char *raw, size_t n, uint64_t lineno)
 				"volatile uncorrectable ECC errors");
 		break;
 	case 2:
-		if (starts(p, n, "Pending") && starts(v, vn, "Yes"))
+		if (st_starts(p, n, "Pending") && st_starts(v, vn, "Yes"))
 			problem(g, HD_GPU_REMAP_PENDING,
 				"rows pending remapping (reset the GPU)");
-		else if (starts(p, n, "Remapping Failure") &&
-			 starts(v, vn, "Yes"))
+		else if (st_starts(p, n, "Remapping Failure") &&
+			 st_starts(v, vn, "Yes"))
 			problem(g, HD_GPU_REMAP_FAILED, "row remapping failed");
 		break;
 	case 3:
-		if (starts(p, n, "Pending") && starts(v, vn, "Yes"))
+		if (st_starts(p, n, "Pending") && st_starts(v, vn, "Yes"))
 			problem(g, HD_GPU_RETIRE_PENDING,
 				"pages pending retirement");
 		break;
 	case 4:
-		if ((starts(p, n, "HW Slowdown") ||
-		     starts(p, n, "HW Thermal Slowdown") ||
-		     starts(p, n, "HW Power Brake Slowdown") ||
-		     starts(p, n, "SW Thermal Slowdown")) &&
-		    starts(v, vn, "Active"))
+		if ((st_starts(p, n, "HW Slowdown") ||
+		     st_starts(p, n, "HW Thermal Slowdown") ||
+		     st_starts(p, n, "HW Power Brake Slowdown") ||
+		     st_starts(p, n, "SW Thermal Slowdown")) &&
+		    st_starts(v, vn, "Active"))
 			problem(g, HD_GPU_SLOWDOWN,
 				"hardware or thermal slowdown active");
 		break;
@@ -209,21 +190,13 @@ bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error)
 {
 	struct gs g = { 0 };
-	g_autoptr(hd_lines) lines = hd_lines_new(rd);
-	const char *l;
-	size_t n;
-	bool cut;
 
 	g.s = store;
 	g.in = hd_store_input(store, input);
 	g.input = input;
 	g.why = g_string_new(NULL);
 	g.in->kind = HD_INPUT_GPU_STATE;
-	while (hd_lines_next(lines, &l, &n, &cut, error)) {
-		if (n && l[n - 1] == '\r')
-			n--;
-		line(&g, l, n, hd_lines_lineno(lines));
-	}
+	st_each_line(rd, line, &g, error);
 	end_gpu(&g);
 	g_string_free(g.why, TRUE);
 	if (error && *error)

@@ -15,7 +15,7 @@
 
 #include "formats.h"
 #include "hd-const.h"
-#include "hd-lines.h"
+#include "state-text.h"
 #include "hd-banned.h"
 
 /* The error counters of perfquery that say a link is unhealthy. */
@@ -33,13 +33,6 @@ static const char *const error_counters[] = {
 	"ExcessiveBufferOverrunErrors",
 	"VL15Dropped",
 };
-
-static bool starts(const char *p, size_t n, const char *s)
-{
-	size_t m = strlen(s);
-
-	return n >= m && memcmp(p, s, m) == 0;
-}
 
 /* The line without leading blanks. */
 static const char *skip_blank(const char *p, size_t *n)
@@ -62,9 +55,11 @@ bool ib_state_sniff(const uint8_t *head, size_t len)
 		p++;
 		n--;
 	}
-	return starts(p, n, "CA '") || starts(p, n, "Infiniband device '") ||
-	       starts(p, n, "hca_id:") || starts(p, n, "# Port counters:") ||
-	       starts(p, n, "# Port extended counters:");
+	return st_starts(p, n, "CA '") ||
+	       st_starts(p, n, "Infiniband device '") ||
+	       st_starts(p, n, "hca_id:") ||
+	       st_starts(p, n, "# Port counters:") ||
+	       st_starts(p, n, "# Port extended counters:");
 }
 
 /* The name between the first pair of quotes in p, interned, or NULL. */
@@ -241,18 +236,19 @@ static void counter_line(struct ib *b, const char *p, size_t n)
 	}
 }
 
-static void line(struct ib *b, const char *raw, size_t n, uint64_t lineno)
+static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 {
+	struct ib *b = ctx;
 	size_t m = n;
 	const char *p = skip_blank(raw, &m);
 
 	if (!m)
 		return;
-	if (starts(p, m, "CA '") || starts(p, m, "hca_id:") ||
-	    starts(p, m, "Infiniband device '")) {
+	if (st_starts(p, m, "CA '") || st_starts(p, m, "hca_id:") ||
+	    st_starts(p, m, "Infiniband device '")) {
 		end_port(b);
 		end_counters(b);
-		if (starts(p, m, "hca_id:")) {
+		if (st_starts(p, m, "hca_id:")) {
 			size_t k = 7;
 
 			while (k < m && g_ascii_isspace(p[k]))
@@ -261,7 +257,7 @@ static void line(struct ib *b, const char *raw, size_t n, uint64_t lineno)
 		} else {
 			b->ca = quoted(p, m);
 		}
-		if (starts(p, m, "Infiniband device '")) {
+		if (st_starts(p, m, "Infiniband device '")) {
 			/* the port number follows the quoted name */
 			const char *q = memchr(p + 19, '\'', m - 19);
 
@@ -270,8 +266,8 @@ static void line(struct ib *b, const char *raw, size_t n, uint64_t lineno)
 		}
 		return;
 	}
-	if (starts(p, m, "# Port counters:") ||
-	    starts(p, m, "# Port extended counters:")) {
+	if (st_starts(p, m, "# Port counters:") ||
+	    st_starts(p, m, "# Port extended counters:")) {
 		const char *lid = g_strstr_len(p, (gssize)m, "Lid ");
 		const char *port = g_strstr_len(p, (gssize)m, "port ");
 
@@ -294,13 +290,13 @@ static void line(struct ib *b, const char *raw, size_t n, uint64_t lineno)
 			      "not an ibstat, ibstatus or ibv_devinfo line");
 		return;
 	}
-	if (starts(p, m, "Port ") && p[m - 1] == ':') {
+	if (st_starts(p, m, "Port ") && p[m - 1] == ':') {
 		end_port(b);
 		b->port = number(p, m);
 		b->port_line = lineno;
 		return;
 	}
-	if (starts(p, m, "port:")) {
+	if (st_starts(p, m, "port:")) {
 		end_port(b);
 		b->port = number(p, m);
 		b->port_line = lineno;
@@ -308,20 +304,19 @@ static void line(struct ib *b, const char *raw, size_t n, uint64_t lineno)
 	}
 	if (b->port < 0)
 		return; /* HCA attributes: firmware, GUIDs */
-	if (starts(p, m, "State:") || starts(p, m, "state:"))
+	if (st_starts(p, m, "State:") || st_starts(p, m, "state:"))
 		b->state = value_word(p, m);
-	else if (starts(p, m, "Physical state:") || starts(p, m, "phys state:"))
+	else if (st_starts(p, m, "Physical state:") ||
+		 st_starts(p, m, "phys state:"))
 		b->phys = value_word(p, m);
-	else if (starts(p, m, "Base lid:") || starts(p, m, "base lid:") ||
-		 starts(p, m, "port_lid:")) {
-		const char *c = memchr(p, ':', m);
-		size_t k = (size_t)(c + 1 - p);
+	else if (st_starts(p, m, "Base lid:") || st_starts(p, m, "base lid:") ||
+		 st_starts(p, m, "port_lid:")) {
+		size_t vn = 0;
+		const char *v = st_value(p, m, &vn);
 
-		while (k < m && g_ascii_isspace(p[k]))
-			k++;
-		b->lid = starts(p + k, m - k, "0x")
-				 ? (int64_t)g_ascii_strtoll(p + k, NULL, 16)
-				 : number(p + k, m - k);
+		b->lid = st_starts(v, vn, "0x")
+				 ? (int64_t)g_ascii_strtoll(v, NULL, 16)
+				 : number(v, vn);
 	}
 }
 
@@ -329,10 +324,6 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
 	struct ib b = { 0 };
-	g_autoptr(hd_lines) lines = hd_lines_new(rd);
-	const char *l;
-	size_t n;
-	bool cut;
 
 	b.s = store;
 	b.in = hd_store_input(store, input);
@@ -342,11 +333,7 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 	b.lid_dev = g_hash_table_new(NULL, NULL);
 	b.bad = g_string_new(NULL);
 	b.in->kind = HD_INPUT_IB_STATE;
-	while (hd_lines_next(lines, &l, &n, &cut, error)) {
-		if (n && l[n - 1] == '\r')
-			n--;
-		line(&b, l, n, hd_lines_lineno(lines));
-	}
+	st_each_line(rd, line, &b, error);
 	end_port(&b);
 	end_counters(&b);
 	g_hash_table_unref(b.lid_dev);

@@ -1,8 +1,11 @@
 /*
- * The process-wide intern tables of the store (hd-store.h): strings
- * (hd_intern(), with a per-thread budget) and op descriptors
- * (hd_opdesc_intern()).  Both are thread-safe, grow linearly and are
- * never freed, so a pointer handed out stays valid for the whole process.
+ * The intern tables of the stores (hd-store.h): strings (hd_intern(),
+ * with a per-thread budget) and op descriptors (hd_opdesc_intern()).
+ * Both are thread-safe and grow linearly.  They live as long as a store
+ * does: every hd_store_new() holds them (hd_intern_hold()), and the
+ * hd_store_free() of the last store frees them, so a pointer handed out
+ * stays valid while any store lives, and a process that frees its
+ * stores (a fuzzer, a test) leaves nothing behind.
  */
 #include "config.h"
 
@@ -19,10 +22,14 @@
  * array that it copies, leaking the old one, each 2,048 strings: memory
  * grows with the square of the distinct strings (1 M keys of a hostile
  * dump took 2 GB).  This table grows linearly: strings are packed into a
- * GStringChunk and found through one hash set, both never freed, so a
- * pointer handed out stays valid for the whole process.
+ * GStringChunk and found through one hash set, both freed with the last
+ * store.
  */
 static GMutex intern_lock;
+static unsigned intern_holders; /* stores alive; under intern_lock */
+/* Bumped each time the tables are freed: a thread's cache of an older
+   generation is stale. */
+static gint intern_gen = 1;
 static GHashTable *intern_set;
 static GStringChunk *intern_chunk;
 /* The calling thread's budget, while hd_intern_limit_begin() holds. */
@@ -109,10 +116,39 @@ uint64_t hd_intern_limit_end(void)
 
 static GMutex desc_lock;
 static GHashTable *desc_table;
+static GPtrArray *desc_slabs; /* every slab, to free them */
 static struct hd_opdesc *desc_slab;
 static unsigned desc_slab_used = DESC_SLAB;
 static _Thread_local const struct hd_opdesc *desc_cache[DESC_CACHE];
 static _Thread_local const struct hd_opdesc *desc_last;
+static _Thread_local gint desc_gen; /* intern_gen of the cache */
+
+void hd_intern_hold(void)
+{
+	g_mutex_lock(&intern_lock);
+	intern_holders++;
+	g_mutex_unlock(&intern_lock);
+}
+
+void hd_intern_release(void)
+{
+	g_mutex_lock(&intern_lock);
+	g_assert(intern_holders > 0);
+	if (--intern_holders > 0) {
+		g_mutex_unlock(&intern_lock);
+		return;
+	}
+	g_clear_pointer(&intern_set, g_hash_table_unref);
+	g_clear_pointer(&intern_chunk, g_string_chunk_free);
+	g_mutex_lock(&desc_lock);
+	g_clear_pointer(&desc_table, g_hash_table_unref);
+	g_clear_pointer(&desc_slabs, g_ptr_array_unref);
+	desc_slab = NULL;
+	desc_slab_used = DESC_SLAB;
+	g_atomic_int_inc(&intern_gen);
+	g_mutex_unlock(&desc_lock);
+	g_mutex_unlock(&intern_lock);
+}
 
 static guint desc_hash(gconstpointer p)
 {
@@ -149,6 +185,12 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d)
 	struct hd_opdesc *found;
 	guint h;
 
+	/* a cache from before the tables were last freed points nowhere */
+	if (G_UNLIKELY(desc_gen != g_atomic_int_get(&intern_gen))) {
+		memset(desc_cache, 0, sizeof(desc_cache));
+		desc_last = NULL;
+		desc_gen = g_atomic_int_get(&intern_gen);
+	}
 	/* a parser's ops mostly repeat the one before */
 	if (desc_last && desc_same(desc_last, d))
 		return desc_last;
@@ -167,7 +209,11 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d)
 	found = g_hash_table_lookup(desc_table, &key);
 	if (!found) {
 		if (desc_slab_used == DESC_SLAB) {
+			if (!desc_slabs)
+				desc_slabs =
+					g_ptr_array_new_with_free_func(g_free);
 			desc_slab = g_new(struct hd_opdesc, DESC_SLAB);
+			g_ptr_array_add(desc_slabs, desc_slab);
 			desc_slab_used = 0;
 		}
 		found = &desc_slab[desc_slab_used++];

@@ -88,6 +88,7 @@ struct hd_store *hd_store_new(void)
 {
 	struct hd_store *s = g_new0(struct hd_store, 1);
 
+	hd_intern_hold();
 	s->inputs = g_ptr_array_new_with_free_func(input_free);
 	s->ranks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					 rank_free);
@@ -113,6 +114,8 @@ void hd_store_free(struct hd_store *s)
 	g_array_unref(s->signals);
 	g_ptr_array_unref(s->stacks);
 	g_free(s);
+	/* last: the store's strings and descriptors are interned */
+	hd_intern_release();
 }
 
 uint32_t hd_store_add_input(struct hd_store *s, const char *path)

@@ -2,8 +2,9 @@
  * The common event store: every parser writes into it, the engine reads it.
  *
  * Ownership: the store owns everything reachable from it.  Strings held in
- * ops, signals, ranks and frames are interned (hd_intern()) and live for the
- * whole process; strings held in inputs, groups, signal texts and warnings
+ * ops, signals, ranks and frames are interned (hd_intern()) and live while
+ * any store does (the intern tables are freed with the last store);
+ * strings held in inputs, groups, signal texts and warnings
  * are owned by the store and freed with it.
  *
  * A parser fills a store of its own for one input (see parsers/parsers.h);
@@ -255,7 +256,7 @@ enum hd_op_flags {
  * when it ran.  Ranks of a collective share one, and a training loop
  * repeats a handful, so descriptors are interned (hd_opdesc_intern()) and
  * an op holds a pointer: equal pointers mean equal descriptors.  They
- * live for the whole process, like interned strings.
+ * live while any store does, like interned strings.
  */
 struct hd_opdesc {
 	int64_t count_in; /* elements sent by this rank, -1 unknown */
@@ -422,12 +423,18 @@ struct hd_signal {
 	int32_t peer_rank; /* -1 unknown */
 	struct hd_time time; /* with its clock; hd_time_none() unknown */
 	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
-	int64_t seq; /* watchdog: the timed-out op's seq; -1 */
+	/*
+	 * seq and code mean what the type says (enum hd_signal_type): read
+	 * them through the accessors below, which assert the type, wherever
+	 * the meaning matters.  seq is an op's SeqNum in its process group
+	 * (-1 none), except for HD_SIGT_RAS_MISMATCH.
+	 */
+	int64_t seq;
 	int64_t last_enqueued; /* PG status; INT64_MIN when absent */
 	int64_t last_completed;
 	const char *op_name; /* interned ("ALLREDUCE"), or NULL */
 	int64_t numel_in, numel_out; /* -1 unknown */
-	int32_t code; /* ncclResult, IB status, exit code, ...; 0 none */
+	int32_t code; /* by type: see the accessors below; 0 none */
 	char *text; /* the raw line (owned, bounded), or NULL */
 	struct hd_prov prov;
 	/* c10d (issue 11) */
@@ -438,6 +445,114 @@ struct hd_signal {
 	/* crash output (ev-a) */
 	int32_t stack; /* index into store->stacks, innermost first; -1 */
 };
+
+/*
+ * seq and code by what they mean for the signal's type.  Each asserts the
+ * type: reading one type's code as another's is a bug, never data.
+ */
+
+/* PROCESS_EXIT: the exit code; -N killed by signal N. */
+static inline int32_t hd_signal_exit_code(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_PROCESS_EXIT);
+	return sig->code;
+}
+
+/* FATAL_SIGNAL: the signal number (Linux). */
+static inline int32_t hd_signal_signo(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_FATAL_SIGNAL);
+	return sig->code;
+}
+
+/* UNWIND, NCCL_ERROR, TEST_FAILURE: the ncclResult_t, 0 unknown. */
+static inline int32_t hd_signal_nccl_result(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_UNWIND ||
+		 sig->type == HD_SIGT_NCCL_ERROR ||
+		 sig->type == HD_SIGT_TEST_FAILURE);
+	return sig->code;
+}
+
+/*
+ * IB_COMPLETION: the completion's status as printed, 0 unknown; NET/IB's
+ * is an ibv_wc_status (5 WR_FLUSH), aws-ofi-nccl's "RC: N" a provider
+ * errno.
+ */
+static inline int32_t hd_signal_ib_status(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_IB_COMPLETION);
+	return sig->code;
+}
+
+/* RANKS_NAMED: how the ranks are named. */
+enum hd_named_as {
+	HD_NAMED_CULPRIT = 1, /* missing, desynced, failed a barrier */
+	HD_NAMED_LAGGING = 2, /* behind the others */
+};
+
+static inline enum hd_named_as hd_signal_named_as(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_RANKS_NAMED);
+	return (enum hd_named_as)sig->code;
+}
+
+/* RAS_MISMATCH: a count line ("N ranks have launched up to operation K"),
+   else a line naming one rank (peer_rank). */
+static inline bool hd_signal_ras_is_count(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_RAS_MISMATCH);
+	return sig->seq >= 0;
+}
+
+/* RAS_MISMATCH count line: K, the operation the ranks launched up to. */
+static inline int64_t hd_signal_ras_op(const struct hd_signal *sig)
+{
+	g_assert(hd_signal_ras_is_count(sig));
+	return sig->seq;
+}
+
+/* RAS_MISMATCH count line: N, how many ranks launched up to K. */
+static inline int32_t hd_signal_ras_nranks(const struct hd_signal *sig)
+{
+	g_assert(hd_signal_ras_is_count(sig));
+	return sig->code;
+}
+
+/* ANON_PROC: the process's CUDA device, -1 unknown. */
+static inline int32_t hd_signal_anon_device(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_ANON_PROC);
+	return sig->code;
+}
+
+/* XID: the Xid number. */
+static inline int32_t hd_signal_xid(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_XID);
+	return sig->code;
+}
+
+/* LINK_EVENT: 0 the link went down, 1 came up, 2 neither. */
+static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_LINK_EVENT);
+	return sig->code;
+}
+
+/* IB_COUNTERS: how many error counters are above zero. */
+static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
+	return sig->code;
+}
+
+/* GPU_STATE: enum hd_gpu_problem bits. */
+static inline uint32_t hd_signal_gpu_problems(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_GPU_STATE);
+	return (uint32_t)sig->code;
+}
 
 struct hd_store {
 	GPtrArray *inputs; /* struct hd_input * */
@@ -452,7 +567,7 @@ struct hd_store {
 
 /*
  * Interns s (NULL stays NULL): equal strings get the same pointer, valid
- * for the whole process.  Thread-safe; memory grows linearly with the
+ * while any store lives (intern while one does).  Thread-safe; memory grows linearly with the
  * distinct strings.  Under hd_intern_limit_begin() a string that would be
  * new past the budget gives hd_intern_refused instead.  (transfer none)
  */
@@ -469,6 +584,13 @@ extern const char hd_intern_refused[];
  */
 void hd_intern_limit_begin(uint64_t max_new);
 uint64_t hd_intern_limit_end(void);
+/*
+ * The intern tables' life: hd_store_new() holds them and hd_store_free()
+ * releases them; the release of the last holder frees every interned
+ * string and descriptor.  Thread-safe; calls balance.
+ */
+void hd_intern_hold(void);
+void hd_intern_release(void);
 
 struct hd_store *hd_store_new(void);
 void hd_store_free(struct hd_store *s);

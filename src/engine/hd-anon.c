@@ -62,9 +62,9 @@ static char *lane_name(const struct hd_store *s, const struct anon_lane *l)
 	p = anon_proc(s, l->input, l->rank);
 	if (!p)
 		return g_strdup("a process of unknown rank");
-	if (p->code >= 0)
+	if (hd_signal_anon_device(p) >= 0)
 		return g_strdup_printf("process %s:%d [dev %d]", p->host,
-				       p->pid, p->code);
+				       p->pid, hd_signal_anon_device(p));
 	return g_strdup_printf("process %s:%d", p->host, p->pid);
 }
 
@@ -161,41 +161,77 @@ static enum hd_verdict_kind tally(struct anon_at *at, guint n)
 			: HD_V_KIND_COUNT;
 }
 
+/* What anon_decide() chose at one position; anon_build() states it. */
+struct anon_decision {
+	enum hd_verdict_kind kind; /* the first attribute in dispute */
+	enum hd_confidence conf;
+	GArray *culprits; /* int: the known ranks of the odd lanes */
+	guint best; /* index of an op of the largest agreeing set */
+	bool tie; /* no set is larger: every lane is odd */
+	guint minority; /* the odd lanes */
+};
+
+/* Whether lane i of at is odd in decision d: outvoted, or in a tie. */
+static bool anon_odd(const struct anon_decision *d, const struct anon_at *at,
+		     guint i)
+{
+	return d->tie || differ(at[i].op, at[d->best].op) != HD_V_KIND_COUNT;
+}
+
 /*
  * Votes at one position: the n lanes that have an op there, in lane
- * order.  Reports and returns true at the first attribute some lanes
- * disagree on.
+ * order.  True at the first attribute some lanes disagree on, with *d
+ * filled (its culprits the caller frees).
  */
-static bool vote(struct anon_ctx *c, uint32_t group, struct anon_at *at,
-		 guint n, bool by_count, int64_t pos)
+static bool anon_decide(struct anon_at *at, guint n, struct anon_decision *d)
 {
-	const struct hd_store *s = c->s;
 	enum hd_verdict_kind kind;
-	guint best = 0, minority = 0;
-	g_autoptr(GString) who = g_string_new(NULL);
-	g_autofree char *mine = NULL, *theirs = NULL, *label = NULL;
-	struct hd_verdict *v;
-	bool tie = false;
 
 	if (n < 2)
 		return false;
 	kind = tally(at, n);
 	if (kind == HD_V_KIND_COUNT)
 		return false;
+	*d = (struct anon_decision){ .kind = kind, .conf = HD_CONF_LOW };
 	for (guint i = 0; i < n; i++)
-		if (at[i].agree > at[best].agree)
-			best = i;
+		if (at[i].agree > at[d->best].agree)
+			d->best = i;
 	for (guint i = 0; i < n; i++)
-		if (at[i].agree == at[best].agree &&
-		    differ(at[i].op, at[best].op) != HD_V_KIND_COUNT)
-			tie = true;
+		if (at[i].agree == at[d->best].agree &&
+		    differ(at[i].op, at[d->best].op) != HD_V_KIND_COUNT)
+			d->tie = true;
+	d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
+	for (guint i = 0; i < n; i++) {
+		if (!anon_odd(d, at, i))
+			continue;
+		d->minority++;
+		if (at[i].lane->rank >= 0)
+			g_array_append_val(d->culprits, at[i].lane->rank);
+	}
+	return true;
+}
+
+/*
+ * The verdict of decision d at position pos of group, naming the odd
+ * processes and citing their ops (and a few of the others').
+ */
+static void anon_build(struct anon_ctx *c, uint32_t group,
+		       const struct anon_at *at, guint n, bool by_count,
+		       int64_t pos, const struct anon_decision *d)
+{
+	const struct hd_store *s = c->s;
+	const struct anon_at *best = &at[d->best];
+	g_autoptr(GString) who = g_string_new(NULL);
+	g_autofree char *mine = NULL, *theirs = NULL, *label = NULL;
+	struct hd_verdict *v;
+	guint named = 0;
+
 	for (guint i = 0; i < n; i++) {
 		g_autofree char *name = NULL;
 
-		if (!tie && differ(at[i].op, at[best].op) == HD_V_KIND_COUNT)
+		if (!anon_odd(d, at, i))
 			continue;
-		minority++;
-		if (minority <= 4) {
+		if (++named <= 4) {
 			name = lane_name(s, at[i].lane);
 			g_string_append_printf(who, "%s%s",
 					       who->len ? ", " : "", name);
@@ -203,39 +239,37 @@ static bool vote(struct anon_ctx *c, uint32_t group, struct anon_at *at,
 		if (!mine)
 			mine = op_text(at[i].op);
 	}
-	if (minority > 4)
-		g_string_append_printf(who, " and %u more", minority - 4);
-	theirs = op_text(at[best].op);
+	if (d->minority > 4)
+		g_string_append_printf(who, " and %u more", d->minority - 4);
+	theirs = op_text(best->op);
 	label = hd_group_label(s, group, HD_GROUP_LABEL_LONG);
-	if (tie)
+	if (d->tie)
 		v = hd_verdict_new(
-			kind, HD_CONF_LOW,
+			d->kind, d->conf,
 			"processes disagree at %s%" G_GINT64_MODIFIER
 			"x of %s, an even split between %s: either side may be wrong; their ranks are unknown",
 			by_count ? "opCount 0x" : "position 0x", pos, label,
 			who->str);
 	else
 		v = hd_verdict_new(
-			kind, HD_CONF_LOW,
+			d->kind, d->conf,
 			"%s called %s at %s%" G_GINT64_MODIFIER
 			"x of %s, where %u other%s called %s; rank unknown (no Init line in the excerpt)",
 			who->str, mine, by_count ? "opCount 0x" : "position 0x",
-			pos, label, at[best].agree,
-			at[best].agree == 1 ? "" : "s", theirs);
+			pos, label, best->agree, best->agree == 1 ? "" : "s",
+			theirs);
 	v->group = group;
 	v->seq = by_count ? -1 : pos;
-	v->op = hd_op_kind_name(at[best].op->kind);
+	v->op = hd_op_kind_name(best->op->kind);
 	v->score = HD_SCORE_MISMATCH - 10;
+	for (guint i = 0; i < d->culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
 	for (guint i = 0, cited = 0; i < n && cited < 8; i++) {
 		const struct anon_lane *l = at[i].lane;
 		g_autofree char *src = NULL, *name = NULL, *t = NULL;
-		bool odd =
-			tie || differ(at[i].op, at[best].op) != HD_V_KIND_COUNT;
 
-		if (!odd && cited >= minority + 2)
+		if (!anon_odd(d, at, i) && cited >= d->minority + 2)
 			continue;
-		if (odd && l->rank >= 0)
-			hd_verdict_add_culprit(v, l->rank);
 		src = hd_prov_format(s, &at[i].op->prov);
 		name = lane_name(s, l);
 		t = op_text(at[i].op);
@@ -247,7 +281,6 @@ static bool vote(struct anon_ctx *c, uint32_t group, struct anon_at *at,
 		v,
 		"nothing: these processes are grouped by comm size and creation order only; their Init lines (NCCL_DEBUG_SUBSYS=INIT) would give their ranks and comm");
 	g_ptr_array_add(c->a->verdicts, v);
-	return true;
 }
 
 /* An op of a lane at a position, for the merge of check_group(). */
@@ -278,6 +311,7 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 	bool by_count = true;
 	g_autoptr(GArray) all = NULL;
 	g_autofree struct anon_at *at = NULL;
+	struct anon_decision d;
 	guint n = 0;
 
 	if (lanes->len < 2)
@@ -319,8 +353,11 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 			at[n].agree = 0;
 			n++;
 		}
-		if (vote(c, group, at, n, by_count, p))
+		if (anon_decide(at, n, &d)) {
+			anon_build(c, group, at, n, by_count, p, &d);
+			g_array_unref(d.culprits);
 			return;
+		}
 	}
 }
 

@@ -13,31 +13,11 @@
 
 #include <string.h>
 
-#include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-hash.h"
 #include "hd-const.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
-
-#define MAX_EVIDENCE 6
-
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
-static void add_signal_evidence(const struct hd_store *s, struct hd_verdict *v,
-				const struct hd_signal *sig)
-{
-	g_autofree char *src = hd_prov_format(s, &sig->prov);
-	const char *text = sig->text ? sig->text : hd_signal_cat_name(sig->cat);
-
-	if (v->evidence->len >= MAX_EVIDENCE)
-		return;
-	hd_verdict_add_evidence(v, sig->rank,
-				sig->prov.kind != HD_PROV_NONE ? src : NULL,
-				"%s", text);
-}
 
 static bool same_str(const char *a, const char *b)
 {
@@ -213,8 +193,7 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
 	v->score = HD_SCORE_MISMATCH;
 	for (guint i = 0; i < ops->len; i++)
-		add_signal_evidence(s, v,
-				    g_array_index(ops, struct c10d_op, i).sig);
+		hd_sig_cite(s, v, g_array_index(ops, struct c10d_op, i).sig);
 	return v;
 }
 
@@ -287,7 +266,7 @@ static const struct hd_signal *find_apart(const struct hd_store *s)
 	if (sizeof(gsize) < 8)
 		return NULL; /* pair_key() needs 64 bits */
 	for (guint k = 0; k < s->signals->len; k++) {
-		const struct hd_signal *o2 = sig_at(s, k);
+		const struct hd_signal *o2 = hd_sig_at(s, k);
 		gpointer key = pair_key(o2->rank, o2->peer_rank);
 		GPtrArray *list;
 
@@ -305,7 +284,7 @@ static const struct hd_signal *find_apart(const struct hd_store *s)
 			g_ptr_array_add(list, hd_unconst(o2));
 	}
 	for (guint i = 0; i < s->signals->len && !apart; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		GPtrArray *list;
 		guint lo = 0, hi;
 
@@ -349,7 +328,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_signal *apart = NULL, *lone = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct c10d_op o = { sig->rank,	      sig->seq,
 				     sig->op_name,    sig->numel_in,
 				     sig->dtype_name, sig };
@@ -414,7 +393,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_culprit(v, apart->rank);
 		v->seq = apart->seq;
 		v->score = HD_SCORE_LAGGING;
-		add_signal_evidence(s, v, apart);
+		hd_sig_cite(s, v, apart);
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
@@ -425,7 +404,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 			lone->rank);
 
 		v->score = HD_SCORE_INSUFFICIENT;
-		add_signal_evidence(s, v, lone);
+		hd_sig_cite(s, v, lone);
 		g_ptr_array_add(a->verdicts, v);
 	}
 }
@@ -450,7 +429,7 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct c10d_op o = { sig->rank,	    sig->seq, sig->op_name,
 				     sig->numel_in, NULL,     sig };
 		g_autofree char *key = NULL;
@@ -535,7 +514,7 @@ static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		bool seen = false;
 
 		if (sig->type != HD_SIGT_STORE_LOST)
@@ -584,8 +563,8 @@ static void check_store_lost(struct hd_index *ix, struct hd_analysis *a)
 	}
 	v->score = HD_SCORE_CRASH;
 	for (guint i = 0; i < s->signals->len; i++)
-		if (sig_at(s, i)->type == HD_SIGT_STORE_LOST)
-			add_signal_evidence(s, v, sig_at(s, i));
+		if (hd_sig_at(s, i)->type == HD_SIGT_STORE_LOST)
+			hd_sig_cite(s, v, hd_sig_at(s, i));
 	if (culprit >= 0)
 		hd_verdict_add_evidence(
 			v, culprit, NULL,
@@ -637,7 +616,7 @@ static void check_timeouts_seen(struct hd_index *ix, struct hd_analysis *a)
 	if (a->verdicts->len)
 		return;
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT)
 			continue;
@@ -652,7 +631,7 @@ static void check_timeouts_seen(struct hd_index *ix, struct hd_analysis *a)
 		"%u watchdog timeout%s read, but not which ranks never arrived: the input names too few ranks or positions",
 		n, n == 1 ? "" : "s");
 	v->score = HD_SCORE_INSUFFICIENT;
-	add_signal_evidence(s, v, first);
+	hd_sig_cite(s, v, first);
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -672,14 +651,15 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GPtrArray) lists = g_ptr_array_new();
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		g_autofree char *key = NULL;
 		GArray *ranks;
 
 		if (sig->type != HD_SIGT_RANKS_NAMED || sig->rank < 0)
 			continue;
-		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u", sig->code,
-				      sig->seq, sig->prov.input);
+		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u",
+				      (int)hd_signal_named_as(sig), sig->seq,
+				      sig->prov.input);
 		ranks = g_hash_table_lookup(named, key);
 		if (!ranks) {
 			ranks = g_array_new(FALSE, FALSE, sizeof(int));
@@ -695,7 +675,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		GArray *ranks = lists->pdata[i];
 		g_autofree char *rt = NULL;
 		struct hd_verdict *v;
-		bool lag = sig->code == 2;
+		bool lag = hd_signal_named_as(sig) == HD_NAMED_LAGGING;
 		guint out = 0;
 
 		/* sorted, each rank once */
@@ -730,7 +710,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));
 		v->seq = sig->seq;
 		v->score = lag ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
-		add_signal_evidence(s, v, sig);
+		hd_sig_cite(s, v, sig);
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing the tool did not print: its own inputs are not checked here");

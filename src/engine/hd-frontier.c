@@ -484,6 +484,34 @@ static void note_completion_proof(const struct group_ctx *c,
 	g_ptr_array_add(c->a->notes, g_steal_pointer(&note));
 }
 
+/* Waiting rank r's op at the frontier, or NULL.  (transfer none) */
+static const struct hd_op *waiting_op(const struct group_ctx *c,
+				      const struct frontier *f, int r)
+{
+	const struct view *vw = find_view(c, r);
+
+	return vw ? view_op_at(c, vw, f->key) : NULL;
+}
+
+/* Cites waiting rank r's op. */
+static void cite_waiting_op(const struct group_ctx *c, struct hd_verdict *v,
+			    int r, const struct hd_op *op)
+{
+	g_autofree char *src = ctx_source(c, op);
+	g_autofree char *desc = hd_op_describe(c->s, op);
+
+	hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+}
+
+/* Counts the waiting ranks past those cited. */
+static void cite_more_waiting(const struct frontier *f, struct hd_verdict *v)
+{
+	if (f->waiting->len > MAX_EVIDENCE_RANKS)
+		hd_verdict_add_evidence(v, -1, NULL,
+					"and %u more ranks at the same op",
+					f->waiting->len - MAX_EVIDENCE_RANKS);
+}
+
 /*
  * Every member with a complete record is blocked at the frontier, but
  * the others cannot be told apart: several left no data, or a record
@@ -527,21 +555,12 @@ static void report_undecided_frontier(struct group_ctx *c,
 	v->score = HD_SCORE_INSUFFICIENT;
 	for (guint i = 0; i < f->waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
 		int r = g_array_index(f->waiting, int, i);
-		const struct view *vw = find_view(c, r);
-		const struct hd_op *op = vw ? view_op_at(c, vw, f->key) : NULL;
-		g_autofree char *src = NULL;
-		g_autofree char *desc = NULL;
+		const struct hd_op *op = waiting_op(c, f, r);
 
-		if (!op)
-			continue;
-		src = ctx_source(c, op);
-		desc = hd_op_describe(c->s, op);
-		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+		if (op)
+			cite_waiting_op(c, v, r, op);
 	}
-	if (f->waiting->len > MAX_EVIDENCE_RANKS)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more ranks at the same op",
-					f->waiting->len - MAX_EVIDENCE_RANKS);
+	cite_more_waiting(f, v);
 	if (f->nodata->len) {
 		g_autofree char *nd = ranks_ranges(f->nodata);
 
@@ -683,10 +702,7 @@ static void frontier_cite_waiting(const struct group_ctx *c,
 {
 	for (guint i = 0; i < f->waiting->len; i++) {
 		int r = g_array_index(f->waiting, int, i);
-		const struct view *vw = find_view(c, r);
-		const struct hd_op *op = vw ? view_op_at(c, vw, f->key) : NULL;
-		g_autofree char *src = NULL;
-		g_autofree char *desc = NULL;
+		const struct hd_op *op = waiting_op(c, f, r);
 
 		if (!op)
 			continue;
@@ -694,16 +710,10 @@ static void frontier_cite_waiting(const struct group_ctx *c,
 			hd_index_add_wait(c->ix, r,
 					  g_array_index(f->absent, int, k),
 					  c->group, f->key, label, &op->prov);
-		if (i >= MAX_EVIDENCE_RANKS)
-			continue;
-		src = ctx_source(c, op);
-		desc = hd_op_describe(c->s, op);
-		hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
+		if (i < MAX_EVIDENCE_RANKS)
+			cite_waiting_op(c, v, r, op);
 	}
-	if (f->waiting->len > MAX_EVIDENCE_RANKS)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more ranks at the same op",
-					f->waiting->len - MAX_EVIDENCE_RANKS);
+	cite_more_waiting(f, v);
 }
 
 /* What the verdict does not rest on, and what the data cannot show. */

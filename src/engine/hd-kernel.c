@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
@@ -91,11 +91,6 @@ const char *hd_xid_next_step(int xid)
 	default:
 		return "drain the node, run `nvidia-bug-report.sh` there, and reset the GPU (or reboot) before it takes jobs again";
 	}
-}
-
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
 }
 
 static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
@@ -323,10 +318,11 @@ static char *what(const struct event *e, const char *whose)
 	const char *host = e->host ? e->host : "a host the log does not name";
 
 	if (sig->type == HD_SIGT_XID)
-		return g_strdup_printf(
-			"%s GPU on %s%s%s%s reported Xid %d: %s", whose, host,
-			sig->device ? ", " : "", sig->device ? sig->device : "",
-			sig->device ? "," : "", sig->code, e->xid->meaning);
+		return g_strdup_printf("%s GPU on %s%s%s%s reported Xid %d: %s",
+				       whose, host, sig->device ? ", " : "",
+				       sig->device ? sig->device : "",
+				       sig->device ? "," : "",
+				       hd_signal_xid(sig), e->xid->meaning);
 	if (sig->type == HD_SIGT_GPU_STATE)
 		return g_strdup_printf("%s GPU on %s%s%s%s shows %s", whose,
 				       host, sig->device ? ", " : "",
@@ -445,7 +441,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	}
 	if (e->rank >= 0)
 		hd_verdict_add_culprit(v, e->rank);
-	v->xid = sig->type == HD_SIGT_XID ? sig->code : 0;
+	v->xid = sig->type == HD_SIGT_XID ? hd_signal_xid(sig) : 0;
 	cite(s, v, e);
 	if (e->blamed)
 		hd_verdict_add_evidence(
@@ -457,12 +453,12 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		/* the same port's counters beside its state */
 		for (guint i = 0; i < s->signals->len && v->evidence->len < 8;
 		     i++) {
-			const struct hd_signal *c = sig_at(s, i);
+			const struct hd_signal *c = hd_sig_at(s, i);
 			bool by_name;
 			const char *h;
 
 			if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
-			    c->code <= 0 || !from_kernel(s, c))
+			    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
 				continue;
 			h = event_host(s, c, &by_name);
 			if (h != e->host || (c->device && e->sig->device &&
@@ -528,7 +524,7 @@ static GArray *port_users(const struct hd_store *s, const char *host,
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (guint i = 0; host && dev && i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		int r;
 
 		if (sig->type != HD_SIGT_NET_DEVICES || !sig->host ||
@@ -582,12 +578,12 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 	case HD_SIGT_HOST_OOM:
 		return true;
 	case HD_SIGT_LINK_EVENT:
-		return sig->code == 0; /* a link up is no fault */
+		return hd_signal_link_state(sig) == 0; /* up: no fault */
 	case HD_SIGT_IB_COUNTERS:
-		return sig->code > 0;
+		return hd_signal_ib_errors(sig) > 0;
 	case HD_SIGT_GPU_STATE:
 		/* a slowdown is a performance matter, never a hang's cause */
-		return (sig->code & ~HD_GPU_SLOWDOWN) != 0;
+		return (hd_signal_gpu_problems(sig) & ~HD_GPU_SLOWDOWN) != 0;
 	default:
 		return false;
 	}
@@ -607,7 +603,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	guint same = 0, after = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
 
 		if (!is_event(s, sig))
@@ -615,7 +611,8 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		e.sig = sig;
 		e.rank = -1;
 		e.host = event_host(s, sig, &e.by_name);
-		e.xid = sig->type == HD_SIGT_XID ? xid_info(sig->code) : NULL;
+		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
+						 : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
 			after++;
 			continue;
@@ -643,7 +640,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	if (!best.sig)
 		return;
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (is_event(s, sig) && sig->type == best.sig->type &&
 		    sig->code == best.sig->code)

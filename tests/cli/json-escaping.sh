@@ -9,52 +9,19 @@
 # carry the characters (escaped), so the check cannot pass on output that
 # simply dropped them.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
 mkdir "$tmp/in"
-python3 - "$tmp/in" <<'PY' || exit 99
-import json, os, sys
-d = sys.argv[1]
-bad = "A\x7fB\u009bC\u202eD\u2066E\u200fF\u061cG\u2028H\u2029I"
-log = [
-    "node-a:100:100 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 "
-    "nvmlDev 0 busId 1000 commId 0xabc - Init COMPLETE",
-    "node-a:100:100 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got "
-    "completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, "
-    "vendor err 129 " + bad,
-]
-with open(os.path.join(d, "rank0" + bad + ".log"), "w") as f:
-    f.write("\n".join(log) + "\n")
-def entry(seq, state):
-    return {"collective_seq_id": seq, "input_dtypes": ["Float"],
-            "input_sizes": [[4, 4]], "is_p2p": False, "op_id": seq,
-            "output_dtypes": ["Float"], "output_sizes": [[4, 4]],
-            "p2p_seq_id": 0, "pg_id": 0, "process_group": ["0", bad],
-            "profiling_name": "nccl:all_reduce", "record_id": seq - 1,
-            "retired": True, "state": state, "thread_id": "1",
-            "thread_name": bad, "time_created_ns": 1700000000000000000 + seq,
-            "time_discovered_completed_ns": 0,
-            "time_discovered_started_ns": 0, "timeout_ms": 600000,
-            "frames": [{"name": bad, "filename": "t" + bad + ".py",
-                        "line": 88}]}
-for r in range(2):
-    n = 3 if r == 0 else 2
-    doc = {"comm_lib_version": "2.21.5", "version": "2.4", "rank": r,
-           "entries": [entry(s, "completed" if s < n else "scheduled")
-                       for s in range(1, n + 1)],
-           "pg_config": {"0": {"desc": bad, "name": "0",
-                               "ranks": "[0, 1]"}}}
-    with open(os.path.join(d, "comm_lib_trace_rank_%d.json" % r), "w") as f:
-        json.dump(doc, f)
-PY
+python3 "$HD_SRCDIR/tests/cli/lib/hostile-incident.py" "$tmp/in" \
+	'A\x7fB\u009bC\u202eD\u2066E\u200fF\u061cG\u2028H\u2029I' \
+	'rank0A\x7fB\u009bC\u202eD\u2066E\u200fF\u061cG\u2028H\u2029I.log' ||
+	exit 99
 mkdir "$tmp/t"
 cp -R "$tmp/in" "$tmp/t/a"
 cp -R "$tmp/in" "$tmp/t/b"
-pass=0
-fail=0
-# KIND (json, jsonl, or plan: JSON that need not carry them) ARGS...: the output of hangdoc ARGS is checked
-check() {
+# KIND (json, jsonl, or plan: JSON that need not carry them) ARGS...: the
+# output of hangdoc ARGS is checked
+check_json() {
 	kind=$1
 	shift
 	timeout 60 "$HANGDOC" "$@" >"$tmp/out" 2>/dev/null
@@ -92,14 +59,13 @@ PY
 		echo "FAIL: hangdoc $* wrote raw controls, or bad JSON"
 	fi
 }
-check json analyze --format json "$tmp/in"
-check jsonl analyze --format jsonl "$tmp/in"
-check json show --format json "$tmp/in"
-check json diff --format json "$tmp/t/a" "$tmp/t/b"
-check json export "$tmp/in"
-check jsonl triage --format jsonl "$tmp/t"
+check_json json analyze --format json "$tmp/in"
+check_json jsonl analyze --format jsonl "$tmp/in"
+check_json json show --format json "$tmp/in"
+check_json json diff --format json "$tmp/t/a" "$tmp/t/b"
+check_json json export "$tmp/in"
+check_json jsonl triage --format jsonl "$tmp/t"
 # a plan carries no text of the inputs: no raw controls, and it parses
-check plan replay --dry-run --healthy --format json "$tmp/in"
-check plan replay --plan-out - --healthy "$tmp/in"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_json plan replay --dry-run --healthy --format json "$tmp/in"
+check_json plan replay --plan-out - --healthy "$tmp/in"
+finish

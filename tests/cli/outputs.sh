@@ -9,25 +9,11 @@
 # in a temporary directory and never names a system device as an output
 # (the device it writes to is a null device it makes there).
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
 src=$HD_SRCDIR/testdata/example-incident
 cp -R "$src" "$tmp/in"
 log=$tmp/in/logs/node-a.log
-pass=0
-fail=0
-check() { # DESC COMMAND...
-	desc=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $desc"
-	fi
-}
 # runs hangdoc with its arguments; $rc gets the status, $tmp/err stderr
 hd() {
 	"$HANGDOC" "$@" >"$tmp/out" 2>"$tmp/err"
@@ -178,5 +164,4 @@ rc=$( ("$HANGDOC" show "$tmp/long" 2>/dev/null; echo $? >"$tmp/rc") |
 	head -c1 >/dev/null; cat "$tmp/rc")
 check "show | head -c1 exits 4 (was $rc)" [ "$rc" = 4 ]
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

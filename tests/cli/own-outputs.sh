@@ -5,24 +5,10 @@
 # are written into a copy of the example incident; the analysis of that
 # copy must name each as not read and give the same verdict as before.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
 src=$HD_SRCDIR/testdata/example-incident
 cp -R "$src" "$tmp/in"
-pass=0
-fail=0
-check() { # DESC COMMAND...
-	desc=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $desc"
-	fi
-}
 for f in text json jsonl markdown html; do
 	"$HANGDOC" analyze --format "$f" "$src" >"$tmp/in/report.$f" 2>/dev/null
 done
@@ -42,5 +28,4 @@ for f in report.text report.json report.jsonl report.markdown report.html \
 	check "$f is said to be hangdoc's own and not read" \
 		grep -q "in/$f': a hangdoc .*not read as evidence" "$tmp/err"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -7,53 +7,15 @@
 # With --color always, the report's own colour codes (SGR: bold, red,
 # yellow, green, reset) are the only escapes allowed, and must be there.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
 mkdir "$tmp/in"
-python3 - "$tmp/in" <<'PY' || exit 99
-import json, os, sys
-d = sys.argv[1]
-bad = "\x1b[31mRED\x1b[0m\u009b2J\u202eevil\u2066x\u0007"
-log = [
-    "node-a:100:100 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 "
-    "nvmlDev 0 busId 1000 commId 0xabc - Init COMPLETE",
-    "node-a:100:100 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got "
-    "completion from peer 10.0.0.2<1234> with error 12, opcode 0, len 0, "
-    "vendor err 129 " + bad,
-    "[rank0]:[E1121 03:22:44.123456789 ProcessGroupNCCL.cpp:1 ] [PG ID 0 "
-    "PG GUID 0(" + bad + ") Rank 0] Watchdog caught collective operation "
-    "timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=10, "
-    "NumelOut=10, Timeout(ms)=600000) ran for 600041 milliseconds before "
-    "timing out.",
-]
-with open(os.path.join(d, "rank0\x1b[2J\u202e.log"), "w") as f:
-    f.write("\n".join(log) + "\n")
-def entry(seq, state):
-    return {"collective_seq_id": seq, "input_dtypes": ["Float"],
-            "input_sizes": [[4, 4]], "is_p2p": False, "op_id": seq,
-            "output_dtypes": ["Float"], "output_sizes": [[4, 4]],
-            "p2p_seq_id": 0, "pg_id": 0, "process_group": ["0", bad],
-            "profiling_name": "nccl:all_reduce", "record_id": seq - 1,
-            "retired": True, "state": state, "thread_id": "1",
-            "thread_name": bad, "time_created_ns": 1700000000000000000 + seq,
-            "time_discovered_completed_ns": 0,
-            "time_discovered_started_ns": 0, "timeout_ms": 600000,
-            "frames": [{"name": bad, "filename": "t" + bad + ".py",
-                        "line": 88}]}
-for r in range(2):
-    n = 3 if r == 0 else 2
-    doc = {"comm_lib_version": "2.21.5", "version": "2.4", "rank": r,
-           "entries": [entry(s, "completed" if s < n else "scheduled")
-                       for s in range(1, n + 1)],
-           "pg_config": {"0": {"desc": bad, "name": "0",
-                               "ranks": "[0, 1]"}}}
-    with open(os.path.join(d, "comm_lib_trace_rank_%d.json" % r), "w") as f:
-        json.dump(doc, f)
-PY
+python3 "$HD_SRCDIR/tests/cli/lib/hostile-incident.py" "$tmp/in" \
+	'\x1b[31mRED\x1b[0m\u009b2J\u202eevil\u2066x\x07' \
+	'rank0\x1b[2J\u202e.log' \
+	'[rank0]:[E1121 03:22:44.123456789 ProcessGroupNCCL.cpp:1 ] [PG ID 0 PG GUID 0({bad}) Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=10, NumelOut=10, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.' ||
+	exit 99
 missing=$(printf '%s/no\033[2Jsuch\342\200\256' "$tmp")
-pass=0
-fail=0
 for args in "analyze" "analyze --format markdown" "show" \
 	"replay --dry-run --healthy" "analyze --color always" \
 	"analyze --brief --color always"; do
@@ -83,5 +45,4 @@ PY
 		echo "FAIL: hangdoc $args let control characters through"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -23,29 +23,6 @@ static struct hd_store *parse(const char *text)
 	return s;
 }
 
-static struct hd_signal *sig_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->signals->len);
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
-static struct hd_signal *sig_type(struct hd_store *s, int type)
-{
-	for (guint i = 0; i < s->signals->len; i++)
-		if (sig_at(s, i)->type == type)
-			return sig_at(s, i);
-	return NULL;
-}
-
-static guint count_type(struct hd_store *s, int type)
-{
-	guint n = 0;
-
-	for (guint i = 0; i < s->signals->len; i++)
-		n += sig_at(s, i)->type == type;
-	return n;
-}
-
 #define UCX_HEAD \
 	"[gpu-7:4411 :0:4502] Caught signal 7 (Bus error: nonexistent physical address)\n"
 #define UCX_BT	"==== backtrace (tid:   4502) ====\n"

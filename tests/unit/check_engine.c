@@ -762,6 +762,43 @@ START_TEST(test_c10d_counters)
 }
 END_TEST
 
+/*
+ * Many absent ranks each print a status line: the verdict cites a few of
+ * them (hd_sig_cite()'s cap), never one per rank, and still the one
+ * timeout that the count of the other waiting ranks refers to.
+ */
+START_TEST(test_c10d_counters_evidence_capped)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	bool timeout_cited = false;
+
+	fixture_init(&f, 16, HD_INPUT_NCCL_LOG);
+	f.s->world_size = 16;
+	for (int r = 0; r < 4; r++)
+		add_sig(&f, r, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 41,
+			INT64_MIN, INT64_MIN,
+			"Watchdog caught collective operation timeout");
+	for (int r = 4; r < 16; r++)
+		add_sig(&f, r, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 40, 40,
+			"Last enqueued NCCL work: 40, last completed NCCL work: 40.");
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+	ck_assert_uint_eq(v->culprits->len, 12);
+	/* six status lines, the timeout, the count of the others */
+	ck_assert_uint_eq(v->evidence->len, 8);
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		timeout_cited |= strstr(e->text, "Watchdog caught") != NULL;
+	}
+	ck_assert(timeout_cited);
+	fixture_clear(&f, a);
+}
+END_TEST
+
 START_TEST(test_c10d_all_timed_out)
 {
 	struct fixture f;
@@ -817,6 +854,37 @@ START_TEST(test_network_first_fault)
 	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
 	assert_culprits(v, want, 2);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/*
+ * aws-ofi-nccl's "RC: 5" is EIO, a failure of its own, not NET/IB's
+ * status 5 (WR_FLUSH, a consequence): the rank that saw it is named.
+ */
+START_TEST(test_ofi_rc5_not_a_flush)
+{
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	struct hd_signal sig;
+	static const int want[] = { 3 };
+
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	hd_signal_init(&sig);
+	sig.rank = 3;
+	sig.cat = HD_SIG_NETWORK;
+	sig.type = HD_SIGT_IB_COMPLETION;
+	sig.code = 5;
+	sig.text = hd_unconst(
+		"NCCL WARN NET/OFI Request 0x7f01 completed with error. RC: 5. Error: Input/output error.");
+	sig.prov.input = f.input[3];
+	hd_store_add_signal(f.s, &sig);
+	a = run(&f);
+	v = top(a);
+	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
+	assert_culprits(v, want, 1);
+	ck_assert_ptr_null(strstr(v->summary, "flush"));
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -1168,6 +1236,57 @@ START_TEST(test_anonymous_processes_compared)
 }
 END_TEST
 
+/*
+ * An even split between ten anonymous processes and ten of known rank:
+ * every known rank is named, however many ops the evidence cites (the
+ * vote decides culprits; the evidence cap only limits what is quoted).
+ */
+START_TEST(test_anonymous_tie_names_every_known_rank)
+{
+	struct hd_store *s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "coll.log");
+	uint32_t g = hd_store_group(s, "nccl-nranks:20#0");
+	struct hd_analysis *a;
+	const struct hd_verdict *v = NULL;
+
+	hd_store_input(s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(s, in)->records = 20;
+	/* the anonymous processes first: their lanes lead the vote */
+	for (int p = 0; p < 20; p++) {
+		struct hd_op op;
+		struct hd_opdesc d = hd_opdesc_blank;
+
+		hd_op_init(&op);
+		op.rank = p < 10 ? -2 - p : p - 10;
+		op.group = g;
+		op.seq = 0;
+		op.seq_kind = HD_SEQ_ORDINAL;
+		op.kind = p < 10 ? HD_OP_ALL_REDUCE : HD_OP_ALL_GATHER;
+		d.count_in = d.count_out = 64;
+		d.dtype = HD_DTYPE_FLOAT32;
+		op.d = hd_opdesc_intern(&d);
+		op.prov.input = in;
+		op.prov.kind = HD_PROV_LINE;
+		op.prov.at = 1 + p;
+		hd_store_add_op(s, &op);
+	}
+	hd_store_resolve(s);
+	a = hd_engine_run(s);
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *w = g_ptr_array_index(a->verdicts, i);
+
+		if (strstr(w->summary, "even split"))
+			v = w;
+	}
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_uint_eq(v->culprits->len, 10);
+	ck_assert_uint_le(v->evidence->len, 8);
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_empty_store)
 {
 	struct hd_store *s = hd_store_new();
@@ -1441,14 +1560,17 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_p2p_unmatched_and_cycle);
 	tcase_add_test(tc, test_blocked_chain);
 	tcase_add_test(tc, test_c10d_counters);
+	tcase_add_test(tc, test_c10d_counters_evidence_capped);
 	tcase_add_test(tc, test_c10d_all_timed_out);
 	tcase_add_test(tc, test_network_first_fault);
+	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);
 	tcase_add_test(tc, test_missing_by_elimination);
 	tcase_add_test(tc, test_completion_lag);
+	tcase_add_test(tc, test_anonymous_tie_names_every_known_rank);
 	tcase_add_test(tc, test_empty_store);
 	tcase_add_test(tc, test_culprits_sorted_unique);
 	tcase_add_test(tc, test_no_fault_needs_no_trouble);

@@ -34,33 +34,9 @@ static struct hd_op *op_at(struct hd_store *s, guint i)
 	return &g_array_index(s->ops, struct hd_op, i);
 }
 
-static struct hd_signal *sig_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->signals->len);
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
 static const char *group_id(struct hd_store *s, const struct hd_op *op)
 {
 	return hd_store_group_at(s, op->group)->id;
-}
-
-/* The first signal of a type, or NULL. */
-static struct hd_signal *sig_type(struct hd_store *s, int type)
-{
-	for (guint i = 0; i < s->signals->len; i++)
-		if (sig_at(s, i)->type == type)
-			return sig_at(s, i);
-	return NULL;
-}
-
-static guint count_type(struct hd_store *s, int type)
-{
-	guint n = 0;
-
-	for (guint i = 0; i < s->signals->len; i++)
-		n += sig_at(s, i)->type == type;
-	return n;
 }
 
 /* Strings made by coll(), freed after each test. */

@@ -28,12 +28,6 @@ static struct hd_store *parse(const char *text)
 	return s;
 }
 
-static struct hd_signal *sig_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->signals->len);
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
 #define DUMP                                                   \
 	"Process 812: python3 train.py\n"                      \
 	"Python v3.11.4 (/usr/bin/python3.11)\n"               \

@@ -286,6 +286,42 @@ START_TEST(test_opdesc_intern)
 }
 END_TEST
 
+/*
+ * The intern tables live as long as a store: freed with the last one,
+ * made anew for the next, and a thread's descriptor cache from before is
+ * never answered from (under ASan, a use of freed memory).
+ */
+START_TEST(test_intern_store_lifetime)
+{
+	struct hd_store *a = hd_store_new();
+	struct hd_store *b = hd_store_new();
+	struct hd_opdesc d = hd_opdesc_blank;
+	const struct hd_opdesc *pd;
+	const char *host;
+
+	d.count_in = d.count_out = 4242;
+	d.name = hd_intern("nccl:lifetime");
+	pd = hd_opdesc_intern(&d);
+	host = hd_intern("node-lifetime");
+	/* one store still holds them: every pointer stays */
+	hd_store_free(a);
+	ck_assert_ptr_eq(hd_intern("node-lifetime"), host);
+	ck_assert_ptr_eq(hd_opdesc_intern(&d), pd);
+	ck_assert_int_eq(pd->count_in, 4242);
+	hd_store_free(b);
+	/* a new store, new tables: the same values intern again */
+	a = hd_store_new();
+	d.name = hd_intern("nccl:lifetime");
+	ck_assert_str_eq(d.name, "nccl:lifetime");
+	pd = hd_opdesc_intern(&d);
+	ck_assert_int_eq(pd->count_in, 4242);
+	ck_assert_str_eq(pd->name, "nccl:lifetime");
+	ck_assert_ptr_eq(hd_opdesc_intern(&d), pd);
+	ck_assert_str_eq(hd_intern("node-lifetime"), "node-lifetime");
+	hd_store_free(a);
+}
+END_TEST
+
 /* Text for a terminal: one line, no control or bidi code point. */
 START_TEST(test_text_safe)
 {
@@ -529,6 +565,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_warnings_capped);
 	tcase_add_test(tc, test_prov_format);
 	tcase_add_test(tc, test_opdesc_intern);
+	tcase_add_test(tc, test_intern_store_lifetime);
 	tcase_add_test(tc, test_text_safe);
 	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);

@@ -69,4 +69,35 @@ static inline struct hd_store *hd_test_parse_file(const char *path, bool *ok,
 	return s;
 }
 
+/* Signal i of s, asserted in range.  (transfer none) */
+static inline struct hd_signal *sig_at(struct hd_store *s, guint i)
+{
+	ck_assert_uint_lt(i, s->signals->len);
+	return &g_array_index(s->signals, struct hd_signal, i);
+}
+
+/*
+ * The first signal of a type, or NULL.  Not inlined: GCC's
+ * -Wnull-dereference would then flag every test that reads a field of
+ * one it asserted.  (transfer none)
+ */
+G_GNUC_NO_INLINE G_GNUC_UNUSED static struct hd_signal *
+sig_type(struct hd_store *s, int type)
+{
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->type == type)
+			return sig_at(s, i);
+	return NULL;
+}
+
+/* How many signals of a type s holds. */
+static inline guint count_type(struct hd_store *s, int type)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < s->signals->len; i++)
+		n += sig_at(s, i)->type == type;
+	return n;
+}
+
 #endif

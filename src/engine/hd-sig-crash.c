@@ -1,0 +1,424 @@
+/*
+ * Crashed ranks: who failed first (a CUDA error, OOM, a dead proxy, an
+ * exception, a fatal signal, a nonzero exit) while the others wait.  The
+ * SIGABRT a watchdog sends its own process, the agent's SIGTERM, an exit
+ * that only echoes an error the log shows, and torchrun's "Root Cause"
+ * (just the earliest exit) never pick a culprit.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "hd-const.h"
+#include "hd-sig-util.h"
+#include "hd-sort.h"
+#include "hd-banned.h"
+
+/* Did this rank's watchdog time out (so its abort is a consequence)? */
+static bool rank_timed_out(const struct hd_store *s, int rank)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->rank == rank && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the log holds an error that makes a Python process exit with
+ * code 1 (c10d, issue 11): a ProcessGroupWrapper mismatch, an "NCCL
+ * error in:" or a setup failure; that exit is then its echo.
+ */
+static bool has_explained_exit(const struct hd_store *s)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->type == HD_SIGT_COLL_MISMATCH ||
+		    sig->type == HD_SIGT_NCCL_ERROR ||
+		    sig->type == HD_SIGT_DUPLICATE_GPU ||
+		    sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG)
+			return true;
+	}
+	return false;
+}
+
+/* A failure that starts trouble, rather than one that follows it. */
+static bool is_crash_cause(const struct hd_store *s,
+			   const struct hd_signal *sig)
+{
+	switch (sig->type) {
+	case HD_SIGT_CUDA_ERROR:
+	case HD_SIGT_OOM:
+	case HD_SIGT_PROXY_DIED:
+		return true;
+	case HD_SIGT_TRACEBACK:
+		/* An exception raised by the watchdog or NCCL is a consequence. */
+		return !(sig->text && (strstr(sig->text, "DistBackendError") ||
+				       strstr(sig->text, "NCCL") ||
+				       strstr(sig->text, "Watchdog") ||
+				       strstr(sig->text, "timed out") ||
+				       strstr(sig->text, "DistNetworkError")));
+	case HD_SIGT_FATAL_SIGNAL:
+		/* SIGABRT after a timeout is the watchdog's own abort */
+		return !(hd_signal_signo(sig) == 6 &&
+			 rank_timed_out(s, sig->rank));
+	case HD_SIGT_PROCESS_EXIT:
+		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
+		if (hd_signal_exit_code(sig) == -15)
+			return false;
+		/* exit 1 is the exception of an error the log shows itself */
+		if (hd_signal_exit_code(sig) == 1 && has_explained_exit(s))
+			return false;
+		if (hd_signal_exit_code(sig) == -6 &&
+		    rank_timed_out(s, sig->rank))
+			return false;
+		return hd_signal_exit_code(sig) != 0;
+	default:
+		return false;
+	}
+}
+
+/* The name of a fatal signal's number, Linux numbering. */
+static const char *signal_name(int signo)
+{
+	switch (signo) {
+	case 4:
+		return "SIGILL";
+	case 6:
+		return "SIGABRT";
+	case 7:
+		return "SIGBUS";
+	case 8:
+		return "SIGFPE";
+	case 9:
+		return "SIGKILL";
+	case 11:
+		return "SIGSEGV";
+	default:
+		return "signal";
+	}
+}
+
+/* Whether a frame is NCCL's: its function or its library. */
+static bool frame_is_nccl(const struct hd_frame *f)
+{
+	return (f->name && (g_str_has_prefix(f->name, "nccl") ||
+			    g_str_has_prefix(f->name, "rccl"))) ||
+	       (f->file &&
+		(strstr(f->file, "libnccl") || strstr(f->file, "librccl")));
+}
+
+/* The innermost NCCL frame of a fatal signal's stack, or NULL. */
+static const struct hd_frame *nccl_frame(const struct hd_store *s,
+					 const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f = hd_store_stack(s, sig->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (frame_is_nccl(&f[i]) && f[i].name &&
+		    strcmp(f[i].name, "???") != 0)
+			return &f[i];
+	for (size_t i = 0; i < n; i++)
+		if (frame_is_nccl(&f[i]))
+			return &f[i];
+	return NULL;
+}
+
+/* "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)".  (transfer full) */
+static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
+{
+	const struct hd_frame *f = nccl_frame(s, sig);
+	int32_t signo = hd_signal_signo(sig);
+
+	if (f)
+		return g_strdup_printf("fatal signal %d (%s) inside NCCL (%s)",
+				       signo, signal_name(signo),
+				       f->name ? f->name : "libnccl");
+	return g_strdup_printf("fatal signal %d (%s)", signo,
+			       signal_name(signo));
+}
+
+/*
+ * A fatal signal's frames as evidence, and what an NCCL frame on the
+ * crashing stack says: the crash is inside NCCL, not the training code;
+ * SIGBUS there is a mapped shared-memory segment with no memory behind it.
+ */
+static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
+			   const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f;
+	GString *t;
+
+	if (sig->type != HD_SIGT_FATAL_SIGNAL)
+		return;
+	f = hd_store_stack(s, sig->stack, &n);
+	if (n) {
+		t = g_string_new("crashing stack, innermost first: ");
+		for (size_t i = 0; i < n && i < 6; i++) {
+			g_string_append_printf(t, "%s%s", i ? " <- " : "",
+					       f[i].name ? f[i].name : "?");
+			if (f[i].file && f[i].line > 0)
+				g_string_append_printf(t, " (%s:%d)", f[i].file,
+						       f[i].line);
+		}
+		if (n > 6)
+			g_string_append_printf(t, " <- %zu more", n - 6);
+		hd_verdict_add_evidence(v, sig->rank, NULL, "%s", t->str);
+		g_string_free(t, TRUE);
+	}
+	if (!nccl_frame(s, sig))
+		return;
+	if (hd_signal_signo(sig) == 7)
+		hd_verdict_add_evidence(
+			v, sig->rank, NULL,
+			"SIGBUS inside NCCL: a shared-memory segment NCCL mapped (/dev/shm, its setup of the SHM transport or proxy) has no memory behind it; /dev/shm is too small or full (a container's default is 64 MB)");
+	else
+		hd_verdict_add_evidence(
+			v, sig->rank, NULL,
+			"an NCCL function is on the crashing stack: NCCL itself (its setup, proxy or transport) failed, not the training code");
+}
+
+/* How check_crashes() found the failures ordered. */
+enum crash_shape {
+	CRASH_FIRST, /* one failed first: the times say so, or it is alone */
+	CRASH_TIE, /* the first ones cannot be told apart */
+	CRASH_UNORDERED, /* several, some without a time */
+};
+
+/* What crash_decide() chose; crash_build() states it. */
+struct crash_decision {
+	enum crash_shape shape;
+	enum hd_confidence conf;
+	GArray *culprits; /* int, ascending */
+	const struct hd_signal *first; /* the failure the verdict leads with */
+	GPtrArray *firsts; /* the tied first failures (CRASH_TIE), or NULL */
+	bool rankless; /* some of those named are of unknown rank */
+	guint timeouts; /* watchdog timeouts in the store */
+	guint closed_naming; /* peers that saw first's host close on them */
+};
+
+static void crash_decision_clear(struct crash_decision *d)
+{
+	g_clear_pointer(&d->culprits, g_array_unref);
+	g_clear_pointer(&d->firsts, g_ptr_array_unref);
+}
+
+/*
+ * Chooses which rank failed first among the failures that start trouble
+ * (is_crash_cause()), by time where the clocks compare.  False when there
+ * is none; else fills *d (crash_decision_clear() it).
+ */
+static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
+{
+	const struct hd_signal *first = NULL;
+	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
+	guint timeouts = 0, closed_naming = 0, rankless = 0;
+	bool timed = true, tie = false;
+	g_autoptr(GPtrArray) cands = g_ptr_array_new();
+	GPtrArray *firsts = NULL;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			timeouts++;
+		if (!is_crash_cause(s, sig))
+			continue;
+		/* A failure in communicator setup is check_init's. */
+		if (hd_sig_from_log(s, sig) &&
+		    sig->type != HD_SIGT_PROCESS_EXIT &&
+		    sig->type != HD_SIGT_FATAL_SIGNAL &&
+		    hd_sig_failed_in_init(s, i))
+			continue;
+		/*
+		 * Without a rank only NCCL's own failures (CUDA, its proxy)
+		 * say enough; an exit or exception could be anyone's.
+		 */
+		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
+		    sig->type != HD_SIGT_OOM &&
+		    sig->type != HD_SIGT_PROXY_DIED &&
+		    sig->type != HD_SIGT_FATAL_SIGNAL)
+			continue;
+		if (sig->rank >= 0)
+			g_array_append_val(crashed, sig->rank);
+		else
+			rankless++;
+		if (!hd_time_known(sig->time))
+			timed = false;
+		if (!first)
+			first = sig;
+		g_ptr_array_add(cands, hd_unconst(sig));
+	}
+	hd_sig_int_set_unique(crashed);
+	if (!first)
+		return false;
+	firsts = hd_sig_first_timed(cands, &tie);
+	if (firsts)
+		first = g_ptr_array_index(firsts, 0);
+	/* Peers that saw a connection closed by the crashed rank's host. */
+	if (first->host) {
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *sig = hd_sig_at(s, i);
+			g_autofree char *h = NULL;
+
+			if (sig->type != HD_SIGT_PEER_CLOSED || !sig->peer)
+				continue;
+			h = hd_sig_peer_host(sig->peer);
+			if (strcmp(h, first->host) == 0)
+				closed_naming++;
+		}
+	}
+	g_array_sort(crashed, hd_compare_int);
+	*d = (struct crash_decision){
+		.first = first,
+		.firsts = firsts,
+		.timeouts = timeouts,
+		.closed_naming = closed_naming,
+	};
+	if (tie) {
+		d->shape = CRASH_TIE;
+		d->conf = HD_CONF_LOW;
+		d->culprits = hd_sig_ranks(firsts, &d->rankless);
+	} else if (crashed->len + rankless == 1 || timed) {
+		d->shape = CRASH_FIRST;
+		d->conf = first->rank < 0	      ? HD_CONF_LOW
+			  : timeouts || closed_naming ? HD_CONF_HIGH
+						      : HD_CONF_MEDIUM;
+		d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
+		if (first->rank >= 0)
+			g_array_append_val(d->culprits, first->rank);
+	} else {
+		d->shape = CRASH_UNORDERED;
+		d->conf = HD_CONF_LOW;
+		d->rankless = rankless > 0;
+		d->culprits = g_steal_pointer(&crashed);
+	}
+	return true;
+}
+
+/* "CUDA error", "fatal signal 7 (SIGBUS) ...".  (transfer full) */
+static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
+{
+	switch (sig->type) {
+	case HD_SIGT_OOM:
+		return g_strdup("CUDA out of memory");
+	case HD_SIGT_CUDA_ERROR:
+		return g_strdup("CUDA error");
+	case HD_SIGT_PROCESS_EXIT:
+		return g_strdup("process exited");
+	case HD_SIGT_PROXY_DIED:
+		return g_strdup("its NCCL proxy thread died");
+	case HD_SIGT_FATAL_SIGNAL:
+		return fatal_what(s, sig);
+	default:
+		return g_strdup("exception");
+	}
+}
+
+/* The summary of decision d.  (transfer full) */
+static char *crash_summary(const struct hd_store *s,
+			   const struct crash_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
+	g_autofree char *who = NULL;
+	g_autofree char *what = NULL;
+
+	switch (d->shape) {
+	case CRASH_TIE:
+		return g_strdup_printf(
+			"ranks %s%s failed, and which failed first cannot be told: %s",
+			d->culprits->len ? ct : "?",
+			d->rankless ? " and processes of unknown rank" : "",
+			hd_sig_tie_reason(d->firsts));
+	case CRASH_UNORDERED:
+		return g_strdup_printf(
+			"ranks %s%s failed, and without timestamps which failed first cannot be told",
+			ct,
+			d->rankless ? " and processes of unknown rank" : "");
+	case CRASH_FIRST:
+	default:
+		break;
+	}
+	who = first->rank >= 0 ? g_strdup_printf("rank %d", first->rank)
+			       : hd_sig_who(first);
+	what = crash_what(s, first);
+	return g_strdup_printf(
+		"%s failed first (%s)%s", who, what,
+		d->timeouts ? "; the other ranks then timed out waiting for it"
+			    : "");
+}
+
+/* The verdict of decision d, with the failures cited.  (transfer full) */
+static struct hd_verdict *crash_build(const struct hd_store *s,
+				      const struct crash_decision *d)
+{
+	const struct hd_signal *first = d->first;
+	g_autofree char *summary = crash_summary(s, d);
+	struct hd_verdict *v =
+		hd_verdict_new(HD_V_RANK_CRASHED, d->conf, "%s", summary);
+
+	for (guint i = 0; i < d->culprits->len; i++)
+		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
+	v->score = HD_SCORE_CRASH;
+	if (d->shape == CRASH_TIE) {
+		for (guint i = 0; i < d->firsts->len &&
+				  v->evidence->len < HD_SIG_MAX_EVIDENCE;
+		     i++)
+			hd_sig_cite(s, v, g_ptr_array_index(d->firsts, i));
+	} else {
+		hd_sig_cite(s, v, first);
+		fatal_evidence(s, v, first);
+	}
+	for (guint i = 0;
+	     i < s->signals->len && v->evidence->len < HD_SIG_MAX_EVIDENCE;
+	     i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->rank < 0 || !is_crash_cause(s, sig))
+			continue;
+		if (d->shape == CRASH_TIE
+			    ? !g_ptr_array_find(d->firsts, sig, NULL)
+			    : sig != first)
+			hd_sig_cite(s, v, sig);
+	}
+	if (d->timeouts)
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u watchdog timeout%s on other ranks follow%s",
+			d->timeouts, d->timeouts == 1 ? "" : "s",
+			d->timeouts == 1 ? "s" : "");
+	if (d->shape == CRASH_TIE) {
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: the first failure is among these; times on one clock would tell which");
+		return v;
+	}
+	if (d->closed_naming)
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u peers saw their connection closed by %s",
+			d->closed_naming, first->host);
+	hd_verdict_add_ruled_out(
+		v,
+		"SIGABRT from a rank's own watchdog and SIGTERM from the agent: consequences, not causes");
+	hd_verdict_add_ruled_out(
+		v,
+		"torchrun's \"Root Cause\": it only names the earliest exit, to the second");
+	return v;
+}
+
+void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
+{
+	struct crash_decision d;
+
+	if (!crash_decide(ix->store, &d))
+		return;
+	g_ptr_array_add(a->verdicts, crash_build(ix->store, &d));
+	crash_decision_clear(&d);
+}

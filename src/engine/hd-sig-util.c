@@ -1,0 +1,303 @@
+/*
+ * What the signal checks share (hd-signals.c, hd-sig-*.c, hd-c10d.c):
+ * citing a signal as capped evidence, ordering signals in time on clocks
+ * that compare, naming who a signal comes from, and telling a failure in
+ * communicator setup.  Docs in hd-sig-util.h.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "hd-const.h"
+#include "hd-sig-util.h"
+#include "hd-sort.h"
+#include "hd-banned.h"
+
+bool hd_sig_cite_upto(const struct hd_store *s, struct hd_verdict *v,
+		      const struct hd_signal *sig, guint max)
+{
+	g_autofree char *src = NULL;
+	const char *text = sig->text ? sig->text : hd_signal_cat_name(sig->cat);
+
+	if (v->evidence->len >= max)
+		return false;
+	src = hd_prov_format(s, &sig->prov);
+	hd_verdict_add_evidence(v, sig->rank,
+				sig->prov.kind != HD_PROV_NONE ? src : NULL,
+				"%s", text);
+	return true;
+}
+
+bool hd_sig_cite(const struct hd_store *s, struct hd_verdict *v,
+		 const struct hd_signal *sig)
+{
+	return hd_sig_cite_upto(s, v, sig, HD_SIG_MAX_EVIDENCE);
+}
+
+/*
+ * Drops the repeats of set, keeping each int's first place: one pass
+ * with a hash of those seen, so adding n ranks costs n, never n^2 (an
+ * input can name a hundred thousand ranks).
+ */
+void hd_sig_int_set_unique(GArray *set)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+	guint out = 0;
+
+	for (guint i = 0; i < set->len; i++) {
+		int v = g_array_index(set, int, i);
+
+		if (g_hash_table_add(seen, GINT_TO_POINTER(v)))
+			g_array_index(set, int, out++) = v;
+	}
+	g_array_set_size(set, out);
+}
+
+bool hd_signal_is_trouble(const struct hd_signal *sig)
+{
+	switch (sig->cat) {
+	case HD_SIG_PROGRESS:
+	case HD_SIG_INFO:
+		return false;
+	default:
+		break;
+	}
+	if (sig->type == HD_SIGT_PROCESS_EXIT && hd_signal_exit_code(sig) == 0)
+		return false;
+	if (sig->type == HD_SIGT_DUMP)
+		return false;
+	return true;
+}
+
+/*
+ * Where signal x is against y in time: compared only on clocks that can
+ * be (hd_time_comparable()), and across hosts only beyond HD_TIME_SKEW_NS,
+ * the clock skew hosts of a healthy job may have; closer is HD_ORDER_SAME.
+ */
+enum hd_order hd_sig_order(const struct hd_signal *x, const struct hd_signal *y)
+{
+	enum hd_time_scope scope =
+		x->prov.input == y->prov.input ? HD_SCOPE_INPUT
+		: x->host && y->host && strcmp(x->host, y->host) == 0
+			? HD_SCOPE_HOST
+			: HD_SCOPE_APART;
+
+	return hd_time_order(x->time, y->time, scope,
+			     scope == HD_SCOPE_APART ? HD_TIME_SKEW_NS : 0);
+}
+
+/*
+ * -1 when x is known to come before y, or has a time and y none (a signal
+ * without a time is placed after those with one); else 0 (keep the one
+ * read first).
+ */
+int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y)
+{
+	if (hd_time_known(x->time) && !hd_time_known(y->time))
+		return -1;
+	return hd_sig_order(x, y) == HD_ORDER_BEFORE ? -1 : 0;
+}
+
+/*
+ * Of the candidates, those no other candidate is known to precede: one
+ * when the times order them, several when they tie within the skew or
+ * are on clocks that cannot be compared (or have no time).  In input
+ * order.  (transfer container)
+ */
+static GPtrArray *first_signals(const GPtrArray *cands)
+{
+	/* the earliest of each group of mutually comparable clocks: clock
+	   kind, plus the input (or host) for clocks that only compare
+	   there */
+	g_autoptr(GHashTable) mins =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) near = g_ptr_array_new();
+	GPtrArray *out = g_ptr_array_new();
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint i = 0; i < cands->len; i++) {
+			const struct hd_signal *x = g_ptr_array_index(cands, i);
+			char *key = g_strdup_printf(
+				"%d|%u|%s", x->time.clock,
+				x->time.clock == HD_CLOCK_TIME_OF_DAY ||
+						x->time.clock == HD_CLOCK_TRACE
+					? x->prov.input
+					: 0,
+				x->time.clock == HD_CLOCK_BOOT && x->host
+					? x->host
+					: "");
+			const struct hd_signal *m =
+				g_hash_table_lookup(mins, key);
+
+			if (pass == 0) {
+				if (!m || x->time.ns < m->time.ns)
+					g_hash_table_replace(mins, key,
+							     hd_unconst(x));
+				else
+					g_free(key);
+				continue;
+			}
+			g_free(key);
+			/* nothing earlier than the group's earliest can
+			   precede it; only those near it are candidates */
+			if (hd_sig_order(m, x) != HD_ORDER_BEFORE)
+				g_ptr_array_add(near, hd_unconst(x));
+		}
+	}
+	/* the exact test among those (bounded: a tie of hundreds is kept
+	   whole) */
+	for (guint i = 0; i < near->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(near, i);
+		bool preceded = false;
+
+		for (guint j = 0;
+		     j < near->len && near->len <= 512 && !preceded; j++)
+			preceded = j != i &&
+				   hd_sig_order(g_ptr_array_index(near, j),
+						x) == HD_ORDER_BEFORE;
+		if (!preceded)
+			g_ptr_array_add(out, hd_unconst(x));
+	}
+	return out;
+}
+
+/*
+ * The first of the candidates with a time (first_signals()), and whether
+ * they tie across processes; NULL when none has a time (a signal without
+ * one is placed after those with one, as it always was).
+ */
+GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
+{
+	g_autoptr(GPtrArray) timed = g_ptr_array_new();
+	GPtrArray *firsts;
+
+	*tie = false;
+	for (guint i = 0; i < cands->len; i++)
+		if (hd_time_known(((const struct hd_signal *)g_ptr_array_index(
+					   cands, i))
+					  ->time))
+			g_ptr_array_add(timed, g_ptr_array_index(cands, i));
+	if (!timed->len)
+		return NULL;
+	firsts = first_signals(timed);
+	for (guint i = 1; i < firsts->len; i++) {
+		const struct hd_signal *x = g_ptr_array_index(firsts, 0);
+		const struct hd_signal *y = g_ptr_array_index(firsts, i);
+
+		/* one rank's own failures (its log and its stderr) are
+		   no tie; different ranks, or processes, are */
+		if (x->rank >= 0 && y->rank >= 0 ? x->rank != y->rank
+						 : !hd_sig_same_process(x, y))
+			*tie = true;
+	}
+	return firsts;
+}
+
+/*
+ * Why the first signals could not be told apart: they tie within the
+ * skew, or some cannot be compared.  (static)
+ */
+const char *hd_sig_tie_reason(const GPtrArray *firsts)
+{
+	for (guint i = 0; i < firsts->len; i++)
+		for (guint j = i + 1; j < firsts->len; j++)
+			if (hd_sig_order(g_ptr_array_index(firsts, i),
+					 g_ptr_array_index(firsts, j)) ==
+			    HD_ORDER_UNKNOWN)
+				return "their times are missing or on clocks that cannot be compared";
+	return "their times lie within the clock skew of different hosts (or are equal), which is no order";
+}
+
+/* The distinct ranks (>= 0) of signals, ascending, and whether any has none. */
+GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless)
+{
+	GArray *r = g_array_new(FALSE, FALSE, sizeof(int));
+
+	*rankless = false;
+	for (guint i = 0; i < sigs->len; i++) {
+		const struct hd_signal *sig = g_ptr_array_index(sigs, i);
+
+		if (sig->rank >= 0)
+			g_array_append_val(r, sig->rank);
+		else
+			*rankless = true;
+	}
+	hd_sig_int_set_unique(r);
+	g_array_sort(r, hd_compare_int);
+	return r;
+}
+
+/* Who a signal comes from: its rank, else its process.  (transfer full) */
+char *hd_sig_who(const struct hd_signal *sig)
+{
+	if (sig->rank >= 0)
+		return g_strdup_printf(
+			"rank %d%s%s%s", sig->rank, sig->host ? " (" : "",
+			sig->host ? sig->host : "", sig->host ? ")" : "");
+	if (sig->host && sig->pid > 0)
+		return g_strdup_printf("process %s:%d (rank unknown)",
+				       sig->host, sig->pid);
+	if (sig->host)
+		return g_strdup_printf("host %s (rank unknown)", sig->host);
+	return g_strdup(
+		"a process whose host and rank the excerpt does not show");
+}
+
+/* Whether two signals come from one process as far as they tell. */
+bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y)
+{
+	if (x->prov.input != y->prov.input && !(x->host && y->host))
+		return false;
+	if (x->host && y->host)
+		return strcmp(x->host, y->host) == 0 && x->pid == y->pid;
+	return !x->host && !y->host;
+}
+
+/* An unwind line through communicator setup (init, bootstrap, group). */
+bool hd_sig_is_init_unwind(const struct hd_signal *sig)
+{
+	const char *t = sig->text;
+
+	if (sig->type != HD_SIGT_UNWIND || !t)
+		return false;
+	return strstr(t, "init.cc:") || strstr(t, "init.cu:") ||
+	       strstr(t, "bootstrap.cc:") || strstr(t, "bootstrap.cu:") ||
+	       (strstr(t, "group.cc:") && strstr(t, "[Async thread]"));
+}
+
+/*
+ * Whether the failure at index i happened during communicator setup: its
+ * process's error unwind, right after it, runs through init or bootstrap.
+ */
+bool hd_sig_failed_in_init(const struct hd_store *s, guint i)
+{
+	const struct hd_signal *sig = hd_sig_at(s, i);
+
+	for (guint k = i + 1, seen = 0; k < s->signals->len && seen < 32; k++) {
+		const struct hd_signal *u = hd_sig_at(s, k);
+
+		if (!hd_sig_same_process(sig, u))
+			continue;
+		if (u->type != HD_SIGT_UNWIND)
+			return false;
+		seen++;
+		if (hd_sig_is_init_unwind(u))
+			return true;
+	}
+	return false;
+}
+
+/* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
+char *hd_sig_peer_host(const char *peer)
+{
+	const char *lt = strchr(peer, '<');
+	size_t n = lt ? (size_t)(lt - peer) : strlen(peer);
+	char *h = g_strndup(peer, n);
+	char *dot;
+
+	g_strstrip(h);
+	/* Hostnames are cut at the first '.', as NCCL prints them. */
+	if (!g_ascii_isdigit(h[0]) && (dot = strchr(h, '.')))
+		*dot = '\0';
+	return h;
+}

@@ -1,0 +1,98 @@
+/*
+ * What the signal checks share: the checks of hd-sig-*.c, run in order by
+ * hd_check_signals() (hd-signals.c), and hd-c10d.c.  A signal is cited as
+ * evidence up to a cap; signals are ordered in time only on clocks that
+ * compare (hd_time_order()); who a signal comes from is its rank, else
+ * its process.  Internal to src/engine.
+ */
+#ifndef HD_SIG_UTIL_H
+#define HD_SIG_UTIL_H
+
+#include <stdbool.h>
+
+#include "hd-checks.h"
+#include "hd-time.h"
+
+/* The most evidence items a signal check cites by hd_sig_cite(). */
+#define HD_SIG_MAX_EVIDENCE 6
+
+/* Store signal i.  (transfer none) */
+static inline const struct hd_signal *hd_sig_at(const struct hd_store *s,
+						guint i)
+{
+	g_assert(i < s->signals->len);
+	return &g_array_index(s->signals, struct hd_signal, i);
+}
+
+/* Whether sig was read from an NCCL/c10d log. */
+static inline bool hd_sig_from_log(const struct hd_store *s,
+				   const struct hd_signal *sig)
+{
+	return sig->prov.input < s->inputs->len &&
+	       hd_store_input(s, sig->prov.input)->kind == HD_INPUT_NCCL_LOG;
+}
+
+/*
+ * Cites sig (its text, else its category's name, and where it was read)
+ * as evidence of v, unless v already holds HD_SIG_MAX_EVIDENCE items;
+ * returns whether it did.
+ */
+bool hd_sig_cite(const struct hd_store *s, struct hd_verdict *v,
+		 const struct hd_signal *sig);
+/* hd_sig_cite() with a cap of max evidence items instead. */
+bool hd_sig_cite_upto(const struct hd_store *s, struct hd_verdict *v,
+		      const struct hd_signal *sig, guint max);
+/* Drops the repeats of set (int), keeping each one's first place. */
+void hd_sig_int_set_unique(GArray *set);
+
+/*
+ * Where x is against y in time: only on clocks that compare, and across
+ * hosts only beyond HD_TIME_SKEW_NS; closer is HD_ORDER_SAME.
+ */
+enum hd_order hd_sig_order(const struct hd_signal *x,
+			   const struct hd_signal *y);
+/*
+ * -1 when x is known to come before y, or has a time and y none; else 0
+ * (keep the one read first).
+ */
+int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y);
+/*
+ * The first of cands (const struct hd_signal *) with a time, in input
+ * order: several when their times cannot order them, and *tie says
+ * whether those come from different processes.  NULL when none has a
+ * time.  (transfer container)
+ */
+GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie);
+/* Why the first signals could not be told apart.  (static) */
+const char *hd_sig_tie_reason(const GPtrArray *firsts);
+/*
+ * The distinct ranks (>= 0) of sigs, ascending; *rankless says whether
+ * any has none.  (transfer full)
+ */
+GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless);
+/* "rank 3 (node-a)", "process node-a:812 (rank unknown)".  (transfer full) */
+char *hd_sig_who(const struct hd_signal *sig);
+/* Whether x and y come from one process as far as they tell. */
+bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
+/* Whether sig is an error unwind through communicator setup. */
+bool hd_sig_is_init_unwind(const struct hd_signal *sig);
+/*
+ * Whether the failure at signal index i happened during communicator
+ * setup: its process's error unwind, right after it, runs through init.
+ */
+bool hd_sig_failed_in_init(const struct hd_store *s, guint i);
+/* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
+char *hd_sig_peer_host(const char *peer);
+
+/* The signal checks, in the order hd_check_signals() runs them. */
+void hd_sig_check_progress(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_ras(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_network(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_init(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_transports(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_coll_mismatch(struct hd_index *ix, struct hd_analysis *a);
+void hd_sig_check_size_mismatch(struct hd_index *ix, struct hd_analysis *a);
+
+#endif
