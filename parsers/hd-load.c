@@ -65,6 +65,13 @@ struct load_job {
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
+	/*
+	 * HANGDOC_BENCH_READ_COPIES set: merge every input, even one with
+	 * the same bytes as an earlier one (scripts/bench-fr.sh hard-links
+	 * one dump under many ranks' names, which no disk could hold
+	 * otherwise); never for real incidents (docs/safety.md)
+	 */
+	bool read_copies;
 };
 
 /* Whether s, which may be NULL, holds part. */
@@ -537,7 +544,8 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		g_ptr_array_add(problems, g_strdup_printf("'%s': %s", name,
 							  part->refusal));
 	g_clear_pointer(&part->refusal, g_free);
-	if (part->digest.complete && part->digest.length > 0) {
+	if (part->digest.complete && part->digest.length > 0 &&
+	    !job->read_copies) {
 		parsed = hd_store_input(s, 0);
 		at = g_hash_table_lookup(seen, &key);
 		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
@@ -712,6 +720,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
 		work[i].pool = budget;
+		work[i].read_copies =
+			g_getenv("HANGDOC_BENCH_READ_COPIES") != NULL;
 		if (o->progress) {
 			GStatBuf st;
 
