@@ -15,8 +15,8 @@
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
  * as a note on the later one: it stays listed and adds nothing.
- * Asked to, it also describes each file as stored (size, SHA-256, hashed
- * by the worker in the one read that parses it), and tells a caller's
+ * Asked to, it also describes each file as stored (size, XXH3-128 and
+ * SHA-256 if asked for, hashed by the worker in the one read that parses it), and tells a caller's
  * callback how far it has got; it never prints.
  */
 #include "config.h"
@@ -57,9 +57,10 @@ struct load_job {
 	GArray *parts;
 	guint first_input; /* the store's index of its first input */
 	guint origin; /* the input merged in full that its first repeats */
-	bool describe; /* size and SHA-256 of the file as stored */
-	char *sha256; /* that SHA-256, set by the worker, or NULL */
-	uint64_t file_size; /* and that size */
+	bool describe; /* size and hashes of the file as stored */
+	bool sha256; /* SHA-256 among them */
+	struct hd_stored stored; /* those, set by the worker */
+	bool described; /* stored is set */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
@@ -233,16 +234,13 @@ static void parse_archive(struct load_job *job, struct hd_reader *rd)
 }
 
 /*
- * The size and SHA-256 of the file's bytes as stored (before any
+ * The size and hashes of the file's bytes as stored (before any
  * decompression), for reports that identify their inputs: rd hashed
  * what the parse read, and reads the rest, if any, here.
  */
 static void describe_file(struct load_job *job, struct hd_reader *rd)
 {
-	char hex[HD_SHA256_HEX_LEN + 1];
-
-	if (hd_reader_stored_sha256(rd, hex, &job->file_size))
-		job->sha256 = g_strdup(hex);
+	job->described = hd_reader_stored_hashes(rd, &job->stored);
 }
 
 static void parse_one(struct load_job *job)
@@ -264,7 +262,7 @@ static void parse_one(struct load_job *job)
 	if (rd) {
 		/* standard input, read by the parser, is not described */
 		if (job->describe && strcmp(job->found->path, "-") != 0)
-			hd_reader_hash_stored(rd);
+			hd_reader_hash_stored(rd, job->sha256);
 		hd_reader_set_pool(rd, job->pool, true, false);
 		head = hd_reader_head(rd, &len, &err);
 	}
@@ -296,7 +294,7 @@ static void worker(gpointer data, gpointer user)
 
 	parse_one(job);
 	/* the pool's threads may outlive the process's libcrypto */
-	if (job->describe)
+	if (job->sha256)
 		hd_sha256_thread_done();
 	g_mutex_lock(&sync->lock);
 	job->done = true;
@@ -571,9 +569,13 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	if (job->sha256 && !part->name) {
-		hd_store_input(s, 0)->file_size = (int64_t)job->file_size;
-		hd_store_input(s, 0)->sha256 = g_strdup(job->sha256);
+	if (job->described && !part->name) {
+		struct hd_input *in = hd_store_input(s, 0);
+
+		in->file_size = (int64_t)job->stored.size;
+		in->xxh3_128 = g_strdup(job->stored.xxh3_128);
+		if (job->stored.has_sha256)
+			in->sha256 = g_strdup(job->stored.sha256);
 	}
 	hd_store_merge(dst, s);
 	return origin;
@@ -618,7 +620,6 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		g_free(part->name);
 	}
 	g_clear_pointer(&job->parts, g_array_unref);
-	g_clear_pointer(&job->sha256, g_free);
 }
 
 /*
@@ -717,6 +718,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].max_bytes = max_bytes;
 		work[i].copy_of = -1;
 		work[i].describe = o->describe;
+		work[i].sha256 = o->describe && o->sha256;
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
 		work[i].pool = budget;

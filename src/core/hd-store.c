@@ -25,6 +25,7 @@ static void input_free(gpointer p)
 	g_ptr_array_unref(in->warnings);
 	g_free(in->error);
 	g_free(in->sha256);
+	g_free(in->xxh3_128);
 	if (in->attempts)
 		g_array_unref(in->attempts);
 	g_free(in);

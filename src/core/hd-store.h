@@ -76,9 +76,11 @@ struct hd_input {
 	bool empty; /* well-formed but holds nothing (empty FR dump) */
 	char *error; /* why the input could not be read at all */
 	/* the file as stored (compressed or not), when the loader was asked
-	   to describe it (hd_load()): its size in bytes, -1 unknown, and the
-	   SHA-256 of its bytes in lowercase hex, or NULL */
+	   to describe it (hd_load()): its size in bytes, -1 unknown, the
+	   XXH3-128 of its bytes (fast, not cryptographic) and, asked for,
+	   their SHA-256, in lowercase hex, or NULL */
 	int64_t file_size;
+	char *xxh3_128;
 	char *sha256;
 	/* the file's device and inode (for -o), 0 when unknown */
 	uint64_t dev, ino;
