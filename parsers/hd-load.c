@@ -703,6 +703,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
 	uint64_t max_bytes = max_bytes_from_env(problems);
+	const char *copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
+	bool read_copies = copies && *copies;
 	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
 		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
 	guint cpus = g_get_num_processors();
@@ -722,8 +724,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
 		work[i].pool = budget;
-		work[i].read_copies =
-			g_getenv("HANGDOC_BENCH_READ_COPIES") != NULL;
+		work[i].read_copies = read_copies;
 		if (o->progress) {
 			GStatBuf st;
 
