@@ -648,7 +648,8 @@ def bench(out, nranks, nentries, links=False):
 
     With links, two dumps are written (the stuck ranks' and the missing
     rank's, with the times of rank 0) and every other rank's name is a
-    hard link to the first: a 131,072-rank job's dumps, each carrying a
+    hard link to the first (a copy of it every 60,000 names, ext4's
+    limit being 65,000): a 131,072-rank job's dumps, each carrying a
     1 MB member list, would not fit on a disk otherwise.  hangdoc reads
     them as distinct only under HANGDOC_BENCH_READ_COPIES=1."""
     os.makedirs(out, exist_ok=True)
@@ -663,9 +664,19 @@ def bench(out, nranks, nentries, links=False):
                 r.op("0", *AR, state="scheduled")
             write(os.path.join(out, "nccl_trace_rank_%d" % rank), r.pickle())
         first = os.path.join(out, "nccl_trace_rank_0")
+        with open(first, "rb") as f:
+            data = f.read()
+        links = 1
         for rank in range(1, nranks):
-            if rank != missing:
-                os.link(first, os.path.join(out, "nccl_trace_rank_%d" % rank))
+            if rank == missing:
+                continue
+            path = os.path.join(out, "nccl_trace_rank_%d" % rank)
+            if links == 60000:  # ext4 allows 65,000 names a file
+                write(path, data)
+                first, links = path, 1
+            else:
+                os.link(first, path)
+                links += 1
         return
     for rank in range(nranks):
         r = Rank(rank, pg)
