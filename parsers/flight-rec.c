@@ -559,8 +559,8 @@ static const struct fr_list *intern_ranks_text(struct fr_ctx *c, uint32_t rid,
 	*l = key;
 	l->text = g_malloc(len + 1);
 	memcpy(l->text, p, len);
-	l->members = hd_members_new((const int *)(void *)ranks->data,
-				    ranks->len);
+	l->members =
+		hd_members_new((const int *)(void *)ranks->data, ranks->len);
 	l->fold = fold_ranks(l->members);
 	g_mutex_lock(&fr_lists_lock);
 	if (!fr_lists)
@@ -712,8 +712,8 @@ static int decide_rank(struct fr_ctx *c, GPtrArray *sets)
 		return named;
 	/* O(log n) a set: every dump's world group is as long as the job */
 	for (guint s = 0; named >= 0 && s < sets->len && named_ok; s++)
-		named_ok = hd_members_contains(g_ptr_array_index(sets, s),
-					       named);
+		named_ok =
+			hd_members_contains(g_ptr_array_index(sets, s), named);
 	if (named < 0 || !named_ok) {
 		const struct hd_members *first = g_ptr_array_index(sets, 0);
 
@@ -1392,8 +1392,8 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 {
 	struct pk_tree *t = c->t;
 	uint32_t root = t->root, entries = PK_NIL, cfg = PK_NIL, st = PK_NIL;
-	g_autoptr(GPtrArray) sets =
-		g_ptr_array_new_with_free_func((GDestroyNotify)hd_members_unref);
+	g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)hd_members_unref);
 	const char *version = NULL, *libver = NULL;
 	uint32_t n, kept = 0, lost = 0;
 	guint base;

@@ -142,8 +142,8 @@ static GArray *group_members(const struct group_ctx *c)
 	g_array_sort(m, hd_compare_int);
 	known = m->len;
 	for (guint i = 0; i < c->views->len; i++)
-		g_array_append_val(extra,
-				   g_array_index(c->views, struct view, i).rank);
+		g_array_append_val(
+			extra, g_array_index(c->views, struct view, i).rank);
 	g_array_sort(extra, hd_compare_int);
 	for (guint i = 0; i < extra->len; i++) {
 		int r = g_array_index(extra, int, i);
