@@ -536,25 +536,30 @@ static char *fold_ranks(const struct hd_members *m)
 
 /*
  * The interned list of the raw ranks text p[0..len) and its fold, parsing
- * it (parse_ranks()) only when no dump gave it before.  NULL when it does
- * not parse.  (transfer none: the table holds it until the load ends)
+ * it (parse_ranks()) only when no dump gave it before.  False when it
+ * does not parse.  Taken under the lock, which a load on another thread
+ * (triage) may clear when it ends.  *m, *fold: (transfer full)
  */
-static const struct fr_list *intern_ranks_text(struct fr_ctx *c, uint32_t rid,
-					       const char *p, size_t len)
+static bool intern_ranks_text(struct fr_ctx *c, uint32_t rid, const char *p,
+			      size_t len, struct hd_members **m, char **fold)
 {
 	struct fr_list key = { XXH3_128bits(p, len), len, hd_unconst(p), NULL,
 			       NULL };
-	struct fr_list *l;
+	struct fr_list *l, *had;
 	g_autoptr(GArray) ranks = NULL;
 
 	g_mutex_lock(&fr_lists_lock);
 	l = fr_lists ? g_hash_table_lookup(fr_lists, &key) : NULL;
+	if (l) {
+		*m = hd_members_ref(l->members);
+		*fold = g_strdup(l->fold);
+	}
 	g_mutex_unlock(&fr_lists_lock);
 	if (l)
-		return l;
+		return true;
 	ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	if (!parse_ranks(c, rid, ranks))
-		return NULL;
+		return false;
 	l = g_new0(struct fr_list, 1);
 	*l = key;
 	l->text = g_malloc(len + 1);
@@ -567,18 +572,17 @@ static const struct fr_list *intern_ranks_text(struct fr_ctx *c, uint32_t rid,
 		fr_lists = g_hash_table_new_full(fr_list_hash, fr_list_equal,
 						 fr_list_free, NULL);
 	/* another thread may have made the same list meanwhile */
-	{
-		struct fr_list *had = g_hash_table_lookup(fr_lists, l);
-
-		if (had) {
-			fr_list_free(l);
-			l = had;
-		} else {
-			g_hash_table_add(fr_lists, l);
-		}
+	had = g_hash_table_lookup(fr_lists, l);
+	if (had) {
+		fr_list_free(l);
+		l = had;
+	} else {
+		g_hash_table_add(fr_lists, l);
 	}
+	*m = hd_members_ref(l->members);
+	*fold = g_strdup(l->fold);
 	g_mutex_unlock(&fr_lists_lock);
-	return l;
+	return true;
 }
 
 /*
@@ -609,18 +613,19 @@ static struct hd_members *item_members(struct fr_ctx *c, const char *name,
 	}
 	if (!s->last_text || s->last_len != len ||
 	    memcmp(s->last_text, p, len) != 0) {
-		const struct fr_list *l = intern_ranks_text(c, rid, p, len);
+		struct hd_members *lm;
+		char *fold;
 
-		if (!l)
+		if (!intern_ranks_text(c, rid, p, len, &lm, &fold))
 			return NULL;
 		g_free(s->last_text);
 		s->last_text = g_malloc(len + 1);
 		memcpy(s->last_text, p, len);
 		s->last_len = len;
 		hd_members_unref(s->last_members);
-		s->last_members = hd_members_ref(l->members);
+		s->last_members = lm;
 		g_free(s->last_fold);
-		s->last_fold = g_strdup(l->fold);
+		s->last_fold = fold;
 	}
 	if (s->pg_members != s->last_members || !s->pg_name ||
 	    strcmp(s->pg_name, name) != 0) {

@@ -149,7 +149,8 @@ static GArray *group_members(const struct group_ctx *c)
 		int r = g_array_index(extra, int, i);
 
 		if ((i == 0 || r != g_array_index(extra, int, i - 1)) &&
-		    !bsearch(&r, m->data, known, sizeof(int), hd_compare_int))
+		    (known == 0 ||
+		     !bsearch(&r, m->data, known, sizeof(int), hd_compare_int)))
 			g_array_append_val(m, r);
 	}
 	g_array_sort(m, hd_compare_int);

@@ -329,12 +329,42 @@ START_TEST(test_load_describes_stored_bytes)
 }
 END_TEST
 
+/*
+ * Dumps that repeat one world group share its parsed member list: after
+ * a load of four ranks' dumps the group points at one interned list,
+ * whose ranks are the dumps' (0-3), and each dump's rank is still its
+ * own (membership found by search in the shared list).
+ */
+START_TEST(test_fr_member_lists_shared)
+{
+	g_autofree char *dir = hd_test_path("tests/data/fr/healthy");
+	char *paths[] = { dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	const struct hd_load_opts o = { .jobs = 2 };
+	g_autoptr(hd_store) s = hd_load_with(paths, &o, problems);
+	const struct hd_group *g = NULL;
+
+	ck_assert_uint_eq(s->inputs->len, 4);
+	for (guint i = 0; i < s->groups->len; i++)
+		if (hd_store_group_at(s, i)->members->len == 4)
+			g = hd_store_group_at(s, i);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(g->shared);
+	ck_assert_ptr_eq(g->members, g->shared->ranks);
+	for (int r = 0; r < 4; r++) {
+		ck_assert_int_eq(hd_group_global_rank(g, r), r);
+		ck_assert_int_eq(hd_store_input(s, (uint32_t)r)->rank, r);
+	}
+}
+END_TEST
+
 static Suite *parsers_suite(void)
 {
 	Suite *s = suite_create("parsers");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_fr_member_lists_shared);
 	tcase_add_test(tc, test_registry_covers_kinds);
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_parse_input_records_errors);
