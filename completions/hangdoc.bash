@@ -31,7 +31,7 @@ _hangdoc()
 	local opts
 	case $cmd in
 	analyze)
-		opts='--format --output --jobs --width --brief --color --no-pager --quiet --merge --attempt --since --until --rank --group --mpi --help'
+		opts='--format --output --jobs --width --brief --color --no-pager --sha256 --quiet --merge --attempt --since --until --rank --group --mpi --help'
 		case $prev in
 		--format)
 			COMPREPLY=($(compgen -W 'text json jsonl markdown md html perfetto' -- "$cur"))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <xxhash.h>
 
 #include "hd-autocleanups.h"
 #include "hd-budget.h"
@@ -40,14 +41,22 @@ struct fr_scratch {
 	uint8_t *data;
 	size_t cap;
 	/*
-	 * The last pg_config item read, by name and raw "ranks" text: every
-	 * rank's dump repeats the same world group, whose rank list and id
-	 * are O(world size) to parse and print.
+	 * The last pg_config item read: its name, interned member list and
+	 * group id.  Every rank's dump repeats the same world group, whose
+	 * id is O(world size) to print.
 	 */
 	char *pg_name;
-	GBytes *pg_ranks_text;
+	struct hd_members *pg_members;
 	char *pg_id;
-	GArray *pg_ranks; /* int */
+	/*
+	 * The raw ranks text of the last list interned on this thread and
+	 * its list and fold: the next dump's is the same bytes, found by
+	 * one compare, without hashing them.
+	 */
+	char *last_text;
+	size_t last_len;
+	struct hd_members *last_members;
+	char *last_fold;
 	/*
 	 * Per string node of the file being parsed: its interned text and,
 	 * as a key, its field.  Kept zeroed between files by undoing the
@@ -69,11 +78,11 @@ static void fr_scratch_free(gpointer p)
 	pk_scratch_free(s->pk);
 	g_free(s->data);
 	g_free(s->pg_name);
-	if (s->pg_ranks_text)
-		g_bytes_unref(s->pg_ranks_text);
+	hd_members_unref(s->pg_members);
 	g_free(s->pg_id);
-	if (s->pg_ranks)
-		g_array_unref(s->pg_ranks);
+	g_free(s->last_text);
+	hd_members_unref(s->last_members);
+	g_free(s->last_fold);
 	g_free(s->interned);
 	g_free(s->field);
 	g_array_unref(s->str_set);
@@ -82,9 +91,57 @@ static void fr_scratch_free(gpointer p)
 
 static GPrivate fr_scratch_key = G_PRIVATE_INIT(fr_scratch_free);
 
+/*
+ * pg_config member lists, interned by their raw "ranks" text: each
+ * distinct list is parsed once per load, whatever the number of dumps
+ * that repeat it (a dump of a 131,072-rank job carries 1 MB of it).
+ * Keyed by the text's XXH3-128 and length; a hit is confirmed by
+ * comparing the bytes, so a crafted collision cannot swap two lists.
+ * A thread first compares with the last list it met (struct
+ * fr_scratch), which is what the next dump repeats.
+ */
+struct fr_list {
+	XXH128_hash_t hash;
+	size_t len;
+	char *text; /* the raw bytes, owned */
+	struct hd_members *members;
+	char *fold; /* hd_group_id_pg()'s "[...]" of the list */
+};
+
+static GMutex fr_lists_lock;
+static GHashTable *fr_lists; /* struct fr_list * -> itself */
+
+static guint fr_list_hash(gconstpointer p)
+{
+	const struct fr_list *l = p;
+
+	return (guint)l->hash.low64;
+}
+
+static gboolean fr_list_equal(gconstpointer a, gconstpointer b)
+{
+	const struct fr_list *x = a, *y = b;
+
+	return XXH128_isEqual(x->hash, y->hash) && x->len == y->len &&
+	       memcmp(x->text, y->text, x->len) == 0;
+}
+
+static void fr_list_free(gpointer p)
+{
+	struct fr_list *l = p;
+
+	g_free(l->text);
+	hd_members_unref(l->members);
+	g_free(l->fold);
+	g_free(l);
+}
+
 void flight_rec_release_buffers(void)
 {
 	g_private_replace(&fr_scratch_key, NULL);
+	g_mutex_lock(&fr_lists_lock);
+	g_clear_pointer(&fr_lists, g_hash_table_unref);
+	g_mutex_unlock(&fr_lists_lock);
 }
 
 static struct fr_scratch *fr_scratch_get(void)
@@ -467,57 +524,131 @@ static bool parse_ranks(struct fr_ctx *c, uint32_t id, GArray *ranks)
 /* hd_group_set_member() ignores group ranks from this on (hd-store.c). */
 #define FR_MAX_GROUP_RANKS (1 << 22)
 
-/*
- * parse_ranks() and the group id, through the thread's last pg_config
- * item when name and raw ranks text are the same.  *id: (transfer full)
- */
-static bool parse_ranks_cached(struct fr_ctx *c, const char *name, uint32_t rid,
-			       GArray *ranks, char **id)
+/* "[...]" of hd_group_id_pg() for ranks.  (transfer full) */
+static char *fold_ranks(const struct hd_members *m)
 {
-	struct fr_scratch *s = c->scratch;
-	g_autoptr(GBytes) text = NULL;
-	size_t len;
-	const char *p = pk_str(c->t, rid, &len);
+	g_autofree char *id = hd_group_id_pg(
+		"", (const int *)(void *)m->ranks->data, m->ranks->len);
 
-	if (p && pk_type_of(c->t, rid) == PK_STR) {
-		text = g_bytes_new_static(p, len);
-		if (s->pg_name && strcmp(s->pg_name, name) == 0 &&
-		    g_bytes_equal(text, s->pg_ranks_text)) {
-			g_array_set_size(ranks, 0);
-			g_array_append_vals(ranks, s->pg_ranks->data,
-					    s->pg_ranks->len);
-			*id = g_strdup(s->pg_id);
-			return true;
-		}
+	/* "pg::[...]" */
+	return g_strdup(id + 4);
+}
+
+/*
+ * The interned list of the raw ranks text p[0..len) and its fold, parsing
+ * it (parse_ranks()) only when no dump gave it before.  False when it
+ * does not parse.  Taken under the lock, which a load on another thread
+ * (triage) may clear when it ends.  *m, *fold: (transfer full)
+ */
+static bool intern_ranks_text(struct fr_ctx *c, uint32_t rid, const char *p,
+			      size_t len, struct hd_members **m, char **fold)
+{
+	struct fr_list key = { XXH3_128bits(p, len), len, hd_unconst(p), NULL,
+			       NULL };
+	struct fr_list *l, *had;
+	g_autoptr(GArray) ranks = NULL;
+
+	g_mutex_lock(&fr_lists_lock);
+	l = fr_lists ? g_hash_table_lookup(fr_lists, &key) : NULL;
+	if (l) {
+		*m = hd_members_ref(l->members);
+		*fold = g_strdup(l->fold);
 	}
+	g_mutex_unlock(&fr_lists_lock);
+	if (l)
+		return true;
+	ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	if (!parse_ranks(c, rid, ranks))
 		return false;
-	*id = hd_group_id_pg(name, (const int *)(void *)ranks->data,
-			     ranks->len);
-	if (text) {
-		g_free(s->pg_name);
-		s->pg_name = g_strdup(name);
-		if (s->pg_ranks_text)
-			g_bytes_unref(s->pg_ranks_text);
-		s->pg_ranks_text = g_bytes_new(p, len);
-		g_free(s->pg_id);
-		s->pg_id = g_strdup(*id);
-		if (!s->pg_ranks)
-			s->pg_ranks = g_array_new(FALSE, FALSE, sizeof(int));
-		g_array_set_size(s->pg_ranks, 0);
-		g_array_append_vals(s->pg_ranks, ranks->data, ranks->len);
+	l = g_new0(struct fr_list, 1);
+	*l = key;
+	l->text = g_malloc(len + 1);
+	memcpy(l->text, p, len);
+	l->members =
+		hd_members_new((const int *)(void *)ranks->data, ranks->len);
+	l->fold = fold_ranks(l->members);
+	g_mutex_lock(&fr_lists_lock);
+	if (!fr_lists)
+		fr_lists = g_hash_table_new_full(fr_list_hash, fr_list_equal,
+						 fr_list_free, NULL);
+	/* another thread may have made the same list meanwhile */
+	had = g_hash_table_lookup(fr_lists, l);
+	if (had) {
+		fr_list_free(l);
+		l = had;
+	} else {
+		g_hash_table_add(fr_lists, l);
 	}
+	*m = hd_members_ref(l->members);
+	*fold = g_strdup(l->fold);
+	g_mutex_unlock(&fr_lists_lock);
 	return true;
 }
 
+/*
+ * The members of a pg_config item's "ranks" and the group id: from the
+ * thread's last item when its name and list are the same, else from the
+ * interned list.  NULL when the ranks do not parse.  *id: (transfer full)
+ * (transfer full)
+ */
+static struct hd_members *item_members(struct fr_ctx *c, const char *name,
+				       uint32_t rid, char **id)
+{
+	struct fr_scratch *s = c->scratch;
+	size_t len;
+	const char *p = pk_str(c->t, rid, &len);
+	g_autoptr(GArray) ranks = NULL;
+	struct hd_members *m;
+
+	if (!p || pk_type_of(c->t, rid) != PK_STR) {
+		/* a list of ints: rare, and not interned */
+		ranks = g_array_new(FALSE, FALSE, sizeof(int));
+		if (!parse_ranks(c, rid, ranks))
+			return NULL;
+		m = hd_members_new((const int *)(void *)ranks->data,
+				   ranks->len);
+		*id = hd_group_id_pg(name, (const int *)(void *)ranks->data,
+				     ranks->len);
+		return m;
+	}
+	if (!s->last_text || s->last_len != len ||
+	    memcmp(s->last_text, p, len) != 0) {
+		struct hd_members *lm;
+		char *fold;
+
+		if (!intern_ranks_text(c, rid, p, len, &lm, &fold))
+			return NULL;
+		g_free(s->last_text);
+		s->last_text = g_malloc(len + 1);
+		memcpy(s->last_text, p, len);
+		s->last_len = len;
+		hd_members_unref(s->last_members);
+		s->last_members = lm;
+		g_free(s->last_fold);
+		s->last_fold = fold;
+	}
+	if (s->pg_members != s->last_members || !s->pg_name ||
+	    strcmp(s->pg_name, name) != 0) {
+		g_free(s->pg_name);
+		s->pg_name = g_strdup(name);
+		hd_members_unref(s->pg_members);
+		s->pg_members = hd_members_ref(s->last_members);
+		g_free(s->pg_id);
+		s->pg_id = g_strconcat("pg:", name, ":", s->last_fold, NULL);
+	}
+	*id = g_strdup(s->pg_id);
+	return hd_members_ref(s->last_members);
+}
+
 /* One pg_config item: register the group. */
-static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val, GArray *ranks,
+static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val,
 		   GPtrArray *sets)
 {
 	const char *name = node_text(c, pk_dict_get(c->t, val, "name"));
 	const char *desc = node_text(c, pk_dict_get(c->t, val, "desc"));
 	uint32_t rid = pk_dict_get(c->t, val, "ranks");
 	g_autofree char *id = NULL;
+	struct hd_members *m;
 	struct hd_group *g;
 	uint32_t gi;
 
@@ -527,7 +658,8 @@ static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val, GArray *ranks,
 		hd_input_warn(c->in, 0, "pg_config item without a name");
 		return;
 	}
-	if (!parse_ranks_cached(c, name, rid, ranks, &id)) {
+	m = item_members(c, name, rid, &id);
+	if (!m) {
 		hd_input_warn(c->in, 0, "pg_config '%s': unreadable ranks",
 			      name);
 		return;
@@ -538,40 +670,34 @@ static void add_pg(struct fr_ctx *c, uint32_t key, uint32_t val, GArray *ranks,
 		g->name = g_strdup(name);
 	if (!g->desc && desc)
 		g->desc = g_strdup(desc);
-	if (g->members->len == 0 && ranks->len <= FR_MAX_GROUP_RANKS)
-		/* what hd_group_set_member() for each would do, in one copy */
-		g_array_append_vals(g->members, ranks->data, ranks->len);
+	if (g->members->len == 0 && m->ranks->len <= FR_MAX_GROUP_RANKS)
+		/* what hd_group_set_member() for each would do, in O(1) */
+		hd_group_share_members(g, m);
 	else
-		for (guint i = 0; i < ranks->len; i++)
-			hd_group_set_member(g, i, g_array_index(ranks, int, i));
-	g->nranks = ranks->len;
+		for (guint i = 0; i < m->ranks->len; i++)
+			hd_group_set_member(g, i,
+					    g_array_index(m->ranks, int, i));
+	g->nranks = m->ranks->len;
 	if (g_hash_table_contains(c->groups, name))
 		hd_input_warn(c->in, 0, "pg_config names '%s' twice", name);
 	else
 		g_hash_table_insert(c->groups, hd_unconst(name),
 				    GUINT_TO_POINTER(gi + 1));
-	{
-		GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(int),
-						 ranks->len);
-
-		g_array_append_vals(copy, ranks->data, ranks->len);
-		g_ptr_array_add(sets, copy);
-	}
+	g_ptr_array_add(sets, m);
 }
 
 static void load_pg_config(struct fr_ctx *c, uint32_t cfg, GPtrArray *sets)
 {
-	g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(int));
 	enum pk_type type = pk_type_of(c->t, cfg);
 
 	if (type == PK_DICT) {
 		for (uint32_t i = 0; i + 1 < pk_len(c->t, cfg); i += 2)
 			add_pg(c, pk_child(c->t, cfg, i),
-			       pk_child(c->t, cfg, i + 1), ranks, sets);
+			       pk_child(c->t, cfg, i + 1), sets);
 	} else if (type == PK_LIST) {
 		/* "1.2": a list; take items that look like a pg_config value */
 		for (uint32_t i = 0; i < pk_len(c->t, cfg); i++)
-			add_pg(c, PK_NIL, pk_child(c->t, cfg, i), ranks, sets);
+			add_pg(c, PK_NIL, pk_child(c->t, cfg, i), sets);
 	} else if (cfg != PK_NIL) {
 		hd_input_warn(c->in, 0, "pg_config is neither dict nor list");
 	}
@@ -589,34 +715,27 @@ static int decide_rank(struct fr_ctx *c, GPtrArray *sets)
 
 	if (sets->len == 0)
 		return named;
-	{
-		GArray *first = g_ptr_array_index(sets, 0);
+	/* O(log n) a set: every dump's world group is as long as the job */
+	for (guint s = 0; named >= 0 && s < sets->len && named_ok; s++)
+		named_ok =
+			hd_members_contains(g_ptr_array_index(sets, s), named);
+	if (named < 0 || !named_ok) {
+		const struct hd_members *first = g_ptr_array_index(sets, 0);
 
-		for (guint i = 0; i < first->len; i++) {
-			int r = g_array_index(first, int, i);
+		for (uint32_t i = 0; i < first->nsorted; i++) {
+			int r = first->sorted[i];
 			bool all = true;
 
-			for (guint s = 1; s < sets->len && all; s++) {
-				GArray *o = g_ptr_array_index(sets, s);
-				bool found = false;
-
-				for (guint k = 0; k < o->len && !found; k++)
-					found = g_array_index(o, int, k) == r;
-				all = found;
-			}
-			if (all && r != common) {
+			if (i > 0 && r == first->sorted[i - 1])
+				continue;
+			for (guint s = 1; s < sets->len && all; s++)
+				all = hd_members_contains(
+					g_ptr_array_index(sets, s), r);
+			if (all) {
 				common = r;
 				ncommon++;
 			}
 		}
-	}
-	for (guint s = 0; named >= 0 && s < sets->len; s++) {
-		GArray *o = g_ptr_array_index(sets, s);
-		bool found = false;
-
-		for (guint k = 0; k < o->len && !found; k++)
-			found = g_array_index(o, int, k) == named;
-		named_ok = named_ok && found;
 	}
 	if (named >= 0 && named_ok)
 		return named;
@@ -1278,8 +1397,8 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 {
 	struct pk_tree *t = c->t;
 	uint32_t root = t->root, entries = PK_NIL, cfg = PK_NIL, st = PK_NIL;
-	g_autoptr(GPtrArray) sets =
-		g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+	g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)hd_members_unref);
 	const char *version = NULL, *libver = NULL;
 	uint32_t n, kept = 0, lost = 0;
 	guint base;

@@ -16,8 +16,8 @@
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
  * as a note on the later one: it stays listed and adds nothing.
- * Asked to, it also describes each file as stored (size, SHA-256, hashed
- * by the worker in the one read that parses it), and tells a caller's
+ * Asked to, it also describes each file as stored (size, XXH3-128 and
+ * SHA-256 if asked for, hashed by the worker in the one read that parses it), and tells a caller's
  * callback how far it has got; it never prints.
  */
 #include "config.h"
@@ -62,15 +62,23 @@ struct load_job {
 	GArray *parts;
 	guint first_input; /* the store's index of its first input */
 	guint origin; /* the input merged in full that its first repeats */
-	bool describe; /* size and SHA-256 of the file as stored */
-	char *sha256; /* that SHA-256, set by the worker, or NULL */
-	uint64_t file_size; /* and that size */
+	bool describe; /* size and hashes of the file as stored */
+	bool sha256; /* SHA-256 among them */
+	struct hd_stored stored; /* those, set by the worker */
+	bool described; /* stored is set */
 	int attempt; /* the job attempt to keep, 0 the last */
 	const struct hd_window *window; /* records to keep, or NULL */
 	bool keep_all; /* every attempt and record: for a digest */
 	struct hd_budget_pool *pool; /* the incident's budget, shared */
 	uint64_t size; /* on disk, for progress; 0 unknown */
 	bool done; /* set under load_sync.lock by the worker */
+	/*
+	 * HANGDOC_BENCH_READ_COPIES set: merge every input, even one with
+	 * the same bytes as an earlier one (scripts/bench-fr.sh hard-links
+	 * one dump under many ranks' names, which no disk could hold
+	 * otherwise); never for real incidents (docs/safety.md)
+	 */
+	bool read_copies;
 };
 
 /* Whether s, which may be NULL, holds part. */
@@ -242,16 +250,13 @@ static void parse_archive(struct load_job *job, struct hd_reader *rd)
 }
 
 /*
- * The size and SHA-256 of the file's bytes as stored (before any
+ * The size and hashes of the file's bytes as stored (before any
  * decompression), for reports that identify their inputs: rd hashed
  * what the parse read, and reads the rest, if any, here.
  */
 static void describe_file(struct load_job *job, struct hd_reader *rd)
 {
-	char hex[HD_SHA256_HEX_LEN + 1];
-
-	if (hd_reader_stored_sha256(rd, hex, &job->file_size))
-		job->sha256 = g_strdup(hex);
+	job->described = hd_reader_stored_hashes(rd, &job->stored);
 }
 
 static void parse_one(struct load_job *job)
@@ -273,7 +278,7 @@ static void parse_one(struct load_job *job)
 	if (rd) {
 		/* standard input, read by the parser, is not described */
 		if (job->describe && strcmp(job->found->path, "-") != 0)
-			hd_reader_hash_stored(rd);
+			hd_reader_hash_stored(rd, job->sha256);
 		hd_reader_set_pool(rd, job->pool, true, false);
 		head = hd_reader_head(rd, &len, &err);
 	}
@@ -305,7 +310,7 @@ static void worker(gpointer data, gpointer user)
 
 	parse_one(job);
 	/* the pool's threads may outlive the process's libcrypto */
-	if (job->describe)
+	if (job->sha256)
 		hd_sha256_thread_done();
 	g_mutex_lock(&sync->lock);
 	job->done = true;
@@ -696,7 +701,8 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		g_ptr_array_add(problems, g_strdup_printf("'%s': %s", name,
 							  part->refusal));
 	g_clear_pointer(&part->refusal, g_free);
-	if (part->digest.complete && part->digest.length > 0) {
+	if (part->digest.complete && part->digest.length > 0 &&
+	    !job->read_copies) {
 		parsed = hd_store_input(s, 0);
 		at = g_hash_table_lookup(seen, &key);
 		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
@@ -730,10 +736,14 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
-	/* a digest's first input has its own file's size and hash */
-	if (job->sha256 && !part->name && !part->from_digest) {
-		hd_store_input(s, 0)->file_size = (int64_t)job->file_size;
-		hd_store_input(s, 0)->sha256 = g_strdup(job->sha256);
+	/* a digest's first input has its own file's size and hashes */
+	if (job->described && !part->name && !part->from_digest) {
+		struct hd_input *in = hd_store_input(s, 0);
+
+		in->file_size = (int64_t)job->stored.size;
+		in->xxh3_128 = g_strdup(job->stored.xxh3_128);
+		if (job->stored.has_sha256)
+			in->sha256 = g_strdup(job->stored.sha256);
 	}
 	hd_store_merge(dst, s);
 	return origin;
@@ -778,7 +788,6 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		g_free(part->name);
 	}
 	g_clear_pointer(&job->parts, g_array_unref);
-	g_clear_pointer(&job->sha256, g_free);
 }
 
 /*
@@ -862,6 +871,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
 	uint64_t max_bytes = max_bytes_from_env(problems);
+	const char *copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
+	bool read_copies = copies && *copies;
 	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
 		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
 	guint cpus = g_get_num_processors();
@@ -877,10 +888,12 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		work[i].max_bytes = max_bytes;
 		work[i].copy_of = -1;
 		work[i].describe = o->describe;
+		work[i].sha256 = o->describe && o->sha256;
 		work[i].attempt = o->attempt;
 		work[i].window = o->window;
 		work[i].keep_all = o->for_digest;
 		work[i].pool = budget;
+		work[i].read_copies = read_copies;
 		if (o->progress) {
 			GStatBuf st;
 

@@ -33,8 +33,10 @@ typedef void (*hd_load_progress_fn)(const struct hd_load_progress *p,
 
 struct hd_load_opts {
 	int jobs; /* parser threads, 0: one per CPU */
-	/* set each input's file_size and sha256 (hashed as it is read) */
+	/* set each input's file_size and xxh3_128, and with sha256 its
+	   sha256 (hashed as it is read) */
 	bool describe;
+	bool sha256;
 	hd_load_progress_fn progress; /* or NULL */
 	void *progress_data;
 	/* of logs that hold several job attempts, the one to keep, from 1;

@@ -12,7 +12,7 @@ dict before STOP.  The JSON variant follows section 3.6.
 
 Usage:
   gen-fr-dumps.py fixtures OUTDIR      # tests/data/fr/<case>/...
-  gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES
+  gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES [--links]
   gen-fr-dumps.py bench-jitter OUTDIR NRANKS NENTRIES   # times off by
                                                         # up to 200 us
 Standard library only.
@@ -658,14 +658,45 @@ def fixtures(out):
     write(os.path.join(out, "pairwise", "backends_rank_0"), r.pickle())
 
 
-def bench(out, nranks, nentries, jitter=0):
+def bench(out, nranks, nentries, jitter=0, links=False):
     """Everyone stuck at the last seq, one rank missing it.  Each rank's
     dump is its own (its times differ), as real dumps are: byte-identical
     dumps under two ranks' names are a copy, which the loader refuses.
     With jitter, every time is off by up to that many ns, so the times do
-    not step evenly, as real clocks do not (bench-jitter)."""
+    not step evenly, as real clocks do not (bench-jitter).
+
+    With links, two dumps are written (the stuck ranks' and the missing
+    rank's, with the times of rank 0) and every other rank's name is a
+    hard link to the first (a copy of it every 60,000 names, ext4's
+    limit being 65,000): a 131,072-rank job's dumps, each carrying a
+    1 MB member list, would not fit on a disk otherwise.  hangdoc reads
+    them as distinct only under HANGDOC_BENCH_READ_COPIES=1."""
     os.makedirs(out, exist_ok=True)
     pg = {"0": ("default_pg", list(range(nranks)))}
+    if links:
+        missing = nranks // 3
+        for rank in (0, missing) if missing else (0,):
+            r = Rank(0, pg)
+            for s in range(nentries - 1):
+                r.op("0", *AR)
+            if rank != missing:
+                r.op("0", *AR, state="scheduled")
+            write(os.path.join(out, "nccl_trace_rank_%d" % rank), r.pickle())
+        first = os.path.join(out, "nccl_trace_rank_0")
+        with open(first, "rb") as f:
+            data = f.read()
+        links = 1
+        for rank in range(1, nranks):
+            if rank == missing:
+                continue
+            path = os.path.join(out, "nccl_trace_rank_%d" % rank)
+            if links == 60000:  # ext4 allows 65,000 names a file
+                write(path, data)
+                first, links = path, 1
+            else:
+                os.link(first, path)
+                links += 1
+        return
     for rank in range(nranks):
         r = Rank(rank, pg)
         r.jitter = jitter
@@ -681,8 +712,11 @@ def bench(out, nranks, nentries, jitter=0):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "fixtures":
         fixtures(sys.argv[2])
-    elif len(sys.argv) == 5 and sys.argv[1] == "bench":
-        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "bench":
+        if len(sys.argv) == 6 and sys.argv[5] != "--links":
+            sys.exit(__doc__)
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+              links=len(sys.argv) == 6)
     elif len(sys.argv) == 5 and sys.argv[1] == "bench-jitter":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), 200000)
     else:

@@ -124,6 +124,7 @@ static void put_input(struct writer *w, const struct hd_input *in)
 	put_str(w, in->error);
 	put_s(b, in->file_size);
 	put_str(w, in->sha256);
+	put_str(w, in->xxh3_128);
 	put_u(b, na);
 	for (guint i = 0; i < na; i++) {
 		const struct hd_attempt *a =
@@ -689,6 +690,10 @@ static void get_input(struct reader *r, struct hd_input *in)
 	in->sha256 = get_ostr(r);
 	if (in->sha256 && strlen(in->sha256) != HD_SHA256_HEX_LEN)
 		fail(r, "a SHA-256 of %zu digits", strlen(in->sha256));
+	g_free(in->xxh3_128);
+	in->xxh3_128 = get_ostr(r);
+	if (in->xxh3_128 && strlen(in->xxh3_128) != 32)
+		fail(r, "an XXH3-128 of %zu digits", strlen(in->xxh3_128));
 	/* a digest read again is its inputs; only a broken one stays */
 	if (in->kind == HD_INPUT_DIGEST && !in->error)
 		fail(r, "a digest input that is neither read nor broken");
@@ -1043,6 +1048,7 @@ static void reset_store(struct hd_store *s, uint32_t input, const char *name)
 	g_clear_pointer(&in->error, g_free);
 	in->file_size = -1;
 	g_clear_pointer(&in->sha256, g_free);
+	g_clear_pointer(&in->xxh3_128, g_free);
 	g_clear_pointer(&in->attempts, g_array_unref);
 	in->attempt = 0;
 	in->op_clock = HD_CLOCK_NONE;

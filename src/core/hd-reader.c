@@ -6,8 +6,8 @@
  * (zero padding, garbage) is skipped and noted, as gzip and zstd do.  Every
  * decoded byte passes one place, decode(), which enforces the input's
  * budget and hashes it with XXH3 (libxxhash).  Asked to, a reader also
- * hashes the bytes it reads from its source, as stored, with SHA-256
- * (hd-sha256.h), so that a file is read once to be both parsed and
+ * hashes the bytes it reads from its source, as stored, with XXH3-128
+ * and, asked for it, SHA-256 (hd-sha256.h), so that a file is read once to be both parsed and
  * described.
  */
 #include "config.h"
@@ -75,8 +75,11 @@ struct hd_reader {
 	struct hd_budget_pool *pool; /* the incident's, or NULL */
 	bool pool_stored, pool_decoded; /* what r adds to it */
 	bool pool_refused; /* refusal is the pool's */
-	struct hd_sha256 *stored_sha; /* of the source's bytes, or NULL */
-	bool stored_failed; /* a source read failed: no SHA-256 */
+	/* of the source's bytes as stored, when asked to: XXH3-128, and
+	   SHA-256 when asked for, else NULL */
+	XXH3_state_t *stored_xxh;
+	struct hd_sha256 *stored_sha;
+	bool stored_failed; /* a source read failed: no hashes */
 };
 
 /*
@@ -127,6 +130,9 @@ static ssize_t source_pull(struct hd_reader *r, uint8_t *buf, size_t n,
 				    "read error: %s", g_strerror(errno));
 	}
 	if (got < 0)
+		r->stored_failed = true;
+	if (got > 0 && r->stored_xxh &&
+	    XXH3_128bits_update(r->stored_xxh, buf, (size_t)got) != XXH_OK)
 		r->stored_failed = true;
 	if (got > 0 && r->stored_sha)
 		hd_sha256_update(r->stored_sha, buf, (size_t)got);
@@ -569,11 +575,17 @@ struct hd_reader *hd_reader_new_from_callback(const char *name,
 	return g_steal_pointer(&r);
 }
 
-void hd_reader_hash_stored(struct hd_reader *r)
+void hd_reader_hash_stored(struct hd_reader *r, bool sha256)
 {
-	g_return_if_fail(r && !r->stored_sha);
+	g_return_if_fail(r && !r->stored_xxh);
 	/* nothing read yet but the sniffed bytes, which wait in raw */
 	g_return_if_fail(r->raw_pos == 0 && r->raw_total == r->raw_len);
+	r->stored_xxh = XXH3_createState();
+	if (!r->stored_xxh || XXH3_128bits_reset(r->stored_xxh) != XXH_OK ||
+	    XXH3_128bits_update(r->stored_xxh, r->raw, r->raw_len) != XXH_OK)
+		r->stored_failed = true;
+	if (!sha256)
+		return;
 	r->stored_sha = hd_sha256_new();
 	if (r->stored_sha)
 		hd_sha256_update(r->stored_sha, r->raw, r->raw_len);
@@ -581,13 +593,13 @@ void hd_reader_hash_stored(struct hd_reader *r)
 		r->stored_failed = true;
 }
 
-bool hd_reader_stored_sha256(struct hd_reader *r,
-			     char hex[HD_SHA256_HEX_LEN + 1], uint64_t *size)
+bool hd_reader_stored_hashes(struct hd_reader *r, struct hd_stored *out)
 {
 	g_autofree uint8_t *buf = NULL;
 	uint64_t total = r->raw_total;
+	XXH128_canonical_t canon;
 
-	if (!r->stored_sha || r->stored_failed)
+	if (!r->stored_xxh || r->stored_failed)
 		return false;
 	if (!r->raw_eof) {
 		buf = g_malloc(RAW_BUF_SIZE);
@@ -604,11 +616,20 @@ bool hd_reader_stored_sha256(struct hd_reader *r,
 		r->raw_eof = true;
 		r->raw_pos = r->raw_len = 0;
 	}
+	if (r->stored_failed)
+		return false;
 	/* a second call would finish a finished digest */
 	r->stored_failed = true;
-	if (!hd_sha256_finish(r->stored_sha, hex))
-		return false;
-	*size = total;
+	out->has_sha256 = false;
+	if (r->stored_sha) {
+		if (!hd_sha256_finish(r->stored_sha, out->sha256))
+			return false;
+		out->has_sha256 = true;
+	}
+	XXH128_canonicalFromHash(&canon, XXH3_128bits_digest(r->stored_xxh));
+	for (size_t i = 0; i < sizeof(canon.digest); i++)
+		g_snprintf(out->xxh3_128 + 2 * i, 3, "%02x", canon.digest[i]);
+	out->size = total;
 	return true;
 }
 
@@ -622,6 +643,7 @@ void hd_reader_free(struct hd_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDCtx(r->zctx);
 	XXH3_freeState(r->hash);
+	XXH3_freeState(r->stored_xxh);
 	hd_sha256_free(r->stored_sha);
 	g_free(r->trailing);
 	g_free(r->raw);

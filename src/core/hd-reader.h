@@ -127,24 +127,36 @@ struct hd_digest {
 void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
 
 /*
- * Makes r also hash, with SHA-256, the bytes it reads from its source as
- * stored (before any decompression): what sha256sum gives for the file,
- * once hd_reader_stored_sha256() has read what the parse left.  Call it
- * right after opening, before anything is read: the bytes read to sniff
- * the compression are hashed now.
+ * Makes r also hash the bytes it reads from its source as stored (before
+ * any decompression) with XXH3-128, a fast non-cryptographic hash, and
+ * with sha256 also SHA-256: what sha256sum gives for the file, once
+ * hd_reader_stored_hashes() has read what the parse left.  Call it right
+ * after opening, before anything is read: the bytes read to sniff the
+ * compression are hashed now.
  */
-void hd_reader_hash_stored(struct hd_reader *r);
+void hd_reader_hash_stored(struct hd_reader *r, bool sha256);
+
+/* The length of an XXH3-128 in lowercase hex, without its NUL. */
+#define HD_XXH3_128_HEX_LEN 32
+
+/* What hd_reader_stored_hashes() gives. */
+struct hd_stored {
+	uint64_t size; /* bytes the source held */
+	/* XXH3-128 (seed 0) of them, canonical (big-endian) lowercase hex,
+	   as xxhsum -H2 prints it */
+	char xxh3_128[HD_XXH3_128_HEX_LEN + 1];
+	bool has_sha256; /* asked for */
+	char sha256[HD_SHA256_HEX_LEN + 1];
+};
 
 /*
  * Reads what is left of r's source without decoding it (nor counting it
- * against any budget: it is hashed, not parsed), and gives the SHA-256
- * of every byte the source held, as HD_SHA256_HEX_LEN lowercase hex
- * digits into hex, and their count into size.  False when r was not made
- * to hash (hd_reader_hash_stored()) or a read failed; hex and size are
- * then untouched.  r reads nothing after it.
+ * against any budget: it is hashed, not parsed), and gives the hashes of
+ * every byte the source held, and their count, in out.  False when r was
+ * not made to hash (hd_reader_hash_stored()) or a read failed; out is
+ * then undefined.  r reads nothing after it.
  */
-bool hd_reader_stored_sha256(struct hd_reader *r,
-			     char hex[HD_SHA256_HEX_LEN + 1], uint64_t *size);
+bool hd_reader_stored_hashes(struct hd_reader *r, struct hd_stored *out);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the

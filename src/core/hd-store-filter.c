@@ -281,7 +281,10 @@ static void bound_groups(struct hd_store *s)
 	for (guint i = 0; i < s->groups->len; i++) {
 		struct hd_group *g = g_ptr_array_index(s->groups, i);
 
-		for (guint m = 0; m < g->members->len; m++) {
+		/* a shared list was checked once, when it was made */
+		if (g->shared && !g->shared->bounded)
+			hd_group_own_members(g);
+		for (guint m = 0; !g->shared && m < g->members->len; m++) {
 			int *r = &g_array_index(g->members, int, m);
 
 			if (*r >= -1 && *r < HD_MAX_RANKS)
@@ -297,9 +300,9 @@ static void bound_groups(struct hd_store *s)
 /* The ranks a store shows: known group members, or ranks with data. */
 static int64_t shown_ranks(const struct hd_store *s, const struct hd_group *g)
 {
-	int64_t known = 0;
+	int64_t known = g && g->shared ? g->shared->nknown : 0;
 
-	for (guint m = 0; g && m < g->members->len; m++)
+	for (guint m = 0; g && !g->shared && m < g->members->len; m++)
 		known += g_array_index(g->members, int, m) >= 0;
 	return MAX(known, (int64_t)g_hash_table_size(s->ranks));
 }

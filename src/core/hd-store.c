@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 static void input_free(gpointer p)
@@ -24,6 +25,7 @@ static void input_free(gpointer p)
 	g_ptr_array_unref(in->warnings);
 	g_free(in->error);
 	g_free(in->sha256);
+	g_free(in->xxh3_128);
 	if (in->attempts)
 		g_array_unref(in->attempts);
 	g_free(in);
@@ -68,6 +70,7 @@ static void group_free(gpointer p)
 	g_free(g->name);
 	g_free(g->desc);
 	g_array_unref(g->members);
+	hd_members_unref(g->shared);
 	g_free(g);
 }
 
@@ -272,12 +275,77 @@ struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)
 /* Group sizes beyond this are refused: no job has more ranks. */
 #define HD_MAX_GROUP_RANKS HD_MAX_RANKS
 
+struct hd_members *hd_members_new(const int *ranks, size_t n)
+{
+	struct hd_members *m = g_new0(struct hd_members, 1);
+
+	g_assert(n <= G_MAXUINT32);
+	m->ranks = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)n);
+	g_array_append_vals(m->ranks, ranks, (guint)n);
+	m->sorted = g_new(int, n + 1);
+	m->bounded = true;
+	for (size_t i = 0; i < n; i++) {
+		if (ranks[i] >= 0)
+			m->sorted[m->nsorted++] = ranks[i];
+		if (ranks[i] < -1 || ranks[i] >= HD_MAX_RANKS)
+			m->bounded = false;
+	}
+	m->nknown = m->nsorted;
+	qsort(m->sorted, m->nsorted, sizeof(int), hd_compare_int);
+	g_atomic_ref_count_init(&m->ref);
+	return m;
+}
+
+struct hd_members *hd_members_ref(struct hd_members *m)
+{
+	g_atomic_ref_count_inc(&m->ref);
+	return m;
+}
+
+void hd_members_unref(struct hd_members *m)
+{
+	if (!m || !g_atomic_ref_count_dec(&m->ref))
+		return;
+	g_array_unref(m->ranks);
+	g_free(m->sorted);
+	g_free(m);
+}
+
+bool hd_members_contains(const struct hd_members *m, int rank)
+{
+	return bsearch(&rank, m->sorted, m->nsorted, sizeof(int),
+		       hd_compare_int) != NULL;
+}
+
+void hd_group_share_members(struct hd_group *g, struct hd_members *m)
+{
+	g_assert(g->members->len == 0 && !g->shared);
+	g_array_unref(g->members);
+	g->members = g_array_ref(m->ranks);
+	g->shared = hd_members_ref(m);
+	g->nknown = m->nknown;
+}
+
+void hd_group_own_members(struct hd_group *g)
+{
+	GArray *own;
+
+	if (!g->shared)
+		return;
+	own = g_array_sized_new(FALSE, FALSE, sizeof(int), g->members->len);
+	g_array_append_vals(own, g->members->data, g->members->len);
+	g_array_unref(g->members);
+	g->members = own;
+	g_clear_pointer(&g->shared, hd_members_unref);
+}
+
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank)
 {
 	int unknown = -1;
 
 	if (group_rank < 0 || group_rank >= HD_MAX_GROUP_RANKS)
 		return;
+	hd_group_own_members(g);
 	/* a slot far past the members known is a claim: bounded */
 	if ((guint)group_rank >= g->members->len &&
 	    !hd_claim_believed(group_rank, (int64_t)g->nknown + 1)) {
@@ -458,11 +526,21 @@ static void merge_group(struct hd_group *dst, const struct hd_group *src)
 	}
 	if (src->nranks > dst->nranks)
 		dst->nranks = src->nranks;
-	/* Every rank's dump repeats the world group: nothing new to learn. */
-	if (src->members->len > 0 && src->members->len <= dst->members->len &&
-	    memcmp(src->members->data, dst->members->data,
-		   src->members->len * sizeof(int)) == 0)
+	/*
+	 * Every rank's dump repeats the world group: nothing new to learn,
+	 * in O(1) when both share one list.
+	 */
+	if (src->shared && dst->shared == src->shared) {
 		src_members_known = true;
+	} else if (src->shared && dst->members->len == 0) {
+		hd_group_share_members(dst, src->shared);
+		src_members_known = true;
+	} else if (src->members->len > 0 &&
+		   src->members->len <= dst->members->len &&
+		   memcmp(src->members->data, dst->members->data,
+			  src->members->len * sizeof(int)) == 0) {
+		src_members_known = true;
+	}
 	for (guint i = 0; !src_members_known && i < src->members->len; i++) {
 		int m = g_array_index(src->members, int, i);
 

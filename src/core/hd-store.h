@@ -80,9 +80,11 @@ struct hd_input {
 	bool empty; /* well-formed but holds nothing (empty FR dump) */
 	char *error; /* why the input could not be read at all */
 	/* the file as stored (compressed or not), when the loader was asked
-	   to describe it (hd_load()): its size in bytes, -1 unknown, and the
-	   SHA-256 of its bytes in lowercase hex, or NULL */
+	   to describe it (hd_load()): its size in bytes, -1 unknown, the
+	   XXH3-128 of its bytes (fast, not cryptographic) and, asked for,
+	   their SHA-256, in lowercase hex, or NULL */
 	int64_t file_size;
+	char *xxh3_128;
 	char *sha256;
 	/* the file's device and inode (for -o), 0 when unknown */
 	uint64_t dev, ino;
@@ -149,6 +151,31 @@ struct hd_rank {
 	GArray *inputs; /* uint32_t input indices describing this rank */
 };
 
+/*
+ * A member list shared by the groups of many stores: every rank's dump
+ * repeats the world group, as long as the job, so a parser makes the list
+ * once (flight-rec.c interns it by its raw bytes) and each group points at
+ * it.  Immutable once made; refcounted.
+ */
+struct hd_members {
+	GArray *ranks; /* int: global rank by group rank, -1 unknown; never
+			  changed */
+	int *sorted; /* the ranks >= 0, ascending, duplicates kept */
+	uint32_t nsorted;
+	uint32_t nknown; /* ranks >= 0 */
+	bool bounded; /* every rank in [-1, HD_MAX_RANKS) */
+	gatomicrefcount ref;
+};
+
+/* A list of n ranks (copied).  (transfer full) */
+struct hd_members *hd_members_new(const int *ranks, size_t n);
+struct hd_members *hd_members_ref(struct hd_members *m);
+void hd_members_unref(struct hd_members *m);
+typedef struct hd_members hd_members; /* for g_autoptr() */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_members, hd_members_unref)
+/* Whether rank is in m, in O(log n). */
+bool hd_members_contains(const struct hd_members *m, int rank);
+
 struct hd_group {
 	char *id; /* cross-rank identity, see hd_group_id_*() */
 	char *name; /* PG name / NCCL comm label, or NULL */
@@ -157,6 +184,9 @@ struct hd_group {
 	bool has_comm_id;
 	int nranks; /* -1 when unknown */
 	GArray *members; /* int: global rank by group rank, -1 unknown */
+	/* while non-NULL, members is shared->ranks: read it, never write it
+	   (hd_group_set_member() makes a copy of its own first) */
+	struct hd_members *shared;
 	bool low_confidence_identity; /* grouped by heuristics only */
 	/* members known, and those refused by hd_group_set_member() as
 	   claims past what is known (HD_CLAIM_FREE) */
@@ -680,6 +710,13 @@ struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index);
  * HD_CLAIM_FREE; then it counts in members_refused).
  */
 void hd_group_set_member(struct hd_group *g, int group_rank, int global_rank);
+/*
+ * Makes g's members m's list (g holds a reference), in O(1), for a group
+ * that has no members yet.
+ */
+void hd_group_share_members(struct hd_group *g, struct hd_members *m);
+/* Gives g a members array of its own to write, if it shares one. */
+void hd_group_own_members(struct hd_group *g);
 
 /*
  * Appends an attempt to in (the first call makes the table) and returns

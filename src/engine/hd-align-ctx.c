@@ -98,6 +98,7 @@ void hd_align_views_build(struct group_ctx *c)
 	const struct hd_group_index *gi = hd_index_group(c->ix, c->group);
 
 	c->views = g_array_new(FALSE, FALSE, sizeof(struct view));
+	c->view_of_rank = g_hash_table_new(NULL, NULL);
 	for (guint l = 0; l < gi->lanes->len; l++) {
 		const struct hd_lane *lane = hd_group_lane(gi, l);
 		struct view vw;
@@ -110,6 +111,11 @@ void hd_align_views_build(struct group_ctx *c)
 			continue;
 		}
 		g_array_append_val(c->views, vw);
+		if (!g_hash_table_contains(c->view_of_rank,
+					   GINT_TO_POINTER(vw.rank)))
+			g_hash_table_insert(c->view_of_rank,
+					    GINT_TO_POINTER(vw.rank),
+					    GUINT_TO_POINTER(c->views->len));
 	}
 }
 
@@ -118,4 +124,5 @@ void hd_align_views_free(struct group_ctx *c)
 	if (c->views)
 		views_free(c->views);
 	c->views = NULL;
+	g_clear_pointer(&c->view_of_rank, g_hash_table_unref);
 }

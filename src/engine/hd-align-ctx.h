@@ -53,6 +53,8 @@ struct group_ctx {
 	uint8_t seq_kind;
 	uint8_t source;
 	GArray *views; /* struct view */
+	/* rank -> index + 1 of its first view, with views */
+	GHashTable *view_of_rank;
 	uint32_t reported[ATTR_COUNT];
 	uint32_t diverged[ATTR_COUNT];
 	int nranks;

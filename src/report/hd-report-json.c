@@ -37,6 +37,7 @@ static json_t *input_json(const struct hd_input *in)
 	json_object_set_new(o, "size",
 			    in->file_size >= 0 ? json_integer(in->file_size)
 					       : json_null());
+	json_object_set_new(o, "xxh3_128", hd_json_string(in->xxh3_128));
 	json_object_set_new(o, "sha256", hd_json_string(in->sha256));
 	return o;
 }

@@ -28,7 +28,7 @@ bad() {
 # "  --name ..." or "  -x, --name ...".
 help_options() {
 	"$HANGDOC" help "$1" |
-		sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' |
+		sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' |
 		sort -u
 }
 
@@ -37,7 +37,7 @@ help_options() {
 bash_options() {
 	sed -n "/^	$1)/,/^		;;/p" "$bashc" |
 		sed -n "/opts='/,/'/p" | tr ' \t' '\n\n' |
-		sed -n "s/^\(opts='\)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p" | sort -u
+		sed -n "s/^\(opts='\)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p" | sort -u
 }
 
 # The options of one command in the zsh completion: the names given to
@@ -45,7 +45,7 @@ bash_options() {
 # {-x+,--name=} pair.
 zsh_options() {
 	sed -n "/^		$1)/,/^			;;/p" "$zshc" |
-		grep -o -e "--[a-z][a-z-]*[=+[]" -e "--[a-z][a-z-]*}" |
+		grep -o -e "--[a-z][a-z0-9-]*[=+[]" -e "--[a-z][a-z0-9-]*}" |
 		sed 's/[]=+[}]*$//' | sort -u
 }
 
@@ -79,7 +79,7 @@ for cmd in $commands; do
 	done
 	# The man page's options of the command: each .TP item's first line.
 	sed -n '/^\.TP/{n;p;}' "$tmp/man" |
-		grep -o -e "--[a-z][a-z-]*" | sort -u >"$tmp/manopts"
+		grep -o -e "--[a-z][a-z0-9-]*" | sort -u >"$tmp/manopts"
 	while read -r opt; do
 		grep -qx -e "$opt" "$tmp/help" ||
 			bad "hangdoc.1 documents '$cmd $opt', not in its help"

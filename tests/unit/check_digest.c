@@ -95,7 +95,8 @@ static void assert_same_store(const struct hd_store *a,
 		ck_assert_uint_eq(x->bytes, y->bytes);
 		ck_assert_uint_eq(x->records, y->records);
 		ck_assert_int_eq(x->file_size, y->file_size);
-		ck_assert_str_eq(x->sha256, y->sha256);
+		ck_assert_pstr_eq(x->sha256, y->sha256);
+		ck_assert_pstr_eq(x->xxh3_128, y->xxh3_128);
 		ck_assert_uint_eq(x->warnings->len, y->warnings->len);
 		ck_assert_uint_eq(x->content_hash, y->content_hash);
 	}
@@ -259,21 +260,21 @@ START_TEST(test_claims)
 	gsize len = 0;
 	const guint8 *p = g_bytes_get_data(b, &len);
 
-	/* version 2 */
-	ck_assert(!decode_body("\x02\x01\x00", 3, &e1));
-	ck_assert(strstr(e1->message, "format version 2"));
+	/* version 3, one this reader does not know */
+	ck_assert(!decode_body("\x03\x01\x00", 3, &e1));
+	ck_assert(strstr(e1->message, "format version 3"));
 	/* 2^62 strings claimed in a few bytes: refused before allocating */
-	ck_assert(!decode_body("\x01\x01\x80\x80\x80\x80\x80\x80\x80\x80\x40",
+	ck_assert(!decode_body("\x02\x01\x80\x80\x80\x80\x80\x80\x80\x80\x40",
 			       11, &e2));
 	ck_assert_msg(strstr(e2->message, "strings claimed"), "%s",
 		      e2->message);
 	/* a number of 11 bytes */
-	ck_assert(!decode_body("\x01\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+	ck_assert(!decode_body("\x02\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 			       "\xff\x01",
 			       13, &e3));
 	ck_assert(strstr(e3->message, "longer than 64 bits"));
 	/* no strings, then a section out of order */
-	ck_assert(!decode_body("\x01\x01\x00\x05", 4, &e4));
+	ck_assert(!decode_body("\x02\x01\x00\x05", 4, &e4));
 	ck_assert_msg(strstr(e4->message, "where inputs was due"), "%s",
 		      e4->message);
 	/* a whole digest with a byte after its end mark */

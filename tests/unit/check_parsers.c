@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <xxhash.h>
+
 #include "hd-const.h"
 #include "hd-load.h"
 #include "hd-test-parse.h"
@@ -232,32 +234,65 @@ static char *sha256sum(const char *path)
 	return g_strndup(out, 64);
 }
 
-/* Loads paths describing each file, checks each against sha256sum. */
-static void check_described(char **paths, guint inputs, guint problems_want)
+/*
+ * XXH3-128 of path's bytes in canonical lowercase hex, as xxhsum -H2
+ * prints it, hashed here in one piece.  (transfer full)
+ */
+static char *xxh128sum(const char *path)
+{
+	g_autofree char *data = NULL;
+	gsize len;
+	XXH128_canonical_t c;
+	GString *hex = g_string_new(NULL);
+
+	ck_assert(g_file_get_contents(path, &data, &len, NULL));
+	XXH128_canonicalFromHash(&c, XXH3_128bits(data, len));
+	for (size_t i = 0; i < sizeof(c.digest); i++)
+		g_string_append_printf(hex, "%02x", c.digest[i]);
+	return g_string_free(hex, FALSE);
+}
+
+/*
+ * Loads paths describing each file, checks each against xxh128sum() and,
+ * with sha256, sha256sum; without, no SHA-256 is given.
+ */
+static void check_described(char **paths, guint inputs, guint problems_want,
+			    bool sha256)
 {
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
-	const struct hd_load_opts o = { .jobs = 2, .describe = true };
+	const struct hd_load_opts o = { .jobs = 2,
+					.describe = true,
+					.sha256 = sha256 };
 	g_autoptr(hd_store) s = hd_load_with(paths, &o, problems);
 
 	ck_assert_uint_eq(s->inputs->len, inputs);
 	ck_assert_uint_eq(problems->len, problems_want);
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(s, i);
-		g_autofree char *want = sha256sum(in->path);
+		g_autofree char *xxh = xxh128sum(in->path);
 		GStatBuf st;
 
-		ck_assert_ptr_nonnull(in->sha256);
-		ck_assert_str_eq(in->sha256, want);
+		ck_assert_ptr_nonnull(in->xxh3_128);
+		ck_assert_str_eq(in->xxh3_128, xxh);
+		if (sha256) {
+			g_autofree char *want = sha256sum(in->path);
+
+			ck_assert_ptr_nonnull(in->sha256);
+			ck_assert_str_eq(in->sha256, want);
+		} else {
+			ck_assert_ptr_null(in->sha256);
+		}
 		ck_assert_int_eq(g_stat(in->path, &st), 0);
 		ck_assert_int_eq(in->file_size, (int64_t)st.st_size);
 	}
 }
 
 /*
- * Issue 22: the sha256 a JSON report gives each file is sha256sum's, of
- * the bytes as stored, hashed in the read that parses them: for a plain
- * log, its gzip copy (a repeat, read once), and a log whose parse stops
- * at its budget (the rest is read for the hash alone).
+ * Issue 22: the xxh3_128 a JSON report gives each file, and the sha256
+ * with --sha256, are those of the bytes as stored (sha256sum's), hashed
+ * in the read that parses them: for a plain log, its gzip copy (a
+ * repeat, read once), and a log whose parse stops at its budget (the
+ * rest is read for the hashes alone).
  */
 START_TEST(test_load_describes_stored_bytes)
 {
@@ -281,14 +316,45 @@ START_TEST(test_load_describes_stored_bytes)
 			i);
 	ck_assert(g_file_set_contents(plain, log->str, (gssize)log->len, NULL));
 	g_free(run_on("gzip -k -n", plain));
-	check_described(both, 2, 0);
-	/* the parse stops at 64 KiB; the hash does not */
+	check_described(both, 2, 0, true);
+	check_described(both, 2, 0, false);
+	/* the parse stops at 64 KiB; the hashes do not */
 	g_setenv("HANGDOC_MAX_INPUT_SIZE", "64K", TRUE);
-	check_described(one, 1, 1);
+	check_described(one, 1, 1, true);
+	check_described(one, 1, 1, false);
 	g_unsetenv("HANGDOC_MAX_INPUT_SIZE");
 	g_unlink(gz);
 	g_unlink(plain);
 	g_rmdir(dir);
+}
+END_TEST
+
+/*
+ * Dumps that repeat one world group share its parsed member list: after
+ * a load of four ranks' dumps the group points at one interned list,
+ * whose ranks are the dumps' (0-3), and each dump's rank is still its
+ * own (membership found by search in the shared list).
+ */
+START_TEST(test_fr_member_lists_shared)
+{
+	g_autofree char *dir = hd_test_path("tests/data/fr/healthy");
+	char *paths[] = { dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	const struct hd_load_opts o = { .jobs = 2 };
+	g_autoptr(hd_store) s = hd_load_with(paths, &o, problems);
+	const struct hd_group *g = NULL;
+
+	ck_assert_uint_eq(s->inputs->len, 4);
+	for (guint i = 0; i < s->groups->len; i++)
+		if (hd_store_group_at(s, i)->members->len == 4)
+			g = hd_store_group_at(s, i);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(g->shared);
+	ck_assert_ptr_eq(g->members, g->shared->ranks);
+	for (int r = 0; r < 4; r++) {
+		ck_assert_int_eq(hd_group_global_rank(g, r), r);
+		ck_assert_int_eq(hd_store_input(s, (uint32_t)r)->rank, r);
+	}
 }
 END_TEST
 
@@ -298,6 +364,7 @@ static Suite *parsers_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_fr_member_lists_shared);
 	tcase_add_test(tc, test_registry_covers_kinds);
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_parse_input_records_errors);

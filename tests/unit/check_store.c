@@ -553,6 +553,65 @@ START_TEST(test_keep_window)
 }
 END_TEST
 
+/*
+ * A member list shared by the groups of many stores (every rank's dump
+ * repeats the world group): merging two stores that share one keeps it
+ * shared, a store without members takes it in the merge, bounds and the
+ * known count come from the list, membership is found by search, and a
+ * write to one group's members copies them first, leaving the list and
+ * every other group as they were.
+ */
+START_TEST(test_shared_members)
+{
+	const int ranks[] = { 4, 0, 2, -1, 3 };
+	g_autoptr(hd_members) m = hd_members_new(ranks, G_N_ELEMENTS(ranks));
+	g_autoptr(hd_members) bad = NULL;
+	g_autoptr(hd_store) dst = hd_store_new();
+	struct hd_store *a = hd_store_new(), *b = hd_store_new();
+	const char *id = "pg:0:[4,0,2,-1,3]";
+	struct hd_group *ga, *gd;
+	const int far[] = { 0, HD_MAX_RANKS };
+
+	ck_assert_uint_eq(m->nknown, 4);
+	ck_assert(m->bounded);
+	ck_assert(hd_members_contains(m, 3));
+	ck_assert(hd_members_contains(m, 0));
+	ck_assert(!hd_members_contains(m, 1));
+	ck_assert(!hd_members_contains(m, -1));
+	bad = hd_members_new(far, G_N_ELEMENTS(far));
+	ck_assert(!bad->bounded);
+
+	hd_store_add_input(a, "rank0");
+	hd_store_add_input(b, "rank2");
+	hd_group_share_members(hd_store_group_at(a, hd_store_group(a, id)), m);
+	hd_group_share_members(hd_store_group_at(b, hd_store_group(b, id)), m);
+	hd_store_bound(a);
+	hd_store_merge(dst, a);
+	hd_store_merge(dst, b);
+	gd = hd_store_group_at(dst, hd_store_group(dst, id));
+	ck_assert_ptr_eq(gd->shared, m);
+	ck_assert_ptr_eq(gd->members, m->ranks);
+	ck_assert_uint_eq(gd->nknown, 4);
+	ck_assert_int_eq(hd_group_global_rank(gd, 2), 2);
+
+	/* a write copies: the list and other groups keep their ranks */
+	a = hd_store_new();
+	hd_store_add_input(a, "rank1");
+	ga = hd_store_group_at(a, hd_store_group(a, id));
+	hd_group_share_members(ga, m);
+	hd_group_set_member(ga, 3, 1);
+	ck_assert_ptr_null(ga->shared);
+	ck_assert_ptr_ne(ga->members, m->ranks);
+	ck_assert_int_eq(hd_group_global_rank(ga, 3), 1);
+	ck_assert_int_eq(g_array_index(m->ranks, int, 3), -1);
+	ck_assert_int_eq(hd_group_global_rank(gd, 3), -1);
+	hd_store_merge(dst, a);
+	ck_assert_ptr_null(gd->shared);
+	ck_assert_int_eq(hd_group_global_rank(gd, 3), 1);
+	ck_assert_int_eq(g_array_index(m->ranks, int, 3), -1);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -561,6 +620,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_merge_remaps);
 	tcase_add_test(tc, test_ids_and_names);
 	tcase_add_test(tc, test_groups_members_and_bounds);
+	tcase_add_test(tc, test_shared_members);
 	tcase_add_test(tc, test_group_label);
 	tcase_add_test(tc, test_warnings_capped);
 	tcase_add_test(tc, test_prov_format);
