@@ -778,5 +778,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 				pool_refused - 1));
 	add_missing(store, paths, problems);
 	hd_store_resolve(store);
+	/* a dump of an earlier run among this hang's: set apart */
+	hd_store_keep_incident(store);
 	return store;
 }
