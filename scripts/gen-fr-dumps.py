@@ -567,6 +567,20 @@ def fixtures(out):
     write(os.path.join(out, "mixed-fr-nccl", "nccl.log"),
           ("\n".join(log) + "\n").encode())
 
+    # stale-*: missing-rank's dumps with some replaced by the same ranks'
+    # dumps of a healthy run (10 all_reduces, all completed) a day
+    # earlier, as a dump left over in the same directory would be.
+    day = 86400 * 10**9
+    old = [Rank(i, world(4), t0=T0 - day) for i in range(4)]
+    allreduces(old, "0", 10)
+    now = [Rank(i, world(4)) for i in range(4)]
+    missing(now)
+    for name, stale in (("stale-dump", (2,)), ("stale-bystander", (1,)),
+                        ("stale-split", (1, 2))):
+        for r in range(4):
+            rk = old[r] if r in stale else now[r]
+            write(os.path.join(out, name, nt(r)), rk.pickle())
+
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)
 
