@@ -497,6 +497,22 @@ def fixtures(out):
                            "comm_lib_trace_rank_{}.json".format(r.rank)),
               r.json())
 
+    # nul-json: json-variant with "\u0000" (valid JSON) in rank 0's
+    # process group description and rank 2's thread names: one bad field
+    # each, the dumps read whole.
+    for r in ranks:
+        data = r.json()
+        if r.rank == 0:
+            data = data.replace(b'"desc":"default_pg"',
+                                b'"desc":"default\\u0000pg"')
+        elif r.rank == 2:
+            data = data.replace(b'"pt_main_thread"',
+                                b'"pt_main\\u0000thread"')
+        assert r.rank == 1 or data != r.json()
+        write(os.path.join(out, "nul-json",
+                           "comm_lib_trace_rank_{}.json".format(r.rank)),
+              data)
+
     # ring-buffer: buffer of 20 on rank 0, 26 on rank 1; healthy.
     ranks = [Rank(i, world(2)) for i in range(2)]
     allreduces(ranks, "0", 30)
@@ -580,6 +596,20 @@ def fixtures(out):
         for r in range(4):
             rk = old[r] if r in stale else now[r]
             write(os.path.join(out, name, nt(r)), rk.pickle())
+
+    # nul-frame-name: missing-rank with a NUL byte in rank 1's frame file
+    # name (memoized once, so every frame of the dump names it) and bytes
+    # that are not UTF-8 in rank 3's: one bad field each, not a cut dump.
+    for r in range(4):
+        data = now[r].pickle()
+        if r == 1:
+            data = data.replace(b"X\x08\x00\x00\x00train.py",
+                                b"X\x08\x00\x00\x00tra\x00n.py")
+        elif r == 3:
+            data = data.replace(b"X\x08\x00\x00\x00train.py",
+                                b"X\x08\x00\x00\x00tra\xffn.py")
+        assert r in (0, 2) or data != now[r].pickle()
+        write(os.path.join(out, "nul-frame-name", nt(r)), data)
 
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)
