@@ -1028,13 +1028,23 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 	size_t len;
 	const char *raw;
 	char *pn;
+	bool bad = false;
 
 	if (id == c->last_pn) {
 		fn = c->last_fn;
 	} else {
 		raw = node_bytes(c, id, &len);
 		g_string_assign(c->buf, "");
-		g_string_append_len(c->buf, raw, (gssize)len);
+		bad = raw && (c->t->node[id].flags & PK_F_BADTEXT);
+		if (bad) {
+			/* "\1": never the key of a name that was read */
+			g_autofree char *esc = escape_bad_text(raw, len);
+
+			g_string_append_c(c->buf, '\1');
+			g_string_append(c->buf, esc);
+		} else {
+			g_string_append_len(c->buf, raw, (gssize)len);
+		}
 		fn = g_hash_table_lookup(c->names, c->buf->str);
 	}
 	if (!fn) {
@@ -1043,7 +1053,14 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 		struct hd_opdesc td = hd_opdesc_blank;
 
 		hd_op_init(&tmp);
-		parse_profiling_name_once(c, pn, idx, &tmp, &td);
+		if (bad)
+			/* a corrupt name is no op type: never compared */
+			hd_input_warn(c->in, 0,
+				      "entry %" G_GUINT64_FORMAT
+				      ": profiling_name '%s' holds a NUL byte or bytes that are not UTF-8: its op type is unknown and not compared",
+				      idx, pn + 1);
+		else
+			parse_profiling_name_once(c, pn, idx, &tmp, &td);
 		fn = g_new(struct fr_name, 1);
 		fn->name = td.name;
 		fn->kind = tmp.kind;
