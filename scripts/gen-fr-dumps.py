@@ -598,8 +598,9 @@ def fixtures(out):
             write(os.path.join(out, name, nt(r)), rk.pickle())
 
     # nul-frame-name: missing-rank with a NUL byte in rank 1's frame file
-    # name (memoized once, so every frame of the dump names it) and bytes
-    # that are not UTF-8 in rank 3's: one bad field each, not a cut dump.
+    # name (memoized once, so every frame of the dump names it), bytes
+    # that are not UTF-8 in rank 3's, and a NUL in rank 0's profiling_name:
+    # one bad field each, not a cut dump.
     for r in range(4):
         data = now[r].pickle()
         if r == 1:
@@ -608,7 +609,11 @@ def fixtures(out):
         elif r == 3:
             data = data.replace(b"X\x08\x00\x00\x00train.py",
                                 b"X\x08\x00\x00\x00tra\xffn.py")
-        assert r in (0, 2) or data != now[r].pickle()
+        elif r == 0:
+            # a corrupt op name: its type is unknown, no type mismatch
+            data = data.replace(b"X\x0f\x00\x00\x00nccl:all_reduce",
+                                b"X\x0f\x00\x00\x00nccl:all_\x00educe")
+        assert r == 2 or data != now[r].pickle()
         write(os.path.join(out, "nul-frame-name", nt(r)), data)
 
     join_case(out, "join-healthy", None)
