@@ -464,6 +464,13 @@ def fixtures(out):
         r.op(dp, *AR, state="scheduled")
     for r in rs:
         write(os.path.join(out, "blocked-chain", nt(r.rank)), r.pickle())
+    # misnamed-dump: blocked-chain's rank 1 dump saved under rank 2's name,
+    # rank 2's own absent: its process groups (TP {0,1}, DP {1,3}) say
+    # rank 1, which the parser keeps, with a warning.
+    for r in rs:
+        if r.rank != 2:
+            write(os.path.join(out, "misnamed-dump",
+                               nt(2 if r.rank == 1 else r.rank)), r.pickle())
 
     # truncated-dump: healthy 2 ranks, rank 1's file cut mid-entry.
     rs = case_simple_world(out, "truncated-dump", 2, nt,
