@@ -296,7 +296,8 @@ static char *escape_bad_text(const char *p, size_t len)
 	size_t i = 0;
 
 	while (i < len) {
-		gunichar u = g_utf8_get_char_validated(p + i, (gssize)(len - i));
+		gunichar u =
+			g_utf8_get_char_validated(p + i, (gssize)(len - i));
 
 		if (u == (gunichar)-1 || u == (gunichar)-2 || u == 0) {
 			g_string_append_printf(t, "\\x%02x", (uint8_t)p[i]);
@@ -325,13 +326,15 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	if (c->t->node[id].flags & PK_F_BADTEXT) {
 		g_autofree char *esc = escape_bad_text(p, len);
 		g_autofree char *where =
-			c->entry >= 0 ? g_strdup_printf("entry %" G_GINT64_FORMAT,
-							c->entry)
-				      : g_strdup("pg_config");
+			c->entry >= 0
+				? g_strdup_printf("entry %" G_GINT64_FORMAT,
+						  c->entry)
+				: g_strdup("pg_config");
 
-		hd_input_warn(c->in, 0,
-			      "%s: a string holds a NUL byte or bytes that are not UTF-8: kept escaped as '%s'",
-			      where, esc);
+		hd_input_warn(
+			c->in, 0,
+			"%s: a string holds a NUL byte or bytes that are not UTF-8: kept escaped as '%s'",
+			where, esc);
 		c->interned[id] = hd_intern(esc);
 	} else {
 		c->interned[id] = hd_intern_len(p, len);
@@ -1055,10 +1058,11 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 		hd_op_init(&tmp);
 		if (bad)
 			/* a corrupt name is no op type: never compared */
-			hd_input_warn(c->in, 0,
-				      "entry %" G_GUINT64_FORMAT
-				      ": profiling_name '%s' holds a NUL byte or bytes that are not UTF-8: its op type is unknown and not compared",
-				      idx, pn + 1);
+			hd_input_warn(
+				c->in, 0,
+				"entry %" G_GUINT64_FORMAT
+				": profiling_name '%s' holds a NUL byte or bytes that are not UTF-8: its op type is unknown and not compared",
+				idx, pn + 1);
 		else
 			parse_profiling_name_once(c, pn, idx, &tmp, &td);
 		fn = g_new(struct fr_name, 1);
@@ -1662,8 +1666,7 @@ static struct pk_tree *decode_json(const uint8_t *p, size_t len, size_t base,
 		prefix = g_string_new_len((const char *)p, (gssize)sc.cut);
 		for (int d = sc.cut_depth - 1; d >= 0; d--)
 			g_string_append_c(prefix, sc.close[d]);
-		j = json_loadb(prefix->str, prefix->len, JSON_ALLOW_NUL,
-			       &jerr);
+		j = json_loadb(prefix->str, prefix->len, JSON_ALLOW_NUL, &jerr);
 	} else {
 		j = json_loadb((const char *)p, len, JSON_ALLOW_NUL, &jerr);
 	}

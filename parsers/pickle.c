@@ -495,7 +495,6 @@ static inline bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
 	return true;
 }
 
-
 static bool push_str(struct pk_dec *d, enum pk_type type, size_t n, size_t at)
 {
 	uint32_t id;

@@ -148,7 +148,8 @@ static void cluster_span(const struct hd_store *s, const guint *cluster,
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->prov.input >= s->inputs->len ||
-		    cluster[sig->prov.input] != k || !hd_time_known(sig->time) ||
+		    cluster[sig->prov.input] != k ||
+		    !hd_time_known(sig->time) ||
 		    sig->time.clock != HD_CLOCK_UTC)
 			continue;
 		*lo = MIN(*lo, sig->time.ns);
@@ -210,11 +211,12 @@ void hd_store_keep_incident(struct hd_store *s)
 			continue;
 		cluster_span(s, cluster, cluster[i], &lo, &hi);
 		mine = span_text(lo, hi);
-		rank_note = in->rank >= 0
-				    ? g_strdup_printf(
-					      ", so rank %d left no data of this one",
-					      in->rank)
-				    : g_strdup("");
+		rank_note =
+			in->rank >= 0
+				? g_strdup_printf(
+					  ", so rank %d left no data of this one",
+					  in->rank)
+				: g_strdup("");
 		theirs = span_text(keep_lo, keep_hi);
 		gap = hi < keep_lo ? gap_text(hi, keep_lo)
 				   : gap_text(keep_hi, lo);

@@ -113,7 +113,8 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
 		if (!vw->completion_info || vw->first_pending < 0)
 			continue;
 		op = view_op_at(c, vw, vw->first_pending);
-		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns) : hd_time_none();
+		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns)
+		       : hd_time_none();
 		if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 			continue;
 		x.key = vw->first_pending;
@@ -170,13 +171,13 @@ static bool completion_of_incident(const struct group_ctx *c,
 	x = &g_array_index(entries, struct entry_times, lo - 1);
 	/* |t - entry| > gap for some entry in [x->lo, x->hi]; no overflow:
 	   the differences are taken in 128-bit-safe halves */
-	if (t.ns < x->hi && (uint64_t)x->hi - (uint64_t)t.ns >
-				    (uint64_t)HD_INCIDENT_GAP_NS) {
+	if (t.ns < x->hi &&
+	    (uint64_t)x->hi - (uint64_t)t.ns > (uint64_t)HD_INCIDENT_GAP_NS) {
 		*far = x->hi;
 		return false;
 	}
-	if (t.ns > x->lo && (uint64_t)t.ns - (uint64_t)x->lo >
-				    (uint64_t)HD_INCIDENT_GAP_NS) {
+	if (t.ns > x->lo &&
+	    (uint64_t)t.ns - (uint64_t)x->lo > (uint64_t)HD_INCIDENT_GAP_NS) {
 		*far = x->lo;
 		return false;
 	}
@@ -191,8 +192,8 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *when = NULL, *entry = NULL, *note = NULL;
-	int64_t ns = op->t_end_ns != INT64_MIN ? op->t_end_ns
-					       : op->t_enqueue_ns;
+	int64_t ns =
+		op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
@@ -347,8 +348,8 @@ static bool input_unread(const struct hd_store *s)
 
 	/* another incident's input is no rank's data of this one */
 	for (guint i = 0; i < s->inputs->len; i++)
-		other += ((const struct hd_input *)g_ptr_array_index(
-				  s->inputs, i))
+		other += ((const struct hd_input *)g_ptr_array_index(s->inputs,
+								     i))
 				 ->other_incident;
 	return hd_store_usable_inputs(s) + other < s->inputs->len;
 }
