@@ -119,41 +119,48 @@ static char *gap_text(int64_t a_hi, int64_t b_lo)
 	return g_strdup_printf("about %" G_GUINT64_FORMAT " hours", h);
 }
 
-/* The UTC span of the inputs of one cluster. */
-static void cluster_span(const struct hd_store *s, const guint *cluster,
-			 guint k, int64_t *lo, int64_t *hi)
+/*
+ * The UTC span of each cluster's inputs, lo[k] .. hi[k]: one pass over the
+ * records, whatever the number of clusters.
+ */
+static void cluster_spans(const struct hd_store *s, const guint *cluster,
+			  int64_t *lo, int64_t *hi, guint nclusters)
 {
-	*lo = INT64_MAX;
-	*hi = INT64_MIN;
+	for (guint k = 0; k < nclusters; k++) {
+		lo[k] = INT64_MAX;
+		hi[k] = INT64_MIN;
+	}
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		const int64_t ts[3] = { op->t_enqueue_ns, op->t_start_ns,
 					op->t_end_ns };
+		guint k;
 
 		if (op->prov.input >= s->inputs->len ||
-		    cluster[op->prov.input] != k)
+		    (k = cluster[op->prov.input]) >= nclusters)
 			continue;
 		for (int j = 0; j < 3; j++) {
 			struct hd_time t = hd_op_time(s, op, ts[j]);
 
 			if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 				continue;
-			*lo = MIN(*lo, t.ns);
-			*hi = MAX(*hi, t.ns);
+			lo[k] = MIN(lo[k], t.ns);
+			hi[k] = MAX(hi[k], t.ns);
 		}
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
+		guint k;
 
 		if (sig->prov.input >= s->inputs->len ||
-		    cluster[sig->prov.input] != k ||
+		    (k = cluster[sig->prov.input]) >= nclusters ||
 		    !hd_time_known(sig->time) ||
 		    sig->time.clock != HD_CLOCK_UTC)
 			continue;
-		*lo = MIN(*lo, sig->time.ns);
-		*hi = MAX(*hi, sig->time.ns);
+		lo[k] = MIN(lo[k], sig->time.ns);
+		hi[k] = MAX(hi[k], sig->time.ns);
 	}
 }
 
@@ -181,7 +188,8 @@ void hd_store_keep_incident(struct hd_store *s)
 	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0, out;
 	g_autofree guint *cluster = g_new(guint, n + 1);
 	g_autofree guint *count = NULL;
-	int64_t keep_lo, keep_hi;
+	g_autofree int64_t *lo = NULL, *hi = NULL;
+	g_autofree char *theirs = NULL;
 
 	if (n < 2)
 		return;
@@ -200,33 +208,35 @@ void hd_store_keep_incident(struct hd_store *s)
 	/* no majority: which is the hang cannot be told; refused later */
 	if (count[best] * 2 <= ntimed)
 		return;
-	cluster_span(s, cluster, best, &keep_lo, &keep_hi);
+	lo = g_new(int64_t, nclusters);
+	hi = g_new(int64_t, nclusters);
+	cluster_spans(s, cluster, lo, hi, nclusters);
+	theirs = span_text(lo[best], hi[best]);
 	for (guint i = 0; i < n; i++) {
 		struct hd_input *in = hd_store_input(s, i);
-		g_autofree char *mine = NULL, *theirs = NULL, *gap = NULL;
+		g_autofree char *mine = NULL, *gap = NULL;
 		g_autofree char *rank_note = NULL;
-		int64_t lo, hi;
+		guint k = cluster[i];
+		bool before;
 
-		if (cluster[i] == G_MAXUINT || cluster[i] == best)
+		if (k == G_MAXUINT || k == best)
 			continue;
-		cluster_span(s, cluster, cluster[i], &lo, &hi);
-		mine = span_text(lo, hi);
+		mine = span_text(lo[k], hi[k]);
 		rank_note =
 			in->rank >= 0
 				? g_strdup_printf(
 					  ", so rank %d left no data of this one",
 					  in->rank)
 				: g_strdup("");
-		theirs = span_text(keep_lo, keep_hi);
-		gap = hi < keep_lo ? gap_text(hi, keep_lo)
-				   : gap_text(keep_hi, lo);
+		before = hi[k] < lo[best];
+		gap = before ? gap_text(hi[k], lo[best])
+			     : gap_text(hi[best], lo[k]);
 		in->other_incident = true;
 		g_free(in->error);
 		in->error = g_strdup_printf(
 			"from another incident: its records (%s) are %s %s those of the other %u input%s (%s); not analyzed with them%s",
-			mine, gap, hi < keep_lo ? "before" : "after",
-			count[best], count[best] == 1 ? "" : "s", theirs,
-			rank_note);
+			mine, gap, before ? "before" : "after", count[best],
+			count[best] == 1 ? "" : "s", theirs, rank_note);
 		detach_from_rank(s, i);
 	}
 	out = 0;

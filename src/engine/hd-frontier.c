@@ -169,8 +169,8 @@ static bool completion_of_incident(const struct group_ctx *c,
 	if (lo == 0)
 		return true;
 	x = &g_array_index(entries, struct entry_times, lo - 1);
-	/* |t - entry| > gap for some entry in [x->lo, x->hi]; no overflow:
-	   the differences are taken in 128-bit-safe halves */
+	/* |t - entry| > gap for an entry in [x->lo, x->hi]: the difference
+	   of two int64, larger first, fits a uint64 (no overflow) */
 	if (t.ns < x->hi &&
 	    (uint64_t)x->hi - (uint64_t)t.ns > (uint64_t)HD_INCIDENT_GAP_NS) {
 		*far = x->hi;
