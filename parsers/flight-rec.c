@@ -299,6 +299,7 @@ struct fr_ctx {
 	GHashTable *pg_names; /* pg_id -> interned pg name */
 	GHashTable *warned; /* (what, name) keys warned about, owned */
 	GHashTable *render; /* rendered string -> interned */
+	int64_t entry; /* the entry being read, -1 outside entries */
 	GHashTable *stack_by_node; /* frames list node id -> stack id + 1 */
 	GHashTable *stack_by_kids; /* GBytes of frame node ids -> stack + 1 */
 	GHashTable *names; /* profiling_name (owned) -> struct fr_name * */
@@ -342,6 +343,30 @@ struct fr_name {
 	int32_t peer;
 };
 
+/*
+ * Bytes that are not UTF-8, or a NUL, as "\xNN"; the rest as is.  One
+ * bad byte spoils one field, never the entry or the dump.  (transfer full)
+ */
+static char *escape_bad_text(const char *p, size_t len)
+{
+	GString *t = g_string_sized_new(len + 8);
+	size_t i = 0;
+
+	while (i < len) {
+		gunichar u =
+			g_utf8_get_char_validated(p + i, (gssize)(len - i));
+
+		if (u == (gunichar)-1 || u == (gunichar)-2 || u == 0) {
+			g_string_append_printf(t, "\\x%02x", (uint8_t)p[i]);
+			i++;
+			continue;
+		}
+		g_string_append_len(t, p + i, g_utf8_skip[(uint8_t)p[i]]);
+		i += g_utf8_skip[(uint8_t)p[i]];
+	}
+	return g_string_free(t, FALSE);
+}
+
 /* The interned text of a string node (cached per node), or NULL. */
 static const char *node_text(struct fr_ctx *c, uint32_t id)
 {
@@ -355,7 +380,22 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	if (c->t->node[id].type != PK_STR)
 		return NULL;
 	p = pk_str(c->t, id, &len);
-	c->interned[id] = hd_intern_len(p, len);
+	if (c->t->node[id].flags & PK_F_BADTEXT) {
+		g_autofree char *esc = escape_bad_text(p, len);
+		g_autofree char *where =
+			c->entry >= 0
+				? g_strdup_printf("entry %" G_GINT64_FORMAT,
+						  c->entry)
+				: g_strdup("pg_config");
+
+		hd_input_warn(
+			c->in, 0,
+			"%s: a string holds a NUL byte or bytes that are not UTF-8: kept escaped as '%s'",
+			where, esc);
+		c->interned[id] = hd_intern(esc);
+	} else {
+		c->interned[id] = hd_intern_len(p, len);
+	}
 	g_array_append_val(c->str_set, id);
 	return c->interned[id];
 }
@@ -1110,13 +1150,23 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 	size_t len;
 	const char *raw;
 	char *pn;
+	bool bad = false;
 
 	if (id == c->last_pn) {
 		fn = c->last_fn;
 	} else {
 		raw = node_bytes(c, id, &len);
 		g_string_assign(c->buf, "");
-		g_string_append_len(c->buf, raw, (gssize)len);
+		bad = raw && (c->t->node[id].flags & PK_F_BADTEXT);
+		if (bad) {
+			/* "\1": never the key of a name that was read */
+			g_autofree char *esc = escape_bad_text(raw, len);
+
+			g_string_append_c(c->buf, '\1');
+			g_string_append(c->buf, esc);
+		} else {
+			g_string_append_len(c->buf, raw, (gssize)len);
+		}
 		fn = g_hash_table_lookup(c->names, c->buf->str);
 	}
 	if (!fn) {
@@ -1125,7 +1175,15 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 		struct hd_opdesc td = hd_opdesc_blank;
 
 		hd_op_init(&tmp);
-		parse_profiling_name_once(c, pn, idx, &tmp, &td);
+		if (bad)
+			/* a corrupt name is no op type: never compared */
+			hd_input_warn(
+				c->in, 0,
+				"entry %" G_GUINT64_FORMAT
+				": profiling_name '%s' holds a NUL byte or bytes that are not UTF-8: its op type is unknown and not compared",
+				idx, pn + 1);
+		else
+			parse_profiling_name_once(c, pn, idx, &tmp, &td);
 		fn = g_new(struct fr_name, 1);
 		fn->name = td.name;
 		fn->kind = tmp.kind;
@@ -1189,6 +1247,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 	const char *pg_name = NULL;
 	struct hd_opdesc d = hd_opdesc_blank;
 
+	c->entry = (int64_t)idx;
 	for (int f = 0; f < F_COUNT; f++)
 		v[f] = PK_NIL;
 	/* the caller checked en is a dict: children are key, value, ... */
@@ -1499,6 +1558,7 @@ static bool load_tree(struct fr_ctx *c, GError **error)
 		mark_coalesced(
 			&g_array_index(c->store->ops, struct hd_op, base),
 			kept);
+	c->entry = -1;
 	load_pg_status(c, st);
 	c->in->records = kept;
 	c->in->skipped = lost;
@@ -1725,9 +1785,9 @@ static struct pk_tree *decode_json(const uint8_t *p, size_t len, size_t base,
 		prefix = g_string_new_len((const char *)p, (gssize)sc.cut);
 		for (int d = sc.cut_depth - 1; d >= 0; d--)
 			g_string_append_c(prefix, sc.close[d]);
-		j = json_loadb(prefix->str, prefix->len, 0, &jerr);
+		j = json_loadb(prefix->str, prefix->len, JSON_ALLOW_NUL, &jerr);
 	} else {
-		j = json_loadb((const char *)p, len, 0, &jerr);
+		j = json_loadb((const char *)p, len, JSON_ALLOW_NUL, &jerr);
 	}
 	if (!j) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
@@ -1765,6 +1825,7 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 	struct fr_ctx c = { 0 };
 	bool ok;
 
+	c.entry = -1;
 	in->bytes = len;
 	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
 		at = 3;

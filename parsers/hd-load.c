@@ -963,6 +963,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	if (!o->for_digest) {
 		nl_continue_procs(store);
 		hd_store_resolve(store);
+		/* a dump of an earlier run among this hang's: set apart */
+		hd_store_keep_incident(store);
 	}
 	return store;
 }

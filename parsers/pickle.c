@@ -189,6 +189,29 @@ uint32_t pk_add_scalar(struct pk_tree *t, enum pk_type type, int64_t i,
 	return id;
 }
 
+/*
+ * g_utf8_validate() with its rules (no NUL byte either), eight bytes at a
+ * time while the text is ASCII, which names, paths and rank lists are.
+ */
+static bool valid_utf8(const uint8_t *p, size_t n)
+{
+	const uint64_t hi = 0x8080808080808080ULL, one = 0x0101010101010101ULL;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		if ((w & hi) || ((w - one) & ~w & hi))
+			break;
+	}
+	for (; i < n; i++)
+		if (p[i] == 0 || p[i] >= 0x80)
+			return g_utf8_validate((const char *)p, (gssize)n,
+					       NULL);
+	return true;
+}
+
 uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len)
 {
 	uint32_t id = new_node(t, PK_STR);
@@ -199,6 +222,9 @@ uint32_t pk_add_str(struct pk_tree *t, const char *s, size_t len)
 	t->str_end = id + 1;
 	n->len = (uint32_t)MIN(len, (size_t)UINT32_MAX);
 	g_byte_array_append(t->owned, (const guint8 *)s, n->len);
+	/* JSON's "\u0000" is valid JSON, and one bad field */
+	if (!valid_utf8((const uint8_t *)s, n->len))
+		n->flags |= PK_F_BADTEXT;
 	return id;
 }
 
@@ -469,33 +495,11 @@ static inline bool memo_get(struct pk_dec *d, uint64_t key, size_t at)
 	return true;
 }
 
-/*
- * g_utf8_validate() with its rules (no NUL byte either), eight bytes at a
- * time while the text is ASCII, which names, paths and rank lists are.
- */
-static bool valid_utf8(const uint8_t *p, size_t n)
-{
-	const uint64_t hi = 0x8080808080808080ULL, one = 0x0101010101010101ULL;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + i, 8);
-		if ((w & hi) || ((w - one) & ~w & hi))
-			break;
-	}
-	for (; i < n; i++)
-		if (p[i] == 0 || p[i] >= 0x80)
-			return g_utf8_validate((const char *)p, (gssize)n,
-					       NULL);
-	return true;
-}
-
 static bool push_str(struct pk_dec *d, enum pk_type type, size_t n, size_t at)
 {
 	uint32_t id;
 	struct pk_node *nd;
+	bool bad;
 
 	if (n > d->len - d->pos) {
 		d->t->status = PK_TRUNCATED;
@@ -503,8 +507,7 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n, size_t at)
 	}
 	if (n > UINT32_MAX)
 		return fail(d, at, "string of %zu bytes too long", n);
-	if (type == PK_STR && !valid_utf8(d->p + d->pos, n))
-		return fail(d, at, "invalid UTF-8 in string");
+	bad = type == PK_STR && !valid_utf8(d->p + d->pos, n);
 	if (d->nstrings >= d->lim.max_strings) {
 		fail(d, at,
 		     "more than %" G_GUINT32_FORMAT
@@ -518,6 +521,8 @@ static bool push_str(struct pk_dec *d, enum pk_type type, size_t n, size_t at)
 	nd = node_at(d->t, id);
 	nd->v.off = d->pos;
 	nd->len = (uint32_t)n;
+	if (bad)
+		nd->flags |= PK_F_BADTEXT;
 	d->t->str_end = id + 1;
 	d->pos += n;
 	push(d, id);

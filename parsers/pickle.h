@@ -45,6 +45,9 @@ enum pk_node_flags {
 		1 << 0, /* container closed by salvage, not by the file */
 	PK_F_OWNED = 1 << 1, /* string bytes live in the tree, not the input */
 	PK_F_ATTACHED = 1 << 2, /* already inside a container: frozen */
+	/* a PK_STR whose bytes are not UTF-8, or hold a NUL: kept as read,
+	   one bad field, which consumers show escaped (never a cut) */
+	PK_F_BADTEXT = 1 << 3,
 };
 
 /* 16 bytes; all nodes of a tree live in one array. */

@@ -481,6 +481,13 @@ def fixtures(out):
         r.op(dp, *AR, state="scheduled")
     for r in rs:
         write(os.path.join(out, "blocked-chain", nt(r.rank)), r.pickle())
+    # misnamed-dump: blocked-chain's rank 1 dump saved under rank 2's name,
+    # rank 2's own absent: its process groups (TP {0,1}, DP {1,3}) say
+    # rank 1, which the parser keeps, with a warning.
+    for r in rs:
+        if r.rank != 2:
+            write(os.path.join(out, "misnamed-dump",
+                               nt(2 if r.rank == 1 else r.rank)), r.pickle())
 
     # truncated-dump: healthy 2 ranks, rank 1's file cut mid-entry.
     rs = case_simple_world(out, "truncated-dump", 2, nt,
@@ -513,6 +520,22 @@ def fixtures(out):
         write(os.path.join(out, "json-variant",
                            "comm_lib_trace_rank_{}.json".format(r.rank)),
               r.json())
+
+    # nul-json: json-variant with "\u0000" (valid JSON) in rank 0's
+    # process group description and rank 2's thread names: one bad field
+    # each, the dumps read whole.
+    for r in ranks:
+        data = r.json()
+        if r.rank == 0:
+            data = data.replace(b'"desc":"default_pg"',
+                                b'"desc":"default\\u0000pg"')
+        elif r.rank == 2:
+            data = data.replace(b'"pt_main_thread"',
+                                b'"pt_main\\u0000thread"')
+        assert r.rank == 1 or data != r.json()
+        write(os.path.join(out, "nul-json",
+                           "comm_lib_trace_rank_{}.json".format(r.rank)),
+              data)
 
     # ring-buffer: buffer of 20 on rank 0, 26 on rank 1; healthy.
     ranks = [Rank(i, world(2)) for i in range(2)]
@@ -583,6 +606,39 @@ def fixtures(out):
                        .format(4242 + r, r, op))
     write(os.path.join(out, "mixed-fr-nccl", "nccl.log"),
           ("\n".join(log) + "\n").encode())
+
+    # stale-*: missing-rank's dumps with some replaced by the same ranks'
+    # dumps of a healthy run (10 all_reduces, all completed) a day
+    # earlier, as a dump left over in the same directory would be.
+    day = 86400 * 10**9
+    old = [Rank(i, world(4), t0=T0 - day) for i in range(4)]
+    allreduces(old, "0", 10)
+    now = [Rank(i, world(4)) for i in range(4)]
+    missing(now)
+    for name, stale in (("stale-dump", (2,)), ("stale-bystander", (1,)),
+                        ("stale-split", (1, 2))):
+        for r in range(4):
+            rk = old[r] if r in stale else now[r]
+            write(os.path.join(out, name, nt(r)), rk.pickle())
+
+    # nul-frame-name: missing-rank with a NUL byte in rank 1's frame file
+    # name (memoized once, so every frame of the dump names it), bytes
+    # that are not UTF-8 in rank 3's, and a NUL in rank 0's profiling_name:
+    # one bad field each, not a cut dump.
+    for r in range(4):
+        data = now[r].pickle()
+        if r == 1:
+            data = data.replace(b"X\x08\x00\x00\x00train.py",
+                                b"X\x08\x00\x00\x00tra\x00n.py")
+        elif r == 3:
+            data = data.replace(b"X\x08\x00\x00\x00train.py",
+                                b"X\x08\x00\x00\x00tra\xffn.py")
+        elif r == 0:
+            # a corrupt op name: its type is unknown, no type mismatch
+            data = data.replace(b"X\x0f\x00\x00\x00nccl:all_reduce",
+                                b"X\x0f\x00\x00\x00nccl:all_\x00educe")
+        assert r == 2 or data != now[r].pickle()
+        write(os.path.join(out, "nul-frame-name", nt(r)), data)
 
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)

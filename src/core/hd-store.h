@@ -107,6 +107,9 @@ struct hd_input {
 	   (a dump's are UTC, a trace's UTC or trace-relative); NONE when its
 	   ops carry no time.  Signals carry their own (hd_signal.time). */
 	uint8_t op_clock;
+	/* its records are another incident's (hd_store_keep_incident()):
+	   dropped, error says why, and it describes no rank of this one */
+	bool other_incident;
 };
 
 /* One attempt of a job in a text input: the span of its lines. */
@@ -753,6 +756,31 @@ struct hd_window {
  * and boot times), are kept, and a warning counts the timed ones.
  */
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w);
+
+/*
+ * Two inputs whose records lie further apart than this on the UTC clock
+ * are of two incidents: every rank of a hung job stops within one
+ * collective of the others.  The one place this is set.
+ */
+#define HD_INCIDENT_GAP_NS (3600LL * 1000000000LL)
+
+/*
+ * Sorts the inputs into incidents by the UTC times of their records:
+ * cluster[i] (room for every input) receives input i's incident, from 0
+ * in time order, or G_MAXUINT when it has no UTC time.  Spans closer than
+ * HD_INCIDENT_GAP_NS are one incident.  Returns the number of incidents.
+ */
+guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster);
+
+/*
+ * Keeps the incident most timed inputs belong to, when the inputs span
+ * several: the records of the others are dropped, each such input gets
+ * other_incident and an error naming both spans, and leaves its rank's
+ * record (that rank left no data of this incident).  Without a majority
+ * nothing changes (the consistency check then refuses the inputs as
+ * several incidents).  Runs after hd_store_resolve().
+ */
+void hd_store_keep_incident(struct hd_store *s);
 
 /*
  * One of op's times (t_enqueue_ns, t_start_ns or t_end_ns) on the clock of

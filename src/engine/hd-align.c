@@ -36,6 +36,7 @@
 static bool opcount_informative(const struct group_ctx *c)
 {
 	uint64_t steps = 0, units = 0;
+	int64_t lo = INT64_MAX, hi = -1;
 
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
@@ -47,13 +48,23 @@ static bool opcount_informative(const struct group_ctx *c)
 
 			if (oc < 0 || (j > 0 && oc < prev))
 				return false;
+			/* both >= 0: the difference cannot overflow */
 			if (j > 0 && oc != prev) {
 				steps++;
 				units += oc - prev == 1;
 			}
 			prev = oc;
+			lo = MIN(lo, oc);
+			hi = MAX(hi, oc);
 		}
 	}
+	/*
+	 * Keys are opCounts less the lowest (opcount_base()), plus the extra
+	 * lines of groups: a span wider than any sequence (HD_MAX_SEQ) is no
+	 * counter of one comm, and could not be keyed without overflow.
+	 */
+	if (hi >= 0 && hi - lo > HD_MAX_SEQ)
+		return false;
 	return steps >= 4 && (double)units >= OPCOUNT_UNIT_SHARE * steps;
 }
 
@@ -71,7 +82,9 @@ static bool any_irregular(const struct group_ctx *c)
 		int64_t first = ctx_op(c, vw->ops[0])->op_count;
 		int64_t last = ctx_op(c, vw->ops[vw->n - 1])->op_count;
 
-		if (first >= 0 && last - first != (int64_t)vw->n - 1)
+		/* last < first first: opCounts are any 64 bits of input */
+		if (first >= 0 &&
+		    (last < first || last - first != (int64_t)vw->n - 1))
 			return true;
 	}
 	return false;
@@ -115,7 +128,7 @@ static GArray *opcount_slots(const struct group_ctx *c)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct oc_slot));
 	guint out = 0;
-	int64_t extra = 0;
+	int64_t extra = 0, base = 0;
 
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
@@ -132,13 +145,22 @@ static GArray *opcount_slots(const struct group_ctx *c)
 	}
 	/* by opCount, the most lines first: keep the first of each */
 	g_array_sort(all, compare_slot);
+	/*
+	 * Keys are opCounts as they are, unless counting from the lowest is
+	 * needed to stay within HD_MAX_SEQ (a counter near 2^63): the span
+	 * is at most HD_MAX_SEQ (opcount_informative()), and extra at most
+	 * the lines read, so no key overflows.
+	 */
+	if (all->len &&
+	    g_array_index(all, struct oc_slot, all->len - 1).oc > HD_MAX_SEQ)
+		base = g_array_index(all, struct oc_slot, 0).oc;
 	for (guint i = 0; i < all->len; i++) {
 		struct oc_slot *sl = &g_array_index(all, struct oc_slot, i);
 
 		if (out &&
 		    g_array_index(all, struct oc_slot, out - 1).oc == sl->oc)
 			continue;
-		sl->key = sl->oc + extra;
+		sl->key = sl->oc - base + extra;
 		extra += sl->lines - 1;
 		g_array_index(all, struct oc_slot, out++) = *sl;
 	}

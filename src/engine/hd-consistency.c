@@ -20,12 +20,11 @@
 /* Conflicts listed; the rest are counted. */
 #define MAX_CONFLICTS 12
 /*
- * Two inputs of one rank further apart than this, on one clock, are two
- * incidents.  Times on clocks that cannot be compared (a dated NCCL line
- * and glog's month and day, a dump's UTC and a log's local time) never
- * set two inputs apart.
+ * Two inputs of one rank further apart than HD_INCIDENT_GAP_NS
+ * (hd-store.h), on one clock, are two incidents.  Times on clocks that
+ * cannot be compared (a dated NCCL line and glog's month and day, a
+ * dump's UTC and a log's local time) never set two inputs apart.
  */
-#define HD_INCIDENT_GAP_NS (3600LL * 1000000000LL)
 
 struct input_summary {
 	bool watched; /* its rank has another input of its kind */
@@ -441,6 +440,40 @@ static void compare_group_names(const struct hd_store *s, struct conflicts *c)
 	}
 }
 
+/*
+ * Inputs of any ranks whose UTC times fall into several incidents that no
+ * majority decides between (hd_store_keep_incident() already set apart
+ * the inputs of a minority): one conflict per incident after the first,
+ * naming an input of each.
+ */
+static void compare_incidents(const struct hd_store *s, struct conflicts *c)
+{
+	g_autofree guint *cluster = g_new(guint, s->inputs->len + 1);
+	guint n = hd_store_incident_clusters(s, cluster);
+	g_autofree guint *first = NULL, *count = NULL;
+
+	if (n < 2)
+		return;
+	first = g_new(guint, n);
+	count = g_new0(guint, n);
+	for (guint k = 0; k < n; k++)
+		first[k] = G_MAXUINT;
+	for (guint i = 0; i < s->inputs->len; i++) {
+		if (cluster[i] == G_MAXUINT)
+			continue;
+		if (first[cluster[i]] == G_MAXUINT)
+			first[cluster[i]] = i;
+		count[cluster[i]]++;
+	}
+	for (guint k = 1; k < n; k++)
+		conflict(
+			c,
+			"'%s' (and %u more input%s) and '%s' (and %u more) cover times more than an hour apart (UTC clock), and neither set is most of the inputs: two incidents",
+			input_at(s, first[k - 1])->path, count[k - 1] - 1,
+			count[k - 1] == 2 ? "" : "s",
+			input_at(s, first[k])->path, count[k] - 1);
+}
+
 void hd_consistency_run(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -458,6 +491,7 @@ void hd_consistency_run(const struct hd_index *ix, struct hd_analysis *a)
 		compare_pairs(s, sum, &c);
 		compare_lanes(ix, sum, &c);
 	}
+	compare_incidents(s, &c);
 	compare_group_names(s, &c);
 	if (c.total > a->conflicts->len)
 		g_ptr_array_add(a->conflicts,

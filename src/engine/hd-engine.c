@@ -623,6 +623,9 @@ static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
+		/* another incident's: its rank left no data of this one */
+		if (in->other_incident)
+			continue;
 		if (in->error)
 			refused++;
 		else if (in->truncated)
@@ -647,7 +650,8 @@ static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
 				g_ptr_array_index(s->inputs, i);
 			bool over;
 
-			if (!in->error && !in->truncated)
+			if ((!in->error && !in->truncated) ||
+			    in->other_incident)
 				continue;
 			over = strstr(unread_why(in), "budget") != NULL;
 			if (over != (pass == 0))

@@ -79,29 +79,167 @@ static bool proves_presence(enum hd_op_kind kind)
 }
 
 /*
+ * Where the blocked members entered their first unfinished op: sorted by
+ * that position, with the earliest and latest UTC time of entry up to
+ * each (prefix extremes), so that a completion can be checked against
+ * every member blocked at or below it in one search.
+ */
+struct entry_times {
+	int64_t key; /* a blocked member's first unfinished position */
+	int64_t lo, hi; /* UTC ns of entry, over keys up to key */
+};
+
+static gint compare_entry_times(gconstpointer pa, gconstpointer pb)
+{
+	const struct entry_times *a = pa, *b = pb;
+
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+static GArray *blocked_entry_times(const struct group_ctx *c)
+{
+	GArray *e = g_array_new(FALSE, FALSE, sizeof(struct entry_times));
+
+	for (guint i = 0; i < c->views->len; i++) {
+		const struct view *vw =
+			&g_array_index(c->views, struct view, i);
+		const struct hd_op *op;
+		struct entry_times x;
+		struct hd_time t;
+
+		if (!vw->completion_info || vw->first_pending < 0)
+			continue;
+		op = view_op_at(c, vw, vw->first_pending);
+		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns)
+		       : hd_time_none();
+		if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
+			continue;
+		x.key = vw->first_pending;
+		x.lo = x.hi = t.ns;
+		g_array_append_val(e, x);
+	}
+	g_array_sort(e, compare_entry_times);
+	for (guint i = 1; i < e->len; i++) {
+		struct entry_times *x =
+			&g_array_index(e, struct entry_times, i);
+		const struct entry_times *p =
+			&g_array_index(e, struct entry_times, i - 1);
+
+		x->lo = MIN(x->lo, p->lo);
+		x->hi = MAX(x->hi, p->hi);
+	}
+	return e;
+}
+
+/*
+ * Whether op, completed at position key, can prove that the members
+ * blocked at or below key were there: a completion more than an hour
+ * (HD_INCIDENT_GAP_NS) from when one of them entered its unfinished op,
+ * on the UTC clock, is a record of another incident (a dump left from an
+ * earlier run), and proves nothing about this one.  Times on other
+ * clocks, or none, do not rule a completion out.  *far receives the
+ * entry time it is furthest from.
+ */
+static bool completion_of_incident(const struct group_ctx *c,
+				   const GArray *entries,
+				   const struct hd_op *op, int64_t key,
+				   int64_t *far)
+{
+	int64_t ns;
+	struct hd_time t;
+	guint lo = 0, hi = entries->len;
+	const struct entry_times *x;
+
+	ns = op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	t = hd_op_time(c->s, op, ns);
+	if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
+		return true;
+	/* the last entry at or below key */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(entries, struct entry_times, mid).key <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return true;
+	x = &g_array_index(entries, struct entry_times, lo - 1);
+	/* |t - entry| > gap for an entry in [x->lo, x->hi]: the difference
+	   of two int64, larger first, fits a uint64 (no overflow) */
+	if (t.ns < x->hi &&
+	    (uint64_t)x->hi - (uint64_t)t.ns > (uint64_t)HD_INCIDENT_GAP_NS) {
+		*far = x->hi;
+		return false;
+	}
+	if (t.ns > x->lo &&
+	    (uint64_t)t.ns - (uint64_t)x->lo > (uint64_t)HD_INCIDENT_GAP_NS) {
+		*far = x->lo;
+		return false;
+	}
+	return true;
+}
+
+/* Says once per group which completion was set aside, and why. */
+static void note_other_incident(const struct group_ctx *c, int rank,
+				int64_t key, const struct hd_op *op,
+				int64_t far)
+{
+	g_autofree char *label =
+		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
+	g_autofree char *when = NULL, *entry = NULL, *note = NULL;
+	int64_t ns =
+		op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+
+	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
+	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
+	note = g_strdup_printf(
+		"%s: rank %d's completed seq %" G_GINT64_FORMAT
+		" (%s) is more than an hour from when a blocked rank entered its op (%s): a record of another incident, so it proves no rank's presence in this one",
+		label, rank, key, when, entry);
+	for (guint i = 0; i < c->a->notes->len; i++)
+		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
+			return;
+	g_ptr_array_add(c->a->notes, g_steal_pointer(&note));
+}
+
+/*
  * The highest position of c that some rank completed and that every
  * member had to enter (see proves_presence()), or -1; *by the rank.
+ * Only a completion of this incident counts (completion_of_incident()).
  */
 static int64_t group_completed(const struct group_ctx *c, int *by)
 {
+	g_autoptr(GArray) entries = blocked_entry_times(c);
 	int64_t best = -1;
 
 	*by = -1;
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
+		bool noted = false;
 
 		if (!vw->completion_info)
 			continue;
 		for (uint32_t k = 0; k < vw->n; k++) {
 			const struct hd_op *op = ctx_op(c, vw->ops[k]);
 			int64_t key = view_key(vw, k);
+			int64_t far;
 
-			if (key > best && op->state == HD_STATE_COMPLETED &&
-			    proves_presence(op->kind)) {
-				best = key;
-				*by = vw->rank;
+			if (key <= best || op->state != HD_STATE_COMPLETED ||
+			    !proves_presence(op->kind))
+				continue;
+			if (!completion_of_incident(c, entries, op, key,
+						    &far)) {
+				if (!noted)
+					note_other_incident(c, vw->rank, key,
+							    op, far);
+				noted = true;
+				continue;
 			}
+			best = key;
+			*by = vw->rank;
 		}
 	}
 	return best;
@@ -206,11 +344,19 @@ static void note_cut(const struct group_ctx *c, const GArray *cut,
  * Whether some input is not usable (empty, cut before its first record,
  * of no known format, a byte copy under another rank's name, which may
  * be either rank's): it may be the data of a rank that seems to
- * have left none, so nobody is blamed by elimination.
+ * have left none, so nobody is blamed by elimination.  An input set
+ * apart as another incident's (hd_store_keep_incident()) is not one.
  */
 static bool input_unread(const struct hd_store *s)
 {
-	return hd_store_usable_inputs(s) < s->inputs->len;
+	guint other = 0;
+
+	/* another incident's input is no rank's data of this one */
+	for (guint i = 0; i < s->inputs->len; i++)
+		other += ((const struct hd_input *)g_ptr_array_index(s->inputs,
+								     i))
+				 ->other_incident;
+	return hd_store_usable_inputs(s) + other < s->inputs->len;
 }
 
 /*

@@ -331,7 +331,22 @@ static void report_pg_no_culprit(const struct hd_store *s,
 {
 	struct hd_verdict *v;
 
-	if (h->nodata->len) {
+	if (h->nodata->len && h->group < 0 && h->size_from == 2) {
+		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
+		g_autofree char *where =
+			h->no_seq ? g_strdup("the op (no SeqNum printed)")
+				  : g_strdup_printf("seq %" G_GINT64_FORMAT,
+						    h->seq);
+		int top = h->waiting->len + (int)h->nodata->len - 1;
+
+		/* the members are 0 .. the highest reporter: a lower bound */
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"%u rank%s of %s timed out in %s (%s); the data does not give the group's size (ranks up to %d reported), so rank%s %s and any above %d may have left no log: which one never arrived cannot be shown",
+			h->waiting->len, h->waiting->len == 1 ? "" : "s",
+			h->label, where, h->opname ? h->opname : "?", top,
+			h->nodata->len == 1 ? "" : "s", nd, top);
+	} else if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		v = hd_verdict_new(
@@ -358,7 +373,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			h->opname ? h->opname : "?");
 	}
 	v->group = h->group;
-	v->seq = h->seq;
+	v->seq = h->no_seq ? -1 : h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
 	cite_timeouts(s, v, p);
 	g_ptr_array_add(a->verdicts, v);
@@ -632,8 +647,15 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		return;
 	}
 	if (absent->len == 0 && inferred->len == 0) {
-		/* elimination: every other member left a log (issue 18) */
+		/*
+		 * elimination: every other member left a log (issue 18).
+		 * Members counted up to the highest rank that reported
+		 * (size_from 2) are a lower bound: ranks past it may be
+		 * silent too, and the one below it would be named only for
+		 * its number.
+		 */
 		if (nodata->len == 1 && waiting->len && h.group < 0 &&
+		    h.size_from != 2 &&
 		    hd_store_usable_inputs(s) == s->inputs->len)
 			report_pg_silent(ix, a, p, &h);
 		else

@@ -163,6 +163,22 @@ static void assert_error(struct pk_tree *t, const char *want)
 	pk_tree_free(t);
 }
 
+/* A decoded string root kept with its bad bytes, flagged, n bytes long. */
+static void assert_badtext(struct pk_tree *t, size_t n)
+{
+	const struct pk_node *nd;
+	size_t len;
+
+	ck_assert_msg(t->status == PK_OK, "%s", t->message);
+	ck_assert_int_eq(pk_type_of(t, t->root), PK_STR);
+	nd = pk_node(t, t->root);
+	ck_assert_ptr_nonnull(nd);
+	ck_assert(nd->flags & PK_F_BADTEXT);
+	ck_assert_ptr_nonnull(pk_str(t, t->root, &len));
+	ck_assert_uint_eq(len, n);
+	pk_tree_free(t);
+}
+
 START_TEST(test_refused)
 {
 	static const struct {
@@ -213,23 +229,45 @@ START_TEST(test_hostile)
 	assert_error(DEC("\x80\x02\x8b\x00\x00\x00\x80."), "exceeds 64 bits");
 	assert_error(DEC("\x80\x02h\x03."), "memo id 3 not set");
 	assert_error(DEC("\x80\x02K\x01r\xff\xff\xff\xff."), "too large");
-	assert_error(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."),
-		     "invalid UTF-8");
-	/* the ASCII fast path: a bad byte or NUL in a word and in the tail */
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
-			 "abcdefg\xc3\x28"
-			 "bc."),
-		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
-			 "abc\x00"
-			 "efghijk."),
-		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
-			 "abcdefghij\x00."),
-		     "invalid UTF-8");
-	assert_error(DEC("\x80\x02X\x0b\x00\x00\x00"
-			 "abcdefghij\xff."),
-		     "invalid UTF-8");
+	/*
+	 * A string that is not UTF-8 or holds a NUL is one bad field: kept,
+	 * flagged, the decode goes on (a NUL in a frame's file name once
+	 * dropped the rest of the dump as cut).  The ASCII fast path: a bad
+	 * byte or NUL in a word and in the tail.
+	 */
+	assert_badtext(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."), 2);
+	assert_badtext(DEC("\x80\x02X\x0b\x00\x00\x00"
+			   "abcdefg\xc3\x28"
+			   "bc."),
+		       11);
+	assert_badtext(DEC("\x80\x02X\x0b\x00\x00\x00"
+			   "abc\x00"
+			   "efghijk."),
+		       11);
+	assert_badtext(DEC("\x80\x02X\x0b\x00\x00\x00"
+			   "abcdefghij\x00."),
+		       11);
+	assert_badtext(DEC("\x80\x02X\x0b\x00\x00\x00"
+			   "abcdefghij\xff."),
+		       11);
+	{
+		/* in a list, the items after it are all read */
+		g_autoptr(pk_tree) l = DEC("\x80\x02](X\x03\x00\x00\x00"
+					   "a\x00"
+					   "b"
+					   "K\x07"
+					   "e.");
+		const struct pk_node *bad;
+		int64_t x = 0;
+
+		ck_assert_int_eq(l->status, PK_OK);
+		ck_assert_uint_eq(pk_len(l, l->root), 2);
+		bad = pk_node(l, pk_child(l, l->root, 0));
+		ck_assert_ptr_nonnull(bad);
+		ck_assert(bad->flags & PK_F_BADTEXT);
+		ck_assert(pk_int(l, pk_child(l, l->root, 1), &x));
+		ck_assert_int_eq(x, 7);
+	}
 	{
 		/* text past the first word, valid outside ASCII */
 		g_autoptr(pk_tree) u = DEC("\x80\x02X\x0d\x00\x00\x00"

@@ -612,6 +612,69 @@ START_TEST(test_shared_members)
 }
 END_TEST
 
+/* n inputs "rK.pkl" of ranks 0..n-1, input k one op at ts[k] ns UTC. */
+static struct hd_store *timed_inputs(const int64_t *ts, guint n)
+{
+	struct hd_store *s = hd_store_new();
+
+	for (guint k = 0; k < n; k++) {
+		g_autofree char *name = g_strdup_printf("r%u.pkl", k);
+		uint32_t in = hd_store_add_input(s, name);
+		struct hd_op op;
+
+		hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
+		hd_store_input(s, in)->rank = (int)k;
+		hd_rank_add_input(hd_store_rank(s, (int)k), in);
+		hd_op_init(&op);
+		op.rank = (int)k;
+		op.prov.input = in;
+		op.t_enqueue_ns = ts[k];
+		hd_store_add_op(s, &op);
+	}
+	return s;
+}
+
+/*
+ * Inputs whose UTC times lie more than an hour apart are two incidents:
+ * a minority is set apart (its ops dropped, its rank left without
+ * input), a tie is left for the consistency check; times near INT64_MAX
+ * do not wrap the gap.
+ */
+START_TEST(test_keep_incident)
+{
+	const int64_t t0 = INT64_C(1700000000) * HD_NS_PER_SEC;
+	const int64_t day = HD_NS_PER_DAY;
+	const int64_t three[] = { t0, t0 - day, t0 + 1000 };
+	const int64_t tie[] = { t0, t0 - day, t0 + 1000, t0 - day + 5 };
+	const int64_t high[] = { INT64_MAX - 10, INT64_MAX - 1, t0 };
+	guint cluster[4];
+	g_autoptr(hd_store) a = timed_inputs(three, 3);
+	g_autoptr(hd_store) b = timed_inputs(tie, 4);
+	g_autoptr(hd_store) c = timed_inputs(high, 3);
+	const struct hd_input *in;
+
+	ck_assert_uint_eq(hd_store_incident_clusters(a, cluster), 2);
+	ck_assert_uint_eq(cluster[1], 0);
+	ck_assert_uint_eq(cluster[0], 1);
+	ck_assert_uint_eq(cluster[2], 1);
+	hd_store_keep_incident(a);
+	ck_assert_uint_eq(a->ops->len, 2);
+	in = hd_store_input(a, 1);
+	ck_assert(in->other_incident);
+	ck_assert_ptr_nonnull(strstr(in->error, "about 24 hours before"));
+	ck_assert_uint_eq(hd_store_rank(a, 1)->inputs->len, 0);
+	ck_assert(!hd_store_input(a, 0)->other_incident);
+	/* two against two: nothing is dropped here */
+	hd_store_keep_incident(b);
+	ck_assert_uint_eq(b->ops->len, 4);
+	ck_assert_uint_eq(hd_store_incident_clusters(b, cluster), 2);
+	/* the two near INT64_MAX are one incident, t0 another */
+	ck_assert_uint_eq(hd_store_incident_clusters(c, cluster), 2);
+	ck_assert_uint_eq(cluster[0], cluster[1]);
+	ck_assert_uint_ne(cluster[0], cluster[2]);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -629,6 +692,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_text_safe);
 	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);
+	tcase_add_test(tc, test_keep_incident);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
 	tcase_add_test(tc, test_bound_signals_owns_text);
