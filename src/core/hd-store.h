@@ -48,7 +48,11 @@
 	X(PYSPY, "pyspy_dump", "py-spy dumps")                       \
 	/* hangdoc digest of other inputs (docs/format-digest.md); \
 	   only a digest that cannot be read keeps this kind */ \
-	X(DIGEST, "digest", "digests")
+	X(DIGEST, "digest", "digests")                               \
+	/* gdb thread apply all bt, live or core (issue 21) */       \
+	X(GDB, "gdb_backtrace", "gdb backtraces")                    \
+	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                \
+	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -400,6 +404,9 @@ enum hd_signal_type {
 	HD_SIGT_PYSPY_THREAD, /* one thread of a py-spy dump: pid, code =
 				 thread id, text its header, stack = where
 				 it is now */
+	/* issue 21 (ev-more) */
+	HD_SIGT_GDB_THREAD, /* one thread of a gdb backtrace: pid, code =
+			       its LWP, text its header, stack its frames */
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
@@ -779,7 +786,8 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src);
 
 /*
  * Cross-input joins after all merges: group members and nranks learned from
- * any rank, world size, and pre-commId groups.  Idempotent.
+ * any rank, world size, pre-commId groups, and the rank of a gdb
+ * backtrace's signals from the one rank with its pid.  Idempotent.
  */
 void hd_store_resolve(struct hd_store *s);
 
