@@ -51,6 +51,7 @@ struct gdb {
 	GArray *frames; /* struct hd_frame */
 	GArray *threads; /* struct thread */
 	bool in_thread; /* a header was read: frame lines are expected */
+	uint64_t lone_line; /* the first frame before any header */
 };
 
 /* One thread read: its signal and gdb's number for it. */
@@ -124,7 +125,9 @@ static void thread_end(struct gdb *g)
 			g->frames->len);
 	}
 	g->sig = -1;
-	g_array_set_size(g->frames, 0);
+	/* before any header the frames are a lone bt's, kept */
+	if (g->in_thread)
+		g_array_set_size(g->frames, 0);
 }
 
 static void thread_begin(struct gdb *g, int64_t number, int64_t lwp,
@@ -134,6 +137,10 @@ static void thread_begin(struct gdb *g, int64_t number, int64_t lwp,
 	struct thread t;
 	g_autofree char *s = g_utf8_make_valid(text, (gssize)MIN(len, 1024));
 
+	/* the frame gdb printed where it stopped, before the threads: the
+	   bt repeats it */
+	if (!g->in_thread)
+		g_array_set_size(g->frames, 0);
 	thread_end(g);
 	g->in_thread = true;
 	if (g->threads->len >= GDB_THREADS) {
@@ -350,11 +357,11 @@ static void text_line(struct gdb *g, const char *line, size_t n, uint64_t at)
 	if (s == e)
 		return;
 	if (*s == '#') {
-		/* a frame before any header: a lone bt */
-		if (g->sig < 0 && !g->in_thread)
-			thread_begin(g, -1, -1, "(current thread)", 16, at);
+		/* a frame before any header: kept for a lone bt (finish()) */
+		if (!g->in_thread && !g->frames->len)
+			g->lone_line = at;
 		/* a thread past GDB_THREADS: counted with it */
-		if (g->sig < 0)
+		if (g->sig < 0 && g->in_thread)
 			return;
 		if (frame_line(g, s, e))
 			return;
@@ -424,6 +431,18 @@ static void finish(struct gdb *g)
 	const struct thread *ct;
 	struct hd_signal sig;
 
+	/* a lone bt: frames and no thread header */
+	if (!g->in_thread && g->frames->len) {
+		g_autoptr(GArray) lone =
+			g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame),
+					  g->frames->len);
+
+		g_array_append_vals(lone, g->frames->data, g->frames->len);
+
+		thread_begin(g, -1, -1, "(current thread)", 16, g->lone_line);
+		g_array_append_vals(g->frames, lone->data, lone->len);
+		thread_end(g);
+	}
 	for (guint i = 0; i < g->threads->len; i++) {
 		const struct thread *t =
 			&g_array_index(g->threads, struct thread, i);

@@ -16,8 +16,8 @@
  * Threads in NCCL's proxy (ncclProxyProgress, ncclProxyService) are
  * named: their stacks show NCCL's own progress on that rank.  A crash
  * in a core file is a fatal_signal like any other and the signal check
- * decides it (rank_crashed); this step only adds what the live threads
- * say.  Reads the store and the verdicts already made; never the files.
+ * decides it (rank_crashed); this step only adds, as its evidence,
+ * where the crashed rank's other threads were.  Reads the store and the verdicts already made; never the files.
  */
 #include "config.h"
 
@@ -26,7 +26,7 @@
 #include "hd-checks.h"
 #include "hd-banned.h"
 
-/* Notes about backtraces, before "N more". */
+/* Notes about backtraces that join no rank, before the rest are dropped. */
 #define GDB_MAX_NOTES 8
 
 enum where {
@@ -74,6 +74,8 @@ static enum where frame_where(const struct hd_frame *f)
 		"ProcessGroupNCCL::broadcast", "ProcessGroupNCCL::barrier",
 		"ProcessGroupNCCL::alltoall",  "ProcessGroupNCCL::send",
 		"ProcessGroupNCCL::recv",      "ProcessGroupNCCL::collective",
+		/* waiting for a collective's work to finish */
+		"ProcessGroupNCCL::WorkNCCL::",
 	};
 	static const char *const setup[] = {
 		"ncclCommInitRank", "ncclCommInitAll", "ncclCommSplit",
@@ -130,8 +132,12 @@ static void classify(struct gdb_rank *g, const struct hd_frame *f, size_t n)
 	for (size_t k = 0; k < n; k++) {
 		enum where w = frame_where(&f[k]);
 
-		/* the innermost NCCL frame, else CUDA, tells the most */
-		if (w > g->where) {
+		/* the innermost NCCL frame, else CUDA, tells the most; a
+		   named frame more than one gdb could not name */
+		if (w > g->where ||
+		    (w == g->where && w != WHERE_OTHER && g->frame >= 0 &&
+		     f[g->frame].name && strcmp(f[g->frame].name, "??") == 0 &&
+		     f[k].name && strcmp(f[k].name, "??") != 0)) {
 			g->where = w;
 			g->frame = (int32_t)k;
 		}
@@ -288,6 +294,8 @@ static void add_ruled_out_once(struct hd_verdict *v, const char *text)
 static void annotate(const struct hd_store *s, const GArray *ranks,
 		     struct hd_verdict *v, bool first)
 {
+	/* a crash is decided by its signal: where the others are is context */
+	bool absence = v->kind == HD_V_MISSING_RANK;
 	guint in = 0, out = 0;
 
 	for (guint i = 0; i < ranks->len; i++) {
@@ -314,10 +322,12 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 		if (g->proxies)
 			hd_verdict_add_evidence(
 				v, g->rank, NULL,
-				"gdb: %u NCCL proxy thread%s of rank %d in %s: NCCL's progress threads are alive",
+				"gdb: %u NCCL proxy thread%s of rank %d, the first in %s",
 				g->proxies, g->proxies == 1 ? "" : "s",
 				g->rank, g->proxy_fn);
 	}
+	if (!absence)
+		return;
 	if (in && !out) {
 		v->confidence = HD_CONF_LOW;
 		if (first)
@@ -331,38 +341,6 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 	}
 }
 
-/* Where each joined rank is, as a note: the report's context. */
-static void note_ranks(const struct hd_store *s, const GArray *ranks,
-		       struct hd_analysis *a)
-{
-	for (guint i = 0; i < ranks->len && i < GDB_MAX_NOTES; i++) {
-		const struct gdb_rank *g =
-			&g_array_index(ranks, struct gdb_rank, i);
-		const struct hd_signal *m = sig_at(s, g->main);
-		g_autofree char *where = frame_text(s, g);
-		g_autofree char *proxy =
-			g->proxies ? g_strdup_printf(
-					     "; %u NCCL proxy thread%s in %s",
-					     g->proxies,
-					     g->proxies == 1 ? "" : "s",
-					     g->proxy_fn)
-				   : g_strdup("");
-
-		g_ptr_array_add(
-			a->notes,
-			g_strdup_printf(
-				"gdb: rank %d (pid %d, %u thread%s, '%s'): main thread in %s, %s%s",
-				g->rank, m->pid, g->threads,
-				g->threads == 1 ? "" : "s",
-				hd_store_input(s, m->prov.input)->path, where,
-				where_text(g->where), proxy));
-	}
-	if (ranks->len > GDB_MAX_NOTES)
-		g_ptr_array_add(a->notes,
-				g_strdup_printf("gdb: %u more ranks' backtraces",
-						ranks->len - GDB_MAX_NOTES));
-}
-
 void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
@@ -372,7 +350,6 @@ void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)
 
 	if (!ranks->len)
 		return;
-	note_ranks(s, ranks, a);
 	/*
 	 * The same absence seen by two sources is two verdicts that the
 	 * engine merges later: the evidence goes to the first.
@@ -382,12 +359,19 @@ void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)
 			struct hd_verdict *v = g_ptr_array_index(lists[l], i);
 			int first;
 
-			if (v->kind != HD_V_MISSING_RANK || !v->culprits->len)
+			if ((v->kind != HD_V_MISSING_RANK &&
+			     v->kind != HD_V_RANK_CRASHED) ||
+			    !v->culprits->len)
 				continue;
 			first = g_array_index(v->culprits, int, 0);
+			/* once per culprit and kind */
 			annotate(s, ranks, v,
-				 g_hash_table_add(done,
-						  GINT_TO_POINTER(first + 1)));
+				 g_hash_table_add(
+					 done,
+					 GINT_TO_POINTER(
+						 (first + 1) * 2 +
+						 (v->kind ==
+						  HD_V_RANK_CRASHED))));
 		}
 	}
 }
