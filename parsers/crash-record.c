@@ -356,8 +356,8 @@ static bool terminate_body(struct nl_ctx *c, const char *t, const char *e)
 		q = file;
 	}
 	if (ne > name)
-		frame_add(c, name, ne - name, file, file ? (size_t)(q - file) : 0,
-			  0);
+		frame_add(c, name, ne - name, file,
+			  file ? (size_t)(q - file) : 0, 0);
 	return true;
 }
 
@@ -367,7 +367,8 @@ static bool terminate_header(struct nl_ctx *c, struct nl_stream *st, int rank,
 {
 	struct hd_signal *sig;
 
-	if (!starts(s, e - s, "terminate called after throwing an instance of "))
+	if (!starts(s, e - s,
+		    "terminate called after throwing an instance of "))
 		return false;
 	crash_begin(c, st, rank, NL_CRASH_TERMINATE, 0, NULL, 0, 0, s, e - s);
 	sig = &g_array_index(c->store->signals, struct hd_signal, c->crash_sig);
@@ -379,8 +380,8 @@ static bool terminate_header(struct nl_ctx *c, struct nl_stream *st, int rank,
 /* "  what():  text": the exception's message joins the signal's text. */
 static void terminate_what(struct nl_ctx *c, const char *t, const char *e)
 {
-	struct hd_signal *sig =
-		&g_array_index(c->store->signals, struct hd_signal, c->crash_sig);
+	struct hd_signal *sig = &g_array_index(c->store->signals,
+					       struct hd_signal, c->crash_sig);
 	const char *m = t + 7;
 	char *text;
 

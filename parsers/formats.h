@@ -96,8 +96,8 @@ bool pyspy_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
  * gdb_bt_sniff() says whether a head is one.
  */
 bool gdb_bt_sniff(const uint8_t *head, size_t len);
-bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store,
-		  uint32_t input, GError **error);
+bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error);
 
 /* TORCHELASTIC_ERROR_FILE JSON (parsers/torchelastic.c). */
 bool torchelastic_sniff(const uint8_t *head, size_t len);

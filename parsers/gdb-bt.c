@@ -246,8 +246,7 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 	const char *q = s + 1, *name, *ne, *at, *file = NULL, *fe = NULL;
 	int64_t idx, line = 0;
 
-	if (!starts(s, e, "#") || !scan_dec(&q, e, &idx) || q >= e ||
-	    *q != ' ')
+	if (!starts(s, e, "#") || !scan_dec(&q, e, &idx) || q >= e || *q != ' ')
 		return false;
 	while (q < e && *q == ' ')
 		q++;
@@ -264,7 +263,7 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 	}
 	name = q;
 	ne = name_end(name, e);
-	if (ne == name)
+	if (ne == name || *name == '(')
 		return false;
 	/* the last " at " or " from ", after the arguments */
 	for (at = e; at > ne; at--) {
@@ -303,16 +302,36 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 static bool chatter(const char *s, const char *e)
 {
 	static const char *const known[] = {
-		"GNU gdb",	   "Copyright ",	"License GPL",
-		"This is free",	   "There is NO",	"This GDB",
-		"Type \"",	   "For bug",		"<http",
-		"Find the GDB",	   "For help",		"Reading symbols",
-		"Downloading",	   "--Type <RET>",	"warning:",
-		"Core was generated", "(No debugging",	"Missing separate",
-		"Python Exception", "No symbol table",	"Quit",
-		"Backtrace stopped", "Error while",	"Loaded symbols",
-		"Symbols already",  "Run till exit",	"Using host",
-		"Detaching from",   "Download failed",
+		"GNU gdb",
+		"Copyright ",
+		"License GPL",
+		"This is free",
+		"There is NO",
+		"This GDB",
+		"Type \"",
+		"For bug",
+		"<http",
+		"Find the GDB",
+		"For help",
+		"Reading symbols",
+		"Downloading",
+		"--Type <RET>",
+		"warning:",
+		"Core was generated",
+		"(No debugging",
+		"Missing separate",
+		"Python Exception",
+		"No symbol table",
+		"Quit",
+		"Backtrace stopped",
+		"Error while",
+		"Loaded symbols",
+		"Symbols already",
+		"Run till exit",
+		"Using host",
+		"Detaching from",
+		"Download failed",
+		"thread apply",
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
@@ -433,9 +452,8 @@ static void finish(struct gdb *g)
 
 	/* a lone bt: frames and no thread header */
 	if (!g->in_thread && g->frames->len) {
-		g_autoptr(GArray) lone =
-			g_array_sized_new(FALSE, FALSE, sizeof(struct hd_frame),
-					  g->frames->len);
+		g_autoptr(GArray) lone = g_array_sized_new(
+			FALSE, FALSE, sizeof(struct hd_frame), g->frames->len);
 
 		g_array_append_vals(lone, g->frames->data, g->frames->len);
 
@@ -472,8 +490,8 @@ static void finish(struct gdb *g)
 	g->in->records++;
 }
 
-bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store,
-		  uint32_t input, GError **error)
+bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error)
 {
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	g_autoptr(GError) err = NULL;

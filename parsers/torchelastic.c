@@ -92,7 +92,8 @@ static void callstack_frames(const char *cs, GArray *frames)
 			.line = line > 0 && line <= INT32_MAX ? (int)line : 0,
 		};
 		if (frames->len >= TE_FRAMES)
-			g_array_remove_index(frames, 0); /* keep the innermost */
+			g_array_remove_index(frames,
+					     0); /* keep the innermost */
 		g_array_append_val(frames, f);
 	}
 }

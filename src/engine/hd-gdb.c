@@ -60,28 +60,34 @@ static bool name_has(const struct hd_frame *f, const char *needle)
 static enum where frame_where(const struct hd_frame *f)
 {
 	static const char *const coll[] = {
-		"ncclAllReduce",     "ncclAllGather", "ncclReduceScatter",
-		"ncclBroadcast",     "ncclReduce",    "ncclSend",
-		"ncclRecv",	     "ncclGroupEnd",  "ncclEnqueueCheck",
-		"ncclAlltoAll",	     "ncclBcast",     "ncclGather",
+		"ncclAllReduce", "ncclAllGather", "ncclReduceScatter",
+		"ncclBroadcast", "ncclReduce",	  "ncclSend",
+		"ncclRecv",	 "ncclGroupEnd",  "ncclEnqueueCheck",
+		"ncclAlltoAll",	 "ncclBcast",	  "ncclGather",
 		"ncclScatter",
 	};
 	static const char *const c10d[] = {
-		"ProcessGroupNCCL::allreduce", "ProcessGroupNCCL::allgather",
+		"ProcessGroupNCCL::allreduce",
+		"ProcessGroupNCCL::allgather",
 		"ProcessGroupNCCL::reduce_scatter",
 		"ProcessGroupNCCL::_reduce_scatter_base",
 		"ProcessGroupNCCL::_allgather_base",
-		"ProcessGroupNCCL::broadcast", "ProcessGroupNCCL::barrier",
-		"ProcessGroupNCCL::alltoall",  "ProcessGroupNCCL::send",
-		"ProcessGroupNCCL::recv",      "ProcessGroupNCCL::collective",
+		"ProcessGroupNCCL::broadcast",
+		"ProcessGroupNCCL::barrier",
+		"ProcessGroupNCCL::alltoall",
+		"ProcessGroupNCCL::send",
+		"ProcessGroupNCCL::recv",
+		"ProcessGroupNCCL::collective",
 		/* waiting for a collective's work to finish */
 		"ProcessGroupNCCL::WorkNCCL::",
 	};
 	static const char *const setup[] = {
-		"ncclCommInitRank", "ncclCommInitAll", "ncclCommSplit",
-		"ncclShmOpen",	    "bootstrap",       "ncclTransportP2pSetup",
-		"initTransportsRank", "ncclCommDestroy", "ncclCommAbort",
-		"ncclCommFinalize",   "ncclGetUniqueId",
+		"ncclCommInitRank",   "ncclCommInitAll",
+		"ncclCommSplit",      "ncclShmOpen",
+		"bootstrap",	      "ncclTransportP2pSetup",
+		"initTransportsRank", "ncclCommDestroy",
+		"ncclCommAbort",      "ncclCommFinalize",
+		"ncclGetUniqueId",
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(coll); i++)
@@ -96,8 +102,8 @@ static enum where frame_where(const struct hd_frame *f)
 	if (name_starts(f, "cuda") ||
 	    (f->name && f->name[0] == 'c' && f->name[1] == 'u' &&
 	     g_ascii_isupper(f->name[2])) ||
-	    (f->file && (strstr(f->file, "libcuda.so") ||
-			 strstr(f->file, "libcudart"))))
+	    (f->file &&
+	     (strstr(f->file, "libcuda.so") || strstr(f->file, "libcudart"))))
 		return WHERE_CUDA;
 	return WHERE_OTHER;
 }
@@ -106,12 +112,11 @@ static enum where frame_where(const struct hd_frame *f)
 static bool frame_is_plumbing(const struct hd_frame *f)
 {
 	static const char *const names[] = {
-		"__",	     "_dl_",	 "pthread_",	"futex",
-		"poll",	     "epoll",	 "select",	"syscall",
-		"nanosleep", "clock_",	 "sched_yield", "read",
-		"recv",	     "write",	 "send",	"start_thread",
-		"clone",     "??",	 "sem_",	"wait",
-		"std::",     "_Py",	 "Py",		"take_gil",
+		"__",		"_dl_",	  "pthread_", "futex",	   "poll",
+		"epoll",	"select", "syscall",  "nanosleep", "clock_",
+		"sched_yield",	"read",	  "recv",     "write",	   "send",
+		"start_thread", "clone",  "??",	      "sem_",	   "wait",
+		"std::",	"_Py",	  "Py",	      "take_gil",
 	};
 
 	if (!f->name)
@@ -119,9 +124,9 @@ static bool frame_is_plumbing(const struct hd_frame *f)
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 		if (g_str_has_prefix(f->name, names[i]))
 			return true;
-	return f->file && (strstr(f->file, "libc.so") ||
-			   strstr(f->file, "libpthread") ||
-			   strstr(f->file, "libpython"));
+	return f->file &&
+	       (strstr(f->file, "libc.so") || strstr(f->file, "libpthread") ||
+		strstr(f->file, "libpython"));
 }
 
 /* Fills where and frame from a main thread's frames. */
@@ -222,9 +227,9 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 			continue;
 		if (sig->rank < 0) {
 			/* once per input: its pid joins no rank */
-			if (g_hash_table_add(unjoined, GUINT_TO_POINTER(
-							       sig->prov.input +
-							       1)) &&
+			if (g_hash_table_add(
+				    unjoined,
+				    GUINT_TO_POINTER(sig->prov.input + 1)) &&
 			    notes++ < GDB_MAX_NOTES)
 				g_ptr_array_add(
 					a->notes,
@@ -236,8 +241,8 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 						sig->pid));
 			continue;
 		}
-		if (!g_hash_table_lookup_extended(at, GINT_TO_POINTER(sig->rank),
-						  NULL, &slot)) {
+		if (!g_hash_table_lookup_extended(
+			    at, GINT_TO_POINTER(sig->rank), NULL, &slot)) {
 			struct gdb_rank z = { .rank = sig->rank,
 					      .main = i,
 					      .frame = -1 };
@@ -323,8 +328,8 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 			hd_verdict_add_evidence(
 				v, g->rank, NULL,
 				"gdb: %u NCCL proxy thread%s of rank %d, the first in %s",
-				g->proxies, g->proxies == 1 ? "" : "s",
-				g->rank, g->proxy_fn);
+				g->proxies, g->proxies == 1 ? "" : "s", g->rank,
+				g->proxy_fn);
 	}
 	if (!absence)
 		return;
@@ -368,10 +373,9 @@ void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)
 			annotate(s, ranks, v,
 				 g_hash_table_add(
 					 done,
-					 GINT_TO_POINTER(
-						 (first + 1) * 2 +
-						 (v->kind ==
-						  HD_V_RANK_CRASHED))));
+					 GINT_TO_POINTER((first + 1) * 2 +
+							 (v->kind ==
+							  HD_V_RANK_CRASHED))));
 		}
 	}
 }
