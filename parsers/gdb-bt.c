@@ -332,6 +332,7 @@ static bool chatter(const char *s, const char *e)
 		"Detaching from",
 		"Download failed",
 		"thread apply",
+		"quit",
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
