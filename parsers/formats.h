@@ -104,4 +104,9 @@ bool torchelastic_sniff(const uint8_t *head, size_t len);
 bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 			uint32_t input, GError **error);
 
+/* NCCL_TOPO_DUMP_FILE XML (parsers/nccl-topo.c). */
+bool nccl_topo_sniff(const uint8_t *head, size_t len);
+bool nccl_topo_parse(struct hd_reader *rd, struct hd_store *store,
+		     uint32_t input, GError **error);
+
 #endif

@@ -283,6 +283,11 @@ static struct parsers_budget budget_gdb(const struct parsers_head *h)
 					"a gdb backtrace" };
 }
 
+static bool sniff_nccl_topo(const struct parsers_head *h)
+{
+	return nccl_topo_sniff(h->p, h->len);
+}
+
 static bool sniff_torchelastic(const struct parsers_head *h)
 {
 	return h->first == '{' && torchelastic_sniff(h->p, h->len);
@@ -337,6 +342,13 @@ static const struct parsers_entry registry[] = {
 		.sniff = sniff_pyspy,
 		.parse = pyspy_parse,
 		.budget = budget_pyspy,
+	},
+	/* NCCL topology dumps (issue 21): XML, before the NCCL text */
+	{
+		.kind = HD_INPUT_NCCL_TOPO,
+		.sniff = sniff_nccl_topo,
+		.parse = nccl_topo_parse,
+		.budget = budget_kernel_log,
 	},
 	/* gdb backtraces (issue 21): before the NCCL text too */
 	{

@@ -81,6 +81,9 @@ SEEDS = {
     "example-torchelastic": (0, files("testdata/example-incident/logs") +
                              files("tests/data/torchelastic/rank5-error") +
                              files("tests/data/crash/terminate-rank5")),
+    # an NCCL topology dump beside ibstat and the job's log
+    "topo-port-down": (0, ["tests/data/topo/port-down-topo/job.log"] +
+                       files("tests/data/topo/port-down-topo/hosts/trn-02")),
 }
 
 

@@ -30,29 +30,31 @@
  * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
  * ours).
  */
-#define HD_INPUT_KINDS(X)                                            \
-	X(UNKNOWN, "unknown", "inputs")                              \
-	/* NCCL_DEBUG and/or PyTorch c10d text */                    \
-	X(NCCL_LOG, "nccl_log", "logs")                              \
-	/* flight-recorder dump, pickle or JSON */                   \
-	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")    \
-	/* profiler Chrome trace */                                  \
-	X(KINETO, "kineto_trace", "profiler traces")                 \
-	/* dmesg, dmesg -T, journalctl -k (issue 21) */              \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")                   \
-	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */    \
-	X(IB_STATE, "ib_state", "InfiniBand port states")            \
-	/* nvidia-smi -q (issue 21) */                               \
-	X(GPU_STATE, "gpu_state", "GPU states")                      \
-	/* py-spy dump of a live process, text or --json */          \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")                       \
+#define HD_INPUT_KINDS(X)                                                 \
+	X(UNKNOWN, "unknown", "inputs")                                   \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                         \
+	X(NCCL_LOG, "nccl_log", "logs")                                   \
+	/* flight-recorder dump, pickle or JSON */                        \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")         \
+	/* profiler Chrome trace */                                       \
+	X(KINETO, "kineto_trace", "profiler traces")                      \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */                   \
+	X(KERNEL_LOG, "kernel_log", "kernel logs")                        \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */         \
+	X(IB_STATE, "ib_state", "InfiniBand port states")                 \
+	/* nvidia-smi -q (issue 21) */                                    \
+	X(GPU_STATE, "gpu_state", "GPU states")                           \
+	/* py-spy dump of a live process, text or --json */               \
+	X(PYSPY, "pyspy_dump", "py-spy dumps")                            \
 	/* hangdoc digest of other inputs (docs/format-digest.md); \
-	   only a digest that cannot be read keeps this kind */ \
-	X(DIGEST, "digest", "digests")                               \
-	/* gdb thread apply all bt, live or core (issue 21) */       \
-	X(GDB, "gdb_backtrace", "gdb backtraces")                    \
-	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                \
-	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files")
+	   only a digest that cannot be read keeps this kind */      \
+	X(DIGEST, "digest", "digests")                                    \
+	/* gdb thread apply all bt, live or core (issue 21) */            \
+	X(GDB, "gdb_backtrace", "gdb backtraces")                         \
+	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                     \
+	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files") \
+	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                          \
+	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")
 
 /* clang-format off */
 enum hd_input_kind {

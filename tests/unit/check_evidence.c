@@ -1,8 +1,8 @@
 /*
  * Unit tests of the issue-21 parsers of what on-call collects after a
  * hang: gdb backtraces (parsers/gdb-bt.c), torchelastic error files
- * (parsers/torchelastic.c) and the C++ terminate block of crash output
- * (parsers/crash-record.c): their shapes, sniffing by content, the join
+ * (parsers/torchelastic.c), NCCL topology dumps (parsers/nccl-topo.c)
+ * and the C++ terminate block of crash output (parsers/crash-record.c): their shapes, sniffing by content, the join
  * of a backtrace to a rank by pid (hd_store_resolve()), and hostile or
  * cut input.
  */
@@ -352,6 +352,93 @@ START_TEST(test_terminate_malformed)
 }
 END_TEST
 
+#define TOPO                                                                 \
+	"<?xml version=\"1.0\"?>\n"                                          \
+	"<system version=\"1\">\n"                                           \
+	" <cpu numaid=\"0\">\n"                                              \
+	"  <pci busid=\"0000:15:00.0\">\n"                                   \
+	"   <pci busid=\"0000:1b:00.0\"><gpu dev=\"0\" rank=\"2\"/></pci>\n" \
+	"   <pci busid=\"0000:1c:00.0\"><nic><net name=\"mlx5_0\" "          \
+	"dev=\"0\" port=\"1\"/></nic></pci>\n"                               \
+	"  </pci>\n"                                                         \
+	"  <pci busid=\"0000:3b:00.0\"><gpu dev=\"1\" rank=\"3\"/></pci>\n"  \
+	" </cpu>\n"                                                          \
+	" <cpu numaid=\"1\">\n"                                              \
+	"  <pci busid=\"0000:9c:00.0\"><nic><net name=\"mlx5_1\" "           \
+	"dev=\"1\" port=\"2\"/></nic></pci>\n"                               \
+	" </cpu>\n"                                                          \
+	"</system>\n"
+
+START_TEST(test_topo)
+{
+	bool ok = false;
+	g_autoptr(hd_store) s =
+		parse_kind(HD_INPUT_UNKNOWN, "topo.xml", TOPO, &ok);
+	const struct hd_signal *g2, *g3;
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_NCCL_TOPO);
+	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
+	ck_assert_uint_eq(s->signals->len, 2);
+	g2 = sig_at(s, 0);
+	g3 = sig_at(s, 1);
+	ck_assert_int_eq(g2->type, HD_SIGT_NET_DEVICES);
+	ck_assert_int_eq(g2->rank, 2);
+	ck_assert_str_eq(g2->device, "0000:1b:00.0");
+	/* under the same switch: mlx5_0 alone */
+	ck_assert_ptr_nonnull(strstr(g2->text, "[0]mlx5_0:1/IB"));
+	ck_assert_ptr_null(strstr(g2->text, "mlx5_1"));
+	/* same CPU, no shared switch: still mlx5_0, not the other CPU's */
+	ck_assert_int_eq(g3->rank, 3);
+	ck_assert_ptr_nonnull(strstr(g3->text, "[0]mlx5_0:1/IB"));
+	ck_assert_ptr_null(strstr(g3->text, "mlx5_1"));
+}
+END_TEST
+
+START_TEST(test_topo_malformed)
+{
+	bool ok = true;
+	g_autoptr(hd_store) other = NULL;
+	g_autoptr(hd_store) cut = NULL;
+	g_autoptr(hd_store) norank = NULL;
+	g_autoptr(hd_store) deep = NULL;
+	g_autoptr(GString) d = g_string_new("<system version=\"1\">");
+
+	/* a first element that is no <system>: an error naming it */
+	other = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
+			   "<graphs version=\"1\"/>", &ok);
+	ck_assert(!ok);
+	/* cut inside a tag: what came before is kept, truncated */
+	cut = parse_kind(
+		HD_INPUT_NCCL_TOPO, "t.xml",
+		"<system version=\"1\"><cpu><pci busid=\"0000:01:00.0\">"
+		"<gpu dev=\"0\" rank=\"7\"/></pci><pci busid=",
+		&ok);
+	ck_assert(ok);
+	ck_assert(hd_store_input(cut, 0)->truncated);
+	ck_assert_uint_eq(cut->signals->len, 1);
+	ck_assert_int_eq(sig_at(cut, 0)->rank, 7);
+	/* a GPU without a rank, a rank past any job, a net without name */
+	norank = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
+			    "<system version=\"1\"><gpu dev=\"0\"/>"
+			    "<gpu rank=\"99999999999\"/><nic><net dev=\"0\"/>"
+			    "</nic>< bad></system>",
+			    &ok);
+	ck_assert(ok);
+	ck_assert_uint_eq(norank->signals->len, 0);
+	ck_assert_uint_ge(hd_store_input(norank, 0)->skipped, 4);
+	ck_assert(hd_store_input(norank, 0)->empty);
+	/* nesting past the bound: counted, no overflow */
+	for (int i = 0; i < 5000; i++)
+		g_string_append(d, "<pci busid=\"0000:01:00.0\">");
+	g_string_append(d, "<gpu rank=\"1\"/>");
+	deep = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml", d->str, &ok);
+	ck_assert(ok);
+	ck_assert(hd_store_input(deep, 0)->truncated);
+	ck_assert_uint_gt(hd_store_input(deep, 0)->nwarnings, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("evidence");
@@ -365,6 +452,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_torchelastic_malformed);
 	tcase_add_test(tc, test_terminate);
 	tcase_add_test(tc, test_terminate_malformed);
+	tcase_add_test(tc, test_topo);
+	tcase_add_test(tc, test_topo_malformed);
 	suite_add_tcase(s, tc);
 	return s;
 }
