@@ -109,4 +109,8 @@ bool nccl_topo_sniff(const uint8_t *head, size_t len);
 bool nccl_topo_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error);
 
+/* NCCL Inspector plugin JSON (parsers/nccl-inspector.c). */
+bool nccl_inspector_parse(struct hd_reader *rd, struct hd_store *store,
+			  uint32_t input, GError **error);
+
 #endif

@@ -288,6 +288,13 @@ static bool sniff_nccl_topo(const struct parsers_head *h)
 	return nccl_topo_sniff(h->p, h->len);
 }
 
+/* NCCL Inspector: objects with "header" and "coll_perf". */
+static bool sniff_nccl_inspector(const struct parsers_head *h)
+{
+	return head_is_json(h) && head_has(h->p, h->len, "\"coll_perf\"") &&
+	       head_has(h->p, h->len, "\"header\"");
+}
+
 static bool sniff_torchelastic(const struct parsers_head *h)
 {
 	return h->first == '{' && torchelastic_sniff(h->p, h->len);
@@ -322,6 +329,13 @@ static const struct parsers_entry registry[] = {
 		.sniff = sniff_torchelastic,
 		.parse = torchelastic_parse,
 		.budget = budget_torchelastic,
+	},
+	/* NCCL Inspector (issue 21): before the traces too */
+	{
+		.kind = HD_INPUT_NCCL_INSPECTOR,
+		.sniff = sniff_nccl_inspector,
+		.parse = nccl_inspector_parse,
+		.budget = budget_nccl_log,
 	},
 	{
 		.kind = HD_INPUT_KINETO,

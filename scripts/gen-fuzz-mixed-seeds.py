@@ -84,6 +84,10 @@ SEEDS = {
     # an NCCL topology dump beside ibstat and the job's log
     "topo-port-down": (0, ["tests/data/topo/port-down-topo/job.log"] +
                        files("tests/data/topo/port-down-topo/hosts/trn-02")),
+    # NCCL Inspector records, one per line and pretty-printed
+    "inspector": (0, files("testdata/example-incident/logs") +
+                  files("tests/data/inspector/example") +
+                  files("tests/data/inspector/healthy")),
 }
 
 

@@ -54,7 +54,9 @@
 	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                     \
 	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files") \
 	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                          \
-	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")
+	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")              \
+	/* NCCL Inspector profiler plugin JSON (issue 21) */              \
+	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -409,6 +411,10 @@ enum hd_signal_type {
 	/* issue 21 (ev-more) */
 	HD_SIGT_GDB_THREAD, /* one thread of a gdb backtrace: pid, code =
 			       its LWP, text its header, stack its frames */
+	HD_SIGT_COLL_TIMING, /* NCCL Inspector, one comm and rank:
+				group_name = comm id, seq = the last
+				coll_sn, op_name its collective, code =
+				records, numel_in/out = max/mean exec us */
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */

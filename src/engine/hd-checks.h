@@ -90,6 +90,7 @@ enum hd_step_data {
 	HD_DATA_KERNEL_VERDICTS = 1u << 8, /* kernel-log causes (issue 21) */
 	HD_DATA_PYSPY = 1u << 9, /* a->pyspy, verdicts annotated (ev-a) */
 	HD_DATA_GDB = 1u << 10, /* verdicts annotated from gdb (issue 21) */
+	HD_DATA_INSPECTOR = 1u << 11, /* NCCL Inspector notes (issue 21) */
 };
 
 /* One step of the engine's checks. */
@@ -137,5 +138,10 @@ void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a);
  * (hd-gdb.c, issue 21).
  */
 void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * NCCL Inspector timings as notes and as context for the verdicts that
+ * blame a rank; never a verdict (hd-inspector.c, issue 21).
+ */
+void hd_check_inspector(struct hd_index *ix, struct hd_analysis *a);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Unit tests of the issue-21 parsers of what on-call collects after a
  * hang: gdb backtraces (parsers/gdb-bt.c), torchelastic error files
- * (parsers/torchelastic.c), NCCL topology dumps (parsers/nccl-topo.c)
+ * (parsers/torchelastic.c), NCCL topology dumps (parsers/nccl-topo.c),
+ * NCCL Inspector output (parsers/nccl-inspector.c)
  * and the C++ terminate block of crash output (parsers/crash-record.c): their shapes, sniffing by content, the join
  * of a backtrace to a rank by pid (hd_store_resolve()), and hostile or
  * cut input.
@@ -439,6 +440,85 @@ START_TEST(test_topo_malformed)
 }
 END_TEST
 
+#define INSP_REC(rank, sn, us)                                                \
+	"{\"header\": {\"id\": \"0xab\", \"rank\": " #rank                    \
+	", \"n_ranks\": 2}, \"metadata\": {\"dump_timestamp_us\": "           \
+	"1795230765000000, \"hostname\": \"h\", \"pid\": 7}, \"coll_perf\": " \
+	"{\"coll\": \"AllReduce\", \"coll_sn\": " #sn                         \
+	", \"coll_exec_time_us\": " #us "}}\n"
+
+START_TEST(test_inspector)
+{
+	bool ok = false;
+	g_autoptr(hd_store) s = parse_kind(
+		HD_INPUT_UNKNOWN, "insp.log",
+		INSP_REC(0, 1, 100) INSP_REC(0, 2, 300) INSP_REC(1, 1, 50)
+		/* pretty-printed over lines, braces inside a string */
+		"{\n \"header\": {\"id\": \"0xab\", \"rank\": 1},\n"
+		" \"metadata\": {\"hostname\": \"{h}\"},\n"
+		" \"coll_perf\": {\"coll\": \"AllGather\", \"coll_sn\": 2,\n"
+		"  \"coll_exec_time_us\": 70}\n}\n",
+		&ok);
+	const struct hd_signal *r0, *r1;
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_NCCL_INSPECTOR);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 4);
+	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
+	ck_assert_uint_eq(s->signals->len, 2);
+	r0 = sig_at(s, 0);
+	r1 = sig_at(s, 1);
+	ck_assert_int_eq(r0->type, HD_SIGT_COLL_TIMING);
+	ck_assert_int_eq(r0->cat, HD_SIG_INFO);
+	ck_assert_int_eq(r0->rank, 0);
+	ck_assert_int_eq(r0->pid, 7);
+	ck_assert_str_eq(r0->host, "h");
+	ck_assert_str_eq(r0->group_name, "0xab");
+	ck_assert_int_eq(r0->seq, 2);
+	ck_assert_int_eq(r0->code, 2);
+	ck_assert_int_eq(r0->numel_in, 300); /* max */
+	ck_assert_int_eq(r0->numel_out, 200); /* mean */
+	ck_assert_int_eq(r0->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(r1->seq, 2);
+	ck_assert_str_eq(r1->op_name, "AllGather");
+	ck_assert_str_eq(r1->host, "h");
+}
+END_TEST
+
+START_TEST(test_inspector_malformed)
+{
+	bool ok = false;
+	g_autoptr(hd_store) s = parse_kind(
+		HD_INPUT_NCCL_INSPECTOR, "insp.log",
+		"garbage\n"
+		"{\"header\": {\"id\": \"0xab\"}, \"coll_perf\": {}}\n"
+		"{\"header\": {\"id\": \"0xab\", \"rank\": -1}, "
+		"\"coll_perf\": {\"coll\": \"X\", \"coll_sn\": 1}}\n"
+		"{\"header\": {\"id\": \"0xab\", \"rank\": 1e30}}\n"
+		"{\"header\": [}\n" INSP_REC(
+			0, 5,
+			1e300) "{\"header\": {\"id\": \"0xab\", \"rank\": 0},",
+		&ok);
+	g_autoptr(GString) big = g_string_new("{\"x\": \"");
+	g_autoptr(hd_store) b = NULL;
+
+	ck_assert(ok);
+	/* one record kept (its exec time past bounds: no time) */
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_int_eq(sig_at(s, 0)->seq, 5);
+	ck_assert_int_eq(sig_at(s, 0)->numel_in, 0);
+	ck_assert_uint_ge(hd_store_input(s, 0)->skipped, 6);
+	ck_assert(hd_store_input(s, 0)->truncated);
+	/* an object past 64 KiB: skipped, no growth */
+	for (int i = 0; i < 3000; i++)
+		g_string_append(big, "0123456789012345678901234567890\n");
+	g_string_append(big, "\"}\n" INSP_REC(1, 1, 5));
+	b = parse_kind(HD_INPUT_NCCL_INSPECTOR, "b.log", big->str, &ok);
+	ck_assert(ok);
+	ck_assert_uint_ge(hd_store_input(b, 0)->skipped, 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("evidence");
@@ -454,6 +534,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_terminate_malformed);
 	tcase_add_test(tc, test_topo);
 	tcase_add_test(tc, test_topo_malformed);
+	tcase_add_test(tc, test_inspector);
+	tcase_add_test(tc, test_inspector_malformed);
 	suite_add_tcase(s, tc);
 	return s;
 }
