@@ -415,6 +415,8 @@ enum hd_signal_type {
 				group_name = comm id, seq = the last
 				coll_sn, op_name its collective, code =
 				records, numel_in/out = max/mean exec us */
+	/* the last type, for readers that bound a stored type */
+	HD_SIGT_LAST = HD_SIGT_COLL_TIMING,
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
