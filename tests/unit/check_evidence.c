@@ -22,12 +22,6 @@ static struct hd_store *parse_kind(enum hd_input_kind kind, const char *name,
 	return hd_test_parse(kind, name, text, strlen(text), ok, &err);
 }
 
-static struct hd_signal *sig_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->signals->len);
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
 /* Two lines each, as macros: no concatenation inside an array. */
 #define QUOTED_LOG                                          \
 	"node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n" \
