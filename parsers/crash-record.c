@@ -10,7 +10,15 @@
  *    frames " 2 0x... ncclGroupEnd()  ???:0", closed by a "====" rule;
  *  - Python's faulthandler: "Fatal Python error: Segmentation fault",
  *    one block per thread ("Current thread 0x... (most recent call
- *    first):" and "Thread 0x..."), each '  File "f.py", line N in fn'.
+ *    first):" and "Thread 0x..."), each '  File "f.py", line N in fn';
+ *  - the C++ runtime's "terminate called after throwing an instance of
+ *    'T'" for an uncaught exception, then "  what():  text" and, for
+ *    c10's exceptions, "Exception raised from fn at file:line" and
+ *    "frame #N: fn + 0x.. (0x.. in lib.so)" lines (issue 21).  It
+ *    becomes a crash signal of type traceback (an exception, as a
+ *    Python one), its text the type and what(); the what() line is
+ *    also left to the c10d grammar, which reads the watchdog's own
+ *    messages in it.
  *
  * Each becomes one crash signal of type fatal_signal, code the signal
  * number, its frames (innermost first; the current thread's for
@@ -288,6 +296,104 @@ static bool crash_body(struct nl_ctx *c, const char *s, const char *e)
 	return false;
 }
 
+/*
+ * "Exception raised from checkTimeout at ../c10d/ProcessGroupNCCL.cpp:565
+ * (most recent call first):" and "frame #3: fn + 0x1d2 (0x7f.. in
+ * /usr/lib/libtorch_cuda.so)": the frames of a c10 exception.
+ */
+static bool terminate_body(struct nl_ctx *c, const char *t, const char *e)
+{
+	const char *q, *name, *ne, *file;
+	int64_t v, line = 0;
+
+	if (starts(t, e - t, "Exception raised from ")) {
+		name = t + 22;
+		q = find(name, e - name, " at ");
+		if (!q)
+			return true;
+		ne = q;
+		file = q + 4;
+		q = find(file, e - file, " (most recent");
+		if (!q)
+			q = e;
+		for (const char *k = q; k > file; k--)
+			if (k[-1] == ':') {
+				const char *l = k;
+
+				if (scan_int(&l, q, &line) && l == q) {
+					q = k - 1;
+				} else {
+					line = 0;
+				}
+				break;
+			}
+		frame_add(c, name, ne - name, file, q - file,
+			  (int)clamp_int(line, 0, INT32_MAX));
+		return true;
+	}
+	if (!starts(t, e - t, "frame #"))
+		return false;
+	q = t + 7;
+	if (!scan_int(&q, e, &v) || e - q < 2 || q[0] != ':')
+		return false;
+	name = q + 1;
+	while (name < e && *name == ' ')
+		name++;
+	ne = find(name, e - name, " + 0x");
+	if (!ne)
+		ne = find(name, e - name, " (0x");
+	if (!ne)
+		ne = find(name, e - name, " [0x");
+	if (!ne)
+		ne = e;
+	file = find(ne, e - ne, " in ");
+	if (file) {
+		file += 4;
+		q = e;
+		while (q > file && (q[-1] == ')' || q[-1] == ' '))
+			q--;
+	} else {
+		q = file;
+	}
+	if (ne > name)
+		frame_add(c, name, ne - name, file,
+			  file ? (size_t)(q - file) : 0, 0);
+	return true;
+}
+
+/* "terminate called after throwing an instance of 'T'": a crash. */
+static bool terminate_header(struct nl_ctx *c, struct nl_stream *st, int rank,
+			     const char *s, const char *e)
+{
+	struct hd_signal *sig;
+
+	if (!starts(s, e - s,
+		    "terminate called after throwing an instance of "))
+		return false;
+	crash_begin(c, st, rank, NL_CRASH_TERMINATE, 0, NULL, 0, 0, s, e - s);
+	sig = &g_array_index(c->store->signals, struct hd_signal, c->crash_sig);
+	sig->type = HD_SIGT_TRACEBACK;
+	sig->code = 0;
+	return true;
+}
+
+/* "  what():  text": the exception's message joins the signal's text. */
+static void terminate_what(struct nl_ctx *c, const char *t, const char *e)
+{
+	struct hd_signal *sig = &g_array_index(c->store->signals,
+					       struct hd_signal, c->crash_sig);
+	const char *m = t + 7;
+	char *text;
+
+	while (m < e && *m == ' ')
+		m++;
+	text = g_strdup_printf("%s: %.*s", sig->text ? sig->text : "",
+			       (int)MIN(e - m, 1024), m);
+	g_free(sig->text);
+	sig->text = g_utf8_make_valid(text, (gssize)MIN(strlen(text), 1024));
+	g_free(text);
+}
+
 bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 {
 	struct nl_wrap w;
@@ -297,7 +403,8 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 	int signo, rank = -1;
 
 	if (c->crash_sig < 0 && !has(line, n, "Caught signal ") &&
-	    !has(line, n, "Fatal Python error: "))
+	    !has(line, n, "Fatal Python error: ") &&
+	    !has(line, n, "terminate called after throwing"))
 		return false;
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
@@ -324,7 +431,21 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 			c->crash_current = true;
 			return true;
 		}
-		if (c->crash_style == NL_CRASH_PY_OTHER) {
+		if (c->crash_style == NL_CRASH_TERMINATE) {
+			const char *t = s;
+
+			while (t < e && *t == ' ')
+				t++;
+			/* left to the c10d grammar too: not consumed */
+			if (starts(t, e - t, "what():") &&
+			    --c->crash_left > 0) {
+				terminate_what(c, t, e);
+				return false;
+			}
+			if (t < e && --c->crash_left > 0 &&
+			    terminate_body(c, t, e))
+				return true;
+		} else if (c->crash_style == NL_CRASH_PY_OTHER) {
 			const char *t = s;
 
 			while (t < e && *t == ' ')
@@ -339,6 +460,8 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 	}
 	st = nl_stream_for(c, &w);
 	if (has(s, e - s, "Caught signal ") && ucx_header(c, st, rank, s, e))
+		return true;
+	if (terminate_header(c, st, rank, s, e))
 		return true;
 	if (starts(s, e - s, "Fatal Python error: ") &&
 	    (signo = signo_of(s, e - s)) > 0) {

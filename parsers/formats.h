@@ -91,4 +91,26 @@ bool digest_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 bool pyspy_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		 GError **error);
 
+/*
+ * gdb `thread apply all bt` output, live or core (parsers/gdb-bt.c).
+ * gdb_bt_sniff() says whether a head is one.
+ */
+bool gdb_bt_sniff(const uint8_t *head, size_t len);
+bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
+		  GError **error);
+
+/* TORCHELASTIC_ERROR_FILE JSON (parsers/torchelastic.c). */
+bool torchelastic_sniff(const uint8_t *head, size_t len);
+bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
+			uint32_t input, GError **error);
+
+/* NCCL_TOPO_DUMP_FILE XML (parsers/nccl-topo.c). */
+bool nccl_topo_sniff(const uint8_t *head, size_t len);
+bool nccl_topo_parse(struct hd_reader *rd, struct hd_store *store,
+		     uint32_t input, GError **error);
+
+/* NCCL Inspector plugin JSON (parsers/nccl-inspector.c). */
+bool nccl_inspector_parse(struct hd_reader *rd, struct hd_store *store,
+			  uint32_t input, GError **error);
+
 #endif

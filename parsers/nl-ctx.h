@@ -171,6 +171,7 @@ enum nl_crash_style {
 	NL_CRASH_NATIVE, /* numbered native frames (UCX) */
 	NL_CRASH_PYTHON, /* faulthandler, frames kept */
 	NL_CRASH_PY_OTHER, /* faulthandler, another thread: skipped */
+	NL_CRASH_TERMINATE, /* C++ terminate: what(), c10's frames */
 };
 
 struct nl_ctx {

@@ -269,6 +269,45 @@ static struct parsers_budget budget_digest(const struct parsers_head *h)
 					HD_BUDGET_LOG_RATIO, "a digest" };
 }
 
+static bool sniff_gdb(const struct parsers_head *h)
+{
+	return !head_is_json(h) && gdb_bt_sniff(h->p, h->len) &&
+	       looks_like_text(h->p, h->len);
+}
+
+static struct parsers_budget budget_gdb(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_LOG_BYTES,
+					HD_BUDGET_LOG_RATIO,
+					"a gdb backtrace" };
+}
+
+static bool sniff_nccl_topo(const struct parsers_head *h)
+{
+	return nccl_topo_sniff(h->p, h->len);
+}
+
+/* NCCL Inspector: objects with "header" and "coll_perf". */
+static bool sniff_nccl_inspector(const struct parsers_head *h)
+{
+	return head_is_json(h) && head_has(h->p, h->len, "\"coll_perf\"") &&
+	       head_has(h->p, h->len, "\"header\"");
+}
+
+static bool sniff_torchelastic(const struct parsers_head *h)
+{
+	return h->first == '{' && torchelastic_sniff(h->p, h->len);
+}
+
+static struct parsers_budget budget_torchelastic(const struct parsers_head *h)
+{
+	(void)h;
+	return (struct parsers_budget){ HD_BUDGET_TRACE_BYTES,
+					HD_BUDGET_LOG_RATIO,
+					"a torchelastic error file" };
+}
+
 /*
  * The registry: one entry per input kind a parser reads.  Sniffing tries
  * the entries in this order and takes the first that claims the head, so
@@ -282,6 +321,21 @@ static const struct parsers_entry registry[] = {
 		.sniff = sniff_digest,
 		.parse = digest_parse,
 		.budget = budget_digest,
+	},
+	/* torchelastic error files (issue 21): a JSON object whose first
+	   key is "message", before the traces that take any JSON */
+	{
+		.kind = HD_INPUT_TORCHELASTIC,
+		.sniff = sniff_torchelastic,
+		.parse = torchelastic_parse,
+		.budget = budget_torchelastic,
+	},
+	/* NCCL Inspector (issue 21): before the traces too */
+	{
+		.kind = HD_INPUT_NCCL_INSPECTOR,
+		.sniff = sniff_nccl_inspector,
+		.parse = nccl_inspector_parse,
+		.budget = budget_nccl_log,
 	},
 	{
 		.kind = HD_INPUT_KINETO,
@@ -302,6 +356,20 @@ static const struct parsers_entry registry[] = {
 		.sniff = sniff_pyspy,
 		.parse = pyspy_parse,
 		.budget = budget_pyspy,
+	},
+	/* NCCL topology dumps (issue 21): XML, before the NCCL text */
+	{
+		.kind = HD_INPUT_NCCL_TOPO,
+		.sniff = sniff_nccl_topo,
+		.parse = nccl_topo_parse,
+		.budget = budget_kernel_log,
+	},
+	/* gdb backtraces (issue 21): before the NCCL text too */
+	{
+		.kind = HD_INPUT_GDB,
+		.sniff = sniff_gdb,
+		.parse = gdb_bt_parse,
+		.budget = budget_gdb,
 	},
 	/* kernel logs (issue 21): before the NCCL text that takes any text */
 	{

@@ -71,6 +71,23 @@ SEEDS = {
                        files("tests/data/nccl/network-fault")[:4]),
     "restart-attempt-1": (2, files("tests/data/nccl/restart")),
     "network-fault": (0, files("tests/data/nccl/network-fault")),
+    # issue 21: a gdb core backtrace, a live one, a torchelastic error
+    # file and a C++ terminate beside the example incident's logs
+    "example-gdb-core": (0, files("testdata/example-incident/logs") +
+                         files("tests/data/gdb/proxy-crash")),
+    "example-gdb-live": (0, files("testdata/example-incident/logs") +
+                         files("tests/data/gdb/init-wait") +
+                         files("tests/data/gdb/refuted")),
+    "example-torchelastic": (0, files("testdata/example-incident/logs") +
+                             files("tests/data/torchelastic/rank5-error") +
+                             files("tests/data/crash/terminate-rank5")),
+    # an NCCL topology dump beside ibstat and the job's log
+    "topo-port-down": (0, ["tests/data/topo/port-down-topo/job.log"] +
+                       files("tests/data/topo/port-down-topo/hosts/trn-02")),
+    # NCCL Inspector records, one per line and pretty-printed
+    "inspector": (0, files("testdata/example-incident/logs") +
+                  files("tests/data/inspector/example") +
+                  files("tests/data/inspector/healthy")),
 }
 
 

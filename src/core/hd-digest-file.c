@@ -972,7 +972,7 @@ static void get_signal(struct reader *r, struct hd_signal *sig)
 	uint8_t clock;
 
 	sig->cat = (uint8_t)get_urange(r, HD_SIG_CAT_COUNT - 1, "category");
-	sig->type = (uint8_t)get_urange(r, HD_SIGT_PYSPY_THREAD, "type");
+	sig->type = (uint8_t)get_urange(r, HD_SIGT_LAST, "type");
 	sig->rank = (int32_t)get_range(r, G_MININT32, G_MAXINT32, "rank");
 	sig->host = get_istr(r);
 	sig->pid = (int32_t)get_range(r, G_MININT32, G_MAXINT32, "pid");

@@ -701,11 +701,52 @@ static void resolve_local_ranks(struct hd_store *s)
 	}
 }
 
+/* The one rank whose process had pid (on host, when both are known); -1. */
+static int rank_of_pid(const struct hd_store *s, int32_t pid, const char *host)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	int found = -1;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->pid != pid || (host && r->host && host != r->host))
+			continue;
+		if (found >= 0)
+			return -1; /* two ranks had the pid: no join */
+		found = r->rank;
+	}
+	return found;
+}
+
+/*
+ * A gdb backtrace names a pid and no rank (issue 21): its signals take
+ * the rank of the one rank whose process had that pid.
+ */
+static void resolve_pid_signals(struct hd_store *s)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		const struct hd_input *in;
+
+		if (sig->rank >= 0 || sig->pid <= 0 ||
+		    sig->prov.input >= s->inputs->len)
+			continue;
+		in = g_ptr_array_index(s->inputs, sig->prov.input);
+		if (in->kind == HD_INPUT_GDB)
+			sig->rank = rank_of_pid(s, sig->pid, sig->host);
+	}
+}
+
 void hd_store_resolve(struct hd_store *s)
 {
 	int world = s->world_size;
 
 	resolve_local_ranks(s);
+	resolve_pid_signals(s);
 
 	/* The largest group with known members is the best world estimate. */
 	for (guint i = 0; i < s->groups->len; i++) {

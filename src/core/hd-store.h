@@ -30,25 +30,33 @@
  * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
  * ours).
  */
-#define HD_INPUT_KINDS(X)                                            \
-	X(UNKNOWN, "unknown", "inputs")                              \
-	/* NCCL_DEBUG and/or PyTorch c10d text */                    \
-	X(NCCL_LOG, "nccl_log", "logs")                              \
-	/* flight-recorder dump, pickle or JSON */                   \
-	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")    \
-	/* profiler Chrome trace */                                  \
-	X(KINETO, "kineto_trace", "profiler traces")                 \
-	/* dmesg, dmesg -T, journalctl -k (issue 21) */              \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")                   \
-	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */    \
-	X(IB_STATE, "ib_state", "InfiniBand port states")            \
-	/* nvidia-smi -q (issue 21) */                               \
-	X(GPU_STATE, "gpu_state", "GPU states")                      \
-	/* py-spy dump of a live process, text or --json */          \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")                       \
+#define HD_INPUT_KINDS(X)                                                 \
+	X(UNKNOWN, "unknown", "inputs")                                   \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                         \
+	X(NCCL_LOG, "nccl_log", "logs")                                   \
+	/* flight-recorder dump, pickle or JSON */                        \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")         \
+	/* profiler Chrome trace */                                       \
+	X(KINETO, "kineto_trace", "profiler traces")                      \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */                   \
+	X(KERNEL_LOG, "kernel_log", "kernel logs")                        \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */         \
+	X(IB_STATE, "ib_state", "InfiniBand port states")                 \
+	/* nvidia-smi -q (issue 21) */                                    \
+	X(GPU_STATE, "gpu_state", "GPU states")                           \
+	/* py-spy dump of a live process, text or --json */               \
+	X(PYSPY, "pyspy_dump", "py-spy dumps")                            \
 	/* hangdoc digest of other inputs (docs/format-digest.md); \
-	   only a digest that cannot be read keeps this kind */ \
-	X(DIGEST, "digest", "digests")
+	   only a digest that cannot be read keeps this kind */      \
+	X(DIGEST, "digest", "digests")                                    \
+	/* gdb thread apply all bt, live or core (issue 21) */            \
+	X(GDB, "gdb_backtrace", "gdb backtraces")                         \
+	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                     \
+	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files") \
+	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                          \
+	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")              \
+	/* NCCL Inspector profiler plugin JSON (issue 21) */              \
+	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs")
 
 /* clang-format off */
 enum hd_input_kind {
@@ -433,6 +441,15 @@ enum hd_signal_type {
 	HD_SIGT_PYSPY_THREAD, /* one thread of a py-spy dump: pid, code =
 				 thread id, text its header, stack = where
 				 it is now */
+	/* issue 21 (ev-more) */
+	HD_SIGT_GDB_THREAD, /* one thread of a gdb backtrace: pid, code =
+			       its LWP, text its header, stack its frames */
+	HD_SIGT_COLL_TIMING, /* NCCL Inspector, one comm and rank:
+				group_name = comm id, seq = the last
+				coll_sn, op_name its collective, code =
+				records, numel_in/out = max/mean exec us */
+	/* the last type, for readers that bound a stored type */
+	HD_SIGT_LAST = HD_SIGT_COLL_TIMING,
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
@@ -844,7 +861,8 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src);
 
 /*
  * Cross-input joins after all merges: group members and nranks learned from
- * any rank, world size, and pre-commId groups.  Idempotent.
+ * any rank, world size, pre-commId groups, and the rank of a gdb
+ * backtrace's signals from the one rank with its pid.  Idempotent.
  */
 void hd_store_resolve(struct hd_store *s);
 

@@ -89,6 +89,8 @@ enum hd_step_data {
 	HD_DATA_STRAGGLER = 1u << 7, /* straggler verdict or its notes */
 	HD_DATA_KERNEL_VERDICTS = 1u << 8, /* kernel-log causes (issue 21) */
 	HD_DATA_PYSPY = 1u << 9, /* a->pyspy, verdicts annotated (ev-a) */
+	HD_DATA_GDB = 1u << 10, /* verdicts annotated from gdb (issue 21) */
+	HD_DATA_INSPECTOR = 1u << 11, /* NCCL Inspector notes (issue 21) */
 };
 
 /* One step of the engine's checks. */
@@ -130,5 +132,16 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a);
  * verdicts that blame a rank's absence (hd-pyspy.c).
  */
 void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * Says where the threads of each rank's gdb backtrace are and
+ * corroborates or refutes the verdicts that blame a rank's absence
+ * (hd-gdb.c, issue 21).
+ */
+void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * NCCL Inspector timings as notes and as context for the verdicts that
+ * blame a rank; never a verdict (hd-inspector.c, issue 21).
+ */
+void hd_check_inspector(struct hd_index *ix, struct hd_analysis *a);
 
 #endif

@@ -1043,6 +1043,16 @@ static const struct hd_check_step engine_steps[] = {
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
 		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
 	  HD_DATA_PYSPY },
+	/* gdb backtraces (issue 21): the same verdicts, from native stacks */
+	{ "gdb", hd_check_gdb,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
+		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
+	  HD_DATA_GDB },
+	/* NCCL Inspector (issue 21): context for every verdict, no fault */
+	{ "inspector", hd_check_inspector,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
+		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
+	  HD_DATA_INSPECTOR },
 	{ "straggler", run_straggler, 0, HD_DATA_STRAGGLER },
 };
 

@@ -517,22 +517,48 @@ static int rank_of_proc(const struct hd_store *s, const struct hd_signal *sig)
 	return -1;
 }
 
-/* The ranks on host whose NCCL said it uses HCA port dev, ascending. */
+/*
+ * The host of a net_devices signal: its process's, else (an NCCL
+ * topology dump, which names a rank and no host) its rank's.
+ */
+static const char *net_host(const struct hd_store *s,
+			    const struct hd_signal *sig)
+{
+	const struct hd_rank *r;
+
+	if (sig->host || sig->rank < 0)
+		return sig->host;
+	r = hd_store_find_rank(s, sig->rank);
+	return r ? r->host : NULL;
+}
+
+/*
+ * The ranks on host whose NCCL said it uses HCA port dev, ascending;
+ * *topo says whether an NCCL topology dump named one of them.
+ */
 static GArray *port_users(const struct hd_store *s, const char *host,
-			  const char *dev)
+			  const char *dev, bool *topo)
 {
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 
+	*topo = false;
 	for (guint i = 0; host && dev && i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
+		const char *h;
 		int r;
 
-		if (sig->type != HD_SIGT_NET_DEVICES || !sig->host ||
-		    strcmp(sig->host, host) != 0 || !lists_port(sig->text, dev))
+		if (sig->type != HD_SIGT_NET_DEVICES ||
+		    !lists_port(sig->text, dev))
+			continue;
+		h = net_host(s, sig);
+		if (!h || strcmp(h, host) != 0)
 			continue;
 		r = rank_of_proc(s, sig);
-		if (r >= 0)
-			g_array_append_val(out, r);
+		if (r < 0)
+			continue;
+		g_array_append_val(out, r);
+		*topo |= hd_store_input(s, sig->prov.input)->kind ==
+			 HD_INPUT_NCCL_TOPO;
 	}
 	g_array_sort(out, hd_compare_int);
 	for (guint i = 1; i < out->len;)
@@ -552,8 +578,9 @@ static GArray *port_users(const struct hd_store *s, const char *host,
 static void join_port(const struct hd_analysis *a, struct event *e)
 {
 	const struct hd_store *s = a->store;
+	bool topo;
 
-	e->users = port_users(s, e->host, e->sig->device);
+	e->users = port_users(s, e->host, e->sig->device, &topo);
 	for (guint i = 0; i < e->users->len; i++) {
 		int r = g_array_index(e->users, int, i);
 		const struct hd_verdict *v = blaming(a, r);
@@ -566,7 +593,10 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 	}
 	if (e->rank < 0 && e->users->len == 1)
 		e->rank = g_array_index(e->users, int, 0);
-	e->how = "by the HCA port its NCCL said it uses (NET/IB : Using)";
+	e->how =
+		topo ? "by the HCA port its NCCL uses (NET/IB : Using, or "
+		       "the NIC nearest its GPU in NCCL's topology dump)"
+		     : "by the HCA port its NCCL said it uses (NET/IB : Using)";
 }
 
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)

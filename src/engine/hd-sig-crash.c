@@ -154,11 +154,14 @@ static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
 	const struct hd_frame *f;
 	GString *t;
 
-	if (sig->type != HD_SIGT_FATAL_SIGNAL)
+	/* an exception's stack too (a torchelastic error file, issue 21) */
+	if (sig->type != HD_SIGT_FATAL_SIGNAL && sig->stack < 0)
 		return;
 	f = hd_store_stack(s, sig->stack, &n);
 	if (n) {
-		t = g_string_new("crashing stack, innermost first: ");
+		t = g_string_new(sig->type == HD_SIGT_FATAL_SIGNAL
+					 ? "crashing stack, innermost first: "
+					 : "raising stack, innermost first: ");
 		for (size_t i = 0; i < n && i < 6; i++) {
 			g_string_append_printf(t, "%s%s", i ? " <- " : "",
 					       f[i].name ? f[i].name : "?");
@@ -171,7 +174,7 @@ static void fatal_evidence(const struct hd_store *s, struct hd_verdict *v,
 		hd_verdict_add_evidence(v, sig->rank, NULL, "%s", t->str);
 		g_string_free(t, TRUE);
 	}
-	if (!nccl_frame(s, sig))
+	if (sig->type != HD_SIGT_FATAL_SIGNAL || !nccl_frame(s, sig))
 		return;
 	if (hd_signal_signo(sig) == 7)
 		hd_verdict_add_evidence(

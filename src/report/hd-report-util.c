@@ -172,6 +172,8 @@ const char *hd_report_signal_type_name(enum hd_signal_type t)
 		[HD_SIGT_GPU_STATE] = "gpu_state",
 		[HD_SIGT_FATAL_SIGNAL] = "fatal_signal",
 		[HD_SIGT_PYSPY_THREAD] = "pyspy_thread",
+		[HD_SIGT_GDB_THREAD] = "gdb_thread",
+		[HD_SIGT_COLL_TIMING] = "coll_timing",
 	};
 
 	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])
