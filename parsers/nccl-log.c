@@ -532,6 +532,31 @@ static void ctx_clear(struct nl_ctx *c)
 		g_array_free(c->crash_frames, TRUE);
 }
 
+/*
+ * Whether a last line left without a line end was cut inside a record:
+ * NCCL flushes each line it writes, and glog ends its own, so a torn one
+ * is a file cut while written or copied, and what followed is unknown.
+ * An application's own text (a block-buffered print) is not a record.
+ */
+static bool torn_record(const char *line, size_t n)
+{
+	struct nl_wrap w = { 0 };
+	size_t at = nl_strip_front(line, n, &w), k = at;
+
+	if (find(line, n, "NCCL") || find(line, n, "ProcessGroup"))
+		return true;
+	/* NCCL's "host:pid:tid [dev] " prefix, cut before its name */
+	while (k < n && (is_host_char(line[k]) || line[k] == '.'))
+		k++;
+	if (k > at && k + 1 < n && line[k] == ':' &&
+	    g_ascii_isdigit(line[k + 1]))
+		return true;
+	/* a c10d "[rankN]:" or glog "[E0305 ..." record start */
+	return n > 2 && line[0] == '[' &&
+	       (starts(line + 1, n - 1, "rank") ||
+		(strchr("EWIF", line[1]) && g_ascii_isdigit(line[2])));
+}
+
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
@@ -540,15 +565,23 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	struct nl_ctx c;
 	const char *line;
 	size_t len;
-	bool cut, ok = true;
+	bool cut, torn = false, ok = true;
 
 	ctx_init(&c, store, input);
 	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
 		c.lineno = hd_lines_lineno(lines);
+		if (hd_lines_unterminated(lines))
+			torn = torn_record(line, len);
 		feed_line(&c, line, len, cut);
 	}
 	c.lineno = hd_lines_lineno(lines);
 	finish(&c);
+	if (torn && !err) {
+		c.in->truncated = true;
+		hd_input_warn(
+			c.in, c.lineno,
+			"the file ends inside a record, without a line end: cut while written or copied; what followed is unknown");
+	}
 	if (err) {
 		/* What was read before a read error stays valid. */
 		c.in->truncated = true;

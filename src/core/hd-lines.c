@@ -20,6 +20,7 @@ struct hd_lines {
 	size_t cap;
 	size_t start, end; /* unread bytes are buf[start, end) */
 	bool eof;
+	bool unterminated; /* the last line returned had no line end */
 	bool skipping; /* inside the overflow of a cut line */
 	bool after_cr; /* the last line ended at \r: a \n next belongs to it */
 	/* The first \n at or after start is buf[nl_at] when nl_valid;
@@ -50,6 +51,11 @@ void hd_lines_free(struct hd_lines *l)
 uint64_t hd_lines_lineno(const struct hd_lines *l)
 {
 	return l->lineno;
+}
+
+bool hd_lines_unterminated(const struct hd_lines *l)
+{
+	return l->unterminated;
 }
 
 /* Moves unread bytes to the front and reads more; false at end of input. */
@@ -158,6 +164,7 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 			} else {
 				n = avail;
 				lines_skip(l, n);
+				l->unterminated = true;
 			}
 			l->lineno++;
 			*line = base;

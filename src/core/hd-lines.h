@@ -39,5 +39,11 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 		   bool *cut, GError **error);
 /* The number of the line last returned, from 1. */
 uint64_t hd_lines_lineno(const struct hd_lines *l);
+/*
+ * Whether the line last returned ended at the end of input without a line
+ * end: the file was cut inside that line (a torn write or copy), unless its
+ * writer never ends its last line.
+ */
+bool hd_lines_unterminated(const struct hd_lines *l);
 
 #endif

@@ -74,8 +74,9 @@ static GArray *ranks_on_host(const struct hd_store *s, const char *host,
 /*
  * No network error that is a cause and no crash: IB flush errors alone
  * (the first failure is on another host, or was not pasted), or a
- * connection a peer closed, still show the network failed; at low (flush) or medium
- * (closed) confidence, without a culprit rank when none is shown.
+ * connection a peer closed, still show the network failed; at low
+ * confidence, without a culprit rank (a close blames the peer, whose rank
+ * NCCL does not print).
  */
 void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 {
@@ -116,13 +117,18 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 			v,
 			"nothing: a flush error follows another failure; that failure's WARN (on this host or its peer) is missing");
 	} else if (closed) {
+		/*
+		 * The close names the peer, never the reporter: every rank
+		 * that talked to a process killed without a word (the OOM
+		 * killer's SIGKILL) logs one, the first in file order among
+		 * them.  Low, and no culprit: the peer's log or its silence
+		 * (missing_rank) says who.
+		 */
 		who = hd_sig_who(closed);
 		v = hd_verdict_new(
-			HD_V_NETWORK_FAULT, HD_CONF_MEDIUM,
+			HD_V_NETWORK_FAULT, HD_CONF_LOW,
 			"%s saw its connection closed by peer %s: that peer's process died or the link dropped",
 			who, closed->peer ? closed->peer : "?");
-		if (closed->rank >= 0)
-			hd_verdict_add_culprit(v, closed->rank);
 		hd_sig_cite(s, v, closed);
 		hd_verdict_add_ruled_out(
 			v,
@@ -130,7 +136,11 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	} else {
 		return;
 	}
-	v->score = HD_SCORE_NETWORK;
+	/*
+	 * A close with no culprit ranks below a rank shown missing or
+	 * lagging: it is that rank's death seen from the other side.
+	 */
+	v->score = flush ? HD_SCORE_NETWORK : HD_SCORE_LAGGING - 5.0;
 	g_ptr_array_add(a->verdicts, v);
 }
 

@@ -119,18 +119,29 @@ static int64_t common_timeout(const struct pg_reports *p)
 	return best;
 }
 
-/* Did this rank leave a c10d/NCCL log at all? */
+/*
+ * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
+ * short (a torn last record, a budget) may have lost the very timeout
+ * it is silent about: what the rank did after the cut is unknown.
+ */
 static bool rank_has_log(const struct hd_store *s, int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
+	bool any = false;
 
 	if (!r)
 		return false;
-	for (guint i = 0; i < r->inputs->len; i++)
-		if (hd_store_input(s, g_array_index(r->inputs, uint32_t, i))
-			    ->kind == HD_INPUT_NCCL_LOG)
-			return true;
-	return false;
+	for (guint i = 0; i < r->inputs->len; i++) {
+		const struct hd_input *in = hd_store_input(
+			s, g_array_index(r->inputs, uint32_t, i));
+
+		if (in->kind != HD_INPUT_NCCL_LOG)
+			continue;
+		if (in->truncated)
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 /*

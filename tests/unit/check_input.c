@@ -169,11 +169,15 @@ START_TEST(test_lines_crlf_cut_and_last)
 	ck_assert_uint_eq(len, 1);
 	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
 	ck_assert_uint_eq(len, 0);
+	ck_assert(!hd_lines_unterminated(l));
 	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
 	ck_assert(cut);
+	ck_assert(!hd_lines_unterminated(l));
 	ck_assert_uint_eq(len, HD_LINE_MAX);
 	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
 	ck_assert(!cut);
+	/* the file ends inside its last line */
+	ck_assert(hd_lines_unterminated(l));
 	ck_assert_uint_eq(len, strlen("last-no-newline"));
 	ck_assert(memcmp(line, "last-no-newline", len) == 0);
 	ck_assert_uint_eq(hd_lines_lineno(l), 5);
