@@ -129,6 +129,26 @@ def main(root):
     for r in range(1, 4):
         write(os.path.join(base, "rank%d.log" % r), restart[r])
 
+    # adv4: two 4-rank jobs side by side on one 8-GPU node, logging into
+    # one directory: missing-rank on GPUs 0-3, lagging-rank on GPUs 4-7
+    # (its own pids, commId and bus ids, five minutes later).  Every rank
+    # number is in both jobs, through two logs.
+    lagging = [read(os.path.join(root, "lagging-rank", "rank%d.log" % r))
+               for r in range(4)]
+
+    def other_job(line):
+        line = re.sub(r"^node-a:40([0-9][0-9]):40", r"node-a:50\1:50", line)
+        line = re.sub(r"cudaDev ([0-3]) nvmlDev ([0-3]) busId [0-9a-f]b000",
+                      lambda m: "cudaDev %d nvmlDev %d busId %x000" % (
+                          int(m.group(1)) + 4, int(m.group(2)) + 4,
+                          0x9b + 0x20 * int(m.group(1))), line)
+        return line.replace(" 14:32:1", " 14:37:1")
+    base = os.path.join(root, "two-jobs")
+    for r in range(4):
+        write(os.path.join(base, "job-a", "rank%d.log" % r), ranks[r])
+        write(os.path.join(base, "job-b", "rank%d.log" % r),
+              [other_job(l) for l in lagging[r]])
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")
