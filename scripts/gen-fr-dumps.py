@@ -643,6 +643,27 @@ def fixtures(out):
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)
 
+    # tp-hang (adv4): 8 ranks, the world PG and two tensor-parallel PGs
+    # ("1": 0-3, "2": 4-7).  Rank 5 never enqueues seq 6 of PG 2, so 4, 6
+    # and 7 wait there; ranks 0-3 finish their TP op and wait in world seq
+    # 6, which 4-7 never reach.  The root is rank 5 alone.
+    def tp_pgs(i):
+        pgs = world(8)
+        pgs["1" if i < 4 else "2"] = ("tp", [0, 1, 2, 3] if i < 4
+                                      else [4, 5, 6, 7])
+        return pgs
+    rs = [Rank(i, tp_pgs(i)) for i in range(8)]
+    for r in rs:
+        tp = "1" if r.rank < 4 else "2"
+        allreduces([r], "0", 5)
+        allreduces([r], tp, 5)
+        if tp == "1":
+            r.op(tp, *AR)
+            r.op("0", *AR, state="scheduled")
+        elif r.rank != 5:
+            r.op(tp, *AR, state="scheduled")
+        write(os.path.join(out, "tp-hang", nt(r.rank)), r.pickle())
+
     # versions: one healthy 2-op dump per layout, rank 0 of {0, 1}.
     vdir = os.path.join(out, "versions")
     for v in ("2.3", "2.5", "2.6", "2.9", "2.10"):
