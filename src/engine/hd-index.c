@@ -321,7 +321,61 @@ void hd_index_free(struct hd_index *ix)
 	g_array_unref(ix->links);
 	g_free(ix->partner);
 	g_hash_table_unref(ix->rank_inputs);
+	if (ix->last_active)
+		g_hash_table_unref(ix->last_active);
 	g_free(ix);
+}
+
+static void last_active_fill(struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+
+	ix->last_active = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+						NULL, g_free);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		const int64_t ns[] = { op->t_enqueue_ns, op->t_start_ns,
+				       op->t_end_ns };
+		int64_t *last = NULL;
+
+		if (op->rank < 0)
+			continue;
+		for (size_t k = 0; k < G_N_ELEMENTS(ns); k++) {
+			struct hd_time t = hd_op_time(s, op, ns[k]);
+
+			if (!hd_time_known(t) || t.clock >= HD_CLOCK_COUNT)
+				continue;
+			if (!last) {
+				last = g_hash_table_lookup(
+					ix->last_active,
+					GINT_TO_POINTER(op->rank));
+				if (!last) {
+					last = g_new(int64_t, HD_CLOCK_COUNT);
+					for (int c = 0; c < HD_CLOCK_COUNT; c++)
+						last[c] = INT64_MIN;
+					g_hash_table_insert(
+						ix->last_active,
+						GINT_TO_POINTER(op->rank),
+						last);
+				}
+			}
+			if (t.ns > last[t.clock])
+				last[t.clock] = t.ns;
+		}
+	}
+}
+
+struct hd_time hd_index_last_active(struct hd_index *ix, int rank,
+				    enum hd_clock clock)
+{
+	const int64_t *last;
+
+	if (!ix->last_active)
+		last_active_fill(ix);
+	last = g_hash_table_lookup(ix->last_active, GINT_TO_POINTER(rank));
+	if (!last || clock >= HD_CLOCK_COUNT)
+		return hd_time_none();
+	return hd_time_make(last[clock], clock);
 }
 
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,

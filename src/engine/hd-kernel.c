@@ -601,7 +601,8 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 {
-	if (!from_kernel(s, sig))
+	/* context: a link coming up, a record of an earlier boot */
+	if (!from_kernel(s, sig) || sig->cat == HD_SIG_INFO)
 		return false;
 	switch (sig->type) {
 	case HD_SIGT_XID:
@@ -626,11 +627,40 @@ static void event_clear(struct event *e)
 	e->users = NULL;
 }
 
+/*
+ * An event joined to a rank that was seen working well after it (a
+ * journal or kern.log that reaches back days, to an Xid before a reboot)
+ * did not stop that rank: a note, never a cause.
+ */
+static bool outlived(struct hd_index *ix, struct hd_analysis *a,
+		     const struct event *e, guint *n)
+{
+	struct hd_time last;
+	g_autofree char *src = NULL;
+	g_autofree char *at = NULL;
+	g_autofree char *later = NULL;
+
+	if (e->rank < 0 || !hd_sig_outlived(ix, e->sig, e->rank, &last))
+		return false;
+	if ((*n)++)
+		return true;
+	src = hd_prov_format(ix->store, &e->sig->prov);
+	at = hd_time_format(e->sig->time, 0);
+	later = hd_time_format(last, 0);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"%s (%s, at %s, joined to rank %d %s) is not a cause: rank %d was seen working at %s, after it",
+			e->sig->text ? e->sig->text : "a kernel event", src, at,
+			e->rank, e->how ? e->how : "", e->rank, later));
+	return true;
+}
+
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
-	guint same = 0, after = 0;
+	guint same = 0, after = 0, old = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -653,6 +683,10 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		} else {
 			e.rank = join_rank(s, sig, e.host, &e.how);
 			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
+		}
+		if (outlived(ix, a, &e, &old)) {
+			event_clear(&e);
+			continue;
 		}
 		if (!best.sig || event_weight(&e) > event_weight(&best)) {
 			event_clear(&best);

@@ -212,12 +212,43 @@ static void crash_decision_clear(struct crash_decision *d)
 }
 
 /*
- * Chooses which rank failed first among the failures that start trouble
- * (is_crash_cause()), by time where the clocks compare.  False when there
- * is none; else fills *d (crash_decision_clear() it).
+ * A failure whose rank is seen working well after it (an error file of an
+ * earlier attempt beside this hang's dumps): not a cause.  The first one
+ * and how many, for the note.
  */
-static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
+struct outlived {
+	const struct hd_signal *first;
+	struct hd_time last; /* first's rank's later work */
+	guint n;
+};
+
+static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
+			   struct outlived *o)
 {
+	struct hd_time last;
+
+	if (!hd_sig_outlived(ix, sig, sig->rank, &last))
+		return false;
+	if (o) {
+		if (!o->first) {
+			o->first = sig;
+			o->last = last;
+		}
+		o->n++;
+	}
+	return true;
+}
+
+/*
+ * Chooses which rank failed first among the failures that start trouble
+ * (is_crash_cause()) and that their rank did not outlive, by time where
+ * the clocks compare.  False when there is none; else fills *d
+ * (crash_decision_clear() it).
+ */
+static bool crash_decide(struct hd_index *ix, struct crash_decision *d,
+			 struct outlived *o)
+{
+	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = NULL;
 	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
 	guint timeouts = 0, closed_naming = 0, rankless = 0;
@@ -246,6 +277,8 @@ static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
 		    sig->type != HD_SIGT_OOM &&
 		    sig->type != HD_SIGT_PROXY_DIED &&
 		    sig->type != HD_SIGT_FATAL_SIGNAL)
+			continue;
+		if (crash_outlived(ix, sig, o))
 			continue;
 		if (sig->rank >= 0)
 			g_array_append_val(crashed, sig->rank);
@@ -358,9 +391,10 @@ static char *crash_summary(const struct hd_store *s,
 }
 
 /* The verdict of decision d, with the failures cited.  (transfer full) */
-static struct hd_verdict *crash_build(const struct hd_store *s,
+static struct hd_verdict *crash_build(struct hd_index *ix,
 				      const struct crash_decision *d)
 {
+	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = d->first;
 	g_autofree char *summary = crash_summary(s, d);
 	struct hd_verdict *v =
@@ -383,7 +417,8 @@ static struct hd_verdict *crash_build(const struct hd_store *s,
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank < 0 || !is_crash_cause(s, sig))
+		if (sig->rank < 0 || !is_crash_cause(s, sig) ||
+		    crash_outlived(ix, sig, NULL))
 			continue;
 		if (d->shape == CRASH_TIE
 			    ? !g_ptr_array_find(d->firsts, sig, NULL)
@@ -416,12 +451,36 @@ static struct hd_verdict *crash_build(const struct hd_store *s,
 	return v;
 }
 
+/* Says which failures were set aside as outlived by their ranks. */
+static void note_outlived(const struct hd_store *s, struct hd_analysis *a,
+			  const struct outlived *o)
+{
+	g_autofree char *src = NULL;
+	g_autofree char *at = NULL;
+	g_autofree char *later = NULL;
+
+	if (!o->n)
+		return;
+	src = hd_prov_format(s, &o->first->prov);
+	at = hd_time_format(o->first->time, 0);
+	later = hd_time_format(o->last, 0);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"rank %d's failure at %s (%s) is not a cause: the rank was seen working at %s, after it (a failure of an earlier process life, such as a previous attempt's error file); %u such failure%s set aside",
+			o->first->rank, at, src, later, o->n,
+			o->n == 1 ? "" : "s"));
+}
+
 void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
 	struct crash_decision d;
+	struct outlived o = { 0 };
+	bool found = crash_decide(ix, &d, &o);
 
-	if (!crash_decide(ix->store, &d))
+	note_outlived(ix->store, a, &o);
+	if (!found)
 		return;
-	g_ptr_array_add(a->verdicts, crash_build(ix->store, &d));
+	g_ptr_array_add(a->verdicts, crash_build(ix, &d));
 	crash_decision_clear(&d);
 }

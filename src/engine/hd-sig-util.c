@@ -301,3 +301,14 @@ char *hd_sig_peer_host(const char *peer)
 		*dot = '\0';
 	return h;
 }
+
+bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig,
+		     int rank, struct hd_time *last)
+{
+	if (rank < 0 || !hd_time_known(sig->time) ||
+	    sig->time.clock >= HD_CLOCK_COUNT)
+		return false;
+	*last = hd_index_last_active(ix, rank, (enum hd_clock)sig->time.clock);
+	return hd_time_order(sig->time, *last, HD_SCOPE_APART,
+			     HD_SIG_OUTLIVED_NS) == HD_ORDER_BEFORE;
+}
