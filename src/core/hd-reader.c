@@ -61,6 +61,7 @@ struct hd_reader {
 	bool head_done;
 
 	uint64_t consumed;
+	uint64_t nul_skipped; /* NUL bytes skipped as no content */
 	bool eof;
 
 	/* The budget (hd_reader_set_budget()) and what it has seen. */
@@ -714,8 +715,26 @@ const char *hd_reader_path(const struct hd_reader *r)
 	return r->path;
 }
 
+/* Drops the NUL bytes at the start of the head; true when it held only them. */
+static bool head_skip_nul(struct hd_reader *r)
+{
+	size_t z = 0;
+
+	while (z < r->head_len && r->head[z] == 0)
+		z++;
+	if (!z)
+		return false;
+	memmove(r->head, r->head + z, r->head_len - z);
+	r->head_len -= z;
+	r->nul_skipped += z;
+	r->consumed += z;
+	return r->head_len == 0;
+}
+
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 {
+	bool leading = true; /* still at the start of the stream */
+
 	if (!r->head_done) {
 		while (r->head_len < HD_READER_HEAD_MAX) {
 			ssize_t n =
@@ -727,11 +746,23 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 			if (n == 0)
 				break;
 			r->head_len += n;
+			if (leading)
+				leading = head_skip_nul(r);
 		}
 		r->head_done = true;
 	}
 	*len = r->head_len;
 	return r->head;
+}
+
+uint64_t hd_reader_nul_skipped(const struct hd_reader *r)
+{
+	return r->nul_skipped;
+}
+
+void hd_reader_add_nul(struct hd_reader *r, uint64_t n)
+{
+	r->nul_skipped += n;
 }
 
 ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)

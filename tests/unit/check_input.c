@@ -472,6 +472,70 @@ START_TEST(test_lines_cr_cut)
 }
 END_TEST
 
+/*
+ * adv4: NUL bytes are holes a writer left, not text.  A log truncated by
+ * logrotate's copytruncate while its writer kept its offset starts with
+ * megabytes of zeros; a crash leaves zeros where unflushed lines were.
+ * The run is skipped and counted, a line that reaches one stops there
+ * (unterminated), and the text after the hole keeps the line's number.
+ */
+START_TEST(test_lines_nul_holes)
+{
+	static const char holes[] = "one\n\0\0\0two\nthr\0\0ee\n\0\0";
+	GString *big = g_string_new(NULL);
+	uint64_t count;
+	g_autofree char *got = all_lines(holes, sizeof(holes) - 1, &count);
+	g_autofree char *after = NULL;
+
+	ck_assert_str_eq(got, "one|two|thr|ee|");
+	/* "thr" and "ee" are one line of the file, split by the hole */
+	ck_assert_uint_eq(count, 3);
+	/* a hole longer than a line and than the buffer keeps what follows */
+	g_string_append(big, "first\n");
+	g_string_set_size(big, big->len + 3 * 1024 * 1024);
+	memset(big->str + 6, 0, 3 * 1024 * 1024);
+	g_string_append(big, "after the hole\n");
+	after = all_lines(big->str, big->len, &count);
+	ck_assert_str_eq(after, "first|after the hole|");
+	ck_assert_uint_eq(count, 2);
+	g_string_free(big, TRUE);
+}
+END_TEST
+
+/* A stream that starts with NULs: the head is the text after them. */
+START_TEST(test_head_skips_nul)
+{
+	GString *in = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	const uint8_t *head;
+	size_t len = 0;
+
+	g_string_set_size(in, 10000);
+	memset(in->str, 0, 10000);
+	g_string_append(in, "node-a:1:1 [0] NCCL INFO NCCL version 2.21.5\n");
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(in->str, in->len, NULL);
+
+		head = hd_reader_head(r, &len, &err);
+		ck_assert_ptr_null(err);
+		ck_assert_uint_eq(len, in->len - 10000);
+		ck_assert(memcmp(head, "node-a:", 7) == 0);
+		ck_assert_uint_eq(hd_reader_nul_skipped(r), 10000);
+	}
+	{
+		/* only zeros: nothing is left, and they are counted */
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(in->str, 10000, NULL);
+
+		head = hd_reader_head(r, &len, &err);
+		ck_assert_uint_eq(len, 0);
+		ck_assert_uint_eq(hd_reader_nul_skipped(r), 10000);
+	}
+	g_string_free(in, TRUE);
+}
+END_TEST
+
 /* Any one byte changed, added or dropped changes the digest. */
 START_TEST(test_digest_differs)
 {
@@ -1085,6 +1149,8 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_lines_crlf_cut_and_last);
 	tcase_add_test(tc, test_trailing_after_compressed);
 	tcase_add_test(tc, test_members_then_padding);
+	tcase_add_test(tc, test_lines_nul_holes);
+	tcase_add_test(tc, test_head_skips_nul);
 	tcase_add_test(tc, test_lines_cr_only);
 	tcase_add_test(tc, test_lines_cr_cut);
 	tcase_add_test(tc, test_discover_unreadable_listed);
