@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
@@ -104,20 +105,104 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	       k == HD_INPUT_GPU_STATE;
 }
 
-/* Whether some rank ran on host. */
-static bool known_host(const struct hd_store *s, const char *host)
+/*
+ * What the joins look up, built once per run so that an Xid storm (one
+ * line per channel, hundreds of thousands) against thousands of ranks
+ * costs a lookup per event, not a walk over every rank.
+ */
+struct kctx {
+	const struct hd_store *s;
+	struct hd_analysis *a;
+	/* host -> GPtrArray of const struct hd_rank *, by rank */
+	GHashTable *by_host;
+	/* input index -> the host its path names, or "" none */
+	GHashTable *path_host;
+	GPtrArray *net; /* the NET_DEVICES signals */
+	/* rank -> the top verdict blaming it, filled on first use */
+	GHashTable *blamed;
+	/* "host\tport" -> struct port_memo */
+	GHashTable *ports;
+};
+
+struct port_memo {
+	GArray *users; /* int, ascending */
+	bool topo;
+};
+
+static void port_memo_free(gpointer p)
+{
+	struct port_memo *m = p;
+
+	g_array_unref(m->users);
+	g_free(m);
+}
+
+static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
+{
+	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
+	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static void kctx_init(struct kctx *k, const struct hd_store *s,
+		      struct hd_analysis *a)
 {
 	GHashTableIter it;
-	gpointer k, v;
+	gpointer key, v;
 
+	k->s = s;
+	k->a = a;
+	k->by_host = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+					   (GDestroyNotify)g_ptr_array_unref);
+	k->path_host = g_hash_table_new(g_direct_hash, g_direct_equal);
+	k->net = g_ptr_array_new();
+	k->blamed = NULL;
+	k->ports = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 port_memo_free);
 	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	while (g_hash_table_iter_next(&it, &key, &v)) {
+		struct hd_rank *r = v;
+		GPtrArray *on;
 
-		if (r->host && strcmp(r->host, host) == 0)
-			return true;
+		if (!r->host)
+			continue;
+		on = g_hash_table_lookup(k->by_host, r->host);
+		if (!on) {
+			on = g_ptr_array_new();
+			g_hash_table_insert(k->by_host, hd_unconst(r->host),
+					    on);
+		}
+		g_ptr_array_add(on, r);
 	}
-	return false;
+	g_hash_table_iter_init(&it, k->by_host);
+	while (g_hash_table_iter_next(&it, &key, &v))
+		g_ptr_array_sort(v, compare_rank_ptr);
+	for (guint i = 0; i < s->signals->len; i++)
+		if (hd_sig_at(s, i)->type == HD_SIGT_NET_DEVICES)
+			g_ptr_array_add(k->net, hd_unconst(hd_sig_at(s, i)));
+}
+
+static void kctx_clear(struct kctx *k)
+{
+	g_hash_table_unref(k->by_host);
+	g_hash_table_unref(k->path_host);
+	g_ptr_array_unref(k->net);
+	if (k->blamed)
+		g_hash_table_unref(k->blamed);
+	g_hash_table_unref(k->ports);
+}
+
+/* The ranks that ran on host, by rank, or NULL.  (transfer none) */
+static const GPtrArray *on_host(const struct kctx *k, const char *host)
+{
+	return host ? g_hash_table_lookup(k->by_host, host) : NULL;
+}
+
+/* Whether some rank ran on host. */
+static bool known_host(const struct kctx *k, const char *host)
+{
+	return on_host(k, host) != NULL;
 }
 
 /*
@@ -125,28 +210,33 @@ static bool known_host(const struct hd_store *s, const char *host)
  * file's path that names a host the ranks ran on ("hosts/node-b/dmesg",
  * "node-b.dmesg").  *by_name says it came from the path.
  */
-static const char *event_host(const struct hd_store *s,
+static const char *event_host(const struct kctx *k,
 			      const struct hd_signal *sig, bool *by_name)
 {
-	const struct hd_input *in = hd_store_input(s, sig->prov.input);
+	const struct hd_input *in = hd_store_input(k->s, sig->prov.input);
+	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);
+	const char *found = g_hash_table_lookup(k->path_host, key);
 	g_auto(GStrv) parts = NULL;
-	const char *found = NULL;
 
 	*by_name = false;
 	if (sig->host)
 		return sig->host;
-	if (!in->path)
-		return NULL;
-	parts = g_strsplit(in->path, "/", -1);
-	for (guint i = 0; parts[i]; i++) {
-		char *dot = strchr(parts[i], '.');
+	if (!found) {
+		found = "";
+		parts = in->path ? g_strsplit(in->path, "/", -1) : NULL;
+		for (guint i = 0; parts && parts[i]; i++) {
+			char *dot = strchr(parts[i], '.');
 
-		if (dot && parts[i + 1] == NULL)
-			*dot = '\0'; /* "node-b.dmesg.txt" -> "node-b" */
-		if (parts[i][0] && known_host(s, parts[i]))
-			found = hd_intern(parts[i]); /* the deepest wins */
+			if (dot && parts[i + 1] == NULL)
+				*dot = '\0'; /* "node-b.dmesg.txt" -> "node-b" */
+			if (parts[i][0] && known_host(k, parts[i]))
+				found = hd_intern(parts[i]); /* the deepest */
+		}
+		g_hash_table_insert(k->path_host, key, hd_unconst(found));
 	}
-	*by_name = found != NULL;
+	if (!found[0])
+		return NULL;
+	*by_name = true;
 	return found;
 }
 
@@ -174,23 +264,17 @@ static bool same_bus(const char *nccl, const char *pci)
 }
 
 /* The rank a kernel event on host belongs to, or -1; *how says by what. */
-static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
+static int join_rank(const struct kctx *k, const struct hd_signal *sig,
 		     const char *host, const char **how)
 {
-	GHashTableIter it;
-	gpointer k, v;
+	const GPtrArray *on = on_host(k, host);
 	int by_pid = -1, by_bus = -1;
 	guint nbus = 0;
 
 	*how = NULL;
-	if (!host)
-		return -1;
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	for (guint i = 0; on && i < on->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(on, i);
 
-		if (!r->host || strcmp(r->host, host) != 0)
-			continue;
 		if (sig->pid > 0 && r->pid == sig->pid)
 			by_pid = r->rank;
 		if (sig->device && same_bus(r->bus_id, sig->device)) {
@@ -210,37 +294,43 @@ static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
 }
 
 /* The ranks that ran on host, ascending.  (transfer full) */
-static GArray *ranks_on(const struct hd_store *s, const char *host)
+static GArray *ranks_on(const struct kctx *k, const char *host)
 {
+	const GPtrArray *on = on_host(k, host);
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
-	GHashTableIter it;
-	gpointer k, v;
 
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-
-		if (r->host && strcmp(r->host, host) == 0)
-			g_array_append_val(out, r->rank);
-	}
-	g_array_sort(out, hd_compare_int);
+	for (guint i = 0; on && i < on->len; i++)
+		g_array_append_val(
+			out, ((const struct hd_rank *)g_ptr_array_index(on, i))
+				     ->rank);
 	return out;
 }
 
-/* The top verdict so far that blames rank, or NULL.  (transfer none) */
-static const struct hd_verdict *blaming(const struct hd_analysis *a, int rank)
+/*
+ * The top verdict the checks before this one gave that blames rank, or
+ * NULL.  (transfer none)
+ */
+static const struct hd_verdict *blaming(struct kctx *k, int rank)
 {
-	const struct hd_verdict *best = NULL;
+	if (!k->blamed) {
+		k->blamed = g_hash_table_new(g_direct_hash, g_direct_equal);
+		for (guint i = 0; i < k->a->verdicts->len; i++) {
+			const struct hd_verdict *v =
+				g_ptr_array_index(k->a->verdicts, i);
 
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+			for (guint c = 0; c < v->culprits->len; c++) {
+				gpointer r = GINT_TO_POINTER(
+					g_array_index(v->culprits, int, c));
+				const struct hd_verdict *best =
+					g_hash_table_lookup(k->blamed, r);
 
-		for (guint c = 0; c < v->culprits->len; c++)
-			if (g_array_index(v->culprits, int, c) == rank &&
-			    (!best || v->score > best->score))
-				best = v;
+				if (!best || v->score > best->score)
+					g_hash_table_insert(k->blamed, r,
+							    hd_unconst(v));
+			}
+		}
 	}
-	return best;
+	return g_hash_table_lookup(k->blamed, GINT_TO_POINTER(rank));
 }
 
 struct event {
@@ -350,16 +440,17 @@ static char *what(const struct event *e, const char *whose)
  * blames is context for the top such verdict: it gets the line as
  * evidence, saying what it does not show.
  */
-static void add_context(const struct hd_store *s, struct hd_analysis *a,
+static void add_context(const struct kctx *k, struct hd_analysis *a,
 			const struct event *e, const char *what_text)
 {
+	const struct hd_store *s = k->s;
 	struct hd_verdict *top = NULL;
 	g_autoptr(GArray) on = NULL;
 	g_autofree char *src = NULL;
 
 	if (e->blamed || !e->host)
 		return;
-	on = ranks_on(s, e->host);
+	on = ranks_on(k, e->host);
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
@@ -367,9 +458,9 @@ static void add_context(const struct hd_store *s, struct hd_analysis *a,
 		    (top && v->score <= top->score))
 			continue;
 		for (guint c = 0; c < v->culprits->len; c++)
-			for (guint k = 0; k < on->len; k++)
+			for (guint j = 0; j < on->len; j++)
 				if (g_array_index(v->culprits, int, c) ==
-				    g_array_index(on, int, k))
+				    g_array_index(on, int, j))
 					top = v;
 	}
 	if (!top)
@@ -381,9 +472,10 @@ static void add_context(const struct hd_store *s, struct hd_analysis *a,
 		what_text);
 }
 
-static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
+static void verdict_for(const struct kctx *k, struct hd_analysis *a,
 			const struct event *e, guint same)
 {
+	const struct hd_store *s = k->s;
 	const struct hd_signal *sig = e->sig;
 	enum hd_verdict_kind kind =
 		sig->type == HD_SIGT_HOST_OOM ? HD_V_RANK_CRASHED
@@ -395,7 +487,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a");
 	struct hd_verdict *v;
 
-	add_context(s, a, e, w);
+	add_context(k, a, e, w);
 
 	if (e->blamed) {
 		g_autofree char *head = g_strndup(
@@ -424,7 +516,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		v->score = HD_SCORE_LAGGING - 5.0;
 	} else if (e->users && e->host) {
 		/* a port: say whose host it is, not who used it */
-		g_autoptr(GArray) on = ranks_on(s, e->host);
+		g_autoptr(GArray) on = ranks_on(k, e->host);
 		g_autofree char *hr = on->len ? hd_ranks_text(on, 8) : NULL;
 
 		v = hd_verdict_new(
@@ -460,7 +552,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
 			    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
 				continue;
-			h = event_host(s, c, &by_name);
+			h = event_host(k, c, &by_name);
 			if (h != e->host || (c->device && e->sig->device &&
 					     c->device != e->sig->device))
 				continue;
@@ -497,21 +589,19 @@ static bool lists_port(const char *text, const char *dev)
 }
 
 /* The rank of a process NCCL named, by its rank or its host and pid. */
-static int rank_of_proc(const struct hd_store *s, const struct hd_signal *sig)
+static int rank_of_proc(const struct kctx *k, const struct hd_signal *sig)
 {
-	GHashTableIter it;
-	gpointer k, v;
+	const GPtrArray *on;
 
 	if (sig->rank >= 0)
 		return sig->rank;
-	if (!sig->host || sig->pid <= 0)
+	if (sig->pid <= 0)
 		return -1;
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	on = on_host(k, sig->host);
+	for (guint i = 0; on && i < on->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(on, i);
 
-		if (r->host && strcmp(r->host, sig->host) == 0 &&
-		    r->pid == sig->pid)
+		if (r->pid == sig->pid)
 			return r->rank;
 	}
 	return -1;
@@ -536,24 +626,36 @@ static const char *net_host(const struct hd_store *s,
  * The ranks on host whose NCCL said it uses HCA port dev, ascending;
  * *topo says whether an NCCL topology dump named one of them.
  */
-static GArray *port_users(const struct hd_store *s, const char *host,
-			  const char *dev, bool *topo)
+static GArray *port_users(struct kctx *k, const char *host, const char *dev,
+			  bool *topo)
 {
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	const struct hd_store *s = k->s;
+	g_autofree char *key = NULL;
+	struct port_memo *m;
+	GArray *out;
 
 	*topo = false;
-	for (guint i = 0; host && dev && i < s->signals->len; i++) {
-		const struct hd_signal *sig = hd_sig_at(s, i);
+	if (!host || !dev)
+		return g_array_new(FALSE, FALSE, sizeof(int));
+	/* a port that flaps is asked about once per flap: walk once */
+	key = g_strdup_printf("%s\t%s", host, dev);
+	m = g_hash_table_lookup(k->ports, key);
+	if (m) {
+		*topo = m->topo;
+		return g_array_ref(m->users);
+	}
+	out = g_array_new(FALSE, FALSE, sizeof(int));
+	for (guint i = 0; i < k->net->len; i++) {
+		const struct hd_signal *sig = g_ptr_array_index(k->net, i);
 		const char *h;
 		int r;
 
-		if (sig->type != HD_SIGT_NET_DEVICES ||
-		    !lists_port(sig->text, dev))
+		if (!lists_port(sig->text, dev))
 			continue;
 		h = net_host(s, sig);
 		if (!h || strcmp(h, host) != 0)
 			continue;
-		r = rank_of_proc(s, sig);
+		r = rank_of_proc(k, sig);
 		if (r < 0)
 			continue;
 		g_array_append_val(out, r);
@@ -567,6 +669,10 @@ static GArray *port_users(const struct hd_store *s, const char *host,
 			g_array_remove_index(out, i);
 		else
 			i++;
+	m = g_new(struct port_memo, 1);
+	m->users = g_array_ref(out);
+	m->topo = *topo;
+	g_hash_table_insert(k->ports, g_steal_pointer(&key), m);
 	return out;
 }
 
@@ -575,15 +681,14 @@ static GArray *port_users(const struct hd_store *s, const char *host,
  * already blames; else the one rank that uses it.  A port does not explain
  * a rank that never entered a collective, so only network_fault counts.
  */
-static void join_port(const struct hd_analysis *a, struct event *e)
+static void join_port(struct kctx *k, struct event *e)
 {
-	const struct hd_store *s = a->store;
 	bool topo;
 
-	e->users = port_users(s, e->host, e->sig->device, &topo);
+	e->users = port_users(k, e->host, e->sig->device, &topo);
 	for (guint i = 0; i < e->users->len; i++) {
 		int r = g_array_index(e->users, int, i);
-		const struct hd_verdict *v = blaming(a, r);
+		const struct hd_verdict *v = blaming(k, r);
 
 		if (v && v->kind == HD_V_NETWORK_FAULT) {
 			e->rank = r;
@@ -661,7 +766,9 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
 	guint same = 0, after = 0, old = 0;
+	struct kctx k;
 
+	kctx_init(&k, s, a);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
@@ -670,7 +777,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			continue;
 		e.sig = sig;
 		e.rank = -1;
-		e.host = event_host(s, sig, &e.by_name);
+		e.host = event_host(&k, sig, &e.by_name);
 		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
 						 : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
@@ -679,10 +786,10 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		}
 		if (sig->type == HD_SIGT_LINK_EVENT ||
 		    sig->type == HD_SIGT_IB_COUNTERS) {
-			join_port(a, &e);
+			join_port(&k, &e);
 		} else {
-			e.rank = join_rank(s, sig, e.host, &e.how);
-			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
+			e.rank = join_rank(&k, sig, e.host, &e.how);
+			e.blamed = e.rank >= 0 ? blaming(&k, e.rank) : NULL;
 		}
 		if (outlived(ix, a, &e, &old)) {
 			event_clear(&e);
@@ -701,8 +808,10 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			g_strdup_printf(
 				"%u Xid 45 report%s in kernel logs (cleanup after an earlier error or a kill): not a cause",
 				after, after == 1 ? "" : "s"));
-	if (!best.sig)
+	if (!best.sig) {
+		kctx_clear(&k);
 		return;
+	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
@@ -710,6 +819,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		    sig->code == best.sig->code)
 			same++;
 	}
-	verdict_for(s, a, &best, same);
+	verdict_for(&k, a, &best, same);
 	event_clear(&best);
+	kctx_clear(&k);
 }
