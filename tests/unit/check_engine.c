@@ -1322,7 +1322,7 @@ static bool names_culprit(const struct hd_analysis *a, int rank)
  * the culprit's dump cut gave no_fault.
  */
 static void cut_every_offset(const char *fixture, const char *victim, int rank,
-			     bool want_hang)
+			     bool want_hang, size_t step)
 {
 	g_autofree char *src = hd_test_path(fixture);
 	g_autofree char *tmp = g_dir_make_tmp("hd-cut-XXXXXX", NULL);
@@ -1347,7 +1347,7 @@ static void cut_every_offset(const char *fixture, const char *victim, int rank,
 	g_dir_close(d);
 	cut = g_build_filename(tmp, victim, NULL);
 	ck_assert(g_file_get_contents(cut, &whole, &len, NULL));
-	for (size_t at = 0; at < len; at++) {
+	for (size_t at = 0; at < len; at += step) {
 		char *paths[] = { tmp, NULL };
 		g_autoptr(GPtrArray) problems =
 			g_ptr_array_new_with_free_func(g_free);
@@ -1385,13 +1385,27 @@ static void cut_every_offset(const char *fixture, const char *victim, int rank,
 START_TEST(test_cut_dumps_never_blamed)
 {
 	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0,
-			 false);
+			 false, 1);
 	cut_every_offset("tests/data/fr/missing-rank", "nccl_trace_rank_2", 2,
-			 true);
+			 true, 1);
 	cut_every_offset("tests/data/fr/json-variant",
-			 "comm_lib_trace_rank_1.json", 1, true);
+			 "comm_lib_trace_rank_1.json", 1, true, 1);
 	cut_every_offset("tests/data/fr/json-variant",
-			 "comm_lib_trace_rank_0.json", 0, false);
+			 "comm_lib_trace_rank_0.json", 0, false, 1);
+}
+END_TEST
+
+/*
+ * adv4: a profiler trace cut anywhere (every 61 bytes: 380 cuts) beside
+ * three whole ones is never no_fault and never blames its rank.  Cut
+ * before its first kernel, a trace's relative stamps (baseTimeNanoseconds
+ * is at its end) were taken for January 1970: the trace was set apart as
+ * another incident's, and the rest was no_fault.
+ */
+START_TEST(test_cut_traces_never_healthy)
+{
+	cut_every_offset("tests/data/kineto/occasional-eraC",
+			 "rank1.pt.trace.json", 1, true, 61);
 }
 END_TEST
 
@@ -1587,6 +1601,7 @@ static Suite *engine_suite(void)
 	suite_add_tcase(s, slow);
 	/* thousands of loads: a guard against a hang, not a timing */
 	tcase_add_test(cuts, test_cut_dumps_never_blamed);
+	tcase_add_test(cuts, test_cut_traces_never_healthy);
 	tcase_set_timeout(cuts, 600);
 	suite_add_tcase(s, cuts);
 	/*
