@@ -659,6 +659,17 @@ void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 	r->max_decoded = max_bytes;
 	r->max_ratio = max_ratio;
 	r->budget_what = what;
+	/*
+	 * The head was decoded before the kind, and so the budget, was
+	 * known: a budget below it (HANGDOC_MAX_INPUT_SIZE=1K) holds too.
+	 */
+	if (r->decoded > max_bytes && !r->refusal) {
+		g_autofree char *size = size_text(max_bytes);
+
+		r->refusal = g_strdup_printf(
+			"more than %s decoded, the budget for %s; the rest is not read",
+			size, what);
+	}
 }
 
 void hd_reader_set_pool(struct hd_reader *r, struct hd_budget_pool *pool,
@@ -771,6 +782,19 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 
 	if (n == 0)
 		return 0;
+	/*
+	 * A budget below the head (hd_reader_set_budget()): the head is
+	 * handed out up to the budget, as decode() would have, then refused.
+	 */
+	if (r->refusal && r->decoded > r->max_decoded &&
+	    r->head_pos < r->head_len) {
+		if (r->head_pos >= r->max_decoded) {
+			g_set_error_literal(error, HD_ERROR, HD_ERROR_TOO_BIG,
+					    r->refusal);
+			return -1;
+		}
+		n = MIN(n, r->max_decoded - r->head_pos);
+	}
 	if (r->head_pos < r->head_len) {
 		size_t take = MIN(n, r->head_len - r->head_pos);
 
