@@ -166,6 +166,9 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	if (hd_reader_trailing(rd))
 		hd_input_warn(hd_store_input(part->store, 0), 0, "%s",
 			      hd_reader_trailing(rd));
+	if (hd_reader_encoding(rd))
+		hd_input_warn(hd_store_input(part->store, 0), 0,
+			      "%s text, read as UTF-8", hd_reader_encoding(rd));
 	if (hd_reader_nul_skipped(rd))
 		hd_input_warn(
 			hd_store_input(part->store, 0), 0,

@@ -111,6 +111,14 @@ bool hd_reader_refused_by_pool(const struct hd_reader *r);
 const char *hd_reader_trailing(const struct hd_reader *r);
 
 /*
+ * "UTF-16LE" or "UTF-16BE" when the decoded stream is UTF-16 text (a
+ * byte-order mark, or ASCII with every other byte 0: what PowerShell 5's
+ * ">" and some converters write), handed out transcoded to UTF-8; NULL
+ * when it is handed out as it is.  Known once the head was read.
+ */
+const char *hd_reader_encoding(const struct hd_reader *r);
+
+/*
  * NUL bytes skipped as no content: at the start of the stream
  * (hd_reader_head()) and, in text, by the line splitter (hd-lines.h),
  * which counts them here with hd_reader_add_nul().

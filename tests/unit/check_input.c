@@ -536,6 +536,82 @@ START_TEST(test_head_skips_nul)
 }
 END_TEST
 
+/* Everything r hands out, read n bytes at a time.  (transfer full) */
+static char *read_every(struct hd_reader *r, size_t n)
+{
+	GString *out = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	char buf[64];
+	ssize_t got;
+
+	while ((got = hd_reader_read(r, buf, MIN(n, sizeof(buf)), &err)) > 0)
+		g_string_append_len(out, buf, got);
+	ck_assert_ptr_null(err);
+	return g_string_free(out, FALSE);
+}
+
+/*
+ * adv4: UTF-16 text (PowerShell 5's ">" writes UTF-16LE with a mark) is
+ * read as UTF-8: it was "unrecognized format, skipped".  A surrogate
+ * pair becomes one character, a lone surrogate or an odd last byte
+ * U+FFFD; without a mark, ASCII with every other byte 0 is UTF-16 too;
+ * one byte at a time gives the same text.
+ */
+START_TEST(test_utf16_read_as_utf8)
+{
+	static const uint8_t le[] = { 0xff, 0xfe, 'o', 0, 'k', 0, ' ', 0,
+				      0xe9, 0,	  0x3d, 0xd8, 0x00, 0xde,
+				      '\n', 0,	  0x00, 0xdc, 'x' };
+	static const uint8_t be[] = { 0xfe, 0xff, 0, 'o', 0, 'k', 0, '\n' };
+	static const char want_le[] = "ok \xc3\xa9\xf0\x9f\x98\x80\n"
+				      "\xef\xbf\xbd\xef\xbf\xbd";
+	GString *bare = g_string_new(NULL);
+
+	for (size_t step = 1; step <= 64; step *= 4) {
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(le, sizeof(le), NULL);
+		g_autofree char *got = read_every(r, step);
+
+		ck_assert_str_eq(got, want_le);
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16LE");
+	}
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(be, sizeof(be), NULL);
+		g_autofree char *got = read_every(r, 64);
+
+		ck_assert_str_eq(got, "ok\n");
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16BE");
+	}
+	for (const char *p = "node-a:4000:4000 [0] NCCL INFO x\n"; *p; p++) {
+		g_string_append_c(bare, *p);
+		g_string_append_c(bare, '\0');
+	}
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(bare->str, bare->len, NULL);
+		g_autoptr(GError) err = NULL;
+		size_t len = 0;
+		const uint8_t *head = hd_reader_head(r, &len, &err);
+
+		ck_assert_uint_eq(len, bare->len / 2);
+		ck_assert(memcmp(head, "node-a:4000", 11) == 0);
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16LE");
+	}
+	{
+		/* UTF-8 stays as it is, its mark too */
+		static const char u8[] = "\xef\xbb\xbfnode-a \xc3\xa9\n";
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(u8, strlen(u8), NULL);
+		g_autofree char *got = read_every(r, 3);
+
+		ck_assert_str_eq(got, u8);
+		ck_assert_ptr_null(hd_reader_encoding(r));
+	}
+	g_string_free(bare, TRUE);
+}
+END_TEST
+
 /* Any one byte changed, added or dropped changes the digest. */
 START_TEST(test_digest_differs)
 {
@@ -1151,6 +1227,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_members_then_padding);
 	tcase_add_test(tc, test_lines_nul_holes);
 	tcase_add_test(tc, test_head_skips_nul);
+	tcase_add_test(tc, test_utf16_read_as_utf8);
 	tcase_add_test(tc, test_lines_cr_only);
 	tcase_add_test(tc, test_lines_cr_cut);
 	tcase_add_test(tc, test_discover_unreadable_listed);
