@@ -503,9 +503,9 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 				"): never written, or zeroed",
 				hd_reader_nul_skipped(rd));
 		else
-			in->error = g_strdup(head_len
-						     ? "unrecognized format, skipped"
-						     : "empty file");
+			in->error = g_strdup(
+				head_len ? "unrecognized format, skipped"
+					 : "empty file");
 		in->bytes = head_len + hd_reader_nul_skipped(rd);
 		return;
 	}

@@ -917,10 +917,9 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 
 	if (!r->head_done) {
 		while (r->head_len < HD_READER_HEAD_MAX) {
-			ssize_t n = decode_text(r, r->head + r->head_len,
-						HD_READER_HEAD_MAX -
-							r->head_len,
-						error);
+			ssize_t n = decode_text(
+				r, r->head + r->head_len,
+				HD_READER_HEAD_MAX - r->head_len, error);
 
 			if (n < 0)
 				break;
@@ -938,9 +937,9 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 
 const char *hd_reader_encoding(const struct hd_reader *r)
 {
-	return r->enc == ENC_UTF16LE	 ? "UTF-16LE"
+	return r->enc == ENC_UTF16LE   ? "UTF-16LE"
 	       : r->enc == ENC_UTF16BE ? "UTF-16BE"
-					 : NULL;
+				       : NULL;
 }
 
 uint64_t hd_reader_nul_skipped(const struct hd_reader *r)

@@ -703,9 +703,9 @@ static void resolve_local_ranks(struct hd_store *s)
 
 GHashTable *hd_store_ranks_by_pid(const struct hd_store *s)
 {
-	GHashTable *t = g_hash_table_new_full(
-		g_direct_hash, g_direct_equal, NULL,
-		(GDestroyNotify)g_ptr_array_unref);
+	GHashTable *t =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
 	GHashTableIter it;
 	gpointer k, v;
 
@@ -766,8 +766,8 @@ static void resolve_pid_signals(struct hd_store *s)
 			continue;
 		if (!by_pid)
 			by_pid = hd_store_ranks_by_pid(s);
-		sig->rank = MAX(-1, hd_store_rank_of_pid(by_pid, sig->pid,
-							 sig->host));
+		sig->rank = MAX(
+			-1, hd_store_rank_of_pid(by_pid, sig->pid, sig->host));
 	}
 }
 

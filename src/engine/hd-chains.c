@@ -23,9 +23,9 @@
 /* The waits of each waiter, in the order recorded: rank -> GArray of guint. */
 static GHashTable *waits_by_waiter(const struct hd_index *ix)
 {
-	GHashTable *t = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-					      NULL,
-					      (GDestroyNotify)g_array_unref);
+	GHashTable *t =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_array_unref);
 
 	for (guint w = 0; w < ix->waits->len; w++) {
 		const struct hd_wait *wt =
@@ -87,8 +87,9 @@ static void cite_steps(const struct hd_store *s, struct hd_verdict *v,
 		       const struct hd_index *ix, const GArray *steps)
 {
 	for (guint k = 0; k < steps->len && k < STEPS_CITED; k++) {
-		const struct hd_wait *wt = &g_array_index(
-			ix->waits, struct hd_wait, g_array_index(steps, guint, k));
+		const struct hd_wait *wt =
+			&g_array_index(ix->waits, struct hd_wait,
+				       g_array_index(steps, guint, k));
 		g_autofree char *src = hd_prov_format(s, &wt->prov);
 
 		hd_verdict_add_evidence(

@@ -233,7 +233,8 @@ static bool bridged(const struct hd_store *s, int rank, GHashTable *x,
 				continue;
 			had = GPOINTER_TO_UINT(
 				g_hash_table_lookup(seen, GINT_TO_POINTER(m)));
-			if ((had | now) == 3u && inputs_of_kind(s, m, kind) == 1)
+			if ((had | now) == 3u &&
+			    inputs_of_kind(s, m, kind) == 1)
 				return true;
 			g_hash_table_insert(seen, GINT_TO_POINTER(m),
 					    GUINT_TO_POINTER(had | now));

@@ -333,7 +333,8 @@ static void last_active_fill(struct hd_index *ix)
 	ix->last_active = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 						NULL, g_free);
 	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
 		const int64_t ns[] = { op->t_enqueue_ns, op->t_start_ns,
 				       op->t_end_ns };
 		int64_t *last = NULL;

@@ -210,8 +210,8 @@ static bool known_host(const struct kctx *k, const char *host)
  * file's path that names a host the ranks ran on ("hosts/node-b/dmesg",
  * "node-b.dmesg").  *by_name says it came from the path.
  */
-static const char *event_host(const struct kctx *k,
-			      const struct hd_signal *sig, bool *by_name)
+static const char *event_host(const struct kctx *k, const struct hd_signal *sig,
+			      bool *by_name)
 {
 	const struct hd_input *in = hd_store_input(k->s, sig->prov.input);
 	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);

@@ -302,8 +302,8 @@ char *hd_sig_peer_host(const char *peer)
 	return h;
 }
 
-bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig,
-		     int rank, struct hd_time *last)
+bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig, int rank,
+		     struct hd_time *last)
 {
 	if (rank < 0 || !hd_time_known(sig->time) ||
 	    sig->time.clock >= HD_CLOCK_COUNT)

@@ -60,8 +60,8 @@ void hd_sig_int_set_unique(GArray *set);
  * error file of a previous attempt, an Xid before a restart), never what
  * stopped it.  *last gets that later time.
  */
-bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig,
-		     int rank, struct hd_time *last);
+bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig, int rank,
+		     struct hd_time *last);
 
 /*
  * Where x is against y in time: only on clocks that compare, and across

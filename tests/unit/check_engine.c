@@ -1384,8 +1384,8 @@ static void cut_every_offset(const char *fixture, const char *victim, int rank,
 
 START_TEST(test_cut_dumps_never_blamed)
 {
-	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0,
-			 false, 1);
+	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0, false,
+			 1);
 	cut_every_offset("tests/data/fr/missing-rank", "nccl_trace_rank_2", 2,
 			 true, 1);
 	cut_every_offset("tests/data/fr/json-variant",

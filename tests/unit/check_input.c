@@ -559,8 +559,8 @@ static char *read_every(struct hd_reader *r, size_t n)
  */
 START_TEST(test_utf16_read_as_utf8)
 {
-	static const uint8_t le[] = { 0xff, 0xfe, 'o', 0, 'k', 0, ' ', 0,
-				      0xe9, 0,	  0x3d, 0xd8, 0x00, 0xde,
+	static const uint8_t le[] = { 0xff, 0xfe, 'o',	0,    'k',  0,	  ' ',
+				      0,    0xe9, 0,	0x3d, 0xd8, 0x00, 0xde,
 				      '\n', 0,	  0x00, 0xdc, 'x' };
 	static const uint8_t be[] = { 0xfe, 0xff, 0, 'o', 0, 'k', 0, '\n' };
 	static const char want_le[] = "ok \xc3\xa9\xf0\x9f\x98\x80\n"
