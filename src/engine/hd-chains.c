@@ -104,6 +104,21 @@ static void cite_steps(const struct hd_store *s, struct hd_verdict *v,
 					steps->len - STEPS_CITED);
 }
 
+/*
+ * A blocked_chain verdict v takes the position, op and confidence of mv,
+ * the verdict it starts from, and cites the waits it followed.
+ */
+static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
+		       const struct hd_index *ix, const GArray *steps)
+{
+	v->group = mv->group;
+	v->seq = mv->seq;
+	v->op = mv->op;
+	v->confidence = mv->confidence;
+	v->score = HD_SCORE_CHAIN;
+	cite_steps(ix->store, v, ix, steps);
+}
+
 /* One culprit's chain: the verdict it starts from names one rank. */
 static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
 		      struct hd_analysis *a, const struct hd_verdict *mv)
@@ -133,12 +148,7 @@ static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
 		text->str);
 	g_string_free(text, TRUE);
 	hd_verdict_add_culprit(v, root);
-	v->group = mv->group;
-	v->seq = mv->seq;
-	v->op = mv->op;
-	v->confidence = mv->confidence;
-	v->score = HD_SCORE_CHAIN;
-	cite_steps(s, v, ix, steps);
+	chain_from(v, mv, ix, steps);
 	hd_verdict_add_ruled_out(
 		v,
 		"rank %d as the cause: it is absent from %s because it is itself blocked elsewhere",
@@ -220,12 +230,7 @@ static void chain_several(struct hd_index *ix, GHashTable *by_waiter,
 		blocked->len == 1 ? "chain" : "chains", chains->str);
 	for (guint i = 0; i < roots->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(roots, int, i));
-	v->group = mv->group;
-	v->seq = mv->seq;
-	v->op = mv->op;
-	v->confidence = mv->confidence;
-	v->score = HD_SCORE_CHAIN;
-	cite_steps(s, v, ix, all_steps);
+	chain_from(v, mv, ix, all_steps);
 	hd_verdict_add_ruled_out(
 		v,
 		"%s %s as the cause: %s absent from %s because %s blocked elsewhere",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hd-hash.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Conflicts listed; the rest are counted. */
@@ -243,14 +244,6 @@ static bool bridged(const struct hd_store *s, int rank, GHashTable *x,
 	return false;
 }
 
-static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
-	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
 /* Compares every pair of one rank's inputs of one kind, as wholes. */
 static void compare_pairs(const struct hd_store *s,
 			  const struct input_summary *sum, struct conflicts *c)
@@ -263,7 +256,7 @@ static void compare_pairs(const struct hd_store *s,
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		g_ptr_array_add(ranks, value);
 	/* In rank order, so reports do not depend on hashing. */
-	g_ptr_array_sort(ranks, compare_rank_ptr);
+	g_ptr_array_sort(ranks, hd_compare_rank_ptr);
 	for (guint k = 0; k < ranks->len; k++) {
 		const struct hd_rank *r = g_ptr_array_index(ranks, k);
 

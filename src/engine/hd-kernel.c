@@ -137,14 +137,6 @@ static void port_memo_free(gpointer p)
 	g_free(m);
 }
 
-static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
-	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
 static void kctx_init(struct kctx *k, const struct hd_store *s,
 		      struct hd_analysis *a)
 {
@@ -177,7 +169,7 @@ static void kctx_init(struct kctx *k, const struct hd_store *s,
 	}
 	g_hash_table_iter_init(&it, k->by_host);
 	while (g_hash_table_iter_next(&it, &key, &v))
-		g_ptr_array_sort(v, compare_rank_ptr);
+		g_ptr_array_sort(v, hd_compare_rank_ptr);
 	for (guint i = 0; i < s->signals->len; i++)
 		if (hd_sig_at(s, i)->type == HD_SIGT_NET_DEVICES)
 			g_ptr_array_add(k->net, hd_unconst(hd_sig_at(s, i)));
