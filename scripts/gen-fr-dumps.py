@@ -643,6 +643,18 @@ def fixtures(out):
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)
 
+    # restart-leftover (adv4): torchrun restarted the job five minutes
+    # after attempt 1's 40 all_reduces; in attempt 2 rank 2 never enqueues
+    # seq 15 and writes no dump, so its file is attempt 1's, whose seq 15
+    # completed five minutes before the others entered theirs.
+    t2 = T0 + 40 * 1000000 + 300 * 10**9
+    for r in range(4):
+        rk = Rank(r, world(4), t0=T0 if r == 2 else t2)
+        allreduces([rk], "0", 40 if r == 2 else 14)
+        if r != 2:
+            rk.op("0", *AR, state="scheduled")
+        write(os.path.join(out, "restart-leftover", nt(r)), rk.pickle())
+
     # tp-hang (adv4): 8 ranks, the world PG and two tensor-parallel PGs
     # ("1": 0-3, "2": 4-7).  Rank 5 never enqueues seq 6 of PG 2, so 4, 6
     # and 7 wait there; ranks 0-3 finish their TP op and wait in world seq

@@ -136,14 +136,20 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
  * blocked at or below key were there: a completion more than an hour
  * (HD_INCIDENT_GAP_NS) from when one of them entered its unfinished op,
  * on the UTC clock, is a record of another incident (a dump left from an
- * earlier run), and proves nothing about this one.  Times on other
+ * earlier run), and proves nothing about this one.  So is a completion
+ * before one of them entered (beyond the clock skew between hosts): the
+ * collective it completed could not have ended before every member
+ * entered it, so it was another instance of that position, an earlier
+ * attempt's (a rank that died in a restarted job leaves its previous
+ * attempt's dump, minutes older than the others').  Times on other
  * clocks, or none, do not rule a completion out.  *far receives the
- * entry time it is furthest from.
+ * entry time it is furthest from, *before whether the completion came
+ * before it.
  */
 static bool completion_of_incident(const struct group_ctx *c,
 				   const GArray *entries,
 				   const struct hd_op *op, int64_t key,
-				   int64_t *far)
+				   int64_t *far, bool *before)
 {
 	int64_t ns;
 	struct hd_time t;
@@ -166,10 +172,15 @@ static bool completion_of_incident(const struct group_ctx *c,
 	if (lo == 0)
 		return true;
 	x = &g_array_index(entries, struct entry_times, lo - 1);
+	*before = t.ns < x->hi;
 	/* |t - entry| > gap for an entry in [x->lo, x->hi]: the difference
-	   of two int64, larger first, fits a uint64 (no overflow) */
+	   of two int64, larger first, fits a uint64 (no overflow); a real
+	   completion time (not the enqueue time in its place) before an
+	   entry by more than the skew is another instance */
 	if (t.ns < x->hi &&
-	    (uint64_t)x->hi - (uint64_t)t.ns > (uint64_t)HD_INCIDENT_GAP_NS) {
+	    (uint64_t)x->hi - (uint64_t)t.ns >
+		    (uint64_t)(op->t_end_ns != INT64_MIN ? HD_TIME_SKEW_NS
+							 : HD_INCIDENT_GAP_NS)) {
 		*far = x->hi;
 		return false;
 	}
@@ -184,7 +195,7 @@ static bool completion_of_incident(const struct group_ctx *c,
 /* Says once per group which completion was set aside, and why. */
 static void note_other_incident(const struct group_ctx *c, int rank,
 				int64_t key, const struct hd_op *op,
-				int64_t far)
+				int64_t far, bool before)
 {
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
@@ -194,10 +205,19 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
-	note = g_strdup_printf(
-		"%s: rank %d's completed seq %" G_GINT64_FORMAT
-		" (%s) is more than an hour from when a blocked rank entered its op (%s): a record of another incident, so it proves no rank's presence in this one",
-		label, rank, key, when, entry);
+	/* a day-old dump is said to be another incident's, as it is */
+	if (before && op->t_end_ns != INT64_MIN &&
+	    (uint64_t)far - (uint64_t)op->t_end_ns <=
+		    (uint64_t)HD_INCIDENT_GAP_NS)
+		note = g_strdup_printf(
+			"%s: rank %d's completed seq %" G_GINT64_FORMAT
+			" (%s) ended before a blocked rank entered its op (%s), which that collective needed: another instance of it (an earlier attempt's record), so it proves no rank's presence in this one",
+			label, rank, key, when, entry);
+	else
+		note = g_strdup_printf(
+			"%s: rank %d's completed seq %" G_GINT64_FORMAT
+			" (%s) is more than an hour from when a blocked rank entered its op (%s): a record of another incident, so it proves no rank's presence in this one",
+			label, rank, key, when, entry);
 	for (guint i = 0; i < c->a->notes->len; i++)
 		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
 			return;
@@ -226,15 +246,16 @@ static int64_t group_completed(const struct group_ctx *c, int *by)
 			const struct hd_op *op = ctx_op(c, vw->ops[k]);
 			int64_t key = view_key(vw, k);
 			int64_t far;
+			bool before = false;
 
 			if (key <= best || op->state != HD_STATE_COMPLETED ||
 			    !proves_presence(op->kind))
 				continue;
-			if (!completion_of_incident(c, entries, op, key,
-						    &far)) {
+			if (!completion_of_incident(c, entries, op, key, &far,
+						    &before)) {
 				if (!noted)
 					note_other_incident(c, vw->rank, key,
-							    op, far);
+							    op, far, before);
 				noted = true;
 				continue;
 			}
