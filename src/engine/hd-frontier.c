@@ -177,10 +177,10 @@ static bool completion_of_incident(const struct group_ctx *c,
 	   of two int64, larger first, fits a uint64 (no overflow); a real
 	   completion time (not the enqueue time in its place) before an
 	   entry by more than the skew is another instance */
-	if (t.ns < x->hi &&
-	    (uint64_t)x->hi - (uint64_t)t.ns >
-		    (uint64_t)(op->t_end_ns != INT64_MIN ? HD_TIME_SKEW_NS
-							 : HD_INCIDENT_GAP_NS)) {
+	if (t.ns < x->hi && (uint64_t)x->hi - (uint64_t)t.ns >
+				    (uint64_t)(op->t_end_ns != INT64_MIN
+						       ? HD_TIME_SKEW_NS
+						       : HD_INCIDENT_GAP_NS)) {
 		*far = x->hi;
 		return false;
 	}
