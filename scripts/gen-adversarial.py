@@ -12,6 +12,12 @@
                                      many record_param_comms on another
                                      thread, correlation ids i << 32 (gzip)
   gen-adversarial.py nranks OUT N    N comms, each claiming 4194304 ranks
+  gen-adversarial.py ranks DIR N     N ranks named only by mpirun's
+                                     "[1,N]<stdout>:" labels, one log per
+                                     shape (gzip): c10d watchdog status lines,
+                                     ProcessGroupWrapper fingerprints,
+                                     torchrun exits, monitoredBarrier lines
+                                     (scripts/bench-ranks.sh times them)
   gen-adversarial.py kernel DIR N    a job of 4096 ranks on 512 hosts
                                      (DIR/job.log: Init and NET/IB lines)
                                      and one host's dmesg with an Xid
@@ -123,7 +129,35 @@ def kernel(out, n):
                     "DOWN\n" % (i % 8))
 
 
+def ranks(out, n):
+    os.makedirs(out, exist_ok=True)
+    shapes = {
+        "status": "[rank{r}]:[E1121 03:22:44.1 ProcessGroupNCCL.cpp:1] "
+                  "[PG ID 0 PG GUID 0(default_pg) Rank {r}]  failure "
+                  "detected by watchdog at work sequence id: {s} PG "
+                  "status: last enqueued work: {s}, last completed work: "
+                  "{c}\n",
+        "pgwrapper": "RuntimeError: Detected mismatch between collectives "
+                     "on ranks. Rank {r} is running collective: "
+                     "CollectiveFingerPrint(SequenceNumber=5, "
+                     "OpType=ALLREDUCE, TensorShape=[{r}], "
+                     "TensorDtypes=Float), but Rank 0 is running "
+                     "collective: CollectiveFingerPrint(SequenceNumber=5, "
+                     "OpType=BROADCAST, TensorShape=[1], "
+                     "TensorDtypes=Float).\n",
+        "exit": "E0921 17:48:55.902000 5521 api.py:869] failed (exitcode: "
+                "-9) local_rank: {r} (pid: {pid}) of binary: /bin/python3\n",
+        "barrier": "RuntimeError: [Rank {r}]: Rank {nxt} failed to pass "
+                   "monitoredBarrier in 6 ms\n",
+    }
+    for name, fmt in shapes.items():
+        write(os.path.join(out, name + ".log.gz"), "".join(
+            "[1,%d]<stdout>:" % r + fmt.format(
+                r=r, s=38 + r % 2, c=37 + r % 2, pid=5000 + r,
+                nxt=(r + 1) % n) for r in range(n)))
+
+
 if __name__ == "__main__":
     mode, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     {"anon": anon, "comms": comms, "kineto": kineto,
-     "nranks": nranks, "kernel": kernel}[mode](out, n)
+     "nranks": nranks, "kernel": kernel, "ranks": ranks}[mode](out, n)

@@ -46,6 +46,14 @@ run kineto "$dir/trace.json.gz"
 python3 "$gen" kernel "$dir/kernel" 100000 || exit 99
 run kernel "$dir/kernel"
 
+# Ranks named only by "[1,N]<stdout>:" labels (issue 20): rank tables,
+# votes and culprit rows of ranks x ranks took minutes; and (adv4) a
+# tie of 150k torchrun exits in one second was explained pair by pair
+python3 "$gen" ranks "$dir/ranks" 150000 || exit 99
+for shape in status pgwrapper exit barrier; do
+	run "ranks-$shape" "$dir/ranks/$shape.log.gz"
+done
+
 python3 "$gen" nranks "$dir/nranks.log" 30 || exit 99
 run nranks "$dir/nranks.log" json
 size=$(wc -c <"$dir/nranks.out")
