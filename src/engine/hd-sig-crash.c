@@ -14,16 +14,34 @@
 #include "hd-sort.h"
 #include "hd-banned.h"
 
-/* Did this rank's watchdog time out (so its abort is a consequence)? */
-static bool rank_timed_out(const struct hd_store *s, int rank)
+/*
+ * The ranks whose watchdog reported a timeout: each was alive, blocked in
+ * a collective, when it fired.  (transfer full)
+ */
+static GHashTable *timed_out_ranks(const struct hd_store *s)
 {
+	GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank == rank && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
-			return true;
+		if (sig->rank >= 0 && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			g_hash_table_add(t, GINT_TO_POINTER(sig->rank));
 	}
-	return false;
+	return t;
+}
+
+/*
+ * Did this rank's watchdog time out?  Then what killed its process (a
+ * fatal signal, a kill) came after: a process that died first prints no
+ * timeout.  So it is a consequence (the watchdog's own SIGABRT, a segfault
+ * while ncclCommAbort() tears the comm down, the agent's kill), never the
+ * first failure.
+ */
+static bool rank_timed_out(GHashTable *timed_out, int rank)
+{
+	return rank >= 0 &&
+	       g_hash_table_contains(timed_out, GINT_TO_POINTER(rank));
 }
 
 /*
@@ -46,7 +64,7 @@ static bool has_explained_exit(const struct hd_store *s)
 }
 
 /* A failure that starts trouble, rather than one that follows it. */
-static bool is_crash_cause(const struct hd_store *s,
+static bool is_crash_cause(const struct hd_store *s, GHashTable *timed_out,
 			   const struct hd_signal *sig)
 {
 	switch (sig->type) {
@@ -62,18 +80,20 @@ static bool is_crash_cause(const struct hd_store *s,
 				       strstr(sig->text, "timed out") ||
 				       strstr(sig->text, "DistNetworkError")));
 	case HD_SIGT_FATAL_SIGNAL:
-		/* SIGABRT after a timeout is the watchdog's own abort */
-		return !(hd_signal_signo(sig) == 6 &&
-			 rank_timed_out(s, sig->rank));
+		/* after its own timeout: the watchdog's abort, a segfault in
+		   the teardown (a core of ncclProxyProgress) */
+		return !rank_timed_out(timed_out, sig->rank);
 	case HD_SIGT_PROCESS_EXIT:
-		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
+		/* -15 is the agent's */
 		if (hd_signal_exit_code(sig) == -15)
 			return false;
 		/* exit 1 is the exception of an error the log shows itself */
 		if (hd_signal_exit_code(sig) == 1 && has_explained_exit(s))
 			return false;
-		if (hd_signal_exit_code(sig) == -6 &&
-		    rank_timed_out(s, sig->rank))
+		/* killed by a signal after its own timeout (-6: the
+		   watchdog's abort) */
+		if (hd_signal_exit_code(sig) < 0 &&
+		    rank_timed_out(timed_out, sig->rank))
 			return false;
 		return hd_signal_exit_code(sig) != 0;
 	default:
@@ -245,8 +265,8 @@ static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
  * the clocks compare.  False when there is none; else fills *d
  * (crash_decision_clear() it).
  */
-static bool crash_decide(struct hd_index *ix, struct crash_decision *d,
-			 struct outlived *o)
+static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
+			 struct crash_decision *d, struct outlived *o)
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = NULL;
@@ -261,7 +281,7 @@ static bool crash_decide(struct hd_index *ix, struct crash_decision *d,
 
 		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			timeouts++;
-		if (!is_crash_cause(s, sig))
+		if (!is_crash_cause(s, timed_out, sig))
 			continue;
 		/* A failure in communicator setup is check_init's. */
 		if (hd_sig_from_log(s, sig) &&
@@ -392,6 +412,7 @@ static char *crash_summary(const struct hd_store *s,
 
 /* The verdict of decision d, with the failures cited.  (transfer full) */
 static struct hd_verdict *crash_build(struct hd_index *ix,
+				      GHashTable *timed_out,
 				      const struct crash_decision *d)
 {
 	const struct hd_store *s = ix->store;
@@ -417,7 +438,7 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank < 0 || !is_crash_cause(s, sig) ||
+		if (sig->rank < 0 || !is_crash_cause(s, timed_out, sig) ||
 		    crash_outlived(ix, sig, NULL))
 			continue;
 		if (d->shape == CRASH_TIE
@@ -474,13 +495,14 @@ static void note_outlived(const struct hd_store *s, struct hd_analysis *a,
 
 void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
+	g_autoptr(GHashTable) timed_out = timed_out_ranks(ix->store);
 	struct crash_decision d;
 	struct outlived o = { 0 };
-	bool found = crash_decide(ix, &d, &o);
+	bool found = crash_decide(ix, timed_out, &d, &o);
 
 	note_outlived(ix->store, a, &o);
 	if (!found)
 		return;
-	g_ptr_array_add(a->verdicts, crash_build(ix, &d));
+	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, &d));
 	crash_decision_clear(&d);
 }
