@@ -129,6 +129,18 @@ def main(root):
     for r in range(1, 4):
         write(os.path.join(base, "rank%d.log" % r), restart[r])
 
+    # adv4: restart whose attempt 1 on rank 0 begins its trouble with a
+    # short WARN: the note on the dropped attempt quotes it whole (a cut
+    # of a line shorter than the cut read past its end)
+    base = os.path.join(root, "restart-short-warn")
+    for r in range(4):
+        lines = list(restart[r])
+        if r == 0:
+            at = next(i for i, l in enumerate(lines) if "[E305" in l)
+            lines.insert(at, "node-a:4000:4050 [0] misc/socket.cc:50 "
+                         "NCCL WARN x\n")
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
     # adv4: two 4-rank jobs side by side on one 8-GPU node, logging into
     # one directory: missing-rank on GPUs 0-3, lagging-rank on GPUs 4-7
     # (its own pids, commId and bus ids, five minutes later).  Every rank
