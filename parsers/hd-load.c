@@ -971,6 +971,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	/* joins across inputs: once, over every node, when digests are read */
 	if (!o->for_digest) {
 		nl_continue_procs(store);
+		nl_drop_earlier_copies(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);

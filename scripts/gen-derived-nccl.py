@@ -141,6 +141,15 @@ def main(root):
                          "NCCL WARN x\n")
         write(os.path.join(base, "rank%d.log" % r), lines)
 
+    # adv4: missing-rank's logs in final/, and in snap/ the first two
+    # thirds of rank 0's and rank 2's, copied during the hang
+    base = os.path.join(root, "earlier-copy")
+    for r in range(4):
+        write(os.path.join(base, "final", "rank%d.log" % r), ranks[r])
+        if r in (0, 2):
+            write(os.path.join(base, "snap", "rank%d.log" % r),
+                  ranks[r][:len(ranks[r]) * 2 // 3])
+
     # adv4: two 4-rank jobs side by side on one 8-GPU node, logging into
     # one directory: missing-rank on GPUs 0-3, lagging-rank on GPUs 4-7
     # (its own pids, commId and bus ids, five minutes later).  Every rank
