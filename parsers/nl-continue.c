@@ -411,14 +411,26 @@ static bool same_record(const struct hd_op *a, const struct hd_op *b)
 	       a->op_count == b->op_count && a->d == b->d;
 }
 
-/* Whether run a's ops are the first ops of run b. */
+/*
+ * Whether run a's ops are the first ops of run b.  Only in comms with an
+ * NCCL commId, which a new process (a restart, another job) never shares:
+ * without one, the next attempt's log (torchrun's attempt_1/) starts with
+ * the same calls as the last one's, and a shorter hang would pass for a
+ * copy of the longer run before it.
+ */
 static bool is_prefix(const struct hd_store *s, const struct copy_run *a,
 		      const struct copy_run *b)
 {
 	if (!a->ops->len || a->ops->len > b->ops->len)
 		return false;
 	for (guint i = 0; i < a->ops->len; i++)
-		if (!same_record(
+		if (!hd_store_group_at(
+			     s,
+			     g_array_index(s->ops, struct hd_op,
+					   g_array_index(a->ops, uint32_t, i))
+				     .group)
+			     ->has_comm_id ||
+		    !same_record(
 			    &g_array_index(s->ops, struct hd_op,
 					   g_array_index(a->ops, uint32_t, i)),
 			    &g_array_index(s->ops, struct hd_op,
