@@ -675,6 +675,10 @@ def fixtures(out):
         elif r.rank != 5:
             r.op(tp, *AR, state="scheduled")
         write(os.path.join(out, "tp-hang", nt(r.rank)), r.pickle())
+        # tp-hang-nodump: the same, and rank 5 wrote no dump
+        if r.rank != 5:
+            write(os.path.join(out, "tp-hang-nodump", nt(r.rank)),
+                  r.pickle())
 
     # versions: one healthy 2-op dump per layout, rank 0 of {0, 1}.
     vdir = os.path.join(out, "versions")

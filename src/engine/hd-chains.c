@@ -106,7 +106,9 @@ static void cite_steps(const struct hd_store *s, struct hd_verdict *v,
 
 /*
  * A blocked_chain verdict v takes the position, op and confidence of mv,
- * the verdict it starts from, and cites the waits it followed.
+ * the verdict it starts from, and cites the waits it followed.  A wait on
+ * a rank known only by elimination (it left no data) holds the chain to
+ * low confidence, as the verdict that found it is.
  */
 static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
 		       const struct hd_index *ix, const GArray *steps)
@@ -116,6 +118,11 @@ static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
 	v->op = mv->op;
 	v->confidence = mv->confidence;
 	v->score = HD_SCORE_CHAIN;
+	for (guint k = 0; k < steps->len; k++)
+		if (g_array_index(ix->waits, struct hd_wait,
+				  g_array_index(steps, guint, k))
+			    .inferred)
+			v->confidence = HD_CONF_LOW;
 	cite_steps(ix->store, v, ix, steps);
 }
 

@@ -409,7 +409,7 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	v->seq = frontier;
 	v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
 	v->score = HD_SCORE_MISSING - 5;
-	for (guint i = 0; i < waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
+	for (guint i = 0; i < waiting->len; i++) {
 		int r = g_array_index(waiting, int, i);
 		const struct view *vw = find_view(c, r);
 		const struct hd_op *op =
@@ -418,6 +418,14 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 		g_autofree char *desc = NULL;
 
 		if (!op)
+			continue;
+		/* one member without data: each waiting one waits on it, as
+		   far as elimination tells (for hd_check_chains()) */
+		if (nodata->len == 1)
+			hd_index_add_wait_inferred(
+				c->ix, r, g_array_index(nodata, int, 0),
+				c->group, frontier, label, &op->prov);
+		if (i >= MAX_EVIDENCE_RANKS)
 			continue;
 		src = ctx_source(c, op);
 		desc = hd_op_describe(c->s, op);

@@ -383,11 +383,24 @@ void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,
 		       const struct hd_prov *prov)
 {
-	struct hd_wait w = { waiter, on, group, seq, hd_intern(what), { 0 } };
+	struct hd_wait w = { .waiter = waiter,
+			     .on = on,
+			     .group = group,
+			     .seq = seq,
+			     .what = hd_intern(what) };
 
 	if (prov)
 		w.prov = *prov;
 	g_array_append_val(ix->waits, w);
+}
+
+void hd_index_add_wait_inferred(struct hd_index *ix, int waiter, int on,
+				int64_t group, int64_t seq, const char *what,
+				const struct hd_prov *prov)
+{
+	hd_index_add_wait(ix, waiter, on, group, seq, what, prov);
+	g_array_index(ix->waits, struct hd_wait, ix->waits->len - 1).inferred =
+		true;
 }
 
 bool hd_index_rank_has_data(const struct hd_index *ix, int rank)

@@ -68,6 +68,9 @@ struct hd_wait {
 	int64_t seq;
 	const char *what; /* interned: "PG 0 seq 41 all_reduce" */
 	struct hd_prov prov; /* where the waiter is seen blocked */
+	/* on is only inferred: the one member that left no data, while every
+	   member with data waits (hd_index_add_wait_inferred()) */
+	bool inferred;
 };
 
 struct hd_index *hd_index_build(const struct hd_store *s);
@@ -175,5 +178,9 @@ char *hd_ranks_text(const GArray *ranks, guint max);
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,
 		       const struct hd_prov *prov);
+/* The same, for a rank on waited for only by elimination (no data). */
+void hd_index_add_wait_inferred(struct hd_index *ix, int waiter, int on,
+				int64_t group, int64_t seq, const char *what,
+				const struct hd_prov *prov);
 
 #endif
