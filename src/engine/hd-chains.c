@@ -126,9 +126,95 @@ static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
 	cite_steps(ix->store, v, ix, steps);
 }
 
+/*
+ * Where a culprit with no wait recorded may still be blocked: its last
+ * op (in the order its input recorded them), when that op is unfinished,
+ * in another group than mv's, and some member of that group left no data
+ * (whose silence records no wait; a member no input even names counts
+ * too).  NCCL logs show enqueues only: a rank
+ * whose last call was a tensor-parallel all_reduce with a peer whose log
+ * was lost (its node died) never reaches the next world collective,
+ * blocked there, not missing.  Returns that op's group index, or -1; *peer
+ * gets a member that left no data.
+ */
+static int64_t blocked_unseen(const struct hd_index *ix,
+			      const struct hd_verdict *mv, int rank, int *peer)
+{
+	const struct hd_store *s = ix->store;
+	const struct hd_op *last = NULL;
+	const struct hd_group *g;
+	guint with_data = 0;
+
+	for (guint gi = 0; gi < ix->groups->len; gi++) {
+		const struct hd_group_index *x = hd_index_group(ix, gi);
+
+		for (guint l = 0; l < x->lanes->len; l++) {
+			const struct hd_lane *ln = hd_group_lane(x, l);
+			const struct hd_op *op;
+
+			if (ln->rank != rank || !ln->n)
+				continue;
+			op = &g_array_index(s->ops, struct hd_op,
+					    ln->ops[ln->n - 1]);
+			if (!last || (op->prov.input == last->prov.input &&
+				      op->prov.at > last->prov.at))
+				last = op;
+			else if (op->prov.input != last->prov.input)
+				return -1; /* several inputs: no one order */
+		}
+	}
+	if (!last || last->group == (uint32_t)mv->group ||
+	    last->state == HD_STATE_COMPLETED || last->group >= s->groups->len)
+		return -1;
+	g = hd_store_group_at(s, last->group);
+	for (guint m = 0; m < g->members->len; m++) {
+		int r = g_array_index(g->members, int, m);
+
+		if (r >= 0 && r != rank && !hd_index_rank_has_data(ix, r)) {
+			*peer = r;
+			return last->group;
+		}
+		if (r >= 0 && hd_index_rank_has_data(ix, r))
+			with_data++;
+	}
+	/* a member no input names (its Init line was in the lost log) */
+	if (g->nranks > 0 && with_data < (guint)g->nranks) {
+		*peer = -1;
+		return last->group;
+	}
+	return -1;
+}
+
+/*
+ * A verdict whose one culprit may be blocked where no data shows it
+ * (blocked_unseen()) is held to low confidence, with the reason.
+ */
+static void hold_if_blocked_unseen(const struct hd_index *ix,
+				   struct hd_verdict *mv)
+{
+	int rank = g_array_index(mv->culprits, int, 0), peer = -1;
+	int64_t g = blocked_unseen(ix, mv, rank, &peer);
+	g_autofree char *label = NULL;
+
+	if (g < 0 || mv->confidence == HD_CONF_LOW)
+		return;
+	label = hd_group_label(ix->store, (uint32_t)g, HD_GROUP_LABEL_LONG);
+	mv->confidence = HD_CONF_LOW;
+	if (peer >= 0)
+		hd_verdict_add_ruled_out(
+			mv,
+			"nothing about rank %d's absence: its last op is an unfinished call in %s, whose member rank %d left no data, so rank %d may be blocked there, waiting on it",
+			rank, label, peer, rank);
+	else
+		hd_verdict_add_ruled_out(
+			mv,
+			"nothing about rank %d's absence: its last op is an unfinished call in %s, a member of which left no data, so rank %d may be blocked there, waiting on it",
+			rank, label, rank);
+}
+
 /* One culprit's chain: the verdict it starts from names one rank. */
 static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
-		      struct hd_analysis *a, const struct hd_verdict *mv)
+		      struct hd_analysis *a, struct hd_verdict *mv)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GArray) chain = g_array_new(FALSE, FALSE, sizeof(int));
@@ -139,8 +225,10 @@ static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
 	int root;
 
 	if (!follow(ix, by_waiter, g_array_index(mv->culprits, int, 0),
-		    mv->group, chain, steps))
+		    mv->group, chain, steps)) {
+		hold_if_blocked_unseen(ix, mv);
 		return;
+	}
 	text = g_string_new(NULL);
 	root = g_array_index(chain, int, chain->len - 1);
 	first_label = hd_group_label(s, mv->group, HD_GROUP_LABEL_LONG);
@@ -258,8 +346,6 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GHashTable) by_waiter = NULL;
 	guint nverdicts = a->verdicts->len;
 
-	if (!ix->waits->len)
-		return;
 	by_waiter = waits_by_waiter(ix);
 	for (guint i = 0; i < nverdicts; i++) {
 		struct hd_verdict *mv = g_ptr_array_index(a->verdicts, i);
