@@ -965,6 +965,8 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);
+		/* after it: another incident's counters complete nothing */
+		nl_counters_complete(store);
 	}
 	return store;
 }

@@ -506,6 +506,9 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
 			p->state = st;
+		else if (g_hash_table_contains(a->logs_end_early,
+					       GINT_TO_POINTER(p->rank)))
+			p->state = "log ends early";
 		else if (p->blocked_seq >= 0)
 			p->state = "blocked";
 		else if (p->state && strcmp(p->state, "timed out") == 0)
@@ -1023,8 +1026,9 @@ static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
 static const struct hd_check_step engine_steps[] = {
 	{ "join", hd_join_run, 0, HD_DATA_JOIN },
 	{ "groups", hd_check_groups, HD_DATA_JOIN,
-	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS },
-	{ "signals", hd_check_signals, 0,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS | HD_DATA_LOGS_END_EARLY },
+	/* the c10d counters: a log that ends early is silent, not absent */
+	{ "signals", hd_check_signals, HD_DATA_LOGS_END_EARLY,
 	  HD_DATA_SIGNAL_VERDICTS | HD_DATA_WAITS },
 	{ "c10d", hd_check_c10d,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS,

@@ -122,14 +122,18 @@ static int64_t common_timeout(const struct pg_reports *p)
 /*
  * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
  * short (a torn last record, a budget) may have lost the very timeout
- * it is silent about: what the rank did after the cut is unknown.
+ * it is silent about: what the rank did after the cut is unknown.  So
+ * may one that ends before a position its group completed (completion
+ * proves presence, hd-frontier.c): the rank went on, its log did not.
  */
-static bool rank_has_log(const struct hd_store *s, int rank)
+static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
+			 int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
 	bool any = false;
 
-	if (!r)
+	if (!r ||
+	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)))
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(
@@ -260,6 +264,7 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 
 /* Sorts each member by what it reported about h->seq. */
 static void pg_sort_members(const struct hd_store *s,
+			    const struct hd_analysis *a,
 			    const struct pg_reports *p, const GArray *members,
 			    struct pg_hang *h)
 {
@@ -286,7 +291,7 @@ static void pg_sort_members(const struct hd_store *s,
 				g_array_append_val(h->absent, r);
 			else
 				g_array_append_val(h->ahead, r);
-		} else if (rank_has_log(s, r) && same_attempt(s, p, r)) {
+		} else if (rank_has_log(s, a, r) && same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -513,7 +518,9 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(
-			v, "nothing about ranks {%s}: they left no log", nd);
+			v,
+			"nothing about ranks {%s}: they left no log of this, or one that ends early",
+			nd);
 	}
 	hd_verdict_add_ruled_out(
 		v,
@@ -652,7 +659,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.nodata = nodata;
 	h.ahead = ahead;
 	members = pg_members(s, p, h.group, &h.size_from);
-	pg_sort_members(s, p, members, &h);
+	pg_sort_members(s, a, p, members, &h);
 	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
 		report_pg_apart(s, a, p, &h);
 		return;

@@ -425,6 +425,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->held =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
+	a->logs_end_early = g_hash_table_new(NULL, NULL);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -443,6 +444,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->conflicts);
 	g_ptr_array_unref(a->held);
 	g_array_unref(a->pyspy);
+	g_hash_table_unref(a->logs_end_early);
 	g_free(a->perf.summary);
 	hd_verdict_free(a->perf.candidate);
 	g_free(a);
