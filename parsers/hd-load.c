@@ -155,11 +155,13 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	part->from_digest = kind == HD_INPUT_DIGEST;
-	/* a digest keeps them all: the analysis of the digests chooses */
-	if (!job->keep_all) {
-		hd_store_keep_attempt(part->store, job->attempt);
+	/*
+	 * A digest keeps them all: the analysis of the digests chooses.  The
+	 * attempt is chosen over every input at once (hd_load()): a rank's
+	 * logs number attempts per file.
+	 */
+	if (!job->keep_all)
 		hd_store_keep_window(part->store, job->window);
-	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -475,6 +477,11 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	gpointer key, value;
 	struct proc_key *cur = NULL; /* of the last op's rank */
 	guint out = 0;
+	/* a log of several attempts: its last is compared (all are still
+	   there; hd_store_keep_attempt() chooses after the merge) */
+	uint16_t last = in->attempts && in->attempts->len >= 2
+				? (uint16_t)MIN(in->attempts->len, G_MAXUINT16)
+				: 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
@@ -485,7 +492,8 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if (op->rank < 0 || op->group >= s->groups->len ||
-		    op->prov.input != k_input)
+		    op->prov.input != k_input ||
+		    (last && op->prov.attempt != last))
 			continue;
 		/* a log's ops come in runs of one rank: look up each run once */
 		if (!cur || cur->rank != op->rank)
@@ -536,6 +544,7 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if (op->prov.input == k_input &&
+		    (!last || op->prov.attempt == last) &&
 		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
 			continue;
 		if (out != i)
@@ -961,6 +970,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	add_missing(store, paths, problems);
 	/* joins across inputs: once, over every node, when digests are read */
 	if (!o->for_digest) {
+		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */

@@ -111,6 +111,16 @@ struct hd_input {
 	 */
 	GArray *attempts;
 	uint32_t attempt;
+	/*
+	 * Attempts per process life across files (hd_store_keep_attempt()):
+	 * the job's attempt number of this input's attempt k is k +
+	 * attempt_shift, where a comm it shares with other logs ties its
+	 * numbering to theirs (a rotated log's newer file), else 0; and
+	 * attempt_none when the analyzed attempt is none of its own (a log
+	 * cut before the restart), so every record of it was dropped.
+	 */
+	int32_t attempt_shift;
+	bool attempt_none;
 	/* the clock (enum hd_clock) of the times of its ops: one per input
 	   (a dump's are UTC, a trace's UTC or trace-relative); NONE when its
 	   ops carry no time.  Signals carry their own (hd_signal.time). */
@@ -748,7 +758,12 @@ struct hd_attempt *hd_input_new_attempt(struct hd_input *in);
 /*
  * Keeps, of every input split into attempts, only the ops and signals of
  * attempt (from 1; 0 or past the last: the last) and counts what the
- * others held.  Runs on a store of parsed inputs, before the merge.
+ * others held.  Attempts are numbered per process life, not per file:
+ * logs that hold the same NCCL comm (commId) hold the same attempt, so
+ * a rotated log's newer file continues the numbering of its older one
+ * and an input that holds none of the attempt analyzed keeps nothing
+ * (attempt_none).  Runs on the merged store of every input, before the
+ * joins across inputs.
  */
 void hd_store_keep_attempt(struct hd_store *s, int attempt);
 

@@ -571,10 +571,10 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			if (!hd_index_rank_has_data(c->ix, r) ||
 			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
-			else if (other_attempt(c, r))
-				g_array_append_val(f->elsewhere, r);
 			else if (f->done >= 0)
 				mark_incomplete(c, f, r);
+			else if (other_attempt(c, r))
+				g_array_append_val(f->elsewhere, r);
 			else
 				g_array_append_val(f->absent, r);
 			continue;
