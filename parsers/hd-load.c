@@ -977,6 +977,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		hd_store_keep_incident(store);
 		/* after it: another incident's counters complete nothing */
 		nl_counters_complete(store);
+		hd_store_mark_local_zones(store);
 	}
 	return store;
 }

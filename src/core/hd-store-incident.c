@@ -11,7 +11,8 @@
  * counts as one that left no data.  Without such a majority nothing is
  * dropped, and the consistency check refuses the lot (hd-consistency.c).
  * Only UTC times are compared: local clocks of different hosts may be in
- * different zones.
+ * different zones.  Whether they are is told here too, from the hosts'
+ * local-clock records (hd_store_mark_local_zones()).
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-banned.h"
 
 struct span {
@@ -270,4 +272,67 @@ void hd_store_keep_incident(struct hd_store *s)
 		out++;
 	}
 	g_array_set_size(s->signals, out);
+}
+
+/*
+ * The hosts' local clocks: per clock kind (local dates, glog's month and
+ * day), the earliest last record of any host and the latest first one.
+ * When one host's records all end more than HD_ZONE_APART_NS before
+ * another's begin, the two do not keep one zone.
+ */
+void hd_store_mark_local_zones(struct hd_store *s)
+{
+	static const enum hd_clock kinds[] = { HD_CLOCK_LOCAL,
+					       HD_CLOCK_MONTH_DAY };
+	g_autoptr(GHashTable) spans =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+
+	s->local_zones_apart = false;
+	for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+		int64_t min_hi = INT64_MAX, max_lo = INT64_MIN;
+		GHashTableIter it;
+		gpointer value;
+
+		g_hash_table_remove_all(spans);
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *sig =
+				&g_array_index(s->signals, struct hd_signal, i);
+			const char *host = sig->host;
+			int64_t *sp;
+
+			if (!hd_time_known(sig->time) ||
+			    sig->time.clock != kinds[k])
+				continue;
+			if (!host && sig->rank >= 0) {
+				const struct hd_rank *r =
+					hd_store_find_rank(s, sig->rank);
+
+				host = r ? r->host : NULL;
+			}
+			if (!host || !*host)
+				continue;
+			sp = g_hash_table_lookup(spans, host);
+			if (!sp) {
+				sp = g_new(int64_t, 2);
+				sp[0] = sp[1] = sig->time.ns;
+				/* interned: the pointer is the key's life */
+				g_hash_table_insert(spans, hd_unconst(host),
+						    sp);
+			}
+			sp[0] = MIN(sp[0], sig->time.ns);
+			sp[1] = MAX(sp[1], sig->time.ns);
+		}
+		if (g_hash_table_size(spans) < 2)
+			continue;
+		g_hash_table_iter_init(&it, spans);
+		while (g_hash_table_iter_next(&it, NULL, &value)) {
+			const int64_t *sp = value;
+
+			min_hi = MIN(min_hi, sp[1]);
+			max_lo = MAX(max_lo, sp[0]);
+		}
+		/* both within 1970..2200 (hd_store_bound()): no overflow */
+		if (max_lo > min_hi && max_lo - min_hi > HD_ZONE_APART_NS)
+			s->local_zones_apart = true;
+	}
 }

@@ -623,6 +623,9 @@ struct hd_store {
 	GArray *signals; /* struct hd_signal */
 	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
 	int world_size; /* -1 unknown */
+	/* the hosts' local clocks are not one zone: local times of two
+	   hosts never order each other (hd_store_mark_local_zones()) */
+	bool local_zones_apart;
 };
 
 /*
@@ -813,6 +816,23 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster);
  * several incidents).  Runs after hd_store_resolve().
  */
 void hd_store_keep_incident(struct hd_store *s);
+
+/*
+ * Two hosts whose local-clock records (NCCL's dates without a zone,
+ * glog's month and day) lie more than this apart, without overlapping,
+ * do not keep one zone (host-a in UTC, host-b at +08:00): the records of
+ * one hang's hosts overlap in time.  Below a quarter of an hour a zone
+ * difference cannot be told from a quiet host.
+ */
+#define HD_ZONE_APART_NS (30LL * 60 * 1000000000LL)
+
+/*
+ * Sets s->local_zones_apart when two hosts' local-clock records lie more
+ * than HD_ZONE_APART_NS apart: then a local time of one host is never
+ * ordered against one of another (docs/verdicts.md, "Time").  Runs after
+ * the merge.
+ */
+void hd_store_mark_local_zones(struct hd_store *s);
 
 /*
  * One of op's times (t_enqueue_ns, t_start_ns or t_end_ns) on the clock of

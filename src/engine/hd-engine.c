@@ -329,8 +329,23 @@ static int clock_rank(enum hd_clock c)
  * same clock only a comparable one can (times of day and trace times of
  * other inputs cannot be ordered, so the first read stays).
  */
-static bool moment_better(const struct hd_moment *m, struct hd_time t,
-			  const struct hd_prov *prov, bool later)
+/*
+ * t against u, read from inputs a and b: within one input on any clock
+ * that compares there; across inputs local wall times only where the
+ * hosts keep one zone (hd_store_mark_local_zones()).
+ */
+static enum hd_order moment_order(const struct hd_store *s, struct hd_time t,
+				  uint32_t a, struct hd_time u, uint32_t b)
+{
+	if (a != b && s->local_zones_apart &&
+	    (t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY))
+		return HD_ORDER_UNKNOWN;
+	return hd_time_order(t, u, a == b ? HD_SCOPE_INPUT : HD_SCOPE_APART, 0);
+}
+
+static bool moment_better(const struct hd_store *s, const struct hd_moment *m,
+			  struct hd_time t, const struct hd_prov *prov,
+			  bool later)
 {
 	enum hd_order o;
 
@@ -340,10 +355,7 @@ static bool moment_better(const struct hd_moment *m, struct hd_time t,
 		return true;
 	if (clock_rank(t.clock) < clock_rank(m->time.clock))
 		return false;
-	o = hd_time_order(t, m->time,
-			  prov->input == m->prov.input ? HD_SCOPE_INPUT
-						       : HD_SCOPE_APART,
-			  0);
+	o = moment_order(s, t, prov->input, m->time, m->prov.input);
 	return later ? o == HD_ORDER_AFTER : o == HD_ORDER_BEFORE;
 }
 
@@ -368,7 +380,7 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		if (op->rank < 0 || !op_done_time(op, &ns))
 			continue;
 		t = hd_op_time(s, op, ns);
-		if (!moment_better(done, t, &op->prov, true))
+		if (!moment_better(s, done, t, &op->prov, true))
 			continue;
 		done->known = true;
 		done->time = t;
@@ -380,20 +392,18 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
-		    !moment_better(first, sig->time, &sig->prov, false))
+		    !moment_better(s, first, sig->time, &sig->prov, false))
 			continue;
 		first->known = true;
 		first->time = sig->time;
 		first->rank = sig->rank;
 		first->prov = sig->prov;
 	}
-	a->hang_order = (int8_t)hd_time_order(
-		done->time, first->time,
-		done->known && first->known &&
-				done->prov.input == first->prov.input
-			? HD_SCOPE_INPUT
-			: HD_SCOPE_APART,
-		0);
+	a->hang_order =
+		(int8_t)(done->known && first->known
+				 ? moment_order(s, done->time, done->prov.input,
+						first->time, first->prov.input)
+				 : HD_ORDER_UNKNOWN);
 }
 
 /*
