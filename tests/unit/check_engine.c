@@ -1322,7 +1322,8 @@ static bool names_culprit(const struct hd_analysis *a, int rank)
  * the culprit's dump cut gave no_fault.
  */
 static void cut_at(const char *fixture, const char *victim, int rank,
-		   bool want_hang, bool lines, int culprit, const char *alike)
+		   bool want_hang, bool lines, int culprit, const char *alike,
+		   const char *unlike)
 {
 	g_autofree char *src = hd_test_path(fixture);
 	g_autofree char *tmp = g_dir_make_tmp("hd-cut-XXXXXX", NULL);
@@ -1365,8 +1366,10 @@ static void cut_at(const char *fixture, const char *victim, int rank,
 		ck_assert_int_eq(fclose(fp), 0);
 		s = hd_load(paths, 1, problems);
 		a = hd_engine_run(s);
-		/* cut where the culprit's record ends, it reads as the culprit's */
-		if (alike && g_strstr_len(whole, (gssize)at, alike)) {
+		/* cut where the culprit's record ends (after alike, before
+		   unlike), it reads as the culprit's */
+		if (alike && g_strstr_len(whole, (gssize)at, alike) &&
+		    !g_strstr_len(whole, (gssize)at, unlike)) {
 			ck_assert_msg(names_culprit(a, culprit),
 				      "%s cut at %zu of %zu: %s", victim, at,
 				      len, top(a)->summary);
@@ -1406,7 +1409,7 @@ static void cut_at(const char *fixture, const char *victim, int rank,
 static void cut_every_offset(const char *fixture, const char *victim, int rank,
 			     bool want_hang)
 {
-	cut_at(fixture, victim, rank, want_hang, false, -1, NULL);
+	cut_at(fixture, victim, rank, want_hang, false, -1, NULL, NULL);
 }
 
 START_TEST(test_cut_dumps_never_blamed)
@@ -1436,8 +1439,12 @@ START_TEST(test_cut_logs_never_blamed)
 {
 	/* from op 29 on, rank 0's log reads as rank 2's: either is the one */
 	cut_at("tests/data/nccl/missing-rank", "rank0.log", 0, true, true, 2,
-	       "opCount 1d ");
-	cut_at("tests/data/nccl/healthy", "rank3.log", 3, false, true, -1,
+	       "opCount 1d ", "opCount 1e ");
+	/* a waiting rank cut after its last COLL line, before its watchdog
+	   spoke: its COLL lines show it enqueued the op, never absent */
+	cut_at("tests/data/nccl/missing-rank", "rank1.log", 1, true, true, 2,
+	       "opCount 1d ", "opCount 1e ");
+	cut_at("tests/data/nccl/healthy", "rank3.log", 3, false, true, -1, NULL,
 	       NULL);
 }
 END_TEST
