@@ -185,16 +185,15 @@ static void detach_from_rank(struct hd_store *s, guint i)
 	}
 }
 
-void hd_store_keep_incident(struct hd_store *s)
+/* Sets apart the inputs of another incident by their UTC times. */
+static void set_apart_by_utc(struct hd_store *s)
 {
-	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0, out;
+	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0;
 	g_autofree guint *cluster = g_new(guint, n + 1);
 	g_autofree guint *count = NULL;
 	g_autofree int64_t *lo = NULL, *hi = NULL;
 	g_autofree char *theirs = NULL;
 
-	if (n < 2)
-		return;
 	nclusters = hd_store_incident_clusters(s, cluster);
 	if (nclusters < 2)
 		return;
@@ -241,7 +240,13 @@ void hd_store_keep_incident(struct hd_store *s)
 			count[best] == 1 ? "" : "s", theirs, rank_note);
 		detach_from_rank(s, i);
 	}
-	out = 0;
+}
+
+/* Drops the records of every input set apart. */
+static void drop_set_apart(struct hd_store *s)
+{
+	guint n = s->inputs->len, out = 0;
+
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
@@ -272,6 +277,136 @@ void hd_store_keep_incident(struct hd_store *s)
 		out++;
 	}
 	g_array_set_size(s->signals, out);
+}
+
+/*
+ * NCCL names each communicator it makes (commId), and every member's log
+ * prints it.  The NCCL logs tied by the comms they share are one job run;
+ * a log of one rank whose comms (of two ranks or more) no other log
+ * holds, beside a run that ties logs of several ranks, is another run's:
+ * a log of yesterday left in the directory, in place of its rank's or
+ * beside it.  Logs of another whole job (several ranks tied among
+ * themselves) are left to the consistency check, which refuses the mix.  Its rank then
+ * left no data of this one (as a stale dump's: hd_store_keep_incident()).
+ * Logs without a commId (NCCL before 2.16, a rotated newer file) tie
+ * nothing and are never set apart so.
+ */
+/* The root of i, halving the path on the way (union-find). */
+static guint root_of(guint *parent, guint i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static void set_apart_foreign_logs(struct hd_store *s)
+{
+	guint n = s->inputs->len, best = G_MAXUINT, best_n = 0;
+	bool tie = false;
+	g_autofree guint *parent = g_new(guint, n + 1);
+	g_autofree bool *has = g_new0(bool, n + 1);
+	/* comm group -> first input that held it, + 1 */
+	g_autoptr(GHashTable) first = g_hash_table_new(NULL, NULL);
+	/* component root -> its ranks (a set) */
+	g_autoptr(GHashTable) ranks = g_hash_table_new_full(
+		NULL, NULL, NULL, (GDestroyNotify)g_hash_table_unref);
+	GHashTableIter it;
+	gpointer key, value;
+
+	for (guint i = 0; i < n; i++)
+		parent[i] = i;
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		const struct hd_group *g;
+		guint at, a, b;
+
+		if (op->prov.input >= n || op->group >= s->groups->len ||
+		    hd_store_input(s, op->prov.input)->kind !=
+			    HD_INPUT_NCCL_LOG)
+			continue;
+		g = hd_store_group_at(s, op->group);
+		if (!g->has_comm_id || g->low_confidence_identity ||
+		    g->nranks < 2)
+			continue;
+		has[op->prov.input] = true;
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(
+			first, GUINT_TO_POINTER(op->group + 1)));
+		if (!at) {
+			g_hash_table_insert(
+				first, GUINT_TO_POINTER(op->group + 1),
+				GUINT_TO_POINTER(op->prov.input + 1));
+			continue;
+		}
+		a = root_of(parent, at - 1);
+		b = root_of(parent, op->prov.input);
+		if (a != b)
+			parent[b] = a;
+	}
+	/* each component's ranks, from its ops */
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		GHashTable *set;
+		guint r;
+
+		if (op->prov.input >= n || !has[op->prov.input] || op->rank < 0)
+			continue;
+		r = root_of(parent, op->prov.input);
+		set = g_hash_table_lookup(ranks, GUINT_TO_POINTER(r + 1));
+		if (!set) {
+			set = g_hash_table_new(NULL, NULL);
+			g_hash_table_insert(ranks, GUINT_TO_POINTER(r + 1),
+					    set);
+		}
+		g_hash_table_add(set, GINT_TO_POINTER(op->rank + 1));
+	}
+	g_hash_table_iter_init(&it, ranks);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		guint size = g_hash_table_size(value);
+
+		if (size > best_n) {
+			best_n = size;
+			best = GPOINTER_TO_UINT(key) - 1;
+			tie = false;
+		} else if (size == best_n) {
+			tie = true;
+		}
+	}
+	/* one run ties logs of several ranks, and only one does */
+	if (best == G_MAXUINT || best_n < 2 || tie)
+		return;
+	for (guint i = 0; i < n; i++) {
+		struct hd_input *in = hd_store_input(s, i);
+		GHashTable *set;
+		guint r;
+
+		if (!has[i] || in->other_incident)
+			continue;
+		r = root_of(parent, i);
+		set = g_hash_table_lookup(ranks, GUINT_TO_POINTER(r + 1));
+		/* a stray log of one rank; logs of another whole job (ranks
+		   of their own) are a conflict the consistency check names */
+		if (r == best || !set || g_hash_table_size(set) != 1)
+			continue;
+		in->other_incident = true;
+		g_free(in->error);
+		in->error = g_strdup_printf(
+			"from another run: its NCCL communicators (commId) are in none of the other logs, which share theirs among %u ranks; not analyzed with them",
+			best_n);
+		detach_from_rank(s, i);
+	}
+}
+
+void hd_store_keep_incident(struct hd_store *s)
+{
+	if (s->inputs->len < 2)
+		return;
+	set_apart_by_utc(s);
+	set_apart_foreign_logs(s);
+	drop_set_apart(s);
 }
 
 /*
