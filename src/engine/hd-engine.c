@@ -988,6 +988,20 @@ static void describe_attempt(GString *t, const struct hd_attempt *at,
 	}
 }
 
+/* Adds what each attempt of o held to sum (one entry per attempt). */
+static void sum_attempts(struct attempt_sum *sum, const struct hd_input *o)
+{
+	for (guint k = 0; k < o->attempts->len; k++) {
+		const struct hd_attempt *at =
+			&g_array_index(o->attempts, struct hd_attempt, k);
+
+		sum[k].ops += at->ops;
+		sum[k].trouble += at->trouble;
+		if (!sum[k].first_trouble)
+			sum[k].first_trouble = at->first_trouble;
+	}
+}
+
 /*
  * A log that holds none of the attempt analyzed (cut before the restart,
  * or the older file of a rotated log): what it held, so that a hang
@@ -1010,15 +1024,7 @@ static void note_attempt_none(const struct hd_store *s, struct hd_analysis *a,
 			continue;
 		done[j] = true;
 		logs++;
-		for (guint k = 0; k < n; k++) {
-			const struct hd_attempt *at = &g_array_index(
-				o->attempts, struct hd_attempt, k);
-
-			sum[k].ops += at->ops;
-			sum[k].trouble += at->trouble;
-			if (!sum[k].first_trouble)
-				sum[k].first_trouble = at->first_trouble;
-		}
+		sum_attempts(sum, o);
 	}
 	if (logs > 1)
 		g_string_append_printf(t, "%u logs ('%s' and %u more) hold",
@@ -1075,16 +1081,7 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 				continue;
 			done[j] = true;
 			logs++;
-			for (guint k = 0; k < n; k++) {
-				const struct hd_attempt *at = &g_array_index(
-					o->attempts, struct hd_attempt, k);
-
-				sum[k].ops += at->ops;
-				sum[k].trouble += at->trouble;
-				if (!sum[k].first_trouble)
-					sum[k].first_trouble =
-						at->first_trouble;
-			}
+			sum_attempts(sum, o);
 		}
 		kept = &g_array_index(in->attempts, struct hd_attempt,
 				      in->attempt - 1);
