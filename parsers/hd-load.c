@@ -431,12 +431,13 @@ static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
 	       x->hash == y->hash && x->nops == y->nops;
 }
 
-static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
+static uint64_t op_content_hash(const struct hd_store *s,
+				const struct hd_op *op, uint64_t group_hash)
 {
 	uint64_t h = group_hash;
 
 	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
-	h = hd_hash_u64(h ^ (uint64_t)op->op_count) * 31 + op->state;
+	h = hd_hash_u64(h ^ (uint64_t)hd_op_op_count(s, op)) * 31 + op->state;
 	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
 	return hd_hash_u64(h ^ op->seq_kind);
 }
@@ -484,21 +485,21 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || op->group >= s->groups->len ||
-		    op->prov.input != k_input)
+		if (hd_op_rank(op) < 0 || op->group >= s->groups->len ||
+		    op->input != k_input)
 			continue;
 		/* a log's ops come in runs of one rank: look up each run once */
-		if (!cur || cur->rank != op->rank)
-			cur = g_hash_table_lookup(acc,
-						  GINT_TO_POINTER(op->rank));
+		if (!cur || cur->rank != hd_op_rank(op))
+			cur = g_hash_table_lookup(
+				acc, GINT_TO_POINTER(hd_op_rank(op)));
 		if (!cur) {
 			cur = g_new0(struct proc_key, 1);
-			cur->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
-					    cur);
+			cur->rank = hd_op_rank(op);
+			g_hash_table_insert(
+				acc, GINT_TO_POINTER(hd_op_rank(op)), cur);
 		}
 		cur->hash = hd_hash_u64(cur->hash ^
-					op_content_hash(op, gh[op->group]));
+					op_content_hash(s, op, gh[op->group]));
 		cur->nops++;
 	}
 	g_hash_table_iter_init(&it, acc);
@@ -535,8 +536,9 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input == k_input &&
-		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
+		if (op->input == k_input &&
+		    g_hash_table_contains(drop,
+					  GINT_TO_POINTER(hd_op_rank(op))))
 			continue;
 		if (out != i)
 			g_array_index(s->ops, struct hd_op, out) = *op;
@@ -567,7 +569,7 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input == k)
+		if (op->input == k)
 			continue;
 		if (n != i)
 			g_array_index(s->ops, struct hd_op, n) = *op;

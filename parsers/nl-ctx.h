@@ -90,7 +90,9 @@ struct nl_proc {
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
-	int anon; /* rank <= -2 its ops get when rank stays unknown, 0 */
+	/* when its rank stays unknown: which process of unknown rank of
+	   the input it is (hd_op_anon()), -1 none */
+	int anon;
 	int dev; /* the [dev] of its last record, -1 */
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */

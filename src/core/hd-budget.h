@@ -29,7 +29,7 @@ char *hd_budget_take_note(void);
  * Decoded bytes, per input.
  *
  * NCCL_DEBUG / c10d logs and profiler traces are streamed: memory grows
- * with the records kept (an 80-byte op per ~190-byte COLL line), not with
+ * with the records kept (a 40-byte op per ~190-byte COLL line), not with
  * the file, so the cap bounds time more than memory.  The largest
  * per-process logs seen are a few GB; 16 GiB is ~90 M COLL lines, ~7 GB of
  * op records.  A 1 GB trace is already a large one (bench-kineto.sh).

@@ -67,11 +67,12 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input >= n)
+		if (op->input >= n)
 			continue;
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_enqueue_ns));
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_start_ns));
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_end_ns));
+		widen(&sp[op->input],
+		      hd_op_time(s, op, hd_op_t_enqueue(s, op)));
+		widen(&sp[op->input], hd_op_time(s, op, hd_op_t_start(s, op)));
+		widen(&sp[op->input], hd_op_time(s, op, hd_op_t_end(s, op)));
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -133,12 +134,13 @@ static void cluster_spans(const struct hd_store *s, const guint *cluster,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const int64_t ts[3] = { op->t_enqueue_ns, op->t_start_ns,
-					op->t_end_ns };
+		const int64_t ts[3] = { hd_op_t_enqueue(s, op),
+					hd_op_t_start(s, op),
+					hd_op_t_end(s, op) };
 		guint k;
 
-		if (op->prov.input >= s->inputs->len ||
-		    (k = cluster[op->prov.input]) >= nclusters)
+		if (op->input >= s->inputs->len ||
+		    (k = cluster[op->input]) >= nclusters)
 			continue;
 		for (int j = 0; j < 3; j++) {
 			struct hd_time t = hd_op_time(s, op, ts[j]);
@@ -244,8 +246,8 @@ void hd_store_keep_incident(struct hd_store *s)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input < n &&
-		    hd_store_input(s, op->prov.input)->other_incident)
+		if (op->input < n &&
+		    hd_store_input(s, op->input)->other_incident)
 			continue;
 		if (out != i)
 			g_array_index(s->ops, struct hd_op, out) = *op;
