@@ -474,7 +474,9 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
 	GHashTableIter it;
 	gpointer key, value;
-	struct proc_key *cur = NULL; /* of the last op's rank */
+	/* the processes of the last ranks met, by rank: an interleaved log
+	   changes rank on every line but cycles through a few */
+	struct proc_key *memo[64] = { NULL };
 	guint out = 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
@@ -484,20 +486,21 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		int rank = hd_op_rank(op);
+		struct proc_key **slot = &memo[(unsigned)rank % 64];
+		struct proc_key *cur = *slot;
 
-		if (hd_op_rank(op) < 0 || op->group >= s->groups->len ||
+		if (rank < 0 || op->group >= s->groups->len ||
 		    op->input != k_input)
 			continue;
-		/* a log's ops come in runs of one rank: look up each run once */
-		if (!cur || cur->rank != hd_op_rank(op))
-			cur = g_hash_table_lookup(
-				acc, GINT_TO_POINTER(hd_op_rank(op)));
+		if (!cur || cur->rank != rank)
+			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
 		if (!cur) {
 			cur = g_new0(struct proc_key, 1);
-			cur->rank = hd_op_rank(op);
-			g_hash_table_insert(
-				acc, GINT_TO_POINTER(hd_op_rank(op)), cur);
+			cur->rank = rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(rank), cur);
 		}
+		*slot = cur;
 		cur->hash = hd_hash_u64(cur->hash ^
 					op_content_hash(s, op, gh[op->group]));
 		cur->nops++;

@@ -832,7 +832,9 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 
 		hd_op_set_prov(c->store, op, &prov);
 	}
-	g_array_append_val(c->op_proc, p->index);
+	/* its process, until nl_attribute() gives it its rank */
+	g_assert(p->index <= INT32_MAX);
+	hd_op_set_rank(op, (int32_t)p->index);
 	c->in->records++;
 }
 

@@ -141,9 +141,8 @@ void nl_split_attempts(struct nl_ctx *c)
 	}
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
-		const struct nl_proc *p = g_ptr_array_index(
-			c->procs,
-			g_array_index(c->op_proc, uint32_t, i - c->op_base));
+		const struct nl_proc *p =
+			g_ptr_array_index(c->procs, nl_op_proc(op));
 
 		op->attempt = p->attempt;
 	}

@@ -90,9 +90,7 @@ static void attribute_ops(struct nl_ctx *c)
 
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
-		uint32_t pi =
-			g_array_index(c->op_proc, uint32_t, i - c->op_base);
-		struct nl_proc *p = g_ptr_array_index(c->procs, pi);
+		struct nl_proc *p = g_ptr_array_index(c->procs, nl_op_proc(op));
 
 		if (p->rank < 0) {
 			if (p->anon < 0)

@@ -200,7 +200,6 @@ struct nl_ctx {
 	struct nl_wrap wrap_info;
 
 	guint op_base, sig_base;
-	GArray *op_proc; /* uint32_t proc index per op */
 	GArray *sig_proc; /* int32_t proc index per signal, -1 none */
 	GArray *sig_stream; /* uint32_t stream index per signal */
 	GHashTable *dedup; /* signal key -> index + 1 */
@@ -339,6 +338,17 @@ NL_INLINE bool scan_int(const char **p, const char *end, int64_t *out)
 	*out = neg ? -v : v;
 	*p = s;
 	return true;
+}
+
+/*
+ * An op's process, until nl_attribute() gives the op its rank: the parser
+ * keeps the process's index in procs in the op's rank (no array beside
+ * the ops, which cost 4 bytes a COLL line).
+ */
+static inline guint nl_op_proc(const struct hd_op *op)
+{
+	g_assert(hd_op_rank(op) >= 0);
+	return (guint)hd_op_rank(op);
 }
 
 static inline int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)

@@ -67,12 +67,15 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->input >= n)
+		const struct hd_op_extra *x;
+
+		/* no extra record, no time: NCCL COLL ops skip here */
+		if (op->input >= n || !hd_op_has_extra(op))
 			continue;
-		widen(&sp[op->input],
-		      hd_op_time(s, op, hd_op_t_enqueue(s, op)));
-		widen(&sp[op->input], hd_op_time(s, op, hd_op_t_start(s, op)));
-		widen(&sp[op->input], hd_op_time(s, op, hd_op_t_end(s, op)));
+		x = hd_op_extra(s, op);
+		widen(&sp[op->input], hd_op_time(s, op, x->t_enqueue_ns));
+		widen(&sp[op->input], hd_op_time(s, op, x->t_start_ns));
+		widen(&sp[op->input], hd_op_time(s, op, x->t_end_ns));
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -134,12 +137,12 @@ static void cluster_spans(const struct hd_store *s, const guint *cluster,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const int64_t ts[3] = { hd_op_t_enqueue(s, op),
-					hd_op_t_start(s, op),
-					hd_op_t_end(s, op) };
+		const struct hd_op_extra *x = hd_op_extra(s, op);
+		const int64_t ts[3] = { x->t_enqueue_ns, x->t_start_ns,
+					x->t_end_ns };
 		guint k;
 
-		if (op->input >= s->inputs->len ||
+		if (!hd_op_has_extra(op) || op->input >= s->inputs->len ||
 		    (k = cluster[op->input]) >= nclusters)
 			continue;
 		for (int j = 0; j < 3; j++) {

@@ -471,6 +471,15 @@ static inline int64_t hd_op_t_end(const struct hd_store *s,
 	return hd_op_extra(s, op)->t_end_ns;
 }
 
+/*
+ * Whether op has an extra record: without one it has no time and no
+ * stack, so a pass over times can skip it (NCCL COLL ops never have one).
+ */
+static inline bool hd_op_has_extra(const struct hd_op *op)
+{
+	return op->has_extra;
+}
+
 /* op's stack, an index into store->stacks, or -1. */
 static inline int32_t hd_op_stack(const struct hd_store *s,
 				  const struct hd_op *op)
