@@ -142,6 +142,30 @@ struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index)
 	return g_ptr_array_index(s->inputs, index);
 }
 
+uint64_t hd_store_kept_bytes(const struct hd_store *s)
+{
+	/* a GArray of frames: its header and its malloc chunk's */
+	const uint64_t stack_overhead = 64;
+	uint64_t n = (uint64_t)s->ops->len * sizeof(struct hd_op) +
+		     (uint64_t)s->signals->len * sizeof(struct hd_signal);
+
+	if (s->op_extra)
+		n += (uint64_t)s->op_extra->len * sizeof(struct hd_op_extra);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const char *text =
+			g_array_index(s->signals, struct hd_signal, i).text;
+
+		if (text)
+			n += strlen(text) + 1;
+	}
+	for (guint i = 0; i < s->stacks->len; i++)
+		n += stack_overhead +
+		     (uint64_t)((GArray *)g_ptr_array_index(s->stacks, i))
+				     ->len *
+			     sizeof(struct hd_frame);
+	return n;
+}
+
 enum hd_input_kind hd_store_op_source(const struct hd_store *s,
 				      const struct hd_op *op)
 {

@@ -879,6 +879,14 @@ static inline bool hd_claim_believed(int64_t claim, int64_t shown)
  */
 void hd_store_bound(struct hd_store *s);
 
+/*
+ * About the bytes of memory s's records take: ops and their extra
+ * records, signals and their texts, stacks and their frames (what the
+ * incident's budget counts, HD_BUDGET_INCIDENT_RECORDS).  O(signals +
+ * stacks).
+ */
+uint64_t hd_store_kept_bytes(const struct hd_store *s);
+
 /* Number of inputs that gave at least one record or were valid but empty. */
 unsigned hd_store_usable_inputs(const struct hd_store *s);
 /* (transfer none) */
