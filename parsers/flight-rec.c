@@ -380,7 +380,7 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	if (c->t->node[id].type != PK_STR)
 		return NULL;
 	p = pk_str(c->t, id, &len);
-	if (c->t->node[id].flags & PK_F_BADTEXT) {
+	if (pk_str_bad(c->t, id)) {
 		g_autofree char *esc = escape_bad_text(p, len);
 		g_autofree char *where =
 			c->entry >= 0
@@ -1157,7 +1157,7 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 	} else {
 		raw = node_bytes(c, id, &len);
 		g_string_assign(c->buf, "");
-		bad = raw && (c->t->node[id].flags & PK_F_BADTEXT);
+		bad = raw && pk_str_bad(c->t, id);
 		if (bad) {
 			/* "\1": never the key of a name that was read */
 			g_autofree char *esc = escape_bad_text(raw, len);
