@@ -435,8 +435,11 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 		g_autofree char *key = NULL;
 		GArray *ops;
 
+		/* timeouts of a PG not named may be of different PGs */
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT || sig->rank < 0 ||
-		    sig->seq < 0)
+		    sig->seq < 0 ||
+		    (sig->group_name &&
+		     strcmp(sig->group_name, HD_PG_UNNAMED) == 0))
 			continue;
 		if (!same_numel_op(sig->op_name))
 			o.numel = -1;
