@@ -523,6 +523,13 @@ static inline int32_t hd_signal_signo(const struct hd_signal *sig)
 	return sig->code;
 }
 
+/* CUDA_ERROR: the cudaError_t NCCL printed ("Cuda failure 700"), 0 none. */
+static inline int32_t hd_signal_cuda_code(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_CUDA_ERROR);
+	return sig->code;
+}
+
 /* UNWIND, NCCL_ERROR, TEST_FAILURE: the ncclResult_t, 0 unknown. */
 static inline int32_t hd_signal_nccl_result(const struct hd_signal *sig)
 {
