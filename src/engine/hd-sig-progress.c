@@ -644,7 +644,9 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
-			     : g_strdup_printf("PG %s", p->name);
+		: strcmp(p->name, HD_PG_UNNAMED) == 0
+			? g_strdup("a PG the timeout lines do not name")
+			: g_strdup_printf("PG %s", p->name);
 	h.label = label;
 	h.waiting = waiting;
 	h.absent = absent;
