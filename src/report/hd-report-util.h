@@ -147,11 +147,24 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 			    uint64_t *at);
 
 /*
- * True for an evidence item that only counts the items the engine left
- * out of a capped list ("and 3 more ranks at the same op"): no rank, no
- * source, text starting "and ".
+ * A c10d process group known from log lines only (struct
+ * hd_c10d_group): its id in JSON and for --group, "pg:0:?" (the id
+ * table's form for a PG whose members no record lists); its label,
+ * "PG 0"; and what the reports say of it, "1,024 ranks name it in c10d
+ * lines, 1,023 timed out in it; no ops recorded".  Raw: the name is an
+ * input's, so printers clean it.  (transfer full)
  */
-bool hd_report_evidence_is_filler(const struct hd_evidence *e);
+char *hd_report_c10d_group_id(const struct hd_c10d_group *g);
+char *hd_report_c10d_group_label(const struct hd_c10d_group *g);
+char *hd_report_c10d_group_text(const struct hd_c10d_group *g);
+
+/*
+ * What the reports say of a culprit besides its rank: "on node-b, pid
+ * 4247, at train.py:88 in train_step", the parts the data holds; NULL
+ * when it holds none.  Raw.  (transfer full)
+ */
+char *hd_report_culprit_text(const struct hd_store *s,
+			     const struct hd_culprit *c);
 
 /* "train.py:88 in train_step".  (transfer full) */
 char *hd_report_frame_text(const struct hd_frame *f);
