@@ -248,8 +248,13 @@ static guint evidence_drawn(const struct hd_verdict *v)
 	return MIN(v->evidence->len, HTML_MAX_EVIDENCE);
 }
 
-/* The evidence list: item i has the id "ev-<i+1>", the cells' targets. */
-static void html_evidence(FILE *out, const struct hd_verdict *v)
+/*
+ * The evidence list: item i has the id "ev-<i+1>", the cells' targets;
+ * each item as Markdown shows it (a log line without the prefix its
+ * source states, "rank N" said once).
+ */
+static void html_evidence(FILE *out, const struct hd_store *s,
+			  const struct hd_verdict *v)
 {
 	guint n = evidence_drawn(v);
 
@@ -258,6 +263,9 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 	fputs("<h2 id=\"evidence\">Evidence</h2>\n<ul class=\"ev\">\n", out);
 	for (guint i = 0; i < n; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool quoted, label;
+		const char *text =
+			hd_report_evidence_text(s, e, &quoted, &label);
 
 		/* The first few open, the rest one click away. */
 		if (i == HTML_OPEN_EVIDENCE)
@@ -269,9 +277,9 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 					? ""
 					: "s");
 		fprintf(out, "<li id=\"ev-%u\">", i + 1);
-		if (e->rank >= 0)
+		if (label)
 			fprintf(out, "<b>rank %d</b>: ", e->rank);
-		put(out, e->text);
+		put(out, text);
 		if (e->source) {
 			fputs("<br><span class=\"src\">", out);
 			fputs("source: <code>", out);
@@ -481,7 +489,7 @@ static void html_verdict_evidence(const struct page *pg)
 	if (!v || (!evidence_drawn(v) && !v->ruled_out->len))
 		return;
 	fputs("<div class=\"card\">\n", pg->out);
-	html_evidence(pg->out, v);
+	html_evidence(pg->out, pg->a->store, v);
 	html_list(pg->out, "<h3>Ruled out</h3>", v->ruled_out);
 	fputs("</div>\n", pg->out);
 }
@@ -1202,11 +1210,11 @@ static void html_pictures(const struct page *pg)
 			g_autofree char *label = html_text(name);
 
 			about = g_strdup_printf(
-				"a collective of PG <code>%s</code> as the c10d "
-				"watchdog's counters tell it (no op was "
-				"recorded: up to its last completed, completed; "
-				"up to its last enqueued, blocked; past it, "
-				"absent)",
+				"a collective of PG <code>%s</code>, from the "
+				"c10d watchdog's counters, since no op was "
+				"recorded (a rank is completed up to its last "
+				"completed work, blocked up to its last "
+				"enqueued one, absent past it)",
 				label);
 			rows = fold_rows(m);
 			html_matrix(pg, m, rows, about);

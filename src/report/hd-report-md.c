@@ -198,16 +198,6 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	fputc('\n', out);
 }
 
-/* Does text start "rank N" (a word of its own)? */
-static bool starts_with_rank(const char *text, int rank)
-{
-	char tag[32];
-	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
-
-	return text && strncmp(text, tag, n) == 0 &&
-	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
-}
-
 /*
  * One evidence item: a quoted log line (its source has a line number) in a
  * code span without the prefix the source already states, a description
@@ -216,19 +206,12 @@ static bool starts_with_rank(const char *text, int rank)
 static void md_evidence(FILE *out, const struct hd_store *s,
 			const struct hd_evidence *e)
 {
-	enum hd_report_pos pos = HD_REPORT_POS_NONE;
-	size_t len;
-	uint64_t at;
-	g_autofree char *text = NULL;
+	bool quoted, label;
+	const char *shown = hd_report_evidence_text(s, e, &quoted, &label);
+	g_autofree char *text = quoted ? md_code(shown) : md_text(shown);
 
-	if (hd_report_source_split(s, e->source, &len, &pos, &at) &&
-	    pos == HD_REPORT_POS_LINE)
-		text = md_code(hd_report_strip_log_prefix(e->text));
-	else
-		text = md_text(hd_report_strip_rank(e->text, e->rank));
 	fputs("- ", out);
-	/* "rank 5 last seen at ..." says its rank already. */
-	if (e->rank >= 0 && !starts_with_rank(e->text, e->rank))
+	if (label)
 		fprintf(out, "rank %d: ", e->rank);
 	fputs(text, out);
 	if (e->source) {

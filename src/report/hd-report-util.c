@@ -537,3 +537,30 @@ char *hd_report_culprit_text(const struct hd_store *s,
 	}
 	return g_string_free(out, FALSE);
 }
+
+/* Does text start "rank N" (a word of its own)? */
+static bool starts_with_rank(const char *text, int rank)
+{
+	char tag[32];
+	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
+
+	return text && strncmp(text, tag, n) == 0 &&
+	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
+}
+
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label)
+{
+	enum hd_report_pos pos = HD_REPORT_POS_NONE;
+	size_t len;
+	uint64_t at;
+	const char *text = e->text ? e->text : "";
+
+	*quoted = hd_report_source_split(s, e->source, &len, &pos, &at) &&
+		  pos == HD_REPORT_POS_LINE;
+	text = *quoted ? hd_report_strip_log_prefix(text)
+		       : hd_report_strip_rank(text, e->rank);
+	*label = e->rank >= 0 && !starts_with_rank(text, e->rank);
+	return text;
+}

@@ -127,6 +127,18 @@ const char *hd_report_strip_log_prefix(const char *line);
  */
 const char *hd_report_strip_rank(const char *text, int rank);
 
+/*
+ * What Markdown and HTML show of an evidence item after its "rank N: "
+ * label: a quoted log line (its source names a line: *quoted) without
+ * the prefix its source already states, else the text without a leading
+ * "rank N: " the label says.  *label is false where the text itself
+ * starts with "rank N" ("rank 5 last seen at ..."), so the label would
+ * say it twice, or the item is about no rank.  (transfer none)
+ */
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label);
+
 /* Where an evidence source points inside its input. */
 enum hd_report_pos {
 	HD_REPORT_POS_NONE = 0, /* a bare path */

@@ -20,13 +20,7 @@ set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
-py=python3
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
+. "$HD_SRCDIR/tests/cli/lib/python-jsonschema.sh"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 "$py" scripts/gen-fr-dumps.py bench "$tmp/fr-1024" 1024 38 ||
