@@ -532,16 +532,18 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
-/* Whether a group of the store is c10d's PG of that name. */
-static bool store_has_pg(const struct hd_store *s, const char *name)
+/* The PG names of the store's groups, as a set of strings. */
+static GHashTable *store_pg_names(const struct hd_store *s)
 {
+	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+
 	for (guint g = 0; g < s->groups->len; g++) {
 		const struct hd_group *grp = hd_store_group_at(s, g);
 
-		if (grp->name && strcmp(grp->name, name) == 0)
-			return true;
+		if (grp->name)
+			g_hash_table_add(names, grp->name);
 	}
-	return false;
+	return names;
 }
 
 /*
@@ -558,6 +560,8 @@ static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
 		(GDestroyNotify)g_hash_table_unref);
 	g_autoptr(GPtrArray) timed_out = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)g_hash_table_unref);
+	/* one lookup per name: no scan of the groups per signal */
+	g_autoptr(GHashTable) pgs = store_pg_names(s);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -574,8 +578,7 @@ static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
 			struct hd_c10d_group fresh = { sig->group_name, NULL,
 						       0 };
 
-			/* the store is searched once per name */
-			at = store_has_pg(s, sig->group_name)
+			at = g_hash_table_contains(pgs, sig->group_name)
 				     ? G_MAXUINT
 				     : a->c10d_groups->len + 1;
 			g_hash_table_insert(index, name, GUINT_TO_POINTER(at));
