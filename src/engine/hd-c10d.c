@@ -17,6 +17,7 @@
 #include "hd-hash.h"
 #include "hd-const.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 static bool same_str(const char *a, const char *b)
@@ -117,6 +118,7 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 				 : g_hash_table_new(g_str_hash, g_str_equal);
 	gpointer at_first;
 	g_autofree char *ct = NULL;
+	g_autofree char *best_text = NULL;
 	guint best = 0, second = 0, distinct = 0, known = 0;
 	const struct c10d_op *maj = NULL;
 	struct hd_verdict *v;
@@ -183,10 +185,11 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 				mino = o;
 		}
 		attr_text(mino, at, b, sizeof(b));
+		best_text = hd_text_count(best);
 		v = hd_verdict_new(
 			kinds[at], best >= 2 ? HD_CONF_HIGH : HD_CONF_MEDIUM,
-			"rank%s %s ran %s where %u other%s ran %s at %s (%s)",
-			culprits->len == 1 ? "" : "s", ct, b, best,
+			"rank%s %s ran %s where %s other%s ran %s at %s (%s)",
+			culprits->len == 1 ? "" : "s", ct, b, best_text,
 			best == 1 ? "" : "s", a, where, what);
 	}
 	for (guint i = 0; i < culprits->len; i++)

@@ -13,6 +13,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-const.h"
 #include "hd-banned.h"
@@ -29,6 +30,9 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	r->hosts = g_ptr_array_new_with_free_func(g_free);
 	r->errors = g_ptr_array_new_with_free_func(g_free);
+	r->culprit_details = json_array();
+	r->next_steps = json_array();
+	r->hang_start = json_null();
 	return r;
 }
 
@@ -72,6 +76,12 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
 	r->call_site = g_strdup(v->call_site);
+	json_decref(r->culprit_details);
+	r->culprit_details = hd_report_json_culprits(a, v);
+	json_decref(r->next_steps);
+	r->next_steps = hd_report_json_next_steps(v);
+	json_decref(r->hang_start);
+	r->hang_start = hd_report_json_hang_start(a);
 	if (v->evidence->len) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, 0);
 
@@ -107,6 +117,9 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_array_unref(r->culprits);
 	g_ptr_array_unref(r->hosts);
 	g_ptr_array_unref(r->errors);
+	json_decref(r->culprit_details);
+	json_decref(r->next_steps);
+	json_decref(r->hang_start);
 	g_free(r);
 }
 
@@ -144,6 +157,9 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 			    hd_json_string(r->fingerprint_text));
 	json_object_set_new(o, "performance", hd_json_string(r->performance));
 	json_object_set_new(o, "call_site", hd_json_str_or_null(r->call_site));
+	json_object_set(o, "culprits", r->culprit_details);
+	json_object_set(o, "next_steps", r->next_steps);
+	json_object_set(o, "hang_start", r->hang_start);
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

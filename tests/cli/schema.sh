@@ -11,15 +11,7 @@
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
-# The first Python that has jsonschema: python3 on PATH may be another
-# installation than the Debian one that install-deps.sh gives it to.
-py=python3
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
+. "$HD_SRCDIR/tests/cli/lib/python-jsonschema.sh"
 exec "$py" - <<'PY'
 import glob, json, sys
 try:
