@@ -126,6 +126,17 @@ static bool known_host(const struct hd_store *s, const char *host)
  * "node-b.dmesg").  *by_name says it came from the path.
  */
 static const char *event_host(const struct hd_store *s,
+			      const struct hd_signal *sig, bool *by_name);
+
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig)
+{
+	bool by_name;
+
+	return event_host(s, sig, &by_name);
+}
+
+static const char *event_host(const struct hd_store *s,
 			      const struct hd_signal *sig, bool *by_name)
 {
 	const struct hd_input *in = hd_store_input(s, sig->prov.input);
@@ -345,10 +356,42 @@ static char *what(const struct event *e, const char *whose)
 			       sig->device ? sig->device : "?", host);
 }
 
+/* The same port's error counters beside its state, as evidence. */
+static void cite_counters(const struct hd_store *s, struct hd_verdict *v,
+			  const struct event *e)
+{
+	if (!e->host || e->sig->type == HD_SIGT_XID ||
+	    e->sig->type == HD_SIGT_HOST_OOM)
+		return;
+	for (guint i = 0; i < s->signals->len && v->evidence->len < 8; i++) {
+		const struct hd_signal *c = hd_sig_at(s, i);
+		g_autofree char *src = NULL;
+		bool by_name;
+		const char *h;
+
+		if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
+		    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
+			continue;
+		h = event_host(s, c, &by_name);
+		if (h != e->host || (c->device && e->sig->device &&
+				     c->device != e->sig->device))
+			continue;
+		src = hd_prov_format(s, &c->prov);
+		hd_verdict_add_evidence(v, e->rank, src, "%s", c->text);
+	}
+}
+
+/* The index of sig in the store's signals. */
+static int64_t signal_index(const struct hd_store *s,
+			    const struct hd_signal *sig)
+{
+	return sig - &g_array_index(s->signals, struct hd_signal, 0);
+}
+
 /*
  * An event that explains no verdict but happened on the host of a rank one
  * blames is context for the top such verdict: it gets the line as
- * evidence, saying what it does not show.
+ * evidence, saying what it does not show, and its next steps name it.
  */
 static void add_context(const struct hd_store *s, struct hd_analysis *a,
 			const struct event *e, const char *what_text)
@@ -379,6 +422,20 @@ static void add_context(const struct hd_store *s, struct hd_analysis *a,
 		top, -1, src,
 		"also on that host: %s (whether it caused this is not shown)",
 		what_text);
+	if (top->host_event < 0) {
+		top->host_event = signal_index(s, e->sig);
+		top->host_event_cause = false;
+	}
+}
+
+/* The verdict of a->verdicts that is v, writable.  (transfer none) */
+static struct hd_verdict *writable(struct hd_analysis *a,
+				   const struct hd_verdict *v)
+{
+	for (guint i = 0; i < a->verdicts->len; i++)
+		if (g_ptr_array_index(a->verdicts, i) == v)
+			return g_ptr_array_index(a->verdicts, i);
+	return NULL;
 }
 
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
@@ -397,6 +454,36 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 
 	add_context(s, a, e, w);
 
+	if (e->blamed && e->blamed->kind == kind &&
+	    (v = writable(a, e->blamed))) {
+		/*
+		 * The event explains a verdict of its own kind (a port down
+		 * under the rank that saw the first network error): that
+		 * verdict states the chain.  A verdict of its own beside it
+		 * would be merged into it, and its headline lost.
+		 */
+		g_autofree char *head =
+			g_strndup(v->summary, strcspn(v->summary, ";"));
+
+		g_free(v->summary);
+		v->summary = g_strdup_printf("%s: %s", head, w);
+		v->confidence = HD_CONF_HIGH;
+		v->score += 20.0;
+		v->host_event = signal_index(s, sig);
+		v->host_event_cause = true;
+		if (sig->type == HD_SIGT_XID)
+			v->xid = hd_signal_xid(sig);
+		cite(s, v, e);
+		cite_counters(s, v, e);
+		if (same > 1)
+			hd_verdict_add_evidence(
+				v, -1, NULL,
+				"%u kernel events of this kind in all", same);
+		hd_verdict_add_ruled_out(
+			v,
+			"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
+		return;
+	}
 	if (e->blamed) {
 		g_autofree char *head = g_strndup(
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
@@ -442,37 +529,15 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	if (e->rank >= 0)
 		hd_verdict_add_culprit(v, e->rank);
 	v->xid = sig->type == HD_SIGT_XID ? hd_signal_xid(sig) : 0;
+	v->host_event = signal_index(s, sig);
+	v->host_event_cause = true;
 	cite(s, v, e);
 	if (e->blamed)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL, "and independently (%s): %s",
 			hd_verdict_kind_info(e->blamed->kind)->name,
 			e->blamed->summary);
-	if (e->host && e->sig->type != HD_SIGT_XID &&
-	    e->sig->type != HD_SIGT_HOST_OOM) {
-		/* the same port's counters beside its state */
-		for (guint i = 0; i < s->signals->len && v->evidence->len < 8;
-		     i++) {
-			const struct hd_signal *c = hd_sig_at(s, i);
-			bool by_name;
-			const char *h;
-
-			if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
-			    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
-				continue;
-			h = event_host(s, c, &by_name);
-			if (h != e->host || (c->device && e->sig->device &&
-					     c->device != e->sig->device))
-				continue;
-			{
-				g_autofree char *src =
-					hd_prov_format(s, &c->prov);
-
-				hd_verdict_add_evidence(v, e->rank, src, "%s",
-							c->text);
-			}
-		}
-	}
+	cite_counters(s, v, e);
 	if (same > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u kernel events of this kind in all",

@@ -31,6 +31,10 @@ struct hd_triage_row {
 	GArray *culprits; /* int */
 	GPtrArray *hosts; /* char *: the culprits' hosts, unique, sorted */
 	GPtrArray *errors; /* char *: inputs that could not be read */
+	/* char *: where the top verdict's evidence was read ("path:line",
+	   "path#record N"), each once, in the evidence's order, the first
+	   32 */
+	GPtrArray *sources;
 	unsigned inputs, usable, ranks, verdicts;
 	bool fault;
 	bool inconsistent;
