@@ -27,6 +27,7 @@ enum xid_class {
 	XID_APP, /* the process on the GPU faulted (usually a bug) */
 	XID_NVLINK, /* an NVLink error: an interconnect fault */
 	XID_AFTER, /* follows another failure: never a cause */
+	XID_WARN, /* a warning the GPU survives: context, never a cause */
 };
 
 struct xid_info {
@@ -46,11 +47,11 @@ static const struct xid_info xids[] = {
 	{ 48, XID_HW, "double-bit ECC error" },
 	{ 61, XID_HW, "internal micro-controller breakpoint" },
 	{ 62, XID_HW, "internal micro-controller halt" },
-	{ 63, XID_HW, "ECC page retirement or row remapping recorded" },
+	{ 63, XID_WARN, "ECC page retirement or row remapping recorded" },
 	{ 64, XID_HW, "ECC page retirement or row remapping failed" },
 	{ 74, XID_NVLINK, "NVLink error" },
 	{ 79, XID_HW, "the GPU fell off the bus" },
-	{ 92, XID_HW, "high single-bit ECC error rate" },
+	{ 92, XID_WARN, "high single-bit ECC error rate" },
 	{ 94, XID_HW, "contained ECC error" },
 	{ 95, XID_HW, "uncontained ECC error" },
 	{ 109, XID_HW, "context switch timeout" },
@@ -86,6 +87,8 @@ const char *hd_xid_next_step(int xid)
 		return "the process on that GPU faulted: read its own traceback, and rerun it under `compute-sanitizer` to find the access";
 	case XID_NVLINK:
 		return "an NVLink fault: `nvidia-smi nvlink -e` for its error counters on that host, then drain it and run `nvidia-bug-report.sh` there";
+	case XID_WARN:
+		return "a warning the GPU survives, not a stop: reset the GPU when it is idle (a recorded row remapping takes effect then) and watch `nvidia-smi -q -d ECC,ROW_REMAPPER` there";
 	case XID_AFTER:
 	case XID_HW:
 	default:
@@ -664,6 +667,27 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 		     : "by the HCA port its NCCL said it uses (NET/IB : Using)";
 }
 
+/*
+ * An Xid the GPU survives (a recorded row remapping, a high single-bit
+ * ECC rate) stops no process: never a verdict, so a healthy run stays
+ * healthy.  On the host of a blamed rank it is context for that verdict;
+ * anywhere, a note (the first few).
+ */
+static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
+		     struct event *e, guint nth)
+{
+	g_autofree char *w = what(e, "a");
+
+	e->blamed = NULL;
+	add_context(s, a, e, w);
+	if (nth < 4)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%s: a warning the GPU survives, never taken as the cause of a hang",
+				w));
+}
+
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 {
 	if (!from_kernel(s, sig))
@@ -695,7 +719,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
-	guint same = 0, after = 0;
+	guint same = 0, after = 0, warned = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -718,6 +742,11 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		} else {
 			e.rank = join_rank(s, sig, e.host, &e.how);
 			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
+		}
+		if (e.xid && e.xid->cls == XID_WARN) {
+			warn_xid(s, a, &e, warned++);
+			event_clear(&e);
+			continue;
 		}
 		if (!best.sig || event_weight(&e) > event_weight(&best)) {
 			event_clear(&best);

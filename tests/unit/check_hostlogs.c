@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "hd-load.h"
 #include "hd-test-engine.h"
@@ -365,6 +366,247 @@ START_TEST(test_port_users)
 }
 END_TEST
 
+/*
+ * A folder holding the 4-rank job of tests/data/hostlogs (rank 3, pid 7104
+ * on trn-02, never enters seq 52) and trn-02's dmesg with one line; NULL
+ * job: the dmesg alone.  (transfer full: remove with rm_tree())
+ */
+static char *job_with_dmesg(bool job, const char *dmesg_line)
+{
+	g_autofree char *log = NULL;
+	g_autofree char *src =
+		hd_test_path("tests/data/hostlogs/kernel/xid79-dmesg/job.log");
+	char *dir = g_dir_make_tmp("hd-xid-XXXXXX", NULL);
+	g_autofree char *host = g_build_filename(dir, "hosts", "trn-02", NULL);
+	g_autofree char *dmesg = g_build_filename(host, "dmesg.txt", NULL);
+	g_autofree char *joblog = g_build_filename(dir, "job.log", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"[    9.812114] nvidia: module license 'NVIDIA' taints kernel.\n"
+		"%s\n",
+		dmesg_line);
+
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_int_eq(g_mkdir_with_parents(host, 0700), 0);
+	ck_assert(g_file_set_contents(dmesg, text, -1, NULL));
+	if (job) {
+		ck_assert(g_file_get_contents(src, &log, NULL, NULL));
+		ck_assert(g_file_set_contents(joblog, log, -1, NULL));
+	}
+	return dir;
+}
+
+static void rm_tree(char *dir)
+{
+	g_autofree char *host = g_build_filename(dir, "hosts", "trn-02", NULL);
+	g_autofree char *hosts = g_build_filename(dir, "hosts", NULL);
+	g_autofree char *dmesg = g_build_filename(host, "dmesg.txt", NULL);
+	g_autofree char *joblog = g_build_filename(dir, "job.log", NULL);
+
+	(void)g_unlink(dmesg);
+	(void)g_unlink(joblog);
+	(void)g_rmdir(host);
+	(void)g_rmdir(hosts);
+	(void)g_rmdir(dir);
+	g_free(dir);
+}
+
+static bool steps_have(const struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->next_steps->len; i++)
+		if (strstr(((const struct hd_next *)g_ptr_array_index(
+				    v->next_steps, i))
+				   ->text,
+			   text))
+			return true;
+	return false;
+}
+
+static bool notes_have(const struct hd_analysis *a, const char *text)
+{
+	for (guint i = 0; i < a->notes->len; i++)
+		if (strstr(g_ptr_array_index(a->notes, i), text))
+			return true;
+	return false;
+}
+
+static bool evidence_has(const struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->evidence->len; i++)
+		if (strstr(((const struct hd_evidence *)g_ptr_array_index(
+				    v->evidence, i))
+				   ->text,
+			   text))
+			return true;
+	return false;
+}
+
+/*
+ * Every Xid of the documented table (docs/format-kernel-log.md), on rank
+ * 3's GPU by its pid: the verdict its class gives, the meaning in the
+ * chain, the next step its class asks for.
+ */
+START_TEST(test_xid_table)
+{
+	static const struct {
+		int xid;
+		enum hd_verdict_kind kind; /* HD_V_MISSING_RANK: no verdict
+					      of its own */
+		const char *meaning; /* in the summary or the evidence */
+		const char *step; /* in a next step */
+	} table[] = {
+		{ 13, HD_V_GPU_FAULT, "graphics engine exception",
+		  "compute-sanitizer" },
+		{ 31, HD_V_GPU_FAULT, "GPU memory page fault",
+		  "compute-sanitizer" },
+		{ 43, HD_V_GPU_FAULT, "GPU stopped processing",
+		  "compute-sanitizer" },
+		{ 45, HD_V_MISSING_RANK, NULL, NULL },
+		{ 48, HD_V_GPU_FAULT, "double-bit ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 61, HD_V_GPU_FAULT, "micro-controller breakpoint",
+		  "nvidia-bug-report.sh" },
+		{ 62, HD_V_GPU_FAULT, "micro-controller halt",
+		  "nvidia-bug-report.sh" },
+		{ 63, HD_V_MISSING_RANK, "row remapping recorded",
+		  "reset the GPU when it is idle" },
+		{ 64, HD_V_GPU_FAULT, "row remapping failed",
+		  "nvidia-bug-report.sh" },
+		{ 74, HD_V_NETWORK_FAULT, "NVLink error",
+		  "nvidia-smi nvlink -e" },
+		{ 79, HD_V_GPU_FAULT, "fell off the bus",
+		  "nvidia-bug-report.sh" },
+		{ 92, HD_V_MISSING_RANK, "high single-bit ECC error rate",
+		  "reset the GPU when it is idle" },
+		{ 94, HD_V_GPU_FAULT, "contained ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 95, HD_V_GPU_FAULT, "uncontained ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 109, HD_V_GPU_FAULT, "context switch timeout",
+		  "nvidia-bug-report.sh" },
+		{ 119, HD_V_GPU_FAULT, "GSP RPC timeout",
+		  "nvidia-bug-report.sh" },
+		{ 120, HD_V_GPU_FAULT, "GSP error", "nvidia-bug-report.sh" },
+		{ 154, HD_V_GPU_FAULT, "recovery action",
+		  "nvidia-bug-report.sh" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+		g_autofree char *line = g_strdup_printf(
+			"[91806.220428] NVRM: Xid (PCI:0000:3b:00): %d, "
+			"pid=7104, name=python3, details",
+			table[i].xid);
+		char *dir = job_with_dmesg(true, line);
+		char *paths[] = { dir, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(hd_store) s = hd_load(paths, 1, problems);
+		g_autoptr(hd_analysis) a = hd_engine_run(s);
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, 0);
+		g_autofree char *said = g_strdup_printf("Xid %d", table[i].xid);
+
+		ck_assert_msg(v->kind == table[i].kind,
+			      "Xid %d: top verdict %s", table[i].xid,
+			      hd_verdict_kind_name(v->kind));
+		ck_assert_uint_eq(v->culprits->len, 1);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		if (table[i].kind != HD_V_MISSING_RANK) {
+			/* the chain: the absence, then its GPU's Xid */
+			ck_assert_int_eq(v->xid, table[i].xid);
+			ck_assert_msg(
+				strstr(v->summary, "never entered") &&
+					strstr(v->summary, said) &&
+					strstr(v->summary, table[i].meaning),
+				"Xid %d: %s", table[i].xid, v->summary);
+		} else if (table[i].meaning) {
+			/* a warning: beside the verdict, never its cause */
+			ck_assert_ptr_null(hd_test_verdict(a, HD_V_GPU_FAULT));
+			ck_assert(evidence_has(v, "also on that host"));
+			ck_assert(evidence_has(v, table[i].meaning));
+			ck_assert(notes_have(a, said));
+		} else {
+			/* 45 follows another failure: a note */
+			ck_assert_ptr_null(hd_test_verdict(a, HD_V_GPU_FAULT));
+			ck_assert(notes_have(a, "Xid 45"));
+		}
+		if (table[i].step)
+			ck_assert_msg(steps_have(v, table[i].step),
+				      "Xid %d: no step with '%s'", table[i].xid,
+				      table[i].step);
+		rm_tree(dir);
+	}
+}
+END_TEST
+
+/*
+ * Next steps adapt to what the host state shows: a port down names the
+ * port and its counters, whether the verdict rests on it or only cites it
+ * beside a rank that never entered; a py-spy dump in a data loader names
+ * the loader.
+ */
+START_TEST(test_next_steps_adapt)
+{
+	struct hd_store *s;
+	g_autoptr(hd_analysis) chain =
+		analyze("tests/data/hostlogs/ib/port-down-chain", &s);
+	const struct hd_verdict *v = g_ptr_array_index(chain->verdicts, 0);
+	const struct hd_next *n;
+
+	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
+	ck_assert(strstr(v->summary, "HCA port mlx5_1:1 on trn-02 is down"));
+	n = g_ptr_array_index(v->next_steps, 0);
+	ck_assert_str_eq(n->command, "ibstat mlx5_1 1");
+	ck_assert_str_eq(n->host, "trn-02");
+	ck_assert(strstr(n->text, "perfquery -C mlx5_1 -P 1"));
+	hd_store_free(s);
+	{
+		g_autoptr(hd_analysis) a = NULL;
+		g_autofree char *ex = hd_test_path("testdata/example-incident");
+		g_autofree char *ib =
+			hd_test_path("tests/data/hostlogs/example-ib");
+		g_autofree char *ps =
+			hd_test_path("tests/data/pyspy/loader-wait");
+		char *paths[] = { ex, ib, ps, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+
+		s = hd_load(paths, 1, problems);
+		a = hd_engine_run(s);
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert(steps_have(v, "ibstat mlx5_1 1"));
+		ck_assert(steps_have(v, "not shown to have caused this"));
+		ck_assert(steps_have(v, "waits for its data loader"));
+		ck_assert(!steps_have(v, "run `py-spy dump"));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
+/* A warning Xid on a healthy host is no fault; a hardware one is. */
+START_TEST(test_xid_warning_alone)
+{
+	static const int xids[] = { 63, 92, 79 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(xids); i++) {
+		g_autofree char *line = g_strdup_printf(
+			"[91806.220428] NVRM: Xid (PCI:0000:3b:00): %d, "
+			"pid=7104, name=python3, details",
+			xids[i]);
+		char *dir = job_with_dmesg(false, line);
+		char *paths[] = { dir, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(hd_store) s = hd_load(paths, 1, problems);
+		g_autoptr(hd_analysis) a = hd_engine_run(s);
+
+		ck_assert_msg(hd_analysis_has_fault(a) == (xids[i] == 79),
+			      "Xid %d alone", xids[i]);
+		rm_tree(dir);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostlogs");
@@ -388,6 +630,9 @@ static Suite *suite(void)
 	tcase_add_test(eng, test_join_bus_id);
 	tcase_add_test(eng, test_other_host_no_blame);
 	tcase_add_test(eng, test_port_users);
+	tcase_add_test(eng, test_xid_table);
+	tcase_add_test(eng, test_xid_warning_alone);
+	tcase_add_test(eng, test_next_steps_adapt);
 	suite_add_tcase(s, eng);
 	return s;
 }
