@@ -583,6 +583,76 @@ START_TEST(test_next_steps_adapt)
 }
 END_TEST
 
+/*
+ * Joins that would be guesses are not made (issue 21): a pid that is a
+ * rank's on two hosts (containers), a kernel log or nvidia-smi -q that
+ * names no host (every host has a GPU at 0000:3b:00).  The same line in a
+ * journal that names its host joins.
+ */
+START_TEST(test_joins_ambiguous)
+{
+	struct hd_store *s;
+	const struct hd_verdict *v, *g;
+
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-pyspy", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_uint_eq(a->pyspy->len, 0);
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		ck_assert(!evidence_has(v, "py-spy"));
+		ck_assert(!strstr(v->summary, "py-spy"));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-gdb", &s);
+
+		ck_assert(notes_have(a, "(pid 53) joins no rank"));
+		for (guint i = 0; i < a->verdicts->len; i++) {
+			v = g_ptr_array_index(a->verdicts, i);
+			if (v->kind == HD_V_RANK_CRASHED)
+				ck_assert_uint_eq(v->culprits->len, 0);
+		}
+		ck_assert_ptr_nonnull(hd_test_verdict(a, HD_V_MISSING_RANK));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-dmesg", &s);
+
+		g = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(g->culprits->len, 0);
+		ck_assert_int_eq(g->confidence, HD_CONF_LOW);
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/bus-two-hosts-smi", &s);
+
+		g = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(g->culprits->len, 0);
+		ck_assert_int_eq(g->confidence, HD_CONF_LOW);
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-host-journal", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert(evidence_has(v, "joined to rank 3 by its pid (53 on "
+					  "trn-02)"));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
 /* A warning Xid on a healthy host is no fault; a hardware one is. */
 START_TEST(test_xid_warning_alone)
 {
@@ -633,6 +703,7 @@ static Suite *suite(void)
 	tcase_add_test(eng, test_xid_table);
 	tcase_add_test(eng, test_xid_warning_alone);
 	tcase_add_test(eng, test_next_steps_adapt);
+	tcase_add_test(eng, test_joins_ambiguous);
 	suite_add_tcase(s, eng);
 	return s;
 }
