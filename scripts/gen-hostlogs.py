@@ -119,16 +119,26 @@ IBSTAT_CA = """CA '{ca}'
 """
 
 
-def ibstat(down=None):
+def ibstat(down=None, disabled=(), cas=("mlx5_0", "mlx5_1")):
+    """ibstat of the host's HCAs: `down` polling for a link, those in
+    `disabled` switched off (an unused port of a card)."""
     out = ""
-    for n, ca in enumerate(("mlx5_0", "mlx5_1")):
+    for n, ca in enumerate(cas):
         if ca == down:
             out += IBSTAT_CA.format(ca=ca, n=n, state="Down",
                                     phys="Polling", rate=10, lid=65535)
+        elif ca in disabled:
+            out += IBSTAT_CA.format(ca=ca, n=n, state="Down",
+                                    phys="Disabled", rate=10, lid=0)
         else:
             out += IBSTAT_CA.format(ca=ca, n=n, state="Active",
                                     phys="LinkUp", rate=400, lid=21 + n)
     return out
+
+
+def pasted(text, command):
+    """Output as people paste it: the command above, tabs as 8 spaces."""
+    return command + "\n" + text.expandtabs(8)
 
 
 def perfquery(lid, port, bad):
@@ -339,6 +349,43 @@ def main():
         "2023-11-21T03:59:31+0000 trn-02 kernel: NVRM: Xid "
         "(PCI:0000:3b:00): 43, pid=7104, name=python3, Ch 00000008",
     ]) + "\n")
+    # /var/log/syslog: other programs' lines between the kernel's
+    write("kernel/syslog-mixed", "job.log", nccl_log())
+    write("kernel/syslog-mixed", "syslog", "\n".join([
+        "Nov 21 03:59:40 trn-02 systemd[1]: Started Session 412 of User "
+        "train.",
+        "Nov 21 03:59:41 trn-02 dcgm-exporter[2211]: level=info msg=\"scrape "
+        "done\" duration=31ms",
+        "Nov 21 03:59:42 trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
+        "pid=7104, name=python3, GPU has fallen off the bus.",
+        "Nov 21 03:59:42 trn-02 kernel: NVRM: GPU 0000:3b:00.0: GPU has "
+        "fallen off the bus.",
+        "Nov 21 03:59:43 trn-02 nvidia-persistenced[1702]: device "
+        "0000:3b:00.0 - failed to query",
+        "Nov 21 03:59:44 trn-02 sshd[40122]: Accepted publickey for train",
+    ]) + "\n")
+    # journalctl -k of a newer driver: "fallen off the bus" without an Xid,
+    # its continuation lines each with the journal's prefix
+    write("kernel/fallen-journal", "job.log", nccl_log())
+    write("kernel/fallen-journal", "kern.log", "\n".join([
+        "Nov 21 03:59:41 trn-02 kernel: mlx5_core 0000:4c:00.0 mlx5_1: "
+        "Port: 1 Link ACTIVE",
+        "Nov 21 03:59:42 trn-02 kernel: NVRM: The NVIDIA GPU 0000:3b:00.0",
+        "Nov 21 03:59:42 trn-02 kernel: NVRM: (PCI ID: 10de:2330) "
+        "installed in this system has",
+        "Nov 21 03:59:42 trn-02 kernel: NVRM: fallen off the bus and is "
+        "not responding to commands.",
+    ]) + "\n")
+    # journal lines without their date, cut at the pager's width (">")
+    write("kernel/journal-nodate-cut", "job.log", nccl_log())
+    write("kernel/journal-nodate-cut", "journal.txt", "\n".join([
+        "trn-02 kernel: NVRM: GPU at PCI:0000:3b:00: "
+        "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
+        "trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=7104, "
+        "name=python3, Ch 00000008, intr 0000>",
+        "trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=7104, "
+        "name=python3, Ch 00000008, intr 0000>",
+    ]) + "\n")
     write("kernel/xid-other-host", "job.log", nccl_log())
     write("kernel/xid-other-host", "hosts/trn-17/dmesg.txt", dmesg([
         "[4418.001277] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
@@ -367,6 +414,20 @@ def main():
           ibstat(down="mlx5_1") + perfquery(65535, 1, {
               "LinkDownedCounter": 4, "SymbolErrorCounter": 2291,
               "PortRcvErrors": 17}))
+    # a card's unused port switched off beside the ports NCCL uses: no
+    # fault, alone or beside a rank that never entered
+    write("ib/disabled-unused", "ibstat.txt", pasted(
+        ibstat(disabled=("mlx5_2",), cas=("mlx5_0", "mlx5_1", "mlx5_2")),
+        "$ ibstat"))
+    write("ib/disabled-unused-job", "job.log", nccl_log(net_ib=True))
+    write("ib/disabled-unused-job", "hosts/trn-02/ibstat.txt", pasted(
+        ibstat(disabled=("mlx5_2",), cas=("mlx5_0", "mlx5_1", "mlx5_2")),
+        "root@trn-02:~# ibstat"))
+    # the port rank 3's NCCL uses is switched off: the chain
+    write("ib/disabled-used", "job.log", nccl_log(net_ib=True,
+                                                  ib_error=True))
+    write("ib/disabled-used", "hosts/trn-02/ibstat.txt",
+          ibstat(disabled=("mlx5_1",)))
     write("ib/perfquery-only", "perfquery.txt", perfquery(22, 1, {
         "LinkDownedCounter": 2, "SymbolErrorCounter": 117,
         "ExcessiveBufferOverrunErrors": 3}))

@@ -294,7 +294,8 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 		size_t n = strcspn(e->sig->device, ":");
 
 		hd_verdict_add_evidence(
-			v, e->rank, src, "link down on hca %.*s port %s: %s",
+			v, e->rank, src, "link %s on hca %.*s port %s: %s",
+			hd_signal_link_state(e->sig) == 3 ? "disabled" : "down",
 			(int)n, e->sig->device,
 			e->sig->device[n] ? e->sig->device + n + 1 : "?",
 			e->sig->text);
@@ -355,8 +356,9 @@ static char *what(const struct event *e, const char *whose)
 			"HCA port %s on %s counted link errors (%s; since the counters were last cleared, so when is unknown)",
 			sig->device ? sig->device : "(lid only)", host,
 			sig->text ? sig->text : "?");
-	return g_strdup_printf("HCA port %s on %s is down",
-			       sig->device ? sig->device : "?", host);
+	return g_strdup_printf(
+		"HCA port %s on %s is %s", sig->device ? sig->device : "?",
+		host, hd_signal_link_state(sig) == 3 ? "disabled" : "down");
 }
 
 /* The same port's error counters beside its state, as evidence. */
@@ -697,7 +699,17 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 	case HD_SIGT_HOST_OOM:
 		return true;
 	case HD_SIGT_LINK_EVENT:
-		return hd_signal_link_state(sig) == 0; /* up: no fault */
+		/* up: no fault; disabled on purpose: a fault only where a
+		   rank is shown to use the port */
+		if (hd_signal_link_state(sig) == 3) {
+			bool by_name, topo;
+			g_autoptr(GArray) users =
+				port_users(s, event_host(s, sig, &by_name),
+					   sig->device, &topo);
+
+			return users->len > 0;
+		}
+		return hd_signal_link_state(sig) == 0;
 	case HD_SIGT_IB_COUNTERS:
 		return hd_signal_ib_errors(sig) > 0;
 	case HD_SIGT_GPU_STATE:

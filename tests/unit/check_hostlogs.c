@@ -152,6 +152,98 @@ START_TEST(test_fallen_multiline)
 }
 END_TEST
 
+/*
+ * The fallen-off message continued on prefixed journal lines: one record,
+ * with the host and boot time of the line that named the GPU; the same
+ * indented under a dmesg stamp keeps that stamp too.
+ */
+START_TEST(test_fallen_journal)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: The NVIDIA GPU "
+		"0000:b3:00.0\n"
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: (PCI ID: 10de:26b5) "
+		"installed in this system has\n"
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: fallen off the bus and is "
+		"not responding to commands.\n"
+		"[ 1843.308145] NVRM: The NVIDIA GPU 0000:1b:00.0\n"
+		"               NVRM: fallen off the bus and is not "
+		"responding to commands.\n",
+		NULL);
+
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	ck_assert_int_eq(sig(s, 0)->code, 79);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:b3:00");
+	ck_assert_str_eq(sig(s, 0)->host, "gpu-7");
+	ck_assert_str_eq(sig(s, 1)->device, "0000:1b:00");
+	ck_assert_int_eq(sig(s, 1)->time.clock, HD_CLOCK_BOOT);
+	ck_assert_int_eq(sig(s, 1)->time.ns, 1843308145000LL);
+}
+END_TEST
+
+/*
+ * A syslog or journal of every program: the kernel's lines read, the
+ * others context; but a head that holds NCCL's or PyTorch's lines is
+ * their log, and such a line later in a syslog is skipped with a warning,
+ * never read as nothing.  Journal lines without their date name the host.
+ */
+START_TEST(test_syslog_shapes)
+{
+	static const char mixed[] =
+		"May 15 08:57:29 red llama-swap[80783]: INFO slot task\n"
+		"May 15 08:57:36 red kernel: NVRM: Xid (PCI:0000:01:00): 31, "
+		"pid=80798, name=llama-server, Ch 00000008\n"
+		"May 15 08:57:36 red llama-swap[80783]: CUDA error: an "
+		"illegal memory access was encountered\n"
+		"May 15 08:57:37 red systemd[1]: llama.service: failed\n"
+		"May 15 08:57:38 red python[4242]: [rank3]:[E515 08:57:38.1 "
+		"ProcessGroupNCCL.cpp:632] Watchdog caught collective "
+		"operation timeout\n";
+	g_autoptr(hd_store) s = NULL;
+	g_autoptr(hd_store) d = NULL;
+	const struct hd_input *in;
+
+	/* the head holds a PyTorch line: not the kernel's to read */
+	ck_assert_int_ne(sniff(mixed), HD_INPUT_KERNEL_LOG);
+	/* without it, a kernel log */
+	ck_assert_int_eq(sniff("May 15 08:57:29 red llama-swap[80783]: a\n"
+			       "May 15 08:57:36 red kernel: NVRM: Xid "
+			       "(PCI:0000:01:00): 31, pid=80798\n"
+			       "May 15 08:57:37 red systemd[1]: b\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* other programs alone: no kernel line, no kernel log */
+	ck_assert_int_ne(sniff("May 15 08:57:29 red sshd[1]: a\n"
+			       "May 15 08:57:37 red systemd[1]: b\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* an NCCL log that a service wrote to the journal */
+	ck_assert_int_ne(sniff("May 15 08:57:29 red kernel: x\n"
+			       "May 15 08:57:30 red python[7]: red:7:7 [0] "
+			       "NCCL INFO Bootstrap : Using eth0\n"),
+			 HD_INPUT_KERNEL_LOG);
+	s = hd_test_parse_str(HD_INPUT_KERNEL_LOG, mixed, NULL);
+	in = hd_store_input(s, 0);
+	ck_assert_uint_eq(in->records, 1);
+	ck_assert_int_eq(sig(s, 0)->code, 31);
+	ck_assert_str_eq(sig(s, 0)->host, "red");
+	ck_assert_int_eq(sig(s, 0)->pid, 80798);
+	/* the PyTorch line: skipped, with a warning naming it */
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_uint_eq(in->nwarnings, 1);
+	ck_assert(strstr(g_ptr_array_index(in->warnings, 0), "line 5"));
+	d = hd_test_parse_str(HD_INPUT_UNKNOWN,
+			      "archlinux kernel: NVRM: GPU at PCI:0000:08:00: "
+			      "GPU-926e\n"
+			      "archlinux kernel: NVRM: Xid (PCI:0000:08:00): "
+			      "13, pid='<unknown>', name=<unknown>, Graphi>\n",
+			      NULL);
+	ck_assert_int_eq(hd_store_input(d, 0)->kind, HD_INPUT_KERNEL_LOG);
+	ck_assert_uint_eq(hd_store_input(d, 0)->records, 1);
+	ck_assert_str_eq(sig(d, 0)->host, "archlinux");
+	ck_assert_int_eq(sig(d, 0)->code, 13);
+}
+END_TEST
+
 START_TEST(test_kernel_malformed)
 {
 	g_autoptr(hd_store) s = hd_test_parse_str(
@@ -268,6 +360,33 @@ START_TEST(test_nvidia_smi)
 	/* a slowdown is recorded, but is no trouble */
 	ck_assert_int_eq(sig(t, 0)->code, HD_GPU_SLOWDOWN);
 	ck_assert_int_eq(sig(t, 0)->cat, HD_SIG_INFO);
+}
+END_TEST
+
+/* Drivers 535 and newer say when a GPU needs a reset: a problem. */
+START_TEST(test_nvidia_smi_reset_status)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_UNKNOWN,
+		"\n==============NVSMI LOG==============\n\n"
+		"Driver Version                            : 535.104.05\n\n"
+		"GPU 00000000:3B:00.0\n"
+		"    GPU Reset Status\n"
+		"        Reset Required                    : No\n"
+		"        Drain and Reset Recommended       : Yes\n"
+		"GPU 00000000:1B:00.0\n"
+		"    GPU Reset Status\n"
+		"        Reset Required                    : No\n"
+		"        Drain and Reset Recommended       : N/A\n",
+		NULL);
+
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_GPU_STATE);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:3b:00");
+	ck_assert_int_eq(sig(s, 0)->code, HD_GPU_RESET_REQUIRED);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_CUDA);
+	ck_assert(strstr(sig(s, 0)->text, "the driver asks for a GPU reset"));
+	ck_assert_int_eq(sig(s, 1)->code, 0);
 }
 END_TEST
 
@@ -653,6 +772,57 @@ START_TEST(test_joins_ambiguous)
 }
 END_TEST
 
+/*
+ * A port switched off ("Physical state: Disabled", an unused port of a
+ * card) is not a link that failed: no event alone, none beside a rank no
+ * NCCL line puts on it; the output after what was pasted above it.
+ */
+START_TEST(test_ib_disabled)
+{
+	g_autoptr(hd_store) s =
+		hd_test_parse_str(HD_INPUT_UNKNOWN,
+				  "$ ibstat\n"
+				  "CA 'mlx5_0'\n"
+				  "        CA type: MT4125\n"
+				  "        Port 1:\n"
+				  "                State: Down\n"
+				  "                Physical state: Disabled\n"
+				  "                Link layer: Ethernet\n"
+				  "CA 'mlx5_1'\n"
+				  "        Port 1:\n"
+				  "                State: Down\n"
+				  "                Physical state: Polling\n",
+				  NULL);
+	struct hd_store *j;
+
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_IB_STATE);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	/* the command line: skipped, with a warning */
+	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 1);
+	ck_assert_int_eq(sig(s, 0)->code, 3);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_INFO);
+	ck_assert_int_eq(sig(s, 1)->code, 0);
+	ck_assert_int_eq(sig(s, 1)->cat, HD_SIG_NETWORK);
+	{
+		g_autoptr(hd_analysis) a =
+			analyze("tests/data/hostlogs/ib/disabled-unused", &j);
+
+		ck_assert(!hd_analysis_has_fault(a));
+		hd_store_free(j);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/ib/disabled-unused-job", &j);
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, 0);
+
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert(!evidence_has(v, "mlx5_2"));
+		ck_assert_ptr_null(hd_test_verdict(a, HD_V_NETWORK_FAULT));
+		hd_store_free(j);
+	}
+}
+END_TEST
+
 /* A warning Xid on a healthy host is no fault; a hardware one is. */
 START_TEST(test_xid_warning_alone)
 {
@@ -688,12 +858,16 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dmesg_xid);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
 	tcase_add_test(tc, test_fallen_multiline);
+	tcase_add_test(tc, test_fallen_journal);
+	tcase_add_test(tc, test_syslog_shapes);
 	tcase_add_test(tc, test_ibstat);
 	tcase_add_test(tc, test_ibstatus_devinfo);
 	tcase_add_test(tc, test_nvidia_smi);
+	tcase_add_test(tc, test_nvidia_smi_reset_status);
 	suite_add_tcase(s, tc);
 	tcase_add_test(bad, test_kernel_malformed);
 	tcase_add_test(bad, test_ib_malformed);
+	tcase_add_test(eng, test_ib_disabled);
 	tcase_add_test(bad, test_nvidia_smi_malformed);
 	suite_add_tcase(s, bad);
 	tcase_set_timeout(eng, 60);
