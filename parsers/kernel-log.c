@@ -20,6 +20,7 @@
 
 #include "formats.h"
 #include "hd-lines.h"
+#include "hd-time.h"
 #include "hd-banned.h"
 
 struct kline {
@@ -78,7 +79,8 @@ static int64_t wall(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
 {
 	g_autoptr(GDateTime) dt = NULL;
 
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	/* years past 2200 would not fit a time in nanoseconds */
+	if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
 	    h > 23 || mi > 59 || s > 60)
 		return INT64_MIN;
 	dt = g_date_time_new_utc((int)y, (int)mo, (int)d, (int)h, (int)mi,
@@ -108,7 +110,10 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 		return false;
 	for (int i = nfrac; i < 9; i++)
 		frac *= 10;
-	*ns = sec * 1000000000 + frac;
+	/* ten digits of seconds would not fit in nanoseconds */
+	if (sec >= HD_TIME_NS_MAX / HD_NS_PER_SEC)
+		return false;
+	*ns = sec * HD_NS_PER_SEC + frac;
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;

@@ -301,6 +301,12 @@ def write(case, name, text):
         f.write(text)
 
 
+def job_with(case, name, lines):
+    """A case: the job's log, and beside it a host's log of these lines."""
+    write(case, "job.log", nccl_log())
+    write(case, name, "\n".join(lines) + "\n")
+
+
 def main():
     # kernel logs
     write("kernel/xid79-dmesg", "job.log", nccl_log())
@@ -317,17 +323,15 @@ def main():
         "data before",
         "               NVRM: the NVIDIA kernel module is unloaded.",
     ]))
-    write("kernel/xid79-dmesg-T", "job.log", nccl_log())
-    write("kernel/xid79-dmesg-T", "trn-02.dmesg-T.txt", "\n".join([
+    job_with("kernel/xid79-dmesg-T", "trn-02.dmesg-T.txt", [
         "[Tue Nov 21 03:59:48 2023] mlx5_core 0000:4c:00.0 mlx5_1: Port: "
         "1 Link ACTIVE",
         "[Tue Nov 21 04:00:02 2023] NVRM: Xid (PCI:0000:3b:00): 79, "
         "pid=7104, name=python3, GPU has fallen off the bus.",
         "[Tue Nov 21 04:00:02 2023] NVRM: GPU 0000:3b:00.0: GPU has "
         "fallen off the bus.",
-    ]) + "\n")
-    write("kernel/oom-journal", "job.log", nccl_log())
-    write("kernel/oom-journal", "kern.log", "\n".join([
+    ])
+    job_with("kernel/oom-journal", "kern.log", [
         "-- Logs begin at Mon 2023-11-20 08:12:40 UTC, end at Tue "
         "2023-11-21 04:20:01 UTC. --",
         "Nov 21 03:59:57 trn-02 kernel: python3 invoked oom-killer: "
@@ -340,18 +344,16 @@ def main():
         "(python3) total-vm:201344512kB, anon-rss:1946239824kB, "
         "file-rss:80112kB, shmem-rss:12kB, UID:1000 pgtables:390212kB "
         "oom_score_adj:0",
-    ]) + "\n")
-    write("kernel/xid13-iso", "job.log", nccl_log())
-    write("kernel/xid13-iso", "journal.txt", "\n".join([
+    ])
+    job_with("kernel/xid13-iso", "journal.txt", [
         "2023-11-21T03:59:31+0000 trn-02 kernel: NVRM: Xid "
         "(PCI:0000:3b:00): 13, pid=7104, name=python3, Graphics "
         "Exception: ESR 0x51a730=0x7000a 0x51a734=0x0",
         "2023-11-21T03:59:31+0000 trn-02 kernel: NVRM: Xid "
         "(PCI:0000:3b:00): 43, pid=7104, name=python3, Ch 00000008",
-    ]) + "\n")
+    ])
     # /var/log/syslog: other programs' lines between the kernel's
-    write("kernel/syslog-mixed", "job.log", nccl_log())
-    write("kernel/syslog-mixed", "syslog", "\n".join([
+    job_with("kernel/syslog-mixed", "syslog", [
         "Nov 21 03:59:40 trn-02 systemd[1]: Started Session 412 of User "
         "train.",
         "Nov 21 03:59:41 trn-02 dcgm-exporter[2211]: level=info msg=\"scrape "
@@ -363,11 +365,10 @@ def main():
         "Nov 21 03:59:43 trn-02 nvidia-persistenced[1702]: device "
         "0000:3b:00.0 - failed to query",
         "Nov 21 03:59:44 trn-02 sshd[40122]: Accepted publickey for train",
-    ]) + "\n")
+    ])
     # journalctl -k of a newer driver: "fallen off the bus" without an Xid,
     # its continuation lines each with the journal's prefix
-    write("kernel/fallen-journal", "job.log", nccl_log())
-    write("kernel/fallen-journal", "kern.log", "\n".join([
+    job_with("kernel/fallen-journal", "kern.log", [
         "Nov 21 03:59:41 trn-02 kernel: mlx5_core 0000:4c:00.0 mlx5_1: "
         "Port: 1 Link ACTIVE",
         "Nov 21 03:59:42 trn-02 kernel: NVRM: The NVIDIA GPU 0000:3b:00.0",
@@ -375,17 +376,16 @@ def main():
         "installed in this system has",
         "Nov 21 03:59:42 trn-02 kernel: NVRM: fallen off the bus and is "
         "not responding to commands.",
-    ]) + "\n")
+    ])
     # journal lines without their date, cut at the pager's width (">")
-    write("kernel/journal-nodate-cut", "job.log", nccl_log())
-    write("kernel/journal-nodate-cut", "journal.txt", "\n".join([
+    job_with("kernel/journal-nodate-cut", "journal.txt", [
         "trn-02 kernel: NVRM: GPU at PCI:0000:3b:00: "
         "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
         "trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=7104, "
         "name=python3, Ch 00000008, intr 0000>",
         "trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=7104, "
         "name=python3, Ch 00000008, intr 0000>",
-    ]) + "\n")
+    ])
     write("kernel/xid-other-host", "job.log", nccl_log())
     write("kernel/xid-other-host", "hosts/trn-17/dmesg.txt", dmesg([
         "[4418.001277] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "

@@ -475,6 +475,15 @@ START_TEST(test_topo_malformed)
 	other = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
 			   "<graphs version=\"1\"/>", &ok);
 	ck_assert(!ok);
+	/* an empty input (found by fuzz_hostlogs): nothing read, no
+	   pointer arithmetic on the buffer it has not got */
+	{
+		g_autoptr(hd_store) empty =
+			parse_kind(HD_INPUT_NCCL_TOPO, "t.xml", "", &ok);
+
+		ck_assert_uint_eq(empty->signals->len, 0);
+		ck_assert_uint_eq(hd_store_input(empty, 0)->records, 0);
+	}
 	/* cut inside a tag: what came before is kept, truncated */
 	cut = parse_kind(
 		HD_INPUT_NCCL_TOPO, "t.xml",

@@ -312,6 +312,32 @@ START_TEST(test_ibstatus_devinfo)
 }
 END_TEST
 
+/*
+ * Times past what nanoseconds hold (found by fuzz_hostlogs): a boot stamp
+ * of ten digits of seconds is no stamp, a year past 2200 no wall time;
+ * neither overflows.
+ */
+START_TEST(test_kernel_times_bounded)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"[    1.000000] ok\n"
+		"[9999999999.999999] NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n"
+		"[Tue Nov 21 04:00:02 9999] NVRM: Xid (PCI:0000:3b:00): 13, "
+		"pid=2\n"
+		"9999-11-21T03:59:31Z trn-02 kernel: NVRM: Xid "
+		"(PCI:0000:3b:00): 31, pid=3\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	/* the boot stamp: no kernel prefix, skipped with a warning */
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_uint_eq(in->records, 2);
+	ck_assert_int_eq(sig(s, 0)->code, 13);
+	ck_assert_int_eq(sig(s, 1)->code, 31);
+}
+END_TEST
+
 START_TEST(test_ib_malformed)
 {
 	g_autoptr(hd_store) s = hd_test_parse_str(
@@ -866,6 +892,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_nvidia_smi_reset_status);
 	suite_add_tcase(s, tc);
 	tcase_add_test(bad, test_kernel_malformed);
+	tcase_add_test(bad, test_kernel_times_bounded);
 	tcase_add_test(bad, test_ib_malformed);
 	tcase_add_test(eng, test_ib_disabled);
 	tcase_add_test(bad, test_nvidia_smi_malformed);
