@@ -467,6 +467,8 @@ enum hd_gpu_problem {
 	HD_GPU_RETIRE_PENDING = 1 << 3,
 	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
 				     performance matter, never a cause */
+	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
+					   asks for a reset (or a drain) */
 };
 
 struct hd_signal {
@@ -598,7 +600,10 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 	return sig->code;
 }
 
-/* LINK_EVENT: 0 the link went down, 1 came up, 2 neither. */
+/*
+ * LINK_EVENT: 0 the link went down, 1 came up, 2 neither, 3 the port is
+ * disabled (down on purpose: ibstat's "Physical state: Disabled").
+ */
 static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_LINK_EVENT);

@@ -692,6 +692,7 @@ static char *signal_title(const struct hd_signal *sig)
 		return g_strdup_printf("IB link %s%s%s",
 				       sig->code == 0	? "down"
 				       : sig->code == 1 ? "up"
+				       : sig->code == 3 ? "disabled"
 							: "state",
 				       dev ? " " : "", dev ? dev : "");
 	case HD_SIGT_GPU_STATE:
