@@ -136,8 +136,6 @@ struct nl_stream {
 	/* fr_trace's "Not all ranks joining collective" block */
 	int64_t fr_seq; /* -1 none */
 	const char *fr_op; /* interned, or NULL */
-	/* the last watchdog timeout without a PG prefix, for its status */
-	int64_t timeout_sig;
 	/* its first dated time (a wrapper's or NCCL's date): the year of
 	   its glog month-day times (docs/verdicts.md, "Time") */
 	struct hd_time anchor;
@@ -231,6 +229,14 @@ struct nl_ctx {
 	/* lines of torchrun's "will restart worker group": what ended an
 	   attempt, when one ends before them */
 	GArray *restarts; /* uint64_t */
+
+	/* c10d watchdog timeouts whose line names no PG (c10d-record.c):
+	   a status line of the same rank and seq names it, else the one PG
+	   the input shows at that seq, at end of input */
+	GArray *pg_pending; /* int64_t signal index (from sig_base), -1 done */
+	GHashTable *pg_waiting; /* "stream|rank|seq" -> its pg_pending slot */
+	GHashTable *pg_at_seq; /* int64_t seq -> interned PG, or "" (two) */
+	bool saw_pg; /* some timeout or status line names a PG and seq */
 };
 
 /* ------------------------------------------------------------------ */

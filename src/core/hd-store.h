@@ -601,6 +601,13 @@ enum hd_signal_type {
 	HD_SIGT_LAST = HD_SIGT_COLL_TIMING,
 };
 
+/*
+ * The group_name of a c10d watchdog timeout whose input names PGs but not
+ * this timeout's (parsers/c10d-record.c): a group of its own that is
+ * never PG 0 and never joined with another's timeouts.
+ */
+#define HD_PG_UNNAMED "?"
+
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
 enum hd_gpu_problem {
 	HD_GPU_ECC_UNCORRECTABLE = 1 << 0, /* volatile, above zero */
@@ -609,6 +616,8 @@ enum hd_gpu_problem {
 	HD_GPU_RETIRE_PENDING = 1 << 3,
 	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
 				     performance matter, never a cause */
+	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
+					   asks for a reset (or a drain) */
 };
 
 struct hd_signal {
@@ -624,7 +633,8 @@ struct hd_signal {
 		*peer; /* interned peer as printed ("node-b<41873>"), or NULL */
 	int32_t peer_rank; /* -1 unknown */
 	struct hd_time time; /* with its clock; hd_time_none() unknown */
-	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
+	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL;
+				   HD_PG_UNNAMED: a timeout of a PG not said */
 	/*
 	 * seq and code mean what the type says (enum hd_signal_type): read
 	 * them through the accessors below, which assert the type, wherever
@@ -664,6 +674,13 @@ static inline int32_t hd_signal_exit_code(const struct hd_signal *sig)
 static inline int32_t hd_signal_signo(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_FATAL_SIGNAL);
+	return sig->code;
+}
+
+/* CUDA_ERROR: the cudaError_t NCCL printed ("Cuda failure 700"), 0 none. */
+static inline int32_t hd_signal_cuda_code(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_CUDA_ERROR);
 	return sig->code;
 }
 
@@ -742,7 +759,10 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 	return sig->code;
 }
 
-/* LINK_EVENT: 0 the link went down, 1 came up, 2 neither. */
+/*
+ * LINK_EVENT: 0 the link went down, 1 came up, 2 neither, 3 the port is
+ * disabled (down on purpose: ibstat's "Physical state: Disabled").
+ */
 static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_LINK_EVENT);

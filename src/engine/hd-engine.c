@@ -102,8 +102,13 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 
 				if (joined && has_source(v, ev->source))
 					continue;
-				hd_verdict_add_evidence(v, ev->rank, ev->source,
-							"%s", ev->text);
+				if (hd_evidence_is_more(ev))
+					hd_verdict_add_more(v, ev->more, "%s",
+							    ev->text);
+				else
+					hd_verdict_add_evidence(v, ev->rank,
+								ev->source,
+								"%s", ev->text);
 			}
 			/* A joined comm's are about its own positions. */
 			for (guint r = 0; r < w->ruled_out->len && !joined; r++)
@@ -530,6 +535,83 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+/* The PG names of the store's groups, as a set of strings. */
+static GHashTable *store_pg_names(const struct hd_store *s)
+{
+	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint g = 0; g < s->groups->len; g++) {
+		const struct hd_group *grp = hd_store_group_at(s, g);
+
+		if (grp->name)
+			g_hash_table_add(names, grp->name);
+	}
+	return names;
+}
+
+/*
+ * The c10d process groups that signals name and no store group stands
+ * for (struct hd_c10d_group): each with the ranks that name it, once.
+ */
+static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
+{
+	/* interned name -> its index in a->c10d_groups + 1, or G_MAXUINT
+	   for a PG of the store */
+	g_autoptr(GHashTable) index = g_hash_table_new(NULL, NULL);
+	/* by group: its ranks + 1 seen, and those that timed out */
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	g_autoptr(GPtrArray) timed_out = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	/* one lookup per name: no scan of the groups per signal */
+	g_autoptr(GHashTable) pgs = store_pg_names(s);
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		gpointer name = hd_unconst(sig->group_name);
+		gpointer rank = GINT_TO_POINTER(sig->rank + 1);
+		struct hd_c10d_group *g;
+		guint at;
+
+		if (!sig->group_name || sig->rank < 0)
+			continue;
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(index, name));
+		if (!at) {
+			struct hd_c10d_group fresh = { sig->group_name, NULL,
+						       0 };
+
+			at = g_hash_table_contains(pgs, sig->group_name)
+				     ? G_MAXUINT
+				     : a->c10d_groups->len + 1;
+			g_hash_table_insert(index, name, GUINT_TO_POINTER(at));
+			if (at != G_MAXUINT) {
+				fresh.ranks =
+					g_array_new(FALSE, FALSE, sizeof(int));
+				g_array_append_val(a->c10d_groups, fresh);
+				g_ptr_array_add(seen,
+						g_hash_table_new(NULL, NULL));
+				g_ptr_array_add(timed_out,
+						g_hash_table_new(NULL, NULL));
+			}
+		}
+		if (at == G_MAXUINT)
+			continue;
+		g = &g_array_index(a->c10d_groups, struct hd_c10d_group,
+				   at - 1);
+		if (g_hash_table_add(seen->pdata[at - 1], rank))
+			g_array_append_val(g->ranks, sig->rank);
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+		    g_hash_table_add(timed_out->pdata[at - 1], rank))
+			g->timeouts++;
+	}
+	for (guint i = 0; i < a->c10d_groups->len; i++)
+		g_array_sort(
+			g_array_index(a->c10d_groups, struct hd_c10d_group, i)
+				.ranks,
+			hd_compare_int);
+}
+
 static gint compare_progress(gconstpointer pa, gconstpointer pb)
 {
 	const struct hd_rank_progress *a = pa, *b = pb;
@@ -667,10 +749,10 @@ static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
 		}
 	}
 	if (refused + cut > cited)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more input%s not read whole",
-					refused + cut - cited,
-					refused + cut - cited == 1 ? "" : "s");
+		hd_verdict_add_more(v, refused + cut - cited,
+				    "and %u more input%s not read whole",
+				    refused + cut - cited,
+				    refused + cut - cited == 1 ? "" : "s");
 	hd_verdict_add_ruled_out(
 		v,
 		"nothing about what the inputs above held past where they were cut or refused: it may be where a rank stopped");
@@ -1117,6 +1199,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	hd_fingerprint_run(ix, a);
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
+	fill_c10d_groups(store, a);
 	progress_user_frames(store, a);
 	/* no "hang began" without evidence of a hang or failure */
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))

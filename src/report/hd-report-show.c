@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "hd-autocleanups.h"
+#include "hd-const.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
@@ -642,26 +643,76 @@ char *hd_report_show_ranks(const struct hd_store *s)
 	return g_strjoinv(", ", runs);
 }
 
+/* Whether a group of the store is named (by id or name) name. */
+static bool store_has_group(const struct hd_store *s, const char *name)
+{
+	const char *const one[] = { name, NULL };
+
+	for (guint i = 0; i < s->groups->len; i++)
+		if (group_named(hd_store_group_at(s, i), one))
+			return true;
+	return false;
+}
+
+/*
+ * The PG names signals carry that no store group has (with logs alone,
+ * PG 0 is known from the watchdog's lines only), each once, in the order
+ * first met.  (transfer container)
+ */
+static GPtrArray *signal_only_groups(const struct hd_store *s)
+{
+	GPtrArray *names = g_ptr_array_new();
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	/* the store's names and ids first: one lookup per signal */
+	for (guint i = 0; i < s->groups->len; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+
+		g_hash_table_add(seen, g->id);
+		if (g->name)
+			g_hash_table_add(seen, g->name);
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const char *name =
+			g_array_index(s->signals, struct hd_signal, i)
+				.group_name;
+
+		if (name && g_hash_table_add(seen, hd_unconst(name)))
+			g_ptr_array_add(names, hd_unconst(name));
+	}
+	return names;
+}
+
 char *hd_report_show_groups(const struct hd_store *s)
 {
 	GString *out = g_string_new(NULL);
+	g_autoptr(GPtrArray) more = signal_only_groups(s);
 
 	for (guint i = 0; i < s->groups->len; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 		g_autofree char *name =
 			hd_report_clean(g->name ? g->name : g->id);
 
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
+	}
+	for (guint i = 0; i < more->len; i++) {
+		g_autofree char *name = hd_report_clean(more->pdata[i]);
+
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
 	}
 	return g_string_free(out, FALSE);
 }
 
 bool hd_report_show_has_group(const struct hd_store *s, const char *want)
 {
-	const char *const one[] = { want, NULL };
+	g_autoptr(GPtrArray) more = NULL;
 
-	for (guint i = 0; i < s->groups->len; i++)
-		if (group_named(hd_store_group_at(s, i), one))
+	if (store_has_group(s, want))
+		return true;
+	/* a PG only signals name: its signals are shown (by name) */
+	more = signal_only_groups(s);
+	for (guint i = 0; i < more->len; i++)
+		if (strcmp(more->pdata[i], want) == 0)
 			return true;
 	return false;
 }

@@ -924,6 +924,62 @@ START_TEST(test_crash_not_watchdog_abort)
 }
 END_TEST
 
+/*
+ * A CUDA error a kernel left behind surfaces at the next CUDA call, here
+ * one in init.cc: it is a crash of what ran before, not a setup failure.
+ * Any other CUDA error unwinding through init still is one.
+ */
+START_TEST(test_kernel_fault_not_setup)
+{
+	static const struct {
+		const char *text;
+		int32_t code;
+		enum hd_verdict_kind want;
+	} cases[] = {
+		{ "init.cc:204 NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+		  0, HD_V_RANK_CRASHED },
+		{ "init.cc:1873 NCCL WARN Cuda failure 716 'misaligned address'",
+		  716, HD_V_RANK_CRASHED },
+		{ "enqueue.cc:88 NCCL WARN Cuda failure 719", 719,
+		  HD_V_RANK_CRASHED },
+		{ "transport/nvls.cc:254 NCCL WARN Cuda failure 1 'invalid argument'",
+		  1, HD_V_INIT_FAILURE },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		struct hd_signal sig;
+
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		hd_signal_init(&sig);
+		sig.rank = 1;
+		sig.cat = HD_SIG_CUDA;
+		sig.type = HD_SIGT_CUDA_ERROR;
+		sig.code = cases[i].code;
+		sig.text = hd_unconst(cases[i].text);
+		sig.prov.input = f.input[1];
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = 5;
+		hd_store_add_signal(f.s, &sig);
+		hd_signal_init(&sig);
+		sig.rank = 1;
+		sig.cat = HD_SIG_NCCL_INTERNAL;
+		sig.type = HD_SIGT_UNWIND;
+		sig.code = 1;
+		sig.text = hd_unconst("NCCL INFO init.cc:1891 -> 1");
+		sig.prov.input = f.input[1];
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = 6;
+		hd_store_add_signal(f.s, &sig);
+		a = run(&f);
+		ck_assert_msg(top(a)->kind == cases[i].want, "case %zu: %s", i,
+			      hd_verdict_kind_name(top(a)->kind));
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_init_duplicate_gpu)
 {
 	struct fixture f;
@@ -1569,6 +1625,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
+	tcase_add_test(tc, test_kernel_fault_not_setup);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);
 	tcase_add_test(tc, test_missing_by_elimination);

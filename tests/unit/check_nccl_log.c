@@ -1195,6 +1195,59 @@ START_TEST(test_c10d_timeout_takes_status_pg)
 }
 END_TEST
 
+/* The timeout's signal of rank r at seq (it names no PG), or NULL. */
+static const struct hd_signal *timeout_of(struct hd_store *s, int r,
+					  int64_t seq)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		if (g->type == HD_SIGT_WATCHDOG_TIMEOUT && g->rank == r &&
+		    g->seq == seq)
+			return g;
+	}
+	return NULL;
+}
+
+START_TEST(test_c10d_timeout_pg_interleaved)
+{
+	/*
+	 * Ranks' lines interleave, and rank 2's status line is cut away:
+	 * each timeout takes its own rank's status, not the last timeout's;
+	 * rank 2's takes the one PG the input shows at seq 7.  Rank 3's
+	 * seq 9 is shown by PGs 0 and 2: its PG is not known, and it is
+	 * not PG 0.
+	 */
+	const char *text =
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 1] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank2]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 2] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 1 Rank 1] "
+		"Timeout at NCCL work: 7, last enqueued NCCL work: 8, last "
+		"completed NCCL work: 6.\n"
+		"[rank3]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 3] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank4]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 0 Rank 4] "
+		"Timeout at NCCL work: 9, last enqueued NCCL work: 9, last "
+		"completed NCCL work: 8.\n"
+		"[rank5]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 2 Rank 5] "
+		"Timeout at NCCL work: 9, last enqueued NCCL work: 9, last "
+		"completed NCCL work: 8.\n";
+	g_autoptr(hd_store) s = parse(text);
+
+	ck_assert_str_eq(timeout_of(s, 1, 7)->group_name, "1");
+	ck_assert_str_eq(timeout_of(s, 2, 7)->group_name, "1");
+	ck_assert_str_eq(timeout_of(s, 3, 9)->group_name, HD_PG_UNNAMED);
+}
+END_TEST
+
 START_TEST(test_c10d_nccl_error_block)
 {
 	const char *text =
@@ -1919,6 +1972,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_timeout_forms);
 	tcase_add_test(tt, test_c10d_status_wordings);
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
+	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
 	tcase_add_test(tt, test_torchrun_child_failed);
