@@ -68,10 +68,10 @@ static void comm_ops_free(gpointer p)
 	g_free(c);
 }
 
-static bool from_log(const struct hd_store *s, const struct hd_prov *p)
+static bool from_log(const struct hd_store *s, uint32_t input)
 {
-	return p->input < s->inputs->len &&
-	       hd_store_input(s, p->input)->kind == HD_INPUT_NCCL_LOG;
+	return input < s->inputs->len &&
+	       hd_store_input(s, input)->kind == HD_INPUT_NCCL_LOG;
 }
 
 /* Each (rank, PG)'s latest counters: they only grow. */
@@ -92,7 +92,7 @@ static GPtrArray *collect_counters(const struct hd_store *s)
 		    sig->last_completed == INT64_MIN ||
 		    sig->last_enqueued <= 0 || sig->last_completed <= 0 ||
 		    sig->last_completed > sig->last_enqueued ||
-		    !from_log(s, &sig->prov))
+		    !from_log(s, sig->prov.input))
 			continue;
 		key = g_strdup_printf("%d|%s", sig->rank, sig->group_name);
 		pc = g_hash_table_lookup(by_key, key);
@@ -140,14 +140,15 @@ static GHashTable *collect_comm_ops(const struct hd_store *s,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		struct comm_ops probe = { .rank = op->rank,
+		struct comm_ops probe = { .rank = hd_op_rank(op),
 					  .group = op->group };
 		struct comm_ops *c;
 		uint32_t at = i;
 
-		if (op->rank < 0 || op->seq_kind != HD_SEQ_ORDINAL ||
-		    !g_hash_table_contains(ranks, GINT_TO_POINTER(op->rank)) ||
-		    !from_log(s, &op->prov))
+		if (probe.rank < 0 || op->seq_kind != HD_SEQ_ORDINAL ||
+		    !g_hash_table_contains(ranks,
+					   GINT_TO_POINTER(probe.rank)) ||
+		    !from_log(s, op->input))
 			continue;
 		c = g_hash_table_lookup(by, &probe);
 		if (!c) {
