@@ -185,11 +185,13 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	part->from_digest = kind == HD_INPUT_DIGEST;
-	/* a digest keeps them all: the analysis of the digests chooses */
-	if (!job->keep_all) {
-		hd_store_keep_attempt(part->store, job->attempt);
+	/*
+	 * A digest keeps them all: the analysis of the digests chooses.  The
+	 * attempt is chosen over every input at once (hd_load()): a rank's
+	 * logs number attempts per file.
+	 */
+	if (!job->keep_all)
 		hd_store_keep_window(part->store, job->window);
-	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -510,6 +512,11 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	   changes rank on every line but cycles through a few */
 	struct proc_key *memo[64] = { NULL };
 	guint out = 0;
+	/* a log of several attempts: its last is compared (all are still
+	   there; hd_store_keep_attempt() chooses after the merge) */
+	uint16_t last = in->attempts && in->attempts->len >= 2
+				? (uint16_t)MIN(in->attempts->len, G_MAXUINT16)
+				: 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
@@ -523,7 +530,7 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		struct proc_key *cur = *slot;
 
 		if (rank < 0 || op->group >= s->groups->len ||
-		    op->input != k_input)
+		    op->input != k_input || (last && op->attempt != last))
 			continue;
 		if (!cur || cur->rank != rank)
 			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
@@ -571,7 +578,7 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->input == k_input &&
+		if (op->input == k_input && (!last || op->attempt == last) &&
 		    g_hash_table_contains(drop,
 					  GINT_TO_POINTER(hd_op_rank(op))))
 			continue;
@@ -1007,10 +1014,14 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	add_missing(store, paths, problems);
 	/* joins across inputs: once, over every node, when digests are read */
 	if (!o->for_digest) {
+		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);
+		/* after it: another incident's counters complete nothing */
+		nl_counters_complete(store);
+		hd_store_mark_local_zones(store);
 	}
 	return store;
 }

@@ -335,8 +335,23 @@ static int clock_rank(enum hd_clock c)
  * same clock only a comparable one can (times of day and trace times of
  * other inputs cannot be ordered, so the first read stays).
  */
-static bool moment_better(const struct hd_moment *m, struct hd_time t,
-			  const struct hd_prov *prov, bool later)
+/*
+ * t against u, read from inputs a and b: within one input on any clock
+ * that compares there; across inputs local wall times only where the
+ * hosts keep one zone (hd_store_mark_local_zones()).
+ */
+static enum hd_order moment_order(const struct hd_store *s, struct hd_time t,
+				  uint32_t a, struct hd_time u, uint32_t b)
+{
+	if (a != b && s->local_zones_apart &&
+	    (t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY))
+		return HD_ORDER_UNKNOWN;
+	return hd_time_order(t, u, a == b ? HD_SCOPE_INPUT : HD_SCOPE_APART, 0);
+}
+
+static bool moment_better(const struct hd_store *s, const struct hd_moment *m,
+			  struct hd_time t, const struct hd_prov *prov,
+			  bool later)
 {
 	enum hd_order o;
 
@@ -346,10 +361,7 @@ static bool moment_better(const struct hd_moment *m, struct hd_time t,
 		return true;
 	if (clock_rank(t.clock) < clock_rank(m->time.clock))
 		return false;
-	o = hd_time_order(t, m->time,
-			  prov->input == m->prov.input ? HD_SCOPE_INPUT
-						       : HD_SCOPE_APART,
-			  0);
+	o = moment_order(s, t, prov->input, m->time, m->prov.input);
 	return later ? o == HD_ORDER_AFTER : o == HD_ORDER_BEFORE;
 }
 
@@ -376,7 +388,7 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 			continue;
 		t = hd_op_time(s, op, ns);
 		prov = hd_op_prov(s, op);
-		if (!moment_better(done, t, &prov, true))
+		if (!moment_better(s, done, t, &prov, true))
 			continue;
 		done->known = true;
 		done->time = t;
@@ -388,20 +400,18 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
-		    !moment_better(first, sig->time, &sig->prov, false))
+		    !moment_better(s, first, sig->time, &sig->prov, false))
 			continue;
 		first->known = true;
 		first->time = sig->time;
 		first->rank = sig->rank;
 		first->prov = sig->prov;
 	}
-	a->hang_order = (int8_t)hd_time_order(
-		done->time, first->time,
-		done->known && first->known &&
-				done->prov.input == first->prov.input
-			? HD_SCOPE_INPUT
-			: HD_SCOPE_APART,
-		0);
+	a->hang_order =
+		(int8_t)(done->known && first->known
+				 ? moment_order(s, done->time, done->prov.input,
+						first->time, first->prov.input)
+				 : HD_ORDER_UNKNOWN);
 }
 
 /*
@@ -514,6 +524,9 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
 			p->state = st;
+		else if (g_hash_table_contains(a->logs_end_early,
+					       GINT_TO_POINTER(p->rank)))
+			p->state = "log ends early";
 		else if (p->blocked_seq >= 0)
 			p->state = "blocked";
 		else if (p->state && strcmp(p->state, "timed out") == 0)
@@ -617,6 +630,37 @@ static gint compare_progress(gconstpointer pa, gconstpointer pb)
 	const struct hd_rank_progress *a = pa, *b = pb;
 
 	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/*
+ * The ranks all of whose logs hold none of the job attempt analyzed
+ * (hd_input.attempt_none), ascending.  (transfer full)
+ */
+static GArray *ranks_of_other_attempts(const struct hd_store *s)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct hd_rank *r = value;
+		bool none = false, some = false;
+
+		for (guint i = 0; i < r->inputs->len; i++) {
+			const struct hd_input *in = hd_store_input(
+				s, g_array_index(r->inputs, uint32_t, i));
+
+			if (in->attempt_none)
+				none = true;
+			else if (in->records)
+				some = true;
+		}
+		if (none && !some)
+			g_array_append_val(out, r->rank);
+	}
+	g_array_sort(out, hd_compare_int);
+	return out;
 }
 
 /* The verdict when nothing else was found. */
@@ -771,6 +815,7 @@ static void add_summary_verdict(const struct hd_index *ix,
 {
 	const struct hd_store *s = ix->store;
 	uint64_t records = 0;
+	g_autoptr(GArray) other = NULL;
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < s->signals->len; i++)
@@ -824,10 +869,11 @@ static void add_summary_verdict(const struct hd_index *ix,
 	}
 	if (add_unread_verdict(s, a))
 		return;
+	other = ranks_of_other_attempts(s);
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
 		a->ranks_missing->len || !a->ranks_seen->len ||
-				a->incomplete_records
+				a->incomplete_records || other->len
 			? HD_CONF_LOW
 			: HD_CONF_MEDIUM,
 		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
@@ -850,12 +896,22 @@ static void add_summary_verdict(const struct hd_index *ix,
 	else
 		hd_verdict_add_ruled_out(
 			v,
-			"missing or lagging ranks: every rank reached the same position in every group");
+			"missing or lagging ranks: every rank %sreached the same position in every group",
+			other->len ? "with a record of this attempt " : "");
 	if (a->ranks_missing->len)
 		hd_verdict_add_ruled_out(
 			v, "nothing about %u rank%s that left no data",
 			a->ranks_missing->len,
 			a->ranks_missing->len == 1 ? "" : "s");
+	if (other->len) {
+		g_autofree char *rt = hd_ranks_text(other, 8);
+
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about rank%s %s in the attempt analyzed: %s logs hold another attempt only (see the notes)",
+			other->len == 1 ? "" : "s", rt,
+			other->len == 1 ? "its" : "their");
+	}
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -985,12 +1041,17 @@ struct attempt_sum {
  * restart, after 3 errors or timeouts, the first: ..."
  */
 static void describe_attempt(GString *t, const struct hd_attempt *at,
-			     const struct attempt_sum *sum, guint k, guint logs)
+			     const struct attempt_sum *sum, int64_t k,
+			     guint logs)
 {
-	g_string_append_printf(t,
-			       "; attempt %u (lines %" G_GUINT64_FORMAT
-			       "-%" G_GUINT64_FORMAT "%s, %u ops)",
-			       k + 1, at->first_line, at->last_line,
+	g_string_append_printf(t, "; attempt %" G_GINT64_FORMAT " (", k + 1);
+	if (at->last_line == G_MAXUINT64)
+		g_string_append(t, "the whole file");
+	else
+		g_string_append_printf(
+			t, "lines %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+			at->first_line, at->last_line);
+	g_string_append_printf(t, "%s, %u ops)",
 			       logs > 1 ? " of the first" : "", sum->ops);
 	if (at->end)
 		g_string_append_printf(t, " ended with %s", at->end);
@@ -1012,6 +1073,61 @@ static void describe_attempt(GString *t, const struct hd_attempt *at,
 	}
 }
 
+/* Adds what each attempt of o held to sum (one entry per attempt). */
+static void sum_attempts(struct attempt_sum *sum, const struct hd_input *o)
+{
+	for (guint k = 0; k < o->attempts->len; k++) {
+		const struct hd_attempt *at =
+			&g_array_index(o->attempts, struct hd_attempt, k);
+
+		sum[k].ops += at->ops;
+		sum[k].trouble += at->trouble;
+		if (!sum[k].first_trouble)
+			sum[k].first_trouble = at->first_trouble;
+	}
+}
+
+/*
+ * A log that holds none of the attempt analyzed (cut before the restart,
+ * or the older file of a rotated log): what it held, so that a hang
+ * there is never silently dropped.  Logs of the same shape (the same
+ * attempts, numbered alike) share the note.
+ */
+static void note_attempt_none(const struct hd_store *s, struct hd_analysis *a,
+			      guint i, bool *done)
+{
+	const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	guint n = in->attempts->len, logs = 0;
+	g_autofree struct attempt_sum *sum = g_new0(struct attempt_sum, n);
+	GString *t = g_string_new(NULL);
+
+	for (guint j = i; j < s->inputs->len; j++) {
+		const struct hd_input *o = g_ptr_array_index(s->inputs, j);
+
+		if (!o->attempt_none || !o->attempts || o->attempts->len != n ||
+		    o->attempt_shift != in->attempt_shift)
+			continue;
+		done[j] = true;
+		logs++;
+		sum_attempts(sum, o);
+	}
+	if (logs > 1)
+		g_string_append_printf(t, "%u logs ('%s' and %u more) hold",
+				       logs, in->path, logs - 1);
+	else
+		g_string_append_printf(t, "'%s' holds", in->path);
+	g_string_append_printf(
+		t,
+		" none of the job attempt analyzed: %s comms are those of another attempt in the other logs, so none of %s records were read with it",
+		logs > 1 ? "their" : "its", logs > 1 ? "their" : "its");
+	for (guint k = 0; k < n && k < MAX_ATTEMPTS_LISTED; k++)
+		describe_attempt(
+			t, &g_array_index(in->attempts, struct hd_attempt, k),
+			&sum[k], (int64_t)k + in->attempt_shift, logs);
+	g_string_append(t, " (--attempt N analyzes another)");
+	g_ptr_array_add(a->notes, g_string_free(t, FALSE));
+}
+
 /*
  * Logs that hold several job attempts (a hang, then a restart): which
  * one was analyzed and what the others held, so a hang before a healthy
@@ -1030,6 +1146,10 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 		const struct hd_attempt *kept;
 		GString *t;
 
+		if (in->attempt_none && in->attempts && !done[i]) {
+			note_attempt_none(s, a, i, done);
+			continue;
+		}
 		if (done[i] || !in->attempts || in->attempts->len < 2 ||
 		    !in->attempt)
 			continue;
@@ -1040,20 +1160,13 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 				g_ptr_array_index(s->inputs, j);
 
 			if (!o->attempts || o->attempts->len != n ||
-			    o->attempt != in->attempt)
+			    o->attempt != in->attempt ||
+			    o->attempt_shift != in->attempt_shift ||
+			    o->attempt_none)
 				continue;
 			done[j] = true;
 			logs++;
-			for (guint k = 0; k < n; k++) {
-				const struct hd_attempt *at = &g_array_index(
-					o->attempts, struct hd_attempt, k);
-
-				sum[k].ops += at->ops;
-				sum[k].trouble += at->trouble;
-				if (!sum[k].first_trouble)
-					sum[k].first_trouble =
-						at->first_trouble;
-			}
+			sum_attempts(sum, o);
 		}
 		kept = &g_array_index(in->attempts, struct hd_attempt,
 				      in->attempt - 1);
@@ -1066,12 +1179,13 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 		else
 			g_string_append_printf(t, "'%s' holds %u job attempts",
 					       in->path, n);
-		g_string_append_printf(
-			t,
-			"; analyzed attempt %u (lines %" G_GUINT64_FORMAT
-			"-%" G_GUINT64_FORMAT "%s)",
-			in->attempt, kept->first_line, kept->last_line,
-			logs > 1 ? " of the first" : "");
+		g_string_append_printf(t,
+				       "; analyzed attempt %" G_GINT64_FORMAT
+				       " (lines %" G_GUINT64_FORMAT
+				       "-%" G_GUINT64_FORMAT "%s)",
+				       (int64_t)in->attempt + in->attempt_shift,
+				       kept->first_line, kept->last_line,
+				       logs > 1 ? " of the first" : "");
 		for (guint k = 0, listed = 0; k < n; k++) {
 			if (k + 1 == in->attempt)
 				continue;
@@ -1084,7 +1198,8 @@ static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
 			describe_attempt(t,
 					 &g_array_index(in->attempts,
 							struct hd_attempt, k),
-					 &sum[k], k, logs);
+					 &sum[k],
+					 (int64_t)k + in->attempt_shift, logs);
 		}
 		g_string_append(t, " (--attempt N analyzes another)");
 		g_ptr_array_add(a->notes, g_string_free(t, FALSE));
@@ -1108,8 +1223,9 @@ static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
 static const struct hd_check_step engine_steps[] = {
 	{ "join", hd_join_run, 0, HD_DATA_JOIN },
 	{ "groups", hd_check_groups, HD_DATA_JOIN,
-	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS },
-	{ "signals", hd_check_signals, 0,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS | HD_DATA_LOGS_END_EARLY },
+	/* the c10d counters: a log that ends early is silent, not absent */
+	{ "signals", hd_check_signals, HD_DATA_LOGS_END_EARLY,
 	  HD_DATA_SIGNAL_VERDICTS | HD_DATA_WAITS },
 	{ "c10d", hd_check_c10d,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS,

@@ -123,14 +123,18 @@ static int64_t common_timeout(const struct pg_reports *p)
 /*
  * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
  * short (a torn last record, a budget) may have lost the very timeout
- * it is silent about: what the rank did after the cut is unknown.
+ * it is silent about: what the rank did after the cut is unknown.  So
+ * may one that ends before a position its group completed (completion
+ * proves presence, hd-frontier.c): the rank went on, its log did not.
  */
-static bool rank_has_log(const struct hd_store *s, int rank)
+static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
+			 int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
 	bool any = false;
 
-	if (!r)
+	if (!r ||
+	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)))
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(
@@ -261,12 +265,71 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 	return members;
 }
 
+/* rank's NCCL-log collectives in group g (a comm): its COLL lines. */
+static int64_t comm_colls(const struct hd_index *ix, uint32_t g, int rank)
+{
+	const struct hd_group_index *gi = hd_index_group(ix, g);
+
+	for (guint l = 0; gi && l < gi->lanes->len; l++) {
+		const struct hd_lane *lane = hd_group_lane(gi, l);
+
+		if (lane->rank == rank && lane->source == HD_INPUT_NCCL_LOG &&
+		    lane->seq_kind == HD_SEQ_ORDINAL)
+			return lane->n_p2p ? -1 : (int64_t)lane->n;
+	}
+	return 0;
+}
+
+/*
+ * The comm that is this PG, as the watchdog counters show it (the way
+ * parsers/nl-counters.c maps them): the one comm in which some reporting
+ * rank holds exactly as many COLL lines as works it enqueued, with no
+ * other comm doing so for any reporter.  Its k-th COLL line of a rank is
+ * then the PG's work k.  -1 when none or several fit.
+ */
+static int64_t pg_comm(const struct hd_index *ix, const struct pg_reports *p)
+{
+	const struct hd_store *s = ix->store;
+	int64_t found = -1;
+
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (rep->enqueued == INT64_MIN || rep->enqueued <= 0)
+			continue;
+		for (guint g = 0; g < s->groups->len; g++) {
+			if (comm_colls(ix, g, rep->rank) != rep->enqueued)
+				continue;
+			if (found >= 0 && found != (int64_t)g)
+				return -1;
+			found = g;
+		}
+	}
+	return found;
+}
+
+/*
+ * Whether rank's log shows it enqueued work seq of the PG: its COLL
+ * lines in the PG's comm reach the seq-th.  A log cut before its
+ * watchdog spoke still says that much.
+ */
+static bool log_enqueued(const struct hd_index *ix, int64_t comm, int rank,
+			 int64_t seq)
+{
+	return comm >= 0 && seq > 0 &&
+	       comm_colls(ix, (uint32_t)comm, rank) >= seq;
+}
+
 /* Sorts each member by what it reported about h->seq. */
-static void pg_sort_members(const struct hd_store *s,
+static void pg_sort_members(const struct hd_index *ix,
+			    const struct hd_analysis *a,
 			    const struct pg_reports *p, const GArray *members,
 			    struct pg_hang *h)
 {
+	const struct hd_store *s = ix->store;
 	int64_t seq = h->seq;
+	int64_t comm = h->no_seq ? -1 : pg_comm(ix, p);
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
@@ -292,7 +355,10 @@ static void pg_sort_members(const struct hd_store *s,
 				g_array_append_val(h->absent, r);
 			else
 				g_array_append_val(h->ahead, r);
-		} else if (rank_has_log(s, r) && same_attempt(s, p, r)) {
+		} else if (log_enqueued(ix, comm, r, seq)) {
+			/* its COLL lines reach it: waiting, though silent */
+			g_array_append_val(h->waiting, r);
+		} else if (rank_has_log(s, a, r) && same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -506,7 +572,9 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(
-			v, "nothing about ranks {%s}: they left no log", nd);
+			v,
+			"nothing about ranks {%s}: they left no log of this, or one that ends early",
+			nd);
 	}
 	hd_verdict_add_ruled_out(
 		v,
@@ -649,7 +717,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.nodata = nodata;
 	h.ahead = ahead;
 	members = pg_members(s, p, h.group, &h.size_from);
-	pg_sort_members(s, p, members, &h);
+	pg_sort_members(ix, a, p, members, &h);
 	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
 		report_pg_apart(s, a, p, &h);
 		return;

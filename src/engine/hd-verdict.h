@@ -280,6 +280,10 @@ struct hd_analysis {
 	   completed (completion proves presence, hd-frontier.c): noted,
 	   never blamed, and no rank is then said to have reached the end */
 	uint32_t incomplete_records;
+	/* ranks (GINT_TO_POINTER) whose NCCL log ends before such a
+	   position: the log was cut, so its silence after that says
+	   nothing (hd-sig-progress.c), and the rank table says so */
+	GHashTable *logs_end_early;
 	/* no fault was found, but some input was refused or cut (a budget
 	   spent, unreadable, truncated): the summary is insufficient_data */
 	bool inputs_unread;

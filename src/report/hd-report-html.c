@@ -946,7 +946,8 @@ static enum hd_clock timeline_clock(const struct hd_store *s,
 						       cell->op));
 			if (k == HD_CLOCK_UTC)
 				return k;
-			if (k == HD_CLOCK_LOCAL)
+			/* hosts in different zones share no local axis */
+			if (k == HD_CLOCK_LOCAL && !s->local_zones_apart)
 				best = k;
 		}
 	}

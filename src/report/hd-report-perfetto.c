@@ -314,11 +314,15 @@ static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 		       : HD_CLOCK_NONE;
 }
 
-/* Clocks whose times mean the same on every input (hd_time_comparable()). */
-static bool clock_is_shared(enum hd_clock k)
+/*
+ * Clocks whose times mean the same on every input (hd_time_comparable()):
+ * local ones only while the hosts keep one zone.
+ */
+static bool clock_is_shared(const struct hd_store *s, enum hd_clock k)
 {
-	return k == HD_CLOCK_UTC || k == HD_CLOCK_LOCAL ||
-	       k == HD_CLOCK_MONTH_DAY;
+	return k == HD_CLOCK_UTC ||
+	       ((k == HD_CLOCK_LOCAL || k == HD_CLOCK_MONTH_DAY) &&
+		!s->local_zones_apart);
 }
 
 /*
@@ -327,6 +331,7 @@ static bool clock_is_shared(enum hd_clock k)
  * of one input (a trace's own clock means nothing beside another's).
  */
 struct clock_pick {
+	const struct hd_store *s;
 	enum hd_clock best;
 	uint32_t input;
 	bool one_input;
@@ -342,7 +347,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 	if (k == HD_CLOCK_NONE || k >= HD_CLOCK_COUNT)
 		return;
-	if (!clock_is_shared(k)) {
+	if (!clock_is_shared(p->s, k)) {
 		if (p->input != UINT32_MAX && p->input != input)
 			p->one_input = false;
 		p->input = input;
@@ -353,7 +358,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 static enum hd_clock picked(const struct clock_pick *p)
 {
-	if (!clock_is_shared(p->best) && !p->one_input)
+	if (!clock_is_shared(p->s, p->best) && !p->one_input)
 		return HD_CLOCK_NONE;
 	return p->best;
 }
@@ -405,7 +410,7 @@ static bool on_axis(const struct pf *w, const struct hd_signal *sig)
 static void choose_clock(struct pf *w)
 {
 	const struct hd_store *s = w->s;
-	struct clock_pick p = { HD_CLOCK_NONE, UINT32_MAX, true };
+	struct clock_pick p = { s, HD_CLOCK_NONE, UINT32_MAX, true };
 	bool any_op = false;
 
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -419,7 +424,7 @@ static void choose_clock(struct pf *w)
 			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
-	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+	w->clock_input = clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
@@ -446,7 +451,7 @@ static void choose_clock(struct pf *w)
 		}
 		w->info->clock = (uint8_t)picked(&p);
 		w->clock_input =
-			clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+			clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 		w->info->by_signals = w->info->clock != HD_CLOCK_NONE;
 	}
 	w->info->by_sequence = w->base == INT64_MAX && !w->info->by_signals;
