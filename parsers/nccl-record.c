@@ -141,8 +141,7 @@ static void comm_free(gpointer data)
 {
 	struct nl_comm *cm = data;
 
-	if (cm->ops)
-		g_array_unref(cm->ops);
+	g_free(cm->ops);
 	g_free(cm);
 }
 
@@ -589,45 +588,102 @@ bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
 /* ------------------------------------------------------------------ */
 /* NCCL records.                                                       */
 
+/* The COLL op names, by their index in coll_ops[]. */
+enum coll_op {
+	CO_ALL_REDUCE,
+	CO_ALL_GATHER,
+	CO_REDUCE_SCATTER,
+	CO_BROADCAST,
+	CO_REDUCE,
+	CO_SEND,
+	CO_RECV,
+	CO_ALL_TO_ALL,
+	CO_GATHER,
+	CO_SCATTER,
+	CO_COUNT
+};
+
 static const struct {
 	const char *name;
 	size_t len;
 	enum hd_op_kind kind;
-} coll_ops[] = {
-#define COLL_OP(name, kind)                  \
-	{                                    \
-		name, sizeof(name) - 1, kind \
-	}
-	COLL_OP("AllReduce", HD_OP_ALL_REDUCE),
-	COLL_OP("AllGather", HD_OP_ALL_GATHER),
-	COLL_OP("ReduceScatter", HD_OP_REDUCE_SCATTER),
-	COLL_OP("Broadcast", HD_OP_BROADCAST),
-	COLL_OP("Reduce", HD_OP_REDUCE),
-	COLL_OP("Send", HD_OP_SEND),
-	COLL_OP("Recv", HD_OP_RECV),
-	COLL_OP("AlltoAll", HD_OP_ALL_TO_ALL),
-	COLL_OP("Gather", HD_OP_GATHER),
-	COLL_OP("Scatter", HD_OP_SCATTER),
+} coll_ops[CO_COUNT] = {
+#define COLL_OP(i, name, kind) [i] = { name, sizeof(name) - 1, kind }
+	COLL_OP(CO_ALL_REDUCE, "AllReduce", HD_OP_ALL_REDUCE),
+	COLL_OP(CO_ALL_GATHER, "AllGather", HD_OP_ALL_GATHER),
+	COLL_OP(CO_REDUCE_SCATTER, "ReduceScatter", HD_OP_REDUCE_SCATTER),
+	COLL_OP(CO_BROADCAST, "Broadcast", HD_OP_BROADCAST),
+	COLL_OP(CO_REDUCE, "Reduce", HD_OP_REDUCE),
+	COLL_OP(CO_SEND, "Send", HD_OP_SEND),
+	COLL_OP(CO_RECV, "Recv", HD_OP_RECV),
+	COLL_OP(CO_ALL_TO_ALL, "AlltoAll", HD_OP_ALL_TO_ALL),
+	COLL_OP(CO_GATHER, "Gather", HD_OP_GATHER),
+	COLL_OP(CO_SCATTER, "Scatter", HD_OP_SCATTER),
 #undef COLL_OP
 };
+
+/* Whether the k bytes at body are op name i. */
+NL_INLINE bool coll_op_is(const char *body, size_t k, enum coll_op i)
+{
+	return k == coll_ops[i].len && same(body, coll_ops[i].name, k);
+}
 
 int nl_coll_op(const char *body, size_t n, size_t *name_len)
 {
 	size_t k = 0, lim = MIN(n, 16);
+	int i = -1;
 
-	/* every line of a COLL log asks: a short loop, not memchr() */
-	while (k < lim && body[k] != ':')
-		k++;
+	/* every line of a COLL log asks: no memchr() call */
+#ifdef __SSE2__
+	if (n >= 16) {
+		__m128i v =
+			_mm_loadu_si128((const __m128i *)(const void *)body);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+
+		k = m ? (size_t)__builtin_ctz(m) : 16;
+	} else
+#endif
+	{
+		while (k < lim && body[k] != ':')
+			k++;
+	}
 	if (k == lim || !starts(body + k, n - k, ": opCount "))
 		return -1;
-	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++) {
-		if (k == coll_ops[i].len && body[0] == coll_ops[i].name[0] &&
-		    same(body, coll_ops[i].name, k)) {
-			*name_len = k;
-			return (int)i;
-		}
+	/* only the names of that length */
+	switch (k) {
+	case 4:
+		i = coll_op_is(body, k, CO_SEND)   ? CO_SEND
+		    : coll_op_is(body, k, CO_RECV) ? CO_RECV
+						   : -1;
+		break;
+	case 6:
+		i = coll_op_is(body, k, CO_REDUCE)   ? CO_REDUCE
+		    : coll_op_is(body, k, CO_GATHER) ? CO_GATHER
+						     : -1;
+		break;
+	case 7:
+		i = coll_op_is(body, k, CO_SCATTER) ? CO_SCATTER : -1;
+		break;
+	case 8:
+		i = coll_op_is(body, k, CO_ALL_TO_ALL) ? CO_ALL_TO_ALL : -1;
+		break;
+	case 9:
+		i = coll_op_is(body, k, CO_ALL_REDUCE)	 ? CO_ALL_REDUCE
+		    : coll_op_is(body, k, CO_ALL_GATHER) ? CO_ALL_GATHER
+		    : coll_op_is(body, k, CO_BROADCAST)	 ? CO_BROADCAST
+							 : -1;
+		break;
+	case 13:
+		i = coll_op_is(body, k, CO_REDUCE_SCATTER) ? CO_REDUCE_SCATTER
+							   : -1;
+		break;
+	default:
+		break;
 	}
-	return -1;
+	if (i >= 0)
+		*name_len = k;
+	return i;
 }
 
 static const enum hd_dtype nccl_dtypes[] = {
@@ -797,10 +853,10 @@ coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
 static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 			  int64_t opcount, const struct hd_op *op)
 {
-	const GArray *ix = cm->ops;
+	const uint32_t *ix = cm->ops;
 	const struct hd_op *ops =
 		(const struct hd_op *)(void *)c->store->ops->data;
-	guint lo = 0, hi = ix ? ix->len : 0;
+	guint lo = 0, hi = cm->nops;
 
 	if (opcount > cm->max_opcount ||
 	    (cm->last_kept && opcount == cm->last_opcount))
@@ -808,15 +864,13 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (hd_op_op_count(c->store,
-				   &ops[g_array_index(ix, uint32_t, mid)]) <
-		    opcount)
+		if (hd_op_op_count(c->store, &ops[ix[mid]]) < opcount)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (guint k = 0; lo < ix->len && k < 64; lo++, k++) {
-		const struct hd_op *o = &ops[g_array_index(ix, uint32_t, lo)];
+	for (guint k = 0; lo < cm->nops && k < 64; lo++, k++) {
+		const struct hd_op *o = &ops[ix[lo]];
 
 		if (hd_op_op_count(c->store, o) != opcount)
 			break;
@@ -922,13 +976,12 @@ static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
 		return;
 	}
 	cm->max_opcount = MAX(cm->max_opcount, (int64_t)f->opcount);
-	if (!cm->ops)
-		cm->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	{
-		uint32_t at = c->store->ops->len - 1;
-
-		g_array_append_val(cm->ops, at);
+	if (cm->nops == cm->ops_cap) {
+		g_assert(cm->ops_cap < G_MAXUINT32 / 2);
+		cm->ops_cap = MAX(cm->ops_cap * 2, 64);
+		cm->ops = g_renew(uint32_t, cm->ops, cm->ops_cap);
 	}
+	cm->ops[cm->nops++] = c->store->ops->len - 1;
 	op->seq = cm->ncoll++;
 	{
 		struct hd_prov prov = { .input = c->input,
@@ -1220,15 +1273,11 @@ static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
 {
 	struct hd_op *ops = (struct hd_op *)(void *)c->store->ops->data;
 
-	if (!cm || !cm->ops || !cm->ops->len ||
-	    p->last_warn >=
-		    hd_op_prov(c->store,
-			       &ops[g_array_index(cm->ops, uint32_t, 0)])
-			    .at)
+	if (!cm || !cm->nops ||
+	    p->last_warn >= hd_op_prov(c->store, &ops[cm->ops[0]]).at)
 		return;
-	for (guint i = 0; i < cm->ops->len; i++)
-		ops[g_array_index(cm->ops, uint32_t, i)].state =
-			HD_STATE_COMPLETED;
+	for (guint i = 0; i < cm->nops; i++)
+		ops[cm->ops[i]].state = HD_STATE_COMPLETED;
 }
 
 static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,

@@ -74,7 +74,10 @@ struct nl_comm {
 	int64_t last_opcount; /* of the last COLL line read, -1 none */
 	int64_t max_opcount; /* the largest kept, -1 none */
 	bool last_kept; /* that line was not a repeat */
-	GArray *ops; /* uint32_t store indices of its ops, NULL none */
+	/* the store indices of its ops, nops of them in ops_cap; NULL
+	   none (every COLL line appends: a plain array) */
+	uint32_t *ops;
+	uint32_t nops, ops_cap;
 	const char *bus_id;
 	bool complete;
 };

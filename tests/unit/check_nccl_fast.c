@@ -439,6 +439,53 @@ START_TEST(test_histories)
 }
 END_TEST
 
+/* Every op name NCCL prints, and names that are almost one. */
+START_TEST(test_op_names)
+{
+	static const struct {
+		const char *name;
+		int kind; /* enum hd_op_kind, -1: not a COLL record */
+	} names[] = {
+		{ "AllReduce", HD_OP_ALL_REDUCE },
+		{ "AllGather", HD_OP_ALL_GATHER },
+		{ "ReduceScatter", HD_OP_REDUCE_SCATTER },
+		{ "Broadcast", HD_OP_BROADCAST },
+		{ "Reduce", HD_OP_REDUCE },
+		{ "Send", HD_OP_SEND },
+		{ "Recv", HD_OP_RECV },
+		{ "AlltoAll", HD_OP_ALL_TO_ALL },
+		{ "Gather", HD_OP_GATHER },
+		{ "Scatter", HD_OP_SCATTER },
+		{ "Allreduce", -1 },
+		{ "AllReduce2", -1 },
+		{ "Reducer", -1 },
+		{ "Sen", -1 },
+		{ "Scatterr", -1 },
+		{ "ReduceScatterAll", -1 },
+		{ "", -1 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *body =
+			coll_body(names[i].name, "1", "0x5600d0a10990");
+		g_autofree char *line = g_strdup_printf(
+			"node-a:4000:4000 [0] NCCL INFO %s\n", body);
+		g_autoptr(GString) g = log_around(line);
+		g_autoptr(hd_store) s = NULL;
+		bool ok;
+
+		assert_same_both_ways(line, g->str, g->len);
+		/* the header's two records, the one named, the two after */
+		s = hd_test_parse_str(HD_INPUT_NCCL_LOG, g->str, &ok);
+		ck_assert(ok);
+		ck_assert_uint_eq(s->ops->len, names[i].kind >= 0 ? 5 : 4);
+		if (names[i].kind >= 0)
+			ck_assert_int_eq(hd_store_op(s, 2)->kind,
+					 names[i].kind);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("nccl_fast");
@@ -447,6 +494,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_fixtures_and_seeds);
 	tcase_add_test(tc, test_field_spellings);
+	tcase_add_test(tc, test_op_names);
 	tcase_add_test(tc, test_every_byte);
 	tcase_add_test(tc, test_prefixes_and_ends);
 	tcase_add_test(tc, test_histories);
