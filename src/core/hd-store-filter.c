@@ -141,6 +141,9 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		g_int64_hash, g_int64_equal, g_free, g_free);
 	g_autoptr(GHashTable) seen = g_hash_table_new_full(
 		g_int64_hash, g_int64_equal, g_free, NULL);
+	/* the last key met: a log's ops mostly repeat it */
+	guint64 last_key = 0;
+	bool have_last = false;
 
 	for (guint i = 0; i < n; i++) {
 		l[i].parent = i;
@@ -168,6 +171,10 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		/* each (input, comm, attempt) once: a log has many ops */
 		key = input_group_key(op->input, op->group) ^
 		      ((guint64)a << 56);
+		if (have_last && key == last_key)
+			continue;
+		last_key = key;
+		have_last = true;
 		if (g_hash_table_contains(seen, &key))
 			continue;
 		gk = g_new(gint64, 1);
