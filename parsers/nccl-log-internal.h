@@ -119,6 +119,12 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
  */
 bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
 		  const char *b, const char *end);
+/*
+ * nl_coll_fast() of the raw line [line, line + n) when it starts with a
+ * prefix that took the fast path before, found without the anchor
+ * search; false, with nothing done, otherwise (the anchor path decides).
+ */
+bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n);
 
 /*
  * Parses "NCCL version X..." in s, the claim of p (NULL: a bare version

@@ -468,10 +468,12 @@ static bool fast_line(struct nl_ctx *c, const char *line, size_t n)
 
 	if (c->no_fast)
 		return false;
-	a = nccl_anchor(line, line, e, &lvl);
-	if (!a || lvl[0] != 'I' || e - lvl <= 5 || lvl[4] != ' ' ||
-	    !nl_coll_fast(c, line, a, lvl + 5, e))
-		return false;
+	if (!nl_coll_fast_quick(c, line, n)) {
+		a = nccl_anchor(line, line, e, &lvl);
+		if (!a || lvl[0] != 'I' || e - lvl <= 5 || lvl[4] != ' ' ||
+		    !nl_coll_fast(c, line, a, lvl + 5, e))
+			return false;
+	}
 	c->torn_proc = NULL;
 	c->fast_lines++;
 	return true;

@@ -1592,18 +1592,15 @@ static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
 	       s == end;
 }
 
-bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
-		  const char *b, const char *end)
+/* The body from b to end of a line whose known prefix is e's. */
+static bool coll_fast_body(struct nl_ctx *c, struct nl_prefix *e,
+			   const char *line, const char *b, const char *end)
 {
-	size_t n = a - line, name_len;
-	struct nl_prefix *e;
+	size_t name_len;
 	struct nl_coll f;
 	int which;
 
-	if (n == 0 || n >= NL_PREFIX_MAX)
-		return false;
-	e = prefix_find(c, line, n);
-	if (!e || !e->fast || e->epoch != c->proc_epoch)
+	if (!e->fast || e->epoch != c->proc_epoch)
 		return false;
 	which = nl_coll_op(b, end - b, &name_len);
 	if (which < 0 || !coll_scan_fast(b + name_len, end, &f))
@@ -1614,6 +1611,56 @@ bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
 		    true);
 	c->coll_stop = end;
 	return true;
+}
+
+/* The slot of nl_ctx.fast_quick for a line: its first 16 bytes. */
+static unsigned quick_slot(const char *line)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, line, 8);
+	memcpy(&w1, line + 8, 8);
+	return (unsigned)(((w0 * 0x9e3779b97f4a7c15ull) ^
+			   (w1 * 0xc2b2ae3d27d4eb4full)) >>
+			  58) %
+	       NL_FAST_QUICK;
+}
+
+bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
+		  const char *b, const char *end)
+{
+	size_t n = a - line;
+	struct nl_prefix *e;
+
+	if (n == 0 || n >= NL_PREFIX_MAX)
+		return false;
+	e = prefix_find(c, line, n);
+	if (!e || !coll_fast_body(c, e, line, b, end))
+		return false;
+	if (n >= 16)
+		c->fast_quick[quick_slot(line)] = e;
+	return true;
+}
+
+/*
+ * The prefixes that took the fast path, by their first 16 bytes: a line
+ * that starts with one of them, then "NCCL INFO ", has its anchor right
+ * there (the prefix held no anchor when it was read, and the bytes an
+ * anchor test reads are the same), so neither the anchor search nor the
+ * prefix's hash is needed.
+ */
+bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_prefix *e;
+
+	if (n < 32)
+		return false;
+	e = c->fast_quick[quick_slot(line)];
+	if (!e || e->len < 16 || e->len + 10u >= n ||
+	    !prefix_same(e->text, line, e->len) ||
+	    !same(line + e->len, "NCCL INFO ", 10))
+		return false;
+	return coll_fast_body(c, e, line, line + e->len + 10, line + n);
 }
 
 /*
@@ -2032,6 +2079,7 @@ void nl_nccl_init(struct nl_ctx *c)
 	c->procs = g_ptr_array_new_with_free_func(proc_free);
 	c->prefix_cache = g_new0(struct nl_prefix, NL_PREFIX_CACHE);
 	c->desc_memo = g_new0(struct nl_desc_memo, NL_DESC_MEMO);
+	c->fast_quick = g_new0(struct nl_prefix *, NL_FAST_QUICK);
 	for (size_t i = 0; i < NL_DESC_MEMO; i++)
 		c->desc_memo[i].which = -1;
 	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++)
@@ -2044,4 +2092,5 @@ void nl_nccl_clear(struct nl_ctx *c)
 	g_ptr_array_free(c->procs, TRUE);
 	g_free(c->prefix_cache);
 	g_free(c->desc_memo);
+	g_free(c->fast_quick);
 }

@@ -20,6 +20,8 @@
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
 #define NL_PROC_CACHE 64
+/* Fast-path prefixes remembered by their first bytes (nl_coll_fast_quick()). */
+#define NL_FAST_QUICK 64
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
@@ -202,6 +204,7 @@ struct nl_ctx {
 	bool no_fast; /* every line the long way (tests compare both) */
 	uint64_t fast_lines; /* lines it read */
 	struct nl_desc_memo *desc_memo; /* nccl-record.c's */
+	struct nl_prefix **fast_quick; /* NL_FAST_QUICK of them */
 
 	/* wrapper cache: the last wrapper bytes and their stream */
 	char wrap_cache[128];

@@ -423,8 +423,48 @@ START_TEST(test_histories)
 		"[0] NCCL INFO AllReduce: opCount 2 sendbuff 0x1 recvbuff 0x1 "
 		"count 8 datatype 7 op 0 root 0 comm 0x5600d0a10990 "
 		"[nranks=2] stream 0x1\n";
+	/*
+	 * Records whose first bytes are a known prefix's: another device,
+	 * another level word, last of their process, so that nothing after
+	 * them hides what they did.
+	 */
+	static const struct {
+		const char *warm, *alike;
+	} alike[] = {
+		{ "node-a:4000:4000 [0] ", "node-a:4000:4000 [3] NCCL INFO " },
+		{ "node-a:4000:4000 [0] ", "node-a:4000:4000 [0] NCCL WARN " },
+		{ "node-a:4000:4000 [0] ", "node-a:4000:4000 [0] NCCL INFO  " },
+		{ "node-a:4000:4000 [0] ", "node-a:4000:4000 [0]  NCCL INFO " },
+		{ "node-a:4000:4000 [0] ", "node-a:4000:4000 [0]NCCL INFO " },
+		{ "node-a:4000:4000 [0] ", "node-a:4000:40000 [0] NCCL INFO " },
+		/* the same first 16 bytes, another process */
+		{ "gpu-node-a-long:4000:4000 [0] ",
+		  "gpu-node-a-long:4001:4000 [0] NCCL INFO " },
+		{ "gpu-node-a-long:4000:4000 [0] ",
+		  "gpu-node-a-long:4000:4001 [0] NCCL INFO " },
+	};
 	uint64_t before = nccl_log_fast_lines();
 
+	for (size_t i = 0; i < G_N_ELEMENTS(alike); i++) {
+		g_autoptr(GString) g = g_string_new(head);
+		g_autofree char *a =
+			coll_body("AllReduce", "3", "0x5600d0a10990");
+		g_autoptr(hd_store) s = NULL;
+		bool ok;
+
+		for (int k = 0; k < 3; k++) {
+			g_autofree char *w = coll_body(
+				"AllReduce", k ? "1" : "0", "0x5600d0a10990");
+
+			g_string_append_printf(g, "%sNCCL INFO %s\n",
+					       alike[i].warm, w);
+		}
+		g_string_append_printf(g, "%s%s\n", alike[i].alike, a);
+		assert_same_both_ways(alike[i].alike, g->str, g->len);
+		/* the record after the known prefix is read, or refused */
+		s = hd_test_parse_str(HD_INPUT_NCCL_LOG, g->str, &ok);
+		ck_assert_uint_ge(s->ops->len, 2);
+	}
 	assert_same_both_ways("trimmed", trimmed, strlen(trimmed));
 	for (size_t i = 0; i < G_N_ELEMENTS(between); i++) {
 		g_autoptr(GString) g = log_around(between[i]);
