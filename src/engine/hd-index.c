@@ -62,7 +62,8 @@ static gint compare_lane_ops(gconstpointer a, gconstpointer b, gpointer data)
  * whether its ops came in seq order.
  */
 struct lane_sum {
-	struct hd_lane l;
+	struct hd_lane l; /* l.ops holds l.n of cap */
+	uint32_t cap;
 	int64_t prev; /* the seq of its last op */
 	bool sorted;
 };
@@ -78,11 +79,22 @@ static void lane_sum_init(struct lane_sum *sum)
 	sum->sorted = true;
 }
 
-/* Counts op, the lane's next in store order, into its summary. */
+/*
+ * Appends op, the lane's next in store order, at index idx, and counts it
+ * into the summary.  The ops of an interleaved log change lane at every
+ * op: a plain array, not a GArray call each.
+ */
 static inline void lane_sum_add(const struct hd_store *s, struct lane_sum *sum,
-				const struct hd_op *op)
+				const struct hd_op *op, uint32_t idx)
 {
 	struct hd_lane *l = &sum->l;
+
+	if (l->n == sum->cap) {
+		g_assert(sum->cap < G_MAXUINT32 / 2);
+		sum->cap = MAX(sum->cap * 2, 16);
+		l->ops = g_renew(uint32_t, l->ops, sum->cap);
+	}
+	l->ops[l->n++] = idx;
 
 	if (hd_op_stack(s, op) >= 0)
 		l->has_stack = true;
@@ -169,13 +181,11 @@ static void index_init_groups(struct hd_index *ix)
 }
 
 /*
- * Appends every grouped op's index to the list of its lane, a new list in
- * lists (with its key at the same index of keys, and its summary at the
- * same index of sums) for each lane met, and counts every op's rank as
- * seen.
+ * Appends every grouped op's index to its lane in sums (a new one, with
+ * its key at the same index of keys, for each lane met), and counts
+ * every op's rank as seen.
  */
-static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
-			      GArray *keys, GArray *sums)
+static void index_collect_ops(struct hd_index *ix, GArray *keys, GArray *sums)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GHashTable) lanes =
@@ -183,10 +193,6 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 	struct rank_memo memo, seen;
 	uint32_t last_input = UINT32_MAX;
 	uint8_t last_source = 0;
-	/* a lane's consecutive ops are appended together, not one by one */
-	uint32_t pend[256];
-	guint npend = 0;
-	GArray *pend_list = NULL;
 
 	rank_memo_init(&memo);
 	rank_memo_init(&seen);
@@ -196,8 +202,6 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		uint64_t key;
-		GArray *list;
-		uint32_t idx = i;
 		gpointer *slot;
 		guint at;
 		bool hit;
@@ -224,7 +228,7 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		}
 		key = lane_key(op->group, hd_op_rank(op), op->seq_kind,
 			       last_source);
-		/* the memo and the table hold a lane's index in lists, + 1 */
+		/* the memo and the table hold a lane's index in sums, + 1 */
 		slot = rank_memo_slot(&memo, hd_op_rank(op), (int64_t)key,
 				      &hit);
 		if (hit) {
@@ -233,41 +237,28 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 			at = GPOINTER_TO_UINT(g_hash_table_lookup(lanes, &key));
 			if (at-- == 0) {
 				uint64_t *kp = &g_array_index(keys, uint64_t,
-							      lists->len);
+							      sums->len);
 
 				*kp = key;
-				at = lists->len;
+				at = sums->len;
 				g_hash_table_insert(lanes, kp,
 						    GUINT_TO_POINTER(at + 1));
-				g_ptr_array_add(lists,
-						g_array_new(FALSE, FALSE,
-							    sizeof(uint32_t)));
 				g_array_set_size(sums, at + 1);
 				lane_sum_init(&g_array_index(
 					sums, struct lane_sum, at));
 			}
 			*slot = GUINT_TO_POINTER(at + 1);
 		}
-		list = g_ptr_array_index(lists, at);
-		lane_sum_add(s, &g_array_index(sums, struct lane_sum, at), op);
-		if (list != pend_list || npend == G_N_ELEMENTS(pend)) {
-			if (npend)
-				g_array_append_vals(pend_list, pend, npend);
-			pend_list = list;
-			npend = 0;
-		}
-		pend[npend++] = idx;
+		lane_sum_add(s, &g_array_index(sums, struct lane_sum, at), op,
+			     i);
 	}
-	if (npend)
-		g_array_append_vals(pend_list, pend, npend);
 }
 
-/* Turns each collected list into a summed-up lane of its group. */
-static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
-			    const GArray *keys, GArray *sums)
+/* Turns each collected lane into a summed-up lane of its group. */
+static void index_add_lanes(struct hd_index *ix, const GArray *keys,
+			    GArray *sums)
 {
-	for (guint i = 0; i < lists->len; i++) {
-		GArray *list = g_ptr_array_index(lists, i);
+	for (guint i = 0; i < sums->len; i++) {
 		uint64_t key = g_array_index(keys, uint64_t, i);
 		struct lane_sum *sum = &g_array_index(sums, struct lane_sum, i);
 		struct hd_lane *lane = &sum->l;
@@ -276,8 +267,8 @@ static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
 		lane->rank = (int)((key >> KEY_RANK_SHIFT) & 0xffffffu) - 1;
 		lane->seq_kind = (key >> KEY_SEQ_SHIFT) & 3;
 		lane->source = key & ((1u << KEY_SOURCE_BITS) - 1);
-		lane->n = list->len;
-		lane->ops = (uint32_t *)(void *)g_array_free(list, FALSE);
+		/* no room left over (a lane may hold millions of ops) */
+		lane->ops = g_renew(uint32_t, lane->ops, lane->n);
 		lane_finish(ix->store, sum);
 		gi = &g_array_index(ix->groups, struct hd_group_index,
 				    key >> KEY_GROUP_SHIFT);
@@ -323,7 +314,6 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 {
 	struct hd_index *ix = g_new0(struct hd_index, 1);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	g_autoptr(GPtrArray) lists = g_ptr_array_new();
 	g_autoptr(GArray) sums =
 		g_array_new(FALSE, FALSE, sizeof(struct lane_sum));
 
@@ -331,8 +321,8 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 	index_init_groups(ix);
 	/* Ranks with an input, an op or a signal: the ranks seen. */
 	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	index_collect_ops(ix, lists, keys, sums);
-	index_add_lanes(ix, lists, keys, sums);
+	index_collect_ops(ix, keys, sums);
+	index_add_lanes(ix, keys, sums);
 	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
 	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
 	index_mark_ranks(ix);
