@@ -166,8 +166,13 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		if (in->kind != HD_INPUT_NCCL_LOG || !g->has_comm_id ||
 		    g->low_confidence_identity)
 			continue;
-		prov = hd_op_prov(s, op);
-		a = local_attempt(in, &prov);
+		/* a log of one attempt needs no provenance: the common case */
+		if (!in->attempts || in->attempts->len < 2) {
+			a = 1;
+		} else {
+			prov = hd_op_prov(s, op);
+			a = local_attempt(in, &prov);
+		}
 		/* each (input, comm, attempt) once: a log has many ops */
 		key = input_group_key(op->input, op->group) ^
 		      ((guint64)a << 56);
@@ -407,18 +412,22 @@ static void bound_time_warn(struct hd_store *s, const struct hd_prov *p,
 static void bound_ops(struct hd_store *s)
 {
 	uint32_t warned = 0, out = 0, twarned = 0;
+	uint32_t last_input = UINT32_MAX;
+	enum hd_clock clock = HD_CLOCK_NONE;
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
-		enum hd_clock clock =
-			op->input < s->inputs->len
-				? hd_store_input(s, op->input)->op_clock
-				: HD_CLOCK_NONE;
-		struct hd_prov prov = hd_op_prov(s, op);
 		/* an anonymous process's index is bounded like a rank */
 		int64_t who =
 			hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
 
+		/* an input's ops are adjacent: its clock looked up once */
+		if (op->input != last_input) {
+			last_input = op->input;
+			clock = op->input < s->inputs->len
+					? hd_store_input(s, op->input)->op_clock
+					: HD_CLOCK_NONE;
+		}
 		if (op->has_extra) {
 			struct hd_op_extra *x = &g_array_index(
 				s->op_extra, struct hd_op_extra, op->slot);
@@ -432,11 +441,16 @@ static void bound_ops(struct hd_store *s)
 				if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
 					bad = v;
 			}
-			if (bad != INT64_MIN)
+			if (bad != INT64_MIN) {
+				struct hd_prov prov = hd_op_prov(s, op);
+
 				bound_time_warn(s, &prov, bad, &twarned);
+			}
 		}
 
 		if (!rank_ok(who) || !seq_ok(op->seq)) {
+			struct hd_prov prov = hd_op_prov(s, op);
+
 			bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
 				   rank_ok(who) ? op->seq : who, &warned);
 			continue;
