@@ -79,6 +79,14 @@ static GString *log_around(const char *target)
 	return g;
 }
 
+/* log_around(target), parsed fast and slow: the same store. */
+static void assert_same_around(const char *target)
+{
+	g_autoptr(GString) g = log_around(target);
+
+	assert_same_both_ways(target, g->str, g->len);
+}
+
 /* The parse of every file below dir (recursively): fast against slow. */
 static guint compare_tree(const char *dir)
 {
@@ -216,14 +224,12 @@ START_TEST(test_field_spellings)
 					      "2",
 					      "0x55e0c1c8f7a0" };
 			g_autofree char *line = NULL;
-			g_autoptr(GString) g = NULL;
 
 			f[field] = vals[v];
 			line = g_strdup_printf(fmt, f[0], f[1], f[2], f[3],
 					       f[4], f[5], f[6], f[7], f[8],
 					       f[9]);
-			g = log_around(line);
-			assert_same_both_ways(line, g->str, g->len);
+			assert_same_around(line);
 			cases++;
 		}
 	}
@@ -246,7 +252,6 @@ START_TEST(test_every_byte)
 	for (size_t i = 0; i < n; i++) {
 		for (size_t r = 0; r < G_N_ELEMENTS(repl) + 2; r++) {
 			g_autoptr(GString) t = g_string_new(line);
-			g_autoptr(GString) g = NULL;
 
 			if (r < G_N_ELEMENTS(repl)) {
 				if (line[i] == repl[r])
@@ -257,8 +262,7 @@ START_TEST(test_every_byte)
 			} else {
 				g_string_insert_c(t, (gssize)i, line[i]);
 			}
-			g = log_around(t->str);
-			assert_same_both_ways(t->str, g->str, g->len);
+			assert_same_around(t->str);
 		}
 	}
 	/* the lines around each changed one take the fast path */
@@ -331,9 +335,7 @@ START_TEST(test_prefixes_and_ends)
 					g_string_append(g, cont);
 			}
 			assert_same_both_ways(line, g->str, g->len);
-			g_string_free(g, TRUE);
-			g = log_around(line);
-			assert_same_both_ways(line, g->str, g->len);
+			assert_same_around(line);
 			cases++;
 		}
 	}
