@@ -435,6 +435,25 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	in->records++;
 }
 
+/*
+ * "name=python3," in the message: the process name, interned, or NULL
+ * when absent or "<unknown>".
+ */
+static const char *name_in(const char *p, size_t n)
+{
+	const char *q = find(p, n, "name=");
+	const char *end = p + n, *e;
+
+	if (!q)
+		return NULL;
+	q += 5;
+	for (e = q; e < end && *e != ',' && *e != ' ' && e - q < 64; e++)
+		;
+	if (e == q || *q == '<' || *q == '\'')
+		return NULL;
+	return hd_intern_len(q, (size_t)(e - q));
+}
+
 /* "NVRM: Xid (PCI:0000:38:00): 79, pid=..., name=..., text". */
 static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 {
@@ -458,6 +477,62 @@ static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 		return false;
 	sig->code = (int32_t)xid;
 	sig->pid = pid_in(p, (size_t)(end - p));
+	if (sig->pid > 0)
+		sig->op_name = name_in(p, (size_t)(end - p));
+	return true;
+}
+
+/*
+ * The cgroup the kernel says its OOM kill's task was in: "oom-kill:...,
+ * task_memcg=/kubepods/...,task=python,pid=123,..." (newer kernels) or
+ * "Task in /docker/... killed as a result of limit of ..." (older), on
+ * the lines before the kill.  Kept until the kill it belongs to.
+ */
+struct oom_cgroup {
+	enum hd_oom_cgroup where;
+	int32_t pid; /* the task's pid the line names, 0 none */
+	const char *host;
+};
+
+/* Whether a cgroup path is a container runtime's. */
+static bool cgroup_is_container(const char *p, size_t n)
+{
+	static const char *const runtimes[] = {
+		"docker",      "kubepods", "containerd",
+		"crio-",       "libpod",   "/lxc",
+		"lxc.payload", "podman",   "/machine.slice",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(runtimes); i++)
+		if (find(p, n, runtimes[i]))
+			return true;
+	return false;
+}
+
+/* Reads an OOM kill's cgroup line into *cg; false if it is none. */
+static bool parse_oom_cgroup(const struct kline *k, struct oom_cgroup *cg)
+{
+	const char *end = k->msg + k->len, *p, *e;
+
+	if ((p = find(k->msg, k->len, "task_memcg=")) &&
+	    find(k->msg, k->len, "oom-kill:")) {
+		p += strlen("task_memcg=");
+		e = memchr(p, ',', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = pid_in(e, (size_t)(end - e));
+	} else if ((p = find(k->msg, k->len, "Task in ")) &&
+		   find(k->msg, k->len, " killed as a result of limit")) {
+		p += strlen("Task in ");
+		e = memchr(p, ' ', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = 0;
+	} else {
+		return false;
+	}
+	cg->where = cgroup_is_container(p, (size_t)(e - p))
+			    ? HD_OOM_CGROUP_CONTAINER
+			    : HD_OOM_CGROUP_HOST;
+	cg->host = k->host;
 	return true;
 }
 
@@ -542,6 +617,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	const char *line, *last_gpu = NULL;
 	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
+	struct oom_cgroup cg = { 0 }; /* the last OOM kill's cgroup line */
 	size_t len;
 	bool cut;
 
@@ -622,7 +698,10 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			sig.code = 79;
 			sig.device = last_gpu;
 			last_gpu = NULL;
-		} else if (find(k.msg, k.len, "Out of memory") &&
+		} else if (parse_oom_cgroup(&k, &cg)) {
+			continue; /* context for the kill that follows */
+		} else if ((find(k.msg, k.len, "Out of memory") ||
+			    find(k.msg, k.len, "out of memory: Kill")) &&
 			   find(k.msg, k.len, "ill")) {
 			sig.cat = HD_SIG_CRASH;
 			sig.type = HD_SIGT_HOST_OOM;
@@ -633,6 +712,12 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 					"OOM killer line without a process id");
 				continue;
 			}
+			/* the cgroup line of this kill: same host, its pid */
+			if (cg.where != HD_OOM_CGROUP_UNKNOWN &&
+			    cg.host == k.host &&
+			    (cg.pid == 0 || cg.pid == sig.pid))
+				sig.code = (int32_t)cg.where;
+			cg.where = HD_OOM_CGROUP_UNKNOWN;
 		} else if (k.len > 10 && memcmp(k.msg, "mlx5_core ", 10) == 0 &&
 			   find(k.msg, k.len, " Link ")) {
 			sig.cat = HD_SIG_NETWORK;

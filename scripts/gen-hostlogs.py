@@ -467,6 +467,47 @@ def main():
     write("joins/pid-host-journal", "journal.txt",
           "Nov 21 03:59:31 trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
           "pid=53, name=python3, GPU has fallen off the bus.\n")
+    # containers (ranks 0, 1 are pids 52, 53 on trn-01): the kernel prints
+    # the host's pids, so a host process with pid 53 is not rank 1
+    write("joins/container-oom-unrelated", "job.log", same)
+    write("joins/container-oom-unrelated", "hosts/trn-01/journal.txt",
+          "\n".join([
+              "Nov 21 03:58:10 trn-01 kernel: systemd-journal invoked "
+              "oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|"
+              "__GFP_COMP), order=0, oom_score_adj=-250",
+              "Nov 21 03:58:10 trn-01 kernel: oom-kill:constraint="
+              "CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,"
+              "global_oom,task_memcg=/system.slice/systemd-journald."
+              "service,task=systemd-journal,pid=53,uid=0",
+              "Nov 21 03:58:10 trn-01 kernel: Out of memory: Killed "
+              "process 53 (systemd-journal) total-vm:1204312kB, "
+              "anon-rss:801220kB, file-rss:0kB, shmem-rss:0kB, UID:0 "
+              "pgtables:2212kB oom_score_adj:-250",
+          ]) + "\n")
+    # a Python process in a pod's cgroup, host pid 53: rank 1's own host
+    # pid would be another number
+    write("joins/container-oom-kubepods", "job.log", same)
+    write("joins/container-oom-kubepods", "hosts/trn-01/dmesg.txt", dmesg([
+        "[91702.118230] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_"
+        "KERNEL), order=0, oom_score_adj=994",
+        "[91702.118301] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask="
+        "(null),cpuset=cri-containerd-5e0b7d21c4a9.scope,mems_allowed=0-1,"
+        "oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-"
+        "burstable-pod61c2f0a8.slice,task_memcg=/kubepods.slice/kubepods-"
+        "burstable.slice/kubepods-burstable-pod61c2f0a8.slice/cri-"
+        "containerd-5e0b7d21c4a9.scope,task=python3,pid=53,uid=0",
+        "[91702.118355] Memory cgroup out of memory: Killed process 53 "
+        "(python3) total-vm:8212304kB, anon-rss:4190212kB, file-rss:"
+        "70112kB, shmem-rss:0kB, UID:0 pgtables:9212kB oom_score_adj:994",
+    ]))
+    # a Python process with host pid 53 and no cgroup line: rank 1 by pid
+    # alone, a lead below the collectives' verdict, never above it
+    write("joins/container-oom-python", "job.log", same)
+    write("joins/container-oom-python", "hosts/trn-01/dmesg.txt", dmesg([
+        "[91702.118355] Out of memory: Killed process 53 (python3) "
+        "total-vm:8212304kB, anon-rss:4190212kB, file-rss:70112kB, "
+        "shmem-rss:0kB, UID:0 pgtables:9212kB oom_score_adj:0",
+    ]))
     # GPU state
     write("gpu/remap-pending/hosts/trn-02", "nvidia-smi-q.txt",
           nvidia_smi([("1B", False, False), ("3B", True, False)]))

@@ -424,7 +424,8 @@ enum hd_signal_type {
 	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
 			bus id ("0000:38:00"), pid when printed */
 	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
-			     killed process's name */
+			     killed process's name, code = enum
+			     hd_oom_cgroup */
 	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
 			       up (code 1), or is neither (2, ib_state):
 			       device = "mlx5_0:1" */
@@ -458,6 +459,17 @@ enum hd_signal_type {
  * never PG 0 and never joined with another's timeouts.
  */
 #define HD_PG_UNNAMED "?"
+
+/*
+ * Where the kernel says an OOM kill's task lived (HD_SIGT_HOST_OOM's
+ * code): its cgroup names a container runtime (docker, kubepods,
+ * containerd, ...), or none, or no cgroup line was read.
+ */
+enum hd_oom_cgroup {
+	HD_OOM_CGROUP_UNKNOWN = 0,
+	HD_OOM_CGROUP_CONTAINER = 1,
+	HD_OOM_CGROUP_HOST = 2,
+};
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
 enum hd_gpu_problem {
@@ -615,6 +627,14 @@ static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
 	return sig->code;
+}
+
+/* HOST_OOM: enum hd_oom_cgroup. */
+static inline enum hd_oom_cgroup
+hd_signal_oom_cgroup(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_HOST_OOM);
+	return (enum hd_oom_cgroup)sig->code;
 }
 
 /* GPU_STATE: enum hd_gpu_problem bits. */

@@ -5,8 +5,11 @@
  *
  * A kernel event names a host (from the line, or from the file's name when
  * that is a host the other evidence shows) and a process id, a GPU's PCI
- * bus id or an HCA port.  It is joined to a rank on that host by pid, else
- * by the bus id NCCL's Init line printed for the rank.  An event that
+ * bus id or an HCA port.  It is joined to a rank on that host by the bus
+ * id NCCL's Init line printed for the rank, else by pid, which the kernel
+ * prints in the host's numbering and a container's rank in its own: a pid
+ * alone joins only a Python process of one rank, and is a lead (medium)
+ * unless another record on the host confirms that numbering.  An event that
  * joins to a rank another check already blames is the cause behind that
  * verdict, and the verdict it gives states the chain; one that joins to no
  * blamed rank is reported for what it is, ranked below the collectives'
@@ -164,6 +167,28 @@ static const char *event_host(const struct hd_store *s,
 	return found;
 }
 
+/* One host event and what it joins. */
+struct event {
+	const struct hd_signal *sig;
+	const char *host;
+	bool by_name;
+	int rank;
+	const char *how; /* a port's join, in words */
+	/* a GPU's or process's join: by the GPU's bus id, by the pid (with
+	   the bus id, or alone), and whether a pid alone is confirmed */
+	bool by_bus, by_pid, pid_sure;
+	char *declined; /* why its pid joined no rank (owned), or NULL */
+	const struct hd_verdict *blamed;
+	const struct xid_info *xid;
+	GArray *users; /* ports: the ranks that use it (owned), or NULL */
+};
+
+/* Whether e rests on a join a person may act on without doubt. */
+static bool join_sure(const struct event *e)
+{
+	return e->rank < 0 || e->by_bus || e->users || e->pid_sure;
+}
+
 /* NCCL's busId ("38000", or "0000:38:00.0") as "0000:38:00", or NULL. */
 static bool same_bus(const char *nccl, const char *pci)
 {
@@ -187,40 +212,143 @@ static bool same_bus(const char *nccl, const char *pci)
 	}
 }
 
-/* The rank a kernel event on host belongs to, or -1; *how says by what. */
-static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
-		     const char *host, const char **how)
+/* The one rank on host whose GPU has bus id dev, else -1. */
+static int bus_rank_on(const struct hd_store *s, const char *host,
+		       const char *dev)
 {
 	GHashTableIter it;
 	gpointer k, v;
-	int by_pid = -1, by_bus = -1;
-	guint nbus = 0;
+	int found = -1;
+	guint n = 0;
 
-	*how = NULL;
-	if (!host)
+	if (!host || !dev)
 		return -1;
 	g_hash_table_iter_init(&it, s->ranks);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		const struct hd_rank *r = v;
 
-		if (!r->host || strcmp(r->host, host) != 0)
-			continue;
-		if (sig->pid > 0 && r->pid == sig->pid)
-			by_pid = r->rank;
-		if (sig->device && same_bus(r->bus_id, sig->device)) {
-			by_bus = r->rank;
-			nbus++;
+		if (r->host && strcmp(r->host, host) == 0 &&
+		    same_bus(r->bus_id, dev)) {
+			found = r->rank;
+			n++;
 		}
 	}
-	if (by_pid >= 0) {
-		*how = "by its pid";
-		return by_pid;
+	return n == 1 ? found : -1;
+}
+
+/* The ranks on host whose process had pid, ascending.  (transfer full) */
+static GArray *pid_ranks_on(const struct hd_store *s, const char *host,
+			    int32_t pid)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (host && pid > 0 && g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->pid == pid && r->host && strcmp(r->host, host) == 0)
+			g_array_append_val(out, r->rank);
 	}
-	if (by_bus >= 0 && nbus == 1) {
-		*how = "by the GPU's bus id in NCCL's Init line";
-		return by_bus;
+	g_array_sort(out, hd_compare_int);
+	return out;
+}
+
+/*
+ * Whether a process the kernel named could be a rank's: PyTorch ranks
+ * are Python processes ("python3", "python3.11"), whose main thread
+ * PyTorch names "pt_main_thread".
+ */
+static bool name_fits(const char *name)
+{
+	return name && (g_str_has_prefix(name, "python") ||
+			g_str_has_prefix(name, "pt_"));
+}
+
+/*
+ * Whether the kernel's numbering of processes on host is rank's own: a
+ * kernel record there names rank's GPU by its bus id and rank's pid.
+ * A container numbers its processes apart from its host, and the kernel
+ * prints the host's numbers; only such a record shows they are one.
+ */
+static bool pid_confirmed(const struct hd_store *s, const char *host, int rank,
+			  int32_t pid)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		bool by_name;
+
+		if (sig->type != HD_SIGT_XID || sig->pid != pid ||
+		    !sig->device || !from_kernel(s, sig) ||
+		    event_host(s, sig, &by_name) != host)
+			continue;
+		if (bus_rank_on(s, host, sig->device) == rank)
+			return true;
 	}
-	return -1;
+	return false;
+}
+
+/*
+ * Joins a kernel event (an Xid, an OOM kill, a GPU's state) to the rank
+ * on its host whose GPU it names (by NCCL's busId), else whose pid it
+ * names.  The kernel prints the host's pids, and NCCL and PyTorch in a
+ * container print the container's: a pid joins only when it is one
+ * rank's on that host, the kernel's name for the process is a Python
+ * trainer's, and the kill was not in a container's cgroup; a join by
+ * pid alone is sure (e->pid_sure) only when another record on the host
+ * confirms that numbering.  Why a pid joined nothing goes to
+ * e->declined.
+ */
+static void join_rank(const struct hd_store *s, struct event *e)
+{
+	const struct hd_signal *sig = e->sig;
+	g_autoptr(GArray) with = NULL;
+	int by_bus, by_pid = -1;
+
+	e->rank = -1;
+	if (!e->host)
+		return;
+	by_bus = bus_rank_on(s, e->host, sig->device);
+	with = pid_ranks_on(s, e->host, sig->pid);
+	if (with->len > 1) {
+		g_autofree char *who = hd_sig_pid_ranks(s, sig->pid, e->host);
+
+		e->declined = g_strdup_printf(
+			"pid %d on %s is %s in the job's logs (containers number their processes alike): joined to neither by it",
+			sig->pid, e->host, who ? who : "several ranks");
+	} else if (with->len == 1) {
+		int r = g_array_index(with, int, 0);
+
+		if (sig->type == HD_SIGT_HOST_OOM &&
+		    hd_signal_oom_cgroup(sig) == HD_OOM_CGROUP_CONTAINER)
+			e->declined = g_strdup_printf(
+				"pid %d on %s is rank %d's in the job's logs, but the killed process was in a container (its cgroup, on the line before), and the kernel prints the host's pid, not the container's: not joined by it",
+				sig->pid, e->host, r);
+		else if (!name_fits(sig->op_name))
+			e->declined = g_strdup_printf(
+				"pid %d on %s is rank %d's in the job's logs, but the kernel names that process %s%s%s, not a Python trainer; the kernel prints the host's pids, and a container's own differ: not joined by it",
+				sig->pid, e->host, r, sig->op_name ? "'" : "",
+				sig->op_name ? sig->op_name : "not at all",
+				sig->op_name ? "'" : "");
+		else
+			by_pid = r;
+	}
+	if (by_bus >= 0) {
+		e->rank = by_bus;
+		e->by_bus = true;
+		e->by_pid = by_pid == by_bus;
+		if (by_pid >= 0 && by_pid != by_bus) {
+			g_free(e->declined);
+			e->declined = g_strdup_printf(
+				"its pid %d is rank %d's on %s in the job's logs, but the GPU is rank %d's: joined by the GPU",
+				sig->pid, by_pid, e->host, by_bus);
+		}
+	} else if (by_pid >= 0) {
+		e->rank = by_pid;
+		e->by_pid = true;
+		e->pid_sure = pid_confirmed(s, e->host, by_pid, sig->pid);
+	}
 }
 
 /* The ranks that ran on host, ascending.  (transfer full) */
@@ -256,17 +384,6 @@ static const struct hd_verdict *blaming(const struct hd_analysis *a, int rank)
 	}
 	return best;
 }
-
-struct event {
-	const struct hd_signal *sig;
-	const char *host;
-	bool by_name;
-	int rank;
-	const char *how;
-	const struct hd_verdict *blamed;
-	const struct xid_info *xid;
-	GArray *users; /* ports: the ranks that use it (owned), or NULL */
-};
 
 /* More telling first: joined to a blamed rank, then to a rank, then HW. */
 static int event_weight(const struct event *e)
@@ -311,16 +428,32 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 		hd_verdict_add_evidence(
 			v, -1, NULL, "host %s named by the kernel log's lines",
 			e->host);
-	if (e->rank >= 0 && e->sig->pid > 0 &&
-	    strcmp(e->how, "by its pid") == 0)
+	if (e->rank >= 0 && e->by_bus && e->by_pid)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL,
-			"joined to rank %d by its pid (%d on %s)", e->rank,
-			e->sig->pid, e->host);
+			"joined to rank %d by the GPU's bus id in NCCL's Init line (%s on %s), and its pid (%d) is rank %d's too",
+			e->rank, e->sig->device, e->host, e->sig->pid, e->rank);
+	else if (e->rank >= 0 && e->by_bus)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by the GPU's bus id in NCCL's Init line (%s on %s)",
+			e->rank, e->sig->device, e->host);
+	else if (e->rank >= 0 && e->by_pid && e->pid_sure)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by its pid (%d on %s), which another kernel record there confirms: it names rank %d's GPU with the same pid",
+			e->rank, e->sig->pid, e->host, e->rank);
+	else if (e->rank >= 0 && e->by_pid)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by its pid alone (%d on %s): the kernel prints the host's process ids, which are the rank's own only outside a container, and nothing on %s confirms them",
+			e->rank, e->sig->pid, e->host, e->host);
 	else if (e->rank >= 0)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL, "joined to rank %d %s (%s on %s)",
 			e->rank, e->how, e->sig->device, e->host);
+	if (e->declined)
+		hd_verdict_add_evidence(v, -1, NULL, "%s", e->declined);
 }
 
 /*
@@ -348,9 +481,9 @@ static char *what(const struct event *e, const char *whose)
 					       : "a problem");
 	if (sig->type == HD_SIGT_HOST_OOM)
 		return g_strdup_printf(
-			"the kernel's OOM killer killed %s process %d (%s) on %s",
-			whose, sig->pid, sig->op_name ? sig->op_name : "?",
-			host);
+			"the kernel's OOM killer killed %sprocess %d (%s) on %s",
+			strcmp(whose, "its") == 0 ? "its " : "", sig->pid,
+			sig->op_name ? sig->op_name : "?", host);
 	if (sig->type == HD_SIGT_IB_COUNTERS)
 		return g_strdup_printf(
 			"HCA port %s on %s counted link errors (%s; since the counters were last cleared, so when is unknown)",
@@ -459,6 +592,15 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 
 	add_context(s, a, e, w);
 
+	if (e->blamed && e->blamed->kind == kind && !join_sure(e) &&
+	    (v = writable(a, e->blamed))) {
+		/*
+		 * A pid alone may be another process's (a container numbers
+		 * its own): evidence beside the verdict, never its headline.
+		 */
+		cite(s, v, e);
+		return;
+	}
 	if (e->blamed && e->blamed->kind == kind &&
 	    (v = writable(a, e->blamed))) {
 		/*
@@ -493,7 +635,10 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		g_autofree char *head = g_strndup(
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
 
-		v = hd_verdict_new(kind, HD_CONF_HIGH, "%s: %s", head, w);
+		/* a pid alone states the chain, but only as a lead */
+		v = hd_verdict_new(kind,
+				   join_sure(e) ? HD_CONF_HIGH : HD_CONF_MEDIUM,
+				   "%s: %s", head, w);
 		v->group = e->blamed->group;
 		v->seq = e->blamed->seq;
 		v->op = e->blamed->op;
@@ -501,9 +646,10 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,
 				   w);
-		/* beside the collectives' verdicts, never above them */
+		/* beside the collectives' verdicts, never above them: a
+		   port, or a process joined by a pid alone */
 		if (sig->type == HD_SIGT_LINK_EVENT ||
-		    sig->type == HD_SIGT_IB_COUNTERS)
+		    sig->type == HD_SIGT_IB_COUNTERS || !join_sure(e))
 			v->score = HD_SCORE_LAGGING - 5.0;
 	} else if (e->users && e->users->len) {
 		g_autofree char *ur = hd_ranks_text(e->users, 8);
@@ -526,9 +672,11 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			hr ? " ran there, but " : "");
 		v->score = HD_SCORE_LAGGING - 5.0;
 	} else {
-		v = hd_verdict_new(
-			kind, HD_CONF_LOW,
-			"%s; no rank of this job is shown to have used it", w);
+		v = hd_verdict_new(kind, HD_CONF_LOW,
+				   "%s; no rank of this job is shown to %s", w,
+				   sig->type == HD_SIGT_HOST_OOM
+					   ? "be that process"
+					   : "have used it");
 		v->score = HD_SCORE_LAGGING - 5.0;
 	}
 	if (e->rank >= 0)
@@ -725,6 +873,7 @@ static void event_clear(struct event *e)
 	if (e->users)
 		g_array_unref(e->users);
 	e->users = NULL;
+	g_clear_pointer(&e->declined, g_free);
 }
 
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
@@ -752,7 +901,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		    sig->type == HD_SIGT_IB_COUNTERS) {
 			join_port(a, &e);
 		} else {
-			e.rank = join_rank(s, sig, e.host, &e.how);
+			join_rank(s, &e);
 			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
 		}
 		if (e.xid && e.xid->cls == XID_WARN) {

@@ -253,6 +253,45 @@ bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y)
 	return !x->host && !y->host;
 }
 
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host)
+{
+	g_autoptr(GArray) with = g_array_new(FALSE, FALSE, sizeof(int));
+	GString *out;
+	GHashTableIter it;
+	gpointer k, v;
+	guint shown = 0;
+
+	if (pid <= 0)
+		return NULL;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->pid == pid &&
+		    (!host || (r->host && strcmp(r->host, host) == 0)))
+			g_array_append_val(with, r->rank);
+	}
+	if (with->len < 2)
+		return NULL;
+	g_array_sort(with, hd_compare_int);
+	out = g_string_new(NULL);
+	for (guint i = 0; i < with->len && shown < 8; i++, shown++) {
+		int rank = g_array_index(with, int, i);
+		const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+		if (i)
+			g_string_append(out,
+					i + 1 == with->len ? " or " : ", ");
+		g_string_append_printf(out, "rank %d", rank);
+		if (!host && r && r->host)
+			g_string_append_printf(out, " (%s)", r->host);
+	}
+	if (shown < with->len)
+		g_string_append_printf(out, " or %u more ranks",
+				       with->len - shown);
+	return g_string_free(out, FALSE);
+}
+
 /* An unwind line through communicator setup (init, bootstrap, group). */
 bool hd_sig_is_init_unwind(const struct hd_signal *sig)
 {

@@ -74,6 +74,12 @@ GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless);
 char *hd_sig_who(const struct hd_signal *sig);
 /* Whether x and y come from one process as far as they tell. */
 bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
+/*
+ * The ranks whose process had pid (on host, when host is not NULL), as
+ * "rank 1 (trn-01) or rank 3 (trn-02)", when two or more had it; else
+ * NULL.  For evidence of a pid that joins no rank.  (transfer full)
+ */
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host);
 /* Whether sig is an error unwind through communicator setup. */
 bool hd_sig_is_init_unwind(const struct hd_signal *sig);
 /*

@@ -89,6 +89,56 @@ START_TEST(test_dmesg_xid)
 	ck_assert_int_eq(sig(s, 1)->code, 13);
 	ck_assert_int_eq(sig(s, 1)->pid, 7104);
 	ck_assert_int_eq(sig(s, 1)->time.ns, 91807500000000LL);
+	/* the process name a pid join needs; "<unknown>" is none */
+	ck_assert_ptr_null(sig(s, 0)->op_name);
+	ck_assert_str_eq(sig(s, 1)->op_name, "python3");
+}
+END_TEST
+
+/*
+ * The cgroup line before an OOM kill says whether the killed task was in
+ * a container (whose pids the job's logs print, not the kernel's): both
+ * the newer "oom-kill:...task_memcg=" and the older "Task in ... killed"
+ * shapes, and only for the kill of the pid it names.
+ */
+START_TEST(test_oom_cgroup)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"[ 10.1] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),"
+		"cpuset=cri-containerd-7f3a.scope,mems_allowed=0-1,oom_memcg="
+		"/kubepods.slice/kubepods-burstable.slice,task_memcg=/kubepods."
+		"slice/kubepods-burstable.slice/cri-containerd-7f3a.scope,"
+		"task=python3,pid=53,uid=0\n"
+		"[ 10.2] Memory cgroup out of memory: Killed process 53 "
+		"(python3) total-vm:9kB\n"
+		"[ 20.1] Task in /docker/0c5d91e2 killed as a result of limit "
+		"of /docker/0c5d91e2\n"
+		"[ 20.2] Memory cgroup out of memory: Kill process 61 (python) "
+		"score 1000 or sacrifice child\n"
+		"[ 30.1] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),"
+		"cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/user.slice,"
+		"task=python3,pid=7104,uid=1000\n"
+		"[ 30.2] Out of memory: Killed process 7104 (python3)\n"
+		"[ 40.1] oom-kill:constraint=CONSTRAINT_NONE,task_memcg=/docker/"
+		"ab12,task=java,pid=900,uid=0\n"
+		"[ 40.2] Out of memory: Killed process 901 (python3)\n"
+		"[ 50.2] Out of memory: Killed process 902 (python3)\n",
+		NULL);
+
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 5);
+	ck_assert_int_eq(hd_signal_oom_cgroup(sig(s, 0)),
+			 HD_OOM_CGROUP_CONTAINER);
+	ck_assert_int_eq(sig(s, 0)->pid, 53);
+	ck_assert_int_eq(hd_signal_oom_cgroup(sig(s, 1)),
+			 HD_OOM_CGROUP_CONTAINER);
+	ck_assert_int_eq(sig(s, 1)->pid, 61);
+	ck_assert_int_eq(hd_signal_oom_cgroup(sig(s, 2)), HD_OOM_CGROUP_HOST);
+	/* a cgroup line of another pid says nothing of this kill */
+	ck_assert_int_eq(hd_signal_oom_cgroup(sig(s, 3)),
+			 HD_OOM_CGROUP_UNKNOWN);
+	ck_assert_int_eq(hd_signal_oom_cgroup(sig(s, 4)),
+			 HD_OOM_CGROUP_UNKNOWN);
 }
 END_TEST
 
@@ -254,14 +304,26 @@ START_TEST(test_kernel_malformed)
 		"[    4.000000] Out of memory: Killed process (python)\n"
 		"this is not a kernel line\n"
 		"[    5.000000] NVRM: Xid (PCI:...): 145, link 11\n"
-		"[99999999999999999999.1] x\n",
+		"[99999999999999999999.1] x\n"
+		/* a cut cgroup line, then a kill with a cut name */
+		"[    6.000000] oom-kill:constraint=CONSTRAINT_NONE,task_memcg=\n"
+		"[    7.000000] Out of memory: Killed process 12 (pyth\n"
+		"[    8.000000] NVRM: Xid (PCI:0000:3b:00): 31, pid=9, name=\n",
 		NULL);
 	const struct hd_input *in = hd_store_input(s, 0);
 
 	/* the anonymised bus id stays unknown; the Xid is kept */
-	ck_assert_uint_eq(in->records, 1);
+	ck_assert_uint_eq(in->records, 3);
 	ck_assert_ptr_null(sig(s, 0)->device);
 	ck_assert_int_eq(sig(s, 0)->code, 145);
+	/* a kill is kept without its name; an empty cgroup is outside a
+	   container, never in one */
+	ck_assert_int_eq(sig(s, 1)->pid, 12);
+	ck_assert_ptr_null(sig(s, 1)->op_name);
+	ck_assert_int_ne(hd_signal_oom_cgroup(sig(s, 1)),
+			 HD_OOM_CGROUP_CONTAINER);
+	ck_assert_int_eq(sig(s, 2)->pid, 9);
+	ck_assert_ptr_null(sig(s, 2)->op_name);
 	ck_assert_uint_eq(in->skipped, 5);
 	ck_assert_uint_eq(in->nwarnings, 5);
 	ck_assert(strstr(g_ptr_array_index(in->warnings, 0), "line 2"));
@@ -683,6 +745,121 @@ START_TEST(test_xid_table)
 }
 END_TEST
 
+/* The top verdict of the job beside trn-02's dmesg of lines.  */
+static struct hd_analysis *analyze_with_dmesg(const char *lines,
+					      struct hd_store **s)
+{
+	char *dir = job_with_dmesg(true, lines);
+	char *paths[] = { dir, NULL };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_analysis *a;
+
+	*s = hd_load(paths, 1, problems);
+	a = hd_engine_run(*s);
+	rm_tree(dir);
+	return a;
+}
+
+/* The verdict of kind k that names rank, or NULL. */
+static const struct hd_verdict *verdict_on(const struct hd_analysis *a,
+					   enum hd_verdict_kind k, int rank)
+{
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+
+		for (guint c = 0; v->kind == k && c < v->culprits->len; c++)
+			if (g_array_index(v->culprits, int, c) == rank)
+				return v;
+	}
+	return NULL;
+}
+
+/*
+ * The kernel prints the host's pids; NCCL and PyTorch in a container
+ * print the container's (docs/format-kernel-log.md, "Joining to ranks").
+ * Rank 3 is pid 7104 on trn-02 with busId 3b000 and never enters seq 52;
+ * rank 2 is pid 7103 with busId 1b000.
+ */
+START_TEST(test_pid_join_rules)
+{
+	struct hd_store *s;
+	const struct hd_verdict *v, *top;
+
+	/* a pid alone, a Python process: the chain, but only as a lead */
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[99.1] Out of memory: Killed process 7104 (python3)",
+			&s);
+
+		v = verdict_on(a, HD_V_RANK_CRASHED, 3);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(v->confidence, HD_CONF_MEDIUM);
+		ck_assert(strstr(v->summary, "OOM killer"));
+		ck_assert(evidence_has(v, "by its pid alone (7104 on trn-02)"));
+		hd_store_free(s);
+	}
+	/* confirmed: an Xid there names rank 3's GPU with that pid */
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[98.0] NVRM: Xid (PCI:0000:3b:00): 13, pid=7104, "
+			"name=python3, Graphics Exception\n"
+			"[99.1] Out of memory: Killed process 7104 (python3)",
+			&s);
+
+		v = verdict_on(a, HD_V_RANK_CRASHED, 3);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		ck_assert(evidence_has(v, "another kernel record there "
+					  "confirms"));
+		hd_store_free(s);
+	}
+	/* not a Python process: the pid is another process's */
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[99.1] Out of memory: Killed process 7104 (sshd)", &s);
+
+		top = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(top->kind, HD_V_MISSING_RANK);
+		v = hd_test_verdict(a, HD_V_RANK_CRASHED);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_uint_eq(v->culprits->len, 0);
+		ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+		ck_assert(evidence_has(v, "names that process 'sshd'"));
+		hd_store_free(s);
+	}
+	/* killed in a container's cgroup: its host pid is not rank 3's */
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[99.0] oom-kill:constraint=CONSTRAINT_MEMCG,"
+			"task_memcg=/docker/0c5d91e2,task=python3,pid=7104,"
+			"uid=0\n"
+			"[99.1] Memory cgroup out of memory: Killed process "
+			"7104 (python3)",
+			&s);
+
+		ck_assert_ptr_null(verdict_on(a, HD_V_RANK_CRASHED, 3));
+		v = hd_test_verdict(a, HD_V_RANK_CRASHED);
+		ck_assert_ptr_nonnull(v);
+		ck_assert(evidence_has(v, "was in a container"));
+		hd_store_free(s);
+	}
+	/* the GPU and the pid name different ranks: the GPU decides */
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[98.0] NVRM: Xid (PCI:0000:1b:00): 79, pid=7104, "
+			"name=python3, GPU has fallen off the bus.",
+			&s);
+
+		v = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 2);
+		ck_assert(evidence_has(v, "but the GPU is rank 2's"));
+		ck_assert_ptr_null(verdict_on(a, HD_V_GPU_FAULT, 3));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
 /*
  * Next steps adapt to what the host state shows: a port down names the
  * port and its counters, whether the verdict rests on it or only cites it
@@ -791,8 +968,10 @@ START_TEST(test_joins_ambiguous)
 		v = g_ptr_array_index(a->verdicts, 0);
 		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
 		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
-		ck_assert(evidence_has(v, "joined to rank 3 by its pid (53 on "
-					  "trn-02)"));
+		ck_assert(evidence_has(v, "joined to rank 3 by the GPU's bus "
+					  "id in NCCL's Init line (0000:3b:00 "
+					  "on trn-02), and its pid (53) is "
+					  "rank 3's too"));
 		hd_store_free(s);
 	}
 }
@@ -882,6 +1061,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_dmesg_xid);
+	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
 	tcase_add_test(tc, test_fallen_multiline);
 	tcase_add_test(tc, test_fallen_journal);
@@ -905,6 +1085,7 @@ static Suite *suite(void)
 	tcase_add_test(eng, test_xid_warning_alone);
 	tcase_add_test(eng, test_next_steps_adapt);
 	tcase_add_test(eng, test_joins_ambiguous);
+	tcase_add_test(eng, test_pid_join_rules);
 	suite_add_tcase(s, eng);
 	return s;
 }
