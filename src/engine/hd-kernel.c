@@ -307,12 +307,23 @@ static void join_rank(const struct hd_store *s, struct event *e)
 	int by_bus, by_pid = -1;
 
 	e->rank = -1;
-	if (!e->host)
+	if (!e->host) {
+		g_autofree char *hosts = NULL;
+		g_autofree char *who =
+			hd_sig_pid_ranks(s, sig->pid, NULL, &hosts);
+
+		if (who)
+			e->declined = g_strdup_printf(
+				"pid %d is %s%s%s%s in the job's logs, and the kernel log names no host: joined to neither",
+				sig->pid, who, hosts ? " (on " : "",
+				hosts ? hosts : "", hosts ? ")" : "");
 		return;
+	}
 	by_bus = bus_rank_on(s, e->host, sig->device);
 	with = pid_ranks_on(s, e->host, sig->pid);
 	if (with->len > 1) {
-		g_autofree char *who = hd_sig_pid_ranks(s, sig->pid, e->host);
+		g_autofree char *who =
+			hd_sig_pid_ranks(s, sig->pid, e->host, NULL);
 
 		e->declined = g_strdup_printf(
 			"pid %d on %s is %s in the job's logs (containers number their processes alike): joined to neither by it",
