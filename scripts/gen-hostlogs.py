@@ -391,6 +391,23 @@ def main():
         "[4418.001277] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
         "name=<unknown>, GPU has fallen off the bus.",
     ]))
+    # two hosts' events, each its own cause: rank 1's GPU on trn-01 and
+    # rank 3's on trn-02 both fell off the bus
+    write("kernel/xid79-two-hosts", "job.log", nccl_log())
+    for host, t in (("trn-01", "90211.004117"), ("trn-02", "91806.220428")):
+        write("kernel/xid79-two-hosts", f"hosts/{host}/dmesg.txt", dmesg([
+            f"[{t}] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+            "name=<unknown>, GPU has fallen off the bus.",
+        ]))
+    # rank 3's GPU fell off the bus on trn-02, and on trn-01 the port rank
+    # 0's NCCL uses is down: two causes, each reported
+    write("kernel/xid79-and-port", "job.log", nccl_log(net_ib=True))
+    write("kernel/xid79-and-port", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.220428] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+        "name=<unknown>, GPU has fallen off the bus.",
+    ]))
+    write("kernel/xid79-and-port", "hosts/trn-01/ibstat.txt",
+          ibstat(down="mlx5_0"))
     write("kernel/xid45-only", "dmesg.txt", dmesg([
         "[7133.412009] NVRM: Xid (PCI:0000:1b:00): 45, pid=30911, "
         "name=python3, Ch 00000010",

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
@@ -356,9 +357,10 @@ static void join_rank(const struct hd_store *s, struct event *e)
 				sig->pid, by_pid, e->host, by_bus);
 		}
 	} else if (by_pid >= 0) {
+		/* pid_sure is the caller's: pid_confirmed() reads every
+		   signal, so only for the events that become verdicts */
 		e->rank = by_pid;
 		e->by_pid = true;
-		e->pid_sure = pid_confirmed(s, e->host, by_pid, sig->pid);
 	}
 }
 
@@ -471,10 +473,15 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
  * What the event is, in words, of a GPU or process that is the rank's
  * ("its") or of none known ("a").  (transfer full)
  */
-static char *what(const struct event *e, const char *whose)
+static char *what(const struct event *e, const char *whose,
+		  const struct hd_store *s)
 {
 	const struct hd_signal *sig = e->sig;
-	const char *host = e->host ? e->host : "a host the log does not name";
+	/* without a host, the file tells two hosts' events apart */
+	g_autofree char *unnamed =
+		g_strdup_printf("the host of %s (its lines name none)",
+				hd_store_input(s, sig->prov.input)->path);
+	const char *host = e->host ? e->host : unnamed;
 
 	if (sig->type == HD_SIGT_XID)
 		return g_strdup_printf("%s GPU on %s%s%s%s reported Xid %d: %s",
@@ -587,27 +594,39 @@ static struct hd_verdict *writable(struct hd_analysis *a,
 	return NULL;
 }
 
+/* The verdict an event gives. */
+static enum hd_verdict_kind event_kind(const struct event *e)
+{
+	switch (e->sig->type) {
+	case HD_SIGT_HOST_OOM:
+		return HD_V_RANK_CRASHED;
+	case HD_SIGT_LINK_EVENT:
+	case HD_SIGT_IB_COUNTERS:
+		return HD_V_NETWORK_FAULT;
+	default:
+		return e->xid && e->xid->cls == XID_NVLINK ? HD_V_NETWORK_FAULT
+							   : HD_V_GPU_FAULT;
+	}
+}
+
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			const struct event *e, guint same)
 {
 	const struct hd_signal *sig = e->sig;
-	enum hd_verdict_kind kind =
-		sig->type == HD_SIGT_HOST_OOM ? HD_V_RANK_CRASHED
-		: sig->type == HD_SIGT_LINK_EVENT ||
-				sig->type == HD_SIGT_IB_COUNTERS ||
-				(e->xid && e->xid->cls == XID_NVLINK)
-			? HD_V_NETWORK_FAULT
-			: HD_V_GPU_FAULT;
-	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a");
+	enum hd_verdict_kind kind = event_kind(e);
+	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a", s);
 	struct hd_verdict *v;
 
 	add_context(s, a, e, w);
 
-	if (e->blamed && e->blamed->kind == kind && !join_sure(e) &&
+	if (e->blamed && e->blamed->kind == kind &&
+	    (!join_sure(e) || e->blamed->host_event_cause) &&
 	    (v = writable(a, e->blamed))) {
 		/*
 		 * A pid alone may be another process's (a container numbers
-		 * its own): evidence beside the verdict, never its headline.
+		 * its own), and a verdict that already states one host
+		 * event's chain keeps it: evidence beside the verdict, never
+		 * its headline.
 		 */
 		cite(s, v, e);
 		return;
@@ -636,7 +655,8 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		if (same > 1)
 			hd_verdict_add_evidence(
 				v, -1, NULL,
-				"%u kernel events of this kind in all", same);
+				"%u host records of this cause in all (the same GPU, port or process)",
+				same);
 		hd_verdict_add_ruled_out(
 			v,
 			"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
@@ -703,9 +723,10 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			e->blamed->summary);
 	cite_counters(s, v, e);
 	if (same > 1)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"%u kernel events of this kind in all",
-					same);
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u host records of this cause in all (the same GPU, port or process)",
+			same);
 	hd_verdict_add_ruled_out(
 		v,
 		"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
@@ -837,7 +858,7 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
 		     struct event *e, guint nth)
 {
-	g_autofree char *w = what(e, "a");
+	g_autofree char *w = what(e, "a", s);
 
 	e->blamed = NULL;
 	add_context(s, a, e, w);
@@ -887,15 +908,77 @@ static void event_clear(struct event *e)
 	g_clear_pointer(&e->declined, g_free);
 }
 
+/* Host events turned into verdicts, at most; the rest are counted. */
+#define KERNEL_MAX_CAUSES 8
+/* Events of one cause joined to ranks, at most: the rest join alike. */
+#define KERNEL_JOINS_PER_CAUSE 4
+
+/*
+ * One cause: the events of one GPU, port or process on one host (a file
+ * of its own when no host is known) that give one kind of verdict.
+ */
+struct cause {
+	struct event lead; /* the most telling of them */
+	guint count;
+	guint joined;
+	guint first; /* the index of its first signal, for the order */
+};
+
+/* "host|kind|device" or "host|kind|pid"; a file stands for no host. */
+static char *cause_key(const struct event *e)
+{
+	const struct hd_signal *sig = e->sig;
+	g_autofree char *where =
+		e->host ? g_strdup(e->host)
+			: g_strdup_printf("#%u", (unsigned)sig->prov.input);
+
+	if (sig->device)
+		return g_strdup_printf("%s|%d|%s", where, (int)event_kind(e),
+				       sig->device);
+	return g_strdup_printf("%s|%d|%d|%d", where, (int)event_kind(e),
+			       (int)sig->type, (int)sig->pid);
+}
+
+static int compare_causes(gconstpointer pa, gconstpointer pb)
+{
+	const struct cause *x = pa, *y = pb;
+	int wx = event_weight(&x->lead), wy = event_weight(&y->lead);
+
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Joins e to a rank, as its kind of event is joined. */
+static void join_event(struct hd_analysis *a, struct event *e)
+{
+	const struct hd_store *s = a->store;
+
+	if (e->sig->type == HD_SIGT_LINK_EVENT ||
+	    e->sig->type == HD_SIGT_IB_COUNTERS) {
+		join_port(a, e);
+	} else {
+		join_rank(s, e);
+		e->blamed = e->rank >= 0 ? blaming(a, e->rank) : NULL;
+	}
+}
+
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
-	struct event best = { 0 };
-	guint same = 0, after = 0, warned = 0;
+	g_autoptr(GArray) causes =
+		g_array_new(FALSE, TRUE, sizeof(struct cause));
+	g_autoptr(GHashTable) at =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) hosts = g_hash_table_new(NULL, NULL);
+	guint after = 0, warned = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
+		struct cause *c;
+		gpointer slot;
+		char *key;
 
 		if (!is_event(s, sig))
 			continue;
@@ -908,21 +991,32 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			after++;
 			continue;
 		}
-		if (sig->type == HD_SIGT_LINK_EVENT ||
-		    sig->type == HD_SIGT_IB_COUNTERS) {
-			join_port(a, &e);
-		} else {
-			join_rank(s, &e);
-			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
-		}
 		if (e.xid && e.xid->cls == XID_WARN) {
+			join_event(a, &e);
 			warn_xid(s, a, &e, warned++);
 			event_clear(&e);
 			continue;
 		}
-		if (!best.sig || event_weight(&e) > event_weight(&best)) {
-			event_clear(&best);
-			best = e;
+		key = cause_key(&e);
+		if (!g_hash_table_lookup_extended(at, key, NULL, &slot)) {
+			struct cause z = { .first = i };
+
+			slot = GUINT_TO_POINTER(causes->len);
+			g_hash_table_insert(at, key, slot);
+			g_array_append_val(causes, z);
+		} else {
+			g_free(key);
+		}
+		c = &g_array_index(causes, struct cause,
+				   GPOINTER_TO_UINT(slot));
+		c->count++;
+		if (c->joined >= KERNEL_JOINS_PER_CAUSE)
+			continue; /* the same GPU, port or process again */
+		c->joined++;
+		join_event(a, &e);
+		if (!c->lead.sig || event_weight(&e) > event_weight(&c->lead)) {
+			event_clear(&c->lead);
+			c->lead = e;
 		} else {
 			event_clear(&e);
 		}
@@ -933,15 +1027,34 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			g_strdup_printf(
 				"%u Xid 45 report%s in kernel logs (cleanup after an earlier error or a kill): not a cause",
 				after, after == 1 ? "" : "s"));
-	if (!best.sig)
-		return;
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = hd_sig_at(s, i);
+	/* the most telling first: the ones that explain a verdict lead */
+	g_array_sort(causes, compare_causes);
+	for (guint i = 0; i < causes->len; i++) {
+		struct cause *c = &g_array_index(causes, struct cause, i);
 
-		if (is_event(s, sig) && sig->type == best.sig->type &&
-		    sig->code == best.sig->code)
-			same++;
+		if (i < KERNEL_MAX_CAUSES) {
+			if (c->lead.by_pid && !c->lead.by_bus)
+				c->lead.pid_sure = pid_confirmed(
+					s, c->lead.host, c->lead.rank,
+					c->lead.sig->pid);
+			verdict_for(s, a, &c->lead, c->count);
+			if (c->lead.host)
+				g_hash_table_add(hosts, (gpointer)hd_unconst(
+								c->lead.host));
+		}
+		event_clear(&c->lead);
 	}
-	verdict_for(s, a, &best, same);
-	event_clear(&best);
+	if (causes->len > KERNEL_MAX_CAUSES)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%u more host events (other GPUs, ports or processes) are not reported as verdicts: the %u most telling are",
+				causes->len - KERNEL_MAX_CAUSES,
+				KERNEL_MAX_CAUSES));
+	if (g_hash_table_size(hosts) > 1)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"host events on %u hosts are reported each on its own: kernel times count from each host's boot, so which came first is not decided",
+				g_hash_table_size(hosts)));
 }

@@ -774,6 +774,18 @@ static const struct hd_verdict *verdict_on(const struct hd_analysis *a,
 	return NULL;
 }
 
+/* Exactly one gpu_fault verdict. */
+static void n_gpu_faults_is_one(const struct hd_analysis *a)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < a->verdicts->len; i++)
+		n += ((const struct hd_verdict *)g_ptr_array_index(a->verdicts,
+								   i))
+			     ->kind == HD_V_GPU_FAULT;
+	ck_assert_uint_eq(n, 1);
+}
+
 /*
  * The kernel prints the host's pids; NCCL and PyTorch in a container
  * print the container's (docs/format-kernel-log.md, "Joining to ranks").
@@ -855,6 +867,81 @@ START_TEST(test_pid_join_rules)
 		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 2);
 		ck_assert(evidence_has(v, "but the GPU is rank 2's"));
 		ck_assert_ptr_null(verdict_on(a, HD_V_GPU_FAULT, 3));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
+/*
+ * One verdict per cause: two hosts' events are each reported, the one
+ * that explains the absence first, each with its own chain.
+ */
+START_TEST(test_two_host_events)
+{
+	struct hd_store *s;
+	const struct hd_verdict *v;
+
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/kernel/xid79-two-hosts", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		ck_assert(strstr(v->summary, "never entered"));
+		v = verdict_on(a, HD_V_GPU_FAULT, 1);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_int_eq(v->confidence, HD_CONF_MEDIUM);
+		ck_assert(strstr(v->summary, "trn-01, 0000:3b:00"));
+		ck_assert_int_eq(v->xid, 79);
+		ck_assert(notes_have(a, "host events on 2 hosts"));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/kernel/xid79-and-port", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		v = verdict_on(a, HD_V_NETWORK_FAULT, 0);
+		ck_assert_ptr_nonnull(v);
+		ck_assert(strstr(v->summary, "mlx5_0:1 on trn-01"));
+		/* a port does not explain an absence: below the collectives */
+		ck_assert_ptr_eq(verdict_on(a, HD_V_MISSING_RANK, 3),
+				 g_ptr_array_index(a->verdicts, 1));
+		hd_store_free(s);
+	}
+	/* no host known: each file's event is its own, never one */
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/kernel/xid79-two-hosts/hosts", &s);
+		guint n = 0;
+
+		for (guint i = 0; i < a->verdicts->len; i++) {
+			v = g_ptr_array_index(a->verdicts, i);
+			if (v->kind != HD_V_GPU_FAULT)
+				continue;
+			n++;
+			ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+			ck_assert_uint_eq(v->culprits->len, 0);
+			ck_assert(strstr(v->summary,
+					 n == 1 ? "trn-01/dmesg.txt"
+						: "trn-02/dmesg.txt"));
+		}
+		ck_assert_uint_eq(n, 2);
+		hd_store_free(s);
+	}
+	/* the same GPU's records are one cause, counted */
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/kernel/journal-nodate-cut", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert(evidence_has(v, "2 host records of this cause"));
+		n_gpu_faults_is_one(a);
 		hd_store_free(s);
 	}
 }
@@ -1099,6 +1186,7 @@ static Suite *suite(void)
 	tcase_add_test(eng, test_next_steps_adapt);
 	tcase_add_test(eng, test_joins_ambiguous);
 	tcase_add_test(eng, test_pid_join_rules);
+	tcase_add_test(eng, test_two_host_events);
 	suite_add_tcase(s, eng);
 	return s;
 }
