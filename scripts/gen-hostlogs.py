@@ -525,6 +525,80 @@ def main():
         "total-vm:8212304kB, anon-rss:4190212kB, file-rss:70112kB, "
         "shmem-rss:0kB, UID:0 pgtables:9212kB oom_score_adj:0",
     ]))
+    # a GPU lost to its host, shown only by nvidia-smi failing: rank 3's
+    # GPU (busId 3b000 on trn-02) it cannot reach
+    write("gpu/smi-unknown-error", "job.log", nccl_log())
+    write("gpu/smi-unknown-error", "hosts/trn-02/nvidia-smi.txt",
+          "root@trn-02:~# nvidia-smi\n"
+          "Unable to determine the device handle for GPU0000:3B:00.0: "
+          "Unknown Error\n")
+    # the host from the prompt, the file beside the log; "GPU is lost"
+    write("gpu/smi-gpu-lost", "job.log", nccl_log())
+    write("gpu/smi-gpu-lost", "smi-after-hang.txt",
+          "[train@trn-02 ~]$ nvidia-smi -q -d ECC\n"
+          "Unable to determine the device handle for GPU 0000:3B:00.0: GPU "
+          "is lost.  Reboot the system to recover this GPU\n")
+    # no GPU at all on trn-02: every rank there lost it, a lead for rank 3
+    write("gpu/smi-no-devices", "job.log", nccl_log())
+    write("gpu/smi-no-devices", "hosts/trn-02/nvidia-smi.txt",
+          "No devices were found\n")
+    # nvidia-smi's error line inside the job's own stderr: the log is the
+    # job's, never read as nvidia-smi's
+    log = nccl_log().split("\n")
+    log.insert(3, "Unable to determine the device handle for GPU0000:1B:00.0: "
+               "Unknown Error")
+    write("gpu/smi-line-in-log", "job.log", "\n".join(log))
+    # kernel: a PCIe port's fatal AER about rank 3's GPU, the nvidia
+    # driver's own AER line, and the GPU off the bus without an Xid
+    write("kernel/aer-fallen", "job.log", nccl_log())
+    write("kernel/aer-fallen", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91805.904511] pcieport 0000:3a:00.0: AER: Corrected error "
+        "received: 0000:3a:00.0",
+        "[91805.904530] pcieport 0000:3a:00.0: PCIe Bus Error: severity="
+        "Corrected, type=Data Link Layer, (Transmitter ID)",
+        "[91806.118342] pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) "
+        "error received: 0000:3b:00.0",
+        "[91806.118360] nvidia 0000:3b:00.0: PCIe Bus Error: severity="
+        "Uncorrected (Fatal), type=Transaction Layer, (Requester ID)",
+        "[91806.118371] nvidia 0000:3b:00.0:   device [10de:2330] error "
+        "status/mask=00004000/00000000",
+        "[91806.118380] nvidia 0000:3b:00.0:    [14] CmpltTO                "
+        "(First)",
+        "[91806.118402] nvidia 0000:3b:00.0: AER: can't recover (no "
+        "error_detected callback)",
+        "[91806.220417] NVRM: GPU at PCI:0000:3b:00: "
+        "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
+        "[91806.220461] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+    ]))
+    # a root port's own fatal error, no GPU line: context, not a GPU fault
+    write("kernel/aer-port-only", "job.log", nccl_log())
+    write("kernel/aer-port-only", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.118342] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) "
+        "error received: id=0018",
+        "[91806.118359] pcieport 0000:00:03.0: PCIe Bus Error: severity="
+        "Uncorrected (Fatal), type=Transaction Layer, id=0018(Receiver "
+        "ID)",
+        "[91806.118367] pcieport 0000:00:03.0:    [ 5] Surprise Down Error "
+        "   (First)",
+    ]))
+    # the driver cannot bring rank 3's GPU up again, each time it tries
+    write("kernel/rminit-failed", "job.log", nccl_log())
+    write("kernel/rminit-failed", "hosts/trn-02/dmesg.txt", dmesg([
+        f"[{t}] NVRM: GPU 0000:3b:00.0: " + m
+        for t in ("91911.604117", "91912.771930", "91913.902256")
+        for m in ("RmInitAdapter failed! (0x24:0x65:1417)",
+                  "rm_init_adapter failed, device minor number 1")
+    ]))
+    # dmesg -H of a host with only corrected PCIe errors: never a fault
+    write("kernel/aer-corrected-human", "dmesg-H.txt", "\n".join([
+        "[Nov21 03:58] pcieport 0000:00:01.1: AER: Corrected error message "
+        "received from 0000:00:01.1",
+        "[  +0.000012] pcieport 0000:00:01.1: PCIe Bus Error: severity="
+        "Correctable, type=Data Link Layer, (Receiver ID)",
+        "[  +0.000004] pcieport 0000:00:01.1:   device [1022:1483] error "
+        "status/mask=00000080/00006000",
+        "[  +0.000003] pcieport 0000:00:01.1:    [ 7] BadDLLP",
+    ]) + "\n")
     # GPU state
     write("gpu/remap-pending/hosts/trn-02", "nvidia-smi-q.txt",
           nvidia_smi([("1B", False, False), ("3B", True, False)]))

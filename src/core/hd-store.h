@@ -433,8 +433,10 @@ enum hd_signal_type {
 				text names them; device when known */
 	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
 				the HCA ports a process uses (text) */
-	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
-			      code = enum hd_gpu_problem bits */
+	HD_SIGT_GPU_STATE, /* nvidia-smi -q, nvidia-smi's failures, the
+			      kernel's PCIe and init errors: one GPU, device
+			      = its bus id (NULL: the host's), code = enum
+			      hd_gpu_problem bits */
 	/* crash output (ev-a): a process's last words */
 	HD_SIGT_FATAL_SIGNAL, /* a fatal signal's handler (UCX "Caught
 				 signal", Python faulthandler): code = the
@@ -481,6 +483,17 @@ enum hd_gpu_problem {
 				     performance matter, never a cause */
 	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
 					   asks for a reset (or a drain) */
+	/* lost to its host (nvidia-smi failing, kernel logs) */
+	HD_GPU_LOST = 1 << 6, /* nvidia-smi cannot reach it ("Unknown
+				 Error", "GPU is lost"); with no device, no
+				 GPU of the host ("No devices were found") */
+	HD_GPU_INIT_FAILED = 1 << 7, /* the driver could not initialise it
+					("RmInitAdapter failed") */
+	HD_GPU_PCIE_ERROR = 1 << 8, /* an uncorrected PCIe error (AER) */
+	HD_GPU_NOT_GPU = 1 << 9, /* with PCIE_ERROR: the device is not known
+				    to be a GPU (a PCIe port's report); a
+				    GPU's only where a rank's busId or an
+				    NVRM line names it */
 };
 
 struct hd_signal {

@@ -1,7 +1,10 @@
 /*
- * Causes from the hosts' kernel logs (issue 21): NVRM Xid reports, the OOM
- * killer and HCA link changes, joined to ranks and set beside the verdicts
- * the collectives gave.
+ * Causes from the hosts' kernel logs, InfiniBand and GPU state (issue 21):
+ * NVRM Xid reports, GPUs lost to their host (nvidia-smi failing, PCIe
+ * errors, the driver failing to initialise one), the OOM killer and HCA
+ * link changes, joined to ranks and set beside the verdicts the
+ * collectives gave; one verdict per cause (a GPU, port or process on one
+ * host).
  *
  * A kernel event names a host (from the line, or from the file's name when
  * that is a host the other evidence shows) and a process id, a GPU's PCI
@@ -178,6 +181,9 @@ struct event {
 	/* a GPU's or process's join: by the GPU's bus id, by the pid (with
 	   the bus id, or alone), and whether a pid alone is confirmed */
 	bool by_bus, by_pid, pid_sure;
+	/* about every GPU of its host (no device): users are the host's
+	   ranks, and rank the one a verdict blames, if any */
+	bool host_wide;
 	char *declined; /* why its pid joined no rank (owned), or NULL */
 	const struct hd_verdict *blamed;
 	const struct xid_info *xid;
@@ -187,6 +193,8 @@ struct event {
 /* Whether e rests on a join a person may act on without doubt. */
 static bool join_sure(const struct event *e)
 {
+	if (e->host_wide)
+		return e->rank < 0;
 	return e->rank < 0 || e->by_bus || e->users || e->pid_sure;
 }
 
@@ -412,6 +420,10 @@ static int event_weight(const struct event *e)
 		w += 2;
 	if (e->sig->type == HD_SIGT_HOST_OOM)
 		w += 2;
+	/* of one GPU, its Xid says most ("fell off the bus", beside the
+	   PCIe error before it) */
+	if (e->sig->type == HD_SIGT_XID)
+		w += 1;
 	return w;
 }
 
@@ -461,12 +473,53 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 			v, e->rank, NULL,
 			"joined to rank %d by its pid alone (%d on %s): the kernel prints the host's process ids, which are the rank's own only outside a container, and nothing on %s confirms them",
 			e->rank, e->sig->pid, e->host, e->host);
-	else if (e->rank >= 0)
+	else if (e->host_wide && e->users) {
+		g_autofree char *ur = hd_ranks_text(e->users, 8);
+
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"the record names no GPU, so it concerns every rank on %s (ranks %s)%s",
+			e->host, ur,
+			e->rank >= 0
+				? "; joined to the one another verdict blames"
+				: "");
+	} else if (e->rank >= 0)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL, "joined to rank %d %s (%s on %s)",
 			e->rank, e->how, e->sig->device, e->host);
 	if (e->declined)
 		hd_verdict_add_evidence(v, -1, NULL, "%s", e->declined);
+}
+
+/*
+ * Whether sig is about a host's GPUs and names none: nvidia-smi found no
+ * GPU, or the driver could not initialise one it does not name.
+ */
+static bool host_level(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_GPU_STATE && !sig->device &&
+	       (hd_signal_gpu_problems(sig) &
+		(HD_GPU_LOST | HD_GPU_INIT_FAILED));
+}
+
+/* What a GPU's state shows, in words ("is lost: ...").  (transfer full) */
+static char *gpu_problem_text(const struct hd_signal *sig)
+{
+	uint32_t p = hd_signal_gpu_problems(sig);
+
+	if (p & HD_GPU_LOST)
+		return g_strdup("is lost: nvidia-smi cannot reach it");
+	if (p & HD_GPU_INIT_FAILED)
+		return g_strdup(
+			"could not be initialised by the driver (RmInitAdapter failed)");
+	if (p & HD_GPU_PCIE_ERROR)
+		return g_strdup("reported an uncorrected PCIe error (AER)");
+	/* nvidia-smi -q: "nvidia-smi -q: GPU 0000:3b:00: what it shows" */
+	if (sig->text && g_str_has_prefix(sig->text, "nvidia-smi -q: ") &&
+	    g_strrstr(sig->text, ": "))
+		return g_strdup_printf("shows %s",
+				       g_strrstr(sig->text, ": ") + 2);
+	return g_strdup("shows a problem");
 }
 
 /*
@@ -489,14 +542,22 @@ static char *what(const struct event *e, const char *whose,
 				       sig->device ? sig->device : "",
 				       sig->device ? "," : "",
 				       hd_signal_xid(sig), e->xid->meaning);
-	if (sig->type == HD_SIGT_GPU_STATE)
-		return g_strdup_printf("%s GPU on %s%s%s%s shows %s", whose,
-				       host, sig->device ? ", " : "",
+	if (host_level(sig))
+		return g_strdup_printf(
+			"%s on %s reaches no GPU (\"%.80s\")",
+			hd_store_input(s, sig->prov.input)->kind ==
+					HD_INPUT_GPU_STATE
+				? "nvidia-smi"
+				: "the NVIDIA driver",
+			host, sig->text ? sig->text : "?");
+	if (sig->type == HD_SIGT_GPU_STATE) {
+		g_autofree char *shows = gpu_problem_text(sig);
+
+		return g_strdup_printf("%s GPU on %s%s%s%s %s", whose, host,
+				       sig->device ? ", " : "",
 				       sig->device ? sig->device : "",
-				       sig->device ? "," : "",
-				       sig->text && strchr(sig->text, ':')
-					       ? strrchr(sig->text, ':') + 2
-					       : "a problem");
+				       sig->device ? "," : "", shows);
+	}
 	if (sig->type == HD_SIGT_HOST_OOM)
 		return g_strdup_printf(
 			"the kernel's OOM killer killed %sprocess %d (%s) on %s",
@@ -685,8 +746,8 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	} else if (e->users && e->users->len) {
 		g_autofree char *ur = hd_ranks_text(e->users, 8);
 
-		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "%s; ranks %s use it",
-				   w, ur);
+		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "%s; ranks %s %s", w,
+				   ur, e->host_wide ? "ran there" : "use it");
 		for (guint i = 0; i < e->users->len; i++)
 			hd_verdict_add_culprit(v,
 					       g_array_index(e->users, int, i));
@@ -908,6 +969,69 @@ static void event_clear(struct event *e)
 	g_clear_pointer(&e->declined, g_free);
 }
 
+/* "host|0000:3b:00", or "#3|0000:3b:00" for input 3 of no host. */
+#define WHERE_KEY_MAX 320
+
+static const char *where_key(const struct event *e, char *buf)
+{
+	if (e->host)
+		g_snprintf(buf, WHERE_KEY_MAX, "%s|%s", e->host,
+			   e->sig->device ? e->sig->device : "");
+	else
+		g_snprintf(buf, WHERE_KEY_MAX, "#%u|%s",
+			   (unsigned)e->sig->prov.input,
+			   e->sig->device ? e->sig->device : "");
+	return buf;
+}
+
+/*
+ * The devices the NVIDIA driver or nvidia-smi names as GPUs, by host
+ * (where_key()): a PCIe port's error report about one of them is a
+ * GPU's.  (transfer full)
+ */
+static GHashTable *gpus_named(const struct hd_store *s)
+{
+	GHashTable *out =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	char buf[WHERE_KEY_MAX];
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		struct event e = { .sig = sig };
+
+		if (!sig->device || !from_kernel(s, sig) ||
+		    (sig->type != HD_SIGT_XID &&
+		     (sig->type != HD_SIGT_GPU_STATE ||
+		      (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU))))
+			continue;
+		e.host = event_host(s, sig, &e.by_name);
+		g_hash_table_add(out, g_strdup(where_key(&e, buf)));
+	}
+	return out;
+}
+
+/*
+ * A PCIe port's uncorrected error about a device no input shows to be a
+ * GPU: never a GPU's fault, but context on its host and a note (the
+ * first few).
+ */
+static void not_gpu(const struct hd_store *s, struct hd_analysis *a,
+		    struct event *e, guint nth)
+{
+	g_autofree char *w = g_strdup_printf(
+		"an uncorrected PCIe error on %s on %s, a PCIe port or a device no input shows to be a GPU",
+		e->sig->device ? e->sig->device : "a device",
+		e->host ? e->host : "a host the log does not name");
+
+	add_context(s, a, e, w);
+	if (nth < 4)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%s: not taken as a GPU's fault (a GPU below that port may be lost: its own lines would say)",
+				w));
+}
+
 /* Host events turned into verdicts, at most; the rest are counted. */
 #define KERNEL_MAX_CAUSES 8
 /* Events of one cause joined to ranks, at most: the rest join alike. */
@@ -949,6 +1073,35 @@ static int compare_causes(gconstpointer pa, gconstpointer pb)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
+/*
+ * An event about every GPU of its host (nvidia-smi found none): the
+ * host's ranks use it, and it joins the one a verdict blames (the top
+ * such verdict's), as a lead: which GPU failed is not shown.
+ */
+static void join_host(struct hd_analysis *a, struct event *e)
+{
+	const struct hd_verdict *best = NULL;
+
+	e->host_wide = true;
+	if (!e->host)
+		return;
+	e->users = ranks_on(a->store, e->host);
+	if (!e->users->len) {
+		g_clear_pointer(&e->users, g_array_unref);
+		return;
+	}
+	for (guint i = 0; i < e->users->len; i++) {
+		int r = g_array_index(e->users, int, i);
+		const struct hd_verdict *v = blaming(a, r);
+
+		if (v && (!best || v->score > best->score)) {
+			best = v;
+			e->rank = r;
+		}
+	}
+	e->blamed = best;
+}
+
 /* Joins e to a rank, as its kind of event is joined. */
 static void join_event(struct hd_analysis *a, struct event *e)
 {
@@ -957,6 +1110,8 @@ static void join_event(struct hd_analysis *a, struct event *e)
 	if (e->sig->type == HD_SIGT_LINK_EVENT ||
 	    e->sig->type == HD_SIGT_IB_COUNTERS) {
 		join_port(a, e);
+	} else if (host_level(e->sig)) {
+		join_host(a, e);
 	} else {
 		join_rank(s, e);
 		e->blamed = e->rank >= 0 ? blaming(a, e->rank) : NULL;
@@ -971,7 +1126,9 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GHashTable) at =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GHashTable) hosts = g_hash_table_new(NULL, NULL);
-	guint after = 0, warned = 0;
+	g_autoptr(GHashTable) gpus = gpus_named(s);
+	guint after = 0, warned = 0, not_gpus = 0;
+	char wk[WHERE_KEY_MAX];
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -995,6 +1152,13 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			join_event(a, &e);
 			warn_xid(s, a, &e, warned++);
 			event_clear(&e);
+			continue;
+		}
+		if (sig->type == HD_SIGT_GPU_STATE &&
+		    (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU) &&
+		    bus_rank_on(s, e.host, sig->device) < 0 &&
+		    !g_hash_table_contains(gpus, where_key(&e, wk))) {
+			not_gpu(s, a, &e, not_gpus++);
 			continue;
 		}
 		key = cause_key(&e);

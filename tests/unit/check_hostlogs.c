@@ -506,6 +506,225 @@ START_TEST(test_nvidia_smi_malformed)
 }
 END_TEST
 
+/*
+ * nvidia-smi failing prints only an error line or two: read when the
+ * file holds nothing else (a prompt line that runs it aside), never when
+ * such a line sits in another log.
+ */
+START_TEST(test_smi_failure_sniff)
+{
+	ck_assert_int_eq(sniff("Unable to determine the device handle for "
+			       "GPU0000:3B:00.0: Unknown Error\n"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_eq(sniff("[root@bh174 x]# nvidia-smi\n"
+			       "Unable to determine the device handle for "
+			       "GPU 0000:0B:00.0: Unknown Error\n"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_eq(sniff("$ sudo nvidia-smi -q\nNo devices were found"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_eq(sniff("NVIDIA-SMI has failed because it couldn't "
+			       "communicate with the NVIDIA driver. Make sure "
+			       "that the latest NVIDIA driver is installed and "
+			       "running.\n\n"),
+			 HD_INPUT_GPU_STATE);
+	/* another program's lines around it: that program's log */
+	ck_assert_int_ne(sniff("starting job 42\n"
+			       "Unable to determine the device handle for "
+			       "GPU0000:3B:00.0: Unknown Error\n"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_ne(sniff("No devices were found\nretrying in 5 s\n"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_ne(sniff("No devices were found in the cache\n"),
+			 HD_INPUT_GPU_STATE);
+	/* a prompt alone, or a prompt after the error, is no output */
+	ck_assert_int_ne(sniff("$ nvidia-smi\n"), HD_INPUT_GPU_STATE);
+	ck_assert_int_ne(sniff("No devices were found\n$ nvidia-smi\n"),
+			 HD_INPUT_GPU_STATE);
+	ck_assert_int_ne(sniff("$ nvidia-smix\nNo devices were found\n"),
+			 HD_INPUT_GPU_STATE);
+}
+END_TEST
+
+START_TEST(test_smi_failure)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_GPU_STATE,
+		"root@trn-02:~# nvidia-smi\n"
+		"Unable to determine the device handle for GPU0000:3B:00.0: "
+		"Unknown Error\n"
+		"Unable to determine the device handle for GPU 0000:5e:00.0: "
+		"GPU is lost.  Reboot the system to recover this GPU\n"
+		"Unable to determine the device handle for GPU 0000:7a:00.0: "
+		"Insufficient Permissions\n"
+		/* a mangled bus id: a GPU it cannot reach, of no known bus */
+		"Unable to determine the device handle for GPU 000:BA:80.0: "
+		"Unknown Error\n"
+		"No devices were found\n"
+		"some other line\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_int_eq(in->kind, HD_INPUT_GPU_STATE);
+	ck_assert_uint_eq(in->records, 5);
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert(strstr(g_ptr_array_index(in->warnings, 0), "line 7"));
+	ck_assert_str_eq(sig(s, 0)->device, "0000:3b:00");
+	ck_assert_str_eq(sig(s, 0)->host, "trn-02");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 0)), HD_GPU_LOST);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_CUDA);
+	ck_assert_str_eq(sig(s, 1)->device, "0000:5e:00");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 1)), HD_GPU_LOST);
+	/* not reachable for another reason: no problem of the GPU's */
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 2)), 0);
+	ck_assert_int_eq(sig(s, 2)->cat, HD_SIG_INFO);
+	ck_assert_ptr_null(sig(s, 3)->device);
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 3)), HD_GPU_LOST);
+	ck_assert_ptr_null(sig(s, 4)->device);
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 4)), HD_GPU_LOST);
+}
+END_TEST
+
+/*
+ * The kernel's view of a GPU lost to its host: PCIe AER errors (a port's
+ * about a device below it, the nvidia driver's about its own GPU), the
+ * GPU off the bus without an Xid, the driver failing to initialise it;
+ * corrected errors and a message's detail lines are context.
+ */
+START_TEST(test_kernel_gpu_lost)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"[ 1.0] pcieport 0000:00:02.0: AER: Corrected error received: "
+		"id=0010\n"
+		"[ 2.0] pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error "
+		"received: id=0010\n"
+		"[ 2.1] pcieport 0000:00:02.0: PCIe Bus Error: severity="
+		"Uncorrected (Fatal), type=Transaction Layer, id=0010(Receiver "
+		"ID)\n"
+		"[ 2.2] nvidia 0000:02:00.0: device has no AER-aware driver\n"
+		"[ 3.0] pcieport 0000:3a:00.0: AER: Uncorrectable (Non-Fatal) "
+		"error message received from 0000:3b:00.0\n"
+		"[ 4.0] NVRM: Xid (PCI:0000:09:00): 79, pid=0, GPU has fallen "
+		"off the bus.\n"
+		"[ 4.1] NVRM: GPU 0000:09:00.0: GPU has fallen off the bus.\n"
+		"[ 5.0] NVRM: GPU at 0000:01:00.0 has fallen off the bus.\n"
+		"[ 6.0] NVRM: GPU 0000:81:00.0: RmInitAdapter failed! "
+		"(0x25:0x40:1470)\n"
+		"[ 6.1] NVRM: RmInitAdapter: osInitNvMapping failed, bailing out "
+		"of RmInitAdapter\n"
+		"[ 7.0] NVRM: RmInitAdapter failed! (0x26:0xffff:1127)\n"
+		"[Nov21 03:58] pcieport 0000:00:01.1: AER: Corrected error "
+		"message received from 0000:00:01.1\n"
+		"[  +0.000012] pcieport 0000:00:01.1: AER: Multiple Uncorrected "
+		"(Fatal) error received: 0000:00:01.1\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_uint_eq(in->skipped, 0);
+	ck_assert_uint_eq(in->records, 8);
+	/* a port's error about itself: id=0010 is 00:02.0 */
+	ck_assert_int_eq(sig(s, 0)->type, HD_SIGT_GPU_STATE);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:00:02");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 0)),
+			  HD_GPU_PCIE_ERROR | HD_GPU_NOT_GPU);
+	/* the nvidia driver's line is of its own GPU */
+	ck_assert_str_eq(sig(s, 1)->device, "0000:02:00");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 1)), HD_GPU_PCIE_ERROR);
+	/* a port's about the device below it: a GPU only if one says so */
+	ck_assert_str_eq(sig(s, 2)->device, "0000:3b:00");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 2)),
+			  HD_GPU_PCIE_ERROR | HD_GPU_NOT_GPU);
+	/* the Xid 79 and its "GPU ...: fallen off" line are one record */
+	ck_assert_int_eq(sig(s, 3)->type, HD_SIGT_XID);
+	ck_assert_str_eq(sig(s, 3)->device, "0000:09:00");
+	ck_assert_int_eq(sig(s, 4)->type, HD_SIGT_XID);
+	ck_assert_int_eq(sig(s, 4)->code, 79);
+	ck_assert_str_eq(sig(s, 4)->device, "0000:01:00");
+	ck_assert_int_eq(sig(s, 5)->type, HD_SIGT_GPU_STATE);
+	ck_assert_str_eq(sig(s, 5)->device, "0000:81:00");
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 5)),
+			  HD_GPU_INIT_FAILED);
+	/* an older driver names no GPU: the host's */
+	ck_assert_ptr_null(sig(s, 6)->device);
+	ck_assert_uint_eq(hd_signal_gpu_problems(sig(s, 6)),
+			  HD_GPU_INIT_FAILED);
+	/* dmesg -H stamps are prefixes without a time */
+	ck_assert_str_eq(sig(s, 7)->device, "0000:00:01");
+	ck_assert(!hd_time_known(sig(s, 7)->time));
+}
+END_TEST
+
+/*
+ * GPUs lost to their host in the engine: a PCIe port's error is a GPU's
+ * only where a rank's busId says the device is one; nvidia-smi finding no
+ * GPU concerns every rank of its host, a lead for the one blamed there.
+ */
+static struct hd_analysis *analyze_with_dmesg(const char *lines,
+					      struct hd_store **s);
+static bool notes_have(const struct hd_analysis *a, const char *text);
+static bool evidence_has(const struct hd_verdict *v, const char *text);
+static bool steps_have(const struct hd_verdict *v, const char *text);
+static struct hd_analysis *analyze(const char *rel, struct hd_store **s);
+
+START_TEST(test_gpu_lost_engine)
+{
+	struct hd_store *s;
+	const struct hd_verdict *v;
+
+	{
+		g_autoptr(hd_analysis) a = analyze_with_dmesg(
+			"[98.0] pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) "
+			"error received: 0000:3b:00.0",
+			&s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		ck_assert(strstr(v->summary, "uncorrected PCIe error"));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a =
+			analyze("tests/data/hostlogs/kernel/aer-port-only", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert_ptr_null(hd_test_verdict(a, HD_V_GPU_FAULT));
+		ck_assert(notes_have(a, "not taken as a GPU's fault"));
+		ck_assert(evidence_has(v, "also on that host: an uncorrected "
+					  "PCIe error on 0000:00:03"));
+		ck_assert(steps_have(v, "lspci -vvv -s 0000:00:03"));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a =
+			analyze("tests/data/hostlogs/gpu/smi-no-devices", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(v->confidence, HD_CONF_MEDIUM);
+		ck_assert_uint_eq(v->culprits->len, 1);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert(strstr(v->summary, "nvidia-smi on trn-02 reaches no "
+					     "GPU"));
+		ck_assert(evidence_has(v, "every rank on trn-02 (ranks 2, 3)"));
+		hd_store_free(s);
+	}
+	/* no GPU on trn-02, with nobody blamed: the host's ranks, a lead */
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/gpu/smi-no-devices/hosts", &s);
+
+		v = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_uint_eq(v->culprits->len, 0);
+		ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+		hd_store_free(s);
+	}
+}
+END_TEST
+
 /* Loads a fixture folder and runs the engine.  (transfer full) */
 static struct hd_analysis *analyze(const char *rel, struct hd_store **s)
 {
@@ -1170,6 +1389,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ibstatus_devinfo);
 	tcase_add_test(tc, test_nvidia_smi);
 	tcase_add_test(tc, test_nvidia_smi_reset_status);
+	tcase_add_test(tc, test_smi_failure_sniff);
+	tcase_add_test(tc, test_smi_failure);
+	tcase_add_test(tc, test_kernel_gpu_lost);
 	suite_add_tcase(s, tc);
 	tcase_add_test(bad, test_kernel_malformed);
 	tcase_add_test(bad, test_kernel_times_bounded);
@@ -1187,6 +1409,7 @@ static Suite *suite(void)
 	tcase_add_test(eng, test_joins_ambiguous);
 	tcase_add_test(eng, test_pid_join_rules);
 	tcase_add_test(eng, test_two_host_events);
+	tcase_add_test(eng, test_gpu_lost_engine);
 	suite_add_tcase(s, eng);
 	return s;
 }
