@@ -544,11 +544,9 @@ static char *what(const struct event *e, const char *whose,
 				       hd_signal_xid(sig), e->xid->meaning);
 	if (host_level(sig))
 		return g_strdup_printf(
-			"%s on %s reaches no GPU (\"%.80s\")",
-			hd_store_input(s, sig->prov.input)->kind ==
-					HD_INPUT_GPU_STATE
-				? "nvidia-smi"
-				: "the NVIDIA driver",
+			(hd_signal_gpu_problems(sig) & HD_GPU_LOST)
+				? "nvidia-smi on %s reaches no GPU (\"%.80s\")"
+				: "the NVIDIA driver on %s could not initialise a GPU (\"%.80s\")",
 			host, sig->text ? sig->text : "?");
 	if (sig->type == HD_SIGT_GPU_STATE) {
 		g_autofree char *shows = gpu_problem_text(sig);
@@ -911,6 +909,19 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 }
 
 /*
+ * A host event that is never a cause: context beside a verdict on its
+ * host, and a note saying why (the first few, nth counting them).
+ */
+static void context_note(const struct hd_store *s, struct hd_analysis *a,
+			 const struct event *e, const char *w, guint nth,
+			 const char *why)
+{
+	add_context(s, a, e, w);
+	if (nth < 4)
+		g_ptr_array_add(a->notes, g_strdup_printf("%s: %s", w, why));
+}
+
+/*
  * An Xid the GPU survives (a recorded row remapping, a high single-bit
  * ECC rate) stops no process: never a verdict, so a healthy run stays
  * healthy.  On the host of a blamed rank it is context for that verdict;
@@ -922,13 +933,9 @@ static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
 	g_autofree char *w = what(e, "a", s);
 
 	e->blamed = NULL;
-	add_context(s, a, e, w);
-	if (nth < 4)
-		g_ptr_array_add(
-			a->notes,
-			g_strdup_printf(
-				"%s: a warning the GPU survives, never taken as the cause of a hang",
-				w));
+	context_note(
+		s, a, e, w, nth,
+		"a warning the GPU survives, never taken as the cause of a hang");
 }
 
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
@@ -1023,13 +1030,9 @@ static void not_gpu(const struct hd_store *s, struct hd_analysis *a,
 		e->sig->device ? e->sig->device : "a device",
 		e->host ? e->host : "a host the log does not name");
 
-	add_context(s, a, e, w);
-	if (nth < 4)
-		g_ptr_array_add(
-			a->notes,
-			g_strdup_printf(
-				"%s: not taken as a GPU's fault (a GPU below that port may be lost: its own lines would say)",
-				w));
+	context_note(
+		s, a, e, w, nth,
+		"not taken as a GPU's fault (a GPU below that port may be lost: its own lines would say)");
 }
 
 /* Host events turned into verdicts, at most; the rest are counted. */
