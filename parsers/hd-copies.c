@@ -32,44 +32,30 @@ bool hd_copies_names_agree(const char *a, const char *b)
 	return ra < 0 || rb < 0 || ra == rb;
 }
 
-struct hd_store *hd_copies_repeat_store(const char *name,
-					const struct hd_input *first,
-					uint64_t bytes, const char *how)
+/* Says on in, which repeats first (how: "same content as"), that it does. */
+static void note_repeat(struct hd_input *in, const struct hd_input *first,
+			const char *how)
 {
-	struct hd_store *s = hd_store_new();
-	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
-
-	in->kind = first->kind;
 	in->rank = first->rank;
-	in->bytes = bytes;
 	if (first->error)
 		in->error = g_strdup_printf("%s '%s', read once: %s", how,
 					    first->path, first->error);
 	else
 		hd_input_warn(in, 0, "%s '%s', read once", how, first->path);
-	return s;
 }
 
 /*
- * The store of an input byte-identical to an earlier one that names
- * another rank (rank 1's dump copied as rank 2's): the content cannot
- * tell which name is right, so the copy is not read for its rank (an
- * unusable input, which the CLI reports) and the first input is warned.
- * (transfer full)
+ * Says on in, byte-identical to first but named for another rank (rank
+ * 1's dump copied as rank 2's), and on first, that one of the two is a
+ * copy: the content cannot tell which name is right, so in is not read
+ * for its rank (an unusable input, which the CLI reports).
  */
-static struct hd_store *impostor_store(struct hd_store *dst, guint at,
-				       const char *name,
-				       const struct hd_input *parsed)
+static void note_impostor(struct hd_input *in, struct hd_input *first)
 {
-	struct hd_input *first = hd_store_input(dst, at);
-	struct hd_store *s = hd_store_new();
-	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
-	int rank = parsers_rank_from_filename(name);
+	int rank = parsers_rank_from_filename(in->path);
 	int frank = parsers_rank_from_filename(first->path);
 
-	in->kind = parsed->kind;
 	in->rank = rank;
-	in->bytes = parsed->bytes;
 	in->error = g_strdup_printf(
 		"byte-identical to '%s', the input of rank %d, but named for "
 		"rank %d: a copy under another rank's name; not read, rank %d "
@@ -78,7 +64,29 @@ static struct hd_store *impostor_store(struct hd_store *dst, guint at,
 	hd_input_warn(first, 0,
 		      "byte-identical to '%s', named for rank %d: one of the "
 		      "two is a copy",
-		      name, rank);
+		      in->path, rank);
+}
+
+/* A store of one input named name, of kind, that holds nothing. */
+static struct hd_store *note_store(const char *name, enum hd_input_kind kind,
+				   uint64_t bytes, struct hd_input **in)
+{
+	struct hd_store *s = hd_store_new();
+
+	*in = hd_store_input(s, hd_store_add_input(s, name));
+	(*in)->kind = kind;
+	(*in)->bytes = bytes;
+	return s;
+}
+
+struct hd_store *hd_copies_repeat_store(const char *name,
+					const struct hd_input *first,
+					uint64_t bytes, const char *how)
+{
+	struct hd_input *in;
+	struct hd_store *s = note_store(name, first->kind, bytes, &in);
+
+	note_repeat(in, first, how);
 	return s;
 }
 
@@ -150,6 +158,31 @@ static const char *load_input_path(const struct hd_store *dst,
 	return hd_store_input(s, index - base)->path;
 }
 
+/* The ops of the processes of one input dropped as copies. */
+struct proc_drop {
+	guint input;
+	GHashTable *ranks; /* rank -> itself */
+};
+
+static bool proc_drop_op(struct hd_op *op, void *data)
+{
+	const struct proc_drop *pd = data;
+
+	return op->prov.input == pd->input &&
+	       g_hash_table_contains(pd->ranks, GINT_TO_POINTER(op->rank));
+}
+
+/* Every record of one input. */
+static bool input_op(struct hd_op *op, void *data)
+{
+	return op->prov.input == GPOINTER_TO_UINT(data);
+}
+
+static bool input_signal(struct hd_signal *sig, void *data)
+{
+	return sig->prov.input == GPOINTER_TO_UINT(data);
+}
+
 /*
  * Drops from s, whose input k is an NCCL log about to become input
  * `index`, the ops of input k of every process whose records an earlier
@@ -170,7 +203,6 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	GHashTableIter it;
 	gpointer key, value;
 	struct proc_key *cur = NULL; /* of the last op's rank */
-	guint out = 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
@@ -225,27 +257,18 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 			      load_input_path(dst, s, index - k_input,
 					      GPOINTER_TO_UINT(first) - 1));
 	}
-	if (!g_hash_table_size(drop))
-		return;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
+	if (g_hash_table_size(drop)) {
+		struct proc_drop pd = { k_input, drop };
 
-		if (op->prov.input == k_input &&
-		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
-			continue;
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
+		hd_store_filter_ops(s, proc_drop_op, &pd);
 	}
-	g_array_set_size(s->ops, out);
 }
 
 /*
  * Input k of s, a digest's store, repeats input `first` of the load
- * (same content): it becomes what hd_copies_repeat_store() or impostor_store()
- * would have made of it, in place, so a copy that another node's digest
- * holds reads as it does among raw inputs.
+ * (same content): it becomes, in place, the note hd_copies_input() would
+ * have made of it, so a copy that another node's digest holds reads as it
+ * does among raw inputs.
  */
 static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 				 guint k, guint first)
@@ -255,37 +278,11 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 		first < dst->inputs->len ? hd_store_input(dst, first) : NULL;
 	GHashTableIter it;
 	gpointer value;
-	guint n = 0;
 
 	if (!orig)
 		return; /* the digest already read it once */
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->prov.input == k)
-			continue;
-		if (n != i)
-			g_array_index(s->ops, struct hd_op, n) = *op;
-		n++;
-	}
-	g_array_set_size(s->ops, n);
-	n = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->prov.input == k) {
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (n != i) {
-			g_array_index(s->signals, struct hd_signal, n) = *sig;
-			sig->text = NULL;
-		}
-		n++;
-	}
-	g_array_set_size(s->signals, n);
+	hd_store_filter_ops(s, input_op, GUINT_TO_POINTER(k));
+	hd_store_filter_signals(s, input_signal, GUINT_TO_POINTER(k));
 	g_hash_table_iter_init(&it, s->ranks);
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		GArray *ins = ((struct hd_rank *)value)->inputs;
@@ -302,31 +299,10 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 	in->attempt = 0;
 	in->op_clock = HD_CLOCK_NONE;
 	in->content_hash = in->content_length = 0;
-	if (!hd_copies_names_agree(orig->path, in->path)) {
-		int rank = parsers_rank_from_filename(in->path);
-		int frank = parsers_rank_from_filename(orig->path);
-
-		in->rank = rank;
-		in->error = g_strdup_printf(
-			"byte-identical to '%s', the input of rank %d, but named for "
-			"rank %d: a copy under another rank's name; not read, rank %d "
-			"has no trustworthy input",
-			orig->path, frank, rank, rank);
-		hd_input_warn(
-			orig, 0,
-			"byte-identical to '%s', named for rank %d: one of the "
-			"two is a copy",
-			in->path, rank);
-		return;
-	}
-	in->rank = orig->rank;
-	if (orig->error)
-		in->error =
-			g_strdup_printf("same content as '%s', read once: %s",
-					orig->path, orig->error);
+	if (hd_copies_names_agree(orig->path, in->path))
+		note_repeat(in, orig, "same content as");
 	else
-		hd_input_warn(in, 0, "same content as '%s', read once",
-			      orig->path);
+		note_impostor(in, orig);
 }
 
 /*
@@ -417,8 +393,11 @@ struct hd_store *hd_copies_input(struct hd_copies *c, struct hd_store *dst,
 		note = hd_copies_repeat_store(name, first, parsed->bytes,
 					      "same content as");
 	} else {
-		note = impostor_store(dst, GPOINTER_TO_UINT(at) - 1, name,
-				      parsed);
+		struct hd_input *in;
+
+		note = note_store(name, parsed->kind, parsed->bytes, &in);
+		note_impostor(in,
+			      hd_store_input(dst, GPOINTER_TO_UINT(at) - 1));
 	}
 	hd_store_free(s);
 	return note;

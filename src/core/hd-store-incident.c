@@ -183,9 +183,27 @@ static void detach_from_rank(struct hd_store *s, guint i)
 	}
 }
 
+/* Whether a record at prov is of an input set apart. */
+static bool of_other_incident(const struct hd_store *s,
+			      const struct hd_prov *prov)
+{
+	return prov->input < s->inputs->len &&
+	       hd_store_input(s, prov->input)->other_incident;
+}
+
+static bool other_incident_op(struct hd_op *op, void *data)
+{
+	return of_other_incident(data, &op->prov);
+}
+
+static bool other_incident_signal(struct hd_signal *sig, void *data)
+{
+	return of_other_incident(data, &sig->prov);
+}
+
 void hd_store_keep_incident(struct hd_store *s)
 {
-	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0, out;
+	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0;
 	g_autofree guint *cluster = g_new(guint, n + 1);
 	g_autofree guint *count = NULL;
 	g_autofree int64_t *lo = NULL, *hi = NULL;
@@ -239,35 +257,6 @@ void hd_store_keep_incident(struct hd_store *s)
 			count[best] == 1 ? "" : "s", theirs, rank_note);
 		detach_from_rank(s, i);
 	}
-	out = 0;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->prov.input < n &&
-		    hd_store_input(s, op->prov.input)->other_incident)
-			continue;
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-	out = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->prov.input < n &&
-		    hd_store_input(s, sig->prov.input)->other_incident) {
-			/* what the array's clear function would do */
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (out != i) {
-			g_array_index(s->signals, struct hd_signal, out) = *sig;
-			sig->text = NULL;
-		}
-		out++;
-	}
-	g_array_set_size(s->signals, out);
+	hd_store_filter_ops(s, other_incident_op, s);
+	hd_store_filter_signals(s, other_incident_signal, s);
 }

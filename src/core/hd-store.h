@@ -746,6 +746,23 @@ void hd_group_own_members(struct hd_group *g);
 struct hd_attempt *hd_input_new_attempt(struct hd_input *in);
 
 /*
+ * Keeps, in order and in place, the ops drop() says no to.  drop() may
+ * change the op it keeps.  Every filter of the store's records is one of
+ * these two calls.
+ */
+void hd_store_filter_ops(struct hd_store *s,
+			 bool (*drop)(struct hd_op *op, void *data),
+			 void *data);
+
+/*
+ * Keeps, in order and in place, the signals drop() says no to; a dropped
+ * signal's text is freed once drop() has seen it.
+ */
+void hd_store_filter_signals(struct hd_store *s,
+			     bool (*drop)(struct hd_signal *sig, void *data),
+			     void *data);
+
+/*
  * Keeps, of every input split into attempts, only the ops and signals of
  * attempt (from 1; 0 or past the last: the last) and counts what the
  * others held.  Runs on a store of parsed inputs, before the merge.
