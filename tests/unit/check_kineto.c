@@ -561,6 +561,44 @@ START_TEST(test_raw_int_range)
 }
 END_TEST
 
+/* Trace times in microseconds, kept to the ns (json_raw_fixed()). */
+START_TEST(test_raw_fixed)
+{
+	static const struct {
+		const char *text;
+		bool ok, cut;
+		int64_t v;
+	} t[] = {
+		{ "4458677009840.015", true, false, INT64_C(4458677009840015) },
+		{ "\"1694128201436304\"", true, false,
+		  INT64_C(1694128201436304000) },
+		{ "1.5", true, false, 1500 },
+		{ "1.", true, false, 1000 },
+		{ "-3", true, false, -3000 },
+		{ "1.23456", true, true, 1234 },
+		{ "9223372036854775.807", true, false, INT64_MAX },
+		{ "9223372036854775.808", false, false, 0 },
+		{ "-9223372036854775.808", true, false, INT64_MIN },
+		{ "1e3", false, false, 0 },
+		{ ".5", false, false, 0 },
+		{ "-", false, false, 0 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		int64_t v = -1;
+		bool cut = false;
+		bool ok = json_raw_fixed(t[i].text, strlen(t[i].text), 3, &v,
+					 &cut);
+
+		ck_assert_msg(ok == t[i].ok, "%s", t[i].text);
+		if (!ok)
+			continue;
+		ck_assert_int_eq(v, t[i].v);
+		ck_assert_int_eq(cut, t[i].cut);
+	}
+}
+END_TEST
+
 START_TEST(test_fixtures_gzip_zstd)
 {
 	g_autoptr(hd_store) g = parse_path(
@@ -673,6 +711,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_scanner_chunks);
 	tcase_add_test(tc, test_raw_int_range);
+	tcase_add_test(tc, test_raw_fixed);
 	tcase_add_test(tc, test_fixtures_gzip_zstd);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(bad, 60);
