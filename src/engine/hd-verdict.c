@@ -77,7 +77,7 @@ void hd_verdict_free(struct hd_verdict *v)
 
 void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 {
-	guint lo = 0, hi = v->culprits->len;
+	guint n = v->culprits->len, at;
 
 	/*
 	 * The list stays sorted and unique.  Checks add ranks in ascending
@@ -85,22 +85,13 @@ void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 	 * placed by binary search (a 100k-member group once took 94 s when
 	 * every add re-sorted).
 	 */
-	if (hi == 0 || g_array_index(v->culprits, int, hi - 1) < rank) {
+	if (n == 0 || g_array_index(v->culprits, int, n - 1) < rank) {
 		g_array_append_val(v->culprits, rank);
 		return;
 	}
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	g_array_insert_val(v->culprits, lo, rank);
+	at = hd_ints_lower_bound(v->culprits, rank);
+	if (g_array_index(v->culprits, int, at) != rank)
+		g_array_insert_val(v->culprits, at, rank);
 }
 
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
@@ -117,22 +108,17 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 	g_ptr_array_add(v->evidence, e);
 }
 
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->ruled_out->len; i++)
+		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
+			return;
+	hd_verdict_add_ruled_out(v, "%s", text);
+}
+
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
 {
-	guint lo = 0, hi = v->culprits->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return true;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return hd_ints_contains(v->culprits, rank);
 }
 
 static bool evidence_counts_rest(const struct hd_evidence *e)

@@ -334,6 +334,8 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 			     const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
+/* Adds text to v's ruled-out list unless it is there already. */
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text);
 /* Whether rank is one of v's culprits; O(log n). */
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
 /*

@@ -37,30 +37,6 @@ bool hd_report_filter_has(const struct hd_report_filter *f, int rank)
 		       compare_int) != NULL;
 }
 
-static bool group_named(const struct hd_group *g, const char *const *want)
-{
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
-}
-
-/* "0, mesh_tp, comm:0x..": the groups as --group may name them. */
-static char *group_names(const struct hd_store *s)
-{
-	GString *out = g_string_new(NULL);
-
-	for (guint i = 0; i < s->groups->len; i++) {
-		const struct hd_group *g = hd_store_group_at(s, i);
-		g_autofree char *name =
-			hd_report_clean(g->name ? g->name : g->id);
-
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
-	}
-	return g_string_free(out, FALSE);
-}
-
 /* Marks the members of the groups named (by id or name) in members. */
 static bool group_members(const struct hd_store *s, const char *const *want,
 			  GHashTable *members, GError **err)
@@ -72,10 +48,10 @@ static bool group_members(const struct hd_store *s, const char *const *want,
 		bool found = false;
 
 		for (guint i = 0; i < s->groups->len; i++)
-			if (group_named(hd_store_group_at(s, i), one))
+			if (hd_report_group_named(hd_store_group_at(s, i), one))
 				found = match[i] = true;
 		if (!found) {
-			g_autofree char *list = group_names(s);
+			g_autofree char *list = hd_report_group_names(s);
 			g_autofree char *name = hd_report_clean(*w);
 
 			g_set_error(

@@ -33,23 +33,14 @@ static gint compare_ops(gconstpointer pa, gconstpointer pb)
 	return (x > y) - (x < y);
 }
 
-/* Whether group g is named by its id or its name in want. */
-static bool group_named(const struct hd_group *g, const char *const *want)
-{
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
-}
-
 /* Marks the groups --group names, by id or by name. */
 static bool *match_groups(const struct hd_store *s, const char *const *want)
 {
 	bool *match = g_new0(bool, s->groups->len + 1);
 
 	for (guint i = 0; i < s->groups->len; i++)
-		match[i] = !want || group_named(hd_store_group_at(s, i), want);
+		match[i] = !want ||
+			   hd_report_group_named(hd_store_group_at(s, i), want);
 	return match;
 }
 
@@ -633,26 +624,12 @@ char *hd_report_show_ranks(const struct hd_store *s)
 	return g_strjoinv(", ", runs);
 }
 
-char *hd_report_show_groups(const struct hd_store *s)
-{
-	GString *out = g_string_new(NULL);
-
-	for (guint i = 0; i < s->groups->len; i++) {
-		const struct hd_group *g = hd_store_group_at(s, i);
-		g_autofree char *name =
-			hd_report_clean(g->name ? g->name : g->id);
-
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
-	}
-	return g_string_free(out, FALSE);
-}
-
 bool hd_report_show_has_group(const struct hd_store *s, const char *want)
 {
 	const char *const one[] = { want, NULL };
 
 	for (guint i = 0; i < s->groups->len; i++)
-		if (group_named(hd_store_group_at(s, i), one))
+		if (hd_report_group_named(hd_store_group_at(s, i), one))
 			return true;
 	return false;
 }

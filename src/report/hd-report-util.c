@@ -423,21 +423,8 @@ GArray *hd_report_rank_set(const GArray *ranks)
 
 	if (ranks)
 		g_array_append_vals(set, ranks->data, ranks->len);
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
-}
-
-void hd_report_rank_set_seal(GArray *set)
-{
-	guint out = 0;
-
-	g_array_sort(set, hd_compare_int);
-	for (guint i = 0; i < set->len; i++)
-		if (!out || g_array_index(set, int, i) !=
-				    g_array_index(set, int, out - 1))
-			g_array_index(set, int, out++) =
-				g_array_index(set, int, i);
-	g_array_set_size(set, out);
 }
 
 GArray *hd_report_culprit_set(const struct hd_analysis *a)
@@ -449,24 +436,15 @@ GArray *hd_report_culprit_set(const struct hd_analysis *a)
 
 		g_array_append_vals(set, v->culprits->data, v->culprits->len);
 	}
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
 }
 
 bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 {
-	guint lo = 0, hi = set->len;
+	guint at = hd_ints_lower_bound(set, first);
 
-	/* the first member >= first */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(set, int, mid) < first)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < set->len && g_array_index(set, int, lo) <= last;
+	return at < set->len && g_array_index(set, int, at) <= last;
 }
 
 char *hd_report_frame_text(const struct hd_frame *f)
@@ -509,4 +487,47 @@ char *hd_report_hang_start(const struct hd_analysis *a)
 		g_string_append(s, "; these two times are on different clocks "
 				   "and cannot be ordered");
 	return g_string_free(s, FALSE);
+}
+
+bool hd_report_group_named(const struct hd_group *g, const char *const *want)
+{
+	for (; *want; want++)
+		if (strcmp(g->id, *want) == 0 ||
+		    (g->name && strcmp(g->name, *want) == 0))
+			return true;
+	return false;
+}
+
+char *hd_report_group_names(const struct hd_store *s)
+{
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < s->groups->len; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+		g_autofree char *name =
+			hd_report_clean(g->name ? g->name : g->id);
+
+		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+	}
+	return g_string_free(out, FALSE);
+}
+
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data)
+{
+	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
+	guint n = g_strv_length(parts);
+
+	for (guint i = 0; i < n; i++) {
+		/* an odd part is inside backticks, unless it has no end */
+		if (i % 2 && i + 1 == n) {
+			g_autofree char *lone =
+				g_strconcat("`", parts[i], NULL);
+
+			fn(lone, false, data);
+		} else {
+			fn(parts[i], i % 2, data);
+		}
+	}
 }

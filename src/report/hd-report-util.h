@@ -31,10 +31,25 @@ char *hd_report_clean(const char *s);
  */
 GArray *hd_report_rank_set(const GArray *ranks);
 GArray *hd_report_culprit_set(const struct hd_analysis *a);
-/* Sorts set and drops repeats: makes any int array a rank set. */
-void hd_report_rank_set_seal(GArray *set);
 /* Whether set holds a rank in [first, last]; O(log n). */
 bool hd_report_rank_set_hits(const GArray *set, int first, int last);
+
+/*
+ * Calls fn(part, code, data) for each part of text in order: what stands
+ * between a pair of backticks (a command a next step quotes) is code,
+ * the rest plain; a backtick without its pair stays in the plain text.
+ */
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data);
+
+/* Whether g's id or name is one of want (NULL-terminated). */
+bool hd_report_group_named(const struct hd_group *g, const char *const *want);
+/*
+ * The groups, "0 (default_pg), mesh_tp, comm:0x5c1e..." as --group takes
+ * them: the name when there is one, else the id.  (transfer full)
+ */
+char *hd_report_group_names(const struct hd_store *s);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,

@@ -801,6 +801,36 @@ START_TEST(test_display_filter)
 }
 END_TEST
 
+static void join_span(const char *part, bool code, void *data)
+{
+	g_string_append_printf(data, code ? "[%s]" : "%s", part);
+}
+
+/*
+ * Next steps quote commands in backticks, which the HTML and Markdown
+ * reports set as code; a backtick without its pair stays text.
+ */
+START_TEST(test_code_spans)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "run `py-spy dump` now", "run [py-spy dump] now" },
+		{ "`a` and `b`", "[a] and [b]" },
+		{ "a lone ` stays", "a lone ` stays" },
+		{ "`a` then `b", "[a] then `b" },
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		g_autoptr(GString) got = g_string_new(NULL);
+
+		hd_report_code_spans(t[i].in, join_span, got);
+		ck_assert_str_eq(got->str, t[i].out);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -812,6 +842,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_natural_order);
 	tcase_add_test(tc, test_paint);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_code_spans);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_log_prefix);
 	tcase_add_test(tc, test_source_split);
