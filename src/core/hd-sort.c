@@ -6,6 +6,7 @@
 #include "hd-sort.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "hd-banned.h"
 
@@ -21,6 +22,11 @@ gint hd_compare_i64(gconstpointer a, gconstpointer b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+gint hd_compare_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 void hd_ints_sort_unique(GArray *a)

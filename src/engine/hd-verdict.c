@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 
+#include "hd-const.h"
 #include "hd-sort.h"
 
 #include "hd-banned.h"
@@ -114,6 +115,24 @@ void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text)
 		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
 			return;
 	hd_verdict_add_ruled_out(v, "%s", text);
+}
+
+GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
+				    const struct hd_verdict *v)
+{
+	GPtrArray *hosts = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; i < v->culprits->len; i++) {
+		const struct hd_rank *rk = hd_store_find_rank(
+			s, g_array_index(v->culprits, int, i));
+
+		if (rk && rk->host &&
+		    g_hash_table_add(seen, hd_unconst(rk->host)))
+			g_ptr_array_add(hosts, g_strdup(rk->host));
+	}
+	g_ptr_array_sort(hosts, hd_compare_str);
+	return hosts;
 }
 
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
