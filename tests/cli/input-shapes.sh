@@ -9,17 +9,10 @@
 # file once.  A healthy incident beside an unreadable or cut input is
 # insufficient_data, never no_fault.  Run by make check with HANGDOC and HD_SRCDIR set.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null || exit 77
-command -v gzip >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3 gzip
+dir=$tmp
 src=$HD_SRCDIR/testdata/example-incident
 
 # The verdicts of a JSON report on stdin, without what names inputs, and
@@ -231,5 +224,4 @@ for h in "hloop loop-a" "hcut $f"; do
 		fail "$1: $(top_of "$1" "$2"), not insufficient_data naming $2"
 done
 
-[ "$failed" -eq 0 ] && echo "input shapes: all passed"
-exit "$failed"
+finish
