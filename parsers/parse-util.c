@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "hd-error.h"
 #include "hd-banned.h"
 
@@ -53,6 +55,24 @@ GBytes *pu_slurp(struct hd_reader *rd, size_t max, const char *what,
 	else
 		g_propagate_error(error, g_steal_pointer(&err));
 	return NULL;
+}
+
+struct cJSON *pu_slurp_json(struct hd_reader *rd, size_t max, const char *what,
+			    GError **error)
+{
+	g_autoptr(GBytes) buf = pu_slurp(rd, max, what, error);
+	const char *data;
+	gsize len;
+	cJSON *j;
+
+	if (!buf)
+		return NULL;
+	data = g_bytes_get_data(buf, &len);
+	j = cJSON_ParseWithLength(data, len);
+	if (!j)
+		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
+			    "%s that does not parse (cut?)", what);
+	return j;
 }
 
 bool pu_end_lines(struct hd_input *in, uint64_t lineno, GError *err,

@@ -39,6 +39,14 @@ GBytes *pu_slurp(struct hd_reader *rd, size_t max, const char *what,
 		 GError **error);
 
 /*
+ * The whole of rd (pu_slurp()) parsed as one JSON document, or NULL with
+ * an HD_ERROR_FORMAT error "<what> that does not parse (cut?)".
+ * (transfer full: cJSON_Delete())
+ */
+struct cJSON *pu_slurp_json(struct hd_reader *rd, size_t max, const char *what,
+			    GError **error);
+
+/*
  * Ends input in of a line parser once its line loop stopped at line
  * lineno, err the read error that stopped it, or NULL (transfer full):
  * an input a read error cut is truncated, the error its own when it gave

@@ -28,7 +28,6 @@
 
 #include "formats.h"
 #include "parse-util.h"
-#include "hd-error.h"
 #include "hd-lines.h"
 #include "hd-banned.h"
 
@@ -286,22 +285,13 @@ static void json_thread(struct pyspy *p, const cJSON *t, uint64_t index)
 
 static bool parse_json(struct pyspy *p, struct hd_reader *rd, GError **error)
 {
-	g_autoptr(GBytes) buf =
-		pu_slurp(rd, PYSPY_JSON_BYTES, "a py-spy JSON dump", error);
-	cJSON *j, *t;
+	cJSON *j = pu_slurp_json(rd, PYSPY_JSON_BYTES, "a py-spy JSON dump",
+				 error);
+	cJSON *t;
 	uint64_t index = 0;
-	gsize len;
-	const char *data;
 
-	if (!buf)
+	if (!j)
 		return false;
-	data = g_bytes_get_data(buf, &len);
-	j = cJSON_ParseWithLength(data, len);
-	if (!j) {
-		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "a py-spy JSON dump that does not parse (cut?)");
-		return false;
-	}
 	/* one dump is an array of threads; a list of dumps, of arrays */
 	cJSON_ArrayForEach(t, j) {
 		if (cJSON_IsArray(t)) {

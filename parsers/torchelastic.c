@@ -27,7 +27,6 @@
 
 #include "formats.h"
 #include "parse-util.h"
-#include "hd-error.h"
 #include "rank-name.h"
 #include "hd-banned.h"
 
@@ -107,7 +106,6 @@ static struct hd_time timestamp(const cJSON *extra)
 bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 			uint32_t input, GError **error)
 {
-	g_autoptr(GBytes) buf = NULL;
 	g_autoptr(GArray) frames =
 		g_array_new(FALSE, FALSE, sizeof(struct hd_frame));
 	g_autofree char *text = NULL;
@@ -115,22 +113,12 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 	const cJSON *m, *extra = NULL;
 	const char *msg = NULL, *cs = NULL;
 	struct hd_signal sig;
-	const char *data;
-	gsize len;
 	cJSON *j;
 
 	in->kind = HD_INPUT_TORCHELASTIC;
-	buf = pu_slurp(rd, TE_BYTES, "a torchelastic error file", error);
-	if (!buf)
+	j = pu_slurp_json(rd, TE_BYTES, "a torchelastic error file", error);
+	if (!j)
 		return false;
-	data = g_bytes_get_data(buf, &len);
-	j = cJSON_ParseWithLength(data, len);
-	if (!j) {
-		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "a torchelastic error file that does not parse "
-			    "(cut?)");
-		return false;
-	}
 	m = cJSON_GetObjectItemCaseSensitive(j, "message");
 	if (cJSON_IsObject(m)) {
 		msg = json_str(m, "message");

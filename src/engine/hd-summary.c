@@ -16,6 +16,20 @@
 #include "hd-banned.h"
 
 /*
+ * Adds v, a verdict on the whole analysis, saying that it rules out
+ * nothing about the ranks that left no data.
+ */
+static void add_with_missing(struct hd_analysis *a, struct hd_verdict *v)
+{
+	if (a->ranks_missing->len)
+		hd_verdict_add_ruled_out(
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
  * Trouble was seen but no check could name its cause: say what was seen
  * and what is missing, never no_fault.
  */
@@ -62,12 +76,7 @@ static void add_undecided_verdict(const struct hd_index *ix,
 	hd_verdict_add_ruled_out(
 		v,
 		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
-	if (a->ranks_missing->len)
-		hd_verdict_add_ruled_out(
-			v, "nothing about %u rank%s that left no data",
-			a->ranks_missing->len,
-			a->ranks_missing->len == 1 ? "" : "s");
-	g_ptr_array_add(a->verdicts, v);
+	add_with_missing(a, v);
 }
 
 /*
@@ -245,12 +254,7 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_ruled_out(
 			v,
 			"missing or lagging ranks: every rank reached the same position in every group");
-	if (a->ranks_missing->len)
-		hd_verdict_add_ruled_out(
-			v, "nothing about %u rank%s that left no data",
-			a->ranks_missing->len,
-			a->ranks_missing->len == 1 ? "" : "s");
-	g_ptr_array_add(a->verdicts, v);
+	add_with_missing(a, v);
 }
 
 /* Blames nobody: the inputs are several incidents, not one. */
