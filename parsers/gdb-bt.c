@@ -84,15 +84,7 @@ static int signo_of(const char *s, const char *e)
 
 static void thread_end(struct gdb *g)
 {
-	struct hd_signal *sig;
-
-	if (g->sig >= 0 && g->frames->len > 0) {
-		sig = &g_array_index(g->store->signals, struct hd_signal,
-				     g->sig);
-		sig->stack = hd_store_add_stack(
-			g->store, (const struct hd_frame *)g->frames->data,
-			g->frames->len);
-	}
+	pu_signal_stack(g->store, g->sig, g->frames);
 	g->sig = -1;
 	/* before any header the frames are a lone bt's, kept */
 	if (g->in_thread)

@@ -57,6 +57,16 @@ GBytes *pu_slurp(struct hd_reader *rd, size_t max, const char *what,
 	return NULL;
 }
 
+void pu_signal_stack(struct hd_store *s, int64_t sig, const GArray *frames)
+{
+	if (sig < 0 || (guint64)sig >= s->signals->len || !frames ||
+	    !frames->len)
+		return;
+	g_array_index(s->signals, struct hd_signal, sig).stack =
+		hd_store_add_stack(s, (const struct hd_frame *)frames->data,
+				   frames->len);
+}
+
 struct cJSON *pu_slurp_json(struct hd_reader *rd, size_t max, const char *what,
 			    GError **error)
 {

@@ -1,10 +1,11 @@
 /*
  * What the parsers of small text and JSON formats share (gdb-bt.c,
  * pyspy.c, torchelastic.c, nccl-topo.c, nccl-inspector.c, kernel-log.c,
- * and through state-text.c gpu-state.c and ib-state.c): scanning a span
- * [s, e) of bytes, reading a whole small input under its cap, and ending
- * an input that a read error cut, so that every one of them keeps what
- * it read and says the same thing.  Below the parsers that use it.
+ * crash-record.c, and through state-text.c gpu-state.c and ib-state.c):
+ * scanning a span [s, e) of bytes, reading a whole small input under its
+ * cap, giving a signal the frames read for it, and ending an input that
+ * a read error cut, so that every one of them keeps what it read and
+ * says the same thing.  Below the parsers that use it.
  */
 #ifndef HD_PARSE_UTIL_H
 #define HD_PARSE_UTIL_H
@@ -37,6 +38,13 @@ bool pu_dec(const char **s, const char *e, int64_t *out);
  */
 GBytes *pu_slurp(struct hd_reader *rd, size_t max, const char *what,
 		 GError **error);
+
+/*
+ * Gives signal sig of s (none when sig is negative or past the end) the
+ * frames (struct hd_frame, innermost first) as its stack, if there are
+ * any: the end of a thread or backtrace read frame by frame.
+ */
+void pu_signal_stack(struct hd_store *s, int64_t sig, const GArray *frames);
 
 /*
  * The whole of rd (pu_slurp()) parsed as one JSON document, or NULL with

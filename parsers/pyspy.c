@@ -48,15 +48,7 @@ struct pyspy {
 
 static void thread_end(struct pyspy *p)
 {
-	struct hd_signal *sig;
-
-	if (p->sig >= 0 && p->frames->len > 0) {
-		sig = &g_array_index(p->store->signals, struct hd_signal,
-				     p->sig);
-		sig->stack = hd_store_add_stack(
-			p->store, (const struct hd_frame *)p->frames->data,
-			p->frames->len);
-	}
+	pu_signal_stack(p->store, p->sig, p->frames);
 	p->sig = -1;
 	g_array_set_size(p->frames, 0);
 }
