@@ -100,8 +100,7 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	if (sig->prov.input >= s->inputs->len)
 		return false;
 	k = hd_store_input(s, sig->prov.input)->kind;
-	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE ||
-	       k == HD_INPUT_GPU_STATE;
+	return hd_input_kind_flags(k) & HD_KIND_HOST_STATE;
 }
 
 /* The ranks that ran on host, ascending.  (transfer full) */

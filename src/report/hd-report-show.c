@@ -302,7 +302,7 @@ static void signal_row(struct table *t, const struct hd_store *s,
 		g_string_append_printf(where, " C=%" G_GINT64_FORMAT,
 				       sig->last_completed);
 	table_add(t, g_strdup(hd_signal_cat_name(sig->cat)));
-	table_add(t, g_strdup(hd_report_signal_type_name(sig->type)));
+	table_add(t, g_strdup(hd_signal_type_name(sig->type)));
 	table_add(t, fmt_int(sig->rank, -1));
 	table_add(t, hd_report_clean(sig->group_name ? sig->group_name : "-"));
 	table_add(t, g_strdup(where->len ? where->str + 1 : ""));
@@ -363,7 +363,7 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(o, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(o, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(o, "host", hd_json_string(sig->host));
 	json_object_set_new(

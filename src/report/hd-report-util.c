@@ -130,57 +130,6 @@ char *hd_report_duration(int64_t ns)
 	return g_strdup_printf("%.1f min", v / 60e9);
 }
 
-const char *hd_report_signal_type_name(enum hd_signal_type t)
-{
-	static const char *const names[] = {
-		[HD_SIGT_OTHER] = "other",
-		[HD_SIGT_WATCHDOG_TIMEOUT] = "watchdog_timeout",
-		[HD_SIGT_PG_STATUS] = "pg_status",
-		[HD_SIGT_IB_COMPLETION] = "ib_completion",
-		[HD_SIGT_IB_ASYNC] = "ib_async",
-		[HD_SIGT_SOCKET] = "socket",
-		[HD_SIGT_PEER_CLOSED] = "peer_closed",
-		[HD_SIGT_CUDA_ERROR] = "cuda_error",
-		[HD_SIGT_OOM] = "oom",
-		[HD_SIGT_NCCL_ERROR] = "nccl_error",
-		[HD_SIGT_COMM_ABORTED] = "comm_aborted",
-		[HD_SIGT_DUPLICATE_GPU] = "duplicate_gpu",
-		[HD_SIGT_SHM] = "shm",
-		[HD_SIGT_BOOTSTRAP] = "bootstrap",
-		[HD_SIGT_PROCESS_EXIT] = "process_exit",
-		[HD_SIGT_TRACEBACK] = "traceback",
-		[HD_SIGT_HEARTBEAT] = "heartbeat",
-		[HD_SIGT_DUMP] = "dump",
-		[HD_SIGT_DESYNC_REPORT] = "desync_report",
-		[HD_SIGT_UNWIND] = "unwind",
-		[HD_SIGT_RAS] = "ras",
-		[HD_SIGT_SIZE_MISMATCH] = "size_mismatch",
-		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
-		[HD_SIGT_STORE_LOST] = "store_lost",
-		[HD_SIGT_RANKS_NAMED] = "ranks_named",
-		[HD_SIGT_NCCL_COLL_MISMATCH] = "nccl_coll_mismatch",
-		[HD_SIGT_TRANSPORT] = "transport",
-		[HD_SIGT_PROXY_DIED] = "proxy_died",
-		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
-		[HD_SIGT_TEST_FAILURE] = "test_failure",
-		[HD_SIGT_ANON_PROC] = "anonymous_process",
-		[HD_SIGT_XID] = "xid",
-		[HD_SIGT_HOST_OOM] = "host_oom_kill",
-		[HD_SIGT_LINK_EVENT] = "link_event",
-		[HD_SIGT_IB_COUNTERS] = "ib_counters",
-		[HD_SIGT_NET_DEVICES] = "net_devices",
-		[HD_SIGT_GPU_STATE] = "gpu_state",
-		[HD_SIGT_FATAL_SIGNAL] = "fatal_signal",
-		[HD_SIGT_PYSPY_THREAD] = "pyspy_thread",
-		[HD_SIGT_GDB_THREAD] = "gdb_thread",
-		[HD_SIGT_COLL_TIMING] = "coll_timing",
-	};
-
-	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])
-		return "other";
-	return names[t];
-}
-
 void hd_report_progress_cells(const struct hd_rank_progress *p,
 			      const char *empty, char enq[24], char done[24],
 			      char state[48])

@@ -81,9 +81,6 @@ int64_t hd_report_sub_sat(int64_t a, int64_t b);
 /* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
 char *hd_report_duration(int64_t ns);
 
-/* "watchdog_timeout", "ib_completion", ...  (transfer none) */
-const char *hd_report_signal_type_name(enum hd_signal_type t);
-
 /*
  * The cells of one rank-table row shared by the text and Markdown tables:
  * last enqueued, last completed and the state ("blocked at 38"), with

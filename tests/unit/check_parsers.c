@@ -80,6 +80,13 @@ START_TEST(test_registry_covers_kinds)
 					 hd_input_kind_name(k));
 	}
 	ck_assert_str_eq(hd_input_kind_name(HD_INPUT_KIND_COUNT), "unknown");
+	ck_assert_uint_eq(hd_input_kind_flags(HD_INPUT_KIND_COUNT), 0);
+	/* what core and the engine know of a kind is its line's flags */
+	ck_assert(hd_input_kind_flags(HD_INPUT_KERNEL_LOG) &
+		  HD_KIND_HOST_STATE);
+	ck_assert(
+		!(hd_input_kind_flags(HD_INPUT_NCCL_LOG) & HD_KIND_HOST_STATE));
+	ck_assert(hd_input_kind_flags(HD_INPUT_GDB) & HD_KIND_RANK_BY_PID);
 	b = parsers_budget(HD_INPUT_FLIGHT_REC, pickle, sizeof(pickle));
 	ck_assert_uint_eq(b.bytes, HD_BUDGET_FR_PICKLE_BYTES);
 	ck_assert_str_eq(b.what, "a flight-recorder pickle");
