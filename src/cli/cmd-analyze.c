@@ -192,10 +192,9 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
-		return hd_cmd_usage_error(
-			&hd_cmd_analyze,
-			"unknown format '%s' (use text, json, jsonl, markdown, html or perfetto)",
-			format);
+		return hd_cmd_usage_error(&hd_cmd_analyze,
+					  "unknown format '%s' (use %s)",
+					  format, hd_report_format_names());
 	if (!hd_term_color_parse(color, &o->color))
 		return hd_cmd_usage_error(
 			&hd_cmd_analyze,

@@ -242,6 +242,13 @@ START_TEST(test_format_parse)
 	ck_assert(!hd_report_format_parse("JSON", &f));
 	ck_assert(!hd_report_format_parse("jso", &f));
 	ck_assert(!hd_report_format_parse("", &f));
+	/* the usage message lists every format, and each parses */
+	ck_assert_str_eq(hd_report_format_names(),
+			 "text, json, jsonl, markdown, html or perfetto");
+	ck_assert(hd_report_format_parse("perfetto", &f));
+	ck_assert_int_eq(f, HD_REPORT_PERFETTO);
+	ck_assert(hd_report_format_parse("jsonl", &f));
+	ck_assert_int_eq(f, HD_REPORT_JSONL);
 }
 END_TEST
 
