@@ -1,7 +1,7 @@
 /*
  * What the report renderers share (hd-report-util.h): rank ranges, counts,
- * durations, safe strings, signal type names, the rank-table cells and the
- * engine's per-group figures.  Nothing here looks at verdicts beyond
+ * durations, safe strings, group names, code spans in next steps, the
+ * rank-table cells and the engine's per-group figures.  Nothing here looks at verdicts beyond
  * printing them, and nothing here knows which renderer runs.
  */
 #include "config.h"
