@@ -135,12 +135,13 @@ static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
 	       x->hash == y->hash && x->nops == y->nops;
 }
 
-static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
+static uint64_t op_content_hash(const struct hd_store *s,
+				const struct hd_op *op, uint64_t group_hash)
 {
 	uint64_t h = group_hash;
 
 	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
-	h = hd_hash_u64(h ^ (uint64_t)op->op_count) * 31 + op->state;
+	h = hd_hash_u64(h ^ (uint64_t)hd_op_op_count(s, op)) * 31 + op->state;
 	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
 	return hd_hash_u64(h ^ op->seq_kind);
 }
@@ -168,14 +169,15 @@ static bool proc_drop_op(struct hd_op *op, void *data)
 {
 	const struct proc_drop *pd = data;
 
-	return op->prov.input == pd->input &&
-	       g_hash_table_contains(pd->ranks, GINT_TO_POINTER(op->rank));
+	return op->input == pd->input &&
+	       g_hash_table_contains(pd->ranks,
+				     GINT_TO_POINTER(hd_op_rank(op)));
 }
 
 /* Every record of one input. */
 static bool input_op(struct hd_op *op, void *data)
 {
-	return op->prov.input == GPOINTER_TO_UINT(data);
+	return op->input == GPOINTER_TO_UINT(data);
 }
 
 static bool input_signal(struct hd_signal *sig, void *data)
@@ -202,7 +204,9 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
 	GHashTableIter it;
 	gpointer key, value;
-	struct proc_key *cur = NULL; /* of the last op's rank */
+	/* the processes of the last ranks met, by rank: an interleaved log
+	   changes rank on every line but cycles through a few */
+	struct proc_key *memo[64] = { NULL };
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
@@ -211,22 +215,23 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		int rank = hd_op_rank(op);
+		struct proc_key **slot = &memo[(unsigned)rank % 64];
+		struct proc_key *cur = *slot;
 
-		if (op->rank < 0 || op->group >= s->groups->len ||
-		    op->prov.input != k_input)
+		if (rank < 0 || op->group >= s->groups->len ||
+		    op->input != k_input)
 			continue;
-		/* a log's ops come in runs of one rank: look up each run once */
-		if (!cur || cur->rank != op->rank)
-			cur = g_hash_table_lookup(acc,
-						  GINT_TO_POINTER(op->rank));
+		if (!cur || cur->rank != rank)
+			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
 		if (!cur) {
 			cur = g_new0(struct proc_key, 1);
-			cur->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
-					    cur);
+			cur->rank = rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(rank), cur);
 		}
+		*slot = cur;
 		cur->hash = hd_hash_u64(cur->hash ^
-					op_content_hash(op, gh[op->group]));
+					op_content_hash(s, op, gh[op->group]));
 		cur->nops++;
 	}
 	g_hash_table_iter_init(&it, acc);

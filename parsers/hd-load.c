@@ -132,6 +132,36 @@ static struct load_part *add_part(struct load_job *job, const char *name)
 }
 
 /*
+ * Counts what part's store keeps against the incident's records budget
+ * (HD_BUDGET_INCIDENT_RECORDS): past it, the input keeps nothing, its
+ * memory freed, and the refusal is the incident's.
+ */
+static void keep_within_records(struct load_job *job, struct load_part *part,
+				const char *name)
+{
+	g_autofree char *why = NULL;
+	const struct hd_input *in;
+	struct hd_store *s;
+
+	if (!job->pool ||
+	    hd_budget_pool_add_records(job->pool,
+				       hd_store_kept_bytes(part->store), &why))
+		return;
+	/* refused already at its first bytes: it says why */
+	if (part->pool_refused)
+		return;
+	in = hd_store_input(part->store, 0);
+	s = unusable_store(name, why);
+	hd_store_input(s, 0)->kind = in->kind;
+	hd_store_input(s, 0)->bytes = in->bytes;
+	hd_store_free(part->store);
+	part->store = s;
+	g_free(part->refusal);
+	part->refusal = g_steal_pointer(&why);
+	part->pool_refused = true;
+}
+
+/*
  * Parses what rd holds, whose first bytes are head, into part, as an
  * input named name.
  */
@@ -173,8 +203,10 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	} else if (note)
 		part->refusal =
 			g_strdup_printf("%s; the rest is not read", note);
-	if (refused == 0)
+	if (refused == 0) {
+		keep_within_records(job, part, name);
 		return;
+	}
 	/*
 	 * Strings past the budget all read as one placeholder, which would
 	 * make different groups or hosts look the same: nothing of it is kept.
@@ -321,7 +353,7 @@ static void worker(gpointer data, gpointer user)
 
 /*
  * Merges part of job into dst, or a note in its place when it repeats an
- * earlier input.  seen maps content to the first input that had it.
+ * earlier input (copies knows the inputs before it).
  * Returns the index of the input merged in full that it is or repeats.
  */
 static guint merge_part(struct hd_store *dst, struct load_job *job,
@@ -413,14 +445,17 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 }
 
 /*
- * HANGDOC_MAX_INPUT_SIZE, the decoded-bytes budget of every input in
- * place of its kind's: bytes, or with a K, M, G or T suffix (powers of
- * 1024).  0 when unset; a bad value is said in problems and ignored.
+ * A size from the environment variable var: bytes, or with a K, M, G or
+ * T suffix (powers of 1024).  0 when unset; a bad value is said in
+ * problems (with what applies instead) and ignored.  HANGDOC_MAX_INPUT_SIZE
+ * is the decoded-bytes budget of every input in place of its kind's,
+ * HANGDOC_MAX_INCIDENT_RECORDS the incident's records budget.
  */
-static uint64_t max_bytes_from_env(GPtrArray *problems)
+static uint64_t size_from_env(const char *var, const char *instead,
+			      GPtrArray *problems)
 {
 	static const char units[] = "KMGT";
-	const char *v = g_getenv("HANGDOC_MAX_INPUT_SIZE");
+	const char *v = g_getenv(var);
 	const char *unit;
 	unsigned shift = 0;
 	guint64 n;
@@ -439,8 +474,8 @@ static uint64_t max_bytes_from_env(GPtrArray *problems)
 		g_ptr_array_add(
 			problems,
 			g_strdup_printf(
-				"HANGDOC_MAX_INPUT_SIZE: '%s' is not a size (bytes, or with K, M, G or T); the budgets of each kind apply",
-				v));
+				"%s: '%s' is not a size (bytes, or with K, M, G or T); %s",
+				var, v, instead));
 		return 0;
 	}
 	return n << shift;
@@ -489,11 +524,17 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	g_autoptr(hd_copies) copies = hd_copies_new();
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
-	uint64_t max_bytes = max_bytes_from_env(problems);
+	uint64_t max_bytes =
+		size_from_env("HANGDOC_MAX_INPUT_SIZE",
+			      "the budgets of each kind apply", problems);
+	uint64_t max_records =
+		size_from_env("HANGDOC_MAX_INCIDENT_RECORDS",
+			      "the incident's budget applies", problems);
 	const char *bench_copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
 	bool read_copies = bench_copies && *bench_copies;
 	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
-		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
+		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO,
+		max_records ? max_records : HD_BUDGET_INCIDENT_RECORDS);
 	guint cpus = g_get_num_processors();
 	guint to_parse = 0;
 	guint pool_refused = 0; /* inputs past the incident's budget */

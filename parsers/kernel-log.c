@@ -20,6 +20,7 @@
 
 #include "formats.h"
 #include "hd-lines.h"
+#include "hd-time.h"
 #include "parse-util.h"
 #include "hd-banned.h"
 
@@ -29,6 +30,9 @@ struct kline {
 	const char *host; /* interned, or NULL */
 	int64_t boot_ns; /* INT64_MIN unknown */
 	struct hd_time wall; /* a date the line has, UTC or local */
+	/* another program's line of a syslog or journal
+	   ("May 15 08:57:29 red llama-swap[80783]: ..."), not the kernel's */
+	bool other;
 };
 
 static const char *const months[] = {
@@ -92,7 +96,10 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 		return false;
 	for (int i = nfrac; i < 9; i++)
 		frac *= 10;
-	*ns = sec * 1000000000 + frac;
+	/* ten digits of seconds would not fit in nanoseconds */
+	if (sec >= HD_TIME_NS_MAX / HD_NS_PER_SEC)
+		return false;
+	*ns = sec * HD_NS_PER_SEC + frac;
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
@@ -126,30 +133,59 @@ static bool ctime_stamp(const char **p, const char *end, struct hd_time *t)
 	if (!lit(&q, end, " "))
 		return false;
 	y = digits(&q, end, 4);
-	if (y < 0 || !lit(&q, end, "]") ||
-	    !hd_time_from_civil(y, mo, d, tod, HD_CLOCK_LOCAL, t))
+	if (y < 0 || !lit(&q, end, "]"))
 		return false;
+	/* a date hd-time refuses (a year past 2200): kept, time unknown */
+	if (!hd_time_from_civil(y, mo, d, tod, HD_CLOCK_LOCAL, t))
+		*t = hd_time_none();
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
 	return true;
 }
 
-/* " HOST kernel: " after a syslog date: the host. */
-static bool host_kernel(const char **p, const char *end, const char **host)
+/*
+ * "HOST kernel: " (or, in a syslog or journal of every program, "HOST
+ * prog[pid]: ", which sets *other): the host.
+ */
+static bool host_kernel(const char **p, const char *end, const char **host,
+			bool *other)
 {
-	const char *q = *p, *h;
+	const char *q = *p, *h, *prog;
+	size_t hn;
 
-	if (!lit(&q, end, " "))
-		return false;
 	h = q;
 	while (q < end && *q != ' ')
 		q++;
 	if (q == h || q - h > 253)
 		return false;
-	*host = hd_intern_len(h, (size_t)(q - h));
-	if (!lit(&q, end, " kernel: "))
+	hn = (size_t)(q - h);
+	if (lit(&q, end, " kernel: ")) {
+		if (other)
+			*other = false;
+		*host = hd_intern_len(h, hn);
+		*p = q;
+		return true;
+	}
+	/* "llama-swap[80783]: ", "systemd[1]: ", "sshd: " */
+	if (!other || !lit(&q, end, " "))
 		return false;
+	prog = q;
+	while (q < end && (g_ascii_isalnum(*q) || *q == '-' || *q == '_' ||
+			   *q == '.' || *q == '/' || *q == '@'))
+		q++;
+	if (q == prog || q - prog > 64)
+		return false;
+	if (lit(&q, end, "[")) {
+		if (digits(&q, end, 10) < 0 || !lit(&q, end, "]"))
+			return false;
+	}
+	if (!lit(&q, end, ":") || (q < end && *q != ' '))
+		return false;
+	if (q < end)
+		q++;
+	*other = true;
+	*host = hd_intern_len(h, hn);
 	*p = q;
 	return true;
 }
@@ -173,7 +209,7 @@ static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 	if (used < 8)
 		return false;
 	q += used;
-	if (!host_kernel(&q, end, &k->host))
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	*p = q;
 	return true;
@@ -189,10 +225,24 @@ static bool iso_prefix(const char **p, const char *end, struct kline *k)
 	struct hd_time t;
 	size_t used = hd_time_scan_date(q, (size_t)(end - q), &t);
 
-	if (!used)
-		return false;
+	if (!used) {
+		/*
+		 * A stamp of the shape hd-time refuses as a date (a year
+		 * past 2200): the line is kept, its time unknown.
+		 */
+		const char *sp = end - q > 19 ? memchr(q + 11, ' ',
+						       (size_t)(end - q - 11))
+					      : NULL;
+
+		if (!sp || sp - q < 19 || q[4] != '-' || q[7] != '-' ||
+		    (q[10] != 'T' && q[10] != ' ') || q[13] != ':' ||
+		    !g_ascii_isdigit(q[0]))
+			return false;
+		t = hd_time_none();
+		used = (size_t)(sp - q);
+	}
 	q += used;
-	if (!host_kernel(&q, end, &k->host))
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	k->wall = t;
 	*p = q;
@@ -208,31 +258,46 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 	k->host = NULL;
 	k->boot_ns = INT64_MIN;
 	k->wall = hd_time_none();
+	k->other = false;
 	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
-	    lit(&p, end, "kernel: "))
+	    lit(&p, end, "kernel: ") ||
+	    /* "node-b kernel: ", a journal line without its date */
+	    host_kernel(&p, end, &k->host, NULL))
 		prefixed = true;
+	if (k->other)
+		goto out;
 	if (boot_stamp(&p, end, &k->boot_ns)) {
 		prefixed = true;
 	} else if (ctime_stamp(&p, end, &k->wall)) {
 		prefixed = true;
 	}
+out:
 	k->msg = p;
 	k->len = (size_t)(end - p);
 	return prefixed;
 }
 
-/* Whether a line at most n bytes from p looks like a kernel log line. */
-static bool is_kernel_line(const char *p, size_t n)
-{
-	struct kline k;
+/*
+ * Words of NCCL's and PyTorch's own lines: another program's line of a
+ * syslog that holds one is not the kernel's to read, and a head that
+ * holds one is that program's log.
+ */
+static const char *const job_words[] = { "NCCL INFO", "NCCL WARN",
+					 "ProcessGroupNCCL",
+					 "torch.distributed", "[rank" };
 
-	return kernel_line(p, n, &k);
+static bool has_job_words(const char *p, size_t n)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(job_words); i++)
+		if (memmem(p, n, job_words[i], strlen(job_words[i])))
+			return true;
+	return false;
 }
 
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
-	unsigned lines = 0, kernel = 0;
+	unsigned lines = 0, kernel = 0, other = 0;
 	bool first = true;
 
 	if (!head || !len)
@@ -251,19 +316,25 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 			n--;
 		if (n && !g_ascii_isspace(p[0]) &&
 		    !(n >= 3 && memcmp(p, "-- ", 3) == 0)) {
-			bool k = is_kernel_line(p, n);
+			struct kline kl;
+			bool k = kernel_line(p, n, &kl);
 
 			if (first && !k)
 				return false;
 			first = false;
 			lines++;
-			kernel += k;
+			kernel += k && !kl.other;
+			other += k && kl.other;
 		}
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	return lines > 0 && kernel * 2 > lines;
+	/* a syslog of every program: the kernel's lines among them, and no
+	   NCCL or PyTorch line, whose own log it would then be */
+	if (other && has_job_words((const char *)head, len))
+		return false;
+	return lines > 0 && kernel > 0 && (kernel + other) * 2 > lines;
 }
 
 static const char *find(const char *p, size_t n, const char *needle)
@@ -436,6 +507,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	g_autoptr(GError) err = NULL;
 	const char *line, *last_gpu = NULL;
+	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
 	size_t len;
 	bool cut;
 
@@ -458,10 +530,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 				sig.type = HD_SIGT_XID;
 				sig.code = 79;
 				sig.device = last_gpu;
-				k.host = NULL;
-				k.boot_ns = INT64_MIN;
-				k.wall = hd_time_none();
-				add(store, in, input, lineno, &k, line, len,
+				/* the host and time of the line it continues */
+				add(store, in, input, lineno, &gpu_k, line, len,
 				    &sig);
 				last_gpu = NULL;
 			}
@@ -470,6 +540,17 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		if (!kernel_line(line, len, &k)) {
 			in->skipped++;
 			hd_input_warn(in, lineno, "not a kernel log line");
+			continue;
+		}
+		if (k.other) {
+			/* another program's line: context, unless it is
+			   NCCL's or PyTorch's, which this parser cannot read */
+			if (has_job_words(k.msg, k.len)) {
+				in->skipped++;
+				hd_input_warn(
+					in, lineno,
+					"an NCCL or PyTorch line in a syslog is not read here: give the job's own log");
+			}
 			continue;
 		}
 		hd_signal_init(&sig);
@@ -490,8 +571,18 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			const char *g = find(k.msg, k.len, "NVIDIA GPU ") + 11;
 
 			last_gpu = bus_id(g, (size_t)(k.msg + k.len - g));
+			gpu_k = k;
 			if (!last_gpu || !find(k.msg, k.len, "fallen off"))
 				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+			sig.device = last_gpu;
+			last_gpu = NULL;
+		} else if (last_gpu && find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "fallen off the bus")) {
+			/* the same message continued on a prefixed line of
+			   its own (journalctl -k) */
 			sig.cat = HD_SIG_CUDA;
 			sig.type = HD_SIGT_XID;
 			sig.code = 79;

@@ -168,4 +168,10 @@ const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
 /* Handles a line that holds no NCCL record. */
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n);
 
+/*
+ * At end of input: the PG of each watchdog timeout whose line named none
+ * and whose status line never came (docs/formats.md, "c10d").
+ */
+void nl_c10d_finish(struct nl_ctx *c);
+
 #endif

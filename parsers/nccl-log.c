@@ -484,6 +484,7 @@ static void finish(struct nl_ctx *c)
 {
 	flush_wrap(c);
 	nl_crash_flush(c);
+	nl_c10d_finish(c);
 	nl_attribute(c);
 }
 /* Sets up c to read input of store; compiles the patterns once. */
@@ -505,7 +506,11 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
 	c->restarts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->pg_pending = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	c->pg_waiting =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->pg_at_seq = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					     g_free, NULL);
 	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -521,11 +526,13 @@ static void ctx_clear(struct nl_ctx *c)
 	pcre2_match_data_free(c->md);
 	nl_nccl_clear(c);
 	nl_streams_clear(c);
-	g_array_free(c->op_proc, TRUE);
 	g_array_free(c->sig_proc, TRUE);
 	g_array_free(c->sig_stream, TRUE);
 	g_hash_table_destroy(c->dedup);
 	g_array_free(c->restarts, TRUE);
+	g_array_free(c->pg_pending, TRUE);
+	g_hash_table_destroy(c->pg_waiting);
+	g_hash_table_destroy(c->pg_at_seq);
 	g_free(c->clean);
 	g_string_free(c->wrap, TRUE);
 	if (c->crash_frames)

@@ -105,6 +105,15 @@ static bool thread_line(struct pyspy *p, const char *s, const char *e,
 
 	if (!pu_starts(s, e, "Thread ") || !memchr(s, '(', e - s))
 		return false;
+	if (pu_starts(q, e, "(")) {
+		/* "Thread (idle): \"MainThread\"", pasted without its id */
+		const char *close = memchr(q, ')', e - q);
+
+		if (!close || close + 1 >= e || close[1] != ':')
+			return false;
+		thread_begin(p, -1, s, e - s, at, HD_PROV_LINE);
+		return true;
+	}
 	if (pu_starts(q, e, "0x") || pu_starts(q, e, "0X")) {
 		q += 2;
 		while (q < e && g_ascii_isxdigit(*q))
@@ -181,8 +190,9 @@ static void text_line(struct pyspy *p, const char *line, size_t n, uint64_t at)
 	}
 	if (indent == 0 &&
 	    (pu_starts(t, e, "Python v") || pu_starts(t, e, "Error: ") ||
-	     pu_starts(t, e, "Collecting") || pu_starts(t, e, "py-spy")))
-		return;
+	     pu_starts(t, e, "Collecting") || pu_starts(t, e, "py-spy") ||
+	     memmem(t, e - t, "py-spy dump", 11)))
+		return; /* its header, and the command pasted above it */
 	if (indent == 0 && thread_line(p, t, e, at))
 		return;
 	/* --locals: "Arguments:", "Locals:" and their values */

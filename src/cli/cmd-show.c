@@ -16,7 +16,6 @@
 #include "hd-ranklist.h"
 #include "hd-load.h"
 #include "hd-report-show.h"
-#include "hd-report-util.h"
 #include "hd-store.h"
 #include "hd-banned.h"
 
@@ -205,7 +204,7 @@ static int check_filter_names(const struct show_opts *o,
 		const char *g = g_ptr_array_index(o->groups, i);
 
 		if (!hd_report_show_has_group(s, g)) {
-			g_autofree char *list = hd_report_group_names(s);
+			g_autofree char *list = hd_report_show_groups(s);
 
 			return hd_cmd_usage_error(
 				&hd_cmd_show,

@@ -103,8 +103,13 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 
 				if (joined && has_source(v, ev->source))
 					continue;
-				hd_verdict_add_evidence(v, ev->rank, ev->source,
-							"%s", ev->text);
+				if (hd_evidence_is_more(ev))
+					hd_verdict_add_more(v, ev->more, "%s",
+							    ev->text);
+				else
+					hd_verdict_add_evidence(v, ev->rank,
+								ev->source,
+								"%s", ev->text);
 			}
 			/* A joined comm's are about its own positions. */
 			for (guint r = 0; r < w->ruled_out->len && !joined; r++)

@@ -12,6 +12,7 @@
 #include "hd-const.h"
 #include "hd-sig-util.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /*
@@ -329,10 +330,12 @@ static struct hd_verdict *net_build(const struct hd_store *s,
 			"%u other network error%s the same peer host %s",
 			d->same_peer, d->same_peer == 1 ? " names" : "s name",
 			d->host);
-	if (d->reporters > 1)
+	if (d->reporters > 1) {
+		g_autofree char *n = hd_text_count(d->reporters);
+
 		hd_verdict_add_evidence(v, -1, NULL,
-					"%u ranks reported network errors",
-					d->reporters);
+					"%s ranks reported network errors", n);
+	}
 	hd_verdict_add_ruled_out(
 		v,
 		"IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");

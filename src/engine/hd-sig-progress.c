@@ -12,6 +12,7 @@
 #include "hd-sig-util.h"
 #include "hd-const.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /* What one rank said about one PG. */
@@ -167,7 +168,9 @@ struct pg_hang {
 	int64_t seq; /* the position most ranks time out in */
 	int64_t group; /* the store group, -1 when only a name */
 	const char *label; /* "PG 0 (default_pg)" */
-	const char *opname; /* as a timeout printed it, or NULL */
+	/* the op a timeout printed, as reports spell it ("all_reduce"),
+	   or NULL */
+	const char *opname;
 	GArray *waiting; /* int: ranks in seq, timed out or enqueued */
 	GArray *absent; /* int: ranks their counters show behind */
 	GArray *inferred; /* int: ranks whose log says nothing of it */
@@ -270,8 +273,11 @@ static void pg_sort_members(const struct hd_store *s,
 		const struct pg_report *rep = report_of(p, r);
 		if (rep && rep->timeout_seq == seq) {
 			g_array_append_val(h->waiting, r);
+			/* one spelling in a report: "all_reduce", not
+			   "ALLREDUCE" */
 			if (!h->opname && rep->timeout->op_name)
-				h->opname = rep->timeout->op_name;
+				h->opname = hd_op_display_name(
+					rep->timeout->op_name);
 		} else if (rep && rep->enqueued != INT64_MIN &&
 			   rep->enqueued < seq) {
 			g_array_append_val(h->absent, r);
@@ -349,22 +355,24 @@ static void report_pg_no_culprit(const struct hd_store *s,
 				  : g_strdup_printf("seq %" G_GINT64_FORMAT,
 						    h->seq);
 		int top = h->waiting->len + (int)h->nodata->len - 1;
+		g_autofree char *nw = hd_text_count(h->waiting->len);
 
 		/* the members are 0 .. the highest reporter: a lower bound */
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"%u rank%s of %s timed out in %s (%s); the data does not give the group's size (ranks up to %d reported), so rank%s %s and any above %d may have left no log: which one never arrived cannot be shown",
-			h->waiting->len, h->waiting->len == 1 ? "" : "s",
-			h->label, where, h->opname ? h->opname : "?", top,
+			"%s rank%s of %s timed out in %s (%s); the data does not give the group's size (ranks up to %d reported), so rank%s %s and any above %d may have left no log: which one never arrived cannot be shown",
+			nw, h->waiting->len == 1 ? "" : "s", h->label, where,
+			h->opname ? h->opname : "?", top,
 			h->nodata->len == 1 ? "" : "s", nd, top);
 	} else if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
+		g_autofree char *nw = hd_text_count(h->waiting->len);
 
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"%u ranks timed out in %s seq %" G_GINT64_FORMAT
+			"%s rank%s timed out in %s seq %" G_GINT64_FORMAT
 			" (%s); ranks {%s} left no log of that job attempt, so which one never arrived cannot be shown",
-			h->waiting->len, h->label, h->seq,
+			nw, h->waiting->len == 1 ? "" : "s", h->label, h->seq,
 			h->opname ? h->opname : "?", nd);
 	} else if (!pg_size_known(s, p, h)) {
 		g_autofree char *wt = hd_ranks_text(h->waiting, 8);
@@ -376,12 +384,13 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			h->waiting->len == 1 ? "" : "s", wt, h->label, h->seq,
 			h->opname ? h->opname : "?", h->label);
 	} else {
+		g_autofree char *nw = hd_text_count(h->waiting->len);
+
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"all %u ranks of %s timed out together in seq %" G_GINT64_FORMAT
+			"all %s ranks of %s timed out together in seq %" G_GINT64_FORMAT
 			" (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
-			h->waiting->len, h->label, h->seq,
-			h->opname ? h->opname : "?");
+			nw, h->label, h->seq, h->opname ? h->opname : "?");
 	}
 	v->group = h->group;
 	v->seq = h->no_seq ? -1 : h->seq;
@@ -395,8 +404,8 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 {
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ct = NULL;
-	/* one spelling in a report: "all_reduce", not "ALLREDUCE" */
-	const char *opname = h->opname ? hd_op_display_name(h->opname) : "?";
+	g_autofree char *nw = hd_text_count(h->waiting->len);
+	const char *opname = h->opname ? h->opname : "?";
 	enum hd_confidence conf;
 	struct hd_verdict *v;
 
@@ -411,19 +420,18 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	if (h->lagging)
 		v = hd_verdict_new(
 			HD_V_LAGGING_RANK, conf,
-			"rank%s %s fell behind in %s: %u other%s time%s out in seq %" G_GINT64_FORMAT
+			"rank%s %s fell behind in %s: %s other%s time%s out in seq %" G_GINT64_FORMAT
 			" (%s)",
-			culprits->len == 1 ? "" : "s", ct, h->label,
-			h->waiting->len, h->waiting->len == 1 ? "" : "s",
+			culprits->len == 1 ? "" : "s", ct, h->label, nw,
+			h->waiting->len == 1 ? "" : "s",
 			h->waiting->len == 1 ? "s" : "", h->seq, opname);
 	else
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
 			"rank%s %s never entered seq %" G_GINT64_FORMAT
-			" (%s) of %s; %u other%s timed out waiting in it",
+			" (%s) of %s; %s other%s timed out waiting in it",
 			culprits->len == 1 ? "" : "s", ct, h->seq, opname,
-			h->label, h->waiting->len,
-			h->waiting->len == 1 ? "" : "s");
+			h->label, nw, h->waiting->len == 1 ? "" : "s");
 	for (guint i = 0; i < culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
 	v->group = h->group;
@@ -433,21 +441,6 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 		v->op = NULL;
 	v->score = h->lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
 	return v;
-}
-
-/* "1,017" (transfer full). */
-static char *count_text(guint n)
-{
-	char digits[16];
-	GString *s = g_string_new(NULL);
-	size_t len = (size_t)g_snprintf(digits, sizeof(digits), "%u", n);
-
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
 }
 
 /*
@@ -492,7 +485,7 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_array_append_val(others, rep->rank);
 	}
 	if (others->len > 1) {
-		g_autofree char *n = count_text(others->len - 1);
+		g_autofree char *n = hd_text_count(others->len - 1);
 		g_autofree char *rt = NULL;
 
 		g_array_remove_index(others, 0);
@@ -502,8 +495,8 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 			g_free(rt);
 			rt = hd_ranks_text(others, 8);
 		}
-		hd_verdict_add_evidence(
-			v, -1, NULL,
+		hd_verdict_add_more(
+			v, others->len,
 			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
 			" (%s %s)",
 			n, others->len == 1 ? "" : "s", h->seq,
@@ -547,15 +540,18 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 	const struct hd_store *s = ix->store;
 	g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 	g_autofree char *where = pg_where(h);
+	g_autofree char *nw = hd_text_count(h->waiting->len);
+	g_autofree char *size =
+		hd_text_count(h->waiting->len + (uint64_t)h->nodata->len);
 	struct hd_verdict *v;
 
 	v = hd_verdict_new(
 		HD_V_MISSING_RANK,
 		h->size_from == 1 ? HD_CONF_MEDIUM : HD_CONF_LOW,
-		"rank%s %s never reported, while %u other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
-		h->nodata->len == 1 ? "" : "s", nd, h->waiting->len,
+		"rank%s %s never reported, while %s other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
+		h->nodata->len == 1 ? "" : "s", nd, nw,
 		h->waiting->len == 1 ? "" : "s", where,
-		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
+		h->opname ? h->opname : "?", h->label,
 		h->nodata->len == 1 ? "it" : "they");
 	for (guint i = 0; i < h->nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
@@ -579,8 +575,7 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 		hd_sig_cite(s, v, rep->timeout);
 	}
 	hd_verdict_add_evidence(
-		v, -1, NULL, "%s has %d ranks, as %s", h->label,
-		h->waiting->len + (int)h->nodata->len,
+		v, -1, NULL, "%s has %s ranks, as %s", h->label, size,
 		h->size_from == 0 ? "its group or the world size shows"
 		: h->size_from == 1
 			? "the all_gather's NumelOut / NumelIn shows"
@@ -610,7 +605,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 		"rank%s %s time out in seq %" G_GINT64_FORMAT
 		" (%s) of %s while rank%s %s already passed it and time out later: the ranks issued different collectives; either side may be wrong",
 		h->waiting->len == 1 ? "" : "s", wt, h->seq,
-		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
+		h->opname ? h->opname : "?", h->label,
 		h->ahead->len == 1 ? "" : "s", at);
 	for (guint i = 0; i < h->waiting->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));
@@ -644,7 +639,9 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
-			     : g_strdup_printf("PG %s", p->name);
+		: strcmp(p->name, HD_PG_UNNAMED) == 0
+			? g_strdup("a PG the timeout lines do not name")
+			: g_strdup_printf("PG %s", p->name);
 	h.label = label;
 	h.waiting = waiting;
 	h.absent = absent;

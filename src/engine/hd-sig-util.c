@@ -266,12 +266,46 @@ bool hd_sig_is_init_unwind(const struct hd_signal *sig)
 }
 
 /*
+ * The CUDA errors of a kernel that already ran, by code and by the text
+ * both NCCL ("Cuda failure 'an illegal memory access was encountered'")
+ * and PyTorch ("CUDA error: misaligned address") print.  Such an error is
+ * sticky: the next CUDA call of the process returns it, wherever that
+ * call is, so the file of the WARN says nothing of when it happened.
+ */
+bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig)
+{
+	static const int32_t codes[] = { 214, 700, 702, 710, 714,
+					 715, 716, 717, 718, 719 };
+	static const char *const texts[] = {
+		"illegal memory access",      "illegal address",
+		"unspecified launch failure", "launch timed out",
+		"device-side assert",	      "hardware stack error",
+		"illegal instruction",	      "misaligned address",
+		"invalid program counter",    "uncorrectable ECC error",
+	};
+
+	if (sig->type != HD_SIGT_CUDA_ERROR)
+		return false;
+	for (size_t k = 0; k < G_N_ELEMENTS(codes); k++)
+		if (hd_signal_cuda_code(sig) == codes[k])
+			return true;
+	for (size_t k = 0; sig->text && k < G_N_ELEMENTS(texts); k++)
+		if (strstr(sig->text, texts[k]))
+			return true;
+	return false;
+}
+
+/*
  * Whether the failure at index i happened during communicator setup: its
  * process's error unwind, right after it, runs through init or bootstrap.
+ * A kernel fault only surfaced there: what failed ran before.
  */
 bool hd_sig_failed_in_init(const struct hd_store *s, guint i)
 {
 	const struct hd_signal *sig = hd_sig_at(s, i);
+
+	if (hd_sig_cuda_kernel_fault(sig))
+		return false;
 
 	for (guint k = i + 1, seen = 0; k < s->signals->len && seen < 32; k++) {
 		const struct hd_signal *u = hd_sig_at(s, k);

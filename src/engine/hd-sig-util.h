@@ -77,8 +77,15 @@ bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
 /* Whether sig is an error unwind through communicator setup. */
 bool hd_sig_is_init_unwind(const struct hd_signal *sig);
 /*
+ * Whether sig is a CUDA error a kernel left behind (an illegal address, a
+ * trap, a hardware fault): sticky, it is reported by whichever CUDA call
+ * of the process comes next.
+ */
+bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig);
+/*
  * Whether the failure at signal index i happened during communicator
  * setup: its process's error unwind, right after it, runs through init.
+ * Never for a kernel fault, which only surfaced there.
  */
 bool hd_sig_failed_in_init(const struct hd_store *s, guint i);
 /* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */

@@ -153,10 +153,10 @@ static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
 		}
 	}
 	if (refused + cut > cited)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more input%s not read whole",
-					refused + cut - cited,
-					refused + cut - cited == 1 ? "" : "s");
+		hd_verdict_add_more(v, refused + cut - cited,
+				    "and %u more input%s not read whole",
+				    refused + cut - cited,
+				    refused + cut - cited == 1 ? "" : "s");
 	hd_verdict_add_ruled_out(
 		v,
 		"nothing about what the inputs above held past where they were cut or refused: it may be where a rank stopped");

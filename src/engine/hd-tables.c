@@ -157,8 +157,8 @@ static void progress_stack(const struct hd_index *ix,
 	for (uint32_t k = lane->n; k > 0; k--) {
 		const struct hd_op *op = hd_index_op(ix, lane->ops[k - 1]);
 
-		if (op->stack >= 0) {
-			p->stack = op->stack;
+		if (hd_op_stack(ix->store, op) >= 0) {
+			p->stack = hd_op_stack(ix->store, op);
 			p->user_frame = in_group ? 1 : 0;
 			return;
 		}
@@ -179,13 +179,14 @@ static void progress_user_frames(const struct hd_store *s,
 }
 
 /* The time of a completed op's end (else start, else enqueue), or false. */
-static bool op_done_time(const struct hd_op *op, int64_t *ns)
+static bool op_done_time(const struct hd_store *s, const struct hd_op *op,
+			 int64_t *ns)
 {
 	if (op->state != HD_STATE_COMPLETED)
 		return false;
-	*ns = op->t_end_ns != INT64_MIN	    ? op->t_end_ns
-	      : op->t_start_ns != INT64_MIN ? op->t_start_ns
-					    : op->t_enqueue_ns;
+	*ns = hd_op_t_end(s, op) != INT64_MIN	  ? hd_op_t_end(s, op)
+	      : hd_op_t_start(s, op) != INT64_MIN ? hd_op_t_start(s, op)
+						  : hd_op_t_enqueue(s, op);
 	return *ns != INT64_MIN;
 }
 
@@ -246,17 +247,19 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		struct hd_time t;
+		struct hd_prov prov;
 		int64_t ns;
 
-		if (op->rank < 0 || !op_done_time(op, &ns))
+		if (hd_op_rank(op) < 0 || !op_done_time(s, op, &ns))
 			continue;
 		t = hd_op_time(s, op, ns);
-		if (!moment_better(done, t, &op->prov, true))
+		prov = hd_op_prov(s, op);
+		if (!moment_better(done, t, &prov, true))
 			continue;
 		done->known = true;
 		done->time = t;
-		done->rank = op->rank;
-		done->prov = op->prov;
+		done->rank = hd_op_rank(op);
+		done->prov = hd_op_prov(s, op);
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -410,6 +413,83 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
+/* The PG names of the store's groups, as a set of strings. */
+static GHashTable *store_pg_names(const struct hd_store *s)
+{
+	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint g = 0; g < s->groups->len; g++) {
+		const struct hd_group *grp = hd_store_group_at(s, g);
+
+		if (grp->name)
+			g_hash_table_add(names, grp->name);
+	}
+	return names;
+}
+
+/*
+ * The c10d process groups that signals name and no store group stands
+ * for (struct hd_c10d_group): each with the ranks that name it, once.
+ */
+static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
+{
+	/* interned name -> its index in a->c10d_groups + 1, or G_MAXUINT
+	   for a PG of the store */
+	g_autoptr(GHashTable) index = g_hash_table_new(NULL, NULL);
+	/* by group: its ranks + 1 seen, and those that timed out */
+	g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	g_autoptr(GPtrArray) timed_out = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	/* one lookup per name: no scan of the groups per signal */
+	g_autoptr(GHashTable) pgs = store_pg_names(s);
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		gpointer name = hd_unconst(sig->group_name);
+		gpointer rank = GINT_TO_POINTER(sig->rank + 1);
+		struct hd_c10d_group *g;
+		guint at;
+
+		if (!sig->group_name || sig->rank < 0)
+			continue;
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(index, name));
+		if (!at) {
+			struct hd_c10d_group fresh = { sig->group_name, NULL,
+						       0 };
+
+			at = g_hash_table_contains(pgs, sig->group_name)
+				     ? G_MAXUINT
+				     : a->c10d_groups->len + 1;
+			g_hash_table_insert(index, name, GUINT_TO_POINTER(at));
+			if (at != G_MAXUINT) {
+				fresh.ranks =
+					g_array_new(FALSE, FALSE, sizeof(int));
+				g_array_append_val(a->c10d_groups, fresh);
+				g_ptr_array_add(seen,
+						g_hash_table_new(NULL, NULL));
+				g_ptr_array_add(timed_out,
+						g_hash_table_new(NULL, NULL));
+			}
+		}
+		if (at == G_MAXUINT)
+			continue;
+		g = &g_array_index(a->c10d_groups, struct hd_c10d_group,
+				   at - 1);
+		if (g_hash_table_add(seen->pdata[at - 1], rank))
+			g_array_append_val(g->ranks, sig->rank);
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+		    g_hash_table_add(timed_out->pdata[at - 1], rank))
+			g->timeouts++;
+	}
+	for (guint i = 0; i < a->c10d_groups->len; i++)
+		g_array_sort(
+			g_array_index(a->c10d_groups, struct hd_c10d_group, i)
+				.ranks,
+			hd_compare_int);
+}
+
 static gint compare_progress(gconstpointer pa, gconstpointer pb)
 {
 	const struct hd_rank_progress *a = pa, *b = pb;
@@ -469,6 +549,7 @@ void hd_tables_fill(const struct hd_index *ix, struct hd_analysis *a)
 {
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
+	fill_c10d_groups(ix->store, a);
 	progress_user_frames(ix->store, a);
 	/* no "hang began" without evidence of a hang or failure */
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))

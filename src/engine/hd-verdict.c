@@ -50,6 +50,7 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	v->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	v->group = -1;
 	v->seq = -1;
+	v->host_event = -1;
 	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
 	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
 	v->culprit_info = g_array_new(FALSE, TRUE, sizeof(struct hd_culprit));
@@ -135,15 +136,24 @@ GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
 	return hosts;
 }
 
+void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
+			 ...)
+{
+	struct hd_evidence *e = g_new0(struct hd_evidence, 1);
+	va_list ap;
+
+	g_return_if_fail(more > 0);
+	e->rank = -1;
+	e->more = more;
+	va_start(ap, fmt);
+	e->text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_ptr_array_add(v->evidence, e);
+}
+
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
 {
 	return hd_ints_contains(v->culprits, rank);
-}
-
-static bool evidence_counts_rest(const struct hd_evidence *e)
-{
-	return e->rank < 0 && !e->source && e->text &&
-	       g_str_has_prefix(e->text, "and ");
 }
 
 void hd_verdict_order_evidence(struct hd_verdict *v)
@@ -158,7 +168,7 @@ void hd_verdict_order_evidence(struct hd_verdict *v)
 	for (guint i = 0; i < ev->len; i++) {
 		struct hd_evidence *e = g_ptr_array_index(ev, i);
 
-		if (!evidence_counts_rest(e) || i == 0)
+		if (!hd_evidence_is_more(e) || i == 0)
 			culprit = e->rank >= 0 &&
 				  hd_verdict_has_culprit(v, e->rank);
 		if (culprit)
@@ -412,6 +422,14 @@ bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
 	return a->conflicts->len > 0 && !a->merged;
 }
 
+static void c10d_group_clear(gpointer p)
+{
+	struct hd_c10d_group *g = p;
+
+	if (g->ranks)
+		g_array_unref(g->ranks);
+}
+
 struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 {
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
@@ -430,6 +448,8 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->held =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
+	a->c10d_groups = g_array_new(FALSE, TRUE, sizeof(struct hd_c10d_group));
+	g_array_set_clear_func(a->c10d_groups, c10d_group_clear);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -448,6 +468,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->conflicts);
 	g_ptr_array_unref(a->held);
 	g_array_unref(a->pyspy);
+	g_array_unref(a->c10d_groups);
 	g_free(a->perf.summary);
 	hd_verdict_free(a->perf.candidate);
 	g_free(a);

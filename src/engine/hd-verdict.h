@@ -82,6 +82,14 @@ struct hd_verdict_kind_info {
  */
 const char *hd_xid_next_step(int xid);
 
+/*
+ * The host of a host-state signal (hd-kernel.c): the one its line names,
+ * else the host of the job its file's path names ("hosts/node-b/dmesg"),
+ * or NULL.  (transfer none: interned)
+ */
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig);
+
 /* The row of kind k (an unknown k gets insufficient_data's).  (transfer none) */
 const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k);
 
@@ -95,7 +103,19 @@ struct hd_evidence {
 	int rank; /* -1 when the item is about no single rank */
 	char *source; /* "path:line", "path#record N" */
 	char *text;
+	/*
+	 * How many like items a capped list left out, when this item only
+	 * counts them ("and 1,022 more ranks with the same timeout in seq
+	 * 38": rank -1, no source); 0 for an item that cites something.
+	 */
+	uint32_t more;
 };
+
+/* Whether e only counts what a capped list left out (e->more). */
+static inline bool hd_evidence_is_more(const struct hd_evidence *e)
+{
+	return e->more > 0;
+}
 
 /*
  * One thing for a person to do next (hd-next.c): the sentence the reports
@@ -145,6 +165,15 @@ struct hd_verdict {
 	char *fingerprint_text;
 	char *call_site;
 	int xid; /* the kernel's Xid the verdict rests on, 0 none */
+	/*
+	 * The host-state signal (an index into store->signals: a kernel
+	 * log's event, an HCA port's state or counters, a GPU's state) the
+	 * verdict rests on (host_event_cause) or cites as context on a
+	 * culprit's host (hd-kernel.c); -1 none.  hd-next.c names its
+	 * port or GPU in the next steps.
+	 */
+	int64_t host_event;
+	bool host_event_cause;
 	/* struct hd_culprit, one per culprit in culprits' order, and the
 	   next steps (struct hd_next *); empty until the engine's last step
 	   (hd-next.c) */
@@ -277,6 +306,20 @@ struct hd_analysis {
 	bool merged; /* analyzed as one incident anyway (--merge) */
 	/* py-spy (ev-a): struct hd_pyspy_rank, by rank ascending */
 	GArray *pyspy;
+	/* struct hd_c10d_group, in the order the signals first name them */
+	GArray *c10d_groups;
+};
+
+/*
+ * A c10d process group that watchdog and status lines name ("[PG ID 0
+ * PG GUID 0(default_pg) Rank 5]") and no group of the store stands for
+ * (no dump or trace recorded its ops: logs only).  The reports list it
+ * with the groups, so that PG 0 is not missing beside its NCCL comm.
+ */
+struct hd_c10d_group {
+	const char *name; /* interned PG name: "0", "mesh_tp" */
+	GArray *ranks; /* int: the ranks whose lines name it, ascending */
+	uint32_t timeouts; /* of them, the ranks that timed out in it */
 };
 
 /* Where a rank's Python is now, from a py-spy dump (hd-pyspy.c). */
@@ -332,6 +375,12 @@ void hd_verdict_add_culprit(struct hd_verdict *v, int rank);
 /* Adds evidence; source is the formatted provenance (may be NULL). */
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 			     const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/*
+ * Adds the item that counts the more like items (more > 0) a capped list
+ * of evidence left out: "and 3 more ranks at the same op".
+ */
+void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
+			 ...) G_GNUC_PRINTF(3, 4);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
 /* Adds text to v's ruled-out list unless it is there already. */
@@ -346,8 +395,8 @@ GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
 /*
  * Puts the culprits' own evidence first, keeping the order within each
- * part; an item that only counts what a capped list left out ("and 3
- * more ...": no rank, no source) stays with the item before it.
+ * part; an item that only counts what a capped list left out
+ * (hd_evidence_is_more()) stays with the item before it.
  */
 void hd_verdict_order_evidence(struct hd_verdict *v);
 

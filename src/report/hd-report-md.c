@@ -20,6 +20,7 @@
 #define MD_MAX_ITEMS	20
 #define MD_MAX_ROWS	32
 #define MD_MAX_WARNINGS 3
+#define MD_MAX_CULPRITS 8
 /* evidence lists longer than this fold all but the first items */
 #define MD_FOLD_EVIDENCE  5
 #define MD_SHOWN_EVIDENCE 3
@@ -117,6 +118,26 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 	}
 }
 
+/* A row per culprit the data knows more of: host, pid, call site. */
+static void md_culprits(FILE *out, const struct hd_analysis *a,
+			const struct hd_verdict *v)
+{
+	guint n = MIN(v->culprit_info->len, MD_MAX_CULPRITS);
+
+	for (guint i = 0; i < n; i++) {
+		const struct hd_culprit *c =
+			&g_array_index(v->culprit_info, struct hd_culprit, i);
+		g_autofree char *text = hd_report_culprit_text(a->store, c);
+		g_autofree char *cell = text ? md_text(text) : NULL;
+
+		if (cell)
+			fprintf(out, "| rank %d | %s |\n", c->rank, cell);
+	}
+	if (v->culprit_info->len > n)
+		fprintf(out, "| | and %u more culprits |\n",
+			v->culprit_info->len - n);
+}
+
 static void md_summary(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
@@ -136,6 +157,7 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		fprintf(out, "| summary | %s |\n", summary);
 		fprintf(out, "| culprit ranks | %s |\n",
 			*ranks ? ranks : "none");
+		md_culprits(out, a, v);
 		if (v->group >= 0) {
 			g_autofree char *label = hd_group_label(
 				s, v->group, HD_GROUP_LABEL_SHORT);
@@ -161,23 +183,19 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
 		hd_store_usable_inputs(s), s->inputs->len);
-	fprintf(out, "| ranks with data | %u |\n",
-		a->ranks_seen ? a->ranks_seen->len : 0);
-	if (a->world_size >= 0)
-		fprintf(out, "| world size | %d |\n", a->world_size);
+	{
+		g_autofree char *n =
+			hd_report_count(a->ranks_seen ? a->ranks_seen->len : 0);
+		g_autofree char *ws =
+			hd_report_count((uint64_t)MAX(a->world_size, 0));
+
+		fprintf(out, "| ranks with data | %s |\n", n);
+		if (a->world_size >= 0)
+			fprintf(out, "| world size | %s |\n", ws);
+	}
 	if (a->ranks_missing && a->ranks_missing->len)
 		fprintf(out, "| ranks without data | %s |\n", missing_md);
 	fputc('\n', out);
-}
-
-/* Does text start "rank N" (a word of its own)? */
-static bool starts_with_rank(const char *text, int rank)
-{
-	char tag[32];
-	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
-
-	return text && strncmp(text, tag, n) == 0 &&
-	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
 }
 
 /*
@@ -188,19 +206,12 @@ static bool starts_with_rank(const char *text, int rank)
 static void md_evidence(FILE *out, const struct hd_store *s,
 			const struct hd_evidence *e)
 {
-	enum hd_report_pos pos = HD_REPORT_POS_NONE;
-	size_t len;
-	uint64_t at;
-	g_autofree char *text = NULL;
+	bool quoted, label;
+	const char *shown = hd_report_evidence_text(s, e, &quoted, &label);
+	g_autofree char *text = quoted ? md_code(shown) : md_text(shown);
 
-	if (hd_report_source_split(s, e->source, &len, &pos, &at) &&
-	    pos == HD_REPORT_POS_LINE)
-		text = md_code(hd_report_strip_log_prefix(e->text));
-	else
-		text = md_text(hd_report_strip_rank(e->text, e->rank));
 	fputs("- ", out);
-	/* "rank 5 last seen at ..." says its rank already. */
-	if (e->rank >= 0 && !starts_with_rank(e->text, e->rank))
+	if (label)
 		fprintf(out, "rank %d: ", e->rank);
 	fputs(text, out);
 	if (e->source) {
@@ -364,8 +375,9 @@ static void md_notes(FILE *out, const struct hd_analysis *a)
 static void md_groups(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
+	guint nc10d = a->c10d_groups ? a->c10d_groups->len : 0;
 
-	if (!s->groups->len)
+	if (!s->groups->len && !nc10d)
 		return;
 	fprintf(out, "## Groups\n\n| group | id | ranks | ops aligned |\n"
 		     "|---|---|---|---|\n");
@@ -388,16 +400,34 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 			g_free(id);
 			id = both;
 		}
-		if (g->nranks >= 0)
-			fprintf(out, "| %s | %s | %d | %s |\n", name, id,
-				g->nranks, aligned);
-		else
-			fprintf(out, "| %s | %s | ? | %s |\n", name, id,
-				aligned);
+		g_autofree char *nranks =
+			g->nranks >= 0 ? hd_report_count((uint64_t)g->nranks)
+				       : g_strdup("?");
+
+		fprintf(out, "| %s | %s | %s | %s |\n", name, id, nranks,
+			aligned);
+	}
+	/* c10d PGs known from log lines only: the ranks that name them */
+	for (guint i = 0; i < nc10d && i < MD_MAX_ROWS; i++) {
+		const struct hd_c10d_group *g =
+			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
+		g_autofree char *name = md_text(g->name);
+		g_autofree char *raw_id = hd_report_c10d_group_id(g);
+		g_autofree char *id = md_code(raw_id);
+		g_autofree char *n = hd_report_count(g->ranks->len);
+		g_autofree char *text = hd_report_c10d_group_text(g);
+		g_autofree char *what = md_text(text);
+
+		fprintf(out, "| %s | %s | %s | none (%s) |\n", name, id, n,
+			what);
 	}
 	fputc('\n', out);
 	if (s->groups->len > MD_MAX_ROWS) {
 		md_more(out, s->groups->len - MD_MAX_ROWS, "groups");
+		fputc('\n', out);
+	}
+	if (nc10d > MD_MAX_ROWS) {
+		md_more(out, nc10d - MD_MAX_ROWS, "groups");
 		fputc('\n', out);
 	}
 }
@@ -409,7 +439,15 @@ static char *md_rank_cells(const struct hd_analysis *a,
 	g_autofree char *host = md_text(p->host ? p->host : "");
 	g_autofree char *label =
 		hd_group_label(a->store, p->group, HD_GROUP_LABEL_SHORT);
-	g_autofree char *group = p->group >= 0 ? md_code(label) : g_strdup("");
+	g_autofree char *pg = p->counters_pg
+				      ? g_strdup_printf("PG %s", p->counters_pg)
+				      : NULL;
+	g_autofree char *pg_code = pg ? md_code(pg) : NULL;
+	/* logs only: the columns are the c10d watchdog's counters */
+	g_autofree char *group =
+		p->group >= 0 ? md_code(label)
+		: pg_code     ? g_strdup_printf("%s (c10d counters)", pg_code)
+			      : g_strdup("");
 	char enq[24], done[24], state[48];
 
 	hd_report_progress_cells(p, "", enq, done, state);

@@ -31,6 +31,7 @@
 #include "hd-const.h"
 #include "hd-hash.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
@@ -176,13 +177,13 @@ static bool shown(const struct pf *w, int rank)
 	return hd_report_filter_has(w->filter, rank);
 }
 
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	if (op->t_start_ns != INT64_MIN)
-		return op->t_start_ns;
-	if (op->t_enqueue_ns != INT64_MIN)
-		return op->t_enqueue_ns;
-	return op->t_end_ns;
+	if (hd_op_t_start(s, op) != INT64_MIN)
+		return hd_op_t_start(s, op);
+	if (hd_op_t_enqueue(s, op) != INT64_MIN)
+		return hd_op_t_enqueue(s, op);
+	return hd_op_t_end(s, op);
 }
 
 /* Thread id of a group: its index plus one (0 is the process's own). */
@@ -285,7 +286,7 @@ static const char *seq_kind_name(uint8_t k)
 
 static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *args = json_object();
 
@@ -308,8 +309,8 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
@@ -411,26 +412,26 @@ static void choose_clock(struct pf *w)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		any_op = true;
-		if (op_begin(op) != INT64_MIN)
-			pick_clock(&p, op_clock(s, op), op->prov.input);
+		if (op_begin(s, op) != INT64_MIN)
+			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
 	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		int64_t b = op_begin(op);
+		int64_t b = op_begin(s, op);
 
-		if (op->rank < 0 || !shown(w, op->rank) || b == INT64_MIN ||
-		    op_clock(s, op) != w->info->clock ||
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)) ||
+		    b == INT64_MIN || op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input))
+		     op->input != w->clock_input))
 			continue;
 		w->base = MIN(w->base, b);
-		w->last = MAX(w->last, MAX(b, op->t_end_ns));
+		w->last = MAX(w->last, MAX(b, hd_op_t_end(s, op)));
 	}
 	if (!any_op) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -493,7 +494,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = (double)MAX(op->seq, 0) * SEQ_US;
 		dur = SEQ_DUR_US;
 	} else {
-		int64_t b = op_begin(op), e = op->t_end_ns;
+		int64_t b = op_begin(s, op), e = hd_op_t_end(s, op);
 
 		if (b == INT64_MIN) {
 			w->info->untimed++;
@@ -501,7 +502,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		}
 		if (op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input)) {
+		     op->input != w->clock_input)) {
 			w->info->other_clock++;
 			return NULL;
 		}
@@ -511,7 +512,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = axis_ts(w, b);
 		dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 	}
-	ev = track_event(w, "X", hd_op_kind_name(op->kind), op->rank,
+	ev = track_event(w, "X", hd_op_kind_name(op->kind), hd_op_rank(op),
 			 group_tid(op->group));
 	json_object_set_new(ev, "cat",
 			    json_string(hd_op_kind_is_p2p(op->kind)
@@ -529,12 +530,64 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
  * Where a blocked rank waits: its op at (group, seq), as the slice drawn
  * for it.  Filled while the ops are written, read by the flows.
  */
+/*
+ * Where a blocked rank waits, for its flow arrow: its op slice at the
+ * blocked position (the per-rank table's), else, with logs only, the
+ * slice of its watchdog timeout in the top verdict's position; a fold of
+ * such timeouts stands for its ranks (rank is then FOLD_PID).
+ */
 struct wait {
 	int rank;
 	int64_t group, seq;
+	int64_t tid; /* the track the arrow starts on */
+	uint32_t ranks; /* the ranks it stands for */
 	double ts, dur;
 	bool found;
 };
+
+/* The top verdict, when it is a fault with culprits, else NULL. */
+static const struct hd_verdict *top_fault(const struct pf *w)
+{
+	const struct hd_verdict *v =
+		w->a->verdicts->len ? g_ptr_array_index(w->a->verdicts, 0)
+				    : NULL;
+
+	if (!v || !hd_verdict_kind_info(v->kind)->fault || !v->culprits->len)
+		return NULL;
+	return v;
+}
+
+/* How long the slices an arrow starts or ends in last, in us. */
+static double mark_dur(const struct pf *w)
+{
+	return w->info->by_sequence ? SEQ_DUR_US / 2
+				    : MAX(w->end_ts / 1000.0, 0.002);
+}
+
+/*
+ * Whether sig is a timeout of a rank waiting on the top verdict's
+ * culprits (logs only: no op of that rank shows the wait) that the
+ * trace draws on its axis as a slice an arrow starts in.
+ */
+static bool timeout_waits(const struct pf *w, const struct hd_signal *sig,
+			  int64_t pid, bool placed)
+{
+	const struct hd_verdict *v = top_fault(w);
+
+	return v && placed && sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+	       pid < HD_MAX_RANKS && !hd_verdict_has_culprit(v, (int)pid) &&
+	       !g_hash_table_contains(w->op_ranks, GINT_TO_POINTER((int)pid)) &&
+	       (v->seq < 0 || sig->seq == v->seq);
+}
+
+/* Adds the wait of a timeout drawn as a slice on (pid, tid). */
+static void add_timeout_wait(GArray *waits, int64_t pid, int64_t tid,
+			     uint32_t ranks, double ts, double dur)
+{
+	struct wait x = { (int)pid, -1, -1, tid, ranks, ts, dur, true };
+
+	g_array_append_val(waits, x);
+}
 
 static void ops(struct pf *w, GArray *waits)
 {
@@ -555,21 +608,23 @@ static void ops(struct pf *w, GArray *waits)
 		guint k;
 		json_t *ev;
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		ev = op_event(w, op, &ts, &dur);
 		if (!ev)
 			continue;
 		emit(w, ev);
 		w->info->events++;
-		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(op->rank));
+		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(hd_op_rank(op)));
 		k = GPOINTER_TO_UINT(g_hash_table_lookup(
-			by_rank, GINT_TO_POINTER(op->rank)));
+			by_rank, GINT_TO_POINTER(hd_op_rank(op))));
 		if (k)
 			x = &g_array_index(waits, struct wait, k - 1);
 		if (x && !x->found && x->group == (int64_t)op->group &&
 		    x->seq == op->seq && op->seq_kind != HD_SEQ_P2P) {
 			x->found = true;
+			x->tid = group_tid(op->group);
+			x->ranks = 1;
 			x->ts = ts;
 			x->dur = dur;
 		}
@@ -637,6 +692,7 @@ static char *signal_title(const struct hd_signal *sig)
 		return g_strdup_printf("IB link %s%s%s",
 				       sig->code == 0	? "down"
 				       : sig->code == 1 ? "up"
+				       : sig->code == 3 ? "disabled"
 							: "state",
 				       dev ? " " : "", dev ? dev : "");
 	case HD_SIGT_GPU_STATE:
@@ -768,7 +824,7 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 	return true;
 }
 
-static void signals(struct pf *w)
+static void signals(struct pf *w, GArray *waits)
 {
 	const struct hd_store *s = w->s;
 
@@ -795,10 +851,18 @@ static void signals(struct pf *w)
 			continue;
 		}
 		title = signal_title(sig);
-		ev = track_event(w, "i", title, pid,
-				 placed ? EVENTS_TID : OFF_CLOCK_TID);
+		if (timeout_waits(w, sig, pid, placed)) {
+			/* a slice, for the arrow to the culprit to start in */
+			ev = track_event(w, "X", title, pid, EVENTS_TID);
+			json_object_set_new(ev, "dur", json_real(mark_dur(w)));
+			add_timeout_wait(waits, pid, EVENTS_TID, 1, ts,
+					 mark_dur(w));
+		} else {
+			ev = track_event(w, "i", title, pid,
+					 placed ? EVENTS_TID : OFF_CLOCK_TID);
+			json_object_set_new(ev, "s", json_string("t"));
+		}
 		json_object_set_new(ev, "cat", json_string("signal"));
-		json_object_set_new(ev, "s", json_string("t"));
 		json_object_set_new(ev, "ts", json_real(ts));
 		json_object_set_new(ev, "args",
 				    signal_args(w, sig, source, placed));
@@ -812,7 +876,7 @@ static void signals(struct pf *w)
 }
 
 /* One event on the job's track for each set of folded events. */
-static void fold_events(struct pf *w)
+static void fold_events(struct pf *w, GArray *waits)
 {
 	for (guint i = 0; i < w->fold_order->len; i++) {
 		const struct fold *f = g_ptr_array_index(w->fold_order, i);
@@ -822,6 +886,7 @@ static void fold_events(struct pf *w)
 		g_autofree char *source = NULL;
 		g_autofree char *first = NULL;
 		g_autofree char *last = NULL;
+		g_autofree char *count = NULL;
 		json_t *ev, *args;
 
 		if (!f->title)
@@ -831,13 +896,23 @@ static void fold_events(struct pf *w)
 		ranks = hd_report_rank_list(f->ranks);
 		first = hd_time_format(f->t_first, 3);
 		last = hd_time_format(f->t_last, 3);
-		name = g_strdup_printf("%s, %u more rank%s", f->title,
-				       f->ranks->len,
+		count = hd_report_count(f->ranks->len);
+		name = g_strdup_printf("%s, %s more rank%s", f->title, count,
 				       f->ranks->len == 1 ? "" : "s");
-		ev = track_event(w, "i", name, FOLD_PID,
-				 f->placed ? EVENTS_TID : OFF_CLOCK_TID);
+		if (timeout_waits(w, sig, g_array_index(f->ranks, int, 0),
+				  f->placed)) {
+			/* one arrow to the culprit stands for these ranks */
+			ev = track_event(w, "X", name, FOLD_PID, EVENTS_TID);
+			json_object_set_new(ev, "dur", json_real(mark_dur(w)));
+			add_timeout_wait(waits, FOLD_PID, EVENTS_TID,
+					 f->ranks->len, f->ts, mark_dur(w));
+		} else {
+			ev = track_event(w, "i", name, FOLD_PID,
+					 f->placed ? EVENTS_TID
+						   : OFF_CLOCK_TID);
+			json_object_set_new(ev, "s", json_string("t"));
+		}
 		json_object_set_new(ev, "cat", json_string("signal"));
-		json_object_set_new(ev, "s", json_string("t"));
 		json_object_set_new(ev, "ts", json_real(f->ts));
 		args = json_object();
 		json_object_set_new(
@@ -862,7 +937,13 @@ static void fold_events(struct pf *w)
 	}
 }
 
-static json_t *verdict_args(const struct hd_verdict *v)
+/*
+ * A verdict's args: what the JSON report says of it, its culprits with
+ * host, pid and call site, its next steps, and for the top one when the
+ * hang began, so the trace alone says what to do.
+ */
+static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
+			    bool top)
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
@@ -882,9 +963,18 @@ static json_t *verdict_args(const struct hd_verdict *v)
 				    hd_json_int_or_null(e->rank, -1));
 		json_object_set_new(item, "source", hd_json_string(e->source));
 		json_object_set_new(item, "text", hd_json_string(e->text));
+		if (hd_evidence_is_more(e))
+			json_object_set_new(item, "more",
+					    json_integer(e->more));
 		json_array_append_new(ev, item);
 	}
 	json_object_set_new(args, "evidence", ev);
+	json_object_set_new(args, "culprit_details",
+			    hd_report_json_culprits(w->a, v));
+	json_object_set_new(args, "next_steps", hd_report_json_next_steps(v));
+	if (top)
+		json_object_set_new(args, "hang_start",
+				    hd_report_json_hang_start(w->a));
 	return args;
 }
 
@@ -906,11 +996,12 @@ static double verdict_ts(const struct pf *w, const struct hd_verdict *v)
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if ((int64_t)op->group == v->group && op->seq == v->seq &&
-		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN &&
+		    op->seq_kind != HD_SEQ_P2P &&
+		    op_begin(s, op) != INT64_MIN &&
 		    op_clock(s, op) == w->info->clock &&
 		    (w->clock_input == UINT32_MAX ||
-		     op->prov.input == w->clock_input))
-			t = MIN(t, op_begin(op));
+		     op->input == w->clock_input))
+			t = MIN(t, op_begin(s, op));
 	}
 	if (t == INT64_MAX && m->known && hd_time_known(m->time) &&
 	    m->time.clock == w->info->clock &&
@@ -940,14 +1031,16 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = w->info->by_sequence ? SEQ_DUR_US / 2
-					  : MAX(w->end_ts / 1000.0, 0.002);
+	double dur = mark_dur(w);
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
 
-	for (guint i = 0; i < waits->len; i++)
-		n += g_array_index(waits, struct wait, i).found;
+	for (guint i = 0; i < waits->len; i++) {
+		const struct wait *x = &g_array_index(waits, struct wait, i);
+
+		n += x->found ? x->ranks : 0;
+	}
 	if (!n)
 		return;
 	/* the slice the arrows end in */
@@ -974,8 +1067,7 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			continue;
 		}
 		id = ++w->next_flow;
-		ev = track_event(w, "s", name, x->rank,
-				 group_tid((uint32_t)x->group));
+		ev = track_event(w, "s", name, x->rank, x->tid);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
@@ -994,18 +1086,15 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 static GArray *blocked_waits(const struct pf *w)
 {
 	GArray *waits = g_array_new(FALSE, TRUE, sizeof(struct wait));
-	const struct hd_verdict *v =
-		w->a->verdicts->len ? g_ptr_array_index(w->a->verdicts, 0)
-				    : NULL;
+	const struct hd_verdict *v = top_fault(w);
 
-	if (!v || !hd_verdict_kind_info(v->kind)->fault || !v->culprits->len)
+	if (!v)
 		return waits;
 	for (guint i = 0; i < w->a->progress->len; i++) {
 		const struct hd_rank_progress *p = &g_array_index(
 			w->a->progress, struct hd_rank_progress, i);
-		struct wait x = {
-			p->rank, p->group, p->blocked_seq, 0, 0, false
-		};
+		struct wait x = { p->rank, p->group, p->blocked_seq, 0, 0,
+				  0,	   0,	     false };
 
 		if (p->blocked_seq < 0 || p->group < 0 ||
 		    hd_verdict_has_culprit(v, p->rank) || !shown(w, p->rank))
@@ -1030,7 +1119,7 @@ static void annotations(struct pf *w, const GArray *waits)
 		json_object_set_new(ev, "cat", json_string("verdict"));
 		json_object_set_new(ev, "s", json_string("g"));
 		json_object_set_new(ev, "ts", json_real(ts));
-		json_object_set_new(ev, "args", verdict_args(v));
+		json_object_set_new(ev, "args", verdict_args(w, v, k == 0));
 		emit(w, ev);
 		w->info->verdicts++;
 		/* On each culprit's own track, where it should have been. */
@@ -1163,8 +1252,8 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	fprintf(out, "{\"generator\": \"hangdoc %s\",\n", PACKAGE_VERSION);
 	fputs("\"traceEvents\": [", out);
 	ops(&w, waits);
-	signals(&w);
-	fold_events(&w);
+	signals(&w, waits);
+	fold_events(&w, waits);
 	annotations(&w, waits);
 	names(&w);
 	fputs("\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": ", out);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static void op_to_text(GString *out, const struct replay_op *o)
@@ -86,7 +87,12 @@ char *hd_report_plan_header_text(const struct replay_plan *p)
 			       p->group_id ? p->group_id : "(unnamed)");
 	if (p->group_name)
 		g_string_append_printf(out, " (%s)", p->group_name);
-	g_string_append_printf(out, ": %u ranks, global ranks", p->ranks->len);
+	{
+		g_autofree char *n = hd_report_count(p->ranks->len);
+
+		g_string_append_printf(out, ": %s rank%s, global ranks", n,
+				       p->ranks->len == 1 ? "" : "s");
+	}
 	/*
 	 * In communicator order, runs of consecutive global ranks folded
 	 * ("0-1023", "0-3 8 ?"): 1,024 numbers on one line read as noise.

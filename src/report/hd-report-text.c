@@ -429,24 +429,25 @@ static void notes(const struct text *t)
 /*
  * The groups, by the name people know them by.  A group whose ranks share
  * no position (an NCCL comm seen only at init, say) says so instead of
- * "0 ops aligned".
+ * "0 ops aligned"; a c10d PG known from log lines only comes last.
  */
 static void groups(const struct text *t)
 {
 	const struct hd_analysis *a = t->a;
 	const struct hd_store *s = a->store;
+	guint nc10d = a->c10d_groups ? a->c10d_groups->len : 0;
 
-	if (!s->groups->len)
+	if (!s->groups->len && !nc10d)
 		return;
 	blank(t);
-	emit(t, "groups: %u", s->groups->len);
+	emit(t, "groups: %u", s->groups->len + nc10d);
 	for (guint i = 0; i < s->groups->len && i < MAX_GROUPS; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 		const struct hd_group_stats *st = hd_report_group_stats(a, i);
 		g_autofree char *label =
 			hd_group_label(s, i, HD_GROUP_LABEL_LONG);
 		g_autofree char *nranks =
-			g->nranks >= 0 ? g_strdup_printf("%d", g->nranks)
+			g->nranks >= 0 ? hd_report_count((uint64_t)g->nranks)
 				       : g_strdup("?");
 		g_autofree char *ops = NULL;
 		g_autofree char *joined = NULL;
@@ -473,6 +474,17 @@ static void groups(const struct text *t)
 	}
 	if (s->groups->len > MAX_GROUPS)
 		emit_more(t, "  ", s->groups->len - MAX_GROUPS, "groups");
+	for (guint i = 0; i < nc10d && i < MAX_GROUPS; i++) {
+		const struct hd_c10d_group *g =
+			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
+		g_autofree char *label = hd_report_c10d_group_label(g);
+		g_autofree char *text = hd_report_c10d_group_text(g);
+		g_autofree char *id = hd_report_c10d_group_id(g);
+
+		emit(t, "  - %s: %s; id %s", label, text, id);
+	}
+	if (nc10d > MAX_GROUPS)
+		emit_more(t, "  ", nc10d - MAX_GROUPS, "groups");
 }
 
 /* A table row's cells but the rank's; runs of equal cells fold. */

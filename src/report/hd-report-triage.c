@@ -13,6 +13,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-const.h"
 #include "hd-banned.h"
@@ -20,6 +21,7 @@
 #define MAX_EXAMPLES 3
 #define MAX_ERRORS   5
 #define MAX_HOSTS    10
+#define MAX_SOURCES  32
 
 static struct hd_triage_row *row_alloc(const char *path)
 {
@@ -29,6 +31,10 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	r->hosts = g_ptr_array_new_with_free_func(g_free);
 	r->errors = g_ptr_array_new_with_free_func(g_free);
+	r->culprit_details = json_array();
+	r->next_steps = json_array();
+	r->hang_start = json_null();
+	r->sources = g_ptr_array_new_with_free_func(g_free);
 	return r;
 }
 
@@ -66,11 +72,29 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
 	r->call_site = g_strdup(v->call_site);
+	json_decref(r->culprit_details);
+	r->culprit_details = hd_report_json_culprits(a, v);
+	json_decref(r->next_steps);
+	r->next_steps = hd_report_json_next_steps(v);
+	json_decref(r->hang_start);
+	r->hang_start = hd_report_json_hang_start(a);
 	if (v->evidence->len) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, 0);
 
 		r->evidence_source = g_strdup(e->source);
 		r->evidence_text = g_strdup(e->text);
+	}
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool seen = false;
+
+		if (!e->source || r->sources->len >= MAX_SOURCES)
+			continue;
+		for (guint k = 0; k < r->sources->len && !seen; k++)
+			seen = strcmp(g_ptr_array_index(r->sources, k),
+				      e->source) == 0;
+		if (!seen)
+			g_ptr_array_add(r->sources, g_strdup(e->source));
 	}
 	g_array_append_vals(r->culprits, v->culprits->data, v->culprits->len);
 	g_ptr_array_unref(r->hosts);
@@ -94,6 +118,10 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_array_unref(r->culprits);
 	g_ptr_array_unref(r->hosts);
 	g_ptr_array_unref(r->errors);
+	json_decref(r->culprit_details);
+	json_decref(r->next_steps);
+	json_decref(r->hang_start);
+	g_ptr_array_unref(r->sources);
 	g_free(r);
 }
 
@@ -131,6 +159,11 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 			    hd_json_string(r->fingerprint_text));
 	json_object_set_new(o, "performance", hd_json_string(r->performance));
 	json_object_set_new(o, "call_site", hd_json_str_or_null(r->call_site));
+	json_object_set(o, "culprits", r->culprit_details);
+	json_object_set(o, "next_steps", r->next_steps);
+	json_object_set(o, "hang_start", r->hang_start);
+	json_object_set_new(o, "evidence_sources",
+			    hd_json_string_array(r->sources));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

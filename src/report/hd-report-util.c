@@ -82,18 +82,7 @@ GPtrArray *hd_report_inputs_sorted(const struct hd_store *s)
 
 char *hd_report_count(uint64_t n)
 {
-	char digits[32];
-	GString *s = g_string_new(NULL);
-	size_t len;
-
-	g_snprintf(digits, sizeof(digits), "%" G_GUINT64_FORMAT, n);
-	len = strlen(digits);
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
+	return hd_text_count(n);
 }
 
 int64_t hd_report_add_sat(int64_t a, int64_t b)
@@ -360,12 +349,6 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 	return found;
 }
 
-bool hd_report_evidence_is_filler(const struct hd_evidence *e)
-{
-	return e->rank < 0 && !e->source && e->text &&
-	       g_str_has_prefix(e->text, "and ");
-}
-
 GArray *hd_report_rank_set(const GArray *ranks)
 {
 	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
@@ -447,16 +430,46 @@ bool hd_report_group_named(const struct hd_group *g, const char *const *want)
 	return false;
 }
 
-char *hd_report_group_names(const struct hd_store *s)
+char *hd_report_c10d_group_id(const struct hd_c10d_group *g)
 {
+	return g_strdup_printf("pg:%s:?", g->name);
+}
+
+char *hd_report_c10d_group_label(const struct hd_c10d_group *g)
+{
+	return g_strdup_printf("PG %s", g->name);
+}
+
+char *hd_report_c10d_group_text(const struct hd_c10d_group *g)
+{
+	g_autofree char *n = hd_text_count(g->ranks->len);
+	g_autofree char *t = hd_text_count(g->timeouts);
+
+	return g_strdup_printf(
+		"%s rank%s name%s it in c10d lines%s%s%s; no ops recorded", n,
+		g->ranks->len == 1 ? "" : "s", g->ranks->len == 1 ? "s" : "",
+		g->timeouts ? ", " : "", g->timeouts ? t : "",
+		g->timeouts ? " timed out in it" : "");
+}
+
+char *hd_report_culprit_text(const struct hd_store *s,
+			     const struct hd_culprit *c)
+{
+	const struct hd_frame *f = hd_culprit_frame(s, c);
+	g_autofree char *site = f ? hd_report_frame_text(f) : NULL;
 	GString *out = g_string_new(NULL);
 
-	for (guint i = 0; i < s->groups->len; i++) {
-		const struct hd_group *g = hd_store_group_at(s, i);
-		g_autofree char *name =
-			hd_report_clean(g->name ? g->name : g->id);
-
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+	if (c->host)
+		g_string_append_printf(out, "on %s", c->host);
+	if (c->pid)
+		g_string_append_printf(out, "%spid %d", out->len ? ", " : "",
+				       c->pid);
+	if (site)
+		g_string_append_printf(out, "%sat %s", out->len ? ", " : "",
+				       site);
+	if (!out->len) {
+		g_string_free(out, TRUE);
+		return NULL;
 	}
 	return g_string_free(out, FALSE);
 }
@@ -479,4 +492,31 @@ void hd_report_code_spans(const char *text,
 			fn(parts[i], i % 2, data);
 		}
 	}
+}
+
+/* Does text start "rank N" (a word of its own)? */
+static bool starts_with_rank(const char *text, int rank)
+{
+	char tag[32];
+	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
+
+	return text && strncmp(text, tag, n) == 0 &&
+	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
+}
+
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label)
+{
+	enum hd_report_pos pos = HD_REPORT_POS_NONE;
+	size_t len;
+	uint64_t at;
+	const char *text = e->text ? e->text : "";
+
+	*quoted = hd_report_source_split(s, e->source, &len, &pos, &at) &&
+		  pos == HD_REPORT_POS_LINE;
+	text = *quoted ? hd_report_strip_log_prefix(text)
+		       : hd_report_strip_rank(text, e->rank);
+	*label = e->rank >= 0 && !starts_with_rank(text, e->rank);
+	return text;
 }

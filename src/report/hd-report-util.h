@@ -45,11 +45,6 @@ void hd_report_code_spans(const char *text,
 
 /* Whether g's id or name is one of want (NULL-terminated). */
 bool hd_report_group_named(const struct hd_group *g, const char *const *want);
-/*
- * The groups, "0 (default_pg), mesh_tp, comm:0x5c1e..." as --group takes
- * them: the name when there is one, else the id.  (transfer full)
- */
-char *hd_report_group_names(const struct hd_store *s);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
@@ -139,6 +134,18 @@ const char *hd_report_strip_log_prefix(const char *line);
  */
 const char *hd_report_strip_rank(const char *text, int rank);
 
+/*
+ * What Markdown and HTML show of an evidence item after its "rank N: "
+ * label: a quoted log line (its source names a line: *quoted) without
+ * the prefix its source already states, else the text without a leading
+ * "rank N: " the label says.  *label is false where the text itself
+ * starts with "rank N" ("rank 5 last seen at ..."), so the label would
+ * say it twice, or the item is about no rank.  (transfer none)
+ */
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label);
+
 /* Where an evidence source points inside its input. */
 enum hd_report_pos {
 	HD_REPORT_POS_NONE = 0, /* a bare path */
@@ -159,11 +166,24 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 			    uint64_t *at);
 
 /*
- * True for an evidence item that only counts the items the engine left
- * out of a capped list ("and 3 more ranks at the same op"): no rank, no
- * source, text starting "and ".
+ * A c10d process group known from log lines only (struct
+ * hd_c10d_group): its id in JSON and for --group, "pg:0:?" (the id
+ * table's form for a PG whose members no record lists); its label,
+ * "PG 0"; and what the reports say of it, "1,024 ranks name it in c10d
+ * lines, 1,023 timed out in it; no ops recorded".  Raw: the name is an
+ * input's, so printers clean it.  (transfer full)
  */
-bool hd_report_evidence_is_filler(const struct hd_evidence *e);
+char *hd_report_c10d_group_id(const struct hd_c10d_group *g);
+char *hd_report_c10d_group_label(const struct hd_c10d_group *g);
+char *hd_report_c10d_group_text(const struct hd_c10d_group *g);
+
+/*
+ * What the reports say of a culprit besides its rank: "on node-b, pid
+ * 4247, at train.py:88 in train_step", the parts the data holds; NULL
+ * when it holds none.  Raw.  (transfer full)
+ */
+char *hd_report_culprit_text(const struct hd_store *s,
+			     const struct hd_culprit *c);
 
 /* "train.py:88 in train_step".  (transfer full) */
 char *hd_report_frame_text(const struct hd_frame *f);

@@ -3,9 +3,12 @@
 # says.  For every subcommand, each long option its help lists must be in
 # docs/hangdoc.1 and in both completion files, and each option a
 # completion offers must be in the help (no stale ones).  The man page
-# must render without warnings when groff is installed; the bash
-# completion must parse (bash -n), and the zsh one too when zsh is
-# installed.
+# must render without warnings when groff is installed, and hold no
+# unexpanded make or configure variable ("$(datadir)", "@VERSION@"); the
+# bash completion must parse (bash -n), and the zsh one too when zsh is
+# installed.  Both completions offer every command after "hangdoc help",
+# as after "hangdoc"; and the top-level --help and the man page list every
+# exit status the README's table has.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
@@ -84,6 +87,45 @@ for cmd in $commands; do
 		grep -qx -e "$opt" "$tmp/help" ||
 			bad "hangdoc.1 documents '$cmd $opt', not in its help"
 	done <"$tmp/manopts"
+done
+
+# Every command after "hangdoc " and after "hangdoc help ", in bash (the
+# completion function run as bash-completion runs it) and in zsh (the
+# word list of its help branch and of its command list).
+complete_bash() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		_hangdoc; printf "%s\n" "${COMPREPLY[@]}"' sh "$bashc" "$@"
+}
+complete_bash hangdoc "" >"$tmp/bash-top" 2>&1
+complete_bash hangdoc help "" >"$tmp/bash-help" 2>&1
+sed -n '/^		help)/,/;;/p' "$zshc" | grep -o "(analyze[a-z ]*)" >"$tmp/zsh-help"
+for cmd in $commands; do
+	[ "$cmd" = help ] && continue
+	grep -qx -e "$cmd" "$tmp/bash-top" ||
+		bad "hangdoc.bash: 'hangdoc $cmd' is not offered"
+	grep -qx -e "$cmd" "$tmp/bash-help" ||
+		bad "hangdoc.bash: 'hangdoc help $cmd' is not offered"
+	grep -qw -e "$cmd" "$tmp/zsh-help" ||
+		bad "_hangdoc: 'hangdoc help $cmd' is not offered"
+done
+
+# Nothing left for make or configure to expand: the page is installed as
+# it is ("$(hostname)" in an example is the shell's, and stays).
+grep -En -e '\$\((prefix|exec_prefix|[a-z_]*dir|PACKAGE[A-Z_]*|VERSION)\)' \
+	-e '@[A-Za-z_]+@' "$man" >"$tmp/unexpanded" &&
+	bad "hangdoc.1 holds unexpanded variables: $(head -3 "$tmp/unexpanded")"
+
+# Every exit status of the README's table, in --help and the man page.
+codes=$(sed -n '/^### Exit status/,/^#/s/^| \([0-9]\) |.*/\1/p' \
+	"$HD_SRCDIR/README.md")
+[ -n "$codes" ] || bad "no exit status table in README.md"
+"$HANGDOC" --help | sed -n '/^exit status:/,/^$/p' >"$tmp/exits"
+sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$tmp/man.txt" >"$tmp/man-exits"
+for c in $codes; do
+	grep -Eq "(^|[ ,:])$c [a-z]" "$tmp/exits" ||
+		bad "hangdoc --help lists no exit status $c"
+	grep -qx -e "\.B $c" "$tmp/man-exits" ||
+		bad "hangdoc.1 lists no exit status $c"
 done
 
 bash -n "$bashc" || bad "bash -n $bashc"
