@@ -48,6 +48,7 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	v->score = hd_verdict_kind_info(kind)->score;
 	v->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	v->group = -1;
+	v->c10d_group = -1;
 	v->seq = -1;
 	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
 	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
@@ -416,6 +417,78 @@ bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
 	return a->conflicts->len > 0 && !a->merged;
 }
 
+void hd_verdict_set_c10d_group(const struct hd_analysis *a,
+			       struct hd_verdict *v, const char *name)
+{
+	if (v->group < 0 && name)
+		v->c10d_group = hd_analysis_c10d_group_find(a, name);
+}
+
+void hd_verdict_copy_place(struct hd_verdict *v, const struct hd_verdict *from)
+{
+	v->group = from->group;
+	v->c10d_group = from->c10d_group;
+	v->seq = from->seq;
+	v->op = from->op;
+}
+
+char *hd_c10d_group_id(const struct hd_c10d_group *g)
+{
+	return g_strdup_printf("pg:%s:?", g->name);
+}
+
+char *hd_c10d_group_label(const struct hd_c10d_group *g)
+{
+	return g_strdup_printf("PG %s", g->name);
+}
+
+int64_t hd_analysis_c10d_group_find(const struct hd_analysis *a,
+				    const char *name)
+{
+	/* a lookup: one verdict per PG may ask, and PGs are many */
+	guint at = name ? GPOINTER_TO_UINT(
+				  g_hash_table_lookup(a->c10d_index, name))
+			: 0;
+
+	return (int64_t)at - 1;
+}
+
+/* v's c10d PG, or NULL.  (transfer none) */
+static const struct hd_c10d_group *verdict_c10d(const struct hd_analysis *a,
+						const struct hd_verdict *v)
+{
+	if (v->group >= 0 || v->c10d_group < 0 || !a->c10d_groups ||
+	    (guint64)v->c10d_group >= a->c10d_groups->len)
+		return NULL;
+	return &g_array_index(a->c10d_groups, struct hd_c10d_group,
+			      v->c10d_group);
+}
+
+char *hd_verdict_group_label(const struct hd_analysis *a,
+			     const struct hd_verdict *v,
+			     enum hd_group_label_form form)
+{
+	const struct hd_c10d_group *g = verdict_c10d(a, v);
+
+	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
+		return hd_group_label(a->store, v->group, form);
+	if (!g)
+		return NULL;
+	return form == HD_GROUP_LABEL_SHORT ? g_strdup(g->name)
+					    : hd_c10d_group_label(g);
+}
+
+char *hd_verdict_group_id(const struct hd_analysis *a,
+			  const struct hd_verdict *v)
+{
+	const struct hd_c10d_group *g = verdict_c10d(a, v);
+
+	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
+		return g_strdup(
+			hd_store_group_at(a->store, (uint32_t)v->group)->id);
+	return g ? hd_c10d_group_id(g) : NULL;
+}
+
 static void c10d_group_clear(gpointer p)
 {
 	struct hd_c10d_group *g = p;
@@ -444,6 +517,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
 	a->c10d_groups = g_array_new(FALSE, TRUE, sizeof(struct hd_c10d_group));
 	g_array_set_clear_func(a->c10d_groups, c10d_group_clear);
+	a->c10d_index = g_hash_table_new(g_str_hash, g_str_equal);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -463,6 +537,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->held);
 	g_array_unref(a->pyspy);
 	g_array_unref(a->c10d_groups);
+	g_hash_table_unref(a->c10d_index);
 	g_free(a->perf.summary);
 	hd_verdict_free(a->perf.candidate);
 	g_free(a);

@@ -405,6 +405,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
 	const struct hd_verdict *v;
+	g_autofree char *label = NULL;
 
 	if (!a->verdicts->len) {
 		fputs("<h1>hangdoc: no verdict</h1>\n", out);
@@ -415,6 +416,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
+	label = hd_verdict_group_label(a, v, HD_GROUP_LABEL_LONG);
 	fputs("<h1>hangdoc: <span class=\"kind\">", out);
 	fputs(hd_verdict_kind_name(v->kind), out);
 	fputs("</span>", out);
@@ -434,10 +436,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	put_ranks_with_hosts(out, s, v->culprits);
 	fputs("</td></tr>\n", out);
 	html_culprits(out, a, v);
-	if (v->group >= 0) {
-		g_autofree char *label =
-			hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
-
+	if (label) {
 		fputs("<tr><th>group</th><td><code>", out);
 		put(out, label);
 		fputs("</code></td></tr>\n", out);
@@ -1458,7 +1457,7 @@ static void html_groups(FILE *out, const struct hd_analysis *a)
 			continue;
 		}
 		shown++;
-		label = hd_report_c10d_group_label(g);
+		label = hd_c10d_group_label(g);
 		text = hd_report_c10d_group_text(g);
 		fputs("<tr><td><code>", out);
 		put(out, label);

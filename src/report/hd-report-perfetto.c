@@ -946,6 +946,7 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
+	g_autofree char *group = hd_verdict_group_id(w->a, v);
 
 	json_object_set_new(args, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
@@ -953,7 +954,9 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 	json_object_set_new(args, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
 	json_object_set_new(args, "summary", hd_json_string(v->summary));
+	json_object_set_new(args, "group", hd_json_string(group));
 	json_object_set_new(args, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(args, "op", hd_json_string(v->op));
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *item = json_object();
@@ -1128,7 +1131,8 @@ static void annotations(struct pf *w, const GArray *waits)
 
 			if (!shown(w, rank))
 				continue;
-			if (v->group >= 0 && v->seq >= 0)
+			if ((v->group >= 0 || v->c10d_group >= 0) &&
+			    v->seq >= 0)
 				name = g_strdup_printf(
 					"divergence: %s seq %" G_GINT64_FORMAT,
 					hd_verdict_kind_name(v->kind), v->seq);

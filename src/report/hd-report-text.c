@@ -161,14 +161,12 @@ static char *culprit_text(const struct hd_analysis *a,
 /* "group 0 seq 42 all_reduce", or the parts known (transfer full). */
 static char *where_text(const struct hd_analysis *a, const struct hd_verdict *v)
 {
+	g_autofree char *label =
+		hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
 	GString *s = g_string_new(NULL);
 
-	if (v->group >= 0) {
-		g_autofree char *label = hd_group_label(a->store, v->group,
-							HD_GROUP_LABEL_SHORT);
-
+	if (label)
 		g_string_append_printf(s, "group %s", label);
-	}
 	if (v->seq >= 0)
 		g_string_append_printf(s, "%sseq %" G_GINT64_FORMAT,
 				       s->len ? " " : "", v->seq);
@@ -477,9 +475,9 @@ static void groups(const struct text *t)
 	for (guint i = 0; i < nc10d && i < MAX_GROUPS; i++) {
 		const struct hd_c10d_group *g =
 			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
-		g_autofree char *label = hd_report_c10d_group_label(g);
+		g_autofree char *label = hd_c10d_group_label(g);
 		g_autofree char *text = hd_report_c10d_group_text(g);
-		g_autofree char *id = hd_report_c10d_group_id(g);
+		g_autofree char *id = hd_c10d_group_id(g);
 
 		emit(t, "  - %s: %s; id %s", label, text, id);
 	}

@@ -494,16 +494,6 @@ char *hd_report_hang_start(const struct hd_analysis *a)
 	return g_string_free(s, FALSE);
 }
 
-char *hd_report_c10d_group_id(const struct hd_c10d_group *g)
-{
-	return g_strdup_printf("pg:%s:?", g->name);
-}
-
-char *hd_report_c10d_group_label(const struct hd_c10d_group *g)
-{
-	return g_strdup_printf("PG %s", g->name);
-}
-
 char *hd_report_c10d_group_text(const struct hd_c10d_group *g)
 {
 	g_autofree char *n = hd_text_count(g->ranks->len);

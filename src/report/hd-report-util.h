@@ -159,15 +159,11 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 			    uint64_t *at);
 
 /*
- * A c10d process group known from log lines only (struct
- * hd_c10d_group): its id in JSON and for --group, "pg:0:?" (the id
- * table's form for a PG whose members no record lists); its label,
- * "PG 0"; and what the reports say of it, "1,024 ranks name it in c10d
- * lines, 1,023 timed out in it; no ops recorded".  Raw: the name is an
- * input's, so printers clean it.  (transfer full)
+ * What the reports say of a c10d process group known from log lines
+ * only (struct hd_c10d_group; its id and label are hd_c10d_group_id()
+ * and hd_c10d_group_label()): "1,024 ranks name it in c10d lines, 1,023
+ * timed out in it; no ops recorded".  Raw.  (transfer full)
  */
-char *hd_report_c10d_group_id(const struct hd_c10d_group *g);
-char *hd_report_c10d_group_label(const struct hd_c10d_group *g);
 char *hd_report_c10d_group_text(const struct hd_c10d_group *g);
 
 /*
