@@ -502,18 +502,12 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_autofree char *rt = NULL;
 
 		g_array_remove_index(others, 0);
-		rt = hd_rank_list_text(others);
-		/* a list of scattered ranks says nothing a count does not */
-		if (strlen(rt) > 60) {
-			g_free(rt);
-			rt = hd_ranks_text(others, 8);
-		}
+		rt = hd_ranks_named(others);
 		hd_verdict_add_more(
 			v, others->len,
 			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
-			" (%s %s)",
-			n, others->len == 1 ? "" : "s", h->seq,
-			others->len == 1 ? "rank" : "ranks", rt);
+			" (%s)",
+			n, others->len == 1 ? "" : "s", h->seq, rt);
 	}
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);

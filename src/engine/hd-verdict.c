@@ -10,6 +10,7 @@
 #include "hd-checks.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "hd-sort.h"
 
@@ -368,6 +369,18 @@ char *hd_rank_list_text(const GArray *ranks)
 		i++;
 	}
 	return g_string_free(s, FALSE);
+}
+
+char *hd_ranks_named(const GArray *ranks)
+{
+	g_autofree char *rt = hd_rank_list_text(ranks);
+
+	/* a list of scattered ranks says nothing a count does not */
+	if (strlen(rt) > 60) {
+		g_free(rt);
+		rt = hd_ranks_text(ranks, 8);
+	}
+	return g_strdup_printf("%s %s", ranks->len == 1 ? "rank" : "ranks", rt);
 }
 
 const struct hd_frame *hd_culprit_frame(const struct hd_store *s,

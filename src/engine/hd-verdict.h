@@ -381,6 +381,12 @@ const char *hd_verdict_kind_name(enum hd_verdict_kind k);
 /* A rank list with runs folded: "0-3,5,7-9"; ranks need not be sorted.
    (transfer full) */
 char *hd_rank_list_text(const GArray *ranks);
+/*
+ * "rank 5", "ranks 1-4,6-7": which ranks a count of left-out evidence
+ * items stands for, runs folded; scattered ranks whose list would run
+ * past 60 columns as the first eight and a count.  (transfer full)
+ */
+char *hd_ranks_named(const GArray *ranks);
 
 /* The innermost user frame of a culprit's stack, or NULL.  (transfer none) */
 const struct hd_frame *hd_culprit_frame(const struct hd_store *s,

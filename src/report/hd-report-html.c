@@ -1241,6 +1241,11 @@ static char *rank_cells(const struct hd_analysis *a,
 		g_string_append(o, "<code>");
 		html_append(o, label);
 		g_string_append(o, "</code>");
+	} else if (p->counters_pg) {
+		/* logs only: the columns are the c10d watchdog's counters */
+		g_string_append(o, "<code>PG ");
+		html_append(o, p->counters_pg);
+		g_string_append(o, "</code> (c10d counters)");
 	}
 	g_string_append_printf(o, "</td><td>%s</td><td>%s</td><td>", enq, done);
 	html_append(o, state);
@@ -1306,6 +1311,7 @@ static void html_ranks(const struct page *pg)
 	FILE *out = pg->out;
 	const char *counters = NULL;
 	guint hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!pg->has_ranks)
@@ -1338,8 +1344,15 @@ static void html_ranks(const struct page *pg)
 		if (!run->shown) {
 			hidden_rows++;
 			hidden_ranks += (guint)(run->last - run->first + 1);
+			gap = true;
 			continue;
 		}
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("<tr><th scope=\"row\">...</th>"
+			      "<td colspan=\"7\"></td></tr>\n",
+			      out);
+		gap = false;
 		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
 			run->first, culprit ? " class=\"culprit\"" : "",
 			run->first);

@@ -469,14 +469,16 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
 	guint n = a->progress ? a->progress->len : 0;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!n)
 		return;
 	culprits = hd_report_culprit_set(a);
 	fprintf(out, "## Ranks\n\n"
-		     "| rank | host | inputs | ops | group | last | done "
-		     "| state |\n|---|---|---|---|---|---|---|---|\n");
+		     "| rank | host | inputs | ops | group | last enqueued "
+		     "| last completed | state |\n"
+		     "|---|---|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < n;) {
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
@@ -499,9 +501,14 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 		    !hd_report_rank_set_hits(culprits, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
+			gap = true;
 			continue;
 		}
 		shown++;
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("| ... | | | | | | | |\n", out);
+		gap = false;
 		if (first == last)
 			fprintf(out, "| %d | %s |\n", first, cells);
 		else

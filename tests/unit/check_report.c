@@ -471,11 +471,14 @@ START_TEST(test_text_report)
 	ck_assert_ptr_nonnull(
 		strstr(text, "\n  logs/a/very/long/directory/name/that/goes/on/"
 			     "and/on/rank-5/nccl.log:9999:\n"));
+	/* One list, one layout: beside a long source, short ones too give
+	   their text on the next line. */
 	ck_assert_ptr_nonnull(
-		strstr(text, "  logs/node-a.log:120: last op seen"));
+		strstr(text, "  logs/node-a.log:120:\n    last op seen"));
 	/* The long evidence text wraps under its source: nothing is cut. */
-	line = strstr(text, "  logs/node-a.log:7: watchdog: word word");
+	line = strstr(text, "  logs/node-a.log:7:\n    watchdog: word word");
 	ck_assert_ptr_nonnull(line);
+	line += strcspn(line, "\n") + 1;
 	ck_assert_int_le(strcspn(line, "\n"), 80);
 	ck_assert(strncmp(line + strcspn(line, "\n"), "\n    word", 9) == 0);
 	ck_assert_ptr_null(strstr(text, "..."
@@ -671,9 +674,9 @@ START_TEST(test_text_progress_table)
 		"| 0-2 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
 	text = render(HD_REPORT_TEXT, a);
 	assert_80_columns(text, "very/long/directory");
-	ck_assert_ptr_nonnull(strstr(text, "  rank host   files ops enqueued "
+	ck_assert_ptr_nonnull(strstr(text, "  rank host   inputs ops enqueued "
 					   "completed state\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a     1  42       42 "
+	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a      1  42       42 "
 					   "       41 blocked at 42\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  3    node-a"));
 	ck_assert_ptr_nonnull(strstr(text, "absent\n"));
