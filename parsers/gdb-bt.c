@@ -52,6 +52,9 @@ struct gdb {
 	GArray *threads; /* struct thread */
 	bool in_thread; /* a header was read: frame lines are expected */
 	uint64_t lone_line; /* the first frame before any header */
+	/* the frames before any header start past #0: a thread whose
+	   header a paste cut off, not where gdb stopped */
+	bool cut_thread;
 };
 
 /* One thread read: its signal and gdb's number for it. */
@@ -137,6 +140,21 @@ static void thread_begin(struct gdb *g, int64_t number, int64_t lwp,
 	struct thread t;
 	g_autofree char *s = g_utf8_make_valid(text, (gssize)MIN(len, 1024));
 
+	/* a paste cut mid-thread: its frames are a thread of their own */
+	if (!g->in_thread && g->cut_thread && g->frames->len) {
+		static const char cut_text[] =
+			"(a thread whose header the paste cut off)";
+		g_autoptr(GArray) cut = g_array_sized_new(
+			FALSE, FALSE, sizeof(struct hd_frame), g->frames->len);
+
+		g_array_append_vals(cut, g->frames->data, g->frames->len);
+		g->in_thread = true;
+		g_array_set_size(g->frames, 0);
+		thread_begin(g, -1, -1, cut_text, sizeof(cut_text) - 1,
+			     g->lone_line);
+		g_array_append_vals(g->frames, cut->data, cut->len);
+		thread_end(g);
+	}
 	/* the frame gdb printed where it stopped, before the threads: the
 	   bt repeats it */
 	if (!g->in_thread)
@@ -316,6 +334,7 @@ static bool chatter(const char *s, const char *e)
 		"Reading symbols",
 		"Downloading",
 		"--Type <RET>",
+		"---Type <return>", /* older gdb's pager */
 		"warning:",
 		"Core was generated",
 		"(No debugging",
@@ -378,8 +397,10 @@ static void text_line(struct gdb *g, const char *line, size_t n, uint64_t at)
 		return;
 	if (*s == '#') {
 		/* a frame before any header: kept for a lone bt (finish()) */
-		if (!g->in_thread && !g->frames->len)
+		if (!g->in_thread && !g->frames->len) {
 			g->lone_line = at;
+			g->cut_thread = !starts(s, e, "#0 ");
+		}
 		/* a thread past GDB_THREADS: counted with it */
 		if (g->sig < 0 && g->in_thread)
 			return;
@@ -543,6 +564,25 @@ bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
  * "#0  " comes before any line that is neither gdb's nor a frame, and a
  * frame line follows.
  */
+/*
+ * "#5  0x00007f... in name (args) at f.c:3" or "#4  name (args) at f.c:3":
+ * a frame of a thread whose header the paste cut off.
+ */
+static bool frame_like(const char *s, const char *e)
+{
+	const char *q = s + 1;
+	int64_t idx;
+
+	if (!starts(s, e, "#") || !scan_dec(&q, e, &idx) || q >= e || *q != ' ')
+		return false;
+	while (q < e && *q == ' ')
+		q++;
+	if (starts(q, e, "0x"))
+		return find(q, e, " in ") != NULL;
+	return q < e && (g_ascii_isalpha(*q) || *q == '_') &&
+	       find(q, e, " (") != NULL;
+}
+
 bool gdb_bt_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
@@ -573,7 +613,9 @@ bool gdb_bt_sniff(const uint8_t *head, size_t len)
 				header = true;
 			else if (starts(s, e, "#0  ") || starts(s, e, "#0 0x"))
 				return header || lines <= 40;
+			/* a frame before any header: a paste cut mid-thread */
 			else if (!header && *s != '[' && !chatter(s, e) &&
+				 !frame_like(s, e) &&
 				 !starts(s, e, "Attaching to ") &&
 				 !starts(s, e, "Program ") &&
 				 !starts(s, e, "thread apply") &&

@@ -140,6 +140,8 @@ static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 				: 0;
 		if (st_starts(p, n, "ECC Errors"))
 			g->section = 5; /* until "Volatile" */
+		else if (st_starts(p, n, "GPU Reset Status"))
+			g->section = 7; /* drivers 535 and newer */
 		return;
 	}
 	if (g->section == 5 && indent == 8)
@@ -180,6 +182,13 @@ static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 		    st_starts(v, vn, "Active"))
 			problem(g, HD_GPU_SLOWDOWN,
 				"hardware or thermal slowdown active");
+		break;
+	case 7:
+		if ((st_starts(p, n, "Reset Required") ||
+		     st_starts(p, n, "Drain and Reset Recommended")) &&
+		    st_starts(v, vn, "Yes"))
+			problem(g, HD_GPU_RESET_REQUIRED,
+				"the driver asks for a GPU reset");
 		break;
 	default:
 		break;

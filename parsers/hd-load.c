@@ -131,6 +131,36 @@ static struct load_part *add_part(struct load_job *job, const char *name)
 }
 
 /*
+ * Counts what part's store keeps against the incident's records budget
+ * (HD_BUDGET_INCIDENT_RECORDS): past it, the input keeps nothing, its
+ * memory freed, and the refusal is the incident's.
+ */
+static void keep_within_records(struct load_job *job, struct load_part *part,
+				const char *name)
+{
+	g_autofree char *why = NULL;
+	const struct hd_input *in;
+	struct hd_store *s;
+
+	if (!job->pool ||
+	    hd_budget_pool_add_records(job->pool,
+				       hd_store_kept_bytes(part->store), &why))
+		return;
+	/* refused already at its first bytes: it says why */
+	if (part->pool_refused)
+		return;
+	in = hd_store_input(part->store, 0);
+	s = unusable_store(name, why);
+	hd_store_input(s, 0)->kind = in->kind;
+	hd_store_input(s, 0)->bytes = in->bytes;
+	hd_store_free(part->store);
+	part->store = s;
+	g_free(part->refusal);
+	part->refusal = g_steal_pointer(&why);
+	part->pool_refused = true;
+}
+
+/*
  * Parses what rd holds, whose first bytes are head, into part, as an
  * input named name.
  */
@@ -172,8 +202,10 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	} else if (note)
 		part->refusal =
 			g_strdup_printf("%s; the rest is not read", note);
-	if (refused == 0)
+	if (refused == 0) {
+		keep_within_records(job, part, name);
 		return;
+	}
 	/*
 	 * Strings past the budget all read as one placeholder, which would
 	 * make different groups or hosts look the same: nothing of it is kept.
@@ -431,12 +463,13 @@ static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
 	       x->hash == y->hash && x->nops == y->nops;
 }
 
-static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
+static uint64_t op_content_hash(const struct hd_store *s,
+				const struct hd_op *op, uint64_t group_hash)
 {
 	uint64_t h = group_hash;
 
 	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
-	h = hd_hash_u64(h ^ (uint64_t)op->op_count) * 31 + op->state;
+	h = hd_hash_u64(h ^ (uint64_t)hd_op_op_count(s, op)) * 31 + op->state;
 	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
 	return hd_hash_u64(h ^ op->seq_kind);
 }
@@ -473,7 +506,9 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
 	GHashTableIter it;
 	gpointer key, value;
-	struct proc_key *cur = NULL; /* of the last op's rank */
+	/* the processes of the last ranks met, by rank: an interleaved log
+	   changes rank on every line but cycles through a few */
+	struct proc_key *memo[64] = { NULL };
 	guint out = 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
@@ -483,22 +518,23 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		int rank = hd_op_rank(op);
+		struct proc_key **slot = &memo[(unsigned)rank % 64];
+		struct proc_key *cur = *slot;
 
-		if (op->rank < 0 || op->group >= s->groups->len ||
-		    op->prov.input != k_input)
+		if (rank < 0 || op->group >= s->groups->len ||
+		    op->input != k_input)
 			continue;
-		/* a log's ops come in runs of one rank: look up each run once */
-		if (!cur || cur->rank != op->rank)
-			cur = g_hash_table_lookup(acc,
-						  GINT_TO_POINTER(op->rank));
+		if (!cur || cur->rank != rank)
+			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
 		if (!cur) {
 			cur = g_new0(struct proc_key, 1);
-			cur->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
-					    cur);
+			cur->rank = rank;
+			g_hash_table_insert(acc, GINT_TO_POINTER(rank), cur);
 		}
+		*slot = cur;
 		cur->hash = hd_hash_u64(cur->hash ^
-					op_content_hash(op, gh[op->group]));
+					op_content_hash(s, op, gh[op->group]));
 		cur->nops++;
 	}
 	g_hash_table_iter_init(&it, acc);
@@ -535,8 +571,9 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input == k_input &&
-		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
+		if (op->input == k_input &&
+		    g_hash_table_contains(drop,
+					  GINT_TO_POINTER(hd_op_rank(op))))
 			continue;
 		if (out != i)
 			g_array_index(s->ops, struct hd_op, out) = *op;
@@ -567,7 +604,7 @@ static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input == k)
+		if (op->input == k)
 			continue;
 		if (n != i)
 			g_array_index(s->ops, struct hd_op, n) = *op;
@@ -791,14 +828,17 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 }
 
 /*
- * HANGDOC_MAX_INPUT_SIZE, the decoded-bytes budget of every input in
- * place of its kind's: bytes, or with a K, M, G or T suffix (powers of
- * 1024).  0 when unset; a bad value is said in problems and ignored.
+ * A size from the environment variable var: bytes, or with a K, M, G or
+ * T suffix (powers of 1024).  0 when unset; a bad value is said in
+ * problems (with what applies instead) and ignored.  HANGDOC_MAX_INPUT_SIZE
+ * is the decoded-bytes budget of every input in place of its kind's,
+ * HANGDOC_MAX_INCIDENT_RECORDS the incident's records budget.
  */
-static uint64_t max_bytes_from_env(GPtrArray *problems)
+static uint64_t size_from_env(const char *var, const char *instead,
+			      GPtrArray *problems)
 {
 	static const char units[] = "KMGT";
-	const char *v = g_getenv("HANGDOC_MAX_INPUT_SIZE");
+	const char *v = g_getenv(var);
 	const char *unit;
 	unsigned shift = 0;
 	guint64 n;
@@ -817,8 +857,8 @@ static uint64_t max_bytes_from_env(GPtrArray *problems)
 		g_ptr_array_add(
 			problems,
 			g_strdup_printf(
-				"HANGDOC_MAX_INPUT_SIZE: '%s' is not a size (bytes, or with K, M, G or T); the budgets of each kind apply",
-				v));
+				"%s: '%s' is not a size (bytes, or with K, M, G or T); %s",
+				var, v, instead));
 		return 0;
 	}
 	return n << shift;
@@ -870,11 +910,17 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		proc_key_hash, proc_key_equal, g_free, NULL);
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
-	uint64_t max_bytes = max_bytes_from_env(problems);
+	uint64_t max_bytes =
+		size_from_env("HANGDOC_MAX_INPUT_SIZE",
+			      "the budgets of each kind apply", problems);
+	uint64_t max_records =
+		size_from_env("HANGDOC_MAX_INCIDENT_RECORDS",
+			      "the incident's budget applies", problems);
 	const char *copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
 	bool read_copies = copies && *copies;
 	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
-		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
+		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO,
+		max_records ? max_records : HD_BUDGET_INCIDENT_RECORDS);
 	guint cpus = g_get_num_processors();
 	guint to_parse = 0;
 	guint pool_refused = 0; /* inputs past the incident's budget */

@@ -20,6 +20,7 @@
 
 #include "formats.h"
 #include "hd-lines.h"
+#include "hd-time.h"
 #include "hd-banned.h"
 
 struct kline {
@@ -29,6 +30,9 @@ struct kline {
 	int64_t boot_ns; /* INT64_MIN unknown */
 	int64_t wall_ns; /* INT64_MIN unknown */
 	bool wall_local;
+	/* another program's line of a syslog or journal
+	   ("May 15 08:57:29 red llama-swap[80783]: ..."), not the kernel's */
+	bool other;
 };
 
 static const char *const months[] = {
@@ -75,7 +79,8 @@ static int64_t wall(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
 {
 	g_autoptr(GDateTime) dt = NULL;
 
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	/* years past 2200 would not fit a time in nanoseconds */
+	if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
 	    h > 23 || mi > 59 || s > 60)
 		return INT64_MIN;
 	dt = g_date_time_new_utc((int)y, (int)mo, (int)d, (int)h, (int)mi,
@@ -105,7 +110,10 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 		return false;
 	for (int i = nfrac; i < 9; i++)
 		frac *= 10;
-	*ns = sec * 1000000000 + frac;
+	/* ten digits of seconds would not fit in nanoseconds */
+	if (sec >= HD_TIME_NS_MAX / HD_NS_PER_SEC)
+		return false;
+	*ns = sec * HD_NS_PER_SEC + frac;
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
@@ -150,21 +158,48 @@ static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
 	return true;
 }
 
-/* " HOST kernel: " after a syslog date: the host. */
-static bool host_kernel(const char **p, const char *end, const char **host)
+/*
+ * "HOST kernel: " (or, in a syslog or journal of every program, "HOST
+ * prog[pid]: ", which sets *other): the host.
+ */
+static bool host_kernel(const char **p, const char *end, const char **host,
+			bool *other)
 {
-	const char *q = *p, *h;
+	const char *q = *p, *h, *prog;
+	size_t hn;
 
-	if (!lit(&q, end, " "))
-		return false;
 	h = q;
 	while (q < end && *q != ' ')
 		q++;
 	if (q == h || q - h > 253)
 		return false;
-	*host = hd_intern_len(h, (size_t)(q - h));
-	if (!lit(&q, end, " kernel: "))
+	hn = (size_t)(q - h);
+	if (lit(&q, end, " kernel: ")) {
+		if (other)
+			*other = false;
+		*host = hd_intern_len(h, hn);
+		*p = q;
+		return true;
+	}
+	/* "llama-swap[80783]: ", "systemd[1]: ", "sshd: " */
+	if (!other || !lit(&q, end, " "))
 		return false;
+	prog = q;
+	while (q < end && (g_ascii_isalnum(*q) || *q == '-' || *q == '_' ||
+			   *q == '.' || *q == '/' || *q == '@'))
+		q++;
+	if (q == prog || q - prog > 64)
+		return false;
+	if (lit(&q, end, "[")) {
+		if (digits(&q, end, 10) < 0 || !lit(&q, end, "]"))
+			return false;
+	}
+	if (!lit(&q, end, ":") || (q < end && *q != ' '))
+		return false;
+	if (q < end)
+		q++;
+	*other = true;
+	*host = hd_intern_len(h, hn);
 	*p = q;
 	return true;
 }
@@ -187,7 +222,7 @@ static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 	/* syslog's fraction ("22:03:12.561319") */
 	if (lit(&q, end, "."))
 		digits(&q, end, 9);
-	if (!host_kernel(&q, end, &k->host))
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	*p = q;
 	return true;
@@ -235,7 +270,7 @@ static bool iso_prefix(const char **p, const char *end, struct kline *k)
 		off = sign * (zh * 3600 + zm * 60);
 		zone = true;
 	}
-	if (!host_kernel(&q, end, &k->host))
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	k->wall_ns = wall(y, mo, d, h, mi, s);
 	if (k->wall_ns != INT64_MIN)
@@ -255,32 +290,47 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 	k->boot_ns = INT64_MIN;
 	k->wall_ns = INT64_MIN;
 	k->wall_local = false;
+	k->other = false;
 	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
-	    lit(&p, end, "kernel: "))
+	    lit(&p, end, "kernel: ") ||
+	    /* "node-b kernel: ", a journal line without its date */
+	    host_kernel(&p, end, &k->host, NULL))
 		prefixed = true;
+	if (k->other)
+		goto out;
 	if (boot_stamp(&p, end, &k->boot_ns)) {
 		prefixed = true;
 	} else if (ctime_stamp(&p, end, &k->wall_ns)) {
 		k->wall_local = true;
 		prefixed = true;
 	}
+out:
 	k->msg = p;
 	k->len = (size_t)(end - p);
 	return prefixed;
 }
 
-/* Whether a line at most n bytes from p looks like a kernel log line. */
-static bool is_kernel_line(const char *p, size_t n)
-{
-	struct kline k;
+/*
+ * Words of NCCL's and PyTorch's own lines: another program's line of a
+ * syslog that holds one is not the kernel's to read, and a head that
+ * holds one is that program's log.
+ */
+static const char *const job_words[] = { "NCCL INFO", "NCCL WARN",
+					 "ProcessGroupNCCL",
+					 "torch.distributed", "[rank" };
 
-	return kernel_line(p, n, &k);
+static bool has_job_words(const char *p, size_t n)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(job_words); i++)
+		if (memmem(p, n, job_words[i], strlen(job_words[i])))
+			return true;
+	return false;
 }
 
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
-	unsigned lines = 0, kernel = 0;
+	unsigned lines = 0, kernel = 0, other = 0;
 	bool first = true;
 
 	if (!head || !len)
@@ -299,19 +349,25 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 			n--;
 		if (n && !g_ascii_isspace(p[0]) &&
 		    !(n >= 3 && memcmp(p, "-- ", 3) == 0)) {
-			bool k = is_kernel_line(p, n);
+			struct kline kl;
+			bool k = kernel_line(p, n, &kl);
 
 			if (first && !k)
 				return false;
 			first = false;
 			lines++;
-			kernel += k;
+			kernel += k && !kl.other;
+			other += k && kl.other;
 		}
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	return lines > 0 && kernel * 2 > lines;
+	/* a syslog of every program: the kernel's lines among them, and no
+	   NCCL or PyTorch line, whose own log it would then be */
+	if (other && has_job_words((const char *)head, len))
+		return false;
+	return lines > 0 && kernel > 0 && (kernel + other) * 2 > lines;
 }
 
 static const char *find(const char *p, size_t n, const char *needle)
@@ -485,6 +541,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	struct hd_input *in = hd_store_input(store, input);
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	const char *line, *last_gpu = NULL;
+	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
 	size_t len;
 	bool cut;
 
@@ -507,11 +564,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 				sig.type = HD_SIGT_XID;
 				sig.code = 79;
 				sig.device = last_gpu;
-				k.host = NULL;
-				k.boot_ns = INT64_MIN;
-				k.wall_ns = INT64_MIN;
-				k.wall_local = false;
-				add(store, in, input, lineno, &k, line, len,
+				/* the host and time of the line it continues */
+				add(store, in, input, lineno, &gpu_k, line, len,
 				    &sig);
 				last_gpu = NULL;
 			}
@@ -520,6 +574,17 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		if (!kernel_line(line, len, &k)) {
 			in->skipped++;
 			hd_input_warn(in, lineno, "not a kernel log line");
+			continue;
+		}
+		if (k.other) {
+			/* another program's line: context, unless it is
+			   NCCL's or PyTorch's, which this parser cannot read */
+			if (has_job_words(k.msg, k.len)) {
+				in->skipped++;
+				hd_input_warn(
+					in, lineno,
+					"an NCCL or PyTorch line in a syslog is not read here: give the job's own log");
+			}
 			continue;
 		}
 		hd_signal_init(&sig);
@@ -540,8 +605,18 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			const char *g = find(k.msg, k.len, "NVIDIA GPU ") + 11;
 
 			last_gpu = bus_id(g, (size_t)(k.msg + k.len - g));
+			gpu_k = k;
 			if (!last_gpu || !find(k.msg, k.len, "fallen off"))
 				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+			sig.device = last_gpu;
+			last_gpu = NULL;
+		} else if (last_gpu && find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "fallen off the bus")) {
+			/* the same message continued on a prefixed line of
+			   its own (journalctl -k) */
 			sig.cat = HD_SIG_CUDA;
 			sig.type = HD_SIGT_XID;
 			sig.code = 79;

@@ -181,7 +181,8 @@ static void open_tag(struct topo *t, const char *name, size_t nn, const char *s,
 /* Reads the tags of buf; false when the XML is cut or not a dump. */
 static bool scan(struct topo *t, const char *buf, size_t len, GError **error)
 {
-	const char *p = buf, *end = buf + len;
+	/* an empty input has no buffer at all */
+	const char *p = buf, *end = len ? buf + len : buf;
 	bool system = false;
 
 	while (p < end) {

@@ -135,6 +135,15 @@ static bool thread_line(struct pyspy *p, const char *s, const char *e,
 
 	if (!starts(s, e, "Thread ") || !memchr(s, '(', e - s))
 		return false;
+	if (starts(q, e, "(")) {
+		/* "Thread (idle): \"MainThread\"", pasted without its id */
+		const char *close = memchr(q, ')', e - q);
+
+		if (!close || close + 1 >= e || close[1] != ':')
+			return false;
+		thread_begin(p, -1, s, e - s, at, HD_PROV_LINE);
+		return true;
+	}
 	if (starts(q, e, "0x") || starts(q, e, "0X")) {
 		q += 2;
 		while (q < e && g_ascii_isxdigit(*q))
@@ -211,8 +220,9 @@ static void text_line(struct pyspy *p, const char *line, size_t n, uint64_t at)
 	}
 	if (indent == 0 &&
 	    (starts(t, e, "Python v") || starts(t, e, "Error: ") ||
-	     starts(t, e, "Collecting") || starts(t, e, "py-spy")))
-		return;
+	     starts(t, e, "Collecting") || starts(t, e, "py-spy") ||
+	     memmem(t, e - t, "py-spy dump", 11)))
+		return; /* its header, and the command pasted above it */
 	if (indent == 0 && thread_line(p, t, e, at))
 		return;
 	/* --locals: "Arguments:", "Locals:" and their values */

@@ -181,9 +181,25 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 		in->empty = true;
 		return true;
 	}
-	if (cJSON_IsObject(extra))
-		cs = json_str(extra, "py_callstack");
-	if (cs)
+	if (cJSON_IsObject(extra)) {
+		const cJSON *v =
+			cJSON_GetObjectItemCaseSensitive(extra, "py_callstack");
+		const cJSON *el;
+
+		if (cJSON_IsString(v)) {
+			cs = v->valuestring;
+		} else if (cJSON_IsArray(v)) {
+			/* traceback.format_stack()'s list, as the agent
+			   writes its own error: one string a frame */
+			cs = "";
+			cJSON_ArrayForEach(el, v) {
+				if (cJSON_IsString(el))
+					callstack_frames(el->valuestring,
+							 frames);
+			}
+		}
+	}
+	if (cs && *cs)
 		callstack_frames(cs, frames);
 	/* innermost first */
 	for (guint a = 0, b = frames->len; a + 1 < b; a++, b--) {
@@ -205,7 +221,10 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 	}
 	sig.rank = in->rank;
 	sig.text = text;
-	sig.time = cJSON_IsObject(extra) ? timestamp(extra) : hd_time_none();
+	/* the older shape keeps its timestamp beside the message */
+	sig.time = cJSON_IsObject(extra) ? timestamp(extra)
+		   : cJSON_IsString(m)	 ? timestamp(j)
+					 : hd_time_none();
 	sig.prov.input = input;
 	sig.prov.kind = HD_PROV_RECORD;
 	sig.prov.at = 1;

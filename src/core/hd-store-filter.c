@@ -84,8 +84,9 @@ void hd_store_keep_attempt(struct hd_store *s, int attempt)
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		struct hd_prov prov = hd_op_prov(s, op);
 
-		if (!keep_prov(s, keep, &op->prov, &drop)) {
+		if (!keep_prov(s, keep, &prov, &drop)) {
 			drop->ops++;
 			continue;
 		}
@@ -119,7 +120,7 @@ void hd_store_keep_attempt(struct hd_store *s, int attempt)
 
 static bool rank_ok(int64_t r)
 {
-	return r >= -HD_MAX_RANKS && r < HD_MAX_RANKS;
+	return r >= -1 && r < HD_MAX_RANKS;
 }
 
 static bool seq_ok(int64_t seq)
@@ -186,27 +187,34 @@ static void bound_ops(struct hd_store *s)
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
 		enum hd_clock clock =
-			op->prov.input < s->inputs->len
-				? hd_store_input(s, op->prov.input)->op_clock
+			op->input < s->inputs->len
+				? hd_store_input(s, op->input)->op_clock
 				: HD_CLOCK_NONE;
-		int64_t *ts[] = { &op->t_enqueue_ns, &op->t_start_ns,
-				  &op->t_end_ns };
-		int64_t bad = INT64_MIN;
+		struct hd_prov prov = hd_op_prov(s, op);
+		/* an anonymous process's index is bounded like a rank */
+		int64_t who =
+			hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
 
-		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
-			int64_t v = *ts[k];
+		if (op->has_extra) {
+			struct hd_op_extra *x = &g_array_index(
+				s->op_extra, struct hd_op_extra, op->slot);
+			int64_t *ts[] = { &x->t_enqueue_ns, &x->t_start_ns,
+					  &x->t_end_ns };
+			int64_t bad = INT64_MIN;
 
-			if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
-				bad = v;
+			for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
+				int64_t v = *ts[k];
+
+				if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
+					bad = v;
+			}
+			if (bad != INT64_MIN)
+				bound_time_warn(s, &prov, bad, &twarned);
 		}
-		if (bad != INT64_MIN)
-			bound_time_warn(s, &op->prov, bad, &twarned);
 
-		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
-			bound_warn(s, &op->prov,
-				   rank_ok(op->rank) ? "seq" : "rank",
-				   rank_ok(op->rank) ? op->seq : op->rank,
-				   &warned);
+		if (!rank_ok(who) || !seq_ok(op->seq)) {
+			bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
+				   rank_ok(who) ? op->seq : who, &warned);
 			continue;
 		}
 		if (out != i)
@@ -254,10 +262,12 @@ static bool bound_drop(struct hd_signal *sig, void *data)
 {
 	struct bound_ctx *b = data;
 
-	if (!rank_ok(sig->rank) || !seq_ok(sig->seq)) {
-		bound_warn(
-			b->s, &sig->prov, rank_ok(sig->rank) ? "seq" : "rank",
-			rank_ok(sig->rank) ? sig->seq : sig->rank, &b->warned);
+	/* an anonymous process's index is bounded like a rank */
+	int64_t rank = rank_ok(sig->rank) ? sig->anon : sig->rank;
+
+	if (!rank_ok(rank) || !seq_ok(sig->seq)) {
+		bound_warn(b->s, &sig->prov, rank_ok(rank) ? "seq" : "rank",
+			   rank_ok(rank) ? sig->seq : rank, &b->warned);
 		return true;
 	}
 	if (!rank_ok(sig->peer_rank))
@@ -431,19 +441,21 @@ static bool window_drop(struct hd_signal *sig, void *data)
 /* An op's time: when it started, else was enqueued, else ended. */
 static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
 {
-	if (op->t_start_ns != INT64_MIN)
-		return hd_op_time(s, op, op->t_start_ns);
-	if (op->t_enqueue_ns != INT64_MIN)
-		return hd_op_time(s, op, op->t_enqueue_ns);
-	return hd_op_time(s, op, op->t_end_ns);
+	const struct hd_op_extra *x = hd_op_extra(s, op);
+
+	if (x->t_start_ns != INT64_MIN)
+		return hd_op_time(s, op, x->t_start_ns);
+	if (x->t_enqueue_ns != INT64_MIN)
+		return hd_op_time(s, op, x->t_enqueue_ns);
+	return hd_op_time(s, op, x->t_end_ns);
 }
 
 struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
 			  int64_t ns)
 {
-	if (ns == INT64_MIN || op->prov.input >= s->inputs->len)
+	if (ns == INT64_MIN || op->input >= s->inputs->len)
 		return hd_time_none();
-	return hd_time_make(ns, hd_store_input(s, op->prov.input)->op_clock);
+	return hd_time_make(ns, hd_store_input(s, op->input)->op_clock);
 }
 
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)

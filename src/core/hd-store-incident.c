@@ -36,6 +36,32 @@ static void widen(struct span *sp, struct hd_time t)
 		sp->hi = t.ns;
 }
 
+/*
+ * Whether the ops of each input are on the UTC clock (hd_input.op_clock):
+ * the only times these passes read.  (transfer full)
+ */
+static bool *inputs_utc(const struct hd_store *s)
+{
+	bool *utc = g_new(bool, s->inputs->len + 1);
+
+	for (guint i = 0; i < s->inputs->len; i++)
+		utc[i] = hd_store_input(s, i)->op_clock == HD_CLOCK_UTC;
+	return utc;
+}
+
+/*
+ * op's extra record when op has UTC times to read (its input's clock is
+ * UTC), else NULL: an op without one (NCCL COLL ops) has no time.
+ */
+static const struct hd_op_extra *
+utc_times(const struct hd_store *s, const bool *utc, const struct hd_op *op)
+{
+	if (!hd_op_has_extra(op) || op->input >= s->inputs->len ||
+	    !utc[op->input])
+		return NULL;
+	return hd_op_extra(s, op);
+}
+
 static gint compare_span(gconstpointer pa, gconstpointer pb)
 {
 	const struct span *a = pa, *b = pb;
@@ -56,6 +82,7 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster)
 {
 	guint n = s->inputs->len, ntimed = 0, k = 0;
 	g_autofree struct span *sp = g_new(struct span, n + 1);
+	g_autofree bool *utc = inputs_utc(s);
 	int64_t hi = INT64_MIN;
 
 	for (guint i = 0; i < n; i++) {
@@ -66,12 +93,15 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster)
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
+		const struct hd_op_extra *x = utc_times(s, utc, op);
 
-		if (op->prov.input >= n)
+		if (!x)
 			continue;
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_enqueue_ns));
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_start_ns));
-		widen(&sp[op->prov.input], hd_op_time(s, op, op->t_end_ns));
+		widen(&sp[op->input],
+		      hd_time_make(x->t_enqueue_ns, HD_CLOCK_UTC));
+		widen(&sp[op->input],
+		      hd_time_make(x->t_start_ns, HD_CLOCK_UTC));
+		widen(&sp[op->input], hd_time_make(x->t_end_ns, HD_CLOCK_UTC));
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -126,6 +156,8 @@ static char *gap_text(int64_t a_hi, int64_t b_lo)
 static void cluster_spans(const struct hd_store *s, const guint *cluster,
 			  int64_t *lo, int64_t *hi, guint nclusters)
 {
+	g_autofree bool *utc = inputs_utc(s);
+
 	for (guint k = 0; k < nclusters; k++) {
 		lo[k] = INT64_MAX;
 		hi[k] = INT64_MIN;
@@ -133,20 +165,21 @@ static void cluster_spans(const struct hd_store *s, const guint *cluster,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const int64_t ts[3] = { op->t_enqueue_ns, op->t_start_ns,
-					op->t_end_ns };
+		const struct hd_op_extra *x = utc_times(s, utc, op);
 		guint k;
 
-		if (op->prov.input >= s->inputs->len ||
-		    (k = cluster[op->prov.input]) >= nclusters)
+		if (!x || (k = cluster[op->input]) >= nclusters)
 			continue;
-		for (int j = 0; j < 3; j++) {
-			struct hd_time t = hd_op_time(s, op, ts[j]);
+		{
+			const int64_t ts[3] = { x->t_enqueue_ns, x->t_start_ns,
+						x->t_end_ns };
 
-			if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
-				continue;
-			lo[k] = MIN(lo[k], t.ns);
-			hi[k] = MAX(hi[k], t.ns);
+			for (int j = 0; j < 3; j++) {
+				if (ts[j] == INT64_MIN)
+					continue;
+				lo[k] = MIN(lo[k], ts[j]);
+				hi[k] = MAX(hi[k], ts[j]);
+			}
 		}
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -244,8 +277,8 @@ void hd_store_keep_incident(struct hd_store *s)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->prov.input < n &&
-		    hd_store_input(s, op->prov.input)->other_incident)
+		if (op->input < n &&
+		    hd_store_input(s, op->input)->other_incident)
 			continue;
 		if (out != i)
 			g_array_index(s->ops, struct hd_op, out) = *op;

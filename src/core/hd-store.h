@@ -20,6 +20,8 @@
 
 #include "hd-time.h"
 
+struct hd_store;
+
 /* At most this many warnings are kept per input; the rest are counted. */
 #define HD_INPUT_MAX_WARNINGS 20
 
@@ -323,34 +325,180 @@ extern const struct hd_opdesc hd_opdesc_blank;
 const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
 
 /*
- * One collective or p2p call on one rank.  Value type: parsers fill one on
- * the stack (after hd_op_init()) and hand it to hd_store_add_op(), or fill
- * one in place from hd_store_new_op().  There is one per op of the input,
- * tens of millions of them at 16k ranks: keep it at 80 bytes, no holes.
+ * What few ops carry, kept beside the op array (hd_store.op_extra) only
+ * for the ops that have any of it: the three times (NCCL COLL lines carry
+ * none), a stack, and the high half of a provenance past 32 bits.  An op
+ * whose opCount does not fit the op (HD_OP_COUNT_WIDE) takes a second
+ * record right after its first, whose t_enqueue_ns holds the opCount.
  */
-struct hd_op {
-	/*
-	 * global rank, -1 unknown; <= -2: a process of unknown rank, the
-	 * k-th of its input as -(2 + k), named by the HD_SIGT_ANON_PROC
-	 * signal of the same input and value (NCCL logs, issue 11)
-	 */
-	int32_t rank;
-	uint32_t group; /* index into store->groups */
-	int64_t seq; /* position in the group's sequence on this rank */
-	uint8_t seq_kind; /* enum hd_seq_kind */
-	uint8_t kind; /* enum hd_op_kind */
-	uint8_t state; /* enum hd_op_state */
-	uint8_t flags; /* enum hd_op_flags */
-	int32_t stack; /* index into store->stacks, -1 none */
-	const struct hd_opdesc *d; /* never NULL */
-	int64_t op_count; /* NCCL opCount, -1 when absent */
-	/* INT64_MIN when unknown; on the clock of its input
+struct hd_op_extra {
+	/* INT64_MIN when unknown; on the clock of the op's input
 	   (hd_input.op_clock, hd_op_time()) */
 	int64_t t_enqueue_ns;
 	int64_t t_start_ns;
 	int64_t t_end_ns;
-	struct hd_prov prov;
+	int32_t stack; /* index into store->stacks, -1 none */
+	uint32_t at_high; /* hd_prov.at >> 32 */
 };
+
+/* An opCount the op holds itself: in [0, HD_OP_COUNT_WIDE). */
+#define HD_OP_COUNT_WIDE UINT32_MAX
+/* Attempts an op can say (hd_prov.attempt): 15 bits. */
+#define HD_MAX_ATTEMPT 32767
+
+/*
+ * One collective or p2p call on one rank.  Value type, in the store's op
+ * array: there is one per op of the input, hundreds of millions of them
+ * at 131,072 ranks, so it is packed into 40 bytes.  d, seq, group, input,
+ * kind, state, seq_kind and flags are plain fields; the rest is read and
+ * written only through the accessors below (hd_op_rank(), hd_op_prov(),
+ * hd_op_op_count(), hd_op_t_end(), hd_op_stack(), ...), which find what
+ * does not fit in the store's side table (struct hd_op_extra).  Parsers
+ * that build an op before storing it fill a struct hd_op_rec and hand it
+ * to hd_store_add_op(); hot ones fill one in place from
+ * hd_store_new_op() with the setters.
+ */
+struct hd_op {
+	const struct hd_opdesc *d; /* never NULL */
+	int64_t seq; /* position in the group's sequence on this rank */
+	uint32_t group; /* index into store->groups */
+	uint32_t input; /* index into store->inputs: where it was read */
+	/* hd_op_rank(): a global rank, -1 unknown; or, with anon set
+	   (hd_op_anon()), which process of unknown rank of its input
+	   (from 0), named by the HD_SIGT_ANON_PROC signal of the same input
+	   and index (NCCL logs, issue 11) */
+	int32_t who;
+	/* hd_prov.at's low 32 bits (the high ones in the extra record) */
+	uint32_t at_low;
+	/* with has_extra: the index of its extra record in
+	   store->op_extra; else its opCount, HD_OP_COUNT_WIDE when it has
+	   none (hd_op_op_count()) */
+	uint32_t slot;
+	uint16_t attempt : 15; /* hd_prov.attempt */
+	uint16_t count_wide : 1; /* opCount in a second extra record */
+	uint8_t kind : 4; /* enum hd_op_kind */
+	uint8_t state : 2; /* enum hd_op_state */
+	uint8_t seq_kind : 2; /* enum hd_seq_kind */
+	uint8_t flags : 4; /* enum hd_op_flags */
+	uint8_t anon : 1; /* who is a process of unknown rank */
+	uint8_t has_extra : 1;
+	uint8_t prov_kind : 2; /* enum hd_prov_kind */
+};
+
+/*
+ * An op with every field at full width, for parsers that build ops
+ * before they store them: op's plain fields and its rank
+ * (hd_op_set_rank(&rec.op, r)) as in the store, the rest here.
+ * hd_op_rec_init() sets the defaults; hd_store_add_op() packs it.
+ */
+struct hd_op_rec {
+	struct hd_op op;
+	int64_t op_count; /* NCCL opCount, -1 when absent */
+	int64_t t_enqueue_ns; /* INT64_MIN when unknown */
+	int64_t t_start_ns;
+	int64_t t_end_ns;
+	int32_t stack; /* -1 none */
+	struct hd_prov prov; /* prov.input is the op's input */
+};
+
+/* The extra record of an op without one: no times, no stack. */
+extern const struct hd_op_extra hd_op_extra_blank;
+
+/* op's extra record, or hd_op_extra_blank.  (transfer none) */
+static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
+						    const struct hd_op *op);
+
+/* The global rank of op, -1 when unknown (a process of unknown rank too). */
+static inline int32_t hd_op_rank(const struct hd_op *op)
+{
+	return op->anon ? -1 : op->who;
+}
+
+/* Whether op is of a process of unknown rank (hd_op_anon()). */
+static inline bool hd_op_is_anon(const struct hd_op *op)
+{
+	return op->anon;
+}
+
+/*
+ * Which process of unknown rank of its input op is, from 0 (the
+ * HD_SIGT_ANON_PROC signal of the same input and index names it), or -1
+ * when op is not of one.
+ */
+static inline int32_t hd_op_anon(const struct hd_op *op)
+{
+	return op->anon ? op->who : -1;
+}
+
+/* Gives op a global rank (-1: unknown). */
+static inline void hd_op_set_rank(struct hd_op *op, int32_t rank)
+{
+	op->who = rank;
+	op->anon = 0;
+}
+
+/* Makes op one of the index-th process of unknown rank of its input. */
+static inline void hd_op_set_anon(struct hd_op *op, int32_t index)
+{
+	g_assert(index >= 0);
+	op->who = index;
+	op->anon = 1;
+}
+
+/* Where op was read, as a struct hd_prov. */
+static inline struct hd_prov hd_op_prov(const struct hd_store *s,
+					const struct hd_op *op);
+/* op's NCCL opCount, -1 when absent. */
+static inline int64_t hd_op_op_count(const struct hd_store *s,
+				     const struct hd_op *op);
+
+/* op's times (INT64_MIN unknown), on the clock of its input. */
+static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
+				      const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_enqueue_ns;
+}
+
+static inline int64_t hd_op_t_start(const struct hd_store *s,
+				    const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_start_ns;
+}
+
+static inline int64_t hd_op_t_end(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_end_ns;
+}
+
+/*
+ * Whether op has an extra record: without one it has no time and no
+ * stack, so a pass over times can skip it (NCCL COLL ops never have one).
+ */
+static inline bool hd_op_has_extra(const struct hd_op *op)
+{
+	return op->has_extra;
+}
+
+/* op's stack, an index into store->stacks, or -1. */
+static inline int32_t hd_op_stack(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->stack;
+}
+
+/*
+ * The setters of what may live in the extra record.  op is in s's op
+ * array (or a struct hd_op_rec's op, for hd_op_set_rank() only); a
+ * setter may add extra records, never moves the ops.
+ */
+void hd_op_set_times(struct hd_store *s, struct hd_op *op, int64_t enqueue,
+		     int64_t start, int64_t end);
+void hd_op_set_stack(struct hd_store *s, struct hd_op *op, int32_t stack);
+void hd_op_set_op_count(struct hd_store *s, struct hd_op *op, int64_t op_count);
+/* Sets op's input, attempt (at most HD_MAX_ATTEMPT), kind and at. */
+void hd_op_set_prov(struct hd_store *s, struct hd_op *op,
+		    const struct hd_prov *prov);
 
 struct hd_frame {
 	const char *name; /* interned function name */
@@ -418,8 +566,9 @@ enum hd_signal_type {
 				  (peer_rank, seq -1) */
 	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
 	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
-				 kept: rank = their op rank (<= -2), host,
-				 pid, code = its device (-1 unknown) */
+				 kept: hd_signal_anon_proc() = their
+				 hd_op_anon(), rank -1, host, pid, code =
+				 its device (-1 unknown), seq = its ops */
 	/* kernel logs (issue 21): host from the content or the file name */
 	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
 			bus id ("0000:38:00"), pid when printed */
@@ -467,6 +616,8 @@ enum hd_gpu_problem {
 	HD_GPU_RETIRE_PENDING = 1 << 3,
 	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
 				     performance matter, never a cause */
+	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
+					   asks for a reset (or a drain) */
 };
 
 struct hd_signal {
@@ -475,6 +626,9 @@ struct hd_signal {
 	int32_t rank; /* global rank, -1 unknown */
 	const char *host; /* interned, or NULL */
 	int32_t pid;
+	/* ANON_PROC: which process of unknown rank of its input it names
+	   (hd_signal_anon_proc()); -1 for every other signal */
+	int32_t anon;
 	const char
 		*peer; /* interned peer as printed ("node-b<41873>"), or NULL */
 	int32_t peer_rank; /* -1 unknown */
@@ -584,6 +738,13 @@ static inline int32_t hd_signal_ras_nranks(const struct hd_signal *sig)
 	return sig->code;
 }
 
+/* ANON_PROC: the process it names, as hd_op_anon() gives its ops. */
+static inline int32_t hd_signal_anon_proc(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_ANON_PROC);
+	return sig->anon;
+}
+
 /* ANON_PROC: the process's CUDA device, -1 unknown. */
 static inline int32_t hd_signal_anon_device(const struct hd_signal *sig)
 {
@@ -598,7 +759,10 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 	return sig->code;
 }
 
-/* LINK_EVENT: 0 the link went down, 1 came up, 2 neither. */
+/*
+ * LINK_EVENT: 0 the link went down, 1 came up, 2 neither, 3 the port is
+ * disabled (down on purpose: ibstat's "Physical state: Disabled").
+ */
 static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_LINK_EVENT);
@@ -625,10 +789,48 @@ struct hd_store {
 	GPtrArray *groups; /* struct hd_group * */
 	GHashTable *group_index; /* id -> index + 1 */
 	GArray *ops; /* struct hd_op */
+	/* struct hd_op_extra of the ops that have one, NULL until one does;
+	   records of dropped ops stay until the store is freed */
+	GArray *op_extra;
 	GArray *signals; /* struct hd_signal */
 	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
 	int world_size; /* -1 unknown */
 };
+
+static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
+						    const struct hd_op *op)
+{
+	if (!op->has_extra)
+		return &hd_op_extra_blank;
+	g_assert(s->op_extra && op->slot < s->op_extra->len);
+	return &g_array_index(s->op_extra, struct hd_op_extra, op->slot);
+}
+
+static inline struct hd_prov hd_op_prov(const struct hd_store *s,
+					const struct hd_op *op)
+{
+	struct hd_prov p = {
+		.input = op->input,
+		.kind = op->prov_kind,
+		.attempt = op->attempt,
+		.at = ((uint64_t)hd_op_extra(s, op)->at_high << 32) |
+		      op->at_low,
+	};
+
+	return p;
+}
+
+static inline int64_t hd_op_op_count(const struct hd_store *s,
+				     const struct hd_op *op)
+{
+	if (op->count_wide)
+		return g_array_index(s->op_extra, struct hd_op_extra,
+				     op->slot + 1)
+			.t_enqueue_ns;
+	if (op->has_extra || op->slot == HD_OP_COUNT_WIDE)
+		return -1;
+	return op->slot;
+}
 
 /*
  * Interns s (NULL stays NULL): equal strings get the same pointer, valid
@@ -667,8 +869,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
 uint32_t hd_store_add_input(struct hd_store *s, const char *path);
 /*
  * What input may claim: no job has more ranks than HD_MAX_RANKS, and no
- * sequence counter runs past HD_MAX_SEQ.  Ranks at or below -2 name
- * processes of unknown rank (down to -HD_MAX_RANKS).
+ * sequence counter runs past HD_MAX_SEQ.  An input names at most
+ * HD_MAX_RANKS processes of unknown rank (hd_op_anon()).
  */
 #define HD_MAX_RANKS (1 << 22)
 #define HD_MAX_SEQ   (INT64_C(1) << 48)
@@ -696,6 +898,14 @@ static inline bool hd_claim_believed(int64_t claim, int64_t shown)
  * entry point, before anything adds or compares ranks.
  */
 void hd_store_bound(struct hd_store *s);
+
+/*
+ * About the bytes of memory s's records take: ops and their extra
+ * records, signals and their texts, stacks and their frames (what the
+ * incident's budget counts, HD_BUDGET_INCIDENT_RECORDS).  O(signals +
+ * stacks).
+ */
+uint64_t hd_store_kept_bytes(const struct hd_store *s);
 
 /* Number of inputs that gave at least one record or were valid but empty. */
 unsigned hd_store_usable_inputs(const struct hd_store *s);
@@ -846,14 +1056,28 @@ char *hd_group_label(const struct hd_store *s, int64_t group,
 		     enum hd_group_label_form form);
 
 /* Sets the defaults: unknown everything, no stack, no times. */
-void hd_op_init(struct hd_op *op);
-/* Copies op into the store. */
-void hd_store_add_op(struct hd_store *s, const struct hd_op *op);
+void hd_op_rec_init(struct hd_op_rec *rec);
 /*
- * Appends an op with hd_op_init()'s defaults and returns it, for a hot
- * parser to fill in place.  Valid until the next op is added.
+ * The same for an op alone, with no extra record: for a slot of the op
+ * array a parser fills in place (its extra fields through the setters),
+ * or a scratch op whose plain fields are all that is read.
+ */
+void hd_op_init(struct hd_op *op);
+/* Packs rec into the store (extra records as needed). */
+void hd_store_add_op(struct hd_store *s, const struct hd_op_rec *rec);
+/*
+ * Appends an op with the defaults of hd_op_rec_init() and returns it, for
+ * a hot parser to fill in place with the setters.  Valid until the next
+ * op is added.
  */
 struct hd_op *hd_store_new_op(struct hd_store *s);
+/*
+ * The op at index i of s's op array.  (transfer none)
+ */
+static inline struct hd_op *hd_store_op(const struct hd_store *s, guint i)
+{
+	return &g_array_index(s->ops, struct hd_op, i);
+}
 
 /* Stores a stack (frames copied) and returns its index. */
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
@@ -883,6 +1107,8 @@ void hd_store_resolve(struct hd_store *s);
 
 /* Renders a provenance as "path:line", "path#record N" or "path@offset". */
 char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p);
+/* The same for where op was read.  (transfer full) */
+char *hd_op_source(const struct hd_store *s, const struct hd_op *op);
 
 /* Names for the enums, as used in reports ("all_reduce", "completed"). */
 const char *hd_op_kind_name(enum hd_op_kind k);

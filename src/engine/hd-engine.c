@@ -282,8 +282,8 @@ static void progress_stack(const struct hd_index *ix,
 	for (uint32_t k = lane->n; k > 0; k--) {
 		const struct hd_op *op = hd_index_op(ix, lane->ops[k - 1]);
 
-		if (op->stack >= 0) {
-			p->stack = op->stack;
+		if (hd_op_stack(ix->store, op) >= 0) {
+			p->stack = hd_op_stack(ix->store, op);
 			p->user_frame = in_group ? 1 : 0;
 			return;
 		}
@@ -304,13 +304,14 @@ static void progress_user_frames(const struct hd_store *s,
 }
 
 /* The time of a completed op's end (else start, else enqueue), or false. */
-static bool op_done_time(const struct hd_op *op, int64_t *ns)
+static bool op_done_time(const struct hd_store *s, const struct hd_op *op,
+			 int64_t *ns)
 {
 	if (op->state != HD_STATE_COMPLETED)
 		return false;
-	*ns = op->t_end_ns != INT64_MIN	    ? op->t_end_ns
-	      : op->t_start_ns != INT64_MIN ? op->t_start_ns
-					    : op->t_enqueue_ns;
+	*ns = hd_op_t_end(s, op) != INT64_MIN	  ? hd_op_t_end(s, op)
+	      : hd_op_t_start(s, op) != INT64_MIN ? hd_op_t_start(s, op)
+						  : hd_op_t_enqueue(s, op);
 	return *ns != INT64_MIN;
 }
 
@@ -371,17 +372,19 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		struct hd_time t;
+		struct hd_prov prov;
 		int64_t ns;
 
-		if (op->rank < 0 || !op_done_time(op, &ns))
+		if (hd_op_rank(op) < 0 || !op_done_time(s, op, &ns))
 			continue;
 		t = hd_op_time(s, op, ns);
-		if (!moment_better(done, t, &op->prov, true))
+		prov = hd_op_prov(s, op);
+		if (!moment_better(done, t, &prov, true))
 			continue;
 		done->known = true;
 		done->time = t;
-		done->rank = op->rank;
-		done->prov = op->prov;
+		done->rank = hd_op_rank(op);
+		done->prov = hd_op_prov(s, op);
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =

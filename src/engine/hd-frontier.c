@@ -111,7 +111,7 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
 		if (!vw->completion_info || vw->first_pending < 0)
 			continue;
 		op = view_op_at(c, vw, vw->first_pending);
-		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns)
+		t = op ? hd_op_time(c->s, op, hd_op_t_enqueue(c->s, op))
 		       : hd_time_none();
 		if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 			continue;
@@ -151,7 +151,8 @@ static bool completion_of_incident(const struct group_ctx *c,
 	guint lo = 0, hi = entries->len;
 	const struct entry_times *x;
 
-	ns = op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	ns = hd_op_t_end(c->s, op) != INT64_MIN ? hd_op_t_end(c->s, op)
+						: hd_op_t_enqueue(c->s, op);
 	t = hd_op_time(c->s, op, ns);
 	if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 		return true;
@@ -190,8 +191,9 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *when = NULL, *entry = NULL, *note = NULL;
-	int64_t ns =
-		op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	int64_t ns = hd_op_t_end(c->s, op) != INT64_MIN
+			     ? hd_op_t_end(c->s, op)
+			     : hd_op_t_enqueue(c->s, op);
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
@@ -868,13 +870,15 @@ static void frontier_cite_waiting(const struct group_ctx *c,
 	for (guint i = 0; i < f->waiting->len; i++) {
 		int r = g_array_index(f->waiting, int, i);
 		const struct hd_op *op = waiting_op(c, f, r);
+		struct hd_prov prov;
 
 		if (!op)
 			continue;
+		prov = hd_op_prov(c->s, op);
 		for (guint k = 0; k < f->absent->len; k++)
 			hd_index_add_wait(c->ix, r,
 					  g_array_index(f->absent, int, k),
-					  c->group, f->key, label, &op->prov);
+					  c->group, f->key, label, &prov);
 		if (i < MAX_EVIDENCE_RANKS)
 			cite_waiting_op(c, v, r, op);
 	}

@@ -302,6 +302,7 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 	/* a crash is decided by its signal: where the others are is context */
 	bool absence = v->kind == HD_V_MISSING_RANK;
 	guint in = 0, out = 0;
+	const struct gdb_rank *only = NULL;
 
 	for (guint i = 0; i < ranks->len; i++) {
 		const struct gdb_rank *g =
@@ -316,6 +317,8 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 			in++;
 		else if (g->where != WHERE_CUDA)
 			out++;
+		if (v->culprits->len == 1)
+			only = g;
 		if (!first)
 			continue;
 		src = hd_prov_format(s, &m->prov);
@@ -333,6 +336,21 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 	}
 	if (!absence)
 		return;
+	/*
+	 * The headline states the chain in every format (the summary is no
+	 * part of missing_rank's fingerprint), as for py-spy; a CUDA wait
+	 * neither corroborates nor refutes, and is left to the evidence.
+	 */
+	if (only && only->where != WHERE_CUDA && v->summary) {
+		g_autofree char *where = frame_text(s, only);
+		char *old = v->summary;
+
+		v->summary = g_strdup_printf(
+			"%s; %sgdb shows its main thread in %s, %s", old,
+			only->where == WHERE_NCCL_COLL ? "yet " : "", where,
+			where_text(only->where));
+		g_free(old);
+	}
 	if (in && !out) {
 		v->confidence = HD_CONF_LOW;
 		if (first)

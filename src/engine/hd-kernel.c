@@ -27,6 +27,7 @@ enum xid_class {
 	XID_APP, /* the process on the GPU faulted (usually a bug) */
 	XID_NVLINK, /* an NVLink error: an interconnect fault */
 	XID_AFTER, /* follows another failure: never a cause */
+	XID_WARN, /* a warning the GPU survives: context, never a cause */
 };
 
 struct xid_info {
@@ -46,11 +47,11 @@ static const struct xid_info xids[] = {
 	{ 48, XID_HW, "double-bit ECC error" },
 	{ 61, XID_HW, "internal micro-controller breakpoint" },
 	{ 62, XID_HW, "internal micro-controller halt" },
-	{ 63, XID_HW, "ECC page retirement or row remapping recorded" },
+	{ 63, XID_WARN, "ECC page retirement or row remapping recorded" },
 	{ 64, XID_HW, "ECC page retirement or row remapping failed" },
 	{ 74, XID_NVLINK, "NVLink error" },
 	{ 79, XID_HW, "the GPU fell off the bus" },
-	{ 92, XID_HW, "high single-bit ECC error rate" },
+	{ 92, XID_WARN, "high single-bit ECC error rate" },
 	{ 94, XID_HW, "contained ECC error" },
 	{ 95, XID_HW, "uncontained ECC error" },
 	{ 109, XID_HW, "context switch timeout" },
@@ -86,6 +87,8 @@ const char *hd_xid_next_step(int xid)
 		return "the process on that GPU faulted: read its own traceback, and rerun it under `compute-sanitizer` to find the access";
 	case XID_NVLINK:
 		return "an NVLink fault: `nvidia-smi nvlink -e` for its error counters on that host, then drain it and run `nvidia-bug-report.sh` there";
+	case XID_WARN:
+		return "a warning the GPU survives, not a stop: reset the GPU when it is idle (a recorded row remapping takes effect then) and watch `nvidia-smi -q -d ECC,ROW_REMAPPER` there";
 	case XID_AFTER:
 	case XID_HW:
 	default:
@@ -125,6 +128,17 @@ static bool known_host(const struct hd_store *s, const char *host)
  * file's path that names a host the ranks ran on ("hosts/node-b/dmesg",
  * "node-b.dmesg").  *by_name says it came from the path.
  */
+static const char *event_host(const struct hd_store *s,
+			      const struct hd_signal *sig, bool *by_name);
+
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig)
+{
+	bool by_name;
+
+	return event_host(s, sig, &by_name);
+}
+
 static const char *event_host(const struct hd_store *s,
 			      const struct hd_signal *sig, bool *by_name)
 {
@@ -280,7 +294,8 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 		size_t n = strcspn(e->sig->device, ":");
 
 		hd_verdict_add_evidence(
-			v, e->rank, src, "link down on hca %.*s port %s: %s",
+			v, e->rank, src, "link %s on hca %.*s port %s: %s",
+			hd_signal_link_state(e->sig) == 3 ? "disabled" : "down",
 			(int)n, e->sig->device,
 			e->sig->device[n] ? e->sig->device + n + 1 : "?",
 			e->sig->text);
@@ -341,14 +356,47 @@ static char *what(const struct event *e, const char *whose)
 			"HCA port %s on %s counted link errors (%s; since the counters were last cleared, so when is unknown)",
 			sig->device ? sig->device : "(lid only)", host,
 			sig->text ? sig->text : "?");
-	return g_strdup_printf("HCA port %s on %s is down",
-			       sig->device ? sig->device : "?", host);
+	return g_strdup_printf(
+		"HCA port %s on %s is %s", sig->device ? sig->device : "?",
+		host, hd_signal_link_state(sig) == 3 ? "disabled" : "down");
+}
+
+/* The same port's error counters beside its state, as evidence. */
+static void cite_counters(const struct hd_store *s, struct hd_verdict *v,
+			  const struct event *e)
+{
+	if (!e->host || e->sig->type == HD_SIGT_XID ||
+	    e->sig->type == HD_SIGT_HOST_OOM)
+		return;
+	for (guint i = 0; i < s->signals->len && v->evidence->len < 8; i++) {
+		const struct hd_signal *c = hd_sig_at(s, i);
+		g_autofree char *src = NULL;
+		bool by_name;
+		const char *h;
+
+		if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
+		    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
+			continue;
+		h = event_host(s, c, &by_name);
+		if (h != e->host || (c->device && e->sig->device &&
+				     c->device != e->sig->device))
+			continue;
+		src = hd_prov_format(s, &c->prov);
+		hd_verdict_add_evidence(v, e->rank, src, "%s", c->text);
+	}
+}
+
+/* The index of sig in the store's signals. */
+static int64_t signal_index(const struct hd_store *s,
+			    const struct hd_signal *sig)
+{
+	return sig - &g_array_index(s->signals, struct hd_signal, 0);
 }
 
 /*
  * An event that explains no verdict but happened on the host of a rank one
  * blames is context for the top such verdict: it gets the line as
- * evidence, saying what it does not show.
+ * evidence, saying what it does not show, and its next steps name it.
  */
 static void add_context(const struct hd_store *s, struct hd_analysis *a,
 			const struct event *e, const char *what_text)
@@ -379,6 +427,20 @@ static void add_context(const struct hd_store *s, struct hd_analysis *a,
 		top, -1, src,
 		"also on that host: %s (whether it caused this is not shown)",
 		what_text);
+	if (top->host_event < 0) {
+		top->host_event = signal_index(s, e->sig);
+		top->host_event_cause = false;
+	}
+}
+
+/* The verdict of a->verdicts that is v, writable.  (transfer none) */
+static struct hd_verdict *writable(struct hd_analysis *a,
+				   const struct hd_verdict *v)
+{
+	for (guint i = 0; i < a->verdicts->len; i++)
+		if (g_ptr_array_index(a->verdicts, i) == v)
+			return g_ptr_array_index(a->verdicts, i);
+	return NULL;
 }
 
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
@@ -397,6 +459,36 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 
 	add_context(s, a, e, w);
 
+	if (e->blamed && e->blamed->kind == kind &&
+	    (v = writable(a, e->blamed))) {
+		/*
+		 * The event explains a verdict of its own kind (a port down
+		 * under the rank that saw the first network error): that
+		 * verdict states the chain.  A verdict of its own beside it
+		 * would be merged into it, and its headline lost.
+		 */
+		g_autofree char *head =
+			g_strndup(v->summary, strcspn(v->summary, ";"));
+
+		g_free(v->summary);
+		v->summary = g_strdup_printf("%s: %s", head, w);
+		v->confidence = HD_CONF_HIGH;
+		v->score += 20.0;
+		v->host_event = signal_index(s, sig);
+		v->host_event_cause = true;
+		if (sig->type == HD_SIGT_XID)
+			v->xid = hd_signal_xid(sig);
+		cite(s, v, e);
+		cite_counters(s, v, e);
+		if (same > 1)
+			hd_verdict_add_evidence(
+				v, -1, NULL,
+				"%u kernel events of this kind in all", same);
+		hd_verdict_add_ruled_out(
+			v,
+			"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
+		return;
+	}
 	if (e->blamed) {
 		g_autofree char *head = g_strndup(
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
@@ -440,37 +532,15 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 	if (e->rank >= 0)
 		hd_verdict_add_culprit(v, e->rank);
 	v->xid = sig->type == HD_SIGT_XID ? hd_signal_xid(sig) : 0;
+	v->host_event = signal_index(s, sig);
+	v->host_event_cause = true;
 	cite(s, v, e);
 	if (e->blamed)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL, "and independently (%s): %s",
 			hd_verdict_kind_info(e->blamed->kind)->name,
 			e->blamed->summary);
-	if (e->host && e->sig->type != HD_SIGT_XID &&
-	    e->sig->type != HD_SIGT_HOST_OOM) {
-		/* the same port's counters beside its state */
-		for (guint i = 0; i < s->signals->len && v->evidence->len < 8;
-		     i++) {
-			const struct hd_signal *c = hd_sig_at(s, i);
-			bool by_name;
-			const char *h;
-
-			if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
-			    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
-				continue;
-			h = event_host(s, c, &by_name);
-			if (h != e->host || (c->device && e->sig->device &&
-					     c->device != e->sig->device))
-				continue;
-			{
-				g_autofree char *src =
-					hd_prov_format(s, &c->prov);
-
-				hd_verdict_add_evidence(v, e->rank, src, "%s",
-							c->text);
-			}
-		}
-	}
+	cite_counters(s, v, e);
 	if (same > 1)
 		hd_verdict_add_evidence(v, -1, NULL,
 					"%u kernel events of this kind in all",
@@ -597,6 +667,27 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 		     : "by the HCA port its NCCL said it uses (NET/IB : Using)";
 }
 
+/*
+ * An Xid the GPU survives (a recorded row remapping, a high single-bit
+ * ECC rate) stops no process: never a verdict, so a healthy run stays
+ * healthy.  On the host of a blamed rank it is context for that verdict;
+ * anywhere, a note (the first few).
+ */
+static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
+		     struct event *e, guint nth)
+{
+	g_autofree char *w = what(e, "a");
+
+	e->blamed = NULL;
+	add_context(s, a, e, w);
+	if (nth < 4)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%s: a warning the GPU survives, never taken as the cause of a hang",
+				w));
+}
+
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 {
 	if (!from_kernel(s, sig))
@@ -606,7 +697,17 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 	case HD_SIGT_HOST_OOM:
 		return true;
 	case HD_SIGT_LINK_EVENT:
-		return hd_signal_link_state(sig) == 0; /* up: no fault */
+		/* up: no fault; disabled on purpose: a fault only where a
+		   rank is shown to use the port */
+		if (hd_signal_link_state(sig) == 3) {
+			bool by_name, topo;
+			g_autoptr(GArray) users =
+				port_users(s, event_host(s, sig, &by_name),
+					   sig->device, &topo);
+
+			return users->len > 0;
+		}
+		return hd_signal_link_state(sig) == 0;
 	case HD_SIGT_IB_COUNTERS:
 		return hd_signal_ib_errors(sig) > 0;
 	case HD_SIGT_GPU_STATE:
@@ -628,7 +729,7 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
-	guint same = 0, after = 0;
+	guint same = 0, after = 0, warned = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -651,6 +752,11 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		} else {
 			e.rank = join_rank(s, sig, e.host, &e.how);
 			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
+		}
+		if (e.xid && e.xid->cls == XID_WARN) {
+			warn_xid(s, a, &e, warned++);
+			event_clear(&e);
+			continue;
 		}
 		if (!best.sig || event_weight(&e) > event_weight(&best)) {
 			event_clear(&best);

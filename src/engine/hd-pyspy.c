@@ -199,12 +199,36 @@ static void add_ruled_out_once(struct hd_verdict *v, const char *text)
 	hd_verdict_add_ruled_out(v, "%s", text);
 }
 
+/*
+ * The headline of a verdict with one culprit carries where py-spy saw it
+ * now, so that every format that shows a verdict's summary (the JSONL
+ * row and a triage table too) states the chain: the summary is no part
+ * of missing_rank's fingerprint.
+ */
+static void summary_add_where(const struct hd_store *s, struct hd_verdict *v,
+			      const struct hd_pyspy_rank *p)
+{
+	g_autofree char *where = hd_pyspy_where(s, p);
+	char *old = v->summary;
+
+	if (p->in_collective)
+		v->summary = g_strdup_printf(
+			"%s; yet py-spy shows it inside a collective now, in %s",
+			old, where);
+	else
+		v->summary = g_strdup_printf(
+			"%s; py-spy shows it now %s %s", old,
+			p->in_loader ? "waiting in" : "in", where);
+	g_free(old);
+}
+
 static void annotate(const struct hd_store *s, struct hd_analysis *a,
 		     struct hd_verdict *v, bool first)
 {
 	g_autoptr(GArray) inside = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) outside = g_array_new(FALSE, FALSE, sizeof(int));
 	guint culprits_in = 0, culprits_out = 0;
+	const struct hd_pyspy_rank *only = NULL;
 
 	for (guint i = 0; i < a->pyspy->len; i++) {
 		const struct hd_pyspy_rank *p =
@@ -226,6 +250,8 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			culprits_in++;
 		else
 			culprits_out++;
+		if (v->culprits->len == 1)
+			only = p;
 		if (!first)
 			continue;
 		hd_verdict_add_evidence(
@@ -245,6 +271,8 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			inside->len > 1 ? "s" : "", in,
 			outside->len > 1 ? "s" : "", out);
 	}
+	if (only && v->summary)
+		summary_add_where(s, v, only);
 	if (culprits_in && !culprits_out) {
 		/* it entered a collective after all: the blame is refuted */
 		v->confidence = HD_CONF_LOW;

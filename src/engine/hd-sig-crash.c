@@ -128,7 +128,24 @@ static const struct hd_frame *nccl_frame(const struct hd_store *s,
 	return NULL;
 }
 
-/* "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)".  (transfer full) */
+/* The innermost frame of a stack that has a file and line, or NULL. */
+static const struct hd_frame *line_frame(const struct hd_store *s,
+					 const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f = hd_store_stack(s, sig->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].file && f[i].line > 0 && f[i].name)
+			return &f[i];
+	return NULL;
+}
+
+/*
+ * "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)", or where the
+ * crashing stack has a line (a faulthandler dump): "fatal signal 11
+ * (SIGSEGV) in fetch_next_batch (loader.py:211)".  (transfer full)
+ */
 static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
 {
 	const struct hd_frame *f = nccl_frame(s, sig);
@@ -138,6 +155,11 @@ static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
 		return g_strdup_printf("fatal signal %d (%s) inside NCCL (%s)",
 				       signo, signal_name(signo),
 				       f->name ? f->name : "libnccl");
+	f = line_frame(s, sig);
+	if (f)
+		return g_strdup_printf("fatal signal %d (%s) in %s (%s:%d)",
+				       signo, signal_name(signo), f->name,
+				       f->file, f->line);
 	return g_strdup_printf("fatal signal %d (%s)", signo,
 			       signal_name(signo));
 }

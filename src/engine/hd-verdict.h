@@ -82,6 +82,14 @@ struct hd_verdict_kind_info {
  */
 const char *hd_xid_next_step(int xid);
 
+/*
+ * The host of a host-state signal (hd-kernel.c): the one its line names,
+ * else the host of the job its file's path names ("hosts/node-b/dmesg"),
+ * or NULL.  (transfer none: interned)
+ */
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig);
+
 /* The row of kind k (an unknown k gets insufficient_data's).  (transfer none) */
 const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k);
 
@@ -165,6 +173,15 @@ struct hd_verdict {
 	char *fingerprint_text;
 	char *call_site;
 	int xid; /* the kernel's Xid the verdict rests on, 0 none */
+	/*
+	 * The host-state signal (an index into store->signals: a kernel
+	 * log's event, an HCA port's state or counters, a GPU's state) the
+	 * verdict rests on (host_event_cause) or cites as context on a
+	 * culprit's host (hd-kernel.c); -1 none.  hd-next.c names its
+	 * port or GPU in the next steps.
+	 */
+	int64_t host_event;
+	bool host_event_cause;
 	/* struct hd_culprit, one per culprit in culprits' order, and the
 	   next steps (struct hd_next *); empty until the engine's last step
 	   (hd-next.c) */

@@ -133,8 +133,9 @@ static bool group_members(const struct hd_analysis *a, const char *const *want,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank >= 0 && match[op->group])
-			g_hash_table_add(members, GINT_TO_POINTER(op->rank));
+		if (hd_op_rank(op) >= 0 && match[op->group])
+			g_hash_table_add(members,
+					 GINT_TO_POINTER(hd_op_rank(op)));
 	}
 	return true;
 }

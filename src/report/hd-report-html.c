@@ -590,7 +590,7 @@ static void cell_title(FILE *out, const struct hd_store *s,
 	if (cell->op != UINT32_MAX) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, cell->op);
-		g_autofree char *src = hd_prov_format(s, &op->prov);
+		g_autofree char *src = hd_op_source(s, op);
 
 		fprintf(out, " %s (", hd_op_kind_name(op->kind));
 		put(out, src);
@@ -907,16 +907,17 @@ static struct hd_matrix *counters_matrix(const struct page *pg,
 }
 
 /* When an op began: start, else enqueue; INT64_MIN unknown. */
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->t_start_ns != INT64_MIN ? op->t_start_ns : op->t_enqueue_ns;
+	return hd_op_t_start(s, op) != INT64_MIN ? hd_op_t_start(s, op)
+						 : hd_op_t_enqueue(s, op);
 }
 
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
@@ -978,13 +979,13 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
 			if (op_clock(s, op) != clock)
 				continue;
-			if (op_begin(op) != INT64_MIN) {
-				t0 = MIN(t0, op_begin(op));
-				t1 = MAX(t1, op_begin(op));
+			if (op_begin(s, op) != INT64_MIN) {
+				t0 = MIN(t0, op_begin(s, op));
+				t1 = MAX(t1, op_begin(s, op));
 			}
-			if (op->t_end_ns != INT64_MIN) {
-				t0 = MIN(t0, op->t_end_ns);
-				t1 = MAX(t1, op->t_end_ns);
+			if (hd_op_t_end(s, op) != INT64_MIN) {
+				t0 = MIN(t0, hd_op_t_end(s, op));
+				t1 = MAX(t1, hd_op_t_end(s, op));
 			}
 		}
 	}
@@ -1039,8 +1040,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
 			if (op_clock(s, op) != clock)
 				continue;
-			b = op_begin(op);
-			e = op->t_end_ns;
+			b = op_begin(s, op);
+			e = hd_op_t_end(s, op);
 			if (b == INT64_MIN)
 				b = e;
 			if (b == INT64_MIN)

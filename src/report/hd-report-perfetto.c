@@ -179,13 +179,13 @@ static bool shown(const struct pf *w, int rank)
 	return hd_report_filter_has(w->filter, rank);
 }
 
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	if (op->t_start_ns != INT64_MIN)
-		return op->t_start_ns;
-	if (op->t_enqueue_ns != INT64_MIN)
-		return op->t_enqueue_ns;
-	return op->t_end_ns;
+	if (hd_op_t_start(s, op) != INT64_MIN)
+		return hd_op_t_start(s, op);
+	if (hd_op_t_enqueue(s, op) != INT64_MIN)
+		return hd_op_t_enqueue(s, op);
+	return hd_op_t_end(s, op);
 }
 
 /* Thread id of a group: its index plus one (0 is the process's own). */
@@ -290,7 +290,7 @@ static const char *seq_kind_name(uint8_t k)
 
 static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *args = json_object();
 
@@ -313,8 +313,8 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
@@ -416,26 +416,26 @@ static void choose_clock(struct pf *w)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		any_op = true;
-		if (op_begin(op) != INT64_MIN)
-			pick_clock(&p, op_clock(s, op), op->prov.input);
+		if (op_begin(s, op) != INT64_MIN)
+			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
 	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		int64_t b = op_begin(op);
+		int64_t b = op_begin(s, op);
 
-		if (op->rank < 0 || !shown(w, op->rank) || b == INT64_MIN ||
-		    op_clock(s, op) != w->info->clock ||
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)) ||
+		    b == INT64_MIN || op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input))
+		     op->input != w->clock_input))
 			continue;
 		w->base = MIN(w->base, b);
-		w->last = MAX(w->last, MAX(b, op->t_end_ns));
+		w->last = MAX(w->last, MAX(b, hd_op_t_end(s, op)));
 	}
 	if (!any_op) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -498,7 +498,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = (double)MAX(op->seq, 0) * SEQ_US;
 		dur = SEQ_DUR_US;
 	} else {
-		int64_t b = op_begin(op), e = op->t_end_ns;
+		int64_t b = op_begin(s, op), e = hd_op_t_end(s, op);
 
 		if (b == INT64_MIN) {
 			w->info->untimed++;
@@ -506,7 +506,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		}
 		if (op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input)) {
+		     op->input != w->clock_input)) {
 			w->info->other_clock++;
 			return NULL;
 		}
@@ -516,7 +516,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = axis_ts(w, b);
 		dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 	}
-	ev = track_event(w, "X", hd_op_kind_name(op->kind), op->rank,
+	ev = track_event(w, "X", hd_op_kind_name(op->kind), hd_op_rank(op),
 			 group_tid(op->group));
 	json_object_set_new(ev, "cat",
 			    json_string(hd_op_kind_is_p2p(op->kind)
@@ -612,16 +612,16 @@ static void ops(struct pf *w, GArray *waits)
 		guint k;
 		json_t *ev;
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		ev = op_event(w, op, &ts, &dur);
 		if (!ev)
 			continue;
 		emit(w, ev);
 		w->info->events++;
-		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(op->rank));
+		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(hd_op_rank(op)));
 		k = GPOINTER_TO_UINT(g_hash_table_lookup(
-			by_rank, GINT_TO_POINTER(op->rank)));
+			by_rank, GINT_TO_POINTER(hd_op_rank(op))));
 		if (k)
 			x = &g_array_index(waits, struct wait, k - 1);
 		if (x && !x->found && x->group == (int64_t)op->group &&
@@ -696,6 +696,7 @@ static char *signal_title(const struct hd_signal *sig)
 		return g_strdup_printf("IB link %s%s%s",
 				       sig->code == 0	? "down"
 				       : sig->code == 1 ? "up"
+				       : sig->code == 3 ? "disabled"
 							: "state",
 				       dev ? " " : "", dev ? dev : "");
 	case HD_SIGT_GPU_STATE:
@@ -1002,11 +1003,12 @@ static double verdict_ts(const struct pf *w, const struct hd_verdict *v)
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if ((int64_t)op->group == v->group && op->seq == v->seq &&
-		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN &&
+		    op->seq_kind != HD_SEQ_P2P &&
+		    op_begin(s, op) != INT64_MIN &&
 		    op_clock(s, op) == w->info->clock &&
 		    (w->clock_input == UINT32_MAX ||
-		     op->prov.input == w->clock_input))
-			t = MIN(t, op_begin(op));
+		     op->input == w->clock_input))
+			t = MIN(t, op_begin(s, op));
 	}
 	if (t == INT64_MAX && m->known && hd_time_known(m->time) &&
 	    m->time.clock == w->info->clock &&

@@ -21,6 +21,7 @@
 #define MAX_EXAMPLES 3
 #define MAX_ERRORS   5
 #define MAX_HOSTS    10
+#define MAX_SOURCES  32
 
 static struct hd_triage_row *row_alloc(const char *path)
 {
@@ -33,6 +34,7 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->culprit_details = json_array();
 	r->next_steps = json_array();
 	r->hang_start = json_null();
+	r->sources = g_ptr_array_new_with_free_func(g_free);
 	r->seq = -1;
 	return r;
 }
@@ -92,6 +94,18 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 		r->evidence_source = g_strdup(e->source);
 		r->evidence_text = g_strdup(e->text);
 	}
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool seen = false;
+
+		if (!e->source || r->sources->len >= MAX_SOURCES)
+			continue;
+		for (guint k = 0; k < r->sources->len && !seen; k++)
+			seen = strcmp(g_ptr_array_index(r->sources, k),
+				      e->source) == 0;
+		if (!seen)
+			g_ptr_array_add(r->sources, g_strdup(e->source));
+	}
 	for (guint i = 0; i < v->culprits->len; i++) {
 		int rank = g_array_index(v->culprits, int, i);
 		const struct hd_rank *rk = hd_store_find_rank(s, rank);
@@ -125,6 +139,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	json_decref(r->culprit_details);
 	json_decref(r->next_steps);
 	json_decref(r->hang_start);
+	g_ptr_array_unref(r->sources);
 	g_free(r);
 }
 
@@ -165,6 +180,8 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set(o, "culprits", r->culprit_details);
 	json_object_set(o, "next_steps", r->next_steps);
 	json_object_set(o, "hang_start", r->hang_start);
+	json_object_set_new(o, "evidence_sources",
+			    hd_json_string_array(r->sources));
 	/* additive: where the top verdict is */
 	json_object_set_new(o, "group", hd_json_string(r->group));
 	json_object_set_new(o, "seq", hd_json_int_or_null(r->seq, -1));

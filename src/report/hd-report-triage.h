@@ -43,6 +43,10 @@ struct hd_triage_row {
 	json_t *culprit_details; /* array, [] without a verdict */
 	json_t *next_steps; /* array */
 	json_t *hang_start; /* object or null */
+	/* char *: where the top verdict's evidence was read ("path:line",
+	   "path#record N"), each once, in the evidence's order, the first
+	   32 */
+	GPtrArray *sources;
 	unsigned inputs, usable, ranks, verdicts;
 	bool fault;
 	bool inconsistent;

@@ -52,24 +52,24 @@ static uint32_t add_group(struct fixture *f, const char *name, const int *ranks,
 static void add_op(struct fixture *f, uint32_t g, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count, enum hd_op_state st)
 {
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 
-	hd_op_init(&op);
+	hd_op_rec_init(&op);
 	d = hd_opdesc_blank;
-	op.rank = rank;
-	op.group = g;
-	op.seq = seq;
-	op.seq_kind = HD_SEQ_COLLECTIVE;
-	op.kind = kind;
+	hd_op_set_rank(&op.op, rank);
+	op.op.group = g;
+	op.op.seq = seq;
+	op.op.seq_kind = HD_SEQ_COLLECTIVE;
+	op.op.kind = kind;
 	d.count_in = count;
 	d.count_out = kind == HD_OP_ALL_GATHER ? count * 4 : count;
 	d.dtype = HD_DTYPE_FLOAT32;
-	op.state = st;
+	op.op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
-	op.d = hd_opdesc_intern(&d);
+	op.op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -443,40 +443,40 @@ START_TEST(test_dtype_and_root_and_redop)
 	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
 	uint32_t g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
-		struct hd_op op;
+		struct hd_op_rec op;
 		struct hd_opdesc d;
 
-		hd_op_init(&op);
+		hd_op_rec_init(&op);
 		d = hd_opdesc_blank;
-		op.rank = r;
-		op.group = g;
-		op.seq_kind = HD_SEQ_ORDINAL;
+		hd_op_set_rank(&op.op, r);
+		op.op.group = g;
+		op.op.seq_kind = HD_SEQ_ORDINAL;
 		op.prov.input = f.input[r];
 		op.prov.kind = HD_PROV_LINE;
 		/* ordinal 0: broadcast, rank 3 names another root */
-		op.seq = 0;
-		op.kind = HD_OP_BROADCAST;
+		op.op.seq = 0;
+		op.op.kind = HD_OP_BROADCAST;
 		d.count_in = d.count_out = 8;
 		d.dtype = HD_DTYPE_FLOAT32;
 		d.peer = r == 3 ? 1 : 0;
 		op.prov.at = 1;
-		op.d = hd_opdesc_intern(&d);
+		op.op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 		/* ordinal 1: all_reduce, rank 1 uses bf16 */
-		op.seq = 1;
-		op.kind = HD_OP_ALL_REDUCE;
+		op.op.seq = 1;
+		op.op.kind = HD_OP_ALL_REDUCE;
 		d.peer = -1;
 		d.dtype = r == 1 ? HD_DTYPE_BFLOAT16 : HD_DTYPE_FLOAT32;
 		d.redop = HD_REDOP_SUM;
 		op.prov.at = 2;
-		op.d = hd_opdesc_intern(&d);
+		op.op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 		/* ordinal 2: all_reduce, rank 0 uses max */
-		op.seq = 2;
+		op.op.seq = 2;
 		d.dtype = HD_DTYPE_FLOAT32;
 		d.redop = r == 0 ? HD_REDOP_MAX : HD_REDOP_SUM;
 		op.prov.at = 3;
-		op.d = hd_opdesc_intern(&d);
+		op.op.d = hd_opdesc_intern(&d);
 		hd_store_add_op(f.s, &op);
 	}
 	a = run(&f);
@@ -533,18 +533,18 @@ START_TEST(test_rooted_root_side_not_compared)
 	g = add_group(&f, "0", world4, 4);
 	for (int r = 0; r < 4; r++) {
 		for (guint i = 0; i < G_N_ELEMENTS(pos); i++) {
-			struct hd_op op;
+			struct hd_op_rec op;
 			struct hd_opdesc d;
 			bool root = r == 0;
 
-			hd_op_init(&op);
+			hd_op_rec_init(&op);
 			d = hd_opdesc_blank;
-			op.rank = r;
-			op.group = g;
-			op.seq = (int64_t)i + 1;
-			op.seq_kind = HD_SEQ_COLLECTIVE;
-			op.kind = pos[i].kind;
-			op.state = HD_STATE_COMPLETED;
+			hd_op_set_rank(&op.op, r);
+			op.op.group = g;
+			op.op.seq = (int64_t)i + 1;
+			op.op.seq_kind = HD_SEQ_COLLECTIVE;
+			op.op.kind = pos[i].kind;
+			op.op.state = HD_STATE_COMPLETED;
 			d.shape_in = hd_intern(root ? pos[i].in : pos[i].nin);
 			d.shape_out =
 				hd_intern(root ? pos[i].out : pos[i].nout);
@@ -555,8 +555,8 @@ START_TEST(test_rooted_root_side_not_compared)
 							 : HD_DTYPE_FLOAT32;
 			op.prov.input = f.input[r];
 			op.prov.kind = HD_PROV_RECORD;
-			op.prov.at = op.seq;
-			op.d = hd_opdesc_intern(&d);
+			op.prov.at = (uint64_t)op.op.seq;
+			op.op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(f.s, &op);
 		}
 	}
@@ -599,24 +599,24 @@ static void add_p2p(struct fixture *f, uint32_t g, int rank,
 		    enum hd_op_kind kind, int peer, int64_t seq,
 		    enum hd_op_state st)
 {
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 
-	hd_op_init(&op);
+	hd_op_rec_init(&op);
 	d = hd_opdesc_blank;
-	op.rank = rank;
-	op.group = g;
-	op.seq = seq;
-	op.seq_kind = HD_SEQ_P2P;
-	op.kind = kind;
+	hd_op_set_rank(&op.op, rank);
+	op.op.group = g;
+	op.op.seq = seq;
+	op.op.seq_kind = HD_SEQ_P2P;
+	op.op.kind = kind;
 	d.peer = peer;
 	d.count_in = kind == HD_OP_SEND ? 4 : -1;
 	d.count_out = kind == HD_OP_RECV ? 4 : -1;
-	op.state = st;
+	op.op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
-	op.d = hd_opdesc_intern(&d);
+	op.op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -1090,15 +1090,15 @@ START_TEST(test_trace_end_not_blamed)
 	g = add_group(&f, "0", pair, 3);
 	for (int r = 0; r < 3; r++)
 		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
-			struct hd_op op;
+			struct hd_op_rec op;
 
-			hd_op_init(&op);
-			op.rank = r;
-			op.group = g;
-			op.seq = s;
-			op.seq_kind = HD_SEQ_ORDINAL;
-			op.kind = HD_OP_ALL_REDUCE;
-			op.state = HD_STATE_COMPLETED;
+			hd_op_rec_init(&op);
+			hd_op_set_rank(&op.op, r);
+			op.op.group = g;
+			op.op.seq = s;
+			op.op.seq_kind = HD_SEQ_ORDINAL;
+			op.op.kind = HD_OP_ALL_REDUCE;
+			op.op.state = HD_STATE_COMPLETED;
 			op.prov.input = f.input[r];
 			hd_store_add_op(f.s, &op);
 		}
@@ -1270,20 +1270,20 @@ START_TEST(test_anonymous_processes_compared)
 		struct hd_signal sig;
 
 		for (int k = 0; k < 2; k++) {
-			struct hd_op op;
+			struct hd_op_rec op;
 			struct hd_opdesc d = hd_opdesc_blank;
 
-			hd_op_init(&op);
-			op.rank = -2 - p;
-			op.group = g;
-			op.seq = k;
-			op.seq_kind = HD_SEQ_ORDINAL;
+			hd_op_rec_init(&op);
+			hd_op_set_anon(&op.op, p);
+			op.op.group = g;
+			op.op.seq = k;
+			op.op.seq_kind = HD_SEQ_ORDINAL;
 			op.op_count = 0x40 + k;
-			op.kind = p == 1 && k == 1 ? HD_OP_ALL_GATHER
-						   : HD_OP_ALL_REDUCE;
+			op.op.kind = p == 1 && k == 1 ? HD_OP_ALL_GATHER
+						      : HD_OP_ALL_REDUCE;
 			d.count_in = d.count_out = 64;
 			d.dtype = HD_DTYPE_FLOAT32;
-			op.d = hd_opdesc_intern(&d);
+			op.op.d = hd_opdesc_intern(&d);
 			op.prov.input = in;
 			op.prov.kind = HD_PROV_LINE;
 			op.prov.at = 1 + p * 2 + k;
@@ -1292,7 +1292,7 @@ START_TEST(test_anonymous_processes_compared)
 		hd_signal_init(&sig);
 		sig.cat = HD_SIG_INFO;
 		sig.type = HD_SIGT_ANON_PROC;
-		sig.rank = -2 - p;
+		sig.anon = p;
 		sig.host = hd_intern("anon-h");
 		sig.pid = 700 + p;
 		sig.code = p;
@@ -1330,18 +1330,21 @@ START_TEST(test_anonymous_tie_names_every_known_rank)
 	hd_store_input(s, in)->records = 20;
 	/* the anonymous processes first: their lanes lead the vote */
 	for (int p = 0; p < 20; p++) {
-		struct hd_op op;
+		struct hd_op_rec op;
 		struct hd_opdesc d = hd_opdesc_blank;
 
-		hd_op_init(&op);
-		op.rank = p < 10 ? -2 - p : p - 10;
-		op.group = g;
-		op.seq = 0;
-		op.seq_kind = HD_SEQ_ORDINAL;
-		op.kind = p < 10 ? HD_OP_ALL_REDUCE : HD_OP_ALL_GATHER;
+		hd_op_rec_init(&op);
+		if (p < 10)
+			hd_op_set_anon(&op.op, p);
+		else
+			hd_op_set_rank(&op.op, p - 10);
+		op.op.group = g;
+		op.op.seq = 0;
+		op.op.seq_kind = HD_SEQ_ORDINAL;
+		op.op.kind = p < 10 ? HD_OP_ALL_REDUCE : HD_OP_ALL_GATHER;
 		d.count_in = d.count_out = 64;
 		d.dtype = HD_DTYPE_FLOAT32;
-		op.d = hd_opdesc_intern(&d);
+		op.op.d = hd_opdesc_intern(&d);
 		op.prov.input = in;
 		op.prov.kind = HD_PROV_LINE;
 		op.prov.at = 1 + p;

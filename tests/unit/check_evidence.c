@@ -137,6 +137,10 @@ START_TEST(test_gdb_sniff)
 		"Thread 1 (LWP 3):\n#0  f () at a.c:1\n",
 		PROMPTED,
 		"#0  0x00007f in raise () from /lib/libc.so.6\n#1  abort ()\n",
+		/* a paste cut mid-thread: frames, then the next header */
+		"#5  0x00007f in start_thread () from /lib/libc.so.6\n"
+		"#6  clone () at clone.S:95\n\n"
+		"Thread 4 (Thread 0x7f (LWP 95)):\n#0  0x1 in poll ()\n",
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(not_gdb); i++)
@@ -197,6 +201,36 @@ START_TEST(test_gdb_malformed)
 }
 END_TEST
 
+/*
+ * A paste cut mid-thread, with gdb's old pager prompt inside
+ * (tests/data/gdb/cut-paste): the frames before the first header are a
+ * thread of their own, the prompt is no content, and the process is the
+ * smallest LWP's.
+ */
+START_TEST(test_gdb_cut_paste)
+{
+	g_autofree char *path =
+		hd_test_path("tests/data/gdb/cut-paste/rank5-gdb-paste.txt");
+	g_autoptr(hd_store) s = parsers_parse_file(path);
+	const struct hd_input *in = hd_store_input(s, 0);
+	size_t n = 0;
+
+	ck_assert_int_eq(in->kind, HD_INPUT_GDB);
+	ck_assert_uint_eq(in->skipped, 0);
+	ck_assert_uint_eq(in->nwarnings, 0);
+	ck_assert_uint_eq(s->signals->len, 3);
+	ck_assert_str_eq(sig_at(s, 0)->text,
+			 "(a thread whose header the paste cut off)");
+	(void)hd_store_stack(s, sig_at(s, 0)->stack, &n);
+	ck_assert_uint_eq(n, 3);
+	for (guint i = 0; i < 3; i++)
+		ck_assert_int_eq(sig_at(s, i)->pid, 4247);
+	/* the main thread's frames run on past the prompt */
+	(void)hd_store_stack(s, sig_at(s, 2)->stack, &n);
+	ck_assert_uint_eq(n, 7);
+}
+END_TEST
+
 #define ERROR_FILE                                                         \
 	"{\"message\": {\"message\": \"ValueError: bad shard\", "          \
 	"\"extraInfo\": {\"py_callstack\": \"Traceback (most recent call " \
@@ -250,6 +284,44 @@ START_TEST(test_torchelastic)
 				       33),
 			 HD_INPUT_TORCHELASTIC);
 	(void)oom;
+}
+END_TEST
+
+/*
+ * The shapes real error files have besides the worker's: py_callstack as
+ * traceback.format_stack()'s list (the agent's own error), and the older
+ * file whose message is the text with the timestamp beside it.
+ */
+START_TEST(test_torchelastic_shapes)
+{
+	bool ok = false;
+	g_autoptr(hd_store) l = parse_kind(
+		HD_INPUT_UNKNOWN, "error-rank2.json",
+		"{\"message\": \"ValueError: Test\", \"extraInfo\": "
+		"{\"py_callstack\": [\"  File \\\"/w/fail.py\\\", line 7, in "
+		"<module>\\n    main()\\n\", \"  File \\\"/w/fail.py\\\", line 4, "
+		"in main\\n    step()\\n\", 17], \"timestamp\": "
+		"\"1629997920\"}}",
+		&ok);
+	g_autoptr(hd_store) o = NULL;
+	const struct hd_frame *f;
+	size_t n = 0;
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(l, 0)->kind, HD_INPUT_TORCHELASTIC);
+	ck_assert_uint_eq(hd_store_input(l, 0)->skipped, 0);
+	f = hd_store_stack(l, sig_at(l, 0)->stack, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(f[0].name, "main"); /* innermost first */
+	ck_assert_int_eq(f[0].line, 4);
+	ck_assert_int_eq(sig_at(l, 0)->rank, 2);
+	ck_assert_int_eq(sig_at(l, 0)->time.ns, 1629997920LL * 1000000000);
+	o = parse_kind(HD_INPUT_UNKNOWN, "error.json",
+		       "{\"message\":\"test\",\"timestamp\": 12}", &ok);
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(o, 0)->records, 1);
+	ck_assert_int_eq(sig_at(o, 0)->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(sig_at(o, 0)->time.ns, 12LL * 1000000000);
 }
 END_TEST
 
@@ -403,6 +475,15 @@ START_TEST(test_topo_malformed)
 	other = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
 			   "<graphs version=\"1\"/>", &ok);
 	ck_assert(!ok);
+	/* an empty input (found by fuzz_hostlogs): nothing read, no
+	   pointer arithmetic on the buffer it has not got */
+	{
+		g_autoptr(hd_store) empty =
+			parse_kind(HD_INPUT_NCCL_TOPO, "t.xml", "", &ok);
+
+		ck_assert_uint_eq(empty->signals->len, 0);
+		ck_assert_uint_eq(hd_store_input(empty, 0)->records, 0);
+	}
 	/* cut inside a tag: what came before is kept, truncated */
 	cut = parse_kind(
 		HD_INPUT_NCCL_TOPO, "t.xml",
@@ -522,8 +603,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_gdb_join);
 	tcase_add_test(tc, test_gdb_sniff);
 	tcase_add_test(tc, test_gdb_malformed);
+	tcase_add_test(tc, test_gdb_cut_paste);
 	tcase_add_test(tc, test_torchelastic);
 	tcase_add_test(tc, test_torchelastic_malformed);
+	tcase_add_test(tc, test_torchelastic_shapes);
 	tcase_add_test(tc, test_terminate);
 	tcase_add_test(tc, test_terminate_malformed);
 	tcase_add_test(tc, test_topo);

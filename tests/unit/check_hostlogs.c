@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "hd-load.h"
 #include "hd-test-engine.h"
@@ -151,6 +152,98 @@ START_TEST(test_fallen_multiline)
 }
 END_TEST
 
+/*
+ * The fallen-off message continued on prefixed journal lines: one record,
+ * with the host and boot time of the line that named the GPU; the same
+ * indented under a dmesg stamp keeps that stamp too.
+ */
+START_TEST(test_fallen_journal)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: The NVIDIA GPU "
+		"0000:b3:00.0\n"
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: (PCI ID: 10de:26b5) "
+		"installed in this system has\n"
+		"Feb 14 05:03:41 gpu-7 kernel: NVRM: fallen off the bus and is "
+		"not responding to commands.\n"
+		"[ 1843.308145] NVRM: The NVIDIA GPU 0000:1b:00.0\n"
+		"               NVRM: fallen off the bus and is not "
+		"responding to commands.\n",
+		NULL);
+
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	ck_assert_int_eq(sig(s, 0)->code, 79);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:b3:00");
+	ck_assert_str_eq(sig(s, 0)->host, "gpu-7");
+	ck_assert_str_eq(sig(s, 1)->device, "0000:1b:00");
+	ck_assert_int_eq(sig(s, 1)->time.clock, HD_CLOCK_BOOT);
+	ck_assert_int_eq(sig(s, 1)->time.ns, 1843308145000LL);
+}
+END_TEST
+
+/*
+ * A syslog or journal of every program: the kernel's lines read, the
+ * others context; but a head that holds NCCL's or PyTorch's lines is
+ * their log, and such a line later in a syslog is skipped with a warning,
+ * never read as nothing.  Journal lines without their date name the host.
+ */
+START_TEST(test_syslog_shapes)
+{
+	static const char mixed[] =
+		"May 15 08:57:29 red llama-swap[80783]: INFO slot task\n"
+		"May 15 08:57:36 red kernel: NVRM: Xid (PCI:0000:01:00): 31, "
+		"pid=80798, name=llama-server, Ch 00000008\n"
+		"May 15 08:57:36 red llama-swap[80783]: CUDA error: an "
+		"illegal memory access was encountered\n"
+		"May 15 08:57:37 red systemd[1]: llama.service: failed\n"
+		"May 15 08:57:38 red python[4242]: [rank3]:[E515 08:57:38.1 "
+		"ProcessGroupNCCL.cpp:632] Watchdog caught collective "
+		"operation timeout\n";
+	g_autoptr(hd_store) s = NULL;
+	g_autoptr(hd_store) d = NULL;
+	const struct hd_input *in;
+
+	/* the head holds a PyTorch line: not the kernel's to read */
+	ck_assert_int_ne(sniff(mixed), HD_INPUT_KERNEL_LOG);
+	/* without it, a kernel log */
+	ck_assert_int_eq(sniff("May 15 08:57:29 red llama-swap[80783]: a\n"
+			       "May 15 08:57:36 red kernel: NVRM: Xid "
+			       "(PCI:0000:01:00): 31, pid=80798\n"
+			       "May 15 08:57:37 red systemd[1]: b\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* other programs alone: no kernel line, no kernel log */
+	ck_assert_int_ne(sniff("May 15 08:57:29 red sshd[1]: a\n"
+			       "May 15 08:57:37 red systemd[1]: b\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* an NCCL log that a service wrote to the journal */
+	ck_assert_int_ne(sniff("May 15 08:57:29 red kernel: x\n"
+			       "May 15 08:57:30 red python[7]: red:7:7 [0] "
+			       "NCCL INFO Bootstrap : Using eth0\n"),
+			 HD_INPUT_KERNEL_LOG);
+	s = hd_test_parse_str(HD_INPUT_KERNEL_LOG, mixed, NULL);
+	in = hd_store_input(s, 0);
+	ck_assert_uint_eq(in->records, 1);
+	ck_assert_int_eq(sig(s, 0)->code, 31);
+	ck_assert_str_eq(sig(s, 0)->host, "red");
+	ck_assert_int_eq(sig(s, 0)->pid, 80798);
+	/* the PyTorch line: skipped, with a warning naming it */
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_uint_eq(in->nwarnings, 1);
+	ck_assert(strstr(g_ptr_array_index(in->warnings, 0), "line 5"));
+	d = hd_test_parse_str(HD_INPUT_UNKNOWN,
+			      "archlinux kernel: NVRM: GPU at PCI:0000:08:00: "
+			      "GPU-926e\n"
+			      "archlinux kernel: NVRM: Xid (PCI:0000:08:00): "
+			      "13, pid='<unknown>', name=<unknown>, Graphi>\n",
+			      NULL);
+	ck_assert_int_eq(hd_store_input(d, 0)->kind, HD_INPUT_KERNEL_LOG);
+	ck_assert_uint_eq(hd_store_input(d, 0)->records, 1);
+	ck_assert_str_eq(sig(d, 0)->host, "archlinux");
+	ck_assert_int_eq(sig(d, 0)->code, 13);
+}
+END_TEST
+
 START_TEST(test_kernel_malformed)
 {
 	g_autoptr(hd_store) s = hd_test_parse_str(
@@ -219,6 +312,32 @@ START_TEST(test_ibstatus_devinfo)
 }
 END_TEST
 
+/*
+ * Times past what nanoseconds hold (found by fuzz_hostlogs): a boot stamp
+ * of ten digits of seconds is no stamp, a year past 2200 no wall time;
+ * neither overflows.
+ */
+START_TEST(test_kernel_times_bounded)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"[    1.000000] ok\n"
+		"[9999999999.999999] NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n"
+		"[Tue Nov 21 04:00:02 9999] NVRM: Xid (PCI:0000:3b:00): 13, "
+		"pid=2\n"
+		"9999-11-21T03:59:31Z trn-02 kernel: NVRM: Xid "
+		"(PCI:0000:3b:00): 31, pid=3\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	/* the boot stamp: no kernel prefix, skipped with a warning */
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_uint_eq(in->records, 2);
+	ck_assert_int_eq(sig(s, 0)->code, 13);
+	ck_assert_int_eq(sig(s, 1)->code, 31);
+}
+END_TEST
+
 START_TEST(test_ib_malformed)
 {
 	g_autoptr(hd_store) s = hd_test_parse_str(
@@ -267,6 +386,33 @@ START_TEST(test_nvidia_smi)
 	/* a slowdown is recorded, but is no trouble */
 	ck_assert_int_eq(sig(t, 0)->code, HD_GPU_SLOWDOWN);
 	ck_assert_int_eq(sig(t, 0)->cat, HD_SIG_INFO);
+}
+END_TEST
+
+/* Drivers 535 and newer say when a GPU needs a reset: a problem. */
+START_TEST(test_nvidia_smi_reset_status)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_UNKNOWN,
+		"\n==============NVSMI LOG==============\n\n"
+		"Driver Version                            : 535.104.05\n\n"
+		"GPU 00000000:3B:00.0\n"
+		"    GPU Reset Status\n"
+		"        Reset Required                    : No\n"
+		"        Drain and Reset Recommended       : Yes\n"
+		"GPU 00000000:1B:00.0\n"
+		"    GPU Reset Status\n"
+		"        Reset Required                    : No\n"
+		"        Drain and Reset Recommended       : N/A\n",
+		NULL);
+
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_GPU_STATE);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:3b:00");
+	ck_assert_int_eq(sig(s, 0)->code, HD_GPU_RESET_REQUIRED);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_CUDA);
+	ck_assert(strstr(sig(s, 0)->text, "the driver asks for a GPU reset"));
+	ck_assert_int_eq(sig(s, 1)->code, 0);
 }
 END_TEST
 
@@ -365,6 +511,368 @@ START_TEST(test_port_users)
 }
 END_TEST
 
+/*
+ * A folder holding the 4-rank job of tests/data/hostlogs (rank 3, pid 7104
+ * on trn-02, never enters seq 52) and trn-02's dmesg with one line; NULL
+ * job: the dmesg alone.  (transfer full: remove with rm_tree())
+ */
+static char *job_with_dmesg(bool job, const char *dmesg_line)
+{
+	g_autofree char *log = NULL;
+	g_autofree char *src =
+		hd_test_path("tests/data/hostlogs/kernel/xid79-dmesg/job.log");
+	char *dir = g_dir_make_tmp("hd-xid-XXXXXX", NULL);
+	g_autofree char *host = g_build_filename(dir, "hosts", "trn-02", NULL);
+	g_autofree char *dmesg = g_build_filename(host, "dmesg.txt", NULL);
+	g_autofree char *joblog = g_build_filename(dir, "job.log", NULL);
+	g_autofree char *text = g_strdup_printf(
+		"[    9.812114] nvidia: module license 'NVIDIA' taints kernel.\n"
+		"%s\n",
+		dmesg_line);
+
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_int_eq(g_mkdir_with_parents(host, 0700), 0);
+	ck_assert(g_file_set_contents(dmesg, text, -1, NULL));
+	if (job) {
+		ck_assert(g_file_get_contents(src, &log, NULL, NULL));
+		ck_assert(g_file_set_contents(joblog, log, -1, NULL));
+	}
+	return dir;
+}
+
+static void rm_tree(char *dir)
+{
+	g_autofree char *host = g_build_filename(dir, "hosts", "trn-02", NULL);
+	g_autofree char *hosts = g_build_filename(dir, "hosts", NULL);
+	g_autofree char *dmesg = g_build_filename(host, "dmesg.txt", NULL);
+	g_autofree char *joblog = g_build_filename(dir, "job.log", NULL);
+
+	(void)g_unlink(dmesg);
+	(void)g_unlink(joblog);
+	(void)g_rmdir(host);
+	(void)g_rmdir(hosts);
+	(void)g_rmdir(dir);
+	g_free(dir);
+}
+
+static bool steps_have(const struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->next_steps->len; i++)
+		if (strstr(((const struct hd_next *)g_ptr_array_index(
+				    v->next_steps, i))
+				   ->text,
+			   text))
+			return true;
+	return false;
+}
+
+static bool notes_have(const struct hd_analysis *a, const char *text)
+{
+	for (guint i = 0; i < a->notes->len; i++)
+		if (strstr(g_ptr_array_index(a->notes, i), text))
+			return true;
+	return false;
+}
+
+static bool evidence_has(const struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->evidence->len; i++)
+		if (strstr(((const struct hd_evidence *)g_ptr_array_index(
+				    v->evidence, i))
+				   ->text,
+			   text))
+			return true;
+	return false;
+}
+
+/*
+ * Every Xid of the documented table (docs/format-kernel-log.md), on rank
+ * 3's GPU by its pid: the verdict its class gives, the meaning in the
+ * chain, the next step its class asks for.
+ */
+START_TEST(test_xid_table)
+{
+	static const struct {
+		int xid;
+		enum hd_verdict_kind kind; /* HD_V_MISSING_RANK: no verdict
+					      of its own */
+		const char *meaning; /* in the summary or the evidence */
+		const char *step; /* in a next step */
+	} table[] = {
+		{ 13, HD_V_GPU_FAULT, "graphics engine exception",
+		  "compute-sanitizer" },
+		{ 31, HD_V_GPU_FAULT, "GPU memory page fault",
+		  "compute-sanitizer" },
+		{ 43, HD_V_GPU_FAULT, "GPU stopped processing",
+		  "compute-sanitizer" },
+		{ 45, HD_V_MISSING_RANK, NULL, NULL },
+		{ 48, HD_V_GPU_FAULT, "double-bit ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 61, HD_V_GPU_FAULT, "micro-controller breakpoint",
+		  "nvidia-bug-report.sh" },
+		{ 62, HD_V_GPU_FAULT, "micro-controller halt",
+		  "nvidia-bug-report.sh" },
+		{ 63, HD_V_MISSING_RANK, "row remapping recorded",
+		  "reset the GPU when it is idle" },
+		{ 64, HD_V_GPU_FAULT, "row remapping failed",
+		  "nvidia-bug-report.sh" },
+		{ 74, HD_V_NETWORK_FAULT, "NVLink error",
+		  "nvidia-smi nvlink -e" },
+		{ 79, HD_V_GPU_FAULT, "fell off the bus",
+		  "nvidia-bug-report.sh" },
+		{ 92, HD_V_MISSING_RANK, "high single-bit ECC error rate",
+		  "reset the GPU when it is idle" },
+		{ 94, HD_V_GPU_FAULT, "contained ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 95, HD_V_GPU_FAULT, "uncontained ECC error",
+		  "nvidia-bug-report.sh" },
+		{ 109, HD_V_GPU_FAULT, "context switch timeout",
+		  "nvidia-bug-report.sh" },
+		{ 119, HD_V_GPU_FAULT, "GSP RPC timeout",
+		  "nvidia-bug-report.sh" },
+		{ 120, HD_V_GPU_FAULT, "GSP error", "nvidia-bug-report.sh" },
+		{ 154, HD_V_GPU_FAULT, "recovery action",
+		  "nvidia-bug-report.sh" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+		g_autofree char *line = g_strdup_printf(
+			"[91806.220428] NVRM: Xid (PCI:0000:3b:00): %d, "
+			"pid=7104, name=python3, details",
+			table[i].xid);
+		char *dir = job_with_dmesg(true, line);
+		char *paths[] = { dir, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(hd_store) s = hd_load(paths, 1, problems);
+		g_autoptr(hd_analysis) a = hd_engine_run(s);
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, 0);
+		g_autofree char *said = g_strdup_printf("Xid %d", table[i].xid);
+
+		ck_assert_msg(v->kind == table[i].kind,
+			      "Xid %d: top verdict %s", table[i].xid,
+			      hd_verdict_kind_name(v->kind));
+		ck_assert_uint_eq(v->culprits->len, 1);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		if (table[i].kind != HD_V_MISSING_RANK) {
+			/* the chain: the absence, then its GPU's Xid */
+			ck_assert_int_eq(v->xid, table[i].xid);
+			ck_assert_msg(
+				strstr(v->summary, "never entered") &&
+					strstr(v->summary, said) &&
+					strstr(v->summary, table[i].meaning),
+				"Xid %d: %s", table[i].xid, v->summary);
+		} else if (table[i].meaning) {
+			/* a warning: beside the verdict, never its cause */
+			ck_assert_ptr_null(hd_test_verdict(a, HD_V_GPU_FAULT));
+			ck_assert(evidence_has(v, "also on that host"));
+			ck_assert(evidence_has(v, table[i].meaning));
+			ck_assert(notes_have(a, said));
+		} else {
+			/* 45 follows another failure: a note */
+			ck_assert_ptr_null(hd_test_verdict(a, HD_V_GPU_FAULT));
+			ck_assert(notes_have(a, "Xid 45"));
+		}
+		if (table[i].step)
+			ck_assert_msg(steps_have(v, table[i].step),
+				      "Xid %d: no step with '%s'", table[i].xid,
+				      table[i].step);
+		rm_tree(dir);
+	}
+}
+END_TEST
+
+/*
+ * Next steps adapt to what the host state shows: a port down names the
+ * port and its counters, whether the verdict rests on it or only cites it
+ * beside a rank that never entered; a py-spy dump in a data loader names
+ * the loader.
+ */
+START_TEST(test_next_steps_adapt)
+{
+	struct hd_store *s;
+	g_autoptr(hd_analysis) chain =
+		analyze("tests/data/hostlogs/ib/port-down-chain", &s);
+	const struct hd_verdict *v = g_ptr_array_index(chain->verdicts, 0);
+	const struct hd_next *n;
+
+	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
+	ck_assert(strstr(v->summary, "HCA port mlx5_1:1 on trn-02 is down"));
+	n = g_ptr_array_index(v->next_steps, 0);
+	ck_assert_str_eq(n->command, "ibstat mlx5_1 1");
+	ck_assert_str_eq(n->host, "trn-02");
+	ck_assert(strstr(n->text, "perfquery -C mlx5_1 -P 1"));
+	hd_store_free(s);
+	{
+		g_autoptr(hd_analysis) a = NULL;
+		g_autofree char *ex = hd_test_path("testdata/example-incident");
+		g_autofree char *ib =
+			hd_test_path("tests/data/hostlogs/example-ib");
+		g_autofree char *ps =
+			hd_test_path("tests/data/pyspy/loader-wait");
+		char *paths[] = { ex, ib, ps, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+
+		s = hd_load(paths, 1, problems);
+		a = hd_engine_run(s);
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert(steps_have(v, "ibstat mlx5_1 1"));
+		ck_assert(steps_have(v, "not shown to have caused this"));
+		ck_assert(steps_have(v, "waits for its data loader"));
+		ck_assert(!steps_have(v, "run `py-spy dump"));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
+/*
+ * Joins that would be guesses are not made (issue 21): a pid that is a
+ * rank's on two hosts (containers), a kernel log or nvidia-smi -q that
+ * names no host (every host has a GPU at 0000:3b:00).  The same line in a
+ * journal that names its host joins.
+ */
+START_TEST(test_joins_ambiguous)
+{
+	struct hd_store *s;
+	const struct hd_verdict *v, *g;
+
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-pyspy", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_uint_eq(a->pyspy->len, 0);
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+		ck_assert(!evidence_has(v, "py-spy"));
+		ck_assert(!strstr(v->summary, "py-spy"));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-gdb", &s);
+
+		ck_assert(notes_have(a, "(pid 53) joins no rank"));
+		for (guint i = 0; i < a->verdicts->len; i++) {
+			v = g_ptr_array_index(a->verdicts, i);
+			if (v->kind == HD_V_RANK_CRASHED)
+				ck_assert_uint_eq(v->culprits->len, 0);
+		}
+		ck_assert_ptr_nonnull(hd_test_verdict(a, HD_V_MISSING_RANK));
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-two-hosts-dmesg", &s);
+
+		g = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(g->culprits->len, 0);
+		ck_assert_int_eq(g->confidence, HD_CONF_LOW);
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/bus-two-hosts-smi", &s);
+
+		g = hd_test_verdict(a, HD_V_GPU_FAULT);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_uint_eq(g->culprits->len, 0);
+		ck_assert_int_eq(g->confidence, HD_CONF_LOW);
+		hd_store_free(s);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/joins/pid-host-journal", &s);
+
+		v = g_ptr_array_index(a->verdicts, 0);
+		ck_assert_int_eq(v->kind, HD_V_GPU_FAULT);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 3);
+		ck_assert(evidence_has(v, "joined to rank 3 by its pid (53 on "
+					  "trn-02)"));
+		hd_store_free(s);
+	}
+}
+END_TEST
+
+/*
+ * A port switched off ("Physical state: Disabled", an unused port of a
+ * card) is not a link that failed: no event alone, none beside a rank no
+ * NCCL line puts on it; the output after what was pasted above it.
+ */
+START_TEST(test_ib_disabled)
+{
+	g_autoptr(hd_store) s =
+		hd_test_parse_str(HD_INPUT_UNKNOWN,
+				  "$ ibstat\n"
+				  "CA 'mlx5_0'\n"
+				  "        CA type: MT4125\n"
+				  "        Port 1:\n"
+				  "                State: Down\n"
+				  "                Physical state: Disabled\n"
+				  "                Link layer: Ethernet\n"
+				  "CA 'mlx5_1'\n"
+				  "        Port 1:\n"
+				  "                State: Down\n"
+				  "                Physical state: Polling\n",
+				  NULL);
+	struct hd_store *j;
+
+	ck_assert_int_eq(hd_store_input(s, 0)->kind, HD_INPUT_IB_STATE);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
+	/* the command line: skipped, with a warning */
+	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 1);
+	ck_assert_int_eq(sig(s, 0)->code, 3);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_INFO);
+	ck_assert_int_eq(sig(s, 1)->code, 0);
+	ck_assert_int_eq(sig(s, 1)->cat, HD_SIG_NETWORK);
+	{
+		g_autoptr(hd_analysis) a =
+			analyze("tests/data/hostlogs/ib/disabled-unused", &j);
+
+		ck_assert(!hd_analysis_has_fault(a));
+		hd_store_free(j);
+	}
+	{
+		g_autoptr(hd_analysis) a = analyze(
+			"tests/data/hostlogs/ib/disabled-unused-job", &j);
+		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, 0);
+
+		ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+		ck_assert(!evidence_has(v, "mlx5_2"));
+		ck_assert_ptr_null(hd_test_verdict(a, HD_V_NETWORK_FAULT));
+		hd_store_free(j);
+	}
+}
+END_TEST
+
+/* A warning Xid on a healthy host is no fault; a hardware one is. */
+START_TEST(test_xid_warning_alone)
+{
+	static const int xids[] = { 63, 92, 79 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(xids); i++) {
+		g_autofree char *line = g_strdup_printf(
+			"[91806.220428] NVRM: Xid (PCI:0000:3b:00): %d, "
+			"pid=7104, name=python3, details",
+			xids[i]);
+		char *dir = job_with_dmesg(false, line);
+		char *paths[] = { dir, NULL };
+		g_autoptr(GPtrArray) problems =
+			g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(hd_store) s = hd_load(paths, 1, problems);
+		g_autoptr(hd_analysis) a = hd_engine_run(s);
+
+		ck_assert_msg(hd_analysis_has_fault(a) == (xids[i] == 79),
+			      "Xid %d alone", xids[i]);
+		rm_tree(dir);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hostlogs");
@@ -376,18 +884,27 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dmesg_xid);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
 	tcase_add_test(tc, test_fallen_multiline);
+	tcase_add_test(tc, test_fallen_journal);
+	tcase_add_test(tc, test_syslog_shapes);
 	tcase_add_test(tc, test_ibstat);
 	tcase_add_test(tc, test_ibstatus_devinfo);
 	tcase_add_test(tc, test_nvidia_smi);
+	tcase_add_test(tc, test_nvidia_smi_reset_status);
 	suite_add_tcase(s, tc);
 	tcase_add_test(bad, test_kernel_malformed);
+	tcase_add_test(bad, test_kernel_times_bounded);
 	tcase_add_test(bad, test_ib_malformed);
+	tcase_add_test(eng, test_ib_disabled);
 	tcase_add_test(bad, test_nvidia_smi_malformed);
 	suite_add_tcase(s, bad);
 	tcase_set_timeout(eng, 60);
 	tcase_add_test(eng, test_join_bus_id);
 	tcase_add_test(eng, test_other_host_no_blame);
 	tcase_add_test(eng, test_port_users);
+	tcase_add_test(eng, test_xid_table);
+	tcase_add_test(eng, test_xid_warning_alone);
+	tcase_add_test(eng, test_next_steps_adapt);
+	tcase_add_test(eng, test_joins_ambiguous);
 	suite_add_tcase(s, eng);
 	return s;
 }

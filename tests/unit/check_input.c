@@ -66,6 +66,38 @@ static char *read_all(struct hd_reader *r, GError **error)
 static const char text[] =
 	"node-a:1:1 [0] NCCL INFO one\nnode-a:1:1 [0] NCCL INFO two\n";
 
+/*
+ * The incident's three budgets (hd-budget.h): records kept bound memory,
+ * decoded bytes bound time, their ratio to what was read bounds a bomb.
+ * Once the records' budget is spent, every later input is refused at its
+ * first decoded bytes, with the records' reason.
+ */
+START_TEST(test_incident_pool)
+{
+	g_autoptr(hd_budget_pool) p = hd_budget_pool_new(1 << 30, 250, 1000);
+	g_autoptr(hd_budget_pool) q = hd_budget_pool_new(100, 0, 1 << 20);
+	char *why = NULL;
+
+	hd_budget_pool_add_stored(p, 1 << 20);
+	ck_assert(hd_budget_pool_add_decoded(p, 1 << 20, &why));
+	ck_assert(hd_budget_pool_add_records(p, 600, &why));
+	ck_assert(hd_budget_pool_add_records(p, 400, &why));
+	ck_assert_ptr_null(why);
+	/* one byte past: refused, and so is whatever comes after */
+	ck_assert(!hd_budget_pool_add_records(p, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "the incident's records"));
+	g_clear_pointer(&why, g_free);
+	ck_assert(!hd_budget_pool_add_decoded(p, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "the incident's records"));
+	g_clear_pointer(&why, g_free);
+	/* bytes alone: the time budget, said as such */
+	ck_assert(hd_budget_pool_add_decoded(q, 100, &why));
+	ck_assert(!hd_budget_pool_add_decoded(q, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "decode to more than"));
+	g_free(why);
+}
+END_TEST
+
 START_TEST(test_plain_gzip_zstd_same_bytes)
 {
 	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
@@ -1079,6 +1111,7 @@ static Suite *input_suite(void)
 	TCase *tc = tcase_create("reader");
 
 	tcase_add_test(tc, test_plain_gzip_zstd_same_bytes);
+	tcase_add_test(tc, test_incident_pool);
 	tcase_add_test(tc, test_gzip_members_concatenated);
 	tcase_add_test(tc, test_truncated_streams_fail_cleanly);
 	tcase_add_test(tc, test_garbage_after_gzip_magic);

@@ -121,7 +121,7 @@ START_TEST(test_init_eras)
 		ck_assert_int_eq(g->nranks, 4);
 		/* rank 1 of the world comm is global rank 1 */
 		ck_assert_int_eq(hd_group_global_rank(g, 1), 1);
-		ck_assert_int_eq(op_at(s, 0)->rank, 1);
+		ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 1);
 		ck_assert_int_eq(in0(s)->skipped, 0);
 	}
 }
@@ -187,7 +187,7 @@ START_TEST(test_init_pre216_order_and_reuse)
 	ck_assert_int_eq(op_at(s, 0)->seq, 0);
 	ck_assert_int_eq(op_at(s, 1)->seq, 0);
 	/* world comm (4 ranks) gives the global rank */
-	ck_assert_int_eq(op_at(s, 1)->rank, 1);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 1)), 1);
 	ck_assert_int_eq(hd_group_global_rank(
 				 hd_store_group_at(s, op_at(s, 1)->group), 1),
 			 1);
@@ -236,7 +236,7 @@ START_TEST(test_coll_enums)
 	/* opCount stays 0 (2.8): seq is the ordinal */
 	for (guint i = 0; i < s->ops->len; i++) {
 		ck_assert_int_eq(op_at(s, i)->seq, i);
-		ck_assert_int_eq(op_at(s, i)->op_count, 0);
+		ck_assert_int_eq(hd_op_op_count(s, op_at(s, i)), 0);
 		ck_assert_int_eq(op_at(s, i)->seq_kind, HD_SEQ_ORDINAL);
 		ck_assert_int_eq(op_at(s, i)->state, HD_STATE_ENQUEUED);
 	}
@@ -263,7 +263,7 @@ START_TEST(test_coll_counts_and_eras)
 	ck_assert_uint_eq(s->ops->len, 7);
 	ck_assert_int_eq(op_at(s, 0)->d->count_in, 100);
 	ck_assert_int_eq(op_at(s, 0)->d->count_out, 400);
-	ck_assert_int_eq(op_at(s, 0)->op_count, 0x3f);
+	ck_assert_int_eq(hd_op_op_count(s, op_at(s, 0)), 0x3f);
 	ck_assert_int_eq(op_at(s, 0)->d->redop, HD_REDOP_NONE);
 	ck_assert_int_eq(op_at(s, 1)->d->count_in, 400);
 	ck_assert_int_eq(op_at(s, 1)->d->count_out, 100);
@@ -281,8 +281,8 @@ START_TEST(test_coll_counts_and_eras)
 	ck_assert_str_eq(op_at(s, 6)->d->name, "AlltoAll");
 	ck_assert_str_eq(op_at(s, 0)->d->name, "AllGather");
 	ck_assert_int_eq(op_at(s, 6)->seq, 6);
-	ck_assert_int_eq(op_at(s, 6)->prov.at, 8);
-	ck_assert_int_eq(op_at(s, 6)->prov.kind, HD_PROV_LINE);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).at, 8);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).kind, HD_PROV_LINE);
 }
 END_TEST
 
@@ -330,11 +330,16 @@ START_TEST(test_rank_unknown_skipped)
 	struct hd_input *in = in0(s);
 
 	ck_assert_uint_eq(s->ops->len, 2);
-	ck_assert_int_eq(op_at(s, 0)->rank, -2);
-	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	/* one process of unknown rank, the first of its input */
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), -1);
+	ck_assert(hd_op_is_anon(op_at(s, 0)));
+	ck_assert_int_eq(hd_op_anon(op_at(s, 0)), 0);
+	ck_assert_int_eq(hd_op_anon(op_at(s, 1)), 0);
 	ck_assert_int_eq(in->skipped, 0);
 	ck_assert_int_eq(in->records, 2);
-	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -2);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -1);
+	ck_assert_int_eq(hd_signal_anon_proc(sig_type(s, HD_SIGT_ANON_PROC)),
+			 0);
 	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_ANON_PROC)->host);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in->warnings, 0), "rank unknown"));
@@ -359,9 +364,10 @@ START_TEST(test_init_23_rank_lines)
 	g_autoptr(hd_store) s = parse(text);
 
 	ck_assert_uint_eq(s->ops->len, 2);
-	ck_assert_int_eq(op_at(s, 0)->rank, 1);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 1);
 	/* every line of the second process was malformed: anonymous */
-	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 1)), -1);
+	ck_assert_int_eq(hd_op_anon(op_at(s, 1)), 0);
 }
 END_TEST
 
@@ -403,7 +409,7 @@ START_TEST(test_interleaved_torchrun)
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < 6; i++) {
-		ck_assert_int_eq(op_at(s, i)->rank, i % 2 == 0 ? 1 : 0);
+		ck_assert_int_eq(hd_op_rank(op_at(s, i)), i % 2 == 0 ? 1 : 0);
 		ck_assert_int_eq(op_at(s, i)->seq, i / 2);
 	}
 	ck_assert_int_eq(hd_store_find_rank(s, 1)->pid, 101);
@@ -451,7 +457,7 @@ START_TEST(test_interleaved_many_processes)
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, NPROC * NOPS);
 	for (guint i = 0; i < NPROC * NOPS; i++) {
-		ck_assert_int_eq(op_at(s, i)->rank, (int)(i % NPROC));
+		ck_assert_int_eq(hd_op_rank(op_at(s, i)), (int)(i % NPROC));
 		ck_assert_int_eq(op_at(s, i)->seq, (int)(i / NPROC));
 		ck_assert_int_eq(op_at(s, i)->d->count_in,
 				 8 + (int)(i % NPROC));
@@ -505,7 +511,7 @@ START_TEST(test_c10d_rank_beats_world_rank)
 		NULL);
 	g_autoptr(hd_store) s = parse(text);
 
-	ck_assert_int_eq(op_at(s, 0)->rank, 5);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 5);
 	ck_assert_int_eq(in0(s)->rank, 5);
 	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_PG_STATUS);
 	ck_assert_int_eq(sig_at(s, 0)->seq, -1);
@@ -554,8 +560,8 @@ START_TEST(test_wrappers)
 
 		ck_assert_msg(s->ops->len == 1, "case %zu: %u ops", i,
 			      s->ops->len);
-		ck_assert_msg(op_at(s, 0)->rank == cases[i].rank,
-			      "case %zu: rank %d", i, op_at(s, 0)->rank);
+		ck_assert_msg(hd_op_rank(op_at(s, 0)) == cases[i].rank,
+			      "case %zu: rank %d", i, hd_op_rank(op_at(s, 0)));
 		ck_assert_int_eq(in0(s)->skipped, 0);
 		if (i == 13)
 			ck_assert_str_eq(
@@ -593,9 +599,9 @@ START_TEST(test_trimmed_repeated_fused_torn)
 	ck_assert_uint_eq(s->ops->len, 5);
 	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
 	ck_assert_int_eq(op_at(s, 1)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op_at(s, 1)->prov.at, 2);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 1)).at, 2);
 	ck_assert_int_eq(op_at(s, 2)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op_at(s, 2)->prov.at, 4); /* the torn body */
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 2)).at, 4); /* the torn body */
 	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_REDUCE); /* trimmed */
 	ck_assert_int_eq(op_at(s, 3)->d->peer, 1);
 	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
@@ -1452,7 +1458,7 @@ START_TEST(test_huge_line)
 	g_free(buf);
 	ck_assert(ok);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_int_eq(op_at(s, 0)->prov.at, 3);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 0)).at, 3);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in0(s)->warnings, 0), "cut"));
 }
@@ -1505,10 +1511,10 @@ START_TEST(test_fixture_torchrun_interleaved)
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = op_at(s, i);
 
-		ck_assert_int_ge(op->rank, 0);
-		ck_assert_int_lt(op->rank, 4);
-		ck_assert_int_eq(op->seq, last[op->rank] + 1);
-		last[op->rank] = (int)op->seq;
+		ck_assert_int_ge(hd_op_rank(op), 0);
+		ck_assert_int_lt(hd_op_rank(op), 4);
+		ck_assert_int_eq(op->seq, last[hd_op_rank(op)] + 1);
+		last[hd_op_rank(op)] = (int)op->seq;
 	}
 	ck_assert_int_eq(last[3], 11);
 	ck_assert_int_eq(last[0], 12);
@@ -1796,8 +1802,8 @@ START_TEST(test_attempts_per_process)
 	/* the last attempt of each rank: the 3 ops of pids 200 and 201 */
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < s->ops->len; i++) {
-		ck_assert_int_eq(op_at(s, i)->prov.attempt, 2);
-		ranks[op_at(s, i)->rank]++;
+		ck_assert_int_eq(hd_op_prov(s, op_at(s, i)).attempt, 2);
+		ranks[hd_op_rank(op_at(s, i))]++;
 	}
 	ck_assert_uint_eq(ranks[0], 3);
 	ck_assert_uint_eq(ranks[1], 3);
@@ -1832,7 +1838,7 @@ START_TEST(test_records_read_twice)
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < s->ops->len; i++) {
 		ck_assert_int_eq(op_at(s, i)->seq, i);
-		ck_assert_int_eq(op_at(s, i)->op_count, i);
+		ck_assert_int_eq(hd_op_op_count(s, op_at(s, i)), i);
 	}
 	ck_assert_uint_ge(in0(s)->nwarnings, 1);
 	hd_store_free(s);
@@ -1854,7 +1860,7 @@ START_TEST(test_records_read_twice)
 					0, 0, "0x64", 2));
 	s = parse(t->str);
 	ck_assert_uint_eq(s->ops->len, 4);
-	ck_assert_int_eq(op_at(s, 3)->op_count, 2);
+	ck_assert_int_eq(hd_op_op_count(s, op_at(s, 3)), 2);
 	hd_store_free(s);
 }
 END_TEST

@@ -158,6 +158,60 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/*
+ * Dumps as people paste them (docs/format-pyspy.md, real samples): with
+ * the command that printed them above, without the process header (the
+ * paste starts at a thread: no pid, joined to nobody), with hex thread
+ * ids, or with the id left out.
+ */
+START_TEST(test_pasted_shapes)
+{
+	static const char *const dumps[] = {
+		"root@node-b:/srv# py-spy dump --native --pid 7\n"
+		"Process 7: python3 run.py\n"
+		"Python v3.12.3 (/usr/bin/python3.12)\n\n"
+		"Thread 7 (idle): \"MainThread\"\n"
+		"    0x7f3b2e4a9117 (libc.so.6)\n"
+		"    get (queue.py:180)\n",
+		"Thread 0x7F768F77C740 (idle): \"MainThread\"\n"
+		"    wait (threading.py:295)\n"
+		"    main (main.py:841)\n",
+		"Thread 90258 (idle): \"Thread-1\"\n"
+		"    0x7f13fdd57d71 (libc.so.6)\n"
+		"    PyThread_acquire_lock_timed (python3.12)\n",
+		"Thread (idle): \"MainThread\"\n"
+		"    get (queue.py:180)\n"
+		"    _next_data (torch/utils/data/dataloader.py:1524)\n",
+	};
+	static const int32_t pids[] = { 7, 0, 0, 0 };
+	static const char *const not_pyspy[] = {
+		/* gdb's thread header */
+		"Thread 4 (Thread 0x7fd2 (LWP 95)):\n#0  0x1 in poll ()\n",
+		/* a thread line and no frame under it */
+		"Thread 7 (idle): \"MainThread\"\nsomething else\n",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(dumps); i++) {
+		g_autoptr(hd_store) s = NULL;
+		size_t n = 0;
+
+		ck_assert_int_eq(parsers_sniff((const uint8_t *)dumps[i],
+					       strlen(dumps[i])),
+				 HD_INPUT_PYSPY);
+		s = parse(dumps[i]);
+		ck_assert_uint_eq(s->signals->len, 1);
+		ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
+		ck_assert_int_eq(sig_at(s, 0)->pid, pids[i]);
+		(void)hd_store_stack(s, sig_at(s, 0)->stack, &n);
+		ck_assert_uint_eq(n, 2);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(not_pyspy); i++)
+		ck_assert_int_ne(parsers_sniff((const uint8_t *)not_pyspy[i],
+					       strlen(not_pyspy[i])),
+				 HD_INPUT_PYSPY);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pyspy");
@@ -167,6 +221,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_pasted_shapes);
 	suite_add_tcase(s, tc);
 	return s;
 }

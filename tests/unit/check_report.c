@@ -53,16 +53,16 @@ static struct hd_store *incident_store(int nranks)
 		hd_group_set_member(g, r, r);
 	s->world_size = nranks;
 	for (int r = 0; r < nranks; r++) {
-		struct hd_op op;
+		struct hd_op_rec op;
 		struct hd_rank *rk = hd_store_rank(s, r);
 
 		rk->host = hd_intern(r < 4 ? "node-a" : "node-b");
-		hd_op_init(&op);
-		op.rank = r;
-		op.group = gi;
-		op.seq = r == 3 ? 41 : 42;
-		op.kind = HD_OP_ALL_REDUCE;
-		op.state = r == 3 ? HD_STATE_COMPLETED : HD_STATE_STARTED;
+		hd_op_rec_init(&op);
+		hd_op_set_rank(&op.op, r);
+		op.op.group = gi;
+		op.op.seq = r == 3 ? 41 : 42;
+		op.op.kind = HD_OP_ALL_REDUCE;
+		op.op.state = r == 3 ? HD_STATE_COMPLETED : HD_STATE_STARTED;
 		op.prov.input = in0;
 		op.prov.kind = HD_PROV_LINE;
 		op.prov.at = (uint64_t)r + 1;
