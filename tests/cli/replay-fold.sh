@@ -22,30 +22,29 @@ plan() { # DIR OUT: the dry-run plan of the top verdict, window 2
 		! [ -s "$tmp/err" ]
 }
 
-cat >"$tmp/world.want" <<'OUT'
-verdict 1: missing_rank: rank 341 never entered seq 38 (all_reduce) of PG 0 (default_pg); 1,023 others entered it and are blocked
+# The two plans differ in their ranks only: the same windows of ops.
+ops='   0  seq 36   all_reduce count=16 dtype=float32 (completed)
+   1  seq 37   all_reduce count=16 dtype=float32 (completed)'
+want() { # FILE VERDICT COMMUNICATOR RANKS RANK: the expected plan
+	cat >"$1" <<OUT
+verdict 1: missing_rank: $2; 1,023 others entered it and are blocked
 replay plan for missing_rank at collective seq 38, window 2, scale 1
-communicator pg:0:[0-1023] (0): 1,024 ranks, global ranks 0-1023
-ranks 0-340,342-1023 (global 0-340,342-1023): 3 ops, the same on each
-   0  seq 36   all_reduce count=16 dtype=float32 (completed)
-   1  seq 37   all_reduce count=16 dtype=float32 (completed)
+communicator $3
+ranks 0-340,342-1023 (global $4): 3 ops, the same on each
+$ops
    2  seq 38   all_reduce count=16 dtype=float32 (enqueued)  <- divergent
-rank 341 (global 341): 2 ops
-   0  seq 36   all_reduce count=16 dtype=float32 (completed)
-   1  seq 37   all_reduce count=16 dtype=float32 (completed)
+rank 341 (global $5): 2 ops
+$ops
 OUT
-cat >"$tmp/dp.want" <<'OUT'
-verdict 1: missing_rank: rank 2728 never entered seq 38 (all_reduce) of PG dp (dp_group); 1,023 others entered it and are blocked
-replay plan for missing_rank at collective seq 38, window 2, scale 1
-communicator pg:dp:[0,8,...,8184] (dp): 1,024 ranks, global ranks 0,8,...,8184
-ranks 0-340,342-1023 (global 0,8,...,2720,2736,2744,...,8184): 3 ops, the same on each
-   0  seq 36   all_reduce count=16 dtype=float32 (completed)
-   1  seq 37   all_reduce count=16 dtype=float32 (completed)
-   2  seq 38   all_reduce count=16 dtype=float32 (enqueued)  <- divergent
-rank 341 (global 2728): 2 ops
-   0  seq 36   all_reduce count=16 dtype=float32 (completed)
-   1  seq 37   all_reduce count=16 dtype=float32 (completed)
-OUT
+}
+want "$tmp/world.want" \
+	"rank 341 never entered seq 38 (all_reduce) of PG 0 (default_pg)" \
+	"pg:0:[0-1023] (0): 1,024 ranks, global ranks 0-1023" \
+	"0-340,342-1023" 341
+want "$tmp/dp.want" \
+	"rank 2728 never entered seq 38 (all_reduce) of PG dp (dp_group)" \
+	"pg:dp:[0,8,...,8184] (dp): 1,024 ranks, global ranks 0,8,...,8184" \
+	"0,8,...,2720,2736,2744,...,8184" 2728
 
 for job in world dp; do
 	check "$job: dry run" plan "$tmp/$job" "$tmp/$job.out"
