@@ -85,7 +85,10 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 			}
 			if (v->group < 0 && w->group >= 0) {
 				v->group = w->group;
+				v->c10d_group = -1;
 				v->seq = w->seq;
+			} else if (v->group < 0 && v->c10d_group < 0) {
+				v->c10d_group = w->c10d_group;
 			}
 			if (v->seq < 0)
 				v->seq = w->seq;
@@ -602,6 +605,8 @@ static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
 				fresh.ranks =
 					g_array_new(FALSE, FALSE, sizeof(int));
 				g_array_append_val(a->c10d_groups, fresh);
+				g_hash_table_insert(a->c10d_index, name,
+						    GUINT_TO_POINTER(at));
 				g_ptr_array_add(seen,
 						g_hash_table_new(NULL, NULL));
 				g_ptr_array_add(timed_out,
@@ -1299,6 +1304,8 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	struct hd_index *ix = hd_index_build(store);
 
 	fill_ranks(ix, a);
+	/* before the checks: a verdict of logs alone is placed in one */
+	fill_c10d_groups(store, a);
 	note_attempts(store, a);
 	hd_consistency_run(ix, a);
 	a->merged = a->conflicts->len && opts && opts->merge;
@@ -1315,7 +1322,6 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	hd_fingerprint_run(ix, a);
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
-	fill_c10d_groups(store, a);
 	progress_user_frames(store, a);
 	/* no "hang began" without evidence of a hang or failure */
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))

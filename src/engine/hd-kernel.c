@@ -497,9 +497,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
 
 		v = hd_verdict_new(kind, HD_CONF_HIGH, "%s: %s", head, w);
-		v->group = e->blamed->group;
-		v->seq = e->blamed->seq;
-		v->op = e->blamed->op;
+		hd_verdict_copy_place(v, e->blamed);
 		v->score = e->blamed->score + 20.0;
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,

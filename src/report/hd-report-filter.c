@@ -49,7 +49,7 @@ static bool group_named(const struct hd_group *g, const char *const *want)
 /* Whether --group's name is c10d PG g's, by name or id. */
 static bool c10d_group_named(const struct hd_c10d_group *g, const char *name)
 {
-	g_autofree char *id = hd_report_c10d_group_id(g);
+	g_autofree char *id = hd_c10d_group_id(g);
 
 	return strcmp(g->name, name) == 0 || strcmp(id, name) == 0;
 }

@@ -758,6 +758,24 @@ START_TEST(test_c10d_counters)
 	ck_assert_int_eq(v->seq, 41);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	ck_assert_str_eq(v->op, "all_reduce");
+	/* logs alone: placed in PG 0 as its lines name it, a listed group */
+	ck_assert_int_eq(v->group, -1);
+	ck_assert_int_ge(v->c10d_group, 0);
+	ck_assert_str_eq(g_array_index(a->c10d_groups, struct hd_c10d_group,
+				       v->c10d_group)
+				 .name,
+			 "0");
+	{
+		g_autofree char *id = hd_verdict_group_id(a, v);
+		g_autofree char *shrt =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
+		g_autofree char *lng =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_LONG);
+
+		ck_assert_str_eq(id, "pg:0:?");
+		ck_assert_str_eq(shrt, "0");
+		ck_assert_str_eq(lng, "PG 0");
+	}
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -812,6 +830,9 @@ START_TEST(test_c10d_all_timed_out)
 	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
 	ck_assert_uint_eq(top(a)->culprits->len, 0);
 	ck_assert(!hd_analysis_has_fault(a));
+	/* undecided, but where: seq 7 of PG 0 */
+	ck_assert_int_eq(top(a)->seq, 7);
+	ck_assert_int_ge(top(a)->c10d_group, 0);
 	fixture_clear(&f, a);
 }
 END_TEST
