@@ -162,6 +162,7 @@ static const char *load_input_path(const struct hd_store *dst,
 /* The ops of the processes of one input dropped as copies. */
 struct proc_drop {
 	guint input;
+	uint16_t last; /* of a log of several attempts, the last; else 0 */
 	GHashTable *ranks; /* rank -> itself */
 };
 
@@ -170,6 +171,7 @@ static bool proc_drop_op(struct hd_op *op, void *data)
 	const struct proc_drop *pd = data;
 
 	return op->input == pd->input &&
+	       (!pd->last || op->attempt == pd->last) &&
 	       g_hash_table_contains(pd->ranks,
 				     GINT_TO_POINTER(hd_op_rank(op)));
 }
@@ -207,6 +209,11 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 	/* the processes of the last ranks met, by rank: an interleaved log
 	   changes rank on every line but cycles through a few */
 	struct proc_key *memo[64] = { NULL };
+	/* a log of several attempts: its last is compared (all are still
+	   there; hd_store_keep_attempt() chooses after the merge) */
+	uint16_t last = in->attempts && in->attempts->len >= 2
+				? (uint16_t)MIN(in->attempts->len, G_MAXUINT16)
+				: 0;
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
@@ -220,7 +227,7 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		struct proc_key *cur = *slot;
 
 		if (rank < 0 || op->group >= s->groups->len ||
-		    op->input != k_input)
+		    op->input != k_input || (last && op->attempt != last))
 			continue;
 		if (!cur || cur->rank != rank)
 			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
@@ -263,7 +270,7 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 					      GPOINTER_TO_UINT(first) - 1));
 	}
 	if (g_hash_table_size(drop)) {
-		struct proc_drop pd = { k_input, drop };
+		struct proc_drop pd = { k_input, last, drop };
 
 		hd_store_filter_ops(s, proc_drop_op, &pd);
 	}

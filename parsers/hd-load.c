@@ -186,11 +186,13 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	part->from_digest = kind == HD_INPUT_DIGEST;
-	/* a digest keeps them all: the analysis of the digests chooses */
-	if (!job->keep_all) {
-		hd_store_keep_attempt(part->store, job->attempt);
+	/*
+	 * A digest keeps them all: the analysis of the digests chooses.  The
+	 * attempt is chosen over every input at once (hd_load()): a rank's
+	 * logs number attempts per file.
+	 */
+	if (!job->keep_all)
 		hd_store_keep_window(part->store, job->window);
-	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -622,10 +624,14 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	add_missing(store, paths, problems);
 	/* joins across inputs: once, over every node, when digests are read */
 	if (!o->for_digest) {
+		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);
+		/* after it: another incident's counters complete nothing */
+		nl_counters_complete(store);
+		hd_store_mark_local_zones(store);
 	}
 	return store;
 }

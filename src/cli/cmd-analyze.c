@@ -218,8 +218,14 @@ static int check_attempt(const struct hd_store *s, int attempt)
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
+		/* numbered per process life: a rotated log's newer file
+		   holds the job's attempt k + its shift */
 		if (in->attempts)
-			most = MAX(most, in->attempts->len);
+			most = MAX(most,
+				   (guint)MAX(0, (int64_t)in->attempts->len +
+							 in->attempt_shift));
+		else if (in->attempt_shift > 0)
+			most = MAX(most, 1u + (guint)in->attempt_shift);
 	}
 	if ((guint)attempt <= most)
 		return HD_CMD_CONTINUE;

@@ -89,6 +89,7 @@ static bool keep_prov(const struct hd_store *s, const guint *keep,
 	k = prov->attempt && prov->attempt <= in->attempts->len
 		    ? prov->attempt - 1u
 		    : attempt_of(in, prov->at);
+	/* G_MAXUINT - 1: none of its attempts is kept */
 	if (k == keep[prov->input])
 		return true;
 	*drop = &g_array_index(in->attempts, struct hd_attempt, k);
@@ -125,32 +126,247 @@ static bool attempt_drop_signal(struct hd_signal *sig, void *data)
 	return true;
 }
 
+/*
+ * Attempts per process life, not per file.  A rank's log rotated where a
+ * restart began holds attempt 1 in its older file and attempt 2 in its
+ * newer one, and each file numbers its own from 1; a log cut before a
+ * restart holds attempt 1 only.  NCCL names each communicator it makes
+ * (commId): one comm is one attempt, so two logs that hold the same comm
+ * hold the same attempt, whatever each calls it.  The inputs tied so form
+ * components in which each input's attempts are shifted to one numbering
+ * (global = local + shift), found by a union-find with offsets over the
+ * inputs; a component whose ties disagree keeps each file's own numbers.
+ */
+struct att_link {
+	guint parent;
+	int64_t shift; /* this input's global attempt minus its parent's */
+	bool bad; /* (at the root) two ties disagree */
+};
+
+static guint link_find(struct att_link *l, guint i, int64_t *shift)
+{
+	int64_t sum = 0;
+	guint r = i;
+
+	while (l[r].parent != r) {
+		sum += l[r].shift;
+		r = l[r].parent;
+	}
+	/* path compression, keeping each input's offset to the root */
+	for (guint k = i; l[k].parent != r;) {
+		guint next = l[k].parent;
+		int64_t rest = sum - l[k].shift;
+
+		l[k].parent = r;
+		l[k].shift = sum;
+		sum = rest;
+		k = next;
+	}
+	*shift = l[i].parent == i ? 0 : l[i].shift;
+	return r;
+}
+
+/* Ties local attempt a of input i to local attempt b of input j. */
+static void link_tie(struct att_link *l, guint i, int64_t a, guint j, int64_t b)
+{
+	int64_t si, sj;
+	guint ri = link_find(l, i, &si), rj = link_find(l, j, &sj);
+
+	/* a + shift(i) == b + shift(j) */
+	if (ri == rj) {
+		if (a + si != b + sj)
+			l[ri].bad = true;
+		return;
+	}
+	l[rj].parent = ri;
+	l[rj].shift = a + si - b - sj;
+	l[ri].bad |= l[rj].bad;
+}
+
+/* Local attempt (from 1) of a record of in at prov. */
+static int64_t local_attempt(const struct hd_input *in,
+			     const struct hd_prov *prov)
+{
+	if (!in->attempts || in->attempts->len < 2)
+		return 1;
+	if (prov->attempt && prov->attempt <= in->attempts->len)
+		return prov->attempt;
+	return (int64_t)attempt_of(in, prov->at) + 1;
+}
+
+static guint64 input_group_key(guint input, uint32_t group)
+{
+	return ((guint64)input << 32) | group;
+}
+
+/*
+ * Fills shift[i] (global attempt = local + shift) and last[i] (the last
+ * global attempt of input i's component), for every input; an input tied
+ * to no other, or in a component whose ties disagree, keeps its own
+ * numbers (shift 0, last its own count).
+ */
+static void align_attempts(const struct hd_store *s, int64_t *shift,
+			   int64_t *last, bool *tied)
+{
+	guint n = s->inputs->len;
+	g_autofree struct att_link *l = g_new0(struct att_link, n + 1);
+	g_autofree int64_t *lo = g_new(int64_t, n + 1);
+	g_autofree int64_t *hi = g_new(int64_t, n + 1);
+	/* comm group -> (input << 32 | local attempt) that first held it */
+	g_autoptr(GHashTable) first = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, g_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, NULL);
+
+	for (guint i = 0; i < n; i++) {
+		l[i].parent = i;
+		tied[i] = false;
+	}
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		const struct hd_input *in;
+		const struct hd_group *g;
+		struct hd_prov prov;
+		guint64 key;
+		int64_t a, *at;
+		gint64 *gk;
+
+		if (op->input >= n || op->group >= s->groups->len)
+			continue;
+		in = g_ptr_array_index(s->inputs, op->input);
+		g = g_ptr_array_index(s->groups, op->group);
+		if (in->kind != HD_INPUT_NCCL_LOG || !g->has_comm_id ||
+		    g->low_confidence_identity)
+			continue;
+		prov = hd_op_prov(s, op);
+		a = local_attempt(in, &prov);
+		/* each (input, comm, attempt) once: a log has many ops */
+		key = input_group_key(op->input, op->group) ^
+		      ((guint64)a << 56);
+		if (g_hash_table_contains(seen, &key))
+			continue;
+		gk = g_new(gint64, 1);
+		*gk = (gint64)key;
+		g_hash_table_add(seen, gk);
+		at = g_hash_table_lookup(first, &(gint64){ op->group });
+		if (!at) {
+			int64_t *v = g_new(int64_t, 2);
+
+			gk = g_new(gint64, 1);
+			*gk = op->group;
+			v[0] = op->input;
+			v[1] = a;
+			g_hash_table_insert(first, gk, v);
+			continue;
+		}
+		if ((guint)at[0] == op->input) {
+			/* one comm in two attempts of one file: no tie holds */
+			if (at[1] != a) {
+				int64_t sh;
+
+				l[link_find(l, op->input, &sh)].bad = true;
+			}
+			continue;
+		}
+		link_tie(l, (guint)at[0], at[1], op->input, a);
+		tied[at[0]] = tied[op->input] = true;
+	}
+	/* each component's lowest first and highest last attempt */
+	for (guint i = 0; i < n; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	for (guint i = 0; i < n; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		int64_t cnt = in->attempts && in->attempts->len >= 2
+				      ? in->attempts->len
+				      : 1;
+		guint r = link_find(l, i, &shift[i]);
+
+		lo[r] = MIN(lo[r], 1 + shift[i]);
+		hi[r] = MAX(hi[r], cnt + shift[i]);
+	}
+	for (guint i = 0; i < n; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		int64_t sh;
+		guint r = link_find(l, i, &sh);
+
+		if (!tied[i] || l[r].bad) {
+			shift[i] = 0;
+			last[i] = in->attempts && in->attempts->len >= 2
+					  ? in->attempts->len
+					  : 1;
+			tied[i] = false;
+			continue;
+		}
+		/* numbered from 1 in each component */
+		shift[i] = sh - (lo[r] - 1);
+		last[i] = hi[r] - (lo[r] - 1);
+	}
+}
+
+/* Gives in a one-attempt table spanning it, to count what it held. */
+static void whole_as_attempt(struct hd_input *in)
+{
+	struct hd_attempt *at;
+
+	if (in->attempts && in->attempts->len)
+		return;
+	at = hd_input_new_attempt(in);
+	at->first_line = 1;
+	at->last_line = G_MAXUINT64;
+}
+
 void hd_store_keep_attempt(struct hd_store *s, int attempt)
 {
-	g_autofree guint *keep = g_new(guint, s->inputs->len + 1);
+	guint n = s->inputs->len;
+	g_autofree guint *keep = g_new(guint, n + 1);
+	g_autofree int64_t *shift = g_new0(int64_t, n + 1);
+	g_autofree int64_t *last = g_new0(int64_t, n + 1);
+	g_autofree bool *tied = g_new0(bool, n + 1);
 	struct attempt_ctx ac = { s, keep };
 	bool any = false;
 
-	for (guint i = 0; i < s->inputs->len; i++) {
+	align_attempts(s, shift, last, tied);
+	for (guint i = 0; i < n; i++) {
 		struct hd_input *in = g_ptr_array_index(s->inputs, i);
-		struct hd_attempt *last;
+		guint cnt = in->attempts && in->attempts->len >= 2
+				    ? in->attempts->len
+				    : 1;
+		int64_t want, local;
+		struct hd_attempt *end;
 
 		keep[i] = G_MAXUINT;
-		if (!in->attempts || in->attempts->len < 2)
+		in->attempt_shift =
+			(int32_t)CLAMP(shift[i], -G_MAXUINT16, G_MAXUINT16);
+		in->attempt_none = false;
+		if (cnt < 2 && !tied[i])
 			continue;
-		last = &g_array_index(in->attempts, struct hd_attempt,
-				      in->attempts->len - 1);
-		if (!last->last_line)
-			last->last_line = G_MAXUINT64;
-		if (attempt > (int)in->attempts->len)
+		if (attempt > last[i])
 			hd_input_warn(
 				in, 0,
-				"no attempt %d: this log holds %u; analyzed the last",
-				attempt, in->attempts->len);
-		keep[i] = attempt > 0 && attempt <= (int)in->attempts->len
-				  ? (guint)attempt - 1
-				  : in->attempts->len - 1;
-		in->attempt = keep[i] + 1;
+				"no attempt %d: this log holds %" G_GINT64_FORMAT
+				"; analyzed the last",
+				attempt, last[i]);
+		want = attempt > 0 && attempt <= last[i] ? attempt : last[i];
+		local = want - shift[i];
+		if (local >= 1 && local <= (int64_t)cnt && cnt < 2)
+			continue; /* its one attempt is the one analyzed */
+		whole_as_attempt(in);
+		end = &g_array_index(in->attempts, struct hd_attempt,
+				     in->attempts->len - 1);
+		if (!end->last_line)
+			end->last_line = G_MAXUINT64;
+		if (local >= 1 && local <= (int64_t)cnt) {
+			keep[i] = (guint)local - 1;
+			in->attempt = keep[i] + 1;
+		} else {
+			/* none of its attempts is the one analyzed */
+			keep[i] = G_MAXUINT - 1;
+			in->attempt = 0;
+			in->attempt_none = true;
+		}
 		any = true;
 	}
 	if (!any)

@@ -11,7 +11,8 @@
  * counts as one that left no data.  Without such a majority nothing is
  * dropped, and the consistency check refuses the lot (hd-consistency.c).
  * Only UTC times are compared: local clocks of different hosts may be in
- * different zones.
+ * different zones.  Whether they are is told here too, from the hosts'
+ * local-clock records (hd_store_mark_local_zones()).
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-banned.h"
 
 struct span {
@@ -233,7 +235,8 @@ static bool other_incident_signal(struct hd_signal *sig, void *data)
 	return of_other_incident(data, sig->prov.input);
 }
 
-void hd_store_keep_incident(struct hd_store *s)
+/* Sets apart the inputs of another incident by their UTC times. */
+static void set_apart_by_utc(struct hd_store *s)
 {
 	guint n = s->inputs->len, nclusters, best = 0, ntimed = 0;
 	g_autofree guint *cluster = g_new(guint, n + 1);
@@ -241,8 +244,6 @@ void hd_store_keep_incident(struct hd_store *s)
 	g_autofree int64_t *lo = NULL, *hi = NULL;
 	g_autofree char *theirs = NULL;
 
-	if (n < 2)
-		return;
 	nclusters = hd_store_incident_clusters(s, cluster);
 	if (nclusters < 2)
 		return;
@@ -289,6 +290,203 @@ void hd_store_keep_incident(struct hd_store *s)
 			count[best] == 1 ? "" : "s", theirs, rank_note);
 		detach_from_rank(s, i);
 	}
+}
+
+/* Drops the records of every input set apart. */
+static void drop_set_apart(struct hd_store *s)
+{
 	hd_store_filter_ops(s, other_incident_op, s);
 	hd_store_filter_signals(s, other_incident_signal, s);
+}
+
+/*
+ * NCCL names each communicator it makes (commId), and every member's log
+ * prints it.  The NCCL logs tied by the comms they share are one job run;
+ * a log of one rank whose comms (of two ranks or more) no other log
+ * holds, beside a run that ties logs of several ranks, is another run's:
+ * a log of yesterday left in the directory, in place of its rank's or
+ * beside it.  Logs of another whole job (several ranks tied among
+ * themselves) are left to the consistency check, which refuses the mix.  Its rank then
+ * left no data of this one (as a stale dump's: hd_store_keep_incident()).
+ * Logs without a commId (NCCL before 2.16, a rotated newer file) tie
+ * nothing and are never set apart so.
+ */
+/* The root of i, halving the path on the way (union-find). */
+static guint root_of(guint *parent, guint i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static void set_apart_foreign_logs(struct hd_store *s)
+{
+	guint n = s->inputs->len, best = G_MAXUINT, best_n = 0;
+	bool tie = false;
+	g_autofree guint *parent = g_new(guint, n + 1);
+	g_autofree bool *has = g_new0(bool, n + 1);
+	/* comm group -> first input that held it, + 1 */
+	g_autoptr(GHashTable) first = g_hash_table_new(NULL, NULL);
+	/* component root -> its ranks (a set) */
+	g_autoptr(GHashTable) ranks = g_hash_table_new_full(
+		NULL, NULL, NULL, (GDestroyNotify)g_hash_table_unref);
+	GHashTableIter it;
+	gpointer key, value;
+
+	for (guint i = 0; i < n; i++)
+		parent[i] = i;
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		const struct hd_group *g;
+		guint at, a, b;
+
+		if (op->input >= n || op->group >= s->groups->len ||
+		    hd_store_input(s, op->input)->kind != HD_INPUT_NCCL_LOG)
+			continue;
+		g = hd_store_group_at(s, op->group);
+		if (!g->has_comm_id || g->low_confidence_identity ||
+		    g->nranks < 2)
+			continue;
+		has[op->input] = true;
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(
+			first, GUINT_TO_POINTER(op->group + 1)));
+		if (!at) {
+			g_hash_table_insert(first,
+					    GUINT_TO_POINTER(op->group + 1),
+					    GUINT_TO_POINTER(op->input + 1));
+			continue;
+		}
+		a = root_of(parent, at - 1);
+		b = root_of(parent, op->input);
+		if (a != b)
+			parent[b] = a;
+	}
+	/* each component's ranks, from its ops */
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		GHashTable *set;
+		guint r;
+
+		if (op->input >= n || !has[op->input] || hd_op_rank(op) < 0)
+			continue;
+		r = root_of(parent, op->input);
+		set = g_hash_table_lookup(ranks, GUINT_TO_POINTER(r + 1));
+		if (!set) {
+			set = g_hash_table_new(NULL, NULL);
+			g_hash_table_insert(ranks, GUINT_TO_POINTER(r + 1),
+					    set);
+		}
+		g_hash_table_add(set, GINT_TO_POINTER(hd_op_rank(op) + 1));
+	}
+	g_hash_table_iter_init(&it, ranks);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		guint size = g_hash_table_size(value);
+
+		if (size > best_n) {
+			best_n = size;
+			best = GPOINTER_TO_UINT(key) - 1;
+			tie = false;
+		} else if (size == best_n) {
+			tie = true;
+		}
+	}
+	/* one run ties logs of several ranks, and only one does */
+	if (best == G_MAXUINT || best_n < 2 || tie)
+		return;
+	for (guint i = 0; i < n; i++) {
+		struct hd_input *in = hd_store_input(s, i);
+		GHashTable *set;
+		guint r;
+
+		if (!has[i] || in->other_incident)
+			continue;
+		r = root_of(parent, i);
+		set = g_hash_table_lookup(ranks, GUINT_TO_POINTER(r + 1));
+		/* a stray log of one rank; logs of another whole job (ranks
+		   of their own) are a conflict the consistency check names */
+		if (r == best || !set || g_hash_table_size(set) != 1)
+			continue;
+		in->other_incident = true;
+		g_free(in->error);
+		in->error = g_strdup_printf(
+			"from another run: its NCCL communicators (commId) are in none of the other logs, which share theirs among %u ranks; not analyzed with them",
+			best_n);
+		detach_from_rank(s, i);
+	}
+}
+
+void hd_store_keep_incident(struct hd_store *s)
+{
+	if (s->inputs->len < 2)
+		return;
+	set_apart_by_utc(s);
+	set_apart_foreign_logs(s);
+	drop_set_apart(s);
+}
+
+/*
+ * The hosts' local clocks: per clock kind (local dates, glog's month and
+ * day), the earliest last record of any host and the latest first one.
+ * When one host's records all end more than HD_ZONE_APART_NS before
+ * another's begin, the two do not keep one zone.
+ */
+void hd_store_mark_local_zones(struct hd_store *s)
+{
+	static const enum hd_clock kinds[] = { HD_CLOCK_LOCAL,
+					       HD_CLOCK_MONTH_DAY };
+	g_autoptr(GHashTable) spans =
+		g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+
+	s->local_zones_apart = false;
+	for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+		int64_t min_hi = INT64_MAX, max_lo = INT64_MIN;
+		GHashTableIter it;
+		gpointer value;
+
+		g_hash_table_remove_all(spans);
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *sig =
+				&g_array_index(s->signals, struct hd_signal, i);
+			const char *host = sig->host;
+			int64_t *sp;
+
+			if (!hd_time_known(sig->time) ||
+			    sig->time.clock != kinds[k])
+				continue;
+			if (!host && sig->rank >= 0) {
+				const struct hd_rank *r =
+					hd_store_find_rank(s, sig->rank);
+
+				host = r ? r->host : NULL;
+			}
+			if (!host || !*host)
+				continue;
+			sp = g_hash_table_lookup(spans, host);
+			if (!sp) {
+				sp = g_new(int64_t, 2);
+				sp[0] = sp[1] = sig->time.ns;
+				/* interned: the pointer is the key's life */
+				g_hash_table_insert(spans, hd_unconst(host),
+						    sp);
+			}
+			sp[0] = MIN(sp[0], sig->time.ns);
+			sp[1] = MAX(sp[1], sig->time.ns);
+		}
+		if (g_hash_table_size(spans) < 2)
+			continue;
+		g_hash_table_iter_init(&it, spans);
+		while (g_hash_table_iter_next(&it, NULL, &value)) {
+			const int64_t *sp = value;
+
+			min_hi = MIN(min_hi, sp[1]);
+			max_lo = MAX(max_lo, sp[0]);
+		}
+		/* both within 1970..2200 (hd_store_bound()): no overflow */
+		if (max_lo > min_hi && max_lo - min_hi > HD_ZONE_APART_NS)
+			s->local_zones_apart = true;
+	}
 }

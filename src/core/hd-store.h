@@ -135,6 +135,16 @@ struct hd_input {
 	 */
 	GArray *attempts;
 	uint32_t attempt;
+	/*
+	 * Attempts per process life across files (hd_store_keep_attempt()):
+	 * the job's attempt number of this input's attempt k is k +
+	 * attempt_shift, where a comm it shares with other logs ties its
+	 * numbering to theirs (a rotated log's newer file), else 0; and
+	 * attempt_none when the analyzed attempt is none of its own (a log
+	 * cut before the restart), so every record of it was dropped.
+	 */
+	int32_t attempt_shift;
+	bool attempt_none;
 	/* the clock (enum hd_clock) of the times of its ops: one per input
 	   (a dump's are UTC, a trace's UTC or trace-relative); NONE when its
 	   ops carry no time.  Signals carry their own (hd_signal.time). */
@@ -858,6 +868,9 @@ struct hd_store {
 	GArray *signals; /* struct hd_signal */
 	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
 	int world_size; /* -1 unknown */
+	/* the hosts' local clocks are not one zone: local times of two
+	   hosts never order each other (hd_store_mark_local_zones()) */
+	bool local_zones_apart;
 };
 
 static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
@@ -1053,7 +1066,12 @@ void hd_store_filter_signals(struct hd_store *s,
 /*
  * Keeps, of every input split into attempts, only the ops and signals of
  * attempt (from 1; 0 or past the last: the last) and counts what the
- * others held.  Runs on a store of parsed inputs, before the merge.
+ * others held.  Attempts are numbered per process life, not per file:
+ * logs that hold the same NCCL comm (commId) hold the same attempt, so
+ * a rotated log's newer file continues the numbering of its older one
+ * and an input that holds none of the attempt analyzed keeps nothing
+ * (attempt_none).  Runs on the merged store of every input, before the
+ * joins across inputs.
  */
 void hd_store_keep_attempt(struct hd_store *s, int attempt);
 
@@ -1103,6 +1121,23 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster);
  * several incidents).  Runs after hd_store_resolve().
  */
 void hd_store_keep_incident(struct hd_store *s);
+
+/*
+ * Two hosts whose local-clock records (NCCL's dates without a zone,
+ * glog's month and day) lie more than this apart, without overlapping,
+ * do not keep one zone (host-a in UTC, host-b at +08:00): the records of
+ * one hang's hosts overlap in time.  Below a quarter of an hour a zone
+ * difference cannot be told from a quiet host.
+ */
+#define HD_ZONE_APART_NS (30LL * 60 * 1000000000LL)
+
+/*
+ * Sets s->local_zones_apart when two hosts' local-clock records lie more
+ * than HD_ZONE_APART_NS apart: then a local time of one host is never
+ * ordered against one of another (docs/verdicts.md, "Time").  Runs after
+ * the merge.
+ */
+void hd_store_mark_local_zones(struct hd_store *s);
 
 /*
  * One of op's times (t_enqueue_ns, t_start_ns or t_end_ns) on the clock of

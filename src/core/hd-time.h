@@ -53,6 +53,13 @@ struct hd_time {
  */
 #define HD_TIME_SKEW_NS (2 * HD_NS_PER_SEC)
 
+/*
+ * How far a local wall clock jumps at a daylight-saving change (an hour
+ * nearly everywhere): two local times of one host that far apart may be
+ * seconds apart.  The one place this is set.
+ */
+#define HD_DST_SHIFT_NS (3600 * HD_NS_PER_SEC)
+
 /* A time on no clock. */
 static inline struct hd_time hd_time_none(void)
 {

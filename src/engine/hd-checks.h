@@ -91,6 +91,8 @@ enum hd_step_data {
 	HD_DATA_PYSPY = 1u << 9, /* a->pyspy, verdicts annotated (ev-a) */
 	HD_DATA_GDB = 1u << 10, /* verdicts annotated from gdb (issue 21) */
 	HD_DATA_INSPECTOR = 1u << 11, /* NCCL Inspector notes (issue 21) */
+	/* a->logs_end_early: logs that end before a completed position */
+	HD_DATA_LOGS_END_EARLY = 1u << 12,
 };
 
 /* One step of the engine's checks. */

@@ -119,11 +119,15 @@ static bool far_apart(const struct input_summary *a,
 			       amax = hd_time_make(a->t_max[k], k),
 			       bmin = hd_time_make(b->t_min[k], k),
 			       bmax = hd_time_make(b->t_max[k], k);
+		/* a wall clock may have jumped an hour at a DST change */
+		int64_t gap = k == HD_CLOCK_UTC
+				      ? HD_INCIDENT_GAP_NS
+				      : HD_INCIDENT_GAP_NS + HD_DST_SHIFT_NS;
 
-		if ((hd_time_order(amax, bmin, HD_SCOPE_APART,
-				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE) ||
-		    (hd_time_order(bmax, amin, HD_SCOPE_APART,
-				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE)) {
+		if ((hd_time_order(amax, bmin, HD_SCOPE_APART, gap) ==
+		     HD_ORDER_BEFORE) ||
+		    (hd_time_order(bmax, amin, HD_SCOPE_APART, gap) ==
+		     HD_ORDER_BEFORE)) {
 			*clock = k;
 			return true;
 		}

@@ -69,8 +69,7 @@ static void side_fill(struct hd_diff_side *d, const struct hd_analysis *an,
 	d->fingerprint_text = g_strdup(v->fingerprint_text);
 	d->op = v->op;
 	d->seq = v->seq;
-	if (v->group >= 0)
-		d->group = hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
+	d->group = hd_verdict_group_label(an, v, HD_GROUP_LABEL_LONG);
 	for (guint i = 0; i < v->culprits->len; i++) {
 		int rank = g_array_index(v->culprits, int, i);
 

@@ -86,7 +86,10 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 			}
 			if (v->group < 0 && w->group >= 0) {
 				v->group = w->group;
+				v->c10d_group = -1;
 				v->seq = w->seq;
+			} else if (v->group < 0 && v->c10d_group < 0) {
+				v->c10d_group = w->c10d_group;
 			}
 			if (v->seq < 0)
 				v->seq = w->seq;
@@ -206,8 +209,9 @@ static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
 static const struct hd_check_step engine_steps[] = {
 	{ "join", hd_join_run, 0, HD_DATA_JOIN },
 	{ "groups", hd_check_groups, HD_DATA_JOIN,
-	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS },
-	{ "signals", hd_check_signals, 0,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS | HD_DATA_LOGS_END_EARLY },
+	/* the c10d counters: a log that ends early is silent, not absent */
+	{ "signals", hd_check_signals, HD_DATA_LOGS_END_EARLY,
 	  HD_DATA_SIGNAL_VERDICTS | HD_DATA_WAITS },
 	{ "c10d", hd_check_c10d,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS,
@@ -281,6 +285,8 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	struct hd_index *ix = hd_index_build(store);
 
 	hd_tables_ranks(ix, a);
+	/* before the checks: a verdict of logs alone is placed in one */
+	hd_tables_c10d_groups(store, a);
 	hd_summary_note_attempts(store, a);
 	hd_consistency_run(ix, a);
 	a->merged = a->conflicts->len && opts && opts->merge;

@@ -539,6 +539,19 @@ static void note_elsewhere(const struct group_ctx *c, const GArray *ranks)
 			ranks->len == 1 ? "it is" : "they are"));
 }
 
+/*
+ * r's record ends before what the group completed.  An NCCL log that
+ * does stopped where the rank did not: it was cut, and its silence after
+ * that says nothing (a->logs_end_early).
+ */
+static void mark_incomplete(const struct group_ctx *c, struct frontier *f,
+			    int r)
+{
+	g_array_append_val(f->incomplete, r);
+	if (c->source == HD_INPUT_NCCL_LOG)
+		g_hash_table_add(c->a->logs_end_early, GINT_TO_POINTER(r));
+}
+
 /* Sorts the group's members into waiting, absent and no data. */
 static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 {
@@ -562,7 +575,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
 			else if (f->done >= 0)
-				g_array_append_val(f->incomplete, r);
+				mark_incomplete(c, f, r);
 			else if (other_attempt(c, r))
 				g_array_append_val(f->elsewhere, r);
 			else
@@ -576,7 +589,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			g_array_append_val(f->cut, r);
 			f->cut_at = MAX(f->cut_at, vw->max_key);
 		} else if (vw->max_key < f->done) {
-			g_array_append_val(f->incomplete, r);
+			mark_incomplete(c, f, r);
 		} else if (vw->max_key < f->key) {
 			g_array_append_val(f->absent, r);
 		} else if (frontier_waits(c, f, vw)) {
@@ -657,17 +670,24 @@ static void cite_waiting_op(const struct group_ctx *c, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 }
 
-/* Counts the waiting ranks past those cited. */
+/* Counts the waiting ranks past those cited, and says which they are. */
 static void cite_more_waiting(const struct frontier *f, struct hd_verdict *v)
 {
 	guint more = f->waiting->len - MAX_EVIDENCE_RANKS;
+	g_autoptr(GArray) rest = NULL;
 	g_autofree char *n = NULL;
+	g_autofree char *rt = NULL;
 
 	if (f->waiting->len <= MAX_EVIDENCE_RANKS)
 		return;
+	rest = g_array_sized_new(FALSE, FALSE, sizeof(int), more);
+	g_array_append_vals(rest,
+			    &g_array_index(f->waiting, int, MAX_EVIDENCE_RANKS),
+			    more);
 	n = hd_text_count(more);
-	hd_verdict_add_more(v, more, "and %s more rank%s at the same op", n,
-			    more == 1 ? "" : "s");
+	rt = hd_ranks_named(rest);
+	hd_verdict_add_more(v, more, "and %s more rank%s at the same op (%s)",
+			    n, more == 1 ? "" : "s", rt);
 }
 
 /*
@@ -766,9 +786,17 @@ static enum hd_confidence frontier_confidence(const struct group_ctx *c,
 	/* A trace may end early because its profiling window did. */
 	if (f->absent->len > f->waiting->len || f->trace)
 		conf = HD_CONF_LOW;
-	for (guint i = 0; i < f->absent->len; i++)
+	for (guint i = 0; i < f->absent->len; i++) {
+		const struct view *vw =
+			find_view(c, g_array_index(f->absent, int, i));
+
 		if (rank_input_truncated(c, g_array_index(f->absent, int, i)))
 			conf = HD_CONF_LOW;
+		/* others' completion (c10d counters on a log), but the
+		   absent rank's own record shows enqueues only */
+		else if (vw && !vw->completion_info && conf == HD_CONF_HIGH)
+			conf = HD_CONF_MEDIUM;
+	}
 	return conf;
 }
 

@@ -11,7 +11,10 @@
  * verdict, and the verdict it gives states the chain; one that joins to no
  * blamed rank is reported for what it is, ranked below the collectives'
  * own verdicts.  Kernel times count from boot: they are never compared
- * with wall clocks, so order across hosts is never taken from them.
+ * with wall clocks, so order across hosts is never taken from them.  A
+ * dated event (dmesg -T, journalctl) on a clock the incident's own
+ * records share, more than an hour from all of them, is another
+ * incident's (a kernel log of yesterday): noted, never a cause.
  */
 #include "config.h"
 
@@ -485,9 +488,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
 
 		v = hd_verdict_new(kind, HD_CONF_HIGH, "%s: %s", head, w);
-		v->group = e->blamed->group;
-		v->seq = e->blamed->seq;
-		v->op = e->blamed->op;
+		hd_verdict_copy_place(v, e->blamed);
 		v->score = e->blamed->score + 20.0;
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,
@@ -711,6 +712,121 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 	}
 }
 
+/*
+ * The span of the incident's own records (not host state) on each clock,
+ * over every host and, for local wall clocks, per host: where a kernel
+ * event's date must fall to be this incident's.
+ */
+struct spans {
+	GHashTable *by; /* "clock|host" or "clock|" -> int64_t[2] */
+};
+
+static void span_widen(GHashTable *by, struct hd_time t, const char *host)
+{
+	for (int k = 0; k < 2; k++) {
+		g_autofree char *key = g_strdup_printf("%d|%s", t.clock,
+						       k && host ? host : "");
+		int64_t *sp;
+
+		if (k && !host)
+			break;
+		sp = g_hash_table_lookup(by, key);
+		if (!sp) {
+			sp = g_new(int64_t, 2);
+			sp[0] = sp[1] = t.ns;
+			g_hash_table_insert(by, g_steal_pointer(&key), sp);
+		}
+		sp[0] = MIN(sp[0], t.ns);
+		sp[1] = MAX(sp[1], t.ns);
+	}
+}
+
+static void spans_build(const struct hd_store *s, struct spans *sp)
+{
+	sp->by = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		const char *host = sig->host;
+
+		if (from_kernel(s, sig) || !hd_time_known(sig->time))
+			continue;
+		if (!host && sig->rank >= 0) {
+			const struct hd_rank *r =
+				hd_store_find_rank(s, sig->rank);
+
+			host = r ? r->host : NULL;
+		}
+		span_widen(sp->by, sig->time, host);
+	}
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		const struct hd_rank *r;
+		struct hd_time t;
+
+		/* an op without an extra record has no time */
+		if (!hd_op_has_extra(op))
+			continue;
+		r = hd_store_find_rank(s, hd_op_rank(op));
+		t = hd_op_time(s, op,
+			       hd_op_t_start(s, op) != INT64_MIN
+				       ? hd_op_t_start(s, op)
+				       : hd_op_t_enqueue(s, op));
+		if (hd_time_known(t))
+			span_widen(sp->by, t, r ? r->host : NULL);
+		t = hd_op_time(s, op, hd_op_t_end(s, op));
+		if (hd_time_known(t))
+			span_widen(sp->by, t, r ? r->host : NULL);
+	}
+}
+
+/*
+ * Whether e's date lies more than an hour (two for a local wall clock,
+ * which may have jumped at a DST change) from every record of the
+ * incident on its clock: UTC against UTC; local against local, of its
+ * own host when the hosts keep different zones.  Boot-relative times and
+ * clocks the incident does not share say nothing.  *span: the incident's.
+ */
+static bool event_stale(const struct hd_store *s, const struct spans *sp,
+			const struct event *e, const int64_t **span)
+{
+	struct hd_time t = e->sig->time;
+	bool local = t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
+	g_autofree char *key = NULL;
+	int64_t gap = local ? HD_INCIDENT_GAP_NS + HD_DST_SHIFT_NS
+			    : HD_INCIDENT_GAP_NS;
+
+	if (!hd_time_known(t) || (t.clock != HD_CLOCK_UTC && !local))
+		return false;
+	if (local && s->local_zones_apart && !e->host)
+		return false;
+	key = g_strdup_printf("%d|%s", t.clock,
+			      local && s->local_zones_apart ? e->host : "");
+	*span = g_hash_table_lookup(sp->by, key);
+	if (!*span)
+		return false;
+	/* all within 1970..2200 (hd_store_bound()): no overflow */
+	return t.ns < (*span)[0] - gap || t.ns > (*span)[1] + gap;
+}
+
+static void note_stale(const struct hd_store *s, struct hd_analysis *a,
+		       const struct event *e, const int64_t *span, guint *n)
+{
+	g_autofree char *when = NULL, *lo = NULL, *hi = NULL, *src = NULL;
+
+	if ((*n)++)
+		return;
+	when = hd_time_format(e->sig->time, 0);
+	lo = hd_time_format(hd_time_make(span[0], e->sig->time.clock), 0);
+	hi = hd_time_format(hd_time_make(span[1], e->sig->time.clock), 0);
+	src = hd_prov_format(s, &e->sig->prov);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"%s: a host-state event at %s, more than an hour from this incident's records (%s to %s): another incident's, not a cause",
+			src, when, lo, hi));
+}
+
 static void event_clear(struct event *e)
 {
 	if (e->users)
@@ -722,17 +838,25 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	struct event best = { 0 };
-	guint same = 0, after = 0, warned = 0;
+	struct spans sp = { 0 };
+	guint same = 0, after = 0, stale = 0, warned = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
+		const int64_t *span;
 
 		if (!is_event(s, sig))
 			continue;
 		e.sig = sig;
 		e.rank = -1;
 		e.host = event_host(s, sig, &e.by_name);
+		if (!sp.by)
+			spans_build(s, &sp);
+		if (event_stale(s, &sp, &e, &span)) {
+			note_stale(s, a, &e, span, &stale);
+			continue;
+		}
 		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
 						 : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
@@ -758,6 +882,14 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			event_clear(&e);
 		}
 	}
+	if (sp.by)
+		g_hash_table_unref(sp.by);
+	if (stale > 1)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"and %u more host-state events far from this incident's records: not causes",
+				stale - 1));
 	if (after)
 		g_ptr_array_add(
 			a->notes,

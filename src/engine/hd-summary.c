@@ -13,20 +13,38 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /*
- * Adds v, a verdict on the whole analysis, saying that it rules out
- * nothing about the ranks that left no data.
+ * The ranks all of whose logs hold none of the job attempt analyzed
+ * (hd_input.attempt_none), ascending.  (transfer full)
  */
-static void add_with_missing(struct hd_analysis *a, struct hd_verdict *v)
+static GArray *ranks_of_other_attempts(const struct hd_store *s)
 {
-	if (a->ranks_missing->len)
-		hd_verdict_add_ruled_out(
-			v, "nothing about %u rank%s that left no data",
-			a->ranks_missing->len,
-			a->ranks_missing->len == 1 ? "" : "s");
-	g_ptr_array_add(a->verdicts, v);
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	GHashTableIter it;
+	gpointer value;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const struct hd_rank *r = value;
+		bool none = false, some = false;
+
+		for (guint i = 0; i < r->inputs->len; i++) {
+			const struct hd_input *in = hd_store_input(
+				s, g_array_index(r->inputs, uint32_t, i));
+
+			if (in->attempt_none)
+				none = true;
+			else if (in->records)
+				some = true;
+		}
+		if (none && !some)
+			g_array_append_val(out, r->rank);
+	}
+	g_array_sort(out, hd_compare_int);
+	return out;
 }
 
 /*
@@ -76,7 +94,12 @@ static void add_undecided_verdict(const struct hd_index *ix,
 	hd_verdict_add_ruled_out(
 		v,
 		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
-	add_with_missing(a, v);
+	if (a->ranks_missing->len)
+		hd_verdict_add_ruled_out(
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
+	g_ptr_array_add(a->verdicts, v);
 }
 
 /*
@@ -174,6 +197,7 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
 	uint64_t records = 0;
+	g_autoptr(GArray) other = NULL;
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < s->signals->len; i++)
@@ -227,10 +251,11 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 	}
 	if (add_unread_verdict(s, a))
 		return;
+	other = ranks_of_other_attempts(s);
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,
 		a->ranks_missing->len || !a->ranks_seen->len ||
-				a->incomplete_records
+				a->incomplete_records || other->len
 			? HD_CONF_LOW
 			: HD_CONF_MEDIUM,
 		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
@@ -253,8 +278,23 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 	else
 		hd_verdict_add_ruled_out(
 			v,
-			"missing or lagging ranks: every rank reached the same position in every group");
-	add_with_missing(a, v);
+			"missing or lagging ranks: every rank %sreached the same position in every group",
+			other->len ? "with a record of this attempt " : "");
+	if (a->ranks_missing->len)
+		hd_verdict_add_ruled_out(
+			v, "nothing about %u rank%s that left no data",
+			a->ranks_missing->len,
+			a->ranks_missing->len == 1 ? "" : "s");
+	if (other->len) {
+		g_autofree char *rt = hd_ranks_text(other, 8);
+
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about rank%s %s in the attempt analyzed: %s logs hold another attempt only (see the notes)",
+			other->len == 1 ? "" : "s", rt,
+			other->len == 1 ? "its" : "their");
+	}
+	g_ptr_array_add(a->verdicts, v);
 }
 
 /* Blames nobody: the inputs are several incidents, not one. */
@@ -284,12 +324,17 @@ struct attempt_sum {
  * restart, after 3 errors or timeouts, the first: ..."
  */
 static void describe_attempt(GString *t, const struct hd_attempt *at,
-			     const struct attempt_sum *sum, guint k, guint logs)
+			     const struct attempt_sum *sum, int64_t k,
+			     guint logs)
 {
-	g_string_append_printf(t,
-			       "; attempt %u (lines %" G_GUINT64_FORMAT
-			       "-%" G_GUINT64_FORMAT "%s, %u ops)",
-			       k + 1, at->first_line, at->last_line,
+	g_string_append_printf(t, "; attempt %" G_GINT64_FORMAT " (", k + 1);
+	if (at->last_line == G_MAXUINT64)
+		g_string_append(t, "the whole file");
+	else
+		g_string_append_printf(
+			t, "lines %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT,
+			at->first_line, at->last_line);
+	g_string_append_printf(t, "%s, %u ops)",
 			       logs > 1 ? " of the first" : "", sum->ops);
 	if (at->end)
 		g_string_append_printf(t, " ended with %s", at->end);
@@ -311,6 +356,61 @@ static void describe_attempt(GString *t, const struct hd_attempt *at,
 	}
 }
 
+/* Adds what each attempt of o held to sum (one entry per attempt). */
+static void sum_attempts(struct attempt_sum *sum, const struct hd_input *o)
+{
+	for (guint k = 0; k < o->attempts->len; k++) {
+		const struct hd_attempt *at =
+			&g_array_index(o->attempts, struct hd_attempt, k);
+
+		sum[k].ops += at->ops;
+		sum[k].trouble += at->trouble;
+		if (!sum[k].first_trouble)
+			sum[k].first_trouble = at->first_trouble;
+	}
+}
+
+/*
+ * A log that holds none of the attempt analyzed (cut before the restart,
+ * or the older file of a rotated log): what it held, so that a hang
+ * there is never silently dropped.  Logs of the same shape (the same
+ * attempts, numbered alike) share the note.
+ */
+static void note_attempt_none(const struct hd_store *s, struct hd_analysis *a,
+			      guint i, bool *done)
+{
+	const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	guint n = in->attempts->len, logs = 0;
+	g_autofree struct attempt_sum *sum = g_new0(struct attempt_sum, n);
+	GString *t = g_string_new(NULL);
+
+	for (guint j = i; j < s->inputs->len; j++) {
+		const struct hd_input *o = g_ptr_array_index(s->inputs, j);
+
+		if (!o->attempt_none || !o->attempts || o->attempts->len != n ||
+		    o->attempt_shift != in->attempt_shift)
+			continue;
+		done[j] = true;
+		logs++;
+		sum_attempts(sum, o);
+	}
+	if (logs > 1)
+		g_string_append_printf(t, "%u logs ('%s' and %u more) hold",
+				       logs, in->path, logs - 1);
+	else
+		g_string_append_printf(t, "'%s' holds", in->path);
+	g_string_append_printf(
+		t,
+		" none of the job attempt analyzed: %s comms are those of another attempt in the other logs, so none of %s records were read with it",
+		logs > 1 ? "their" : "its", logs > 1 ? "their" : "its");
+	for (guint k = 0; k < n && k < MAX_ATTEMPTS_LISTED; k++)
+		describe_attempt(
+			t, &g_array_index(in->attempts, struct hd_attempt, k),
+			&sum[k], (int64_t)k + in->attempt_shift, logs);
+	g_string_append(t, " (--attempt N analyzes another)");
+	g_ptr_array_add(a->notes, g_string_free(t, FALSE));
+}
+
 /*
  * Logs that hold several job attempts (a hang, then a restart): which
  * one was analyzed and what the others held, so a hang before a healthy
@@ -329,6 +429,10 @@ void hd_summary_note_attempts(const struct hd_store *s, struct hd_analysis *a)
 		const struct hd_attempt *kept;
 		GString *t;
 
+		if (in->attempt_none && in->attempts && !done[i]) {
+			note_attempt_none(s, a, i, done);
+			continue;
+		}
 		if (done[i] || !in->attempts || in->attempts->len < 2 ||
 		    !in->attempt)
 			continue;
@@ -339,20 +443,13 @@ void hd_summary_note_attempts(const struct hd_store *s, struct hd_analysis *a)
 				g_ptr_array_index(s->inputs, j);
 
 			if (!o->attempts || o->attempts->len != n ||
-			    o->attempt != in->attempt)
+			    o->attempt != in->attempt ||
+			    o->attempt_shift != in->attempt_shift ||
+			    o->attempt_none)
 				continue;
 			done[j] = true;
 			logs++;
-			for (guint k = 0; k < n; k++) {
-				const struct hd_attempt *at = &g_array_index(
-					o->attempts, struct hd_attempt, k);
-
-				sum[k].ops += at->ops;
-				sum[k].trouble += at->trouble;
-				if (!sum[k].first_trouble)
-					sum[k].first_trouble =
-						at->first_trouble;
-			}
+			sum_attempts(sum, o);
 		}
 		kept = &g_array_index(in->attempts, struct hd_attempt,
 				      in->attempt - 1);
@@ -365,12 +462,13 @@ void hd_summary_note_attempts(const struct hd_store *s, struct hd_analysis *a)
 		else
 			g_string_append_printf(t, "'%s' holds %u job attempts",
 					       in->path, n);
-		g_string_append_printf(
-			t,
-			"; analyzed attempt %u (lines %" G_GUINT64_FORMAT
-			"-%" G_GUINT64_FORMAT "%s)",
-			in->attempt, kept->first_line, kept->last_line,
-			logs > 1 ? " of the first" : "");
+		g_string_append_printf(t,
+				       "; analyzed attempt %" G_GINT64_FORMAT
+				       " (lines %" G_GUINT64_FORMAT
+				       "-%" G_GUINT64_FORMAT "%s)",
+				       (int64_t)in->attempt + in->attempt_shift,
+				       kept->first_line, kept->last_line,
+				       logs > 1 ? " of the first" : "");
 		for (guint k = 0, listed = 0; k < n; k++) {
 			if (k + 1 == in->attempt)
 				continue;
@@ -383,7 +481,8 @@ void hd_summary_note_attempts(const struct hd_store *s, struct hd_analysis *a)
 			describe_attempt(t,
 					 &g_array_index(in->attempts,
 							struct hd_attempt, k),
-					 &sum[k], k, logs);
+					 &sum[k],
+					 (int64_t)k + in->attempt_shift, logs);
 		}
 		g_string_append(t, " (--attempt N analyzes another)");
 		g_ptr_array_add(a->notes, g_string_free(t, FALSE));

@@ -208,13 +208,28 @@ static int clock_rank(enum hd_clock c)
 }
 
 /*
+ * t against u, read from inputs a and b: within one input on any clock
+ * that compares there; across inputs local wall times only where the
+ * hosts keep one zone (hd_store_mark_local_zones()).
+ */
+static enum hd_order moment_order(const struct hd_store *s, struct hd_time t,
+				  uint32_t a, struct hd_time u, uint32_t b)
+{
+	if (a != b && s->local_zones_apart &&
+	    (t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY))
+		return HD_ORDER_UNKNOWN;
+	return hd_time_order(t, u, a == b ? HD_SCOPE_INPUT : HD_SCOPE_APART, 0);
+}
+
+/*
  * Whether t (read from prov) should replace moment m, keeping the latest
  * (later) or the earliest time: a time on a better clock wins; on the
  * same clock only a comparable one can (times of day and trace times of
  * other inputs cannot be ordered, so the first read stays).
  */
-static bool moment_better(const struct hd_moment *m, struct hd_time t,
-			  const struct hd_prov *prov, bool later)
+static bool moment_better(const struct hd_store *s, const struct hd_moment *m,
+			  struct hd_time t, const struct hd_prov *prov,
+			  bool later)
 {
 	enum hd_order o;
 
@@ -224,10 +239,7 @@ static bool moment_better(const struct hd_moment *m, struct hd_time t,
 		return true;
 	if (clock_rank(t.clock) < clock_rank(m->time.clock))
 		return false;
-	o = hd_time_order(t, m->time,
-			  prov->input == m->prov.input ? HD_SCOPE_INPUT
-						       : HD_SCOPE_APART,
-			  0);
+	o = moment_order(s, t, prov->input, m->time, m->prov.input);
 	return later ? o == HD_ORDER_AFTER : o == HD_ORDER_BEFORE;
 }
 
@@ -254,7 +266,7 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 			continue;
 		t = hd_op_time(s, op, ns);
 		prov = hd_op_prov(s, op);
-		if (!moment_better(done, t, &prov, true))
+		if (!moment_better(s, done, t, &prov, true))
 			continue;
 		done->known = true;
 		done->time = t;
@@ -266,20 +278,18 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
-		    !moment_better(first, sig->time, &sig->prov, false))
+		    !moment_better(s, first, sig->time, &sig->prov, false))
 			continue;
 		first->known = true;
 		first->time = sig->time;
 		first->rank = sig->rank;
 		first->prov = sig->prov;
 	}
-	a->hang_order = (int8_t)hd_time_order(
-		done->time, first->time,
-		done->known && first->known &&
-				done->prov.input == first->prov.input
-			? HD_SCOPE_INPUT
-			: HD_SCOPE_APART,
-		0);
+	a->hang_order =
+		(int8_t)(done->known && first->known
+				 ? moment_order(s, done->time, done->prov.input,
+						first->time, first->prov.input)
+				 : HD_ORDER_UNKNOWN);
 }
 
 /*
@@ -392,6 +402,9 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
 			p->state = st;
+		else if (g_hash_table_contains(a->logs_end_early,
+					       GINT_TO_POINTER(p->rank)))
+			p->state = "log ends early";
 		else if (p->blocked_seq >= 0)
 			p->state = "blocked";
 		else if (p->state && strcmp(p->state, "timed out") == 0)
@@ -431,7 +444,7 @@ static GHashTable *store_pg_names(const struct hd_store *s)
  * The c10d process groups that signals name and no store group stands
  * for (struct hd_c10d_group): each with the ranks that name it, once.
  */
-static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
+void hd_tables_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
 {
 	/* interned name -> its index in a->c10d_groups + 1, or G_MAXUINT
 	   for a PG of the store */
@@ -467,6 +480,8 @@ static void fill_c10d_groups(const struct hd_store *s, struct hd_analysis *a)
 				fresh.ranks =
 					g_array_new(FALSE, FALSE, sizeof(int));
 				g_array_append_val(a->c10d_groups, fresh);
+				g_hash_table_insert(a->c10d_index, name,
+						    GUINT_TO_POINTER(at));
 				g_ptr_array_add(seen,
 						g_hash_table_new(NULL, NULL));
 				g_ptr_array_add(timed_out,
@@ -549,7 +564,6 @@ void hd_tables_fill(const struct hd_index *ix, struct hd_analysis *a)
 {
 	fill_group_stats(ix, a);
 	fill_progress(ix, a);
-	fill_c10d_groups(ix->store, a);
 	progress_user_frames(ix->store, a);
 	/* no "hang began" without evidence of a hang or failure */
 	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))

@@ -18,6 +18,13 @@
 void hd_tables_ranks(const struct hd_index *ix, struct hd_analysis *a);
 
 /*
+ * Fills a->c10d_groups: the c10d process groups that signals name and no
+ * store group stands for, each with the ranks that name it.  Runs before
+ * the checks, which place a verdict of logs alone in one.
+ */
+void hd_tables_c10d_groups(const struct hd_store *s, struct hd_analysis *a);
+
+/*
  * Fills a->group_stats, the per-rank table a->progress (sorted by rank;
  * each culprit's state from its first blaming verdict), and, when a has
  * a fault or an undecided hang, when the hang began.  Runs once the

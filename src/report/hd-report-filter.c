@@ -40,7 +40,7 @@ bool hd_report_filter_has(const struct hd_report_filter *f, int rank)
 /* Whether --group's name is c10d PG g's, by name or id. */
 static bool c10d_group_named(const struct hd_c10d_group *g, const char *name)
 {
-	g_autofree char *id = hd_report_c10d_group_id(g);
+	g_autofree char *id = hd_c10d_group_id(g);
 
 	return strcmp(g->name, name) == 0 || strcmp(id, name) == 0;
 }

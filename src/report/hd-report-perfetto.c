@@ -52,13 +52,15 @@
  * rank.  Within a process a
  * group's ops are the thread of the group's index plus one; signals are
  * on EVENTS_TID, and those whose time is not on the trace's clock on
- * OFF_CLOCK_TID.
+ * OFF_CLOCK_TID; a culprit's slice that the blocked ranks' arrows end in
+ * is on WAITED_TID, apart from its ops, so that it never overlaps one.
  */
 #define NOWHERE_PID   ((int64_t)HD_MAX_RANKS)
 #define FOLD_PID      ((int64_t)HD_MAX_RANKS + 1)
 #define HOST_PID_BASE ((int64_t)HD_MAX_RANKS + 2)
 #define EVENTS_TID    ((int64_t)1 << 30)
 #define OFF_CLOCK_TID (EVENTS_TID + 1)
+#define WAITED_TID    (EVENTS_TID + 2)
 
 struct pf {
 	FILE *out;
@@ -246,6 +248,8 @@ static char *thread_label(const struct pf *w, int64_t tid)
 	if (tid == OFF_CLOCK_TID)
 		return g_strdup(
 			"events off the trace's clock (in order, not to scale)");
+	if (tid == WAITED_TID)
+		return g_strdup("waited on by the blocked ranks");
 	return hd_group_label(w->s, tid - 1, HD_GROUP_LABEL_LONG);
 }
 
@@ -314,11 +318,15 @@ static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 		       : HD_CLOCK_NONE;
 }
 
-/* Clocks whose times mean the same on every input (hd_time_comparable()). */
-static bool clock_is_shared(enum hd_clock k)
+/*
+ * Clocks whose times mean the same on every input (hd_time_comparable()):
+ * local ones only while the hosts keep one zone.
+ */
+static bool clock_is_shared(const struct hd_store *s, enum hd_clock k)
 {
-	return k == HD_CLOCK_UTC || k == HD_CLOCK_LOCAL ||
-	       k == HD_CLOCK_MONTH_DAY;
+	return k == HD_CLOCK_UTC ||
+	       ((k == HD_CLOCK_LOCAL || k == HD_CLOCK_MONTH_DAY) &&
+		!s->local_zones_apart);
 }
 
 /*
@@ -327,6 +335,7 @@ static bool clock_is_shared(enum hd_clock k)
  * of one input (a trace's own clock means nothing beside another's).
  */
 struct clock_pick {
+	const struct hd_store *s;
 	enum hd_clock best;
 	uint32_t input;
 	bool one_input;
@@ -342,7 +351,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 	if (k == HD_CLOCK_NONE || k >= HD_CLOCK_COUNT)
 		return;
-	if (!clock_is_shared(k)) {
+	if (!clock_is_shared(p->s, k)) {
 		if (p->input != UINT32_MAX && p->input != input)
 			p->one_input = false;
 		p->input = input;
@@ -353,7 +362,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 static enum hd_clock picked(const struct clock_pick *p)
 {
-	if (!clock_is_shared(p->best) && !p->one_input)
+	if (!clock_is_shared(p->s, p->best) && !p->one_input)
 		return HD_CLOCK_NONE;
 	return p->best;
 }
@@ -405,7 +414,7 @@ static bool on_axis(const struct pf *w, const struct hd_signal *sig)
 static void choose_clock(struct pf *w)
 {
 	const struct hd_store *s = w->s;
-	struct clock_pick p = { HD_CLOCK_NONE, UINT32_MAX, true };
+	struct clock_pick p = { s, HD_CLOCK_NONE, UINT32_MAX, true };
 	bool any_op = false;
 
 	for (guint i = 0; i < s->ops->len; i++) {
@@ -419,7 +428,7 @@ static void choose_clock(struct pf *w)
 			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
-	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+	w->clock_input = clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
@@ -446,7 +455,7 @@ static void choose_clock(struct pf *w)
 		}
 		w->info->clock = (uint8_t)picked(&p);
 		w->clock_input =
-			clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+			clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 		w->info->by_signals = w->info->clock != HD_CLOCK_NONE;
 	}
 	w->info->by_sequence = w->base == INT64_MAX && !w->info->by_signals;
@@ -947,6 +956,7 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
+	g_autofree char *group = hd_verdict_group_id(w->a, v);
 
 	json_object_set_new(args, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
@@ -954,7 +964,9 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 	json_object_set_new(args, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
 	json_object_set_new(args, "summary", hd_json_string(v->summary));
+	json_object_set_new(args, "group", hd_json_string(group));
 	json_object_set_new(args, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(args, "op", hd_json_string(v->op));
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *item = json_object();
@@ -1027,28 +1039,53 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 	return v->group >= 0 ? group_tid((uint32_t)v->group) : EVENTS_TID;
 }
 
-/* The flow arrows of one culprit: from each blocked rank's wait. */
+/*
+ * Where the arrow from wait x starts and ends.  It starts where the rank
+ * began to wait (half a mark into its slice, or its middle when the
+ * slice is shorter, so the start lies inside), and ends then or, when
+ * that is earlier than ts, where the culprit's slice begins, half a mark
+ * after ts (so the end lies inside): never before it starts.  An arrow
+ * back in time reads as the culprit having been waited on before anyone
+ * waited.
+ */
+static void flow_ends(const struct wait *x, double ts, double mark,
+		      double *from, double *to)
+{
+	*from = x->ts + MIN(x->dur, mark) / 2;
+	*to = MAX(*from, ts + mark / 2);
+}
+
+/*
+ * The flow arrows of one culprit: from each blocked rank's wait to a
+ * slice on the culprit's own track that begins at ts, where it should
+ * have been, and lasts until the last arrow has arrived.
+ */
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = mark_dur(w);
+	double mark = mark_dur(w), last = ts;
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
 
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 
-		n += x->found ? x->ranks : 0;
+		if (!x->found)
+			continue;
+		n += x->ranks;
+		flow_ends(x, ts, mark, &from, &to);
+		last = MAX(last, to);
 	}
 	if (!n)
 		return;
-	/* the slice the arrows end in */
+	/* the slice the arrows end in: ts until after the last one */
 	name = g_strdup_printf("waited on by %u rank%s", n, n == 1 ? "" : "s");
-	ev = track_event(w, "X", name, culprit, verdict_tid(v));
+	ev = track_event(w, "X", name, culprit, WAITED_TID);
 	json_object_set_new(ev, "cat", json_string("hang"));
 	json_object_set_new(ev, "ts", json_real(ts));
-	json_object_set_new(ev, "dur", json_real(dur));
+	json_object_set_new(ev, "dur", json_real(last - ts + mark / 2));
 	json_object_set_new(ev, "args",
 			    json_pack("{s:s, s:i}", "verdict",
 				      hd_verdict_kind_name(v->kind),
@@ -1058,6 +1095,7 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 	name = g_strdup_printf("waits on rank %d", culprit);
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 		uint64_t id;
 
 		if (!x->found)
@@ -1066,17 +1104,18 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			w->info->flows_left_out++;
 			continue;
 		}
+		flow_ends(x, ts, mark, &from, &to);
 		id = ++w->next_flow;
 		ev = track_event(w, "s", name, x->rank, x->tid);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
-		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
+		json_object_set_new(ev, "ts", json_real(from));
 		emit(w, ev);
-		ev = track_event(w, "f", name, culprit, verdict_tid(v));
+		ev = track_event(w, "f", name, culprit, WAITED_TID);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "bp", json_string("e"));
-		json_object_set_new(ev, "ts", json_real(ts + dur / 2));
+		json_object_set_new(ev, "ts", json_real(to));
 		emit(w, ev);
 		w->info->flows++;
 	}
@@ -1130,7 +1169,8 @@ static void annotations(struct pf *w, const GArray *waits)
 
 			if (!shown(w, rank))
 				continue;
-			if (v->group >= 0 && v->seq >= 0)
+			if ((v->group >= 0 || v->c10d_group >= 0) &&
+			    v->seq >= 0)
 				name = g_strdup_printf(
 					"divergence: %s seq %" G_GINT64_FORMAT,
 					hd_verdict_kind_name(v->kind), v->seq);

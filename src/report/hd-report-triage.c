@@ -35,6 +35,7 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->next_steps = json_array();
 	r->hang_start = json_null();
 	r->sources = g_ptr_array_new_with_free_func(g_free);
+	r->seq = -1;
 	return r;
 }
 
@@ -72,6 +73,9 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
 	r->call_site = g_strdup(v->call_site);
+	r->group = hd_verdict_group_id(a, v);
+	r->seq = v->seq;
+	r->op = v->op;
 	json_decref(r->culprit_details);
 	r->culprit_details = hd_report_json_culprits(a, v);
 	json_decref(r->next_steps);
@@ -112,6 +116,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_free(r->fingerprint);
 	g_free(r->fingerprint_text);
 	g_free(r->call_site);
+	g_free(r->group);
 	g_free(r->evidence_source);
 	g_free(r->evidence_text);
 	g_free(r->performance);
@@ -164,6 +169,10 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set(o, "hang_start", r->hang_start);
 	json_object_set_new(o, "evidence_sources",
 			    hd_json_string_array(r->sources));
+	/* additive: where the top verdict is */
+	json_object_set_new(o, "group", hd_json_string(r->group));
+	json_object_set_new(o, "seq", hd_json_int_or_null(r->seq, -1));
+	json_object_set_new(o, "op", hd_json_string(r->op));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

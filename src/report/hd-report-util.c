@@ -21,6 +21,43 @@ char *hd_report_rank_list(const GArray *ranks)
 	return hd_rank_list_text(ranks);
 }
 
+char *hd_report_rank_runs(const GArray *ranks)
+{
+	GString *s = g_string_new(NULL);
+	const int *r = ranks ? (const int *)(const void *)ranks->data : NULL;
+	guint n = ranks ? ranks->len : 0;
+
+	for (guint i = 0; i < n;) {
+		guint j = i + 1;
+		int64_t step = 0;
+
+		if (s->len)
+			g_string_append_c(s, ',');
+		if (r[i] < 0) {
+			g_string_append_c(s, '?');
+			i++;
+			continue;
+		}
+		if (j < n && r[j] >= 0)
+			step = (int64_t)r[j] - r[i];
+		while (step > 0 && j < n && r[j] >= 0 &&
+		       (int64_t)r[j] - r[j - 1] == step)
+			j++;
+		if (step == 1 && j - i >= 2) {
+			g_string_append_printf(s, "%d-%d", r[i], r[j - 1]);
+			i = j;
+		} else if (step > 1 && j - i >= 4) {
+			g_string_append_printf(s, "%d,%d,...,%d", r[i],
+					       r[i + 1], r[j - 1]);
+			i = j;
+		} else {
+			g_string_append_printf(s, "%d", r[i]);
+			i++;
+		}
+	}
+	return g_string_free(s, FALSE);
+}
+
 char *hd_report_clean(const char *s)
 {
 	return hd_text_safe(s);
@@ -428,16 +465,6 @@ bool hd_report_group_named(const struct hd_group *g, const char *const *want)
 		    (g->name && strcmp(g->name, *want) == 0))
 			return true;
 	return false;
-}
-
-char *hd_report_c10d_group_id(const struct hd_c10d_group *g)
-{
-	return g_strdup_printf("pg:%s:?", g->name);
-}
-
-char *hd_report_c10d_group_label(const struct hd_c10d_group *g)
-{
-	return g_strdup_printf("PG %s", g->name);
 }
 
 char *hd_report_c10d_group_text(const struct hd_c10d_group *g)

@@ -14,6 +14,14 @@
 
 /* "0-3,5,7-9" (transfer full). */
 char *hd_report_rank_list(const GArray *ranks);
+/*
+ * The ranks (int) in their order, runs folded as the group ids fold them
+ * (hd_group_id_pg()): "0-1023" for consecutive ranks, "0,8,...,8184" for
+ * four or more at one stride, "?" for an unknown rank (below 0):
+ * "0-3,8,?".  A data-parallel group's global ranks are one stride
+ * apart, and 1,024 numbers on one line read as noise.  (transfer full)
+ */
+char *hd_report_rank_runs(const GArray *ranks);
 
 /*
  * Makes a raw string from an input safe to print: invalid UTF-8 bytes become
@@ -166,15 +174,11 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 			    uint64_t *at);
 
 /*
- * A c10d process group known from log lines only (struct
- * hd_c10d_group): its id in JSON and for --group, "pg:0:?" (the id
- * table's form for a PG whose members no record lists); its label,
- * "PG 0"; and what the reports say of it, "1,024 ranks name it in c10d
- * lines, 1,023 timed out in it; no ops recorded".  Raw: the name is an
- * input's, so printers clean it.  (transfer full)
+ * What the reports say of a c10d process group known from log lines
+ * only (struct hd_c10d_group; its id and label are hd_c10d_group_id()
+ * and hd_c10d_group_label()): "1,024 ranks name it in c10d lines, 1,023
+ * timed out in it; no ops recorded".  Raw.  (transfer full)
  */
-char *hd_report_c10d_group_id(const struct hd_c10d_group *g);
-char *hd_report_c10d_group_label(const struct hd_c10d_group *g);
 char *hd_report_c10d_group_text(const struct hd_c10d_group *g);
 
 /*

@@ -64,8 +64,10 @@ END_TEST
 /*
  * Issue 18.3: the common layouts are one incident each: NCCL_DEBUG_FILE
  * beside stderr, a Slurm slurm-%j.out beside NCCL files, collectors' UTC
- * prefixes beside NCCL's local dates, and torchrun per-node logs with
- * [defaultN]: prefixes beside their flight-recorder dumps.
+ * prefixes beside NCCL's local dates (also as containerd and Docker's
+ * json-file write them), a rank's stderr rotated across a DST change, two
+ * hosts in different zones, and torchrun per-node logs with [defaultN]:
+ * prefixes beside their flight-recorder dumps.
  */
 START_TEST(test_layouts_are_one_incident)
 {
@@ -73,6 +75,10 @@ START_TEST(test_layouts_are_one_incident)
 		"tests/data/time/debug-file-beside-stderr",
 		"tests/data/time/slurm-out",
 		"tests/data/time/collector-prefix",
+		"tests/data/time/k8s-cri",
+		"tests/data/time/fluentd-json",
+		"tests/data/time/dst-rotated",
+		"tests/data/time/zones-apart",
 		"testdata/example-incident",
 	};
 

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "formats.h"
 #include "hd-test-parse.h"
 
 #define CM  "0x5600d0a1b2c0"
@@ -1070,6 +1071,90 @@ END_TEST
 
 /* ---- c10d (the format notes, section 8) ---- */
 
+/*
+ * nl_counters_complete(): the watchdog's "last completed NCCL work: N"
+ * completes the first N COLL lines of the one comm of the rank that holds
+ * exactly as many lines as the process group enqueued works, and nothing
+ * when that comm is not known: two comms of that many lines, a count
+ * that differs (a coalesced call, a cut log), or counters that make no
+ * sense.
+ */
+static struct hd_store *counters_log(int ncomms, int nops, const char *status)
+{
+	GString *t = g_string_new(NULL);
+	struct hd_store *s;
+
+	for (int c = 0; c < ncomms; c++) {
+		g_autofree char *cm = g_strdup_printf("0x5600d0a1b2c%d", c);
+
+		g_string_append_printf(t,
+				       HP
+				       "NCCL INFO comm %s rank 1 nranks 4 "
+				       "cudaDev 1 busId 3b000 commId "
+				       "0x5c1e2f03a9d4b87%d - Init COMPLETE\n",
+				       cm, c);
+		for (int k = 0; k < nops; k++)
+			g_string_append(t, coll(HP, "AllReduce", (unsigned)k,
+						"0x7f0", "0x7f0", 1024, 7, 0, 0,
+						cm, 4));
+	}
+	g_string_append_printf(
+		t,
+		"[rank1]:[E305 14:32:11.1 ProcessGroupNCCL.cpp:1690] [PG 0 "
+		"(default_pg) Rank 1] Exception (either an error or timeout) "
+		"detected by watchdog at work: 3, %s\n",
+		status);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	g_string_free(t, TRUE);
+	nl_counters_complete(s);
+	return s;
+}
+
+static guint completed_ops(struct hd_store *s)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < s->ops->len; i++)
+		n += op_at(s, i)->state == HD_STATE_COMPLETED;
+	return n;
+}
+
+START_TEST(test_counters_complete)
+{
+	static const char *const none[] = {
+		/* a count that is not the comm's (a coalesced call) */
+		"last enqueued NCCL work: 4, last completed NCCL work: 2.",
+		/* more completed than enqueued, a negative, a huge one */
+		"last enqueued NCCL work: 3, last completed NCCL work: 9.",
+		"last enqueued NCCL work: -3, last completed NCCL work: -2.",
+		"last enqueued NCCL work: 99999999999999999999999, last "
+		"completed NCCL work: 99999999999999999999999.",
+	};
+	struct hd_store *s;
+
+	s = counters_log(1, 3,
+			 "last enqueued NCCL work: 3, last completed NCCL "
+			 "work: 2.");
+	ck_assert_uint_eq(s->ops->len, 3);
+	ck_assert_int_eq(op_at(s, 0)->state, HD_STATE_COMPLETED);
+	ck_assert_int_eq(op_at(s, 1)->state, HD_STATE_COMPLETED);
+	ck_assert_int_eq(op_at(s, 2)->state, HD_STATE_ENQUEUED);
+	hd_store_free(s);
+	/* two comms of three lines: which one is PG 0 is unknown */
+	s = counters_log(2, 3,
+			 "last enqueued NCCL work: 3, last completed NCCL "
+			 "work: 2.");
+	ck_assert_uint_eq(s->ops->len, 6);
+	ck_assert_uint_eq(completed_ops(s), 0);
+	hd_store_free(s);
+	for (size_t i = 0; i < G_N_ELEMENTS(none); i++) {
+		s = counters_log(1, 3, none[i]);
+		ck_assert_msg(completed_ops(s) == 0, "%s", none[i]);
+		hd_store_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_c10d_timeout_forms)
 {
 	static const struct {
@@ -1974,6 +2059,7 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_ib_completion_eras);
 	suite_add_tcase(s, tw);
 	tcase_add_test(tt, test_c10d_timeout_forms);
+	tcase_add_test(tt, test_counters_complete);
 	tcase_add_test(tt, test_c10d_status_wordings);
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);

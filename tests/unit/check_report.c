@@ -167,6 +167,52 @@ START_TEST(test_rank_list)
 }
 END_TEST
 
+/*
+ * Runs in their order (replay plans): consecutive ranks as "a-b", four
+ * or more at one stride as "a,b,...,z" (three are written out), an
+ * unknown rank as "?", nothing sorted or merged across the unknown.
+ */
+START_TEST(test_rank_runs)
+{
+	static const struct {
+		int r[12];
+		guint n;
+		const char *want;
+	} cases[] = {
+		{ { 0 }, 0, "" },
+		{ { 5 }, 1, "5" },
+		{ { 0, 1, 2, 3, 8 }, 5, "0-3,8" },
+		{ { 0, 1 }, 2, "0-1" },
+		{ { 0, 8, 16, 24 }, 4, "0,8,...,24" },
+		{ { 0, 8, 16 }, 3, "0,8,16" },
+		{ { 0, 8, 16, 24, 40, 48, 56, 64 },
+		  8,
+		  "0,8,...,24,40,48,...,64" },
+		{ { 0, 1, -1, 2, 3 }, 5, "0-1,?,2-3" },
+		{ { 3, 2, 1 }, 3, "3,2,1" },
+		{ { 4, 4, 4 }, 3, "4,4,4" },
+		{ { -1 }, 1, "?" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GArray) g = int_array(cases[i].r, cases[i].n);
+		g_autofree char *s = hd_report_rank_runs(g);
+
+		ck_assert_str_eq(s, cases[i].want);
+	}
+	/* a data-parallel group of 1,024: one run, whatever its size */
+	{
+		g_autoptr(GArray) g = g_array_new(FALSE, FALSE, sizeof(int));
+		g_autofree char *s = NULL;
+
+		for (int r = 0; r < 8192; r += 8)
+			g_array_append_val(g, r);
+		s = hd_report_rank_runs(g);
+		ck_assert_str_eq(s, "0,8,...,8184");
+	}
+}
+END_TEST
+
 START_TEST(test_natural_order)
 {
 	/* ranks as numbers, not as text: rank_2 before rank_1000 */
@@ -433,11 +479,14 @@ START_TEST(test_text_report)
 	ck_assert_ptr_nonnull(
 		strstr(text, "\n  logs/a/very/long/directory/name/that/goes/on/"
 			     "and/on/rank-5/nccl.log:9999:\n"));
+	/* One list, one layout: beside a long source, short ones too give
+	   their text on the next line. */
 	ck_assert_ptr_nonnull(
-		strstr(text, "  logs/node-a.log:120: last op seen"));
+		strstr(text, "  logs/node-a.log:120:\n    last op seen"));
 	/* The long evidence text wraps under its source: nothing is cut. */
-	line = strstr(text, "  logs/node-a.log:7: watchdog: word word");
+	line = strstr(text, "  logs/node-a.log:7:\n    watchdog: word word");
 	ck_assert_ptr_nonnull(line);
+	line += strcspn(line, "\n") + 1;
 	ck_assert_int_le(strcspn(line, "\n"), 80);
 	ck_assert(strncmp(line + strcspn(line, "\n"), "\n    word", 9) == 0);
 	ck_assert_ptr_null(strstr(text, "..."
@@ -633,9 +682,9 @@ START_TEST(test_text_progress_table)
 		"| 0-2 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
 	text = render(HD_REPORT_TEXT, a);
 	assert_80_columns(text, "very/long/directory");
-	ck_assert_ptr_nonnull(strstr(text, "  rank host   files ops enqueued "
+	ck_assert_ptr_nonnull(strstr(text, "  rank host   inputs ops enqueued "
 					   "completed state\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a     1  42       42 "
+	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a      1  42       42 "
 					   "       41 blocked at 42\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  3    node-a"));
 	ck_assert_ptr_nonnull(strstr(text, "absent\n"));
@@ -947,6 +996,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_rank_list);
+	tcase_add_test(tc, test_rank_runs);
 	tcase_add_test(tc, test_format_parse);
 	tcase_add_test(tc, test_natural_order);
 	tcase_add_test(tc, test_paint);

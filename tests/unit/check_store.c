@@ -829,6 +829,129 @@ START_TEST(test_keep_incident)
 }
 END_TEST
 
+/*
+ * Attempts per process life (hd_store_keep_attempt()).  A log of two
+ * attempts (comm A, then comm B), its rank's rotated pair (the older file
+ * with comm A, the newer with comm B) and a log cut before the restart
+ * (comm A only): the files that hold the same comm hold the same attempt,
+ * whatever each numbers it.
+ */
+struct att_op {
+	guint input, attempt; /* local, from 1; 0: the input has one */
+	const char *comm;
+	uint64_t line;
+};
+
+static struct hd_store *attempt_store(const struct att_op *ops, guint n,
+				      guint ninputs, const guint *nattempts)
+{
+	struct hd_store *s = hd_store_new();
+
+	for (guint i = 0; i < ninputs; i++) {
+		g_autofree char *name = g_strdup_printf("in%u.log", i);
+		struct hd_input *in =
+			hd_store_input(s, hd_store_add_input(s, name));
+
+		in->kind = HD_INPUT_NCCL_LOG;
+		for (guint k = 0; nattempts[i] >= 2 && k < nattempts[i]; k++) {
+			struct hd_attempt *at = hd_input_new_attempt(in);
+
+			at->first_line = 1 + 100 * k;
+			at->last_line = 100 * (k + 1);
+		}
+	}
+	for (guint i = 0; i < n; i++) {
+		g_autofree char *id = g_strdup_printf("comm:%s", ops[i].comm);
+		uint32_t g = hd_store_group(s, id);
+		struct hd_group *grp = hd_store_group_at(s, g);
+		struct hd_op_rec rec;
+
+		grp->has_comm_id = true;
+		grp->comm_id = g_ascii_strtoull(ops[i].comm, NULL, 16);
+		hd_op_rec_init(&rec);
+		hd_op_set_rank(&rec.op, 0);
+		rec.op.group = g;
+		rec.prov.input = ops[i].input;
+		rec.prov.kind = HD_PROV_LINE;
+		rec.prov.at = ops[i].line;
+		rec.prov.attempt = (uint16_t)ops[i].attempt;
+		hd_store_add_op(s, &rec);
+	}
+	return s;
+}
+
+/* How many ops of input i are left. */
+static guint ops_of(const struct hd_store *s, guint i)
+{
+	guint n = 0;
+
+	for (guint k = 0; k < s->ops->len; k++)
+		n += g_array_index(s->ops, struct hd_op, k).input == i;
+	return n;
+}
+
+START_TEST(test_keep_attempt_per_life)
+{
+	/* in0: attempts 1 (comm a) and 2 (comm b); in1: comm a only (cut
+	   before the restart, or a rotated older file); in2: comm b only
+	   (the rotated newer file) */
+	static const struct att_op ops[] = {
+		{ 0, 1, "a", 10 }, { 0, 1, "a", 11 }, { 0, 2, "b", 110 },
+		{ 1, 0, "a", 5 },  { 1, 0, "a", 6 },  { 2, 0, "b", 7 },
+	};
+	static const guint natt[] = { 2, 1, 1 };
+	/* ties that disagree: in3 holds comm a in its attempt 2 */
+	static const struct att_op bad[] = {
+		{ 0, 1, "a", 10 },
+		{ 0, 2, "b", 110 },
+		{ 1, 1, "b", 5 },
+		{ 1, 2, "a", 150 },
+	};
+	static const guint natt_bad[] = { 2, 2 };
+	struct hd_store *s;
+
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(ops_of(s, 0), 1); /* its attempt 2 */
+	ck_assert_uint_eq(ops_of(s, 1), 0); /* attempt 1 only */
+	ck_assert_uint_eq(ops_of(s, 2), 1); /* attempt 2: shifted by one */
+	ck_assert(hd_store_input(s, 1)->attempt_none);
+	ck_assert_int_eq(hd_store_input(s, 2)->attempt_shift, 1);
+	ck_assert(!hd_store_input(s, 2)->attempt_none);
+	/* what the cut log held is counted, for the note */
+	ck_assert_uint_eq(g_array_index(hd_store_input(s, 1)->attempts,
+					struct hd_attempt, 0)
+				  .ops,
+			  2);
+	hd_store_free(s);
+
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 1);
+	ck_assert_uint_eq(ops_of(s, 0), 2);
+	ck_assert_uint_eq(ops_of(s, 1), 2);
+	ck_assert_uint_eq(ops_of(s, 2), 0);
+	ck_assert(hd_store_input(s, 2)->attempt_none);
+	hd_store_free(s);
+
+	/* past the last: the last, with a warning */
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 7);
+	ck_assert_uint_eq(ops_of(s, 2), 1);
+	ck_assert_uint_gt(hd_store_input(s, 0)->nwarnings, 0);
+	hd_store_free(s);
+
+	/* ties that contradict each other: each file keeps its own last */
+	s = attempt_store(bad, G_N_ELEMENTS(bad), 2, natt_bad);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(ops_of(s, 0), 1);
+	ck_assert_uint_eq(ops_of(s, 1), 1);
+	ck_assert_int_eq(hd_store_input(s, 1)->attempt_shift, 0);
+	ck_assert(!hd_store_input(s, 0)->attempt_none);
+	ck_assert(!hd_store_input(s, 1)->attempt_none);
+	hd_store_free(s);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -848,6 +971,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_text_safe);
 	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);
+	tcase_add_test(tc, test_keep_attempt_per_life);
 	tcase_add_test(tc, test_keep_incident);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
