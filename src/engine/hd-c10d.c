@@ -736,16 +736,8 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		g_autofree char *rt = NULL;
 		struct hd_verdict *v;
 		bool lag = hd_signal_named_as(sig) == HD_NAMED_LAGGING;
-		guint out = 0;
 
-		/* sorted, each rank once */
-		g_array_sort(ranks, hd_compare_int);
-		for (guint k = 0; k < ranks->len; k++)
-			if (!out || g_array_index(ranks, int, k) !=
-					    g_array_index(ranks, int, out - 1))
-				g_array_index(ranks, int, out++) =
-					g_array_index(ranks, int, k);
-		g_array_set_size(ranks, out);
+		hd_ints_sort_unique(ranks);
 		rt = hd_ranks_text(ranks, 8);
 		v = hd_verdict_new(
 			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,

@@ -106,13 +106,13 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	if (sig->prov.input >= s->inputs->len)
 		return false;
 	k = hd_store_input(s, sig->prov.input)->kind;
-	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE ||
-	       k == HD_INPUT_GPU_STATE;
+	return hd_input_kind_flags(k) & HD_KIND_HOST_STATE;
 }
 
-/* Whether some rank ran on host. */
-static bool known_host(const struct hd_store *s, const char *host)
+/* The ranks that ran on host, ascending.  (transfer full) */
+static GArray *ranks_on(const struct hd_store *s, const char *host)
 {
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 	GHashTableIter it;
 	gpointer k, v;
 
@@ -121,9 +121,18 @@ static bool known_host(const struct hd_store *s, const char *host)
 		const struct hd_rank *r = v;
 
 		if (r->host && strcmp(r->host, host) == 0)
-			return true;
+			g_array_append_val(out, r->rank);
 	}
-	return false;
+	g_array_sort(out, hd_compare_int);
+	return out;
+}
+
+/* Whether some rank ran on host. */
+static bool known_host(const struct hd_store *s, const char *host)
+{
+	g_autoptr(GArray) on = ranks_on(s, host);
+
+	return on->len > 0;
 }
 
 /*
@@ -224,24 +233,6 @@ static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
 		return by_bus;
 	}
 	return -1;
-}
-
-/* The ranks that ran on host, ascending.  (transfer full) */
-static GArray *ranks_on(const struct hd_store *s, const char *host)
-{
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
-	GHashTableIter it;
-	gpointer k, v;
-
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-
-		if (r->host && strcmp(r->host, host) == 0)
-			g_array_append_val(out, r->rank);
-	}
-	g_array_sort(out, hd_compare_int);
-	return out;
 }
 
 /* The top verdict so far that blames rank, or NULL.  (transfer none) */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-sort.h"
 
 #include "hd-banned.h"
@@ -80,7 +81,7 @@ void hd_verdict_free(struct hd_verdict *v)
 
 void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 {
-	guint lo = 0, hi = v->culprits->len;
+	guint n = v->culprits->len, at;
 
 	/*
 	 * The list stays sorted and unique.  Checks add ranks in ascending
@@ -88,22 +89,13 @@ void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 	 * placed by binary search (a 100k-member group once took 94 s when
 	 * every add re-sorted).
 	 */
-	if (hi == 0 || g_array_index(v->culprits, int, hi - 1) < rank) {
+	if (n == 0 || g_array_index(v->culprits, int, n - 1) < rank) {
 		g_array_append_val(v->culprits, rank);
 		return;
 	}
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	g_array_insert_val(v->culprits, lo, rank);
+	at = hd_ints_lower_bound(v->culprits, rank);
+	if (g_array_index(v->culprits, int, at) != rank)
+		g_array_insert_val(v->culprits, at, rank);
 }
 
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
@@ -118,6 +110,32 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 	e->text = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	g_ptr_array_add(v->evidence, e);
+}
+
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text)
+{
+	for (guint i = 0; i < v->ruled_out->len; i++)
+		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
+			return;
+	hd_verdict_add_ruled_out(v, "%s", text);
+}
+
+GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
+				    const struct hd_verdict *v)
+{
+	GPtrArray *hosts = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; i < v->culprits->len; i++) {
+		const struct hd_rank *rk = hd_store_find_rank(
+			s, g_array_index(v->culprits, int, i));
+
+		if (rk && rk->host &&
+		    g_hash_table_add(seen, hd_unconst(rk->host)))
+			g_ptr_array_add(hosts, g_strdup(rk->host));
+	}
+	g_ptr_array_sort(hosts, hd_compare_str);
+	return hosts;
 }
 
 void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
@@ -137,20 +155,7 @@ void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
 
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
 {
-	guint lo = 0, hi = v->culprits->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return true;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return hd_ints_contains(v->culprits, rank);
 }
 
 void hd_verdict_order_evidence(struct hd_verdict *v)

@@ -444,6 +444,14 @@ void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
 			 ...) G_GNUC_PRINTF(3, 4);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
+/* Adds text to v's ruled-out list unless it is there already. */
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text);
+/*
+ * The hosts v's culprits ran on, each once, sorted (char *, owned): what
+ * an incident's summary lists beside the culprit ranks.  (transfer full)
+ */
+GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
+				    const struct hd_verdict *v);
 /* Whether rank is one of v's culprits; O(log n). */
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
 /*

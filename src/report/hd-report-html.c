@@ -297,23 +297,21 @@ static void html_evidence(FILE *out, const struct hd_store *s,
 }
 
 /* A next step: its text escaped, the commands it quotes in <code>. */
+static void html_span(const char *part, bool code, void *data)
+{
+	FILE *out = data;
+
+	if (code)
+		fputs("<code>", out);
+	put(out, part);
+	if (code)
+		fputs("</code>", out);
+}
+
 static void html_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("<li>", out);
-	for (guint i = 0; i < n; i++) {
-		bool code = i % 2 && i + 1 < n;
-
-		if (i % 2 && !code)
-			fputs("`", out);
-		if (code)
-			fputs("<code>", out);
-		put(out, parts[i]);
-		if (code)
-			fputs("</code>", out);
-	}
+	hd_report_code_spans(text, html_span, out);
 	fputs("</li>\n", out);
 }
 

@@ -226,22 +226,17 @@ static void md_evidence(FILE *out, const struct hd_store *s,
  * A next step: its text escaped, with the commands it quotes in
  * backticks kept as code spans.
  */
+static void md_span(const char *part, bool code, void *data)
+{
+	g_autofree char *t = code ? md_code(part) : md_text(part);
+
+	fputs(t, data);
+}
+
 static void md_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("- ", out);
-	for (guint i = 0; i < n; i++) {
-		/* an odd part is inside backticks, unless it has no end */
-		bool code = i % 2 && i + 1 < n;
-		g_autofree char *t =
-			code ? md_code(parts[i]) : md_text(parts[i]);
-
-		if (i % 2 && !code)
-			fputs("\\`", out);
-		fputs(t, out);
-	}
+	hd_report_code_spans(text, md_span, out);
 	fputc('\n', out);
 }
 

@@ -679,7 +679,7 @@ static char *signal_title(const struct hd_signal *sig)
 {
 	const char *what = sig->type == HD_SIGT_OTHER
 				   ? hd_signal_cat_name(sig->cat)
-				   : hd_report_signal_type_name(sig->type);
+				   : hd_signal_type_name(sig->type);
 	g_autofree char *op =
 		sig->op_name ? clean(hd_op_display_name(sig->op_name)) : NULL;
 	g_autofree char *dev = sig->device ? clean(sig->device) : NULL;
@@ -741,7 +741,7 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	json_object_set_new(args, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(args, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(args, "host", hd_json_str_or_null(sig->host));
 	json_object_set_new(args, "time", hd_json_string(time));

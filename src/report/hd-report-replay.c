@@ -1,7 +1,8 @@
 /*
  * Replay plans and outcomes for `hangdoc replay` (hd-report-replay.h).
- * The plan's own text and JSON come from replay-plan.c; this adds the
- * line saying what the plan was made from and the per-rank results.
+ * The plan's text comes from hd-report-plan.c and its JSON from
+ * replay-json.c; this adds the line saying what the plan was made from
+ * and the per-rank results.
  */
 #include "config.h"
 

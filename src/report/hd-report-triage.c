@@ -39,18 +39,12 @@ static struct hd_triage_row *row_alloc(const char *path)
 	return r;
 }
 
-static gint compare_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 struct hd_triage_row *hd_triage_row_new(const char *path,
 					const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
 	struct hd_triage_row *r = row_alloc(path);
 	const struct hd_verdict *v = NULL;
-	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
 
 	r->inputs = s->inputs->len;
 	r->usable = hd_store_usable_inputs(s);
@@ -106,16 +100,9 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 		if (!seen)
 			g_ptr_array_add(r->sources, g_strdup(e->source));
 	}
-	for (guint i = 0; i < v->culprits->len; i++) {
-		int rank = g_array_index(v->culprits, int, i);
-		const struct hd_rank *rk = hd_store_find_rank(s, rank);
-
-		g_array_append_val(r->culprits, rank);
-		if (rk && rk->host &&
-		    g_hash_table_add(hosts, hd_unconst(rk->host)))
-			g_ptr_array_add(r->hosts, g_strdup(rk->host));
-	}
-	g_ptr_array_sort(r->hosts, compare_str);
+	g_array_append_vals(r->culprits, v->culprits->data, v->culprits->len);
+	g_ptr_array_unref(r->hosts);
+	r->hosts = hd_verdict_culprit_hosts(s, v);
 	return r;
 }
 

@@ -39,10 +39,20 @@ char *hd_report_clean(const char *s);
  */
 GArray *hd_report_rank_set(const GArray *ranks);
 GArray *hd_report_culprit_set(const struct hd_analysis *a);
-/* Sorts set and drops repeats: makes any int array a rank set. */
-void hd_report_rank_set_seal(GArray *set);
 /* Whether set holds a rank in [first, last]; O(log n). */
 bool hd_report_rank_set_hits(const GArray *set, int first, int last);
+
+/*
+ * Calls fn(part, code, data) for each part of text in order: what stands
+ * between a pair of backticks (a command a next step quotes) is code,
+ * the rest plain; a backtick without its pair stays in the plain text.
+ */
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data);
+
+/* Whether g's id or name is one of want (NULL-terminated). */
+bool hd_report_group_named(const struct hd_group *g, const char *const *want);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
@@ -73,9 +83,6 @@ int64_t hd_report_sub_sat(int64_t a, int64_t b);
 
 /* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
 char *hd_report_duration(int64_t ns);
-
-/* "watchdog_timeout", "ib_completion", ...  (transfer none) */
-const char *hd_report_signal_type_name(enum hd_signal_type t);
 
 /*
  * The cells of one rank-table row shared by the text and Markdown tables:
