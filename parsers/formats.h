@@ -40,6 +40,13 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
  * comms and positions (parsers/nl-continue.c).
  */
 void nl_continue_procs(struct hd_store *s);
+/*
+ * After the merge and the incident split: marks completed the NCCL ops
+ * that a rank's c10d watchdog counters ("last completed NCCL work: N")
+ * show completed, where its process group maps to one comm of the rank
+ * (parsers/nl-counters.c).
+ */
+void nl_counters_complete(struct hd_store *s);
 
 /* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
 bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,

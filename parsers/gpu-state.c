@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "parse-util.h"
 #include "state-text.h"
 #include "hd-banned.h"
 
@@ -388,17 +389,16 @@ bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error)
 {
 	struct gs g = { 0 };
+	g_autoptr(GError) err = NULL;
+	uint64_t lineno;
 
 	g.s = store;
 	g.in = hd_store_input(store, input);
 	g.input = input;
 	g.why = g_string_new(NULL);
 	g.in->kind = HD_INPUT_GPU_STATE;
-	st_each_line(rd, line, &g, error);
+	lineno = st_each_line(rd, line, &g, &err);
 	end_gpu(&g);
 	g_string_free(g.why, TRUE);
-	if (error && *error)
-		return g.in->records > 0;
-	g.in->empty = g.in->records == 0;
-	return true;
+	return pu_end_lines(g.in, lineno, g_steal_pointer(&err), error);
 }

@@ -23,6 +23,7 @@
 #include "formats.h"
 #include "hd-lines.h"
 #include "hd-time.h"
+#include "parse-util.h"
 #include "hd-banned.h"
 
 struct kline {
@@ -30,8 +31,7 @@ struct kline {
 	size_t len;
 	const char *host; /* interned, or NULL */
 	int64_t boot_ns; /* INT64_MIN unknown */
-	int64_t wall_ns; /* INT64_MIN unknown */
-	bool wall_local;
+	struct hd_time wall; /* a date the line has, UTC or local */
 	/* another program's line of a syslog or journal
 	   ("May 15 08:57:29 red llama-swap[80783]: ..."), not the kernel's */
 	bool other;
@@ -74,20 +74,6 @@ static bool lit(const char **p, const char *end, const char *s)
 		return false;
 	*p += n;
 	return true;
-}
-
-static int64_t wall(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
-		    int64_t s)
-{
-	g_autoptr(GDateTime) dt = NULL;
-
-	/* years past 2200 would not fit a time in nanoseconds */
-	if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
-	    h > 23 || mi > 59 || s > 60)
-		return INT64_MIN;
-	dt = g_date_time_new_utc((int)y, (int)mo, (int)d, (int)h, (int)mi,
-				 (double)s);
-	return dt ? g_date_time_to_unix(dt) * 1000000000 : INT64_MIN;
 }
 
 /* "[  12.345678] " at *p: boot seconds as ns. */
@@ -157,10 +143,11 @@ static bool human_stamp(const char **p, const char *end)
 }
 
 /* "[Tue Nov 14 22:03:12 2023] " (dmesg -T): local wall time. */
-static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
+static bool ctime_stamp(const char **p, const char *end, struct hd_time *t)
 {
 	const char *q = *p;
-	int64_t d, h, mi, s, y;
+	int64_t d, y, tod;
+	size_t used;
 	int mo;
 
 	if (!lit(&q, end, "[") || end - q < 24 || q[3] != ' ')
@@ -175,19 +162,18 @@ static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
 	d = digits(&q, end, 2);
 	if (d < 0 || !lit(&q, end, " "))
 		return false;
-	h = digits(&q, end, 2);
-	if (h < 0 || !lit(&q, end, ":"))
+	used = hd_time_scan_hms(q, (size_t)(end - q), false, &tod);
+	if (!used)
 		return false;
-	mi = digits(&q, end, 2);
-	if (mi < 0 || !lit(&q, end, ":"))
-		return false;
-	s = digits(&q, end, 2);
-	if (s < 0 || !lit(&q, end, " "))
+	q += used;
+	if (!lit(&q, end, " "))
 		return false;
 	y = digits(&q, end, 4);
 	if (y < 0 || !lit(&q, end, "]"))
 		return false;
-	*ns = wall(y, mo, d, h, mi, s);
+	/* a date hd-time refuses (a year past 2200): kept, time unknown */
+	if (!hd_time_from_civil(y, mo, d, tod, HD_CLOCK_LOCAL, t))
+		*t = hd_time_none();
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
@@ -244,74 +230,57 @@ static bool host_kernel(const char **p, const char *end, const char **host,
 static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 {
 	const char *q = *p;
+	int64_t tod;
+	size_t used;
 
 	if (!month_of(q, (size_t)(end - q)) || end - q < 16 || q[3] != ' ')
 		return false;
 	q += 4;
 	while (q < end && *q == ' ')
 		q++;
-	if (digits(&q, end, 2) < 0 || !lit(&q, end, " ") ||
-	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
-	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
-	    digits(&q, end, 2) < 0)
+	if (digits(&q, end, 2) < 0 || !lit(&q, end, " "))
 		return false;
-	/* syslog's fraction ("22:03:12.561319") */
-	if (lit(&q, end, "."))
-		digits(&q, end, 9);
+	/* with syslog's fraction ("22:03:12.561319"); no year, so no time */
+	used = hd_time_scan_hms(q, (size_t)(end - q), false, &tod);
+	if (used < 8)
+		return false;
+	q += used;
 	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	*p = q;
 	return true;
 }
 
-/* "2023-11-14T22:03:12[.frac][Z|+hhmm|+hh:mm] node-b kernel: ". */
+/*
+ * "2023-11-14T22:03:12[.frac][Z|+hhmm|+hh:mm] node-b kernel: ": the date
+ * read by hd_time_scan_date(), UTC with a zone, else local.
+ */
 static bool iso_prefix(const char **p, const char *end, struct kline *k)
 {
 	const char *q = *p;
-	int64_t y, mo, d, h, mi, s, off = 0;
-	bool zone = false;
+	struct hd_time t;
+	size_t used = hd_time_scan_date(q, (size_t)(end - q), &t);
 
-	y = digits(&q, end, 4);
-	if (y < 0 || !lit(&q, end, "-"))
-		return false;
-	mo = digits(&q, end, 2);
-	if (mo < 0 || !lit(&q, end, "-"))
-		return false;
-	d = digits(&q, end, 2);
-	if (d < 0 || !(lit(&q, end, "T") || lit(&q, end, " ")))
-		return false;
-	h = digits(&q, end, 2);
-	if (h < 0 || !lit(&q, end, ":"))
-		return false;
-	mi = digits(&q, end, 2);
-	if (mi < 0 || !lit(&q, end, ":"))
-		return false;
-	s = digits(&q, end, 2);
-	if (s < 0)
-		return false;
-	if (lit(&q, end, ".") || lit(&q, end, ","))
-		digits(&q, end, 9);
-	if (lit(&q, end, "Z")) {
-		zone = true;
-	} else if (q < end && (*q == '+' || *q == '-')) {
-		int sign = *q == '-' ? -1 : 1;
-		int64_t zh, zm;
+	if (!used) {
+		/*
+		 * A stamp of the shape hd-time refuses as a date (a year
+		 * past 2200): the line is kept, its time unknown.
+		 */
+		const char *sp = end - q > 19 ? memchr(q + 11, ' ',
+						       (size_t)(end - q - 11))
+					      : NULL;
 
-		q++;
-		zh = digits(&q, end, 2);
-		lit(&q, end, ":");
-		zm = digits(&q, end, 2);
-		if (zh < 0 || zm < 0)
+		if (!sp || sp - q < 19 || q[4] != '-' || q[7] != '-' ||
+		    (q[10] != 'T' && q[10] != ' ') || q[13] != ':' ||
+		    !g_ascii_isdigit(q[0]))
 			return false;
-		off = sign * (zh * 3600 + zm * 60);
-		zone = true;
+		t = hd_time_none();
+		used = (size_t)(sp - q);
 	}
+	q += used;
 	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
-	k->wall_ns = wall(y, mo, d, h, mi, s);
-	if (k->wall_ns != INT64_MIN)
-		k->wall_ns -= off * 1000000000;
-	k->wall_local = !zone;
+	k->wall = t;
 	*p = q;
 	return true;
 }
@@ -324,8 +293,7 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 
 	k->host = NULL;
 	k->boot_ns = INT64_MIN;
-	k->wall_ns = INT64_MIN;
-	k->wall_local = false;
+	k->wall = hd_time_none();
 	k->other = false;
 	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
 	    lit(&p, end, "kernel: ") ||
@@ -336,8 +304,7 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 		goto out;
 	if (boot_stamp(&p, end, &k->boot_ns)) {
 		prefixed = true;
-	} else if (ctime_stamp(&p, end, &k->wall_ns)) {
-		k->wall_local = true;
+	} else if (ctime_stamp(&p, end, &k->wall)) {
 		prefixed = true;
 	} else if (human_stamp(&p, end)) {
 		prefixed = true;
@@ -459,10 +426,8 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	sig->host = k->host;
 	/* a wall date when the line has one, else the host's boot clock:
 	   never compared with wall clocks (hd_time_comparable()) */
-	if (k->wall_ns != INT64_MIN)
-		sig->time =
-			hd_time_make(k->wall_ns, k->wall_local ? HD_CLOCK_LOCAL
-							       : HD_CLOCK_UTC);
+	if (hd_time_known(k->wall))
+		sig->time = k->wall;
 	else
 		sig->time = hd_time_make(k->boot_ns, HD_CLOCK_BOOT);
 	sig->text = text;
@@ -742,6 +707,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 {
 	struct hd_input *in = hd_store_input(store, input);
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
+	g_autoptr(GError) err = NULL;
 	const char *line, *last_gpu = NULL;
 	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
 	struct oom_cgroup cg = { 0 }; /* the last OOM kill's cgroup line */
@@ -753,7 +719,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	bool cut;
 
 	in->kind = HD_INPUT_KERNEL_LOG;
-	while (hd_lines_next(lines, &line, &len, &cut, error)) {
+	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
 		uint64_t lineno = hd_lines_lineno(lines);
 		struct hd_signal sig;
 		struct kline k;
@@ -900,8 +866,6 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		rec_device = sig.device;
 		rec_line = lineno;
 	}
-	if (error && *error)
-		return in->records > 0;
-	in->empty = in->records == 0;
-	return true;
+	return pu_end_lines(in, hd_lines_lineno(lines), g_steal_pointer(&err),
+			    error);
 }

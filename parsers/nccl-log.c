@@ -511,7 +511,6 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->pg_at_seq = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 					     g_free, NULL);
-	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -527,7 +526,6 @@ static void ctx_clear(struct nl_ctx *c)
 	pcre2_match_data_free(c->md);
 	nl_nccl_clear(c);
 	nl_streams_clear(c);
-	g_array_free(c->op_proc, TRUE);
 	g_array_free(c->sig_proc, TRUE);
 	g_array_free(c->sig_stream, TRUE);
 	g_hash_table_destroy(c->dedup);

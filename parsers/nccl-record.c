@@ -167,7 +167,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->pid = pid;
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
-		p->dev = -1;
+		p->dev = p->anon = -1;
 		p->live = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						g_free, NULL);
 		p->comms = g_ptr_array_new_with_free_func(comm_free);
@@ -751,7 +751,9 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (ops[g_array_index(ix, uint32_t, mid)].op_count < opcount)
+		if (hd_op_op_count(c->store,
+				   &ops[g_array_index(ix, uint32_t, mid)]) <
+		    opcount)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -759,7 +761,7 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	for (guint k = 0; lo < ix->len && k < 64; lo++, k++) {
 		const struct hd_op *o = &ops[g_array_index(ix, uint32_t, lo)];
 
-		if (o->op_count != opcount)
+		if (hd_op_op_count(c->store, o) != opcount)
 			break;
 		if (o->kind == op->kind && o->d == op->d &&
 		    o->flags == op->flags)
@@ -791,7 +793,7 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	op->group = (uint32_t)cm->group;
 	op->seq_kind = HD_SEQ_ORDINAL;
 	op->kind = (uint8_t)coll_ops[which].kind;
-	op->op_count = (int64_t)f.opcount;
+	hd_op_set_op_count(c->store, op, (int64_t)f.opcount);
 	op->state = HD_STATE_ENQUEUED;
 	op->d = coll_desc(c, which, &f, f.nranks < 0 ? cm->nranks : f.nranks);
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
@@ -807,14 +809,14 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (cut)
 		op->flags |= HD_OPF_TRUNCATED;
-	cm->last_kept = !coll_repeated(c, cm, op->op_count, op);
-	cm->last_opcount = op->op_count;
+	cm->last_kept = !coll_repeated(c, cm, (int64_t)f.opcount, op);
+	cm->last_opcount = (int64_t)f.opcount;
 	if (!cm->last_kept) {
 		p->ndup++;
 		g_array_set_size(c->store->ops, c->store->ops->len - 1);
 		return;
 	}
-	cm->max_opcount = MAX(cm->max_opcount, op->op_count);
+	cm->max_opcount = MAX(cm->max_opcount, (int64_t)f.opcount);
 	if (!cm->ops)
 		cm->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	{
@@ -823,10 +825,16 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		g_array_append_val(cm->ops, at);
 	}
 	op->seq = cm->ncoll++;
-	op->prov.input = c->input;
-	op->prov.kind = HD_PROV_LINE;
-	op->prov.at = c->lineno;
-	g_array_append_val(c->op_proc, p->index);
+	{
+		struct hd_prov prov = { .input = c->input,
+					.kind = HD_PROV_LINE,
+					.at = c->lineno };
+
+		hd_op_set_prov(c->store, op, &prov);
+	}
+	/* its process, until nl_attribute() gives it its rank */
+	g_assert(p->index <= INT32_MAX);
+	hd_op_set_rank(op, (int32_t)p->index);
 	c->in->records++;
 }
 
@@ -1097,7 +1105,10 @@ static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
 	struct hd_op *ops = (struct hd_op *)(void *)c->store->ops->data;
 
 	if (!cm || !cm->ops || !cm->ops->len ||
-	    p->last_warn >= ops[g_array_index(cm->ops, uint32_t, 0)].prov.at)
+	    p->last_warn >=
+		    hd_op_prov(c->store,
+			       &ops[g_array_index(cm->ops, uint32_t, 0)])
+			    .at)
 		return;
 	for (guint i = 0; i < cm->ops->len; i++)
 		ops[g_array_index(cm->ops, uint32_t, i)].state =

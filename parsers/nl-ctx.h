@@ -90,7 +90,9 @@ struct nl_proc {
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
-	int anon; /* rank <= -2 its ops get when rank stays unknown, 0 */
+	/* when its rank stays unknown: which process of unknown rank of
+	   the input it is (hd_op_anon()), -1 none */
+	int anon;
 	int dev; /* the [dev] of its last record, -1 */
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */
@@ -196,7 +198,6 @@ struct nl_ctx {
 	struct nl_wrap wrap_info;
 
 	guint op_base, sig_base;
-	GArray *op_proc; /* uint32_t proc index per op */
 	GArray *sig_proc; /* int32_t proc index per signal, -1 none */
 	GArray *sig_stream; /* uint32_t stream index per signal */
 	GHashTable *dedup; /* signal key -> index + 1 */
@@ -343,6 +344,17 @@ NL_INLINE bool scan_int(const char **p, const char *end, int64_t *out)
 	*out = neg ? -v : v;
 	*p = s;
 	return true;
+}
+
+/*
+ * An op's process, until nl_attribute() gives the op its rank: the parser
+ * keeps the process's index in procs in the op's rank (no array beside
+ * the ops, which cost 4 bytes a COLL line).
+ */
+static inline guint nl_op_proc(const struct hd_op *op)
+{
+	g_assert(hd_op_rank(op) >= 0);
+	return (guint)hd_op_rank(op);
 }
 
 static inline int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)

@@ -463,6 +463,19 @@ def main():
         "name=python, GPU has fallen off the bus.",
         "[84211.552230] NVRM: GPU 0000:38:00.0: GPU has fallen off the bus.",
     ]))
+    # issue 18: the same Xid, but dmesg -T dates it the day before the
+    # example's hang (node-b's logs are 2026-11-21, local): another
+    # incident's, never the cause
+    write("example-stale-xid", "hosts/node-b/dmesg-T.txt", "\n".join([
+        "[Fri Nov 20 03:10:00 2026] Linux version 6.5.0-1017-nvidia "
+        "(buildd@bos03) (gcc-12 12.3.0) #17-Ubuntu SMP",
+        "[Fri Nov 20 03:10:09 2026] nvidia: module license 'NVIDIA' "
+        "taints kernel.",
+        "[Fri Nov 20 04:12:11 2026] NVRM: GPU at PCI:0000:38:00: "
+        "GPU-5b7e1c4a-2f0d-4a9e-8c31-7d2e9f4b6a10",
+        "[Fri Nov 20 04:12:11 2026] NVRM: Xid (PCI:0000:38:00): 79, "
+        "pid=4247, name=python, GPU has fallen off the bus.",
+    ]) + "\n")
     write("example-ib", "hosts/node-b/ibstat.txt", ibstat(down="mlx5_1"))
     # joins that must not be made: a pid that is a rank's on each host, a
     # kernel log that names no host, a bus id every host has

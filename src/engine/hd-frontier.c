@@ -111,7 +111,7 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
 		if (!vw->completion_info || vw->first_pending < 0)
 			continue;
 		op = view_op_at(c, vw, vw->first_pending);
-		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns)
+		t = op ? hd_op_time(c->s, op, hd_op_t_enqueue(c->s, op))
 		       : hd_time_none();
 		if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 			continue;
@@ -151,7 +151,8 @@ static bool completion_of_incident(const struct group_ctx *c,
 	guint lo = 0, hi = entries->len;
 	const struct entry_times *x;
 
-	ns = op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	ns = hd_op_t_end(c->s, op) != INT64_MIN ? hd_op_t_end(c->s, op)
+						: hd_op_t_enqueue(c->s, op);
 	t = hd_op_time(c->s, op, ns);
 	if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 		return true;
@@ -190,8 +191,9 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *when = NULL, *entry = NULL, *note = NULL;
-	int64_t ns =
-		op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	int64_t ns = hd_op_t_end(c->s, op) != INT64_MIN
+			     ? hd_op_t_end(c->s, op)
+			     : hd_op_t_enqueue(c->s, op);
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
@@ -537,6 +539,19 @@ static void note_elsewhere(const struct group_ctx *c, const GArray *ranks)
 			ranks->len == 1 ? "it is" : "they are"));
 }
 
+/*
+ * r's record ends before what the group completed.  An NCCL log that
+ * does stopped where the rank did not: it was cut, and its silence after
+ * that says nothing (a->logs_end_early).
+ */
+static void mark_incomplete(const struct group_ctx *c, struct frontier *f,
+			    int r)
+{
+	g_array_append_val(f->incomplete, r);
+	if (c->source == HD_INPUT_NCCL_LOG)
+		g_hash_table_add(c->a->logs_end_early, GINT_TO_POINTER(r));
+}
+
 /* Sorts the group's members into waiting, absent and no data. */
 static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 {
@@ -560,7 +575,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
 			else if (f->done >= 0)
-				g_array_append_val(f->incomplete, r);
+				mark_incomplete(c, f, r);
 			else if (other_attempt(c, r))
 				g_array_append_val(f->elsewhere, r);
 			else
@@ -574,7 +589,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			g_array_append_val(f->cut, r);
 			f->cut_at = MAX(f->cut_at, vw->max_key);
 		} else if (vw->max_key < f->done) {
-			g_array_append_val(f->incomplete, r);
+			mark_incomplete(c, f, r);
 		} else if (vw->max_key < f->key) {
 			g_array_append_val(f->absent, r);
 		} else if (frontier_waits(c, f, vw)) {
@@ -655,17 +670,24 @@ static void cite_waiting_op(const struct group_ctx *c, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 }
 
-/* Counts the waiting ranks past those cited. */
+/* Counts the waiting ranks past those cited, and says which they are. */
 static void cite_more_waiting(const struct frontier *f, struct hd_verdict *v)
 {
 	guint more = f->waiting->len - MAX_EVIDENCE_RANKS;
+	g_autoptr(GArray) rest = NULL;
 	g_autofree char *n = NULL;
+	g_autofree char *rt = NULL;
 
 	if (f->waiting->len <= MAX_EVIDENCE_RANKS)
 		return;
+	rest = g_array_sized_new(FALSE, FALSE, sizeof(int), more);
+	g_array_append_vals(rest,
+			    &g_array_index(f->waiting, int, MAX_EVIDENCE_RANKS),
+			    more);
 	n = hd_text_count(more);
-	hd_verdict_add_more(v, more, "and %s more rank%s at the same op", n,
-			    more == 1 ? "" : "s");
+	rt = hd_ranks_named(rest);
+	hd_verdict_add_more(v, more, "and %s more rank%s at the same op (%s)",
+			    n, more == 1 ? "" : "s", rt);
 }
 
 /*
@@ -764,9 +786,17 @@ static enum hd_confidence frontier_confidence(const struct group_ctx *c,
 	/* A trace may end early because its profiling window did. */
 	if (f->absent->len > f->waiting->len || f->trace)
 		conf = HD_CONF_LOW;
-	for (guint i = 0; i < f->absent->len; i++)
+	for (guint i = 0; i < f->absent->len; i++) {
+		const struct view *vw =
+			find_view(c, g_array_index(f->absent, int, i));
+
 		if (rank_input_truncated(c, g_array_index(f->absent, int, i)))
 			conf = HD_CONF_LOW;
+		/* others' completion (c10d counters on a log), but the
+		   absent rank's own record shows enqueues only */
+		else if (vw && !vw->completion_info && conf == HD_CONF_HIGH)
+			conf = HD_CONF_MEDIUM;
+	}
 	return conf;
 }
 
@@ -861,13 +891,15 @@ static void frontier_cite_waiting(const struct group_ctx *c,
 	for (guint i = 0; i < f->waiting->len; i++) {
 		int r = g_array_index(f->waiting, int, i);
 		const struct hd_op *op = waiting_op(c, f, r);
+		struct hd_prov prov;
 
 		if (!op)
 			continue;
+		prov = hd_op_prov(c->s, op);
 		for (guint k = 0; k < f->absent->len; k++)
 			hd_index_add_wait(c->ix, r,
 					  g_array_index(f->absent, int, k),
-					  c->group, f->key, label, &op->prov);
+					  c->group, f->key, label, &prov);
 		if (i < MAX_EVIDENCE_RANKS)
 			cite_waiting_op(c, v, r, op);
 	}

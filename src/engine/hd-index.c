@@ -70,7 +70,7 @@ static void lane_finish(const struct hd_store *s, struct hd_lane *l)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, l->ops[i]);
 
-		if (op->stack >= 0)
+		if (hd_op_stack(s, op) >= 0)
 			l->has_stack = true;
 		if (op->seq < prev)
 			sorted = false;
@@ -182,13 +182,14 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		gpointer *slot;
 		bool hit;
 
-		if (op->rank < 0)
+		if (hd_op_rank(op) < 0)
 			continue;
 		/* every op's rank counts as seen, grouped or not */
-		slot = rank_memo_slot(&seen, op->rank, op->rank, &hit);
+		slot = rank_memo_slot(&seen, hd_op_rank(op), hd_op_rank(op),
+				      &hit);
 		if (!hit)
 			g_hash_table_insert(ix->rank_inputs,
-					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(hd_op_rank(op)),
 					    GINT_TO_POINTER(1));
 		if (op->group >= s->groups->len)
 			continue;
@@ -197,12 +198,14 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		 * entries and its trace kernels are never aligned against
 		 * each other.  An input's ops are adjacent: look it up once.
 		 */
-		if (op->prov.input != last_input) {
-			last_input = op->prov.input;
+		if (op->input != last_input) {
+			last_input = op->input;
 			last_source = (uint8_t)hd_store_op_source(s, op);
 		}
-		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
-		slot = rank_memo_slot(&memo, op->rank, (int64_t)key, &hit);
+		key = lane_key(op->group, hd_op_rank(op), op->seq_kind,
+			       last_source);
+		slot = rank_memo_slot(&memo, hd_op_rank(op), (int64_t)key,
+				      &hit);
 		if (hit) {
 			list = *slot;
 		} else {
@@ -395,7 +398,8 @@ const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
 					const struct hd_op *op)
 {
 	size_t n;
-	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+	const struct hd_frame *frames =
+		hd_store_stack(s, hd_op_stack(s, op), &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!is_framework_frame(&frames[i]))
@@ -406,7 +410,8 @@ const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
 {
 	size_t n;
-	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+	const struct hd_frame *frames =
+		hd_store_stack(s, hd_op_stack(s, op), &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!is_framework_frame(&frames[i]))

@@ -17,7 +17,10 @@
  * verdict, and the verdict it gives states the chain; one that joins to no
  * blamed rank is reported for what it is, ranked below the collectives'
  * own verdicts.  Kernel times count from boot: they are never compared
- * with wall clocks, so order across hosts is never taken from them.
+ * with wall clocks, so order across hosts is never taken from them.  A
+ * dated event (dmesg -T, journalctl) on a clock the incident's own
+ * records share, more than an hour from all of them, is another
+ * incident's (a kernel log of yesterday): noted, never a cause.
  */
 #include "config.h"
 
@@ -110,13 +113,13 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	if (sig->prov.input >= s->inputs->len)
 		return false;
 	k = hd_store_input(s, sig->prov.input)->kind;
-	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE ||
-	       k == HD_INPUT_GPU_STATE;
+	return hd_input_kind_flags(k) & HD_KIND_HOST_STATE;
 }
 
-/* Whether some rank ran on host. */
-static bool known_host(const struct hd_store *s, const char *host)
+/* The ranks that ran on host, ascending.  (transfer full) */
+static GArray *ranks_on(const struct hd_store *s, const char *host)
 {
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 	GHashTableIter it;
 	gpointer k, v;
 
@@ -125,9 +128,18 @@ static bool known_host(const struct hd_store *s, const char *host)
 		const struct hd_rank *r = v;
 
 		if (r->host && strcmp(r->host, host) == 0)
-			return true;
+			g_array_append_val(out, r->rank);
 	}
-	return false;
+	g_array_sort(out, hd_compare_int);
+	return out;
+}
+
+/* Whether some rank ran on host. */
+static bool known_host(const struct hd_store *s, const char *host)
+{
+	g_autoptr(GArray) on = ranks_on(s, host);
+
+	return on->len > 0;
 }
 
 /*
@@ -370,24 +382,6 @@ static void join_rank(const struct hd_store *s, struct event *e)
 		e->rank = by_pid;
 		e->by_pid = true;
 	}
-}
-
-/* The ranks that ran on host, ascending.  (transfer full) */
-static GArray *ranks_on(const struct hd_store *s, const char *host)
-{
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
-	GHashTableIter it;
-	gpointer k, v;
-
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-
-		if (r->host && strcmp(r->host, host) == 0)
-			g_array_append_val(out, r->rank);
-	}
-	g_array_sort(out, hd_compare_int);
-	return out;
 }
 
 /* The top verdict so far that blames rank, or NULL.  (transfer none) */
@@ -729,9 +723,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		v = hd_verdict_new(kind,
 				   join_sure(e) ? HD_CONF_HIGH : HD_CONF_MEDIUM,
 				   "%s: %s", head, w);
-		v->group = e->blamed->group;
-		v->seq = e->blamed->seq;
-		v->op = e->blamed->op;
+		hd_verdict_copy_place(v, e->blamed);
 		v->score = e->blamed->score + 20.0;
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,
@@ -968,6 +960,121 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 	}
 }
 
+/*
+ * The span of the incident's own records (not host state) on each clock,
+ * over every host and, for local wall clocks, per host: where a kernel
+ * event's date must fall to be this incident's.
+ */
+struct spans {
+	GHashTable *by; /* "clock|host" or "clock|" -> int64_t[2] */
+};
+
+static void span_widen(GHashTable *by, struct hd_time t, const char *host)
+{
+	for (int k = 0; k < 2; k++) {
+		g_autofree char *key = g_strdup_printf("%d|%s", t.clock,
+						       k && host ? host : "");
+		int64_t *sp;
+
+		if (k && !host)
+			break;
+		sp = g_hash_table_lookup(by, key);
+		if (!sp) {
+			sp = g_new(int64_t, 2);
+			sp[0] = sp[1] = t.ns;
+			g_hash_table_insert(by, g_steal_pointer(&key), sp);
+		}
+		sp[0] = MIN(sp[0], t.ns);
+		sp[1] = MAX(sp[1], t.ns);
+	}
+}
+
+static void spans_build(const struct hd_store *s, struct spans *sp)
+{
+	sp->by = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		const char *host = sig->host;
+
+		if (from_kernel(s, sig) || !hd_time_known(sig->time))
+			continue;
+		if (!host && sig->rank >= 0) {
+			const struct hd_rank *r =
+				hd_store_find_rank(s, sig->rank);
+
+			host = r ? r->host : NULL;
+		}
+		span_widen(sp->by, sig->time, host);
+	}
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		const struct hd_rank *r;
+		struct hd_time t;
+
+		/* an op without an extra record has no time */
+		if (!hd_op_has_extra(op))
+			continue;
+		r = hd_store_find_rank(s, hd_op_rank(op));
+		t = hd_op_time(s, op,
+			       hd_op_t_start(s, op) != INT64_MIN
+				       ? hd_op_t_start(s, op)
+				       : hd_op_t_enqueue(s, op));
+		if (hd_time_known(t))
+			span_widen(sp->by, t, r ? r->host : NULL);
+		t = hd_op_time(s, op, hd_op_t_end(s, op));
+		if (hd_time_known(t))
+			span_widen(sp->by, t, r ? r->host : NULL);
+	}
+}
+
+/*
+ * Whether e's date lies more than an hour (two for a local wall clock,
+ * which may have jumped at a DST change) from every record of the
+ * incident on its clock: UTC against UTC; local against local, of its
+ * own host when the hosts keep different zones.  Boot-relative times and
+ * clocks the incident does not share say nothing.  *span: the incident's.
+ */
+static bool event_stale(const struct hd_store *s, const struct spans *sp,
+			const struct event *e, const int64_t **span)
+{
+	struct hd_time t = e->sig->time;
+	bool local = t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
+	g_autofree char *key = NULL;
+	int64_t gap = local ? HD_INCIDENT_GAP_NS + HD_DST_SHIFT_NS
+			    : HD_INCIDENT_GAP_NS;
+
+	if (!hd_time_known(t) || (t.clock != HD_CLOCK_UTC && !local))
+		return false;
+	if (local && s->local_zones_apart && !e->host)
+		return false;
+	key = g_strdup_printf("%d|%s", t.clock,
+			      local && s->local_zones_apart ? e->host : "");
+	*span = g_hash_table_lookup(sp->by, key);
+	if (!*span)
+		return false;
+	/* all within 1970..2200 (hd_store_bound()): no overflow */
+	return t.ns < (*span)[0] - gap || t.ns > (*span)[1] + gap;
+}
+
+static void note_stale(const struct hd_store *s, struct hd_analysis *a,
+		       const struct event *e, const int64_t *span, guint *n)
+{
+	g_autofree char *when = NULL, *lo = NULL, *hi = NULL, *src = NULL;
+
+	if ((*n)++)
+		return;
+	when = hd_time_format(e->sig->time, 0);
+	lo = hd_time_format(hd_time_make(span[0], e->sig->time.clock), 0);
+	hi = hd_time_format(hd_time_make(span[1], e->sig->time.clock), 0);
+	src = hd_prov_format(s, &e->sig->prov);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"%s: a host-state event at %s, more than an hour from this incident's records (%s to %s): another incident's, not a cause",
+			src, when, lo, hi));
+}
+
 static void event_clear(struct event *e)
 {
 	if (e->users)
@@ -1130,7 +1237,8 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GHashTable) hosts = g_hash_table_new(NULL, NULL);
 	g_autoptr(GHashTable) gpus = gpus_named(s);
-	guint after = 0, warned = 0, not_gpus = 0;
+	struct spans sp = { 0 };
+	guint after = 0, stale = 0, warned = 0, not_gpus = 0;
 	char wk[WHERE_KEY_MAX];
 
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -1139,12 +1247,19 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		struct cause *c;
 		gpointer slot;
 		char *key;
+		const int64_t *span;
 
 		if (!is_event(s, sig))
 			continue;
 		e.sig = sig;
 		e.rank = -1;
 		e.host = event_host(s, sig, &e.by_name);
+		if (!sp.by)
+			spans_build(s, &sp);
+		if (event_stale(s, &sp, &e, &span)) {
+			note_stale(s, a, &e, span, &stale);
+			continue;
+		}
 		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
 						 : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
@@ -1188,6 +1303,14 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			event_clear(&e);
 		}
 	}
+	if (sp.by)
+		g_hash_table_unref(sp.by);
+	if (stale > 1)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"and %u more host-state events far from this incident's records: not causes",
+				stale - 1));
 	if (after)
 		g_ptr_array_add(
 			a->notes,

@@ -282,7 +282,7 @@ static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
 	hd_sig_int_set_unique(crashed);
 	if (!first)
 		return false;
-	firsts = hd_sig_first_timed(cands, &tie);
+	firsts = hd_sig_first_timed(s, cands, &tie);
 	if (firsts)
 		first = g_ptr_array_index(firsts, 0);
 	/* Peers that saw a connection closed by the crashed rank's host. */
@@ -360,7 +360,7 @@ static char *crash_summary(const struct hd_store *s,
 			"ranks %s%s failed, and which failed first cannot be told: %s",
 			d->culprits->len ? ct : "?",
 			d->rankless ? " and processes of unknown rank" : "",
-			hd_sig_tie_reason(d->firsts));
+			hd_sig_tie_reason(s, d->firsts));
 	case CRASH_UNORDERED:
 		return g_strdup_printf(
 			"ranks %s%s failed, and without timestamps which failed first cannot be told",

@@ -123,14 +123,18 @@ static int64_t common_timeout(const struct pg_reports *p)
 /*
  * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
  * short (a torn last record, a budget) may have lost the very timeout
- * it is silent about: what the rank did after the cut is unknown.
+ * it is silent about: what the rank did after the cut is unknown.  So
+ * may one that ends before a position its group completed (completion
+ * proves presence, hd-frontier.c): the rank went on, its log did not.
  */
-static bool rank_has_log(const struct hd_store *s, int rank)
+static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
+			 int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
 	bool any = false;
 
-	if (!r)
+	if (!r ||
+	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)))
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(
@@ -167,6 +171,7 @@ static bool same_attempt(const struct hd_store *s, const struct pg_reports *p,
 struct pg_hang {
 	int64_t seq; /* the position most ranks time out in */
 	int64_t group; /* the store group, -1 when only a name */
+	const char *name; /* interned PG name, as the lines print it */
 	const char *label; /* "PG 0 (default_pg)" */
 	/* the op a timeout printed, as reports spell it ("all_reduce"),
 	   or NULL */
@@ -261,12 +266,71 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 	return members;
 }
 
+/* rank's NCCL-log collectives in group g (a comm): its COLL lines. */
+static int64_t comm_colls(const struct hd_index *ix, uint32_t g, int rank)
+{
+	const struct hd_group_index *gi = hd_index_group(ix, g);
+
+	for (guint l = 0; gi && l < gi->lanes->len; l++) {
+		const struct hd_lane *lane = hd_group_lane(gi, l);
+
+		if (lane->rank == rank && lane->source == HD_INPUT_NCCL_LOG &&
+		    lane->seq_kind == HD_SEQ_ORDINAL)
+			return lane->n_p2p ? -1 : (int64_t)lane->n;
+	}
+	return 0;
+}
+
+/*
+ * The comm that is this PG, as the watchdog counters show it (the way
+ * parsers/nl-counters.c maps them): the one comm in which some reporting
+ * rank holds exactly as many COLL lines as works it enqueued, with no
+ * other comm doing so for any reporter.  Its k-th COLL line of a rank is
+ * then the PG's work k.  -1 when none or several fit.
+ */
+static int64_t pg_comm(const struct hd_index *ix, const struct pg_reports *p)
+{
+	const struct hd_store *s = ix->store;
+	int64_t found = -1;
+
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (rep->enqueued == INT64_MIN || rep->enqueued <= 0)
+			continue;
+		for (guint g = 0; g < s->groups->len; g++) {
+			if (comm_colls(ix, g, rep->rank) != rep->enqueued)
+				continue;
+			if (found >= 0 && found != (int64_t)g)
+				return -1;
+			found = g;
+		}
+	}
+	return found;
+}
+
+/*
+ * Whether rank's log shows it enqueued work seq of the PG: its COLL
+ * lines in the PG's comm reach the seq-th.  A log cut before its
+ * watchdog spoke still says that much.
+ */
+static bool log_enqueued(const struct hd_index *ix, int64_t comm, int rank,
+			 int64_t seq)
+{
+	return comm >= 0 && seq > 0 &&
+	       comm_colls(ix, (uint32_t)comm, rank) >= seq;
+}
+
 /* Sorts each member by what it reported about h->seq. */
-static void pg_sort_members(const struct hd_store *s,
+static void pg_sort_members(const struct hd_index *ix,
+			    const struct hd_analysis *a,
 			    const struct pg_reports *p, const GArray *members,
 			    struct pg_hang *h)
 {
+	const struct hd_store *s = ix->store;
 	int64_t seq = h->seq;
+	int64_t comm = h->no_seq ? -1 : pg_comm(ix, p);
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
@@ -292,7 +356,10 @@ static void pg_sort_members(const struct hd_store *s,
 				g_array_append_val(h->absent, r);
 			else
 				g_array_append_val(h->ahead, r);
-		} else if (rank_has_log(s, r) && same_attempt(s, p, r)) {
+		} else if (log_enqueued(ix, comm, r, seq)) {
+			/* its COLL lines reach it: waiting, though silent */
+			g_array_append_val(h->waiting, r);
+		} else if (rank_has_log(s, a, r) && same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -339,6 +406,17 @@ static bool pg_size_known(const struct hd_store *s, const struct pg_reports *p,
 		size = pg0_size(s, p, &(int){ 0 });
 	}
 	return size > 0 && h->waiting->len >= (guint)size;
+}
+
+/*
+ * Places v where the PG's ranks time out: its store group, else the c10d
+ * PG its lines name (logs alone), which the reports list with the groups.
+ */
+static void pg_place(const struct hd_analysis *a, struct hd_verdict *v,
+		     const struct pg_hang *h)
+{
+	v->group = h->group;
+	hd_verdict_set_c10d_group(a, v, h->name);
 }
 
 static void report_pg_no_culprit(const struct hd_store *s,
@@ -392,7 +470,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			" (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
 			nw, h->label, h->seq, h->opname ? h->opname : "?");
 	}
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
 	cite_timeouts(s, v, p);
@@ -400,7 +478,8 @@ static void report_pg_no_culprit(const struct hd_store *s,
 }
 
 /* The missing or lagging verdict for the absent and silent ranks. */
-static struct hd_verdict *pg_verdict(const struct pg_hang *h)
+static struct hd_verdict *pg_verdict(const struct hd_analysis *a,
+				     const struct pg_hang *h)
 {
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ct = NULL;
@@ -434,7 +513,7 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 			h->label, nw, h->waiting->len == 1 ? "" : "s");
 	for (guint i = 0; i < culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
@@ -489,24 +568,20 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_autofree char *rt = NULL;
 
 		g_array_remove_index(others, 0);
-		rt = hd_rank_list_text(others);
-		/* a list of scattered ranks says nothing a count does not */
-		if (strlen(rt) > 60) {
-			g_free(rt);
-			rt = hd_ranks_text(others, 8);
-		}
+		rt = hd_ranks_named(others);
 		hd_verdict_add_more(
 			v, others->len,
 			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
-			" (%s %s)",
-			n, others->len == 1 ? "" : "s", h->seq,
-			others->len == 1 ? "rank" : "ranks", rt);
+			" (%s)",
+			n, others->len == 1 ? "" : "s", h->seq, rt);
 	}
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(
-			v, "nothing about ranks {%s}: they left no log", nd);
+			v,
+			"nothing about ranks {%s}: they left no log of this, or one that ends early",
+			nd);
 	}
 	hd_verdict_add_ruled_out(
 		v,
@@ -555,7 +630,7 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 		h->nodata->len == 1 ? "it" : "they");
 	for (guint i = 0; i < h->nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
@@ -609,7 +684,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 		h->ahead->len == 1 ? "" : "s", at);
 	for (guint i = 0; i < h->waiting->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->score = HD_SCORE_LAGGING;
 	cite_timeouts(s, v, p);
@@ -638,6 +713,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	/* seq 0 is how hd_sig_check_progress() keeps a timeout without SeqNum */
 	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
+	h.name = p->name;
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
 		: strcmp(p->name, HD_PG_UNNAMED) == 0
 			? g_strdup("a PG the timeout lines do not name")
@@ -649,7 +725,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.nodata = nodata;
 	h.ahead = ahead;
 	members = pg_members(s, p, h.group, &h.size_from);
-	pg_sort_members(s, p, members, &h);
+	pg_sort_members(ix, a, p, members, &h);
 	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
 		report_pg_apart(s, a, p, &h);
 		return;
@@ -670,7 +746,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 			report_pg_no_culprit(s, a, p, &h);
 		return;
 	}
-	v = pg_verdict(&h);
+	v = pg_verdict(a, &h);
 	pg_cite(ix, v, p, &h);
 	g_ptr_array_add(a->verdicts, v);
 }

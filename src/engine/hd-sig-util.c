@@ -74,13 +74,25 @@ bool hd_signal_is_trouble(const struct hd_signal *sig)
  * be (hd_time_comparable()), and across hosts only beyond HD_TIME_SKEW_NS,
  * the clock skew hosts of a healthy job may have; closer is HD_ORDER_SAME.
  */
-enum hd_order hd_sig_order(const struct hd_signal *x, const struct hd_signal *y)
+/* A local wall clock: its zone is the host's. */
+static bool local_clock(struct hd_time t)
+{
+	return t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
+}
+
+enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
+			   const struct hd_signal *y)
 {
 	enum hd_time_scope scope =
 		x->prov.input == y->prov.input ? HD_SCOPE_INPUT
 		: x->host && y->host && strcmp(x->host, y->host) == 0
 			? HD_SCOPE_HOST
 			: HD_SCOPE_APART;
+
+	/* hosts in different zones: their local times are no order */
+	if (s->local_zones_apart && scope == HD_SCOPE_APART &&
+	    local_clock(x->time))
+		return HD_ORDER_UNKNOWN;
 
 	return hd_time_order(x->time, y->time, scope,
 			     scope == HD_SCOPE_APART ? HD_TIME_SKEW_NS : 0);
@@ -91,11 +103,12 @@ enum hd_order hd_sig_order(const struct hd_signal *x, const struct hd_signal *y)
  * without a time is placed after those with one); else 0 (keep the one
  * read first).
  */
-int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y)
+int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
+			const struct hd_signal *y)
 {
 	if (hd_time_known(x->time) && !hd_time_known(y->time))
 		return -1;
-	return hd_sig_order(x, y) == HD_ORDER_BEFORE ? -1 : 0;
+	return hd_sig_order(s, x, y) == HD_ORDER_BEFORE ? -1 : 0;
 }
 
 /*
@@ -104,7 +117,8 @@ int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y)
  * are on clocks that cannot be compared (or have no time).  In input
  * order.  (transfer container)
  */
-static GPtrArray *first_signals(const GPtrArray *cands)
+static GPtrArray *first_signals(const struct hd_store *s,
+				const GPtrArray *cands)
 {
 	/* the earliest of each group of mutually comparable clocks: clock
 	   kind, plus the input (or host) for clocks that only compare
@@ -123,7 +137,10 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 						x->time.clock == HD_CLOCK_TRACE
 					? x->prov.input
 					: 0,
-				x->time.clock == HD_CLOCK_BOOT && x->host
+				(x->time.clock == HD_CLOCK_BOOT ||
+				 (s->local_zones_apart &&
+				  local_clock(x->time))) &&
+						x->host
 					? x->host
 					: "");
 			const struct hd_signal *m =
@@ -140,7 +157,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 			g_free(key);
 			/* nothing earlier than the group's earliest can
 			   precede it; only those near it are candidates */
-			if (hd_sig_order(m, x) != HD_ORDER_BEFORE)
+			if (hd_sig_order(s, m, x) != HD_ORDER_BEFORE)
 				g_ptr_array_add(near, hd_unconst(x));
 		}
 	}
@@ -153,7 +170,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 		for (guint j = 0;
 		     j < near->len && near->len <= 512 && !preceded; j++)
 			preceded = j != i &&
-				   hd_sig_order(g_ptr_array_index(near, j),
+				   hd_sig_order(s, g_ptr_array_index(near, j),
 						x) == HD_ORDER_BEFORE;
 		if (!preceded)
 			g_ptr_array_add(out, hd_unconst(x));
@@ -166,7 +183,8 @@ static GPtrArray *first_signals(const GPtrArray *cands)
  * they tie across processes; NULL when none has a time (a signal without
  * one is placed after those with one, as it always was).
  */
-GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
+GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
+			      bool *tie)
 {
 	g_autoptr(GPtrArray) timed = g_ptr_array_new();
 	GPtrArray *firsts;
@@ -179,7 +197,7 @@ GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
 			g_ptr_array_add(timed, g_ptr_array_index(cands, i));
 	if (!timed->len)
 		return NULL;
-	firsts = first_signals(timed);
+	firsts = first_signals(s, timed);
 	for (guint i = 1; i < firsts->len; i++) {
 		const struct hd_signal *x = g_ptr_array_index(firsts, 0);
 		const struct hd_signal *y = g_ptr_array_index(firsts, i);
@@ -197,11 +215,11 @@ GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
  * Why the first signals could not be told apart: they tie within the
  * skew, or some cannot be compared.  (static)
  */
-const char *hd_sig_tie_reason(const GPtrArray *firsts)
+const char *hd_sig_tie_reason(const struct hd_store *s, const GPtrArray *firsts)
 {
 	for (guint i = 0; i < firsts->len; i++)
 		for (guint j = i + 1; j < firsts->len; j++)
-			if (hd_sig_order(g_ptr_array_index(firsts, i),
+			if (hd_sig_order(s, g_ptr_array_index(firsts, i),
 					 g_ptr_array_index(firsts, j)) ==
 			    HD_ORDER_UNKNOWN)
 				return "their times are missing or on clocks that cannot be compared";

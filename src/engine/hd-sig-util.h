@@ -47,24 +47,29 @@ void hd_sig_int_set_unique(GArray *set);
 
 /*
  * Where x is against y in time: only on clocks that compare, and across
- * hosts only beyond HD_TIME_SKEW_NS; closer is HD_ORDER_SAME.
+ * hosts only beyond HD_TIME_SKEW_NS; closer is HD_ORDER_SAME.  Local times
+ * of two hosts never order each other when the hosts keep different
+ * zones (s->local_zones_apart).
  */
-enum hd_order hd_sig_order(const struct hd_signal *x,
+enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
 			   const struct hd_signal *y);
 /*
  * -1 when x is known to come before y, or has a time and y none; else 0
  * (keep the one read first).
  */
-int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y);
+int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
+			const struct hd_signal *y);
 /*
  * The first of cands (const struct hd_signal *) with a time, in input
  * order: several when their times cannot order them, and *tie says
  * whether those come from different processes.  NULL when none has a
  * time.  (transfer container)
  */
-GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie);
+GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
+			      bool *tie);
 /* Why the first signals could not be told apart.  (static) */
-const char *hd_sig_tie_reason(const GPtrArray *firsts);
+const char *hd_sig_tie_reason(const struct hd_store *s,
+			      const GPtrArray *firsts);
 /*
  * The distinct ranks (>= 0) of sigs, ascending; *rankless says whether
  * any has none.  (transfer full)

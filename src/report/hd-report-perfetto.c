@@ -52,13 +52,15 @@
  * rank.  Within a process a
  * group's ops are the thread of the group's index plus one; signals are
  * on EVENTS_TID, and those whose time is not on the trace's clock on
- * OFF_CLOCK_TID.
+ * OFF_CLOCK_TID; a culprit's slice that the blocked ranks' arrows end in
+ * is on WAITED_TID, apart from its ops, so that it never overlaps one.
  */
 #define NOWHERE_PID   ((int64_t)HD_MAX_RANKS)
 #define FOLD_PID      ((int64_t)HD_MAX_RANKS + 1)
 #define HOST_PID_BASE ((int64_t)HD_MAX_RANKS + 2)
 #define EVENTS_TID    ((int64_t)1 << 30)
 #define OFF_CLOCK_TID (EVENTS_TID + 1)
+#define WAITED_TID    (EVENTS_TID + 2)
 
 struct pf {
 	FILE *out;
@@ -180,13 +182,13 @@ static bool shown(const struct pf *w, int rank)
 	return hd_report_filter_has(w->filter, rank);
 }
 
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	if (op->t_start_ns != INT64_MIN)
-		return op->t_start_ns;
-	if (op->t_enqueue_ns != INT64_MIN)
-		return op->t_enqueue_ns;
-	return op->t_end_ns;
+	if (hd_op_t_start(s, op) != INT64_MIN)
+		return hd_op_t_start(s, op);
+	if (hd_op_t_enqueue(s, op) != INT64_MIN)
+		return hd_op_t_enqueue(s, op);
+	return hd_op_t_end(s, op);
 }
 
 /* Thread id of a group: its index plus one (0 is the process's own). */
@@ -249,6 +251,8 @@ static char *thread_label(const struct pf *w, int64_t tid)
 	if (tid == OFF_CLOCK_TID)
 		return g_strdup(
 			"events off the trace's clock (in order, not to scale)");
+	if (tid == WAITED_TID)
+		return g_strdup("waited on by the blocked ranks");
 	return hd_group_label(w->s, tid - 1, HD_GROUP_LABEL_LONG);
 }
 
@@ -289,7 +293,7 @@ static const char *seq_kind_name(uint8_t k)
 
 static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *args = json_object();
 
@@ -312,16 +316,20 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
-/* Clocks whose times mean the same on every input (hd_time_comparable()). */
-static bool clock_is_shared(enum hd_clock k)
+/*
+ * Clocks whose times mean the same on every input (hd_time_comparable()):
+ * local ones only while the hosts keep one zone.
+ */
+static bool clock_is_shared(const struct hd_store *s, enum hd_clock k)
 {
-	return k == HD_CLOCK_UTC || k == HD_CLOCK_LOCAL ||
-	       k == HD_CLOCK_MONTH_DAY;
+	return k == HD_CLOCK_UTC ||
+	       ((k == HD_CLOCK_LOCAL || k == HD_CLOCK_MONTH_DAY) &&
+		!s->local_zones_apart);
 }
 
 /*
@@ -330,6 +338,7 @@ static bool clock_is_shared(enum hd_clock k)
  * of one input (a trace's own clock means nothing beside another's).
  */
 struct clock_pick {
+	const struct hd_store *s;
 	enum hd_clock best;
 	uint32_t input;
 	bool one_input;
@@ -345,7 +354,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 	if (k == HD_CLOCK_NONE || k >= HD_CLOCK_COUNT)
 		return;
-	if (!clock_is_shared(k)) {
+	if (!clock_is_shared(p->s, k)) {
 		if (p->input != UINT32_MAX && p->input != input)
 			p->one_input = false;
 		p->input = input;
@@ -356,7 +365,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 static enum hd_clock picked(const struct clock_pick *p)
 {
-	if (!clock_is_shared(p->best) && !p->one_input)
+	if (!clock_is_shared(p->s, p->best) && !p->one_input)
 		return HD_CLOCK_NONE;
 	return p->best;
 }
@@ -408,33 +417,33 @@ static bool on_axis(const struct pf *w, const struct hd_signal *sig)
 static void choose_clock(struct pf *w)
 {
 	const struct hd_store *s = w->s;
-	struct clock_pick p = { HD_CLOCK_NONE, UINT32_MAX, true };
+	struct clock_pick p = { s, HD_CLOCK_NONE, UINT32_MAX, true };
 	bool any_op = false;
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		any_op = true;
-		if (op_begin(op) != INT64_MIN)
-			pick_clock(&p, op_clock(s, op), op->prov.input);
+		if (op_begin(s, op) != INT64_MIN)
+			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
-	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+	w->clock_input = clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		int64_t b = op_begin(op);
+		int64_t b = op_begin(s, op);
 
-		if (op->rank < 0 || !shown(w, op->rank) || b == INT64_MIN ||
-		    op_clock(s, op) != w->info->clock ||
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)) ||
+		    b == INT64_MIN || op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input))
+		     op->input != w->clock_input))
 			continue;
 		w->base = MIN(w->base, b);
-		w->last = MAX(w->last, MAX(b, op->t_end_ns));
+		w->last = MAX(w->last, MAX(b, hd_op_t_end(s, op)));
 	}
 	if (!any_op) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -449,7 +458,7 @@ static void choose_clock(struct pf *w)
 		}
 		w->info->clock = (uint8_t)picked(&p);
 		w->clock_input =
-			clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+			clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 		w->info->by_signals = w->info->clock != HD_CLOCK_NONE;
 	}
 	w->info->by_sequence = w->base == INT64_MAX && !w->info->by_signals;
@@ -497,7 +506,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = (double)MAX(op->seq, 0) * SEQ_US;
 		dur = SEQ_DUR_US;
 	} else {
-		int64_t b = op_begin(op), e = op->t_end_ns;
+		int64_t b = op_begin(s, op), e = hd_op_t_end(s, op);
 
 		if (b == INT64_MIN) {
 			w->info->untimed++;
@@ -505,7 +514,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		}
 		if (op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input)) {
+		     op->input != w->clock_input)) {
 			w->info->other_clock++;
 			return NULL;
 		}
@@ -515,7 +524,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = axis_ts(w, b);
 		dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 	}
-	ev = track_event(w, "X", hd_op_kind_name(op->kind), op->rank,
+	ev = track_event(w, "X", hd_op_kind_name(op->kind), hd_op_rank(op),
 			 group_tid(op->group));
 	json_object_set_new(ev, "cat",
 			    json_string(hd_op_kind_is_p2p(op->kind)
@@ -611,16 +620,16 @@ static void ops(struct pf *w, GArray *waits)
 		guint k;
 		json_t *ev;
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		ev = op_event(w, op, &ts, &dur);
 		if (!ev)
 			continue;
 		emit(w, ev);
 		w->info->events++;
-		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(op->rank));
+		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(hd_op_rank(op)));
 		k = GPOINTER_TO_UINT(g_hash_table_lookup(
-			by_rank, GINT_TO_POINTER(op->rank)));
+			by_rank, GINT_TO_POINTER(hd_op_rank(op))));
 		if (k)
 			x = &g_array_index(waits, struct wait, k - 1);
 		if (x && !x->found && x->group == (int64_t)op->group &&
@@ -710,7 +719,7 @@ static char *signal_title(const struct hd_signal *sig)
 {
 	const char *what = sig->type == HD_SIGT_OTHER
 				   ? hd_signal_cat_name(sig->cat)
-				   : hd_report_signal_type_name(sig->type);
+				   : hd_signal_type_name(sig->type);
 	g_autofree char *op =
 		sig->op_name ? clean(hd_op_display_name(sig->op_name)) : NULL;
 	g_autofree char *dev = sig->device ? clean(sig->device) : NULL;
@@ -774,7 +783,7 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	json_object_set_new(args, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(args, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(args, "host", hd_json_str_or_null(host));
 	if (from)
@@ -991,6 +1000,7 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
+	g_autofree char *group = hd_verdict_group_id(w->a, v);
 
 	json_object_set_new(args, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
@@ -998,7 +1008,9 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 	json_object_set_new(args, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
 	json_object_set_new(args, "summary", hd_json_string(v->summary));
+	json_object_set_new(args, "group", hd_json_string(group));
 	json_object_set_new(args, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(args, "op", hd_json_string(v->op));
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *item = json_object();
@@ -1040,11 +1052,12 @@ static double verdict_ts(const struct pf *w, const struct hd_verdict *v)
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if ((int64_t)op->group == v->group && op->seq == v->seq &&
-		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN &&
+		    op->seq_kind != HD_SEQ_P2P &&
+		    op_begin(s, op) != INT64_MIN &&
 		    op_clock(s, op) == w->info->clock &&
 		    (w->clock_input == UINT32_MAX ||
-		     op->prov.input == w->clock_input))
-			t = MIN(t, op_begin(op));
+		     op->input == w->clock_input))
+			t = MIN(t, op_begin(s, op));
 	}
 	if (t == INT64_MAX && m->known && hd_time_known(m->time) &&
 	    m->time.clock == w->info->clock &&
@@ -1070,28 +1083,53 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 	return v->group >= 0 ? group_tid((uint32_t)v->group) : EVENTS_TID;
 }
 
-/* The flow arrows of one culprit: from each blocked rank's wait. */
+/*
+ * Where the arrow from wait x starts and ends.  It starts where the rank
+ * began to wait (half a mark into its slice, or its middle when the
+ * slice is shorter, so the start lies inside), and ends then or, when
+ * that is earlier than ts, where the culprit's slice begins, half a mark
+ * after ts (so the end lies inside): never before it starts.  An arrow
+ * back in time reads as the culprit having been waited on before anyone
+ * waited.
+ */
+static void flow_ends(const struct wait *x, double ts, double mark,
+		      double *from, double *to)
+{
+	*from = x->ts + MIN(x->dur, mark) / 2;
+	*to = MAX(*from, ts + mark / 2);
+}
+
+/*
+ * The flow arrows of one culprit: from each blocked rank's wait to a
+ * slice on the culprit's own track that begins at ts, where it should
+ * have been, and lasts until the last arrow has arrived.
+ */
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = mark_dur(w);
+	double mark = mark_dur(w), last = ts;
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
 
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 
-		n += x->found ? x->ranks : 0;
+		if (!x->found)
+			continue;
+		n += x->ranks;
+		flow_ends(x, ts, mark, &from, &to);
+		last = MAX(last, to);
 	}
 	if (!n)
 		return;
-	/* the slice the arrows end in */
+	/* the slice the arrows end in: ts until after the last one */
 	name = g_strdup_printf("waited on by %u rank%s", n, n == 1 ? "" : "s");
-	ev = track_event(w, "X", name, culprit, verdict_tid(v));
+	ev = track_event(w, "X", name, culprit, WAITED_TID);
 	json_object_set_new(ev, "cat", json_string("hang"));
 	json_object_set_new(ev, "ts", json_real(ts));
-	json_object_set_new(ev, "dur", json_real(dur));
+	json_object_set_new(ev, "dur", json_real(last - ts + mark / 2));
 	json_object_set_new(ev, "args",
 			    json_pack("{s:s, s:i}", "verdict",
 				      hd_verdict_kind_name(v->kind),
@@ -1101,6 +1139,7 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 	name = g_strdup_printf("waits on rank %d", culprit);
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 		uint64_t id;
 
 		if (!x->found)
@@ -1109,17 +1148,18 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			w->info->flows_left_out++;
 			continue;
 		}
+		flow_ends(x, ts, mark, &from, &to);
 		id = ++w->next_flow;
 		ev = track_event(w, "s", name, x->rank, x->tid);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
-		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
+		json_object_set_new(ev, "ts", json_real(from));
 		emit(w, ev);
-		ev = track_event(w, "f", name, culprit, verdict_tid(v));
+		ev = track_event(w, "f", name, culprit, WAITED_TID);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "bp", json_string("e"));
-		json_object_set_new(ev, "ts", json_real(ts + dur / 2));
+		json_object_set_new(ev, "ts", json_real(to));
 		emit(w, ev);
 		w->info->flows++;
 	}
@@ -1173,7 +1213,8 @@ static void annotations(struct pf *w, const GArray *waits)
 
 			if (!shown(w, rank))
 				continue;
-			if (v->group >= 0 && v->seq >= 0)
+			if ((v->group >= 0 || v->c10d_group >= 0) &&
+			    v->seq >= 0)
 				name = g_strdup_printf(
 					"divergence: %s seq %" G_GINT64_FORMAT,
 					hd_verdict_kind_name(v->kind), v->seq);

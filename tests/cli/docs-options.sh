@@ -7,8 +7,9 @@
 # unexpanded make or configure variable ("$(datadir)", "@VERSION@"); the
 # bash completion must parse (bash -n), and the zsh one too when zsh is
 # installed.  Both completions offer every command after "hangdoc help",
-# as after "hangdoc"; and the top-level --help and the man page list every
-# exit status the README's table has.
+# as after "hangdoc"; the top-level --help and the man page list every
+# exit status the README's table has; and the README's sample of
+# `analyze --brief` is what the example incident gives.
 set -u
 : "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
@@ -127,6 +128,18 @@ for c in $codes; do
 	grep -qx -e "\.B $c" "$tmp/man-exits" ||
 		bad "hangdoc.1 lists no exit status $c"
 done
+
+# The README's sample of --brief is what the example incident gives: a
+# sample that drifted from the output tells a new user the wrong thing.
+sed -n '/^A glance at the verdict/,/^Each verdict has/s/^    //p' \
+	"$HD_SRCDIR/README.md" >"$tmp/readme-brief"
+(cd "$HD_SRCDIR" && "$HANGDOC" analyze --brief --no-pager --color never \
+	testdata/example-incident) >"$tmp/brief" 2>&1
+[ -s "$tmp/readme-brief" ] || bad "no --brief sample in README.md"
+if ! cmp -s "$tmp/readme-brief" "$tmp/brief"; then
+	bad "README.md's --brief sample is not what hangdoc prints:"
+	diff -u "$tmp/readme-brief" "$tmp/brief"
+fi
 
 bash -n "$bashc" || bad "bash -n $bashc"
 if command -v zsh >/dev/null 2>&1; then

@@ -185,6 +185,34 @@ START_TEST(test_dmesg_T_and_journal)
 }
 END_TEST
 
+/*
+ * The kernel log's dates go through hd-time's one date parser: an ISO
+ * fraction is kept, and a day that does not exist gives no wall time
+ * rather than one made up from the next month.
+ */
+START_TEST(test_kernel_dates)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"2023-11-21T03:59:31.250Z trn-03 kernel: mlx5_core "
+		"0000:4c:00.0 mlx5_1: Port: 1 Link DOWN\n"
+		"[Thu Feb 30 04:00:02 2023] NVRM: Xid (PCI:0000:3b:00): 79, "
+		"pid=7104, name=python3, GPU has fallen off the bus.\n"
+		"2023-02-29T03:59:31Z trn-03 kernel: mlx5_core "
+		"0000:4c:00.0 mlx5_1: Port: 1 Link DOWN\n",
+		NULL);
+
+	ck_assert_uint_ge(s->signals->len, 1);
+	ck_assert_int_eq(sig(s, 0)->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(sig(s, 0)->time.ns,
+			 1700539171LL * 1000000000 + 250000000);
+	for (guint i = 1; i < s->signals->len; i++)
+		ck_assert_int_ne(sig(s, i)->time.clock, HD_CLOCK_LOCAL);
+	for (guint i = 1; i < s->signals->len; i++)
+		ck_assert_int_ne(sig(s, i)->time.clock, HD_CLOCK_UTC);
+}
+END_TEST
+
 START_TEST(test_fallen_multiline)
 {
 	g_autoptr(hd_store) s = hd_test_parse_str(
@@ -1382,6 +1410,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dmesg_xid);
 	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
+	tcase_add_test(tc, test_kernel_dates);
 	tcase_add_test(tc, test_fallen_multiline);
 	tcase_add_test(tc, test_fallen_journal);
 	tcase_add_test(tc, test_syslog_shapes);
