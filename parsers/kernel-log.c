@@ -1,11 +1,13 @@
 /*
  * Kernel logs (issue 21): dmesg (boot-relative "[  12.345678]" stamps),
  * dmesg -T ("[Tue Nov 14 22:03:12 2023]"), journalctl -k and syslog
- * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both.  Three
- * kinds of line are records: NVRM Xid reports (and the driver's "fallen
- * off the bus" without an Xid), the OOM killer's kills, and HCA port link
- * changes (mlx5).  Other kernel lines are context, not records; lines that
- * are not kernel lines at all are counted as skipped.
+ * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both, and
+ * dmesg -H.  These lines are records: NVRM Xid reports (and the driver's
+ * "fallen off the bus" without an Xid), a GPU the driver cannot
+ * initialise ("RmInitAdapter failed") and uncorrected PCIe AER errors
+ * (gpu_state signals), the OOM killer's kills, and HCA port link changes
+ * (mlx5).  Other kernel lines are context, not records; lines that are
+ * not kernel lines at all are counted as skipped.
  *
  * The parser never decides what an Xid means or whose GPU it was: it keeps
  * the number, the PCI bus id, the pid and the host the content names; the
@@ -100,6 +102,40 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 	if (sec >= HD_TIME_NS_MAX / HD_NS_PER_SEC)
 		return false;
 	*ns = sec * HD_NS_PER_SEC + frac;
+	if (q < end && *q == ' ')
+		q++;
+	*p = q;
+	return true;
+}
+
+/*
+ * dmesg -H (--human): "[  +0.000844] " since the line before, or
+ * "[Jan21 10:02] " at a new minute.  A prefix without a time: a delta
+ * is no time, and the minute's stamp has no year.
+ */
+static bool human_stamp(const char **p, const char *end)
+{
+	const char *q = *p;
+
+	if (!lit(&q, end, "["))
+		return false;
+	while (q < end && *q == ' ')
+		q++;
+	if (lit(&q, end, "+")) {
+		if (digits(&q, end, 10) < 0 || !lit(&q, end, ".") ||
+		    digits(&q, end, 9) < 0)
+			return false;
+	} else {
+		if (!month_of(q, (size_t)(end - q)))
+			return false;
+		q += 3;
+		if (digits(&q, end, 2) < 0 || !lit(&q, end, " ") ||
+		    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
+		    digits(&q, end, 2) < 0)
+			return false;
+	}
+	if (!lit(&q, end, "]"))
+		return false;
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
@@ -270,6 +306,8 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 		prefixed = true;
 	} else if (ctime_stamp(&p, end, &k->wall)) {
 		prefixed = true;
+	} else if (human_stamp(&p, end)) {
+		prefixed = true;
 	}
 out:
 	k->msg = p;
@@ -400,6 +438,25 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	in->records++;
 }
 
+/*
+ * "name=python3," in the message: the process name, interned, or NULL
+ * when absent or "<unknown>".
+ */
+static const char *name_in(const char *p, size_t n)
+{
+	const char *q = find(p, n, "name=");
+	const char *end = p + n, *e;
+
+	if (!q)
+		return NULL;
+	q += 5;
+	for (e = q; e < end && *e != ',' && *e != ' ' && e - q < 64; e++)
+		;
+	if (e == q || *q == '<' || *q == '\'')
+		return NULL;
+	return hd_intern_len(q, (size_t)(e - q));
+}
+
 /* "NVRM: Xid (PCI:0000:38:00): 79, pid=..., name=..., text". */
 static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 {
@@ -423,6 +480,62 @@ static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 		return false;
 	sig->code = (int32_t)xid;
 	sig->pid = pid_in(p, (size_t)(end - p));
+	if (sig->pid > 0)
+		sig->op_name = name_in(p, (size_t)(end - p));
+	return true;
+}
+
+/*
+ * The cgroup the kernel says its OOM kill's task was in: "oom-kill:...,
+ * task_memcg=/kubepods/...,task=python,pid=123,..." (newer kernels) or
+ * "Task in /docker/... killed as a result of limit of ..." (older), on
+ * the lines before the kill.  Kept until the kill it belongs to.
+ */
+struct oom_cgroup {
+	enum hd_oom_cgroup where;
+	int32_t pid; /* the task's pid the line names, 0 none */
+	const char *host;
+};
+
+/* Whether a cgroup path is a container runtime's. */
+static bool cgroup_is_container(const char *p, size_t n)
+{
+	static const char *const runtimes[] = {
+		"docker",      "kubepods", "containerd",
+		"crio-",       "libpod",   "/lxc",
+		"lxc.payload", "podman",   "/machine.slice",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(runtimes); i++)
+		if (find(p, n, runtimes[i]))
+			return true;
+	return false;
+}
+
+/* Reads an OOM kill's cgroup line into *cg; false if it is none. */
+static bool parse_oom_cgroup(const struct kline *k, struct oom_cgroup *cg)
+{
+	const char *end = k->msg + k->len, *p, *e;
+
+	if ((p = find(k->msg, k->len, "task_memcg=")) &&
+	    find(k->msg, k->len, "oom-kill:")) {
+		p += strlen("task_memcg=");
+		e = memchr(p, ',', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = pid_in(e, (size_t)(end - e));
+	} else if ((p = find(k->msg, k->len, "Task in ")) &&
+		   find(k->msg, k->len, " killed as a result of limit")) {
+		p += strlen("Task in ");
+		e = memchr(p, ' ', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = 0;
+	} else {
+		return false;
+	}
+	cg->where = cgroup_is_container(p, (size_t)(e - p))
+			    ? HD_OOM_CGROUP_CONTAINER
+			    : HD_OOM_CGROUP_HOST;
+	cg->host = k->host;
 	return true;
 }
 
@@ -500,6 +613,95 @@ static bool parse_link(const struct kline *k, struct hd_signal *sig)
 	return true;
 }
 
+/*
+ * "NVRM: GPU at PCI:0000:3b:00: ..." or "NVRM: GPU 0000:3b:00.0: ...":
+ * the GPU's bus id, or NULL.
+ */
+static const char *nvrm_gpu(const struct kline *k)
+{
+	const char *end = k->msg + k->len;
+	const char *p = find(k->msg, k->len, "NVRM: GPU ");
+
+	if (!p)
+		return NULL;
+	p += strlen("NVRM: GPU ");
+	if (lit(&p, end, "at "))
+		lit(&p, end, "PCI:");
+	return bus_id(p, (size_t)(end - p));
+}
+
+/* What a PCIe AER line says (the kernel's pcieport and drivers). */
+struct aer {
+	const char *device; /* interned bus id of the device in error */
+	const char *subject; /* the device that printed the line */
+	bool nvidia; /* the nvidia driver printed it, of its own device */
+	bool record; /* an uncorrected error (a record); else context */
+};
+
+/*
+ * "pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received:
+ * 0000:3b:00.0" (also "Multiple ...", "error message received from",
+ * "received: id=0010"), "nvidia 0000:3b:00.0: PCIe Bus Error:
+ * severity=Uncorrected (Fatal), ...", "nvidia 0000:3b:00.0: AER: can't
+ * recover (no error_detected callback)".  False when the line is none.
+ */
+static bool parse_aer(const struct kline *k, struct aer *a)
+{
+	const char *p = k->msg, *end = k->msg + k->len, *sp, *rest, *q;
+	size_t dn;
+	bool uncorrected;
+
+	sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp || sp == p || sp - p > 32)
+		return false;
+	dn = (size_t)(sp - p);
+	a->subject = bus_id(sp + 1, (size_t)(end - sp - 1));
+	rest = memchr(sp + 1, ' ', (size_t)(end - sp - 1));
+	if (!a->subject || !rest || rest[-1] != ':')
+		return false;
+	rest++;
+	a->nvidia = dn == 6 && memcmp(p, "nvidia", 6) == 0;
+	a->device = a->subject;
+	a->record = false;
+	if (a->nvidia &&
+	    (find(rest, (size_t)(end - rest), "can't recover") ||
+	     find(rest, (size_t)(end - rest), "has no AER-aware driver"))) {
+		a->record = true; /* its GPU is in an uncorrected error */
+		return true;
+	}
+	if (!find(rest, (size_t)(end - rest), "AER") &&
+	    !find(rest, (size_t)(end - rest), "PCIe Bus Error"))
+		return false;
+	uncorrected = find(rest, (size_t)(end - rest), "Uncorrect") != NULL;
+	if (!uncorrected)
+		return find(rest, (size_t)(end - rest), "orrect") != NULL;
+	if ((q = find(rest, (size_t)(end - rest), "received from "))) {
+		q += strlen("received from ");
+		a->device = bus_id(q, (size_t)(end - q));
+	} else if ((q = find(rest, (size_t)(end - rest), "received: id="))) {
+		unsigned id = 0, dom = 0;
+		char buf[24];
+
+		q += strlen("received: id=");
+		if (sscanf(a->subject, "%x", &dom) != 1 ||
+		    sscanf(q, "%4x", &id) != 1)
+			return true; /* context: the id is not read */
+		g_snprintf(buf, sizeof(buf), "%04x:%02x:%02x", dom,
+			   (id >> 8) & 0xff, (id >> 3) & 0x1f);
+		a->device = hd_intern(buf);
+	} else if ((q = find(rest, (size_t)(end - rest), "received: "))) {
+		q += strlen("received: ");
+		a->device = bus_id(q, (size_t)(end - q));
+	}
+	if (!a->device)
+		return true; /* context: whose error it is is not read */
+	/* the nvidia driver's line is of its own GPU; a port's may be of
+	   the port itself or of a device below it */
+	a->nvidia = a->nvidia && a->device == a->subject;
+	a->record = true;
+	return true;
+}
+
 bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		      uint32_t input, GError **error)
 {
@@ -508,6 +710,11 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	g_autoptr(GError) err = NULL;
 	const char *line, *last_gpu = NULL;
 	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
+	struct oom_cgroup cg = { 0 }; /* the last OOM kill's cgroup line */
+	/* the last record, to read a message printed twice as one */
+	const char *rec_device = NULL;
+	int rec_type = -1;
+	uint64_t rec_line = 0;
 	size_t len;
 	bool cut;
 
@@ -516,6 +723,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		uint64_t lineno = hd_lines_lineno(lines);
 		struct hd_signal sig;
 		struct kline k;
+		struct aer aer;
 
 		if (len && line[len - 1] == '\r')
 			len--;
@@ -588,7 +796,43 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			sig.code = 79;
 			sig.device = last_gpu;
 			last_gpu = NULL;
-		} else if (find(k.msg, k.len, "Out of memory") &&
+		} else if (find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "fallen off the bus") &&
+			   nvrm_gpu(&k)) {
+			/* "NVRM: GPU 0000:3b:00.0: GPU has fallen off the
+			   bus.": the Xid 79 just before, again, or alone */
+			sig.device = nvrm_gpu(&k);
+			if (rec_type == HD_SIGT_XID &&
+			    rec_device == sig.device && lineno - rec_line <= 3)
+				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+		} else if (find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "RmInitAdapter failed")) {
+			/* the driver cannot bring the GPU up; older drivers
+			   name no GPU (then: the host's) */
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_GPU_STATE;
+			sig.code = HD_GPU_INIT_FAILED;
+			sig.device = nvrm_gpu(&k);
+		} else if (parse_aer(&k, &aer)) {
+			if (!aer.record)
+				continue; /* corrected, or not read: context */
+			/* "PCIe Bus Error: severity=..." details the line
+			   before it */
+			if (rec_type == HD_SIGT_GPU_STATE &&
+			    rec_device == aer.device && lineno - rec_line <= 2)
+				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_GPU_STATE;
+			sig.code = HD_GPU_PCIE_ERROR |
+				   (aer.nvidia ? 0 : HD_GPU_NOT_GPU);
+			sig.device = aer.device;
+		} else if (parse_oom_cgroup(&k, &cg)) {
+			continue; /* context for the kill that follows */
+		} else if ((find(k.msg, k.len, "Out of memory") ||
+			    find(k.msg, k.len, "out of memory: Kill")) &&
 			   find(k.msg, k.len, "ill")) {
 			sig.cat = HD_SIG_CRASH;
 			sig.type = HD_SIGT_HOST_OOM;
@@ -599,6 +843,12 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 					"OOM killer line without a process id");
 				continue;
 			}
+			/* the cgroup line of this kill: same host, its pid */
+			if (cg.where != HD_OOM_CGROUP_UNKNOWN &&
+			    cg.host == k.host &&
+			    (cg.pid == 0 || cg.pid == sig.pid))
+				sig.code = (int32_t)cg.where;
+			cg.where = HD_OOM_CGROUP_UNKNOWN;
 		} else if (k.len > 10 && memcmp(k.msg, "mlx5_core ", 10) == 0 &&
 			   find(k.msg, k.len, " Link ")) {
 			sig.cat = HD_SIG_NETWORK;
@@ -612,6 +862,9 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			continue;
 		}
 		add(store, in, input, lineno, &k, line, len, &sig);
+		rec_type = sig.type;
+		rec_device = sig.device;
+		rec_line = lineno;
 	}
 	return pu_end_lines(in, hd_lines_lineno(lines), g_steal_pointer(&err),
 			    error);

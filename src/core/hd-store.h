@@ -64,7 +64,7 @@ enum hd_input_kind_flags {
 	X(KERNEL_LOG, "kernel_log", "kernel logs", HD_KIND_HOST_STATE)        \
 	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */             \
 	X(IB_STATE, "ib_state", "InfiniBand port states", HD_KIND_HOST_STATE) \
-	/* nvidia-smi -q (issue 21) */                                        \
+	/* nvidia-smi -q, or its failure (issue 21) */                        \
 	X(GPU_STATE, "gpu_state", "GPU states", HD_KIND_HOST_STATE)           \
 	/* py-spy dump of a live process, text or --json */                   \
 	X(PYSPY, "pyspy_dump", "py-spy dumps", HD_KIND_NONE)                  \
@@ -631,7 +631,7 @@ enum hd_signal_cat {
 	   ("0000:38:00"), pid when printed */      \
 	X(XID, "xid")                                                     \
 	/* the kernel's OOM killer: pid, op_name = the killed \
-	   process's name */           \
+	   process's name, code = enum hd_oom_cgroup */           \
 	X(HOST_OOM, "host_oom_kill")                                      \
 	/* an HCA port's link went down (code 0) or came up (code 1), \
 	   or is neither (2, ib_state): device = "mlx5_0:1" */   \
@@ -642,8 +642,9 @@ enum hd_signal_cat {
 	/* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...": the HCA ports a \
 	   process uses (text) */    \
 	X(NET_DEVICES, "net_devices")                                     \
-	/* nvidia-smi -q: one GPU, device = its bus id, code = enum \
-	   hd_gpu_problem bits */     \
+	/* nvidia-smi -q, nvidia-smi's failures, the kernel's PCIe \
+	   and init errors: one GPU, device = its bus id (NULL: the \
+	   host's), code = enum hd_gpu_problem bits */      \
 	X(GPU_STATE, "gpu_state")                                         \
 	/* crash output (ev-a): a process's last words */                 \
 	/* a fatal signal's handler (UCX "Caught signal", Python \
@@ -681,6 +682,17 @@ _Static_assert(HD_SIGT_COUNT <= 256, "signal types fit a uint8_t");
  */
 #define HD_PG_UNNAMED "?"
 
+/*
+ * Where the kernel says an OOM kill's task lived (HD_SIGT_HOST_OOM's
+ * code): its cgroup names a container runtime (docker, kubepods,
+ * containerd, ...), or none, or no cgroup line was read.
+ */
+enum hd_oom_cgroup {
+	HD_OOM_CGROUP_UNKNOWN = 0,
+	HD_OOM_CGROUP_CONTAINER = 1,
+	HD_OOM_CGROUP_HOST = 2,
+};
+
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
 enum hd_gpu_problem {
 	HD_GPU_ECC_UNCORRECTABLE = 1 << 0, /* volatile, above zero */
@@ -691,6 +703,17 @@ enum hd_gpu_problem {
 				     performance matter, never a cause */
 	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
 					   asks for a reset (or a drain) */
+	/* lost to its host (nvidia-smi failing, kernel logs) */
+	HD_GPU_LOST = 1 << 6, /* nvidia-smi cannot reach it ("Unknown
+				 Error", "GPU is lost"); with no device, no
+				 GPU of the host ("No devices were found") */
+	HD_GPU_INIT_FAILED = 1 << 7, /* the driver could not initialise it
+					("RmInitAdapter failed") */
+	HD_GPU_PCIE_ERROR = 1 << 8, /* an uncorrected PCIe error (AER) */
+	HD_GPU_NOT_GPU = 1 << 9, /* with PCIE_ERROR: the device is not known
+				    to be a GPU (a PCIe port's report); a
+				    GPU's only where a rank's busId or an
+				    NVRM line names it */
 };
 
 struct hd_signal {
@@ -847,6 +870,14 @@ static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
 	return sig->code;
+}
+
+/* HOST_OOM: enum hd_oom_cgroup. */
+static inline enum hd_oom_cgroup
+hd_signal_oom_cgroup(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_HOST_OOM);
+	return (enum hd_oom_cgroup)sig->code;
 }
 
 /* GPU_STATE: enum hd_gpu_problem bits. */

@@ -126,20 +126,67 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
-static int compare_verdicts(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_verdict *a = *(const struct hd_verdict *const *)pa;
-	const struct hd_verdict *b = *(const struct hd_verdict *const *)pb;
-	double sa = a->score + 3.0 * a->confidence;
-	double sb = b->score + 3.0 * b->confidence;
+/* A verdict and its place in the ranking. */
+struct ranked {
+	struct hd_verdict *v;
+	double key;
+	guint at; /* its index before sorting, the last tie-break */
+};
 
-	if (sa != sb)
-		return sa > sb ? -1 : 1;
+static int compare_ranked(gconstpointer pa, gconstpointer pb)
+{
+	const struct ranked *x = pa, *y = pb;
+	const struct hd_verdict *a = x->v, *b = y->v;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Sorts verdicts most probable first: by score + 3 x confidence, then
+ * kind, group and seq.  A verdict that names nobody never goes above one
+ * that names a culprit at a higher confidence (a low crash of a process
+ * no input places, above a high missing rank): its key is set just below
+ * the lowest of those.  The keys are computed once, so the order is a
+ * total one.
+ */
+static void rank_verdicts(GPtrArray *verdicts)
+{
+	g_autoptr(GArray) r = g_array_sized_new(
+		FALSE, FALSE, sizeof(struct ranked), verdicts->len);
+
+	for (guint i = 0; i < verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(verdicts, i);
+		struct ranked e = { v, v->score + 3.0 * v->confidence, i };
+
+		g_array_append_val(r, e);
+	}
+	for (guint i = 0; i < r->len; i++) {
+		struct ranked *n = &g_array_index(r, struct ranked, i);
+
+		if (n->v->culprits->len)
+			continue;
+		for (guint k = 0; k < r->len; k++) {
+			const struct ranked *c =
+				&g_array_index(r, struct ranked, k);
+
+			if (c->v->culprits->len &&
+			    c->v->confidence > n->v->confidence &&
+			    n->key >= c->v->score + 3.0 * c->v->confidence)
+				n->key = c->v->score + 3.0 * c->v->confidence -
+					 0.001;
+		}
+	}
+	g_array_sort(r, compare_ranked);
+	for (guint i = 0; i < r->len; i++)
+		verdicts->pdata[i] = g_array_index(r, struct ranked, i).v;
 }
 
 /*
@@ -299,7 +346,7 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	}
 	merge_duplicates(ix, a);
 	hd_summary_run(ix, a);
-	g_ptr_array_sort(a->verdicts, compare_verdicts);
+	rank_verdicts(a->verdicts);
 	hd_fingerprint_run(ix, a);
 	hd_tables_fill(ix, a);
 	hd_next_run(a);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-banned.h"
 
 /* Notes about backtraces that join no rank, before the rest are dropped. */
@@ -233,12 +234,8 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 			    notes++ < GDB_MAX_NOTES)
 				g_ptr_array_add(
 					a->notes,
-					g_strdup_printf(
-						"gdb backtrace '%s' (pid %d) joins no rank: no input names that pid for one rank alone",
-						hd_store_input(s,
-							       sig->prov.input)
-							->path,
-						sig->pid));
+					hd_sig_unjoined_note(s, "gdb backtrace",
+							     sig));
 			continue;
 		}
 		if (!g_hash_table_lookup_extended(

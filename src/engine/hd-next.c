@@ -590,7 +590,19 @@ static void next_host_context(struct next_ctx *c)
 			 "have caused this): %s",
 			 host ? host : "that host", hd_signal_xid(sig),
 			 hd_xid_next_step(hd_signal_xid(sig)));
-	else if (sig->type == HD_SIGT_GPU_STATE)
+	else if (sig->type == HD_SIGT_GPU_STATE &&
+		 (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU)) {
+		g_autofree char *cmd = g_strdup_printf(
+			"lspci -vvv -s %s", sig->device ? sig->device : "?");
+
+		add_step(c, -1, host, cmd,
+			 "also on %s, PCIe device %s reported an uncorrected "
+			 "error (not shown to have caused this): `%s` there "
+			 "for its error status, and the kernel log around it "
+			 "for a GPU that dropped",
+			 host ? host : "that host",
+			 sig->device ? sig->device : "?", cmd);
+	} else if (sig->type == HD_SIGT_GPU_STATE)
 		add_step(c, -1, host,
 			 "nvidia-smi -q -d "
 			 "ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-banned.h"
 
 /* The rank whose process has pid (on host, when known), or -1. */
@@ -110,6 +111,7 @@ static bool better_thread(const struct hd_signal *cand,
 static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) at = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) unjoined = g_hash_table_new(NULL, NULL);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -124,6 +126,13 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 			continue;
 		rank = sig->rank >= 0 ? sig->rank
 				      : rank_of_pid(s, sig->pid, sig->host);
+		/* a pid several ranks had: say whose, once per dump */
+		if (rank == -2 && g_hash_table_size(unjoined) < 8 &&
+		    g_hash_table_add(unjoined,
+				     GUINT_TO_POINTER(sig->prov.input + 1)))
+			g_ptr_array_add(
+				a->notes,
+				hd_sig_unjoined_note(s, "py-spy dump", sig));
 		if (rank < 0)
 			continue;
 		f = hd_store_stack(s, sig->stack, &n);

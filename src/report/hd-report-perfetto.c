@@ -77,6 +77,9 @@ struct pf {
 	uint64_t off_clock; /* off-clock events placed so far */
 	GHashTable *tracks; /* (pid << 32 | tid) of every event */
 	GHashTable *hosts; /* interned host -> index + 1 */
+	/* host-state inputs whose lines name no host: input + 1 -> the
+	   host their path names (hd_host_event_host()), or NO_HOST */
+	GHashTable *path_hosts;
 	GPtrArray *host_names; /* const char *, by index */
 	GHashTable *cited; /* evidence source -> rank + 1 (a verdict's) */
 	GHashTable *op_ranks; /* ranks with an op drawn */
@@ -640,6 +643,41 @@ static void ops(struct pf *w, GArray *waits)
 	}
 }
 
+/* What path_hosts holds for an input whose path names no host. */
+static const char no_host[] = "";
+
+/*
+ * The host of a signal, and how it is known (*from: "content" or
+ * "path"; NULL with none): its own, else, for a host-state record (a
+ * kernel log's, a port's or a GPU's state), the host its file's path
+ * names, as the engine attributes it.  (transfer none)
+ */
+static const char *signal_host(const struct pf *w, const struct hd_signal *sig,
+			       const char **from)
+{
+	enum hd_input_kind k;
+	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);
+	const char *h;
+
+	*from = sig->host ? "content" : NULL;
+	if (sig->host || sig->prov.input >= w->s->inputs->len)
+		return sig->host;
+	k = hd_store_input(w->s, sig->prov.input)->kind;
+	if (k != HD_INPUT_KERNEL_LOG && k != HD_INPUT_IB_STATE &&
+	    k != HD_INPUT_GPU_STATE)
+		return NULL;
+	h = g_hash_table_lookup(w->path_hosts, key);
+	if (!h) {
+		h = hd_host_event_host(w->s, sig);
+		g_hash_table_insert(w->path_hosts, key,
+				    (gpointer)hd_unconst(h ? h : no_host));
+	}
+	if (h == no_host)
+		return NULL;
+	*from = "path";
+	return h;
+}
+
 /* The process a signal is drawn on: its rank, the rank it was joined to,
    its host, or the track of neither. */
 static int64_t signal_pid(struct pf *w, guint index,
@@ -647,6 +685,8 @@ static int64_t signal_pid(struct pf *w, guint index,
 {
 	gpointer cited;
 	gpointer host;
+	const char *from;
+	const char *name;
 
 	if (sig->rank >= 0)
 		return sig->rank;
@@ -663,14 +703,14 @@ static int64_t signal_pid(struct pf *w, guint index,
 	    g_hash_table_lookup_extended(w->cited, source, NULL, &cited) &&
 	    GPOINTER_TO_INT(cited) > 0)
 		return GPOINTER_TO_INT(cited) - 1;
-	if (!sig->host)
+	name = signal_host(w, sig, &from);
+	if (!name)
 		return NOWHERE_PID;
-	host = g_hash_table_lookup(w->hosts, sig->host);
+	host = g_hash_table_lookup(w->hosts, name);
 	if (!host) {
-		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(sig->host));
+		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(name));
 		host = GUINT_TO_POINTER(w->host_names->len);
-		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(sig->host),
-				    host);
+		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(name), host);
 	}
 	return HOST_PID_BASE + GPOINTER_TO_UINT(host) - 1;
 }
@@ -736,6 +776,8 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 {
 	g_autofree char *time = hd_time_format(sig->time, 3);
 	json_t *args = json_object();
+	const char *from;
+	const char *host = signal_host(w, sig, &from);
 
 	json_object_set_new(args, "source", hd_json_string(source));
 	json_object_set_new(args, "category",
@@ -743,7 +785,9 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 	json_object_set_new(args, "type",
 			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
-	json_object_set_new(args, "host", hd_json_str_or_null(sig->host));
+	json_object_set_new(args, "host", hd_json_str_or_null(host));
+	if (from)
+		json_object_set_new(args, "host_from", json_string(from));
 	json_object_set_new(args, "time", hd_json_string(time));
 	json_object_set_new(
 		args, "clock",
@@ -1279,6 +1323,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	w.tracks = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
 					 NULL);
 	w.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	w.path_hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	w.host_names = g_ptr_array_new();
 	w.cited = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w.op_ranks = g_hash_table_new(NULL, NULL);
@@ -1301,6 +1346,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	fputs("\n}\n", out);
 	g_hash_table_unref(w.tracks);
 	g_hash_table_unref(w.hosts);
+	g_hash_table_unref(w.path_hosts);
 	g_ptr_array_unref(w.host_names);
 	g_hash_table_unref(w.cited);
 	g_hash_table_unref(w.op_ranks);
