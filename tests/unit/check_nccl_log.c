@@ -1127,8 +1127,8 @@ START_TEST(test_counters_complete)
 		/* more completed than enqueued, a negative, a huge one */
 		"last enqueued NCCL work: 3, last completed NCCL work: 9.",
 		"last enqueued NCCL work: -3, last completed NCCL work: -2.",
-		"last enqueued NCCL work: 99999999999999999999999, last "
-		"completed NCCL work: 99999999999999999999999.",
+		("last enqueued NCCL work: 99999999999999999999999, last "
+		 "completed NCCL work: 99999999999999999999999."),
 	};
 	struct hd_store *s;
 
