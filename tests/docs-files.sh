@@ -20,7 +20,9 @@
 # each verdict kind the engine has (its kind table in hd-verdict.c) is in
 # the JSON schemas' enums, the README's verdict table and docs/verdicts.md's
 # kinds table, and no other; each environment variable the code reads is
-# in the man page's ENVIRONMENT, but for the benchmarks' and tests' own.
+# in the man page's ENVIRONMENT, but for the benchmarks' and tests' own;
+# each path of the tree the docs cite exists; and every fuzzer is in
+# docs/safety.md's list and in what CI runs.
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
@@ -189,6 +191,32 @@ while read -r v; do
 	fi
 done <"$tmp/env"
 [ -s "$tmp/env" ] || ko "no environment variable found in the code"
+
+# Paths of the tree that the README and docs/ cite in backticks
+# ("`tests/data/fr/missing-rank`"): each exists, as written or as a
+# source file ("`parsers/nccl-log`" is parsers/nccl-log.c; a fuzzer's
+# name is its .c).  Patterns ("*", "<fmt>") are skipped.
+grep -ohE '`(tests|testdata|scripts|src|parsers|replay|docs|completions)/[A-Za-z0-9_./-]+`' \
+	README.md docs/*.md | tr -d '`' | sort -u >"$tmp/paths"
+while read -r p; do
+	if [ -e "$p" ] || [ -e "$p.c" ]; then ok; else
+		ko "the docs cite $p, which is not in the tree"
+	fi
+done <"$tmp/paths"
+
+# Every fuzzer (tests/fuzz/fuzz_*.c) is in docs/safety.md's list of what
+# is fuzzed, and in what CI runs when .ci/run is there (not in a tarball).
+for f in tests/fuzz/fuzz_*.c; do
+	h=$(basename "$f" .c)
+	if sed -n '/^## Fuzzed/,/^## /p' docs/safety.md | grep -q "^| \`$h\` |"; then ok; else
+		ko "docs/safety.md's Fuzzed table does not list $h"
+	fi
+	if [ -f .ci/run ]; then
+		if grep -qw -e "${h#fuzz_}" .ci/run; then ok; else
+			ko ".ci/run does not run $h"
+		fi
+	fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
