@@ -21,8 +21,9 @@
 # the JSON schemas' enums, the README's verdict table and docs/verdicts.md's
 # kinds table, and no other; each environment variable the code reads is
 # in the man page's ENVIRONMENT, but for the benchmarks' and tests' own;
-# each path of the tree the docs cite exists; and every fuzzer is in
-# docs/safety.md's list and in what CI runs.
+# each path of the tree the docs cite exists; every fuzzer is in
+# docs/safety.md's list and in what CI runs; and every key of the JSON
+# schemas is described in docs/json-schema.md.
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
@@ -216,6 +217,28 @@ for f in tests/fuzz/fuzz_*.c; do
 			ko ".ci/run does not run $h"
 		fi
 	fi
+done
+
+# Every key the four JSON schemas define is described in
+# docs/json-schema.md, as `key` or "key".
+for f in report show incident diff; do
+	python3 -c 'import json, sys
+keys = set()
+def walk(o):
+    if isinstance(o, dict):
+        if isinstance(o.get("properties"), dict):
+            keys.update(o["properties"])
+        for v in o.values(): walk(v)
+    elif isinstance(o, list):
+        for v in o: walk(v)
+walk(json.load(open(sys.argv[1])))
+print("\n".join(sorted(keys)))' "docs/$f.schema.json" >"$tmp/keys" ||
+		ko "docs/$f.schema.json could not be read"
+	while read -r k; do
+		if grep -qF -e "\`$k\`" -e "\"$k\"" docs/json-schema.md; then ok; else
+			ko "docs/$f.schema.json defines '$k', which docs/json-schema.md does not describe"
+		fi
+	done <"$tmp/keys"
 done
 
 echo "$pass passed, $fail failed"
