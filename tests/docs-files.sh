@@ -23,7 +23,8 @@
 # in the man page's ENVIRONMENT, but for the benchmarks' and tests' own;
 # each path of the tree the docs cite exists; every fuzzer is in
 # docs/safety.md's list and in what CI runs; and every key of the JSON
-# schemas is described in docs/json-schema.md.
+# schemas is described in docs/json-schema.md, and the input kinds of the
+# store are those of the schema and of json-schema.md.
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
@@ -176,6 +177,31 @@ for where in readme verdicts report incident diff; do
 	if cmp -s "$tmp/kinds" "$tmp/kinds-$where"; then ok; else
 		ko "verdict kinds of $where differ from the engine's (< engine, > $where):"
 		diff "$tmp/kinds" "$tmp/kinds-$where"
+	fi
+done
+
+# Input kinds.  The store's list (HD_INPUT_KINDS in hd-store.h) is the
+# enum of an input's kind in report.schema.json and the list in
+# json-schema.md's input table.
+sed -n '/^#define HD_INPUT_KINDS/,/^$/s/.*X([A-Z_]*, "\([a-z_]*\)".*/\1/p' \
+	src/core/hd-store.h | sort -u >"$tmp/ikinds"
+[ -s "$tmp/ikinds" ] || ko "no input kinds found in src/core/hd-store.h"
+python3 -c 'import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        e = o.get("enum")
+        if isinstance(e, list) and "nccl_log" in e:
+            print("\n".join(e))
+        for v in o.values(): walk(v)
+    elif isinstance(o, list):
+        for v in o: walk(v)
+walk(json.load(open(sys.argv[1])))' docs/report.schema.json | sort -u >"$tmp/ikinds-schema"
+sed -n 's/^| `kind` | \(`"[a-z_]*"`.*\)/\1/p' docs/json-schema.md | head -1 |
+	grep -o '`"[a-z_]*"`' | tr -d '`"' | sort -u >"$tmp/ikinds-doc"
+for where in schema doc; do
+	if cmp -s "$tmp/ikinds" "$tmp/ikinds-$where"; then ok; else
+		ko "input kinds of the $where differ from hd-store.h's (< store, > $where):"
+		diff "$tmp/ikinds" "$tmp/ikinds-$where"
 	fi
 done
 
