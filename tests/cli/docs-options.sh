@@ -5,11 +5,11 @@
 # docs/hangdoc.1, in both completion files and, by its long or short name,
 # in the command's lines of the README's usage block; and each option a
 # completion, the man page or the README offers must be in the help (no
-# stale ones).  The man page
-# must render without warnings when groff is installed, and hold no
-# unexpanded make or configure variable ("$(datadir)", "@VERSION@"); the
-# bash completion must parse (bash -n), and the zsh one too when zsh is
-# installed.  Both completions offer every command after "hangdoc help",
+# stale ones).  The man page must render without warnings when groff is
+# installed, name the version --version prints, have no empty line, and
+# hold no unexpanded make or configure variable ("$(datadir)",
+# "@VERSION@"); the bash completion must parse (bash -n), and the zsh one
+# too when zsh is installed.  Both completions offer every command after "hangdoc help",
 # as after "hangdoc"; the top-level --help and the man page list every
 # exit status the README's table has; and the README's sample of
 # `analyze --brief` is what the example incident gives.
@@ -149,6 +149,11 @@ for cmd in $commands; do
 	grep -qw -e "$cmd" "$tmp/zsh-help" ||
 		bad "_hangdoc: 'hangdoc help $cmd' is not offered"
 done
+
+# The page's header names the version `hangdoc --version` prints.
+version=$("$HANGDOC" --version)
+grep -q "^\.TH HANGDOC 1 [0-9-]* \"$version\"" "$man" ||
+	bad "hangdoc.1's .TH does not name '$version'"
 
 # No empty line: roff reads one as a paragraph break, and an option after
 # it is no longer an item of its list (it ran into the one before).
