@@ -143,6 +143,22 @@ for o in $(sed -n 's/^AC_ARG_\(WITH\|ENABLE\)(\[\([a-z-]*\)\].*/\1-\2/p' configu
 	fi
 done
 
+# schema_enum SCHEMA VALUE: the values of every enum of SCHEMA that holds
+# VALUE, sorted, one a line.
+schema_enum() {
+	python3 -c 'import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        e = o.get("enum")
+        if isinstance(e, list) and sys.argv[2] in e:
+            print("\n".join(e))
+        for v in o.values(): walk(v)
+    elif isinstance(o, list):
+        for v in o: walk(v)
+walk(json.load(open(sys.argv[1])))' "$1" "$2" >"$tmp/enum" &&
+		sort -u "$tmp/enum"
+}
+
 # Verdict kinds.  The engine's: the names in hd-verdict.c's kind table.
 sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_]*\)",$/\1/p' src/engine/hd-verdict.c |
 	sort -u >"$tmp/kinds"
@@ -161,16 +177,7 @@ sed -n '/^## Verdicts/,/^## /s/^| \([a-z0-9_/]*\) |.*/\1/p' README.md |
 sed -n '/^## Kinds/,/^#/s/^| `\([a-z0-9_]*\)` |.*/\1/p' docs/verdicts.md |
 	sort -u >"$tmp/kinds-verdicts"
 for f in report incident diff; do
-	python3 -c 'import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        e = o.get("enum")
-        if isinstance(e, list) and "missing_rank" in e:
-            print("\n".join(e))
-        for v in o.values(): walk(v)
-    elif isinstance(o, list):
-        for v in o: walk(v)
-walk(json.load(open(sys.argv[1])))' "docs/$f.schema.json" | sort -u >"$tmp/kinds-$f" ||
+	schema_enum "docs/$f.schema.json" missing_rank >"$tmp/kinds-$f" ||
 		ko "docs/$f.schema.json could not be read"
 done
 for where in readme verdicts report incident diff; do
@@ -186,16 +193,8 @@ done
 sed -n '/^#define HD_INPUT_KINDS/,/^$/s/.*X([A-Z_]*, "\([a-z_]*\)".*/\1/p' \
 	src/core/hd-store.h | sort -u >"$tmp/ikinds"
 [ -s "$tmp/ikinds" ] || ko "no input kinds found in src/core/hd-store.h"
-python3 -c 'import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        e = o.get("enum")
-        if isinstance(e, list) and "nccl_log" in e:
-            print("\n".join(e))
-        for v in o.values(): walk(v)
-    elif isinstance(o, list):
-        for v in o: walk(v)
-walk(json.load(open(sys.argv[1])))' docs/report.schema.json | sort -u >"$tmp/ikinds-schema"
+schema_enum docs/report.schema.json nccl_log >"$tmp/ikinds-schema" ||
+	ko "docs/report.schema.json could not be read"
 sed -n 's/^| `kind` | \(`"[a-z_]*"`.*\)/\1/p' docs/json-schema.md | head -1 |
 	grep -o '`"[a-z_]*"`' | tr -d '`"' | sort -u >"$tmp/ikinds-doc"
 for where in schema doc; do
