@@ -15,6 +15,7 @@
 
 #include "formats.h"
 #include "hd-const.h"
+#include "parse-util.h"
 #include "state-text.h"
 #include "hd-banned.h"
 
@@ -348,6 +349,8 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
 	struct ib b = { 0 };
+	g_autoptr(GError) err = NULL;
+	uint64_t lineno;
 
 	b.s = store;
 	b.in = hd_store_input(store, input);
@@ -357,13 +360,10 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 	b.lid_dev = g_hash_table_new(NULL, NULL);
 	b.bad = g_string_new(NULL);
 	b.in->kind = HD_INPUT_IB_STATE;
-	st_each_line(rd, line, &b, error);
+	lineno = st_each_line(rd, line, &b, &err);
 	end_port(&b);
 	end_counters(&b);
 	g_hash_table_unref(b.lid_dev);
 	g_string_free(b.bad, TRUE);
-	if (error && *error)
-		return b.in->records > 0;
-	b.in->empty = b.in->records == 0;
-	return true;
+	return pu_end_lines(b.in, lineno, g_steal_pointer(&err), error);
 }

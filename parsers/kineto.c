@@ -125,53 +125,6 @@ static void kt_pg_free(gpointer p)
 	g_free(pg);
 }
 
-/*
- * Parses microseconds written as text ("1694128201436304",
- * "4458677009840.015", "-3") into ns.  More than 3 fraction digits are
- * truncated (*cut set).
- */
-static bool parse_us(const char *p, size_t len, int64_t *ns, bool *cut)
-{
-	bool neg = false;
-	int64_t ip = 0, frac = 0;
-	size_t i = 0;
-	int fd = 0;
-
-	if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
-		p++;
-		len -= 2;
-	}
-	if (i < len && p[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (i == len || p[i] < '0' || p[i] > '9')
-		return false;
-	for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-		if (ip > (INT64_MAX / 1000 - 9) / 10)
-			return false;
-		ip = ip * 10 + (p[i] - '0');
-	}
-	if (i < len && p[i] == '.') {
-		i++;
-		for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-			if (fd < 3)
-				frac = frac * 10 + (p[i] - '0');
-			else
-				*cut = true;
-			fd++;
-		}
-	}
-	if (i != len)
-		return false; /* exponent or junk */
-	for (; fd < 3; fd++)
-		frac *= 10;
-	*ns = ip * 1000 + frac;
-	if (neg)
-		*ns = -*ns;
-	return true;
-}
-
 static bool has(const char *p, size_t len, const char *needle, size_t n)
 {
 	return memmem(p, len, needle, n) != NULL;
@@ -368,10 +321,10 @@ static bool ev_times(struct kt *k, const struct ev *e, int64_t *ts,
 {
 	bool cut = false;
 
-	if (!e->ts || !parse_us(e->ts, e->ts_n, ts, &cut))
+	if (!e->ts || !json_raw_fixed(e->ts, e->ts_n, 3, ts, &cut))
 		return false;
 	*dur = 0;
-	if (e->dur && !parse_us(e->dur, e->dur_n, dur, &cut))
+	if (e->dur && !json_raw_fixed(e->dur, e->dur_n, 3, dur, &cut))
 		return false;
 	if (*dur < 0)
 		*dur = 0;

@@ -86,21 +86,16 @@ def main(root):
         lines = ranks[r][:-12] if r == 0 else ranks[r]
         write(os.path.join(base, "rank%d.log" % r), lines)
 
-    # rank 0's healthy log rotated at half: rank0.log.1 (older), rank0.log
-    base = os.path.join(root, "healthy-rotated")
-    half = len(healthy[0]) // 2
-    write(os.path.join(base, "rank0.log.1"), healthy[0][:half])
-    write(os.path.join(base, "rank0.log"), healthy[0][half:])
-    for r in range(1, 4):
-        write(os.path.join(base, "rank%d.log" % r), healthy[r])
-
-    # the same in the hang: missing-rank's rank 0 log rotated at half
-    base = os.path.join(root, "missing-rank-rotated")
-    half = len(ranks[0]) // 2
-    write(os.path.join(base, "rank0.log.1"), ranks[0][:half])
-    write(os.path.join(base, "rank0.log"), ranks[0][half:])
-    for r in range(1, 4):
-        write(os.path.join(base, "rank%d.log" % r), ranks[r])
+    # rank 0's log rotated at half: rank0.log.1 (older), rank0.log; in a
+    # healthy run, and the same in the hang of missing-rank
+    for case, logs in (("healthy-rotated", healthy),
+                       ("missing-rank-rotated", ranks)):
+        base = os.path.join(root, case)
+        half = len(logs[0]) // 2
+        write(os.path.join(base, "rank0.log.1"), logs[0][:half])
+        write(os.path.join(base, "rank0.log"), logs[0][half:])
+        for r in range(1, 4):
+            write(os.path.join(base, "rank%d.log" % r), logs[r])
 
     # restart in containers: every process is pid 1
     base = os.path.join(root, "restart-pid1")

@@ -391,6 +391,23 @@ def main():
         "[4418.001277] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
         "name=<unknown>, GPU has fallen off the bus.",
     ]))
+    # two hosts' events, each its own cause: rank 1's GPU on trn-01 and
+    # rank 3's on trn-02 both fell off the bus
+    write("kernel/xid79-two-hosts", "job.log", nccl_log())
+    for host, t in (("trn-01", "90211.004117"), ("trn-02", "91806.220428")):
+        write("kernel/xid79-two-hosts", f"hosts/{host}/dmesg.txt", dmesg([
+            f"[{t}] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+            "name=<unknown>, GPU has fallen off the bus.",
+        ]))
+    # rank 3's GPU fell off the bus on trn-02, and on trn-01 the port rank
+    # 0's NCCL uses is down: two causes, each reported
+    write("kernel/xid79-and-port", "job.log", nccl_log(net_ib=True))
+    write("kernel/xid79-and-port", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.220428] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+        "name=<unknown>, GPU has fallen off the bus.",
+    ]))
+    write("kernel/xid79-and-port", "hosts/trn-01/ibstat.txt",
+          ibstat(down="mlx5_0"))
     write("kernel/xid45-only", "dmesg.txt", dmesg([
         "[7133.412009] NVRM: Xid (PCI:0000:1b:00): 45, pid=30911, "
         "name=python3, Ch 00000010",
@@ -480,6 +497,121 @@ def main():
     write("joins/pid-host-journal", "journal.txt",
           "Nov 21 03:59:31 trn-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
           "pid=53, name=python3, GPU has fallen off the bus.\n")
+    # containers (ranks 0, 1 are pids 52, 53 on trn-01): the kernel prints
+    # the host's pids, so a host process with pid 53 is not rank 1
+    write("joins/container-oom-unrelated", "job.log", same)
+    write("joins/container-oom-unrelated", "hosts/trn-01/journal.txt",
+          "\n".join([
+              "Nov 21 03:58:10 trn-01 kernel: systemd-journal invoked "
+              "oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|"
+              "__GFP_COMP), order=0, oom_score_adj=-250",
+              "Nov 21 03:58:10 trn-01 kernel: oom-kill:constraint="
+              "CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,"
+              "global_oom,task_memcg=/system.slice/systemd-journald."
+              "service,task=systemd-journal,pid=53,uid=0",
+              "Nov 21 03:58:10 trn-01 kernel: Out of memory: Killed "
+              "process 53 (systemd-journal) total-vm:1204312kB, "
+              "anon-rss:801220kB, file-rss:0kB, shmem-rss:0kB, UID:0 "
+              "pgtables:2212kB oom_score_adj:-250",
+          ]) + "\n")
+    # a Python process in a pod's cgroup, host pid 53: rank 1's own host
+    # pid would be another number
+    write("joins/container-oom-kubepods", "job.log", same)
+    write("joins/container-oom-kubepods", "hosts/trn-01/dmesg.txt", dmesg([
+        "[91702.118230] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_"
+        "KERNEL), order=0, oom_score_adj=994",
+        "[91702.118301] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask="
+        "(null),cpuset=cri-containerd-5e0b7d21c4a9.scope,mems_allowed=0-1,"
+        "oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-"
+        "burstable-pod61c2f0a8.slice,task_memcg=/kubepods.slice/kubepods-"
+        "burstable.slice/kubepods-burstable-pod61c2f0a8.slice/cri-"
+        "containerd-5e0b7d21c4a9.scope,task=python3,pid=53,uid=0",
+        "[91702.118355] Memory cgroup out of memory: Killed process 53 "
+        "(python3) total-vm:8212304kB, anon-rss:4190212kB, file-rss:"
+        "70112kB, shmem-rss:0kB, UID:0 pgtables:9212kB oom_score_adj:994",
+    ]))
+    # a Python process with host pid 53 and no cgroup line: rank 1 by pid
+    # alone, a lead below the collectives' verdict, never above it
+    write("joins/container-oom-python", "job.log", same)
+    write("joins/container-oom-python", "hosts/trn-01/dmesg.txt", dmesg([
+        "[91702.118355] Out of memory: Killed process 53 (python3) "
+        "total-vm:8212304kB, anon-rss:4190212kB, file-rss:70112kB, "
+        "shmem-rss:0kB, UID:0 pgtables:9212kB oom_score_adj:0",
+    ]))
+    # a GPU lost to its host, shown only by nvidia-smi failing: rank 3's
+    # GPU (busId 3b000 on trn-02) it cannot reach
+    write("gpu/smi-unknown-error", "job.log", nccl_log())
+    write("gpu/smi-unknown-error", "hosts/trn-02/nvidia-smi.txt",
+          "root@trn-02:~# nvidia-smi\n"
+          "Unable to determine the device handle for GPU0000:3B:00.0: "
+          "Unknown Error\n")
+    # the host from the prompt, the file beside the log; "GPU is lost"
+    write("gpu/smi-gpu-lost", "job.log", nccl_log())
+    write("gpu/smi-gpu-lost", "smi-after-hang.txt",
+          "[train@trn-02 ~]$ nvidia-smi -q -d ECC\n"
+          "Unable to determine the device handle for GPU 0000:3B:00.0: GPU "
+          "is lost.  Reboot the system to recover this GPU\n")
+    # no GPU at all on trn-02: every rank there lost it, a lead for rank 3
+    write("gpu/smi-no-devices", "job.log", nccl_log())
+    write("gpu/smi-no-devices", "hosts/trn-02/nvidia-smi.txt",
+          "No devices were found\n")
+    # nvidia-smi's error line inside the job's own stderr: the log is the
+    # job's, never read as nvidia-smi's
+    log = nccl_log().split("\n")
+    log.insert(3, "Unable to determine the device handle for GPU0000:1B:00.0: "
+               "Unknown Error")
+    write("gpu/smi-line-in-log", "job.log", "\n".join(log))
+    # kernel: a PCIe port's fatal AER about rank 3's GPU, the nvidia
+    # driver's own AER line, and the GPU off the bus without an Xid
+    write("kernel/aer-fallen", "job.log", nccl_log())
+    write("kernel/aer-fallen", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91805.904511] pcieport 0000:3a:00.0: AER: Corrected error "
+        "received: 0000:3a:00.0",
+        "[91805.904530] pcieport 0000:3a:00.0: PCIe Bus Error: severity="
+        "Corrected, type=Data Link Layer, (Transmitter ID)",
+        "[91806.118342] pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) "
+        "error received: 0000:3b:00.0",
+        "[91806.118360] nvidia 0000:3b:00.0: PCIe Bus Error: severity="
+        "Uncorrected (Fatal), type=Transaction Layer, (Requester ID)",
+        "[91806.118371] nvidia 0000:3b:00.0:   device [10de:2330] error "
+        "status/mask=00004000/00000000",
+        "[91806.118380] nvidia 0000:3b:00.0:    [14] CmpltTO                "
+        "(First)",
+        "[91806.118402] nvidia 0000:3b:00.0: AER: can't recover (no "
+        "error_detected callback)",
+        "[91806.220417] NVRM: GPU at PCI:0000:3b:00: "
+        "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
+        "[91806.220461] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+    ]))
+    # a root port's own fatal error, no GPU line: context, not a GPU fault
+    write("kernel/aer-port-only", "job.log", nccl_log())
+    write("kernel/aer-port-only", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.118342] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) "
+        "error received: id=0018",
+        "[91806.118359] pcieport 0000:00:03.0: PCIe Bus Error: severity="
+        "Uncorrected (Fatal), type=Transaction Layer, id=0018(Receiver "
+        "ID)",
+        "[91806.118367] pcieport 0000:00:03.0:    [ 5] Surprise Down Error "
+        "   (First)",
+    ]))
+    # the driver cannot bring rank 3's GPU up again, each time it tries
+    write("kernel/rminit-failed", "job.log", nccl_log())
+    write("kernel/rminit-failed", "hosts/trn-02/dmesg.txt", dmesg([
+        f"[{t}] NVRM: GPU 0000:3b:00.0: " + m
+        for t in ("91911.604117", "91912.771930", "91913.902256")
+        for m in ("RmInitAdapter failed! (0x24:0x65:1417)",
+                  "rm_init_adapter failed, device minor number 1")
+    ]))
+    # dmesg -H of a host with only corrected PCIe errors: never a fault
+    write("kernel/aer-corrected-human", "dmesg-H.txt", "\n".join([
+        "[Nov21 03:58] pcieport 0000:00:01.1: AER: Corrected error message "
+        "received from 0000:00:01.1",
+        "[  +0.000012] pcieport 0000:00:01.1: PCIe Bus Error: severity="
+        "Correctable, type=Data Link Layer, (Receiver ID)",
+        "[  +0.000004] pcieport 0000:00:01.1:   device [1022:1483] error "
+        "status/mask=00000080/00006000",
+        "[  +0.000003] pcieport 0000:00:01.1:    [ 7] BadDLLP",
+    ]) + "\n")
     # GPU state
     write("gpu/remap-pending/hosts/trn-02", "nvidia-smi-q.txt",
           nvidia_smi([("1B", False, False), ("3B", True, False)]))

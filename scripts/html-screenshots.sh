@@ -26,8 +26,12 @@ shot() {
 	shift 4
 	(cd "$dir" && "$hangdoc" analyze --format html \
 		-o "$tmp/$name.html" "$@") || :
+	# every stage drawn before the shot: on a loaded machine the page
+	# was caught half painted (the rank picture cut off)
 	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
 		--user-data-dir="$tmp/profile" --no-first-run \
+		--run-all-compositor-stages-before-draw \
+		--virtual-time-budget=3000 \
 		--window-size="$w,$h" --screenshot="$out/$name.png" \
 		"file://$tmp/$name.html" >/dev/null 2>&1
 	# Fewer colours where pngquant is at hand: the pages are flat.

@@ -59,6 +59,9 @@ struct hd_reader {
 	uint8_t head[HD_READER_HEAD_MAX];
 	size_t head_len, head_pos;
 	bool head_done;
+	/* the error that stopped the head after some bytes: the read after
+	   the head gives it, so that what came before it is read first */
+	GError *head_error;
 
 	uint64_t consumed;
 	bool eof;
@@ -649,6 +652,7 @@ void hd_reader_free(struct hd_reader *r)
 	g_free(r->raw);
 	g_free(r->refusal);
 	g_free(r->path);
+	g_clear_error(&r->head_error);
 	g_free(r);
 }
 
@@ -717,18 +721,22 @@ const char *hd_reader_path(const struct hd_reader *r)
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 {
 	if (!r->head_done) {
+		GError *err = NULL;
+
 		while (r->head_len < HD_READER_HEAD_MAX) {
 			ssize_t n =
 				decode(r, r->head + r->head_len,
-				       HD_READER_HEAD_MAX - r->head_len, error);
+				       HD_READER_HEAD_MAX - r->head_len, &err);
 
-			if (n < 0)
-				break;
-			if (n == 0)
+			if (n <= 0)
 				break;
 			r->head_len += n;
 		}
 		r->head_done = true;
+		if (err && r->head_len)
+			r->head_error = err;
+		else if (err)
+			g_propagate_error(error, err);
 	}
 	*len = r->head_len;
 	return r->head;
@@ -749,6 +757,10 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 		return take;
 	}
 	r->head_done = true;
+	if (r->head_error) {
+		g_propagate_error(error, g_steal_pointer(&r->head_error));
+		return -1;
+	}
 	if (r->eof)
 		return 0;
 	got = decode(r, buf, n, error);

@@ -160,7 +160,10 @@ bool hd_reader_stored_hashes(struct hd_reader *r, struct hd_stored *out);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
- * stream without consuming them.  (transfer none)
+ * stream without consuming them.  (transfer none)  A read error is set in
+ * *error only when it left no byte; one that stopped the head after some
+ * is the error of the hd_reader_read() that follows the head's bytes, so
+ * a short input cut inside its compressed stream is read up to the cut.
  */
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error);
 

@@ -13,6 +13,52 @@
 
 #include "hd-banned.h"
 
+void hd_store_filter_ops(struct hd_store *s,
+			 bool (*drop)(struct hd_op *op, void *data), void *data)
+{
+	guint out = 0;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+
+		if (drop(op, data))
+			continue;
+		if (out != i)
+			g_array_index(s->ops, struct hd_op, out) = *op;
+		out++;
+	}
+	g_array_set_size(s->ops, out);
+}
+
+/*
+ * The array's clear function runs on the slots past the kept ones when it
+ * shrinks: each was dropped (and cleared) or moved from, so none may
+ * still own its text.
+ */
+void hd_store_filter_signals(struct hd_store *s,
+			     bool (*drop)(struct hd_signal *sig, void *data),
+			     void *data)
+{
+	guint out = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (drop(sig, data)) {
+			/* what the array's clear function would do */
+			g_clear_pointer(&sig->text, g_free);
+			continue;
+		}
+		if (out != i) {
+			g_array_index(s->signals, struct hd_signal, out) = *sig;
+			sig->text = NULL;
+		}
+		out++;
+	}
+	g_array_set_size(s->signals, out);
+}
+
 /* The attempt of in that line falls in, from 0. */
 static guint attempt_of(const struct hd_input *in, uint64_t line)
 {
@@ -48,6 +94,36 @@ static bool keep_prov(const struct hd_store *s, const guint *keep,
 		return true;
 	*drop = &g_array_index(in->attempts, struct hd_attempt, k);
 	return false;
+}
+
+struct attempt_ctx {
+	const struct hd_store *s;
+	const guint *keep;
+};
+
+static bool attempt_drop_op(struct hd_op *op, void *data)
+{
+	const struct attempt_ctx *ac = data;
+	struct hd_prov prov = hd_op_prov(ac->s, op);
+	struct hd_attempt *drop;
+
+	if (keep_prov(ac->s, ac->keep, &prov, &drop))
+		return false;
+	drop->ops++;
+	return true;
+}
+
+static bool attempt_drop_signal(struct hd_signal *sig, void *data)
+{
+	const struct attempt_ctx *ac = data;
+	struct hd_attempt *drop;
+
+	if (keep_prov(ac->s, ac->keep, &sig->prov, &drop))
+		return false;
+	if (sig->cat != HD_SIG_PROGRESS && sig->cat != HD_SIG_INFO &&
+	    drop->trouble++ == 0)
+		drop->first_trouble = g_strdup(sig->text);
+	return true;
 }
 
 /*
@@ -261,9 +337,8 @@ void hd_store_keep_attempt(struct hd_store *s, int attempt)
 	g_autofree int64_t *shift = g_new0(int64_t, n + 1);
 	g_autofree int64_t *last = g_new0(int64_t, n + 1);
 	g_autofree bool *tied = g_new0(bool, n + 1);
-	struct hd_attempt *drop;
+	struct attempt_ctx ac = { s, keep };
 	bool any = false;
-	guint kept;
 
 	align_attempts(s, shift, last, tied);
 	for (guint i = 0; i < n; i++) {
@@ -308,43 +383,8 @@ void hd_store_keep_attempt(struct hd_store *s, int attempt)
 	}
 	if (!any)
 		return;
-	kept = 0;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		struct hd_prov prov = hd_op_prov(s, op);
-
-		if (!keep_prov(s, keep, &prov, &drop)) {
-			drop->ops++;
-			continue;
-		}
-		if (kept != i)
-			g_array_index(s->ops, struct hd_op, kept) = *op;
-		kept++;
-	}
-	g_array_set_size(s->ops, kept);
-	kept = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (!keep_prov(s, keep, &sig->prov, &drop)) {
-			if (sig->cat != HD_SIG_PROGRESS &&
-			    sig->cat != HD_SIG_INFO && drop->trouble++ == 0)
-				drop->first_trouble = g_strdup(sig->text);
-			g_free(sig->text);
-			sig->text = NULL;
-			continue;
-		}
-		if (kept != i) {
-			g_array_index(s->signals, struct hd_signal, kept) =
-				*sig;
-			/* moved: the clear on shrinking must not free it */
-			sig->text = NULL;
-		}
-		kept++;
-	}
-	g_array_set_size(s->signals, kept);
+	hd_store_filter_ops(s, attempt_drop_op, &ac);
+	hd_store_filter_signals(s, attempt_drop_signal, &ac);
 }
 
 static bool rank_ok(int64_t r)
@@ -409,92 +449,54 @@ static void bound_time_warn(struct hd_store *s, const struct hd_prov *p,
 		      line ? "" : "a record's time ", v);
 }
 
-static void bound_ops(struct hd_store *s)
-{
-	uint32_t warned = 0, out = 0, twarned = 0;
-	uint32_t last_input = UINT32_MAX;
-	enum hd_clock clock = HD_CLOCK_NONE;
-
-	for (guint i = 0; i < s->ops->len; i++) {
-		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
-		/* an anonymous process's index is bounded like a rank */
-		int64_t who =
-			hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
-
-		/* an input's ops are adjacent: its clock looked up once */
-		if (op->input != last_input) {
-			last_input = op->input;
-			clock = op->input < s->inputs->len
-					? hd_store_input(s, op->input)->op_clock
-					: HD_CLOCK_NONE;
-		}
-		if (op->has_extra) {
-			struct hd_op_extra *x = &g_array_index(
-				s->op_extra, struct hd_op_extra, op->slot);
-			int64_t *ts[] = { &x->t_enqueue_ns, &x->t_start_ns,
-					  &x->t_end_ns };
-			int64_t bad = INT64_MIN;
-
-			for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
-				int64_t v = *ts[k];
-
-				if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
-					bad = v;
-			}
-			if (bad != INT64_MIN) {
-				struct hd_prov prov = hd_op_prov(s, op);
-
-				bound_time_warn(s, &prov, bad, &twarned);
-			}
-		}
-
-		if (!rank_ok(who) || !seq_ok(op->seq)) {
-			struct hd_prov prov = hd_op_prov(s, op);
-
-			bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
-				   rank_ok(who) ? op->seq : who, &warned);
-			continue;
-		}
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-}
-
-/*
- * Keeps the signals drop() says no to, in order.  The array's clear
- * function runs on the slots past the kept ones when it shrinks: each was
- * dropped (and cleared) or moved from, so none may still own its text.
- */
-static void signals_filter(struct hd_store *s,
-			   bool (*drop)(struct hd_signal *sig, void *data),
-			   void *data)
-{
-	uint32_t out = 0;
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (drop(sig, data)) {
-			/* what the array's clear function would do */
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (out != i) {
-			g_array_index(s->signals, struct hd_signal, out) = *sig;
-			sig->text = NULL;
-		}
-		out++;
-	}
-	g_array_set_size(s->signals, out);
-}
-
 struct bound_ctx {
 	struct hd_store *s;
-	uint32_t warned;
+	uint32_t warned, twarned;
+	/* the clock of the last op's input: an input's ops are adjacent */
+	uint32_t last_input;
+	enum hd_clock clock;
 };
+
+static bool bound_drop_op(struct hd_op *op, void *data)
+{
+	struct bound_ctx *b = data;
+	struct hd_store *s = b->s;
+	struct hd_prov prov;
+	/* an anonymous process's index is bounded like a rank */
+	int64_t who = hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
+
+	if (op->input != b->last_input) {
+		b->last_input = op->input;
+		b->clock = op->input < s->inputs->len
+				   ? hd_store_input(s, op->input)->op_clock
+				   : HD_CLOCK_NONE;
+	}
+	if (op->has_extra) {
+		struct hd_op_extra *x = &g_array_index(
+			s->op_extra, struct hd_op_extra, op->slot);
+		int64_t *ts[] = { &x->t_enqueue_ns, &x->t_start_ns,
+				  &x->t_end_ns };
+		int64_t bad = INT64_MIN;
+
+		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
+			int64_t v = *ts[k];
+
+			if (!time_ok(b->clock, ts[k]) && bad == INT64_MIN)
+				bad = v;
+		}
+		if (bad != INT64_MIN) {
+			prov = hd_op_prov(s, op);
+			bound_time_warn(s, &prov, bad, &b->twarned);
+		}
+	}
+	if (rank_ok(who) && seq_ok(op->seq))
+		return false;
+	/* the provenance only for a warning */
+	prov = hd_op_prov(s, op);
+	bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
+		   rank_ok(who) ? op->seq : who, &b->warned);
+	return true;
+}
 
 static bool bound_drop(struct hd_signal *sig, void *data)
 {
@@ -513,13 +515,6 @@ static bool bound_drop(struct hd_signal *sig, void *data)
 	if (!time_ok(sig->time.clock, &sig->time.ns))
 		sig->time = hd_time_none();
 	return false;
-}
-
-static void bound_signals(struct hd_store *s)
-{
-	struct bound_ctx b = { s, 0 };
-
-	signals_filter(s, bound_drop, &b);
 }
 
 static void bound_groups(struct hd_store *s)
@@ -607,8 +602,13 @@ void hd_store_bound(struct hd_store *s)
 	gpointer key, value;
 	uint32_t warned = 0;
 
-	bound_ops(s);
-	bound_signals(s);
+	{
+		struct bound_ctx b = { .s = s, .last_input = UINT32_MAX };
+		struct bound_ctx bs = { .s = s, .last_input = UINT32_MAX };
+
+		hd_store_filter_ops(s, bound_drop_op, &b);
+		hd_store_filter_signals(s, bound_drop, &bs);
+	}
 	bound_groups(s);
 	bound_claims(s);
 	for (guint i = 0; i < s->inputs->len; i++) {
@@ -662,19 +662,10 @@ static bool outside_window(const struct hd_window *w, struct hd_time t,
 }
 
 struct window_ctx {
+	const struct hd_store *s;
 	const struct hd_window *w;
-	uint64_t dropped, unjudged;
+	uint64_t ops, sigs, unjudged;
 };
-
-static bool window_drop(struct hd_signal *sig, void *data)
-{
-	struct window_ctx *wc = data;
-
-	if (!outside_window(wc->w, sig->time, &wc->unjudged))
-		return false;
-	wc->dropped++;
-	return true;
-}
 
 /* An op's time: when it started, else was enqueued, else ended. */
 static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
@@ -688,6 +679,26 @@ static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
 	return hd_op_time(s, op, x->t_end_ns);
 }
 
+static bool window_drop_op(struct hd_op *op, void *data)
+{
+	struct window_ctx *wc = data;
+
+	if (!outside_window(wc->w, op_time(wc->s, op), &wc->unjudged))
+		return false;
+	wc->ops++;
+	return true;
+}
+
+static bool window_drop_signal(struct hd_signal *sig, void *data)
+{
+	struct window_ctx *wc = data;
+
+	if (!outside_window(wc->w, sig->time, &wc->unjudged))
+		return false;
+	wc->sigs++;
+	return true;
+}
+
 struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
 			  int64_t ns)
 {
@@ -698,43 +709,24 @@ struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
 
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
 {
-	uint64_t ops = 0, sigs = 0, unjudged = 0;
-	guint out = 0;
+	struct window_ctx wc = { s, w, 0, 0, 0 };
 
 	if (!w ||
 	    (!w->time_of_day && w->since == INT64_MIN && w->until == INT64_MAX))
 		return;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (outside_window(w, op_time(s, op), &unjudged)) {
-			ops++;
-			continue;
-		}
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-	{
-		struct window_ctx wc = { w, 0, 0 };
-
-		signals_filter(s, window_drop, &wc);
-		sigs = wc.dropped;
-		unjudged += wc.unjudged;
-	}
-	if ((ops || sigs) && s->inputs->len)
+	hd_store_filter_ops(s, window_drop_op, &wc);
+	hd_store_filter_signals(s, window_drop_signal, &wc);
+	if ((wc.ops || wc.sigs) && s->inputs->len)
 		hd_input_warn(hd_store_input(s, 0), 0,
 			      "%" G_GUINT64_FORMAT " ops and %" G_GUINT64_FORMAT
 			      " signals outside --since/--until, not analyzed",
-			      ops, sigs);
-	if (unjudged && s->inputs->len)
+			      wc.ops, wc.sigs);
+	if (wc.unjudged && s->inputs->len)
 		hd_input_warn(
 			hd_store_input(s, 0), 0,
 			"%" G_GUINT64_FORMAT
 			" records kept whatever --since/--until say: their times are %s",
-			unjudged,
+			wc.unjudged,
 			w->time_of_day
 				? "trace- or boot-relative"
 				: "local of unknown zone (or relative), and the bounds are UTC");

@@ -218,6 +218,23 @@ static void detach_from_rank(struct hd_store *s, guint i)
 	}
 }
 
+/* Whether a record of input `input` is of an input set apart. */
+static bool of_other_incident(const struct hd_store *s, uint32_t input)
+{
+	return input < s->inputs->len &&
+	       hd_store_input(s, input)->other_incident;
+}
+
+static bool other_incident_op(struct hd_op *op, void *data)
+{
+	return of_other_incident(data, op->input);
+}
+
+static bool other_incident_signal(struct hd_signal *sig, void *data)
+{
+	return of_other_incident(data, sig->prov.input);
+}
+
 /* Sets apart the inputs of another incident by their UTC times. */
 static void set_apart_by_utc(struct hd_store *s)
 {
@@ -278,38 +295,8 @@ static void set_apart_by_utc(struct hd_store *s)
 /* Drops the records of every input set apart. */
 static void drop_set_apart(struct hd_store *s)
 {
-	guint n = s->inputs->len, out = 0;
-
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->input < n &&
-		    hd_store_input(s, op->input)->other_incident)
-			continue;
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-	out = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->prov.input < n &&
-		    hd_store_input(s, sig->prov.input)->other_incident) {
-			/* what the array's clear function would do */
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (out != i) {
-			g_array_index(s->signals, struct hd_signal, out) = *sig;
-			sig->text = NULL;
-		}
-		out++;
-	}
-	g_array_set_size(s->signals, out);
+	hd_store_filter_ops(s, other_incident_op, s);
+	hd_store_filter_signals(s, other_incident_signal, s);
 }
 
 /*

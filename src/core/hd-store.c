@@ -915,8 +915,9 @@ static int rank_of_pid(const struct hd_store *s, int32_t pid, const char *host)
 }
 
 /*
- * A gdb backtrace names a pid and no rank (issue 21): its signals take
- * the rank of the one rank whose process had that pid.
+ * An input of a kind that names a pid and no rank (HD_KIND_RANK_BY_PID: a
+ * gdb backtrace): its signals take the rank of the one rank whose process
+ * had that pid.
  */
 static void resolve_pid_signals(struct hd_store *s)
 {
@@ -929,7 +930,7 @@ static void resolve_pid_signals(struct hd_store *s)
 		    sig->prov.input >= s->inputs->len)
 			continue;
 		in = g_ptr_array_index(s->inputs, sig->prov.input);
-		if (in->kind == HD_INPUT_GDB)
+		if (hd_input_kind_flags(in->kind) & HD_KIND_RANK_BY_PID)
 			sig->rank = rank_of_pid(s, sig->pid, sig->host);
 	}
 }

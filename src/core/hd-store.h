@@ -26,43 +26,65 @@ struct hd_store;
 #define HD_INPUT_MAX_WARNINGS 20
 
 /*
- * The input kinds, one line each: the enum name, the name in reports and in
- * the JSON schema's kind enum, and what inputs of the kind are called in
- * prose.  A new kind is a line here plus its entry in the parser registry
- * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
- * ours).
+ * What the layers below the parsers need to know of an input kind, beyond
+ * its name: each kind's line in HD_INPUT_KINDS says which apply.
  */
-#define HD_INPUT_KINDS(X)                                                 \
-	X(UNKNOWN, "unknown", "inputs")                                   \
-	/* NCCL_DEBUG and/or PyTorch c10d text */                         \
-	X(NCCL_LOG, "nccl_log", "logs")                                   \
-	/* flight-recorder dump, pickle or JSON */                        \
-	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")         \
-	/* profiler Chrome trace */                                       \
-	X(KINETO, "kineto_trace", "profiler traces")                      \
-	/* dmesg, dmesg -T, journalctl -k (issue 21) */                   \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")                        \
-	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */         \
-	X(IB_STATE, "ib_state", "InfiniBand port states")                 \
-	/* nvidia-smi -q (issue 21) */                                    \
-	X(GPU_STATE, "gpu_state", "GPU states")                           \
-	/* py-spy dump of a live process, text or --json */               \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")                            \
-	/* hangdoc digest of other inputs (docs/format-digest.md); \
-	   only a digest that cannot be read keeps this kind */      \
-	X(DIGEST, "digest", "digests")                                    \
-	/* gdb thread apply all bt, live or core (issue 21) */            \
-	X(GDB, "gdb_backtrace", "gdb backtraces")                         \
-	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                     \
-	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files") \
-	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                          \
-	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")              \
-	/* NCCL Inspector profiler plugin JSON (issue 21) */              \
-	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs")
+enum hd_input_kind_flags {
+	HD_KIND_NONE = 0,
+	/*
+	 * what on-call collects from a host (kernel log, InfiniBand and GPU
+	 * state): joined to ranks by host, pid, bus id or port (hd-kernel.c)
+	 */
+	HD_KIND_HOST_STATE = 1 << 0,
+	/*
+	 * its signals name a pid and no rank: hd_store_resolve() gives them
+	 * the rank of the one rank whose process had that pid
+	 */
+	HD_KIND_RANK_BY_PID = 1 << 1,
+};
+
+/*
+ * The input kinds, one line each: the enum name, the name in reports and in
+ * the JSON schema's kind enum, what inputs of the kind are called in
+ * prose, and its enum hd_input_kind_flags.  A new kind is a line here plus
+ * its entry in the parser registry (parsers/parsers.c), which names its
+ * parser; nothing else in core, the engine or the reports lists kinds.
+ * UNKNOWN stays first (0: not sniffed yet, or not ours).
+ */
+#define HD_INPUT_KINDS(X)                                                     \
+	X(UNKNOWN, "unknown", "inputs", HD_KIND_NONE)                         \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                             \
+	X(NCCL_LOG, "nccl_log", "logs", HD_KIND_NONE)                         \
+	/* flight-recorder dump, pickle or JSON */                            \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps",             \
+	  HD_KIND_NONE)                                                       \
+	/* profiler Chrome trace */                                           \
+	X(KINETO, "kineto_trace", "profiler traces", HD_KIND_NONE)            \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */                       \
+	X(KERNEL_LOG, "kernel_log", "kernel logs", HD_KIND_HOST_STATE)        \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */             \
+	X(IB_STATE, "ib_state", "InfiniBand port states", HD_KIND_HOST_STATE) \
+	/* nvidia-smi -q, or its failure (issue 21) */                        \
+	X(GPU_STATE, "gpu_state", "GPU states", HD_KIND_HOST_STATE)           \
+	/* py-spy dump of a live process, text or --json */                   \
+	X(PYSPY, "pyspy_dump", "py-spy dumps", HD_KIND_NONE)                  \
+	/* hangdoc digest of other inputs (docs/format-digest.md);         \
+	   only a digest that cannot be read keeps this kind */  \
+	X(DIGEST, "digest", "digests", HD_KIND_NONE)                          \
+	/* gdb thread apply all bt, live or core (issue 21) */                \
+	X(GDB, "gdb_backtrace", "gdb backtraces", HD_KIND_RANK_BY_PID)        \
+	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                         \
+	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files",     \
+	  HD_KIND_NONE)                                                       \
+	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                              \
+	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps", HD_KIND_NONE)    \
+	/* NCCL Inspector profiler plugin JSON (issue 21) */                  \
+	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs",         \
+	  HD_KIND_NONE)
 
 /* clang-format off */
 enum hd_input_kind {
-#define HD_INPUT_KIND_ENUM(id, name, words) HD_INPUT_##id,
+#define HD_INPUT_KIND_ENUM(id, name, words, flags) HD_INPUT_##id,
 	HD_INPUT_KINDS(HD_INPUT_KIND_ENUM)
 #undef HD_INPUT_KIND_ENUM
 	HD_INPUT_KIND_COUNT
@@ -530,86 +552,128 @@ enum hd_signal_cat {
 	HD_SIG_CAT_COUNT
 };
 
-/* What a signal says, more precisely than its category. */
+/*
+ * What a signal says, more precisely than its category: the signal
+ * types, one line each: the enum name and the type's name in
+ * reports (show, the Perfetto trace).  A new type is a line here; what
+ * its seq, code and text mean is said in its comment and read through
+ * the accessors below.  OTHER stays first.
+ */
+#define HD_SIGNAL_TYPES(X)                                                \
+	X(OTHER, "other")                                                 \
+	/* c10d: op S timed out (seq, op_name, numel) */                  \
+	X(WATCHDOG_TIMEOUT, "watchdog_timeout")                           \
+	/* c10d: last enqueued E / completed C */                         \
+	X(PG_STATUS, "pg_status")                                         \
+	/* NET/IB completion error (ib_status) */                         \
+	X(IB_COMPLETION, "ib_completion")                                 \
+	/* NET/IB async event */                                          \
+	X(IB_ASYNC, "ib_async")                                           \
+	/* socket error talking to peer */                                \
+	X(SOCKET, "socket")                                               \
+	/* connection closed by remote peer */                            \
+	X(PEER_CLOSED, "peer_closed")                                     \
+	X(CUDA_ERROR, "cuda_error")                                       \
+	X(OOM, "oom")                                                     \
+	/* "NCCL error in:" with Last error */                            \
+	X(NCCL_ERROR, "nccl_error")                                       \
+	X(COMM_ABORTED, "comm_aborted")                                   \
+	X(DUPLICATE_GPU, "duplicate_gpu")                                 \
+	X(SHM, "shm")                                                     \
+	X(BOOTSTRAP, "bootstrap")                                         \
+	/* torchrun: exitcode, signal */                                  \
+	X(PROCESS_EXIT, "process_exit")                                   \
+	/* Python exception */                                            \
+	X(TRACEBACK, "traceback")                                         \
+	/* watchdog stuck / heartbeat monitor */                          \
+	X(HEARTBEAT, "heartbeat")                                         \
+	/* FR dump signal / path */                                       \
+	X(DUMP, "dump")                                                   \
+	/* TORCH_NCCL_DESYNC_DEBUG's own conclusion */                    \
+	X(DESYNC_REPORT, "desync_report")                                 \
+	/* NCCL "-> N" error unwind */                                    \
+	X(UNWIND, "unwind")                                               \
+	X(RAS, "ras")                                                     \
+	/* NCCL saw a truncated/oversized message */                      \
+	X(SIZE_MISMATCH, "size_mismatch")                                 \
+	/* c10d (issue 11) */                                             \
+	/* ProcessGroupWrapper: one rank's fingerprint (seq, op_name, \
+	   numel, dtype_name); peer_rank the rank it was compared with */   \
+	X(COLL_MISMATCH, "coll_mismatch")                                 \
+	/* c10d: the TCPStore went away mid-run */                        \
+	X(STORE_LOST, "store_lost")                                       \
+	/* another tool's conclusion naming ranks (desync report, \
+	   fr_trace, monitoredBarrier): seq, op_name, the ranks in \
+	   text */       \
+	X(RANKS_NAMED, "ranks_named")                                     \
+	/* NCCL side (issue 11) */                                        \
+	/* "Mismatched collective detected" (peer_rank: the rank NCCL \
+	   points at, a hint) */   \
+	X(NCCL_COLL_MISMATCH, "nccl_coll_mismatch")                       \
+	/* the network a process chose ("Using network IB"; text), or \
+	   lost ("Failed to open libibverbs") */   \
+	X(TRANSPORT, "transport")                                         \
+	/* "Socket recv failed while polling": the local proxy thread \
+	   is gone */   \
+	X(PROXY_DIED, "proxy_died")                                       \
+	/* RAS status: N ranks launched up to op K (seq K, code N); or \
+	   one rank it lists (peer_rank, seq -1) */  \
+	X(RAS_MISMATCH, "ras_mismatch")                                   \
+	/* nccl-tests "Test NCCL failure" */                              \
+	X(TEST_FAILURE, "test_failure")                                   \
+	/* a process of unknown rank whose ops were kept:               \
+	   hd_signal_anon_proc() = their hd_op_anon(), rank -1, host,   \
+	   pid, code = its device (-1 unknown), seq = its ops */ \
+	X(ANON_PROC, "anonymous_process")                                 \
+	/* kernel logs (issue 21): host from the content or the file \
+	   name */    \
+	/* NVRM Xid: code = the Xid, device = the GPU's PCI bus id \
+	   ("0000:38:00"), pid when printed */      \
+	X(XID, "xid")                                                     \
+	/* the kernel's OOM killer: pid, op_name = the killed \
+	   process's name, code = enum hd_oom_cgroup */           \
+	X(HOST_OOM, "host_oom_kill")                                      \
+	/* an HCA port's link went down (code 0) or came up (code 1), \
+	   or is neither (2, ib_state): device = "mlx5_0:1" */   \
+	X(LINK_EVENT, "link_event")                                       \
+	/* perfquery: code = error counters above 0, text names them; \
+	   device when known */   \
+	X(IB_COUNTERS, "ib_counters")                                     \
+	/* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...": the HCA ports a \
+	   process uses (text) */    \
+	X(NET_DEVICES, "net_devices")                                     \
+	/* nvidia-smi -q, nvidia-smi's failures, the kernel's PCIe \
+	   and init errors: one GPU, device = its bus id (NULL: the \
+	   host's), code = enum hd_gpu_problem bits */      \
+	X(GPU_STATE, "gpu_state")                                         \
+	/* crash output (ev-a): a process's last words */                 \
+	/* a fatal signal's handler (UCX "Caught signal", Python \
+	   faulthandler): code = the signal number, stack = its frames */        \
+	X(FATAL_SIGNAL, "fatal_signal")                                   \
+	/* one thread of a py-spy dump: pid, code = thread id, text \
+	   its header, stack = where it is now */     \
+	X(PYSPY_THREAD, "pyspy_thread")                                   \
+	/* issue 21 (ev-more) */                                          \
+	/* one thread of a gdb backtrace: pid, code = its LWP, text \
+	   its header, stack its frames */     \
+	X(GDB_THREAD, "gdb_thread")                                       \
+	/* NCCL Inspector, one comm and rank: group_name = comm id, \
+	   seq = the last coll_sn, op_name its collective, code = \
+	   records, numel_in/out = max/mean exec us */     \
+	X(COLL_TIMING, "coll_timing")
+
+/* clang-format off */
 enum hd_signal_type {
-	HD_SIGT_OTHER = 0,
-	HD_SIGT_WATCHDOG_TIMEOUT, /* c10d: op S timed out (seq, op_name, numel) */
-	HD_SIGT_PG_STATUS, /* c10d: last enqueued E / completed C */
-	HD_SIGT_IB_COMPLETION, /* NET/IB completion error (ib_status) */
-	HD_SIGT_IB_ASYNC, /* NET/IB async event */
-	HD_SIGT_SOCKET, /* socket error talking to peer */
-	HD_SIGT_PEER_CLOSED, /* connection closed by remote peer */
-	HD_SIGT_CUDA_ERROR,
-	HD_SIGT_OOM,
-	HD_SIGT_NCCL_ERROR, /* "NCCL error in:" with Last error */
-	HD_SIGT_COMM_ABORTED,
-	HD_SIGT_DUPLICATE_GPU,
-	HD_SIGT_SHM,
-	HD_SIGT_BOOTSTRAP,
-	HD_SIGT_PROCESS_EXIT, /* torchrun: exitcode, signal */
-	HD_SIGT_TRACEBACK, /* Python exception */
-	HD_SIGT_HEARTBEAT, /* watchdog stuck / heartbeat monitor */
-	HD_SIGT_DUMP, /* FR dump signal / path */
-	HD_SIGT_DESYNC_REPORT, /* TORCH_NCCL_DESYNC_DEBUG's own conclusion */
-	HD_SIGT_UNWIND, /* NCCL "-> N" error unwind */
-	HD_SIGT_RAS,
-	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
-	/* c10d (issue 11) */
-	/* ProcessGroupWrapper: one rank's fingerprint (seq, op_name, numel,
-	   dtype_name); peer_rank the rank it was compared with */
-	HD_SIGT_COLL_MISMATCH,
-	/* c10d: the TCPStore went away mid-run */
-	HD_SIGT_STORE_LOST,
-	/* another tool's conclusion naming ranks (desync report, fr_trace,
-	   monitoredBarrier): seq, op_name, the ranks in text */
-	HD_SIGT_RANKS_NAMED,
-	/* NCCL side (issue 11) */
-	HD_SIGT_NCCL_COLL_MISMATCH, /* "Mismatched collective detected" (peer_rank:
-				  the rank NCCL points at, a hint) */
-	HD_SIGT_TRANSPORT, /* the network a process chose ("Using network
-				  IB"; text), or lost ("Failed to open
-				  libibverbs") */
-	HD_SIGT_PROXY_DIED, /* "Socket recv failed while polling": the
-				  local proxy thread is gone */
-	HD_SIGT_RAS_MISMATCH, /* RAS status: N ranks launched up to op K
-				  (seq K, code N); or one rank it lists
-				  (peer_rank, seq -1) */
-	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
-	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
-				 kept: hd_signal_anon_proc() = their
-				 hd_op_anon(), rank -1, host, pid, code =
-				 its device (-1 unknown), seq = its ops */
-	/* kernel logs (issue 21): host from the content or the file name */
-	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
-			bus id ("0000:38:00"), pid when printed */
-	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
-			     killed process's name */
-	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
-			       up (code 1), or is neither (2, ib_state):
-			       device = "mlx5_0:1" */
-	HD_SIGT_IB_COUNTERS, /* perfquery: code = error counters above 0,
-				text names them; device when known */
-	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
-				the HCA ports a process uses (text) */
-	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
-			      code = enum hd_gpu_problem bits */
-	/* crash output (ev-a): a process's last words */
-	HD_SIGT_FATAL_SIGNAL, /* a fatal signal's handler (UCX "Caught
-				 signal", Python faulthandler): code = the
-				 signal number, stack = its frames */
-	HD_SIGT_PYSPY_THREAD, /* one thread of a py-spy dump: pid, code =
-				 thread id, text its header, stack = where
-				 it is now */
-	/* issue 21 (ev-more) */
-	HD_SIGT_GDB_THREAD, /* one thread of a gdb backtrace: pid, code =
-			       its LWP, text its header, stack its frames */
-	HD_SIGT_COLL_TIMING, /* NCCL Inspector, one comm and rank:
-				group_name = comm id, seq = the last
-				coll_sn, op_name its collective, code =
-				records, numel_in/out = max/mean exec us */
+#define HD_SIGNAL_TYPE_ENUM(id, name) HD_SIGT_##id,
+	HD_SIGNAL_TYPES(HD_SIGNAL_TYPE_ENUM)
+#undef HD_SIGNAL_TYPE_ENUM
+	HD_SIGT_COUNT,
 	/* the last type, for readers that bound a stored type */
-	HD_SIGT_LAST = HD_SIGT_COLL_TIMING,
+	HD_SIGT_LAST = HD_SIGT_COUNT - 1
 };
+/* clang-format on */
+/* a signal keeps its type in 8 bits */
+_Static_assert(HD_SIGT_COUNT <= 256, "signal types fit a uint8_t");
 
 /*
  * The group_name of a c10d watchdog timeout whose input names PGs but not
@@ -617,6 +681,17 @@ enum hd_signal_type {
  * never PG 0 and never joined with another's timeouts.
  */
 #define HD_PG_UNNAMED "?"
+
+/*
+ * Where the kernel says an OOM kill's task lived (HD_SIGT_HOST_OOM's
+ * code): its cgroup names a container runtime (docker, kubepods,
+ * containerd, ...), or none, or no cgroup line was read.
+ */
+enum hd_oom_cgroup {
+	HD_OOM_CGROUP_UNKNOWN = 0,
+	HD_OOM_CGROUP_CONTAINER = 1,
+	HD_OOM_CGROUP_HOST = 2,
+};
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
 enum hd_gpu_problem {
@@ -628,6 +703,17 @@ enum hd_gpu_problem {
 				     performance matter, never a cause */
 	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
 					   asks for a reset (or a drain) */
+	/* lost to its host (nvidia-smi failing, kernel logs) */
+	HD_GPU_LOST = 1 << 6, /* nvidia-smi cannot reach it ("Unknown
+				 Error", "GPU is lost"); with no device, no
+				 GPU of the host ("No devices were found") */
+	HD_GPU_INIT_FAILED = 1 << 7, /* the driver could not initialise it
+					("RmInitAdapter failed") */
+	HD_GPU_PCIE_ERROR = 1 << 8, /* an uncorrected PCIe error (AER) */
+	HD_GPU_NOT_GPU = 1 << 9, /* with PCIE_ERROR: the device is not known
+				    to be a GPU (a PCIe port's report); a
+				    GPU's only where a rank's busId or an
+				    NVRM line names it */
 };
 
 struct hd_signal {
@@ -784,6 +870,14 @@ static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
 	return sig->code;
+}
+
+/* HOST_OOM: enum hd_oom_cgroup. */
+static inline enum hd_oom_cgroup
+hd_signal_oom_cgroup(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_HOST_OOM);
+	return (enum hd_oom_cgroup)sig->code;
 }
 
 /* GPU_STATE: enum hd_gpu_problem bits. */
@@ -984,6 +1078,23 @@ void hd_group_own_members(struct hd_group *g);
 struct hd_attempt *hd_input_new_attempt(struct hd_input *in);
 
 /*
+ * Keeps, in order and in place, the ops drop() says no to.  drop() may
+ * change the op it keeps.  Every filter of the store's records is one of
+ * these two calls.
+ */
+void hd_store_filter_ops(struct hd_store *s,
+			 bool (*drop)(struct hd_op *op, void *data),
+			 void *data);
+
+/*
+ * Keeps, in order and in place, the signals drop() says no to; a dropped
+ * signal's text is freed once drop() has seen it.
+ */
+void hd_store_filter_signals(struct hd_store *s,
+			     bool (*drop)(struct hd_signal *sig, void *data),
+			     void *data);
+
+/*
  * Keeps, of every input split into attempts, only the ops and signals of
  * attempt (from 1; 0 or past the last: the last) and counts what the
  * others held.  Attempts are numbered per process life, not per file:
@@ -1156,6 +1267,10 @@ const char *hd_signal_cat_name(enum hd_signal_cat c);
 const char *hd_input_kind_name(enum hd_input_kind k);
 /* What inputs of kind k are called in prose ("flight-recorder dumps"). */
 const char *hd_input_kind_words(enum hd_input_kind k);
+/* Kind k's enum hd_input_kind_flags; none out of range. */
+unsigned hd_input_kind_flags(enum hd_input_kind k);
+/* "watchdog_timeout", ...: the type's name in reports; "other" out of range. */
+const char *hd_signal_type_name(enum hd_signal_type t);
 
 /*
  * Parses the spellings every source uses for op kinds and dtypes:

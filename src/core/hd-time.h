@@ -89,6 +89,15 @@ const char *hd_clock_name(enum hd_clock clock);
 int64_t hd_days_from_civil(int64_t y, int64_t m, int64_t d);
 
 /*
+ * The time of a date (year, month, day) and ns since midnight, on clock
+ * (HD_CLOCK_UTC or HD_CLOCK_LOCAL), in *out.  False, *out untouched, when
+ * the year lies outside HD_TIME_YEAR_MIN..HD_TIME_YEAR_MAX or the day
+ * does not exist in its month.
+ */
+bool hd_time_from_civil(int64_t y, int64_t m, int64_t d, int64_t tod,
+			enum hd_clock clock, struct hd_time *out);
+
+/*
  * Parses "hh:mm[:ss[.frac]]" (frac with '.' or ',') at s, at most n bytes:
  * *ns since midnight, the fraction kept only with with_frac.  Returns the
  * bytes used, 0 when s holds no such time.

@@ -422,6 +422,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 		if (!v)
 			continue;
 		v->seq = o0->seq;
+		hd_verdict_set_c10d_group(a, v, o0->sig->group_name);
 		v->op = o0->op ? hd_op_kind_name(hd_op_kind_parse(o0->op))
 			       : NULL;
 		if (v->op && strcmp(v->op, "unknown") == 0)
@@ -446,6 +447,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 			v->score = HD_SCORE_LAGGING;
 			hd_sig_cite(s, v, apart);
 		}
+		hd_verdict_set_c10d_group(a, v, apart->group_name);
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
@@ -456,6 +458,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 			lone->rank);
 
 		v->score = HD_SCORE_INSUFFICIENT;
+		hd_verdict_set_c10d_group(a, v, lone->group_name);
 		hd_sig_cite(s, v, lone);
 		g_ptr_array_add(a->verdicts, v);
 	}
@@ -528,6 +531,8 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 		if (v->confidence == HD_CONF_HIGH)
 			v->confidence = HD_CONF_MEDIUM;
 		v->seq = o0->seq;
+		hd_verdict_set_c10d_group(
+			a, v, o0->sig->group_name ? o0->sig->group_name : "0");
 		hd_verdict_add_ruled_out(
 			v,
 			"a hang inside one collective: the ranks time out in different ones");
@@ -731,16 +736,8 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		g_autofree char *rt = NULL;
 		struct hd_verdict *v;
 		bool lag = hd_signal_named_as(sig) == HD_NAMED_LAGGING;
-		guint out = 0;
 
-		/* sorted, each rank once */
-		g_array_sort(ranks, hd_compare_int);
-		for (guint k = 0; k < ranks->len; k++)
-			if (!out || g_array_index(ranks, int, k) !=
-					    g_array_index(ranks, int, out - 1))
-				g_array_index(ranks, int, out++) =
-					g_array_index(ranks, int, k);
-		g_array_set_size(ranks, out);
+		hd_ints_sort_unique(ranks);
 		rt = hd_ranks_text(ranks, 8);
 		v = hd_verdict_new(
 			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
@@ -764,6 +761,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		for (guint k = 0; k < ranks->len; k++)
 			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));
 		v->seq = sig->seq;
+		hd_verdict_set_c10d_group(a, v, sig->group_name);
 		v->score = lag ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
 		hd_sig_cite(s, v, sig);
 		hd_verdict_add_ruled_out(

@@ -59,8 +59,8 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 		{
 			GString *text = g_string_new(NULL);
 			int root = g_array_index(chain, int, chain->len - 1);
-			g_autofree char *first_label = hd_group_label(
-				s, mv->group, HD_GROUP_LABEL_LONG);
+			g_autofree char *first_label = hd_verdict_group_label(
+				a, mv, HD_GROUP_LABEL_LONG);
 
 			for (guint k = 0; k < chain->len; k++)
 				g_string_append_printf(
@@ -70,13 +70,12 @@ void hd_check_chains(struct hd_index *ix, struct hd_analysis *a)
 				HD_V_BLOCKED_CHAIN, HD_CONF_HIGH,
 				"rank %d is the root blocker: rank %d, missing from %s seq %" G_GINT64_FORMAT
 				", is itself blocked (wait chain %s)",
-				root, g_array_index(chain, int, 0), first_label,
+				root, g_array_index(chain, int, 0),
+				first_label ? first_label : "its group",
 				mv->seq, text->str);
 			g_string_free(text, TRUE);
 			hd_verdict_add_culprit(v, root);
-			v->group = mv->group;
-			v->seq = mv->seq;
-			v->op = mv->op;
+			hd_verdict_copy_place(v, mv);
 			v->confidence = mv->confidence;
 			v->score = HD_SCORE_CHAIN;
 			for (guint k = 0; k < steps->len; k++) {

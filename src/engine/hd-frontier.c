@@ -670,17 +670,24 @@ static void cite_waiting_op(const struct group_ctx *c, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 }
 
-/* Counts the waiting ranks past those cited. */
+/* Counts the waiting ranks past those cited, and says which they are. */
 static void cite_more_waiting(const struct frontier *f, struct hd_verdict *v)
 {
 	guint more = f->waiting->len - MAX_EVIDENCE_RANKS;
+	g_autoptr(GArray) rest = NULL;
 	g_autofree char *n = NULL;
+	g_autofree char *rt = NULL;
 
 	if (f->waiting->len <= MAX_EVIDENCE_RANKS)
 		return;
+	rest = g_array_sized_new(FALSE, FALSE, sizeof(int), more);
+	g_array_append_vals(rest,
+			    &g_array_index(f->waiting, int, MAX_EVIDENCE_RANKS),
+			    more);
 	n = hd_text_count(more);
-	hd_verdict_add_more(v, more, "and %s more rank%s at the same op", n,
-			    more == 1 ? "" : "s");
+	rt = hd_ranks_named(rest);
+	hd_verdict_add_more(v, more, "and %s more rank%s at the same op (%s)",
+			    n, more == 1 ? "" : "s", rt);
 }
 
 /*

@@ -1,12 +1,18 @@
 /*
- * Causes from the hosts' kernel logs (issue 21): NVRM Xid reports, the OOM
- * killer and HCA link changes, joined to ranks and set beside the verdicts
- * the collectives gave.
+ * Causes from the hosts' kernel logs, InfiniBand and GPU state (issue 21):
+ * NVRM Xid reports, GPUs lost to their host (nvidia-smi failing, PCIe
+ * errors, the driver failing to initialise one), the OOM killer and HCA
+ * link changes, joined to ranks and set beside the verdicts the
+ * collectives gave; one verdict per cause (a GPU, port or process on one
+ * host).
  *
  * A kernel event names a host (from the line, or from the file's name when
  * that is a host the other evidence shows) and a process id, a GPU's PCI
- * bus id or an HCA port.  It is joined to a rank on that host by pid, else
- * by the bus id NCCL's Init line printed for the rank.  An event that
+ * bus id or an HCA port.  It is joined to a rank on that host by the bus
+ * id NCCL's Init line printed for the rank, else by pid, which the kernel
+ * prints in the host's numbering and a container's rank in its own: a pid
+ * alone joins only a Python process of one rank, and is a lead (medium)
+ * unless another record on the host confirms that numbering.  An event that
  * joins to a rank another check already blames is the cause behind that
  * verdict, and the verdict it gives states the chain; one that joins to no
  * blamed rank is reported for what it is, ranked below the collectives'
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
@@ -106,13 +113,13 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	if (sig->prov.input >= s->inputs->len)
 		return false;
 	k = hd_store_input(s, sig->prov.input)->kind;
-	return k == HD_INPUT_KERNEL_LOG || k == HD_INPUT_IB_STATE ||
-	       k == HD_INPUT_GPU_STATE;
+	return hd_input_kind_flags(k) & HD_KIND_HOST_STATE;
 }
 
-/* Whether some rank ran on host. */
-static bool known_host(const struct hd_store *s, const char *host)
+/* The ranks that ran on host, ascending.  (transfer full) */
+static GArray *ranks_on(const struct hd_store *s, const char *host)
 {
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 	GHashTableIter it;
 	gpointer k, v;
 
@@ -121,9 +128,18 @@ static bool known_host(const struct hd_store *s, const char *host)
 		const struct hd_rank *r = v;
 
 		if (r->host && strcmp(r->host, host) == 0)
-			return true;
+			g_array_append_val(out, r->rank);
 	}
-	return false;
+	g_array_sort(out, hd_compare_int);
+	return out;
+}
+
+/* Whether some rank ran on host. */
+static bool known_host(const struct hd_store *s, const char *host)
+{
+	g_autoptr(GArray) on = ranks_on(s, host);
+
+	return on->len > 0;
 }
 
 /*
@@ -167,6 +183,33 @@ static const char *event_host(const struct hd_store *s,
 	return found;
 }
 
+/* One host event and what it joins. */
+struct event {
+	const struct hd_signal *sig;
+	const char *host;
+	bool by_name;
+	int rank;
+	const char *how; /* a port's join, in words */
+	/* a GPU's or process's join: by the GPU's bus id, by the pid (with
+	   the bus id, or alone), and whether a pid alone is confirmed */
+	bool by_bus, by_pid, pid_sure;
+	/* about every GPU of its host (no device): users are the host's
+	   ranks, and rank the one a verdict blames, if any */
+	bool host_wide;
+	char *declined; /* why its pid joined no rank (owned), or NULL */
+	const struct hd_verdict *blamed;
+	const struct xid_info *xid;
+	GArray *users; /* ports: the ranks that use it (owned), or NULL */
+};
+
+/* Whether e rests on a join a person may act on without doubt. */
+static bool join_sure(const struct event *e)
+{
+	if (e->host_wide)
+		return e->rank < 0;
+	return e->rank < 0 || e->by_bus || e->users || e->pid_sure;
+}
+
 /* NCCL's busId ("38000", or "0000:38:00.0") as "0000:38:00", or NULL. */
 static bool same_bus(const char *nccl, const char *pci)
 {
@@ -190,58 +233,155 @@ static bool same_bus(const char *nccl, const char *pci)
 	}
 }
 
-/* The rank a kernel event on host belongs to, or -1; *how says by what. */
-static int join_rank(const struct hd_store *s, const struct hd_signal *sig,
-		     const char *host, const char **how)
+/* The one rank on host whose GPU has bus id dev, else -1. */
+static int bus_rank_on(const struct hd_store *s, const char *host,
+		       const char *dev)
 {
 	GHashTableIter it;
 	gpointer k, v;
-	int by_pid = -1, by_bus = -1;
-	guint nbus = 0;
+	int found = -1;
+	guint n = 0;
 
-	*how = NULL;
-	if (!host)
+	if (!host || !dev)
 		return -1;
 	g_hash_table_iter_init(&it, s->ranks);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		const struct hd_rank *r = v;
 
-		if (!r->host || strcmp(r->host, host) != 0)
-			continue;
-		if (sig->pid > 0 && r->pid == sig->pid)
-			by_pid = r->rank;
-		if (sig->device && same_bus(r->bus_id, sig->device)) {
-			by_bus = r->rank;
-			nbus++;
+		if (r->host && strcmp(r->host, host) == 0 &&
+		    same_bus(r->bus_id, dev)) {
+			found = r->rank;
+			n++;
 		}
 	}
-	if (by_pid >= 0) {
-		*how = "by its pid";
-		return by_pid;
-	}
-	if (by_bus >= 0 && nbus == 1) {
-		*how = "by the GPU's bus id in NCCL's Init line";
-		return by_bus;
-	}
-	return -1;
+	return n == 1 ? found : -1;
 }
 
-/* The ranks that ran on host, ascending.  (transfer full) */
-static GArray *ranks_on(const struct hd_store *s, const char *host)
+/* The ranks on host whose process had pid, ascending.  (transfer full) */
+static GArray *pid_ranks_on(const struct hd_store *s, const char *host,
+			    int32_t pid)
 {
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
 	GHashTableIter it;
 	gpointer k, v;
 
 	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
+	while (host && pid > 0 && g_hash_table_iter_next(&it, &k, &v)) {
 		const struct hd_rank *r = v;
 
-		if (r->host && strcmp(r->host, host) == 0)
+		if (r->pid == pid && r->host && strcmp(r->host, host) == 0)
 			g_array_append_val(out, r->rank);
 	}
 	g_array_sort(out, hd_compare_int);
 	return out;
+}
+
+/*
+ * Whether a process the kernel named could be a rank's: PyTorch ranks
+ * are Python processes ("python3", "python3.11"), whose main thread
+ * PyTorch names "pt_main_thread".
+ */
+static bool name_fits(const char *name)
+{
+	return name && (g_str_has_prefix(name, "python") ||
+			g_str_has_prefix(name, "pt_"));
+}
+
+/*
+ * Whether the kernel's numbering of processes on host is rank's own: a
+ * kernel record there names rank's GPU by its bus id and rank's pid.
+ * A container numbers its processes apart from its host, and the kernel
+ * prints the host's numbers; only such a record shows they are one.
+ */
+static bool pid_confirmed(const struct hd_store *s, const char *host, int rank,
+			  int32_t pid)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		bool by_name;
+
+		if (sig->type != HD_SIGT_XID || sig->pid != pid ||
+		    !sig->device || !from_kernel(s, sig) ||
+		    event_host(s, sig, &by_name) != host)
+			continue;
+		if (bus_rank_on(s, host, sig->device) == rank)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Joins a kernel event (an Xid, an OOM kill, a GPU's state) to the rank
+ * on its host whose GPU it names (by NCCL's busId), else whose pid it
+ * names.  The kernel prints the host's pids, and NCCL and PyTorch in a
+ * container print the container's: a pid joins only when it is one
+ * rank's on that host, the kernel's name for the process is a Python
+ * trainer's, and the kill was not in a container's cgroup; a join by
+ * pid alone is sure (e->pid_sure) only when another record on the host
+ * confirms that numbering.  Why a pid joined nothing goes to
+ * e->declined.
+ */
+static void join_rank(const struct hd_store *s, struct event *e)
+{
+	const struct hd_signal *sig = e->sig;
+	g_autoptr(GArray) with = NULL;
+	int by_bus, by_pid = -1;
+
+	e->rank = -1;
+	if (!e->host) {
+		g_autofree char *hosts = NULL;
+		g_autofree char *who =
+			hd_sig_pid_ranks(s, sig->pid, NULL, &hosts);
+
+		if (who)
+			e->declined = g_strdup_printf(
+				"pid %d is %s%s%s%s in the job's logs, and the kernel log names no host: joined to neither",
+				sig->pid, who, hosts ? " (on " : "",
+				hosts ? hosts : "", hosts ? ")" : "");
+		return;
+	}
+	by_bus = bus_rank_on(s, e->host, sig->device);
+	with = pid_ranks_on(s, e->host, sig->pid);
+	if (with->len > 1) {
+		g_autofree char *who =
+			hd_sig_pid_ranks(s, sig->pid, e->host, NULL);
+
+		e->declined = g_strdup_printf(
+			"pid %d on %s is %s in the job's logs (containers number their processes alike): joined to neither by it",
+			sig->pid, e->host, who ? who : "several ranks");
+	} else if (with->len == 1) {
+		int r = g_array_index(with, int, 0);
+
+		if (sig->type == HD_SIGT_HOST_OOM &&
+		    hd_signal_oom_cgroup(sig) == HD_OOM_CGROUP_CONTAINER)
+			e->declined = g_strdup_printf(
+				"pid %d on %s is rank %d's in the job's logs, but the killed process was in a container (its cgroup, on the line before), and the kernel prints the host's pid, not the container's: not joined by it",
+				sig->pid, e->host, r);
+		else if (!name_fits(sig->op_name))
+			e->declined = g_strdup_printf(
+				"pid %d on %s is rank %d's in the job's logs, but the kernel names that process %s%s%s, not a Python trainer; the kernel prints the host's pids, and a container's own differ: not joined by it",
+				sig->pid, e->host, r, sig->op_name ? "'" : "",
+				sig->op_name ? sig->op_name : "not at all",
+				sig->op_name ? "'" : "");
+		else
+			by_pid = r;
+	}
+	if (by_bus >= 0) {
+		e->rank = by_bus;
+		e->by_bus = true;
+		e->by_pid = by_pid == by_bus;
+		if (by_pid >= 0 && by_pid != by_bus) {
+			g_free(e->declined);
+			e->declined = g_strdup_printf(
+				"its pid %d is rank %d's on %s in the job's logs, but the GPU is rank %d's: joined by the GPU",
+				sig->pid, by_pid, e->host, by_bus);
+		}
+	} else if (by_pid >= 0) {
+		/* pid_sure is the caller's: pid_confirmed() reads every
+		   signal, so only for the events that become verdicts */
+		e->rank = by_pid;
+		e->by_pid = true;
+	}
 }
 
 /* The top verdict so far that blames rank, or NULL.  (transfer none) */
@@ -260,17 +400,6 @@ static const struct hd_verdict *blaming(const struct hd_analysis *a, int rank)
 	return best;
 }
 
-struct event {
-	const struct hd_signal *sig;
-	const char *host;
-	bool by_name;
-	int rank;
-	const char *how;
-	const struct hd_verdict *blamed;
-	const struct xid_info *xid;
-	GArray *users; /* ports: the ranks that use it (owned), or NULL */
-};
-
 /* More telling first: joined to a blamed rank, then to a rank, then HW. */
 static int event_weight(const struct event *e)
 {
@@ -285,6 +414,10 @@ static int event_weight(const struct event *e)
 		w += 2;
 	if (e->sig->type == HD_SIGT_HOST_OOM)
 		w += 2;
+	/* of one GPU, its Xid says most ("fell off the bus", beside the
+	   PCIe error before it) */
+	if (e->sig->type == HD_SIGT_XID)
+		w += 1;
 	return w;
 }
 
@@ -314,26 +447,88 @@ static void cite(const struct hd_store *s, struct hd_verdict *v,
 		hd_verdict_add_evidence(
 			v, -1, NULL, "host %s named by the kernel log's lines",
 			e->host);
-	if (e->rank >= 0 && e->sig->pid > 0 &&
-	    strcmp(e->how, "by its pid") == 0)
+	if (e->rank >= 0 && e->by_bus && e->by_pid)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL,
-			"joined to rank %d by its pid (%d on %s)", e->rank,
-			e->sig->pid, e->host);
-	else if (e->rank >= 0)
+			"joined to rank %d by the GPU's bus id in NCCL's Init line (%s on %s), and its pid (%d) is rank %d's too",
+			e->rank, e->sig->device, e->host, e->sig->pid, e->rank);
+	else if (e->rank >= 0 && e->by_bus)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by the GPU's bus id in NCCL's Init line (%s on %s)",
+			e->rank, e->sig->device, e->host);
+	else if (e->rank >= 0 && e->by_pid && e->pid_sure)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by its pid (%d on %s), which another kernel record there confirms: it names rank %d's GPU with the same pid",
+			e->rank, e->sig->pid, e->host, e->rank);
+	else if (e->rank >= 0 && e->by_pid)
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"joined to rank %d by its pid alone (%d on %s): the kernel prints the host's process ids, which are the rank's own only outside a container, and nothing on %s confirms them",
+			e->rank, e->sig->pid, e->host, e->host);
+	else if (e->host_wide && e->users) {
+		g_autofree char *ur = hd_ranks_text(e->users, 8);
+
+		hd_verdict_add_evidence(
+			v, e->rank, NULL,
+			"the record names no GPU, so it concerns every rank on %s (ranks %s)%s",
+			e->host, ur,
+			e->rank >= 0
+				? "; joined to the one another verdict blames"
+				: "");
+	} else if (e->rank >= 0)
 		hd_verdict_add_evidence(
 			v, e->rank, NULL, "joined to rank %d %s (%s on %s)",
 			e->rank, e->how, e->sig->device, e->host);
+	if (e->declined)
+		hd_verdict_add_evidence(v, -1, NULL, "%s", e->declined);
+}
+
+/*
+ * Whether sig is about a host's GPUs and names none: nvidia-smi found no
+ * GPU, or the driver could not initialise one it does not name.
+ */
+static bool host_level(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_GPU_STATE && !sig->device &&
+	       (hd_signal_gpu_problems(sig) &
+		(HD_GPU_LOST | HD_GPU_INIT_FAILED));
+}
+
+/* What a GPU's state shows, in words ("is lost: ...").  (transfer full) */
+static char *gpu_problem_text(const struct hd_signal *sig)
+{
+	uint32_t p = hd_signal_gpu_problems(sig);
+
+	if (p & HD_GPU_LOST)
+		return g_strdup("is lost: nvidia-smi cannot reach it");
+	if (p & HD_GPU_INIT_FAILED)
+		return g_strdup(
+			"could not be initialised by the driver (RmInitAdapter failed)");
+	if (p & HD_GPU_PCIE_ERROR)
+		return g_strdup("reported an uncorrected PCIe error (AER)");
+	/* nvidia-smi -q: "nvidia-smi -q: GPU 0000:3b:00: what it shows" */
+	if (sig->text && g_str_has_prefix(sig->text, "nvidia-smi -q: ") &&
+	    g_strrstr(sig->text, ": "))
+		return g_strdup_printf("shows %s",
+				       g_strrstr(sig->text, ": ") + 2);
+	return g_strdup("shows a problem");
 }
 
 /*
  * What the event is, in words, of a GPU or process that is the rank's
  * ("its") or of none known ("a").  (transfer full)
  */
-static char *what(const struct event *e, const char *whose)
+static char *what(const struct event *e, const char *whose,
+		  const struct hd_store *s)
 {
 	const struct hd_signal *sig = e->sig;
-	const char *host = e->host ? e->host : "a host the log does not name";
+	/* without a host, the file tells two hosts' events apart */
+	g_autofree char *unnamed =
+		g_strdup_printf("the host of %s (its lines name none)",
+				hd_store_input(s, sig->prov.input)->path);
+	const char *host = e->host ? e->host : unnamed;
 
 	if (sig->type == HD_SIGT_XID)
 		return g_strdup_printf("%s GPU on %s%s%s%s reported Xid %d: %s",
@@ -341,19 +536,25 @@ static char *what(const struct event *e, const char *whose)
 				       sig->device ? sig->device : "",
 				       sig->device ? "," : "",
 				       hd_signal_xid(sig), e->xid->meaning);
-	if (sig->type == HD_SIGT_GPU_STATE)
-		return g_strdup_printf("%s GPU on %s%s%s%s shows %s", whose,
-				       host, sig->device ? ", " : "",
+	if (host_level(sig))
+		return g_strdup_printf(
+			(hd_signal_gpu_problems(sig) & HD_GPU_LOST)
+				? "nvidia-smi on %s reaches no GPU (\"%.80s\")"
+				: "the NVIDIA driver on %s could not initialise a GPU (\"%.80s\")",
+			host, sig->text ? sig->text : "?");
+	if (sig->type == HD_SIGT_GPU_STATE) {
+		g_autofree char *shows = gpu_problem_text(sig);
+
+		return g_strdup_printf("%s GPU on %s%s%s%s %s", whose, host,
+				       sig->device ? ", " : "",
 				       sig->device ? sig->device : "",
-				       sig->device ? "," : "",
-				       sig->text && strchr(sig->text, ':')
-					       ? strrchr(sig->text, ':') + 2
-					       : "a problem");
+				       sig->device ? "," : "", shows);
+	}
 	if (sig->type == HD_SIGT_HOST_OOM)
 		return g_strdup_printf(
-			"the kernel's OOM killer killed %s process %d (%s) on %s",
-			whose, sig->pid, sig->op_name ? sig->op_name : "?",
-			host);
+			"the kernel's OOM killer killed %sprocess %d (%s) on %s",
+			strcmp(whose, "its") == 0 ? "its " : "", sig->pid,
+			sig->op_name ? sig->op_name : "?", host);
 	if (sig->type == HD_SIGT_IB_COUNTERS)
 		return g_strdup_printf(
 			"HCA port %s on %s counted link errors (%s; since the counters were last cleared, so when is unknown)",
@@ -446,22 +647,43 @@ static struct hd_verdict *writable(struct hd_analysis *a,
 	return NULL;
 }
 
+/* The verdict an event gives. */
+static enum hd_verdict_kind event_kind(const struct event *e)
+{
+	switch (e->sig->type) {
+	case HD_SIGT_HOST_OOM:
+		return HD_V_RANK_CRASHED;
+	case HD_SIGT_LINK_EVENT:
+	case HD_SIGT_IB_COUNTERS:
+		return HD_V_NETWORK_FAULT;
+	default:
+		return e->xid && e->xid->cls == XID_NVLINK ? HD_V_NETWORK_FAULT
+							   : HD_V_GPU_FAULT;
+	}
+}
+
 static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			const struct event *e, guint same)
 {
 	const struct hd_signal *sig = e->sig;
-	enum hd_verdict_kind kind =
-		sig->type == HD_SIGT_HOST_OOM ? HD_V_RANK_CRASHED
-		: sig->type == HD_SIGT_LINK_EVENT ||
-				sig->type == HD_SIGT_IB_COUNTERS ||
-				(e->xid && e->xid->cls == XID_NVLINK)
-			? HD_V_NETWORK_FAULT
-			: HD_V_GPU_FAULT;
-	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a");
+	enum hd_verdict_kind kind = event_kind(e);
+	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a", s);
 	struct hd_verdict *v;
 
 	add_context(s, a, e, w);
 
+	if (e->blamed && e->blamed->kind == kind &&
+	    (!join_sure(e) || e->blamed->host_event_cause) &&
+	    (v = writable(a, e->blamed))) {
+		/*
+		 * A pid alone may be another process's (a container numbers
+		 * its own), and a verdict that already states one host
+		 * event's chain keeps it: evidence beside the verdict, never
+		 * its headline.
+		 */
+		cite(s, v, e);
+		return;
+	}
 	if (e->blamed && e->blamed->kind == kind &&
 	    (v = writable(a, e->blamed))) {
 		/*
@@ -486,7 +708,8 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		if (same > 1)
 			hd_verdict_add_evidence(
 				v, -1, NULL,
-				"%u kernel events of this kind in all", same);
+				"%u host records of this cause in all (the same GPU, port or process)",
+				same);
 		hd_verdict_add_ruled_out(
 			v,
 			"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
@@ -496,23 +719,25 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		g_autofree char *head = g_strndup(
 			e->blamed->summary, strcspn(e->blamed->summary, ";"));
 
-		v = hd_verdict_new(kind, HD_CONF_HIGH, "%s: %s", head, w);
-		v->group = e->blamed->group;
-		v->seq = e->blamed->seq;
-		v->op = e->blamed->op;
+		/* a pid alone states the chain, but only as a lead */
+		v = hd_verdict_new(kind,
+				   join_sure(e) ? HD_CONF_HIGH : HD_CONF_MEDIUM,
+				   "%s: %s", head, w);
+		hd_verdict_copy_place(v, e->blamed);
 		v->score = e->blamed->score + 20.0;
 	} else if (e->rank >= 0) {
 		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "rank %d: %s", e->rank,
 				   w);
-		/* beside the collectives' verdicts, never above them */
+		/* beside the collectives' verdicts, never above them: a
+		   port, or a process joined by a pid alone */
 		if (sig->type == HD_SIGT_LINK_EVENT ||
-		    sig->type == HD_SIGT_IB_COUNTERS)
+		    sig->type == HD_SIGT_IB_COUNTERS || !join_sure(e))
 			v->score = HD_SCORE_LAGGING - 5.0;
 	} else if (e->users && e->users->len) {
 		g_autofree char *ur = hd_ranks_text(e->users, 8);
 
-		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "%s; ranks %s use it",
-				   w, ur);
+		v = hd_verdict_new(kind, HD_CONF_MEDIUM, "%s; ranks %s %s", w,
+				   ur, e->host_wide ? "ran there" : "use it");
 		for (guint i = 0; i < e->users->len; i++)
 			hd_verdict_add_culprit(v,
 					       g_array_index(e->users, int, i));
@@ -529,9 +754,11 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			hr ? " ran there, but " : "");
 		v->score = HD_SCORE_LAGGING - 5.0;
 	} else {
-		v = hd_verdict_new(
-			kind, HD_CONF_LOW,
-			"%s; no rank of this job is shown to have used it", w);
+		v = hd_verdict_new(kind, HD_CONF_LOW,
+				   "%s; no rank of this job is shown to %s", w,
+				   sig->type == HD_SIGT_HOST_OOM
+					   ? "be that process"
+					   : "have used it");
 		v->score = HD_SCORE_LAGGING - 5.0;
 	}
 	if (e->rank >= 0)
@@ -547,9 +774,10 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			e->blamed->summary);
 	cite_counters(s, v, e);
 	if (same > 1)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"%u kernel events of this kind in all",
-					same);
+		hd_verdict_add_evidence(
+			v, -1, NULL,
+			"%u host records of this cause in all (the same GPU, port or process)",
+			same);
 	hd_verdict_add_ruled_out(
 		v,
 		"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
@@ -673,6 +901,19 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 }
 
 /*
+ * A host event that is never a cause: context beside a verdict on its
+ * host, and a note saying why (the first few, nth counting them).
+ */
+static void context_note(const struct hd_store *s, struct hd_analysis *a,
+			 const struct event *e, const char *w, guint nth,
+			 const char *why)
+{
+	add_context(s, a, e, w);
+	if (nth < 4)
+		g_ptr_array_add(a->notes, g_strdup_printf("%s: %s", w, why));
+}
+
+/*
  * An Xid the GPU survives (a recorded row remapping, a high single-bit
  * ECC rate) stops no process: never a verdict, so a healthy run stays
  * healthy.  On the host of a blamed rank it is context for that verdict;
@@ -681,16 +922,12 @@ static void join_port(const struct hd_analysis *a, struct event *e)
 static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
 		     struct event *e, guint nth)
 {
-	g_autofree char *w = what(e, "a");
+	g_autofree char *w = what(e, "a", s);
 
 	e->blamed = NULL;
-	add_context(s, a, e, w);
-	if (nth < 4)
-		g_ptr_array_add(
-			a->notes,
-			g_strdup_printf(
-				"%s: a warning the GPU survives, never taken as the cause of a hang",
-				w));
+	context_note(
+		s, a, e, w, nth,
+		"a warning the GPU survives, never taken as the cause of a hang");
 }
 
 static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
@@ -843,18 +1080,173 @@ static void event_clear(struct event *e)
 	if (e->users)
 		g_array_unref(e->users);
 	e->users = NULL;
+	g_clear_pointer(&e->declined, g_free);
+}
+
+/* "host|0000:3b:00", or "#3|0000:3b:00" for input 3 of no host. */
+#define WHERE_KEY_MAX 320
+
+static const char *where_key(const struct event *e, char *buf)
+{
+	if (e->host)
+		g_snprintf(buf, WHERE_KEY_MAX, "%s|%s", e->host,
+			   e->sig->device ? e->sig->device : "");
+	else
+		g_snprintf(buf, WHERE_KEY_MAX, "#%u|%s",
+			   (unsigned)e->sig->prov.input,
+			   e->sig->device ? e->sig->device : "");
+	return buf;
+}
+
+/*
+ * The devices the NVIDIA driver or nvidia-smi names as GPUs, by host
+ * (where_key()): a PCIe port's error report about one of them is a
+ * GPU's.  (transfer full)
+ */
+static GHashTable *gpus_named(const struct hd_store *s)
+{
+	GHashTable *out =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	char buf[WHERE_KEY_MAX];
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		struct event e = { .sig = sig };
+
+		if (!sig->device || !from_kernel(s, sig) ||
+		    (sig->type != HD_SIGT_XID &&
+		     (sig->type != HD_SIGT_GPU_STATE ||
+		      (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU))))
+			continue;
+		e.host = event_host(s, sig, &e.by_name);
+		g_hash_table_add(out, g_strdup(where_key(&e, buf)));
+	}
+	return out;
+}
+
+/*
+ * A PCIe port's uncorrected error about a device no input shows to be a
+ * GPU: never a GPU's fault, but context on its host and a note (the
+ * first few).
+ */
+static void not_gpu(const struct hd_store *s, struct hd_analysis *a,
+		    struct event *e, guint nth)
+{
+	g_autofree char *w = g_strdup_printf(
+		"an uncorrected PCIe error on %s on %s, a PCIe port or a device no input shows to be a GPU",
+		e->sig->device ? e->sig->device : "a device",
+		e->host ? e->host : "a host the log does not name");
+
+	context_note(
+		s, a, e, w, nth,
+		"not taken as a GPU's fault (a GPU below that port may be lost: its own lines would say)");
+}
+
+/* Host events turned into verdicts, at most; the rest are counted. */
+#define KERNEL_MAX_CAUSES 8
+/* Events of one cause joined to ranks, at most: the rest join alike. */
+#define KERNEL_JOINS_PER_CAUSE 4
+
+/*
+ * One cause: the events of one GPU, port or process on one host (a file
+ * of its own when no host is known) that give one kind of verdict.
+ */
+struct cause {
+	struct event lead; /* the most telling of them */
+	guint count;
+	guint joined;
+	guint first; /* the index of its first signal, for the order */
+};
+
+/* "host|kind|device" or "host|kind|pid"; a file stands for no host. */
+static char *cause_key(const struct event *e)
+{
+	const struct hd_signal *sig = e->sig;
+	g_autofree char *where =
+		e->host ? g_strdup(e->host)
+			: g_strdup_printf("#%u", (unsigned)sig->prov.input);
+
+	if (sig->device)
+		return g_strdup_printf("%s|%d|%s", where, (int)event_kind(e),
+				       sig->device);
+	return g_strdup_printf("%s|%d|%d|%d", where, (int)event_kind(e),
+			       (int)sig->type, (int)sig->pid);
+}
+
+static int compare_causes(gconstpointer pa, gconstpointer pb)
+{
+	const struct cause *x = pa, *y = pb;
+	int wx = event_weight(&x->lead), wy = event_weight(&y->lead);
+
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * An event about every GPU of its host (nvidia-smi found none): the
+ * host's ranks use it, and it joins the one a verdict blames (the top
+ * such verdict's), as a lead: which GPU failed is not shown.
+ */
+static void join_host(struct hd_analysis *a, struct event *e)
+{
+	const struct hd_verdict *best = NULL;
+
+	e->host_wide = true;
+	if (!e->host)
+		return;
+	e->users = ranks_on(a->store, e->host);
+	if (!e->users->len) {
+		g_clear_pointer(&e->users, g_array_unref);
+		return;
+	}
+	for (guint i = 0; i < e->users->len; i++) {
+		int r = g_array_index(e->users, int, i);
+		const struct hd_verdict *v = blaming(a, r);
+
+		if (v && (!best || v->score > best->score)) {
+			best = v;
+			e->rank = r;
+		}
+	}
+	e->blamed = best;
+}
+
+/* Joins e to a rank, as its kind of event is joined. */
+static void join_event(struct hd_analysis *a, struct event *e)
+{
+	const struct hd_store *s = a->store;
+
+	if (e->sig->type == HD_SIGT_LINK_EVENT ||
+	    e->sig->type == HD_SIGT_IB_COUNTERS) {
+		join_port(a, e);
+	} else if (host_level(e->sig)) {
+		join_host(a, e);
+	} else {
+		join_rank(s, e);
+		e->blamed = e->rank >= 0 ? blaming(a, e->rank) : NULL;
+	}
 }
 
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 {
 	const struct hd_store *s = ix->store;
-	struct event best = { 0 };
+	g_autoptr(GArray) causes =
+		g_array_new(FALSE, TRUE, sizeof(struct cause));
+	g_autoptr(GHashTable) at =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) hosts = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) gpus = gpus_named(s);
 	struct spans sp = { 0 };
-	guint same = 0, after = 0, stale = 0, warned = 0;
+	guint after = 0, stale = 0, warned = 0, not_gpus = 0;
+	char wk[WHERE_KEY_MAX];
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
+		struct cause *c;
+		gpointer slot;
+		char *key;
 		const int64_t *span;
 
 		if (!is_event(s, sig))
@@ -874,21 +1266,39 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			after++;
 			continue;
 		}
-		if (sig->type == HD_SIGT_LINK_EVENT ||
-		    sig->type == HD_SIGT_IB_COUNTERS) {
-			join_port(a, &e);
-		} else {
-			e.rank = join_rank(s, sig, e.host, &e.how);
-			e.blamed = e.rank >= 0 ? blaming(a, e.rank) : NULL;
-		}
 		if (e.xid && e.xid->cls == XID_WARN) {
+			join_event(a, &e);
 			warn_xid(s, a, &e, warned++);
 			event_clear(&e);
 			continue;
 		}
-		if (!best.sig || event_weight(&e) > event_weight(&best)) {
-			event_clear(&best);
-			best = e;
+		if (sig->type == HD_SIGT_GPU_STATE &&
+		    (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU) &&
+		    bus_rank_on(s, e.host, sig->device) < 0 &&
+		    !g_hash_table_contains(gpus, where_key(&e, wk))) {
+			not_gpu(s, a, &e, not_gpus++);
+			continue;
+		}
+		key = cause_key(&e);
+		if (!g_hash_table_lookup_extended(at, key, NULL, &slot)) {
+			struct cause z = { .first = i };
+
+			slot = GUINT_TO_POINTER(causes->len);
+			g_hash_table_insert(at, key, slot);
+			g_array_append_val(causes, z);
+		} else {
+			g_free(key);
+		}
+		c = &g_array_index(causes, struct cause,
+				   GPOINTER_TO_UINT(slot));
+		c->count++;
+		if (c->joined >= KERNEL_JOINS_PER_CAUSE)
+			continue; /* the same GPU, port or process again */
+		c->joined++;
+		join_event(a, &e);
+		if (!c->lead.sig || event_weight(&e) > event_weight(&c->lead)) {
+			event_clear(&c->lead);
+			c->lead = e;
 		} else {
 			event_clear(&e);
 		}
@@ -907,15 +1317,34 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			g_strdup_printf(
 				"%u Xid 45 report%s in kernel logs (cleanup after an earlier error or a kill): not a cause",
 				after, after == 1 ? "" : "s"));
-	if (!best.sig)
-		return;
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = hd_sig_at(s, i);
+	/* the most telling first: the ones that explain a verdict lead */
+	g_array_sort(causes, compare_causes);
+	for (guint i = 0; i < causes->len; i++) {
+		struct cause *c = &g_array_index(causes, struct cause, i);
 
-		if (is_event(s, sig) && sig->type == best.sig->type &&
-		    sig->code == best.sig->code)
-			same++;
+		if (i < KERNEL_MAX_CAUSES) {
+			if (c->lead.by_pid && !c->lead.by_bus)
+				c->lead.pid_sure = pid_confirmed(
+					s, c->lead.host, c->lead.rank,
+					c->lead.sig->pid);
+			verdict_for(s, a, &c->lead, c->count);
+			if (c->lead.host)
+				g_hash_table_add(hosts, (gpointer)hd_unconst(
+								c->lead.host));
+		}
+		event_clear(&c->lead);
 	}
-	verdict_for(s, a, &best, same);
-	event_clear(&best);
+	if (causes->len > KERNEL_MAX_CAUSES)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%u more host events (other GPUs, ports or processes) are not reported as verdicts: the %u most telling are",
+				causes->len - KERNEL_MAX_CAUSES,
+				KERNEL_MAX_CAUSES));
+	if (g_hash_table_size(hosts) > 1)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"host events on %u hosts are reported each on its own: kernel times count from each host's boot, so which came first is not decided",
+				g_hash_table_size(hosts)));
 }

@@ -152,25 +152,6 @@ static char *on_host(const struct hd_analysis *a, int rank)
 		 : g_strdup_printf("on the host of rank %d", rank);
 }
 
-/* Whether sorted (ascending ints) holds rank. */
-static bool has_rank(const GArray *sorted, int rank)
-{
-	guint lo = 0, hi = sorted->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(sorted, int, mid);
-
-		if (m == rank)
-			return true;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* A rank stuck or slow: where it is now, and where it was. */
 static void next_live_rank(struct next_ctx *c, int rank)
 {
@@ -293,7 +274,7 @@ static void next_mismatch(struct next_ctx *c, GHashTable *rows)
 	for (guint i = 0; i < v->evidence->len && other < 0; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
-		if (e->rank >= 0 && !has_rank(v->culprits, e->rank))
+		if (e->rank >= 0 && !hd_verdict_has_culprit(v, e->rank))
 			other = e->rank;
 	}
 	if (other >= 0)
@@ -509,7 +490,7 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->type > HD_SIGT_RANKS_NAMED || seen[sig->type] ||
-		    !has_rank(c->v->culprits, sig->rank))
+		    !hd_verdict_has_culprit(c->v, sig->rank))
 			continue;
 		seen[sig->type] = true;
 		switch (sig->type) {
@@ -609,7 +590,19 @@ static void next_host_context(struct next_ctx *c)
 			 "have caused this): %s",
 			 host ? host : "that host", hd_signal_xid(sig),
 			 hd_xid_next_step(hd_signal_xid(sig)));
-	else if (sig->type == HD_SIGT_GPU_STATE)
+	else if (sig->type == HD_SIGT_GPU_STATE &&
+		 (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU)) {
+		g_autofree char *cmd = g_strdup_printf(
+			"lspci -vvv -s %s", sig->device ? sig->device : "?");
+
+		add_step(c, -1, host, cmd,
+			 "also on %s, PCIe device %s reported an uncorrected "
+			 "error (not shown to have caused this): `%s` there "
+			 "for its error status, and the kernel log around it "
+			 "for a GPU that dropped",
+			 host ? host : "that host",
+			 sig->device ? sig->device : "?", cmd);
+	} else if (sig->type == HD_SIGT_GPU_STATE)
 		add_step(c, -1, host,
 			 "nvidia-smi -q -d "
 			 "ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-banned.h"
 
 /* The rank whose process has pid (on host, when known), or -1. */
@@ -110,6 +111,7 @@ static bool better_thread(const struct hd_signal *cand,
 static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) at = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) unjoined = g_hash_table_new(NULL, NULL);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -124,6 +126,13 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 			continue;
 		rank = sig->rank >= 0 ? sig->rank
 				      : rank_of_pid(s, sig->pid, sig->host);
+		/* a pid several ranks had: say whose, once per dump */
+		if (rank == -2 && g_hash_table_size(unjoined) < 8 &&
+		    g_hash_table_add(unjoined,
+				     GUINT_TO_POINTER(sig->prov.input + 1)))
+			g_ptr_array_add(
+				a->notes,
+				hd_sig_unjoined_note(s, "py-spy dump", sig));
 		if (rank < 0)
 			continue;
 		f = hd_store_stack(s, sig->stack, &n);
@@ -190,15 +199,6 @@ static bool blames_absence(const struct hd_verdict *v)
 	return v->kind == HD_V_MISSING_RANK && v->culprits->len > 0;
 }
 
-/* Verdicts merged later keep both lists: one copy of each sentence. */
-static void add_ruled_out_once(struct hd_verdict *v, const char *text)
-{
-	for (guint i = 0; i < v->ruled_out->len; i++)
-		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
-			return;
-	hd_verdict_add_ruled_out(v, "%s", text);
-}
-
 /*
  * The headline of a verdict with one culprit carries where py-spy saw it
  * now, so that every format that shows a verdict's summary (the JSONL
@@ -237,14 +237,10 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			&g_array_index(s->signals, struct hd_signal, p->signal);
 		g_autofree char *src = hd_prov_format(s, &sig->prov);
 		g_autofree char *where = hd_pyspy_where(s, p);
-		bool culprit = false;
 
 		g_array_append_val(p->in_collective ? inside : outside,
 				   p->rank);
-		for (guint k = 0; k < v->culprits->len; k++)
-			culprit |=
-				g_array_index(v->culprits, int, k) == p->rank;
-		if (!culprit)
+		if (!hd_verdict_has_culprit(v, p->rank))
 			continue;
 		if (p->in_collective)
 			culprits_in++;
@@ -273,46 +269,28 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 	}
 	if (only && v->summary)
 		summary_add_where(s, v, only);
-	if (culprits_in && !culprits_out) {
-		/* it entered a collective after all: the blame is refuted */
-		v->confidence = HD_CONF_LOW;
-		if (first)
-			hd_verdict_add_evidence(
-				v, -1, NULL,
-				"py-spy contradicts this verdict: the rank blamed for never entering the op is inside a collective now (a later op, or the logs lag)");
-	} else if (culprits_out && !culprits_in && first) {
-		add_ruled_out_once(
-			v,
-			"the blamed rank being stuck in the same collective: py-spy shows it elsewhere");
-	}
+	hd_live_judge_absence(v, culprits_in, culprits_out, first, "py-spy",
+			      "a collective", "it");
+}
+
+struct pyspy_ctx {
+	const struct hd_store *s;
+	struct hd_analysis *a;
+};
+
+static void annotate_one(struct hd_verdict *v, bool first, void *data)
+{
+	struct pyspy_ctx *c = data;
+
+	/* a refutation lowers every copy; evidence once */
+	annotate(c->s, c->a, v, first);
 }
 
 void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a)
 {
-	const struct hd_store *s = ix->store;
+	struct pyspy_ctx c = { ix->store, a };
 
-	g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
-	GPtrArray *lists[] = { a->verdicts, a->held };
-
-	join_dumps(s, a);
-	if (!a->pyspy->len)
-		return;
-	/*
-	 * The same absence seen by two sources is two verdicts that the
-	 * engine merges later: the evidence goes to the first.
-	 */
-	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
-		for (guint i = 0; i < lists[l]->len; i++) {
-			struct hd_verdict *v = g_ptr_array_index(lists[l], i);
-			int first;
-
-			if (!blames_absence(v))
-				continue;
-			first = g_array_index(v->culprits, int, 0);
-			/* a refutation lowers every copy; evidence once */
-			annotate(s, a, v,
-				 g_hash_table_add(done,
-						  GINT_TO_POINTER(first + 1)));
-		}
-	}
+	join_dumps(ix->store, a);
+	if (a->pyspy->len)
+		hd_live_each_blame(a, blames_absence, annotate_one, &c);
 }

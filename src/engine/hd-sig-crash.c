@@ -379,6 +379,30 @@ static char *crash_summary(const struct hd_store *s,
 			    : "");
 }
 
+/*
+ * A failure of no rank whose pid is several ranks' (containers number
+ * their processes alike): say which, and that the pid cannot choose.
+ */
+static void pid_evidence(const struct hd_store *s, struct hd_verdict *v,
+			 const struct hd_signal *sig)
+{
+	g_autofree char *hosts = NULL;
+	g_autofree char *who = NULL;
+
+	if (sig->rank >= 0)
+		return;
+	who = hd_sig_pid_ranks(s, sig->pid, sig->host, &hosts);
+	if (!who)
+		return;
+	hd_verdict_add_evidence(
+		v, -1, NULL,
+		"pid %d is %s%s%s%s in the job's logs; %s, so which of them failed is not shown",
+		sig->pid, who, hosts ? " (on " : "", hosts ? hosts : "",
+		hosts ? ")" : "",
+		sig->host ? "they ran on the same host"
+			  : "the failure's output names no host");
+}
+
 /* The verdict of decision d, with the failures cited.  (transfer full) */
 static struct hd_verdict *crash_build(const struct hd_store *s,
 				      const struct crash_decision *d)
@@ -399,6 +423,7 @@ static struct hd_verdict *crash_build(const struct hd_store *s,
 	} else {
 		hd_sig_cite(s, v, first);
 		fatal_evidence(s, v, first);
+		pid_evidence(s, v, first);
 	}
 	for (guint i = 0;
 	     i < s->signals->len && v->evidence->len < HD_SIG_MAX_EVIDENCE;

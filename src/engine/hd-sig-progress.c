@@ -171,6 +171,7 @@ static bool same_attempt(const struct hd_store *s, const struct pg_reports *p,
 struct pg_hang {
 	int64_t seq; /* the position most ranks time out in */
 	int64_t group; /* the store group, -1 when only a name */
+	const char *name; /* interned PG name, as the lines print it */
 	const char *label; /* "PG 0 (default_pg)" */
 	/* the op a timeout printed, as reports spell it ("all_reduce"),
 	   or NULL */
@@ -407,6 +408,17 @@ static bool pg_size_known(const struct hd_store *s, const struct pg_reports *p,
 	return size > 0 && h->waiting->len >= (guint)size;
 }
 
+/*
+ * Places v where the PG's ranks time out: its store group, else the c10d
+ * PG its lines name (logs alone), which the reports list with the groups.
+ */
+static void pg_place(const struct hd_analysis *a, struct hd_verdict *v,
+		     const struct pg_hang *h)
+{
+	v->group = h->group;
+	hd_verdict_set_c10d_group(a, v, h->name);
+}
+
 static void report_pg_no_culprit(const struct hd_store *s,
 				 struct hd_analysis *a,
 				 const struct pg_reports *p,
@@ -458,7 +470,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			" (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
 			nw, h->label, h->seq, h->opname ? h->opname : "?");
 	}
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
 	cite_timeouts(s, v, p);
@@ -466,7 +478,8 @@ static void report_pg_no_culprit(const struct hd_store *s,
 }
 
 /* The missing or lagging verdict for the absent and silent ranks. */
-static struct hd_verdict *pg_verdict(const struct pg_hang *h)
+static struct hd_verdict *pg_verdict(const struct hd_analysis *a,
+				     const struct pg_hang *h)
 {
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ct = NULL;
@@ -500,7 +513,7 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 			h->label, nw, h->waiting->len == 1 ? "" : "s");
 	for (guint i = 0; i < culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
@@ -555,18 +568,12 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_autofree char *rt = NULL;
 
 		g_array_remove_index(others, 0);
-		rt = hd_rank_list_text(others);
-		/* a list of scattered ranks says nothing a count does not */
-		if (strlen(rt) > 60) {
-			g_free(rt);
-			rt = hd_ranks_text(others, 8);
-		}
+		rt = hd_ranks_named(others);
 		hd_verdict_add_more(
 			v, others->len,
 			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
-			" (%s %s)",
-			n, others->len == 1 ? "" : "s", h->seq,
-			others->len == 1 ? "rank" : "ranks", rt);
+			" (%s)",
+			n, others->len == 1 ? "" : "s", h->seq, rt);
 	}
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
@@ -623,7 +630,7 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 		h->nodata->len == 1 ? "it" : "they");
 	for (guint i = 0; i < h->nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
@@ -677,7 +684,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 		h->ahead->len == 1 ? "" : "s", at);
 	for (guint i = 0; i < h->waiting->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->score = HD_SCORE_LAGGING;
 	cite_timeouts(s, v, p);
@@ -706,6 +713,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	/* seq 0 is how hd_sig_check_progress() keeps a timeout without SeqNum */
 	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
+	h.name = p->name;
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
 		: strcmp(p->name, HD_PG_UNNAMED) == 0
 			? g_strdup("a PG the timeout lines do not name")
@@ -738,7 +746,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 			report_pg_no_culprit(s, a, p, &h);
 		return;
 	}
-	v = pg_verdict(&h);
+	v = pg_verdict(a, &h);
 	pg_cite(ix, v, p, &h);
 	g_ptr_array_add(a->verdicts, v);
 }

@@ -257,6 +257,9 @@ char *hd_sig_who(const struct hd_signal *sig)
 				       sig->host, sig->pid);
 	if (sig->host)
 		return g_strdup_printf("host %s (rank unknown)", sig->host);
+	if (sig->pid > 0)
+		return g_strdup_printf("process %d (host and rank not shown)",
+				       sig->pid);
 	return g_strdup(
 		"a process whose host and rank the excerpt does not show");
 }
@@ -269,6 +272,86 @@ bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y)
 	if (x->host && y->host)
 		return strcmp(x->host, y->host) == 0 && x->pid == y->pid;
 	return !x->host && !y->host;
+}
+
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host,
+		       char **hosts)
+{
+	g_autoptr(GArray) with = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GPtrArray) seen = g_ptr_array_new();
+	GString *out;
+	GHashTableIter it;
+	gpointer k, v;
+	guint shown = 0;
+
+	if (hosts)
+		*hosts = NULL;
+	if (pid <= 0)
+		return NULL;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->pid == pid &&
+		    (!host || (r->host && strcmp(r->host, host) == 0)))
+			g_array_append_val(with, r->rank);
+	}
+	if (with->len < 2)
+		return NULL;
+	g_array_sort(with, hd_compare_int);
+	out = g_string_new(NULL);
+	for (guint i = 0; i < with->len; i++) {
+		int rank = g_array_index(with, int, i);
+		const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+		if (r && r->host && seen->len < 8 &&
+		    !g_ptr_array_find_with_equal_func(seen, r->host,
+						      g_str_equal, NULL))
+			g_ptr_array_add(seen, (gpointer)hd_unconst(r->host));
+		if (shown == 8)
+			continue;
+		if (i)
+			g_string_append(out,
+					i + 1 == with->len ? " or " : ", ");
+		g_string_append_printf(out, "rank %d", rank);
+		shown++;
+	}
+	if (shown < with->len)
+		g_string_append_printf(out, " or %u more ranks",
+				       with->len - shown);
+	if (hosts && seen->len > 1) {
+		GString *h = g_string_new(NULL);
+
+		for (guint i = 0; i < seen->len; i++)
+			g_string_append_printf(
+				h, "%s%s",
+				i == 0		     ? ""
+				: i + 1 == seen->len ? " and "
+						     : ", ",
+				(const char *)g_ptr_array_index(seen, i));
+		*hosts = g_string_free(h, FALSE);
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *hd_sig_unjoined_note(const struct hd_store *s, const char *what,
+			   const struct hd_signal *sig)
+{
+	g_autofree char *hosts = NULL;
+	g_autofree char *who = hd_sig_pid_ranks(s, sig->pid, sig->host, &hosts);
+	const char *path = hd_store_input(s, sig->prov.input)->path;
+
+	if (who)
+		return g_strdup_printf(
+			"%s '%s' (pid %d) joins no rank: pid %d is %s%s%s%s, and %s",
+			what, path, sig->pid, sig->pid, who,
+			hosts ? " (on " : "", hosts ? hosts : "",
+			hosts ? ")" : "",
+			sig->host ? "they ran on the same host"
+				  : "the file names no host");
+	return g_strdup_printf(
+		"%s '%s' (pid %d) joins no rank: no input names that pid for one rank alone",
+		what, path, sig->pid);
 }
 
 /* An unwind line through communicator setup (init, bootstrap, group). */

@@ -79,6 +79,23 @@ GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless);
 char *hd_sig_who(const struct hd_signal *sig);
 /* Whether x and y come from one process as far as they tell. */
 bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
+/*
+ * The ranks whose process had pid (on host, when host is not NULL), as
+ * "rank 1 or rank 3", when two or more had it; else NULL.  *hosts (when
+ * hosts is not NULL) gets their hosts when they ran on several ("trn-01
+ * and trn-02"), else NULL.  For evidence of a pid that joins no rank.
+ * (transfer full, both)
+ */
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host,
+		       char **hosts);
+/*
+ * The note for a dump of what (a "gdb backtrace", a "py-spy dump") whose
+ * pid joins no rank: "gdb backtrace 'x' (pid 53) joins no rank: pid 53
+ * is rank 1 or rank 3 (on trn-01 and trn-02), and the file names no
+ * host".  (transfer full)
+ */
+char *hd_sig_unjoined_note(const struct hd_store *s, const char *what,
+			   const struct hd_signal *sig);
 /* Whether sig is an error unwind through communicator setup. */
 bool hd_sig_is_init_unwind(const struct hd_signal *sig);
 /*

@@ -37,19 +37,10 @@ bool hd_report_filter_has(const struct hd_report_filter *f, int rank)
 		       compare_int) != NULL;
 }
 
-static bool group_named(const struct hd_group *g, const char *const *want)
-{
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
-}
-
 /* Whether --group's name is c10d PG g's, by name or id. */
 static bool c10d_group_named(const struct hd_c10d_group *g, const char *name)
 {
-	g_autofree char *id = hd_report_c10d_group_id(g);
+	g_autofree char *id = hd_c10d_group_id(g);
 
 	return strcmp(g->name, name) == 0 || strcmp(id, name) == 0;
 }
@@ -92,7 +83,7 @@ static bool group_members(const struct hd_analysis *a, const char *const *want,
 		bool found = false;
 
 		for (guint i = 0; i < s->groups->len; i++)
-			if (group_named(hd_store_group_at(s, i), one))
+			if (hd_report_group_named(hd_store_group_at(s, i), one))
 				found = match[i] = true;
 		for (guint i = 0; i < a->c10d_groups->len; i++) {
 			const struct hd_c10d_group *g = &g_array_index(

@@ -297,23 +297,21 @@ static void html_evidence(FILE *out, const struct hd_store *s,
 }
 
 /* A next step: its text escaped, the commands it quotes in <code>. */
+static void html_span(const char *part, bool code, void *data)
+{
+	FILE *out = data;
+
+	if (code)
+		fputs("<code>", out);
+	put(out, part);
+	if (code)
+		fputs("</code>", out);
+}
+
 static void html_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("<li>", out);
-	for (guint i = 0; i < n; i++) {
-		bool code = i % 2 && i + 1 < n;
-
-		if (i % 2 && !code)
-			fputs("`", out);
-		if (code)
-			fputs("<code>", out);
-		put(out, parts[i]);
-		if (code)
-			fputs("</code>", out);
-	}
+	hd_report_code_spans(text, html_span, out);
 	fputs("</li>\n", out);
 }
 
@@ -405,6 +403,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
 	const struct hd_verdict *v;
+	g_autofree char *label = NULL;
 
 	if (!a->verdicts->len) {
 		fputs("<h1>hangdoc: no verdict</h1>\n", out);
@@ -415,6 +414,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
+	label = hd_verdict_group_label(a, v, HD_GROUP_LABEL_LONG);
 	fputs("<h1>hangdoc: <span class=\"kind\">", out);
 	fputs(hd_verdict_kind_name(v->kind), out);
 	fputs("</span>", out);
@@ -434,10 +434,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	put_ranks_with_hosts(out, s, v->culprits);
 	fputs("</td></tr>\n", out);
 	html_culprits(out, a, v);
-	if (v->group >= 0) {
-		g_autofree char *label =
-			hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
-
+	if (label) {
 		fputs("<tr><th>group</th><td><code>", out);
 		put(out, label);
 		fputs("</code></td></tr>\n", out);
@@ -1244,6 +1241,11 @@ static char *rank_cells(const struct hd_analysis *a,
 		g_string_append(o, "<code>");
 		html_append(o, label);
 		g_string_append(o, "</code>");
+	} else if (p->counters_pg) {
+		/* logs only: the columns are the c10d watchdog's counters */
+		g_string_append(o, "<code>PG ");
+		html_append(o, p->counters_pg);
+		g_string_append(o, "</code> (c10d counters)");
 	}
 	g_string_append_printf(o, "</td><td>%s</td><td>%s</td><td>", enq, done);
 	html_append(o, state);
@@ -1309,6 +1311,7 @@ static void html_ranks(const struct page *pg)
 	FILE *out = pg->out;
 	const char *counters = NULL;
 	guint hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!pg->has_ranks)
@@ -1341,8 +1344,15 @@ static void html_ranks(const struct page *pg)
 		if (!run->shown) {
 			hidden_rows++;
 			hidden_ranks += (guint)(run->last - run->first + 1);
+			gap = true;
 			continue;
 		}
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("<tr><th scope=\"row\">...</th>"
+			      "<td colspan=\"7\"></td></tr>\n",
+			      out);
+		gap = false;
 		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
 			run->first, culprit ? " class=\"culprit\"" : "",
 			run->first);
@@ -1460,7 +1470,7 @@ static void html_groups(FILE *out, const struct hd_analysis *a)
 			continue;
 		}
 		shown++;
-		label = hd_report_c10d_group_label(g);
+		label = hd_c10d_group_label(g);
 		text = hd_report_c10d_group_text(g);
 		fputs("<tr><td><code>", out);
 		put(out, label);

@@ -78,7 +78,7 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
  */
 static json_t *c10d_group_json(const struct hd_c10d_group *g)
 {
-	g_autofree char *id = hd_report_c10d_group_id(g);
+	g_autofree char *id = hd_c10d_group_id(g);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "id", hd_json_string(id));
@@ -245,10 +245,8 @@ static json_t *verdict_json(const struct hd_analysis *a,
 {
 	json_t *o = json_object();
 	json_t *ev = json_array();
-	const struct hd_group *g = NULL;
+	g_autofree char *group = hd_verdict_group_id(a, v);
 
-	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
-		g = hd_store_group_at(a->store, (uint32_t)v->group);
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *eo = json_object();
@@ -266,8 +264,7 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
 	json_object_set_new(o, "culprit_ranks", hd_json_int_array(v->culprits));
-	json_object_set_new(o, "group",
-			    g ? hd_json_string(g->id) : json_null());
+	json_object_set_new(o, "group", hd_json_string(group));
 	json_object_set_new(o, "seq", hd_json_int_or_null(v->seq, -1));
 	json_object_set_new(o, "op", hd_json_string(v->op));
 	json_object_set_new(o, "confidence",

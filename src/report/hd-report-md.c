@@ -146,11 +146,13 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	g_autofree char *ranks = NULL;
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	g_autofree char *missing_md = md_text(missing);
+	g_autofree char *group = NULL;
 
 	fprintf(out, "| field | value |\n|---|---|\n");
 	if (a->verdicts->len) {
 		v = g_ptr_array_index(a->verdicts, 0);
 		summary = md_text(v->summary);
+		group = hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
 		ranks = hd_report_rank_list(v->culprits);
 		fprintf(out, "| verdict | `%s` |\n",
 			hd_verdict_kind_name(v->kind));
@@ -158,10 +160,8 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		fprintf(out, "| culprit ranks | %s |\n",
 			*ranks ? ranks : "none");
 		md_culprits(out, a, v);
-		if (v->group >= 0) {
-			g_autofree char *label = hd_group_label(
-				s, v->group, HD_GROUP_LABEL_SHORT);
-			g_autofree char *g = md_code(label);
+		if (group) {
+			g_autofree char *g = md_code(group);
 
 			fprintf(out, "| group | %s |\n", g);
 		}
@@ -226,22 +226,17 @@ static void md_evidence(FILE *out, const struct hd_store *s,
  * A next step: its text escaped, with the commands it quotes in
  * backticks kept as code spans.
  */
+static void md_span(const char *part, bool code, void *data)
+{
+	g_autofree char *t = code ? md_code(part) : md_text(part);
+
+	fputs(t, data);
+}
+
 static void md_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("- ", out);
-	for (guint i = 0; i < n; i++) {
-		/* an odd part is inside backticks, unless it has no end */
-		bool code = i % 2 && i + 1 < n;
-		g_autofree char *t =
-			code ? md_code(parts[i]) : md_text(parts[i]);
-
-		if (i % 2 && !code)
-			fputs("\\`", out);
-		fputs(t, out);
-	}
+	hd_report_code_spans(text, md_span, out);
 	fputc('\n', out);
 }
 
@@ -342,10 +337,9 @@ static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		g_autofree char *ranks = hd_report_rank_list(v->culprits);
 		g_autofree char *summary = md_text(v->summary);
-		g_autofree char *label = hd_group_label(a->store, v->group,
-							HD_GROUP_LABEL_SHORT);
-		g_autofree char *group =
-			v->group >= 0 ? md_code(label) : g_strdup("");
+		g_autofree char *label =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
+		g_autofree char *group = label ? md_code(label) : g_strdup("");
 		char seq[32] = "";
 
 		if (v->seq >= 0)
@@ -417,7 +411,7 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 		const struct hd_c10d_group *g =
 			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
 		g_autofree char *name = md_text(g->name);
-		g_autofree char *raw_id = hd_report_c10d_group_id(g);
+		g_autofree char *raw_id = hd_c10d_group_id(g);
 		g_autofree char *id = md_code(raw_id);
 		g_autofree char *n = hd_report_count(g->ranks->len);
 		g_autofree char *text = hd_report_c10d_group_text(g);
@@ -470,14 +464,16 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
 	guint n = a->progress ? a->progress->len : 0;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!n)
 		return;
 	culprits = hd_report_culprit_set(a);
 	fprintf(out, "## Ranks\n\n"
-		     "| rank | host | inputs | ops | group | last | done "
-		     "| state |\n|---|---|---|---|---|---|---|---|\n");
+		     "| rank | host | inputs | ops | group | last enqueued "
+		     "| last completed | state |\n"
+		     "|---|---|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < n;) {
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
@@ -500,9 +496,14 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 		    !hd_report_rank_set_hits(culprits, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
+			gap = true;
 			continue;
 		}
 		shown++;
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("| ... | | | | | | | |\n", out);
+		gap = false;
 		if (first == last)
 			fprintf(out, "| %d | %s |\n", first, cells);
 		else

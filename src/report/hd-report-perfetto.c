@@ -52,13 +52,15 @@
  * rank.  Within a process a
  * group's ops are the thread of the group's index plus one; signals are
  * on EVENTS_TID, and those whose time is not on the trace's clock on
- * OFF_CLOCK_TID.
+ * OFF_CLOCK_TID; a culprit's slice that the blocked ranks' arrows end in
+ * is on WAITED_TID, apart from its ops, so that it never overlaps one.
  */
 #define NOWHERE_PID   ((int64_t)HD_MAX_RANKS)
 #define FOLD_PID      ((int64_t)HD_MAX_RANKS + 1)
 #define HOST_PID_BASE ((int64_t)HD_MAX_RANKS + 2)
 #define EVENTS_TID    ((int64_t)1 << 30)
 #define OFF_CLOCK_TID (EVENTS_TID + 1)
+#define WAITED_TID    (EVENTS_TID + 2)
 
 struct pf {
 	FILE *out;
@@ -75,6 +77,9 @@ struct pf {
 	uint64_t off_clock; /* off-clock events placed so far */
 	GHashTable *tracks; /* (pid << 32 | tid) of every event */
 	GHashTable *hosts; /* interned host -> index + 1 */
+	/* host-state inputs whose lines name no host: input + 1 -> the
+	   host their path names (hd_host_event_host()), or NO_HOST */
+	GHashTable *path_hosts;
 	GPtrArray *host_names; /* const char *, by index */
 	GHashTable *cited; /* evidence source -> rank + 1 (a verdict's) */
 	GHashTable *op_ranks; /* ranks with an op drawn */
@@ -246,6 +251,8 @@ static char *thread_label(const struct pf *w, int64_t tid)
 	if (tid == OFF_CLOCK_TID)
 		return g_strdup(
 			"events off the trace's clock (in order, not to scale)");
+	if (tid == WAITED_TID)
+		return g_strdup("waited on by the blocked ranks");
 	return hd_group_label(w->s, tid - 1, HD_GROUP_LABEL_LONG);
 }
 
@@ -636,6 +643,41 @@ static void ops(struct pf *w, GArray *waits)
 	}
 }
 
+/* What path_hosts holds for an input whose path names no host. */
+static const char no_host[] = "";
+
+/*
+ * The host of a signal, and how it is known (*from: "content" or
+ * "path"; NULL with none): its own, else, for a host-state record (a
+ * kernel log's, a port's or a GPU's state), the host its file's path
+ * names, as the engine attributes it.  (transfer none)
+ */
+static const char *signal_host(const struct pf *w, const struct hd_signal *sig,
+			       const char **from)
+{
+	enum hd_input_kind k;
+	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);
+	const char *h;
+
+	*from = sig->host ? "content" : NULL;
+	if (sig->host || sig->prov.input >= w->s->inputs->len)
+		return sig->host;
+	k = hd_store_input(w->s, sig->prov.input)->kind;
+	if (k != HD_INPUT_KERNEL_LOG && k != HD_INPUT_IB_STATE &&
+	    k != HD_INPUT_GPU_STATE)
+		return NULL;
+	h = g_hash_table_lookup(w->path_hosts, key);
+	if (!h) {
+		h = hd_host_event_host(w->s, sig);
+		g_hash_table_insert(w->path_hosts, key,
+				    (gpointer)hd_unconst(h ? h : no_host));
+	}
+	if (h == no_host)
+		return NULL;
+	*from = "path";
+	return h;
+}
+
 /* The process a signal is drawn on: its rank, the rank it was joined to,
    its host, or the track of neither. */
 static int64_t signal_pid(struct pf *w, guint index,
@@ -643,6 +685,8 @@ static int64_t signal_pid(struct pf *w, guint index,
 {
 	gpointer cited;
 	gpointer host;
+	const char *from;
+	const char *name;
 
 	if (sig->rank >= 0)
 		return sig->rank;
@@ -659,14 +703,14 @@ static int64_t signal_pid(struct pf *w, guint index,
 	    g_hash_table_lookup_extended(w->cited, source, NULL, &cited) &&
 	    GPOINTER_TO_INT(cited) > 0)
 		return GPOINTER_TO_INT(cited) - 1;
-	if (!sig->host)
+	name = signal_host(w, sig, &from);
+	if (!name)
 		return NOWHERE_PID;
-	host = g_hash_table_lookup(w->hosts, sig->host);
+	host = g_hash_table_lookup(w->hosts, name);
 	if (!host) {
-		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(sig->host));
+		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(name));
 		host = GUINT_TO_POINTER(w->host_names->len);
-		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(sig->host),
-				    host);
+		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(name), host);
 	}
 	return HOST_PID_BASE + GPOINTER_TO_UINT(host) - 1;
 }
@@ -675,7 +719,7 @@ static char *signal_title(const struct hd_signal *sig)
 {
 	const char *what = sig->type == HD_SIGT_OTHER
 				   ? hd_signal_cat_name(sig->cat)
-				   : hd_report_signal_type_name(sig->type);
+				   : hd_signal_type_name(sig->type);
 	g_autofree char *op =
 		sig->op_name ? clean(hd_op_display_name(sig->op_name)) : NULL;
 	g_autofree char *dev = sig->device ? clean(sig->device) : NULL;
@@ -732,14 +776,18 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 {
 	g_autofree char *time = hd_time_format(sig->time, 3);
 	json_t *args = json_object();
+	const char *from;
+	const char *host = signal_host(w, sig, &from);
 
 	json_object_set_new(args, "source", hd_json_string(source));
 	json_object_set_new(args, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(args, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
-	json_object_set_new(args, "host", hd_json_str_or_null(sig->host));
+	json_object_set_new(args, "host", hd_json_str_or_null(host));
+	if (from)
+		json_object_set_new(args, "host_from", json_string(from));
 	json_object_set_new(args, "time", hd_json_string(time));
 	json_object_set_new(
 		args, "clock",
@@ -952,6 +1000,7 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
+	g_autofree char *group = hd_verdict_group_id(w->a, v);
 
 	json_object_set_new(args, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
@@ -959,7 +1008,9 @@ static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
 	json_object_set_new(args, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
 	json_object_set_new(args, "summary", hd_json_string(v->summary));
+	json_object_set_new(args, "group", hd_json_string(group));
 	json_object_set_new(args, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(args, "op", hd_json_string(v->op));
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *item = json_object();
@@ -1032,28 +1083,53 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 	return v->group >= 0 ? group_tid((uint32_t)v->group) : EVENTS_TID;
 }
 
-/* The flow arrows of one culprit: from each blocked rank's wait. */
+/*
+ * Where the arrow from wait x starts and ends.  It starts where the rank
+ * began to wait (half a mark into its slice, or its middle when the
+ * slice is shorter, so the start lies inside), and ends then or, when
+ * that is earlier than ts, where the culprit's slice begins, half a mark
+ * after ts (so the end lies inside): never before it starts.  An arrow
+ * back in time reads as the culprit having been waited on before anyone
+ * waited.
+ */
+static void flow_ends(const struct wait *x, double ts, double mark,
+		      double *from, double *to)
+{
+	*from = x->ts + MIN(x->dur, mark) / 2;
+	*to = MAX(*from, ts + mark / 2);
+}
+
+/*
+ * The flow arrows of one culprit: from each blocked rank's wait to a
+ * slice on the culprit's own track that begins at ts, where it should
+ * have been, and lasts until the last arrow has arrived.
+ */
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = mark_dur(w);
+	double mark = mark_dur(w), last = ts;
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
 
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 
-		n += x->found ? x->ranks : 0;
+		if (!x->found)
+			continue;
+		n += x->ranks;
+		flow_ends(x, ts, mark, &from, &to);
+		last = MAX(last, to);
 	}
 	if (!n)
 		return;
-	/* the slice the arrows end in */
+	/* the slice the arrows end in: ts until after the last one */
 	name = g_strdup_printf("waited on by %u rank%s", n, n == 1 ? "" : "s");
-	ev = track_event(w, "X", name, culprit, verdict_tid(v));
+	ev = track_event(w, "X", name, culprit, WAITED_TID);
 	json_object_set_new(ev, "cat", json_string("hang"));
 	json_object_set_new(ev, "ts", json_real(ts));
-	json_object_set_new(ev, "dur", json_real(dur));
+	json_object_set_new(ev, "dur", json_real(last - ts + mark / 2));
 	json_object_set_new(ev, "args",
 			    json_pack("{s:s, s:i}", "verdict",
 				      hd_verdict_kind_name(v->kind),
@@ -1063,6 +1139,7 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 	name = g_strdup_printf("waits on rank %d", culprit);
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 		uint64_t id;
 
 		if (!x->found)
@@ -1071,17 +1148,18 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			w->info->flows_left_out++;
 			continue;
 		}
+		flow_ends(x, ts, mark, &from, &to);
 		id = ++w->next_flow;
 		ev = track_event(w, "s", name, x->rank, x->tid);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
-		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
+		json_object_set_new(ev, "ts", json_real(from));
 		emit(w, ev);
-		ev = track_event(w, "f", name, culprit, verdict_tid(v));
+		ev = track_event(w, "f", name, culprit, WAITED_TID);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "bp", json_string("e"));
-		json_object_set_new(ev, "ts", json_real(ts + dur / 2));
+		json_object_set_new(ev, "ts", json_real(to));
 		emit(w, ev);
 		w->info->flows++;
 	}
@@ -1135,7 +1213,8 @@ static void annotations(struct pf *w, const GArray *waits)
 
 			if (!shown(w, rank))
 				continue;
-			if (v->group >= 0 && v->seq >= 0)
+			if ((v->group >= 0 || v->c10d_group >= 0) &&
+			    v->seq >= 0)
 				name = g_strdup_printf(
 					"divergence: %s seq %" G_GINT64_FORMAT,
 					hd_verdict_kind_name(v->kind), v->seq);
@@ -1244,6 +1323,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	w.tracks = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
 					 NULL);
 	w.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	w.path_hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	w.host_names = g_ptr_array_new();
 	w.cited = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w.op_ranks = g_hash_table_new(NULL, NULL);
@@ -1266,6 +1346,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	fputs("\n}\n", out);
 	g_hash_table_unref(w.tracks);
 	g_hash_table_unref(w.hosts);
+	g_hash_table_unref(w.path_hosts);
 	g_ptr_array_unref(w.host_names);
 	g_hash_table_unref(w.cited);
 	g_hash_table_unref(w.op_ranks);

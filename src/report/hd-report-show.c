@@ -39,23 +39,14 @@ static gint compare_ops(gconstpointer pa, gconstpointer pb)
 	return (x > y) - (x < y);
 }
 
-/* Whether group g is named by its id or its name in want. */
-static bool group_named(const struct hd_group *g, const char *const *want)
-{
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
-}
-
 /* Marks the groups --group names, by id or by name. */
 static bool *match_groups(const struct hd_store *s, const char *const *want)
 {
 	bool *match = g_new0(bool, s->groups->len + 1);
 
 	for (guint i = 0; i < s->groups->len; i++)
-		match[i] = !want || group_named(hd_store_group_at(s, i), want);
+		match[i] = !want ||
+			   hd_report_group_named(hd_store_group_at(s, i), want);
 	return match;
 }
 
@@ -318,7 +309,7 @@ static void signal_row(struct table *t, const struct hd_store *s,
 		g_string_append_printf(where, " C=%" G_GINT64_FORMAT,
 				       sig->last_completed);
 	table_add(t, g_strdup(hd_signal_cat_name(sig->cat)));
-	table_add(t, g_strdup(hd_report_signal_type_name(sig->type)));
+	table_add(t, g_strdup(hd_signal_type_name(sig->type)));
 	table_add(t, fmt_int(sig->rank, -1));
 	table_add(t, hd_report_clean(sig->group_name ? sig->group_name : "-"));
 	table_add(t, g_strdup(where->len ? where->str + 1 : ""));
@@ -381,7 +372,7 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(o, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(o, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(o, "host", hd_json_string(sig->host));
 	json_object_set_new(
@@ -649,7 +640,7 @@ static bool store_has_group(const struct hd_store *s, const char *name)
 	const char *const one[] = { name, NULL };
 
 	for (guint i = 0; i < s->groups->len; i++)
-		if (group_named(hd_store_group_at(s, i), one))
+		if (hd_report_group_named(hd_store_group_at(s, i), one))
 			return true;
 	return false;
 }

@@ -35,12 +35,8 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->next_steps = json_array();
 	r->hang_start = json_null();
 	r->sources = g_ptr_array_new_with_free_func(g_free);
+	r->seq = -1;
 	return r;
-}
-
-static gint compare_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 struct hd_triage_row *hd_triage_row_new(const char *path,
@@ -49,7 +45,6 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	const struct hd_store *s = a->store;
 	struct hd_triage_row *r = row_alloc(path);
 	const struct hd_verdict *v = NULL;
-	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
 
 	r->inputs = s->inputs->len;
 	r->usable = hd_store_usable_inputs(s);
@@ -78,6 +73,9 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
 	r->call_site = g_strdup(v->call_site);
+	r->group = hd_verdict_group_id(a, v);
+	r->seq = v->seq;
+	r->op = v->op;
 	json_decref(r->culprit_details);
 	r->culprit_details = hd_report_json_culprits(a, v);
 	json_decref(r->next_steps);
@@ -102,16 +100,9 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 		if (!seen)
 			g_ptr_array_add(r->sources, g_strdup(e->source));
 	}
-	for (guint i = 0; i < v->culprits->len; i++) {
-		int rank = g_array_index(v->culprits, int, i);
-		const struct hd_rank *rk = hd_store_find_rank(s, rank);
-
-		g_array_append_val(r->culprits, rank);
-		if (rk && rk->host &&
-		    g_hash_table_add(hosts, hd_unconst(rk->host)))
-			g_ptr_array_add(r->hosts, g_strdup(rk->host));
-	}
-	g_ptr_array_sort(r->hosts, compare_str);
+	g_array_append_vals(r->culprits, v->culprits->data, v->culprits->len);
+	g_ptr_array_unref(r->hosts);
+	r->hosts = hd_verdict_culprit_hosts(s, v);
 	return r;
 }
 
@@ -125,6 +116,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_free(r->fingerprint);
 	g_free(r->fingerprint_text);
 	g_free(r->call_site);
+	g_free(r->group);
 	g_free(r->evidence_source);
 	g_free(r->evidence_text);
 	g_free(r->performance);
@@ -177,6 +169,10 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set(o, "hang_start", r->hang_start);
 	json_object_set_new(o, "evidence_sources",
 			    hd_json_string_array(r->sources));
+	/* additive: where the top verdict is */
+	json_object_set_new(o, "group", hd_json_string(r->group));
+	json_object_set_new(o, "seq", hd_json_int_or_null(r->seq, -1));
+	json_object_set_new(o, "op", hd_json_string(r->op));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

@@ -28,6 +28,11 @@ struct hd_triage_row {
 	char *fingerprint;
 	char *fingerprint_text;
 	char *call_site; /* the fingerprint's refinement, or NULL */
+	/* where: the group's id as the report lists it ("pg:0:?"), or
+	   NULL; the position in it, -1 none; the op (static), or NULL */
+	char *group;
+	int64_t seq;
+	const char *op;
 	char *evidence_source; /* the top verdict's first evidence item */
 	char *evidence_text;
 	char *performance; /* the performance note, or NULL */

@@ -1,7 +1,7 @@
 /*
  * What the report renderers share (hd-report-util.h): rank ranges, counts,
- * durations, safe strings, signal type names, the rank-table cells and the
- * engine's per-group figures.  Nothing here looks at verdicts beyond
+ * durations, safe strings, group names, code spans in next steps, the
+ * rank-table cells and the engine's per-group figures.  Nothing here looks at verdicts beyond
  * printing them, and nothing here knows which renderer runs.
  */
 #include "config.h"
@@ -19,6 +19,43 @@
 char *hd_report_rank_list(const GArray *ranks)
 {
 	return hd_rank_list_text(ranks);
+}
+
+char *hd_report_rank_runs(const GArray *ranks)
+{
+	GString *s = g_string_new(NULL);
+	const int *r = ranks ? (const int *)(const void *)ranks->data : NULL;
+	guint n = ranks ? ranks->len : 0;
+
+	for (guint i = 0; i < n;) {
+		guint j = i + 1;
+		int64_t step = 0;
+
+		if (s->len)
+			g_string_append_c(s, ',');
+		if (r[i] < 0) {
+			g_string_append_c(s, '?');
+			i++;
+			continue;
+		}
+		if (j < n && r[j] >= 0)
+			step = (int64_t)r[j] - r[i];
+		while (step > 0 && j < n && r[j] >= 0 &&
+		       (int64_t)r[j] - r[j - 1] == step)
+			j++;
+		if (step == 1 && j - i >= 2) {
+			g_string_append_printf(s, "%d-%d", r[i], r[j - 1]);
+			i = j;
+		} else if (step > 1 && j - i >= 4) {
+			g_string_append_printf(s, "%d,%d,...,%d", r[i],
+					       r[i + 1], r[j - 1]);
+			i = j;
+		} else {
+			g_string_append_printf(s, "%d", r[i]);
+			i++;
+		}
+	}
+	return g_string_free(s, FALSE);
 }
 
 char *hd_report_clean(const char *s)
@@ -117,57 +154,6 @@ char *hd_report_duration(int64_t ns)
 	if (av < 120e9)
 		return g_strdup_printf("%.2f s", v / 1e9);
 	return g_strdup_printf("%.1f min", v / 60e9);
-}
-
-const char *hd_report_signal_type_name(enum hd_signal_type t)
-{
-	static const char *const names[] = {
-		[HD_SIGT_OTHER] = "other",
-		[HD_SIGT_WATCHDOG_TIMEOUT] = "watchdog_timeout",
-		[HD_SIGT_PG_STATUS] = "pg_status",
-		[HD_SIGT_IB_COMPLETION] = "ib_completion",
-		[HD_SIGT_IB_ASYNC] = "ib_async",
-		[HD_SIGT_SOCKET] = "socket",
-		[HD_SIGT_PEER_CLOSED] = "peer_closed",
-		[HD_SIGT_CUDA_ERROR] = "cuda_error",
-		[HD_SIGT_OOM] = "oom",
-		[HD_SIGT_NCCL_ERROR] = "nccl_error",
-		[HD_SIGT_COMM_ABORTED] = "comm_aborted",
-		[HD_SIGT_DUPLICATE_GPU] = "duplicate_gpu",
-		[HD_SIGT_SHM] = "shm",
-		[HD_SIGT_BOOTSTRAP] = "bootstrap",
-		[HD_SIGT_PROCESS_EXIT] = "process_exit",
-		[HD_SIGT_TRACEBACK] = "traceback",
-		[HD_SIGT_HEARTBEAT] = "heartbeat",
-		[HD_SIGT_DUMP] = "dump",
-		[HD_SIGT_DESYNC_REPORT] = "desync_report",
-		[HD_SIGT_UNWIND] = "unwind",
-		[HD_SIGT_RAS] = "ras",
-		[HD_SIGT_SIZE_MISMATCH] = "size_mismatch",
-		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
-		[HD_SIGT_STORE_LOST] = "store_lost",
-		[HD_SIGT_RANKS_NAMED] = "ranks_named",
-		[HD_SIGT_NCCL_COLL_MISMATCH] = "nccl_coll_mismatch",
-		[HD_SIGT_TRANSPORT] = "transport",
-		[HD_SIGT_PROXY_DIED] = "proxy_died",
-		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
-		[HD_SIGT_TEST_FAILURE] = "test_failure",
-		[HD_SIGT_ANON_PROC] = "anonymous_process",
-		[HD_SIGT_XID] = "xid",
-		[HD_SIGT_HOST_OOM] = "host_oom_kill",
-		[HD_SIGT_LINK_EVENT] = "link_event",
-		[HD_SIGT_IB_COUNTERS] = "ib_counters",
-		[HD_SIGT_NET_DEVICES] = "net_devices",
-		[HD_SIGT_GPU_STATE] = "gpu_state",
-		[HD_SIGT_FATAL_SIGNAL] = "fatal_signal",
-		[HD_SIGT_PYSPY_THREAD] = "pyspy_thread",
-		[HD_SIGT_GDB_THREAD] = "gdb_thread",
-		[HD_SIGT_COLL_TIMING] = "coll_timing",
-	};
-
-	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])
-		return "other";
-	return names[t];
 }
 
 void hd_report_progress_cells(const struct hd_rank_progress *p,
@@ -406,21 +392,8 @@ GArray *hd_report_rank_set(const GArray *ranks)
 
 	if (ranks)
 		g_array_append_vals(set, ranks->data, ranks->len);
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
-}
-
-void hd_report_rank_set_seal(GArray *set)
-{
-	guint out = 0;
-
-	g_array_sort(set, hd_compare_int);
-	for (guint i = 0; i < set->len; i++)
-		if (!out || g_array_index(set, int, i) !=
-				    g_array_index(set, int, out - 1))
-			g_array_index(set, int, out++) =
-				g_array_index(set, int, i);
-	g_array_set_size(set, out);
 }
 
 GArray *hd_report_culprit_set(const struct hd_analysis *a)
@@ -432,24 +405,15 @@ GArray *hd_report_culprit_set(const struct hd_analysis *a)
 
 		g_array_append_vals(set, v->culprits->data, v->culprits->len);
 	}
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
 }
 
 bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 {
-	guint lo = 0, hi = set->len;
+	guint at = hd_ints_lower_bound(set, first);
 
-	/* the first member >= first */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(set, int, mid) < first)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < set->len && g_array_index(set, int, lo) <= last;
+	return at < set->len && g_array_index(set, int, at) <= last;
 }
 
 char *hd_report_frame_text(const struct hd_frame *f)
@@ -494,14 +458,13 @@ char *hd_report_hang_start(const struct hd_analysis *a)
 	return g_string_free(s, FALSE);
 }
 
-char *hd_report_c10d_group_id(const struct hd_c10d_group *g)
+bool hd_report_group_named(const struct hd_group *g, const char *const *want)
 {
-	return g_strdup_printf("pg:%s:?", g->name);
-}
-
-char *hd_report_c10d_group_label(const struct hd_c10d_group *g)
-{
-	return g_strdup_printf("PG %s", g->name);
+	for (; *want; want++)
+		if (strcmp(g->id, *want) == 0 ||
+		    (g->name && strcmp(g->name, *want) == 0))
+			return true;
+	return false;
 }
 
 char *hd_report_c10d_group_text(const struct hd_c10d_group *g)
@@ -536,6 +499,26 @@ char *hd_report_culprit_text(const struct hd_store *s,
 		return NULL;
 	}
 	return g_string_free(out, FALSE);
+}
+
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data)
+{
+	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
+	guint n = g_strv_length(parts);
+
+	for (guint i = 0; i < n; i++) {
+		/* an odd part is inside backticks, unless it has no end */
+		if (i % 2 && i + 1 == n) {
+			g_autofree char *lone =
+				g_strconcat("`", parts[i], NULL);
+
+			fn(lone, false, data);
+		} else {
+			fn(parts[i], i % 2, data);
+		}
+	}
 }
 
 /* Does text start "rank N" (a word of its own)? */

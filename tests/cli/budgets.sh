@@ -12,16 +12,10 @@
 # timed.  Run by make check
 # with HANGDOC set.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
-command -v python3 >/dev/null || exit 77
-command -v zstd >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3 zstd
+dir=$tmp
 limit_kb=1572864
 # ulimit -v is not POSIX, but dash, bash and busybox sh have it; where the
 # shell lacks it, or the binary cannot start under it at all (AddressSanitizer
@@ -189,5 +183,4 @@ if [ -n "${HD_SRCDIR:-}" ]; then
 		fail "triage: not both incidents reported"
 fi
 
-[ "$failed" -eq 0 ] && echo "budgets: all passed"
-exit "$failed"
+finish

@@ -7,7 +7,9 @@
 # steps, when the hang began with its clock) and against
 # docs/report.schema.json; then text, Markdown, HTML, jsonl and the
 # Perfetto verdict's args must each carry the same next steps, hang start
-# and culprit details.  At 1,024 ranks with logs only, every format gives
+# and culprit details, and the verdict's group: PG 0, one of the groups
+# the report lists (with logs only, the c10d PG the watchdog lines name,
+# "pg:0:?").  At 1,024 ranks with logs only, every format gives
 # the culprit's own record first, then one representative of the others
 # and the count of the rest; the rank table has the watchdog's counters,
 # and both PG 0 and its NCCL comm are listed as groups.
@@ -143,11 +145,24 @@ for name, paths, culprit, host, pid, site, moments in cases:
                   "%s: hang_start.%s %s" % (name, m, given))
         else:
             check(given is None, "%s: hang_start.%s %s" % (name, m, given))
+    # the verdict names its group, one of the groups listed (with logs
+    # only, the c10d PG the watchdog lines name), in every format
+    groups = {g["id"]: g for g in rep["groups"]}
+    g = groups.get(v["group"])
+    check(g is not None and g["name"] == "0", "%s: verdict group %s not "
+          "PG 0 of %s" % (name, v["group"], sorted(groups)))
+    g = g or {"id": "?", "name": "?", "desc": None}
+    short = g["name"] or g["id"]
+    long = ("PG %s (%s)" % (g["name"], g["desc"]) if g["desc"]
+            else "PG %s" % g["name"])
     # the human-readable formats say the same things
     want = needles(rep)
-    for fmt in ("text", "markdown", "html"):
+    for fmt, where in (("text", "group %s seq %d" % (short, v["seq"])),
+                       ("markdown", "| group | %s |" % short),
+                       ("html", "group %s position seq %d" % (long,
+                                                              v["seq"]))):
         seen = readable(fmt, run(fmt, paths))
-        for what, text in want:
+        for what, text in want + [("verdict group", where)]:
             check(flat(text) in seen, "%s %s: no %s: %s" % (
                 name, fmt, what, flat(text)[:100]))
     # the jsonl line and the Perfetto verdict carry them as JSON
@@ -157,7 +172,9 @@ for name, paths, culprit, host, pid, site, moments in cases:
             name, e.message, "/".join(map(str, e.path))))
     for key, theirs in (("culprits", v["culprits"]),
                         ("next_steps", v["next_steps"]),
-                        ("hang_start", rep["hang_start"])):
+                        ("hang_start", rep["hang_start"]),
+                        ("group", v["group"]), ("seq", v["seq"]),
+                        ("op", v["op"])):
         check(line.get(key) == theirs,
               "%s jsonl: %s differs from the report's" % (name, key))
     trace = json.loads(run("perfetto", paths))
@@ -166,7 +183,9 @@ for name, paths, culprit, host, pid, site, moments in cases:
     args = tops[0]["args"] if tops else {}
     for key, theirs in (("culprit_details", v["culprits"]),
                         ("next_steps", v["next_steps"]),
-                        ("hang_start", rep["hang_start"])):
+                        ("hang_start", rep["hang_start"]),
+                        ("group", v["group"]), ("seq", v["seq"]),
+                        ("op", v["op"])):
         check(args.get(key) == theirs,
               "%s perfetto: verdict args' %s differs" % (name, key))
 

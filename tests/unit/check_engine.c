@@ -97,22 +97,6 @@ static void fixture_clear(struct fixture *f, struct hd_analysis *a)
 	hd_store_free(f->s);
 }
 
-static const struct hd_verdict *top(const struct hd_analysis *a)
-{
-	ck_assert_uint_gt(a->verdicts->len, 0);
-	return g_ptr_array_index(a->verdicts, 0);
-}
-
-static void assert_culprits(const struct hd_verdict *v, const int *want,
-			    guint n)
-{
-	ck_assert_msg(v->culprits->len == n, "%s: %u culprits, want %u (%s)",
-		      hd_verdict_kind_name(v->kind), v->culprits->len, n,
-		      v->summary);
-	for (guint i = 0; i < n; i++)
-		ck_assert_int_eq(g_array_index(v->culprits, int, i), want[i]);
-}
-
 static const int world4[] = { 0, 1, 2, 3 };
 
 START_TEST(test_healthy)
@@ -125,7 +109,7 @@ START_TEST(test_healthy)
 	for (int r = 0; r < 4; r++)
 		add_run(&f, g, r, 5, false);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_NO_FAULT);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_NO_FAULT);
 	ck_assert(!hd_analysis_has_fault(a));
 	ck_assert_uint_eq(a->ranks_seen->len, 4);
 	ck_assert_uint_eq(a->ranks_missing->len, 0);
@@ -168,7 +152,7 @@ START_TEST(test_unread_input_not_healthy)
 		else
 			hd_store_input(f.s, f.input[1])->truncated = true;
 		a = run(&f);
-		v = top(a);
+		v = hd_test_top(a);
 		if (k == 3) {
 			/* rank 2 is ahead: the others lag, a fault */
 			ck_assert(hd_analysis_has_fault(a));
@@ -208,9 +192,9 @@ START_TEST(test_missing_rank)
 		add_run(&f, g, r, 4, true);
 	add_run(&f, g, 3, 4, false);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->seq, 5);
 	ck_assert_int_eq(v->group, g);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
@@ -232,8 +216,8 @@ START_TEST(test_missing_rank_first_in_order)
 	for (int r = 1; r < 4; r++)
 		add_run(&f, g, r, 4, true);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_MISSING_RANK);
-	assert_culprits(top(a), want, 1);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_MISSING_RANK);
+	hd_test_assert_culprits(hd_test_top(a), want, 1);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -252,8 +236,8 @@ START_TEST(test_lagging_rank)
 			add_op(&f, g, r, s, HD_OP_ALL_REDUCE, 1024,
 			       HD_STATE_ENQUEUED);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_LAGGING_RANK);
-	assert_culprits(top(a), want, 1);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_LAGGING_RANK);
+	hd_test_assert_culprits(hd_test_top(a), want, 1);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -285,9 +269,9 @@ START_TEST(test_completed_op_proves_presence)
 	add_run(&f, g, 3, 9, true);
 	a = run(&f);
 	ck_assert(!hd_analysis_has_fault(a));
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
-	ck_assert_uint_eq(top(a)->culprits->len, 0);
-	ck_assert_int_eq(top(a)->seq, 10);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_uint_eq(hd_test_top(a)->culprits->len, 0);
+	ck_assert_int_eq(hd_test_top(a)->seq, 10);
 	ck_assert(hd_analysis_undecided(a));
 	ck_assert(has_note(a, "the record of rank 1 ends before seq 9"));
 	fixture_clear(&f, a);
@@ -312,9 +296,9 @@ START_TEST(test_empty_record_not_blamed)
 	add_run(&f, g, 1, 5, true);
 	add_run(&f, g, 2, 5, false);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_MISSING_RANK);
-	assert_culprits(top(a), want, 1);
-	ck_assert_int_eq(top(a)->confidence, HD_CONF_HIGH);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_MISSING_RANK);
+	hd_test_assert_culprits(hd_test_top(a), want, 1);
+	ck_assert_int_eq(hd_test_top(a)->confidence, HD_CONF_HIGH);
 	ck_assert_ptr_null(hd_test_verdict(a, HD_V_LAGGING_RANK));
 	ck_assert(has_note(a, "the record of rank 3 ends before seq 5"));
 	fixture_clear(&f, a);
@@ -339,8 +323,8 @@ START_TEST(test_no_elimination_among_several)
 		add_run(&f, g, r, 7, true);
 	a = run(&f);
 	ck_assert(!hd_analysis_has_fault(a));
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
-	ck_assert_ptr_nonnull(strstr(top(a)->summary, "ranks 4-7"));
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_ptr_nonnull(strstr(hd_test_top(a)->summary, "ranks 4-7"));
 	ck_assert(has_note(a, "no data from ranks 4-7"));
 	ck_assert(hd_analysis_undecided(a));
 	fixture_clear(&f, a);
@@ -365,10 +349,10 @@ START_TEST(test_type_mismatch_minority)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_TYPE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->seq, 3);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
-	ck_assert_ptr_eq(top(a), v);
+	ck_assert_ptr_eq(hd_test_top(a), v);
 	/* Sizes of different collectives are not compared. */
 	ck_assert_ptr_null(hd_test_verdict(a, HD_V_SIZE_MISMATCH));
 	fixture_clear(&f, a);
@@ -391,7 +375,7 @@ START_TEST(test_size_mismatch_tie)
 	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	/* Two ranks, two values: a tie, said to be one. */
-	assert_culprits(v, both, 2);
+	hd_test_assert_culprits(v, both, 2);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
 	ck_assert_ptr_nonnull(strstr(v->summary, "even split"));
 	fixture_clear(&f, a);
@@ -426,7 +410,7 @@ START_TEST(test_size_pairs_compared_exactly)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, three, 1);
+	hd_test_assert_culprits(v, three, 1);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -482,14 +466,14 @@ START_TEST(test_dtype_and_root_and_redop)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_ROOT_MISMATCH);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want3, 1);
+	hd_test_assert_culprits(v, want3, 1);
 	ck_assert_int_eq(v->seq, 0);
 	v = hd_test_verdict(a, HD_V_DTYPE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want1, 1);
+	hd_test_assert_culprits(v, want1, 1);
 	v = hd_test_verdict(a, HD_V_REDOP_MISMATCH);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want0, 1);
+	hd_test_assert_culprits(v, want0, 1);
 	ck_assert_int_eq(v->seq, 2);
 	fixture_clear(&f, a);
 }
@@ -572,7 +556,7 @@ START_TEST(test_rooted_root_side_not_compared)
 	v = hd_test_verdict(a, HD_V_DTYPE_MISMATCH);
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(v->seq, 5);
-	assert_culprits(v, want3, 1);
+	hd_test_assert_culprits(v, want3, 1);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -590,7 +574,7 @@ START_TEST(test_ring_window_not_a_mismatch)
 	for (int64_t s = 1; s <= 10; s++)
 		add_op(&f, g, 1, s, HD_OP_ALL_REDUCE, 64, HD_STATE_COMPLETED);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_NO_FAULT);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_NO_FAULT);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -638,7 +622,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, want1, 1);
+	hd_test_assert_culprits(v, want1, 1);
 	fixture_clear(&f, a);
 
 	fixture_init(&f, 2, HD_INPUT_FLIGHT_REC);
@@ -648,7 +632,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, both, 2);
+	hd_test_assert_culprits(v, both, 2);
 	ck_assert_ptr_nonnull(strstr(v->summary, "cycle"));
 	fixture_clear(&f, a);
 
@@ -662,7 +646,7 @@ START_TEST(test_p2p_unmatched_and_cycle)
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_P2P_UNMATCHED);
 	ck_assert_ptr_nonnull(v);
-	assert_culprits(v, ring, 3);
+	hd_test_assert_culprits(v, ring, 3);
 	/* in wait order, from whichever rank the search started at */
 	ck_assert_msg(strstr(v->summary, "cycle 0 -> 1 -> 2 -> 0") ||
 			      strstr(v->summary, "cycle 1 -> 2 -> 0 -> 1") ||
@@ -699,9 +683,9 @@ START_TEST(test_blocked_chain)
 	add_run(&f, d13, 1, 5, false);
 	add_run(&f, d13, 3, 5, false);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_BLOCKED_CHAIN);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->group, d02);
 	ck_assert_msg(strstr(v->summary, "wait chain 0 -> 1"), "%s",
 		      v->summary);
@@ -752,12 +736,30 @@ START_TEST(test_c10d_counters)
 	add_sig(&f, 3, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 40, 40,
 		"Last enqueued NCCL work: 40, last completed NCCL work: 40.");
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->seq, 41);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	ck_assert_str_eq(v->op, "all_reduce");
+	/* logs alone: placed in PG 0 as its lines name it, a listed group */
+	ck_assert_int_eq(v->group, -1);
+	ck_assert_int_ge(v->c10d_group, 0);
+	ck_assert_str_eq(g_array_index(a->c10d_groups, struct hd_c10d_group,
+				       v->c10d_group)
+				 .name,
+			 "0");
+	{
+		g_autofree char *id = hd_verdict_group_id(a, v);
+		g_autofree char *shrt =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
+		g_autofree char *lng =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_LONG);
+
+		ck_assert_str_eq(id, "pg:0:?");
+		ck_assert_str_eq(shrt, "0");
+		ck_assert_str_eq(lng, "PG 0");
+	}
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -784,7 +786,7 @@ START_TEST(test_c10d_counters_evidence_capped)
 		add_sig(&f, r, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 40, 40,
 			"Last enqueued NCCL work: 40, last completed NCCL work: 40.");
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
 	ck_assert_uint_eq(v->culprits->len, 12);
 	/* six status lines, the timeout, the count of the others */
@@ -809,9 +811,12 @@ START_TEST(test_c10d_all_timed_out)
 		add_sig(&f, r, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 7,
 			INT64_MIN, INT64_MIN, "timeout");
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
-	ck_assert_uint_eq(top(a)->culprits->len, 0);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_uint_eq(hd_test_top(a)->culprits->len, 0);
 	ck_assert(!hd_analysis_has_fault(a));
+	/* undecided, but where: seq 7 of PG 0 */
+	ck_assert_int_eq(hd_test_top(a)->seq, 7);
+	ck_assert_int_ge(hd_test_top(a)->c10d_group, 0);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -850,9 +855,9 @@ START_TEST(test_network_first_fault)
 	sig.prov.input = f.input[3];
 	hd_store_add_signal(f.s, &sig);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
-	assert_culprits(v, want, 2);
+	hd_test_assert_culprits(v, want, 2);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	fixture_clear(&f, a);
 }
@@ -881,9 +886,9 @@ START_TEST(test_ofi_rc5_not_a_flush)
 	sig.prov.input = f.input[3];
 	hd_store_add_signal(f.s, &sig);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_ptr_null(strstr(v->summary, "flush"));
 	fixture_clear(&f, a);
 }
@@ -916,9 +921,9 @@ START_TEST(test_crash_not_watchdog_abort)
 	sig.prov.input = f.input[3];
 	hd_store_add_signal(f.s, &sig);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	fixture_clear(&f, a);
 }
@@ -973,8 +978,9 @@ START_TEST(test_kernel_fault_not_setup)
 		sig.prov.at = 6;
 		hd_store_add_signal(f.s, &sig);
 		a = run(&f);
-		ck_assert_msg(top(a)->kind == cases[i].want, "case %zu: %s", i,
-			      hd_verdict_kind_name(top(a)->kind));
+		ck_assert_msg(hd_test_top(a)->kind == cases[i].want,
+			      "case %zu: %s", i,
+			      hd_verdict_kind_name(hd_test_top(a)->kind));
 		fixture_clear(&f, a);
 	}
 }
@@ -992,9 +998,9 @@ START_TEST(test_init_duplicate_gpu)
 		INT64_MIN,
 		"Duplicate GPU detected : rank 1 and rank 3 both on CUDA device 3b000");
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
-	assert_culprits(v, want, 2);
+	hd_test_assert_culprits(v, want, 2);
 	fixture_clear(&f, a);
 }
 END_TEST
@@ -1034,9 +1040,9 @@ START_TEST(test_sources_merge)
 			    ->kind == HD_V_MISSING_RANK)
 			n++;
 	ck_assert_uint_eq(n, 1);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
 	fixture_clear(&f, a);
 }
@@ -1101,9 +1107,9 @@ START_TEST(test_missing_by_elimination)
 	for (int r = 0; r < 3; r++)
 		add_run(&f, g, r, 7, true);
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
 	ck_assert_uint_eq(a->ranks_missing->len, 1);
 	fixture_clear(&f, a);
@@ -1129,9 +1135,9 @@ START_TEST(test_completion_lag)
 					 : HD_STATE_ENQUEUED);
 	}
 	a = run(&f);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_LAGGING_RANK);
-	assert_culprits(v, want, 1);
+	hd_test_assert_culprits(v, want, 1);
 	ck_assert_int_eq(v->seq, 5);
 	fixture_clear(&f, a);
 
@@ -1152,8 +1158,8 @@ START_TEST(test_completion_lag)
 	}
 	a = run(&f);
 	ck_assert(!hd_analysis_has_fault(a));
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
-	ck_assert_int_eq(top(a)->seq, 8);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(hd_test_top(a)->seq, 8);
 	ck_assert(has_note(a, "rank 2 still shows an op at or below seq 7"));
 	fixture_clear(&f, a);
 
@@ -1189,7 +1195,7 @@ START_TEST(test_no_fault_needs_no_trouble)
 	/* a progress report is not trouble */
 	add_sig(&f, 1, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1, 5, 5, "status");
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_NO_FAULT);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_NO_FAULT);
 	ck_assert(!hd_analysis_undecided(a));
 	hd_analysis_free(a);
 
@@ -1203,9 +1209,9 @@ START_TEST(test_no_fault_needs_no_trouble)
 	sig.prov.at = 3;
 	hd_store_add_signal(f.s, &sig);
 	a = run(&f);
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
-	ck_assert_int_eq(top(a)->confidence, HD_CONF_MEDIUM);
-	ck_assert_uint_ge(top(a)->evidence->len, 1);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(hd_test_top(a)->confidence, HD_CONF_MEDIUM);
+	ck_assert_uint_ge(hd_test_top(a)->evidence->len, 1);
 	ck_assert(!hd_analysis_has_fault(a));
 	ck_assert(hd_analysis_undecided(a));
 	fixture_clear(&f, a);
@@ -1223,7 +1229,7 @@ START_TEST(test_no_ranks_no_ops_not_no_fault)
 	hd_store_input(s, in)->records = 1;
 	hd_store_resolve(s);
 	a = hd_engine_run(s);
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
 	ck_assert(!hd_analysis_undecided(a));
 	hd_analysis_free(a);
 	hd_store_free(s);
@@ -1280,7 +1286,7 @@ START_TEST(test_anonymous_processes_compared)
 	}
 	hd_store_resolve(s);
 	a = hd_engine_run(s);
-	v = top(a);
+	v = hd_test_top(a);
 	ck_assert_int_eq(v->kind, HD_V_TYPE_MISMATCH);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
 	ck_assert_uint_eq(v->culprits->len, 0);
@@ -1354,7 +1360,7 @@ START_TEST(test_empty_store)
 	hd_store_add_input(s, "nothing");
 	hd_store_resolve(s);
 	a = hd_engine_run(s);
-	ck_assert_int_eq(top(a)->kind, HD_V_INSUFFICIENT_DATA);
+	ck_assert_int_eq(hd_test_top(a)->kind, HD_V_INSUFFICIENT_DATA);
 	hd_analysis_free(a);
 	hd_store_free(s);
 }
@@ -1431,26 +1437,26 @@ static void cut_at(const char *fixture, const char *victim, int rank,
 		    !g_strstr_len(whole, (gssize)at, unlike)) {
 			ck_assert_msg(names_culprit(a, culprit),
 				      "%s cut at %zu of %zu: %s", victim, at,
-				      len, top(a)->summary);
+				      len, hd_test_top(a)->summary);
 			hd_analysis_free(a);
 			hd_store_free(s);
 			continue;
 		}
 		ck_assert_msg(!names_culprit(a, rank),
 			      "%s cut at %zu of %zu: rank %d blamed: %s",
-			      victim, at, len, rank, top(a)->summary);
+			      victim, at, len, rank, hd_test_top(a)->summary);
 		if (want_hang)
-			ck_assert_msg(top(a)->kind != HD_V_NO_FAULT,
+			ck_assert_msg(hd_test_top(a)->kind != HD_V_NO_FAULT,
 				      "%s cut at %zu of %zu: no_fault", victim,
 				      at, len);
 		if (culprit >= 0)
-			ck_assert_msg(names_culprit(a, culprit) &&
-					      top(a)->culprits->len == 1 &&
-					      g_array_index(top(a)->culprits,
-							    int, 0) == culprit,
-				      "%s cut at %zu of %zu: %s, not rank %d",
-				      victim, at, len, top(a)->summary,
-				      culprit);
+			ck_assert_msg(
+				names_culprit(a, culprit) &&
+					hd_test_top(a)->culprits->len == 1 &&
+					g_array_index(hd_test_top(a)->culprits,
+						      int, 0) == culprit,
+				"%s cut at %zu of %zu: %s, not rank %d", victim,
+				at, len, hd_test_top(a)->summary, culprit);
 		hd_analysis_free(a);
 		hd_store_free(s);
 	}
@@ -1541,7 +1547,7 @@ START_TEST(test_culprits_sorted_unique)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
 		hd_verdict_add_culprit(v, in[i]);
-	assert_culprits(v, want, G_N_ELEMENTS(want));
+	hd_test_assert_culprits(v, want, G_N_ELEMENTS(want));
 	hd_verdict_free(v);
 }
 END_TEST

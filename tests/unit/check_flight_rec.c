@@ -39,20 +39,6 @@ static struct hd_store *load_as(const char *rel, const char *name, size_t cut,
 	return s;
 }
 
-static const struct hd_op *op_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->ops->len);
-	return &g_array_index(s->ops, struct hd_op, i);
-}
-
-static bool has_warning(struct hd_input *in, const char *needle)
-{
-	for (guint i = 0; i < in->warnings->len; i++)
-		if (strstr(g_ptr_array_index(in->warnings, i), needle))
-			return true;
-	return false;
-}
-
 START_TEST(test_healthy)
 {
 	bool ok;
@@ -312,10 +298,11 @@ START_TEST(test_rank_inference)
 	ck_assert_int_eq(hd_store_input(a, 0)->rank, 2);
 	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 0);
 	ck_assert_int_eq(hd_store_input(b, 0)->rank, 2);
-	ck_assert(has_warning(hd_store_input(b, 0), "file name says rank 9"));
+	ck_assert(hd_test_has_warning(hd_store_input(b, 0),
+				      "file name says rank 9"));
 	/* no single common rank: keep the name's, but say so */
 	ck_assert_int_eq(hd_store_input(c, 0)->rank, 7);
-	ck_assert(has_warning(hd_store_input(c, 0), "not in every"));
+	ck_assert(hd_test_has_warning(hd_store_input(c, 0), "not in every"));
 	ck_assert_int_eq(hd_store_input(d, 0)->rank, 1);
 	ck_assert_int_eq(hd_op_rank(op_at(d, 0)), 1);
 }
@@ -342,7 +329,7 @@ START_TEST(test_empty)
 	ck_assert_uint_eq(hd_store_input(b, 0)->bytes, 113);
 	ck_assert(hd_store_input(b, 0)->empty);
 	ck_assert(hd_store_input(c, 0)->empty);
-	ck_assert(has_warning(hd_store_input(c, 0), "no entries"));
+	ck_assert(hd_test_has_warning(hd_store_input(c, 0), "no entries"));
 	ck_assert_uint_eq(a->ops->len + b->ops->len + c->ops->len, 0);
 }
 END_TEST
@@ -399,7 +386,8 @@ START_TEST(test_old_versions)
 	ck_assert_int_eq(op_at(a, 1)->seq_kind, HD_SEQ_COLLECTIVE);
 	ck_assert_str_eq(hd_store_group_at(a, op_at(a, 0)->group)->id,
 			 "pg:?:?");
-	ck_assert(has_warning(hd_store_input(a, 0), "not in pg_config"));
+	ck_assert(
+		hd_test_has_warning(hd_store_input(a, 0), "not in pg_config"));
 	/* one warning for the missing PG, not one per entry */
 	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 1);
 	ck_assert_uint_eq(b->ops->len, 2);
@@ -408,7 +396,8 @@ START_TEST(test_old_versions)
 	/* 2.11: two unknown keys, warned once each */
 	ck_assert_uint_eq(d->ops->len, 2);
 	ck_assert_uint_eq(hd_store_input(d, 0)->nwarnings, 2);
-	ck_assert(has_warning(hd_store_input(d, 0), "'input_split_sizes'"));
+	ck_assert(hd_test_has_warning(hd_store_input(d, 0),
+				      "'input_split_sizes'"));
 	ck_assert_int_eq(op_at(d, 1)->kind, HD_OP_ALL_TO_ALL);
 	ck_assert_int_eq(hd_op_stack(e, op_at(e, 0)), -1);
 	ck_assert_uint_eq(e->stacks->len, 0);
@@ -452,7 +441,7 @@ START_TEST(test_truncated_fixture)
 	ck_assert_uint_gt(in->records, 3);
 	ck_assert_uint_lt(in->records, 12);
 	ck_assert_uint_eq(in->skipped, 1);
-	ck_assert(has_warning(in, "truncated at byte"));
+	ck_assert(hd_test_has_warning(in, "truncated at byte"));
 	for (guint i = 0; i < s->ops->len; i++)
 		ck_assert_int_eq(op_at(s, i)->seq, i + 1);
 }
@@ -539,7 +528,8 @@ START_TEST(test_json_node_budget)
 	ck_assert(in->truncated);
 	ck_assert_uint_eq(in->records, 5);
 	ck_assert_uint_eq(s->ops->len, 5);
-	ck_assert(has_warning(in, "JSON values, the budget for a dump"));
+	ck_assert(
+		hd_test_has_warning(in, "JSON values, the budget for a dump"));
 	hd_store_free(s);
 
 	/* past the budget with nothing whole before it: refused */
@@ -621,7 +611,7 @@ START_TEST(test_junk_keys_not_interned)
 	ck_assert_uint_eq(refused, 0);
 	ck_assert_uint_eq(in->records, 5);
 	ck_assert_uint_ge(in->nwarnings, 100000);
-	ck_assert(has_warning(in, "unknown key 'junk-0' ignored"));
+	ck_assert(hd_test_has_warning(in, "unknown key 'junk-0' ignored"));
 	hd_store_free(s);
 }
 END_TEST
