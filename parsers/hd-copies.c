@@ -1,9 +1,10 @@
 /*
  * Knowing an input again (hd-copies.h): a table of contents (the XXH3
  * hash and length of each input's decoded bytes, to the first input that
- * had them) and a table of NCCL-log processes (rank, host, pid and a hash
- * of their ops' content, not their times, which a collector's prefix can
- * give).  A repeat becomes a note in its input; a copy named for another
+ * had them) and a table of NCCL-log processes (rank, host and pid, to the
+ * logs that named them; a hash of their ops' content, not their times,
+ * which a collector's prefix can give, is made when a second log names
+ * one).  A repeat becomes a note in its input; a copy named for another
  * rank is refused for both names' sake, since its bytes cannot say which
  * name is right.
  */
@@ -20,7 +21,10 @@
 
 struct hd_copies {
 	GHashTable *seen; /* struct content_key -> input index + 1 */
-	GHashTable *procs; /* struct proc_key -> input index + 1 */
+	/* struct proc_ident -> the logs that named it (GPtrArray of
+	   struct proc_seen), each found again by its input's index and
+	   where its ops begin in the load's store, which only grows */
+	GHashTable *procs;
 };
 
 /* (a benchmark hard links one dump as every rank's) */
@@ -110,29 +114,42 @@ static gboolean content_equal(gconstpointer a, gconstpointer b)
 /*
  * A process's records in one NCCL log, to know them again in another (the
  * same log kept twice, once under a "[default3]:" or date prefix): its
- * rank, host and pid, and a hash and count of its ops' content (not their
- * times, which a collector's prefix can give).
+ * rank, host and pid (struct proc_ident), and a hash and count of its
+ * ops' content (not their times, which a collector's prefix can give).
+ * The content is hashed only when a later log names the same process:
+ * most processes are in one log, and hashing every op of every log cost
+ * a twentieth of reading a large one.
  */
-struct proc_key {
+struct proc_ident {
 	int rank, pid;
 	const char *host; /* interned */
+};
+
+/* One log's records of a process, as the load met them. */
+struct proc_seen {
+	guint input; /* its index in the load */
+	/* where its ops are once merged: from op start of the load's
+	   store, up to the first op of an input past stop_input */
+	guint start, stop_input;
+	uint16_t last; /* the attempt compared, 0 all */
+	bool hashed; /* hash and nops are known */
 	uint64_t hash, nops;
 };
 
-static guint proc_key_hash(gconstpointer p)
+static guint proc_ident_hash(gconstpointer p)
 {
-	const struct proc_key *k = p;
+	const struct proc_ident *k = p;
 
-	return hd_hash_u64(k->hash ^ ((uint64_t)(uint32_t)k->rank << 32) ^
-			   (uint64_t)(uint32_t)k->pid ^ k->nops);
+	return hd_hash_u64(((uint64_t)(uint32_t)k->rank << 32) ^
+			   (uint64_t)(uint32_t)k->pid ^
+			   (uint64_t)g_str_hash(k->host) << 16);
 }
 
-static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
+static gboolean proc_ident_equal(gconstpointer a, gconstpointer b)
 {
-	const struct proc_key *x = a, *y = b;
+	const struct proc_ident *x = a, *y = b;
 
-	return x->rank == y->rank && x->pid == y->pid && x->host == y->host &&
-	       x->hash == y->hash && x->nops == y->nops;
+	return x->rank == y->rank && x->pid == y->pid && x->host == y->host;
 }
 
 static uint64_t op_content_hash(const struct hd_store *s,
@@ -144,6 +161,86 @@ static uint64_t op_content_hash(const struct hd_store *s,
 	h = hd_hash_u64(h ^ (uint64_t)hd_op_op_count(s, op)) * 31 + op->state;
 	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
 	return hd_hash_u64(h ^ op->seq_kind);
+}
+
+/* Whether op of s counts for input `input` with attempt filter last. */
+static inline bool op_of_log(const struct hd_store *s, const struct hd_op *op,
+			     guint input, uint16_t last)
+{
+	return hd_op_rank(op) >= 0 && op->group < s->groups->len &&
+	       op->input == input && (!last || op->attempt == last);
+}
+
+/*
+ * Hashes the ops of input `input` of s from op `from` on, up to the
+ * first op of an input at or past stop, of rank `rank` into one, or of
+ * every rank (rank -1) into acc, by rank: drop_copied_procs()'s content.
+ */
+static void hash_log_ops(const struct hd_store *s, guint input, uint16_t last,
+			 guint from, guint stop, int rank,
+			 struct proc_seen *one, GHashTable *acc)
+{
+	/* the processes of the last ranks met, by rank: an interleaved log
+	   changes rank on every line but cycles through a few */
+	struct proc_seen *memo[64] = { NULL };
+	int memo_rank[64];
+	uint32_t last_group = UINT32_MAX;
+	uint64_t group_hash = 0;
+
+	for (guint i = from; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		int r = hd_op_rank(op);
+		unsigned slot = (unsigned)r % 64;
+		struct proc_seen *cur;
+
+		if (op->input >= stop)
+			break;
+		if (!op_of_log(s, op, input, last) || (rank >= 0 && r != rank))
+			continue;
+		if (op->group != last_group) {
+			last_group = op->group;
+			group_hash =
+				g_str_hash(hd_store_group_at(s, op->group)->id);
+		}
+		if (one) {
+			cur = one;
+		} else if (memo[slot] && memo_rank[slot] == r) {
+			cur = memo[slot];
+		} else {
+			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(r));
+			if (!cur) {
+				cur = g_new0(struct proc_seen, 1);
+				g_hash_table_insert(acc, GINT_TO_POINTER(r),
+						    cur);
+			}
+			memo[slot] = cur;
+			memo_rank[slot] = r;
+		}
+		cur->hash = hd_hash_u64(cur->hash ^
+					op_content_hash(s, op, group_hash));
+		cur->nops++;
+	}
+}
+
+/*
+ * Hashes an earlier log's records of a process, when a later log first
+ * names the same one: in dst once merged, else in s, the store being
+ * merged at base, which holds it too (a digest of several logs).
+ */
+static void proc_seen_hash(struct proc_seen *e, int rank,
+			   const struct hd_store *dst, const struct hd_store *s,
+			   guint base)
+{
+	if (e->hashed)
+		return;
+	e->hashed = true;
+	if (e->input < dst->inputs->len)
+		hash_log_ops(dst, e->input, e->last, e->start, e->stop_input,
+			     rank, e, NULL);
+	else
+		hash_log_ops(s, e->input - base, e->last, 0, G_MAXUINT, rank, e,
+			     NULL);
 }
 
 /*
@@ -191,8 +288,9 @@ static bool input_signal(struct hd_signal *sig, void *data)
  * Drops from s, whose input k is an NCCL log about to become input
  * `index`, the ops of input k of every process whose records an earlier
  * log already gave (same rank, host, pid and ops): read once, with a
- * warning naming that log.  procs maps struct proc_key to the input index
- * that had it first.
+ * warning naming that log.  procs maps struct proc_ident to the logs
+ * that named the process (a GPtrArray of struct proc_seen, in load
+ * order), each hashed once, when a later log names it too.
  */
 static void drop_copied_procs(struct hd_store *s, guint k_input,
 			      struct hd_store *dst, GHashTable *procs,
@@ -203,12 +301,12 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 		g_direct_hash, g_direct_equal, NULL, g_free);
 	g_autoptr(GHashTable) drop =
 		g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
+	g_autoptr(GHashTable) ranks =
+		g_hash_table_new(g_direct_hash, g_direct_equal);
 	GHashTableIter it;
-	gpointer key, value;
-	/* the processes of the last ranks met, by rank: an interleaved log
-	   changes rank on every line but cycles through a few */
-	struct proc_key *memo[64] = { NULL };
+	gpointer key;
+	guint base = index - k_input;
+	bool again = false;
 	/* a log of several attempts: its last is compared (all are still
 	   there; hd_store_keep_attempt() chooses after the merge) */
 	uint16_t last = in->attempts && in->attempts->len >= 2
@@ -217,57 +315,99 @@ static void drop_copied_procs(struct hd_store *s, guint k_input,
 
 	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
 		return;
-	for (guint g = 0; g < s->groups->len; g++)
-		gh[g] = g_str_hash(hd_store_group_at(s, g)->id);
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		int rank = hd_op_rank(op);
-		struct proc_key **slot = &memo[(unsigned)rank % 64];
-		struct proc_key *cur = *slot;
+	/* the processes it names: its ranks, or its ops' among a digest's */
+	if (s->inputs->len == 1) {
+		g_hash_table_iter_init(&it, s->ranks);
+		while (g_hash_table_iter_next(&it, &key, NULL))
+			g_hash_table_add(ranks, key);
+	} else {
+		int prev = -1;
 
-		if (rank < 0 || op->group >= s->groups->len ||
-		    op->input != k_input || (last && op->attempt != last))
-			continue;
-		if (!cur || cur->rank != rank)
-			cur = g_hash_table_lookup(acc, GINT_TO_POINTER(rank));
-		if (!cur) {
-			cur = g_new0(struct proc_key, 1);
-			cur->rank = rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(rank), cur);
+		for (guint i = 0; i < s->ops->len; i++) {
+			const struct hd_op *op =
+				&g_array_index(s->ops, struct hd_op, i);
+
+			if (op_of_log(s, op, k_input, last) &&
+			    hd_op_rank(op) != prev) {
+				prev = hd_op_rank(op);
+				g_hash_table_add(ranks, GINT_TO_POINTER(prev));
+			}
 		}
-		*slot = cur;
-		cur->hash = hd_hash_u64(cur->hash ^
-					op_content_hash(s, op, gh[op->group]));
-		cur->nops++;
 	}
-	g_hash_table_iter_init(&it, acc);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		struct proc_key *k = value;
-		const struct hd_rank *r = hd_store_find_rank(s, k->rank);
-		gpointer first;
+	/* an earlier log named one of them: its ops are hashed */
+	g_hash_table_iter_init(&it, ranks);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		const struct hd_rank *r =
+			hd_store_find_rank(s, GPOINTER_TO_INT(key));
+		struct proc_ident id = { GPOINTER_TO_INT(key), 0, NULL };
 
 		if (!r || !r->host || !r->pid)
 			continue;
-		k->host = r->host;
-		k->pid = r->pid;
-		first = g_hash_table_lookup(procs, k);
-		if (!first) {
-			struct proc_key *copy = g_new(struct proc_key, 1);
+		id.pid = r->pid;
+		id.host = r->host;
+		if (g_hash_table_contains(procs, &id))
+			again = true;
+	}
+	/*
+	 * None did: each is remembered, to be hashed if a later log names
+	 * it.  Else this log's processes are hashed and compared, in the
+	 * order of the table of them (the order of the warnings).
+	 */
+	if (again)
+		hash_log_ops(s, k_input, last, 0, G_MAXUINT, -1, NULL, acc);
+	g_hash_table_iter_init(&it, again ? acc : ranks);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		int rank = GPOINTER_TO_INT(key);
+		const struct hd_rank *r = hd_store_find_rank(s, rank);
+		struct proc_ident id = { rank, 0, NULL };
+		struct proc_seen *mine =
+			again ? g_hash_table_lookup(acc, key) : NULL;
+		struct proc_seen *first = NULL;
+		GPtrArray *logs;
 
-			*copy = *k;
-			g_hash_table_insert(procs, copy,
-					    GUINT_TO_POINTER(index + 1));
+		if (!r || !r->host || !r->pid)
+			continue;
+		id.pid = r->pid;
+		id.host = r->host;
+		logs = g_hash_table_lookup(procs, &id);
+		for (guint j = 0; mine && logs && j < logs->len && !first;
+		     j++) {
+			struct proc_seen *e = g_ptr_array_index(logs, j);
+
+			proc_seen_hash(e, rank, dst, s, base);
+			if (e->nops && e->hash == mine->hash &&
+			    e->nops == mine->nops)
+				first = e;
+		}
+		if (!first) {
+			struct proc_seen *e = g_new0(struct proc_seen, 1);
+
+			if (!logs) {
+				struct proc_ident *k =
+					g_new(struct proc_ident, 1);
+
+				*k = id;
+				logs = g_ptr_array_new_with_free_func(g_free);
+				g_hash_table_insert(procs, k, logs);
+			}
+			if (mine) {
+				*e = *mine;
+				e->hashed = true;
+			}
+			e->input = index;
+			e->start = dst->ops->len;
+			e->stop_input = base + s->inputs->len;
+			e->last = last;
+			g_ptr_array_add(logs, e);
 			continue;
 		}
-		g_hash_table_add(drop, GINT_TO_POINTER(k->rank));
+		g_hash_table_add(drop, key);
 		hd_input_warn(in, 0,
 			      "the %" G_GUINT64_FORMAT
 			      " ops of rank %d (%s:%d) are the same records "
 			      "as in '%s': read once",
-			      k->nops, k->rank, k->host, k->pid,
-			      load_input_path(dst, s, index - k_input,
-					      GPOINTER_TO_UINT(first) - 1));
+			      mine->nops, rank, r->host, r->pid,
+			      load_input_path(dst, s, base, first->input));
 	}
 	if (g_hash_table_size(drop)) {
 		struct proc_drop pd = { k_input, last, drop };
@@ -361,8 +501,9 @@ struct hd_copies *hd_copies_new(void)
 
 	c->seen = g_hash_table_new_full(content_hash, content_equal, g_free,
 					NULL);
-	c->procs = g_hash_table_new_full(proc_key_hash, proc_key_equal, g_free,
-					 NULL);
+	c->procs =
+		g_hash_table_new_full(proc_ident_hash, proc_ident_equal, g_free,
+				      (GDestroyNotify)g_ptr_array_unref);
 	return c;
 }
 

@@ -112,6 +112,21 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		   bool full_buffer);
 
 /*
+ * Reads the raw line [line, end) through the COLL fast path when it is a
+ * complete COLL record (body b, after "INFO ") whose prefix [line, a)
+ * nl_handle_nccl() read before: the same store as the long way.  False,
+ * with nothing done, for any other line.
+ */
+bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
+		  const char *b, const char *end);
+/*
+ * nl_coll_fast() of the raw line [line, line + n) when it starts with a
+ * prefix that took the fast path before, found without the anchor
+ * search; false, with nothing done, otherwise (the anchor path decides).
+ */
+bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n);
+
+/*
  * Parses "NCCL version X..." in s, the claim of p (NULL: a bare version
  * line); false when s holds none.
  */

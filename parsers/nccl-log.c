@@ -283,11 +283,13 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	const char *e, *a, *lvl, *q;
 	struct nl_proc *torn = c->torn_proc;
 	int rec;
+	bool raw = true;
 
 	c->torn_proc = NULL;
 	if (memchr(line, 0x1b, n)) {
 		n = strip_ansi(line, n, c->clean);
 		line = c->clean;
+		raw = false;
 	}
 	/* Ray's dedup suffix: the line stands for several ranks */
 	if (n > 0 && line[n - 1] == ']' && (q = find(line, n, " [repeated ")) &&
@@ -316,7 +318,10 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 			if (lvl[0] == 'I' &&
 			    nl_coll_op(lvl + 5, e - lvl - 5, &nl) >= 0) {
 				c->coll_stop = NULL;
+				/* the fast path may read its like next time */
+				c->fill_fast = raw && rec == 0;
 				nl_handle_nccl(c, line, a, lvl, e, false);
+				c->fill_fast = false;
 				if (!c->coll_stop || e - c->coll_stop < 8)
 					return;
 				next = fused_next(c->coll_stop, e);
@@ -449,10 +454,37 @@ static void flush_wrap(struct nl_ctx *c)
 	c->wrap_count = 0;
 }
 
+/*
+ * A complete COLL record of a process seen before, read through the
+ * fast path (nl_coll_fast()); false, with nothing done, for any other
+ * line.  What process_line() and feed_line() would look for first (an
+ * ANSI escape, Ray's suffix, a wrapped c10d record, a fused record) a
+ * line the fast path takes cannot hold: its prefix was read before on a
+ * line without them, and its body is nothing but the COLL fields.
+ */
+static bool fast_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *e = line + n, *a, *lvl;
+
+	if (c->no_fast)
+		return false;
+	if (!nl_coll_fast_quick(c, line, n)) {
+		a = nccl_anchor(line, line, e, &lvl);
+		if (!a || lvl[0] != 'I' || e - lvl <= 5 || lvl[4] != ' ' ||
+		    !nl_coll_fast(c, line, a, lvl + 5, e))
+			return false;
+	}
+	c->torn_proc = NULL;
+	c->fast_lines++;
+	return true;
+}
+
 static void feed_line(struct nl_ctx *c, const char *line, size_t n, bool cut)
 {
 	bool held;
 
+	if (!cut && !c->wrap->len && fast_line(c, line, n))
+		return;
 	if (cut && !c->warned_cut) {
 		c->warned_cut = true;
 		hd_input_warn(c->in, c->lineno,
@@ -487,6 +519,26 @@ static void finish(struct nl_ctx *c)
 	nl_c10d_finish(c);
 	nl_attribute(c);
 }
+/* nccl_log_set_fast(): 1 on, 0 off; and the lines it read. */
+static gint fast_on = 1;
+static GMutex fast_lock;
+static uint64_t fast_lines;
+
+void nccl_log_set_fast(bool on)
+{
+	g_atomic_int_set(&fast_on, on);
+}
+
+uint64_t nccl_log_fast_lines(void)
+{
+	uint64_t n;
+
+	g_mutex_lock(&fast_lock);
+	n = fast_lines;
+	g_mutex_unlock(&fast_lock);
+	return n;
+}
+
 /* Sets up c to read input of store; compiles the patterns once. */
 static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 {
@@ -517,6 +569,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
 	c->wrap = g_string_sized_new(256);
 	c->crash_sig = -1;
+	c->no_fast = !g_atomic_int_get(&fast_on);
 	nl_nccl_init(c);
 }
 
@@ -601,6 +654,11 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		}
 	}
 	c.in->bytes = hd_reader_consumed(rd);
+	if (c.fast_lines) {
+		g_mutex_lock(&fast_lock);
+		fast_lines += c.fast_lines;
+		g_mutex_unlock(&fast_lock);
+	}
 	ctx_clear(&c);
 	return ok;
 }

@@ -20,6 +20,8 @@
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
 #define NL_PROC_CACHE 64
+/* Fast-path prefixes remembered by their first bytes (nl_coll_fast_quick()). */
+#define NL_FAST_QUICK 64
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
@@ -74,7 +76,10 @@ struct nl_comm {
 	int64_t last_opcount; /* of the last COLL line read, -1 none */
 	int64_t max_opcount; /* the largest kept, -1 none */
 	bool last_kept; /* that line was not a repeat */
-	GArray *ops; /* uint32_t store indices of its ops, NULL none */
+	/* the store indices of its ops, nops of them in ops_cap; NULL
+	   none (every COLL line appends: a plain array) */
+	uint32_t *ops;
+	uint32_t nops, ops_cap;
 	const char *bus_id;
 	bool complete;
 };
@@ -189,7 +194,17 @@ struct nl_ctx {
 	struct nl_stream *dflt;
 	struct nl_proc *proc_cache[NL_PROC_CACHE];
 	struct nl_prefix *prefix_cache; /* nccl-record.c's */
+	struct nl_prefix *last_prefix; /* nl_rec_prefix()'s entry, or NULL */
 	const char *coll_stop; /* where the last COLL parse stopped */
+	/* the COLL fast path (nccl-record.c, nl_coll_fast()): bumped when
+	   a host:pid starts a new life, which makes every remembered
+	   prefix's process stale */
+	uint32_t proc_epoch;
+	bool fill_fast; /* this record starts a raw line: remember it */
+	bool no_fast; /* every line the long way (tests compare both) */
+	uint64_t fast_lines; /* lines it read */
+	struct nl_desc_memo *desc_memo; /* nccl-record.c's */
+	struct nl_prefix **fast_quick; /* NL_FAST_QUICK of them */
 
 	/* wrapper cache: the last wrapper bytes and their stream */
 	char wrap_cache[128];

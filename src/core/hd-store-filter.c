@@ -217,6 +217,9 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		g_int64_hash, g_int64_equal, g_free, g_free);
 	g_autoptr(GHashTable) seen = g_hash_table_new_full(
 		g_int64_hash, g_int64_equal, g_free, NULL);
+	/* the last key met: a log's ops mostly repeat it */
+	guint64 last_key = 0;
+	bool have_last = false;
 
 	for (guint i = 0; i < n; i++) {
 		l[i].parent = i;
@@ -239,11 +242,20 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		if (in->kind != HD_INPUT_NCCL_LOG || !g->has_comm_id ||
 		    g->low_confidence_identity)
 			continue;
-		prov = hd_op_prov(s, op);
-		a = local_attempt(in, &prov);
+		/* a log of one attempt needs no provenance: the common case */
+		if (!in->attempts || in->attempts->len < 2) {
+			a = 1;
+		} else {
+			prov = hd_op_prov(s, op);
+			a = local_attempt(in, &prov);
+		}
 		/* each (input, comm, attempt) once: a log has many ops */
 		key = input_group_key(op->input, op->group) ^
 		      ((guint64)a << 56);
+		if (have_last && key == last_key)
+			continue;
+		last_key = key;
+		have_last = true;
 		if (g_hash_table_contains(seen, &key))
 			continue;
 		gk = g_new(gint64, 1);
@@ -440,19 +452,25 @@ static void bound_time_warn(struct hd_store *s, const struct hd_prov *p,
 struct bound_ctx {
 	struct hd_store *s;
 	uint32_t warned, twarned;
+	/* the clock of the last op's input: an input's ops are adjacent */
+	uint32_t last_input;
+	enum hd_clock clock;
 };
 
 static bool bound_drop_op(struct hd_op *op, void *data)
 {
 	struct bound_ctx *b = data;
 	struct hd_store *s = b->s;
-	enum hd_clock clock = op->input < s->inputs->len
-				      ? hd_store_input(s, op->input)->op_clock
-				      : HD_CLOCK_NONE;
-	struct hd_prov prov = hd_op_prov(s, op);
+	struct hd_prov prov;
 	/* an anonymous process's index is bounded like a rank */
 	int64_t who = hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
 
+	if (op->input != b->last_input) {
+		b->last_input = op->input;
+		b->clock = op->input < s->inputs->len
+				   ? hd_store_input(s, op->input)->op_clock
+				   : HD_CLOCK_NONE;
+	}
 	if (op->has_extra) {
 		struct hd_op_extra *x = &g_array_index(
 			s->op_extra, struct hd_op_extra, op->slot);
@@ -463,14 +481,18 @@ static bool bound_drop_op(struct hd_op *op, void *data)
 		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
 			int64_t v = *ts[k];
 
-			if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
+			if (!time_ok(b->clock, ts[k]) && bad == INT64_MIN)
 				bad = v;
 		}
-		if (bad != INT64_MIN)
+		if (bad != INT64_MIN) {
+			prov = hd_op_prov(s, op);
 			bound_time_warn(s, &prov, bad, &b->twarned);
+		}
 	}
 	if (rank_ok(who) && seq_ok(op->seq))
 		return false;
+	/* the provenance only for a warning */
+	prov = hd_op_prov(s, op);
 	bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
 		   rank_ok(who) ? op->seq : who, &b->warned);
 	return true;
@@ -581,8 +603,8 @@ void hd_store_bound(struct hd_store *s)
 	uint32_t warned = 0;
 
 	{
-		struct bound_ctx b = { s, 0, 0 };
-		struct bound_ctx bs = { s, 0, 0 };
+		struct bound_ctx b = { .s = s, .last_input = UINT32_MAX };
+		struct bound_ctx bs = { .s = s, .last_input = UINT32_MAX };
 
 		hd_store_filter_ops(s, bound_drop_op, &b);
 		hd_store_filter_signals(s, bound_drop, &bs);
