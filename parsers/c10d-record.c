@@ -21,6 +21,7 @@
 
 #include <string.h>
 
+#include "hd-const.h"
 #include "hd-banned.h"
 
 /* Bounds that keep hostile input from growing the parser's own state. */
@@ -489,6 +490,98 @@ static const char *field(const char *s, const char *e, const char *name)
 	return q ? q + strlen(name) : NULL;
 }
 
+/*
+ * The PG of a watchdog timeout line that names none.  PyTorch 2.2+ prints
+ * "[Rank r] Watchdog caught collective operation timeout: WorkNCCL(...)"
+ * without a PG, and the PG on the status lines that follow it ("[PG 1
+ * Rank r] Exception (either an error or timeout) detected by watchdog at
+ * work: N, ..."); in a paste of several ranks the lines interleave, and
+ * some ranks' status lines may be cut away.  Such a timeout waits (a
+ * hash lookup, not a scan) for a status line of its rank, stream and seq;
+ * at end of input, one still waiting takes the one PG this input shows at
+ * its seq, else no PG (HD_PG_UNNAMED): never PG 0 for want of a name.  An
+ * input none of whose timeout or status lines names a PG with a seq
+ * (PyTorch before 2.2, or a paste that kept none) keeps PG 0, its default
+ * group's.
+ */
+#define NL_PG_PENDING_MAX (1 << 16)
+#define NL_PG_SEQS_MAX	  (1 << 16)
+
+/* The input shows PG group at seq; "" marks a seq two PGs show. */
+static void pg_note_seq(struct nl_ctx *c, const char *group, int64_t seq)
+{
+	const char *had;
+	int64_t *key;
+
+	if (seq < 0 || !group)
+		return;
+	c->saw_pg = true;
+	had = g_hash_table_lookup(c->pg_at_seq, &seq);
+	if (had == group || (had && !*had) ||
+	    (!had && g_hash_table_size(c->pg_at_seq) >= NL_PG_SEQS_MAX))
+		return;
+	key = g_new(int64_t, 1);
+	*key = seq;
+	/* a second PG at this seq: which one a timeout is of is unknown */
+	g_hash_table_insert(c->pg_at_seq, key, hd_unconst(had ? "" : group));
+}
+
+/* The key of a waiting timeout: its stream, rank and seq. */
+static void pg_wait_key(char *key, size_t n, uint32_t stream, int rank,
+			int64_t seq)
+{
+	g_snprintf(key, n, "%u|%d|%" G_GINT64_FORMAT, stream, rank, seq);
+}
+
+/* The timeout just added names no PG: it waits for its status line. */
+static void pg_wait(struct nl_ctx *c, const struct nl_c10d *d, int64_t seq)
+{
+	char key[64];
+	int64_t at = last_signal(c);
+
+	if (c->pg_pending->len >= NL_PG_PENDING_MAX)
+		return; /* keeps PG 0, as before 2.2 */
+	pg_wait_key(key, sizeof(key), d->st->index, d->grank, seq);
+	g_hash_table_insert(c->pg_waiting, g_strdup(key),
+			    GUINT_TO_POINTER(c->pg_pending->len));
+	g_array_append_val(c->pg_pending, at);
+}
+
+/* A status line of d's rank names the PG of its waiting timeout at seq. */
+static void pg_claim(struct nl_ctx *c, const struct nl_c10d *d,
+		     const char *group, int64_t seq)
+{
+	char key[64];
+	gpointer pos;
+
+	pg_wait_key(key, sizeof(key), d->st->index, d->grank, seq);
+	if (!g_hash_table_lookup_extended(c->pg_waiting, key, NULL, &pos))
+		return;
+	signal_at(c,
+		  g_array_index(c->pg_pending, int64_t, GPOINTER_TO_UINT(pos)))
+		->group_name = group;
+	g_array_index(c->pg_pending, int64_t, GPOINTER_TO_UINT(pos)) = -1;
+	g_hash_table_remove(c->pg_waiting, key);
+}
+
+void nl_c10d_finish(struct nl_ctx *c)
+{
+	for (guint i = 0; i < c->pg_pending->len && c->saw_pg; i++) {
+		int64_t at = g_array_index(c->pg_pending, int64_t, i);
+		struct hd_signal *t;
+		const char *pg;
+
+		if (at < 0)
+			continue; /* its status line named it */
+		t = signal_at(c, at);
+		pg = t->seq >= 0 ? g_hash_table_lookup(c->pg_at_seq, &t->seq)
+				 : NULL;
+		t->group_name = pg && *pg ? pg : hd_intern(HD_PG_UNNAMED);
+	}
+	g_array_set_size(c->pg_pending, 0);
+	g_hash_table_remove_all(c->pg_waiting);
+}
+
 /* The number of elements of "[4, 4]": the product, -1 when unreadable. */
 static int64_t shape_numel(const char *s, const char *e)
 {
@@ -569,7 +662,10 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 	if (dedup_seen(c, key))
 		return true;
 	c10d_add(c, d, &sig);
-	d->st->timeout_sig = d->has_pg ? -1 : last_signal(c);
+	if (d->has_pg)
+		pg_note_seq(c, sig.group_name, sig.seq);
+	else
+		pg_wait(c, d, sig.seq);
 	return true;
 }
 
@@ -762,13 +858,9 @@ static bool c10d_status(struct nl_ctx *c, struct nl_c10d *d)
 		   sig.last_enqueued, sig.last_completed);
 	if (dedup_seen(c, key))
 		return true;
-	/* A timeout line without a PG prefix belongs to this PG. */
-	if (d->st->timeout_sig >= 0 && d->has_pg && sig.seq >= 0) {
-		struct hd_signal *t = signal_at(c, d->st->timeout_sig);
-
-		if (t->seq == sig.seq && t->rank == d->grank)
-			t->group_name = sig.group_name;
-		d->st->timeout_sig = -1;
+	if (d->has_pg && sig.seq >= 0) {
+		pg_note_seq(c, sig.group_name, sig.seq);
+		pg_claim(c, d, sig.group_name, sig.seq);
 	}
 	c10d_add(c, d, &sig);
 	return true;

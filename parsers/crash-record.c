@@ -35,6 +35,7 @@
 
 #include <string.h>
 
+#include "parse-util.h"
 #include "hd-banned.h"
 
 /* Bounds that keep hostile input from growing the parser's own state. */
@@ -56,17 +57,7 @@ static const struct {
 /* Stores the frames read so far on the block's signal and ends it. */
 void nl_crash_flush(struct nl_ctx *c)
 {
-	struct hd_signal *sig;
-
-	if (c->crash_sig >= 0 && c->crash_frames && c->crash_frames->len > 0 &&
-	    (guint)c->crash_sig < c->store->signals->len) {
-		sig = &g_array_index(c->store->signals, struct hd_signal,
-				     c->crash_sig);
-		sig->stack = hd_store_add_stack(
-			c->store,
-			(const struct hd_frame *)c->crash_frames->data,
-			c->crash_frames->len);
-	}
+	pu_signal_stack(c->store, c->crash_sig, c->crash_frames);
 	c->crash_sig = -1;
 	c->crash_left = 0;
 	c->crash_style = NL_CRASH_NONE;

@@ -380,7 +380,7 @@ static const char *node_text(struct fr_ctx *c, uint32_t id)
 	if (c->t->node[id].type != PK_STR)
 		return NULL;
 	p = pk_str(c->t, id, &len);
-	if (c->t->node[id].flags & PK_F_BADTEXT) {
+	if (pk_str_bad(c->t, id)) {
 		g_autofree char *esc = escape_bad_text(p, len);
 		g_autofree char *where =
 			c->entry >= 0
@@ -1157,7 +1157,7 @@ static void parse_profiling_name(struct fr_ctx *c, uint32_t id, uint64_t idx,
 	} else {
 		raw = node_bytes(c, id, &len);
 		g_string_assign(c->buf, "");
-		bad = raw && (c->t->node[id].flags & PK_F_BADTEXT);
+		bad = raw && pk_str_bad(c->t, id);
 		if (bad) {
 			/* "\1": never the key of a name that was read */
 			g_autofree char *esc = escape_bad_text(raw, len);
@@ -1246,6 +1246,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 	bool p2p = false;
 	const char *pg_name = NULL;
 	struct hd_opdesc d = hd_opdesc_blank;
+	struct hd_prov prov = { 0 };
 
 	c->entry = (int64_t)idx;
 	for (int f = 0; f < F_COUNT; f++)
@@ -1271,7 +1272,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 		v[f] = kv[i + 1];
 	}
 	hd_op_init(op);
-	op->rank = c->rank;
+	hd_op_set_rank(op, c->rank);
 	if (pk_type_of(c->t, v[F_PROFILING_NAME]) == PK_STR)
 		parse_profiling_name(c, v[F_PROFILING_NAME], idx, op, &d);
 	else
@@ -1323,15 +1324,16 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 		op->flags |= HD_OPF_RETIRED;
 	/* time_created_ns and the others: the host's clock, UTC */
 	c->in->op_clock = HD_CLOCK_UTC;
-	op->t_enqueue_ns = time_or_unknown(c, v[F_TIME_CREATED]);
-	op->t_start_ns = time_or_unknown(c, v[F_T_STARTED]);
-	op->t_end_ns = time_or_unknown(c, v[F_T_COMPLETED]);
+	hd_op_set_times(c->store, op, time_or_unknown(c, v[F_TIME_CREATED]),
+			time_or_unknown(c, v[F_T_STARTED]),
+			time_or_unknown(c, v[F_T_COMPLETED]));
 	if (v[F_FRAMES] != PK_NIL)
-		op->stack = add_stack(c, v[F_FRAMES]);
-	op->prov.input = c->input;
-	op->prov.kind = HD_PROV_RECORD;
-	op->prov.at =
+		hd_op_set_stack(c->store, op, add_stack(c, v[F_FRAMES]));
+	prov.input = c->input;
+	prov.kind = HD_PROV_RECORD;
+	prov.at =
 		pk_int(c->t, v[F_RECORD_ID], &x) && x >= 0 ? (uint64_t)x : idx;
+	hd_op_set_prov(c->store, op, &prov);
 }
 
 /* Members of a coalesced group share the seq of the marker that ends it. */

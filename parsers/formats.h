@@ -35,11 +35,26 @@
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error);
 /*
+ * Whether nccl_log_parse() reads the complete COLL records of processes
+ * it has seen through its fast path (on by default).  Process-wide; the
+ * tests turn it off to compare the two ways, which give the same store.
+ */
+void nccl_log_set_fast(bool on);
+/* Lines read through that fast path so far, by every parse (tests). */
+uint64_t nccl_log_fast_lines(void);
+/*
  * After the merge: gives the anonymous processes of NCCL logs that continue
  * a process another log of the incident names (a rotated log) its rank,
  * comms and positions (parsers/nl-continue.c).
  */
 void nl_continue_procs(struct hd_store *s);
+/*
+ * After the merge and the incident split: marks completed the NCCL ops
+ * that a rank's c10d watchdog counters ("last completed NCCL work: N")
+ * show completed, where its process group maps to one comm of the rank
+ * (parsers/nl-counters.c).
+ */
+void nl_counters_complete(struct hd_store *s);
 
 /*
  * After nl_continue_procs(): a log whose ops of a rank are the first ops

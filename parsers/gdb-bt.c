@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "formats.h"
-#include "hd-error.h"
+#include "parse-util.h"
 #include "hd-lines.h"
 #include "hd-banned.h"
 
@@ -52,6 +52,9 @@ struct gdb {
 	GArray *threads; /* struct thread */
 	bool in_thread; /* a header was read: frame lines are expected */
 	uint64_t lone_line; /* the first frame before any header */
+	/* the frames before any header start past #0: a thread whose
+	   header a paste cut off, not where gdb stopped */
+	bool cut_thread;
 };
 
 /* One thread read: its signal and gdb's number for it. */
@@ -59,37 +62,6 @@ struct thread {
 	guint sig;
 	int64_t number;
 };
-
-static bool starts(const char *s, const char *e, const char *prefix)
-{
-	size_t k = strlen(prefix);
-
-	return (size_t)(e - s) >= k && memcmp(s, prefix, k) == 0;
-}
-
-static const char *find(const char *s, const char *e, const char *needle)
-{
-	size_t k = strlen(needle);
-
-	if (s >= e)
-		return NULL;
-	return memmem(s, (size_t)(e - s), needle, k);
-}
-
-/* Parses decimal digits at *s; false if none. */
-static bool scan_dec(const char **s, const char *e, int64_t *out)
-{
-	int64_t v = 0;
-	int digits = 0;
-
-	while (*s < e && g_ascii_isdigit(**s)) {
-		if (digits++ < 18)
-			v = v * 10 + (**s - '0');
-		(*s)++;
-	}
-	*out = v;
-	return digits > 0;
-}
 
 /* The fatal signals gdb names, with their Linux numbers. */
 static int signo_of(const char *s, const char *e)
@@ -103,7 +75,7 @@ static int signo_of(const char *s, const char *e)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-		const char *at = find(s, e, names[i].name);
+		const char *at = pu_find(s, e, names[i].name);
 		size_t k = strlen(names[i].name);
 
 		/* "SIGSEGV," not "SIGSEGVX" */
@@ -115,15 +87,7 @@ static int signo_of(const char *s, const char *e)
 
 static void thread_end(struct gdb *g)
 {
-	struct hd_signal *sig;
-
-	if (g->sig >= 0 && g->frames->len > 0) {
-		sig = &g_array_index(g->store->signals, struct hd_signal,
-				     g->sig);
-		sig->stack = hd_store_add_stack(
-			g->store, (const struct hd_frame *)g->frames->data,
-			g->frames->len);
-	}
+	pu_signal_stack(g->store, g->sig, g->frames);
 	g->sig = -1;
 	/* before any header the frames are a lone bt's, kept */
 	if (g->in_thread)
@@ -137,6 +101,21 @@ static void thread_begin(struct gdb *g, int64_t number, int64_t lwp,
 	struct thread t;
 	g_autofree char *s = g_utf8_make_valid(text, (gssize)MIN(len, 1024));
 
+	/* a paste cut mid-thread: its frames are a thread of their own */
+	if (!g->in_thread && g->cut_thread && g->frames->len) {
+		static const char cut_text[] =
+			"(a thread whose header the paste cut off)";
+		g_autoptr(GArray) cut = g_array_sized_new(
+			FALSE, FALSE, sizeof(struct hd_frame), g->frames->len);
+
+		g_array_append_vals(cut, g->frames->data, g->frames->len);
+		g->in_thread = true;
+		g_array_set_size(g->frames, 0);
+		thread_begin(g, -1, -1, cut_text, sizeof(cut_text) - 1,
+			     g->lone_line);
+		g_array_append_vals(g->frames, cut->data, cut->len);
+		thread_end(g);
+	}
 	/* the frame gdb printed where it stopped, before the threads: the
 	   bt repeats it */
 	if (!g->in_thread)
@@ -184,17 +163,17 @@ static bool thread_line(struct gdb *g, const char *s, const char *e,
 	const char *q = s + 7, *lwp_at;
 	int64_t number, lwp = -1;
 
-	if (!starts(s, e, "Thread ") || !scan_dec(&q, e, &number) ||
-	    !starts(q, e, " ("))
+	if (!pu_starts(s, e, "Thread ") || !pu_dec(&q, e, &number) ||
+	    !pu_starts(q, e, " ("))
 		return false;
-	lwp_at = find(q, e, "(LWP ");
+	lwp_at = pu_find(q, e, "(LWP ");
 	if (lwp_at) {
 		q = lwp_at + 5;
-		if (!scan_dec(&q, e, &lwp))
+		if (!pu_dec(&q, e, &lwp))
 			lwp = -1;
-	} else if ((lwp_at = find(q, e, "(process ")) != NULL) {
+	} else if ((lwp_at = pu_find(q, e, "(process ")) != NULL) {
 		q = lwp_at + 9;
-		if (!scan_dec(&q, e, &lwp))
+		if (!pu_dec(&q, e, &lwp))
 			lwp = -1;
 	}
 	thread_begin(g, number, lwp, s, e - s, at);
@@ -229,8 +208,8 @@ static const char *name_end(const char *s, const char *e)
 		else if (*q == '>' && depth > 0)
 			depth--;
 		else if (depth == 0 && *q == ' ' && q + 1 < e &&
-			 (q[1] == '(' || starts(q, e, " at ") ||
-			  starts(q, e, " from ")))
+			 (q[1] == '(' || pu_starts(q, e, " at ") ||
+			  pu_starts(q, e, " from ")))
 			return q;
 	}
 	return e;
@@ -246,12 +225,13 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 	const char *q = s + 1, *name, *ne, *at, *file = NULL, *fe = NULL;
 	int64_t idx, line = 0;
 
-	if (!starts(s, e, "#") || !scan_dec(&q, e, &idx) || q >= e || *q != ' ')
+	if (!pu_starts(s, e, "#") || !pu_dec(&q, e, &idx) || q >= e ||
+	    *q != ' ')
 		return false;
 	while (q < e && *q == ' ')
 		q++;
-	if (starts(q, e, "0x")) {
-		const char *in = find(q, e, " in ");
+	if (pu_starts(q, e, "0x")) {
+		const char *in = pu_find(q, e, " in ");
 
 		if (!in) {
 			/* "#5  0x0000000000000000 in ?? ()" has " in "; an
@@ -267,7 +247,7 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 		return false;
 	/* the last " at " or " from ", after the arguments */
 	for (at = e; at > ne; at--) {
-		if (starts(at, e, " at ")) {
+		if (pu_starts(at, e, " at ")) {
 			const char *colon = NULL;
 
 			file = at + 4;
@@ -280,14 +260,14 @@ static bool frame_line(struct gdb *g, const char *s, const char *e)
 			if (colon) {
 				const char *l = colon + 1;
 
-				if (scan_dec(&l, e, &line) && l == e)
+				if (pu_dec(&l, e, &line) && l == e)
 					fe = colon;
 				else
 					line = 0;
 			}
 			break;
 		}
-		if (starts(at, e, " from ")) {
+		if (pu_starts(at, e, " from ")) {
 			file = at + 6;
 			fe = e;
 			break;
@@ -316,6 +296,7 @@ static bool chatter(const char *s, const char *e)
 		"Reading symbols",
 		"Downloading",
 		"--Type <RET>",
+		"---Type <return>", /* older gdb's pager */
 		"warning:",
 		"Core was generated",
 		"(No debugging",
@@ -336,17 +317,17 @@ static bool chatter(const char *s, const char *e)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(known); i++)
-		if (starts(s, e, known[i]))
+		if (pu_starts(s, e, known[i]))
 			return true;
 	/* where an attach stopped it: "0x00007f.. in poll () from ..." */
-	return starts(s, e, "0x") && find(s, e, " in ");
+	return pu_starts(s, e, "0x") && pu_find(s, e, " in ");
 }
 
 static void set_pid(struct gdb *g, const char *q, const char *e)
 {
 	int64_t v;
 
-	if (scan_dec(&q, e, &v) && v > 0 && v <= INT32_MAX)
+	if (pu_dec(&q, e, &v) && v > 0 && v <= INT32_MAX)
 		g->pid = v;
 }
 
@@ -370,7 +351,7 @@ static void text_line(struct gdb *g, const char *line, size_t n, uint64_t at)
 	while (e > s && (e[-1] == '\r' || e[-1] == ' '))
 		e--;
 	/* "(gdb) thread apply all bt": the prompt is not content */
-	while (starts(s, e, "(gdb) "))
+	while (pu_starts(s, e, "(gdb) "))
 		s += 6;
 	while (s < e && *s == ' ')
 		s++;
@@ -378,8 +359,10 @@ static void text_line(struct gdb *g, const char *line, size_t n, uint64_t at)
 		return;
 	if (*s == '#') {
 		/* a frame before any header: kept for a lone bt (finish()) */
-		if (!g->in_thread && !g->frames->len)
+		if (!g->in_thread && !g->frames->len) {
 			g->lone_line = at;
+			g->cut_thread = !pu_starts(s, e, "#0 ");
+		}
 		/* a thread past GDB_THREADS: counted with it */
 		if (g->sig < 0 && g->in_thread)
 			return;
@@ -388,24 +371,25 @@ static void text_line(struct gdb *g, const char *line, size_t n, uint64_t at)
 	} else if (thread_line(g, s, e, at)) {
 		return;
 	}
-	if (starts(s, e, "Attaching to process ") ||
-	    starts(s, e, "Attaching to program")) {
-		q = find(s, e, "process ");
+	if (pu_starts(s, e, "Attaching to process ") ||
+	    pu_starts(s, e, "Attaching to program")) {
+		q = pu_find(s, e, "process ");
 		if (q)
 			set_pid(g, q + 8, e);
 		return;
 	}
-	if (starts(s, e, "[Inferior ") && (q = find(s, e, "(process ")))
+	if (pu_starts(s, e, "[Inferior ") && (q = pu_find(s, e, "(process ")))
 		set_pid(g, q + 9, e);
-	if (starts(s, e, "[Current thread is ")) {
+	if (pu_starts(s, e, "[Current thread is ")) {
 		q = s + 19;
-		if (!scan_dec(&q, e, &g->crash_thread))
+		if (!pu_dec(&q, e, &g->crash_thread))
 			g->crash_thread = -1;
 		return;
 	}
-	if (starts(s, e, "Program terminated with signal ") ||
-	    (starts(s, e, "Thread ") && find(s, e, " received signal ")) ||
-	    starts(s, e, "Program received signal ")) {
+	if (pu_starts(s, e, "Program terminated with signal ") ||
+	    (pu_starts(s, e, "Thread ") &&
+	     pu_find(s, e, " received signal ")) ||
+	    pu_starts(s, e, "Program received signal ")) {
 		signal_line(g, s, e, at);
 		return;
 	}
@@ -524,18 +508,8 @@ bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 	g_array_free(g.frames, TRUE);
 	g_array_free(g.threads, TRUE);
 	g_free(g.signo_text);
-	if (err) {
-		g.in->truncated = true;
-		if (g.in->records == 0) {
-			g_propagate_error(error, g_steal_pointer(&err));
-			return false;
-		}
-		hd_input_warn(g.in, hd_lines_lineno(lines),
-			      "input ends early: %s", err->message);
-	}
-	if (g.in->records == 0)
-		g.in->empty = true;
-	return true;
+	return pu_end_lines(g.in, hd_lines_lineno(lines), g_steal_pointer(&err),
+			    error);
 }
 
 /*
@@ -543,6 +517,26 @@ bool gdb_bt_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
  * "#0  " comes before any line that is neither gdb's nor a frame, and a
  * frame line follows.
  */
+/*
+ * "#5  0x00007f... in name (args) at f.c:3" or "#4  name (args) at f.c:3":
+ * a frame of a thread whose header the paste cut off.
+ */
+static bool frame_like(const char *s, const char *e)
+{
+	const char *q = s + 1;
+	int64_t idx;
+
+	if (!pu_starts(s, e, "#") || !pu_dec(&q, e, &idx) || q >= e ||
+	    *q != ' ')
+		return false;
+	while (q < e && *q == ' ')
+		q++;
+	if (pu_starts(q, e, "0x"))
+		return pu_find(q, e, " in ") != NULL;
+	return q < e && (g_ascii_isalpha(*q) || *q == '_') &&
+	       pu_find(q, e, " (") != NULL;
+}
+
 bool gdb_bt_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
@@ -560,24 +554,28 @@ bool gdb_bt_sniff(const uint8_t *head, size_t len)
 			break; /* a cut last line says nothing */
 		while (e > s && (e[-1] == '\r' || e[-1] == ' '))
 			e--;
-		while (starts(s, e, "(gdb) "))
+		while (pu_starts(s, e, "(gdb) "))
 			s += 6;
 		if (s < e) {
 			const char *q = s + 7;
 			int64_t v;
 
 			lines++;
-			if (starts(s, e, "Thread ") && scan_dec(&q, e, &v) &&
-			    starts(q, e, " (") &&
-			    (find(q, e, "(LWP ") || find(q, e, "(process ")))
+			if (pu_starts(s, e, "Thread ") && pu_dec(&q, e, &v) &&
+			    pu_starts(q, e, " (") &&
+			    (pu_find(q, e, "(LWP ") ||
+			     pu_find(q, e, "(process ")))
 				header = true;
-			else if (starts(s, e, "#0  ") || starts(s, e, "#0 0x"))
+			else if (pu_starts(s, e, "#0  ") ||
+				 pu_starts(s, e, "#0 0x"))
 				return header || lines <= 40;
+			/* a frame before any header: a paste cut mid-thread */
 			else if (!header && *s != '[' && !chatter(s, e) &&
-				 !starts(s, e, "Attaching to ") &&
-				 !starts(s, e, "Program ") &&
-				 !starts(s, e, "thread apply") &&
-				 !starts(s, e, "Thread "))
+				 !frame_like(s, e) &&
+				 !pu_starts(s, e, "Attaching to ") &&
+				 !pu_starts(s, e, "Program ") &&
+				 !pu_starts(s, e, "thread apply") &&
+				 !pu_starts(s, e, "Thread "))
 				return false;
 		}
 		if (!nl)

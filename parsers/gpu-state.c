@@ -7,6 +7,13 @@
  * retirement, and a hardware or thermal slowdown that is active.  A GPU
  * without any is a record too (code 0, info).
  *
+ * When nvidia-smi fails, its output is only an error line or two: a GPU
+ * it cannot reach ("Unable to determine the device handle for GPU
+ * 0000:3B:00.0: Unknown Error", "...: GPU is lost"), or none at all ("No
+ * devices were found", no driver): a record each, lost (HD_GPU_LOST).
+ * Such a file is recognised only when nothing else is in it but the
+ * prompt line that ran nvidia-smi, which may name the host.
+ *
  * nvidia-smi does not print the host: the engine takes it from the file's
  * path (hd-kernel.c).
  */
@@ -16,20 +23,106 @@
 #include <string.h>
 
 #include "formats.h"
+#include "parse-util.h"
 #include "state-text.h"
 #include "hd-banned.h"
+
+/* What a line of nvidia-smi's output is, when nvidia-smi fails. */
+enum smi_line {
+	SMI_OTHER = 0,
+	SMI_PROMPT, /* "root@node-b:~# nvidia-smi", "$ sudo nvidia-smi -q" */
+	SMI_HANDLE, /* "Unable to determine the device handle for GPU..." */
+	SMI_NO_DEVICES, /* "No devices were found" */
+	SMI_NO_DRIVER, /* "NVIDIA-SMI has failed because it couldn't
+			  communicate with the NVIDIA driver. ..." */
+};
+
+/* Where the command of a shell prompt line starts ("$ ", "# "), or NULL. */
+static const char *prompt_end(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n && i < 120; i++)
+		if ((p[i] == '$' || p[i] == '#' || p[i] == '>') &&
+		    p[i + 1] == ' ')
+			return p + i + 2;
+	return NULL;
+}
+
+static enum smi_line smi_line(const char *p, size_t n)
+{
+	const char *c;
+	size_t left;
+
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	if (st_starts(p, n, "Unable to determine the device handle for "))
+		return SMI_HANDLE;
+	if (n == 21 && st_starts(p, n, "No devices were found"))
+		return SMI_NO_DEVICES;
+	if (st_starts(p, n,
+		      "NVIDIA-SMI has failed because it couldn't communicate "
+		      "with the NVIDIA driver"))
+		return SMI_NO_DRIVER;
+	c = prompt_end(p, n);
+	c = c ? c : p;
+	left = n - (size_t)(c - p);
+	if (st_starts(c, left, "sudo ")) {
+		c += 5;
+		left -= 5;
+	}
+	if (st_starts(c, left, "nvidia-smi") && (left == 10 || c[10] == ' '))
+		return SMI_PROMPT;
+	return SMI_OTHER;
+}
+
+/*
+ * nvidia-smi's output when it fails and nothing else: an optional shell
+ * prompt line that runs it, then only its error lines.  An error line
+ * inside another log never makes that log nvidia-smi's.
+ */
+static bool smi_failure_head(const uint8_t *head, size_t len)
+{
+	const char *p = (const char *)head, *end = p + len;
+	unsigned lines = 0, fails = 0;
+
+	while (p < end && lines < 32) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		enum smi_line k;
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!nl && lines > 0 && len >= 4096)
+			break; /* a line the head cut says nothing */
+		if (n && !g_ascii_isspace(p[0])) {
+			k = smi_line(p, n);
+			if (k == SMI_OTHER || (k == SMI_PROMPT && lines > 0))
+				return false;
+			fails += k != SMI_PROMPT;
+			lines++;
+		} else if (n) {
+			return false; /* nvidia-smi indents nothing here */
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return fails > 0;
+}
 
 bool gpu_state_sniff(const uint8_t *head, size_t len)
 {
 	return head && len &&
-	       memmem(head, len, "==============NVSMI LOG==============", 37) !=
-		       NULL;
+	       (memmem(head, len,
+		       "==============NVSMI LOG==============", 37) != NULL ||
+		smi_failure_head(head, len));
 }
 
 struct gs {
 	struct hd_store *s;
 	struct hd_input *in;
 	uint32_t input;
+	int mode; /* 0 not yet known, 1 nvidia-smi -q, 2 its failure */
+	const char *host; /* from the prompt line (mode 2), or NULL */
 	const char *device; /* interned bus id of the section, or NULL */
 	uint64_t line;
 	bool open;
@@ -96,6 +189,97 @@ static const char *bus(const char *p, size_t n)
 	return hd_intern(buf);
 }
 
+/* "root@node-b:~# nvidia-smi", "[root@bh174 x]# ...": the host. */
+static const char *prompt_host(const char *p, size_t n)
+{
+	const char *end = prompt_end(p, n), *at, *h;
+
+	if (!end)
+		return NULL;
+	at = memchr(p, '@', (size_t)(end - p));
+	if (!at)
+		return NULL;
+	for (h = at + 1; h < end && (g_ascii_isalnum(*h) || *h == '-' ||
+				     *h == '_' || *h == '.');
+	     h++)
+		;
+	if (h == at + 1 || h - at - 1 > 64)
+		return NULL;
+	return hd_intern_len(at + 1, (size_t)(h - at - 1));
+}
+
+/*
+ * One error line of nvidia-smi: a GPU it cannot reach (its bus id; lost
+ * when the reason is "Unknown Error" or "GPU is lost"), or none at all.
+ */
+static void smi_failure(struct gs *g, const char *p, size_t n, uint64_t lineno,
+			enum smi_line k)
+{
+	struct hd_signal sig;
+	g_autofree char *text = g_strndup(p, n);
+	uint32_t problems = HD_GPU_LOST;
+
+	hd_signal_init(&sig);
+	if (k == SMI_HANDLE) {
+		const char *q = p + strlen("Unable to determine the device "
+					   "handle for ");
+		size_t left = n - (size_t)(q - p), m = 0;
+
+		if (left >= 3 && g_ascii_strncasecmp(q, "gpu", 3) == 0) {
+			q += 3;
+			left -= 3;
+		}
+		while (left && *q == ' ') {
+			q++;
+			left--;
+		}
+		while (m < left && (g_ascii_isxdigit(q[m]) || q[m] == ':'))
+			m++;
+		/* "0000:0B:00.0": the function after the '.' is dropped */
+		sig.device = bus(q, m && q[m - 1] == ':' ? m - 1 : m);
+		if (!g_strstr_len(q, (gssize)left, "Unknown Error") &&
+		    !g_strstr_len(q, (gssize)left, "GPU is lost") &&
+		    !g_strstr_len(q, (gssize)left, "requires reset"))
+			problems = 0; /* permissions, an unsupported call */
+		if (g_strstr_len(q, (gssize)left, "requires reset"))
+			problems |= HD_GPU_RESET_REQUIRED;
+	}
+	sig.cat = problems ? HD_SIG_CUDA : HD_SIG_INFO;
+	sig.type = HD_SIGT_GPU_STATE;
+	sig.code = (int32_t)problems;
+	sig.host = g->host;
+	sig.text = text;
+	sig.prov.input = g->input;
+	sig.prov.kind = HD_PROV_LINE;
+	sig.prov.at = lineno;
+	hd_store_add_signal(g->s, &sig);
+	g->in->records++;
+}
+
+/* A line of nvidia-smi's failing output (mode 2). */
+static void failure_line(struct gs *g, const char *p, size_t n, uint64_t lineno)
+{
+	enum smi_line k = smi_line(p, n);
+
+	switch (k) {
+	case SMI_PROMPT:
+		if (!g->host)
+			g->host = prompt_host(p, n);
+		return;
+	case SMI_HANDLE:
+	case SMI_NO_DEVICES:
+	case SMI_NO_DRIVER:
+		smi_failure(g, p, n, lineno, k);
+		return;
+	case SMI_OTHER:
+	default:
+		g->in->skipped++;
+		hd_input_warn(g->in, lineno,
+			      "not a line of nvidia-smi's error output");
+		return;
+	}
+}
+
 static bool nonzero(const char *v, size_t n)
 {
 	return n > 0 && g_ascii_isdigit(v[0]) && !(n == 1 && v[0] == '0');
@@ -115,6 +299,12 @@ static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 		n--;
 	if (!n)
 		return;
+	if (!g->mode)
+		g->mode = indent == 0 && smi_line(p, n) != SMI_OTHER ? 2 : 1;
+	if (g->mode == 2) {
+		failure_line(g, raw, indent + n, lineno);
+		return;
+	}
 	if (indent == 0 && st_starts(p, n, "GPU ")) {
 		end_gpu(g);
 		g->device = bus(p + 4, n - 4);
@@ -140,6 +330,8 @@ static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 				: 0;
 		if (st_starts(p, n, "ECC Errors"))
 			g->section = 5; /* until "Volatile" */
+		else if (st_starts(p, n, "GPU Reset Status"))
+			g->section = 7; /* drivers 535 and newer */
 		return;
 	}
 	if (g->section == 5 && indent == 8)
@@ -181,6 +373,13 @@ static void line(void *ctx, const char *raw, size_t n, uint64_t lineno)
 			problem(g, HD_GPU_SLOWDOWN,
 				"hardware or thermal slowdown active");
 		break;
+	case 7:
+		if ((st_starts(p, n, "Reset Required") ||
+		     st_starts(p, n, "Drain and Reset Recommended")) &&
+		    st_starts(v, vn, "Yes"))
+			problem(g, HD_GPU_RESET_REQUIRED,
+				"the driver asks for a GPU reset");
+		break;
 	default:
 		break;
 	}
@@ -190,17 +389,16 @@ bool gpu_state_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error)
 {
 	struct gs g = { 0 };
+	g_autoptr(GError) err = NULL;
+	uint64_t lineno;
 
 	g.s = store;
 	g.in = hd_store_input(store, input);
 	g.input = input;
 	g.why = g_string_new(NULL);
 	g.in->kind = HD_INPUT_GPU_STATE;
-	st_each_line(rd, line, &g, error);
+	lineno = st_each_line(rd, line, &g, &err);
 	end_gpu(&g);
 	g_string_free(g.why, TRUE);
-	if (error && *error)
-		return g.in->records > 0;
-	g.in->empty = g.in->records == 0;
-	return true;
+	return pu_end_lines(g.in, lineno, g_steal_pointer(&err), error);
 }

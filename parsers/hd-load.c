@@ -1,7 +1,8 @@
 /*
  * Loading an incident: discovery, per-file parsing on a thread pool, the
  * ordered merge, and what only the whole incident can tell a log (a rotated
- * log's newer file continues the processes of its older one: nl-continue.c).  Each file is parsed into a store of its own, so parser
+ * log's newer file continues the processes of its older one:
+ * nl-continue.c).  Each file is parsed into a store of its own, so parser
  * threads share nothing but the string intern table; the merge then runs in
  * discovery order, which keeps reports independent of thread timing.  It
  * runs while the pool parses, each store as soon as it and all before it
@@ -15,10 +16,11 @@
  * and every input of the load under the incident's, which they share.
  * An input that repeats an earlier one, the same file reached by another
  * path or the same decoded bytes (a log and its gzip -k copy), is merged
- * as a note on the later one: it stays listed and adds nothing.
- * Asked to, it also describes each file as stored (size, XXH3-128 and
- * SHA-256 if asked for, hashed by the worker in the one read that parses it), and tells a caller's
- * callback how far it has got; it never prints.
+ * as a note on the later one: it stays listed and adds nothing (what is
+ * a copy is hd-copies.c's to say).  Asked to, it also describes each file
+ * as stored (size, XXH3-128 and SHA-256 if asked for, hashed by the
+ * worker in the one read that parses it), and tells a caller's callback
+ * how far it has got; it never prints.
  */
 #include "config.h"
 
@@ -31,12 +33,11 @@
 
 #include "hd-archive.h"
 #include "hd-budget.h"
-#include "hd-hash.h"
+#include "hd-copies.h"
 #include "hd-input.h"
 #include "hd-sha256.h"
 #include "formats.h"
 #include "parsers.h"
-#include "rank-name.h"
 #include "hd-banned.h"
 
 /*
@@ -131,6 +132,36 @@ static struct load_part *add_part(struct load_job *job, const char *name)
 }
 
 /*
+ * Counts what part's store keeps against the incident's records budget
+ * (HD_BUDGET_INCIDENT_RECORDS): past it, the input keeps nothing, its
+ * memory freed, and the refusal is the incident's.
+ */
+static void keep_within_records(struct load_job *job, struct load_part *part,
+				const char *name)
+{
+	g_autofree char *why = NULL;
+	const struct hd_input *in;
+	struct hd_store *s;
+
+	if (!job->pool ||
+	    hd_budget_pool_add_records(job->pool,
+				       hd_store_kept_bytes(part->store), &why))
+		return;
+	/* refused already at its first bytes: it says why */
+	if (part->pool_refused)
+		return;
+	in = hd_store_input(part->store, 0);
+	s = unusable_store(name, why);
+	hd_store_input(s, 0)->kind = in->kind;
+	hd_store_input(s, 0)->bytes = in->bytes;
+	hd_store_free(part->store);
+	part->store = s;
+	g_free(part->refusal);
+	part->refusal = g_steal_pointer(&why);
+	part->pool_refused = true;
+}
+
+/*
  * Parses what rd holds, whose first bytes are head, into part, as an
  * input named name.
  */
@@ -155,11 +186,13 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	hd_intern_limit_begin(HD_BUDGET_STRINGS_PER_INPUT);
 	part->store = parsers_parse_input(rd, name, kind);
 	part->from_digest = kind == HD_INPUT_DIGEST;
-	/* a digest keeps them all: the analysis of the digests chooses */
-	if (!job->keep_all) {
-		hd_store_keep_attempt(part->store, job->attempt);
+	/*
+	 * A digest keeps them all: the analysis of the digests chooses.  The
+	 * attempt is chosen over every input at once (hd_load()): a rank's
+	 * logs number attempts per file.
+	 */
+	if (!job->keep_all)
 		hd_store_keep_window(part->store, job->window);
-	}
 	refused = hd_intern_limit_end();
 	hd_reader_digest(rd, &part->digest);
 	note = hd_budget_take_note();
@@ -181,8 +214,10 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	} else if (note)
 		part->refusal =
 			g_strdup_printf("%s; the rest is not read", note);
-	if (refused == 0)
+	if (refused == 0) {
+		keep_within_records(job, part, name);
 		return;
+	}
 	/*
 	 * Strings past the budget all read as one placeholder, which would
 	 * make different groups or hosts look the same: nothing of it is kept.
@@ -328,374 +363,17 @@ static void worker(gpointer data, gpointer user)
 }
 
 /*
- * Whether two names of one content can be one input: parsers take a
- * rank from a file name, so two names with different ranks in them are
- * two ranks' inputs even when their bytes are the same (a benchmark hard
- * links one dump as every rank's).
- */
-static bool names_agree(const char *a, const char *b)
-{
-	int ra = parsers_rank_from_filename(a);
-	int rb = parsers_rank_from_filename(b);
-
-	return ra < 0 || rb < 0 || ra == rb;
-}
-
-/*
- * The store of an input that repeats first: listed with a note saying
- * so, read or not, and nothing else.  (transfer full)
- */
-static struct hd_store *repeat_store(const char *name,
-				     const struct hd_input *first,
-				     uint64_t bytes, const char *how)
-{
-	struct hd_store *s = hd_store_new();
-	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
-
-	in->kind = first->kind;
-	in->rank = first->rank;
-	in->bytes = bytes;
-	if (first->error)
-		in->error = g_strdup_printf("%s '%s', read once: %s", how,
-					    first->path, first->error);
-	else
-		hd_input_warn(in, 0, "%s '%s', read once", how, first->path);
-	return s;
-}
-
-/*
- * The store of an input byte-identical to an earlier one that names
- * another rank (rank 1's dump copied as rank 2's): the content cannot
- * tell which name is right, so the copy is not read for its rank (an
- * unusable input, which the CLI reports) and the first input is warned.
- * (transfer full)
- */
-static struct hd_store *impostor_store(struct hd_store *dst, guint at,
-				       const char *name,
-				       const struct hd_input *parsed)
-{
-	struct hd_input *first = hd_store_input(dst, at);
-	struct hd_store *s = hd_store_new();
-	struct hd_input *in = hd_store_input(s, hd_store_add_input(s, name));
-	int rank = parsers_rank_from_filename(name);
-	int frank = parsers_rank_from_filename(first->path);
-
-	in->kind = parsed->kind;
-	in->rank = rank;
-	in->bytes = parsed->bytes;
-	in->error = g_strdup_printf(
-		"byte-identical to '%s', the input of rank %d, but named for "
-		"rank %d: a copy under another rank's name; not read, rank %d "
-		"has no trustworthy input",
-		first->path, frank, rank, rank);
-	hd_input_warn(first, 0,
-		      "byte-identical to '%s', named for rank %d: one of the "
-		      "two is a copy",
-		      name, rank);
-	return s;
-}
-
-/* Key of the content table: a digest's hash and length. */
-struct content_key {
-	uint64_t hash, length;
-};
-
-static guint content_hash(gconstpointer p)
-{
-	return (guint)((const struct content_key *)p)->hash;
-}
-
-static gboolean content_equal(gconstpointer a, gconstpointer b)
-{
-	const struct content_key *x = a, *y = b;
-
-	return x->hash == y->hash && x->length == y->length;
-}
-
-/*
- * A process's records in one NCCL log, to know them again in another (the
- * same log kept twice, once under a "[default3]:" or date prefix): its
- * rank, host and pid, and a hash and count of its ops' content (not their
- * times, which a collector's prefix can give).
- */
-struct proc_key {
-	int rank, pid;
-	const char *host; /* interned */
-	uint64_t hash, nops;
-};
-
-static guint proc_key_hash(gconstpointer p)
-{
-	const struct proc_key *k = p;
-
-	return hd_hash_u64(k->hash ^ ((uint64_t)(uint32_t)k->rank << 32) ^
-			   (uint64_t)(uint32_t)k->pid ^ k->nops);
-}
-
-static gboolean proc_key_equal(gconstpointer a, gconstpointer b)
-{
-	const struct proc_key *x = a, *y = b;
-
-	return x->rank == y->rank && x->pid == y->pid && x->host == y->host &&
-	       x->hash == y->hash && x->nops == y->nops;
-}
-
-static uint64_t op_content_hash(const struct hd_op *op, uint64_t group_hash)
-{
-	uint64_t h = group_hash;
-
-	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
-	h = hd_hash_u64(h ^ (uint64_t)op->op_count) * 31 + op->state;
-	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
-	return hd_hash_u64(h ^ op->seq_kind);
-}
-
-/*
- * The path of input index of the load: in dst, or, past its end, input
- * index - base of s, the store about to be merged at base.
- */
-static const char *load_input_path(const struct hd_store *dst,
-				   const struct hd_store *s, guint base,
-				   guint index)
-{
-	if (index < dst->inputs->len)
-		return hd_store_input(dst, index)->path;
-	return hd_store_input(s, index - base)->path;
-}
-
-/*
- * Drops from s, whose input k is an NCCL log about to become input
- * `index`, the ops of input k of every process whose records an earlier
- * log already gave (same rank, host, pid and ops): read once, with a
- * warning naming that log.  procs maps struct proc_key to the input index
- * that had it first.
- */
-static void drop_copied_procs(struct hd_store *s, guint k_input,
-			      struct hd_store *dst, GHashTable *procs,
-			      guint index)
-{
-	struct hd_input *in = hd_store_input(s, k_input);
-	g_autoptr(GHashTable) acc = g_hash_table_new_full(
-		g_direct_hash, g_direct_equal, NULL, g_free);
-	g_autoptr(GHashTable) drop =
-		g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autofree uint64_t *gh = g_new(uint64_t, s->groups->len + 1);
-	GHashTableIter it;
-	gpointer key, value;
-	struct proc_key *cur = NULL; /* of the last op's rank */
-	guint out = 0;
-
-	if (in->kind != HD_INPUT_NCCL_LOG || !s->ops->len)
-		return;
-	for (guint g = 0; g < s->groups->len; g++)
-		gh[g] = g_str_hash(hd_store_group_at(s, g)->id);
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->rank < 0 || op->group >= s->groups->len ||
-		    op->prov.input != k_input)
-			continue;
-		/* a log's ops come in runs of one rank: look up each run once */
-		if (!cur || cur->rank != op->rank)
-			cur = g_hash_table_lookup(acc,
-						  GINT_TO_POINTER(op->rank));
-		if (!cur) {
-			cur = g_new0(struct proc_key, 1);
-			cur->rank = op->rank;
-			g_hash_table_insert(acc, GINT_TO_POINTER(op->rank),
-					    cur);
-		}
-		cur->hash = hd_hash_u64(cur->hash ^
-					op_content_hash(op, gh[op->group]));
-		cur->nops++;
-	}
-	g_hash_table_iter_init(&it, acc);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		struct proc_key *k = value;
-		const struct hd_rank *r = hd_store_find_rank(s, k->rank);
-		gpointer first;
-
-		if (!r || !r->host || !r->pid)
-			continue;
-		k->host = r->host;
-		k->pid = r->pid;
-		first = g_hash_table_lookup(procs, k);
-		if (!first) {
-			struct proc_key *copy = g_new(struct proc_key, 1);
-
-			*copy = *k;
-			g_hash_table_insert(procs, copy,
-					    GUINT_TO_POINTER(index + 1));
-			continue;
-		}
-		g_hash_table_add(drop, GINT_TO_POINTER(k->rank));
-		hd_input_warn(in, 0,
-			      "the %" G_GUINT64_FORMAT
-			      " ops of rank %d (%s:%d) are the same records "
-			      "as in '%s': read once",
-			      k->nops, k->rank, k->host, k->pid,
-			      load_input_path(dst, s, index - k_input,
-					      GPOINTER_TO_UINT(first) - 1));
-	}
-	if (!g_hash_table_size(drop))
-		return;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->prov.input == k_input &&
-		    g_hash_table_contains(drop, GINT_TO_POINTER(op->rank)))
-			continue;
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-}
-
-/*
- * Input k of s, a digest's store, repeats input `first` of the load
- * (same content): it becomes what repeat_store() or impostor_store()
- * would have made of it, in place, so a copy that another node's digest
- * holds reads as it does among raw inputs.
- */
-static void digest_input_repeats(struct hd_store *dst, struct hd_store *s,
-				 guint k, guint first)
-{
-	struct hd_input *in = hd_store_input(s, k);
-	struct hd_input *orig =
-		first < dst->inputs->len ? hd_store_input(dst, first) : NULL;
-	GHashTableIter it;
-	gpointer value;
-	guint n = 0;
-
-	if (!orig)
-		return; /* the digest already read it once */
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (op->prov.input == k)
-			continue;
-		if (n != i)
-			g_array_index(s->ops, struct hd_op, n) = *op;
-		n++;
-	}
-	g_array_set_size(s->ops, n);
-	n = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->prov.input == k) {
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (n != i) {
-			g_array_index(s->signals, struct hd_signal, n) = *sig;
-			sig->text = NULL;
-		}
-		n++;
-	}
-	g_array_set_size(s->signals, n);
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, NULL, &value)) {
-		GArray *ins = ((struct hd_rank *)value)->inputs;
-
-		for (guint i = 0; i < ins->len; i++)
-			if (g_array_index(ins, uint32_t, i) == k)
-				g_array_remove_index(ins, i--);
-	}
-	in->records = in->skipped = in->nwarnings = 0;
-	g_ptr_array_set_size(in->warnings, 0);
-	in->truncated = in->empty = false;
-	g_clear_pointer(&in->error, g_free);
-	g_clear_pointer(&in->attempts, g_array_unref);
-	in->attempt = 0;
-	in->op_clock = HD_CLOCK_NONE;
-	in->content_hash = in->content_length = 0;
-	if (!names_agree(orig->path, in->path)) {
-		int rank = parsers_rank_from_filename(in->path);
-		int frank = parsers_rank_from_filename(orig->path);
-
-		in->rank = rank;
-		in->error = g_strdup_printf(
-			"byte-identical to '%s', the input of rank %d, but named for "
-			"rank %d: a copy under another rank's name; not read, rank %d "
-			"has no trustworthy input",
-			orig->path, frank, rank, rank);
-		hd_input_warn(
-			orig, 0,
-			"byte-identical to '%s', named for rank %d: one of the "
-			"two is a copy",
-			in->path, rank);
-		return;
-	}
-	in->rank = orig->rank;
-	if (orig->error)
-		in->error =
-			g_strdup_printf("same content as '%s', read once: %s",
-					orig->path, orig->error);
-	else
-		hd_input_warn(in, 0, "same content as '%s', read once",
-			      orig->path);
-}
-
-/*
- * The copies among a digest's inputs and the inputs before it, found as
- * among raw inputs: an input whose content an earlier one had (its
- * content key, which the digest kept) is read once, and so are the
- * processes of an NCCL log that an earlier log gave.  Within one digest
- * that was done when it was made.  s is about to be merged into dst.
- */
-static void dedup_digest(struct hd_store *dst, struct hd_store *s,
-			 GHashTable *seen, GHashTable *procs)
-{
-	guint base = dst->inputs->len;
-
-	for (guint k = 0; k < s->inputs->len; k++) {
-		struct hd_input *in = hd_store_input(s, k);
-		struct content_key key = { in->content_hash,
-					   in->content_length };
-		gpointer at;
-
-		if (in->content_length) {
-			at = g_hash_table_lookup(seen, &key);
-			if (!at) {
-				struct content_key *c =
-					g_new(struct content_key, 1);
-
-				*c = key;
-				g_hash_table_insert(
-					seen, c,
-					GUINT_TO_POINTER(base + k + 1));
-			} else {
-				digest_input_repeats(dst, s, k,
-						     GPOINTER_TO_UINT(at) - 1);
-				continue;
-			}
-		}
-		drop_copied_procs(s, k, dst, procs, base + k);
-	}
-}
-
-/*
  * Merges part of job into dst, or a note in its place when it repeats an
- * earlier input.  seen maps content to the first input that had it.
+ * earlier input (copies knows the inputs before it).
  * Returns the index of the input merged in full that it is or repeats.
  */
 static guint merge_part(struct hd_store *dst, struct load_job *job,
-			struct load_part *part, GHashTable *seen,
-			GHashTable *procs, GPtrArray *problems,
-			guint *pool_refused)
+			struct load_part *part, struct hd_copies *copies,
+			GPtrArray *problems, guint *pool_refused)
 {
 	const char *name = part->name ? part->name : input_name(job->found);
-	struct content_key key = { part->digest.hash, part->digest.length };
 	struct hd_store *s = part->store;
-	const struct hd_input *parsed, *first;
-	guint i = dst->inputs->len, origin = i;
-	gpointer at;
+	guint origin = dst->inputs->len;
 
 	/*
 	 * A parser that keeps what it read before the budget ran out only
@@ -710,38 +388,16 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 		g_ptr_array_add(problems, g_strdup_printf("'%s': %s", name,
 							  part->refusal));
 	g_clear_pointer(&part->refusal, g_free);
+	/* a digest's inputs are looked up one by one (hd_copies_digest()) */
 	if (part->digest.complete && part->digest.length > 0 &&
-	    !job->read_copies) {
-		parsed = hd_store_input(s, 0);
-		at = g_hash_table_lookup(seen, &key);
-		first = at ? hd_store_input(dst, GPOINTER_TO_UINT(at) - 1)
-			   : NULL;
-		if (part->from_digest) {
-			/* its inputs are looked up one by one (dedup_digest()) */
-		} else if (!first && !parsed->error) {
-			struct content_key *k = g_new(struct content_key, 1);
-
-			*k = key;
-			g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
-			/* a digest made of this says what to know it by */
-			hd_store_input(s, 0)->content_hash = key.hash;
-			hd_store_input(s, 0)->content_length = key.length;
-		} else if (first && names_agree(first->path, name)) {
-			origin = GPOINTER_TO_UINT(at) - 1;
-			s = repeat_store(name, first, parsed->bytes,
-					 "same content as");
-			hd_store_free(part->store);
-		} else if (first) {
-			s = impostor_store(dst, GPOINTER_TO_UINT(at) - 1, name,
-					   parsed);
-			hd_store_free(part->store);
-		}
-	}
+	    !job->read_copies && !part->from_digest)
+		s = hd_copies_input(copies, dst, s, name, part->digest.hash,
+				    part->digest.length, &origin);
 	part->store = NULL;
 	if (part->from_digest)
-		dedup_digest(dst, s, seen, procs);
+		hd_copies_digest(copies, dst, s);
 	else
-		drop_copied_procs(s, 0, dst, procs, i);
+		hd_copies_drop_procs(copies, dst, s);
 	/* a member is not its archive, but -o must not replace either */
 	hd_store_input(s, 0)->dev = job->found->dev;
 	hd_store_input(s, 0)->ino = job->found->ino;
@@ -763,7 +419,7 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
  * same file as an earlier job, one note naming that job's first input.
  */
 static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
-		      GHashTable *seen, GHashTable *procs, GPtrArray *problems,
+		      struct hd_copies *copies, GPtrArray *problems,
 		      guint *pool_refused)
 {
 	struct load_job *job = &work[i];
@@ -775,11 +431,11 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 
 		/* name the input that was read, not a note on it */
 		job->origin = orig->origin;
-		s = repeat_store(input_name(job->found),
-				 hd_store_input(dst, orig->origin), 0,
-				 orig->origin == orig->first_input
-					 ? "same file as"
-					 : "same content as");
+		s = hd_copies_repeat_store(input_name(job->found),
+					   hd_store_input(dst, orig->origin), 0,
+					   orig->origin == orig->first_input
+						   ? "same file as"
+						   : "same content as");
 		hd_store_input(s, 0)->dev = job->found->dev;
 		hd_store_input(s, 0)->ino = job->found->ino;
 		hd_store_merge(dst, s);
@@ -789,7 +445,7 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		struct load_part *part =
 			&g_array_index(job->parts, struct load_part, p);
 
-		guint origin = merge_part(dst, job, part, seen, procs, problems,
+		guint origin = merge_part(dst, job, part, copies, problems,
 					  pool_refused);
 
 		if (p == 0)
@@ -800,14 +456,17 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 }
 
 /*
- * HANGDOC_MAX_INPUT_SIZE, the decoded-bytes budget of every input in
- * place of its kind's: bytes, or with a K, M, G or T suffix (powers of
- * 1024).  0 when unset; a bad value is said in problems and ignored.
+ * A size from the environment variable var: bytes, or with a K, M, G or
+ * T suffix (powers of 1024).  0 when unset; a bad value is said in
+ * problems (with what applies instead) and ignored.  HANGDOC_MAX_INPUT_SIZE
+ * is the decoded-bytes budget of every input in place of its kind's,
+ * HANGDOC_MAX_INCIDENT_RECORDS the incident's records budget.
  */
-static uint64_t max_bytes_from_env(GPtrArray *problems)
+static uint64_t size_from_env(const char *var, const char *instead,
+			      GPtrArray *problems)
 {
 	static const char units[] = "KMGT";
-	const char *v = g_getenv("HANGDOC_MAX_INPUT_SIZE");
+	const char *v = g_getenv(var);
 	const char *unit;
 	unsigned shift = 0;
 	guint64 n;
@@ -826,8 +485,8 @@ static uint64_t max_bytes_from_env(GPtrArray *problems)
 		g_ptr_array_add(
 			problems,
 			g_strdup_printf(
-				"HANGDOC_MAX_INPUT_SIZE: '%s' is not a size (bytes, or with K, M, G or T); the budgets of each kind apply",
-				v));
+				"%s: '%s' is not a size (bytes, or with K, M, G or T); %s",
+				var, v, instead));
 		return 0;
 	}
 	return n << shift;
@@ -873,17 +532,20 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	int jobs = o->jobs;
 	g_autoptr(GPtrArray) files =
 		g_ptr_array_new_with_free_func(hd_found_free);
-	g_autoptr(GHashTable) seen = g_hash_table_new_full(
-		content_hash, content_equal, g_free, NULL);
-	g_autoptr(GHashTable) procs = g_hash_table_new_full(
-		proc_key_hash, proc_key_equal, g_free, NULL);
+	g_autoptr(hd_copies) copies = hd_copies_new();
 	g_autofree struct load_job *work = NULL;
 	struct hd_store *store = hd_store_new();
-	uint64_t max_bytes = max_bytes_from_env(problems);
-	const char *copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
-	bool read_copies = copies && *copies;
+	uint64_t max_bytes =
+		size_from_env("HANGDOC_MAX_INPUT_SIZE",
+			      "the budgets of each kind apply", problems);
+	uint64_t max_records =
+		size_from_env("HANGDOC_MAX_INCIDENT_RECORDS",
+			      "the incident's budget applies", problems);
+	const char *bench_copies = g_getenv("HANGDOC_BENCH_READ_COPIES");
+	bool read_copies = bench_copies && *bench_copies;
 	g_autoptr(hd_budget_pool) budget = hd_budget_pool_new(
-		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO);
+		HD_BUDGET_INCIDENT_BYTES, HD_BUDGET_INCIDENT_RATIO,
+		max_records ? max_records : HD_BUDGET_INCIDENT_RECORDS);
 	guint cpus = g_get_num_processors();
 	guint to_parse = 0;
 	guint pool_refused = 0; /* inputs past the incident's budget */
@@ -911,10 +573,11 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 			prog.bytes_total += work[i].size;
 		}
 		if (f->same_as >= 0 &&
-		    names_agree(((const struct hd_found *)g_ptr_array_index(
-					 files, f->same_as))
-					->path,
-				f->path))
+		    hd_copies_names_agree(
+			    ((const struct hd_found *)g_ptr_array_index(
+				     files, f->same_as))
+				    ->path,
+			    f->path))
 			work[i].copy_of = f->same_as;
 		if (work[i].copy_of < 0)
 			to_parse++;
@@ -943,7 +606,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 			while (!work[i].done)
 				g_cond_wait(&sync.cond, &sync.lock);
 			g_mutex_unlock(&sync.lock);
-			merge_job(store, work, i, seen, procs, problems,
+			merge_job(store, work, i, copies, problems,
 				  &pool_refused);
 			tell(o, &prog, &work[i]);
 		}
@@ -955,7 +618,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	} else {
 		for (guint i = 0; i < files->len; i++) {
 			parse_one(&work[i]);
-			merge_job(store, work, i, seen, procs, problems,
+			merge_job(store, work, i, copies, problems,
 				  &pool_refused);
 			tell(o, &prog, &work[i]);
 		}
@@ -970,11 +633,15 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	add_missing(store, paths, problems);
 	/* joins across inputs: once, over every node, when digests are read */
 	if (!o->for_digest) {
+		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
 		nl_drop_earlier_copies(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);
+		/* after it: another incident's counters complete nothing */
+		nl_counters_complete(store);
+		hd_store_mark_local_zones(store);
 	}
 	return store;
 }

@@ -15,6 +15,7 @@
 
 #include "formats.h"
 #include "hd-const.h"
+#include "parse-util.h"
 #include "state-text.h"
 #include "hd-banned.h"
 
@@ -44,6 +45,19 @@ static const char *skip_blank(const char *p, size_t *n)
 	return p;
 }
 
+static bool ib_head(const char *p, size_t n)
+{
+	return st_starts(p, n, "CA '") ||
+	       st_starts(p, n, "Infiniband device '") ||
+	       st_starts(p, n, "hca_id:") ||
+	       st_starts(p, n, "# Port counters:") ||
+	       st_starts(p, n, "# Port extended counters:");
+}
+
+/*
+ * The output starts the input, or follows at most three short lines of
+ * what was pasted above it ("$ ibstat", a heading and its underline).
+ */
 bool ib_state_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head;
@@ -51,15 +65,22 @@ bool ib_state_sniff(const uint8_t *head, size_t len)
 
 	if (!head || !len)
 		return false;
-	while (n && g_ascii_isspace(*p)) {
-		p++;
-		n--;
+	for (int above = 0; above <= 3; above++) {
+		const char *nl;
+
+		while (n && g_ascii_isspace(*p)) {
+			p++;
+			n--;
+		}
+		if (ib_head(p, n))
+			return true;
+		nl = memchr(p, '\n', n);
+		if (!nl || nl - p > 120)
+			return false;
+		n -= (size_t)(nl + 1 - p);
+		p = nl + 1;
 	}
-	return st_starts(p, n, "CA '") ||
-	       st_starts(p, n, "Infiniband device '") ||
-	       st_starts(p, n, "hca_id:") ||
-	       st_starts(p, n, "# Port counters:") ||
-	       st_starts(p, n, "# Port extended counters:");
+	return false;
 }
 
 /* The name between the first pair of quotes in p, interned, or NULL. */
@@ -124,7 +145,7 @@ static void end_port(struct ib *b)
 	struct hd_signal sig;
 	g_autofree char *dev = NULL;
 	g_autofree char *text = NULL;
-	bool down, active;
+	bool down, active, disabled;
 
 	if (b->port < 0)
 		return;
@@ -141,14 +162,18 @@ static void end_port(struct ib *b)
 	active = g_ascii_strcasecmp(b->state, "Active") == 0 ||
 		 g_ascii_strcasecmp(b->state, "ACTIVE") == 0 ||
 		 g_ascii_strcasecmp(b->state, "PORT_ACTIVE") == 0;
-	down = g_ascii_strcasecmp(b->state, "Down") == 0 ||
-	       g_ascii_strcasecmp(b->state, "PORT_DOWN") == 0 ||
-	       (b->phys && (g_ascii_strcasecmp(b->phys, "Disabled") == 0 ||
-			    g_ascii_strcasecmp(b->phys, "Polling") == 0));
+	/* "Physical state: Disabled": switched off on purpose (an unused
+	   port of a card), not a link that failed */
+	disabled = !active && b->phys &&
+		   g_ascii_strcasecmp(b->phys, "Disabled") == 0;
+	down = !disabled &&
+	       (g_ascii_strcasecmp(b->state, "Down") == 0 ||
+		g_ascii_strcasecmp(b->state, "PORT_DOWN") == 0 ||
+		(b->phys && g_ascii_strcasecmp(b->phys, "Polling") == 0));
 	hd_signal_init(&sig);
 	sig.cat = down ? HD_SIG_NETWORK : HD_SIG_INFO;
 	sig.type = HD_SIGT_LINK_EVENT;
-	sig.code = down ? 0 : active ? 1 : 2;
+	sig.code = down ? 0 : active ? 1 : disabled ? 3 : 2;
 	sig.device = hd_intern(dev);
 	text = g_strdup_printf("%s port %d: state %s%s%s", b->ca, (int)b->port,
 			       b->state, b->phys ? ", physical state " : "",
@@ -324,6 +349,8 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
 	struct ib b = { 0 };
+	g_autoptr(GError) err = NULL;
+	uint64_t lineno;
 
 	b.s = store;
 	b.in = hd_store_input(store, input);
@@ -333,13 +360,10 @@ bool ib_state_parse(struct hd_reader *rd, struct hd_store *store,
 	b.lid_dev = g_hash_table_new(NULL, NULL);
 	b.bad = g_string_new(NULL);
 	b.in->kind = HD_INPUT_IB_STATE;
-	st_each_line(rd, line, &b, error);
+	lineno = st_each_line(rd, line, &b, &err);
 	end_port(&b);
 	end_counters(&b);
 	g_hash_table_unref(b.lid_dev);
 	g_string_free(b.bad, TRUE);
-	if (error && *error)
-		return b.in->records > 0;
-	b.in->empty = b.in->records == 0;
-	return true;
+	return pu_end_lines(b.in, lineno, g_steal_pointer(&err), error);
 }

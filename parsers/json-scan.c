@@ -650,11 +650,22 @@ bool json_obj_get(const char *p, size_t len, const char *key, const char **val,
 	return false;
 }
 
-bool json_raw_int(const char *p, size_t len, int64_t *out)
+/* *v = *v * 10 + d, false past lim. */
+static bool push_digit(uint64_t *v, unsigned d, uint64_t lim)
+{
+	if (*v > (lim - d) / 10)
+		return false;
+	*v = *v * 10 + d;
+	return true;
+}
+
+bool json_raw_fixed(const char *p, size_t len, int digits, int64_t *out,
+		    bool *cut)
 {
 	bool neg = false;
-	uint64_t v = 0;
+	uint64_t v = 0, lim;
 	size_t i = 0;
+	int fd = 0;
 
 	if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
 		p++;
@@ -664,20 +675,33 @@ bool json_raw_int(const char *p, size_t len, int64_t *out)
 		neg = true;
 		i++;
 	}
-	if (i == len)
+	if (i == len || !g_ascii_isdigit(p[i]))
 		return false;
-	for (; i < len; i++) {
-		unsigned d = (unsigned)(p[i] - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
 	/* INT64_MIN's magnitude is one more than INT64_MAX. */
-	if (v > (uint64_t)INT64_MAX + neg)
-		return false;
+	lim = (uint64_t)INT64_MAX + neg;
+	for (; i < len && g_ascii_isdigit(p[i]); i++)
+		if (!push_digit(&v, (unsigned)(p[i] - '0'), lim))
+			return false;
+	if (i < len && p[i] == '.' && digits > 0) {
+		for (i++; i < len && g_ascii_isdigit(p[i]); i++, fd++) {
+			if (fd >= digits)
+				*cut = true;
+			else if (!push_digit(&v, (unsigned)(p[i] - '0'), lim))
+				return false;
+		}
+	}
+	if (i != len)
+		return false; /* an exponent, junk, or a fraction not asked for */
+	for (; fd < digits; fd++)
+		if (!push_digit(&v, 0, lim))
+			return false;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return true;
+}
+
+bool json_raw_int(const char *p, size_t len, int64_t *out)
+{
+	return json_raw_fixed(p, len, 0, out, NULL);
 }
 
 bool json_raw_streq(const char *p, size_t len, const char *s)

@@ -83,6 +83,15 @@ bool json_obj_get(const char *p, size_t len, const char *key, const char **val,
  * it is not one or does not fit.
  */
 bool json_raw_int(const char *p, size_t len, int64_t *out);
+/*
+ * Parses a raw JSON number without exponent (optionally a quoted one),
+ * "[-]int[.frac]", into *out as a whole number of 10^-digits units:
+ * "4458677009840.015" with digits 3 gives 4458677009840015.  Fraction
+ * digits past digits are truncated, *cut set.  False if it is no such
+ * number or the result does not fit.
+ */
+bool json_raw_fixed(const char *p, size_t len, int digits, int64_t *out,
+		    bool *cut);
 /* Whether a raw value is the string s (compared unescaped-naively). */
 bool json_raw_streq(const char *p, size_t len, const char *s);
 

@@ -1,11 +1,13 @@
 /*
  * Kernel logs (issue 21): dmesg (boot-relative "[  12.345678]" stamps),
  * dmesg -T ("[Tue Nov 14 22:03:12 2023]"), journalctl -k and syslog
- * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both.  Three
- * kinds of line are records: NVRM Xid reports (and the driver's "fallen
- * off the bus" without an Xid), the OOM killer's kills, and HCA port link
- * changes (mlx5).  Other kernel lines are context, not records; lines that
- * are not kernel lines at all are counted as skipped.
+ * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both, and
+ * dmesg -H.  These lines are records: NVRM Xid reports (and the driver's
+ * "fallen off the bus" without an Xid), a GPU the driver cannot
+ * initialise ("RmInitAdapter failed") and uncorrected PCIe AER errors
+ * (gpu_state signals), the OOM killer's kills, and HCA port link changes
+ * (mlx5).  Other kernel lines are context, not records; lines that are
+ * not kernel lines at all are counted as skipped.
  *
  * The parser never decides what an Xid means or whose GPU it was: it keeps
  * the number, the PCI bus id, the pid and the host the content names; the
@@ -20,6 +22,8 @@
 
 #include "formats.h"
 #include "hd-lines.h"
+#include "hd-time.h"
+#include "parse-util.h"
 #include "hd-banned.h"
 
 struct kline {
@@ -27,8 +31,10 @@ struct kline {
 	size_t len;
 	const char *host; /* interned, or NULL */
 	int64_t boot_ns; /* INT64_MIN unknown */
-	int64_t wall_ns; /* INT64_MIN unknown */
-	bool wall_local;
+	struct hd_time wall; /* a date the line has, UTC or local */
+	/* another program's line of a syslog or journal
+	   ("May 15 08:57:29 red llama-swap[80783]: ..."), not the kernel's */
+	bool other;
 };
 
 static const char *const months[] = {
@@ -70,19 +76,6 @@ static bool lit(const char **p, const char *end, const char *s)
 	return true;
 }
 
-static int64_t wall(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
-		    int64_t s)
-{
-	g_autoptr(GDateTime) dt = NULL;
-
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
-	    h > 23 || mi > 59 || s > 60)
-		return INT64_MIN;
-	dt = g_date_time_new_utc((int)y, (int)mo, (int)d, (int)h, (int)mi,
-				 (double)s);
-	return dt ? g_date_time_to_unix(dt) * 1000000000 : INT64_MIN;
-}
-
 /* "[  12.345678] " at *p: boot seconds as ns. */
 static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 {
@@ -105,7 +98,44 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 		return false;
 	for (int i = nfrac; i < 9; i++)
 		frac *= 10;
-	*ns = sec * 1000000000 + frac;
+	/* ten digits of seconds would not fit in nanoseconds */
+	if (sec >= HD_TIME_NS_MAX / HD_NS_PER_SEC)
+		return false;
+	*ns = sec * HD_NS_PER_SEC + frac;
+	if (q < end && *q == ' ')
+		q++;
+	*p = q;
+	return true;
+}
+
+/*
+ * dmesg -H (--human): "[  +0.000844] " since the line before, or
+ * "[Jan21 10:02] " at a new minute.  A prefix without a time: a delta
+ * is no time, and the minute's stamp has no year.
+ */
+static bool human_stamp(const char **p, const char *end)
+{
+	const char *q = *p;
+
+	if (!lit(&q, end, "["))
+		return false;
+	while (q < end && *q == ' ')
+		q++;
+	if (lit(&q, end, "+")) {
+		if (digits(&q, end, 10) < 0 || !lit(&q, end, ".") ||
+		    digits(&q, end, 9) < 0)
+			return false;
+	} else {
+		if (!month_of(q, (size_t)(end - q)))
+			return false;
+		q += 3;
+		if (digits(&q, end, 2) < 0 || !lit(&q, end, " ") ||
+		    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
+		    digits(&q, end, 2) < 0)
+			return false;
+	}
+	if (!lit(&q, end, "]"))
+		return false;
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
@@ -113,10 +143,11 @@ static bool boot_stamp(const char **p, const char *end, int64_t *ns)
 }
 
 /* "[Tue Nov 14 22:03:12 2023] " (dmesg -T): local wall time. */
-static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
+static bool ctime_stamp(const char **p, const char *end, struct hd_time *t)
 {
 	const char *q = *p;
-	int64_t d, h, mi, s, y;
+	int64_t d, y, tod;
+	size_t used;
 	int mo;
 
 	if (!lit(&q, end, "[") || end - q < 24 || q[3] != ' ')
@@ -131,40 +162,66 @@ static bool ctime_stamp(const char **p, const char *end, int64_t *ns)
 	d = digits(&q, end, 2);
 	if (d < 0 || !lit(&q, end, " "))
 		return false;
-	h = digits(&q, end, 2);
-	if (h < 0 || !lit(&q, end, ":"))
+	used = hd_time_scan_hms(q, (size_t)(end - q), false, &tod);
+	if (!used)
 		return false;
-	mi = digits(&q, end, 2);
-	if (mi < 0 || !lit(&q, end, ":"))
-		return false;
-	s = digits(&q, end, 2);
-	if (s < 0 || !lit(&q, end, " "))
+	q += used;
+	if (!lit(&q, end, " "))
 		return false;
 	y = digits(&q, end, 4);
 	if (y < 0 || !lit(&q, end, "]"))
 		return false;
-	*ns = wall(y, mo, d, h, mi, s);
+	/* a date hd-time refuses (a year past 2200): kept, time unknown */
+	if (!hd_time_from_civil(y, mo, d, tod, HD_CLOCK_LOCAL, t))
+		*t = hd_time_none();
 	if (q < end && *q == ' ')
 		q++;
 	*p = q;
 	return true;
 }
 
-/* " HOST kernel: " after a syslog date: the host. */
-static bool host_kernel(const char **p, const char *end, const char **host)
+/*
+ * "HOST kernel: " (or, in a syslog or journal of every program, "HOST
+ * prog[pid]: ", which sets *other): the host.
+ */
+static bool host_kernel(const char **p, const char *end, const char **host,
+			bool *other)
 {
-	const char *q = *p, *h;
+	const char *q = *p, *h, *prog;
+	size_t hn;
 
-	if (!lit(&q, end, " "))
-		return false;
 	h = q;
 	while (q < end && *q != ' ')
 		q++;
 	if (q == h || q - h > 253)
 		return false;
-	*host = hd_intern_len(h, (size_t)(q - h));
-	if (!lit(&q, end, " kernel: "))
+	hn = (size_t)(q - h);
+	if (lit(&q, end, " kernel: ")) {
+		if (other)
+			*other = false;
+		*host = hd_intern_len(h, hn);
+		*p = q;
+		return true;
+	}
+	/* "llama-swap[80783]: ", "systemd[1]: ", "sshd: " */
+	if (!other || !lit(&q, end, " "))
 		return false;
+	prog = q;
+	while (q < end && (g_ascii_isalnum(*q) || *q == '-' || *q == '_' ||
+			   *q == '.' || *q == '/' || *q == '@'))
+		q++;
+	if (q == prog || q - prog > 64)
+		return false;
+	if (lit(&q, end, "[")) {
+		if (digits(&q, end, 10) < 0 || !lit(&q, end, "]"))
+			return false;
+	}
+	if (!lit(&q, end, ":") || (q < end && *q != ' '))
+		return false;
+	if (q < end)
+		q++;
+	*other = true;
+	*host = hd_intern_len(h, hn);
 	*p = q;
 	return true;
 }
@@ -173,74 +230,57 @@ static bool host_kernel(const char **p, const char *end, const char **host)
 static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 {
 	const char *q = *p;
+	int64_t tod;
+	size_t used;
 
 	if (!month_of(q, (size_t)(end - q)) || end - q < 16 || q[3] != ' ')
 		return false;
 	q += 4;
 	while (q < end && *q == ' ')
 		q++;
-	if (digits(&q, end, 2) < 0 || !lit(&q, end, " ") ||
-	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
-	    digits(&q, end, 2) < 0 || !lit(&q, end, ":") ||
-	    digits(&q, end, 2) < 0)
+	if (digits(&q, end, 2) < 0 || !lit(&q, end, " "))
 		return false;
-	/* syslog's fraction ("22:03:12.561319") */
-	if (lit(&q, end, "."))
-		digits(&q, end, 9);
-	if (!host_kernel(&q, end, &k->host))
+	/* with syslog's fraction ("22:03:12.561319"); no year, so no time */
+	used = hd_time_scan_hms(q, (size_t)(end - q), false, &tod);
+	if (used < 8)
+		return false;
+	q += used;
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
 	*p = q;
 	return true;
 }
 
-/* "2023-11-14T22:03:12[.frac][Z|+hhmm|+hh:mm] node-b kernel: ". */
+/*
+ * "2023-11-14T22:03:12[.frac][Z|+hhmm|+hh:mm] node-b kernel: ": the date
+ * read by hd_time_scan_date(), UTC with a zone, else local.
+ */
 static bool iso_prefix(const char **p, const char *end, struct kline *k)
 {
 	const char *q = *p;
-	int64_t y, mo, d, h, mi, s, off = 0;
-	bool zone = false;
+	struct hd_time t;
+	size_t used = hd_time_scan_date(q, (size_t)(end - q), &t);
 
-	y = digits(&q, end, 4);
-	if (y < 0 || !lit(&q, end, "-"))
-		return false;
-	mo = digits(&q, end, 2);
-	if (mo < 0 || !lit(&q, end, "-"))
-		return false;
-	d = digits(&q, end, 2);
-	if (d < 0 || !(lit(&q, end, "T") || lit(&q, end, " ")))
-		return false;
-	h = digits(&q, end, 2);
-	if (h < 0 || !lit(&q, end, ":"))
-		return false;
-	mi = digits(&q, end, 2);
-	if (mi < 0 || !lit(&q, end, ":"))
-		return false;
-	s = digits(&q, end, 2);
-	if (s < 0)
-		return false;
-	if (lit(&q, end, ".") || lit(&q, end, ","))
-		digits(&q, end, 9);
-	if (lit(&q, end, "Z")) {
-		zone = true;
-	} else if (q < end && (*q == '+' || *q == '-')) {
-		int sign = *q == '-' ? -1 : 1;
-		int64_t zh, zm;
+	if (!used) {
+		/*
+		 * A stamp of the shape hd-time refuses as a date (a year
+		 * past 2200): the line is kept, its time unknown.
+		 */
+		const char *sp = end - q > 19 ? memchr(q + 11, ' ',
+						       (size_t)(end - q - 11))
+					      : NULL;
 
-		q++;
-		zh = digits(&q, end, 2);
-		lit(&q, end, ":");
-		zm = digits(&q, end, 2);
-		if (zh < 0 || zm < 0)
+		if (!sp || sp - q < 19 || q[4] != '-' || q[7] != '-' ||
+		    (q[10] != 'T' && q[10] != ' ') || q[13] != ':' ||
+		    !g_ascii_isdigit(q[0]))
 			return false;
-		off = sign * (zh * 3600 + zm * 60);
-		zone = true;
+		t = hd_time_none();
+		used = (size_t)(sp - q);
 	}
-	if (!host_kernel(&q, end, &k->host))
+	q += used;
+	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
 		return false;
-	k->wall_ns = wall(y, mo, d, h, mi, s);
-	if (k->wall_ns != INT64_MIN)
-		k->wall_ns -= off * 1000000000;
-	k->wall_local = !zone;
+	k->wall = t;
 	*p = q;
 	return true;
 }
@@ -253,34 +293,49 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 
 	k->host = NULL;
 	k->boot_ns = INT64_MIN;
-	k->wall_ns = INT64_MIN;
-	k->wall_local = false;
+	k->wall = hd_time_none();
+	k->other = false;
 	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
-	    lit(&p, end, "kernel: "))
+	    lit(&p, end, "kernel: ") ||
+	    /* "node-b kernel: ", a journal line without its date */
+	    host_kernel(&p, end, &k->host, NULL))
 		prefixed = true;
+	if (k->other)
+		goto out;
 	if (boot_stamp(&p, end, &k->boot_ns)) {
 		prefixed = true;
-	} else if (ctime_stamp(&p, end, &k->wall_ns)) {
-		k->wall_local = true;
+	} else if (ctime_stamp(&p, end, &k->wall)) {
+		prefixed = true;
+	} else if (human_stamp(&p, end)) {
 		prefixed = true;
 	}
+out:
 	k->msg = p;
 	k->len = (size_t)(end - p);
 	return prefixed;
 }
 
-/* Whether a line at most n bytes from p looks like a kernel log line. */
-static bool is_kernel_line(const char *p, size_t n)
-{
-	struct kline k;
+/*
+ * Words of NCCL's and PyTorch's own lines: another program's line of a
+ * syslog that holds one is not the kernel's to read, and a head that
+ * holds one is that program's log.
+ */
+static const char *const job_words[] = { "NCCL INFO", "NCCL WARN",
+					 "ProcessGroupNCCL",
+					 "torch.distributed", "[rank" };
 
-	return kernel_line(p, n, &k);
+static bool has_job_words(const char *p, size_t n)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(job_words); i++)
+		if (memmem(p, n, job_words[i], strlen(job_words[i])))
+			return true;
+	return false;
 }
 
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
-	unsigned lines = 0, kernel = 0;
+	unsigned lines = 0, kernel = 0, other = 0;
 	bool first = true;
 
 	if (!head || !len)
@@ -299,19 +354,25 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 			n--;
 		if (n && !g_ascii_isspace(p[0]) &&
 		    !(n >= 3 && memcmp(p, "-- ", 3) == 0)) {
-			bool k = is_kernel_line(p, n);
+			struct kline kl;
+			bool k = kernel_line(p, n, &kl);
 
 			if (first && !k)
 				return false;
 			first = false;
 			lines++;
-			kernel += k;
+			kernel += k && !kl.other;
+			other += k && kl.other;
 		}
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	return lines > 0 && kernel * 2 > lines;
+	/* a syslog of every program: the kernel's lines among them, and no
+	   NCCL or PyTorch line, whose own log it would then be */
+	if (other && has_job_words((const char *)head, len))
+		return false;
+	return lines > 0 && kernel > 0 && (kernel + other) * 2 > lines;
 }
 
 static const char *find(const char *p, size_t n, const char *needle)
@@ -365,10 +426,8 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	sig->host = k->host;
 	/* a wall date when the line has one, else the host's boot clock:
 	   never compared with wall clocks (hd_time_comparable()) */
-	if (k->wall_ns != INT64_MIN)
-		sig->time =
-			hd_time_make(k->wall_ns, k->wall_local ? HD_CLOCK_LOCAL
-							       : HD_CLOCK_UTC);
+	if (hd_time_known(k->wall))
+		sig->time = k->wall;
 	else
 		sig->time = hd_time_make(k->boot_ns, HD_CLOCK_BOOT);
 	sig->text = text;
@@ -377,6 +436,25 @@ static void add(struct hd_store *s, struct hd_input *in, uint32_t input,
 	sig->prov.at = lineno;
 	hd_store_add_signal(s, sig);
 	in->records++;
+}
+
+/*
+ * "name=python3," in the message: the process name, interned, or NULL
+ * when absent or "<unknown>".
+ */
+static const char *name_in(const char *p, size_t n)
+{
+	const char *q = find(p, n, "name=");
+	const char *end = p + n, *e;
+
+	if (!q)
+		return NULL;
+	q += 5;
+	for (e = q; e < end && *e != ',' && *e != ' ' && e - q < 64; e++)
+		;
+	if (e == q || *q == '<' || *q == '\'')
+		return NULL;
+	return hd_intern_len(q, (size_t)(e - q));
 }
 
 /* "NVRM: Xid (PCI:0000:38:00): 79, pid=..., name=..., text". */
@@ -402,6 +480,62 @@ static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 		return false;
 	sig->code = (int32_t)xid;
 	sig->pid = pid_in(p, (size_t)(end - p));
+	if (sig->pid > 0)
+		sig->op_name = name_in(p, (size_t)(end - p));
+	return true;
+}
+
+/*
+ * The cgroup the kernel says its OOM kill's task was in: "oom-kill:...,
+ * task_memcg=/kubepods/...,task=python,pid=123,..." (newer kernels) or
+ * "Task in /docker/... killed as a result of limit of ..." (older), on
+ * the lines before the kill.  Kept until the kill it belongs to.
+ */
+struct oom_cgroup {
+	enum hd_oom_cgroup where;
+	int32_t pid; /* the task's pid the line names, 0 none */
+	const char *host;
+};
+
+/* Whether a cgroup path is a container runtime's. */
+static bool cgroup_is_container(const char *p, size_t n)
+{
+	static const char *const runtimes[] = {
+		"docker",      "kubepods", "containerd",
+		"crio-",       "libpod",   "/lxc",
+		"lxc.payload", "podman",   "/machine.slice",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(runtimes); i++)
+		if (find(p, n, runtimes[i]))
+			return true;
+	return false;
+}
+
+/* Reads an OOM kill's cgroup line into *cg; false if it is none. */
+static bool parse_oom_cgroup(const struct kline *k, struct oom_cgroup *cg)
+{
+	const char *end = k->msg + k->len, *p, *e;
+
+	if ((p = find(k->msg, k->len, "task_memcg=")) &&
+	    find(k->msg, k->len, "oom-kill:")) {
+		p += strlen("task_memcg=");
+		e = memchr(p, ',', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = pid_in(e, (size_t)(end - e));
+	} else if ((p = find(k->msg, k->len, "Task in ")) &&
+		   find(k->msg, k->len, " killed as a result of limit")) {
+		p += strlen("Task in ");
+		e = memchr(p, ' ', (size_t)(end - p));
+		e = e ? e : end;
+		cg->pid = 0;
+	} else {
+		return false;
+	}
+	cg->where = cgroup_is_container(p, (size_t)(e - p))
+			    ? HD_OOM_CGROUP_CONTAINER
+			    : HD_OOM_CGROUP_HOST;
+	cg->host = k->host;
 	return true;
 }
 
@@ -494,7 +628,10 @@ static bool is_boot(const char *msg, size_t len)
  * Records read before the last boot the input shows (a journal or
  * kern.log reaching back across reboots) are of an earlier boot: no
  * process of the hung job lived then.  They are kept as context
- * (HD_SIG_INFO), with one warning, and never joined to a rank.
+ * (HD_SIG_INFO), with one warning; the engine sets them apart as events
+ * of another time (hd-kernel.c, of_earlier_boot(): a failure's record
+ * kept as context here is one of these, as a link coming up is no
+ * failure).
  */
 static void mark_earlier_boot(struct hd_store *store, struct hd_input *in,
 			      uint32_t input, guint first, uint64_t boot)
@@ -518,22 +655,119 @@ static void mark_earlier_boot(struct hd_store *store, struct hd_input *in,
 			n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
 }
 
+/*
+ * "NVRM: GPU at PCI:0000:3b:00: ..." or "NVRM: GPU 0000:3b:00.0: ...":
+ * the GPU's bus id, or NULL.
+ */
+static const char *nvrm_gpu(const struct kline *k)
+{
+	const char *end = k->msg + k->len;
+	const char *p = find(k->msg, k->len, "NVRM: GPU ");
+
+	if (!p)
+		return NULL;
+	p += strlen("NVRM: GPU ");
+	if (lit(&p, end, "at "))
+		lit(&p, end, "PCI:");
+	return bus_id(p, (size_t)(end - p));
+}
+
+/* What a PCIe AER line says (the kernel's pcieport and drivers). */
+struct aer {
+	const char *device; /* interned bus id of the device in error */
+	const char *subject; /* the device that printed the line */
+	bool nvidia; /* the nvidia driver printed it, of its own device */
+	bool record; /* an uncorrected error (a record); else context */
+};
+
+/*
+ * "pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received:
+ * 0000:3b:00.0" (also "Multiple ...", "error message received from",
+ * "received: id=0010"), "nvidia 0000:3b:00.0: PCIe Bus Error:
+ * severity=Uncorrected (Fatal), ...", "nvidia 0000:3b:00.0: AER: can't
+ * recover (no error_detected callback)".  False when the line is none.
+ */
+static bool parse_aer(const struct kline *k, struct aer *a)
+{
+	const char *p = k->msg, *end = k->msg + k->len, *sp, *rest, *q;
+	size_t dn;
+	bool uncorrected;
+
+	sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp || sp == p || sp - p > 32)
+		return false;
+	dn = (size_t)(sp - p);
+	a->subject = bus_id(sp + 1, (size_t)(end - sp - 1));
+	rest = memchr(sp + 1, ' ', (size_t)(end - sp - 1));
+	if (!a->subject || !rest || rest[-1] != ':')
+		return false;
+	rest++;
+	a->nvidia = dn == 6 && memcmp(p, "nvidia", 6) == 0;
+	a->device = a->subject;
+	a->record = false;
+	if (a->nvidia &&
+	    (find(rest, (size_t)(end - rest), "can't recover") ||
+	     find(rest, (size_t)(end - rest), "has no AER-aware driver"))) {
+		a->record = true; /* its GPU is in an uncorrected error */
+		return true;
+	}
+	if (!find(rest, (size_t)(end - rest), "AER") &&
+	    !find(rest, (size_t)(end - rest), "PCIe Bus Error"))
+		return false;
+	uncorrected = find(rest, (size_t)(end - rest), "Uncorrect") != NULL;
+	if (!uncorrected)
+		return find(rest, (size_t)(end - rest), "orrect") != NULL;
+	if ((q = find(rest, (size_t)(end - rest), "received from "))) {
+		q += strlen("received from ");
+		a->device = bus_id(q, (size_t)(end - q));
+	} else if ((q = find(rest, (size_t)(end - rest), "received: id="))) {
+		unsigned id = 0, dom = 0;
+		char buf[24];
+
+		q += strlen("received: id=");
+		if (sscanf(a->subject, "%x", &dom) != 1 ||
+		    sscanf(q, "%4x", &id) != 1)
+			return true; /* context: the id is not read */
+		g_snprintf(buf, sizeof(buf), "%04x:%02x:%02x", dom,
+			   (id >> 8) & 0xff, (id >> 3) & 0x1f);
+		a->device = hd_intern(buf);
+	} else if ((q = find(rest, (size_t)(end - rest), "received: "))) {
+		q += strlen("received: ");
+		a->device = bus_id(q, (size_t)(end - q));
+	}
+	if (!a->device)
+		return true; /* context: whose error it is is not read */
+	/* the nvidia driver's line is of its own GPU; a port's may be of
+	   the port itself or of a device below it */
+	a->nvidia = a->nvidia && a->device == a->subject;
+	a->record = true;
+	return true;
+}
+
 bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		      uint32_t input, GError **error)
 {
 	struct hd_input *in = hd_store_input(store, input);
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
+	g_autoptr(GError) err = NULL;
 	const char *line, *last_gpu = NULL;
 	guint first_signal = store->signals->len;
 	uint64_t boot = 0; /* the line of the last boot seen, 0 none */
+	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
+	struct oom_cgroup cg = { 0 }; /* the last OOM kill's cgroup line */
+	/* the last record, to read a message printed twice as one */
+	const char *rec_device = NULL;
+	int rec_type = -1;
+	uint64_t rec_line = 0;
 	size_t len;
 	bool cut;
 
 	in->kind = HD_INPUT_KERNEL_LOG;
-	while (hd_lines_next(lines, &line, &len, &cut, error)) {
+	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
 		uint64_t lineno = hd_lines_lineno(lines);
 		struct hd_signal sig;
 		struct kline k;
+		struct aer aer;
 
 		if (len && line[len - 1] == '\r')
 			len--;
@@ -550,11 +784,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 				sig.type = HD_SIGT_XID;
 				sig.code = 79;
 				sig.device = last_gpu;
-				k.host = NULL;
-				k.boot_ns = INT64_MIN;
-				k.wall_ns = INT64_MIN;
-				k.wall_local = false;
-				add(store, in, input, lineno, &k, line, len,
+				/* the host and time of the line it continues */
+				add(store, in, input, lineno, &gpu_k, line, len,
 				    &sig);
 				last_gpu = NULL;
 			}
@@ -563,6 +794,17 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		if (!kernel_line(line, len, &k)) {
 			in->skipped++;
 			hd_input_warn(in, lineno, "not a kernel log line");
+			continue;
+		}
+		if (k.other) {
+			/* another program's line: context, unless it is
+			   NCCL's or PyTorch's, which this parser cannot read */
+			if (has_job_words(k.msg, k.len)) {
+				in->skipped++;
+				hd_input_warn(
+					in, lineno,
+					"an NCCL or PyTorch line in a syslog is not read here: give the job's own log");
+			}
 			continue;
 		}
 		hd_signal_init(&sig);
@@ -585,6 +827,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			const char *g = find(k.msg, k.len, "NVIDIA GPU ") + 11;
 
 			last_gpu = bus_id(g, (size_t)(k.msg + k.len - g));
+			gpu_k = k;
 			if (!last_gpu || !find(k.msg, k.len, "fallen off"))
 				continue;
 			sig.cat = HD_SIG_CUDA;
@@ -592,7 +835,52 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			sig.code = 79;
 			sig.device = last_gpu;
 			last_gpu = NULL;
-		} else if (find(k.msg, k.len, "Out of memory") &&
+		} else if (last_gpu && find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "fallen off the bus")) {
+			/* the same message continued on a prefixed line of
+			   its own (journalctl -k) */
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+			sig.device = last_gpu;
+			last_gpu = NULL;
+		} else if (find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "fallen off the bus") &&
+			   nvrm_gpu(&k)) {
+			/* "NVRM: GPU 0000:3b:00.0: GPU has fallen off the
+			   bus.": the Xid 79 just before, again, or alone */
+			sig.device = nvrm_gpu(&k);
+			if (rec_type == HD_SIGT_XID &&
+			    rec_device == sig.device && lineno - rec_line <= 3)
+				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_XID;
+			sig.code = 79;
+		} else if (find(k.msg, k.len, "NVRM: ") &&
+			   find(k.msg, k.len, "RmInitAdapter failed")) {
+			/* the driver cannot bring the GPU up; older drivers
+			   name no GPU (then: the host's) */
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_GPU_STATE;
+			sig.code = HD_GPU_INIT_FAILED;
+			sig.device = nvrm_gpu(&k);
+		} else if (parse_aer(&k, &aer)) {
+			if (!aer.record)
+				continue; /* corrected, or not read: context */
+			/* "PCIe Bus Error: severity=..." details the line
+			   before it */
+			if (rec_type == HD_SIGT_GPU_STATE &&
+			    rec_device == aer.device && lineno - rec_line <= 2)
+				continue;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_GPU_STATE;
+			sig.code = HD_GPU_PCIE_ERROR |
+				   (aer.nvidia ? 0 : HD_GPU_NOT_GPU);
+			sig.device = aer.device;
+		} else if (parse_oom_cgroup(&k, &cg)) {
+			continue; /* context for the kill that follows */
+		} else if ((find(k.msg, k.len, "Out of memory") ||
+			    find(k.msg, k.len, "out of memory: Kill")) &&
 			   find(k.msg, k.len, "ill")) {
 			sig.cat = HD_SIG_CRASH;
 			sig.type = HD_SIGT_HOST_OOM;
@@ -603,6 +891,12 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 					"OOM killer line without a process id");
 				continue;
 			}
+			/* the cgroup line of this kill: same host, its pid */
+			if (cg.where != HD_OOM_CGROUP_UNKNOWN &&
+			    cg.host == k.host &&
+			    (cg.pid == 0 || cg.pid == sig.pid))
+				sig.code = (int32_t)cg.where;
+			cg.where = HD_OOM_CGROUP_UNKNOWN;
 		} else if (k.len > 10 && memcmp(k.msg, "mlx5_core ", 10) == 0 &&
 			   find(k.msg, k.len, " Link ")) {
 			sig.cat = HD_SIG_NETWORK;
@@ -616,10 +910,11 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			continue;
 		}
 		add(store, in, input, lineno, &k, line, len, &sig);
+		rec_type = sig.type;
+		rec_device = sig.device;
+		rec_line = lineno;
 	}
 	mark_earlier_boot(store, in, input, first_signal, boot);
-	if (error && *error)
-		return in->records > 0;
-	in->empty = in->records == 0;
-	return true;
+	return pu_end_lines(in, hd_lines_lineno(lines), g_steal_pointer(&err),
+			    error);
 }

@@ -125,53 +125,6 @@ static void kt_pg_free(gpointer p)
 	g_free(pg);
 }
 
-/*
- * Parses microseconds written as text ("1694128201436304",
- * "4458677009840.015", "-3") into ns.  More than 3 fraction digits are
- * truncated (*cut set).
- */
-static bool parse_us(const char *p, size_t len, int64_t *ns, bool *cut)
-{
-	bool neg = false;
-	int64_t ip = 0, frac = 0;
-	size_t i = 0;
-	int fd = 0;
-
-	if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
-		p++;
-		len -= 2;
-	}
-	if (i < len && p[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (i == len || p[i] < '0' || p[i] > '9')
-		return false;
-	for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-		if (ip > (INT64_MAX / 1000 - 9) / 10)
-			return false;
-		ip = ip * 10 + (p[i] - '0');
-	}
-	if (i < len && p[i] == '.') {
-		i++;
-		for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-			if (fd < 3)
-				frac = frac * 10 + (p[i] - '0');
-			else
-				*cut = true;
-			fd++;
-		}
-	}
-	if (i != len)
-		return false; /* exponent or junk */
-	for (; fd < 3; fd++)
-		frac *= 10;
-	*ns = ip * 1000 + frac;
-	if (neg)
-		*ns = -*ns;
-	return true;
-}
-
 static bool has(const char *p, size_t len, const char *needle, size_t n)
 {
 	return memmem(p, len, needle, n) != NULL;
@@ -368,10 +321,10 @@ static bool ev_times(struct kt *k, const struct ev *e, int64_t *ts,
 {
 	bool cut = false;
 
-	if (!e->ts || !parse_us(e->ts, e->ts_n, ts, &cut))
+	if (!e->ts || !json_raw_fixed(e->ts, e->ts_n, 3, ts, &cut))
 		return false;
 	*dur = 0;
-	if (e->dur && !parse_us(e->dur, e->dur_n, dur, &cut))
+	if (e->dur && !json_raw_fixed(e->dur, e->dur_n, 3, dur, &cut))
 		return false;
 	if (*dur < 0)
 		*dur = 0;
@@ -789,8 +742,8 @@ static struct kt_cpu *containing(struct kt *k, int64_t pid, int64_t tid,
 }
 
 struct pending {
-	struct hd_op op;
-	struct hd_opdesc d; /* op.d once interned, when it is stored */
+	struct hd_op_rec rec;
+	struct hd_opdesc d; /* rec.op.d once interned, when it is stored */
 	int64_t order; /* enqueue or start time, for ordinals */
 	bool ordinal;
 };
@@ -799,12 +752,13 @@ static int cmp_pending(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
 
-	if (x->op.group != y->op.group)
-		return x->op.group < y->op.group ? -1 : 1;
+	if (x->rec.op.group != y->rec.op.group)
+		return x->rec.op.group < y->rec.op.group ? -1 : 1;
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
-	return x->op.prov.at < y->op.prov.at ? -1
-					     : x->op.prov.at > y->op.prov.at;
+	return x->rec.prov.at < y->rec.prov.at
+		       ? -1
+		       : x->rec.prov.at > y->rec.prov.at;
 }
 
 static int64_t to_abs(struct kt *k, int64_t raw)
@@ -985,13 +939,13 @@ static void fill_meta(struct hd_op *op, struct hd_opdesc *d,
 static void set_seq(struct pending *pd, const struct kt_meta *m)
 {
 	if (m->has_seq) {
-		pd->op.seq = m->seq;
-		pd->op.seq_kind = hd_op_kind_is_p2p(pd->op.kind)
-					  ? HD_SEQ_P2P
-					  : HD_SEQ_COLLECTIVE;
+		pd->rec.op.seq = m->seq;
+		pd->rec.op.seq_kind = hd_op_kind_is_p2p(pd->rec.op.kind)
+					      ? HD_SEQ_P2P
+					      : HD_SEQ_COLLECTIVE;
 	} else {
 		pd->ordinal = true;
-		pd->op.seq_kind = HD_SEQ_ORDINAL;
+		pd->rec.op.seq_kind = HD_SEQ_ORDINAL;
 	}
 }
 
@@ -1158,20 +1112,20 @@ kernel_identity(struct kt *k, const struct kt_kernel *kk,
 
 	if (!m->coll && o->rpc)
 		m = &o->rpc->meta;
-	pd->op.kind = kernel_kind(kk->name, &pd->d);
+	pd->rec.op.kind = kernel_kind(kk->name, &pd->d);
 	if (o->c10d) {
 		const char *n = o->c10d->name + 6;
 		enum hd_op_kind ck = hd_op_kind_parse(n);
 
 		if (ck != HD_OP_UNKNOWN)
-			pd->op.kind = ck;
+			pd->rec.op.kind = ck;
 	}
 	if (o->annot) {
 		enum hd_op_kind ak = annot_kind(o->annot->name, annot_peer);
 
 		pd->d.name = o->annot->name;
 		if (ak != HD_OP_UNKNOWN)
-			pd->op.kind = ak;
+			pd->rec.op.kind = ak;
 		if (o->annot->in_dims)
 			pd->d.shape_in = kt_dims_interned(k, o->annot->in_dims);
 	}
@@ -1179,9 +1133,9 @@ kernel_identity(struct kt *k, const struct kt_kernel *kk,
 		enum hd_dtype kd = pd->d.dtype;
 		enum hd_op_kind mk = hd_op_kind_parse(m->coll);
 
-		fill_meta(&pd->op, &pd->d, m);
+		fill_meta(&pd->rec.op, &pd->d, m);
 		if (mk == HD_OP_UNKNOWN)
-			pd->op.kind = kernel_kind(kk->name, &pd->d);
+			pd->rec.op.kind = kernel_kind(kk->name, &pd->d);
 		if (pd->d.dtype == HD_DTYPE_UNKNOWN)
 			pd->d.dtype = kd;
 	}
@@ -1258,8 +1212,8 @@ static const struct kt_meta *coalesced_meta(struct kt *k,
 	struct kt_rpc_queue *q = rpc_queue(k, mp, l->pid, l->tid);
 	struct kt_cpu *prev = NULL;
 
-	pd->op.kind = HD_OP_COALESCED;
-	pd->op.flags |= HD_OPF_COALESCED_MEMBER;
+	pd->rec.op.kind = HD_OP_COALESCED;
+	pd->rec.op.flags |= HD_OPF_COALESCED_MEMBER;
 	for (; q->next < q->idx->len; q->next++) {
 		struct kt_cpu *c = &cpus[g_array_index(q->idx, guint, q->next)];
 
@@ -1303,23 +1257,23 @@ static void kernel_op(struct kt *k, const struct kt_maps *mp,
 	int annot_peer = -1;
 
 	kernel_origin(k, mp, kk, &o);
-	hd_op_init(&pd.op);
+	hd_op_rec_init(&pd.rec);
 	pd.d = hd_opdesc_blank;
-	pd.op.rank = k->has_rank || k->rank >= 0 ? k->rank : -1;
+	hd_op_set_rank(&pd.rec.op, k->has_rank || k->rank >= 0 ? k->rank : -1);
 	pd.d.name = kk->name;
-	pd.op.state = HD_STATE_COMPLETED;
-	pd.op.t_start_ns = kk->ts;
-	pd.op.t_end_ns = kk->ts + kk->dur;
-	pd.op.prov.input = k->input;
-	pd.op.prov.kind = HD_PROV_RECORD;
-	pd.op.prov.at = kk->index;
+	pd.rec.op.state = HD_STATE_COMPLETED;
+	pd.rec.t_start_ns = kk->ts;
+	pd.rec.t_end_ns = kk->ts + kk->dur;
+	pd.rec.prov.input = k->input;
+	pd.rec.prov.kind = HD_PROV_RECORD;
+	pd.rec.prov.at = kk->index;
 	if (o.rpc) {
 		o.rpc->used = true;
-		pd.op.t_enqueue_ns = o.rpc->ts;
+		pd.rec.t_enqueue_ns = o.rpc->ts;
 	} else if (o.annot) {
-		pd.op.t_enqueue_ns = o.annot->ts;
+		pd.rec.t_enqueue_ns = o.annot->ts;
 	} else if (o.launch) {
-		pd.op.t_enqueue_ns = o.launch->ts;
+		pd.rec.t_enqueue_ns = o.launch->ts;
 	}
 	if (o.annot)
 		o.annot->used = true;
@@ -1328,11 +1282,11 @@ static void kernel_op(struct kt *k, const struct kt_maps *mp,
 	if ((o.annot && strcmp(o.annot->name, "nccl:coalesced") == 0) ||
 	    (!m->coll && !o.annot && !o.rpc && o.launch))
 		m = coalesced_meta(k, mp, o.launch, &pd, m);
-	pd.op.group = kernel_group(k, mp, kk, m);
+	pd.rec.op.group = kernel_group(k, mp, kk, m);
 	set_seq(&pd, m);
-	set_peer(k, &pd.op, &pd.d, m, annot_peer);
+	set_peer(k, &pd.rec.op, &pd.d, m, annot_peer);
 	pd.order =
-		pd.op.t_enqueue_ns != INT64_MIN ? pd.op.t_enqueue_ns : kk->ts;
+		pd.rec.t_enqueue_ns != INT64_MIN ? pd.rec.t_enqueue_ns : kk->ts;
 	g_array_append_val(pend, pd);
 }
 
@@ -1367,19 +1321,19 @@ static void cpu_only_ops(struct kt *k, GArray *pend)
 				c->index);
 			continue;
 		}
-		hd_op_init(&pd.op);
+		hd_op_rec_init(&pd.rec);
 		pd.d = hd_opdesc_blank;
-		pd.op.rank = k->rank;
-		pd.op.group = (uint32_t)gi;
-		fill_meta(&pd.op, &pd.d, &c->meta);
+		hd_op_set_rank(&pd.rec.op, k->rank);
+		pd.rec.op.group = (uint32_t)gi;
+		fill_meta(&pd.rec.op, &pd.d, &c->meta);
 		pd.d.name = cn;
-		pd.op.state = HD_STATE_ENQUEUED;
-		pd.op.t_enqueue_ns = c->ts;
-		pd.op.prov.input = k->input;
-		pd.op.prov.kind = HD_PROV_RECORD;
-		pd.op.prov.at = c->index;
+		pd.rec.op.state = HD_STATE_ENQUEUED;
+		pd.rec.t_enqueue_ns = c->ts;
+		pd.rec.prov.input = k->input;
+		pd.rec.prov.kind = HD_PROV_RECORD;
+		pd.rec.prov.at = c->index;
 		set_seq(&pd, &c->meta);
-		set_peer(k, &pd.op, &pd.d, &c->meta, -1);
+		set_peer(k, &pd.rec.op, &pd.d, &c->meta, -1);
 		pd.order = c->ts;
 		g_array_append_val(pend, pd);
 	}
@@ -1397,17 +1351,17 @@ static void store_pending(struct kt *k, GArray *pend)
 	for (guint i = 0; i < pend->len; i++) {
 		struct pending *pd = &g_array_index(pend, struct pending, i);
 
-		if (i == 0 ||
-		    pd->op.group !=
-			    g_array_index(pend, struct pending, i - 1).op.group)
+		if (i == 0 || pd->rec.op.group !=
+				      g_array_index(pend, struct pending, i - 1)
+					      .rec.op.group)
 			ord_next = 0;
 		if (pd->ordinal)
-			pd->op.seq = ord_next++;
-		pd->op.t_enqueue_ns = to_abs(k, pd->op.t_enqueue_ns);
-		pd->op.t_start_ns = to_abs(k, pd->op.t_start_ns);
-		pd->op.t_end_ns = to_abs(k, pd->op.t_end_ns);
-		pd->op.d = hd_opdesc_intern(&pd->d);
-		hd_store_add_op(k->store, &pd->op);
+			pd->rec.op.seq = ord_next++;
+		pd->rec.t_enqueue_ns = to_abs(k, pd->rec.t_enqueue_ns);
+		pd->rec.t_start_ns = to_abs(k, pd->rec.t_start_ns);
+		pd->rec.t_end_ns = to_abs(k, pd->rec.t_end_ns);
+		pd->rec.op.d = hd_opdesc_intern(&pd->d);
+		hd_store_add_op(k->store, &pd->rec);
 	}
 }
 

@@ -28,7 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "formats.h"
-#include "hd-error.h"
+#include "parse-util.h"
 #include "hd-lines.h"
 #include "hd-banned.h"
 
@@ -308,16 +308,6 @@ bool nccl_inspector_parse(struct hd_reader *rd, struct hd_store *store,
 	g_hash_table_unref(p.index);
 	g_array_free(p.sums, TRUE);
 	g_string_free(p.obj, TRUE);
-	if (err) {
-		p.in->truncated = true;
-		if (p.in->records == 0) {
-			g_propagate_error(error, g_steal_pointer(&err));
-			return false;
-		}
-		hd_input_warn(p.in, hd_lines_lineno(lines),
-			      "input ends early: %s", err->message);
-	}
-	if (p.in->records == 0)
-		p.in->empty = true;
-	return true;
+	return pu_end_lines(p.in, hd_lines_lineno(lines), g_steal_pointer(&err),
+			    error);
 }

@@ -112,6 +112,21 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 		   bool full_buffer);
 
 /*
+ * Reads the raw line [line, end) through the COLL fast path when it is a
+ * complete COLL record (body b, after "INFO ") whose prefix [line, a)
+ * nl_handle_nccl() read before: the same store as the long way.  False,
+ * with nothing done, for any other line.
+ */
+bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
+		  const char *b, const char *end);
+/*
+ * nl_coll_fast() of the raw line [line, line + n) when it starts with a
+ * prefix that took the fast path before, found without the anchor
+ * search; false, with nothing done, otherwise (the anchor path decides).
+ */
+bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n);
+
+/*
  * Parses "NCCL version X..." in s, the claim of p (NULL: a bare version
  * line); false when s holds none.
  */
@@ -167,5 +182,11 @@ const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
 
 /* Handles a line that holds no NCCL record. */
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n);
+
+/*
+ * At end of input: the PG of each watchdog timeout whose line named none
+ * and whose status line never came (docs/formats.md, "c10d").
+ */
+void nl_c10d_finish(struct nl_ctx *c);
 
 #endif

@@ -283,11 +283,13 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 	const char *e, *a, *lvl, *q;
 	struct nl_proc *torn = c->torn_proc;
 	int rec;
+	bool raw = true;
 
 	c->torn_proc = NULL;
 	if (memchr(line, 0x1b, n)) {
 		n = strip_ansi(line, n, c->clean);
 		line = c->clean;
+		raw = false;
 	}
 	/* Ray's dedup suffix: the line stands for several ranks */
 	if (n > 0 && line[n - 1] == ']' && (q = find(line, n, " [repeated ")) &&
@@ -316,7 +318,10 @@ static void process_line(struct nl_ctx *c, const char *line, size_t n)
 			if (lvl[0] == 'I' &&
 			    nl_coll_op(lvl + 5, e - lvl - 5, &nl) >= 0) {
 				c->coll_stop = NULL;
+				/* the fast path may read its like next time */
+				c->fill_fast = raw && rec == 0;
 				nl_handle_nccl(c, line, a, lvl, e, false);
+				c->fill_fast = false;
 				if (!c->coll_stop || e - c->coll_stop < 8)
 					return;
 				next = fused_next(c->coll_stop, e);
@@ -449,10 +454,37 @@ static void flush_wrap(struct nl_ctx *c)
 	c->wrap_count = 0;
 }
 
+/*
+ * A complete COLL record of a process seen before, read through the
+ * fast path (nl_coll_fast()); false, with nothing done, for any other
+ * line.  What process_line() and feed_line() would look for first (an
+ * ANSI escape, Ray's suffix, a wrapped c10d record, a fused record) a
+ * line the fast path takes cannot hold: its prefix was read before on a
+ * line without them, and its body is nothing but the COLL fields.
+ */
+static bool fast_line(struct nl_ctx *c, const char *line, size_t n)
+{
+	const char *e = line + n, *a, *lvl;
+
+	if (c->no_fast)
+		return false;
+	if (!nl_coll_fast_quick(c, line, n)) {
+		a = nccl_anchor(line, line, e, &lvl);
+		if (!a || lvl[0] != 'I' || e - lvl <= 5 || lvl[4] != ' ' ||
+		    !nl_coll_fast(c, line, a, lvl + 5, e))
+			return false;
+	}
+	c->torn_proc = NULL;
+	c->fast_lines++;
+	return true;
+}
+
 static void feed_line(struct nl_ctx *c, const char *line, size_t n, bool cut)
 {
 	bool held;
 
+	if (!cut && !c->wrap->len && fast_line(c, line, n))
+		return;
 	if (cut && !c->warned_cut) {
 		c->warned_cut = true;
 		hd_input_warn(c->in, c->lineno,
@@ -484,8 +516,29 @@ static void finish(struct nl_ctx *c)
 {
 	flush_wrap(c);
 	nl_crash_flush(c);
+	nl_c10d_finish(c);
 	nl_attribute(c);
 }
+/* nccl_log_set_fast(): 1 on, 0 off; and the lines it read. */
+static gint fast_on = 1;
+static GMutex fast_lock;
+static uint64_t fast_lines;
+
+void nccl_log_set_fast(bool on)
+{
+	g_atomic_int_set(&fast_on, on);
+}
+
+uint64_t nccl_log_fast_lines(void)
+{
+	uint64_t n;
+
+	g_mutex_lock(&fast_lock);
+	n = fast_lines;
+	g_mutex_unlock(&fast_lock);
+	return n;
+}
+
 /* Sets up c to read input of store; compiles the patterns once. */
 static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 {
@@ -505,13 +558,18 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
 	c->restarts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	c->op_proc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->pg_pending = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	c->pg_waiting =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->pg_at_seq = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					     g_free, NULL);
 	c->sig_proc = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
 	c->wrap = g_string_sized_new(256);
 	c->crash_sig = -1;
+	c->no_fast = !g_atomic_int_get(&fast_on);
 	nl_nccl_init(c);
 }
 
@@ -521,11 +579,13 @@ static void ctx_clear(struct nl_ctx *c)
 	pcre2_match_data_free(c->md);
 	nl_nccl_clear(c);
 	nl_streams_clear(c);
-	g_array_free(c->op_proc, TRUE);
 	g_array_free(c->sig_proc, TRUE);
 	g_array_free(c->sig_stream, TRUE);
 	g_hash_table_destroy(c->dedup);
 	g_array_free(c->restarts, TRUE);
+	g_array_free(c->pg_pending, TRUE);
+	g_hash_table_destroy(c->pg_waiting);
+	g_hash_table_destroy(c->pg_at_seq);
 	g_free(c->clean);
 	g_string_free(c->wrap, TRUE);
 	if (c->crash_frames)
@@ -594,6 +654,11 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		}
 	}
 	c.in->bytes = hd_reader_consumed(rd);
+	if (c.fast_lines) {
+		g_mutex_lock(&fast_lock);
+		fast_lines += c.fast_lines;
+		g_mutex_unlock(&fast_lock);
+	}
 	ctx_clear(&c);
 	return ok;
 }

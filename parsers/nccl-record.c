@@ -19,6 +19,9 @@
 #include "nccl-log-internal.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hd-hash.h"
 #include "hd-banned.h"
@@ -138,8 +141,7 @@ static void comm_free(gpointer data)
 {
 	struct nl_comm *cm = data;
 
-	if (cm->ops)
-		g_array_unref(cm->ops);
+	g_free(cm->ops);
 	g_free(cm);
 }
 
@@ -167,7 +169,7 @@ static struct nl_proc *proc_get(struct nl_ctx *c, const char *host,
 		p->pid = pid;
 		p->c10d_rank = p->hint_rank = p->tag_rank = -1;
 		p->world_rank = p->world_dev = p->rank = -1;
-		p->dev = -1;
+		p->dev = p->anon = -1;
 		p->live = g_hash_table_new_full(hd_int64_hash, hd_int64_equal,
 						g_free, NULL);
 		p->comms = g_ptr_array_new_with_free_func(comm_free);
@@ -247,6 +249,8 @@ static struct nl_proc *proc_new_life(struct nl_ctx *c, struct nl_proc *old)
 		   old->pid);
 	g_hash_table_remove(c->procs_by_key, key);
 	c->proc_cache[(unsigned)old->pid % NL_PROC_CACHE] = NULL;
+	/* host:pid names another process now: no prefix is current */
+	c->proc_epoch++;
 	p = proc_get(c, old->host, old->host_len, old->pid);
 	if (!p)
 		return old;
@@ -375,6 +379,15 @@ struct nl_prefix {
 	bool ok;
 	struct nl_rec rec; /* host and start: see the offsets */
 	int host_off, start_off; /* from the line start; host -1: NULL */
+	/*
+	 * With fast: what nl_handle_nccl() made of this prefix on a raw
+	 * line, its process as of proc_epoch epoch (nl_coll_fast()).
+	 */
+	bool fast;
+	uint32_t epoch;
+	struct nl_proc *p;
+	struct nl_stream *st;
+	int tag_rank; /* the wrapper's */
 };
 
 /* "[12]": a device index in brackets. */
@@ -486,14 +499,54 @@ bool nl_rec_prefix_walk(const char *line, const char *a, struct nl_rec *r)
 static unsigned prefix_slot(const char *s, size_t n)
 {
 	uint64_t h = n, w;
+	const char *e = s + n;
 
-	for (; n >= 8; s += 8, n -= 8) {
+	if (n < 8) {
+		for (; n > 0; n--)
+			h = (h ^ (uint8_t)*s++) * 0x9e3779b97f4a7c15ull;
+		return (unsigned)(h >> 58) % NL_PREFIX_CACHE;
+	}
+	for (; e - s > 8; s += 8) {
 		memcpy(&w, s, 8);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 	}
-	for (; n > 0; n--)
-		h = (h ^ (uint8_t)*s++) * 0x9e3779b97f4a7c15ull;
+	/* the last 8 bytes, which may overlap the word before */
+	memcpy(&w, e - 8, 8);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 	return (unsigned)(h >> 58) % NL_PREFIX_CACHE;
+}
+
+/* memcmp(a, b, n) == 0 for a prefix: words, the last one overlapping. */
+static inline bool prefix_same(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i = 0;
+
+	if (n < 8)
+		return memcmp(a, b, n) == 0;
+	for (; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
+/* The remembered prefix [s, s + n), 0 < n < NL_PREFIX_MAX, or NULL. */
+static struct nl_prefix *prefix_find(struct nl_ctx *c, const char *s, size_t n)
+{
+	unsigned h = prefix_slot(s, n);
+
+	for (unsigned way = 0; way < 2; way++) {
+		struct nl_prefix *e = &c->prefix_cache[h ^ way];
+
+		if (e->len == n && prefix_same(e->text, s, n))
+			return e;
+	}
+	return NULL;
 }
 
 bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
@@ -504,19 +557,19 @@ bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
 	unsigned h;
 	bool ok;
 
+	c->last_prefix = NULL;
 	if (n == 0 || n >= NL_PREFIX_MAX)
 		return nl_rec_prefix_walk(line, a, r);
+	e = prefix_find(c, line, n);
+	if (e) {
+		*r = e->rec;
+		r->host = e->host_off < 0 ? NULL : line + e->host_off;
+		r->start = line + e->start_off;
+		c->last_prefix = e;
+		return e->ok;
+	}
 	/* two-way: a prefix lives in slot h or its neighbour */
 	h = prefix_slot(line, n);
-	for (unsigned way = 0; way < 2; way++) {
-		e = &c->prefix_cache[h ^ way];
-		if (e->len == n && memcmp(e->text, line, n) == 0) {
-			*r = e->rec;
-			r->host = e->host_off < 0 ? NULL : line + e->host_off;
-			r->start = line + e->start_off;
-			return e->ok;
-		}
-	}
 	e = &c->prefix_cache[h];
 	if (e->len != 0 && c->prefix_cache[h ^ 1].len == 0)
 		e = &c->prefix_cache[h ^ 1];
@@ -524,6 +577,8 @@ bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
 	memcpy(e->text, line, n);
 	e->len = (uint8_t)n;
 	e->ok = ok;
+	e->fast = false;
+	c->last_prefix = e;
 	e->rec = *r;
 	e->host_off = r->host ? (int)(r->host - line) : -1;
 	e->start_off = (int)(r->start - line);
@@ -533,44 +588,102 @@ bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
 /* ------------------------------------------------------------------ */
 /* NCCL records.                                                       */
 
+/* The COLL op names, by their index in coll_ops[]. */
+enum coll_op {
+	CO_ALL_REDUCE,
+	CO_ALL_GATHER,
+	CO_REDUCE_SCATTER,
+	CO_BROADCAST,
+	CO_REDUCE,
+	CO_SEND,
+	CO_RECV,
+	CO_ALL_TO_ALL,
+	CO_GATHER,
+	CO_SCATTER,
+	CO_COUNT
+};
+
 static const struct {
 	const char *name;
 	size_t len;
 	enum hd_op_kind kind;
-} coll_ops[] = {
-#define COLL_OP(name, kind)                  \
-	{                                    \
-		name, sizeof(name) - 1, kind \
-	}
-	COLL_OP("AllReduce", HD_OP_ALL_REDUCE),
-	COLL_OP("AllGather", HD_OP_ALL_GATHER),
-	COLL_OP("ReduceScatter", HD_OP_REDUCE_SCATTER),
-	COLL_OP("Broadcast", HD_OP_BROADCAST),
-	COLL_OP("Reduce", HD_OP_REDUCE),
-	COLL_OP("Send", HD_OP_SEND),
-	COLL_OP("Recv", HD_OP_RECV),
-	COLL_OP("AlltoAll", HD_OP_ALL_TO_ALL),
-	COLL_OP("Gather", HD_OP_GATHER),
-	COLL_OP("Scatter", HD_OP_SCATTER),
+} coll_ops[CO_COUNT] = {
+#define COLL_OP(i, name, kind) [i] = { name, sizeof(name) - 1, kind }
+	COLL_OP(CO_ALL_REDUCE, "AllReduce", HD_OP_ALL_REDUCE),
+	COLL_OP(CO_ALL_GATHER, "AllGather", HD_OP_ALL_GATHER),
+	COLL_OP(CO_REDUCE_SCATTER, "ReduceScatter", HD_OP_REDUCE_SCATTER),
+	COLL_OP(CO_BROADCAST, "Broadcast", HD_OP_BROADCAST),
+	COLL_OP(CO_REDUCE, "Reduce", HD_OP_REDUCE),
+	COLL_OP(CO_SEND, "Send", HD_OP_SEND),
+	COLL_OP(CO_RECV, "Recv", HD_OP_RECV),
+	COLL_OP(CO_ALL_TO_ALL, "AlltoAll", HD_OP_ALL_TO_ALL),
+	COLL_OP(CO_GATHER, "Gather", HD_OP_GATHER),
+	COLL_OP(CO_SCATTER, "Scatter", HD_OP_SCATTER),
 #undef COLL_OP
 };
 
+/* Whether the k bytes at body are op name i. */
+NL_INLINE bool coll_op_is(const char *body, size_t k, enum coll_op i)
+{
+	return k == coll_ops[i].len && same(body, coll_ops[i].name, k);
+}
+
 int nl_coll_op(const char *body, size_t n, size_t *name_len)
 {
-	const char *colon = memchr(body, ':', MIN(n, 16));
-	size_t k;
+	size_t k = 0, lim = MIN(n, 16);
+	int i = -1;
 
-	if (!colon || !starts(colon, n - (colon - body), ": opCount "))
-		return -1;
-	k = colon - body;
-	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++) {
-		if (k == coll_ops[i].len && body[0] == coll_ops[i].name[0] &&
-		    memcmp(body, coll_ops[i].name, k) == 0) {
-			*name_len = k;
-			return (int)i;
-		}
+	/* every line of a COLL log asks: no memchr() call */
+#ifdef __SSE2__
+	if (n >= 16) {
+		__m128i v =
+			_mm_loadu_si128((const __m128i *)(const void *)body);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+
+		k = m ? (size_t)__builtin_ctz(m) : 16;
+	} else
+#endif
+	{
+		while (k < lim && body[k] != ':')
+			k++;
 	}
-	return -1;
+	if (k == lim || !starts(body + k, n - k, ": opCount "))
+		return -1;
+	/* only the names of that length */
+	switch (k) {
+	case 4:
+		i = coll_op_is(body, k, CO_SEND)   ? CO_SEND
+		    : coll_op_is(body, k, CO_RECV) ? CO_RECV
+						   : -1;
+		break;
+	case 6:
+		i = coll_op_is(body, k, CO_REDUCE)   ? CO_REDUCE
+		    : coll_op_is(body, k, CO_GATHER) ? CO_GATHER
+						     : -1;
+		break;
+	case 7:
+		i = coll_op_is(body, k, CO_SCATTER) ? CO_SCATTER : -1;
+		break;
+	case 8:
+		i = coll_op_is(body, k, CO_ALL_TO_ALL) ? CO_ALL_TO_ALL : -1;
+		break;
+	case 9:
+		i = coll_op_is(body, k, CO_ALL_REDUCE)	 ? CO_ALL_REDUCE
+		    : coll_op_is(body, k, CO_ALL_GATHER) ? CO_ALL_GATHER
+		    : coll_op_is(body, k, CO_BROADCAST)	 ? CO_BROADCAST
+							 : -1;
+		break;
+	case 13:
+		i = coll_op_is(body, k, CO_REDUCE_SCATTER) ? CO_REDUCE_SCATTER
+							   : -1;
+		break;
+	default:
+		break;
+	}
+	if (i >= 0)
+		*name_len = k;
+	return i;
 }
 
 static const enum hd_dtype nccl_dtypes[] = {
@@ -588,7 +701,7 @@ static bool is_reduction(enum hd_op_kind k)
 
 /* The fields of a COLL record, as far as its text goes. */
 struct nl_coll {
-	uint64_t opcount, comm, sendbuf, recvbuf;
+	uint64_t opcount, comm;
 	int64_t count, dtype, redop, root, nranks; /* -1 unknown */
 	bool cut; /* the text ends early */
 };
@@ -600,11 +713,11 @@ struct nl_coll {
 static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 		      struct nl_coll *f)
 {
-	uint64_t stream;
+	uint64_t sendbuf, recvbuf, stream;
 	int r = 1;
 	bool have_comm = false, nranks_ok = false;
 
-	f->opcount = f->comm = f->sendbuf = f->recvbuf = 0;
+	f->opcount = f->comm = 0;
 	f->count = f->dtype = f->redop = f->root = f->nranks = -1;
 	f->cut = false;
 	/*
@@ -614,9 +727,9 @@ static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 	if ((r = expect(&s, end, ": opCount ")) == 1 &&
 	    scan_hex(&s, end, &f->opcount) &&
 	    (r = expect(&s, end, " sendbuff ")) == 1 &&
-	    scan_ptr(&s, end, &f->sendbuf) &&
+	    scan_ptr(&s, end, &sendbuf) &&
 	    (r = expect(&s, end, " recvbuff ")) == 1 &&
-	    scan_ptr(&s, end, &f->recvbuf) &&
+	    scan_ptr(&s, end, &recvbuf) &&
 	    (r = expect(&s, end, " count ")) == 1 &&
 	    scan_int(&s, end, &f->count) &&
 	    (r = expect(&s, end, " datatype ")) == 1 &&
@@ -740,10 +853,10 @@ coll_desc(struct nl_ctx *c, int which, const struct nl_coll *f, int64_t nranks)
 static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 			  int64_t opcount, const struct hd_op *op)
 {
-	const GArray *ix = cm->ops;
+	const uint32_t *ix = cm->ops;
 	const struct hd_op *ops =
 		(const struct hd_op *)(void *)c->store->ops->data;
-	guint lo = 0, hi = ix ? ix->len : 0;
+	guint lo = 0, hi = cm->nops;
 
 	if (opcount > cm->max_opcount ||
 	    (cm->last_kept && opcount == cm->last_opcount))
@@ -751,15 +864,15 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (ops[g_array_index(ix, uint32_t, mid)].op_count < opcount)
+		if (hd_op_op_count(c->store, &ops[ix[mid]]) < opcount)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (guint k = 0; lo < ix->len && k < 64; lo++, k++) {
-		const struct hd_op *o = &ops[g_array_index(ix, uint32_t, lo)];
+	for (guint k = 0; lo < cm->nops && k < 64; lo++, k++) {
+		const struct hd_op *o = &ops[ix[lo]];
 
-		if (o->op_count != opcount)
+		if (hd_op_op_count(c->store, o) != opcount)
 			break;
 		if (o->kind == op->kind && o->d == op->d &&
 		    o->flags == op->flags)
@@ -768,22 +881,68 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	return false;
 }
 
-void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
-		   const char *body, size_t n, size_t name_len,
-		   bool full_buffer)
+/* Descriptors remembered by the COLL fast path (coll_desc_memo()). */
+#define NL_DESC_MEMO 64
+
+struct nl_desc_memo {
+	int64_t count, dtype, redop, root, nranks;
+	int which; /* -1: empty */
+	const struct hd_opdesc *d;
+};
+
+/*
+ * coll_desc(), remembered: a training loop moves the same few tensors
+ * over and over, so most COLL records repeat a descriptor already
+ * interned.  The same key gives the same interned pointer.
+ */
+static const struct hd_opdesc *coll_desc_memo(struct nl_ctx *c, int which,
+					      const struct nl_coll *f,
+					      int64_t nranks)
 {
-	struct nl_coll f;
+	uint64_t h = ((uint64_t)f->count * 0x9e3779b97f4a7c15ull) ^
+		     ((uint64_t)f->dtype << 8) ^ ((uint64_t)f->redop << 16) ^
+		     ((uint64_t)f->root << 24) ^ ((uint64_t)nranks << 40) ^
+		     (uint64_t)which;
+	struct nl_desc_memo *m;
+
+	h *= 0xff51afd7ed558ccdull;
+	/* two ways: the newest in m[0], the one it displaced in m[1] */
+	m = &c->desc_memo[((h >> 58) % NL_DESC_MEMO) & ~(uint64_t)1];
+	for (unsigned way = 0; way < 2; way++) {
+		if (m[way].which == which && m[way].count == f->count &&
+		    m[way].dtype == f->dtype && m[way].redop == f->redop &&
+		    m[way].root == f->root && m[way].nranks == nranks)
+			return m[way].d;
+	}
+	m[1] = m[0];
+	m->d = coll_desc(c, which, f, nranks);
+	m->which = which;
+	m->count = f->count;
+	m->dtype = f->dtype;
+	m->redop = f->redop;
+	m->root = f->root;
+	m->nranks = nranks;
+	return m->d;
+}
+
+/*
+ * Keeps the op of a scanned COLL record f of process p; memo: find its
+ * descriptor through coll_desc_memo() (the fast path; the long way
+ * interns it each time, so that tests compare the two).
+ */
+static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
+			const struct nl_coll *f, bool full_buffer, bool memo)
+{
 	struct nl_comm *cm;
 	struct hd_op *op;
+	int64_t nranks;
 	bool cut;
 
-	if (!coll_scan(c, body + name_len, body + n, &f))
-		return;
-	if (f.count < 0 || f.nranks == 0 || f.nranks > (1 << 22)) {
+	if (f->count < 0 || f->nranks == 0 || f->nranks > (1 << 22)) {
 		nl_skip(c, "COLL record with an impossible count or nranks");
 		return;
 	}
-	cm = coll_comm(c, p, f.comm, f.nranks);
+	cm = coll_comm(c, p, f->comm, f->nranks);
 	if (!cm)
 		return;
 
@@ -791,11 +950,13 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	op->group = (uint32_t)cm->group;
 	op->seq_kind = HD_SEQ_ORDINAL;
 	op->kind = (uint8_t)coll_ops[which].kind;
-	op->op_count = (int64_t)f.opcount;
+	hd_op_set_op_count(c->store, op, (int64_t)f->opcount);
 	op->state = HD_STATE_ENQUEUED;
-	op->d = coll_desc(c, which, &f, f.nranks < 0 ? cm->nranks : f.nranks);
+	nranks = f->nranks < 0 ? cm->nranks : f->nranks;
+	op->d = memo ? coll_desc_memo(c, which, f, nranks)
+		     : coll_desc(c, which, f, nranks);
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
-	cut = f.cut;
+	cut = f->cut;
 	if (full_buffer && !cut) {
 		cut = true;
 		hd_input_warn(c->in, c->lineno,
@@ -807,27 +968,43 @@ void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (cut)
 		op->flags |= HD_OPF_TRUNCATED;
-	cm->last_kept = !coll_repeated(c, cm, op->op_count, op);
-	cm->last_opcount = op->op_count;
+	cm->last_kept = !coll_repeated(c, cm, (int64_t)f->opcount, op);
+	cm->last_opcount = (int64_t)f->opcount;
 	if (!cm->last_kept) {
 		p->ndup++;
 		g_array_set_size(c->store->ops, c->store->ops->len - 1);
 		return;
 	}
-	cm->max_opcount = MAX(cm->max_opcount, op->op_count);
-	if (!cm->ops)
-		cm->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	{
-		uint32_t at = c->store->ops->len - 1;
-
-		g_array_append_val(cm->ops, at);
+	cm->max_opcount = MAX(cm->max_opcount, (int64_t)f->opcount);
+	if (cm->nops == cm->ops_cap) {
+		g_assert(cm->ops_cap < G_MAXUINT32 / 2);
+		cm->ops_cap = MAX(cm->ops_cap * 2, 64);
+		cm->ops = g_renew(uint32_t, cm->ops, cm->ops_cap);
 	}
+	cm->ops[cm->nops++] = c->store->ops->len - 1;
 	op->seq = cm->ncoll++;
-	op->prov.input = c->input;
-	op->prov.kind = HD_PROV_LINE;
-	op->prov.at = c->lineno;
-	g_array_append_val(c->op_proc, p->index);
+	{
+		struct hd_prov prov = { .input = c->input,
+					.kind = HD_PROV_LINE,
+					.at = c->lineno };
+
+		hd_op_set_prov(c->store, op, &prov);
+	}
+	/* its process, until nl_attribute() gives it its rank */
+	g_assert(p->index <= INT32_MAX);
+	hd_op_set_rank(op, (int32_t)p->index);
 	c->in->records++;
+}
+
+void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
+		   const char *body, size_t n, size_t name_len,
+		   bool full_buffer)
+{
+	struct nl_coll f;
+
+	if (!coll_scan(c, body + name_len, body + n, &f))
+		return;
+	coll_commit(c, p, which, &f, full_buffer, false);
 }
 
 /* "2.18.3" -> 2018; 0 when unreadable. */
@@ -1096,12 +1273,11 @@ static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
 {
 	struct hd_op *ops = (struct hd_op *)(void *)c->store->ops->data;
 
-	if (!cm || !cm->ops || !cm->ops->len ||
-	    p->last_warn >= ops[g_array_index(cm->ops, uint32_t, 0)].prov.at)
+	if (!cm || !cm->nops ||
+	    p->last_warn >= hd_op_prov(c->store, &ops[cm->ops[0]]).at)
 		return;
-	for (guint i = 0; i < cm->ops->len; i++)
-		ops[g_array_index(cm->ops, uint32_t, i)].state =
-			HD_STATE_COMPLETED;
+	for (guint i = 0; i < cm->nops; i++)
+		ops[cm->ops[i]].state = HD_STATE_COMPLETED;
 }
 
 static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
@@ -1125,6 +1301,27 @@ static void parse_teardown(struct nl_ctx *c, struct nl_proc *p, const char *s,
 
 /* WARN bodies that say the setup or the configuration is wrong. */
 /* The process a record belongs to, from its prefix or its stream. */
+/*
+ * What a record of p, with prefix r, in stream st, after a wrapper that
+ * named rank tag_rank (-1 none), says of p.
+ */
+static void rec_touch(struct nl_ctx *c, struct nl_proc *p,
+		      const struct nl_rec *r, struct nl_stream *st,
+		      int tag_rank)
+{
+	if (!p->first_line) {
+		p->first_line = c->lineno;
+		p->stream = st->index;
+	}
+	p->prev_line = p->last_line;
+	p->last_line = c->lineno;
+	stream_add_proc(st, p);
+	if (tag_rank >= 0)
+		hint_merge(&p->tag_rank, tag_rank);
+	if (r->dev >= 0)
+		p->dev = r->dev;
+}
+
 static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 				struct nl_stream *st, const struct nl_wrap *w)
 {
@@ -1134,20 +1331,358 @@ static struct nl_proc *rec_proc(struct nl_ctx *c, const struct nl_rec *r,
 		p = proc_get(c, r->host, r->host_len, r->pid);
 	else if (st->proc && !st->multi)
 		p = st->proc; /* trimmed "[0] NCCL INFO" */
-	if (p) {
-		if (!p->first_line) {
-			p->first_line = c->lineno;
-			p->stream = st->index;
-		}
-		p->prev_line = p->last_line;
-		p->last_line = c->lineno;
-		stream_add_proc(st, p);
-		if (w->tag_rank >= 0)
-			hint_merge(&p->tag_rank, w->tag_rank);
-		if (r->dev >= 0)
-			p->dev = r->dev;
-	}
+	if (p)
+		rec_touch(c, p, r, st, w->tag_rank);
 	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* The COLL fast path.                                                 */
+
+/*
+ * Nearly every line of a large NCCL log is a complete COLL record of a
+ * process seen before.  nl_coll_fast() reads such a line in one pass:
+ * its prefix is looked up among those nl_handle_nccl() read before on a
+ * raw line (nl_coll_fast_fill()), its fields are scanned by
+ * coll_scan_fast(), which accepts exactly the complete records that
+ * coll_scan() reads to the end of the line and nothing else, and the op
+ * is kept by the same coll_commit().  Any other line, or one this path
+ * is unsure of, goes the long way, which is the reference: a unit test
+ * and the fuzzer compare the two stores byte for byte.
+ */
+
+/* Bit i set when s[i] is a hex digit, for the 16 bytes at s. */
+NL_INLINE unsigned hex_mask16(const char *s)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	/* unsigned range checks as signed compares, biased by 128 */
+	__m128i dig = _mm_cmplt_epi8(
+		_mm_add_epi8(v, _mm_set1_epi8((char)(-'0' - 128))),
+		_mm_set1_epi8((char)(10 - 128)));
+	__m128i let = _mm_cmplt_epi8(
+		_mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
+			     _mm_set1_epi8((char)(-'a' - 128))),
+		_mm_set1_epi8((char)(6 - 128)));
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, let));
+#else
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < 16; i++)
+		m |= (hexval1[(uint8_t)s[i]] != 0) << i;
+	return m;
+#endif
+}
+
+/*
+ * The value of the 16 bytes at s read as hex digits, the first the most
+ * significant; bytes that are not digits give garbage nibbles, which a
+ * caller shifts out.
+ */
+NL_INLINE uint64_t hex_value16(const char *s)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i low = _mm_set1_epi8(0x0f);
+	/* '0'..'9' -> 0..9; 'a'..'f', 'A'..'F' -> 1..6, plus 9 */
+	__m128i alpha = _mm_and_si128(_mm_srli_epi16(v, 6), _mm_set1_epi8(1));
+	__m128i nib = _mm_and_si128(
+		_mm_add_epi8(_mm_and_si128(v, low),
+			     _mm_add_epi8(_mm_slli_epi16(alpha, 3), alpha)),
+		low);
+	/* each 16-bit lane: its first nibble high, its second low */
+	__m128i pair = _mm_or_si128(
+		_mm_and_si128(_mm_slli_epi16(nib, 4), _mm_set1_epi16(0xf0)),
+		_mm_srli_epi16(nib, 8));
+	uint64_t x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+
+	return __builtin_bswap64(x);
+#else
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < 16; i++)
+		v = (v << 4) | ((hexval1[(uint8_t)s[i]] - 1u) & 0xf);
+	return v;
+#endif
+}
+
+/* A literal of the COLL grammar, zero-padded to a 16-byte load. */
+struct nl_lit {
+	char s[16];
+	unsigned len;
+};
+
+#define NL_LIT(str)                  \
+	{                            \
+		str, sizeof(str) - 1 \
+	}
+static const struct nl_lit lit_opcount = NL_LIT(": opCount ");
+static const struct nl_lit lit_sendbuff = NL_LIT(" sendbuff 0x");
+static const struct nl_lit lit_recvbuff = NL_LIT(" recvbuff 0x");
+static const struct nl_lit lit_count = NL_LIT(" count ");
+static const struct nl_lit lit_datatype = NL_LIT(" datatype ");
+static const struct nl_lit lit_op = NL_LIT(" op ");
+static const struct nl_lit lit_root = NL_LIT(" root ");
+static const struct nl_lit lit_comm = NL_LIT(" comm 0x");
+static const struct nl_lit lit_nranks = NL_LIT(" [nranks=");
+static const struct nl_lit lit_stream = NL_LIT("] stream 0x");
+#undef NL_LIT
+
+/* The literal l at *q, stepped over; the text ends at end. */
+NL_INLINE bool fast_lit(const char **q, const char *end, const struct nl_lit *l)
+{
+#ifdef __SSE2__
+	if (end - *q >= 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)*q);
+		__m128i b =
+			_mm_loadu_si128((const __m128i *)(const void *)l->s);
+		unsigned want = (1u << l->len) - 1;
+
+		if (((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) &
+		     want) != want)
+			return false;
+		*q += l->len;
+		return true;
+	}
+#endif
+	if ((size_t)(end - *q) < l->len || memcmp(*q, l->s, l->len) != 0)
+		return false;
+	*q += l->len;
+	return true;
+}
+
+/*
+ * scan_hex() at *q, the text from lo to end: 1 to 16 hex digits, a run
+ * of 17 or more refused.  out NULL: checked, not read.  Sixteen bytes at
+ * a time; near the end, the last sixteen of the text.
+ */
+NL_INLINE bool fast_hex(const char *lo, const char **q, const char *end,
+			uint64_t *out)
+{
+	const char *s = *q;
+	unsigned m, k;
+	uint64_t v;
+
+	if (end - s >= 16) {
+		m = hex_mask16(s);
+		if (m == 0xffff) {
+			if (end - s > 16 && hexval1[(uint8_t)s[16]])
+				return false;
+			k = 16;
+		} else {
+			k = (unsigned)__builtin_ctz(~m);
+		}
+		if (k == 0)
+			return false;
+		if (out)
+			*out = hex_value16(s) >> (4 * (16 - k));
+		*q = s + k;
+		return true;
+	}
+	if (end - lo >= 16 && end > s) {
+		/* the last 16 bytes, of which the n from s on count */
+		unsigned n = (unsigned)(end - s);
+
+		m = hex_mask16(end - 16) >> (16 - n);
+		k = (unsigned)__builtin_ctz(~m);
+		if (k == 0)
+			return false;
+		if (out) {
+			/* the n bytes from s are the last of the value */
+			v = hex_value16(end - 16) &
+			    (UINT64_MAX >> (64 - 4 * n));
+			*out = v >> (4 * (n - k));
+		}
+		*q = s + k;
+		return true;
+	}
+	v = 0;
+	for (k = 0; s + k < end && hexval1[(uint8_t)s[k]]; k++) {
+		if (k == 16)
+			return false;
+		v = (v << 4) | (hexval1[(uint8_t)s[k]] - 1u);
+	}
+	if (k == 0)
+		return false;
+	if (out)
+		*out = v;
+	*q = s + k;
+	return true;
+}
+
+/*
+ * scan_int() at *q, the text ending at end, of at most 18 digits; false
+ * for more (scan_int() keeps the first 18 of them, and the long way
+ * reads that rare line).  One digit is the common case; up to 7 are read
+ * a word at a time: a byte is a digit when its high nibble is 3 and its
+ * low one below 10, and the digits are summed in pairs, fours and
+ * eights.
+ */
+NL_INLINE bool fast_int(const char **q, const char *end, int64_t *out)
+{
+	const char *s = *q, *d;
+	uint64_t w, bad;
+	int64_t v = 0;
+	bool neg = s < end && *s == '-';
+
+	s += neg;
+	if (end - s >= 8) {
+		if ((unsigned)(s[0] - '0') < 10 &&
+		    (unsigned)(s[1] - '0') >= 10) {
+			*out = neg ? -(s[0] - '0') : s[0] - '0';
+			*q = s + 1;
+			return true;
+		}
+		memcpy(&w, s, 8);
+		bad = ((w & 0xf0f0f0f0f0f0f0f0ull) ^ 0x3030303030303030ull) |
+		      (((w & 0x0f0f0f0f0f0f0f0full) + 0x0606060606060606ull) &
+		       0x1010101010101010ull);
+		if (bad) {
+			unsigned k = (unsigned)__builtin_ctzll(bad) / 8;
+
+			if (k == 0)
+				return false;
+			/* the digits to the top bytes, zeros before them */
+			w <<= 8 * (8 - k);
+			w = ((w & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+			w = ((w & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+			w = ((w & 0x0000ffff0000ffffull) * 42949672960001ull) >>
+			    32;
+			*out = neg ? -(int64_t)w : (int64_t)w;
+			*q = s + k;
+			return true;
+		}
+	}
+	d = s;
+	while (s < end && (unsigned)(*s - '0') < 10)
+		v = v * 10 + (*s++ - '0');
+	if (s == d || s - d > 18)
+		return false;
+	*out = neg ? -v : v;
+	*q = s;
+	return true;
+}
+
+/*
+ * coll_scan() of a complete record that ends at end, and only of one:
+ * false, with nothing noted, for anything else, which coll_scan()
+ * decides (pointers other than 0x..., above all).
+ */
+static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
+{
+	const char *lo = s;
+
+	f->cut = false;
+	return fast_lit(&s, end, &lit_opcount) &&
+	       fast_hex(lo, &s, end, &f->opcount) &&
+	       fast_lit(&s, end, &lit_sendbuff) &&
+	       fast_hex(lo, &s, end, NULL) &&
+	       fast_lit(&s, end, &lit_recvbuff) &&
+	       fast_hex(lo, &s, end, NULL) && fast_lit(&s, end, &lit_count) &&
+	       fast_int(&s, end, &f->count) &&
+	       fast_lit(&s, end, &lit_datatype) &&
+	       fast_int(&s, end, &f->dtype) && fast_lit(&s, end, &lit_op) &&
+	       fast_int(&s, end, &f->redop) && fast_lit(&s, end, &lit_root) &&
+	       fast_int(&s, end, &f->root) && fast_lit(&s, end, &lit_comm) &&
+	       fast_hex(lo, &s, end, &f->comm) &&
+	       fast_lit(&s, end, &lit_nranks) &&
+	       fast_int(&s, end, &f->nranks) &&
+	       fast_lit(&s, end, &lit_stream) && fast_hex(lo, &s, end, NULL) &&
+	       s == end;
+}
+
+/* The body from b to end of a line whose known prefix is e's. */
+static bool coll_fast_body(struct nl_ctx *c, struct nl_prefix *e,
+			   const char *line, const char *b, const char *end)
+{
+	size_t name_len;
+	struct nl_coll f;
+	int which;
+
+	if (!e->fast || e->epoch != c->proc_epoch)
+		return false;
+	which = nl_coll_op(b, end - b, &name_len);
+	if (which < 0 || !coll_scan_fast(b + name_len, end, &f))
+		return false;
+	/* from here on, what nl_handle_nccl() does with this line */
+	rec_touch(c, e->p, &e->rec, e->st, e->tag_rank);
+	coll_commit(c, e->p, which, &f, end - (line + e->start_off) >= 1023,
+		    true);
+	c->coll_stop = end;
+	return true;
+}
+
+/* The slot of nl_ctx.fast_quick for a line: its first 16 bytes. */
+static unsigned quick_slot(const char *line)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, line, 8);
+	memcpy(&w1, line + 8, 8);
+	return (unsigned)(((w0 * 0x9e3779b97f4a7c15ull) ^
+			   (w1 * 0xc2b2ae3d27d4eb4full)) >>
+			  58) %
+	       NL_FAST_QUICK;
+}
+
+bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
+		  const char *b, const char *end)
+{
+	size_t n = a - line;
+	struct nl_prefix *e;
+
+	if (n == 0 || n >= NL_PREFIX_MAX)
+		return false;
+	e = prefix_find(c, line, n);
+	if (!e || !coll_fast_body(c, e, line, b, end))
+		return false;
+	if (n >= 16)
+		c->fast_quick[quick_slot(line)] = e;
+	return true;
+}
+
+/*
+ * The prefixes that took the fast path, by their first 16 bytes: a line
+ * that starts with one of them, then "NCCL INFO ", has its anchor right
+ * there (the prefix held no anchor when it was read, and the bytes an
+ * anchor test reads are the same), so neither the anchor search nor the
+ * prefix's hash is needed.
+ */
+bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n)
+{
+	struct nl_prefix *e;
+
+	if (n < 32)
+		return false;
+	e = c->fast_quick[quick_slot(line)];
+	if (!e || e->len < 16 || e->len + 10u >= n ||
+	    !prefix_same(e->text, line, e->len) ||
+	    !same(line + e->len, "NCCL INFO ", 10))
+		return false;
+	return coll_fast_body(c, e, line, line + e->len + 10, line + n);
+}
+
+/*
+ * Remembers what nl_handle_nccl() made of the prefix of a raw line whose
+ * COLL record it read to the line's end, for nl_coll_fast(): its process
+ * (as of now), stream and wrapper.  Only prefixes with host:pid:tid (a
+ * trimmed one's process depends on the stream's history), no date in a
+ * wrapper (each line's differs), and no '(' (the driver's test for a
+ * wrapped c10d record looks for one).
+ */
+static void fast_fill(struct nl_ctx *c, struct nl_prefix *e, const char *line,
+		      const char *a, struct nl_proc *p, struct nl_stream *st,
+		      const struct nl_wrap *w)
+{
+	if (!e || !e->ok || !e->rec.has_hpt || !p || hd_time_known(w->time) ||
+	    memchr(line, '(', a - line))
+		return;
+	e->fast = true;
+	e->epoch = c->proc_epoch;
+	e->p = p;
+	e->st = st;
+	e->tag_rank = w->tag_rank;
 }
 
 /*
@@ -1300,6 +1835,7 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 	const char *b;
 	bool is_warn = lvl[0] == 'W', is_info = lvl[0] == 'I';
 	bool ok = nl_rec_prefix(c, line, a, &r);
+	struct nl_prefix *pe = c->last_prefix;
 
 	if (ok) {
 		st = nl_wrap_stream(c, line, r.start - line, &w);
@@ -1324,6 +1860,8 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		p->last_warn = c->lineno;
 	if (is_info) {
 		handle_info(c, p, st, r.start, end - r.start, b, end - b);
+		if (c->fill_fast && c->coll_stop == end)
+			fast_fill(c, pe, line, a, p, st, &w);
 	} else if (is_warn) {
 		struct hd_signal sig;
 
@@ -1540,6 +2078,10 @@ void nl_nccl_init(struct nl_ctx *c)
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->procs = g_ptr_array_new_with_free_func(proc_free);
 	c->prefix_cache = g_new0(struct nl_prefix, NL_PREFIX_CACHE);
+	c->desc_memo = g_new0(struct nl_desc_memo, NL_DESC_MEMO);
+	c->fast_quick = g_new0(struct nl_prefix *, NL_FAST_QUICK);
+	for (size_t i = 0; i < NL_DESC_MEMO; i++)
+		c->desc_memo[i].which = -1;
 	for (size_t i = 0; i < G_N_ELEMENTS(coll_ops); i++)
 		c->coll_names[i] = hd_intern(coll_ops[i].name);
 }
@@ -1549,4 +2091,6 @@ void nl_nccl_clear(struct nl_ctx *c)
 	g_hash_table_destroy(c->procs_by_key);
 	g_ptr_array_free(c->procs, TRUE);
 	g_free(c->prefix_cache);
+	g_free(c->desc_memo);
+	g_free(c->fast_quick);
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "parse-util.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
@@ -181,7 +182,8 @@ static void open_tag(struct topo *t, const char *name, size_t nn, const char *s,
 /* Reads the tags of buf; false when the XML is cut or not a dump. */
 static bool scan(struct topo *t, const char *buf, size_t len, GError **error)
 {
-	const char *p = buf, *end = buf + len;
+	/* an empty input has no buffer at all */
+	const char *p = buf, *end = len ? buf + len : buf;
 	bool system = false;
 
 	while (p < end) {
@@ -336,32 +338,22 @@ static void emit(struct topo *t)
 bool nccl_topo_parse(struct hd_reader *rd, struct hd_store *store,
 		     uint32_t input, GError **error)
 {
-	g_autoptr(GByteArray) buf = g_byte_array_new();
-	g_autoptr(GError) err = NULL;
+	g_autoptr(GBytes) buf = NULL;
 	struct topo t = { .store = store, .input = input };
-	uint8_t chunk[65536];
-	ssize_t n;
+	const char *data;
+	gsize len;
 	bool ok;
 
 	t.in = hd_store_input(store, input);
 	t.in->kind = HD_INPUT_NCCL_TOPO;
-	while ((n = hd_reader_read(rd, chunk, sizeof(chunk), &err)) > 0) {
-		if (buf->len + (size_t)n > TOPO_BYTES) {
-			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "an NCCL topology dump over %zu MiB",
-				    TOPO_BYTES >> 20);
-			return false;
-		}
-		g_byte_array_append(buf, chunk, (guint)n);
-	}
-	if (err) {
-		g_propagate_error(error, g_steal_pointer(&err));
+	buf = pu_slurp(rd, TOPO_BYTES, "an NCCL topology dump", error);
+	if (!buf)
 		return false;
-	}
+	data = g_bytes_get_data(buf, &len);
 	t.pcis = g_array_new(FALSE, TRUE, sizeof(struct pci));
 	t.gpus = g_array_new(FALSE, TRUE, sizeof(struct gpu));
 	t.nets = g_array_new(FALSE, TRUE, sizeof(struct net));
-	ok = scan(&t, (const char *)buf->data, buf->len, error);
+	ok = scan(&t, data, len, error);
 	if (ok) {
 		if (t.dropped)
 			hd_input_warn(t.in, 0,

@@ -54,7 +54,7 @@ static guint number_attempts(struct nl_ctx *c)
 		if (q && p->first_line) {
 			/* overlapping: two processes at once, not a restart */
 			p->attempt = q->last_line < p->first_line &&
-						     q->attempt < G_MAXUINT16
+						     q->attempt < HD_MAX_ATTEMPT
 					     ? q->attempt + 1
 					     : q->attempt;
 		}
@@ -141,11 +141,10 @@ void nl_split_attempts(struct nl_ctx *c)
 	}
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
-		const struct nl_proc *p = g_ptr_array_index(
-			c->procs,
-			g_array_index(c->op_proc, uint32_t, i - c->op_base));
+		const struct nl_proc *p =
+			g_ptr_array_index(c->procs, nl_op_proc(op));
 
-		op->prov.attempt = p->attempt;
+		op->attempt = p->attempt;
 	}
 	for (guint i = c->sig_base; i < sigs->len; i++) {
 		struct hd_signal *sig =

@@ -5,7 +5,7 @@
  * "[rankG]:" prefix in the same output stream, an mpirun/srun rank label,
  * its rank in its world communicator, a "[N]" tag).  Ops and signals then
  * take the rank of their process or stream; a process whose rank stays
- * unknown keeps its ops under an anonymous rank that a signal names.
+ * unknown keeps its ops as a process of unknown rank that a signal names.
  * Groups learn their members; ranks their host, pid, device and version.
  */
 #include "config.h"
@@ -78,8 +78,10 @@ static void decide_ranks(struct nl_ctx *c)
 
 /*
  * Ops: the rank of their process.  A process whose rank stays unknown
- * keeps its ops under an anonymous rank (-2, -3, ... in order of first
- * op), so that the engine can still compare them across processes.
+ * keeps its ops as a process of unknown rank (hd_op_set_anon(): 0, 1, ...
+ * in order of first op), so that the engine can still compare them
+ * across processes.  Past HD_MAX_RANKS of them hd_store_bound() drops
+ * the rest, with a warning.
  */
 static void attribute_ops(struct nl_ctx *c)
 {
@@ -88,18 +90,16 @@ static void attribute_ops(struct nl_ctx *c)
 
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);
-		uint32_t pi =
-			g_array_index(c->op_proc, uint32_t, i - c->op_base);
-		struct nl_proc *p = g_ptr_array_index(c->procs, pi);
+		struct nl_proc *p = g_ptr_array_index(c->procs, nl_op_proc(op));
 
 		if (p->rank < 0) {
-			if (!p->anon && nanon < INT_MAX - 2)
-				p->anon = -2 - nanon++;
+			if (p->anon < 0)
+				p->anon = nanon < INT_MAX ? nanon++ : INT_MAX;
 			p->ndropped++;
-			op->rank = p->anon;
+			hd_op_set_anon(op, p->anon);
 			continue;
 		}
-		op->rank = p->rank;
+		hd_op_set_rank(op, p->rank);
 	}
 }
 
@@ -110,12 +110,12 @@ static void name_anonymous(struct nl_ctx *c)
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);
 		struct hd_signal sig;
 
-		if (!p->anon)
+		if (p->anon < 0)
 			continue;
 		hd_signal_init(&sig);
 		sig.cat = HD_SIG_INFO;
 		sig.type = HD_SIGT_ANON_PROC;
-		sig.rank = p->anon;
+		sig.anon = p->anon;
 		sig.host = p->host;
 		sig.pid = p->pid;
 		sig.code = p->dev;

@@ -30,12 +30,24 @@
 #include "hd-hash.h"
 #include "hd-banned.h"
 
-/* A (rank, comm) of one input: key of the tables below. */
-static int64_t *key_new(uint32_t input, int rank, uint32_t group)
+/*
+ * A process of one input: its rank, or (rank -1) which process of unknown
+ * rank it is (hd_op_anon(), below HD_MAX_RANKS once bounded), as one
+ * number.
+ */
+static int64_t proc_key(uint32_t input, int rank, int anon)
+{
+	return ((int64_t)input << 32) |
+	       (anon >= 0 ? (UINT32_C(1) << 31) | (uint32_t)anon
+			  : (uint32_t)rank);
+}
+
+/* A (process, comm) of one input: key of the tables below. */
+static int64_t *key_new(uint32_t input, int rank, int anon, uint32_t group)
 {
 	int64_t *k = g_new(int64_t, 2);
 
-	k[0] = ((int64_t)input << 32) | (uint32_t)rank;
+	k[0] = proc_key(input, rank, anon);
 	k[1] = group;
 	return k;
 }
@@ -71,7 +83,8 @@ struct lane_tail {
 /* A guessed comm of a rank (or anonymous process) in one log. */
 struct cont {
 	uint32_t input, from, to;
-	int rank, to_rank; /* to_rank: -1 until decided */
+	int rank, anon; /* its process: a rank, or one of unknown rank */
+	int to_rank; /* -1 until decided */
 	int64_t min_seq, min_oc;
 	int64_t shift; /* added to the seq of its ops */
 	uint64_t nops;
@@ -149,50 +162,55 @@ static void scan_ops(const struct hd_store *s, const bool *is_guessed,
 			&g_array_index(s->ops, struct hd_op, i);
 		g_autofree int64_t *k = NULL;
 
+		int64_t oc;
+
 		if (op->seq_kind != HD_SEQ_ORDINAL ||
-		    op->group >= s->groups->len || op->rank == -1 ||
-		    op->prov.input >= s->inputs->len ||
+		    op->group >= s->groups->len ||
+		    (hd_op_rank(op) == -1 && !hd_op_is_anon(op)) ||
+		    op->input >= s->inputs->len ||
 		    ((const struct hd_input *)g_ptr_array_index(s->inputs,
-								op->prov.input))
+								op->input))
 				    ->kind != HD_INPUT_NCCL_LOG)
 			continue;
+		oc = hd_op_op_count(s, op);
 		if (!is_guessed[op->group]) {
 			struct lane_tail *t;
 
-			if (op->rank < 0)
+			if (hd_op_rank(op) < 0)
 				continue;
-			k = key_new(0, op->rank, op->group);
+			k = key_new(0, hd_op_rank(op), -1, op->group);
 			t = g_hash_table_lookup(tails, k);
 			if (!t) {
 				t = g_new(struct lane_tail, 1);
-				t->max_oc = op->op_count;
+				t->max_oc = oc;
 				t->max_seq = op->seq;
 				t->done = -1;
 				g_hash_table_insert(tails, g_steal_pointer(&k),
 						    t);
 			}
-			t->max_oc = MAX(t->max_oc, op->op_count);
+			t->max_oc = MAX(t->max_oc, oc);
 			t->max_seq = MAX(t->max_seq, op->seq);
 		} else {
 			struct cont *ct;
 
-			k = key_new(op->prov.input, op->rank, op->group);
+			k = key_new(op->input, hd_op_rank(op), hd_op_anon(op),
+				    op->group);
 			ct = g_hash_table_lookup(conts, k);
 			if (!ct) {
 				ct = g_new0(struct cont, 1);
-				ct->input = op->prov.input;
-				ct->rank = op->rank;
+				ct->input = op->input;
+				ct->rank = hd_op_rank(op);
+				ct->anon = hd_op_anon(op);
 				ct->from = op->group;
 				ct->to_rank = -1;
 				ct->min_seq = op->seq;
-				ct->min_oc = op->op_count;
+				ct->min_oc = oc;
 				g_hash_table_insert(conts, g_steal_pointer(&k),
 						    ct);
 			}
 			ct->min_seq = MIN(ct->min_seq, op->seq);
-			if (op->op_count >= 0 &&
-			    (ct->min_oc < 0 || op->op_count < ct->min_oc))
-				ct->min_oc = op->op_count;
+			if (oc >= 0 && (ct->min_oc < 0 || oc < ct->min_oc))
+				ct->min_oc = oc;
 		}
 	}
 }
@@ -212,7 +230,7 @@ static void decide(const struct hd_store *s, GHashTable *tails,
 	g_hash_table_iter_init(&it, conts);
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		struct cont *ct = value;
-		int64_t proc = ((int64_t)ct->input << 32) | (uint32_t)ct->rank;
+		int64_t proc = proc_key(ct->input, ct->rank, ct->anon);
 
 		if (ct->rank >= 0)
 			ct->to_rank = ct->rank;
@@ -226,7 +244,7 @@ static void decide(const struct hd_store *s, GHashTable *tails,
 	g_hash_table_iter_init(&it, conts);
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		struct cont *ct = value;
-		int64_t proc = ((int64_t)ct->input << 32) | (uint32_t)ct->rank;
+		int64_t proc = proc_key(ct->input, ct->rank, ct->anon);
 
 		if (ct->rank < 0 && g_hash_table_contains(bad, &proc))
 			ct->ok = false;
@@ -248,18 +266,19 @@ static void move_ops(struct hd_store *s, const bool *is_guessed,
 		if (op->group >= s->groups->len || !is_guessed[op->group] ||
 		    op->seq_kind != HD_SEQ_ORDINAL)
 			continue;
-		k = key_new(op->prov.input, op->rank, op->group);
+		k = key_new(op->input, hd_op_rank(op), hd_op_anon(op),
+			    op->group);
 		ct = g_hash_table_lookup(conts, k);
 		if (!ct || !ct->ok)
 			continue;
-		op->rank = ct->to_rank;
+		hd_op_set_rank(op, ct->to_rank);
 		op->group = ct->to;
 		op->seq += ct->shift;
 		ct->nops++;
 		if (op->state == HD_STATE_COMPLETED) {
 			struct lane_tail *t;
 
-			tk = key_new(0, op->rank, op->group);
+			tk = key_new(0, hd_op_rank(op), -1, op->group);
 			t = g_hash_table_lookup(tails, tk);
 			t->done = MAX(t->done, op->seq);
 			any_done = true;
@@ -271,10 +290,10 @@ static void move_ops(struct hd_store *s, const bool *is_guessed,
 		g_autofree int64_t *k = NULL;
 		const struct lane_tail *t;
 
-		if (op->rank < 0 || op->group >= s->groups->len ||
+		if (hd_op_rank(op) < 0 || op->group >= s->groups->len ||
 		    is_guessed[op->group] || op->seq_kind != HD_SEQ_ORDINAL)
 			continue;
-		k = key_new(0, op->rank, op->group);
+		k = key_new(0, hd_op_rank(op), -1, op->group);
 		t = g_hash_table_lookup(tails, k);
 		if (t && op->seq < t->done)
 			op->state = HD_STATE_COMPLETED;
@@ -312,33 +331,26 @@ static void note_moves(struct hd_store *s, GHashTable *conts)
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		const struct cont *ct = value;
 
-		if (ct->ok && ct->rank < 0)
-			g_hash_table_insert(
+		if (ct->ok && ct->anon >= 0)
+			g_hash_table_add(
 				moved,
-				int64_dup(((int64_t)ct->input << 32) |
-					  (uint32_t)ct->rank),
-				GINT_TO_POINTER(ct->to_rank + 1));
+				int64_dup(proc_key(ct->input, -1, ct->anon)));
 	}
 	for (guint i = 0; g_hash_table_size(moved) && i < s->signals->len;) {
-		struct hd_signal *sig =
+		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
-		int64_t proc =
-			((int64_t)sig->prov.input << 32) | (uint32_t)sig->rank;
-		int to;
+		int64_t proc;
 
-		if (sig->rank > -2 ||
-		    !(to = GPOINTER_TO_INT(
-			      g_hash_table_lookup(moved, &proc)))) {
+		if (sig->type != HD_SIGT_ANON_PROC) {
 			i++;
 			continue;
 		}
+		proc = proc_key(sig->prov.input, -1, hd_signal_anon_proc(sig));
 		/* an anonymous process moved with its comms: named now */
-		if (sig->type == HD_SIGT_ANON_PROC) {
+		if (g_hash_table_contains(moved, &proc))
 			g_array_remove_index(s->signals, i);
-			continue;
-		}
-		sig->rank = to - 1;
-		i++;
+		else
+			i++;
 	}
 }
 
@@ -362,13 +374,14 @@ void nl_continue_procs(struct hd_store *s)
 			&g_array_index(s->signals, struct hd_signal, i);
 		int rank;
 
-		if (sig->type != HD_SIGT_ANON_PROC || sig->rank > -2 ||
+		if (sig->type != HD_SIGT_ANON_PROC ||
 		    (rank = rank_of_proc(s, sig->host, sig->pid)) < 0)
 			continue;
-		g_hash_table_insert(anon_rank,
-				    int64_dup(((int64_t)sig->prov.input << 32) |
-					      (uint32_t)sig->rank),
-				    GINT_TO_POINTER(rank));
+		g_hash_table_insert(
+			anon_rank,
+			int64_dup(proc_key(sig->prov.input, -1,
+					   hd_signal_anon_proc(sig))),
+			GINT_TO_POINTER(rank));
 	}
 	scan_ops(s, is_guessed, tails, conts);
 	if (!g_hash_table_size(conts))
@@ -404,11 +417,12 @@ static void copy_run_free(gpointer p)
 }
 
 /* Whether two ops are one record, as far as a copy can tell. */
-static bool same_record(const struct hd_op *a, const struct hd_op *b)
+static bool same_record(const struct hd_store *s, const struct hd_op *a,
+			const struct hd_op *b)
 {
 	return a->group == b->group && a->seq == b->seq &&
 	       a->seq_kind == b->seq_kind && a->kind == b->kind &&
-	       a->op_count == b->op_count && a->d == b->d;
+	       hd_op_op_count(s, a) == hd_op_op_count(s, b) && a->d == b->d;
 }
 
 /*
@@ -431,6 +445,7 @@ static bool is_prefix(const struct hd_store *s, const struct copy_run *a,
 				     .group)
 			     ->has_comm_id ||
 		    !same_record(
+			    s,
 			    &g_array_index(s->ops, struct hd_op,
 					   g_array_index(a->ops, uint32_t, i)),
 			    &g_array_index(s->ops, struct hd_op,
@@ -476,13 +491,20 @@ static GHashTable *runs_of_ranks(const struct hd_store *s)
 	return runs;
 }
 
+/* Whether op is of a rank whose ops its input gives up (drop: keys). */
+static bool of_earlier_copy(struct hd_op *op, void *drop)
+{
+	int64_t key = ((int64_t)op->input << 32) | (uint32_t)hd_op_rank(op);
+
+	return hd_op_rank(op) >= 0 && g_hash_table_contains(drop, &key);
+}
+
 void nl_drop_earlier_copies(struct hd_store *s)
 {
 	g_autoptr(GHashTable) runs = runs_of_ranks(s);
 	g_autoptr(GHashTable) drop = NULL;
 	GHashTableIter it;
 	gpointer k, v;
-	guint out = 0;
 
 	if (!g_hash_table_size(runs))
 		return;
@@ -490,14 +512,15 @@ void nl_drop_earlier_copies(struct hd_store *s)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		GPtrArray *l =
-			op->rank >= 0 ? g_hash_table_lookup(
-						runs, GINT_TO_POINTER(op->rank))
-				      : NULL;
+			hd_op_rank(op) >= 0
+				? g_hash_table_lookup(
+					  runs, GINT_TO_POINTER(hd_op_rank(op)))
+				: NULL;
 
 		for (guint j = 0; l && j < l->len; j++) {
 			struct copy_run *c = g_ptr_array_index(l, j);
 
-			if (c->input == op->prov.input) {
+			if (c->input == op->input) {
 				g_array_append_val(c->ops, i);
 				break;
 			}
@@ -534,19 +557,6 @@ void nl_drop_earlier_copies(struct hd_store *s)
 			}
 		}
 	}
-	if (!g_hash_table_size(drop))
-		return;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		int64_t key =
-			((int64_t)op->prov.input << 32) | (uint32_t)op->rank;
-
-		if (op->rank >= 0 && g_hash_table_contains(drop, &key))
-			continue;
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
+	if (g_hash_table_size(drop))
+		hd_store_filter_ops(s, of_earlier_copy, drop);
 }

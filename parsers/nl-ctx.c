@@ -26,7 +26,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st = g_new0(struct nl_stream, 1);
 	st->index = c->streams->len;
 	st->c10d_rank = st->hint_rank = -1;
-	st->err_sig = st->timeout_sig = st->fr_seq = -1;
+	st->err_sig = st->fr_seq = -1;
 	st->cfe_rank = st->cfe_local = -1;
 	st->cfe_time = hd_time_none();
 	st->anchor = hd_time_none();

@@ -20,6 +20,8 @@
 
 /* Processes remembered by pid, for interleaved logs (struct nl_ctx). */
 #define NL_PROC_CACHE 64
+/* Fast-path prefixes remembered by their first bytes (nl_coll_fast_quick()). */
+#define NL_FAST_QUICK 64
 
 /* ------------------------------------------------------------------ */
 /* Regular expressions, compiled once per process.                     */
@@ -74,7 +76,10 @@ struct nl_comm {
 	int64_t last_opcount; /* of the last COLL line read, -1 none */
 	int64_t max_opcount; /* the largest kept, -1 none */
 	bool last_kept; /* that line was not a repeat */
-	GArray *ops; /* uint32_t store indices of its ops, NULL none */
+	/* the store indices of its ops, nops of them in ops_cap; NULL
+	   none (every COLL line appends: a plain array) */
+	uint32_t *ops;
+	uint32_t nops, ops_cap;
 	const char *bus_id;
 	bool complete;
 };
@@ -90,7 +95,9 @@ struct nl_proc {
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
 	int rank; /* decided at end of input */
-	int anon; /* rank <= -2 its ops get when rank stays unknown, 0 */
+	/* when its rank stays unknown: which process of unknown rank of
+	   the input it is (hd_op_anon()), -1 none */
+	int anon;
 	int dev; /* the [dev] of its last record, -1 */
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */
@@ -134,8 +141,6 @@ struct nl_stream {
 	/* fr_trace's "Not all ranks joining collective" block */
 	int64_t fr_seq; /* -1 none */
 	const char *fr_op; /* interned, or NULL */
-	/* the last watchdog timeout without a PG prefix, for its status */
-	int64_t timeout_sig;
 	/* its first dated time (a wrapper's or NCCL's date): the year of
 	   its glog month-day times (docs/verdicts.md, "Time") */
 	struct hd_time anchor;
@@ -189,7 +194,17 @@ struct nl_ctx {
 	struct nl_stream *dflt;
 	struct nl_proc *proc_cache[NL_PROC_CACHE];
 	struct nl_prefix *prefix_cache; /* nccl-record.c's */
+	struct nl_prefix *last_prefix; /* nl_rec_prefix()'s entry, or NULL */
 	const char *coll_stop; /* where the last COLL parse stopped */
+	/* the COLL fast path (nccl-record.c, nl_coll_fast()): bumped when
+	   a host:pid starts a new life, which makes every remembered
+	   prefix's process stale */
+	uint32_t proc_epoch;
+	bool fill_fast; /* this record starts a raw line: remember it */
+	bool no_fast; /* every line the long way (tests compare both) */
+	uint64_t fast_lines; /* lines it read */
+	struct nl_desc_memo *desc_memo; /* nccl-record.c's */
+	struct nl_prefix **fast_quick; /* NL_FAST_QUICK of them */
 
 	/* wrapper cache: the last wrapper bytes and their stream */
 	char wrap_cache[128];
@@ -198,7 +213,6 @@ struct nl_ctx {
 	struct nl_wrap wrap_info;
 
 	guint op_base, sig_base;
-	GArray *op_proc; /* uint32_t proc index per op */
 	GArray *sig_proc; /* int32_t proc index per signal, -1 none */
 	GArray *sig_stream; /* uint32_t stream index per signal */
 	GHashTable *dedup; /* signal key -> index + 1 */
@@ -230,6 +244,14 @@ struct nl_ctx {
 	/* lines of torchrun's "will restart worker group": what ended an
 	   attempt, when one ends before them */
 	GArray *restarts; /* uint64_t */
+
+	/* c10d watchdog timeouts whose line names no PG (c10d-record.c):
+	   a status line of the same rank and seq names it, else the one PG
+	   the input shows at that seq, at end of input */
+	GArray *pg_pending; /* int64_t signal index (from sig_base), -1 done */
+	GHashTable *pg_waiting; /* "stream|rank|seq" -> its pg_pending slot */
+	GHashTable *pg_at_seq; /* int64_t seq -> interned PG, or "" (two) */
+	bool saw_pg; /* some timeout or status line names a PG and seq */
 };
 
 /* ------------------------------------------------------------------ */
@@ -337,6 +359,17 @@ NL_INLINE bool scan_int(const char **p, const char *end, int64_t *out)
 	*out = neg ? -v : v;
 	*p = s;
 	return true;
+}
+
+/*
+ * An op's process, until nl_attribute() gives the op its rank: the parser
+ * keeps the process's index in procs in the op's rank (no array beside
+ * the ops, which cost 4 bytes a COLL line).
+ */
+static inline guint nl_op_proc(const struct hd_op *op)
+{
+	g_assert(hd_op_rank(op) >= 0);
+	return (guint)hd_op_rank(op);
 }
 
 static inline int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)

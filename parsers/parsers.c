@@ -174,13 +174,63 @@ static bool sniff_nccl_log(const struct parsers_head *h)
 	return h->len > 0 && looks_like_text(h->p, h->len);
 }
 
-/* "Process 4247: cmd" then "Python v3.10.12 (exe)". */
+/*
+ * "Thread 4247 (idle): \"MainThread\"" (or "Thread 0x7F.. (active)",
+ * "Thread (idle)") at p, then a frame line "    name (file:line)": a
+ * py-spy dump pasted without its process header.
+ */
+static bool pyspy_thread_head(const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len, *nl, *q, *e;
+
+	if (len < 12 || memcmp(p, "Thread ", 7) != 0)
+		return false;
+	q = p + 7;
+	if (end - q > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+		q += 2;
+	while (q < end && g_ascii_isxdigit(*q))
+		q++;
+	if (q < end && *q == ' ')
+		q++;
+	if (end - q < 7 ||
+	    (memcmp(q, "(idle)", 6) != 0 && memcmp(q, "(active", 7) != 0 &&
+	     memcmp(q, "(gil", 4) != 0))
+		return false;
+	nl = memchr(q, '\n', (size_t)(end - q));
+	if (!nl)
+		return false;
+	/* the next line: four spaces and "name (...)" */
+	q = nl + 1;
+	e = memchr(q, '\n', (size_t)(end - q));
+	while (e && e > q && e[-1] == '\r')
+		e--;
+	return e && e - q > 8 && memcmp(q, "    ", 4) == 0 && q[4] != ' ' &&
+	       e[-1] == ')' && memchr(q, '(', (size_t)(e - q));
+}
+
+/*
+ * "Process 4247: cmd" then "Python v3.10.12 (exe)", after the command
+ * that printed it when that was pasted too ("$ py-spy dump --pid 4247");
+ * or a dump without its header (pyspy_thread_head()).
+ */
 static bool pyspy_text_head(const uint8_t *p, size_t len)
 {
 	size_t at = 0, d = 0;
 
 	while (at < len && g_ascii_isspace(p[at]))
 		at++;
+	for (int skip = 0; skip < 3 && at < len; skip++) {
+		const uint8_t *nl = memchr(p + at, '\n', len - at);
+
+		if (!nl ||
+		    !memmem(p + at, (size_t)(nl - (p + at)), "py-spy dump", 11))
+			break;
+		at = (size_t)(nl - p) + 1;
+		while (at < len && g_ascii_isspace(p[at]))
+			at++;
+	}
+	if (at < len && pyspy_thread_head(p + at, len - at))
+		return true;
 	if (len - at < 8 || memcmp(p + at, "Process ", 8) != 0)
 		return false;
 	for (at += 8; at < len && g_ascii_isdigit(p[at]); at++)

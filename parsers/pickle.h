@@ -48,7 +48,18 @@ enum pk_node_flags {
 	/* a PK_STR whose bytes are not UTF-8, or hold a NUL: kept as read,
 	   one bad field, which consumers show escaped (never a cut) */
 	PK_F_BADTEXT = 1 << 3,
+	/* a PK_STR of more than PK_STR_CHECKED bytes not checked yet:
+	   pk_str_bad() checks it when first asked */
+	PK_F_UNCHECKED = 1 << 4,
 };
+
+/*
+ * Strings up to this long are checked for UTF-8 as they are decoded;
+ * longer ones (a 131,072-rank member list is 1 MB of text, which the
+ * flight-recorder parser reads as raw bytes) only when a consumer asks
+ * (pk_str_bad()), so that no pass over them is made for nothing.
+ */
+#define PK_STR_CHECKED 256
 
 /* 16 bytes; all nodes of a tree live in one array. */
 struct pk_node {
@@ -204,6 +215,12 @@ static inline uint32_t pk_child(const struct pk_tree *t, uint32_t id,
  * (transfer none)
  */
 const char *pk_str(const struct pk_tree *t, uint32_t id, size_t *len);
+/*
+ * Whether string node id holds bytes that are not UTF-8, or a NUL (what
+ * PK_F_BADTEXT says, checked now for a long string).  The tree's one
+ * writer after decoding: not to be called on one tree from two threads.
+ */
+bool pk_str_bad(struct pk_tree *t, uint32_t id);
 /* Whether node id is a string equal to s. */
 bool pk_str_eq(const struct pk_tree *t, uint32_t id, const char *s);
 /* The value under string key in a dict, PK_NIL when absent (linear). */

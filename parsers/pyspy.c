@@ -27,7 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "formats.h"
-#include "hd-error.h"
+#include "parse-util.h"
 #include "hd-lines.h"
 #include "hd-banned.h"
 
@@ -48,15 +48,7 @@ struct pyspy {
 
 static void thread_end(struct pyspy *p)
 {
-	struct hd_signal *sig;
-
-	if (p->sig >= 0 && p->frames->len > 0) {
-		sig = &g_array_index(p->store->signals, struct hd_signal,
-				     p->sig);
-		sig->stack = hd_store_add_stack(
-			p->store, (const struct hd_frame *)p->frames->data,
-			p->frames->len);
-	}
+	pu_signal_stack(p->store, p->sig, p->frames);
 	p->sig = -1;
 	g_array_set_size(p->frames, 0);
 }
@@ -104,28 +96,6 @@ static void frame_add(struct pyspy *p, const char *name, size_t nn,
 	g_array_append_val(p->frames, f);
 }
 
-/* Parses decimal digits at *s; false if none. */
-static bool scan_dec(const char **s, const char *e, int64_t *out)
-{
-	int64_t v = 0;
-	int digits = 0;
-
-	while (*s < e && g_ascii_isdigit(**s)) {
-		if (digits++ < 18)
-			v = v * 10 + (**s - '0');
-		(*s)++;
-	}
-	*out = v;
-	return digits > 0;
-}
-
-static bool starts(const char *s, const char *e, const char *prefix)
-{
-	size_t k = strlen(prefix);
-
-	return (size_t)(e - s) >= k && memcmp(s, prefix, k) == 0;
-}
-
 /* "Thread 4247 (idle): ..." or "Thread 0x7F3C6E6D7740 (active)". */
 static bool thread_line(struct pyspy *p, const char *s, const char *e,
 			uint64_t at)
@@ -133,13 +103,22 @@ static bool thread_line(struct pyspy *p, const char *s, const char *e,
 	const char *q = s + 7;
 	int64_t tid = -1;
 
-	if (!starts(s, e, "Thread ") || !memchr(s, '(', e - s))
+	if (!pu_starts(s, e, "Thread ") || !memchr(s, '(', e - s))
 		return false;
-	if (starts(q, e, "0x") || starts(q, e, "0X")) {
+	if (pu_starts(q, e, "(")) {
+		/* "Thread (idle): \"MainThread\"", pasted without its id */
+		const char *close = memchr(q, ')', e - q);
+
+		if (!close || close + 1 >= e || close[1] != ':')
+			return false;
+		thread_begin(p, -1, s, e - s, at, HD_PROV_LINE);
+		return true;
+	}
+	if (pu_starts(q, e, "0x") || pu_starts(q, e, "0X")) {
 		q += 2;
 		while (q < e && g_ascii_isxdigit(*q))
 			q++;
-	} else if (!scan_dec(&q, e, &tid)) {
+	} else if (!pu_dec(&q, e, &tid)) {
 		return false;
 	}
 	if (q >= e || *q != ' ')
@@ -173,7 +152,7 @@ static bool frame_line(struct pyspy *p, const char *s, const char *e)
 		}
 	if (colon) {
 		q = colon + 1;
-		if (!scan_dec(&q, close, &line) || q != close) {
+		if (!pu_dec(&q, close, &line) || q != close) {
 			colon = NULL;
 			line = 0;
 		}
@@ -196,11 +175,11 @@ static void text_line(struct pyspy *p, const char *line, size_t n, uint64_t at)
 	indent = t - s;
 	if (t == e)
 		return;
-	if (indent == 0 && starts(t, e, "Process ")) {
+	if (indent == 0 && pu_starts(t, e, "Process ")) {
 		const char *q = t + 8;
 
 		thread_end(p);
-		if (scan_dec(&q, e, &v) && q < e && *q == ':') {
+		if (pu_dec(&q, e, &v) && q < e && *q == ':') {
 			p->pid = v;
 			return;
 		}
@@ -210,9 +189,10 @@ static void text_line(struct pyspy *p, const char *line, size_t n, uint64_t at)
 		return;
 	}
 	if (indent == 0 &&
-	    (starts(t, e, "Python v") || starts(t, e, "Error: ") ||
-	     starts(t, e, "Collecting") || starts(t, e, "py-spy")))
-		return;
+	    (pu_starts(t, e, "Python v") || pu_starts(t, e, "Error: ") ||
+	     pu_starts(t, e, "Collecting") || pu_starts(t, e, "py-spy") ||
+	     memmem(t, e - t, "py-spy dump", 11)))
+		return; /* its header, and the command pasted above it */
 	if (indent == 0 && thread_line(p, t, e, at))
 		return;
 	/* --locals: "Arguments:", "Locals:" and their values */
@@ -242,16 +222,8 @@ static bool parse_text(struct pyspy *p, struct hd_reader *rd, GError **error)
 		text_line(p, line, len, hd_lines_lineno(lines));
 	}
 	thread_end(p);
-	if (err) {
-		p->in->truncated = true;
-		if (p->in->records == 0) {
-			g_propagate_error(error, g_steal_pointer(&err));
-			return false;
-		}
-		hd_input_warn(p->in, hd_lines_lineno(lines),
-			      "input ends early: %s", err->message);
-	}
-	return true;
+	return pu_end_lines(p->in, hd_lines_lineno(lines),
+			    g_steal_pointer(&err), error);
 }
 
 static const char *json_str(const cJSON *o, const char *key)
@@ -315,32 +287,13 @@ static void json_thread(struct pyspy *p, const cJSON *t, uint64_t index)
 
 static bool parse_json(struct pyspy *p, struct hd_reader *rd, GError **error)
 {
-	g_autoptr(GByteArray) buf = g_byte_array_new();
-	g_autoptr(GError) err = NULL;
-	cJSON *j, *t;
+	cJSON *j = pu_slurp_json(rd, PYSPY_JSON_BYTES, "a py-spy JSON dump",
+				 error);
+	cJSON *t;
 	uint64_t index = 0;
-	uint8_t chunk[65536];
-	ssize_t n;
 
-	while ((n = hd_reader_read(rd, chunk, sizeof(chunk), &err)) > 0) {
-		if (buf->len + (size_t)n > PYSPY_JSON_BYTES) {
-			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "a py-spy JSON dump over %zu MiB",
-				    PYSPY_JSON_BYTES >> 20);
-			return false;
-		}
-		g_byte_array_append(buf, chunk, (guint)n);
-	}
-	if (err) {
-		g_propagate_error(error, g_steal_pointer(&err));
+	if (!j)
 		return false;
-	}
-	j = cJSON_ParseWithLength((const char *)buf->data, buf->len);
-	if (!j) {
-		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "a py-spy JSON dump that does not parse (cut?)");
-		return false;
-	}
 	/* one dump is an array of threads; a list of dumps, of arrays */
 	cJSON_ArrayForEach(t, j) {
 		if (cJSON_IsArray(t)) {

@@ -30,10 +30,10 @@ const char *st_value(const char *p, size_t n, size_t *vn)
 	return c;
 }
 
-void st_each_line(struct hd_reader *rd,
-		  void (*fn)(void *ctx, const char *line, size_t len,
-			     uint64_t lineno),
-		  void *ctx, GError **error)
+uint64_t st_each_line(struct hd_reader *rd,
+		      void (*fn)(void *ctx, const char *line, size_t len,
+				 uint64_t lineno),
+		      void *ctx, GError **error)
 {
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	const char *l;
@@ -45,4 +45,5 @@ void st_each_line(struct hd_reader *rd,
 			n--;
 		fn(ctx, l, n, hd_lines_lineno(lines));
 	}
+	return hd_lines_lineno(lines);
 }

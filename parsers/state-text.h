@@ -21,11 +21,12 @@ bool st_starts(const char *p, size_t n, const char *s);
 const char *st_value(const char *p, size_t n, size_t *vn);
 /*
  * Calls fn(ctx, line, len, lineno) for each line of rd, a trailing '\r'
- * cut.  A read error stops it, in *error.
+ * cut, and returns the number of the last line read.  A read error stops
+ * it, in *error (pu_end_lines() ends the input).
  */
-void st_each_line(struct hd_reader *rd,
-		  void (*fn)(void *ctx, const char *line, size_t len,
-			     uint64_t lineno),
-		  void *ctx, GError **error);
+uint64_t st_each_line(struct hd_reader *rd,
+		      void (*fn)(void *ctx, const char *line, size_t len,
+				 uint64_t lineno),
+		      void *ctx, GError **error);
 
 #endif

@@ -26,7 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "formats.h"
-#include "hd-error.h"
+#include "parse-util.h"
 #include "rank-name.h"
 #include "hd-banned.h"
 
@@ -39,21 +39,6 @@ static const char *json_str(const cJSON *o, const char *key)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* Parses decimal digits at *s; false if none. */
-static bool scan_dec(const char **s, const char *e, int64_t *out)
-{
-	int64_t v = 0;
-	int digits = 0;
-
-	while (*s < e && g_ascii_isdigit(**s)) {
-		if (digits++ < 18)
-			v = v * 10 + (**s - '0');
-		(*s)++;
-	}
-	*out = v;
-	return digits > 0;
 }
 
 /* '  File "train.py", line 85, in train_step' (outermost first). */
@@ -76,7 +61,7 @@ static void callstack_frames(const char *cs, GArray *frames)
 		if (!q || (size_t)(e - q) < 8 || memcmp(q, "\", line ", 8))
 			continue;
 		s = q + 8;
-		if (!scan_dec(&s, e, &line))
+		if (!pu_dec(&s, e, &line))
 			continue;
 		if ((size_t)(e - s) < 5 || memcmp(s, ", in ", 5) != 0)
 			continue;
@@ -107,7 +92,7 @@ static struct hd_time timestamp(const cJSON *extra)
 	if (cJSON_IsString(v)) {
 		const char *s = v->valuestring, *e = s + strlen(s);
 
-		if (!scan_dec(&s, e, &sec) || s != e)
+		if (!pu_dec(&s, e, &sec) || s != e)
 			sec = -1;
 	} else if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
 		   v->valuedouble < 7258118400.0) {
@@ -118,32 +103,9 @@ static struct hd_time timestamp(const cJSON *extra)
 	return hd_time_make(sec * HD_NS_PER_SEC, HD_CLOCK_UTC);
 }
 
-static bool read_all(struct hd_reader *rd, GByteArray *buf, GError **error)
-{
-	g_autoptr(GError) err = NULL;
-	uint8_t chunk[65536];
-	ssize_t n;
-
-	while ((n = hd_reader_read(rd, chunk, sizeof(chunk), &err)) > 0) {
-		if (buf->len + (size_t)n > TE_BYTES) {
-			g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-				    "a torchelastic error file over %zu MiB",
-				    TE_BYTES >> 20);
-			return false;
-		}
-		g_byte_array_append(buf, chunk, (guint)n);
-	}
-	if (err) {
-		g_propagate_error(error, g_steal_pointer(&err));
-		return false;
-	}
-	return true;
-}
-
 bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 			uint32_t input, GError **error)
 {
-	g_autoptr(GByteArray) buf = g_byte_array_new();
 	g_autoptr(GArray) frames =
 		g_array_new(FALSE, FALSE, sizeof(struct hd_frame));
 	g_autofree char *text = NULL;
@@ -154,15 +116,9 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 	cJSON *j;
 
 	in->kind = HD_INPUT_TORCHELASTIC;
-	if (!read_all(rd, buf, error))
+	j = pu_slurp_json(rd, TE_BYTES, "a torchelastic error file", error);
+	if (!j)
 		return false;
-	j = cJSON_ParseWithLength((const char *)buf->data, buf->len);
-	if (!j) {
-		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
-			    "a torchelastic error file that does not parse "
-			    "(cut?)");
-		return false;
-	}
 	m = cJSON_GetObjectItemCaseSensitive(j, "message");
 	if (cJSON_IsObject(m)) {
 		msg = json_str(m, "message");
@@ -181,9 +137,25 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 		in->empty = true;
 		return true;
 	}
-	if (cJSON_IsObject(extra))
-		cs = json_str(extra, "py_callstack");
-	if (cs)
+	if (cJSON_IsObject(extra)) {
+		const cJSON *v =
+			cJSON_GetObjectItemCaseSensitive(extra, "py_callstack");
+		const cJSON *el;
+
+		if (cJSON_IsString(v)) {
+			cs = v->valuestring;
+		} else if (cJSON_IsArray(v)) {
+			/* traceback.format_stack()'s list, as the agent
+			   writes its own error: one string a frame */
+			cs = "";
+			cJSON_ArrayForEach(el, v) {
+				if (cJSON_IsString(el))
+					callstack_frames(el->valuestring,
+							 frames);
+			}
+		}
+	}
+	if (cs && *cs)
 		callstack_frames(cs, frames);
 	/* innermost first */
 	for (guint a = 0, b = frames->len; a + 1 < b; a++, b--) {
@@ -205,7 +177,10 @@ bool torchelastic_parse(struct hd_reader *rd, struct hd_store *store,
 	}
 	sig.rank = in->rank;
 	sig.text = text;
-	sig.time = cJSON_IsObject(extra) ? timestamp(extra) : hd_time_none();
+	/* the older shape keeps its timestamp beside the message */
+	sig.time = cJSON_IsObject(extra) ? timestamp(extra)
+		   : cJSON_IsString(m)	 ? timestamp(j)
+					 : hd_time_none();
 	sig.prov.input = input;
 	sig.prov.kind = HD_PROV_RECORD;
 	sig.prov.at = 1;

@@ -177,10 +177,10 @@ static GArray *group_members(const struct hd_store *s, uint32_t gi,
 			&g_array_index(s->ops, struct hd_op, i);
 		bool seen = false;
 
-		if (op->group != gi || op->rank < 0)
+		if (op->group != gi || hd_op_rank(op) < 0)
 			continue;
 		for (guint j = 0; j < m->len && !seen; j++)
-			seen = g_array_index(m, int, j) == op->rank;
+			seen = g_array_index(m, int, j) == hd_op_rank(op);
 		if (seen)
 			continue;
 		if (m->len >= REPLAY_MAX_RANKS) {
@@ -191,7 +191,11 @@ static GArray *group_members(const struct hd_store *s, uint32_t gi,
 			g_array_unref(m);
 			return NULL;
 		}
-		g_array_append_val(m, op->rank);
+		{
+			int r = hd_op_rank(op);
+
+			g_array_append_val(m, r);
+		}
 	}
 	g_array_sort(m, hd_compare_int);
 	return m;
@@ -266,7 +270,7 @@ static GPtrArray *ops_by_member(const struct hd_store *s, uint32_t gi,
 			continue;
 		if (!in_window && !at_div)
 			continue;
-		r = member_index(members, op->rank);
+		r = member_index(members, hd_op_rank(op));
 		if (r < 0)
 			continue;
 		g_ptr_array_add(g_ptr_array_index(per_rank, r), hd_unconst(op));
@@ -289,8 +293,7 @@ static struct replay_op replay_op_of(const struct hd_op *op, int nranks,
 						      : HD_REDOP_NONE;
 	ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer : -1;
 	ro.seq = op->seq;
-	ro.state =
-		op->state <= HD_STATE_COMPLETED ? op->state : HD_STATE_UNKNOWN;
+	ro.state = (enum hd_op_state)op->state;
 	return ro;
 }
 

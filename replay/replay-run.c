@@ -17,6 +17,7 @@
 
 #include "replay-run.h"
 
+#include "hd-const.h"
 #include "hd-error.h"
 
 #ifdef HAVE_CUDA_NCCL
@@ -141,12 +142,14 @@ bool replay_run_available(void)
 	return true;
 }
 
-static bool write_full(int fd, const void *buf, size_t len)
+/*
+ * Reads (out false) or writes all len bytes at p, through EINTR; false
+ * on an error or an end of file before the last byte.
+ */
+static bool io_full(int fd, char *p, size_t len, bool out)
 {
-	const char *p = buf;
-
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -158,21 +161,14 @@ static bool write_full(int fd, const void *buf, size_t len)
 	return true;
 }
 
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	return io_full(fd, hd_unconst(buf), len, true);
+}
+
 static bool read_full(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
+	return io_full(fd, buf, len, false);
 }
 
 /* The child side: one rank. */

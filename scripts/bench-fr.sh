@@ -20,9 +20,11 @@
 #   RUNS=3  hangdoc runs per rank count; the median is reported
 #   BASELINE_HANGDOC=  another build (main's) run on the same dumps in the
 #                      same loop, and the ratios to it
-# 131072 ranks: pass it (scripts/bench-fr.sh 16384 32768 65536 131072);
-# past 64 GiB of input the incident's budget (src/core/hd-budget.h)
-# refuses the rest, which the report then says.
+# 131072 ranks: pass it (scripts/bench-fr.sh 16384 32768 65536 131072).
+# The incident's budget (src/core/hd-budget.h) bounds the records kept
+# (16 GiB), not the bytes read: 131,072 ranks of 500 entries are read
+# whole; of 2,000 entries (19 GB of records) the rest past the budget is
+# refused, which the report then says.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 entries=${ENTRIES:-2000}

@@ -68,14 +68,7 @@ if "$hd" analyze --help >/dev/null 2>&1; then
 fi
 run "jansson DOM load (C)" "$tmp/dom" "$f"
 run "python3 json.load (2nd anchor)" python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$f"
-# best of three: "wall cpu" in seconds, each the smallest seen
-best() {
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S' -o "$tmp/t.txt" "$@" >/dev/null 2>&1 || true
-		tail -n 1 "$tmp/t.txt"
-	done | awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 + $3 < c { c = $2 + $3 }
-		END { print w, c }'
-}
+. scripts/bench-lib.sh
 if "$hd" analyze --help >/dev/null 2>&1; then
 	t=$(best "$hd" analyze -j 1 "$f")
 	j=$(best "$hd" analyze -j 1 --format json "$f")

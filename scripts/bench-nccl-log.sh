@@ -62,16 +62,7 @@ EOC
 	what="parser driver"
 fi
 
-# best of three runs of a command: "wall cpu" in seconds, each the
-# smallest seen (cpu: user + system, which a loaded machine's other work
-# does not inflate as it does wall time)
-best() {
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S' -o "$tmp/t.txt" "$@" >/dev/null 2>&1 || true
-		tail -n 1 "$tmp/t.txt"
-	done | awk 'NR == 1 || $1 < w { w = $1 } NR == 1 || $2 + $3 < c { c = $2 + $3 }
-		END { print w, c }'
-}
+. "$srcdir/scripts/bench-lib.sh"
 cat "$log" >/dev/null # warm the page cache for both
 # grep writes its count to a file: with stdout on /dev/null GNU grep
 # stops at the first match.

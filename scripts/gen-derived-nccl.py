@@ -86,21 +86,16 @@ def main(root):
         lines = ranks[r][:-12] if r == 0 else ranks[r]
         write(os.path.join(base, "rank%d.log" % r), lines)
 
-    # rank 0's healthy log rotated at half: rank0.log.1 (older), rank0.log
-    base = os.path.join(root, "healthy-rotated")
-    half = len(healthy[0]) // 2
-    write(os.path.join(base, "rank0.log.1"), healthy[0][:half])
-    write(os.path.join(base, "rank0.log"), healthy[0][half:])
-    for r in range(1, 4):
-        write(os.path.join(base, "rank%d.log" % r), healthy[r])
-
-    # the same in the hang: missing-rank's rank 0 log rotated at half
-    base = os.path.join(root, "missing-rank-rotated")
-    half = len(ranks[0]) // 2
-    write(os.path.join(base, "rank0.log.1"), ranks[0][:half])
-    write(os.path.join(base, "rank0.log"), ranks[0][half:])
-    for r in range(1, 4):
-        write(os.path.join(base, "rank%d.log" % r), ranks[r])
+    # rank 0's log rotated at half: rank0.log.1 (older), rank0.log; in a
+    # healthy run, and the same in the hang of missing-rank
+    for case, logs in (("healthy-rotated", healthy),
+                       ("missing-rank-rotated", ranks)):
+        base = os.path.join(root, case)
+        half = len(logs[0]) // 2
+        write(os.path.join(base, "rank0.log.1"), logs[0][:half])
+        write(os.path.join(base, "rank0.log"), logs[0][half:])
+        for r in range(1, 4):
+            write(os.path.join(base, "rank%d.log" % r), logs[r])
 
     # restart in containers: every process is pid 1
     base = os.path.join(root, "restart-pid1")
@@ -128,6 +123,45 @@ def main(root):
     write(os.path.join(base, "rank0.log"), restart[0][at:])
     for r in range(1, 4):
         write(os.path.join(base, "rank%d.log" % r), restart[r])
+
+    # trust (issue 18): more of the same classes
+    pid1_restart = [[re.sub(r"^node-a:[0-9]+:", "node-a:1:", l)
+                     for l in lines] for lines in restart]
+
+    # restart-rotated in containers: rotated at the restart, every pid 1
+    base = os.path.join(root, "restart-rotated-pid1")
+    write(os.path.join(base, "rank0.log.1"), pid1_restart[0][:at])
+    write(os.path.join(base, "rank0.log"), pid1_restart[0][at:])
+    for r in range(1, 4):
+        write(os.path.join(base, "rank%d.log" % r), pid1_restart[r])
+
+    # missing-rank with two cuts: the culprit's log at op 20, and a
+    # waiting rank's after its COLL line of op 30, before its watchdog
+    base = os.path.join(root, "missing-rank-cut-two")
+    c2 = [i for i, l in enumerate(ranks[2]) if " opCount 14 " in l][0]
+    c1 = [i for i, l in enumerate(ranks[1]) if " opCount 1e " in l][0]
+    for r in range(4):
+        lines = (ranks[r][:c2 + 1] if r == 2 else
+                 ranks[r][:c1 + 1] if r == 1 else ranks[r])
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # a healthy run with two logs cut short (ranks 1 and 3)
+    base = os.path.join(root, "healthy-cut-two")
+    for r in range(4):
+        lines = healthy[r][:20] if r == 1 else \
+            healthy[r][:30] if r == 3 else healthy[r]
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # a log of another run (the healthy one: its own commId) in place of
+    # rank 0's, and one beside rank 3's
+    base = os.path.join(root, "stale-log-only")
+    for r in range(4):
+        write(os.path.join(base, "rank%d.log" % r),
+              healthy[0] if r == 0 else ranks[r])
+    base = os.path.join(root, "stale-log-beside")
+    for r in range(4):
+        write(os.path.join(base, "rank%d.log" % r), ranks[r])
+    write(os.path.join(base, "rank3.log.old"), healthy[3])
 
     # adv4: restart whose attempt 1 on rank 0 begins its trouble with a
     # short WARN: the note on the dropped attempt quotes it whole (a cut

@@ -12,7 +12,7 @@ dict before STOP.  The JSON variant follows section 3.6.
 
 Usage:
   gen-fr-dumps.py fixtures OUTDIR      # tests/data/fr/<case>/...
-  gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES [--links]
+  gen-fr-dumps.py bench OUTDIR NRANKS NENTRIES [--links | --stride K]
   gen-fr-dumps.py bench-jitter OUTDIR NRANKS NENTRIES   # times off by
                                                         # up to 200 us
 Standard library only.
@@ -751,7 +751,7 @@ def fixtures(out):
     write(os.path.join(out, "pairwise", "backends_rank_0"), r.pickle())
 
 
-def bench(out, nranks, nentries, jitter=0, links=False):
+def bench(out, nranks, nentries, jitter=0, links=False, stride=1):
     """Everyone stuck at the last seq, one rank missing it.  Each rank's
     dump is its own (its times differ), as real dumps are: byte-identical
     dumps under two ranks' names are a copy, which the loader refuses.
@@ -763,8 +763,25 @@ def bench(out, nranks, nentries, jitter=0, links=False):
     hard link to the first (a copy of it every 60,000 names, ext4's
     limit being 65,000): a 131,072-rank job's dumps, each carrying a
     1 MB member list, would not fit on a disk otherwise.  hangdoc reads
-    them as distinct only under HANGDOC_BENCH_READ_COPIES=1."""
+    them as distinct only under HANGDOC_BENCH_READ_COPIES=1.
+
+    With a stride above 1, the NRANKS ranks are one data-parallel group,
+    "dp", of global ranks 0, K, 2K, ...: the dumps of its members only,
+    as a job whose other ranks left none; the missing one is its group
+    rank NRANKS / 3."""
     os.makedirs(out, exist_ok=True)
+    if stride > 1:
+        members = [k * stride for k in range(nranks)]
+        pg = {"dp": ("dp_group", members)}
+        for k, rank in enumerate(members):
+            r = Rank(rank, pg)
+            for s in range(nentries - 1):
+                r.op("dp", *AR)
+            if k != nranks // 3:
+                r.op("dp", *AR, state="scheduled")
+            write(os.path.join(out, "nccl_trace_rank_%d" % rank),
+                  r.pickle())
+        return
     pg = {"0": ("default_pg", list(range(nranks)))}
     if links:
         missing = nranks // 3
@@ -810,6 +827,11 @@ def main():
             sys.exit(__doc__)
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
               links=len(sys.argv) == 6)
+    elif (len(sys.argv) == 7 and sys.argv[1] == "bench" and
+          sys.argv[5] == "--stride" and sys.argv[6].isdigit() and
+          int(sys.argv[6]) > 0):
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+              stride=int(sys.argv[6]))
     elif len(sys.argv) == 5 and sys.argv[1] == "bench-jitter":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), 200000)
     else:

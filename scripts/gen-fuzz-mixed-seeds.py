@@ -13,10 +13,12 @@ import os
 import sys
 
 SEP = b"\xfeHD\xfe"
-# The harness's NAMES table, in order.
+# The harness's NAMES table, in order, and its HOSTS.
 NAMES = ["rank.log", "nccl_trace_rank_", "comm_lib_trace_rank_.json",
          "worker.pt.trace.json", "node-.log.gz", "trace_rank_.pkl",
-         "job-.out", "rank.json.zst"]
+         "job-.out", "rank.json.zst", "hosts/HOST/state.txt"]
+HOSTS = ["node-a", "node-b", "trn-01", "trn-02", "gpu-a", "gpu-b", "trn-17",
+         "node-c"]
 
 
 def name_byte(kind, rank):
@@ -39,8 +41,12 @@ def rank_of(path):
 
 
 def auto(path):
-    """A part named like the file: dumps as dumps, logs as logs."""
+    """A part named like the file: dumps as dumps, logs as logs, a file
+    in a host's folder (hosts/node-b/dmesg.txt) in that host's folder."""
     base = os.path.basename(path)
+    host = os.path.basename(os.path.dirname(path))
+    if os.path.basename(os.path.dirname(os.path.dirname(path))) == "hosts":
+        return part(path, "hosts/HOST/state.txt", HOSTS.index(host))
     if "trace_rank" in base and base.endswith(".json"):
         kind = "comm_lib_trace_rank_.json"
     elif "trace_rank" in base:
@@ -84,6 +90,29 @@ SEEDS = {
     # an NCCL topology dump beside ibstat and the job's log
     "topo-port-down": (0, ["tests/data/topo/port-down-topo/job.log"] +
                        files("tests/data/topo/port-down-topo/hosts/trn-02")),
+    # the example incident's logs with what on-call collects from node-b
+    # (its kernel log with an Xid, ibstat with a port down, nvidia-smi -q,
+    # attributed by their folder), a py-spy dump of rank 5 and of rank 2,
+    # and a faulthandler dump
+    "example-host-state": (0, files("testdata/example-incident/logs") +
+                           files("tests/data/hostlogs/example-xid/hosts/"
+                                 "node-b") +
+                           files("tests/data/hostlogs/example-ib/hosts/"
+                                 "node-b") +
+                           files("tests/data/hostlogs/example-gpu/hosts/"
+                                 "node-b")),
+    "example-pyspy-crash": (0, files("testdata/example-incident/logs") +
+                            files("tests/data/pyspy/loader-wait") +
+                            files("tests/data/pyspy/loader-wait-json") +
+                            files("tests/data/crash/faulthandler-rank5")),
+    # a 4-rank job's log with trn-02's kernel log, ibstat and nvidia-smi
+    "hostlogs-trn": (0, ["tests/data/hostlogs/ib/port-down-chain/job.log"] +
+                     files("tests/data/hostlogs/ib/port-down-chain/hosts/"
+                           "trn-02") +
+                     files("tests/data/hostlogs/kernel/xid79-dmesg/hosts/"
+                           "trn-02") +
+                     files("tests/data/hostlogs/gpu/remap-pending/hosts/"
+                           "trn-02")),
     # NCCL Inspector records, one per line and pretty-printed
     "inspector": (0, files("testdata/example-incident/logs") +
                   files("tests/data/inspector/example") +

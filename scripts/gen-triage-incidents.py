@@ -115,22 +115,16 @@ def main():
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         if ops:
-            for f, data in sorted(sized(cause, ops, rng).items()):
-                if f.endswith(".log"):
-                    text = data.decode()
-                    for a, b in subst:
-                        text = text.replace(a, b)
-                    data = text.encode()
-                with open(os.path.join(d, f), "wb") as fh:
-                    fh.write(data)
-            expect.append((name, cause))
-            continue
-        base = os.path.join(src, fixture)
-        for f in sorted(os.listdir(base)):
-            if f.startswith(".") or f.endswith(".md"):
-                continue
-            with open(os.path.join(base, f), "rb") as fh:
-                data = fh.read()
+            files = sized(cause, ops, rng)
+        else:
+            files = {}
+            base = os.path.join(src, fixture)
+            for f in os.listdir(base):
+                if f.startswith(".") or f.endswith(".md"):
+                    continue
+                with open(os.path.join(base, f), "rb") as fh:
+                    files[f] = fh.read()
+        for f, data in sorted(files.items()):
             if f.endswith(".log"):
                 text = data.decode()
                 for a, b in subst:

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Regenerates the screenshots of the HTML report that the docs show
 # (docs/img/html-*.png): the example incident, its logs alone (the picture
-# drawn from the watchdog's counters), a generated 1,024-rank incident and
-# the healthy DLRM trace (the arrival chart's performance note).  Needs a
+# drawn from the watchdog's counters), a 1,024-rank incident of dumps and
+# logs (generated dumps beside tests/data/scale's log: hosts and pids
+# known), the same log alone, and the healthy DLRM trace (the arrival
+# chart's performance note).  Needs a
 # built ./hangdoc, python3 and Chromium; not run in CI (screenshots vary
 # with fonts and browser versions).  Run from the source tree:
 #
@@ -24,8 +26,12 @@ shot() {
 	shift 4
 	(cd "$dir" && "$hangdoc" analyze --format html \
 		-o "$tmp/$name.html" "$@") || :
+	# every stage drawn before the shot: on a loaded machine the page
+	# was caught half painted (the rank picture cut off)
 	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
 		--user-data-dir="$tmp/profile" --no-first-run \
+		--run-all-compositor-stages-before-draw \
+		--virtual-time-budget=3000 \
 		--window-size="$w,$h" --screenshot="$out/$name.png" \
 		"file://$tmp/$name.html" >/dev/null 2>&1
 	# Fewer colours where pngquant is at hand: the pages are flat.
@@ -36,8 +42,14 @@ shot() {
 	echo "$out/$name.png: $(wc -c <"$out/$name.png") bytes"
 }
 
-python3 scripts/gen-fr-dumps.py bench "$tmp/incident-1024" 1024 24 >/dev/null
+# the job of tests/data/scale/missing-rank-1024: 38 all_reduces, rank 341
+# never enqueues the last
+mkdir -p "$tmp/incident-1024"
+python3 scripts/gen-fr-dumps.py bench "$tmp/incident-1024/fr" 1024 38 \
+	>/dev/null
+cp -r tests/data/scale/missing-rank-1024 "$tmp/incident-1024/logs"
 shot html-8 1280 900 . testdata/example-incident
 shot html-logs 1280 900 . testdata/example-incident/logs
 shot html-1024 1280 900 "$tmp" incident-1024
+shot html-logs-1024 1280 900 . tests/data/scale/missing-rank-1024
 shot html-dlrm 1280 1500 . tests/data/real-kineto/param-dlrm-8rank.tar.gz

@@ -180,54 +180,27 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o,
 
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	for (guint i = 0; i < ranks->len; i++) {
-		g_autoptr(GError) err = NULL;
-
-		if (!o->ranks)
-			o->ranks = hd_ranklist_new();
-		if (!hd_ranklist_add(o->ranks, g_ptr_array_index(ranks, i),
-				     &err))
-			return hd_cmd_usage_error(&hd_cmd_analyze,
-						  "option '--rank': %s",
-						  err->message);
-	}
+	status = hd_cmd_parse_ranks(&hd_cmd_analyze, ranks, &o->ranks);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (o->ranks)
 		o->ranks_text = hd_ranklist_format(o->ranks);
-	for (guint i = 0; i < groups->len; i++) {
-		const char *value = g_ptr_array_index(groups, i);
-		g_auto(GStrv) parts = g_strsplit(value, ",", -1);
-
-		for (char **p = parts; *p; p++) {
-			if (!**p)
-				return hd_cmd_usage_error(
-					&hd_cmd_analyze,
-					"option '--group': '%s' has an empty group name",
-					value);
-			if (!o->groups)
-				o->groups =
-					g_ptr_array_new_with_free_func(g_free);
-			g_ptr_array_add(o->groups, g_strdup(*p));
-		}
-	}
-	if (o->groups)
-		g_ptr_array_add(o->groups, NULL);
+	status = hd_cmd_parse_groups(&hd_cmd_analyze, groups, &o->groups);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	status = hd_cmd_parse_window(&hd_cmd_analyze, since, until, &o->window);
 	if (status != HD_CMD_CONTINUE)
 		return status;
 	if (format && !hd_report_format_parse(format, &o->format))
-		return hd_cmd_usage_error(
-			&hd_cmd_analyze,
-			"unknown format '%s' (use text, json, jsonl, markdown, html or perfetto)",
-			format);
+		return hd_cmd_usage_error(&hd_cmd_analyze,
+					  "unknown format '%s' (use %s)",
+					  format, hd_report_format_names());
 	if (!hd_term_color_parse(color, &o->color))
 		return hd_cmd_usage_error(
 			&hd_cmd_analyze,
 			"option '--color': '%s' is not auto, always or never",
 			color);
-	if (!paths->len)
-		return hd_cmd_usage_error(&hd_cmd_analyze,
-					  "analyze: no PATH given");
-	return HD_CMD_CONTINUE;
+	return hd_cmd_need_paths(&hd_cmd_analyze, paths);
 }
 
 /*
@@ -245,8 +218,14 @@ static int check_attempt(const struct hd_store *s, int attempt)
 	for (guint i = 0; i < s->inputs->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
 
+		/* numbered per process life: a rotated log's newer file
+		   holds the job's attempt k + its shift */
 		if (in->attempts)
-			most = MAX(most, in->attempts->len);
+			most = MAX(most,
+				   (guint)MAX(0, (int64_t)in->attempts->len +
+							 in->attempt_shift));
+		else if (in->attempt_shift > 0)
+			most = MAX(most, 1u + (guint)in->attempt_shift);
 	}
 	if ((guint)attempt <= most)
 		return HD_CMD_CONTINUE;
@@ -476,9 +455,7 @@ static int run_analyze(struct analyze_opts *po, GPtrArray *paths, char **load)
 			"no op was read from the %u %s given: nothing shows progress",
 			paths->len - 1, paths->len - 1 == 1 ? "path" : "paths");
 	else if (status == HD_EXIT_NO_INPUT)
-		hd_cmd_error("no usable input in the %u %s given",
-			     paths->len - 1,
-			     paths->len - 1 == 1 ? "path" : "paths");
+		hd_cmd_no_usable_input(paths->len - 1);
 	else if (status == HD_EXIT_INCONSISTENT)
 		hd_cmd_error("the inputs cannot all belong to one incident; "
 			     "nothing is blamed (see --merge)");

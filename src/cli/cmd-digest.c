@@ -86,9 +86,9 @@ static int run(int argc, char **argv)
 	status = hd_cmd_parse(&hd_cmd_digest, argc, argv, opts, paths);
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	if (!paths->len)
-		return hd_cmd_usage_error(&hd_cmd_digest,
-					  "digest: no PATH given");
+	status = hd_cmd_need_paths(&hd_cmd_digest, paths);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if ((!output || g_str_equal(output, "-")) && isatty(STDOUT_FILENO))
 		return hd_cmd_usage_error(
 			&hd_cmd_digest,
@@ -96,12 +96,8 @@ static int run(int argc, char **argv)
 	g_ptr_array_add(paths, NULL);
 	bytes = hd_cmd_make_digest((char **)paths->pdata, jobs, level, problems,
 				   &store);
-	if (!hd_store_usable_inputs(store)) {
-		hd_cmd_error("no usable input in the %u %s given",
-			     paths->len - 1,
-			     paths->len - 1 == 1 ? "path" : "paths");
-		return HD_EXIT_NO_INPUT;
-	}
+	if (!hd_store_usable_inputs(store))
+		return hd_cmd_no_usable_input(paths->len - 1);
 	if (!bytes)
 		return HD_EXIT_OUTPUT;
 	status = hd_cmd_output_open(&out, output ? output : "-", store, NULL);

@@ -81,18 +81,14 @@ static int run(int argc, char **argv)
 	status = hd_cmd_parse(&hd_cmd_export, argc, argv, opts, paths);
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	if (!paths->len)
-		return hd_cmd_usage_error(&hd_cmd_export,
-					  "export: no PATH given");
+	status = hd_cmd_need_paths(&hd_cmd_export, paths);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	g_ptr_array_add(paths, NULL);
 	store = hd_load((char **)paths->pdata, jobs, problems);
 	hd_cmd_say_load(problems, store);
-	if (!hd_store_usable_inputs(store)) {
-		hd_cmd_error("no usable input in the %u %s given",
-			     paths->len - 1,
-			     paths->len - 1 == 1 ? "path" : "paths");
-		return HD_EXIT_NO_INPUT;
-	}
+	if (!hd_store_usable_inputs(store))
+		return hd_cmd_no_usable_input(paths->len - 1);
 	a = hd_engine_run(store);
 	status = write_trace(output ? output : "-", store, a, &info);
 	if (status != HD_EXIT_OK)

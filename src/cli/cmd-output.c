@@ -1,11 +1,11 @@
 /*
  * Where every subcommand's output goes, and the one way it is written:
- * analyze -o, export -o and replay --plan-out all open their file here, so
- * that the same promises hold for each (docs/safety.md): an input is never
- * overwritten, a device or FIFO is written to and never replaced, a
- * regular file is replaced only by a complete report through a temporary
- * file no planted link can take, and a FIFO nobody reads fails at once
- * instead of hanging.  The final write check on standard output (git's
+ * analyze -o, digest -o, export -o and replay --plan-out all open their
+ * file here, so that the same promises hold for each (docs/safety.md): an
+ * input is never overwritten, a device or FIFO is written to and never
+ * replaced, a regular file is replaced only by a complete report through a
+ * temporary file no planted link can take, and a FIFO nobody reads fails
+ * at once instead of hanging.  The final write check on standard output (git's
  * "check stdout before exiting") lives here too: a closed pipe is exit
  * status 4, the same for every subcommand.
  */

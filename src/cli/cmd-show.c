@@ -89,31 +89,6 @@ static bool want_rank(const void *data, int r)
 	return hd_ranklist_has(data, r);
 }
 
-/* Splits each --group value at commas into o->groups. */
-static int parse_groups(struct show_opts *o, const GPtrArray *values)
-{
-	if (!values->len)
-		return HD_CMD_CONTINUE;
-	o->groups = g_ptr_array_new_with_free_func(g_free);
-	for (guint i = 0; i < values->len; i++) {
-		g_auto(GStrv) parts =
-			g_strsplit(g_ptr_array_index(values, i), ",", -1);
-
-		for (char **p = parts; *p; p++) {
-			if (!**p)
-				return hd_cmd_usage_error(
-					&hd_cmd_show,
-					"option '--group': '%s' has an empty group name",
-					(const char *)g_ptr_array_index(values,
-									i));
-			g_ptr_array_add(o->groups, g_strdup(*p));
-		}
-	}
-	g_ptr_array_add(o->groups, NULL);
-	o->filter.groups = (const char *const *)o->groups->pdata;
-	return HD_CMD_CONTINUE;
-}
-
 extern const struct hd_cmd hd_cmd_show;
 
 /* Returns HD_CMD_CONTINUE when the command line is fine, else the exit status. */
@@ -142,24 +117,18 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 	status = hd_cmd_text_or_json(&hd_cmd_show, format, &o->json);
 	if (status != HD_CMD_CONTINUE)
 		return status;
-	for (guint i = 0; i < ranks->len; i++) {
-		g_autoptr(GError) err = NULL;
-
-		if (!o->ranks)
-			o->ranks = hd_ranklist_new();
-		if (!hd_ranklist_add(o->ranks, g_ptr_array_index(ranks, i),
-				     &err))
-			return hd_cmd_usage_error(&hd_cmd_show,
-						  "option '--rank': %s",
-						  err->message);
-	}
+	status = hd_cmd_parse_ranks(&hd_cmd_show, ranks, &o->ranks);
+	if (status != HD_CMD_CONTINUE)
+		return status;
 	if (o->ranks) {
 		o->filter.want_rank = want_rank;
 		o->filter.rank_data = o->ranks;
 	}
-	status = parse_groups(o, groups);
+	status = hd_cmd_parse_groups(&hd_cmd_show, groups, &o->groups);
 	if (status != HD_CMD_CONTINUE)
 		return status;
+	if (o->groups)
+		o->filter.groups = (const char *const *)o->groups->pdata;
 	if (seq && !hd_report_show_parse_seq(seq, &o->filter.seq_min,
 					     &o->filter.seq_max))
 		return hd_cmd_usage_error(
@@ -177,9 +146,7 @@ static int parse_args(int argc, char **argv, struct show_opts *o,
 				"option '--state': unknown state '%.*s' (use %s)",
 				(int)bad_len, bad, hd_show_state_names);
 	}
-	if (!paths->len)
-		return hd_cmd_usage_error(&hd_cmd_show, "show: no PATH given");
-	return HD_CMD_CONTINUE;
+	return hd_cmd_need_paths(&hd_cmd_show, paths);
 }
 
 static bool filtered(const struct hd_show_filter *f)
@@ -283,12 +250,8 @@ static int run_show(struct show_opts *po, int argc, char **argv)
 	g_ptr_array_add(paths, NULL);
 	s = hd_load((char **)paths->pdata, po->jobs, problems);
 	hd_cmd_say_load(problems, s);
-	if (!hd_store_usable_inputs(s)) {
-		hd_cmd_error("no usable input in the %u %s given",
-			     paths->len - 1,
-			     paths->len - 1 == 1 ? "path" : "paths");
-		return HD_EXIT_NO_INPUT;
-	}
+	if (!hd_store_usable_inputs(s))
+		return hd_cmd_no_usable_input(paths->len - 1);
 
 	status = check_filter_names(po, s);
 	if (status != HD_CMD_CONTINUE)

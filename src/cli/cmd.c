@@ -100,6 +100,58 @@ int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)
 	return HD_EXIT_USAGE;
 }
 
+int hd_cmd_parse_ranks(const struct hd_cmd *cmd, const GPtrArray *values,
+		       hd_ranklist **out)
+{
+	for (guint i = 0; i < values->len; i++) {
+		g_autoptr(GError) err = NULL;
+
+		if (!*out)
+			*out = hd_ranklist_new();
+		if (!hd_ranklist_add(*out, g_ptr_array_index(values, i), &err))
+			return hd_cmd_usage_error(cmd, "option '--rank': %s",
+						  err->message);
+	}
+	return HD_CMD_CONTINUE;
+}
+
+int hd_cmd_parse_groups(const struct hd_cmd *cmd, const GPtrArray *values,
+			GPtrArray **out)
+{
+	if (!values->len)
+		return HD_CMD_CONTINUE;
+	*out = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < values->len; i++) {
+		const char *value = g_ptr_array_index(values, i);
+		g_auto(GStrv) parts = g_strsplit(value, ",", -1);
+
+		for (char **p = parts; *p; p++) {
+			if (!**p)
+				return hd_cmd_usage_error(
+					cmd,
+					"option '--group': '%s' has an empty group name",
+					value);
+			g_ptr_array_add(*out, g_strdup(*p));
+		}
+	}
+	g_ptr_array_add(*out, NULL);
+	return HD_CMD_CONTINUE;
+}
+
+int hd_cmd_need_paths(const struct hd_cmd *cmd, const GPtrArray *paths)
+{
+	if (paths->len)
+		return HD_CMD_CONTINUE;
+	return hd_cmd_usage_error(cmd, "%s: no PATH given", cmd->name);
+}
+
+int hd_cmd_no_usable_input(guint npaths)
+{
+	hd_cmd_error("no usable input in the %u %s given", npaths,
+		     npaths == 1 ? "path" : "paths");
+	return HD_EXIT_NO_INPUT;
+}
+
 int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
 			bool *json)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <glib.h>
 
+#include "hd-ranklist.h"
 #include "hd-store.h"
 
 /* Exit statuses (docs/verdicts.md). */
@@ -179,6 +180,32 @@ int hd_cmd_text_or_json(const struct hd_cmd *cmd, const char *format,
  */
 int hd_cmd_parse_window(const struct hd_cmd *cmd, const char *since,
 			const char *until, struct hd_window *w);
+
+/*
+ * Reads every --rank value ("0-3,5") into *out (made on the first; left
+ * NULL without any).  Returns HD_CMD_CONTINUE, or HD_EXIT_USAGE after
+ * saying which value is wrong.
+ */
+int hd_cmd_parse_ranks(const struct hd_cmd *cmd, const GPtrArray *values,
+		       hd_ranklist **out);
+
+/*
+ * Reads every --group value (names or ids, comma-separated) into *out, a
+ * NULL-terminated array of owned strings (made on the first; left NULL
+ * without any).  Returns HD_CMD_CONTINUE, or HD_EXIT_USAGE after saying
+ * which value holds an empty name.
+ */
+int hd_cmd_parse_groups(const struct hd_cmd *cmd, const GPtrArray *values,
+			GPtrArray **out);
+
+/* HD_CMD_CONTINUE when PATHs were given, else the usage error saying not. */
+int hd_cmd_need_paths(const struct hd_cmd *cmd, const GPtrArray *paths);
+
+/*
+ * Says that none of the npaths PATHs given held a usable input; returns
+ * HD_EXIT_NO_INPUT.
+ */
+int hd_cmd_no_usable_input(guint npaths);
 
 /* Says what is wrong, then the command's usage; returns HD_EXIT_USAGE. */
 int hd_cmd_usage_error(const struct hd_cmd *cmd, const char *fmt, ...)

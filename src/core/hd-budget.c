@@ -40,20 +40,33 @@ char *hd_budget_take_note(void)
 struct hd_budget_pool {
 	atomic_uint_fast64_t stored; /* bytes read from disk */
 	atomic_uint_fast64_t decoded; /* bytes decoded from inputs parsed */
+	atomic_uint_fast64_t records; /* bytes the parsed records keep */
 	uint64_t max_bytes;
 	unsigned max_ratio;
+	uint64_t max_records;
 };
 
-struct hd_budget_pool *hd_budget_pool_new(uint64_t max_bytes,
-					  unsigned max_ratio)
+struct hd_budget_pool *
+hd_budget_pool_new(uint64_t max_bytes, unsigned max_ratio, uint64_t max_records)
 {
 	struct hd_budget_pool *p = g_new0(struct hd_budget_pool, 1);
 
 	atomic_init(&p->stored, 0);
 	atomic_init(&p->decoded, 0);
+	atomic_init(&p->records, 0);
 	p->max_bytes = max_bytes;
 	p->max_ratio = max_ratio;
+	p->max_records = max_records;
 	return p;
+}
+
+/* Why the records' budget refuses, once spent.  (transfer full) */
+static char *records_spent(const struct hd_budget_pool *p)
+{
+	return g_strdup_printf(
+		"the incident's records take more than %" G_GUINT64_FORMAT
+		" MiB of memory, the budget for one incident; the rest is not read",
+		p->max_records >> 20);
 }
 
 void hd_budget_pool_free(struct hd_budget_pool *p)
@@ -72,6 +85,10 @@ bool hd_budget_pool_add_decoded(struct hd_budget_pool *p, uint64_t n,
 	uint64_t total = atomic_fetch_add(&p->decoded, n) + n;
 	uint64_t stored = atomic_load(&p->stored);
 
+	if (atomic_load(&p->records) > p->max_records) {
+		*why = records_spent(p);
+		return false;
+	}
 	if (total > p->max_bytes) {
 		*why = g_strdup_printf(
 			"the incident's inputs decode to more than %" G_GUINT64_FORMAT
@@ -89,4 +106,15 @@ bool hd_budget_pool_add_decoded(struct hd_budget_pool *p, uint64_t n,
 		return false;
 	}
 	return true;
+}
+
+bool hd_budget_pool_add_records(struct hd_budget_pool *p, uint64_t n,
+				char **why)
+{
+	uint64_t total = atomic_fetch_add(&p->records, n) + n;
+
+	if (total <= p->max_records)
+		return true;
+	*why = records_spent(p);
+	return false;
 }

@@ -29,7 +29,7 @@ char *hd_budget_take_note(void);
  * Decoded bytes, per input.
  *
  * NCCL_DEBUG / c10d logs and profiler traces are streamed: memory grows
- * with the records kept (an 80-byte op per ~190-byte COLL line), not with
+ * with the records kept (a 40-byte op per ~190-byte COLL line), not with
  * the file, so the cap bounds time more than memory.  The largest
  * per-process logs seen are a few GB; 16 GiB is ~90 M COLL lines, ~7 GB of
  * op records.  A 1 GB trace is already a large one (bench-kineto.sh).
@@ -124,22 +124,44 @@ char *hd_budget_take_note(void);
 
 /*
  * One incident (every file and archive member one load reads): its inputs'
- * budgets add up.  The decoded bytes of every input parsed are summed, and
- * so are the bytes read from disk (files as stored, archives included);
- * past HD_BUDGET_RATIO_GRACE decoded in all, the sum may not pass
- * HD_BUDGET_INCIDENT_RATIO times what was read, nor HD_BUDGET_INCIDENT_BYTES
- * at all.  So what a load costs follows the size of the incident on disk,
- * however it is split: 300 tiny .zst files, each within the grace, or one
- * 8 MB .zst at 750 : 1 (4.1 GB of memory before) are refused past 250 : 1.
- * 250 is the flight-recorder ratio, above the 167 : 1 of a synthetic COLL
- * log, every line alike but its counter, at zstd -19 --long; real incidents,
- * with timestamps and other ranks' plain files, compress far less.  An
- * input past it is refused like one past its own budget (what was read
- * before stays), and so is every later one: the incident fails, not the
- * run (triage goes on with the next incident).
+ * budgets add up, so that what a load costs follows the incident, however
+ * it is split.  Three sums, each for what it bounds:
+ *
+ * - Memory: the records the parsed inputs keep (ops and their extra
+ *   records, signals and their texts, stacks; hd_store_kept_bytes()), at
+ *   most HD_BUDGET_INCIDENT_RECORDS.  Memory follows these, not the bytes
+ *   read: a 131,072-rank job's dumps are 122 GiB with 500 entries a rank,
+ *   nearly all of it the member list every dump repeats, which is kept
+ *   once; its 65 M ops keep 4.7 GB.  16 GiB is two thirds of the 24 GiB
+ *   machines this is measured on: 131,072 ranks of 500 entries or 65,536
+ *   of 2,000 (131 M ops of 72 bytes, 9.4 GB) are read whole; 131,072 of
+ *   2,000 (262 M ops, 19 GB, more than such a machine holds) are read as
+ *   far as the budget goes.  An input whose records would pass it keeps
+ *   none (its memory is freed), so the kept records never pass the budget
+ *   by more than the inputs being parsed at once.
+ * - Decompression: past HD_BUDGET_RATIO_GRACE decoded in all, the decoded
+ *   bytes may not pass HD_BUDGET_INCIDENT_RATIO times the bytes read from
+ *   disk (files as stored, archives included): 300 tiny .zst files, each
+ *   within the grace, or one 8 MB .zst at 750 : 1 (4.1 GB of memory
+ *   before) are refused past 250 : 1.  250 is the flight-recorder ratio,
+ *   above the 167 : 1 of a synthetic COLL log, every line alike but its
+ *   counter, at zstd -19 --long; real incidents, with timestamps and other
+ *   ranks' plain files, compress far less.
+ * - Time: the decoded bytes, at most HD_BUDGET_INCIDENT_BYTES in all.
+ *   Bytes read past cost time (about a second of CPU a GiB of dumps, a
+ *   few a GiB of logs), not memory: 1 TiB is a bound on a run's time,
+ *   seven times the largest incident measured (146 GiB of dumps, 131,072
+ *   ranks of 2,000 entries).  Until issue 22 this was 64 GiB, which also
+ *   stood for memory and refused half of a real 131,072-rank incident.
+ *
+ * An input past a budget is refused like one past its own (what was read
+ * before stays, except past the records' budget, above), and so is every
+ * later one: the incident fails, not the run (triage goes on with the next
+ * incident).
  */
-#define HD_BUDGET_INCIDENT_RATIO 250
-#define HD_BUDGET_INCIDENT_BYTES ((uint64_t)64 << 30)
+#define HD_BUDGET_INCIDENT_RATIO   250
+#define HD_BUDGET_INCIDENT_BYTES   ((uint64_t)1 << 40)
+#define HD_BUDGET_INCIDENT_RECORDS ((uint64_t)16 << 30)
 
 /*
  * The sums of one incident, shared by the readers of a load (which may run
@@ -149,7 +171,8 @@ struct hd_budget_pool;
 
 /* (transfer full) */
 struct hd_budget_pool *hd_budget_pool_new(uint64_t max_bytes,
-					  unsigned max_ratio);
+					  unsigned max_ratio,
+					  uint64_t max_records);
 void hd_budget_pool_free(struct hd_budget_pool *p);
 typedef struct hd_budget_pool hd_budget_pool; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_budget_pool, hd_budget_pool_free)
@@ -161,6 +184,14 @@ void hd_budget_pool_add_stored(struct hd_budget_pool *p, uint64_t n);
  * budget; if not, why, in *why.  (transfer full)
  */
 bool hd_budget_pool_add_decoded(struct hd_budget_pool *p, uint64_t n,
+				char **why);
+/*
+ * Adds the n bytes an input's parsed records keep (hd_store_kept_bytes())
+ * and says whether the incident is still within its budget; if not, why,
+ * in *why, and every later hd_budget_pool_add_decoded() refuses too.
+ * (transfer full)
+ */
+bool hd_budget_pool_add_records(struct hd_budget_pool *p, uint64_t n,
 				char **why);
 
 /* Parser threads: more than this many per CPU only costs memory. */

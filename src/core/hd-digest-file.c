@@ -242,14 +242,16 @@ enum op_col {
 	OC_PROV_KIND,
 	OC_PROV_ATTEMPT,
 	OC_PROV_AT,
+	OC_ANON,
 	OC_COUNT
 };
 
-static int64_t op_get(const struct hd_op *op, enum op_col c, GHashTable *descs)
+static int64_t op_get(const struct hd_store *s, const struct hd_op *op,
+		      enum op_col c, GHashTable *descs)
 {
 	switch (c) {
 	case OC_RANK:
-		return op->rank;
+		return hd_op_rank(op);
 	case OC_GROUP:
 		return op->group;
 	case OC_SEQ:
@@ -263,25 +265,27 @@ static int64_t op_get(const struct hd_op *op, enum op_col c, GHashTable *descs)
 	case OC_FLAGS:
 		return op->flags;
 	case OC_STACK:
-		return op->stack;
+		return hd_op_stack(s, op);
 	case OC_DESC:
 		return GPOINTER_TO_INT(g_hash_table_lookup(descs, op->d)) - 1;
 	case OC_OP_COUNT:
-		return op->op_count;
+		return hd_op_op_count(s, op);
 	case OC_T_ENQUEUE:
-		return op->t_enqueue_ns;
+		return hd_op_t_enqueue(s, op);
 	case OC_T_START:
-		return op->t_start_ns;
+		return hd_op_t_start(s, op);
 	case OC_T_END:
-		return op->t_end_ns;
+		return hd_op_t_end(s, op);
 	case OC_PROV_INPUT:
-		return op->prov.input;
+		return op->input;
 	case OC_PROV_KIND:
-		return op->prov.kind;
+		return op->prov_kind;
 	case OC_PROV_ATTEMPT:
-		return op->prov.attempt;
+		return op->attempt;
 	case OC_PROV_AT:
-		return (int64_t)op->prov.at;
+		return (int64_t)hd_op_prov(s, op).at;
+	case OC_ANON:
+		return hd_op_anon(op);
 	case OC_COUNT:
 		break;
 	}
@@ -314,9 +318,8 @@ static void put_ops(struct writer *w, const struct hd_store *s)
 		int64_t prev = 0;
 
 		for (guint i = 0; i < s->ops->len; i++) {
-			int64_t v =
-				op_get(&g_array_index(s->ops, struct hd_op, i),
-				       (enum op_col)c, descs);
+			int64_t v = op_get(s, hd_store_op(s, i), (enum op_col)c,
+					   descs);
 
 			put_delta(w->body, v, prev);
 			prev = v;
@@ -359,6 +362,7 @@ static void put_signal(struct writer *w, const struct hd_signal *sig)
 	put_str(w, sig->dtype_name);
 	put_str(w, sig->device);
 	put_s(b, sig->stack);
+	put_s(b, sig->anon);
 }
 
 static void put_body(struct writer *w, const struct hd_store *s)
@@ -854,15 +858,18 @@ static void get_descs(struct reader *r)
 	}
 }
 
-/* One column value of op c, checked, into op. */
-static void op_set(struct reader *r, struct hd_op *op, enum op_col c, int64_t v)
+/* One column value of op c, checked, into op, which is in s. */
+static void op_set(struct reader *r, struct hd_store *s, struct hd_op *op,
+		   enum op_col c, int64_t v)
 {
 	bool ok = true;
+	struct hd_prov prov;
+	int64_t t[3];
 
 	switch (c) {
 	case OC_RANK:
 		ok = v >= INT32_MIN && v <= INT32_MAX;
-		op->rank = (int32_t)v;
+		hd_op_set_rank(op, (int32_t)v);
 		break;
 	case OC_GROUP:
 		ok = v >= 0 && v < r->ngroups;
@@ -873,54 +880,63 @@ static void op_set(struct reader *r, struct hd_op *op, enum op_col c, int64_t v)
 		break;
 	case OC_SEQ_KIND:
 		ok = v >= 0 && v <= HD_SEQ_ORDINAL;
-		op->seq_kind = (uint8_t)v;
+		op->seq_kind = ok ? (uint8_t)v : 0;
 		break;
 	case OC_KIND:
 		ok = v >= 0 && v < HD_OP_KIND_COUNT;
-		op->kind = (uint8_t)v;
+		op->kind = ok ? (uint8_t)v : 0;
 		break;
 	case OC_STATE:
 		ok = v >= 0 && v <= HD_STATE_COMPLETED;
-		op->state = (uint8_t)v;
+		op->state = ok ? (uint8_t)v : 0;
 		break;
 	case OC_FLAGS:
-		ok = v >= 0 && v <= 0xff;
-		op->flags = (uint8_t)v;
+		ok = v >= 0 && v <= (HD_OPF_ANY_SOURCE << 1) - 1;
+		op->flags = ok ? (uint8_t)v : 0;
 		break;
 	case OC_STACK:
 		ok = v >= -1 && v < (int64_t)r->nstacks;
-		op->stack = ok ? (int32_t)v : -1;
+		hd_op_set_stack(s, op, ok ? (int32_t)v : -1);
 		break;
 	case OC_DESC:
 		ok = v >= 0 && (uint64_t)v < r->ndescs;
 		op->d = ok ? r->descs[v] : &hd_opdesc_blank;
 		break;
 	case OC_OP_COUNT:
-		op->op_count = v;
+		hd_op_set_op_count(s, op, v);
 		break;
 	case OC_T_ENQUEUE:
-		op->t_enqueue_ns = v;
-		break;
 	case OC_T_START:
-		op->t_start_ns = v;
-		break;
 	case OC_T_END:
-		op->t_end_ns = v;
+		t[0] = hd_op_t_enqueue(s, op);
+		t[1] = hd_op_t_start(s, op);
+		t[2] = hd_op_t_end(s, op);
+		t[c - OC_T_ENQUEUE] = v;
+		hd_op_set_times(s, op, t[0], t[1], t[2]);
 		break;
 	case OC_PROV_INPUT:
 		ok = v >= 0 && (uint64_t)v < r->ninputs;
-		op->prov.input = ok ? r->input_map[v] : 0;
+		op->input = ok ? r->input_map[v] : 0;
 		break;
 	case OC_PROV_KIND:
 		ok = v >= 0 && v <= HD_PROV_OFFSET;
-		op->prov.kind = (uint16_t)v;
+		op->prov_kind = ok ? (uint8_t)v : 0;
 		break;
 	case OC_PROV_ATTEMPT:
-		ok = v >= 0 && v <= G_MAXUINT16;
-		op->prov.attempt = (uint16_t)v;
+		ok = v >= 0 && v <= HD_MAX_ATTEMPT;
+		op->attempt = ok ? (uint16_t)v : 0;
 		break;
 	case OC_PROV_AT:
-		op->prov.at = (uint64_t)v;
+		prov = hd_op_prov(s, op);
+		prov.at = (uint64_t)v;
+		hd_op_set_prov(s, op, &prov);
+		break;
+	case OC_ANON:
+		/* a process of unknown rank has no rank */
+		ok = v == -1 ||
+		     (v >= 0 && v <= INT32_MAX && hd_op_rank(op) == -1);
+		if (ok && v >= 0)
+			hd_op_set_anon(op, (int32_t)v);
 		break;
 	case OC_COUNT:
 		break;
@@ -945,9 +961,8 @@ static void get_ops(struct reader *r, struct hd_store *s)
 		fail(r, "ops without an input");
 		return;
 	}
-	g_array_set_size(s->ops, base + (guint)n);
 	for (uint64_t i = 0; i < n; i++)
-		hd_op_init(&g_array_index(s->ops, struct hd_op, base + i));
+		(void)hd_store_new_op(s);
 	for (int c = 0; c < OC_COUNT && !r->bad; c++) {
 		int64_t prev = 0;
 
@@ -955,8 +970,7 @@ static void get_ops(struct reader *r, struct hd_store *s)
 			int64_t v =
 				(int64_t)((uint64_t)prev + (uint64_t)get_s(r));
 
-			op_set(r,
-			       &g_array_index(s->ops, struct hd_op, base + i),
+			op_set(r, s, hd_store_op(s, base + (guint)i),
 			       (enum op_col)c, v);
 			prev = v;
 		}
@@ -992,7 +1006,7 @@ static void get_signal(struct reader *r, struct hd_signal *sig)
 	sig->text = get_ostr(r);
 	sig->prov.input = get_input_index(r);
 	sig->prov.kind = (uint16_t)get_urange(r, HD_PROV_OFFSET, "prov");
-	sig->prov.attempt = (uint16_t)get_urange(r, G_MAXUINT16, "attempt");
+	sig->prov.attempt = (uint16_t)get_urange(r, HD_MAX_ATTEMPT, "attempt");
 	sig->prov.at = get_u(r);
 	sig->local_rank =
 		(int32_t)get_range(r, G_MININT32, G_MAXINT32, "local rank");
@@ -1000,6 +1014,11 @@ static void get_signal(struct reader *r, struct hd_signal *sig)
 	sig->device = get_istr(r);
 	sig->stack =
 		(int32_t)get_range(r, -1, (int64_t)r->nstacks - 1, "stack");
+	sig->anon = (int32_t)get_range(r, -1, G_MAXINT32, "anonymous process");
+	/* only the signal that names one says a process of unknown rank */
+	if (!r->bad && sig->anon >= 0 && sig->type != HD_SIGT_ANON_PROC)
+		fail(r, "a signal of type %u names a process of unknown rank",
+		     sig->type);
 }
 
 static void get_signals(struct reader *r, struct hd_store *s)
@@ -1007,7 +1026,7 @@ static void get_signals(struct reader *r, struct hd_store *s)
 	uint64_t n;
 
 	expect_section(r, SEC_SIGNALS);
-	n = get_count(r, 26, G_MAXUINT32, "signals");
+	n = get_count(r, 27, G_MAXUINT32, "signals");
 	if (n && !r->ninputs)
 		fail(r, "signals without an input");
 	for (uint64_t i = 0; i < n && !r->bad; i++) {

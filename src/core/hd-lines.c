@@ -1,12 +1,13 @@
 /*
  * Lines: a reader's bytes split into lines of at most HD_LINE_MAX bytes,
  * from a buffer refilled as it empties.  A line ends at \n, \r\n or a lone
- * \r; the search for \n remembers where it got to, so that a file with
- * no \n at all (\r line ends) is not scanned again for every line.  NUL
- * bytes are no text: a run of them is a hole a writer left (logrotate's
- * copytruncate under a writer that kept its offset, a crash before the
- * data reached the disk), skipped and counted on the reader, and a line
- * that stops at one is cut there.
+ * \r; the searches for \n and for \r remember where they got to, so that
+ * a file with no \n at all (\r line ends) is not scanned again for every
+ * line, nor one with no \r (nearly every log) for a \r.  NUL bytes are no
+ * text: a run of them is a hole a writer left (logrotate's copytruncate
+ * under a writer that kept its offset, a crash before the data reached
+ * the disk), skipped and counted on the reader, and a line that stops at
+ * one is cut there.
  */
 #include "config.h"
 
@@ -32,6 +33,9 @@ struct hd_lines {
 	   otherwise there is none in buf[start, nl_scanned). */
 	bool nl_valid;
 	size_t nl_at, nl_scanned;
+	/* The same for \r. */
+	bool cr_valid;
+	size_t cr_at, cr_scanned;
 	uint64_t lineno;
 };
 
@@ -75,6 +79,8 @@ static bool lines_fill(struct hd_lines *l, GError **error)
 		l->end -= l->start;
 		l->nl_at -= l->nl_valid ? l->start : 0;
 		l->nl_scanned -= MIN(l->nl_scanned, l->start);
+		l->cr_at -= l->cr_valid ? l->start : 0;
+		l->cr_scanned -= MIN(l->cr_scanned, l->start);
 		l->start = 0;
 	}
 	if (l->end >= l->cap)
@@ -94,29 +100,39 @@ static void lines_skip(struct hd_lines *l, size_t n)
 	l->start += n;
 	if (l->nl_valid && l->nl_at < l->start)
 		l->nl_valid = false;
+	if (l->cr_valid && l->cr_at < l->start)
+		l->cr_valid = false;
+}
+
+/*
+ * The first byte ch at or after start, remembered in *valid and *at, or
+ * known absent from buf[start, *scanned): each byte is searched once.
+ */
+static void find_byte(struct hd_lines *l, char ch, bool *valid, size_t *at,
+		      size_t *scanned)
+{
+	size_t from;
+	char *p;
+
+	if (*valid)
+		return;
+	from = MAX(*scanned, l->start);
+	p = memchr(l->buf + from, ch, l->end - from);
+	if (p) {
+		*valid = true;
+		*at = p - l->buf;
+	} else {
+		*scanned = l->end;
+	}
 }
 
 /* The first \n or \r among the unread bytes, or NULL. */
 static char *find_eol(struct hd_lines *l)
 {
-	size_t limit;
-	char *cr;
-
-	if (!l->nl_valid) {
-		size_t from = MAX(l->nl_scanned, l->start);
-		char *nl = memchr(l->buf + from, '\n', l->end - from);
-
-		if (nl) {
-			l->nl_valid = true;
-			l->nl_at = nl - l->buf;
-		} else {
-			l->nl_scanned = l->end;
-		}
-	}
-	limit = l->nl_valid ? l->nl_at : l->end;
-	cr = memchr(l->buf + l->start, '\r', limit - l->start);
-	if (cr)
-		return cr;
+	find_byte(l, '\n', &l->nl_valid, &l->nl_at, &l->nl_scanned);
+	find_byte(l, '\r', &l->cr_valid, &l->cr_at, &l->cr_scanned);
+	if (l->cr_valid && (!l->nl_valid || l->cr_at < l->nl_at))
+		return l->buf + l->cr_at;
 	return l->nl_valid ? l->buf + l->nl_at : NULL;
 }
 

@@ -119,8 +119,10 @@ const char *hd_signal_cat_name(enum hd_signal_cat c)
 
 static const struct {
 	const char *name, *words;
+	unsigned flags;
 } input_kinds[] = {
-#define HD_INPUT_KIND_ROW(id, name, words) [HD_INPUT_##id] = { name, words },
+#define HD_INPUT_KIND_ROW(id, name, words, flags) \
+	[HD_INPUT_##id] = { name, words, flags },
 	HD_INPUT_KINDS(HD_INPUT_KIND_ROW)
 #undef HD_INPUT_KIND_ROW
 };
@@ -137,6 +139,23 @@ const char *hd_input_kind_words(enum hd_input_kind k)
 	if ((unsigned)k >= HD_INPUT_KIND_COUNT)
 		k = HD_INPUT_UNKNOWN;
 	return input_kinds[k].words;
+}
+
+unsigned hd_input_kind_flags(enum hd_input_kind k)
+{
+	return (unsigned)k < HD_INPUT_KIND_COUNT ? input_kinds[k].flags
+						 : HD_KIND_NONE;
+}
+
+const char *hd_signal_type_name(enum hd_signal_type t)
+{
+	static const char *const names[] = {
+#define HD_SIGNAL_TYPE_ROW(id, name) [HD_SIGT_##id] = name,
+		HD_SIGNAL_TYPES(HD_SIGNAL_TYPE_ROW)
+#undef HD_SIGNAL_TYPE_ROW
+	};
+
+	return (unsigned)t < HD_SIGT_COUNT ? names[t] : "other";
 }
 
 /* Lowercases s without '_', so "all_reduce", "AllReduce", "ALLREDUCE" meet. */

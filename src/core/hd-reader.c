@@ -59,6 +59,9 @@ struct hd_reader {
 	uint8_t head[HD_READER_HEAD_MAX];
 	size_t head_len, head_pos;
 	bool head_done;
+	/* the error that stopped the head after some bytes: the read after
+	   the head gives it, so that what came before it is read first */
+	GError *head_error;
 
 	uint64_t consumed;
 	uint64_t nul_skipped; /* NUL bytes skipped as no content */
@@ -75,6 +78,8 @@ struct hd_reader {
 	bool u16_end; /* decode() has nothing more */
 	uint8_t u8[4]; /* one character that did not fit the caller's buffer */
 	size_t u8_pos, u8_len;
+	/* a read error after some transcoded bytes: the next read's */
+	GError *u16_error;
 
 	/* The budget (hd_reader_set_budget()) and what it has seen. */
 	uint64_t raw_total; /* bytes read from the source, before decoding */
@@ -556,6 +561,10 @@ static ssize_t decode_text(struct hd_reader *r, uint8_t *buf, size_t n,
 {
 	size_t out = 0;
 
+	if (r->u16_error) {
+		g_propagate_error(error, g_steal_pointer(&r->u16_error));
+		return -1;
+	}
 	if (r->enc == ENC_UNKNOWN) {
 		ssize_t got;
 		size_t bom;
@@ -593,6 +602,7 @@ static ssize_t decode_text(struct hd_reader *r, uint8_t *buf, size_t n,
 		}
 		c = next_utf16(r, &used);
 		if (c < 0 && !r->u16_end) {
+			GError *err = NULL;
 			ssize_t got;
 
 			memmove(r->u16, r->u16 + r->u16_pos,
@@ -600,9 +610,16 @@ static ssize_t decode_text(struct hd_reader *r, uint8_t *buf, size_t n,
 			r->u16_len -= r->u16_pos;
 			r->u16_pos = 0;
 			got = decode(r, r->u16 + r->u16_len,
-				     U16_BUF_SIZE - r->u16_len, error);
-			if (got < 0)
-				return out ? (ssize_t)out : got;
+				     U16_BUF_SIZE - r->u16_len, &err);
+			if (got < 0 && out) {
+				/* what came before the error is read first */
+				r->u16_error = err;
+				return (ssize_t)out;
+			}
+			if (got < 0) {
+				g_propagate_error(error, err);
+				return got;
+			}
 			r->u16_end = got == 0;
 			r->u16_len += (size_t)got;
 			continue;
@@ -819,6 +836,8 @@ void hd_reader_free(struct hd_reader *r)
 	g_free(r->raw);
 	g_free(r->refusal);
 	g_free(r->path);
+	g_clear_error(&r->head_error);
+	g_clear_error(&r->u16_error);
 	g_free(r);
 }
 
@@ -916,20 +935,24 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 	bool leading = true; /* still at the start of the stream */
 
 	if (!r->head_done) {
+		GError *err = NULL;
+
 		while (r->head_len < HD_READER_HEAD_MAX) {
 			ssize_t n = decode_text(
 				r, r->head + r->head_len,
-				HD_READER_HEAD_MAX - r->head_len, error);
+				HD_READER_HEAD_MAX - r->head_len, &err);
 
-			if (n < 0)
-				break;
-			if (n == 0)
+			if (n <= 0)
 				break;
 			r->head_len += n;
 			if (leading)
 				leading = head_skip_nul(r);
 		}
 		r->head_done = true;
+		if (err && r->head_len)
+			r->head_error = err;
+		else if (err)
+			g_propagate_error(error, err);
 	}
 	*len = r->head_len;
 	return r->head;
@@ -980,6 +1003,10 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 		return take;
 	}
 	r->head_done = true;
+	if (r->head_error) {
+		g_propagate_error(error, g_steal_pointer(&r->head_error));
+		return -1;
+	}
 	if (r->eof)
 		return 0;
 	got = decode_text(r, buf, n, error);

@@ -180,7 +180,10 @@ bool hd_reader_stored_hashes(struct hd_reader *r, struct hd_stored *out);
  * skipped first and counted (hd_reader_nul_skipped()): no input format
  * starts with one, and a text log may (a log truncated by logrotate's
  * copytruncate while its writer kept its offset starts with a hole of
- * zeros).  (transfer none)
+ * zeros).  (transfer none)  A read error is set in *error only when it
+ * left no byte; one that stopped the head after some is the error of the
+ * hd_reader_read() that follows the head's bytes, so a short input cut
+ * inside its compressed stream is read up to the cut.
  */
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error);
 

@@ -1,11 +1,12 @@
 /*
- * Comparators shared by every layer (hd-sort.h).
+ * Comparators and sorted int arrays shared by every layer (hd-sort.h).
  */
 #include "config.h"
 
 #include "hd-sort.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "hd-store.h"
 #include "hd-banned.h"
@@ -30,4 +31,43 @@ gint hd_compare_rank_ptr(gconstpointer pa, gconstpointer pb)
 	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
 
 	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+gint hd_compare_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void hd_ints_sort_unique(GArray *a)
+{
+	guint out = 0;
+
+	g_array_sort(a, hd_compare_int);
+	for (guint i = 0; i < a->len; i++)
+		if (!out ||
+		    g_array_index(a, int, i) != g_array_index(a, int, out - 1))
+			g_array_index(a, int, out++) = g_array_index(a, int, i);
+	g_array_set_size(a, out);
+}
+
+guint hd_ints_lower_bound(const GArray *sorted, int v)
+{
+	guint lo = 0, hi = sorted->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(sorted, int, mid) < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool hd_ints_contains(const GArray *sorted, int v)
+{
+	guint at = hd_ints_lower_bound(sorted, v);
+
+	return at < sorted->len && g_array_index(sorted, int, at) == v;
 }

@@ -13,6 +13,52 @@
 
 #include "hd-banned.h"
 
+void hd_store_filter_ops(struct hd_store *s,
+			 bool (*drop)(struct hd_op *op, void *data), void *data)
+{
+	guint out = 0;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+
+		if (drop(op, data))
+			continue;
+		if (out != i)
+			g_array_index(s->ops, struct hd_op, out) = *op;
+		out++;
+	}
+	g_array_set_size(s->ops, out);
+}
+
+/*
+ * The array's clear function runs on the slots past the kept ones when it
+ * shrinks: each was dropped (and cleared) or moved from, so none may
+ * still own its text.
+ */
+void hd_store_filter_signals(struct hd_store *s,
+			     bool (*drop)(struct hd_signal *sig, void *data),
+			     void *data)
+{
+	guint out = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (drop(sig, data)) {
+			/* what the array's clear function would do */
+			g_clear_pointer(&sig->text, g_free);
+			continue;
+		}
+		if (out != i) {
+			g_array_index(s->signals, struct hd_signal, out) = *sig;
+			sig->text = NULL;
+		}
+		out++;
+	}
+	g_array_set_size(s->signals, out);
+}
+
 /* The attempt of in that line falls in, from 0. */
 static guint attempt_of(const struct hd_input *in, uint64_t line)
 {
@@ -43,83 +89,307 @@ static bool keep_prov(const struct hd_store *s, const guint *keep,
 	k = prov->attempt && prov->attempt <= in->attempts->len
 		    ? prov->attempt - 1u
 		    : attempt_of(in, prov->at);
+	/* G_MAXUINT - 1: none of its attempts is kept */
 	if (k == keep[prov->input])
 		return true;
 	*drop = &g_array_index(in->attempts, struct hd_attempt, k);
 	return false;
 }
 
+struct attempt_ctx {
+	const struct hd_store *s;
+	const guint *keep;
+};
+
+static bool attempt_drop_op(struct hd_op *op, void *data)
+{
+	const struct attempt_ctx *ac = data;
+	struct hd_prov prov = hd_op_prov(ac->s, op);
+	struct hd_attempt *drop;
+
+	if (keep_prov(ac->s, ac->keep, &prov, &drop))
+		return false;
+	drop->ops++;
+	return true;
+}
+
+static bool attempt_drop_signal(struct hd_signal *sig, void *data)
+{
+	const struct attempt_ctx *ac = data;
+	struct hd_attempt *drop;
+
+	if (keep_prov(ac->s, ac->keep, &sig->prov, &drop))
+		return false;
+	if (sig->cat != HD_SIG_PROGRESS && sig->cat != HD_SIG_INFO &&
+	    drop->trouble++ == 0)
+		drop->first_trouble = g_strdup(sig->text);
+	return true;
+}
+
+/*
+ * Attempts per process life, not per file.  A rank's log rotated where a
+ * restart began holds attempt 1 in its older file and attempt 2 in its
+ * newer one, and each file numbers its own from 1; a log cut before a
+ * restart holds attempt 1 only.  NCCL names each communicator it makes
+ * (commId): one comm is one attempt, so two logs that hold the same comm
+ * hold the same attempt, whatever each calls it.  The inputs tied so form
+ * components in which each input's attempts are shifted to one numbering
+ * (global = local + shift), found by a union-find with offsets over the
+ * inputs; a component whose ties disagree keeps each file's own numbers.
+ */
+struct att_link {
+	guint parent;
+	int64_t shift; /* this input's global attempt minus its parent's */
+	bool bad; /* (at the root) two ties disagree */
+};
+
+static guint link_find(struct att_link *l, guint i, int64_t *shift)
+{
+	int64_t sum = 0;
+	guint r = i;
+
+	while (l[r].parent != r) {
+		sum += l[r].shift;
+		r = l[r].parent;
+	}
+	/* path compression, keeping each input's offset to the root */
+	for (guint k = i; l[k].parent != r;) {
+		guint next = l[k].parent;
+		int64_t rest = sum - l[k].shift;
+
+		l[k].parent = r;
+		l[k].shift = sum;
+		sum = rest;
+		k = next;
+	}
+	*shift = l[i].parent == i ? 0 : l[i].shift;
+	return r;
+}
+
+/* Ties local attempt a of input i to local attempt b of input j. */
+static void link_tie(struct att_link *l, guint i, int64_t a, guint j, int64_t b)
+{
+	int64_t si, sj;
+	guint ri = link_find(l, i, &si), rj = link_find(l, j, &sj);
+
+	/* a + shift(i) == b + shift(j) */
+	if (ri == rj) {
+		if (a + si != b + sj)
+			l[ri].bad = true;
+		return;
+	}
+	l[rj].parent = ri;
+	l[rj].shift = a + si - b - sj;
+	l[ri].bad |= l[rj].bad;
+}
+
+/* Local attempt (from 1) of a record of in at prov. */
+static int64_t local_attempt(const struct hd_input *in,
+			     const struct hd_prov *prov)
+{
+	if (!in->attempts || in->attempts->len < 2)
+		return 1;
+	if (prov->attempt && prov->attempt <= in->attempts->len)
+		return prov->attempt;
+	return (int64_t)attempt_of(in, prov->at) + 1;
+}
+
+static guint64 input_group_key(guint input, uint32_t group)
+{
+	return ((guint64)input << 32) | group;
+}
+
+/*
+ * Fills shift[i] (global attempt = local + shift) and last[i] (the last
+ * global attempt of input i's component), for every input; an input tied
+ * to no other, or in a component whose ties disagree, keeps its own
+ * numbers (shift 0, last its own count).
+ */
+static void align_attempts(const struct hd_store *s, int64_t *shift,
+			   int64_t *last, bool *tied)
+{
+	guint n = s->inputs->len;
+	g_autofree struct att_link *l = g_new0(struct att_link, n + 1);
+	g_autofree int64_t *lo = g_new(int64_t, n + 1);
+	g_autofree int64_t *hi = g_new(int64_t, n + 1);
+	/* comm group -> (input << 32 | local attempt) that first held it */
+	g_autoptr(GHashTable) first = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, g_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(
+		g_int64_hash, g_int64_equal, g_free, NULL);
+	/* the last key met: a log's ops mostly repeat it */
+	guint64 last_key = 0;
+	bool have_last = false;
+
+	for (guint i = 0; i < n; i++) {
+		l[i].parent = i;
+		tied[i] = false;
+	}
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		const struct hd_input *in;
+		const struct hd_group *g;
+		struct hd_prov prov;
+		guint64 key;
+		int64_t a, *at;
+		gint64 *gk;
+
+		if (op->input >= n || op->group >= s->groups->len)
+			continue;
+		in = g_ptr_array_index(s->inputs, op->input);
+		g = g_ptr_array_index(s->groups, op->group);
+		if (in->kind != HD_INPUT_NCCL_LOG || !g->has_comm_id ||
+		    g->low_confidence_identity)
+			continue;
+		/* a log of one attempt needs no provenance: the common case */
+		if (!in->attempts || in->attempts->len < 2) {
+			a = 1;
+		} else {
+			prov = hd_op_prov(s, op);
+			a = local_attempt(in, &prov);
+		}
+		/* each (input, comm, attempt) once: a log has many ops */
+		key = input_group_key(op->input, op->group) ^
+		      ((guint64)a << 56);
+		if (have_last && key == last_key)
+			continue;
+		last_key = key;
+		have_last = true;
+		if (g_hash_table_contains(seen, &key))
+			continue;
+		gk = g_new(gint64, 1);
+		*gk = (gint64)key;
+		g_hash_table_add(seen, gk);
+		at = g_hash_table_lookup(first, &(gint64){ op->group });
+		if (!at) {
+			int64_t *v = g_new(int64_t, 2);
+
+			gk = g_new(gint64, 1);
+			*gk = op->group;
+			v[0] = op->input;
+			v[1] = a;
+			g_hash_table_insert(first, gk, v);
+			continue;
+		}
+		if ((guint)at[0] == op->input) {
+			/* one comm in two attempts of one file: no tie holds */
+			if (at[1] != a) {
+				int64_t sh;
+
+				l[link_find(l, op->input, &sh)].bad = true;
+			}
+			continue;
+		}
+		link_tie(l, (guint)at[0], at[1], op->input, a);
+		tied[at[0]] = tied[op->input] = true;
+	}
+	/* each component's lowest first and highest last attempt */
+	for (guint i = 0; i < n; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	for (guint i = 0; i < n; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		int64_t cnt = in->attempts && in->attempts->len >= 2
+				      ? in->attempts->len
+				      : 1;
+		guint r = link_find(l, i, &shift[i]);
+
+		lo[r] = MIN(lo[r], 1 + shift[i]);
+		hi[r] = MAX(hi[r], cnt + shift[i]);
+	}
+	for (guint i = 0; i < n; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		int64_t sh;
+		guint r = link_find(l, i, &sh);
+
+		if (!tied[i] || l[r].bad) {
+			shift[i] = 0;
+			last[i] = in->attempts && in->attempts->len >= 2
+					  ? in->attempts->len
+					  : 1;
+			tied[i] = false;
+			continue;
+		}
+		/* numbered from 1 in each component */
+		shift[i] = sh - (lo[r] - 1);
+		last[i] = hi[r] - (lo[r] - 1);
+	}
+}
+
+/* Gives in a one-attempt table spanning it, to count what it held. */
+static void whole_as_attempt(struct hd_input *in)
+{
+	struct hd_attempt *at;
+
+	if (in->attempts && in->attempts->len)
+		return;
+	at = hd_input_new_attempt(in);
+	at->first_line = 1;
+	at->last_line = G_MAXUINT64;
+}
+
 void hd_store_keep_attempt(struct hd_store *s, int attempt)
 {
-	g_autofree guint *keep = g_new(guint, s->inputs->len + 1);
-	struct hd_attempt *drop;
+	guint n = s->inputs->len;
+	g_autofree guint *keep = g_new(guint, n + 1);
+	g_autofree int64_t *shift = g_new0(int64_t, n + 1);
+	g_autofree int64_t *last = g_new0(int64_t, n + 1);
+	g_autofree bool *tied = g_new0(bool, n + 1);
+	struct attempt_ctx ac = { s, keep };
 	bool any = false;
-	guint n;
 
-	for (guint i = 0; i < s->inputs->len; i++) {
+	align_attempts(s, shift, last, tied);
+	for (guint i = 0; i < n; i++) {
 		struct hd_input *in = g_ptr_array_index(s->inputs, i);
-		struct hd_attempt *last;
+		guint cnt = in->attempts && in->attempts->len >= 2
+				    ? in->attempts->len
+				    : 1;
+		int64_t want, local;
+		struct hd_attempt *end;
 
 		keep[i] = G_MAXUINT;
-		if (!in->attempts || in->attempts->len < 2)
+		in->attempt_shift =
+			(int32_t)CLAMP(shift[i], -G_MAXUINT16, G_MAXUINT16);
+		in->attempt_none = false;
+		if (cnt < 2 && !tied[i])
 			continue;
-		last = &g_array_index(in->attempts, struct hd_attempt,
-				      in->attempts->len - 1);
-		if (!last->last_line)
-			last->last_line = G_MAXUINT64;
-		if (attempt > (int)in->attempts->len)
+		if (attempt > last[i])
 			hd_input_warn(
 				in, 0,
-				"no attempt %d: this log holds %u; analyzed the last",
-				attempt, in->attempts->len);
-		keep[i] = attempt > 0 && attempt <= (int)in->attempts->len
-				  ? (guint)attempt - 1
-				  : in->attempts->len - 1;
-		in->attempt = keep[i] + 1;
+				"no attempt %d: this log holds %" G_GINT64_FORMAT
+				"; analyzed the last",
+				attempt, last[i]);
+		want = attempt > 0 && attempt <= last[i] ? attempt : last[i];
+		local = want - shift[i];
+		if (local >= 1 && local <= (int64_t)cnt && cnt < 2)
+			continue; /* its one attempt is the one analyzed */
+		whole_as_attempt(in);
+		end = &g_array_index(in->attempts, struct hd_attempt,
+				     in->attempts->len - 1);
+		if (!end->last_line)
+			end->last_line = G_MAXUINT64;
+		if (local >= 1 && local <= (int64_t)cnt) {
+			keep[i] = (guint)local - 1;
+			in->attempt = keep[i] + 1;
+		} else {
+			/* none of its attempts is the one analyzed */
+			keep[i] = G_MAXUINT - 1;
+			in->attempt = 0;
+			in->attempt_none = true;
+		}
 		any = true;
 	}
 	if (!any)
 		return;
-	n = 0;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (!keep_prov(s, keep, &op->prov, &drop)) {
-			drop->ops++;
-			continue;
-		}
-		if (n != i)
-			g_array_index(s->ops, struct hd_op, n) = *op;
-		n++;
-	}
-	g_array_set_size(s->ops, n);
-	n = 0;
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (!keep_prov(s, keep, &sig->prov, &drop)) {
-			if (sig->cat != HD_SIG_PROGRESS &&
-			    sig->cat != HD_SIG_INFO && drop->trouble++ == 0)
-				drop->first_trouble = g_strdup(sig->text);
-			g_free(sig->text);
-			sig->text = NULL;
-			continue;
-		}
-		if (n != i) {
-			g_array_index(s->signals, struct hd_signal, n) = *sig;
-			/* moved: the clear on shrinking must not free it */
-			sig->text = NULL;
-		}
-		n++;
-	}
-	g_array_set_size(s->signals, n);
+	hd_store_filter_ops(s, attempt_drop_op, &ac);
+	hd_store_filter_signals(s, attempt_drop_signal, &ac);
 }
 
 static bool rank_ok(int64_t r)
 {
-	return r >= -HD_MAX_RANKS && r < HD_MAX_RANKS;
+	return r >= -1 && r < HD_MAX_RANKS;
 }
 
 static bool seq_ok(int64_t seq)
@@ -179,85 +449,65 @@ static void bound_time_warn(struct hd_store *s, const struct hd_prov *p,
 		      line ? "" : "a record's time ", v);
 }
 
-static void bound_ops(struct hd_store *s)
-{
-	uint32_t warned = 0, out = 0, twarned = 0;
+struct bound_ctx {
+	struct hd_store *s;
+	uint32_t warned, twarned;
+	/* the clock of the last op's input: an input's ops are adjacent */
+	uint32_t last_input;
+	enum hd_clock clock;
+};
 
-	for (guint i = 0; i < s->ops->len; i++) {
-		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
-		enum hd_clock clock =
-			op->prov.input < s->inputs->len
-				? hd_store_input(s, op->prov.input)->op_clock
-				: HD_CLOCK_NONE;
-		int64_t *ts[] = { &op->t_enqueue_ns, &op->t_start_ns,
-				  &op->t_end_ns };
+static bool bound_drop_op(struct hd_op *op, void *data)
+{
+	struct bound_ctx *b = data;
+	struct hd_store *s = b->s;
+	struct hd_prov prov;
+	/* an anonymous process's index is bounded like a rank */
+	int64_t who = hd_op_is_anon(op) ? hd_op_anon(op) : hd_op_rank(op);
+
+	if (op->input != b->last_input) {
+		b->last_input = op->input;
+		b->clock = op->input < s->inputs->len
+				   ? hd_store_input(s, op->input)->op_clock
+				   : HD_CLOCK_NONE;
+	}
+	if (op->has_extra) {
+		struct hd_op_extra *x = &g_array_index(
+			s->op_extra, struct hd_op_extra, op->slot);
+		int64_t *ts[] = { &x->t_enqueue_ns, &x->t_start_ns,
+				  &x->t_end_ns };
 		int64_t bad = INT64_MIN;
 
 		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
 			int64_t v = *ts[k];
 
-			if (!time_ok(clock, ts[k]) && bad == INT64_MIN)
+			if (!time_ok(b->clock, ts[k]) && bad == INT64_MIN)
 				bad = v;
 		}
-		if (bad != INT64_MIN)
-			bound_time_warn(s, &op->prov, bad, &twarned);
-
-		if (!rank_ok(op->rank) || !seq_ok(op->seq)) {
-			bound_warn(s, &op->prov,
-				   rank_ok(op->rank) ? "seq" : "rank",
-				   rank_ok(op->rank) ? op->seq : op->rank,
-				   &warned);
-			continue;
+		if (bad != INT64_MIN) {
+			prov = hd_op_prov(s, op);
+			bound_time_warn(s, &prov, bad, &b->twarned);
 		}
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
 	}
-	g_array_set_size(s->ops, out);
+	if (rank_ok(who) && seq_ok(op->seq))
+		return false;
+	/* the provenance only for a warning */
+	prov = hd_op_prov(s, op);
+	bound_warn(s, &prov, rank_ok(who) ? "seq" : "rank",
+		   rank_ok(who) ? op->seq : who, &b->warned);
+	return true;
 }
-
-/*
- * Keeps the signals drop() says no to, in order.  The array's clear
- * function runs on the slots past the kept ones when it shrinks: each was
- * dropped (and cleared) or moved from, so none may still own its text.
- */
-static void signals_filter(struct hd_store *s,
-			   bool (*drop)(struct hd_signal *sig, void *data),
-			   void *data)
-{
-	uint32_t out = 0;
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (drop(sig, data)) {
-			/* what the array's clear function would do */
-			g_clear_pointer(&sig->text, g_free);
-			continue;
-		}
-		if (out != i) {
-			g_array_index(s->signals, struct hd_signal, out) = *sig;
-			sig->text = NULL;
-		}
-		out++;
-	}
-	g_array_set_size(s->signals, out);
-}
-
-struct bound_ctx {
-	struct hd_store *s;
-	uint32_t warned;
-};
 
 static bool bound_drop(struct hd_signal *sig, void *data)
 {
 	struct bound_ctx *b = data;
 
-	if (!rank_ok(sig->rank) || !seq_ok(sig->seq)) {
-		bound_warn(
-			b->s, &sig->prov, rank_ok(sig->rank) ? "seq" : "rank",
-			rank_ok(sig->rank) ? sig->seq : sig->rank, &b->warned);
+	/* an anonymous process's index is bounded like a rank */
+	int64_t rank = rank_ok(sig->rank) ? sig->anon : sig->rank;
+
+	if (!rank_ok(rank) || !seq_ok(sig->seq)) {
+		bound_warn(b->s, &sig->prov, rank_ok(rank) ? "seq" : "rank",
+			   rank_ok(rank) ? sig->seq : rank, &b->warned);
 		return true;
 	}
 	if (!rank_ok(sig->peer_rank))
@@ -265,13 +515,6 @@ static bool bound_drop(struct hd_signal *sig, void *data)
 	if (!time_ok(sig->time.clock, &sig->time.ns))
 		sig->time = hd_time_none();
 	return false;
-}
-
-static void bound_signals(struct hd_store *s)
-{
-	struct bound_ctx b = { s, 0 };
-
-	signals_filter(s, bound_drop, &b);
 }
 
 static void bound_groups(struct hd_store *s)
@@ -359,8 +602,13 @@ void hd_store_bound(struct hd_store *s)
 	gpointer key, value;
 	uint32_t warned = 0;
 
-	bound_ops(s);
-	bound_signals(s);
+	{
+		struct bound_ctx b = { .s = s, .last_input = UINT32_MAX };
+		struct bound_ctx bs = { .s = s, .last_input = UINT32_MAX };
+
+		hd_store_filter_ops(s, bound_drop_op, &b);
+		hd_store_filter_signals(s, bound_drop, &bs);
+	}
 	bound_groups(s);
 	bound_claims(s);
 	for (guint i = 0; i < s->inputs->len; i++) {
@@ -414,77 +662,71 @@ static bool outside_window(const struct hd_window *w, struct hd_time t,
 }
 
 struct window_ctx {
+	const struct hd_store *s;
 	const struct hd_window *w;
-	uint64_t dropped, unjudged;
+	uint64_t ops, sigs, unjudged;
 };
 
-static bool window_drop(struct hd_signal *sig, void *data)
+/* An op's time: when it started, else was enqueued, else ended. */
+static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
+{
+	const struct hd_op_extra *x = hd_op_extra(s, op);
+
+	if (x->t_start_ns != INT64_MIN)
+		return hd_op_time(s, op, x->t_start_ns);
+	if (x->t_enqueue_ns != INT64_MIN)
+		return hd_op_time(s, op, x->t_enqueue_ns);
+	return hd_op_time(s, op, x->t_end_ns);
+}
+
+static bool window_drop_op(struct hd_op *op, void *data)
+{
+	struct window_ctx *wc = data;
+
+	if (!outside_window(wc->w, op_time(wc->s, op), &wc->unjudged))
+		return false;
+	wc->ops++;
+	return true;
+}
+
+static bool window_drop_signal(struct hd_signal *sig, void *data)
 {
 	struct window_ctx *wc = data;
 
 	if (!outside_window(wc->w, sig->time, &wc->unjudged))
 		return false;
-	wc->dropped++;
+	wc->sigs++;
 	return true;
-}
-
-/* An op's time: when it started, else was enqueued, else ended. */
-static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
-{
-	if (op->t_start_ns != INT64_MIN)
-		return hd_op_time(s, op, op->t_start_ns);
-	if (op->t_enqueue_ns != INT64_MIN)
-		return hd_op_time(s, op, op->t_enqueue_ns);
-	return hd_op_time(s, op, op->t_end_ns);
 }
 
 struct hd_time hd_op_time(const struct hd_store *s, const struct hd_op *op,
 			  int64_t ns)
 {
-	if (ns == INT64_MIN || op->prov.input >= s->inputs->len)
+	if (ns == INT64_MIN || op->input >= s->inputs->len)
 		return hd_time_none();
-	return hd_time_make(ns, hd_store_input(s, op->prov.input)->op_clock);
+	return hd_time_make(ns, hd_store_input(s, op->input)->op_clock);
 }
 
 void hd_store_keep_window(struct hd_store *s, const struct hd_window *w)
 {
-	uint64_t ops = 0, sigs = 0, unjudged = 0;
-	guint out = 0;
+	struct window_ctx wc = { s, w, 0, 0, 0 };
 
 	if (!w ||
 	    (!w->time_of_day && w->since == INT64_MIN && w->until == INT64_MAX))
 		return;
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-
-		if (outside_window(w, op_time(s, op), &unjudged)) {
-			ops++;
-			continue;
-		}
-		if (out != i)
-			g_array_index(s->ops, struct hd_op, out) = *op;
-		out++;
-	}
-	g_array_set_size(s->ops, out);
-	{
-		struct window_ctx wc = { w, 0, 0 };
-
-		signals_filter(s, window_drop, &wc);
-		sigs = wc.dropped;
-		unjudged += wc.unjudged;
-	}
-	if ((ops || sigs) && s->inputs->len)
+	hd_store_filter_ops(s, window_drop_op, &wc);
+	hd_store_filter_signals(s, window_drop_signal, &wc);
+	if ((wc.ops || wc.sigs) && s->inputs->len)
 		hd_input_warn(hd_store_input(s, 0), 0,
 			      "%" G_GUINT64_FORMAT " ops and %" G_GUINT64_FORMAT
 			      " signals outside --since/--until, not analyzed",
-			      ops, sigs);
-	if (unjudged && s->inputs->len)
+			      wc.ops, wc.sigs);
+	if (wc.unjudged && s->inputs->len)
 		hd_input_warn(
 			hd_store_input(s, 0), 0,
 			"%" G_GUINT64_FORMAT
 			" records kept whatever --since/--until say: their times are %s",
-			unjudged,
+			wc.unjudged,
 			w->time_of_day
 				? "trace- or boot-relative"
 				: "local of unknown zone (or relative), and the bounds are UTC");

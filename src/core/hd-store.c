@@ -114,6 +114,8 @@ void hd_store_free(struct hd_store *s)
 	g_hash_table_unref(s->group_index);
 	g_ptr_array_unref(s->groups);
 	g_array_unref(s->ops);
+	if (s->op_extra)
+		g_array_unref(s->op_extra);
 	g_array_unref(s->signals);
 	g_ptr_array_unref(s->stacks);
 	g_free(s);
@@ -140,11 +142,35 @@ struct hd_input *hd_store_input(const struct hd_store *s, uint32_t index)
 	return g_ptr_array_index(s->inputs, index);
 }
 
+uint64_t hd_store_kept_bytes(const struct hd_store *s)
+{
+	/* a GArray of frames: its header and its malloc chunk's */
+	const uint64_t stack_overhead = 64;
+	uint64_t n = (uint64_t)s->ops->len * sizeof(struct hd_op) +
+		     (uint64_t)s->signals->len * sizeof(struct hd_signal);
+
+	if (s->op_extra)
+		n += (uint64_t)s->op_extra->len * sizeof(struct hd_op_extra);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const char *text =
+			g_array_index(s->signals, struct hd_signal, i).text;
+
+		if (text)
+			n += strlen(text) + 1;
+	}
+	for (guint i = 0; i < s->stacks->len; i++)
+		n += stack_overhead +
+		     (uint64_t)((GArray *)g_ptr_array_index(s->stacks, i))
+				     ->len *
+			     sizeof(struct hd_frame);
+	return n;
+}
+
 enum hd_input_kind hd_store_op_source(const struct hd_store *s,
 				      const struct hd_op *op)
 {
-	if (op->prov.input < s->inputs->len)
-		return hd_store_input(s, op->prov.input)->kind;
+	if (op->input < s->inputs->len)
+		return hd_store_input(s, op->input)->kind;
 	return HD_INPUT_UNKNOWN;
 }
 
@@ -398,8 +424,20 @@ char *hd_group_label(const struct hd_store *s, int64_t group,
 	return g_strdup(g->id);
 }
 
-G_STATIC_ASSERT(sizeof(struct hd_op) == 80);
+/*
+ * The op record's size is what memory and the engine's passes cost per
+ * op of the input: keep it at 40 bytes (docs/benchmarks.md).
+ */
+G_STATIC_ASSERT(sizeof(struct hd_op) == 40);
+G_STATIC_ASSERT(sizeof(struct hd_op_extra) == 32);
 G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 56);
+/* the bit fields hold every value of their enums */
+G_STATIC_ASSERT(HD_OP_KIND_COUNT <= 16);
+G_STATIC_ASSERT(HD_STATE_COMPLETED < 4);
+G_STATIC_ASSERT(HD_SEQ_ORDINAL < 4);
+G_STATIC_ASSERT(HD_PROV_OFFSET < 4);
+G_STATIC_ASSERT(HD_OPF_ANY_SOURCE < 16);
+G_STATIC_ASSERT(HD_MAX_RANKS <= INT32_MAX);
 
 const struct hd_opdesc hd_opdesc_blank = {
 	.count_in = -1,
@@ -407,15 +445,18 @@ const struct hd_opdesc hd_opdesc_blank = {
 	.peer = -1,
 };
 
-static const struct hd_op blank_op = {
-	.rank = -1,
-	.seq = -1,
-	.d = &hd_opdesc_blank,
-	.op_count = -1,
+const struct hd_op_extra hd_op_extra_blank = {
 	.t_enqueue_ns = INT64_MIN,
 	.t_start_ns = INT64_MIN,
 	.t_end_ns = INT64_MIN,
 	.stack = -1,
+};
+
+static const struct hd_op blank_op = {
+	.who = -1,
+	.seq = -1,
+	.d = &hd_opdesc_blank,
+	.slot = HD_OP_COUNT_WIDE,
 };
 
 void hd_op_init(struct hd_op *op)
@@ -423,9 +464,132 @@ void hd_op_init(struct hd_op *op)
 	*op = blank_op;
 }
 
-void hd_store_add_op(struct hd_store *s, const struct hd_op *op)
+void hd_op_rec_init(struct hd_op_rec *rec)
 {
-	g_array_append_vals(s->ops, op, 1);
+	rec->op = blank_op;
+	rec->op_count = -1;
+	rec->t_enqueue_ns = INT64_MIN;
+	rec->t_start_ns = INT64_MIN;
+	rec->t_end_ns = INT64_MIN;
+	rec->stack = -1;
+	memset(&rec->prov, 0, sizeof(rec->prov));
+}
+
+/* Appends n blank extra records and returns the index of the first. */
+static uint32_t extra_new(struct hd_store *s, guint n)
+{
+	guint at;
+
+	if (!s->op_extra)
+		s->op_extra =
+			g_array_new(FALSE, FALSE, sizeof(struct hd_op_extra));
+	at = s->op_extra->len;
+	/*
+	 * At most two records an op, and ops are counted in a guint: the
+	 * incident's op budget (HD_BUDGET_INCIDENT_OPS) keeps them far
+	 * below this.
+	 */
+	g_assert(at <= UINT32_MAX - 2);
+	for (guint i = 0; i < n; i++)
+		g_array_append_val(s->op_extra, hd_op_extra_blank);
+	return at;
+}
+
+/* op's extra record, made if it has none.  (transfer none) */
+static struct hd_op_extra *extra_of(struct hd_store *s, struct hd_op *op)
+{
+	if (!op->has_extra) {
+		int64_t oc = hd_op_op_count(s, op);
+
+		op->slot = extra_new(s, 1);
+		op->has_extra = 1;
+		if (oc != -1)
+			hd_op_set_op_count(s, op, oc);
+	}
+	return &g_array_index(s->op_extra, struct hd_op_extra, op->slot);
+}
+
+void hd_op_set_times(struct hd_store *s, struct hd_op *op, int64_t enqueue,
+		     int64_t start, int64_t end)
+{
+	struct hd_op_extra *x;
+
+	if (!op->has_extra && enqueue == INT64_MIN && start == INT64_MIN &&
+	    end == INT64_MIN)
+		return;
+	x = extra_of(s, op);
+	x->t_enqueue_ns = enqueue;
+	x->t_start_ns = start;
+	x->t_end_ns = end;
+}
+
+void hd_op_set_stack(struct hd_store *s, struct hd_op *op, int32_t stack)
+{
+	if (!op->has_extra && stack < 0)
+		return;
+	extra_of(s, op)->stack = stack < 0 ? -1 : stack;
+}
+
+void hd_op_set_op_count(struct hd_store *s, struct hd_op *op, int64_t op_count)
+{
+	if (op->count_wide) {
+		g_array_index(s->op_extra, struct hd_op_extra, op->slot + 1)
+			.t_enqueue_ns = op_count;
+		return;
+	}
+	if (!op->has_extra) {
+		if (op_count >= -1 && op_count < HD_OP_COUNT_WIDE) {
+			op->slot = op_count < 0 ? HD_OP_COUNT_WIDE
+						: (uint32_t)op_count;
+			return;
+		}
+		(void)extra_of(s, op);
+	}
+	if (op_count == -1)
+		return;
+	/*
+	 * A second record right after the first: the op's own moves to a
+	 * new pair when another op's record follows it already.
+	 */
+	if (op->slot + 1u != s->op_extra->len) {
+		struct hd_op_extra keep = *extra_of(s, op);
+		uint32_t at = extra_new(s, 1);
+
+		g_array_index(s->op_extra, struct hd_op_extra, at) = keep;
+		op->slot = at;
+	}
+	(void)extra_new(s, 1);
+	op->count_wide = 1;
+	g_array_index(s->op_extra, struct hd_op_extra, op->slot + 1)
+		.t_enqueue_ns = op_count;
+}
+
+void hd_op_set_prov(struct hd_store *s, struct hd_op *op,
+		    const struct hd_prov *prov)
+{
+	op->input = prov->input;
+	g_assert(prov->kind <= HD_PROV_OFFSET);
+	g_assert(prov->attempt <= HD_MAX_ATTEMPT);
+	op->prov_kind = prov->kind;
+	op->attempt = prov->attempt;
+	op->at_low = (uint32_t)prov->at;
+	if ((prov->at >> 32) || op->has_extra)
+		extra_of(s, op)->at_high = (uint32_t)(prov->at >> 32);
+}
+
+void hd_store_add_op(struct hd_store *s, const struct hd_op_rec *rec)
+{
+	struct hd_op *op = hd_store_new_op(s);
+
+	*op = rec->op;
+	op->has_extra = 0;
+	op->count_wide = 0;
+	op->slot = HD_OP_COUNT_WIDE;
+	hd_op_set_op_count(s, op, rec->op_count);
+	hd_op_set_times(s, op, rec->t_enqueue_ns, rec->t_start_ns,
+			rec->t_end_ns);
+	hd_op_set_stack(s, op, rec->stack);
+	hd_op_set_prov(s, op, &rec->prov);
 }
 
 struct hd_op *hd_store_new_op(struct hd_store *s)
@@ -468,6 +632,7 @@ void hd_signal_init(struct hd_signal *sig)
 	memset(sig, 0, sizeof(*sig));
 	sig->rank = -1;
 	sig->peer_rank = -1;
+	sig->anon = -1;
 	sig->time = hd_time_none();
 	sig->seq = -1;
 	sig->last_enqueued = INT64_MIN;
@@ -610,6 +775,9 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 		identity = stack_map[i] == (int32_t)i;
 	if (src->ops->len) {
 		guint base = dst->ops->len;
+		uint32_t xbase = 0;
+		/* src's extra records in dst: [xbase, xend) */
+		guint xend = src->op_extra ? src->op_extra->len : 0;
 		struct hd_op *ops;
 
 		if (base == 0) {
@@ -617,18 +785,43 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 
 			dst->ops = src->ops;
 			src->ops = t;
+			/* dst's records, if any, are of no op it holds */
+			t = dst->op_extra;
+			dst->op_extra = src->op_extra;
+			src->op_extra = t;
 		} else {
 			g_array_append_vals(dst->ops, src->ops->data,
 					    src->ops->len);
+			if (src->op_extra && src->op_extra->len) {
+				if (!dst->op_extra)
+					dst->op_extra = g_array_new(
+						FALSE, FALSE,
+						sizeof(struct hd_op_extra));
+				xbase = dst->op_extra->len;
+				g_assert(src->op_extra->len <=
+					 UINT32_MAX - 2 - xbase);
+				xend += xbase;
+				g_array_append_vals(dst->op_extra,
+						    src->op_extra->data,
+						    src->op_extra->len);
+			}
+		}
+		for (guint i = xbase; i < xend && !identity; i++) {
+			struct hd_op_extra *x = &g_array_index(
+				dst->op_extra, struct hd_op_extra, i);
+
+			if (x->stack >= 0)
+				x->stack = stack_map[x->stack];
 		}
 		ops = &g_array_index(dst->ops, struct hd_op, base);
-		for (guint i = 0; i < dst->ops->len - base && !identity; i++) {
+		for (guint i = 0;
+		     i < dst->ops->len - base && (!identity || xbase); i++) {
 			struct hd_op *op = &ops[i];
 
 			op->group = group_map[op->group];
-			op->prov.input = input_map[op->prov.input];
-			if (op->stack >= 0)
-				op->stack = stack_map[op->stack];
+			op->input = input_map[op->input];
+			if (op->has_extra)
+				op->slot += xbase;
 		}
 	}
 
@@ -746,8 +939,9 @@ int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host)
 }
 
 /*
- * A gdb backtrace names a pid and no rank (issue 21): its signals take
- * the rank of the one rank whose process had that pid.
+ * An input of a kind that names a pid and no rank (HD_KIND_RANK_BY_PID: a
+ * gdb backtrace): its signals take the rank of the one rank whose process
+ * had that pid.
  */
 static void resolve_pid_signals(struct hd_store *s)
 {
@@ -762,7 +956,7 @@ static void resolve_pid_signals(struct hd_store *s)
 		    sig->prov.input >= s->inputs->len)
 			continue;
 		in = g_ptr_array_index(s->inputs, sig->prov.input);
-		if (in->kind != HD_INPUT_GDB)
+		if (!(hd_input_kind_flags(in->kind) & HD_KIND_RANK_BY_PID))
 			continue;
 		if (!by_pid)
 			by_pid = hd_store_ranks_by_pid(s);
@@ -812,6 +1006,13 @@ char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p)
 		break;
 	}
 	return g_strdup(path);
+}
+
+char *hd_op_source(const struct hd_store *s, const struct hd_op *op)
+{
+	struct hd_prov p = hd_op_prov(s, op);
+
+	return hd_prov_format(s, &p);
 }
 
 unsigned hd_store_usable_inputs(const struct hd_store *s)

@@ -20,47 +20,71 @@
 
 #include "hd-time.h"
 
+struct hd_store;
+
 /* At most this many warnings are kept per input; the rest are counted. */
 #define HD_INPUT_MAX_WARNINGS 20
 
 /*
- * The input kinds, one line each: the enum name, the name in reports and in
- * the JSON schema's kind enum, and what inputs of the kind are called in
- * prose.  A new kind is a line here plus its entry in the parser registry
- * (parsers/parsers.c).  UNKNOWN stays first (0: not sniffed yet, or not
- * ours).
+ * What the layers below the parsers need to know of an input kind, beyond
+ * its name: each kind's line in HD_INPUT_KINDS says which apply.
  */
-#define HD_INPUT_KINDS(X)                                                 \
-	X(UNKNOWN, "unknown", "inputs")                                   \
-	/* NCCL_DEBUG and/or PyTorch c10d text */                         \
-	X(NCCL_LOG, "nccl_log", "logs")                                   \
-	/* flight-recorder dump, pickle or JSON */                        \
-	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps")         \
-	/* profiler Chrome trace */                                       \
-	X(KINETO, "kineto_trace", "profiler traces")                      \
-	/* dmesg, dmesg -T, journalctl -k (issue 21) */                   \
-	X(KERNEL_LOG, "kernel_log", "kernel logs")                        \
-	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */         \
-	X(IB_STATE, "ib_state", "InfiniBand port states")                 \
-	/* nvidia-smi -q (issue 21) */                                    \
-	X(GPU_STATE, "gpu_state", "GPU states")                           \
-	/* py-spy dump of a live process, text or --json */               \
-	X(PYSPY, "pyspy_dump", "py-spy dumps")                            \
-	/* hangdoc digest of other inputs (docs/format-digest.md); \
-	   only a digest that cannot be read keeps this kind */      \
-	X(DIGEST, "digest", "digests")                                    \
-	/* gdb thread apply all bt, live or core (issue 21) */            \
-	X(GDB, "gdb_backtrace", "gdb backtraces")                         \
-	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                     \
-	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files") \
-	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                          \
-	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps")              \
-	/* NCCL Inspector profiler plugin JSON (issue 21) */              \
-	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs")
+enum hd_input_kind_flags {
+	HD_KIND_NONE = 0,
+	/*
+	 * what on-call collects from a host (kernel log, InfiniBand and GPU
+	 * state): joined to ranks by host, pid, bus id or port (hd-kernel.c)
+	 */
+	HD_KIND_HOST_STATE = 1 << 0,
+	/*
+	 * its signals name a pid and no rank: hd_store_resolve() gives them
+	 * the rank of the one rank whose process had that pid
+	 */
+	HD_KIND_RANK_BY_PID = 1 << 1,
+};
+
+/*
+ * The input kinds, one line each: the enum name, the name in reports and in
+ * the JSON schema's kind enum, what inputs of the kind are called in
+ * prose, and its enum hd_input_kind_flags.  A new kind is a line here plus
+ * its entry in the parser registry (parsers/parsers.c), which names its
+ * parser; nothing else in core, the engine or the reports lists kinds.
+ * UNKNOWN stays first (0: not sniffed yet, or not ours).
+ */
+#define HD_INPUT_KINDS(X)                                                     \
+	X(UNKNOWN, "unknown", "inputs", HD_KIND_NONE)                         \
+	/* NCCL_DEBUG and/or PyTorch c10d text */                             \
+	X(NCCL_LOG, "nccl_log", "logs", HD_KIND_NONE)                         \
+	/* flight-recorder dump, pickle or JSON */                            \
+	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps",             \
+	  HD_KIND_NONE)                                                       \
+	/* profiler Chrome trace */                                           \
+	X(KINETO, "kineto_trace", "profiler traces", HD_KIND_NONE)            \
+	/* dmesg, dmesg -T, journalctl -k (issue 21) */                       \
+	X(KERNEL_LOG, "kernel_log", "kernel logs", HD_KIND_HOST_STATE)        \
+	/* ibstat, ibstatus, ibv_devinfo, perfquery (issue 21) */             \
+	X(IB_STATE, "ib_state", "InfiniBand port states", HD_KIND_HOST_STATE) \
+	/* nvidia-smi -q, or its failure (issue 21) */                        \
+	X(GPU_STATE, "gpu_state", "GPU states", HD_KIND_HOST_STATE)           \
+	/* py-spy dump of a live process, text or --json */                   \
+	X(PYSPY, "pyspy_dump", "py-spy dumps", HD_KIND_NONE)                  \
+	/* hangdoc digest of other inputs (docs/format-digest.md);         \
+	   only a digest that cannot be read keeps this kind */  \
+	X(DIGEST, "digest", "digests", HD_KIND_NONE)                          \
+	/* gdb thread apply all bt, live or core (issue 21) */                \
+	X(GDB, "gdb_backtrace", "gdb backtraces", HD_KIND_RANK_BY_PID)        \
+	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                         \
+	X(TORCHELASTIC, "torchelastic_error", "torchelastic error files",     \
+	  HD_KIND_NONE)                                                       \
+	/* NCCL_TOPO_DUMP_FILE XML (issue 21) */                              \
+	X(NCCL_TOPO, "nccl_topology", "NCCL topology dumps", HD_KIND_NONE)    \
+	/* NCCL Inspector profiler plugin JSON (issue 21) */                  \
+	X(NCCL_INSPECTOR, "nccl_inspector", "NCCL Inspector outputs",         \
+	  HD_KIND_NONE)
 
 /* clang-format off */
 enum hd_input_kind {
-#define HD_INPUT_KIND_ENUM(id, name, words) HD_INPUT_##id,
+#define HD_INPUT_KIND_ENUM(id, name, words, flags) HD_INPUT_##id,
 	HD_INPUT_KINDS(HD_INPUT_KIND_ENUM)
 #undef HD_INPUT_KIND_ENUM
 	HD_INPUT_KIND_COUNT
@@ -111,6 +135,16 @@ struct hd_input {
 	 */
 	GArray *attempts;
 	uint32_t attempt;
+	/*
+	 * Attempts per process life across files (hd_store_keep_attempt()):
+	 * the job's attempt number of this input's attempt k is k +
+	 * attempt_shift, where a comm it shares with other logs ties its
+	 * numbering to theirs (a rotated log's newer file), else 0; and
+	 * attempt_none when the analyzed attempt is none of its own (a log
+	 * cut before the restart), so every record of it was dropped.
+	 */
+	int32_t attempt_shift;
+	bool attempt_none;
 	/* the clock (enum hd_clock) of the times of its ops: one per input
 	   (a dump's are UTC, a trace's UTC or trace-relative); NONE when its
 	   ops carry no time.  Signals carry their own (hd_signal.time). */
@@ -323,34 +357,180 @@ extern const struct hd_opdesc hd_opdesc_blank;
 const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
 
 /*
- * One collective or p2p call on one rank.  Value type: parsers fill one on
- * the stack (after hd_op_init()) and hand it to hd_store_add_op(), or fill
- * one in place from hd_store_new_op().  There is one per op of the input,
- * tens of millions of them at 16k ranks: keep it at 80 bytes, no holes.
+ * What few ops carry, kept beside the op array (hd_store.op_extra) only
+ * for the ops that have any of it: the three times (NCCL COLL lines carry
+ * none), a stack, and the high half of a provenance past 32 bits.  An op
+ * whose opCount does not fit the op (HD_OP_COUNT_WIDE) takes a second
+ * record right after its first, whose t_enqueue_ns holds the opCount.
  */
-struct hd_op {
-	/*
-	 * global rank, -1 unknown; <= -2: a process of unknown rank, the
-	 * k-th of its input as -(2 + k), named by the HD_SIGT_ANON_PROC
-	 * signal of the same input and value (NCCL logs, issue 11)
-	 */
-	int32_t rank;
-	uint32_t group; /* index into store->groups */
-	int64_t seq; /* position in the group's sequence on this rank */
-	uint8_t seq_kind; /* enum hd_seq_kind */
-	uint8_t kind; /* enum hd_op_kind */
-	uint8_t state; /* enum hd_op_state */
-	uint8_t flags; /* enum hd_op_flags */
-	int32_t stack; /* index into store->stacks, -1 none */
-	const struct hd_opdesc *d; /* never NULL */
-	int64_t op_count; /* NCCL opCount, -1 when absent */
-	/* INT64_MIN when unknown; on the clock of its input
+struct hd_op_extra {
+	/* INT64_MIN when unknown; on the clock of the op's input
 	   (hd_input.op_clock, hd_op_time()) */
 	int64_t t_enqueue_ns;
 	int64_t t_start_ns;
 	int64_t t_end_ns;
-	struct hd_prov prov;
+	int32_t stack; /* index into store->stacks, -1 none */
+	uint32_t at_high; /* hd_prov.at >> 32 */
 };
+
+/* An opCount the op holds itself: in [0, HD_OP_COUNT_WIDE). */
+#define HD_OP_COUNT_WIDE UINT32_MAX
+/* Attempts an op can say (hd_prov.attempt): 15 bits. */
+#define HD_MAX_ATTEMPT 32767
+
+/*
+ * One collective or p2p call on one rank.  Value type, in the store's op
+ * array: there is one per op of the input, hundreds of millions of them
+ * at 131,072 ranks, so it is packed into 40 bytes.  d, seq, group, input,
+ * kind, state, seq_kind and flags are plain fields; the rest is read and
+ * written only through the accessors below (hd_op_rank(), hd_op_prov(),
+ * hd_op_op_count(), hd_op_t_end(), hd_op_stack(), ...), which find what
+ * does not fit in the store's side table (struct hd_op_extra).  Parsers
+ * that build an op before storing it fill a struct hd_op_rec and hand it
+ * to hd_store_add_op(); hot ones fill one in place from
+ * hd_store_new_op() with the setters.
+ */
+struct hd_op {
+	const struct hd_opdesc *d; /* never NULL */
+	int64_t seq; /* position in the group's sequence on this rank */
+	uint32_t group; /* index into store->groups */
+	uint32_t input; /* index into store->inputs: where it was read */
+	/* hd_op_rank(): a global rank, -1 unknown; or, with anon set
+	   (hd_op_anon()), which process of unknown rank of its input
+	   (from 0), named by the HD_SIGT_ANON_PROC signal of the same input
+	   and index (NCCL logs, issue 11) */
+	int32_t who;
+	/* hd_prov.at's low 32 bits (the high ones in the extra record) */
+	uint32_t at_low;
+	/* with has_extra: the index of its extra record in
+	   store->op_extra; else its opCount, HD_OP_COUNT_WIDE when it has
+	   none (hd_op_op_count()) */
+	uint32_t slot;
+	uint16_t attempt : 15; /* hd_prov.attempt */
+	uint16_t count_wide : 1; /* opCount in a second extra record */
+	uint8_t kind : 4; /* enum hd_op_kind */
+	uint8_t state : 2; /* enum hd_op_state */
+	uint8_t seq_kind : 2; /* enum hd_seq_kind */
+	uint8_t flags : 4; /* enum hd_op_flags */
+	uint8_t anon : 1; /* who is a process of unknown rank */
+	uint8_t has_extra : 1;
+	uint8_t prov_kind : 2; /* enum hd_prov_kind */
+};
+
+/*
+ * An op with every field at full width, for parsers that build ops
+ * before they store them: op's plain fields and its rank
+ * (hd_op_set_rank(&rec.op, r)) as in the store, the rest here.
+ * hd_op_rec_init() sets the defaults; hd_store_add_op() packs it.
+ */
+struct hd_op_rec {
+	struct hd_op op;
+	int64_t op_count; /* NCCL opCount, -1 when absent */
+	int64_t t_enqueue_ns; /* INT64_MIN when unknown */
+	int64_t t_start_ns;
+	int64_t t_end_ns;
+	int32_t stack; /* -1 none */
+	struct hd_prov prov; /* prov.input is the op's input */
+};
+
+/* The extra record of an op without one: no times, no stack. */
+extern const struct hd_op_extra hd_op_extra_blank;
+
+/* op's extra record, or hd_op_extra_blank.  (transfer none) */
+static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
+						    const struct hd_op *op);
+
+/* The global rank of op, -1 when unknown (a process of unknown rank too). */
+static inline int32_t hd_op_rank(const struct hd_op *op)
+{
+	return op->anon ? -1 : op->who;
+}
+
+/* Whether op is of a process of unknown rank (hd_op_anon()). */
+static inline bool hd_op_is_anon(const struct hd_op *op)
+{
+	return op->anon;
+}
+
+/*
+ * Which process of unknown rank of its input op is, from 0 (the
+ * HD_SIGT_ANON_PROC signal of the same input and index names it), or -1
+ * when op is not of one.
+ */
+static inline int32_t hd_op_anon(const struct hd_op *op)
+{
+	return op->anon ? op->who : -1;
+}
+
+/* Gives op a global rank (-1: unknown). */
+static inline void hd_op_set_rank(struct hd_op *op, int32_t rank)
+{
+	op->who = rank;
+	op->anon = 0;
+}
+
+/* Makes op one of the index-th process of unknown rank of its input. */
+static inline void hd_op_set_anon(struct hd_op *op, int32_t index)
+{
+	g_assert(index >= 0);
+	op->who = index;
+	op->anon = 1;
+}
+
+/* Where op was read, as a struct hd_prov. */
+static inline struct hd_prov hd_op_prov(const struct hd_store *s,
+					const struct hd_op *op);
+/* op's NCCL opCount, -1 when absent. */
+static inline int64_t hd_op_op_count(const struct hd_store *s,
+				     const struct hd_op *op);
+
+/* op's times (INT64_MIN unknown), on the clock of its input. */
+static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
+				      const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_enqueue_ns;
+}
+
+static inline int64_t hd_op_t_start(const struct hd_store *s,
+				    const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_start_ns;
+}
+
+static inline int64_t hd_op_t_end(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->t_end_ns;
+}
+
+/*
+ * Whether op has an extra record: without one it has no time and no
+ * stack, so a pass over times can skip it (NCCL COLL ops never have one).
+ */
+static inline bool hd_op_has_extra(const struct hd_op *op)
+{
+	return op->has_extra;
+}
+
+/* op's stack, an index into store->stacks, or -1. */
+static inline int32_t hd_op_stack(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	return hd_op_extra(s, op)->stack;
+}
+
+/*
+ * The setters of what may live in the extra record.  op is in s's op
+ * array (or a struct hd_op_rec's op, for hd_op_set_rank() only); a
+ * setter may add extra records, never moves the ops.
+ */
+void hd_op_set_times(struct hd_store *s, struct hd_op *op, int64_t enqueue,
+		     int64_t start, int64_t end);
+void hd_op_set_stack(struct hd_store *s, struct hd_op *op, int32_t stack);
+void hd_op_set_op_count(struct hd_store *s, struct hd_op *op, int64_t op_count);
+/* Sets op's input, attempt (at most HD_MAX_ATTEMPT), kind and at. */
+void hd_op_set_prov(struct hd_store *s, struct hd_op *op,
+		    const struct hd_prov *prov);
 
 struct hd_frame {
 	const char *name; /* interned function name */
@@ -372,84 +552,145 @@ enum hd_signal_cat {
 	HD_SIG_CAT_COUNT
 };
 
-/* What a signal says, more precisely than its category. */
+/*
+ * What a signal says, more precisely than its category: the signal
+ * types, one line each: the enum name and the type's name in
+ * reports (show, the Perfetto trace).  A new type is a line here; what
+ * its seq, code and text mean is said in its comment and read through
+ * the accessors below.  OTHER stays first.
+ */
+#define HD_SIGNAL_TYPES(X)                                                \
+	X(OTHER, "other")                                                 \
+	/* c10d: op S timed out (seq, op_name, numel) */                  \
+	X(WATCHDOG_TIMEOUT, "watchdog_timeout")                           \
+	/* c10d: last enqueued E / completed C */                         \
+	X(PG_STATUS, "pg_status")                                         \
+	/* NET/IB completion error (ib_status) */                         \
+	X(IB_COMPLETION, "ib_completion")                                 \
+	/* NET/IB async event */                                          \
+	X(IB_ASYNC, "ib_async")                                           \
+	/* socket error talking to peer */                                \
+	X(SOCKET, "socket")                                               \
+	/* connection closed by remote peer */                            \
+	X(PEER_CLOSED, "peer_closed")                                     \
+	X(CUDA_ERROR, "cuda_error")                                       \
+	X(OOM, "oom")                                                     \
+	/* "NCCL error in:" with Last error */                            \
+	X(NCCL_ERROR, "nccl_error")                                       \
+	X(COMM_ABORTED, "comm_aborted")                                   \
+	X(DUPLICATE_GPU, "duplicate_gpu")                                 \
+	X(SHM, "shm")                                                     \
+	X(BOOTSTRAP, "bootstrap")                                         \
+	/* torchrun: exitcode, signal */                                  \
+	X(PROCESS_EXIT, "process_exit")                                   \
+	/* Python exception */                                            \
+	X(TRACEBACK, "traceback")                                         \
+	/* watchdog stuck / heartbeat monitor */                          \
+	X(HEARTBEAT, "heartbeat")                                         \
+	/* FR dump signal / path */                                       \
+	X(DUMP, "dump")                                                   \
+	/* TORCH_NCCL_DESYNC_DEBUG's own conclusion */                    \
+	X(DESYNC_REPORT, "desync_report")                                 \
+	/* NCCL "-> N" error unwind */                                    \
+	X(UNWIND, "unwind")                                               \
+	X(RAS, "ras")                                                     \
+	/* NCCL saw a truncated/oversized message */                      \
+	X(SIZE_MISMATCH, "size_mismatch")                                 \
+	/* c10d (issue 11) */                                             \
+	/* ProcessGroupWrapper: one rank's fingerprint (seq, op_name, \
+	   numel, dtype_name); peer_rank the rank it was compared with */   \
+	X(COLL_MISMATCH, "coll_mismatch")                                 \
+	/* c10d: the TCPStore went away mid-run */                        \
+	X(STORE_LOST, "store_lost")                                       \
+	/* another tool's conclusion naming ranks (desync report, \
+	   fr_trace, monitoredBarrier): seq, op_name, the ranks in \
+	   text */       \
+	X(RANKS_NAMED, "ranks_named")                                     \
+	/* NCCL side (issue 11) */                                        \
+	/* "Mismatched collective detected" (peer_rank: the rank NCCL \
+	   points at, a hint) */   \
+	X(NCCL_COLL_MISMATCH, "nccl_coll_mismatch")                       \
+	/* the network a process chose ("Using network IB"; text), or \
+	   lost ("Failed to open libibverbs") */   \
+	X(TRANSPORT, "transport")                                         \
+	/* "Socket recv failed while polling": the local proxy thread \
+	   is gone */   \
+	X(PROXY_DIED, "proxy_died")                                       \
+	/* RAS status: N ranks launched up to op K (seq K, code N); or \
+	   one rank it lists (peer_rank, seq -1) */  \
+	X(RAS_MISMATCH, "ras_mismatch")                                   \
+	/* nccl-tests "Test NCCL failure" */                              \
+	X(TEST_FAILURE, "test_failure")                                   \
+	/* a process of unknown rank whose ops were kept:               \
+	   hd_signal_anon_proc() = their hd_op_anon(), rank -1, host,   \
+	   pid, code = its device (-1 unknown), seq = its ops */ \
+	X(ANON_PROC, "anonymous_process")                                 \
+	/* kernel logs (issue 21): host from the content or the file \
+	   name */    \
+	/* NVRM Xid: code = the Xid, device = the GPU's PCI bus id \
+	   ("0000:38:00"), pid when printed */      \
+	X(XID, "xid")                                                     \
+	/* the kernel's OOM killer: pid, op_name = the killed \
+	   process's name, code = enum hd_oom_cgroup */           \
+	X(HOST_OOM, "host_oom_kill")                                      \
+	/* an HCA port's link went down (code 0) or came up (code 1), \
+	   or is neither (2, ib_state): device = "mlx5_0:1" */   \
+	X(LINK_EVENT, "link_event")                                       \
+	/* perfquery: code = error counters above 0, text names them; \
+	   device when known */   \
+	X(IB_COUNTERS, "ib_counters")                                     \
+	/* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...": the HCA ports a \
+	   process uses (text) */    \
+	X(NET_DEVICES, "net_devices")                                     \
+	/* nvidia-smi -q, nvidia-smi's failures, the kernel's PCIe \
+	   and init errors: one GPU, device = its bus id (NULL: the \
+	   host's), code = enum hd_gpu_problem bits */      \
+	X(GPU_STATE, "gpu_state")                                         \
+	/* crash output (ev-a): a process's last words */                 \
+	/* a fatal signal's handler (UCX "Caught signal", Python \
+	   faulthandler): code = the signal number, stack = its frames */        \
+	X(FATAL_SIGNAL, "fatal_signal")                                   \
+	/* one thread of a py-spy dump: pid, code = thread id, text \
+	   its header, stack = where it is now */     \
+	X(PYSPY_THREAD, "pyspy_thread")                                   \
+	/* issue 21 (ev-more) */                                          \
+	/* one thread of a gdb backtrace: pid, code = its LWP, text \
+	   its header, stack its frames */     \
+	X(GDB_THREAD, "gdb_thread")                                       \
+	/* NCCL Inspector, one comm and rank: group_name = comm id, \
+	   seq = the last coll_sn, op_name its collective, code = \
+	   records, numel_in/out = max/mean exec us */     \
+	X(COLL_TIMING, "coll_timing")
+
+/* clang-format off */
 enum hd_signal_type {
-	HD_SIGT_OTHER = 0,
-	HD_SIGT_WATCHDOG_TIMEOUT, /* c10d: op S timed out (seq, op_name, numel) */
-	HD_SIGT_PG_STATUS, /* c10d: last enqueued E / completed C */
-	HD_SIGT_IB_COMPLETION, /* NET/IB completion error (ib_status) */
-	HD_SIGT_IB_ASYNC, /* NET/IB async event */
-	HD_SIGT_SOCKET, /* socket error talking to peer */
-	HD_SIGT_PEER_CLOSED, /* connection closed by remote peer */
-	HD_SIGT_CUDA_ERROR,
-	HD_SIGT_OOM,
-	HD_SIGT_NCCL_ERROR, /* "NCCL error in:" with Last error */
-	HD_SIGT_COMM_ABORTED,
-	HD_SIGT_DUPLICATE_GPU,
-	HD_SIGT_SHM,
-	HD_SIGT_BOOTSTRAP,
-	HD_SIGT_PROCESS_EXIT, /* torchrun: exitcode, signal */
-	HD_SIGT_TRACEBACK, /* Python exception */
-	HD_SIGT_HEARTBEAT, /* watchdog stuck / heartbeat monitor */
-	HD_SIGT_DUMP, /* FR dump signal / path */
-	HD_SIGT_DESYNC_REPORT, /* TORCH_NCCL_DESYNC_DEBUG's own conclusion */
-	HD_SIGT_UNWIND, /* NCCL "-> N" error unwind */
-	HD_SIGT_RAS,
-	HD_SIGT_SIZE_MISMATCH, /* NCCL saw a truncated/oversized message */
-	/* c10d (issue 11) */
-	/* ProcessGroupWrapper: one rank's fingerprint (seq, op_name, numel,
-	   dtype_name); peer_rank the rank it was compared with */
-	HD_SIGT_COLL_MISMATCH,
-	/* c10d: the TCPStore went away mid-run */
-	HD_SIGT_STORE_LOST,
-	/* another tool's conclusion naming ranks (desync report, fr_trace,
-	   monitoredBarrier): seq, op_name, the ranks in text */
-	HD_SIGT_RANKS_NAMED,
-	/* NCCL side (issue 11) */
-	HD_SIGT_NCCL_COLL_MISMATCH, /* "Mismatched collective detected" (peer_rank:
-				  the rank NCCL points at, a hint) */
-	HD_SIGT_TRANSPORT, /* the network a process chose ("Using network
-				  IB"; text), or lost ("Failed to open
-				  libibverbs") */
-	HD_SIGT_PROXY_DIED, /* "Socket recv failed while polling": the
-				  local proxy thread is gone */
-	HD_SIGT_RAS_MISMATCH, /* RAS status: N ranks launched up to op K
-				  (seq K, code N); or one rank it lists
-				  (peer_rank, seq -1) */
-	HD_SIGT_TEST_FAILURE, /* nccl-tests "Test NCCL failure" */
-	HD_SIGT_ANON_PROC, /* a process of unknown rank whose ops were
-				 kept: rank = their op rank (<= -2), host,
-				 pid, code = its device (-1 unknown) */
-	/* kernel logs (issue 21): host from the content or the file name */
-	HD_SIGT_XID, /* NVRM Xid: code = the Xid, device = the GPU's PCI
-			bus id ("0000:38:00"), pid when printed */
-	HD_SIGT_HOST_OOM, /* the kernel's OOM killer: pid, op_name = the
-			     killed process's name */
-	HD_SIGT_LINK_EVENT, /* an HCA port's link went down (code 0) or came
-			       up (code 1), or is neither (2, ib_state):
-			       device = "mlx5_0:1" */
-	HD_SIGT_IB_COUNTERS, /* perfquery: code = error counters above 0,
-				text names them; device when known */
-	HD_SIGT_NET_DEVICES, /* NCCL "NET/IB : Using [0]mlx5_0:1/IB ...":
-				the HCA ports a process uses (text) */
-	HD_SIGT_GPU_STATE, /* nvidia-smi -q: one GPU, device = its bus id,
-			      code = enum hd_gpu_problem bits */
-	/* crash output (ev-a): a process's last words */
-	HD_SIGT_FATAL_SIGNAL, /* a fatal signal's handler (UCX "Caught
-				 signal", Python faulthandler): code = the
-				 signal number, stack = its frames */
-	HD_SIGT_PYSPY_THREAD, /* one thread of a py-spy dump: pid, code =
-				 thread id, text its header, stack = where
-				 it is now */
-	/* issue 21 (ev-more) */
-	HD_SIGT_GDB_THREAD, /* one thread of a gdb backtrace: pid, code =
-			       its LWP, text its header, stack its frames */
-	HD_SIGT_COLL_TIMING, /* NCCL Inspector, one comm and rank:
-				group_name = comm id, seq = the last
-				coll_sn, op_name its collective, code =
-				records, numel_in/out = max/mean exec us */
+#define HD_SIGNAL_TYPE_ENUM(id, name) HD_SIGT_##id,
+	HD_SIGNAL_TYPES(HD_SIGNAL_TYPE_ENUM)
+#undef HD_SIGNAL_TYPE_ENUM
+	HD_SIGT_COUNT,
 	/* the last type, for readers that bound a stored type */
-	HD_SIGT_LAST = HD_SIGT_COLL_TIMING,
+	HD_SIGT_LAST = HD_SIGT_COUNT - 1
+};
+/* clang-format on */
+/* a signal keeps its type in 8 bits */
+_Static_assert(HD_SIGT_COUNT <= 256, "signal types fit a uint8_t");
+
+/*
+ * The group_name of a c10d watchdog timeout whose input names PGs but not
+ * this timeout's (parsers/c10d-record.c): a group of its own that is
+ * never PG 0 and never joined with another's timeouts.
+ */
+#define HD_PG_UNNAMED "?"
+
+/*
+ * Where the kernel says an OOM kill's task lived (HD_SIGT_HOST_OOM's
+ * code): its cgroup names a container runtime (docker, kubepods,
+ * containerd, ...), or none, or no cgroup line was read.
+ */
+enum hd_oom_cgroup {
+	HD_OOM_CGROUP_UNKNOWN = 0,
+	HD_OOM_CGROUP_CONTAINER = 1,
+	HD_OOM_CGROUP_HOST = 2,
 };
 
 /* What nvidia-smi -q shows wrong with a GPU (HD_SIGT_GPU_STATE's code). */
@@ -460,6 +701,19 @@ enum hd_gpu_problem {
 	HD_GPU_RETIRE_PENDING = 1 << 3,
 	HD_GPU_SLOWDOWN = 1 << 4, /* HW/thermal slowdown active: a
 				     performance matter, never a cause */
+	HD_GPU_RESET_REQUIRED = 1 << 5, /* "GPU Reset Status": the driver
+					   asks for a reset (or a drain) */
+	/* lost to its host (nvidia-smi failing, kernel logs) */
+	HD_GPU_LOST = 1 << 6, /* nvidia-smi cannot reach it ("Unknown
+				 Error", "GPU is lost"); with no device, no
+				 GPU of the host ("No devices were found") */
+	HD_GPU_INIT_FAILED = 1 << 7, /* the driver could not initialise it
+					("RmInitAdapter failed") */
+	HD_GPU_PCIE_ERROR = 1 << 8, /* an uncorrected PCIe error (AER) */
+	HD_GPU_NOT_GPU = 1 << 9, /* with PCIE_ERROR: the device is not known
+				    to be a GPU (a PCIe port's report); a
+				    GPU's only where a rank's busId or an
+				    NVRM line names it */
 };
 
 struct hd_signal {
@@ -468,11 +722,15 @@ struct hd_signal {
 	int32_t rank; /* global rank, -1 unknown */
 	const char *host; /* interned, or NULL */
 	int32_t pid;
+	/* ANON_PROC: which process of unknown rank of its input it names
+	   (hd_signal_anon_proc()); -1 for every other signal */
+	int32_t anon;
 	const char
 		*peer; /* interned peer as printed ("node-b<41873>"), or NULL */
 	int32_t peer_rank; /* -1 unknown */
 	struct hd_time time; /* with its clock; hd_time_none() unknown */
-	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL */
+	const char *group_name; /* interned PG name ("0", "mesh_tp"), or NULL;
+				   HD_PG_UNNAMED: a timeout of a PG not said */
 	/*
 	 * seq and code mean what the type says (enum hd_signal_type): read
 	 * them through the accessors below, which assert the type, wherever
@@ -512,6 +770,13 @@ static inline int32_t hd_signal_exit_code(const struct hd_signal *sig)
 static inline int32_t hd_signal_signo(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_FATAL_SIGNAL);
+	return sig->code;
+}
+
+/* CUDA_ERROR: the cudaError_t NCCL printed ("Cuda failure 700"), 0 none. */
+static inline int32_t hd_signal_cuda_code(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_CUDA_ERROR);
 	return sig->code;
 }
 
@@ -569,6 +834,13 @@ static inline int32_t hd_signal_ras_nranks(const struct hd_signal *sig)
 	return sig->code;
 }
 
+/* ANON_PROC: the process it names, as hd_op_anon() gives its ops. */
+static inline int32_t hd_signal_anon_proc(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_ANON_PROC);
+	return sig->anon;
+}
+
 /* ANON_PROC: the process's CUDA device, -1 unknown. */
 static inline int32_t hd_signal_anon_device(const struct hd_signal *sig)
 {
@@ -583,7 +855,10 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 	return sig->code;
 }
 
-/* LINK_EVENT: 0 the link went down, 1 came up, 2 neither. */
+/*
+ * LINK_EVENT: 0 the link went down, 1 came up, 2 neither, 3 the port is
+ * disabled (down on purpose: ibstat's "Physical state: Disabled").
+ */
 static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_LINK_EVENT);
@@ -595,6 +870,14 @@ static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
 	return sig->code;
+}
+
+/* HOST_OOM: enum hd_oom_cgroup. */
+static inline enum hd_oom_cgroup
+hd_signal_oom_cgroup(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_HOST_OOM);
+	return (enum hd_oom_cgroup)sig->code;
 }
 
 /* GPU_STATE: enum hd_gpu_problem bits. */
@@ -610,10 +893,51 @@ struct hd_store {
 	GPtrArray *groups; /* struct hd_group * */
 	GHashTable *group_index; /* id -> index + 1 */
 	GArray *ops; /* struct hd_op */
+	/* struct hd_op_extra of the ops that have one, NULL until one does;
+	   records of dropped ops stay until the store is freed */
+	GArray *op_extra;
 	GArray *signals; /* struct hd_signal */
 	GPtrArray *stacks; /* GArray of struct hd_frame, innermost first */
 	int world_size; /* -1 unknown */
+	/* the hosts' local clocks are not one zone: local times of two
+	   hosts never order each other (hd_store_mark_local_zones()) */
+	bool local_zones_apart;
 };
+
+static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
+						    const struct hd_op *op)
+{
+	if (!op->has_extra)
+		return &hd_op_extra_blank;
+	g_assert(s->op_extra && op->slot < s->op_extra->len);
+	return &g_array_index(s->op_extra, struct hd_op_extra, op->slot);
+}
+
+static inline struct hd_prov hd_op_prov(const struct hd_store *s,
+					const struct hd_op *op)
+{
+	struct hd_prov p = {
+		.input = op->input,
+		.kind = op->prov_kind,
+		.attempt = op->attempt,
+		.at = ((uint64_t)hd_op_extra(s, op)->at_high << 32) |
+		      op->at_low,
+	};
+
+	return p;
+}
+
+static inline int64_t hd_op_op_count(const struct hd_store *s,
+				     const struct hd_op *op)
+{
+	if (op->count_wide)
+		return g_array_index(s->op_extra, struct hd_op_extra,
+				     op->slot + 1)
+			.t_enqueue_ns;
+	if (op->has_extra || op->slot == HD_OP_COUNT_WIDE)
+		return -1;
+	return op->slot;
+}
 
 /*
  * Interns s (NULL stays NULL): equal strings get the same pointer, valid
@@ -652,8 +976,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
 uint32_t hd_store_add_input(struct hd_store *s, const char *path);
 /*
  * What input may claim: no job has more ranks than HD_MAX_RANKS, and no
- * sequence counter runs past HD_MAX_SEQ.  Ranks at or below -2 name
- * processes of unknown rank (down to -HD_MAX_RANKS).
+ * sequence counter runs past HD_MAX_SEQ.  An input names at most
+ * HD_MAX_RANKS processes of unknown rank (hd_op_anon()).
  */
 #define HD_MAX_RANKS (1 << 22)
 #define HD_MAX_SEQ   (INT64_C(1) << 48)
@@ -681,6 +1005,14 @@ static inline bool hd_claim_believed(int64_t claim, int64_t shown)
  * entry point, before anything adds or compares ranks.
  */
 void hd_store_bound(struct hd_store *s);
+
+/*
+ * About the bytes of memory s's records take: ops and their extra
+ * records, signals and their texts, stacks and their frames (what the
+ * incident's budget counts, HD_BUDGET_INCIDENT_RECORDS).  O(signals +
+ * stacks).
+ */
+uint64_t hd_store_kept_bytes(const struct hd_store *s);
 
 /* Number of inputs that gave at least one record or were valid but empty. */
 unsigned hd_store_usable_inputs(const struct hd_store *s);
@@ -746,9 +1078,31 @@ void hd_group_own_members(struct hd_group *g);
 struct hd_attempt *hd_input_new_attempt(struct hd_input *in);
 
 /*
+ * Keeps, in order and in place, the ops drop() says no to.  drop() may
+ * change the op it keeps.  Every filter of the store's records is one of
+ * these two calls.
+ */
+void hd_store_filter_ops(struct hd_store *s,
+			 bool (*drop)(struct hd_op *op, void *data),
+			 void *data);
+
+/*
+ * Keeps, in order and in place, the signals drop() says no to; a dropped
+ * signal's text is freed once drop() has seen it.
+ */
+void hd_store_filter_signals(struct hd_store *s,
+			     bool (*drop)(struct hd_signal *sig, void *data),
+			     void *data);
+
+/*
  * Keeps, of every input split into attempts, only the ops and signals of
  * attempt (from 1; 0 or past the last: the last) and counts what the
- * others held.  Runs on a store of parsed inputs, before the merge.
+ * others held.  Attempts are numbered per process life, not per file:
+ * logs that hold the same NCCL comm (commId) hold the same attempt, so
+ * a rotated log's newer file continues the numbering of its older one
+ * and an input that holds none of the attempt analyzed keeps nothing
+ * (attempt_none).  Runs on the merged store of every input, before the
+ * joins across inputs.
  */
 void hd_store_keep_attempt(struct hd_store *s, int attempt);
 
@@ -800,6 +1154,23 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster);
 void hd_store_keep_incident(struct hd_store *s);
 
 /*
+ * Two hosts whose local-clock records (NCCL's dates without a zone,
+ * glog's month and day) lie more than this apart, without overlapping,
+ * do not keep one zone (host-a in UTC, host-b at +08:00): the records of
+ * one hang's hosts overlap in time.  Below a quarter of an hour a zone
+ * difference cannot be told from a quiet host.
+ */
+#define HD_ZONE_APART_NS (30LL * 60 * 1000000000LL)
+
+/*
+ * Sets s->local_zones_apart when two hosts' local-clock records lie more
+ * than HD_ZONE_APART_NS apart: then a local time of one host is never
+ * ordered against one of another (docs/verdicts.md, "Time").  Runs after
+ * the merge.
+ */
+void hd_store_mark_local_zones(struct hd_store *s);
+
+/*
  * One of op's times (t_enqueue_ns, t_start_ns or t_end_ns) on the clock of
  * its input.
  */
@@ -831,14 +1202,28 @@ char *hd_group_label(const struct hd_store *s, int64_t group,
 		     enum hd_group_label_form form);
 
 /* Sets the defaults: unknown everything, no stack, no times. */
-void hd_op_init(struct hd_op *op);
-/* Copies op into the store. */
-void hd_store_add_op(struct hd_store *s, const struct hd_op *op);
+void hd_op_rec_init(struct hd_op_rec *rec);
 /*
- * Appends an op with hd_op_init()'s defaults and returns it, for a hot
- * parser to fill in place.  Valid until the next op is added.
+ * The same for an op alone, with no extra record: for a slot of the op
+ * array a parser fills in place (its extra fields through the setters),
+ * or a scratch op whose plain fields are all that is read.
+ */
+void hd_op_init(struct hd_op *op);
+/* Packs rec into the store (extra records as needed). */
+void hd_store_add_op(struct hd_store *s, const struct hd_op_rec *rec);
+/*
+ * Appends an op with the defaults of hd_op_rec_init() and returns it, for
+ * a hot parser to fill in place with the setters.  Valid until the next
+ * op is added.
  */
 struct hd_op *hd_store_new_op(struct hd_store *s);
+/*
+ * The op at index i of s's op array.  (transfer none)
+ */
+static inline struct hd_op *hd_store_op(const struct hd_store *s, guint i)
+{
+	return &g_array_index(s->ops, struct hd_op, i);
+}
 
 /* Stores a stack (frames copied) and returns its index. */
 int32_t hd_store_add_stack(struct hd_store *s, const struct hd_frame *frames,
@@ -882,6 +1267,8 @@ void hd_store_resolve(struct hd_store *s);
 
 /* Renders a provenance as "path:line", "path#record N" or "path@offset". */
 char *hd_prov_format(const struct hd_store *s, const struct hd_prov *p);
+/* The same for where op was read.  (transfer full) */
+char *hd_op_source(const struct hd_store *s, const struct hd_op *op);
 
 /* Names for the enums, as used in reports ("all_reduce", "completed"). */
 const char *hd_op_kind_name(enum hd_op_kind k);
@@ -894,6 +1281,10 @@ const char *hd_signal_cat_name(enum hd_signal_cat c);
 const char *hd_input_kind_name(enum hd_input_kind k);
 /* What inputs of kind k are called in prose ("flight-recorder dumps"). */
 const char *hd_input_kind_words(enum hd_input_kind k);
+/* Kind k's enum hd_input_kind_flags; none out of range. */
+unsigned hd_input_kind_flags(enum hd_input_kind k);
+/* "watchdog_timeout", ...: the type's name in reports; "other" out of range. */
+const char *hd_signal_type_name(enum hd_signal_type t);
 
 /*
  * Parses the spellings every source uses for op kinds and dtypes:

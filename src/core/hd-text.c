@@ -30,6 +30,22 @@ char *hd_text_safe(const char *s)
 	return g_string_free(out, FALSE);
 }
 
+char *hd_text_count(uint64_t n)
+{
+	char digits[32];
+	GString *s = g_string_new(NULL);
+	size_t len;
+
+	g_snprintf(digits, sizeof(digits), "%" G_GUINT64_FORMAT, n);
+	len = strlen(digits);
+	for (size_t i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			g_string_append_c(s, ',');
+		g_string_append_c(s, digits[i]);
+	}
+	return g_string_free(s, FALSE);
+}
+
 /* Skips "[rank3]:" and returns what follows, or NULL. */
 static const char *skip_rank_tag(const char *p)
 {

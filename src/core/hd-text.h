@@ -5,6 +5,8 @@
 #ifndef HD_TEXT_H
 #define HD_TEXT_H
 
+#include <stdint.h>
+
 /*
  * A copy of s that is valid UTF-8 (bad bytes become U+FFFD) and holds no
  * control character a terminal or an editor would act on: C0 controls
@@ -23,6 +25,12 @@ char *hd_text_safe(const char *s);
  * when there is no such prefix).  (transfer none)
  */
 const char *hd_text_strip_log_prefix(const char *line);
+
+/*
+ * A count as every sentence hangdoc writes spells it: "15,000", with a
+ * comma between each group of three digits.  (transfer full)
+ */
+char *hd_text_count(uint64_t n);
 
 /* Whether c is one of the code points hd_text_safe() replaces. */
 static inline int hd_text_is_control(unsigned int c)

@@ -142,6 +142,17 @@ static size_t scan_zone(const char *s, size_t n, int *min)
 	return used;
 }
 
+bool hd_time_from_civil(int64_t y, int64_t m, int64_t d, int64_t tod,
+			enum hd_clock clock, struct hd_time *out)
+{
+	if (y < HD_TIME_YEAR_MIN || y > HD_TIME_YEAR_MAX || m < 1 || m > 12 ||
+	    d < 1 || d > days_in_month(y, (int)m))
+		return false;
+	out->ns = hd_days_from_civil(y, m, d) * HD_NS_PER_DAY + tod;
+	out->clock = clock;
+	return true;
+}
+
 size_t hd_time_scan_date(const char *s, size_t n, struct hd_time *out)
 {
 	int y, mo, d, zone;
@@ -152,15 +163,10 @@ size_t hd_time_scan_date(const char *s, size_t n, struct hd_time *out)
 	    !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &d) ||
 	    (s[10] != ' ' && s[10] != 'T' && s[10] != '_'))
 		return 0;
-	if (y < HD_TIME_YEAR_MIN || y > HD_TIME_YEAR_MAX || mo < 1 || mo > 12 ||
-	    d < 1 || d > days_in_month(y, mo))
-		return 0;
 	used = hd_time_scan_hms(s + 11, n - 11, true, &tod);
-	if (!used)
+	if (!used || !hd_time_from_civil(y, mo, d, tod, HD_CLOCK_LOCAL, out))
 		return 0;
 	used += 11;
-	out->ns = hd_days_from_civil(y, mo, d) * HD_NS_PER_DAY + tod;
-	out->clock = HD_CLOCK_LOCAL;
 	z = scan_zone(s + used, n - used, &zone);
 	if (z) {
 		out->ns -= (int64_t)zone * 60 * HD_NS_PER_SEC;

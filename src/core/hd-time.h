@@ -53,6 +53,13 @@ struct hd_time {
  */
 #define HD_TIME_SKEW_NS (2 * HD_NS_PER_SEC)
 
+/*
+ * How far a local wall clock jumps at a daylight-saving change (an hour
+ * nearly everywhere): two local times of one host that far apart may be
+ * seconds apart.  The one place this is set.
+ */
+#define HD_DST_SHIFT_NS (3600 * HD_NS_PER_SEC)
+
 /* A time on no clock. */
 static inline struct hd_time hd_time_none(void)
 {
@@ -80,6 +87,15 @@ const char *hd_clock_name(enum hd_clock clock);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t hd_days_from_civil(int64_t y, int64_t m, int64_t d);
+
+/*
+ * The time of a date (year, month, day) and ns since midnight, on clock
+ * (HD_CLOCK_UTC or HD_CLOCK_LOCAL), in *out.  False, *out untouched, when
+ * the year lies outside HD_TIME_YEAR_MIN..HD_TIME_YEAR_MAX or the day
+ * does not exist in its month.
+ */
+bool hd_time_from_civil(int64_t y, int64_t m, int64_t d, int64_t tod,
+			enum hd_clock clock, struct hd_time *out);
 
 /*
  * Parses "hh:mm[:ss[.frac]]" (frac with '.' or ',') at s, at most n bytes:

@@ -69,7 +69,7 @@ static inline const struct hd_op *ctx_op(const struct group_ctx *c, uint32_t i)
 static inline char *ctx_source(const struct group_ctx *c,
 			       const struct hd_op *op)
 {
-	return hd_prov_format(c->s, &op->prov);
+	return hd_op_source(c->s, op);
 }
 
 static inline int64_t view_key(const struct view *v, uint32_t i)

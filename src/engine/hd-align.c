@@ -44,7 +44,8 @@ static bool opcount_informative(const struct group_ctx *c)
 		int64_t prev = -1;
 
 		for (uint32_t j = 0; j < vw->n; j++) {
-			int64_t oc = ctx_op(c, vw->ops[j])->op_count;
+			int64_t oc =
+				hd_op_op_count(c->s, ctx_op(c, vw->ops[j]));
 
 			if (oc < 0 || (j > 0 && oc < prev))
 				return false;
@@ -79,8 +80,9 @@ static bool any_irregular(const struct group_ctx *c)
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
-		int64_t first = ctx_op(c, vw->ops[0])->op_count;
-		int64_t last = ctx_op(c, vw->ops[vw->n - 1])->op_count;
+		int64_t first = hd_op_op_count(c->s, ctx_op(c, vw->ops[0]));
+		int64_t last =
+			hd_op_op_count(c->s, ctx_op(c, vw->ops[vw->n - 1]));
 
 		/* last < first first: opCounts are any 64 bits of input */
 		if (first >= 0 &&
@@ -110,10 +112,10 @@ static int compare_slot(const void *a, const void *b)
 static uint32_t run_length(const struct group_ctx *c, const struct view *vw,
 			   uint32_t j)
 {
-	int64_t oc = ctx_op(c, vw->ops[j])->op_count;
+	int64_t oc = hd_op_op_count(c->s, ctx_op(c, vw->ops[j]));
 	uint32_t k = j;
 
-	while (k < vw->n && ctx_op(c, vw->ops[k])->op_count == oc)
+	while (k < vw->n && hd_op_op_count(c->s, ctx_op(c, vw->ops[k])) == oc)
 		k++;
 	return k - j;
 }
@@ -137,7 +139,7 @@ static GArray *opcount_slots(const struct group_ctx *c)
 		for (uint32_t j = 0; j < vw->n;) {
 			struct oc_slot sl = { 0 };
 
-			sl.oc = ctx_op(c, vw->ops[j])->op_count;
+			sl.oc = hd_op_op_count(c->s, ctx_op(c, vw->ops[j]));
 			sl.lines = run_length(c, vw, j);
 			g_array_append_val(all, sl);
 			j += sl.lines;
@@ -201,8 +203,8 @@ static void note_short_group(struct group_ctx *c, const struct view *vw,
 		g_strdup_printf(
 			"%s: rank %d's log holds %u of the %u COLL lines with opCount %" G_GINT64_MODIFIER
 			"x (calls grouped under one opCount): %u line(s) missing; that group is not compared on rank %d",
-			src, vw->rank, have, want, op->op_count, want - have,
-			vw->rank));
+			src, vw->rank, have, want, hd_op_op_count(c->s, op),
+			want - have, vw->rank));
 }
 
 static void note_jump(struct group_ctx *c, const struct view *vw,
@@ -217,7 +219,8 @@ static void note_jump(struct group_ctx *c, const struct view *vw,
 			"%s: rank %d's opCount jumps %" G_GINT64_MODIFIER
 			"x -> %" G_GINT64_MODIFIER "x: %" G_GINT64_FORMAT
 			" COLL line(s) missing from its log; ops aligned by opCount, the missing ones not compared",
-			src, vw->rank, prev->op_count, op->op_count, gap));
+			src, vw->rank, hd_op_op_count(c->s, prev),
+			hd_op_op_count(c->s, op), gap));
 }
 
 /*
@@ -238,13 +241,17 @@ static uint64_t rekey_view(struct group_ctx *c, struct view *vw,
 	for (uint32_t j = 0; j < vw->n;) {
 		const struct hd_op *op = ctx_op(c, src_ops[j]);
 		uint32_t len = run_length(c, vw, j);
-		const struct oc_slot *sl = find_slot(slots, op->op_count);
+		const struct oc_slot *sl =
+			find_slot(slots, hd_op_op_count(c->s, op));
 
 		g_assert(sl && sl->lines >= len);
-		if (prev && op->op_count - prev->op_count > 1) {
-			lost += (uint64_t)(op->op_count - prev->op_count - 1);
+		if (prev &&
+		    hd_op_op_count(c->s, op) - hd_op_op_count(c->s, prev) > 1) {
+			lost += (uint64_t)(hd_op_op_count(c->s, op) -
+					   hd_op_op_count(c->s, prev) - 1);
 			note_jump(c, vw, prev, op,
-				  op->op_count - prev->op_count - 1);
+				  hd_op_op_count(c->s, op) -
+					  hd_op_op_count(c->s, prev) - 1);
 		}
 		if (len < sl->lines) {
 			lost += sl->lines - len;

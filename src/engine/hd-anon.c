@@ -1,8 +1,8 @@
 /*
  * Ops of processes whose rank is unknown (issue 11): NCCL COLL lines
  * pasted without the Init lines that give a process its rank.  The
- * parser keeps them under anonymous ranks (<= -2, one per process and
- * input) and names each process with an HD_SIGT_ANON_PROC signal; the
+ * parser keeps them as processes of unknown rank (hd_op_anon(), one per
+ * process and input) and names each with an HD_SIGT_ANON_PROC signal; the
  * index leaves them out.  Here the processes of one comm identity (same
  * nranks, same creation order) are aligned by opCount when every op has
  * one, else by ordinal, and the first position where they disagree in
@@ -22,7 +22,8 @@
 /* One process's ops in one group, in record order. */
 struct anon_lane {
 	uint32_t input;
-	int rank; /* anonymous (<= -2) or a known rank */
+	int rank; /* a known rank, -1 for a process of unknown rank */
+	int anon; /* which process of unknown rank of input it is, -1 */
 	GArray *ops; /* uint32_t store op indices */
 	bool by_count; /* every op has an opCount */
 };
@@ -37,15 +38,16 @@ static const struct hd_op *op_at(const struct hd_store *s, uint32_t i)
 	return &g_array_index(s->ops, struct hd_op, i);
 }
 
-/* The process an anonymous rank of an input stands for. */
+/* The signal naming process anon of unknown rank of an input. */
 static const struct hd_signal *anon_proc(const struct hd_store *s,
-					 uint32_t input, int rank)
+					 uint32_t input, int anon)
 {
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (sig->type == HD_SIGT_ANON_PROC && sig->rank == rank &&
+		if (sig->type == HD_SIGT_ANON_PROC &&
+		    hd_signal_anon_proc(sig) == anon &&
 		    sig->prov.input == input)
 			return sig;
 	}
@@ -59,7 +61,7 @@ static char *lane_name(const struct hd_store *s, const struct anon_lane *l)
 
 	if (l->rank >= 0)
 		return g_strdup_printf("rank %d", l->rank);
-	p = anon_proc(s, l->input, l->rank);
+	p = anon_proc(s, l->input, l->anon);
 	if (!p)
 		return g_strdup("a process of unknown rank");
 	if (hd_signal_anon_device(p) >= 0)
@@ -76,9 +78,10 @@ static void lane_free(gpointer data)
 	g_free(l);
 }
 
-static int64_t op_pos(const struct hd_op *op, bool by_count)
+static int64_t op_pos(const struct hd_store *s, const struct hd_op *op,
+		      bool by_count)
 {
-	return by_count ? op->op_count : op->seq;
+	return by_count ? hd_op_op_count(s, op) : op->seq;
 }
 
 /* What is compared, in order; 0 when the ops agree. */
@@ -270,7 +273,7 @@ static void anon_build(struct anon_ctx *c, uint32_t group,
 
 		if (!anon_odd(d, at, i) && cited >= d->minority + 2)
 			continue;
-		src = hd_prov_format(s, &at[i].op->prov);
+		src = hd_op_source(s, at[i].op);
 		name = lane_name(s, l);
 		t = op_text(at[i].op);
 		hd_verdict_add_evidence(v, l->rank >= 0 ? l->rank : -1, src,
@@ -327,7 +330,7 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 			struct anon_pos ap;
 
 			ap.op = op_at(s, g_array_index(l->ops, uint32_t, k));
-			ap.pos = op_pos(ap.op, by_count);
+			ap.pos = op_pos(s, ap.op, by_count);
 			ap.lane = i;
 			g_array_append_val(all, ap);
 		}
@@ -361,11 +364,11 @@ static void check_group(struct anon_ctx *c, uint32_t group, GPtrArray *lanes)
 	}
 }
 
-/* What makes a lane: a group and a rank, and for anonymous ranks the
-   input whose process it numbers. */
+/* What makes a lane: a group and a rank, or a process of unknown rank
+   and the input whose process it numbers. */
 struct lane_key {
 	uint32_t group, input;
-	int32_t rank;
+	int32_t rank, anon;
 };
 
 static guint lane_key_hash(gconstpointer p)
@@ -373,7 +376,8 @@ static guint lane_key_hash(gconstpointer p)
 	const struct lane_key *k = p;
 
 	return hd_hash_u64(((uint64_t)k->group << 32 | k->input) ^
-			   hd_hash_u64((uint32_t)k->rank));
+			   hd_hash_u64((uint64_t)(uint32_t)k->rank << 32 |
+				       (uint32_t)k->anon));
 }
 
 static gboolean lane_key_equal(gconstpointer a, gconstpointer b)
@@ -381,7 +385,7 @@ static gboolean lane_key_equal(gconstpointer a, gconstpointer b)
 	const struct lane_key *x = a, *y = b;
 
 	return x->group == y->group && x->input == y->input &&
-	       x->rank == y->rank;
+	       x->rank == y->rank && x->anon == y->anon;
 }
 
 void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
@@ -400,12 +404,12 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 	guint nanon = 0;
 
 	for (guint i = 0; i < s->ops->len; i++)
-		nanon += op_at(s, i)->rank <= -2;
+		nanon += hd_op_is_anon(op_at(s, i));
 	if (!nanon || s->ops->len > (1u << 20))
 		return;
 	anon_groups = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (guint i = 0; i < s->ops->len; i++)
-		if (op_at(s, i)->rank <= -2)
+		if (hd_op_is_anon(op_at(s, i)))
 			g_hash_table_add(anon_groups,
 					 GUINT_TO_POINTER(op_at(s, i)->group));
 	groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
@@ -415,7 +419,8 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 		GPtrArray *lanes;
 		struct anon_lane *l = NULL;
 
-		if (op->rank == -1 || op->seq_kind != HD_SEQ_ORDINAL ||
+		if ((hd_op_rank(op) == -1 && !hd_op_is_anon(op)) ||
+		    op->seq_kind != HD_SEQ_ORDINAL ||
 		    !g_hash_table_contains(anon_groups,
 					   GUINT_TO_POINTER(op->group)))
 			continue;
@@ -427,15 +432,17 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 					    lanes);
 		}
 		key.group = op->group;
-		key.rank = op->rank;
-		key.input = op->rank >= 0 ? 0 : op->prov.input;
+		key.rank = hd_op_rank(op);
+		key.anon = hd_op_anon(op);
+		key.input = hd_op_is_anon(op) ? op->input : 0;
 		l = g_hash_table_lookup(lane_of, &key);
 		if (!l) {
 			struct lane_key *kp = g_new(struct lane_key, 1);
 
 			l = g_new0(struct anon_lane, 1);
-			l->input = op->prov.input;
-			l->rank = op->rank;
+			l->input = op->input;
+			l->rank = hd_op_rank(op);
+			l->anon = hd_op_anon(op);
 			l->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 			l->by_count = true;
 			g_ptr_array_add(lanes, l);
@@ -443,7 +450,7 @@ void hd_check_anonymous(struct hd_index *ix, struct hd_analysis *a)
 			g_hash_table_insert(lane_of, kp, l);
 		}
 		g_array_append_val(l->ops, i);
-		if (op->op_count < 0)
+		if (hd_op_op_count(s, op) < 0)
 			l->by_count = false;
 	}
 	g_hash_table_iter_init(&it, groups);

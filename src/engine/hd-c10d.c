@@ -17,6 +17,7 @@
 #include "hd-hash.h"
 #include "hd-const.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 static bool same_str(const char *a, const char *b)
@@ -117,6 +118,7 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 				 : g_hash_table_new(g_str_hash, g_str_equal);
 	gpointer at_first;
 	g_autofree char *ct = NULL;
+	g_autofree char *best_text = NULL;
 	guint best = 0, second = 0, distinct = 0, known = 0;
 	const struct c10d_op *maj = NULL;
 	struct hd_verdict *v;
@@ -183,10 +185,11 @@ static struct hd_verdict *vote(const struct hd_store *s, const GArray *ops,
 				mino = o;
 		}
 		attr_text(mino, at, b, sizeof(b));
+		best_text = hd_text_count(best);
 		v = hd_verdict_new(
 			kinds[at], best >= 2 ? HD_CONF_HIGH : HD_CONF_MEDIUM,
-			"rank%s %s ran %s where %u other%s ran %s at %s (%s)",
-			culprits->len == 1 ? "" : "s", ct, b, best,
+			"rank%s %s ran %s where %s other%s ran %s at %s (%s)",
+			culprits->len == 1 ? "" : "s", ct, b, best_text,
 			best == 1 ? "" : "s", a, where, what);
 	}
 	for (guint i = 0; i < culprits->len; i++)
@@ -251,12 +254,14 @@ static guint pair_hash(gconstpointer key)
 /*
  * A pair whose seqs differ: the first fingerprint (in signal order) of
  * the first one that has a partner, the partner being the other rank's
- * message about it at a lower seq.  Each (rank, peer) pair keeps its
+ * message about it at a lower seq (in *partner, the higher one).  Each
+ * (rank, peer) pair keeps its
  * fingerprints in order with the running minimum of their seqs, so the
  * first partner below a seq is a binary search, not a scan of every
  * signal per signal.
  */
-static const struct hd_signal *find_apart(const struct hd_store *s)
+static const struct hd_signal *find_apart(const struct hd_store *s,
+					  const struct hd_signal **partner)
 {
 	g_autoptr(GHashTable) pairs =
 		g_hash_table_new_full(pair_hash, g_direct_equal, NULL,
@@ -306,10 +311,54 @@ static const struct hd_signal *find_apart(const struct hd_store *s)
 			else
 				lo = mid + 1;
 		}
-		if (lo < list->len)
+		if (lo < list->len) {
 			apart = list->pdata[lo];
+			*partner = sig;
+		}
 	}
 	return apart;
+}
+
+/*
+ * Two fingerprints of one ProcessGroupWrapper message at different
+ * SequenceNumbers that also name different ops.  The wrapper compares the
+ * ranks while every one of them is inside its check, so none of them is
+ * late: they are running different collectives, a type mismatch, which of
+ * the two is wrong untold.  NULL when their ops agree or are not shown.
+ */
+static struct hd_verdict *apart_op_mismatch(const struct hd_store *s,
+					    const struct hd_signal *lo,
+					    const struct hd_signal *hi)
+{
+	g_autoptr(GArray) ops =
+		g_array_new(FALSE, FALSE, sizeof(struct c10d_op));
+	const struct hd_signal *both[2] = { lo, hi };
+	g_autofree char *where = NULL;
+	struct hd_verdict *v;
+
+	for (int k = 0; k < 2; k++) {
+		struct c10d_op o = {
+			both[k]->rank, both[k]->seq, both[k]->op_name, -1,
+			NULL,	       both[k]
+		};
+
+		g_array_append_val(ops, o);
+	}
+	where = g_strdup_printf(
+		"the ProcessGroupWrapper check, where rank %d is at SequenceNumber %" G_GINT64_FORMAT
+		" and rank %d at %" G_GINT64_FORMAT,
+		lo->rank, lo->seq, hi->rank, hi->seq);
+	v = vote(s, ops, ATTR_OP, where, "ProcessGroupWrapper fingerprints");
+	if (!v)
+		return NULL;
+	v->seq = lo->seq;
+	hd_verdict_add_ruled_out(
+		v,
+		"a rank behind the others: the wrapper compares ranks that are all inside its check");
+	hd_verdict_add_ruled_out(
+		v,
+		"the exceptions and exits that follow: ProcessGroupWrapper raises them on every rank");
+	return v;
 }
 
 /*
@@ -325,7 +374,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 		g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
 				      (GDestroyNotify)g_array_unref);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
-	const struct hd_signal *apart = NULL, *lone = NULL;
+	const struct hd_signal *apart = NULL, *lone = NULL, *partner = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -350,7 +399,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < order->len; i++)
 		first_op_per_rank(g_ptr_array_index(order, i));
 	/* the other rank of the same message at another seq */
-	apart = find_apart(s);
+	apart = find_apart(s, &partner);
 	for (guint i = 0; i < order->len; i++) {
 		GArray *ops = g_ptr_array_index(order, i);
 		const struct c10d_op *o0 =
@@ -373,6 +422,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 		if (!v)
 			continue;
 		v->seq = o0->seq;
+		hd_verdict_set_c10d_group(a, v, o0->sig->group_name);
 		v->op = o0->op ? hd_op_kind_name(hd_op_kind_parse(o0->op))
 			       : NULL;
 		if (v->op && strcmp(v->op, "unknown") == 0)
@@ -384,16 +434,20 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 		return;
 	}
 	if (apart) {
-		struct hd_verdict *v = hd_verdict_new(
-			HD_V_LAGGING_RANK, HD_CONF_LOW,
-			"rank %d is at SequenceNumber %" G_GINT64_FORMAT
-			" of a process group where rank %d is further: it issued fewer collectives there (ProcessGroupWrapper fingerprints)",
-			apart->rank, apart->seq, apart->peer_rank);
+		struct hd_verdict *v = apart_op_mismatch(s, apart, partner);
 
-		hd_verdict_add_culprit(v, apart->rank);
-		v->seq = apart->seq;
-		v->score = HD_SCORE_LAGGING;
-		hd_sig_cite(s, v, apart);
+		if (!v) {
+			v = hd_verdict_new(
+				HD_V_LAGGING_RANK, HD_CONF_LOW,
+				"rank %d is at SequenceNumber %" G_GINT64_FORMAT
+				" of a process group where rank %d is further: it issued fewer collectives there (ProcessGroupWrapper fingerprints)",
+				apart->rank, apart->seq, apart->peer_rank);
+			hd_verdict_add_culprit(v, apart->rank);
+			v->seq = apart->seq;
+			v->score = HD_SCORE_LAGGING;
+			hd_sig_cite(s, v, apart);
+		}
+		hd_verdict_set_c10d_group(a, v, apart->group_name);
 		g_ptr_array_add(a->verdicts, v);
 		return;
 	}
@@ -404,6 +458,7 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 			lone->rank);
 
 		v->score = HD_SCORE_INSUFFICIENT;
+		hd_verdict_set_c10d_group(a, v, lone->group_name);
 		hd_sig_cite(s, v, lone);
 		g_ptr_array_add(a->verdicts, v);
 	}
@@ -435,8 +490,11 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 		g_autofree char *key = NULL;
 		GArray *ops;
 
+		/* timeouts of a PG not named may be of different PGs */
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT || sig->rank < 0 ||
-		    sig->seq < 0)
+		    sig->seq < 0 ||
+		    (sig->group_name &&
+		     strcmp(sig->group_name, HD_PG_UNNAMED) == 0))
 			continue;
 		if (!same_numel_op(sig->op_name))
 			o.numel = -1;
@@ -473,6 +531,8 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 		if (v->confidence == HD_CONF_HIGH)
 			v->confidence = HD_CONF_MEDIUM;
 		v->seq = o0->seq;
+		hd_verdict_set_c10d_group(
+			a, v, o0->sig->group_name ? o0->sig->group_name : "0");
 		hd_verdict_add_ruled_out(
 			v,
 			"a hang inside one collective: the ranks time out in different ones");
@@ -676,16 +736,8 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		g_autofree char *rt = NULL;
 		struct hd_verdict *v;
 		bool lag = hd_signal_named_as(sig) == HD_NAMED_LAGGING;
-		guint out = 0;
 
-		/* sorted, each rank once */
-		g_array_sort(ranks, hd_compare_int);
-		for (guint k = 0; k < ranks->len; k++)
-			if (!out || g_array_index(ranks, int, k) !=
-					    g_array_index(ranks, int, out - 1))
-				g_array_index(ranks, int, out++) =
-					g_array_index(ranks, int, k);
-		g_array_set_size(ranks, out);
+		hd_ints_sort_unique(ranks);
 		rt = hd_ranks_text(ranks, 8);
 		v = hd_verdict_new(
 			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
@@ -709,6 +761,7 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		for (guint k = 0; k < ranks->len; k++)
 			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));
 		v->seq = sig->seq;
+		hd_verdict_set_c10d_group(a, v, sig->group_name);
 		v->score = lag ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
 		hd_sig_cite(s, v, sig);
 		hd_verdict_add_ruled_out(

@@ -113,9 +113,7 @@ static void cite_steps(const struct hd_store *s, struct hd_verdict *v,
 static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
 		       const struct hd_index *ix, const GArray *steps)
 {
-	v->group = mv->group;
-	v->seq = mv->seq;
-	v->op = mv->op;
+	hd_verdict_copy_place(v, mv);
 	v->confidence = mv->confidence;
 	v->score = HD_SCORE_CHAIN;
 	for (guint k = 0; k < steps->len; k++)
@@ -142,6 +140,7 @@ static int64_t blocked_unseen(const struct hd_index *ix,
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_op *last = NULL;
+	uint64_t last_at = 0; /* where its input recorded last */
 	const struct hd_group *g;
 	guint with_data = 0;
 
@@ -151,19 +150,25 @@ static int64_t blocked_unseen(const struct hd_index *ix,
 		for (guint l = 0; l < x->lanes->len; l++) {
 			const struct hd_lane *ln = hd_group_lane(x, l);
 			const struct hd_op *op;
+			uint64_t at;
 
 			if (ln->rank != rank || !ln->n)
 				continue;
 			op = &g_array_index(s->ops, struct hd_op,
 					    ln->ops[ln->n - 1]);
-			if (!last || (op->prov.input == last->prov.input &&
-				      op->prov.at > last->prov.at))
+			at = hd_op_prov(s, op).at;
+			if (!last ||
+			    (op->input == last->input && at > last_at)) {
 				last = op;
-			else if (op->prov.input != last->prov.input)
+				last_at = at;
+			} else if (op->input != last->input) {
 				return -1; /* several inputs: no one order */
+			}
 		}
 	}
-	if (!last || last->group == (uint32_t)mv->group ||
+	/* a verdict placed in no store group (a c10d PG that only log lines
+	   name) cannot say which group is another */
+	if (!last || mv->group < 0 || last->group == (uint32_t)mv->group ||
 	    last->state == HD_STATE_COMPLETED || last->group >= s->groups->len)
 		return -1;
 	g = hd_store_group_at(s, last->group);
@@ -216,7 +221,6 @@ static void hold_if_blocked_unseen(const struct hd_index *ix,
 static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
 		      struct hd_analysis *a, struct hd_verdict *mv)
 {
-	const struct hd_store *s = ix->store;
 	g_autoptr(GArray) chain = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(guint));
 	g_autofree char *first_label = NULL;
@@ -231,7 +235,9 @@ static void chain_one(struct hd_index *ix, GHashTable *by_waiter,
 	}
 	text = g_string_new(NULL);
 	root = g_array_index(chain, int, chain->len - 1);
-	first_label = hd_group_label(s, mv->group, HD_GROUP_LABEL_LONG);
+	first_label = hd_verdict_group_label(a, mv, HD_GROUP_LABEL_LONG);
+	if (!first_label)
+		first_label = g_strdup("its group");
 	for (guint k = 0; k < chain->len; k++)
 		g_string_append_printf(text, "%s%d", k ? " -> " : "",
 				       g_array_index(chain, int, k));
@@ -269,7 +275,6 @@ static bool has_rank(const GArray *ranks, int r)
 static void chain_several(struct hd_index *ix, GHashTable *by_waiter,
 			  struct hd_analysis *a, struct hd_verdict *mv)
 {
-	const struct hd_store *s = ix->store;
 	g_autoptr(GArray) roots = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) blocked = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) all_steps = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -307,7 +312,9 @@ static void chain_several(struct hd_index *ix, GHashTable *by_waiter,
 	if (!blocked->len)
 		return;
 	g_array_sort(roots, hd_compare_int);
-	first_label = hd_group_label(s, mv->group, HD_GROUP_LABEL_LONG);
+	first_label = hd_verdict_group_label(a, mv, HD_GROUP_LABEL_LONG);
+	if (!first_label)
+		first_label = g_strdup("its group");
 	if (shown > CHAIN_SHOWN)
 		g_string_append_printf(chains, " and %u more",
 				       shown - CHAIN_SHOWN);

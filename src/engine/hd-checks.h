@@ -91,6 +91,8 @@ enum hd_step_data {
 	HD_DATA_PYSPY = 1u << 9, /* a->pyspy, verdicts annotated (ev-a) */
 	HD_DATA_GDB = 1u << 10, /* verdicts annotated from gdb (issue 21) */
 	HD_DATA_INSPECTOR = 1u << 11, /* NCCL Inspector notes (issue 21) */
+	/* a->logs_end_early: logs that end before a completed position */
+	HD_DATA_LOGS_END_EARLY = 1u << 12,
 };
 
 /* One step of the engine's checks. */
@@ -138,6 +140,29 @@ void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a);
  * (hd-gdb.c, issue 21).
  */
 void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a);
+/*
+ * What the live stacks of py-spy and gdb share (hd-live.c).  Calls
+ * fn(v, first, data) for each verdict, kept or held, that want() takes
+ * and that names a culprit; first is true for the first of a kind and a
+ * first culprit: the same absence seen by two sources is two verdicts the
+ * engine merges later, and the evidence goes to the first.
+ */
+void hd_live_each_blame(
+	struct hd_analysis *a, bool (*want)(const struct hd_verdict *v),
+	void (*fn)(struct hd_verdict *v, bool first, void *data), void *data);
+/*
+ * What live stacks say of v, which blames its culprits for never entering
+ * an op: with `in` of them inside a collective now and `out` elsewhere,
+ * all inside refutes the blame (confidence low, and with first evidence
+ * that tool contradicts it); all elsewhere corroborates it (ruled out,
+ * once: the rank stuck in the same collective).  inside: what tool calls
+ * inside ("an NCCL collective"); seen: what it shows elsewhere ("its
+ * main thread").
+ */
+void hd_live_judge_absence(struct hd_verdict *v, guint in, guint out,
+			   bool first, const char *tool, const char *inside,
+			   const char *seen);
+
 /*
  * NCCL Inspector timings as notes and as context for the verdicts that
  * blame a rank; never a verdict (hd-inspector.c, issue 21).

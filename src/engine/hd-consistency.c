@@ -120,11 +120,15 @@ static bool far_apart(const struct input_summary *a,
 			       amax = hd_time_make(a->t_max[k], k),
 			       bmin = hd_time_make(b->t_min[k], k),
 			       bmax = hd_time_make(b->t_max[k], k);
+		/* a wall clock may have jumped an hour at a DST change */
+		int64_t gap = k == HD_CLOCK_UTC
+				      ? HD_INCIDENT_GAP_NS
+				      : HD_INCIDENT_GAP_NS + HD_DST_SHIFT_NS;
 
-		if ((hd_time_order(amax, bmin, HD_SCOPE_APART,
-				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE) ||
-		    (hd_time_order(bmax, amin, HD_SCOPE_APART,
-				   HD_INCIDENT_GAP_NS) == HD_ORDER_BEFORE)) {
+		if ((hd_time_order(amax, bmin, HD_SCOPE_APART, gap) ==
+		     HD_ORDER_BEFORE) ||
+		    (hd_time_order(bmax, amin, HD_SCOPE_APART, gap) ==
+		     HD_ORDER_BEFORE)) {
 			*clock = k;
 			return true;
 		}
@@ -140,13 +144,12 @@ static void summarize(const struct hd_store *s, struct input_summary *sum)
 		struct input_summary *in;
 		const struct hd_group *g;
 
-		if (op->prov.input >= s->inputs->len ||
-		    !sum[op->prov.input].watched)
+		if (op->input >= s->inputs->len || !sum[op->input].watched)
 			continue;
-		in = &sum[op->prov.input];
-		widen(in, hd_op_time(s, op, op->t_enqueue_ns));
-		widen(in, hd_op_time(s, op, op->t_start_ns));
-		widen(in, hd_op_time(s, op, op->t_end_ns));
+		in = &sum[op->input];
+		widen(in, hd_op_time(s, op, hd_op_t_enqueue(s, op)));
+		widen(in, hd_op_time(s, op, hd_op_t_start(s, op)));
+		widen(in, hd_op_time(s, op, hd_op_t_end(s, op)));
 		if (op->group >= s->groups->len)
 			continue;
 		g = hd_store_group_at(s, op->group);
@@ -328,7 +331,7 @@ static void compare_lanes(const struct hd_index *ix,
 		bool said = false;
 
 		if (lane->n == 0 ||
-		    !sum[hd_index_op(ix, lane->ops[0])->prov.input].watched)
+		    !sum[hd_index_op(ix, lane->ops[0])->input].watched)
 			continue;
 		ends = g_array_new(FALSE, FALSE, sizeof(struct lane_end));
 		for (uint32_t i = 0; i < lane->n; i++) {
@@ -336,7 +339,7 @@ static void compare_lanes(const struct hd_index *ix,
 			struct lane_end *e = NULL;
 
 			if (prev && !said && prev->seq == op->seq &&
-			    prev->prov.input != op->prov.input &&
+			    prev->input != op->input &&
 			    (prev->kind != op->kind || prev->d != op->d ||
 			     prev->state != op->state)) {
 				g_autofree char *label = hd_group_label(
@@ -349,19 +352,19 @@ static void compare_lanes(const struct hd_index *ix,
 					c,
 					"rank %d: '%s' and '%s' disagree on %s: %s; %s",
 					lane->rank,
-					input_at(s, prev->prov.input)->path,
-					input_at(s, op->prov.input)->path,
-					label, x, y);
+					input_at(s, prev->input)->path,
+					input_at(s, op->input)->path, label, x,
+					y);
 				said = true;
 			}
 			prev = op;
 			for (guint k = 0; k < ends->len; k++)
 				if (g_array_index(ends, struct lane_end, k)
-					    .input == op->prov.input)
+					    .input == op->input)
 					e = &g_array_index(ends,
 							   struct lane_end, k);
 			if (!e) {
-				struct lane_end ne = { op->prov.input, op->seq,
+				struct lane_end ne = { op->input, op->seq,
 						       op->seq, op };
 
 				if (ends->len < 16)

@@ -15,11 +15,6 @@
 
 #include "hd-banned.h"
 
-static gint compare_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static bool has_str(const GPtrArray *arr, const char *s)
 {
 	for (guint i = 0; i < arr->len; i++)
@@ -74,19 +69,16 @@ static void side_fill(struct hd_diff_side *d, const struct hd_analysis *an,
 	d->fingerprint_text = g_strdup(v->fingerprint_text);
 	d->op = v->op;
 	d->seq = v->seq;
-	if (v->group >= 0)
-		d->group = hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
+	d->group = hd_verdict_group_label(an, v, HD_GROUP_LABEL_LONG);
 	for (guint i = 0; i < v->culprits->len; i++) {
 		int rank = g_array_index(v->culprits, int, i);
-		const struct hd_rank *rk = hd_store_find_rank(s, rank);
 
 		g_array_append_val(d->culprits, rank);
 		if (!d->site)
 			d->site = rank_site(an, rank);
-		if (rk && rk->host && !has_str(d->hosts, rk->host))
-			g_ptr_array_add(d->hosts, g_strdup(rk->host));
 	}
-	g_ptr_array_sort(d->hosts, compare_str);
+	g_ptr_array_unref(d->hosts);
+	d->hosts = hd_verdict_culprit_hosts(s, v);
 }
 
 static void side_clear(struct hd_diff_side *d)

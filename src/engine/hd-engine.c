@@ -1,11 +1,12 @@
 /*
- * The engine's orchestrator: builds the op index (hd-index.c) once, links
- * FR process groups to NCCL comms (hd-join.c), runs the checks (group
- * alignment in hd-align.c and the files hd-align.h lists, error signals
- * in hd-signals.c, arrival times in hd-straggler.c, wait-for chains in
- * hd-chains.c), joins verdicts that several sources agree on, ranks them,
- * and fills the per-group and per-rank tables.  The checks never call in here: they see the index
- * (hd-index.h), the verdict model (hd-verdict.h) and hd-checks.h only.
+ * The engine's orchestrator: builds the op index (hd-index.c) once, runs
+ * the steps of engine_steps[] in their asserted order (the FR/NCCL join,
+ * then the checks), decides whether a straggler is a fault, joins
+ * verdicts that several sources agree on, ranks them, and has the summary
+ * verdict (hd-summary.c), the fingerprints, the tables (hd-tables.c) and
+ * the next steps (hd-next.c) filled.  The checks never call in here: they
+ * see the index (hd-index.h), the verdict model (hd-verdict.h) and
+ * hd-checks.h only.
  */
 #include "config.h"
 
@@ -18,8 +19,8 @@
 #include "hd-fingerprint.h"
 #include "hd-next.h"
 #include "hd-straggler.h"
-#include "hd-const.h"
-#include "hd-sort.h"
+#include "hd-summary.h"
+#include "hd-tables.h"
 #include "hd-banned.h"
 
 static bool same_culprits(const struct hd_verdict *a,
@@ -85,7 +86,10 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 			}
 			if (v->group < 0 && w->group >= 0) {
 				v->group = w->group;
+				v->c10d_group = -1;
 				v->seq = w->seq;
+			} else if (v->group < 0 && v->c10d_group < 0) {
+				v->c10d_group = w->c10d_group;
 			}
 			if (v->seq < 0)
 				v->seq = w->seq;
@@ -102,8 +106,13 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 
 				if (joined && has_source(v, ev->source))
 					continue;
-				hd_verdict_add_evidence(v, ev->rank, ev->source,
-							"%s", ev->text);
+				if (hd_evidence_is_more(ev))
+					hd_verdict_add_more(v, ev->more, "%s",
+							    ev->text);
+				else
+					hd_verdict_add_evidence(v, ev->rank,
+								ev->source,
+								"%s", ev->text);
 			}
 			/* A joined comm's are about its own positions. */
 			for (guint r = 0; r < w->ruled_out->len && !joined; r++)
@@ -117,723 +126,67 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 	}
 }
 
-static int compare_verdicts(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_verdict *a = *(const struct hd_verdict *const *)pa;
-	const struct hd_verdict *b = *(const struct hd_verdict *const *)pb;
-	double sa = a->score + 3.0 * a->confidence;
-	double sb = b->score + 3.0 * b->confidence;
+/* A verdict and its place in the ranking. */
+struct ranked {
+	struct hd_verdict *v;
+	double key;
+	guint at; /* its index before sorting, the last tie-break */
+};
 
-	if (sa != sb)
-		return sa > sb ? -1 : 1;
+static int compare_ranked(gconstpointer pa, gconstpointer pb)
+{
+	const struct ranked *x = pa, *y = pb;
+	const struct hd_verdict *a = x->v, *b = y->v;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
 }
 
-static void fill_ranks(const struct hd_index *ix, struct hd_analysis *a)
+/*
+ * Sorts verdicts most probable first: by score + 3 x confidence, then
+ * kind, group and seq.  A verdict that names nobody never goes above one
+ * that names a culprit at a higher confidence (a low crash of a process
+ * no input places, above a high missing rank): its key is set just below
+ * the lowest of those.  The keys are computed once, so the order is a
+ * total one.
+ */
+static void rank_verdicts(GPtrArray *verdicts)
 {
-	g_autoptr(GList) keys = g_hash_table_get_keys(ix->rank_inputs);
-	int world = a->world_size;
+	g_autoptr(GArray) r = g_array_sized_new(
+		FALSE, FALSE, sizeof(struct ranked), verdicts->len);
 
-	for (GList *l = keys; l; l = l->next) {
-		int r = GPOINTER_TO_INT(l->data);
+	for (guint i = 0; i < verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(verdicts, i);
+		struct ranked e = { v, v->score + 3.0 * v->confidence, i };
 
-		g_array_append_val(a->ranks_seen, r);
+		g_array_append_val(r, e);
 	}
-	g_array_sort(a->ranks_seen, hd_compare_int);
-	for (guint i = 0; i < a->ranks_seen->len && world >= 0; i++) {
-		int r = g_array_index(a->ranks_seen, int, i);
+	for (guint i = 0; i < r->len; i++) {
+		struct ranked *n = &g_array_index(r, struct ranked, i);
 
-		if (r >= world)
-			world = -1 - r; /* more ranks than any group said */
-	}
-	if (world < -1) {
-		g_ptr_array_add(
-			a->notes,
-			g_strdup_printf(
-				"rank %d is outside the world size %d that the groups report",
-				-1 - world, a->world_size));
-	} else if (a->world_size > 0) {
-		/* Cap what a hostile world size can make us list. */
-		int w = MIN(a->world_size, 1 << 22);
-		guint k = 0;
+		if (n->v->culprits->len)
+			continue;
+		for (guint k = 0; k < r->len; k++) {
+			const struct ranked *c =
+				&g_array_index(r, struct ranked, k);
 
-		for (int r = 0; r < w; r++) {
-			while (k < a->ranks_seen->len &&
-			       g_array_index(a->ranks_seen, int, k) < r)
-				k++;
-			if (k >= a->ranks_seen->len ||
-			    g_array_index(a->ranks_seen, int, k) != r)
-				g_array_append_val(a->ranks_missing, r);
+			if (c->v->culprits->len &&
+			    c->v->confidence > n->v->confidence &&
+			    n->key >= c->v->score + 3.0 * c->v->confidence)
+				n->key = c->v->score + 3.0 * c->v->confidence -
+					 0.001;
 		}
 	}
-}
-
-/* The group the per-rank table is about: the top verdict's, else the biggest. */
-static int64_t progress_group(const struct hd_index *ix,
-			      const struct hd_analysis *a)
-{
-	int64_t best = -1;
-	size_t best_n = 0;
-
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		if (v->group >= 0)
-			return v->group;
-	}
-	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi = hd_index_group(ix, g);
-		size_t n = 0;
-
-		for (guint l = 0; l < gi->lanes->len; l++)
-			n += hd_group_lane(gi, l)->n;
-		if (n > best_n) {
-			best_n = n;
-			best = g;
-		}
-	}
-	return best;
-}
-
-/*
- * rank -> the state its first blaming verdict gives it, for every
- * culprit: built once, so the rows cost ranks plus culprits, never their
- * product.  (transfer full)
- */
-static GHashTable *culprit_states(const struct hd_analysis *a)
-{
-	GHashTable *states = g_hash_table_new(NULL, NULL);
-
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		for (guint c = 0; c < v->culprits->len; c++) {
-			gpointer rank = GINT_TO_POINTER(
-				g_array_index(v->culprits, int, c));
-
-			if (!g_hash_table_contains(states, rank))
-				g_hash_table_insert(
-					states, rank,
-					hd_unconst(hd_verdict_kind_info(v->kind)
-							   ->rank_state));
-		}
-	}
-	return states;
-}
-
-/* The ranks of group g some lane of which knows which ops completed. */
-static GHashTable *ranks_with_completion(const struct hd_index *ix, int64_t g)
-{
-	GHashTable *set = g_hash_table_new(NULL, NULL);
-	const struct hd_group_index *gi;
-
-	if (g < 0 || (guint64)g >= ix->groups->len)
-		return set;
-	gi = hd_index_group(ix, (guint)g);
-	for (guint l = 0; l < gi->lanes->len; l++) {
-		const struct hd_lane *lane = hd_group_lane(gi, l);
-
-		if (lane->has_completion_info)
-			g_hash_table_add(set, GINT_TO_POINTER(lane->rank));
-	}
-	return set;
-}
-
-/* What a lane says about its rank's progress in the progress group. */
-static void progress_from_lane(const struct hd_lane *lane,
-			       struct hd_rank_progress *p)
-{
-	if (lane->max_seq > p->last_enqueued)
-		p->last_enqueued = lane->max_seq;
-	if (lane->max_completed > p->last_completed)
-		p->last_completed = lane->max_completed;
-	if (lane->first_blocked >= 0 &&
-	    (p->blocked_seq < 0 || lane->first_blocked < p->blocked_seq))
-		p->blocked_seq = lane->first_blocked;
-}
-
-/*
- * The stack of a lane's last op that has one, so a rank's table row can
- * say where its Python last was: one from the progress group (in_group)
- * beats one from another group; otherwise the first lane that has one
- * wins.  Until progress_user_frames() runs, user_frame marks whether the
- * stack came from the progress group (1) or not (0).
- */
-static void progress_stack(const struct hd_index *ix,
-			   const struct hd_lane *lane, bool in_group,
-			   struct hd_rank_progress *p)
-{
-	/* a lane of log ops has none: not read again, op by op */
-	if (!lane->has_stack ||
-	    (p->stack >= 0 && (p->user_frame == 1 || !in_group)))
-		return;
-	for (uint32_t k = lane->n; k > 0; k--) {
-		const struct hd_op *op = hd_index_op(ix, lane->ops[k - 1]);
-
-		if (op->stack >= 0) {
-			p->stack = op->stack;
-			p->user_frame = in_group ? 1 : 0;
-			return;
-		}
-	}
-}
-
-/* Resolves the marks progress_stack() left into frame indices. */
-static void progress_user_frames(const struct hd_store *s,
-				 struct hd_analysis *a)
-{
-	for (guint i = 0; i < a->progress->len; i++) {
-		struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-
-		p->user_frame =
-			p->stack >= 0 ? hd_stack_user_frame(s, p->stack) : -1;
-	}
-}
-
-/* The time of a completed op's end (else start, else enqueue), or false. */
-static bool op_done_time(const struct hd_op *op, int64_t *ns)
-{
-	if (op->state != HD_STATE_COMPLETED)
-		return false;
-	*ns = op->t_end_ns != INT64_MIN	    ? op->t_end_ns
-	      : op->t_start_ns != INT64_MIN ? op->t_start_ns
-					    : op->t_enqueue_ns;
-	return *ns != INT64_MIN;
-}
-
-/* How much a clock tells, for choosing between moments: higher better. */
-static int clock_rank(enum hd_clock c)
-{
-	switch (c) {
-	case HD_CLOCK_UTC:
-		return 4;
-	case HD_CLOCK_LOCAL:
-		return 3;
-	case HD_CLOCK_MONTH_DAY:
-		return 2;
-	case HD_CLOCK_TIME_OF_DAY:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Whether t (read from prov) should replace moment m, keeping the latest
- * (later) or the earliest time: a time on a better clock wins; on the
- * same clock only a comparable one can (times of day and trace times of
- * other inputs cannot be ordered, so the first read stays).
- */
-static bool moment_better(const struct hd_moment *m, struct hd_time t,
-			  const struct hd_prov *prov, bool later)
-{
-	enum hd_order o;
-
-	if (!hd_time_known(t) || clock_rank(t.clock) == 0)
-		return false;
-	if (!m->known || clock_rank(t.clock) > clock_rank(m->time.clock))
-		return true;
-	if (clock_rank(t.clock) < clock_rank(m->time.clock))
-		return false;
-	o = hd_time_order(t, m->time,
-			  prov->input == m->prov.input ? HD_SCOPE_INPUT
-						       : HD_SCOPE_APART,
-			  0);
-	return later ? o == HD_ORDER_AFTER : o == HD_ORDER_BEFORE;
-}
-
-/*
- * When the hang began: the latest end of a completed op (nothing made
- * progress after it) and the first watchdog timeout (when it was
- * noticed), each on the most telling clock that has one (UTC, then
- * local, then glog's month and day, then a time of day); and whether the
- * two can be ordered at all.
- */
-static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
-{
-	struct hd_moment *done = &a->last_completed;
-	struct hd_moment *first = &a->first_timeout;
-
-	for (guint i = 0; i < s->ops->len; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, i);
-		struct hd_time t;
-		int64_t ns;
-
-		if (op->rank < 0 || !op_done_time(op, &ns))
-			continue;
-		t = hd_op_time(s, op, ns);
-		if (!moment_better(done, t, &op->prov, true))
-			continue;
-		done->known = true;
-		done->time = t;
-		done->rank = op->rank;
-		done->prov = op->prov;
-	}
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
-		    !moment_better(first, sig->time, &sig->prov, false))
-			continue;
-		first->known = true;
-		first->time = sig->time;
-		first->rank = sig->rank;
-		first->prov = sig->prov;
-	}
-	a->hang_order = (int8_t)hd_time_order(
-		done->time, first->time,
-		done->known && first->known &&
-				done->prov.input == first->prov.input
-			? HD_SCOPE_INPUT
-			: HD_SCOPE_APART,
-		0);
-}
-
-/*
- * Ranks without ops in the table's group (logs only) still have the c10d
- * watchdog's counters ("last enqueued work: 38, last completed work:
- * 37"): the columns show the highest of one PG's, named in counters_pg.
- */
-static void progress_counters(struct hd_rank_progress *p,
-			      const struct hd_signal *sig)
-{
-	if (sig->last_enqueued == INT64_MIN && sig->last_completed == INT64_MIN)
-		return;
-	if (!p->counters_pg && (p->last_enqueued >= 0 ||
-				p->last_completed >= 0 || !sig->group_name))
-		return;
-	if (p->counters_pg && p->counters_pg != sig->group_name)
-		return;
-	p->counters_pg = sig->group_name;
-	if (sig->last_enqueued != INT64_MIN)
-		p->last_enqueued = MAX(p->last_enqueued, sig->last_enqueued);
-	if (sig->last_completed != INT64_MIN)
-		p->last_completed = MAX(p->last_completed, sig->last_completed);
-}
-
-static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
-{
-	const struct hd_store *s = ix->store;
-	int64_t g = progress_group(ix, a);
-	struct hd_lane_iter it;
-	const struct hd_lane *lane;
-	g_autoptr(GHashTable) rows =
-		g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autoptr(GHashTable) states = NULL;
-	g_autoptr(GHashTable) completion = NULL;
-	bool lanes_known = false;
-
-	for (guint i = 0; i < a->ranks_seen->len; i++) {
-		struct hd_rank_progress p = { 0 };
-		const struct hd_rank *r;
-
-		p.rank = g_array_index(a->ranks_seen, int, i);
-		r = hd_store_find_rank(s, p.rank);
-		p.host = r ? r->host : NULL;
-		p.inputs = r ? r->inputs->len : 0;
-		p.group = g;
-		p.last_enqueued = p.last_completed = p.blocked_seq = -1;
-		p.stack = p.user_frame = -1;
-		g_array_append_val(a->progress, p);
-		g_hash_table_insert(rows, GINT_TO_POINTER(p.rank),
-				    GUINT_TO_POINTER(a->progress->len));
-	}
-	/* From the lanes: only the progress group's ops are read. */
-	hd_lane_iter_init(&it, ix);
-	while ((lane = hd_lane_iter_next(&it))) {
-		guint row = GPOINTER_TO_UINT(
-			g_hash_table_lookup(rows, GINT_TO_POINTER(lane->rank)));
-		struct hd_rank_progress *p;
-
-		if (!row)
-			continue;
-		p = &g_array_index(a->progress, struct hd_rank_progress,
-				   row - 1);
-		p->ops += lane->n;
-		if ((int64_t)it.group == g && lane->seq_kind != HD_SEQ_P2P)
-			progress_from_lane(lane, p);
-		progress_stack(ix, lane, (int64_t)it.group == g, p);
-	}
-	/* the counters stand in only where no rank has positions there:
-	   one table never mixes the two */
-	for (guint i = 0; i < a->progress->len && !lanes_known; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-
-		lanes_known = p->last_enqueued >= 0 || p->last_completed >= 0;
-	}
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-		guint row = GPOINTER_TO_UINT(
-			g_hash_table_lookup(rows, GINT_TO_POINTER(sig->rank)));
-
-		if (!row || sig->cat == HD_SIG_INFO)
-			continue;
-		g_array_index(a->progress, struct hd_rank_progress, row - 1)
-			.signals++;
-		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
-			g_array_index(a->progress, struct hd_rank_progress,
-				      row - 1)
-				.state = "timed out";
-		if (!lanes_known)
-			progress_counters(
-				&g_array_index(a->progress,
-					       struct hd_rank_progress,
-					       row - 1),
-				sig);
-	}
-	states = culprit_states(a);
-	completion = ranks_with_completion(ix, g);
-	for (guint i = 0; i < a->progress->len; i++) {
-		struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		const char *st =
-			g_hash_table_lookup(states, GINT_TO_POINTER(p->rank));
-
-		/* Without completion info an enqueued op says nothing. */
-		if (p->last_completed < 0 &&
-		    !g_hash_table_contains(completion,
-					   GINT_TO_POINTER(p->rank)))
-			p->blocked_seq = -1;
-		/* A culprit first, then what its ops say, then its signals. */
-		if (st)
-			p->state = st;
-		else if (p->blocked_seq >= 0)
-			p->state = "blocked";
-		else if (p->state && strcmp(p->state, "timed out") == 0)
-			p->state = "timed out";
-		else if (p->ops == 0 && p->signals == 0)
-			p->state = "no ops";
-		else
-			p->state = "ok";
-	}
-	for (guint i = 0; i < a->ranks_missing->len && i < 4096; i++) {
-		struct hd_rank_progress p = { 0 };
-
-		p.rank = g_array_index(a->ranks_missing, int, i);
-		p.group = g;
-		p.last_enqueued = p.last_completed = p.blocked_seq = -1;
-		p.stack = p.user_frame = -1;
-		p.state = "no data";
-		g_array_append_val(a->progress, p);
-	}
-}
-
-static gint compare_progress(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_rank_progress *a = pa, *b = pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-/* The verdict when nothing else was found. */
-/*
- * Trouble was seen but no check could name its cause: say what was seen
- * and what is missing, never no_fault.
- */
-static void add_undecided_verdict(const struct hd_index *ix,
-				  struct hd_analysis *a)
-{
-	const struct hd_store *s = ix->store;
-	guint ncat[HD_SIG_CAT_COUNT] = { 0 };
-	g_autoptr(GString) seen = g_string_new(NULL);
-	struct hd_verdict *v;
-	guint cited = 0;
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-
-		if (hd_signal_is_trouble(sig) && sig->cat < HD_SIG_CAT_COUNT)
-			ncat[sig->cat]++;
-	}
-	for (int k = 0; k < HD_SIG_CAT_COUNT; k++)
-		if (ncat[k])
-			g_string_append_printf(seen, "%s%u %s",
-					       seen->len ? ", " : "", ncat[k],
-					       hd_signal_cat_name(k));
-	v = hd_verdict_new(
-		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-		"an error or hang was seen (%s signals) but its cause could not be decided from %u ops and %u signals",
-		seen->str, s->ops->len, s->signals->len);
-	v->score = HD_SCORE_INSUFFICIENT;
-	for (guint i = 0; i < s->signals->len && cited < 6; i++) {
-		const struct hd_signal *sig =
-			&g_array_index(s->signals, struct hd_signal, i);
-		g_autofree char *src = NULL;
-
-		if (!hd_signal_is_trouble(sig))
-			continue;
-		src = hd_prov_format(s, &sig->prov);
-		hd_verdict_add_evidence(
-			v, sig->rank,
-			sig->prov.kind != HD_PROV_NONE ? src : NULL, "%s",
-			sig->text ? sig->text : hd_signal_cat_name(sig->cat));
-		cited++;
-	}
-	hd_verdict_add_ruled_out(
-		v,
-		"nothing: the errors above are not ones hangdoc can attribute; the first error of the failing process (its NCCL WARN with NCCL_DEBUG=INFO, or every rank's log) is missing");
-	if (a->ranks_missing->len)
-		hd_verdict_add_ruled_out(
-			v, "nothing about %u rank%s that left no data",
-			a->ranks_missing->len,
-			a->ranks_missing->len == 1 ? "" : "s");
-	g_ptr_array_add(a->verdicts, v);
-}
-
-/*
- * Why input in was not read whole: its error, else its first warning
- * that names a budget or a cut, else "cut short".  (transfer none)
- */
-static const char *unread_why(const struct hd_input *in)
-{
-	if (in->error)
-		return in->error;
-	for (guint i = 0; in->warnings && i < in->warnings->len; i++) {
-		const char *w = g_ptr_array_index(in->warnings, i);
-
-		if (strstr(w, "budget"))
-			return w;
-	}
-	return "cut short: what followed the cut is unknown";
-}
-
-/*
- * Healthy needs every input read whole.  An input refused (an error: a
- * budget spent, unreadable) or cut (truncated: a budget, a torn file)
- * may hold the end of a rank's record, and so the hang: what was not
- * read cannot show healthy progress.  Returns true when it added the
- * insufficient_data verdict that stands instead of no_fault.
- */
-static bool add_unread_verdict(const struct hd_store *s, struct hd_analysis *a)
-{
-	guint refused = 0, cut = 0, cited = 0;
-	bool budget = false;
-	struct hd_verdict *v;
-
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-
-		/* another incident's: its rank left no data of this one */
-		if (in->other_incident)
-			continue;
-		if (in->error)
-			refused++;
-		else if (in->truncated)
-			cut++;
-		else
-			continue;
-		budget |= strstr(unread_why(in), "budget") != NULL;
-	}
-	if (!refused && !cut)
-		return false;
-	v = hd_verdict_new(
-		HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-		"no fault found in what was read, but %u of %u input%s %s not read whole (%u refused, %u cut short%s): data not read cannot show healthy progress",
-		refused + cut, s->inputs->len, s->inputs->len == 1 ? "" : "s",
-		refused + cut == 1 ? "was" : "were", refused, cut,
-		budget ? ", past a budget" : "");
-	v->score = HD_SCORE_INSUFFICIENT;
-	/* those past a budget first: the budget is what to change */
-	for (int pass = budget ? 0 : 1; pass < 2; pass++) {
-		for (guint i = 0; i < s->inputs->len && cited < 8; i++) {
-			const struct hd_input *in =
-				g_ptr_array_index(s->inputs, i);
-			bool over;
-
-			if ((!in->error && !in->truncated) ||
-			    in->other_incident)
-				continue;
-			over = strstr(unread_why(in), "budget") != NULL;
-			if (over != (pass == 0))
-				continue;
-			hd_verdict_add_evidence(
-				v, in->rank >= 0 ? in->rank : -1, in->path,
-				"%s%s", in->error ? "not read: " : "",
-				unread_why(in));
-			cited++;
-		}
-	}
-	if (refused + cut > cited)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more input%s not read whole",
-					refused + cut - cited,
-					refused + cut - cited == 1 ? "" : "s");
-	hd_verdict_add_ruled_out(
-		v,
-		"nothing about what the inputs above held past where they were cut or refused: it may be where a rank stopped");
-	if (budget)
-		g_ptr_array_add(
-			a->notes,
-			g_strdup(
-				"a decode budget was spent (docs/safety.md, \"Budgets\"): give the inputs not read on their own, or fewer at a time, to read them whole"));
-	a->inputs_unread = true;
-	g_ptr_array_add(a->verdicts, v);
-	return true;
-}
-
-static void add_summary_verdict(const struct hd_index *ix,
-				struct hd_analysis *a)
-{
-	const struct hd_store *s = ix->store;
-	uint64_t records = 0;
-	struct hd_verdict *v;
-
-	for (guint i = 0; i < s->signals->len; i++)
-		if (hd_signal_is_trouble(
-			    &g_array_index(s->signals, struct hd_signal, i)))
-			a->trouble_signals++;
-	if (hd_analysis_has_fault(a))
-		return;
-	/* hangs that no fault explains are undecided, never no_fault */
-	if (a->held->len) {
-		while (a->held->len)
-			g_ptr_array_add(a->verdicts,
-					g_ptr_array_steal_index(a->held, 0));
-		return;
-	}
-	for (guint i = 0; i < s->inputs->len; i++)
-		records += ((const struct hd_input *)g_ptr_array_index(
-				    s->inputs, i))
-				   ->records;
-	for (guint i = 0; i < a->verdicts->len; i++)
-		if (((const struct hd_verdict *)g_ptr_array_index(a->verdicts,
-								  i))
-			    ->kind == HD_V_INSUFFICIENT_DATA)
-			return;
-	if (a->trouble_signals) {
-		add_undecided_verdict(ix, a);
-		return;
-	}
-	if (records == 0) {
-		v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
-				   "no records could be read from %u input%s",
-				   s->inputs->len,
-				   s->inputs->len == 1 ? "" : "s");
-		v->score = HD_SCORE_INSUFFICIENT;
-		g_ptr_array_add(a->verdicts, v);
-		return;
-	}
-	/* healthy means progress was seen: with no op, nothing was */
-	if (s->ops->len == 0) {
-		v = hd_verdict_new(
-			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"no ops were read (%" G_GUINT64_FORMAT
-			" record%s, %u signal%s from %u input%s, %u rank%s seen): no progress is shown, so no fault can be ruled out",
-			records, records == 1 ? "" : "s", s->signals->len,
-			s->signals->len == 1 ? "" : "s", s->inputs->len,
-			s->inputs->len == 1 ? "" : "s", a->ranks_seen->len,
-			a->ranks_seen->len == 1 ? "" : "s");
-		v->score = HD_SCORE_INSUFFICIENT;
-		g_ptr_array_add(a->verdicts, v);
-		return;
-	}
-	if (add_unread_verdict(s, a))
-		return;
-	v = hd_verdict_new(
-		HD_V_NO_FAULT,
-		a->ranks_missing->len || !a->ranks_seen->len ||
-				a->incomplete_records
-			? HD_CONF_LOW
-			: HD_CONF_MEDIUM,
-		"no fault found in %u op%s and %u signal%s from %u rank%s (%u input%s)",
-		s->ops->len, s->ops->len == 1 ? "" : "s", s->signals->len,
-		s->signals->len == 1 ? "" : "s", a->ranks_seen->len,
-		a->ranks_seen->len == 1 ? "" : "s", s->inputs->len,
-		s->inputs->len == 1 ? "" : "s");
-	v->score = HD_SCORE_NO_FAULT;
-	hd_verdict_add_ruled_out(
-		v,
-		"type, size, dtype, root and reduction mismatches: every aligned position agrees");
-	if (a->incomplete_records)
-		hd_verdict_add_ruled_out(
-			v,
-			"missing or lagging ranks: every member entered every position its group completed, though the record%s of %u rank%s end%s early (see the notes)",
-			a->incomplete_records == 1 ? "" : "s",
-			a->incomplete_records,
-			a->incomplete_records == 1 ? "" : "s",
-			a->incomplete_records == 1 ? "s" : "");
-	else
-		hd_verdict_add_ruled_out(
-			v,
-			"missing or lagging ranks: every rank reached the same position in every group");
-	if (a->ranks_missing->len)
-		hd_verdict_add_ruled_out(
-			v, "nothing about %u rank%s that left no data",
-			a->ranks_missing->len,
-			a->ranks_missing->len == 1 ? "" : "s");
-	g_ptr_array_add(a->verdicts, v);
-}
-
-static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
-{
-	g_array_set_size(a->group_stats, ix->groups->len);
-	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi = hd_index_group(ix, g);
-		struct hd_group_stats *st = &g_array_index(
-			a->group_stats, struct hd_group_stats, g);
-		int64_t lo = -1, hi = -1, common_lo = -1, common_hi = -1;
-		bool first = true;
-
-		st->group = g;
-		st->joined = -1;
-		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane = hd_group_lane(gi, l);
-
-			if (lane->seq_kind == HD_SEQ_P2P || lane->n == 0)
-				continue;
-			st->ranks_with_data++;
-			if (lo < 0 || lane->min_seq < lo)
-				lo = lane->min_seq;
-			if (lane->max_seq > hi)
-				hi = lane->max_seq;
-			if (first || lane->min_seq > common_lo)
-				common_lo = lane->min_seq;
-			if (first || lane->max_seq < common_hi)
-				common_hi = lane->max_seq;
-			first = false;
-		}
-		if (hi >= 0)
-			st->positions = (uint32_t)MIN(hi - lo + 1, UINT32_MAX);
-		if (!first && common_hi >= common_lo)
-			st->ops_aligned = (uint32_t)MIN(
-				common_hi - common_lo + 1, UINT32_MAX);
-	}
-	for (guint i = 0; ix->links && i < ix->links->len; i++) {
-		const struct hd_join_link *l =
-			&g_array_index(ix->links, struct hd_join_link, i);
-		struct hd_group_stats *pg = &g_array_index(
-			a->group_stats, struct hd_group_stats, l->pg);
-		struct hd_group_stats *comm = &g_array_index(
-			a->group_stats, struct hd_group_stats, l->comm);
-
-		pg->joined = l->comm;
-		comm->joined = l->pg;
-		pg->joined_ops = comm->joined_ops = l->ops;
-	}
-}
-
-/* Blames nobody: the inputs are several incidents, not one. */
-static void refuse_to_blame(struct hd_analysis *a)
-{
-	struct hd_verdict *v = hd_verdict_new(
-		HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
-		"the inputs cannot all belong to one incident (%u %s): nothing is blamed; analyze each incident apart, or give --merge",
-		a->conflicts->len,
-		a->conflicts->len == 1 ? "conflict" : "conflicts");
-
-	/* The conflicts themselves are a->conflicts, which reports show. */
-	v->score = HD_SCORE_INSUFFICIENT;
-	g_ptr_array_add(a->verdicts, v);
+	g_array_sort(r, compare_ranked);
+	for (guint i = 0; i < r->len; i++)
+		verdicts->pdata[i] = g_array_index(r, struct ranked, i).v;
 }
 
 /*
@@ -886,128 +239,6 @@ struct hd_analysis *hd_engine_run(const struct hd_store *store)
 {
 	return hd_engine_run_opts(store, NULL);
 }
-
-#define MAX_ATTEMPTS_LISTED 5
-
-/* What one attempt held, summed over the logs that share a layout. */
-struct attempt_sum {
-	uint32_t ops, trouble;
-	const char *first_trouble; /* borrowed from the first log */
-};
-
-/*
- * "attempt 1 (lines 1-44 of the first) ended at line 44 with a torchrun
- * restart, after 3 errors or timeouts, the first: ..."
- */
-static void describe_attempt(GString *t, const struct hd_attempt *at,
-			     const struct attempt_sum *sum, guint k, guint logs)
-{
-	g_string_append_printf(t,
-			       "; attempt %u (lines %" G_GUINT64_FORMAT
-			       "-%" G_GUINT64_FORMAT "%s, %u ops)",
-			       k + 1, at->first_line, at->last_line,
-			       logs > 1 ? " of the first" : "", sum->ops);
-	if (at->end)
-		g_string_append_printf(t, " ended with %s", at->end);
-	if (!sum->trouble) {
-		g_string_append(t, ", with no error or timeout");
-		return;
-	}
-	g_string_append_printf(t, ", after %u %s", sum->trouble,
-			       sum->trouble == 1 ? "error or timeout"
-						 : "errors or timeouts");
-	if (sum->first_trouble &&
-	    g_utf8_validate(sum->first_trouble, -1, NULL)) {
-		/* g_utf8_substring() reads past the end of a shorter text */
-		glong n = g_utf8_strlen(sum->first_trouble, -1);
-		g_autofree char *cut =
-			g_utf8_substring(sum->first_trouble, 0, MIN(n, 160));
-
-		g_string_append_printf(
-			t, ", the first: %s%s", cut,
-			strlen(cut) < strlen(sum->first_trouble) ? "..." : "");
-	}
-}
-
-/*
- * Logs that hold several job attempts (a hang, then a restart): which
- * one was analyzed and what the others held, so a hang before a healthy
- * restart is never silently dropped.  Logs with the same number of
- * attempts and the same one analyzed (every rank's log of one job) share
- * a note: the first names the lines, the counts are summed.
- */
-static void note_attempts(const struct hd_store *s, struct hd_analysis *a)
-{
-	g_autofree bool *done = g_new0(bool, s->inputs->len + 1);
-
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
-		guint n, logs = 0;
-		g_autofree struct attempt_sum *sum = NULL;
-		const struct hd_attempt *kept;
-		GString *t;
-
-		if (done[i] || !in->attempts || in->attempts->len < 2 ||
-		    !in->attempt)
-			continue;
-		n = in->attempts->len;
-		sum = g_new0(struct attempt_sum, n);
-		for (guint j = i; j < s->inputs->len; j++) {
-			const struct hd_input *o =
-				g_ptr_array_index(s->inputs, j);
-
-			if (!o->attempts || o->attempts->len != n ||
-			    o->attempt != in->attempt)
-				continue;
-			done[j] = true;
-			logs++;
-			for (guint k = 0; k < n; k++) {
-				const struct hd_attempt *at = &g_array_index(
-					o->attempts, struct hd_attempt, k);
-
-				sum[k].ops += at->ops;
-				sum[k].trouble += at->trouble;
-				if (!sum[k].first_trouble)
-					sum[k].first_trouble =
-						at->first_trouble;
-			}
-		}
-		kept = &g_array_index(in->attempts, struct hd_attempt,
-				      in->attempt - 1);
-		t = g_string_new(NULL);
-		if (logs > 1)
-			g_string_append_printf(
-				t,
-				"%u logs hold %u job attempts each ('%s' and %u more)",
-				logs, n, in->path, logs - 1);
-		else
-			g_string_append_printf(t, "'%s' holds %u job attempts",
-					       in->path, n);
-		g_string_append_printf(
-			t,
-			"; analyzed attempt %u (lines %" G_GUINT64_FORMAT
-			"-%" G_GUINT64_FORMAT "%s)",
-			in->attempt, kept->first_line, kept->last_line,
-			logs > 1 ? " of the first" : "");
-		for (guint k = 0, listed = 0; k < n; k++) {
-			if (k + 1 == in->attempt)
-				continue;
-			if (listed++ == MAX_ATTEMPTS_LISTED) {
-				g_string_append_printf(
-					t, "; and %u more",
-					n - 1 - MAX_ATTEMPTS_LISTED);
-				break;
-			}
-			describe_attempt(t,
-					 &g_array_index(in->attempts,
-							struct hd_attempt, k),
-					 &sum[k], k, logs);
-		}
-		g_string_append(t, " (--attempt N analyzes another)");
-		g_ptr_array_add(a->notes, g_string_free(t, FALSE));
-	}
-}
-
 static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
 {
 	hd_straggler_run(ix->store, a);
@@ -1025,8 +256,9 @@ static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
 static const struct hd_check_step engine_steps[] = {
 	{ "join", hd_join_run, 0, HD_DATA_JOIN },
 	{ "groups", hd_check_groups, HD_DATA_JOIN,
-	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS },
-	{ "signals", hd_check_signals, 0,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_WAITS | HD_DATA_LOGS_END_EARLY },
+	/* the c10d counters: a log that ends early is silent, not absent */
+	{ "signals", hd_check_signals, HD_DATA_LOGS_END_EARLY,
 	  HD_DATA_SIGNAL_VERDICTS | HD_DATA_WAITS },
 	{ "c10d", hd_check_c10d,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS,
@@ -1099,28 +331,24 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 	struct hd_analysis *a = hd_analysis_new(store);
 	struct hd_index *ix = hd_index_build(store);
 
-	fill_ranks(ix, a);
-	note_attempts(store, a);
+	hd_tables_ranks(ix, a);
+	/* before the checks: a verdict of logs alone is placed in one */
+	hd_tables_c10d_groups(store, a);
+	hd_summary_note_attempts(store, a);
 	hd_consistency_run(ix, a);
 	a->merged = a->conflicts->len && opts && opts->merge;
 	if (hd_analysis_is_inconsistent(a)) {
-		refuse_to_blame(a);
+		hd_summary_refuse(a);
 	} else {
 		run_checks(ix, a);
 		/* reads every verdict the steps made */
 		decide_straggler(store, a);
 	}
 	merge_duplicates(ix, a);
-	add_summary_verdict(ix, a);
-	g_ptr_array_sort(a->verdicts, compare_verdicts);
+	hd_summary_run(ix, a);
+	rank_verdicts(a->verdicts);
 	hd_fingerprint_run(ix, a);
-	fill_group_stats(ix, a);
-	fill_progress(ix, a);
-	progress_user_frames(store, a);
-	/* no "hang began" without evidence of a hang or failure */
-	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
-		fill_hang_start(store, a);
-	g_array_sort(a->progress, compare_progress);
+	hd_tables_fill(ix, a);
 	hd_next_run(a);
 	hd_index_free(ix);
 	return a;

@@ -246,7 +246,7 @@ static const struct hd_op *site_op(const struct hd_index *ix,
 				const struct hd_op *op =
 					hd_index_op(ix, lane->ops[i]);
 
-				if (op->stack < 0)
+				if (hd_op_stack(ix->store, op) < 0)
 					continue;
 				if (v->seq >= 0 && op->seq == v->seq &&
 				    v->group >= 0)

@@ -13,6 +13,7 @@
 #include "hd-align-ctx.h"
 #include "hd-align.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /* Waiting ranks quoted as evidence before "and N more". */
@@ -110,7 +111,7 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
 		if (!vw->completion_info || vw->first_pending < 0)
 			continue;
 		op = view_op_at(c, vw, vw->first_pending);
-		t = op ? hd_op_time(c->s, op, op->t_enqueue_ns)
+		t = op ? hd_op_time(c->s, op, hd_op_t_enqueue(c->s, op))
 		       : hd_time_none();
 		if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 			continue;
@@ -156,7 +157,8 @@ static bool completion_of_incident(const struct group_ctx *c,
 	guint lo = 0, hi = entries->len;
 	const struct entry_times *x;
 
-	ns = op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	ns = hd_op_t_end(c->s, op) != INT64_MIN ? hd_op_t_end(c->s, op)
+						: hd_op_t_enqueue(c->s, op);
 	t = hd_op_time(c->s, op, ns);
 	if (!hd_time_known(t) || t.clock != HD_CLOCK_UTC)
 		return true;
@@ -177,10 +179,11 @@ static bool completion_of_incident(const struct group_ctx *c,
 	   of two int64, larger first, fits a uint64 (no overflow); a real
 	   completion time (not the enqueue time in its place) before an
 	   entry by more than the skew is another instance */
-	if (t.ns < x->hi && (uint64_t)x->hi - (uint64_t)t.ns >
-				    (uint64_t)(op->t_end_ns != INT64_MIN
-						       ? HD_TIME_SKEW_NS
-						       : HD_INCIDENT_GAP_NS)) {
+	if (t.ns < x->hi &&
+	    (uint64_t)x->hi - (uint64_t)t.ns >
+		    (uint64_t)(hd_op_t_end(c->s, op) != INT64_MIN
+				       ? HD_TIME_SKEW_NS
+				       : HD_INCIDENT_GAP_NS)) {
 		*far = x->hi;
 		return false;
 	}
@@ -200,14 +203,15 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	g_autofree char *when = NULL, *entry = NULL, *note = NULL;
-	int64_t ns =
-		op->t_end_ns != INT64_MIN ? op->t_end_ns : op->t_enqueue_ns;
+	int64_t ns = hd_op_t_end(c->s, op) != INT64_MIN
+			     ? hd_op_t_end(c->s, op)
+			     : hd_op_t_enqueue(c->s, op);
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
 	/* a day-old dump is said to be another incident's, as it is */
-	if (before && op->t_end_ns != INT64_MIN &&
-	    (uint64_t)far - (uint64_t)op->t_end_ns <=
+	if (before && hd_op_t_end(c->s, op) != INT64_MIN &&
+	    (uint64_t)far - (uint64_t)hd_op_t_end(c->s, op) <=
 		    (uint64_t)HD_INCIDENT_GAP_NS)
 		note = g_strdup_printf(
 			"%s: rank %d's completed seq %" G_GINT64_FORMAT
@@ -394,14 +398,14 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	g_autofree char *nd = hd_ranks_text(nodata, 8);
 	const char *opname =
 		blocked_op ? hd_op_kind_name(blocked_op->kind) : "collective";
+	g_autofree char *nw = hd_text_count(waiting->len);
 	struct hd_verdict *v;
 
 	v = hd_verdict_new(
 		HD_V_MISSING_RANK, HD_CONF_LOW,
-		"all %u ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
+		"all %s ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
 		" (%s); rank%s %s left no data, so the collective waits on %s",
-		waiting->len, label, frontier, opname,
-		nodata->len == 1 ? "" : "s", nd,
+		nw, label, frontier, opname, nodata->len == 1 ? "" : "s", nd,
 		nodata->len == 1 ? "it" : "one of them");
 	for (guint i = 0; i < nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(nodata, int, i));
@@ -421,10 +425,13 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 			continue;
 		/* one member without data: each waiting one waits on it, as
 		   far as elimination tells (for hd_check_chains()) */
-		if (nodata->len == 1)
+		if (nodata->len == 1) {
+			struct hd_prov prov = hd_op_prov(c->s, op);
+
 			hd_index_add_wait_inferred(
 				c->ix, r, g_array_index(nodata, int, 0),
-				c->group, frontier, label, &op->prov);
+				c->group, frontier, label, &prov);
+		}
 		if (i >= MAX_EVIDENCE_RANKS)
 			continue;
 		src = ctx_source(c, op);
@@ -565,6 +572,19 @@ static void note_elsewhere(const struct group_ctx *c, const GArray *ranks)
 			ranks->len == 1 ? "it is" : "they are"));
 }
 
+/*
+ * r's record ends before what the group completed.  An NCCL log that
+ * does stopped where the rank did not: it was cut, and its silence after
+ * that says nothing (a->logs_end_early).
+ */
+static void mark_incomplete(const struct group_ctx *c, struct frontier *f,
+			    int r)
+{
+	g_array_append_val(f->incomplete, r);
+	if (c->source == HD_INPUT_NCCL_LOG)
+		g_hash_table_add(c->a->logs_end_early, GINT_TO_POINTER(r));
+}
+
 /* Sorts the group's members into waiting, absent and no data. */
 static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 {
@@ -588,7 +608,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
 			else if (f->done >= 0)
-				g_array_append_val(f->incomplete, r);
+				mark_incomplete(c, f, r);
 			else if (other_attempt(c, r))
 				g_array_append_val(f->elsewhere, r);
 			else
@@ -602,7 +622,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			g_array_append_val(f->cut, r);
 			f->cut_at = MAX(f->cut_at, vw->max_key);
 		} else if (vw->max_key < f->done) {
-			g_array_append_val(f->incomplete, r);
+			mark_incomplete(c, f, r);
 		} else if (vw->max_key < f->key) {
 			g_array_append_val(f->absent, r);
 		} else if (frontier_waits(c, f, vw)) {
@@ -683,13 +703,24 @@ static void cite_waiting_op(const struct group_ctx *c, struct hd_verdict *v,
 	hd_verdict_add_evidence(v, r, src, "rank %d: %s", r, desc);
 }
 
-/* Counts the waiting ranks past those cited. */
+/* Counts the waiting ranks past those cited, and says which they are. */
 static void cite_more_waiting(const struct frontier *f, struct hd_verdict *v)
 {
-	if (f->waiting->len > MAX_EVIDENCE_RANKS)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"and %u more ranks at the same op",
-					f->waiting->len - MAX_EVIDENCE_RANKS);
+	guint more = f->waiting->len - MAX_EVIDENCE_RANKS;
+	g_autoptr(GArray) rest = NULL;
+	g_autofree char *n = NULL;
+	g_autofree char *rt = NULL;
+
+	if (f->waiting->len <= MAX_EVIDENCE_RANKS)
+		return;
+	rest = g_array_sized_new(FALSE, FALSE, sizeof(int), more);
+	g_array_append_vals(rest,
+			    &g_array_index(f->waiting, int, MAX_EVIDENCE_RANKS),
+			    more);
+	n = hd_text_count(more);
+	rt = hd_ranks_named(rest);
+	hd_verdict_add_more(v, more, "and %s more rank%s at the same op (%s)",
+			    n, more == 1 ? "" : "s", rt);
 }
 
 /*
@@ -707,6 +738,7 @@ static void report_undecided_frontier(struct group_ctx *c,
 				     : "collective";
 	g_autoptr(GArray) unknown = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ut = NULL;
+	g_autofree char *nw = hd_text_count(f->waiting->len);
 	struct hd_verdict *v;
 
 	g_array_append_vals(unknown, f->nodata->data, f->nodata->len);
@@ -718,17 +750,17 @@ static void report_undecided_frontier(struct group_ctx *c,
 	if (unknown->len)
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"%u rank%s of %s %s blocked in seq %" G_GINT64_FORMAT
+			"%s rank%s of %s %s blocked in seq %" G_GINT64_FORMAT
 			" (%s); no complete record from rank%s %s, so which rank never arrived cannot be told",
-			f->waiting->len, f->waiting->len == 1 ? "" : "s", label,
+			nw, f->waiting->len == 1 ? "" : "s", label,
 			f->waiting->len == 1 ? "is" : "are", f->key, opname,
 			unknown->len == 1 ? "" : "s", ut);
 	else
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"all %u ranks of %s entered seq %" G_GINT64_FORMAT
+			"all %s ranks of %s entered seq %" G_GINT64_FORMAT
 			" (%s) and none completed it: no rank is behind, so the hang is inside the collective (network, GPU or NCCL), or the dumps were taken while it ran",
-			f->waiting->len, label, f->key, opname);
+			nw, label, f->key, opname);
 	v->group = c->group;
 	v->seq = f->key;
 	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
@@ -787,9 +819,17 @@ static enum hd_confidence frontier_confidence(const struct group_ctx *c,
 	/* A trace may end early because its profiling window did. */
 	if (f->absent->len > f->waiting->len || f->trace)
 		conf = HD_CONF_LOW;
-	for (guint i = 0; i < f->absent->len; i++)
+	for (guint i = 0; i < f->absent->len; i++) {
+		const struct view *vw =
+			find_view(c, g_array_index(f->absent, int, i));
+
 		if (rank_input_truncated(c, g_array_index(f->absent, int, i)))
 			conf = HD_CONF_LOW;
+		/* others' completion (c10d counters on a log), but the
+		   absent rank's own record shows enqueues only */
+		else if (vw && !vw->completion_info && conf == HD_CONF_HIGH)
+			conf = HD_CONF_MEDIUM;
+	}
 	return conf;
 }
 
@@ -807,15 +847,16 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 	bool blocked = f->completion && !f->trace;
 	bool lagging = frontier_is_lag(c, f);
 	guint nwait = f->waiting->len;
+	g_autofree char *nwait_text = hd_text_count(nwait);
 	struct hd_verdict *v;
 
 	if (lagging)
 		v = hd_verdict_new(
 			HD_V_LAGGING_RANK, conf,
-			"rank%s %s stopped early in %s: the other %u reached seq %" G_GINT64_FORMAT
+			"rank%s %s stopped early in %s: the other %s reached seq %" G_GINT64_FORMAT
 			" (%s)%s",
 			f->absent->len == 1 ? "" : "s", absent_text, label,
-			nwait, f->key, opname,
+			nwait_text, f->key, opname,
 			!blocked     ? ""
 			: nwait == 1 ? " and is blocked there"
 				     : " and are blocked there");
@@ -823,9 +864,9 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
 			"rank%s %s never entered seq %" G_GINT64_FORMAT
-			" (%s) of %s; %u other%s %s",
+			" (%s) of %s; %s other%s %s",
 			f->absent->len == 1 ? "" : "s", absent_text, f->key,
-			opname, label, nwait, nwait == 1 ? "" : "s",
+			opname, label, nwait_text, nwait == 1 ? "" : "s",
 			!blocked     ? "enqueued it"
 			: nwait == 1 ? "entered it and is blocked"
 				     : "entered it and are blocked");
@@ -883,13 +924,15 @@ static void frontier_cite_waiting(const struct group_ctx *c,
 	for (guint i = 0; i < f->waiting->len; i++) {
 		int r = g_array_index(f->waiting, int, i);
 		const struct hd_op *op = waiting_op(c, f, r);
+		struct hd_prov prov;
 
 		if (!op)
 			continue;
+		prov = hd_op_prov(c->s, op);
 		for (guint k = 0; k < f->absent->len; k++)
 			hd_index_add_wait(c->ix, r,
 					  g_array_index(f->absent, int, k),
-					  c->group, f->key, label, &op->prov);
+					  c->group, f->key, label, &prov);
 		if (i < MAX_EVIDENCE_RANKS)
 			cite_waiting_op(c, v, r, op);
 	}
@@ -998,6 +1041,7 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	int64_t cut_at = -1;
 	g_autofree char *label = NULL;
 	g_autofree char *bt = NULL;
+	g_autofree char *ahead_text = NULL;
 	int64_t best = -1, worst = INT64_MAX;
 	guint ahead = 0;
 	int by;
@@ -1044,11 +1088,12 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	}
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bt = hd_ranks_text(behind, 8);
+	ahead_text = hd_text_count(ahead);
 	v = hd_verdict_new(
 		HD_V_LAGGING_RANK, HD_CONF_MEDIUM,
 		"rank%s %s completed only up to seq %" G_GINT64_FORMAT
-		" of %s while %u other%s completed up to seq %" G_GINT64_FORMAT,
-		behind->len == 1 ? "" : "s", bt, worst, label, ahead,
+		" of %s while %s other%s completed up to seq %" G_GINT64_FORMAT,
+		behind->len == 1 ? "" : "s", bt, worst, label, ahead_text,
 		ahead == 1 ? "" : "s", best);
 	v->group = c->group;
 	v->seq = worst + 1;

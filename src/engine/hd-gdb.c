@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-banned.h"
 
 /* Notes about backtraces that join no rank, before the rest are dropped. */
@@ -233,12 +234,8 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 			    notes++ < GDB_MAX_NOTES)
 				g_ptr_array_add(
 					a->notes,
-					g_strdup_printf(
-						"gdb backtrace '%s' (pid %d) joins no rank: no input names that pid for one rank alone",
-						hd_store_input(s,
-							       sig->prov.input)
-							->path,
-						sig->pid));
+					hd_sig_unjoined_note(s, "gdb backtrace",
+							     sig));
 			continue;
 		}
 		if (!g_hash_table_lookup_extended(
@@ -279,29 +276,13 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 	return out;
 }
 
-static bool is_culprit(const struct hd_verdict *v, int rank)
-{
-	for (guint k = 0; k < v->culprits->len; k++)
-		if (g_array_index(v->culprits, int, k) == rank)
-			return true;
-	return false;
-}
-
-/* Verdicts merged later keep both lists: one copy of each sentence. */
-static void add_ruled_out_once(struct hd_verdict *v, const char *text)
-{
-	for (guint i = 0; i < v->ruled_out->len; i++)
-		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
-			return;
-	hd_verdict_add_ruled_out(v, "%s", text);
-}
-
 static void annotate(const struct hd_store *s, const GArray *ranks,
 		     struct hd_verdict *v, bool first)
 {
 	/* a crash is decided by its signal: where the others are is context */
 	bool absence = v->kind == HD_V_MISSING_RANK;
 	guint in = 0, out = 0;
+	const struct gdb_rank *only = NULL;
 
 	for (guint i = 0; i < ranks->len; i++) {
 		const struct gdb_rank *g =
@@ -310,12 +291,14 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 		g_autofree char *src = NULL;
 		g_autofree char *where = NULL;
 
-		if (!is_culprit(v, g->rank))
+		if (!hd_verdict_has_culprit(v, g->rank))
 			continue;
 		if (g->where == WHERE_NCCL_COLL)
 			in++;
 		else if (g->where != WHERE_CUDA)
 			out++;
+		if (v->culprits->len == 1)
+			only = g;
 		if (!first)
 			continue;
 		src = hd_prov_format(s, &m->prov);
@@ -333,49 +316,47 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 	}
 	if (!absence)
 		return;
-	if (in && !out) {
-		v->confidence = HD_CONF_LOW;
-		if (first)
-			hd_verdict_add_evidence(
-				v, -1, NULL,
-				"gdb contradicts this verdict: the rank blamed for never entering the op is inside an NCCL collective now (a later op, or the logs lag)");
-	} else if (out && !in && first) {
-		add_ruled_out_once(
-			v,
-			"the blamed rank being stuck in the same collective: gdb shows its main thread elsewhere");
+	/*
+	 * The headline states the chain in every format (the summary is no
+	 * part of missing_rank's fingerprint), as for py-spy; a CUDA wait
+	 * neither corroborates nor refutes, and is left to the evidence.
+	 */
+	if (only && only->where != WHERE_CUDA && v->summary) {
+		g_autofree char *where = frame_text(s, only);
+		char *old = v->summary;
+
+		v->summary = g_strdup_printf(
+			"%s; %sgdb shows its main thread in %s, %s", old,
+			only->where == WHERE_NCCL_COLL ? "yet " : "", where,
+			where_text(only->where));
+		g_free(old);
 	}
+	hd_live_judge_absence(v, in, out, first, "gdb", "an NCCL collective",
+			      "its main thread");
+}
+
+struct gdb_ctx {
+	const struct hd_store *s;
+	const GArray *ranks;
+};
+
+static void annotate_one(struct hd_verdict *v, bool first, void *data)
+{
+	struct gdb_ctx *c = data;
+
+	annotate(c->s, c->ranks, v, first);
+}
+
+static bool blames_rank(const struct hd_verdict *v)
+{
+	return v->kind == HD_V_MISSING_RANK || v->kind == HD_V_RANK_CRASHED;
 }
 
 void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)
 {
-	const struct hd_store *s = ix->store;
-	g_autoptr(GArray) ranks = join_threads(s, a);
-	g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
-	GPtrArray *lists[] = { a->verdicts, a->held };
+	g_autoptr(GArray) ranks = join_threads(ix->store, a);
+	struct gdb_ctx c = { ix->store, ranks };
 
-	if (!ranks->len)
-		return;
-	/*
-	 * The same absence seen by two sources is two verdicts that the
-	 * engine merges later: the evidence goes to the first.
-	 */
-	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
-		for (guint i = 0; i < lists[l]->len; i++) {
-			struct hd_verdict *v = g_ptr_array_index(lists[l], i);
-			int first;
-
-			if ((v->kind != HD_V_MISSING_RANK &&
-			     v->kind != HD_V_RANK_CRASHED) ||
-			    !v->culprits->len)
-				continue;
-			first = g_array_index(v->culprits, int, 0);
-			/* once per culprit and kind */
-			annotate(s, ranks, v,
-				 g_hash_table_add(
-					 done,
-					 GINT_TO_POINTER((first + 1) * 2 +
-							 (v->kind ==
-							  HD_V_RANK_CRASHED))));
-		}
-	}
+	if (ranks->len)
+		hd_live_each_blame(a, blames_rank, annotate_one, &c);
 }

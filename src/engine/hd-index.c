@@ -56,53 +56,83 @@ static gint compare_lane_ops(gconstpointer a, gconstpointer b, gpointer data)
 	return (ia > ib) - (ia < ib);
 }
 
-/* Sorts a lane by seq when it is not, and sums up its ops in one pass. */
-static void lane_finish(const struct hd_store *s, struct hd_lane *l)
-{
-	bool sorted = true;
-	int64_t prev = INT64_MIN;
+/*
+ * A lane being collected: its summary, summed up op by op in the pass
+ * that collects it (the op records are read once, in store order), and
+ * whether its ops came in seq order.
+ */
+struct lane_sum {
+	struct hd_lane l; /* l.ops holds l.n of cap */
+	uint32_t cap;
+	int64_t prev; /* the seq of its last op */
+	bool sorted;
+};
 
+static void lane_sum_init(struct lane_sum *sum)
+{
+	struct hd_lane *l = &sum->l;
+
+	memset(sum, 0, sizeof(*sum));
 	l->min_seq = l->max_seq = l->max_completed = l->first_pending = -1;
 	l->first_blocked = -1;
-	l->n_p2p = 0;
-	l->has_stack = false;
-	for (uint32_t i = 0; i < l->n; i++) {
-		const struct hd_op *op =
-			&g_array_index(s->ops, struct hd_op, l->ops[i]);
+	sum->prev = INT64_MIN;
+	sum->sorted = true;
+}
 
-		if (op->stack >= 0)
-			l->has_stack = true;
-		if (op->seq < prev)
-			sorted = false;
-		prev = op->seq;
-		if (hd_op_kind_is_p2p(op->kind))
-			l->n_p2p++;
-		if (l->min_seq < 0 || op->seq < l->min_seq)
-			l->min_seq = op->seq;
-		if (op->seq > l->max_seq)
-			l->max_seq = op->seq;
-		if (op->state == HD_STATE_COMPLETED ||
-		    op->state == HD_STATE_STARTED)
-			l->has_completion_info = true;
-		if (op->state == HD_STATE_COMPLETED) {
-			if (op->seq > l->max_completed)
-				l->max_completed = op->seq;
-			continue;
-		}
-		if (l->first_pending < 0 || op->seq < l->first_pending)
-			l->first_pending = op->seq;
-		if ((op->state == HD_STATE_STARTED ||
-		     op->state == HD_STATE_ENQUEUED) &&
-		    (l->first_blocked < 0 || op->seq < l->first_blocked))
-			l->first_blocked = op->seq;
+/*
+ * Appends op, the lane's next in store order, at index idx, and counts it
+ * into the summary.  The ops of an interleaved log change lane at every
+ * op: a plain array, not a GArray call each.
+ */
+static inline void lane_sum_add(const struct hd_store *s, struct lane_sum *sum,
+				const struct hd_op *op, uint32_t idx)
+{
+	struct hd_lane *l = &sum->l;
+
+	if (l->n == sum->cap) {
+		g_assert(sum->cap < G_MAXUINT32 / 2);
+		sum->cap = MAX(sum->cap * 2, 16);
+		l->ops = g_renew(uint32_t, l->ops, sum->cap);
 	}
+	l->ops[l->n++] = idx;
+
+	if (hd_op_stack(s, op) >= 0)
+		l->has_stack = true;
+	if (op->seq < sum->prev)
+		sum->sorted = false;
+	sum->prev = op->seq;
+	if (hd_op_kind_is_p2p(op->kind))
+		l->n_p2p++;
+	if (l->min_seq < 0 || op->seq < l->min_seq)
+		l->min_seq = op->seq;
+	if (op->seq > l->max_seq)
+		l->max_seq = op->seq;
+	if (op->state == HD_STATE_COMPLETED || op->state == HD_STATE_STARTED)
+		l->has_completion_info = true;
+	if (op->state == HD_STATE_COMPLETED) {
+		if (op->seq > l->max_completed)
+			l->max_completed = op->seq;
+		return;
+	}
+	if (l->first_pending < 0 || op->seq < l->first_pending)
+		l->first_pending = op->seq;
+	if ((op->state == HD_STATE_STARTED || op->state == HD_STATE_ENQUEUED) &&
+	    (l->first_blocked < 0 || op->seq < l->first_blocked))
+		l->first_blocked = op->seq;
+}
+
+/* Finishes a summed-up lane: sorted by seq when its ops were not. */
+static void lane_finish(const struct hd_store *s, struct lane_sum *sum)
+{
+	struct hd_lane *l = &sum->l;
+
 	if (!l->has_completion_info)
 		l->first_pending = -1;
 	/*
 	 * The store travels with the comparison, not in a global under a
 	 * lock: triage runs the engines of many incidents at once.
 	 */
-	if (!sorted)
+	if (!sum->sorted)
 		g_qsort_with_data(l->ops, (gint)l->n, sizeof(uint32_t),
 				  compare_lane_ops, hd_unconst(s));
 }
@@ -151,12 +181,11 @@ static void index_init_groups(struct hd_index *ix)
 }
 
 /*
- * Appends every grouped op's index to the list of its lane, a new list in
- * lists (with its key at the same index of keys) for each lane met, and
- * counts every op's rank as seen.
+ * Appends every grouped op's index to its lane in sums (a new one, with
+ * its key at the same index of keys, for each lane met), and counts
+ * every op's rank as seen.
  */
-static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
-			      GArray *keys)
+static void index_collect_ops(struct hd_index *ix, GArray *keys, GArray *sums)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GHashTable) lanes =
@@ -164,10 +193,6 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 	struct rank_memo memo, seen;
 	uint32_t last_input = UINT32_MAX;
 	uint8_t last_source = 0;
-	/* a lane's consecutive ops are appended together, not one by one */
-	uint32_t pend[256];
-	guint npend = 0;
-	GArray *pend_list = NULL;
 
 	rank_memo_init(&memo);
 	rank_memo_init(&seen);
@@ -177,18 +202,18 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 		uint64_t key;
-		GArray *list;
-		uint32_t idx = i;
 		gpointer *slot;
+		guint at;
 		bool hit;
 
-		if (op->rank < 0)
+		if (hd_op_rank(op) < 0)
 			continue;
 		/* every op's rank counts as seen, grouped or not */
-		slot = rank_memo_slot(&seen, op->rank, op->rank, &hit);
+		slot = rank_memo_slot(&seen, hd_op_rank(op), hd_op_rank(op),
+				      &hit);
 		if (!hit)
 			g_hash_table_insert(ix->rank_inputs,
-					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(hd_op_rank(op)),
 					    GINT_TO_POINTER(1));
 		if (op->group >= s->groups->len)
 			continue;
@@ -197,59 +222,57 @@ static void index_collect_ops(struct hd_index *ix, GPtrArray *lists,
 		 * entries and its trace kernels are never aligned against
 		 * each other.  An input's ops are adjacent: look it up once.
 		 */
-		if (op->prov.input != last_input) {
-			last_input = op->prov.input;
+		if (op->input != last_input) {
+			last_input = op->input;
 			last_source = (uint8_t)hd_store_op_source(s, op);
 		}
-		key = lane_key(op->group, op->rank, op->seq_kind, last_source);
-		slot = rank_memo_slot(&memo, op->rank, (int64_t)key, &hit);
+		key = lane_key(op->group, hd_op_rank(op), op->seq_kind,
+			       last_source);
+		/* the memo and the table hold a lane's index in sums, + 1 */
+		slot = rank_memo_slot(&memo, hd_op_rank(op), (int64_t)key,
+				      &hit);
 		if (hit) {
-			list = *slot;
+			at = GPOINTER_TO_UINT(*slot) - 1;
 		} else {
-			list = g_hash_table_lookup(lanes, &key);
-			if (!list) {
+			at = GPOINTER_TO_UINT(g_hash_table_lookup(lanes, &key));
+			if (at-- == 0) {
 				uint64_t *kp = &g_array_index(keys, uint64_t,
-							      lists->len);
+							      sums->len);
 
 				*kp = key;
-				list = g_array_new(FALSE, FALSE,
-						   sizeof(uint32_t));
-				g_hash_table_insert(lanes, kp, list);
-				g_ptr_array_add(lists, list);
+				at = sums->len;
+				g_hash_table_insert(lanes, kp,
+						    GUINT_TO_POINTER(at + 1));
+				g_array_set_size(sums, at + 1);
+				lane_sum_init(&g_array_index(
+					sums, struct lane_sum, at));
 			}
-			*slot = list;
+			*slot = GUINT_TO_POINTER(at + 1);
 		}
-		if (list != pend_list || npend == G_N_ELEMENTS(pend)) {
-			if (npend)
-				g_array_append_vals(pend_list, pend, npend);
-			pend_list = list;
-			npend = 0;
-		}
-		pend[npend++] = idx;
+		lane_sum_add(s, &g_array_index(sums, struct lane_sum, at), op,
+			     i);
 	}
-	if (npend)
-		g_array_append_vals(pend_list, pend, npend);
 }
 
-/* Turns each collected list into a summed-up lane of its group. */
-static void index_add_lanes(struct hd_index *ix, GPtrArray *lists,
-			    const GArray *keys)
+/* Turns each collected lane into a summed-up lane of its group. */
+static void index_add_lanes(struct hd_index *ix, const GArray *keys,
+			    GArray *sums)
 {
-	for (guint i = 0; i < lists->len; i++) {
-		GArray *list = g_ptr_array_index(lists, i);
+	for (guint i = 0; i < sums->len; i++) {
 		uint64_t key = g_array_index(keys, uint64_t, i);
-		struct hd_lane lane = { 0 };
+		struct lane_sum *sum = &g_array_index(sums, struct lane_sum, i);
+		struct hd_lane *lane = &sum->l;
 		struct hd_group_index *gi;
 
-		lane.rank = (int)((key >> KEY_RANK_SHIFT) & 0xffffffu) - 1;
-		lane.seq_kind = (key >> KEY_SEQ_SHIFT) & 3;
-		lane.source = key & ((1u << KEY_SOURCE_BITS) - 1);
-		lane.n = list->len;
-		lane.ops = (uint32_t *)(void *)g_array_free(list, FALSE);
-		lane_finish(ix->store, &lane);
+		lane->rank = (int)((key >> KEY_RANK_SHIFT) & 0xffffffu) - 1;
+		lane->seq_kind = (key >> KEY_SEQ_SHIFT) & 3;
+		lane->source = key & ((1u << KEY_SOURCE_BITS) - 1);
+		/* no room left over (a lane may hold millions of ops) */
+		lane->ops = g_renew(uint32_t, lane->ops, lane->n);
+		lane_finish(ix->store, sum);
 		gi = &g_array_index(ix->groups, struct hd_group_index,
 				    key >> KEY_GROUP_SHIFT);
-		g_array_append_val(gi->lanes, lane);
+		g_array_append_val(gi->lanes, *lane);
 	}
 }
 
@@ -291,14 +314,15 @@ struct hd_index *hd_index_build(const struct hd_store *s)
 {
 	struct hd_index *ix = g_new0(struct hd_index, 1);
 	g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	g_autoptr(GPtrArray) lists = g_ptr_array_new();
+	g_autoptr(GArray) sums =
+		g_array_new(FALSE, FALSE, sizeof(struct lane_sum));
 
 	ix->store = s;
 	index_init_groups(ix);
 	/* Ranks with an input, an op or a signal: the ranks seen. */
 	ix->rank_inputs = g_hash_table_new(g_direct_hash, g_direct_equal);
-	index_collect_ops(ix, lists, keys);
-	index_add_lanes(ix, lists, keys);
+	index_collect_ops(ix, keys, sums);
+	index_add_lanes(ix, keys, sums);
 	ix->waits = g_array_new(FALSE, FALSE, sizeof(struct hd_wait));
 	ix->links = g_array_new(FALSE, FALSE, sizeof(struct hd_join_link));
 	index_mark_ranks(ix);
@@ -335,12 +359,16 @@ static void last_active_fill(struct hd_index *ix)
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const int64_t ns[] = { op->t_enqueue_ns, op->t_start_ns,
-				       op->t_end_ns };
+		int64_t ns[3];
 		int64_t *last = NULL;
+		int rank = hd_op_rank(op);
 
-		if (op->rank < 0)
+		/* an op without an extra record has no time */
+		if (rank < 0 || !hd_op_has_extra(op))
 			continue;
+		ns[0] = hd_op_t_enqueue(s, op);
+		ns[1] = hd_op_t_start(s, op);
+		ns[2] = hd_op_t_end(s, op);
 		for (size_t k = 0; k < G_N_ELEMENTS(ns); k++) {
 			struct hd_time t = hd_op_time(s, op, ns[k]);
 
@@ -348,16 +376,14 @@ static void last_active_fill(struct hd_index *ix)
 				continue;
 			if (!last) {
 				last = g_hash_table_lookup(
-					ix->last_active,
-					GINT_TO_POINTER(op->rank));
+					ix->last_active, GINT_TO_POINTER(rank));
 				if (!last) {
 					last = g_new(int64_t, HD_CLOCK_COUNT);
 					for (int c = 0; c < HD_CLOCK_COUNT; c++)
 						last[c] = INT64_MIN;
 					g_hash_table_insert(
 						ix->last_active,
-						GINT_TO_POINTER(op->rank),
-						last);
+						GINT_TO_POINTER(rank), last);
 				}
 			}
 			if (t.ns > last[t.clock])
@@ -463,7 +489,8 @@ const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
 					const struct hd_op *op)
 {
 	size_t n;
-	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+	const struct hd_frame *frames =
+		hd_store_stack(s, hd_op_stack(s, op), &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!is_framework_frame(&frames[i]))
@@ -474,7 +501,8 @@ const struct hd_frame *hd_op_user_frame(const struct hd_store *s,
 char *hd_op_where(const struct hd_store *s, const struct hd_op *op)
 {
 	size_t n;
-	const struct hd_frame *frames = hd_store_stack(s, op->stack, &n);
+	const struct hd_frame *frames =
+		hd_store_stack(s, hd_op_stack(s, op), &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!is_framework_frame(&frames[i]))

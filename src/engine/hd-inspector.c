@@ -112,7 +112,8 @@ static void annotate(const struct hd_store *s, struct hd_verdict *v)
 			"NCCL Inspector: rank %d's last completed collective on comm %s was %s #%" G_GINT64_FORMAT
 			" (%d read)",
 			rank, sig->group_name ? sig->group_name : "?",
-			sig->op_name ? sig->op_name : "?", sig->seq, sig->code);
+			sig->op_name ? hd_op_display_name(sig->op_name) : "?",
+			sig->seq, sig->code);
 	}
 }
 

@@ -405,12 +405,12 @@ static int compare_order(gconstpointer pa, gconstpointer pb, gpointer data)
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
-	if (fa->prov.input != fb->prov.input)
-		return fa->prov.input < fb->prov.input ? -1 : 1;
-	if (la->prov.input != lb->prov.input)
-		return la->prov.input < lb->prov.input ? -1 : 1;
-	if (fa->prov.at != fb->prov.at)
-		return fa->prov.at < fb->prov.at ? -1 : 1;
+	if (fa->input != fb->input)
+		return fa->input < fb->input ? -1 : 1;
+	if (la->input != lb->input)
+		return la->input < lb->input ? -1 : 1;
+	if (hd_op_prov(s, fa).at != hd_op_prov(s, fb).at)
+		return hd_op_prov(s, fa).at < hd_op_prov(s, fb).at ? -1 : 1;
 	return (a->fr > b->fr) - (a->fr < b->fr);
 }
 
@@ -449,9 +449,10 @@ static void check_order(struct join_ctx *c, GArray *pairs)
 		struct pair *px = &g_array_index(pairs, struct pair, x->pair);
 		struct pair *py = &g_array_index(pairs, struct pair, y->pair);
 
-		if (x->rank != y->rank || fx->prov.input != fy->prov.input ||
-		    lx->prov.input != ly->prov.input || x->pair == y->pair ||
-		    lx->prov.at <= ly->prov.at || (!px->linked && !py->linked))
+		if (x->rank != y->rank || fx->input != fy->input ||
+		    lx->input != ly->input || x->pair == y->pair ||
+		    hd_op_prov(c->s, lx).at <= hd_op_prov(c->s, ly).at ||
+		    (!px->linked && !py->linked))
 			continue;
 		{
 			g_autofree char *a1 = hd_group_label(
@@ -698,9 +699,9 @@ char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 		g_string_append_printf(d, " %s", log->d->dtype_name);
 	else if (log->d->dtype != HD_DTYPE_UNKNOWN)
 		g_string_append_printf(d, " %s", hd_dtype_name(log->d->dtype));
-	if (log->op_count >= 0)
+	if (hd_op_op_count(s, log) >= 0)
 		g_string_append_printf(d, " opCount 0x%" G_GINT64_MODIFIER "x",
-				       log->op_count);
+				       hd_op_op_count(s, log));
 	if (log->flags & HD_OPF_TRUNCATED)
 		g_string_append(d, " (line cut short)");
 	return g_string_free(d, FALSE);

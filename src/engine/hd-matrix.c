@@ -86,7 +86,7 @@ static int64_t matrix_group(const struct hd_analysis *a)
 static bool in_stream(const struct hd_store *s, const struct hd_matrix *m,
 		      const struct hd_op *op)
 {
-	return op->group == m->group && op->rank >= 0 && op->seq >= 0 &&
+	return op->group == m->group && hd_op_rank(op) >= 0 && op->seq >= 0 &&
 	       op->seq_kind == m->seq_kind &&
 	       hd_store_op_source(s, op) == m->source;
 }
@@ -157,7 +157,8 @@ static int64_t matrix_center(const struct hd_analysis *a,
 
 		if (!in_stream(s, m, op) || op->state == HD_STATE_COMPLETED)
 			continue;
-		sp = g_hash_table_lookup(spans, GINT_TO_POINTER(op->rank));
+		sp = g_hash_table_lookup(spans,
+					 GINT_TO_POINTER(hd_op_rank(op)));
 		if (sp && sp->completion_info &&
 		    (frontier < 0 || op->seq < frontier))
 			frontier = op->seq;
@@ -248,14 +249,15 @@ static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,
 		if (!in_stream(s, m, op) || op->seq < lo ||
 		    op->seq >= lo + (int64_t)ncols)
 			continue;
-		row = GPOINTER_TO_UINT(
-			g_hash_table_lookup(row_of, GINT_TO_POINTER(op->rank)));
+		row = GPOINTER_TO_UINT(g_hash_table_lookup(
+			row_of, GINT_TO_POINTER(hd_op_rank(op))));
 		if (!row)
 			continue;
 		cell = &m->cells[(size_t)(row - 1) * ncols + (op->seq - lo)];
 		if (cell->op != UINT32_MAX)
 			continue; /* the first op at a position speaks for it */
-		sp = g_hash_table_lookup(spans, GINT_TO_POINTER(op->rank));
+		sp = g_hash_table_lookup(spans,
+					 GINT_TO_POINTER(hd_op_rank(op)));
 		cell->op = i;
 		if (op->state == HD_STATE_COMPLETED)
 			cell->state = HD_CELL_COMPLETED;
@@ -263,8 +265,9 @@ static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,
 			cell->state = HD_CELL_BLOCKED;
 		else
 			cell->state = HD_CELL_PENDING;
-		if (op->t_start_ns != INT64_MIN ||
-		    op->t_enqueue_ns != INT64_MIN || op->t_end_ns != INT64_MIN)
+		if (hd_op_t_start(s, op) != INT64_MIN ||
+		    hd_op_t_enqueue(s, op) != INT64_MIN ||
+		    hd_op_t_end(s, op) != INT64_MIN)
 			m->has_times = true;
 	}
 	/* Mismatch verdicts name their minority at a position. */
@@ -317,17 +320,18 @@ struct hd_matrix *hd_analysis_matrix(const struct hd_analysis *a, guint before,
 
 		if (!in_stream(s, m, op))
 			continue;
-		sp = g_hash_table_lookup(spans, GINT_TO_POINTER(op->rank));
+		sp = g_hash_table_lookup(spans,
+					 GINT_TO_POINTER(hd_op_rank(op)));
 		if (!sp) {
 			sp = g_new0(struct rank_span, 1);
 			sp->min_seq = sp->max_seq = op->seq;
-			g_hash_table_insert(spans, GINT_TO_POINTER(op->rank),
-					    sp);
+			g_hash_table_insert(
+				spans, GINT_TO_POINTER(hd_op_rank(op)), sp);
 		}
 		sp->min_seq = MIN(sp->min_seq, op->seq);
 		sp->max_seq = MAX(sp->max_seq, op->seq);
 		if (op->state == HD_STATE_COMPLETED ||
-		    op->t_end_ns != INT64_MIN)
+		    hd_op_t_end(s, op) != INT64_MIN)
 			sp->completion_info = true;
 		if (min_all < 0 || op->seq < min_all)
 			min_all = op->seq;

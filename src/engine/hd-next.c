@@ -152,25 +152,6 @@ static char *on_host(const struct hd_analysis *a, int rank)
 		 : g_strdup_printf("on the host of rank %d", rank);
 }
 
-/* Whether sorted (ascending ints) holds rank. */
-static bool has_rank(const GArray *sorted, int rank)
-{
-	guint lo = 0, hi = sorted->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(sorted, int, mid);
-
-		if (m == rank)
-			return true;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* A rank stuck or slow: where it is now, and where it was. */
 static void next_live_rank(struct next_ctx *c, int rank)
 {
@@ -293,7 +274,7 @@ static void next_mismatch(struct next_ctx *c, GHashTable *rows)
 	for (guint i = 0; i < v->evidence->len && other < 0; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
-		if (e->rank >= 0 && !has_rank(v->culprits, e->rank))
+		if (e->rank >= 0 && !hd_verdict_has_culprit(v, e->rank))
 			other = e->rank;
 	}
 	if (other >= 0)
@@ -322,6 +303,52 @@ static void next_mismatch(struct next_ctx *c, GHashTable *rows)
 		 "loader, uneven last batch, `if rank == ...`)");
 }
 
+/*
+ * The host-state signal v rests on or cites (hd-kernel.c), or NULL.
+ * (transfer none)
+ */
+static const struct hd_signal *host_event(const struct hd_analysis *a,
+					  const struct hd_verdict *v)
+{
+	if (v->host_event < 0 ||
+	    (guint64)v->host_event >= a->store->signals->len)
+		return NULL;
+	return &g_array_index(a->store->signals, struct hd_signal,
+			      v->host_event);
+}
+
+/*
+ * The step for an HCA port that is down or counted errors (its device is
+ * "mlx5_1:1"): the port's own state and counters.  why says what is known
+ * of its part in the hang.  False when sig names no port.
+ */
+static bool port_step(struct next_ctx *c, const struct hd_signal *sig, int rank,
+		      const char *host, const char *why)
+{
+	g_autofree char *hca = NULL;
+	g_autofree char *cmd = NULL;
+	const char *port;
+
+	if (!sig->device || !strchr(sig->device, ':') ||
+	    (sig->type != HD_SIGT_LINK_EVENT &&
+	     sig->type != HD_SIGT_IB_COUNTERS))
+		return false;
+	hca = g_strndup(sig->device, strcspn(sig->device, ":"));
+	port = strchr(sig->device, ':') + 1;
+	cmd = g_strdup_printf("ibstat %s %s", hca, port);
+	add_step(c, rank, host, cmd,
+		 "on %s: HCA port %s %s: `%s` (state, physical state, rate) "
+		 "and `perfquery -C %s -P %s` (symbol, link-down and "
+		 "port-receive error counters), then its cable and switch "
+		 "port%s",
+		 host ? host : "the host of its ibstat", sig->device,
+		 sig->type != HD_SIGT_LINK_EVENT ? "counted link errors"
+		 : sig->code == 3		 ? "is disabled"
+						 : "is down",
+		 cmd, hca, port, why);
+	return true;
+}
+
 static void next_network(struct next_ctx *c, GHashTable *rows)
 {
 	const struct hd_analysis *a = c->a;
@@ -336,6 +363,9 @@ static void next_network(struct next_ctx *c, GHashTable *rows)
 		bad >= 0 ? on_host(a, bad) : g_strdup("on the failing host");
 	const char *host = bad >= 0 ? rank_host(a, bad) : NULL;
 	const char *peer_host = sig ? host_of_peer(a, sig->peer) : NULL;
+	const struct hd_signal *ev =
+		v->host_event_cause ? host_event(a, v) : NULL;
+	bool named;
 
 	(void)rows;
 	/* issue 21: an NVLink Xid is the GPU's interconnect, not the HCA */
@@ -344,7 +374,12 @@ static void next_network(struct next_ctx *c, GHashTable *rows)
 			 hd_xid_next_step(v->xid));
 		return;
 	}
-	if (hca) {
+	/* a port the verdict rests on (ibstat, perfquery, a link event) */
+	named = ev &&
+		port_step(c, ev, bad, hd_host_event_host(a->store, ev), "");
+	if (named) {
+		/* the port's own steps said it */
+	} else if (hca) {
 		g_autofree char *cmd = g_strdup_printf("ibstat %s", hca);
 
 		add_step(c, bad, host, cmd,
@@ -455,7 +490,7 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 			&g_array_index(s->signals, struct hd_signal, i);
 
 		if (sig->type > HD_SIGT_RANKS_NAMED || seen[sig->type] ||
-		    !has_rank(c->v->culprits, sig->rank))
+		    !hd_verdict_has_culprit(c->v, sig->rank))
 			continue;
 		seen[sig->type] = true;
 		switch (sig->type) {
@@ -532,6 +567,57 @@ static void next_gpu(struct next_ctx *c, GHashTable *rows)
 		"ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE`");
 }
 
+/*
+ * A host-state event on a culprit's host that the verdict cites without
+ * resting on it (hd-kernel.c's "also on that host"): what to check of it,
+ * saying that it is not shown to be the cause.
+ */
+static void next_host_context(struct next_ctx *c)
+{
+	const struct hd_signal *sig = host_event(c->a, c->v);
+	const char *host;
+
+	if (!sig || c->v->host_event_cause)
+		return;
+	host = hd_host_event_host(c->a->store, sig);
+	if (port_step(c, sig, -1, host,
+		      "; it is not shown to have caused this, but fix it "
+		      "before the job runs there again"))
+		return;
+	if (sig->type == HD_SIGT_XID)
+		add_step(c, -1, host, NULL,
+			 "also on %s, a GPU reported Xid %d (not shown to "
+			 "have caused this): %s",
+			 host ? host : "that host", hd_signal_xid(sig),
+			 hd_xid_next_step(hd_signal_xid(sig)));
+	else if (sig->type == HD_SIGT_GPU_STATE &&
+		 (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU)) {
+		g_autofree char *cmd = g_strdup_printf(
+			"lspci -vvv -s %s", sig->device ? sig->device : "?");
+
+		add_step(c, -1, host, cmd,
+			 "also on %s, PCIe device %s reported an uncorrected "
+			 "error (not shown to have caused this): `%s` there "
+			 "for its error status, and the kernel log around it "
+			 "for a GPU that dropped",
+			 host ? host : "that host",
+			 sig->device ? sig->device : "?", cmd);
+	} else if (sig->type == HD_SIGT_GPU_STATE)
+		add_step(c, -1, host,
+			 "nvidia-smi -q -d "
+			 "ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE",
+			 "also on %s, a GPU's state shows a problem (not "
+			 "shown to have caused this): `nvidia-smi -q -d "
+			 "ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE` there",
+			 host ? host : "that host");
+	else if (sig->type == HD_SIGT_HOST_OOM)
+		add_step(c, -1, host, NULL,
+			 "also on %s, the kernel's OOM killer killed pid %d "
+			 "(not shown to have caused this): what else used "
+			 "that host's memory",
+			 host ? host : "that host", sig->pid);
+}
+
 /* The next steps of each hd_next_step, which the verdict kind names. */
 static void (*const next_step_hooks[])(struct next_ctx *, GHashTable *) = {
 	[HD_NEXT_LIVE_RANKS] = next_live_ranks,
@@ -592,8 +678,10 @@ void hd_next_run(struct hd_analysis *a)
 		hd_verdict_order_evidence(v);
 		fill_culprits(a, rows, v);
 		g_ptr_array_set_size(v->next_steps, 0);
-		if (i < NEXT_VERDICTS)
+		if (i < NEXT_VERDICTS) {
 			next_step_hooks[hd_verdict_kind_info(v->kind)->next](
 				&c, rows);
+			next_host_context(&c);
+		}
 	}
 }

@@ -149,11 +149,13 @@ static GHashTable *p2p_pairs(const struct group_ctx *c)
 				continue;
 			if (op->kind == HD_OP_SEND)
 				g_array_append_val(
-					p2p_get(pairs, op->rank, peer)->sends,
+					p2p_get(pairs, hd_op_rank(op), peer)
+						->sends,
 					lane->ops[i]);
 			else
 				g_array_append_val(
-					p2p_get(pairs, peer, op->rank)->recvs,
+					p2p_get(pairs, peer, hd_op_rank(op))
+						->recvs,
 					lane->ops[i]);
 		}
 	}
@@ -308,6 +310,7 @@ static void p2p_report_unmatched(struct group_ctx *c, const GArray *edges,
 		g_autofree char *desc = hd_op_describe(c->s, op);
 		bool peer_data = hd_index_rank_has_data(c->ix, e->to);
 		struct hd_verdict *v;
+		struct hd_prov prov;
 
 		v = hd_verdict_new(
 			HD_V_P2P_UNMATCHED,
@@ -323,8 +326,9 @@ static void p2p_report_unmatched(struct group_ctx *c, const GArray *edges,
 		v->score = HD_SCORE_P2P;
 		hd_verdict_add_evidence(v, e->from, src, "rank %d: %s", e->from,
 					desc);
+		prov = hd_op_prov(c->s, op);
 		hd_index_add_wait(c->ix, e->from, e->to, c->group, op->seq,
-				  label, &op->prov);
+				  label, &prov);
 		g_ptr_array_add(c->a->verdicts, v);
 	}
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-banned.h"
 
 static bool frame_in_collective(const struct hd_frame *f)
@@ -87,6 +88,7 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) at = g_hash_table_new(NULL, NULL);
 	g_autoptr(GHashTable) by_pid = hd_store_ranks_by_pid(s);
+	g_autoptr(GHashTable) unjoined = g_hash_table_new(NULL, NULL);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -102,6 +104,13 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 		rank = sig->rank >= 0 ? sig->rank
 				      : hd_store_rank_of_pid(by_pid, sig->pid,
 							     sig->host);
+		/* a pid several ranks had: say whose, once per dump */
+		if (rank == -2 && g_hash_table_size(unjoined) < 8 &&
+		    g_hash_table_add(unjoined,
+				     GUINT_TO_POINTER(sig->prov.input + 1)))
+			g_ptr_array_add(
+				a->notes,
+				hd_sig_unjoined_note(s, "py-spy dump", sig));
 		if (rank < 0)
 			continue;
 		f = hd_store_stack(s, sig->stack, &n);
@@ -168,13 +177,27 @@ static bool blames_absence(const struct hd_verdict *v)
 	return v->kind == HD_V_MISSING_RANK && v->culprits->len > 0;
 }
 
-/* Verdicts merged later keep both lists: one copy of each sentence. */
-static void add_ruled_out_once(struct hd_verdict *v, const char *text)
+/*
+ * The headline of a verdict with one culprit carries where py-spy saw it
+ * now, so that every format that shows a verdict's summary (the JSONL
+ * row and a triage table too) states the chain: the summary is no part
+ * of missing_rank's fingerprint.
+ */
+static void summary_add_where(const struct hd_store *s, struct hd_verdict *v,
+			      const struct hd_pyspy_rank *p)
 {
-	for (guint i = 0; i < v->ruled_out->len; i++)
-		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
-			return;
-	hd_verdict_add_ruled_out(v, "%s", text);
+	g_autofree char *where = hd_pyspy_where(s, p);
+	char *old = v->summary;
+
+	if (p->in_collective)
+		v->summary = g_strdup_printf(
+			"%s; yet py-spy shows it inside a collective now, in %s",
+			old, where);
+	else
+		v->summary = g_strdup_printf(
+			"%s; py-spy shows it now %s %s", old,
+			p->in_loader ? "waiting in" : "in", where);
+	g_free(old);
 }
 
 static void annotate(const struct hd_store *s, struct hd_analysis *a,
@@ -183,6 +206,7 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 	g_autoptr(GArray) inside = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autoptr(GArray) outside = g_array_new(FALSE, FALSE, sizeof(int));
 	guint culprits_in = 0, culprits_out = 0;
+	const struct hd_pyspy_rank *only = NULL;
 
 	for (guint i = 0; i < a->pyspy->len; i++) {
 		const struct hd_pyspy_rank *p =
@@ -191,19 +215,17 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			&g_array_index(s->signals, struct hd_signal, p->signal);
 		g_autofree char *src = hd_prov_format(s, &sig->prov);
 		g_autofree char *where = hd_pyspy_where(s, p);
-		bool culprit = false;
 
 		g_array_append_val(p->in_collective ? inside : outside,
 				   p->rank);
-		for (guint k = 0; k < v->culprits->len; k++)
-			culprit |=
-				g_array_index(v->culprits, int, k) == p->rank;
-		if (!culprit)
+		if (!hd_verdict_has_culprit(v, p->rank))
 			continue;
 		if (p->in_collective)
 			culprits_in++;
 		else
 			culprits_out++;
+		if (v->culprits->len == 1)
+			only = p;
 		if (!first)
 			continue;
 		hd_verdict_add_evidence(
@@ -223,46 +245,30 @@ static void annotate(const struct hd_store *s, struct hd_analysis *a,
 			inside->len > 1 ? "s" : "", in,
 			outside->len > 1 ? "s" : "", out);
 	}
-	if (culprits_in && !culprits_out) {
-		/* it entered a collective after all: the blame is refuted */
-		v->confidence = HD_CONF_LOW;
-		if (first)
-			hd_verdict_add_evidence(
-				v, -1, NULL,
-				"py-spy contradicts this verdict: the rank blamed for never entering the op is inside a collective now (a later op, or the logs lag)");
-	} else if (culprits_out && !culprits_in && first) {
-		add_ruled_out_once(
-			v,
-			"the blamed rank being stuck in the same collective: py-spy shows it elsewhere");
-	}
+	if (only && v->summary)
+		summary_add_where(s, v, only);
+	hd_live_judge_absence(v, culprits_in, culprits_out, first, "py-spy",
+			      "a collective", "it");
+}
+
+struct pyspy_ctx {
+	const struct hd_store *s;
+	struct hd_analysis *a;
+};
+
+static void annotate_one(struct hd_verdict *v, bool first, void *data)
+{
+	struct pyspy_ctx *c = data;
+
+	/* a refutation lowers every copy; evidence once */
+	annotate(c->s, c->a, v, first);
 }
 
 void hd_check_pyspy(struct hd_index *ix, struct hd_analysis *a)
 {
-	const struct hd_store *s = ix->store;
+	struct pyspy_ctx c = { ix->store, a };
 
-	g_autoptr(GHashTable) done = g_hash_table_new(NULL, NULL);
-	GPtrArray *lists[] = { a->verdicts, a->held };
-
-	join_dumps(s, a);
-	if (!a->pyspy->len)
-		return;
-	/*
-	 * The same absence seen by two sources is two verdicts that the
-	 * engine merges later: the evidence goes to the first.
-	 */
-	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
-		for (guint i = 0; i < lists[l]->len; i++) {
-			struct hd_verdict *v = g_ptr_array_index(lists[l], i);
-			int first;
-
-			if (!blames_absence(v))
-				continue;
-			first = g_array_index(v->culprits, int, 0);
-			/* a refutation lowers every copy; evidence once */
-			annotate(s, a, v,
-				 g_hash_table_add(done,
-						  GINT_TO_POINTER(first + 1)));
-		}
-	}
+	join_dumps(ix->store, a);
+	if (a->pyspy->len)
+		hd_live_each_blame(a, blames_absence, annotate_one, &c);
 }

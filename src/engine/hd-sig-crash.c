@@ -148,7 +148,24 @@ static const struct hd_frame *nccl_frame(const struct hd_store *s,
 	return NULL;
 }
 
-/* "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)".  (transfer full) */
+/* The innermost frame of a stack that has a file and line, or NULL. */
+static const struct hd_frame *line_frame(const struct hd_store *s,
+					 const struct hd_signal *sig)
+{
+	size_t n = 0;
+	const struct hd_frame *f = hd_store_stack(s, sig->stack, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].file && f[i].line > 0 && f[i].name)
+			return &f[i];
+	return NULL;
+}
+
+/*
+ * "fatal signal 7 (SIGBUS) inside NCCL (ncclGroupEnd)", or where the
+ * crashing stack has a line (a faulthandler dump): "fatal signal 11
+ * (SIGSEGV) in fetch_next_batch (loader.py:211)".  (transfer full)
+ */
 static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
 {
 	const struct hd_frame *f = nccl_frame(s, sig);
@@ -158,6 +175,11 @@ static char *fatal_what(const struct hd_store *s, const struct hd_signal *sig)
 		return g_strdup_printf("fatal signal %d (%s) inside NCCL (%s)",
 				       signo, signal_name(signo),
 				       f->name ? f->name : "libnccl");
+	f = line_frame(s, sig);
+	if (f)
+		return g_strdup_printf("fatal signal %d (%s) in %s (%s:%d)",
+				       signo, signal_name(signo), f->name,
+				       f->file, f->line);
 	return g_strdup_printf("fatal signal %d (%s)", signo,
 			       signal_name(signo));
 }
@@ -313,7 +335,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 	hd_sig_int_set_unique(crashed);
 	if (!first)
 		return false;
-	firsts = hd_sig_first_timed(cands, &tie);
+	firsts = hd_sig_first_timed(s, cands, &tie);
 	if (firsts)
 		first = g_ptr_array_index(firsts, 0);
 	/* Peers that saw a connection closed by the crashed rank's host. */
@@ -391,7 +413,7 @@ static char *crash_summary(const struct hd_store *s,
 			"ranks %s%s failed, and which failed first cannot be told: %s",
 			d->culprits->len ? ct : "?",
 			d->rankless ? " and processes of unknown rank" : "",
-			hd_sig_tie_reason(d->firsts));
+			hd_sig_tie_reason(s, d->firsts));
 	case CRASH_UNORDERED:
 		return g_strdup_printf(
 			"ranks %s%s failed, and without timestamps which failed first cannot be told",
@@ -408,6 +430,30 @@ static char *crash_summary(const struct hd_store *s,
 		"%s failed first (%s)%s", who, what,
 		d->timeouts ? "; the other ranks then timed out waiting for it"
 			    : "");
+}
+
+/*
+ * A failure of no rank whose pid is several ranks' (containers number
+ * their processes alike): say which, and that the pid cannot choose.
+ */
+static void pid_evidence(const struct hd_store *s, struct hd_verdict *v,
+			 const struct hd_signal *sig)
+{
+	g_autofree char *hosts = NULL;
+	g_autofree char *who = NULL;
+
+	if (sig->rank >= 0)
+		return;
+	who = hd_sig_pid_ranks(s, sig->pid, sig->host, &hosts);
+	if (!who)
+		return;
+	hd_verdict_add_evidence(
+		v, -1, NULL,
+		"pid %d is %s%s%s%s in the job's logs; %s, so which of them failed is not shown",
+		sig->pid, who, hosts ? " (on " : "", hosts ? hosts : "",
+		hosts ? ")" : "",
+		sig->host ? "they ran on the same host"
+			  : "the failure's output names no host");
 }
 
 /* The verdict of decision d, with the failures cited.  (transfer full) */
@@ -432,6 +478,7 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 	} else {
 		hd_sig_cite(s, v, first);
 		fatal_evidence(s, v, first);
+		pid_evidence(s, v, first);
 	}
 	for (guint i = 0;
 	     i < s->signals->len && v->evidence->len < HD_SIG_MAX_EVIDENCE;

@@ -161,7 +161,7 @@ void hd_sig_check_init(struct hd_index *ix, struct hd_analysis *a)
 			continue;
 		if (!first || init_rank(sig) > init_rank(first) ||
 		    (init_rank(sig) == init_rank(first) &&
-		     hd_sig_compare_time(sig, first) < 0))
+		     hd_sig_compare_time(s, sig, first) < 0))
 			first = sig;
 	}
 	if (!first) {

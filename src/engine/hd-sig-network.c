@@ -12,6 +12,7 @@
 #include "hd-const.h"
 #include "hd-sig-util.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /*
@@ -98,11 +99,11 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (is_ib_flush(sig) &&
-		    (!flush || hd_sig_compare_time(sig, flush) < 0))
+		    (!flush || hd_sig_compare_time(s, sig, flush) < 0))
 			flush = sig;
 		if (sig->type == HD_SIGT_PEER_CLOSED &&
 		    sig->cat != HD_SIG_INFO &&
-		    (!closed || hd_sig_compare_time(sig, closed) < 0))
+		    (!closed || hd_sig_compare_time(s, sig, closed) < 0))
 			closed = sig;
 	}
 	if (flush) {
@@ -208,7 +209,7 @@ static bool net_decide(const struct hd_store *s, struct net_decision *d)
 	*d = (struct net_decision){ .peer_rank = -1,
 				    .nsig = nsig,
 				    .reporters = reporters->len };
-	d->firsts = hd_sig_first_timed(cands, &tie);
+	d->firsts = hd_sig_first_timed(s, cands, &tie);
 	if (d->firsts)
 		first = g_ptr_array_index(d->firsts, 0);
 	d->first = first;
@@ -257,7 +258,7 @@ static struct hd_verdict *net_build_tie(const struct hd_store *s,
 		"ranks %s%s saw network errors, and which came first cannot be told: %s",
 		d->culprits->len ? rt : "?",
 		d->rankless ? " and processes of unknown rank" : "",
-		hd_sig_tie_reason(d->firsts));
+		hd_sig_tie_reason(s, d->firsts));
 
 	for (guint i = 0; i < d->culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
@@ -329,10 +330,12 @@ static struct hd_verdict *net_build(const struct hd_store *s,
 			"%u other network error%s the same peer host %s",
 			d->same_peer, d->same_peer == 1 ? " names" : "s name",
 			d->host);
-	if (d->reporters > 1)
+	if (d->reporters > 1) {
+		g_autofree char *n = hd_text_count(d->reporters);
+
 		hd_verdict_add_evidence(v, -1, NULL,
-					"%u ranks reported network errors",
-					d->reporters);
+					"%s ranks reported network errors", n);
+	}
 	hd_verdict_add_ruled_out(
 		v,
 		"IB WR_FLUSH errors and error-unwind lines: consequences of the first failure");

@@ -12,6 +12,7 @@
 #include "hd-sig-util.h"
 #include "hd-const.h"
 #include "hd-sort.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /* What one rank said about one PG. */
@@ -122,14 +123,18 @@ static int64_t common_timeout(const struct pg_reports *p)
 /*
  * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
  * short (a torn last record, a budget) may have lost the very timeout
- * it is silent about: what the rank did after the cut is unknown.
+ * it is silent about: what the rank did after the cut is unknown.  So
+ * may one that ends before a position its group completed (completion
+ * proves presence, hd-frontier.c): the rank went on, its log did not.
  */
-static bool rank_has_log(const struct hd_store *s, int rank)
+static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
+			 int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
 	bool any = false;
 
-	if (!r)
+	if (!r ||
+	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)))
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(
@@ -166,8 +171,11 @@ static bool same_attempt(const struct hd_store *s, const struct pg_reports *p,
 struct pg_hang {
 	int64_t seq; /* the position most ranks time out in */
 	int64_t group; /* the store group, -1 when only a name */
+	const char *name; /* interned PG name, as the lines print it */
 	const char *label; /* "PG 0 (default_pg)" */
-	const char *opname; /* as a timeout printed it, or NULL */
+	/* the op a timeout printed, as reports spell it ("all_reduce"),
+	   or NULL */
+	const char *opname;
 	GArray *waiting; /* int: ranks in seq, timed out or enqueued */
 	GArray *absent; /* int: ranks their counters show behind */
 	GArray *inferred; /* int: ranks whose log says nothing of it */
@@ -258,20 +266,82 @@ static GArray *pg_members(const struct hd_store *s, const struct pg_reports *p,
 	return members;
 }
 
+/* rank's NCCL-log collectives in group g (a comm): its COLL lines. */
+static int64_t comm_colls(const struct hd_index *ix, uint32_t g, int rank)
+{
+	const struct hd_group_index *gi = hd_index_group(ix, g);
+
+	for (guint l = 0; gi && l < gi->lanes->len; l++) {
+		const struct hd_lane *lane = hd_group_lane(gi, l);
+
+		if (lane->rank == rank && lane->source == HD_INPUT_NCCL_LOG &&
+		    lane->seq_kind == HD_SEQ_ORDINAL)
+			return lane->n_p2p ? -1 : (int64_t)lane->n;
+	}
+	return 0;
+}
+
+/*
+ * The comm that is this PG, as the watchdog counters show it (the way
+ * parsers/nl-counters.c maps them): the one comm in which some reporting
+ * rank holds exactly as many COLL lines as works it enqueued, with no
+ * other comm doing so for any reporter.  Its k-th COLL line of a rank is
+ * then the PG's work k.  -1 when none or several fit.
+ */
+static int64_t pg_comm(const struct hd_index *ix, const struct pg_reports *p)
+{
+	const struct hd_store *s = ix->store;
+	int64_t found = -1;
+
+	for (guint i = 0; i < p->reports->len; i++) {
+		const struct pg_report *rep =
+			&g_array_index(p->reports, struct pg_report, i);
+
+		if (rep->enqueued == INT64_MIN || rep->enqueued <= 0)
+			continue;
+		for (guint g = 0; g < s->groups->len; g++) {
+			if (comm_colls(ix, g, rep->rank) != rep->enqueued)
+				continue;
+			if (found >= 0 && found != (int64_t)g)
+				return -1;
+			found = g;
+		}
+	}
+	return found;
+}
+
+/*
+ * Whether rank's log shows it enqueued work seq of the PG: its COLL
+ * lines in the PG's comm reach the seq-th.  A log cut before its
+ * watchdog spoke still says that much.
+ */
+static bool log_enqueued(const struct hd_index *ix, int64_t comm, int rank,
+			 int64_t seq)
+{
+	return comm >= 0 && seq > 0 &&
+	       comm_colls(ix, (uint32_t)comm, rank) >= seq;
+}
+
 /* Sorts each member by what it reported about h->seq. */
-static void pg_sort_members(const struct hd_store *s,
+static void pg_sort_members(const struct hd_index *ix,
+			    const struct hd_analysis *a,
 			    const struct pg_reports *p, const GArray *members,
 			    struct pg_hang *h)
 {
+	const struct hd_store *s = ix->store;
 	int64_t seq = h->seq;
+	int64_t comm = h->no_seq ? -1 : pg_comm(ix, p);
 
 	for (guint i = 0; i < members->len; i++) {
 		int r = g_array_index(members, int, i);
 		const struct pg_report *rep = report_of(p, r);
 		if (rep && rep->timeout_seq == seq) {
 			g_array_append_val(h->waiting, r);
+			/* one spelling in a report: "all_reduce", not
+			   "ALLREDUCE" */
 			if (!h->opname && rep->timeout->op_name)
-				h->opname = rep->timeout->op_name;
+				h->opname = hd_op_display_name(
+					rep->timeout->op_name);
 		} else if (rep && rep->enqueued != INT64_MIN &&
 			   rep->enqueued < seq) {
 			g_array_append_val(h->absent, r);
@@ -286,7 +356,10 @@ static void pg_sort_members(const struct hd_store *s,
 				g_array_append_val(h->absent, r);
 			else
 				g_array_append_val(h->ahead, r);
-		} else if (rank_has_log(s, r) && same_attempt(s, p, r)) {
+		} else if (log_enqueued(ix, comm, r, seq)) {
+			/* its COLL lines reach it: waiting, though silent */
+			g_array_append_val(h->waiting, r);
+		} else if (rank_has_log(s, a, r) && same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -335,6 +408,17 @@ static bool pg_size_known(const struct hd_store *s, const struct pg_reports *p,
 	return size > 0 && h->waiting->len >= (guint)size;
 }
 
+/*
+ * Places v where the PG's ranks time out: its store group, else the c10d
+ * PG its lines name (logs alone), which the reports list with the groups.
+ */
+static void pg_place(const struct hd_analysis *a, struct hd_verdict *v,
+		     const struct pg_hang *h)
+{
+	v->group = h->group;
+	hd_verdict_set_c10d_group(a, v, h->name);
+}
+
 static void report_pg_no_culprit(const struct hd_store *s,
 				 struct hd_analysis *a,
 				 const struct pg_reports *p,
@@ -349,22 +433,24 @@ static void report_pg_no_culprit(const struct hd_store *s,
 				  : g_strdup_printf("seq %" G_GINT64_FORMAT,
 						    h->seq);
 		int top = h->waiting->len + (int)h->nodata->len - 1;
+		g_autofree char *nw = hd_text_count(h->waiting->len);
 
 		/* the members are 0 .. the highest reporter: a lower bound */
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"%u rank%s of %s timed out in %s (%s); the data does not give the group's size (ranks up to %d reported), so rank%s %s and any above %d may have left no log: which one never arrived cannot be shown",
-			h->waiting->len, h->waiting->len == 1 ? "" : "s",
-			h->label, where, h->opname ? h->opname : "?", top,
+			"%s rank%s of %s timed out in %s (%s); the data does not give the group's size (ranks up to %d reported), so rank%s %s and any above %d may have left no log: which one never arrived cannot be shown",
+			nw, h->waiting->len == 1 ? "" : "s", h->label, where,
+			h->opname ? h->opname : "?", top,
 			h->nodata->len == 1 ? "" : "s", nd, top);
 	} else if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
+		g_autofree char *nw = hd_text_count(h->waiting->len);
 
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"%u ranks timed out in %s seq %" G_GINT64_FORMAT
+			"%s rank%s timed out in %s seq %" G_GINT64_FORMAT
 			" (%s); ranks {%s} left no log of that job attempt, so which one never arrived cannot be shown",
-			h->waiting->len, h->label, h->seq,
+			nw, h->waiting->len == 1 ? "" : "s", h->label, h->seq,
 			h->opname ? h->opname : "?", nd);
 	} else if (!pg_size_known(s, p, h)) {
 		g_autofree char *wt = hd_ranks_text(h->waiting, 8);
@@ -376,14 +462,15 @@ static void report_pg_no_culprit(const struct hd_store *s,
 			h->waiting->len == 1 ? "" : "s", wt, h->label, h->seq,
 			h->opname ? h->opname : "?", h->label);
 	} else {
+		g_autofree char *nw = hd_text_count(h->waiting->len);
+
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
-			"all %u ranks of %s timed out together in seq %" G_GINT64_FORMAT
+			"all %s ranks of %s timed out together in seq %" G_GINT64_FORMAT
 			" (%s): none is missing, so the hang is inside the collective (network, GPU or NCCL); the data shows no error that explains it",
-			h->waiting->len, h->label, h->seq,
-			h->opname ? h->opname : "?");
+			nw, h->label, h->seq, h->opname ? h->opname : "?");
 	}
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
 	cite_timeouts(s, v, p);
@@ -391,12 +478,13 @@ static void report_pg_no_culprit(const struct hd_store *s,
 }
 
 /* The missing or lagging verdict for the absent and silent ranks. */
-static struct hd_verdict *pg_verdict(const struct pg_hang *h)
+static struct hd_verdict *pg_verdict(const struct hd_analysis *a,
+				     const struct pg_hang *h)
 {
 	g_autoptr(GArray) culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ct = NULL;
-	/* one spelling in a report: "all_reduce", not "ALLREDUCE" */
-	const char *opname = h->opname ? hd_op_display_name(h->opname) : "?";
+	g_autofree char *nw = hd_text_count(h->waiting->len);
+	const char *opname = h->opname ? h->opname : "?";
 	enum hd_confidence conf;
 	struct hd_verdict *v;
 
@@ -411,43 +499,27 @@ static struct hd_verdict *pg_verdict(const struct pg_hang *h)
 	if (h->lagging)
 		v = hd_verdict_new(
 			HD_V_LAGGING_RANK, conf,
-			"rank%s %s fell behind in %s: %u other%s time%s out in seq %" G_GINT64_FORMAT
+			"rank%s %s fell behind in %s: %s other%s time%s out in seq %" G_GINT64_FORMAT
 			" (%s)",
-			culprits->len == 1 ? "" : "s", ct, h->label,
-			h->waiting->len, h->waiting->len == 1 ? "" : "s",
+			culprits->len == 1 ? "" : "s", ct, h->label, nw,
+			h->waiting->len == 1 ? "" : "s",
 			h->waiting->len == 1 ? "s" : "", h->seq, opname);
 	else
 		v = hd_verdict_new(
 			HD_V_MISSING_RANK, conf,
 			"rank%s %s never entered seq %" G_GINT64_FORMAT
-			" (%s) of %s; %u other%s timed out waiting in it",
+			" (%s) of %s; %s other%s timed out waiting in it",
 			culprits->len == 1 ? "" : "s", ct, h->seq, opname,
-			h->label, h->waiting->len,
-			h->waiting->len == 1 ? "" : "s");
+			h->label, nw, h->waiting->len == 1 ? "" : "s");
 	for (guint i = 0; i < culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(culprits, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
 		v->op = NULL;
 	v->score = h->lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
 	return v;
-}
-
-/* "1,017" (transfer full). */
-static char *count_text(guint n)
-{
-	char digits[16];
-	GString *s = g_string_new(NULL);
-	size_t len = (size_t)g_snprintf(digits, sizeof(digits), "%u", n);
-
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
 }
 
 /*
@@ -492,28 +564,24 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 		g_array_append_val(others, rep->rank);
 	}
 	if (others->len > 1) {
-		g_autofree char *n = count_text(others->len - 1);
+		g_autofree char *n = hd_text_count(others->len - 1);
 		g_autofree char *rt = NULL;
 
 		g_array_remove_index(others, 0);
-		rt = hd_rank_list_text(others);
-		/* a list of scattered ranks says nothing a count does not */
-		if (strlen(rt) > 60) {
-			g_free(rt);
-			rt = hd_ranks_text(others, 8);
-		}
-		hd_verdict_add_evidence(
-			v, -1, NULL,
+		rt = hd_ranks_named(others);
+		hd_verdict_add_more(
+			v, others->len,
 			"and %s more rank%s with the same timeout in seq %" G_GINT64_FORMAT
-			" (%s %s)",
-			n, others->len == 1 ? "" : "s", h->seq,
-			others->len == 1 ? "rank" : "ranks", rt);
+			" (%s)",
+			n, others->len == 1 ? "" : "s", h->seq, rt);
 	}
 	if (h->nodata->len) {
 		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 
 		hd_verdict_add_ruled_out(
-			v, "nothing about ranks {%s}: they left no log", nd);
+			v,
+			"nothing about ranks {%s}: they left no log of this, or one that ends early",
+			nd);
 	}
 	hd_verdict_add_ruled_out(
 		v,
@@ -547,19 +615,22 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 	const struct hd_store *s = ix->store;
 	g_autofree char *nd = hd_ranks_text(h->nodata, 8);
 	g_autofree char *where = pg_where(h);
+	g_autofree char *nw = hd_text_count(h->waiting->len);
+	g_autofree char *size =
+		hd_text_count(h->waiting->len + (uint64_t)h->nodata->len);
 	struct hd_verdict *v;
 
 	v = hd_verdict_new(
 		HD_V_MISSING_RANK,
 		h->size_from == 1 ? HD_CONF_MEDIUM : HD_CONF_LOW,
-		"rank%s %s never reported, while %u other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
-		h->nodata->len == 1 ? "" : "s", nd, h->waiting->len,
+		"rank%s %s never reported, while %s other%s timed out in %s (%s) of %s: by elimination, %s never entered it",
+		h->nodata->len == 1 ? "" : "s", nd, nw,
 		h->waiting->len == 1 ? "" : "s", where,
-		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
+		h->opname ? h->opname : "?", h->label,
 		h->nodata->len == 1 ? "it" : "they");
 	for (guint i = 0; i < h->nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->nodata, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->op = h->opname ? hd_op_kind_name(hd_op_kind_parse(h->opname)) : NULL;
 	if (v->op && strcmp(v->op, "unknown") == 0)
@@ -579,8 +650,7 @@ static void report_pg_silent(struct hd_index *ix, struct hd_analysis *a,
 		hd_sig_cite(s, v, rep->timeout);
 	}
 	hd_verdict_add_evidence(
-		v, -1, NULL, "%s has %d ranks, as %s", h->label,
-		h->waiting->len + (int)h->nodata->len,
+		v, -1, NULL, "%s has %s ranks, as %s", h->label, size,
 		h->size_from == 0 ? "its group or the world size shows"
 		: h->size_from == 1
 			? "the all_gather's NumelOut / NumelIn shows"
@@ -610,11 +680,11 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 		"rank%s %s time out in seq %" G_GINT64_FORMAT
 		" (%s) of %s while rank%s %s already passed it and time out later: the ranks issued different collectives; either side may be wrong",
 		h->waiting->len == 1 ? "" : "s", wt, h->seq,
-		h->opname ? hd_op_display_name(h->opname) : "?", h->label,
+		h->opname ? h->opname : "?", h->label,
 		h->ahead->len == 1 ? "" : "s", at);
 	for (guint i = 0; i < h->waiting->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(h->waiting, int, i));
-	v->group = h->group;
+	pg_place(a, v, h);
 	v->seq = h->seq;
 	v->score = HD_SCORE_LAGGING;
 	cite_timeouts(s, v, p);
@@ -643,8 +713,11 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	/* seq 0 is how hd_sig_check_progress() keeps a timeout without SeqNum */
 	h.no_seq = h.seq == 0;
 	h.group = find_pg_group(s, p->name, p);
+	h.name = p->name;
 	label = h.group >= 0 ? hd_group_label(s, h.group, HD_GROUP_LABEL_LONG)
-			     : g_strdup_printf("PG %s", p->name);
+		: strcmp(p->name, HD_PG_UNNAMED) == 0
+			? g_strdup("a PG the timeout lines do not name")
+			: g_strdup_printf("PG %s", p->name);
 	h.label = label;
 	h.waiting = waiting;
 	h.absent = absent;
@@ -652,7 +725,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.nodata = nodata;
 	h.ahead = ahead;
 	members = pg_members(s, p, h.group, &h.size_from);
-	pg_sort_members(s, p, members, &h);
+	pg_sort_members(ix, a, p, members, &h);
 	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
 		report_pg_apart(s, a, p, &h);
 		return;
@@ -673,7 +746,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 			report_pg_no_culprit(s, a, p, &h);
 		return;
 	}
-	v = pg_verdict(&h);
+	v = pg_verdict(a, &h);
 	pg_cite(ix, v, p, &h);
 	g_ptr_array_add(a->verdicts, v);
 }

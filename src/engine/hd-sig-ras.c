@@ -147,7 +147,8 @@ static void ras_build(const struct hd_store *s, struct hd_analysis *a,
 	int64_t at = hd_signal_ras_op(low);
 	int64_t up_to = d->next ? hd_signal_ras_op(d->next) : at;
 	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
-	const char *op = low->op_name ? low->op_name : "collective";
+	const char *op =
+		low->op_name ? hd_op_display_name(low->op_name) : "collective";
 	guint n = d->culprits->len;
 	struct hd_verdict *v;
 

@@ -74,13 +74,25 @@ bool hd_signal_is_trouble(const struct hd_signal *sig)
  * be (hd_time_comparable()), and across hosts only beyond HD_TIME_SKEW_NS,
  * the clock skew hosts of a healthy job may have; closer is HD_ORDER_SAME.
  */
-enum hd_order hd_sig_order(const struct hd_signal *x, const struct hd_signal *y)
+/* A local wall clock: its zone is the host's. */
+static bool local_clock(struct hd_time t)
+{
+	return t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
+}
+
+enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
+			   const struct hd_signal *y)
 {
 	enum hd_time_scope scope =
 		x->prov.input == y->prov.input ? HD_SCOPE_INPUT
 		: x->host && y->host && strcmp(x->host, y->host) == 0
 			? HD_SCOPE_HOST
 			: HD_SCOPE_APART;
+
+	/* hosts in different zones: their local times are no order */
+	if (s->local_zones_apart && scope == HD_SCOPE_APART &&
+	    local_clock(x->time))
+		return HD_ORDER_UNKNOWN;
 
 	return hd_time_order(x->time, y->time, scope,
 			     scope == HD_SCOPE_APART ? HD_TIME_SKEW_NS : 0);
@@ -91,11 +103,12 @@ enum hd_order hd_sig_order(const struct hd_signal *x, const struct hd_signal *y)
  * without a time is placed after those with one); else 0 (keep the one
  * read first).
  */
-int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y)
+int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
+			const struct hd_signal *y)
 {
 	if (hd_time_known(x->time) && !hd_time_known(y->time))
 		return -1;
-	return hd_sig_order(x, y) == HD_ORDER_BEFORE ? -1 : 0;
+	return hd_sig_order(s, x, y) == HD_ORDER_BEFORE ? -1 : 0;
 }
 
 /*
@@ -104,7 +117,8 @@ int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y)
  * are on clocks that cannot be compared (or have no time).  In input
  * order.  (transfer container)
  */
-static GPtrArray *first_signals(const GPtrArray *cands)
+static GPtrArray *first_signals(const struct hd_store *s,
+				const GPtrArray *cands)
 {
 	/* the earliest of each group of mutually comparable clocks: clock
 	   kind, plus the input (or host) for clocks that only compare
@@ -123,7 +137,10 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 						x->time.clock == HD_CLOCK_TRACE
 					? x->prov.input
 					: 0,
-				x->time.clock == HD_CLOCK_BOOT && x->host
+				(x->time.clock == HD_CLOCK_BOOT ||
+				 (s->local_zones_apart &&
+				  local_clock(x->time))) &&
+						x->host
 					? x->host
 					: "");
 			const struct hd_signal *m =
@@ -140,7 +157,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 			g_free(key);
 			/* nothing earlier than the group's earliest can
 			   precede it; only those near it are candidates */
-			if (hd_sig_order(m, x) != HD_ORDER_BEFORE)
+			if (hd_sig_order(s, m, x) != HD_ORDER_BEFORE)
 				g_ptr_array_add(near, hd_unconst(x));
 		}
 	}
@@ -153,7 +170,7 @@ static GPtrArray *first_signals(const GPtrArray *cands)
 		for (guint j = 0;
 		     j < near->len && near->len <= 512 && !preceded; j++)
 			preceded = j != i &&
-				   hd_sig_order(g_ptr_array_index(near, j),
+				   hd_sig_order(s, g_ptr_array_index(near, j),
 						x) == HD_ORDER_BEFORE;
 		if (!preceded)
 			g_ptr_array_add(out, hd_unconst(x));
@@ -166,7 +183,8 @@ static GPtrArray *first_signals(const GPtrArray *cands)
  * they tie across processes; NULL when none has a time (a signal without
  * one is placed after those with one, as it always was).
  */
-GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
+GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
+			      bool *tie)
 {
 	g_autoptr(GPtrArray) timed = g_ptr_array_new();
 	GPtrArray *firsts;
@@ -179,7 +197,7 @@ GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
 			g_ptr_array_add(timed, g_ptr_array_index(cands, i));
 	if (!timed->len)
 		return NULL;
-	firsts = first_signals(timed);
+	firsts = first_signals(s, timed);
 	for (guint i = 1; i < firsts->len; i++) {
 		const struct hd_signal *x = g_ptr_array_index(firsts, 0);
 		const struct hd_signal *y = g_ptr_array_index(firsts, i);
@@ -197,7 +215,7 @@ GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie)
  * Why the first signals could not be told apart: they tie within the
  * skew, or some cannot be compared.  (static)
  */
-const char *hd_sig_tie_reason(const GPtrArray *firsts)
+const char *hd_sig_tie_reason(const struct hd_store *s, const GPtrArray *firsts)
 {
 	/* the first 512 tell (a tie of 100k torchrun exits in one second
 	   was 5e9 comparisons for this one phrase) */
@@ -205,7 +223,7 @@ const char *hd_sig_tie_reason(const GPtrArray *firsts)
 
 	for (guint i = 0; i < n; i++)
 		for (guint j = i + 1; j < n; j++)
-			if (hd_sig_order(g_ptr_array_index(firsts, i),
+			if (hd_sig_order(s, g_ptr_array_index(firsts, i),
 					 g_ptr_array_index(firsts, j)) ==
 			    HD_ORDER_UNKNOWN)
 				return "their times are missing or on clocks that cannot be compared";
@@ -243,6 +261,9 @@ char *hd_sig_who(const struct hd_signal *sig)
 				       sig->host, sig->pid);
 	if (sig->host)
 		return g_strdup_printf("host %s (rank unknown)", sig->host);
+	if (sig->pid > 0)
+		return g_strdup_printf("process %d (host and rank not shown)",
+				       sig->pid);
 	return g_strdup(
 		"a process whose host and rank the excerpt does not show");
 }
@@ -255,6 +276,86 @@ bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y)
 	if (x->host && y->host)
 		return strcmp(x->host, y->host) == 0 && x->pid == y->pid;
 	return !x->host && !y->host;
+}
+
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host,
+		       char **hosts)
+{
+	g_autoptr(GArray) with = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GPtrArray) seen = g_ptr_array_new();
+	GString *out;
+	GHashTableIter it;
+	gpointer k, v;
+	guint shown = 0;
+
+	if (hosts)
+		*hosts = NULL;
+	if (pid <= 0)
+		return NULL;
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->pid == pid &&
+		    (!host || (r->host && strcmp(r->host, host) == 0)))
+			g_array_append_val(with, r->rank);
+	}
+	if (with->len < 2)
+		return NULL;
+	g_array_sort(with, hd_compare_int);
+	out = g_string_new(NULL);
+	for (guint i = 0; i < with->len; i++) {
+		int rank = g_array_index(with, int, i);
+		const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+		if (r && r->host && seen->len < 8 &&
+		    !g_ptr_array_find_with_equal_func(seen, r->host,
+						      g_str_equal, NULL))
+			g_ptr_array_add(seen, (gpointer)hd_unconst(r->host));
+		if (shown == 8)
+			continue;
+		if (i)
+			g_string_append(out,
+					i + 1 == with->len ? " or " : ", ");
+		g_string_append_printf(out, "rank %d", rank);
+		shown++;
+	}
+	if (shown < with->len)
+		g_string_append_printf(out, " or %u more ranks",
+				       with->len - shown);
+	if (hosts && seen->len > 1) {
+		GString *h = g_string_new(NULL);
+
+		for (guint i = 0; i < seen->len; i++)
+			g_string_append_printf(
+				h, "%s%s",
+				i == 0		     ? ""
+				: i + 1 == seen->len ? " and "
+						     : ", ",
+				(const char *)g_ptr_array_index(seen, i));
+		*hosts = g_string_free(h, FALSE);
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *hd_sig_unjoined_note(const struct hd_store *s, const char *what,
+			   const struct hd_signal *sig)
+{
+	g_autofree char *hosts = NULL;
+	g_autofree char *who = hd_sig_pid_ranks(s, sig->pid, sig->host, &hosts);
+	const char *path = hd_store_input(s, sig->prov.input)->path;
+
+	if (who)
+		return g_strdup_printf(
+			"%s '%s' (pid %d) joins no rank: pid %d is %s%s%s%s, and %s",
+			what, path, sig->pid, sig->pid, who,
+			hosts ? " (on " : "", hosts ? hosts : "",
+			hosts ? ")" : "",
+			sig->host ? "they ran on the same host"
+				  : "the file names no host");
+	return g_strdup_printf(
+		"%s '%s' (pid %d) joins no rank: no input names that pid for one rank alone",
+		what, path, sig->pid);
 }
 
 /* An unwind line through communicator setup (init, bootstrap, group). */
@@ -270,12 +371,46 @@ bool hd_sig_is_init_unwind(const struct hd_signal *sig)
 }
 
 /*
+ * The CUDA errors of a kernel that already ran, by code and by the text
+ * both NCCL ("Cuda failure 'an illegal memory access was encountered'")
+ * and PyTorch ("CUDA error: misaligned address") print.  Such an error is
+ * sticky: the next CUDA call of the process returns it, wherever that
+ * call is, so the file of the WARN says nothing of when it happened.
+ */
+bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig)
+{
+	static const int32_t codes[] = { 214, 700, 702, 710, 714,
+					 715, 716, 717, 718, 719 };
+	static const char *const texts[] = {
+		"illegal memory access",      "illegal address",
+		"unspecified launch failure", "launch timed out",
+		"device-side assert",	      "hardware stack error",
+		"illegal instruction",	      "misaligned address",
+		"invalid program counter",    "uncorrectable ECC error",
+	};
+
+	if (sig->type != HD_SIGT_CUDA_ERROR)
+		return false;
+	for (size_t k = 0; k < G_N_ELEMENTS(codes); k++)
+		if (hd_signal_cuda_code(sig) == codes[k])
+			return true;
+	for (size_t k = 0; sig->text && k < G_N_ELEMENTS(texts); k++)
+		if (strstr(sig->text, texts[k]))
+			return true;
+	return false;
+}
+
+/*
  * Whether the failure at index i happened during communicator setup: its
  * process's error unwind, right after it, runs through init or bootstrap.
+ * A kernel fault only surfaced there: what failed ran before.
  */
 bool hd_sig_failed_in_init(const struct hd_store *s, guint i)
 {
 	const struct hd_signal *sig = hd_sig_at(s, i);
+
+	if (hd_sig_cuda_kernel_fault(sig))
+		return false;
 
 	for (guint k = i + 1, seen = 0; k < s->signals->len && seen < 32; k++) {
 		const struct hd_signal *u = hd_sig_at(s, k);
@@ -309,8 +444,15 @@ char *hd_sig_peer_host(const char *peer)
 bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig, int rank,
 		     struct hd_time *last)
 {
+	const struct hd_rank *r;
+
 	if (rank < 0 || !hd_time_known(sig->time) ||
 	    sig->time.clock >= HD_CLOCK_COUNT)
+		return false;
+	/* hosts in different zones: a local time is its own host's only */
+	r = hd_store_find_rank(ix->store, rank);
+	if (ix->store->local_zones_apart && local_clock(sig->time) &&
+	    (!sig->host || !r || !r->host || strcmp(sig->host, r->host) != 0))
 		return false;
 	*last = hd_index_last_active(ix, rank, (enum hd_clock)sig->time.clock);
 	return hd_time_order(sig->time, *last, HD_SCOPE_APART,

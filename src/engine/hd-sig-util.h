@@ -58,31 +58,37 @@ void hd_sig_int_set_unique(GArray *set);
  * on a clock the two compare on (an op it enqueued, started or completed
  * then): a failure the rank outlived is of an earlier process life (the
  * error file of a previous attempt, an Xid before a restart), never what
- * stopped it.  *last gets that later time.
+ * stopped it.  A local wall time is compared only on the rank's own host
+ * when the hosts keep different zones.  *last gets that later time.
  */
 bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig, int rank,
 		     struct hd_time *last);
 
 /*
  * Where x is against y in time: only on clocks that compare, and across
- * hosts only beyond HD_TIME_SKEW_NS; closer is HD_ORDER_SAME.
+ * hosts only beyond HD_TIME_SKEW_NS; closer is HD_ORDER_SAME.  Local times
+ * of two hosts never order each other when the hosts keep different
+ * zones (s->local_zones_apart).
  */
-enum hd_order hd_sig_order(const struct hd_signal *x,
+enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
 			   const struct hd_signal *y);
 /*
  * -1 when x is known to come before y, or has a time and y none; else 0
  * (keep the one read first).
  */
-int hd_sig_compare_time(const struct hd_signal *x, const struct hd_signal *y);
+int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
+			const struct hd_signal *y);
 /*
  * The first of cands (const struct hd_signal *) with a time, in input
  * order: several when their times cannot order them, and *tie says
  * whether those come from different processes.  NULL when none has a
  * time.  (transfer container)
  */
-GPtrArray *hd_sig_first_timed(const GPtrArray *cands, bool *tie);
+GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
+			      bool *tie);
 /* Why the first signals could not be told apart.  (static) */
-const char *hd_sig_tie_reason(const GPtrArray *firsts);
+const char *hd_sig_tie_reason(const struct hd_store *s,
+			      const GPtrArray *firsts);
 /*
  * The distinct ranks (>= 0) of sigs, ascending; *rankless says whether
  * any has none.  (transfer full)
@@ -92,11 +98,35 @@ GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless);
 char *hd_sig_who(const struct hd_signal *sig);
 /* Whether x and y come from one process as far as they tell. */
 bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
+/*
+ * The ranks whose process had pid (on host, when host is not NULL), as
+ * "rank 1 or rank 3", when two or more had it; else NULL.  *hosts (when
+ * hosts is not NULL) gets their hosts when they ran on several ("trn-01
+ * and trn-02"), else NULL.  For evidence of a pid that joins no rank.
+ * (transfer full, both)
+ */
+char *hd_sig_pid_ranks(const struct hd_store *s, int32_t pid, const char *host,
+		       char **hosts);
+/*
+ * The note for a dump of what (a "gdb backtrace", a "py-spy dump") whose
+ * pid joins no rank: "gdb backtrace 'x' (pid 53) joins no rank: pid 53
+ * is rank 1 or rank 3 (on trn-01 and trn-02), and the file names no
+ * host".  (transfer full)
+ */
+char *hd_sig_unjoined_note(const struct hd_store *s, const char *what,
+			   const struct hd_signal *sig);
 /* Whether sig is an error unwind through communicator setup. */
 bool hd_sig_is_init_unwind(const struct hd_signal *sig);
 /*
+ * Whether sig is a CUDA error a kernel left behind (an illegal address, a
+ * trap, a hardware fault): sticky, it is reported by whichever CUDA call
+ * of the process comes next.
+ */
+bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig);
+/*
  * Whether the failure at signal index i happened during communicator
  * setup: its process's error unwind, right after it, runs through init.
+ * Never for a kernel fault, which only surfaced there.
  */
 bool hd_sig_failed_in_init(const struct hd_store *s, guint i);
 /* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */

@@ -175,20 +175,22 @@ static void collect(struct ctx *c)
 		enum hd_clock kind;
 		gpointer seen;
 
-		if (op->rank < 0 || op->seq < 0 ||
-		    op->t_start_ns == INT64_MIN || op->t_end_ns == INT64_MIN)
+		if (hd_op_rank(op) < 0 || op->seq < 0 ||
+		    hd_op_t_start(s, op) == INT64_MIN ||
+		    hd_op_t_end(s, op) == INT64_MIN)
 			continue;
 		/*
 		 * One clock per rank: a rank's dump (UTC) and its trace
 		 * (trace-relative) cannot be corrected by one offset; the
 		 * first clock read is kept.
 		 */
-		kind = (enum hd_clock)hd_op_time(s, op, op->t_start_ns).clock;
+		kind = (enum hd_clock)hd_op_time(s, op, hd_op_t_start(s, op))
+			       .clock;
 		seen = g_hash_table_lookup(rank_kind,
-					   GINT_TO_POINTER(op->rank));
+					   GINT_TO_POINTER(hd_op_rank(op)));
 		if (!seen)
 			g_hash_table_insert(rank_kind,
-					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(hd_op_rank(op)),
 					    GINT_TO_POINTER((int)kind + 1));
 		else if (GPOINTER_TO_INT(seen) != (int)kind + 1)
 			continue;
@@ -205,13 +207,13 @@ static void collect(struct ctx *c)
 			g_ptr_array_add(c->positions, p);
 		}
 		for (guint j = 0; j < p->ops->len && !dup; j++)
-			dup = op_at(s, p, j)->rank == op->rank;
+			dup = hd_op_rank(op_at(s, p, j)) == hd_op_rank(op);
 		if (!dup)
 			g_array_append_val(p->ops, i);
 		if (!g_hash_table_contains(c->clock_of,
-					   GINT_TO_POINTER(op->rank))) {
+					   GINT_TO_POINTER(hd_op_rank(op)))) {
 			const struct hd_rank *r =
-				hd_store_find_rank(s, op->rank);
+				hd_store_find_rank(s, hd_op_rank(op));
 			/* a trace's own clock is its input's alone */
 			g_autofree char *hk =
 				r && r->host && kind != HD_CLOCK_TRACE
@@ -236,9 +238,13 @@ static void collect(struct ctx *c)
 						GINT_TO_POINTER(idx));
 			}
 			g_hash_table_insert(c->clock_of,
-					    GINT_TO_POINTER(op->rank),
+					    GINT_TO_POINTER(hd_op_rank(op)),
 					    GINT_TO_POINTER(idx + 1));
-			g_array_append_val(c->ranks, op->rank);
+			{
+				int who = hd_op_rank(op);
+
+				g_array_append_val(c->ranks, who);
+			}
 		}
 	}
 	g_ptr_array_sort(c->positions, cmp_pos);
@@ -253,8 +259,8 @@ static int64_t clock_end(struct ctx *c, const struct pos *p, int k)
 	for (guint i = 0; i < p->ops->len && n < G_N_ELEMENTS(v); i++) {
 		const struct hd_op *op = op_at(c->s, p, i);
 
-		if (clock_idx(c, op->rank) == k)
-			v[n++] = op->t_end_ns;
+		if (clock_idx(c, hd_op_rank(op)) == k)
+			v[n++] = hd_op_t_end(c->s, op);
 	}
 	return n ? median(v, n) : INT64_MIN;
 }
@@ -416,7 +422,7 @@ static void add_verdict(struct ctx *c, struct rank_acc *acc, guint nr,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, acc[best].example);
 
-		src = hd_prov_format(s, &op->prov);
+		src = hd_op_source(s, op);
 	}
 	hd_verdict_add_evidence(
 		v, g_array_index(c->ranks, int, best), src,
@@ -496,20 +502,20 @@ static void report_unalignable(struct ctx *c, const struct sanity *k)
 		HD_V_INSUFFICIENT_DATA, HD_CONF_HIGH,
 		"the traces cannot be aligned: %u of %u matched collective positions disagree on kind, count or dtype (sampled or filtered traces, or different profiling windows); no straggler is named",
 		k->bad, k->multi);
-	g_autofree char *sx = hd_prov_format(s, &x->prov);
-	g_autofree char *sy = hd_prov_format(s, &y->prov);
+	g_autofree char *sx = hd_op_source(s, x);
+	g_autofree char *sy = hd_op_source(s, y);
 
 	v->group = p->group;
 	v->seq = p->seq;
 	hd_verdict_add_evidence(
-		v, x->rank, sx,
+		v, hd_op_rank(x), sx,
 		"group %s position %" G_GINT64_FORMAT ": rank %d has %s (%s)",
-		g->id, p->seq, x->rank, hd_op_kind_name(x->kind),
+		g->id, p->seq, hd_op_rank(x), hd_op_kind_name(x->kind),
 		x->d->name ? x->d->name : "?");
-	hd_verdict_add_evidence(v, y->rank, sy,
+	hd_verdict_add_evidence(v, hd_op_rank(y), sy,
 				"group %s position %" G_GINT64_FORMAT
 				": rank %d has %s (%s); they differ in %s",
-				g->id, p->seq, y->rank,
+				g->id, p->seq, hd_op_rank(y),
 				hd_op_kind_name(y->kind),
 				y->d->name ? y->d->name : "?", k->first_why);
 	g_ptr_array_add(c->a->verdicts, v);
@@ -532,22 +538,23 @@ static bool tally_position(struct ctx *c, const struct pos *p,
 
 	for (guint j = 0; j < p->ops->len; j++) {
 		const struct hd_op *op = op_at(s, p, j);
-		struct clock *ck =
-			g_ptr_array_index(c->clocks, clock_idx(c, op->rank));
+		struct clock *ck = g_ptr_array_index(
+			c->clocks, clock_idx(c, hd_op_rank(op)));
 		int64_t st;
 
 		if (!ck->has)
 			return false; /* no common time base */
-		st = op->t_start_ns - ck->offset;
+		st = hd_op_t_start(s, op) - ck->offset;
 		tol = MAX(tol, 3 * ck->unc);
 		c->span_lo = MIN(c->span_lo, st);
-		if (op->t_end_ns != INT64_MIN)
-			c->span_hi = MAX(c->span_hi, op->t_end_ns - ck->offset);
+		if (hd_op_t_end(s, op) != INT64_MIN)
+			c->span_hi = MAX(c->span_hi,
+					 hd_op_t_end(s, op) - ck->offset);
 		earliest = MIN(earliest, st);
 		if (st > latest) {
 			second = latest;
 			latest = st;
-			last = op->rank;
+			last = hd_op_rank(op);
 			last_op = g_array_index(p->ops, guint, j);
 		} else if (st > second) {
 			second = st;
@@ -555,22 +562,22 @@ static bool tally_position(struct ctx *c, const struct pos *p,
 	}
 	for (guint j = 0; j < p->ops->len; j++) {
 		const struct hd_op *op = op_at(s, p, j);
-		struct clock *ck =
-			g_ptr_array_index(c->clocks, clock_idx(c, op->rank));
+		struct clock *ck = g_ptr_array_index(
+			c->clocks, clock_idx(c, hd_op_rank(op)));
 		guint ri;
-		int64_t lag = op->t_start_ns - ck->offset - earliest;
+		int64_t lag = hd_op_t_start(s, op) - ck->offset - earliest;
 
 		for (ri = 0; ri < nr; ri++)
-			if (g_array_index(c->ranks, int, ri) == op->rank)
+			if (g_array_index(c->ranks, int, ri) == hd_op_rank(op))
 				break;
 		acc[ri].matched++;
 		g_array_append_val(acc[ri].lags, lag);
-		if (op->rank != last && latest - earliest > tol)
+		if (hd_op_rank(op) != last && latest - earliest > tol)
 			for (guint k = 0; k < nr; k++)
 				if (g_array_index(c->ranks, int, k) == last)
 					acc[k].others_waited +=
 						latest - (lag + earliest);
-		if (op->rank == last && latest - earliest > tol) {
+		if (hd_op_rank(op) == last && latest - earliest > tol) {
 			int64_t m = latest - second;
 
 			acc[ri].last++;

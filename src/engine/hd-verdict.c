@@ -10,7 +10,9 @@
 #include "hd-checks.h"
 
 #include <stdarg.h>
+#include <string.h>
 
+#include "hd-const.h"
 #include "hd-sort.h"
 
 #include "hd-banned.h"
@@ -48,7 +50,9 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	v->score = hd_verdict_kind_info(kind)->score;
 	v->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	v->group = -1;
+	v->c10d_group = -1;
 	v->seq = -1;
+	v->host_event = -1;
 	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
 	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
 	v->culprit_info = g_array_new(FALSE, TRUE, sizeof(struct hd_culprit));
@@ -77,7 +81,7 @@ void hd_verdict_free(struct hd_verdict *v)
 
 void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 {
-	guint lo = 0, hi = v->culprits->len;
+	guint n = v->culprits->len, at;
 
 	/*
 	 * The list stays sorted and unique.  Checks add ranks in ascending
@@ -85,22 +89,13 @@ void hd_verdict_add_culprit(struct hd_verdict *v, int rank)
 	 * placed by binary search (a 100k-member group once took 94 s when
 	 * every add re-sorted).
 	 */
-	if (hi == 0 || g_array_index(v->culprits, int, hi - 1) < rank) {
+	if (n == 0 || g_array_index(v->culprits, int, n - 1) < rank) {
 		g_array_append_val(v->culprits, rank);
 		return;
 	}
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	g_array_insert_val(v->culprits, lo, rank);
+	at = hd_ints_lower_bound(v->culprits, rank);
+	if (g_array_index(v->culprits, int, at) != rank)
+		g_array_insert_val(v->culprits, at, rank);
 }
 
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
@@ -117,28 +112,50 @@ void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 	g_ptr_array_add(v->evidence, e);
 }
 
-bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text)
 {
-	guint lo = 0, hi = v->culprits->len;
-
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		int m = g_array_index(v->culprits, int, mid);
-
-		if (m == rank)
-			return true;
-		if (m < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	for (guint i = 0; i < v->ruled_out->len; i++)
+		if (strcmp(g_ptr_array_index(v->ruled_out, i), text) == 0)
+			return;
+	hd_verdict_add_ruled_out(v, "%s", text);
 }
 
-static bool evidence_counts_rest(const struct hd_evidence *e)
+GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
+				    const struct hd_verdict *v)
 {
-	return e->rank < 0 && !e->source && e->text &&
-	       g_str_has_prefix(e->text, "and ");
+	GPtrArray *hosts = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; i < v->culprits->len; i++) {
+		const struct hd_rank *rk = hd_store_find_rank(
+			s, g_array_index(v->culprits, int, i));
+
+		if (rk && rk->host &&
+		    g_hash_table_add(seen, hd_unconst(rk->host)))
+			g_ptr_array_add(hosts, g_strdup(rk->host));
+	}
+	g_ptr_array_sort(hosts, hd_compare_str);
+	return hosts;
+}
+
+void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
+			 ...)
+{
+	struct hd_evidence *e = g_new0(struct hd_evidence, 1);
+	va_list ap;
+
+	g_return_if_fail(more > 0);
+	e->rank = -1;
+	e->more = more;
+	va_start(ap, fmt);
+	e->text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_ptr_array_add(v->evidence, e);
+}
+
+bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank)
+{
+	return hd_ints_contains(v->culprits, rank);
 }
 
 void hd_verdict_order_evidence(struct hd_verdict *v)
@@ -153,7 +170,7 @@ void hd_verdict_order_evidence(struct hd_verdict *v)
 	for (guint i = 0; i < ev->len; i++) {
 		struct hd_evidence *e = g_ptr_array_index(ev, i);
 
-		if (!evidence_counts_rest(e) || i == 0)
+		if (!hd_evidence_is_more(e) || i == 0)
 			culprit = e->rank >= 0 &&
 				  hd_verdict_has_culprit(v, e->rank);
 		if (culprit)
@@ -360,6 +377,18 @@ char *hd_rank_list_text(const GArray *ranks)
 	return g_string_free(s, FALSE);
 }
 
+char *hd_ranks_named(const GArray *ranks)
+{
+	g_autofree char *rt = hd_rank_list_text(ranks);
+
+	/* a list of scattered ranks says nothing a count does not */
+	if (strlen(rt) > 60) {
+		g_free(rt);
+		rt = hd_ranks_text(ranks, 8);
+	}
+	return g_strdup_printf("%s %s", ranks->len == 1 ? "rank" : "ranks", rt);
+}
+
 const struct hd_frame *hd_culprit_frame(const struct hd_store *s,
 					const struct hd_culprit *c)
 {
@@ -407,6 +436,86 @@ bool hd_analysis_is_inconsistent(const struct hd_analysis *a)
 	return a->conflicts->len > 0 && !a->merged;
 }
 
+void hd_verdict_set_c10d_group(const struct hd_analysis *a,
+			       struct hd_verdict *v, const char *name)
+{
+	if (v->group < 0 && name)
+		v->c10d_group = hd_analysis_c10d_group_find(a, name);
+}
+
+void hd_verdict_copy_place(struct hd_verdict *v, const struct hd_verdict *from)
+{
+	v->group = from->group;
+	v->c10d_group = from->c10d_group;
+	v->seq = from->seq;
+	v->op = from->op;
+}
+
+char *hd_c10d_group_id(const struct hd_c10d_group *g)
+{
+	return g_strdup_printf("pg:%s:?", g->name);
+}
+
+char *hd_c10d_group_label(const struct hd_c10d_group *g)
+{
+	return g_strdup_printf("PG %s", g->name);
+}
+
+int64_t hd_analysis_c10d_group_find(const struct hd_analysis *a,
+				    const char *name)
+{
+	/* a lookup: one verdict per PG may ask, and PGs are many */
+	guint at = name ? GPOINTER_TO_UINT(
+				  g_hash_table_lookup(a->c10d_index, name))
+			: 0;
+
+	return (int64_t)at - 1;
+}
+
+/* v's c10d PG, or NULL.  (transfer none) */
+static const struct hd_c10d_group *verdict_c10d(const struct hd_analysis *a,
+						const struct hd_verdict *v)
+{
+	if (v->group >= 0 || v->c10d_group < 0 || !a->c10d_groups ||
+	    (guint64)v->c10d_group >= a->c10d_groups->len)
+		return NULL;
+	return &g_array_index(a->c10d_groups, struct hd_c10d_group,
+			      v->c10d_group);
+}
+
+char *hd_verdict_group_label(const struct hd_analysis *a,
+			     const struct hd_verdict *v,
+			     enum hd_group_label_form form)
+{
+	const struct hd_c10d_group *g = verdict_c10d(a, v);
+
+	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
+		return hd_group_label(a->store, v->group, form);
+	if (!g)
+		return NULL;
+	return form == HD_GROUP_LABEL_SHORT ? g_strdup(g->name)
+					    : hd_c10d_group_label(g);
+}
+
+char *hd_verdict_group_id(const struct hd_analysis *a,
+			  const struct hd_verdict *v)
+{
+	const struct hd_c10d_group *g = verdict_c10d(a, v);
+
+	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
+		return g_strdup(
+			hd_store_group_at(a->store, (uint32_t)v->group)->id);
+	return g ? hd_c10d_group_id(g) : NULL;
+}
+
+static void c10d_group_clear(gpointer p)
+{
+	struct hd_c10d_group *g = p;
+
+	if (g->ranks)
+		g_array_unref(g->ranks);
+}
+
 struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 {
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
@@ -425,6 +534,10 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	a->held =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
+	a->logs_end_early = g_hash_table_new(NULL, NULL);
+	a->c10d_groups = g_array_new(FALSE, TRUE, sizeof(struct hd_c10d_group));
+	g_array_set_clear_func(a->c10d_groups, c10d_group_clear);
+	a->c10d_index = g_hash_table_new(g_str_hash, g_str_equal);
 	a->world_size = store->world_size;
 	return a;
 }
@@ -443,6 +556,9 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->conflicts);
 	g_ptr_array_unref(a->held);
 	g_array_unref(a->pyspy);
+	g_hash_table_unref(a->logs_end_early);
+	g_array_unref(a->c10d_groups);
+	g_hash_table_unref(a->c10d_index);
 	g_free(a->perf.summary);
 	hd_verdict_free(a->perf.candidate);
 	g_free(a);

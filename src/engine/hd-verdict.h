@@ -82,6 +82,14 @@ struct hd_verdict_kind_info {
  */
 const char *hd_xid_next_step(int xid);
 
+/*
+ * The host of a host-state signal (hd-kernel.c): the one its line names,
+ * else the host of the job its file's path names ("hosts/node-b/dmesg"),
+ * or NULL.  (transfer none: interned)
+ */
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig);
+
 /* The row of kind k (an unknown k gets insufficient_data's).  (transfer none) */
 const struct hd_verdict_kind_info *hd_verdict_kind_info(enum hd_verdict_kind k);
 
@@ -95,7 +103,19 @@ struct hd_evidence {
 	int rank; /* -1 when the item is about no single rank */
 	char *source; /* "path:line", "path#record N" */
 	char *text;
+	/*
+	 * How many like items a capped list left out, when this item only
+	 * counts them ("and 1,022 more ranks with the same timeout in seq
+	 * 38": rank -1, no source); 0 for an item that cites something.
+	 */
+	uint32_t more;
 };
+
+/* Whether e only counts what a capped list left out (e->more). */
+static inline bool hd_evidence_is_more(const struct hd_evidence *e)
+{
+	return e->more > 0;
+}
 
 /*
  * One thing for a person to do next (hd-next.c): the sentence the reports
@@ -126,6 +146,14 @@ struct hd_verdict {
 	enum hd_verdict_kind kind;
 	GArray *culprits; /* int global ranks, ascending */
 	int64_t group; /* store group index, -1 none */
+	/*
+	 * The c10d process group the verdict is about when no store group
+	 * stands for it (logs alone: the PG only watchdog and status lines
+	 * name): an index into the analysis's c10d_groups, -1 none.  Set
+	 * only while group is -1 (hd_verdict_set_c10d_group()), so a
+	 * verdict has one group at most.
+	 */
+	int64_t c10d_group;
 	int64_t seq; /* position in the group, -1 none */
 	const char *op; /* op kind name or NULL (static string) */
 	enum hd_confidence confidence;
@@ -145,6 +173,15 @@ struct hd_verdict {
 	char *fingerprint_text;
 	char *call_site;
 	int xid; /* the kernel's Xid the verdict rests on, 0 none */
+	/*
+	 * The host-state signal (an index into store->signals: a kernel
+	 * log's event, an HCA port's state or counters, a GPU's state) the
+	 * verdict rests on (host_event_cause) or cites as context on a
+	 * culprit's host (hd-kernel.c); -1 none.  hd-next.c names its
+	 * port or GPU in the next steps.
+	 */
+	int64_t host_event;
+	bool host_event_cause;
 	/* struct hd_culprit, one per culprit in culprits' order, and the
 	   next steps (struct hd_next *); empty until the engine's last step
 	   (hd-next.c) */
@@ -251,6 +288,10 @@ struct hd_analysis {
 	   completed (completion proves presence, hd-frontier.c): noted,
 	   never blamed, and no rank is then said to have reached the end */
 	uint32_t incomplete_records;
+	/* ranks (GINT_TO_POINTER) whose NCCL log ends before such a
+	   position: the log was cut, so its silence after that says
+	   nothing (hd-sig-progress.c), and the rank table says so */
+	GHashTable *logs_end_early;
 	/* no fault was found, but some input was refused or cut (a budget
 	   spent, unreadable, truncated): the summary is insufficient_data */
 	bool inputs_unread;
@@ -277,7 +318,51 @@ struct hd_analysis {
 	bool merged; /* analyzed as one incident anyway (--merge) */
 	/* py-spy (ev-a): struct hd_pyspy_rank, by rank ascending */
 	GArray *pyspy;
+	/* struct hd_c10d_group, in the order the signals first name them,
+	   and its index: name -> index + 1 */
+	GArray *c10d_groups;
+	GHashTable *c10d_index;
 };
+
+/*
+ * A c10d process group that watchdog and status lines name ("[PG ID 0
+ * PG GUID 0(default_pg) Rank 5]") and no group of the store stands for
+ * (no dump or trace recorded its ops: logs only).  The reports list it
+ * with the groups, so that PG 0 is not missing beside its NCCL comm.
+ */
+struct hd_c10d_group {
+	const char *name; /* interned PG name: "0", "mesh_tp" */
+	GArray *ranks; /* int: the ranks whose lines name it, ascending */
+	uint32_t timeouts; /* of them, the ranks that timed out in it */
+};
+
+/*
+ * A c10d PG known from log lines only: its id in JSON and for --group,
+ * "pg:0:?" (the id table's form for a PG whose members no record
+ * lists), and its label, "PG 0".  Raw: the name is an input's, so
+ * printers clean it.  (transfer full)
+ */
+char *hd_c10d_group_id(const struct hd_c10d_group *g);
+char *hd_c10d_group_label(const struct hd_c10d_group *g);
+
+/* The index in a->c10d_groups of the c10d PG named name, or -1. */
+int64_t hd_analysis_c10d_group_find(const struct hd_analysis *a,
+				    const char *name);
+
+/*
+ * The group verdict v is about, as reports name it: its store group
+ * (hd_group_label() in form), else its c10d PG ("PG 0" long, "0"
+ * short); NULL when it has neither.  Raw.  (transfer full)
+ */
+char *hd_verdict_group_label(const struct hd_analysis *a,
+			     const struct hd_verdict *v,
+			     enum hd_group_label_form form);
+/*
+ * The id of the group v is about, as the JSON report's groups list it
+ * ("comm:0x..", "pg:0:?"), or NULL.  Raw.  (transfer full)
+ */
+char *hd_verdict_group_id(const struct hd_analysis *a,
+			  const struct hd_verdict *v);
 
 /* Where a rank's Python is now, from a py-spy dump (hd-pyspy.c). */
 struct hd_pyspy_rank {
@@ -317,6 +402,12 @@ const char *hd_verdict_kind_name(enum hd_verdict_kind k);
 /* A rank list with runs folded: "0-3,5,7-9"; ranks need not be sorted.
    (transfer full) */
 char *hd_rank_list_text(const GArray *ranks);
+/*
+ * "rank 5", "ranks 1-4,6-7": which ranks a count of left-out evidence
+ * items stands for, runs folded; scattered ranks whose list would run
+ * past 60 columns as the first eight and a count.  (transfer full)
+ */
+char *hd_ranks_named(const GArray *ranks);
 
 /* The innermost user frame of a culprit's stack, or NULL.  (transfer none) */
 const struct hd_frame *hd_culprit_frame(const struct hd_store *s,
@@ -329,17 +420,44 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	G_GNUC_PRINTF(3, 4);
 void hd_verdict_free(struct hd_verdict *v);
 void hd_verdict_add_culprit(struct hd_verdict *v, int rank);
+/*
+ * Places v in the c10d PG named name (interned or not) when v has no
+ * store group and the analysis lists that PG among its c10d_groups;
+ * otherwise leaves v as it is.  For checks that know a PG by the name
+ * its log lines print.
+ */
+void hd_verdict_set_c10d_group(const struct hd_analysis *a,
+			       struct hd_verdict *v, const char *name);
+/*
+ * Copies where from is (group, c10d PG, seq, op) into v, for a verdict
+ * that restates another's place (a wait chain's, a host fault's).
+ */
+void hd_verdict_copy_place(struct hd_verdict *v, const struct hd_verdict *from);
 /* Adds evidence; source is the formatted provenance (may be NULL). */
 void hd_verdict_add_evidence(struct hd_verdict *v, int rank, const char *source,
 			     const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/*
+ * Adds the item that counts the more like items (more > 0) a capped list
+ * of evidence left out: "and 3 more ranks at the same op".
+ */
+void hd_verdict_add_more(struct hd_verdict *v, uint32_t more, const char *fmt,
+			 ...) G_GNUC_PRINTF(3, 4);
 void hd_verdict_add_ruled_out(struct hd_verdict *v, const char *fmt, ...)
 	G_GNUC_PRINTF(2, 3);
+/* Adds text to v's ruled-out list unless it is there already. */
+void hd_verdict_add_ruled_out_once(struct hd_verdict *v, const char *text);
+/*
+ * The hosts v's culprits ran on, each once, sorted (char *, owned): what
+ * an incident's summary lists beside the culprit ranks.  (transfer full)
+ */
+GPtrArray *hd_verdict_culprit_hosts(const struct hd_store *s,
+				    const struct hd_verdict *v);
 /* Whether rank is one of v's culprits; O(log n). */
 bool hd_verdict_has_culprit(const struct hd_verdict *v, int rank);
 /*
  * Puts the culprits' own evidence first, keeping the order within each
- * part; an item that only counts what a capped list left out ("and 3
- * more ...": no rank, no source) stays with the item before it.
+ * part; an item that only counts what a capped list left out
+ * (hd_evidence_is_more()) stays with the item before it.
  */
 void hd_verdict_order_evidence(struct hd_verdict *v);
 

@@ -13,6 +13,7 @@
 
 #include "hd-align-ctx.h"
 #include "hd-align.h"
+#include "hd-text.h"
 #include "hd-banned.h"
 
 /* Distinct values tracked per vote; more means no majority worth naming. */
@@ -320,15 +321,17 @@ static struct hd_verdict *mismatch_verdict(const struct group_ctx *c,
 					       g_array_index(majority, int, i));
 		return v;
 	}
+	g_clear_pointer(&maj_text, g_free);
+	maj_text = hd_text_count(majority->len);
 	v = hd_verdict_new(attr_verdict[at],
 			   vote->overflow	? HD_CONF_LOW
 			   : majority->len >= 2 ? HD_CONF_HIGH
 						: HD_CONF_MEDIUM,
 			   "%s mismatch in %s at seq %" G_GINT64_FORMAT
-			   ": rank%s %s differ%s from the %u other%s",
+			   ": rank%s %s differ%s from the %s other%s",
 			   attr_name[at], label, key,
 			   minority->len == 1 ? "" : "s", min_text,
-			   minority->len == 1 ? "s" : "", majority->len,
+			   minority->len == 1 ? "s" : "", maj_text,
 			   majority->len == 1 ? "" : "s");
 	for (guint i = 0; i < minority->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(minority, int, i));

@@ -37,18 +37,18 @@ bool hd_report_filter_has(const struct hd_report_filter *f, int rank)
 		       compare_int) != NULL;
 }
 
-static bool group_named(const struct hd_group *g, const char *const *want)
+/* Whether --group's name is c10d PG g's, by name or id. */
+static bool c10d_group_named(const struct hd_c10d_group *g, const char *name)
 {
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
+	g_autofree char *id = hd_c10d_group_id(g);
+
+	return strcmp(g->name, name) == 0 || strcmp(id, name) == 0;
 }
 
 /* "0, mesh_tp, comm:0x..": the groups as --group may name them. */
-static char *group_names(const struct hd_store *s)
+static char *group_names(const struct hd_analysis *a)
 {
+	const struct hd_store *s = a->store;
 	GString *out = g_string_new(NULL);
 
 	for (guint i = 0; i < s->groups->len; i++) {
@@ -56,15 +56,26 @@ static char *group_names(const struct hd_store *s)
 		g_autofree char *name =
 			hd_report_clean(g->name ? g->name : g->id);
 
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
+	}
+	for (guint i = 0; i < a->c10d_groups->len; i++) {
+		g_autofree char *name = hd_report_clean(
+			g_array_index(a->c10d_groups, struct hd_c10d_group, i)
+				.name);
+
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
 	}
 	return g_string_free(out, FALSE);
 }
 
-/* Marks the members of the groups named (by id or name) in members. */
-static bool group_members(const struct hd_store *s, const char *const *want,
+/*
+ * Marks the members of the groups named (by id or name) in members; a
+ * c10d PG known from log lines only has the ranks whose lines name it.
+ */
+static bool group_members(const struct hd_analysis *a, const char *const *want,
 			  GHashTable *members, GError **err)
 {
+	const struct hd_store *s = a->store;
 	g_autofree bool *match = g_new0(bool, s->groups->len + 1);
 
 	for (const char *const *w = want; *w; w++) {
@@ -72,10 +83,22 @@ static bool group_members(const struct hd_store *s, const char *const *want,
 		bool found = false;
 
 		for (guint i = 0; i < s->groups->len; i++)
-			if (group_named(hd_store_group_at(s, i), one))
+			if (hd_report_group_named(hd_store_group_at(s, i), one))
 				found = match[i] = true;
+		for (guint i = 0; i < a->c10d_groups->len; i++) {
+			const struct hd_c10d_group *g = &g_array_index(
+				a->c10d_groups, struct hd_c10d_group, i);
+
+			if (!c10d_group_named(g, *w))
+				continue;
+			found = true;
+			for (guint k = 0; k < g->ranks->len; k++)
+				g_hash_table_add(members,
+						 GINT_TO_POINTER(g_array_index(
+							 g->ranks, int, k)));
+		}
 		if (!found) {
-			g_autofree char *list = group_names(s);
+			g_autofree char *list = group_names(a);
 			g_autofree char *name = hd_report_clean(*w);
 
 			g_set_error(
@@ -101,8 +124,9 @@ static bool group_members(const struct hd_store *s, const char *const *want,
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank >= 0 && match[op->group])
-			g_hash_table_add(members, GINT_TO_POINTER(op->rank));
+		if (hd_op_rank(op) >= 0 && match[op->group])
+			g_hash_table_add(members,
+					 GINT_TO_POINTER(hd_op_rank(op)));
 	}
 	return true;
 }
@@ -145,7 +169,7 @@ hd_report_filter_new(const struct hd_analysis *a, const char *ranks_text,
 
 	if (groups) {
 		members = g_hash_table_new(NULL, NULL);
-		if (!group_members(a->store, groups, members, err))
+		if (!group_members(a, groups, members, err))
 			return NULL;
 	}
 	f = g_new0(struct hd_report_filter, 1);
@@ -207,10 +231,11 @@ char *hd_report_filter_header(const struct hd_report_filter *f)
 {
 	g_autofree char *list = hd_report_rank_list(f->ranks);
 	g_autofree char *groups = groups_text(f);
+	g_autofree char *of = hd_report_count((uint64_t)MAX(f->of, 0));
 	GString *out = g_string_new(NULL);
 
-	g_string_append_printf(out, "showing rank%s %s of %d",
-			       f->ranks->len == 1 ? "" : "s", list, f->of);
+	g_string_append_printf(out, "showing rank%s %s of %s",
+			       f->ranks->len == 1 ? "" : "s", list, of);
 	if (f->groups)
 		g_string_append_printf(out, " (group%s %s)",
 				       f->groups->len == 1 ? "" : "s", groups);
@@ -273,7 +298,7 @@ static struct hd_verdict *view_verdict(const struct hd_verdict *v,
 		struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 
 		/* a count of left-out items goes with the item before it */
-		if (hd_report_evidence_is_filler(e)
+		if (hd_evidence_is_more(e)
 			    ? kept
 			    : e->rank < 0 || hd_report_filter_has(f, e->rank)) {
 			g_ptr_array_add(c->evidence, e);

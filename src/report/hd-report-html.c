@@ -248,8 +248,13 @@ static guint evidence_drawn(const struct hd_verdict *v)
 	return MIN(v->evidence->len, HTML_MAX_EVIDENCE);
 }
 
-/* The evidence list: item i has the id "ev-<i+1>", the cells' targets. */
-static void html_evidence(FILE *out, const struct hd_verdict *v)
+/*
+ * The evidence list: item i has the id "ev-<i+1>", the cells' targets;
+ * each item as Markdown shows it (a log line without the prefix its
+ * source states, "rank N" said once).
+ */
+static void html_evidence(FILE *out, const struct hd_store *s,
+			  const struct hd_verdict *v)
 {
 	guint n = evidence_drawn(v);
 
@@ -258,6 +263,9 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 	fputs("<h2 id=\"evidence\">Evidence</h2>\n<ul class=\"ev\">\n", out);
 	for (guint i = 0; i < n; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool quoted, label;
+		const char *text =
+			hd_report_evidence_text(s, e, &quoted, &label);
 
 		/* The first few open, the rest one click away. */
 		if (i == HTML_OPEN_EVIDENCE)
@@ -269,9 +277,9 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 					? ""
 					: "s");
 		fprintf(out, "<li id=\"ev-%u\">", i + 1);
-		if (e->rank >= 0)
+		if (label)
 			fprintf(out, "<b>rank %d</b>: ", e->rank);
-		put(out, e->text);
+		put(out, text);
 		if (e->source) {
 			fputs("<br><span class=\"src\">", out);
 			fputs("source: <code>", out);
@@ -289,23 +297,21 @@ static void html_evidence(FILE *out, const struct hd_verdict *v)
 }
 
 /* A next step: its text escaped, the commands it quotes in <code>. */
+static void html_span(const char *part, bool code, void *data)
+{
+	FILE *out = data;
+
+	if (code)
+		fputs("<code>", out);
+	put(out, part);
+	if (code)
+		fputs("</code>", out);
+}
+
 static void html_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("<li>", out);
-	for (guint i = 0; i < n; i++) {
-		bool code = i % 2 && i + 1 < n;
-
-		if (i % 2 && !code)
-			fputs("`", out);
-		if (code)
-			fputs("<code>", out);
-		put(out, parts[i]);
-		if (code)
-			fputs("</code>", out);
-	}
+	hd_report_code_spans(text, html_span, out);
 	fputs("</li>\n", out);
 }
 
@@ -332,21 +338,6 @@ static void html_next_steps(FILE *out, const struct hd_analysis *a,
 	fputs("</ul>\n", out);
 }
 
-/* A culprit's call site: its innermost frame in user code.  (transfer
-   full; NULL none) */
-static char *call_site(const struct hd_analysis *a, const struct hd_culprit *c)
-{
-	const struct hd_frame *frames;
-	size_t n = 0;
-
-	if (c->stack < 0 || c->user_frame < 0)
-		return NULL;
-	frames = hd_store_stack(a->store, c->stack, &n);
-	if ((size_t)c->user_frame >= n)
-		return NULL;
-	return hd_report_frame_text(&frames[c->user_frame]);
-}
-
 /* One row per culprit the analysis knows more of: host, pid, call site. */
 static void html_culprits(FILE *out, const struct hd_analysis *a,
 			  const struct hd_verdict *v)
@@ -356,26 +347,12 @@ static void html_culprits(FILE *out, const struct hd_analysis *a,
 	for (guint i = 0; i < n; i++) {
 		const struct hd_culprit *c =
 			&g_array_index(v->culprit_info, struct hd_culprit, i);
-		g_autofree char *site = call_site(a, c);
-		const char *sep = "";
+		g_autofree char *text = hd_report_culprit_text(a->store, c);
 
-		if (!c->host && !c->pid && !site)
+		if (!text)
 			continue;
 		fprintf(out, "<tr><th>rank %d</th><td>", c->rank);
-		if (c->host) {
-			fputs("on ", out);
-			put(out, c->host);
-			sep = ", ";
-		}
-		if (c->pid) {
-			fprintf(out, "%spid %d", sep, c->pid);
-			sep = ", ";
-		}
-		if (site) {
-			fprintf(out, "%sat <code>", sep);
-			put(out, site);
-			fputs("</code>", out);
-		}
+		put(out, text);
 		fputs("</td></tr>\n", out);
 	}
 	if (v->culprit_info->len > n)
@@ -426,6 +403,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
 	const struct hd_verdict *v;
+	g_autofree char *label = NULL;
 
 	if (!a->verdicts->len) {
 		fputs("<h1>hangdoc: no verdict</h1>\n", out);
@@ -436,6 +414,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
+	label = hd_verdict_group_label(a, v, HD_GROUP_LABEL_LONG);
 	fputs("<h1>hangdoc: <span class=\"kind\">", out);
 	fputs(hd_verdict_kind_name(v->kind), out);
 	fputs("</span>", out);
@@ -455,10 +434,7 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 	put_ranks_with_hosts(out, s, v->culprits);
 	fputs("</td></tr>\n", out);
 	html_culprits(out, a, v);
-	if (v->group >= 0) {
-		g_autofree char *label =
-			hd_group_label(s, v->group, HD_GROUP_LABEL_LONG);
-
+	if (label) {
 		fputs("<tr><th>group</th><td><code>", out);
 		put(out, label);
 		fputs("</code></td></tr>\n", out);
@@ -471,13 +447,22 @@ static void html_verdict(FILE *out, const struct hd_analysis *a)
 			fprintf(out, "<code>%s</code>", v->op);
 		fputs("</td></tr>\n", out);
 	}
-	fprintf(out,
-		"<tr><th>inputs</th><td>%u usable of %u; %u rank%s with data",
-		hd_store_usable_inputs(s), s->inputs->len,
-		a->ranks_seen ? a->ranks_seen->len : 0,
-		a->ranks_seen && a->ranks_seen->len == 1 ? "" : "s");
-	if (a->world_size >= 0)
-		fprintf(out, " of %d", a->world_size);
+	{
+		guint seen = a->ranks_seen ? a->ranks_seen->len : 0;
+		g_autofree char *usable =
+			hd_report_count(hd_store_usable_inputs(s));
+		g_autofree char *inputs = hd_report_count(s->inputs->len);
+		g_autofree char *ranks = hd_report_count(seen);
+		g_autofree char *world =
+			hd_report_count((uint64_t)MAX(a->world_size, 0));
+
+		fprintf(out,
+			"<tr><th>inputs</th><td>%s usable of %s; %s rank%s "
+			"with data",
+			usable, inputs, ranks, seen == 1 ? "" : "s");
+		if (a->world_size >= 0)
+			fprintf(out, " of %s", world);
+	}
 	fputs("</td></tr>\n</table>\n", out);
 	html_next_steps(out, a, v);
 	html_stack(out, a, v);
@@ -501,7 +486,7 @@ static void html_verdict_evidence(const struct page *pg)
 	if (!v || (!evidence_drawn(v) && !v->ruled_out->len))
 		return;
 	fputs("<div class=\"card\">\n", pg->out);
-	html_evidence(pg->out, v);
+	html_evidence(pg->out, pg->a->store, v);
 	html_list(pg->out, "<h3>Ruled out</h3>", v->ruled_out);
 	fputs("</div>\n", pg->out);
 }
@@ -562,13 +547,14 @@ static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
 		g_autoptr(GArray) ranks =
 			g_array_new(FALSE, FALSE, sizeof(int));
 		g_autofree char *list = NULL;
+		g_autofree char *n = NULL;
 
 		g_array_append_vals(ranks,
 				    &g_array_index(m->ranks, int, row->first),
 				    row->last - row->first + 1);
 		list = hd_report_rank_list(ranks);
-		g_string_append_printf(out, "ranks %s (%u)", list,
-				       row->last - row->first + 1);
+		n = hd_report_count(row->last - row->first + 1);
+		g_string_append_printf(out, "ranks %s (%s)", list, n);
 	}
 	return g_string_free(out, FALSE);
 }
@@ -602,7 +588,7 @@ static void cell_title(FILE *out, const struct hd_store *s,
 	if (cell->op != UINT32_MAX) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, cell->op);
-		g_autofree char *src = hd_prov_format(s, &op->prov);
+		g_autofree char *src = hd_op_source(s, op);
 
 		fprintf(out, " %s (", hd_op_kind_name(op->kind));
 		put(out, src);
@@ -674,6 +660,8 @@ static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
 	guint c = m->positions->len - 1;
 	GString *alt = g_string_new(NULL);
 	const char *sep = "";
+	g_autofree char *nranks = hd_report_count(m->ranks->len);
+	g_autofree char *nrows = hd_report_count(rows->len);
 
 	for (guint i = 0; i < m->positions->len; i++)
 		if (g_array_index(m->positions, int64_t, i) == m->divergence)
@@ -685,9 +673,9 @@ static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
 			single[st] = g_array_index(m->ranks, int, r);
 	}
 	g_string_append_printf(alt,
-			       "Rank picture: %u ranks in %u rows by %u "
+			       "Rank picture: %s ranks in %s rows by %u "
 			       "positions; at seq %" G_GINT64_FORMAT ": ",
-			       m->ranks->len, rows->len, m->positions->len,
+			       nranks, nrows, m->positions->len,
 			       g_array_index(m->positions, int64_t, c));
 	for (int st = 0; st < HD_CELL_STATE_COUNT; st++) {
 		if (!count[st])
@@ -696,10 +684,12 @@ static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
 			g_string_append_printf(alt, "%srank %d %s", sep,
 					       single[st],
 					       hd_cell_state_name(st));
-		else
-			g_string_append_printf(alt, "%s%u ranks %s", sep,
-					       count[st],
+		else {
+			g_autofree char *n = hd_report_count(count[st]);
+
+			g_string_append_printf(alt, "%s%s ranks %s", sep, n,
 					       hd_cell_state_name(st));
+		}
 		sep = ", ";
 	}
 	g_string_append_c(alt, '.');
@@ -739,10 +729,17 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			m->divergence);
 	else
 		fputs("where progress stops.", out);
-	fprintf(out,
-		" %u ranks, %u rows. A cell links to its rank's first "
-		"evidence item, else to its row of the rank table.</p>\n",
-		m->ranks->len, rows->len);
+	{
+		g_autofree char *n = hd_report_count(m->ranks->len);
+		g_autofree char *nrow = hd_report_count(rows->len);
+
+		fprintf(out,
+			" %s rank%s, %s row%s. A cell links to its rank's "
+			"first evidence item, else to its row of the rank "
+			"table.</p>\n",
+			n, m->ranks->len == 1 ? "" : "s", nrow,
+			rows->len == 1 ? "" : "s");
+	}
 	for (guint r = 0; r < nrows; r++) {
 		const struct row *row = &g_array_index(rows, struct row, r);
 
@@ -908,16 +905,17 @@ static struct hd_matrix *counters_matrix(const struct page *pg,
 }
 
 /* When an op began: start, else enqueue; INT64_MIN unknown. */
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->t_start_ns != INT64_MIN ? op->t_start_ns : op->t_enqueue_ns;
+	return hd_op_t_start(s, op) != INT64_MIN ? hd_op_t_start(s, op)
+						 : hd_op_t_enqueue(s, op);
 }
 
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
@@ -945,7 +943,8 @@ static enum hd_clock timeline_clock(const struct hd_store *s,
 						       cell->op));
 			if (k == HD_CLOCK_UTC)
 				return k;
-			if (k == HD_CLOCK_LOCAL)
+			/* hosts in different zones share no local axis */
+			if (k == HD_CLOCK_LOCAL && !s->local_zones_apart)
 				best = k;
 		}
 	}
@@ -979,13 +978,13 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
 			if (op_clock(s, op) != clock)
 				continue;
-			if (op_begin(op) != INT64_MIN) {
-				t0 = MIN(t0, op_begin(op));
-				t1 = MAX(t1, op_begin(op));
+			if (op_begin(s, op) != INT64_MIN) {
+				t0 = MIN(t0, op_begin(s, op));
+				t1 = MAX(t1, op_begin(s, op));
 			}
-			if (op->t_end_ns != INT64_MIN) {
-				t0 = MIN(t0, op->t_end_ns);
-				t1 = MAX(t1, op->t_end_ns);
+			if (hd_op_t_end(s, op) != INT64_MIN) {
+				t0 = MIN(t0, hd_op_t_end(s, op));
+				t1 = MAX(t1, hd_op_t_end(s, op));
 			}
 		}
 	}
@@ -1040,8 +1039,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			op = &g_array_index(s->ops, struct hd_op, cell->op);
 			if (op_clock(s, op) != clock)
 				continue;
-			b = op_begin(op);
-			e = op->t_end_ns;
+			b = op_begin(s, op);
+			e = hd_op_t_end(s, op);
 			if (b == INT64_MIN)
 				b = e;
 			if (b == INT64_MIN)
@@ -1210,11 +1209,11 @@ static void html_pictures(const struct page *pg)
 			g_autofree char *label = html_text(name);
 
 			about = g_strdup_printf(
-				"a collective of PG <code>%s</code> as the c10d "
-				"watchdog's counters tell it (no op was "
-				"recorded: up to its last completed, completed; "
-				"up to its last enqueued, blocked; past it, "
-				"absent)",
+				"a collective of PG <code>%s</code>, from the "
+				"c10d watchdog's counters, since no op was "
+				"recorded (a rank is completed up to its last "
+				"completed work, blocked up to its last "
+				"enqueued one, absent past it)",
 				label);
 			rows = fold_rows(m);
 			html_matrix(pg, m, rows, about);
@@ -1242,6 +1241,11 @@ static char *rank_cells(const struct hd_analysis *a,
 		g_string_append(o, "<code>");
 		html_append(o, label);
 		g_string_append(o, "</code>");
+	} else if (p->counters_pg) {
+		/* logs only: the columns are the c10d watchdog's counters */
+		g_string_append(o, "<code>PG ");
+		html_append(o, p->counters_pg);
+		g_string_append(o, "</code> (c10d counters)");
 	}
 	g_string_append_printf(o, "</td><td>%s</td><td>%s</td><td>", enq, done);
 	html_append(o, state);
@@ -1307,6 +1311,7 @@ static void html_ranks(const struct page *pg)
 	FILE *out = pg->out;
 	const char *counters = NULL;
 	guint hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!pg->has_ranks)
@@ -1339,8 +1344,15 @@ static void html_ranks(const struct page *pg)
 		if (!run->shown) {
 			hidden_rows++;
 			hidden_ranks += (guint)(run->last - run->first + 1);
+			gap = true;
 			continue;
 		}
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("<tr><th scope=\"row\">...</th>"
+			      "<td colspan=\"7\"></td></tr>\n",
+			      out);
+		gap = false;
 		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
 			run->first, culprit ? " class=\"culprit\"" : "",
 			run->first);
@@ -1388,31 +1400,88 @@ static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
 	html_list(out, "<h2>Not decided</h2>", a->notes);
 }
 
+/* A group's size, "1,024", else "?", in buf.  (transfer none) */
+static const char *nranks_text(const struct hd_group *g, char buf[32])
+{
+	g_autofree char *n =
+		g->nranks >= 0 ? hd_report_count((uint64_t)g->nranks) : NULL;
+
+	g_snprintf(buf, 32, "%s", n ? n : "?");
+	return buf;
+}
+
+/*
+ * Every group: those with ops, then those without (an NCCL comm seen at
+ * init only), then the c10d PGs known from log lines only.
+ */
 static void html_groups(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
-	guint shown = 0;
+	guint nc10d = a->c10d_groups ? a->c10d_groups->len : 0;
+	guint shown = 0, left = 0;
 
-	if (!s->groups->len)
+	if (!s->groups->len && !nc10d)
 		return;
 	fputs("<h2>Groups</h2>\n<table class=\"grid\">\n<tr><th>group</th>"
 	      "<th>ranks with data</th><th>positions</th><th>aligned</th></tr>\n",
 	      out);
-	for (guint g = 0; g < s->groups->len && shown < HTML_MAX_GROUPS; g++) {
-		const struct hd_group_stats *st = hd_report_group_stats(a, g);
-		g_autofree char *label =
-			hd_group_label(s, g, HD_GROUP_LABEL_LONG);
+	for (int pass = 0; pass < 2; pass++) {
+		for (guint g = 0; g < s->groups->len; g++) {
+			const struct hd_group_stats *st =
+				hd_report_group_stats(a, g);
+			bool ops = st && st->positions;
+			g_autofree char *label = NULL;
+			char nranks[32];
 
-		if (!st || !st->positions)
+			if (ops != (pass == 0))
+				continue;
+			if (shown >= HTML_MAX_GROUPS) {
+				left++;
+				continue;
+			}
+			shown++;
+			label = hd_group_label(s, g, HD_GROUP_LABEL_LONG);
+			fputs("<tr><td><code>", out);
+			put(out, label);
+			if (ops)
+				fprintf(out,
+					"</code></td><td>%d</td><td>%u</td>"
+					"<td>%u</td></tr>\n",
+					st->ranks_with_data, st->positions,
+					st->ops_aligned);
+			else
+				/* its members, as its records list them */
+				fprintf(out,
+					"</code></td><td>%s</td><td>0</td>"
+					"<td>no ops recorded</td></tr>\n",
+					nranks_text(hd_store_group_at(s, g),
+						    nranks));
+		}
+	}
+	for (guint i = 0; i < nc10d; i++) {
+		const struct hd_c10d_group *g =
+			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
+		g_autofree char *label = NULL;
+		g_autofree char *text = NULL;
+		g_autofree char *n = hd_report_count(g->ranks->len);
+
+		if (shown >= HTML_MAX_GROUPS) {
+			left++;
 			continue;
+		}
 		shown++;
+		label = hd_c10d_group_label(g);
+		text = hd_report_c10d_group_text(g);
 		fputs("<tr><td><code>", out);
 		put(out, label);
-		fprintf(out,
-			"</code></td><td>%d</td><td>%u</td><td>%u</td></tr>\n",
-			st->ranks_with_data, st->positions, st->ops_aligned);
+		fprintf(out, "</code></td><td>%s</td><td>0</td><td>", n);
+		put(out, text);
+		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	if (left)
+		fprintf(out, "<p class=\"note\">... and %u more groups</p>\n",
+			left);
 }
 
 static void html_inputs(FILE *out, const struct hd_analysis *a)

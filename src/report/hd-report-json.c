@@ -67,6 +67,28 @@ static json_t *group_json(const struct hd_analysis *a, uint32_t index)
 							   (uint32_t)st->joined)
 						 ->id)
 			: json_null());
+	/* additive */
+	json_object_set_new(o, "known_from", json_string("records"));
+	return o;
+}
+
+/*
+ * Additive: a c10d PG known from log lines only (struct hd_c10d_group),
+ * in the shape of a group: its ranks are those whose lines name it.
+ */
+static json_t *c10d_group_json(const struct hd_c10d_group *g)
+{
+	g_autofree char *id = hd_c10d_group_id(g);
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", hd_json_string(id));
+	json_object_set_new(o, "name", hd_json_string(g->name));
+	json_object_set_new(o, "desc", json_null());
+	json_object_set_new(o, "ranks", hd_json_int_array(g->ranks));
+	json_object_set_new(o, "ops_aligned", json_integer(0));
+	json_object_set_new(o, "joined_with", json_null());
+	json_object_set_new(o, "known_from", json_string("c10d_lines"));
+	json_object_set_new(o, "timed_out", json_integer(g->timeouts));
 	return o;
 }
 
@@ -142,8 +164,8 @@ static json_t *rfc3339(int64_t secs)
 }
 
 /* Additive: a verdict's culprits, where they ran and where they were. */
-static json_t *culprits_json(const struct hd_analysis *a,
-			     const struct hd_verdict *v)
+json_t *hd_report_json_culprits(const struct hd_analysis *a,
+				const struct hd_verdict *v)
 {
 	json_t *arr = json_array();
 
@@ -164,7 +186,7 @@ static json_t *culprits_json(const struct hd_analysis *a,
 }
 
 /* Additive: the engine's next steps for a verdict. */
-static json_t *next_steps_json(const struct hd_verdict *v)
+json_t *hd_report_json_next_steps(const struct hd_verdict *v)
 {
 	json_t *arr = json_array();
 
@@ -204,7 +226,7 @@ static json_t *moment_json(const struct hd_analysis *a,
 	return o;
 }
 
-static json_t *hang_start_json(const struct hd_analysis *a)
+json_t *hd_report_json_hang_start(const struct hd_analysis *a)
 {
 	json_t *o;
 
@@ -223,29 +245,26 @@ static json_t *verdict_json(const struct hd_analysis *a,
 {
 	json_t *o = json_object();
 	json_t *ev = json_array();
-	const struct hd_group *g = NULL;
+	g_autofree char *group = hd_verdict_group_id(a, v);
 
-	if (v->group >= 0 && (guint64)v->group < a->store->groups->len)
-		g = hd_store_group_at(a->store, (uint32_t)v->group);
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
-		json_t *eo;
+		json_t *eo = json_object();
 
-		if (hd_report_evidence_is_filler(e))
-			continue;
-		eo = json_object();
 		json_object_set_new(eo, "rank",
 				    hd_json_int_or_null(e->rank, -1));
 		json_object_set_new(eo, "source", hd_json_string(e->source));
 		json_object_set_new(eo, "text", hd_json_string(e->text));
 		source_parts(a->store, e->source, eo);
+		/* additive: the count of the items a capped list left out */
+		json_object_set_new(eo, "more",
+				    hd_json_int_or_null(e->more, 0));
 		json_array_append_new(ev, eo);
 	}
 	json_object_set_new(o, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
 	json_object_set_new(o, "culprit_ranks", hd_json_int_array(v->culprits));
-	json_object_set_new(o, "group",
-			    g ? hd_json_string(g->id) : json_null());
+	json_object_set_new(o, "group", hd_json_string(group));
 	json_object_set_new(o, "seq", hd_json_int_or_null(v->seq, -1));
 	json_object_set_new(o, "op", hd_json_string(v->op));
 	json_object_set_new(o, "confidence",
@@ -258,8 +277,8 @@ static json_t *verdict_json(const struct hd_analysis *a,
 	json_object_set_new(o, "fingerprint_text",
 			    hd_json_string(v->fingerprint_text));
 	json_object_set_new(o, "call_site", hd_json_str_or_null(v->call_site));
-	json_object_set_new(o, "culprits", culprits_json(a, v));
-	json_object_set_new(o, "next_steps", next_steps_json(v));
+	json_object_set_new(o, "culprits", hd_report_json_culprits(a, v));
+	json_object_set_new(o, "next_steps", hd_report_json_next_steps(v));
 	return o;
 }
 
@@ -333,6 +352,11 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 	json_object_set_new(ranks, "table", progress_json(a));
 	for (guint i = 0; i < s->groups->len; i++)
 		json_array_append_new(groups, group_json(a, i));
+	for (guint i = 0; a->c10d_groups && i < a->c10d_groups->len; i++)
+		json_array_append_new(
+			groups,
+			c10d_group_json(&g_array_index(
+				a->c10d_groups, struct hd_c10d_group, i)));
 	for (guint i = 0; i < a->verdicts->len; i++)
 		json_array_append_new(
 			verdicts,
@@ -365,7 +389,7 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 			    hd_json_string_array(a->conflicts));
 	json_object_set_new(doc, "merged", json_boolean(a->merged));
 	json_object_set_new(doc, "performance", perf_json(&a->perf));
-	json_object_set_new(doc, "hang_start", hang_start_json(a));
+	json_object_set_new(doc, "hang_start", hd_report_json_hang_start(a));
 	/* only when some ranks are shown (analyze --rank/--group) */
 	if (opts && opts->filter)
 		json_object_set_new(doc, "filter",

@@ -20,6 +20,7 @@
 #define MD_MAX_ITEMS	20
 #define MD_MAX_ROWS	32
 #define MD_MAX_WARNINGS 3
+#define MD_MAX_CULPRITS 8
 /* evidence lists longer than this fold all but the first items */
 #define MD_FOLD_EVIDENCE  5
 #define MD_SHOWN_EVIDENCE 3
@@ -117,6 +118,26 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 	}
 }
 
+/* A row per culprit the data knows more of: host, pid, call site. */
+static void md_culprits(FILE *out, const struct hd_analysis *a,
+			const struct hd_verdict *v)
+{
+	guint n = MIN(v->culprit_info->len, MD_MAX_CULPRITS);
+
+	for (guint i = 0; i < n; i++) {
+		const struct hd_culprit *c =
+			&g_array_index(v->culprit_info, struct hd_culprit, i);
+		g_autofree char *text = hd_report_culprit_text(a->store, c);
+		g_autofree char *cell = text ? md_text(text) : NULL;
+
+		if (cell)
+			fprintf(out, "| rank %d | %s |\n", c->rank, cell);
+	}
+	if (v->culprit_info->len > n)
+		fprintf(out, "| | and %u more culprits |\n",
+			v->culprit_info->len - n);
+}
+
 static void md_summary(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
@@ -125,21 +146,22 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	g_autofree char *ranks = NULL;
 	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
 	g_autofree char *missing_md = md_text(missing);
+	g_autofree char *group = NULL;
 
 	fprintf(out, "| field | value |\n|---|---|\n");
 	if (a->verdicts->len) {
 		v = g_ptr_array_index(a->verdicts, 0);
 		summary = md_text(v->summary);
+		group = hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
 		ranks = hd_report_rank_list(v->culprits);
 		fprintf(out, "| verdict | `%s` |\n",
 			hd_verdict_kind_name(v->kind));
 		fprintf(out, "| summary | %s |\n", summary);
 		fprintf(out, "| culprit ranks | %s |\n",
 			*ranks ? ranks : "none");
-		if (v->group >= 0) {
-			g_autofree char *label = hd_group_label(
-				s, v->group, HD_GROUP_LABEL_SHORT);
-			g_autofree char *g = md_code(label);
+		md_culprits(out, a, v);
+		if (group) {
+			g_autofree char *g = md_code(group);
 
 			fprintf(out, "| group | %s |\n", g);
 		}
@@ -161,23 +183,19 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	}
 	fprintf(out, "| inputs | %u usable of %u |\n",
 		hd_store_usable_inputs(s), s->inputs->len);
-	fprintf(out, "| ranks with data | %u |\n",
-		a->ranks_seen ? a->ranks_seen->len : 0);
-	if (a->world_size >= 0)
-		fprintf(out, "| world size | %d |\n", a->world_size);
+	{
+		g_autofree char *n =
+			hd_report_count(a->ranks_seen ? a->ranks_seen->len : 0);
+		g_autofree char *ws =
+			hd_report_count((uint64_t)MAX(a->world_size, 0));
+
+		fprintf(out, "| ranks with data | %s |\n", n);
+		if (a->world_size >= 0)
+			fprintf(out, "| world size | %s |\n", ws);
+	}
 	if (a->ranks_missing && a->ranks_missing->len)
 		fprintf(out, "| ranks without data | %s |\n", missing_md);
 	fputc('\n', out);
-}
-
-/* Does text start "rank N" (a word of its own)? */
-static bool starts_with_rank(const char *text, int rank)
-{
-	char tag[32];
-	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
-
-	return text && strncmp(text, tag, n) == 0 &&
-	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
 }
 
 /*
@@ -188,19 +206,12 @@ static bool starts_with_rank(const char *text, int rank)
 static void md_evidence(FILE *out, const struct hd_store *s,
 			const struct hd_evidence *e)
 {
-	enum hd_report_pos pos = HD_REPORT_POS_NONE;
-	size_t len;
-	uint64_t at;
-	g_autofree char *text = NULL;
+	bool quoted, label;
+	const char *shown = hd_report_evidence_text(s, e, &quoted, &label);
+	g_autofree char *text = quoted ? md_code(shown) : md_text(shown);
 
-	if (hd_report_source_split(s, e->source, &len, &pos, &at) &&
-	    pos == HD_REPORT_POS_LINE)
-		text = md_code(hd_report_strip_log_prefix(e->text));
-	else
-		text = md_text(hd_report_strip_rank(e->text, e->rank));
 	fputs("- ", out);
-	/* "rank 5 last seen at ..." says its rank already. */
-	if (e->rank >= 0 && !starts_with_rank(e->text, e->rank))
+	if (label)
 		fprintf(out, "rank %d: ", e->rank);
 	fputs(text, out);
 	if (e->source) {
@@ -215,22 +226,17 @@ static void md_evidence(FILE *out, const struct hd_store *s,
  * A next step: its text escaped, with the commands it quotes in
  * backticks kept as code spans.
  */
+static void md_span(const char *part, bool code, void *data)
+{
+	g_autofree char *t = code ? md_code(part) : md_text(part);
+
+	fputs(t, data);
+}
+
 static void md_step(FILE *out, const char *text)
 {
-	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
-	guint n = g_strv_length(parts);
-
 	fputs("- ", out);
-	for (guint i = 0; i < n; i++) {
-		/* an odd part is inside backticks, unless it has no end */
-		bool code = i % 2 && i + 1 < n;
-		g_autofree char *t =
-			code ? md_code(parts[i]) : md_text(parts[i]);
-
-		if (i % 2 && !code)
-			fputs("\\`", out);
-		fputs(t, out);
-	}
+	hd_report_code_spans(text, md_span, out);
 	fputc('\n', out);
 }
 
@@ -331,10 +337,9 @@ static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 		g_autofree char *ranks = hd_report_rank_list(v->culprits);
 		g_autofree char *summary = md_text(v->summary);
-		g_autofree char *label = hd_group_label(a->store, v->group,
-							HD_GROUP_LABEL_SHORT);
-		g_autofree char *group =
-			v->group >= 0 ? md_code(label) : g_strdup("");
+		g_autofree char *label =
+			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
+		g_autofree char *group = label ? md_code(label) : g_strdup("");
 		char seq[32] = "";
 
 		if (v->seq >= 0)
@@ -369,8 +374,9 @@ static void md_notes(FILE *out, const struct hd_analysis *a)
 static void md_groups(FILE *out, const struct hd_analysis *a)
 {
 	const struct hd_store *s = a->store;
+	guint nc10d = a->c10d_groups ? a->c10d_groups->len : 0;
 
-	if (!s->groups->len)
+	if (!s->groups->len && !nc10d)
 		return;
 	fprintf(out, "## Groups\n\n| group | id | ranks | ops aligned |\n"
 		     "|---|---|---|---|\n");
@@ -393,16 +399,34 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 			g_free(id);
 			id = both;
 		}
-		if (g->nranks >= 0)
-			fprintf(out, "| %s | %s | %d | %s |\n", name, id,
-				g->nranks, aligned);
-		else
-			fprintf(out, "| %s | %s | ? | %s |\n", name, id,
-				aligned);
+		g_autofree char *nranks =
+			g->nranks >= 0 ? hd_report_count((uint64_t)g->nranks)
+				       : g_strdup("?");
+
+		fprintf(out, "| %s | %s | %s | %s |\n", name, id, nranks,
+			aligned);
+	}
+	/* c10d PGs known from log lines only: the ranks that name them */
+	for (guint i = 0; i < nc10d && i < MD_MAX_ROWS; i++) {
+		const struct hd_c10d_group *g =
+			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
+		g_autofree char *name = md_text(g->name);
+		g_autofree char *raw_id = hd_c10d_group_id(g);
+		g_autofree char *id = md_code(raw_id);
+		g_autofree char *n = hd_report_count(g->ranks->len);
+		g_autofree char *text = hd_report_c10d_group_text(g);
+		g_autofree char *what = md_text(text);
+
+		fprintf(out, "| %s | %s | %s | none (%s) |\n", name, id, n,
+			what);
 	}
 	fputc('\n', out);
 	if (s->groups->len > MD_MAX_ROWS) {
 		md_more(out, s->groups->len - MD_MAX_ROWS, "groups");
+		fputc('\n', out);
+	}
+	if (nc10d > MD_MAX_ROWS) {
+		md_more(out, nc10d - MD_MAX_ROWS, "groups");
 		fputc('\n', out);
 	}
 }
@@ -414,7 +438,15 @@ static char *md_rank_cells(const struct hd_analysis *a,
 	g_autofree char *host = md_text(p->host ? p->host : "");
 	g_autofree char *label =
 		hd_group_label(a->store, p->group, HD_GROUP_LABEL_SHORT);
-	g_autofree char *group = p->group >= 0 ? md_code(label) : g_strdup("");
+	g_autofree char *pg = p->counters_pg
+				      ? g_strdup_printf("PG %s", p->counters_pg)
+				      : NULL;
+	g_autofree char *pg_code = pg ? md_code(pg) : NULL;
+	/* logs only: the columns are the c10d watchdog's counters */
+	g_autofree char *group =
+		p->group >= 0 ? md_code(label)
+		: pg_code     ? g_strdup_printf("%s (c10d counters)", pg_code)
+			      : g_strdup("");
 	char enq[24], done[24], state[48];
 
 	hd_report_progress_cells(p, "", enq, done, state);
@@ -432,14 +464,16 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
 	guint n = a->progress ? a->progress->len : 0;
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!n)
 		return;
 	culprits = hd_report_culprit_set(a);
 	fprintf(out, "## Ranks\n\n"
-		     "| rank | host | inputs | ops | group | last | done "
-		     "| state |\n|---|---|---|---|---|---|---|---|\n");
+		     "| rank | host | inputs | ops | group | last enqueued "
+		     "| last completed | state |\n"
+		     "|---|---|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < n;) {
 		const struct hd_rank_progress *p =
 			&g_array_index(a->progress, struct hd_rank_progress, i);
@@ -462,9 +496,14 @@ static void md_ranks(FILE *out, const struct hd_analysis *a)
 		    !hd_report_rank_set_hits(culprits, first, last)) {
 			hidden_rows++;
 			hidden_ranks += (guint)(last - first + 1);
+			gap = true;
 			continue;
 		}
 		shown++;
+		/* rows were left out here: never read as adjacent */
+		if (gap)
+			fputs("| ... | | | | | | | |\n", out);
+		gap = false;
 		if (first == last)
 			fprintf(out, "| %d | %s |\n", first, cells);
 		else

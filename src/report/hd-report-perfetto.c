@@ -31,6 +31,7 @@
 #include "hd-const.h"
 #include "hd-hash.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
@@ -51,13 +52,15 @@
  * rank.  Within a process a
  * group's ops are the thread of the group's index plus one; signals are
  * on EVENTS_TID, and those whose time is not on the trace's clock on
- * OFF_CLOCK_TID.
+ * OFF_CLOCK_TID; a culprit's slice that the blocked ranks' arrows end in
+ * is on WAITED_TID, apart from its ops, so that it never overlaps one.
  */
 #define NOWHERE_PID   ((int64_t)HD_MAX_RANKS)
 #define FOLD_PID      ((int64_t)HD_MAX_RANKS + 1)
 #define HOST_PID_BASE ((int64_t)HD_MAX_RANKS + 2)
 #define EVENTS_TID    ((int64_t)1 << 30)
 #define OFF_CLOCK_TID (EVENTS_TID + 1)
+#define WAITED_TID    (EVENTS_TID + 2)
 
 struct pf {
 	FILE *out;
@@ -74,6 +77,9 @@ struct pf {
 	uint64_t off_clock; /* off-clock events placed so far */
 	GHashTable *tracks; /* (pid << 32 | tid) of every event */
 	GHashTable *hosts; /* interned host -> index + 1 */
+	/* host-state inputs whose lines name no host: input + 1 -> the
+	   host their path names (hd_host_event_host()), or NO_HOST */
+	GHashTable *path_hosts;
 	GPtrArray *host_names; /* const char *, by index */
 	GHashTable *cited; /* evidence source -> rank + 1 (a verdict's) */
 	GHashTable *op_ranks; /* ranks with an op drawn */
@@ -176,13 +182,13 @@ static bool shown(const struct pf *w, int rank)
 	return hd_report_filter_has(w->filter, rank);
 }
 
-static int64_t op_begin(const struct hd_op *op)
+static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
-	if (op->t_start_ns != INT64_MIN)
-		return op->t_start_ns;
-	if (op->t_enqueue_ns != INT64_MIN)
-		return op->t_enqueue_ns;
-	return op->t_end_ns;
+	if (hd_op_t_start(s, op) != INT64_MIN)
+		return hd_op_t_start(s, op);
+	if (hd_op_t_enqueue(s, op) != INT64_MIN)
+		return hd_op_t_enqueue(s, op);
+	return hd_op_t_end(s, op);
 }
 
 /* Thread id of a group: its index plus one (0 is the process's own). */
@@ -245,6 +251,8 @@ static char *thread_label(const struct pf *w, int64_t tid)
 	if (tid == OFF_CLOCK_TID)
 		return g_strdup(
 			"events off the trace's clock (in order, not to scale)");
+	if (tid == WAITED_TID)
+		return g_strdup("waited on by the blocked ranks");
 	return hd_group_label(w->s, tid - 1, HD_GROUP_LABEL_LONG);
 }
 
@@ -285,7 +293,7 @@ static const char *seq_kind_name(uint8_t k)
 
 static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *args = json_object();
 
@@ -308,16 +316,20 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 /* The clock of an op's times (its input's). */
 static enum hd_clock op_clock(const struct hd_store *s, const struct hd_op *op)
 {
-	return op->prov.input < s->inputs->len
-		       ? hd_store_input(s, op->prov.input)->op_clock
+	return op->input < s->inputs->len
+		       ? hd_store_input(s, op->input)->op_clock
 		       : HD_CLOCK_NONE;
 }
 
-/* Clocks whose times mean the same on every input (hd_time_comparable()). */
-static bool clock_is_shared(enum hd_clock k)
+/*
+ * Clocks whose times mean the same on every input (hd_time_comparable()):
+ * local ones only while the hosts keep one zone.
+ */
+static bool clock_is_shared(const struct hd_store *s, enum hd_clock k)
 {
-	return k == HD_CLOCK_UTC || k == HD_CLOCK_LOCAL ||
-	       k == HD_CLOCK_MONTH_DAY;
+	return k == HD_CLOCK_UTC ||
+	       ((k == HD_CLOCK_LOCAL || k == HD_CLOCK_MONTH_DAY) &&
+		!s->local_zones_apart);
 }
 
 /*
@@ -326,6 +338,7 @@ static bool clock_is_shared(enum hd_clock k)
  * of one input (a trace's own clock means nothing beside another's).
  */
 struct clock_pick {
+	const struct hd_store *s;
 	enum hd_clock best;
 	uint32_t input;
 	bool one_input;
@@ -341,7 +354,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 	if (k == HD_CLOCK_NONE || k >= HD_CLOCK_COUNT)
 		return;
-	if (!clock_is_shared(k)) {
+	if (!clock_is_shared(p->s, k)) {
 		if (p->input != UINT32_MAX && p->input != input)
 			p->one_input = false;
 		p->input = input;
@@ -352,7 +365,7 @@ static void pick_clock(struct clock_pick *p, enum hd_clock k, uint32_t input)
 
 static enum hd_clock picked(const struct clock_pick *p)
 {
-	if (!clock_is_shared(p->best) && !p->one_input)
+	if (!clock_is_shared(p->s, p->best) && !p->one_input)
 		return HD_CLOCK_NONE;
 	return p->best;
 }
@@ -404,33 +417,33 @@ static bool on_axis(const struct pf *w, const struct hd_signal *sig)
 static void choose_clock(struct pf *w)
 {
 	const struct hd_store *s = w->s;
-	struct clock_pick p = { HD_CLOCK_NONE, UINT32_MAX, true };
+	struct clock_pick p = { s, HD_CLOCK_NONE, UINT32_MAX, true };
 	bool any_op = false;
 
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		any_op = true;
-		if (op_begin(op) != INT64_MIN)
-			pick_clock(&p, op_clock(s, op), op->prov.input);
+		if (op_begin(s, op) != INT64_MIN)
+			pick_clock(&p, op_clock(s, op), op->input);
 	}
 	w->info->clock = (uint8_t)picked(&p);
-	w->clock_input = clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+	w->clock_input = clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 	for (guint i = 0; i < s->ops->len && w->info->clock; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		int64_t b = op_begin(op);
+		int64_t b = op_begin(s, op);
 
-		if (op->rank < 0 || !shown(w, op->rank) || b == INT64_MIN ||
-		    op_clock(s, op) != w->info->clock ||
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)) ||
+		    b == INT64_MIN || op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input))
+		     op->input != w->clock_input))
 			continue;
 		w->base = MIN(w->base, b);
-		w->last = MAX(w->last, MAX(b, op->t_end_ns));
+		w->last = MAX(w->last, MAX(b, hd_op_t_end(s, op)));
 	}
 	if (!any_op) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -445,7 +458,7 @@ static void choose_clock(struct pf *w)
 		}
 		w->info->clock = (uint8_t)picked(&p);
 		w->clock_input =
-			clock_is_shared(picked(&p)) ? UINT32_MAX : p.input;
+			clock_is_shared(s, picked(&p)) ? UINT32_MAX : p.input;
 		w->info->by_signals = w->info->clock != HD_CLOCK_NONE;
 	}
 	w->info->by_sequence = w->base == INT64_MAX && !w->info->by_signals;
@@ -493,7 +506,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = (double)MAX(op->seq, 0) * SEQ_US;
 		dur = SEQ_DUR_US;
 	} else {
-		int64_t b = op_begin(op), e = op->t_end_ns;
+		int64_t b = op_begin(s, op), e = hd_op_t_end(s, op);
 
 		if (b == INT64_MIN) {
 			w->info->untimed++;
@@ -501,7 +514,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		}
 		if (op_clock(s, op) != w->info->clock ||
 		    (w->clock_input != UINT32_MAX &&
-		     op->prov.input != w->clock_input)) {
+		     op->input != w->clock_input)) {
 			w->info->other_clock++;
 			return NULL;
 		}
@@ -511,7 +524,7 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
 		ts = axis_ts(w, b);
 		dur = MAX((double)hd_report_sub_sat(e, b) / 1e3, 0.001);
 	}
-	ev = track_event(w, "X", hd_op_kind_name(op->kind), op->rank,
+	ev = track_event(w, "X", hd_op_kind_name(op->kind), hd_op_rank(op),
 			 group_tid(op->group));
 	json_object_set_new(ev, "cat",
 			    json_string(hd_op_kind_is_p2p(op->kind)
@@ -529,12 +542,64 @@ static json_t *op_event(struct pf *w, const struct hd_op *op, double *ts_out,
  * Where a blocked rank waits: its op at (group, seq), as the slice drawn
  * for it.  Filled while the ops are written, read by the flows.
  */
+/*
+ * Where a blocked rank waits, for its flow arrow: its op slice at the
+ * blocked position (the per-rank table's), else, with logs only, the
+ * slice of its watchdog timeout in the top verdict's position; a fold of
+ * such timeouts stands for its ranks (rank is then FOLD_PID).
+ */
 struct wait {
 	int rank;
 	int64_t group, seq;
+	int64_t tid; /* the track the arrow starts on */
+	uint32_t ranks; /* the ranks it stands for */
 	double ts, dur;
 	bool found;
 };
+
+/* The top verdict, when it is a fault with culprits, else NULL. */
+static const struct hd_verdict *top_fault(const struct pf *w)
+{
+	const struct hd_verdict *v =
+		w->a->verdicts->len ? g_ptr_array_index(w->a->verdicts, 0)
+				    : NULL;
+
+	if (!v || !hd_verdict_kind_info(v->kind)->fault || !v->culprits->len)
+		return NULL;
+	return v;
+}
+
+/* How long the slices an arrow starts or ends in last, in us. */
+static double mark_dur(const struct pf *w)
+{
+	return w->info->by_sequence ? SEQ_DUR_US / 2
+				    : MAX(w->end_ts / 1000.0, 0.002);
+}
+
+/*
+ * Whether sig is a timeout of a rank waiting on the top verdict's
+ * culprits (logs only: no op of that rank shows the wait) that the
+ * trace draws on its axis as a slice an arrow starts in.
+ */
+static bool timeout_waits(const struct pf *w, const struct hd_signal *sig,
+			  int64_t pid, bool placed)
+{
+	const struct hd_verdict *v = top_fault(w);
+
+	return v && placed && sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+	       pid < HD_MAX_RANKS && !hd_verdict_has_culprit(v, (int)pid) &&
+	       !g_hash_table_contains(w->op_ranks, GINT_TO_POINTER((int)pid)) &&
+	       (v->seq < 0 || sig->seq == v->seq);
+}
+
+/* Adds the wait of a timeout drawn as a slice on (pid, tid). */
+static void add_timeout_wait(GArray *waits, int64_t pid, int64_t tid,
+			     uint32_t ranks, double ts, double dur)
+{
+	struct wait x = { (int)pid, -1, -1, tid, ranks, ts, dur, true };
+
+	g_array_append_val(waits, x);
+}
 
 static void ops(struct pf *w, GArray *waits)
 {
@@ -555,25 +620,62 @@ static void ops(struct pf *w, GArray *waits)
 		guint k;
 		json_t *ev;
 
-		if (op->rank < 0 || !shown(w, op->rank))
+		if (hd_op_rank(op) < 0 || !shown(w, hd_op_rank(op)))
 			continue;
 		ev = op_event(w, op, &ts, &dur);
 		if (!ev)
 			continue;
 		emit(w, ev);
 		w->info->events++;
-		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(op->rank));
+		g_hash_table_add(w->op_ranks, GINT_TO_POINTER(hd_op_rank(op)));
 		k = GPOINTER_TO_UINT(g_hash_table_lookup(
-			by_rank, GINT_TO_POINTER(op->rank)));
+			by_rank, GINT_TO_POINTER(hd_op_rank(op))));
 		if (k)
 			x = &g_array_index(waits, struct wait, k - 1);
 		if (x && !x->found && x->group == (int64_t)op->group &&
 		    x->seq == op->seq && op->seq_kind != HD_SEQ_P2P) {
 			x->found = true;
+			x->tid = group_tid(op->group);
+			x->ranks = 1;
 			x->ts = ts;
 			x->dur = dur;
 		}
 	}
+}
+
+/* What path_hosts holds for an input whose path names no host. */
+static const char no_host[] = "";
+
+/*
+ * The host of a signal, and how it is known (*from: "content" or
+ * "path"; NULL with none): its own, else, for a host-state record (a
+ * kernel log's, a port's or a GPU's state), the host its file's path
+ * names, as the engine attributes it.  (transfer none)
+ */
+static const char *signal_host(const struct pf *w, const struct hd_signal *sig,
+			       const char **from)
+{
+	enum hd_input_kind k;
+	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);
+	const char *h;
+
+	*from = sig->host ? "content" : NULL;
+	if (sig->host || sig->prov.input >= w->s->inputs->len)
+		return sig->host;
+	k = hd_store_input(w->s, sig->prov.input)->kind;
+	if (k != HD_INPUT_KERNEL_LOG && k != HD_INPUT_IB_STATE &&
+	    k != HD_INPUT_GPU_STATE)
+		return NULL;
+	h = g_hash_table_lookup(w->path_hosts, key);
+	if (!h) {
+		h = hd_host_event_host(w->s, sig);
+		g_hash_table_insert(w->path_hosts, key,
+				    (gpointer)hd_unconst(h ? h : no_host));
+	}
+	if (h == no_host)
+		return NULL;
+	*from = "path";
+	return h;
 }
 
 /* The process a signal is drawn on: its rank, the rank it was joined to,
@@ -583,6 +685,8 @@ static int64_t signal_pid(struct pf *w, guint index,
 {
 	gpointer cited;
 	gpointer host;
+	const char *from;
+	const char *name;
 
 	if (sig->rank >= 0)
 		return sig->rank;
@@ -599,14 +703,14 @@ static int64_t signal_pid(struct pf *w, guint index,
 	    g_hash_table_lookup_extended(w->cited, source, NULL, &cited) &&
 	    GPOINTER_TO_INT(cited) > 0)
 		return GPOINTER_TO_INT(cited) - 1;
-	if (!sig->host)
+	name = signal_host(w, sig, &from);
+	if (!name)
 		return NOWHERE_PID;
-	host = g_hash_table_lookup(w->hosts, sig->host);
+	host = g_hash_table_lookup(w->hosts, name);
 	if (!host) {
-		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(sig->host));
+		g_ptr_array_add(w->host_names, (gpointer)hd_unconst(name));
 		host = GUINT_TO_POINTER(w->host_names->len);
-		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(sig->host),
-				    host);
+		g_hash_table_insert(w->hosts, (gpointer)hd_unconst(name), host);
 	}
 	return HOST_PID_BASE + GPOINTER_TO_UINT(host) - 1;
 }
@@ -615,7 +719,7 @@ static char *signal_title(const struct hd_signal *sig)
 {
 	const char *what = sig->type == HD_SIGT_OTHER
 				   ? hd_signal_cat_name(sig->cat)
-				   : hd_report_signal_type_name(sig->type);
+				   : hd_signal_type_name(sig->type);
 	g_autofree char *op =
 		sig->op_name ? clean(hd_op_display_name(sig->op_name)) : NULL;
 	g_autofree char *dev = sig->device ? clean(sig->device) : NULL;
@@ -637,6 +741,7 @@ static char *signal_title(const struct hd_signal *sig)
 		return g_strdup_printf("IB link %s%s%s",
 				       sig->code == 0	? "down"
 				       : sig->code == 1 ? "up"
+				       : sig->code == 3 ? "disabled"
 							: "state",
 				       dev ? " " : "", dev ? dev : "");
 	case HD_SIGT_GPU_STATE:
@@ -671,14 +776,18 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 {
 	g_autofree char *time = hd_time_format(sig->time, 3);
 	json_t *args = json_object();
+	const char *from;
+	const char *host = signal_host(w, sig, &from);
 
 	json_object_set_new(args, "source", hd_json_string(source));
 	json_object_set_new(args, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(args, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(args, "rank", hd_json_int_or_null(sig->rank, -1));
-	json_object_set_new(args, "host", hd_json_str_or_null(sig->host));
+	json_object_set_new(args, "host", hd_json_str_or_null(host));
+	if (from)
+		json_object_set_new(args, "host_from", json_string(from));
 	json_object_set_new(args, "time", hd_json_string(time));
 	json_object_set_new(
 		args, "clock",
@@ -768,7 +877,7 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 	return true;
 }
 
-static void signals(struct pf *w)
+static void signals(struct pf *w, GArray *waits)
 {
 	const struct hd_store *s = w->s;
 
@@ -795,10 +904,18 @@ static void signals(struct pf *w)
 			continue;
 		}
 		title = signal_title(sig);
-		ev = track_event(w, "i", title, pid,
-				 placed ? EVENTS_TID : OFF_CLOCK_TID);
+		if (timeout_waits(w, sig, pid, placed)) {
+			/* a slice, for the arrow to the culprit to start in */
+			ev = track_event(w, "X", title, pid, EVENTS_TID);
+			json_object_set_new(ev, "dur", json_real(mark_dur(w)));
+			add_timeout_wait(waits, pid, EVENTS_TID, 1, ts,
+					 mark_dur(w));
+		} else {
+			ev = track_event(w, "i", title, pid,
+					 placed ? EVENTS_TID : OFF_CLOCK_TID);
+			json_object_set_new(ev, "s", json_string("t"));
+		}
 		json_object_set_new(ev, "cat", json_string("signal"));
-		json_object_set_new(ev, "s", json_string("t"));
 		json_object_set_new(ev, "ts", json_real(ts));
 		json_object_set_new(ev, "args",
 				    signal_args(w, sig, source, placed));
@@ -812,7 +929,7 @@ static void signals(struct pf *w)
 }
 
 /* One event on the job's track for each set of folded events. */
-static void fold_events(struct pf *w)
+static void fold_events(struct pf *w, GArray *waits)
 {
 	for (guint i = 0; i < w->fold_order->len; i++) {
 		const struct fold *f = g_ptr_array_index(w->fold_order, i);
@@ -822,6 +939,7 @@ static void fold_events(struct pf *w)
 		g_autofree char *source = NULL;
 		g_autofree char *first = NULL;
 		g_autofree char *last = NULL;
+		g_autofree char *count = NULL;
 		json_t *ev, *args;
 
 		if (!f->title)
@@ -831,13 +949,23 @@ static void fold_events(struct pf *w)
 		ranks = hd_report_rank_list(f->ranks);
 		first = hd_time_format(f->t_first, 3);
 		last = hd_time_format(f->t_last, 3);
-		name = g_strdup_printf("%s, %u more rank%s", f->title,
-				       f->ranks->len,
+		count = hd_report_count(f->ranks->len);
+		name = g_strdup_printf("%s, %s more rank%s", f->title, count,
 				       f->ranks->len == 1 ? "" : "s");
-		ev = track_event(w, "i", name, FOLD_PID,
-				 f->placed ? EVENTS_TID : OFF_CLOCK_TID);
+		if (timeout_waits(w, sig, g_array_index(f->ranks, int, 0),
+				  f->placed)) {
+			/* one arrow to the culprit stands for these ranks */
+			ev = track_event(w, "X", name, FOLD_PID, EVENTS_TID);
+			json_object_set_new(ev, "dur", json_real(mark_dur(w)));
+			add_timeout_wait(waits, FOLD_PID, EVENTS_TID,
+					 f->ranks->len, f->ts, mark_dur(w));
+		} else {
+			ev = track_event(w, "i", name, FOLD_PID,
+					 f->placed ? EVENTS_TID
+						   : OFF_CLOCK_TID);
+			json_object_set_new(ev, "s", json_string("t"));
+		}
 		json_object_set_new(ev, "cat", json_string("signal"));
-		json_object_set_new(ev, "s", json_string("t"));
 		json_object_set_new(ev, "ts", json_real(f->ts));
 		args = json_object();
 		json_object_set_new(
@@ -862,10 +990,17 @@ static void fold_events(struct pf *w)
 	}
 }
 
-static json_t *verdict_args(const struct hd_verdict *v)
+/*
+ * A verdict's args: what the JSON report says of it, its culprits with
+ * host, pid and call site, its next steps, and for the top one when the
+ * hang began, so the trace alone says what to do.
+ */
+static json_t *verdict_args(const struct pf *w, const struct hd_verdict *v,
+			    bool top)
 {
 	json_t *args = json_object();
 	json_t *ev = json_array();
+	g_autofree char *group = hd_verdict_group_id(w->a, v);
 
 	json_object_set_new(args, "kind",
 			    json_string(hd_verdict_kind_name(v->kind)));
@@ -873,7 +1008,9 @@ static json_t *verdict_args(const struct hd_verdict *v)
 	json_object_set_new(args, "confidence",
 			    json_string(hd_confidence_name(v->confidence)));
 	json_object_set_new(args, "summary", hd_json_string(v->summary));
+	json_object_set_new(args, "group", hd_json_string(group));
 	json_object_set_new(args, "seq", hd_json_int_or_null(v->seq, -1));
+	json_object_set_new(args, "op", hd_json_string(v->op));
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
 		json_t *item = json_object();
@@ -882,9 +1019,18 @@ static json_t *verdict_args(const struct hd_verdict *v)
 				    hd_json_int_or_null(e->rank, -1));
 		json_object_set_new(item, "source", hd_json_string(e->source));
 		json_object_set_new(item, "text", hd_json_string(e->text));
+		if (hd_evidence_is_more(e))
+			json_object_set_new(item, "more",
+					    json_integer(e->more));
 		json_array_append_new(ev, item);
 	}
 	json_object_set_new(args, "evidence", ev);
+	json_object_set_new(args, "culprit_details",
+			    hd_report_json_culprits(w->a, v));
+	json_object_set_new(args, "next_steps", hd_report_json_next_steps(v));
+	if (top)
+		json_object_set_new(args, "hang_start",
+				    hd_report_json_hang_start(w->a));
 	return args;
 }
 
@@ -906,11 +1052,12 @@ static double verdict_ts(const struct pf *w, const struct hd_verdict *v)
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if ((int64_t)op->group == v->group && op->seq == v->seq &&
-		    op->seq_kind != HD_SEQ_P2P && op_begin(op) != INT64_MIN &&
+		    op->seq_kind != HD_SEQ_P2P &&
+		    op_begin(s, op) != INT64_MIN &&
 		    op_clock(s, op) == w->info->clock &&
 		    (w->clock_input == UINT32_MAX ||
-		     op->prov.input == w->clock_input))
-			t = MIN(t, op_begin(op));
+		     op->input == w->clock_input))
+			t = MIN(t, op_begin(s, op));
 	}
 	if (t == INT64_MAX && m->known && hd_time_known(m->time) &&
 	    m->time.clock == w->info->clock &&
@@ -936,26 +1083,53 @@ static int64_t verdict_tid(const struct hd_verdict *v)
 	return v->group >= 0 ? group_tid((uint32_t)v->group) : EVENTS_TID;
 }
 
-/* The flow arrows of one culprit: from each blocked rank's wait. */
+/*
+ * Where the arrow from wait x starts and ends.  It starts where the rank
+ * began to wait (half a mark into its slice, or its middle when the
+ * slice is shorter, so the start lies inside), and ends then or, when
+ * that is earlier than ts, where the culprit's slice begins, half a mark
+ * after ts (so the end lies inside): never before it starts.  An arrow
+ * back in time reads as the culprit having been waited on before anyone
+ * waited.
+ */
+static void flow_ends(const struct wait *x, double ts, double mark,
+		      double *from, double *to)
+{
+	*from = x->ts + MIN(x->dur, mark) / 2;
+	*to = MAX(*from, ts + mark / 2);
+}
+
+/*
+ * The flow arrows of one culprit: from each blocked rank's wait to a
+ * slice on the culprit's own track that begins at ts, where it should
+ * have been, and lasts until the last arrow has arrived.
+ */
 static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 		     double ts, const GArray *waits)
 {
-	double dur = w->info->by_sequence ? SEQ_DUR_US / 2
-					  : MAX(w->end_ts / 1000.0, 0.002);
+	double mark = mark_dur(w), last = ts;
 	g_autofree char *name = NULL;
 	guint n = 0;
 	json_t *ev;
 
-	for (guint i = 0; i < waits->len; i++)
-		n += g_array_index(waits, struct wait, i).found;
+	for (guint i = 0; i < waits->len; i++) {
+		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
+
+		if (!x->found)
+			continue;
+		n += x->ranks;
+		flow_ends(x, ts, mark, &from, &to);
+		last = MAX(last, to);
+	}
 	if (!n)
 		return;
-	/* the slice the arrows end in */
+	/* the slice the arrows end in: ts until after the last one */
 	name = g_strdup_printf("waited on by %u rank%s", n, n == 1 ? "" : "s");
-	ev = track_event(w, "X", name, culprit, verdict_tid(v));
+	ev = track_event(w, "X", name, culprit, WAITED_TID);
 	json_object_set_new(ev, "cat", json_string("hang"));
 	json_object_set_new(ev, "ts", json_real(ts));
-	json_object_set_new(ev, "dur", json_real(dur));
+	json_object_set_new(ev, "dur", json_real(last - ts + mark / 2));
 	json_object_set_new(ev, "args",
 			    json_pack("{s:s, s:i}", "verdict",
 				      hd_verdict_kind_name(v->kind),
@@ -965,6 +1139,7 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 	name = g_strdup_printf("waits on rank %d", culprit);
 	for (guint i = 0; i < waits->len; i++) {
 		const struct wait *x = &g_array_index(waits, struct wait, i);
+		double from, to;
 		uint64_t id;
 
 		if (!x->found)
@@ -973,18 +1148,18 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 			w->info->flows_left_out++;
 			continue;
 		}
+		flow_ends(x, ts, mark, &from, &to);
 		id = ++w->next_flow;
-		ev = track_event(w, "s", name, x->rank,
-				 group_tid((uint32_t)x->group));
+		ev = track_event(w, "s", name, x->rank, x->tid);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
-		json_object_set_new(ev, "ts", json_real(x->ts + x->dur / 2));
+		json_object_set_new(ev, "ts", json_real(from));
 		emit(w, ev);
-		ev = track_event(w, "f", name, culprit, verdict_tid(v));
+		ev = track_event(w, "f", name, culprit, WAITED_TID);
 		json_object_set_new(ev, "cat", json_string("hang"));
 		json_object_set_new(ev, "id", json_integer((json_int_t)id));
 		json_object_set_new(ev, "bp", json_string("e"));
-		json_object_set_new(ev, "ts", json_real(ts + dur / 2));
+		json_object_set_new(ev, "ts", json_real(to));
 		emit(w, ev);
 		w->info->flows++;
 	}
@@ -994,18 +1169,15 @@ static void flows_to(struct pf *w, const struct hd_verdict *v, int culprit,
 static GArray *blocked_waits(const struct pf *w)
 {
 	GArray *waits = g_array_new(FALSE, TRUE, sizeof(struct wait));
-	const struct hd_verdict *v =
-		w->a->verdicts->len ? g_ptr_array_index(w->a->verdicts, 0)
-				    : NULL;
+	const struct hd_verdict *v = top_fault(w);
 
-	if (!v || !hd_verdict_kind_info(v->kind)->fault || !v->culprits->len)
+	if (!v)
 		return waits;
 	for (guint i = 0; i < w->a->progress->len; i++) {
 		const struct hd_rank_progress *p = &g_array_index(
 			w->a->progress, struct hd_rank_progress, i);
-		struct wait x = {
-			p->rank, p->group, p->blocked_seq, 0, 0, false
-		};
+		struct wait x = { p->rank, p->group, p->blocked_seq, 0, 0,
+				  0,	   0,	     false };
 
 		if (p->blocked_seq < 0 || p->group < 0 ||
 		    hd_verdict_has_culprit(v, p->rank) || !shown(w, p->rank))
@@ -1030,7 +1202,7 @@ static void annotations(struct pf *w, const GArray *waits)
 		json_object_set_new(ev, "cat", json_string("verdict"));
 		json_object_set_new(ev, "s", json_string("g"));
 		json_object_set_new(ev, "ts", json_real(ts));
-		json_object_set_new(ev, "args", verdict_args(v));
+		json_object_set_new(ev, "args", verdict_args(w, v, k == 0));
 		emit(w, ev);
 		w->info->verdicts++;
 		/* On each culprit's own track, where it should have been. */
@@ -1041,7 +1213,8 @@ static void annotations(struct pf *w, const GArray *waits)
 
 			if (!shown(w, rank))
 				continue;
-			if (v->group >= 0 && v->seq >= 0)
+			if ((v->group >= 0 || v->c10d_group >= 0) &&
+			    v->seq >= 0)
 				name = g_strdup_printf(
 					"divergence: %s seq %" G_GINT64_FORMAT,
 					hd_verdict_kind_name(v->kind), v->seq);
@@ -1150,6 +1323,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	w.tracks = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
 					 NULL);
 	w.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	w.path_hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	w.host_names = g_ptr_array_new();
 	w.cited = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w.op_ranks = g_hash_table_new(NULL, NULL);
@@ -1163,8 +1337,8 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	fprintf(out, "{\"generator\": \"hangdoc %s\",\n", PACKAGE_VERSION);
 	fputs("\"traceEvents\": [", out);
 	ops(&w, waits);
-	signals(&w);
-	fold_events(&w);
+	signals(&w, waits);
+	fold_events(&w, waits);
 	annotations(&w, waits);
 	names(&w);
 	fputs("\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": ", out);
@@ -1172,6 +1346,7 @@ bool hd_report_perfetto_filtered(FILE *out, const struct hd_analysis *a,
 	fputs("\n}\n", out);
 	g_hash_table_unref(w.tracks);
 	g_hash_table_unref(w.hosts);
+	g_hash_table_unref(w.path_hosts);
 	g_ptr_array_unref(w.host_names);
 	g_hash_table_unref(w.cited);
 	g_hash_table_unref(w.op_ranks);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "hd-report-util.h"
 #include "hd-banned.h"
 
 static void op_to_text(GString *out, const struct replay_op *o)
@@ -86,30 +87,20 @@ char *hd_report_plan_header_text(const struct replay_plan *p)
 			       p->group_id ? p->group_id : "(unnamed)");
 	if (p->group_name)
 		g_string_append_printf(out, " (%s)", p->group_name);
-	g_string_append_printf(out, ": %u ranks, global ranks", p->ranks->len);
-	/*
-	 * In communicator order, runs of consecutive global ranks folded
-	 * ("0-1023", "0-3 8 ?"): 1,024 numbers on one line read as noise.
-	 */
-	for (guint r = 0; r < p->ranks->len;) {
-		int gr = replay_plan_rank(p, r)->global_rank;
-		guint end = r + 1;
+	{
+		g_autofree char *n = hd_report_count(p->ranks->len);
+		g_autoptr(GArray) global = g_array_sized_new(
+			FALSE, FALSE, sizeof(int), p->ranks->len);
+		g_autofree char *list = NULL;
 
-		if (gr < 0) {
-			g_string_append(out, " ?");
-			r++;
-			continue;
-		}
-		while (end < p->ranks->len && gr < G_MAXINT - (int)(end - r) &&
-		       replay_plan_rank(p, end)->global_rank ==
-			       gr + (int)(end - r))
-			end++;
-		if (end - r == 1)
-			g_string_append_printf(out, " %d", gr);
-		else
-			g_string_append_printf(out, " %d-%d", gr,
-					       gr + (int)(end - r - 1));
-		r = end;
+		/* in communicator order, runs folded: "0-1023",
+		   "0,8,...,8184", "0-3,8,?" */
+		for (guint r = 0; r < p->ranks->len; r++)
+			g_array_append_val(global,
+					   replay_plan_rank(p, r)->global_rank);
+		list = hd_report_rank_runs(global);
+		g_string_append_printf(out, ": %s rank%s, global ranks %s", n,
+				       p->ranks->len == 1 ? "" : "s", list);
 	}
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);

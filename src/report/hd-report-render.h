@@ -30,5 +30,15 @@ void hd_report_html(FILE *out, const struct hd_analysis *a);
  */
 json_t *hd_report_json_build(const struct hd_analysis *a,
 			     const struct hd_report_opts *opts);
+/*
+ * Parts of that document that the other JSON shapes (the jsonl line,
+ * the Perfetto verdict's args) carry too, so that each says it the same
+ * way: a verdict's culprits with host, pid and call site, its next
+ * steps, and when the hang began (null when unknown).  (transfer full)
+ */
+json_t *hd_report_json_culprits(const struct hd_analysis *a,
+				const struct hd_verdict *v);
+json_t *hd_report_json_next_steps(const struct hd_verdict *v);
+json_t *hd_report_json_hang_start(const struct hd_analysis *a);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Replay plans and outcomes for `hangdoc replay` (hd-report-replay.h).
- * The plan's own text and JSON come from replay-plan.c; this adds the
- * line saying what the plan was made from and the per-rank results.
+ * The plan's text comes from hd-report-plan.c and its JSON from
+ * replay-json.c; this adds the line saying what the plan was made from
+ * and the per-rank results.
  */
 #include "config.h"
 
@@ -143,8 +144,10 @@ static void plan_text(FILE *out, const struct replay_plan *p)
 			if (qr->global_rank >= 0)
 				g_array_append_val(global, qr->global_rank);
 		}
-		list = hd_report_rank_list(same);
-		glist = hd_report_rank_list(global);
+		/* in communicator order: a data-parallel group's global
+		   ranks fold by their stride ("0,8,...,8184") */
+		list = hd_report_rank_runs(same);
+		glist = hd_report_rank_runs(global);
 		fprintf(out, "%s %s", same->len == 1 ? "rank" : "ranks", list);
 		if (global->len)
 			fprintf(out, " (global %s)", glist);

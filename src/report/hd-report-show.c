@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "hd-autocleanups.h"
+#include "hd-const.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
@@ -23,8 +24,13 @@ static gint compare_ops(gconstpointer pa, gconstpointer pb)
 
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
+	if (hd_op_rank(x) != hd_op_rank(y))
+		return hd_op_rank(x) < hd_op_rank(y) ? -1 : 1;
+	/* processes of unknown rank: each its own, after the unknown ones */
+	if (hd_op_anon(x) != hd_op_anon(y))
+		return hd_op_anon(x) < hd_op_anon(y) ? -1 : 1;
+	if (hd_op_is_anon(x) && x->input != y->input)
+		return x->input < y->input ? -1 : 1;
 	if (x->seq_kind != y->seq_kind)
 		return x->seq_kind < y->seq_kind ? -1 : 1;
 	if (x->seq != y->seq)
@@ -33,23 +39,14 @@ static gint compare_ops(gconstpointer pa, gconstpointer pb)
 	return (x > y) - (x < y);
 }
 
-/* Whether group g is named by its id or its name in want. */
-static bool group_named(const struct hd_group *g, const char *const *want)
-{
-	for (; *want; want++)
-		if (strcmp(g->id, *want) == 0 ||
-		    (g->name && strcmp(g->name, *want) == 0))
-			return true;
-	return false;
-}
-
 /* Marks the groups --group names, by id or by name. */
 static bool *match_groups(const struct hd_store *s, const char *const *want)
 {
 	bool *match = g_new0(bool, s->groups->len + 1);
 
 	for (guint i = 0; i < s->groups->len; i++)
-		match[i] = !want || group_named(hd_store_group_at(s, i), want);
+		match[i] = !want ||
+			   hd_report_group_named(hd_store_group_at(s, i), want);
 	return match;
 }
 
@@ -213,11 +210,13 @@ static char *common_day(const struct hd_store *s, const GPtrArray *ops)
 
 	for (guint i = 0; i < ops->len; i++) {
 		const struct hd_op *op = g_ptr_array_index(ops, i);
-		const int64_t ts[] = { op->t_enqueue_ns, op->t_start_ns,
-				       op->t_end_ns };
+		const int64_t ts[] = { hd_op_t_enqueue(s, op),
+				       hd_op_t_start(s, op),
+				       hd_op_t_end(s, op) };
 
-		if (op->t_enqueue_ns != INT64_MIN &&
-		    hd_op_time(s, op, op->t_enqueue_ns).clock != HD_CLOCK_UTC)
+		if (hd_op_t_enqueue(s, op) != INT64_MIN &&
+		    hd_op_time(s, op, hd_op_t_enqueue(s, op)).clock !=
+			    HD_CLOCK_UTC)
 			goto out_mixed;
 
 		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
@@ -255,12 +254,12 @@ static const char op_align[] = "lrlrllrrllllllll";
 static void op_row(struct table *t, const struct hd_store *s,
 		   const struct hd_op *op, bool with_date)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	g_autofree char *label =
 		hd_group_label(s, op->group, HD_GROUP_LABEL_SHORT);
 
 	table_add(t, hd_report_clean(label));
-	table_add(t, fmt_int(op->rank, -1));
+	table_add(t, fmt_int(hd_op_rank(op), -1));
 	table_add(t, g_strdup(seq_kind_name(op->seq_kind)));
 	table_add(t, fmt_int(op->seq, -1));
 	table_add(t, g_strdup(hd_op_kind_name(op->kind)));
@@ -279,14 +278,13 @@ static void op_row(struct table *t, const struct hd_store *s,
 	else
 		table_add(t, g_strdup("-"));
 	table_add(t, hd_report_clean(op->d->name ? op->d->name : "-"));
-	enum hd_clock clock =
-		op->prov.input < s->inputs->len
-			? hd_store_input(s, op->prov.input)->op_clock
-			: HD_CLOCK_NONE;
+	enum hd_clock clock = op->input < s->inputs->len
+				      ? hd_store_input(s, op->input)->op_clock
+				      : HD_CLOCK_NONE;
 
-	table_add(t, fmt_time(op->t_enqueue_ns, with_date, clock));
-	table_add(t, fmt_time(op->t_start_ns, with_date, clock));
-	table_add(t, fmt_time(op->t_end_ns, with_date, clock));
+	table_add(t, fmt_time(hd_op_t_enqueue(s, op), with_date, clock));
+	table_add(t, fmt_time(hd_op_t_start(s, op), with_date, clock));
+	table_add(t, fmt_time(hd_op_t_end(s, op), with_date, clock));
 	table_add(t, hd_report_clean(src));
 }
 
@@ -311,7 +309,7 @@ static void signal_row(struct table *t, const struct hd_store *s,
 		g_string_append_printf(where, " C=%" G_GINT64_FORMAT,
 				       sig->last_completed);
 	table_add(t, g_strdup(hd_signal_cat_name(sig->cat)));
-	table_add(t, g_strdup(hd_report_signal_type_name(sig->type)));
+	table_add(t, g_strdup(hd_signal_type_name(sig->type)));
 	table_add(t, fmt_int(sig->rank, -1));
 	table_add(t, hd_report_clean(sig->group_name ? sig->group_name : "-"));
 	table_add(t, g_strdup(where->len ? where->str + 1 : ""));
@@ -321,13 +319,13 @@ static void signal_row(struct table *t, const struct hd_store *s,
 
 static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 {
-	g_autofree char *src = hd_prov_format(s, &op->prov);
+	g_autofree char *src = hd_op_source(s, op);
 	const struct hd_group *g = hd_store_group_at(s, op->group);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "group", hd_json_string(g->id));
 	json_object_set_new(o, "group_name", hd_json_string(g->name));
-	json_object_set_new(o, "rank", hd_json_int_or_null(op->rank, -1));
+	json_object_set_new(o, "rank", hd_json_int_or_null(hd_op_rank(op), -1));
 	json_object_set_new(
 		o, "seq_kind",
 		json_string(op->seq_kind == HD_SEQ_COLLECTIVE ? "collective"
@@ -352,13 +350,15 @@ static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 	json_object_set_new(o, hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
 			    hd_json_int_or_null(op->d->peer, -1));
 	json_object_set_new(o, "op_count",
-			    hd_json_int_or_null(op->op_count, -1));
-	json_object_set_new(o, "t_enqueue_ns",
-			    hd_json_int_or_null(op->t_enqueue_ns, INT64_MIN));
-	json_object_set_new(o, "t_start_ns",
-			    hd_json_int_or_null(op->t_start_ns, INT64_MIN));
+			    hd_json_int_or_null(hd_op_op_count(s, op), -1));
+	json_object_set_new(
+		o, "t_enqueue_ns",
+		hd_json_int_or_null(hd_op_t_enqueue(s, op), INT64_MIN));
+	json_object_set_new(
+		o, "t_start_ns",
+		hd_json_int_or_null(hd_op_t_start(s, op), INT64_MIN));
 	json_object_set_new(o, "t_end_ns",
-			    hd_json_int_or_null(op->t_end_ns, INT64_MIN));
+			    hd_json_int_or_null(hd_op_t_end(s, op), INT64_MIN));
 	json_object_set_new(o, "source", hd_json_string(src));
 	return o;
 }
@@ -372,7 +372,7 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "category",
 			    json_string(hd_signal_cat_name(sig->cat)));
 	json_object_set_new(o, "type",
-			    json_string(hd_report_signal_type_name(sig->type)));
+			    json_string(hd_signal_type_name(sig->type)));
 	json_object_set_new(o, "rank", hd_json_int_or_null(sig->rank, -1));
 	json_object_set_new(o, "host", hd_json_string(sig->host));
 	json_object_set_new(
@@ -422,7 +422,8 @@ static void keep_last(GPtrArray *ops, guint from, int n)
 		while (end < ops->len) {
 			const struct hd_op *next = g_ptr_array_index(ops, end);
 
-			if (next->group != op->group || next->rank != op->rank)
+			if (next->group != op->group ||
+			    hd_op_rank(next) != hd_op_rank(op))
 				break;
 			end++;
 		}
@@ -444,7 +445,7 @@ void hd_report_show_select(const struct hd_store *s,
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
 
-		if (f->want_rank && !f->want_rank(f->rank_data, op->rank))
+		if (f->want_rank && !f->want_rank(f->rank_data, hd_op_rank(op)))
 			continue;
 		if (op->group >= s->groups->len || !match[op->group])
 			continue;
@@ -616,7 +617,7 @@ GArray *hd_report_show_rank_array(const struct hd_store *s)
 
 	for (guint i = 0; i < s->ops->len; i++)
 		add_rank(seen, ranks,
-			 g_array_index(s->ops, struct hd_op, i).rank);
+			 hd_op_rank(&g_array_index(s->ops, struct hd_op, i)));
 	for (guint i = 0; i < s->signals->len; i++)
 		add_rank(seen, ranks,
 			 g_array_index(s->signals, struct hd_signal, i).rank);
@@ -633,26 +634,76 @@ char *hd_report_show_ranks(const struct hd_store *s)
 	return g_strjoinv(", ", runs);
 }
 
+/* Whether a group of the store is named (by id or name) name. */
+static bool store_has_group(const struct hd_store *s, const char *name)
+{
+	const char *const one[] = { name, NULL };
+
+	for (guint i = 0; i < s->groups->len; i++)
+		if (hd_report_group_named(hd_store_group_at(s, i), one))
+			return true;
+	return false;
+}
+
+/*
+ * The PG names signals carry that no store group has (with logs alone,
+ * PG 0 is known from the watchdog's lines only), each once, in the order
+ * first met.  (transfer container)
+ */
+static GPtrArray *signal_only_groups(const struct hd_store *s)
+{
+	GPtrArray *names = g_ptr_array_new();
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	/* the store's names and ids first: one lookup per signal */
+	for (guint i = 0; i < s->groups->len; i++) {
+		const struct hd_group *g = hd_store_group_at(s, i);
+
+		g_hash_table_add(seen, g->id);
+		if (g->name)
+			g_hash_table_add(seen, g->name);
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const char *name =
+			g_array_index(s->signals, struct hd_signal, i)
+				.group_name;
+
+		if (name && g_hash_table_add(seen, hd_unconst(name)))
+			g_ptr_array_add(names, hd_unconst(name));
+	}
+	return names;
+}
+
 char *hd_report_show_groups(const struct hd_store *s)
 {
 	GString *out = g_string_new(NULL);
+	g_autoptr(GPtrArray) more = signal_only_groups(s);
 
 	for (guint i = 0; i < s->groups->len; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 		g_autofree char *name =
 			hd_report_clean(g->name ? g->name : g->id);
 
-		g_string_append_printf(out, "%s%s", i ? ", " : "", name);
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
+	}
+	for (guint i = 0; i < more->len; i++) {
+		g_autofree char *name = hd_report_clean(more->pdata[i]);
+
+		g_string_append_printf(out, "%s%s", out->len ? ", " : "", name);
 	}
 	return g_string_free(out, FALSE);
 }
 
 bool hd_report_show_has_group(const struct hd_store *s, const char *want)
 {
-	const char *const one[] = { want, NULL };
+	g_autoptr(GPtrArray) more = NULL;
 
-	for (guint i = 0; i < s->groups->len; i++)
-		if (group_named(hd_store_group_at(s, i), one))
+	if (store_has_group(s, want))
+		return true;
+	/* a PG only signals name: its signals are shown (by name) */
+	more = signal_only_groups(s);
+	for (guint i = 0; i < more->len; i++)
+		if (strcmp(more->pdata[i], want) == 0)
 			return true;
 	return false;
 }

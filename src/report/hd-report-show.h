@@ -62,11 +62,15 @@ GArray *hd_report_show_rank_array(const struct hd_store *s);
 
 /*
  * The groups, "0 (default_pg), mesh_tp, comm:0x5c1e..." as --group takes
- * them: the name when there is one, else the id (transfer full).
+ * them: the name when there is one, else the id; then the PG names only
+ * signals carry (logs alone: "0") (transfer full).
  */
 char *hd_report_show_groups(const struct hd_store *s);
 
-/* True when a group of the store has want as its id or its name. */
+/*
+ * True when a group of the store has want as its id or its name, or a
+ * signal names a PG want that no group of the store has.
+ */
 bool hd_report_show_has_group(const struct hd_store *s, const char *want);
 
 /*

@@ -161,14 +161,12 @@ static char *culprit_text(const struct hd_analysis *a,
 /* "group 0 seq 42 all_reduce", or the parts known (transfer full). */
 static char *where_text(const struct hd_analysis *a, const struct hd_verdict *v)
 {
+	g_autofree char *label =
+		hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
 	GString *s = g_string_new(NULL);
 
-	if (v->group >= 0) {
-		g_autofree char *label = hd_group_label(a->store, v->group,
-							HD_GROUP_LABEL_SHORT);
-
+	if (label)
 		g_string_append_printf(s, "group %s", label);
-	}
 	if (v->seq >= 0)
 		g_string_append_printf(s, "%sseq %" G_GINT64_FORMAT,
 				       s->len ? " " : "", v->seq);
@@ -234,17 +232,37 @@ static char *verdict_head_marked(const struct hd_analysis *a,
 }
 
 /*
- * One evidence item: its source, then the quoted text (a log line
- * without the prefix its source already states), hanging under it.
+ * Whether v's evidence gives each item's text on its source's line:
+ * only when every source shown is short (a quarter of the width, about),
+ * so that one list never mixes the two layouts.
  */
-static void emit_evidence(const struct text *t, const struct hd_evidence *e)
+static bool evidence_inline(const struct text *t, const struct hd_verdict *v)
+{
+	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		g_autofree char *src =
+			e->source ? hd_report_clean(e->source) : NULL;
+
+		if (src && hd_report_columns(src) + 4 > (size_t)t->width / 2)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One evidence item: its source, then the quoted text (a log line
+ * without the prefix its source already states), hanging under it, or
+ * on the source's line when inline (evidence_inline()).
+ */
+static void emit_evidence(const struct text *t, const struct hd_evidence *e,
+			  bool inline_text)
 {
 	g_autofree char *src = hd_report_clean(e->source);
 	const char *text = hd_report_strip_log_prefix(e->text ? e->text : "");
 
 	if (!*src) {
 		emit_wrap(t, "  ", "    ", text);
-	} else if (hd_report_columns(src) + 4 <= (size_t)t->width / 2) {
+	} else if (inline_text) {
 		g_autofree char *first = g_strdup_printf("  %s: ", src);
 
 		emit_wrap(t, first, "    ", text);
@@ -322,6 +340,7 @@ static void culprit_stack(const struct text *t, const struct hd_verdict *v)
 static void top_verdict(const struct text *t, const struct hd_verdict *v)
 {
 	g_autofree char *head = verdict_head_marked(t->a, v);
+	bool inline_text = evidence_inline(t, v);
 
 	emit_marked(t, "", "  ", head);
 	if (v->summary)
@@ -340,7 +359,8 @@ static void top_verdict(const struct text *t, const struct hd_verdict *v)
 		emit(t, "evidence:");
 	}
 	for (guint i = 0; i < v->evidence->len && i < MAX_EVIDENCE; i++)
-		emit_evidence(t, g_ptr_array_index(v->evidence, i));
+		emit_evidence(t, g_ptr_array_index(v->evidence, i),
+			      inline_text);
 	if (v->evidence->len > MAX_EVIDENCE)
 		emit_more(t, "  ", v->evidence->len - MAX_EVIDENCE,
 			  "evidence items");
@@ -375,7 +395,8 @@ static void top_verdict_brief(const struct text *t, const struct hd_verdict *v)
 	}
 	if (v->evidence->len) {
 		emit(t, "evidence (1 of %u):", v->evidence->len);
-		emit_evidence(t, g_ptr_array_index(v->evidence, 0));
+		emit_evidence(t, g_ptr_array_index(v->evidence, 0),
+			      evidence_inline(t, v));
 	}
 }
 
@@ -429,24 +450,25 @@ static void notes(const struct text *t)
 /*
  * The groups, by the name people know them by.  A group whose ranks share
  * no position (an NCCL comm seen only at init, say) says so instead of
- * "0 ops aligned".
+ * "0 ops aligned"; a c10d PG known from log lines only comes last.
  */
 static void groups(const struct text *t)
 {
 	const struct hd_analysis *a = t->a;
 	const struct hd_store *s = a->store;
+	guint nc10d = a->c10d_groups ? a->c10d_groups->len : 0;
 
-	if (!s->groups->len)
+	if (!s->groups->len && !nc10d)
 		return;
 	blank(t);
-	emit(t, "groups: %u", s->groups->len);
+	emit(t, "groups: %u", s->groups->len + nc10d);
 	for (guint i = 0; i < s->groups->len && i < MAX_GROUPS; i++) {
 		const struct hd_group *g = hd_store_group_at(s, i);
 		const struct hd_group_stats *st = hd_report_group_stats(a, i);
 		g_autofree char *label =
 			hd_group_label(s, i, HD_GROUP_LABEL_LONG);
 		g_autofree char *nranks =
-			g->nranks >= 0 ? g_strdup_printf("%d", g->nranks)
+			g->nranks >= 0 ? hd_report_count((uint64_t)g->nranks)
 				       : g_strdup("?");
 		g_autofree char *ops = NULL;
 		g_autofree char *joined = NULL;
@@ -473,6 +495,17 @@ static void groups(const struct text *t)
 	}
 	if (s->groups->len > MAX_GROUPS)
 		emit_more(t, "  ", s->groups->len - MAX_GROUPS, "groups");
+	for (guint i = 0; i < nc10d && i < MAX_GROUPS; i++) {
+		const struct hd_c10d_group *g =
+			&g_array_index(a->c10d_groups, struct hd_c10d_group, i);
+		g_autofree char *label = hd_c10d_group_label(g);
+		g_autofree char *text = hd_report_c10d_group_text(g);
+		g_autofree char *id = hd_c10d_group_id(g);
+
+		emit(t, "  - %s: %s; id %s", label, text, id);
+	}
+	if (nc10d > MAX_GROUPS)
+		emit_more(t, "  ", nc10d - MAX_GROUPS, "groups");
 }
 
 /* A table row's cells but the rank's; runs of equal cells fold. */
@@ -517,15 +550,19 @@ static void progress_rows(const struct hd_analysis *a, GArray *table)
 	}
 }
 
-/* A run of table rows folded into one: "first-last". */
+/*
+ * A run of table rows folded into one: "first-last"; gap when rows
+ * before it were left out (a culprit's row past the first ones).
+ */
 struct table_run {
 	guint row;
 	int first, last;
+	bool gap;
 };
 
 static void rank_table(const struct text *t)
 {
-	static const char *const heads[] = { "rank", "host",	 "files",
+	static const char *const heads[] = { "rank", "host",	 "inputs",
 					     "ops",  "enqueued", "completed",
 					     "state" };
 	/* left-aligned columns; the others are numbers */
@@ -540,6 +577,7 @@ static void rank_table(const struct text *t)
 	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
 	size_t w[G_N_ELEMENTS(heads)];
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
+	bool gap = false;
 	guint nseen = a->ranks_seen->len;
 	int64_t group = -1;
 	const char *counters = NULL;
@@ -584,7 +622,7 @@ static void rank_table(const struct text *t)
 	for (guint i = 0; i < table->len;) {
 		const struct table_row *row =
 			&g_array_index(table, struct table_row, i);
-		struct table_run run = { i, row->rank, row->rank };
+		struct table_run run = { i, row->rank, row->rank, false };
 
 		/* Collapse a run of consecutive ranks with identical rows. */
 		while (i + 1 < table->len) {
@@ -600,11 +638,14 @@ static void rank_table(const struct text *t)
 		i++;
 		if (shown < MAX_RANK_ROWS ||
 		    hd_report_rank_set_hits(culprits, run.first, run.last)) {
+			run.gap = gap;
+			gap = false;
 			g_array_append_val(runs, run);
 			shown++;
 		} else {
 			hidden_rows++;
 			hidden_ranks += (guint)(run.last - run.first + 1);
+			gap = true;
 		}
 	}
 	for (size_t c = 0; c < G_N_ELEMENTS(heads); c++)
@@ -642,6 +683,9 @@ static void rank_table(const struct text *t)
 				   r->first == r->last ? "%d" : "%d-%d",
 				   r->first, r->last);
 			cells[0] = range;
+			/* rows were left out here: never read as adjacent */
+			if (r->gap)
+				fputs("  ...\n", t->out);
 			for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
 				cells[c + 1] = row->cells[c];
 		}

@@ -13,6 +13,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-const.h"
 #include "hd-banned.h"
@@ -20,6 +21,7 @@
 #define MAX_EXAMPLES 3
 #define MAX_ERRORS   5
 #define MAX_HOSTS    10
+#define MAX_SOURCES  32
 
 static struct hd_triage_row *row_alloc(const char *path)
 {
@@ -29,12 +31,12 @@ static struct hd_triage_row *row_alloc(const char *path)
 	r->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	r->hosts = g_ptr_array_new_with_free_func(g_free);
 	r->errors = g_ptr_array_new_with_free_func(g_free);
+	r->culprit_details = json_array();
+	r->next_steps = json_array();
+	r->hang_start = json_null();
+	r->sources = g_ptr_array_new_with_free_func(g_free);
+	r->seq = -1;
 	return r;
-}
-
-static gint compare_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 struct hd_triage_row *hd_triage_row_new(const char *path,
@@ -43,7 +45,6 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	const struct hd_store *s = a->store;
 	struct hd_triage_row *r = row_alloc(path);
 	const struct hd_verdict *v = NULL;
-	g_autoptr(GHashTable) hosts = g_hash_table_new(g_str_hash, g_str_equal);
 
 	r->inputs = s->inputs->len;
 	r->usable = hd_store_usable_inputs(s);
@@ -72,22 +73,36 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fingerprint = g_strdup(v->fingerprint);
 	r->fingerprint_text = g_strdup(v->fingerprint_text);
 	r->call_site = g_strdup(v->call_site);
+	r->group = hd_verdict_group_id(a, v);
+	r->seq = v->seq;
+	r->op = v->op;
+	json_decref(r->culprit_details);
+	r->culprit_details = hd_report_json_culprits(a, v);
+	json_decref(r->next_steps);
+	r->next_steps = hd_report_json_next_steps(v);
+	json_decref(r->hang_start);
+	r->hang_start = hd_report_json_hang_start(a);
 	if (v->evidence->len) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, 0);
 
 		r->evidence_source = g_strdup(e->source);
 		r->evidence_text = g_strdup(e->text);
 	}
-	for (guint i = 0; i < v->culprits->len; i++) {
-		int rank = g_array_index(v->culprits, int, i);
-		const struct hd_rank *rk = hd_store_find_rank(s, rank);
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		bool seen = false;
 
-		g_array_append_val(r->culprits, rank);
-		if (rk && rk->host &&
-		    g_hash_table_add(hosts, hd_unconst(rk->host)))
-			g_ptr_array_add(r->hosts, g_strdup(rk->host));
+		if (!e->source || r->sources->len >= MAX_SOURCES)
+			continue;
+		for (guint k = 0; k < r->sources->len && !seen; k++)
+			seen = strcmp(g_ptr_array_index(r->sources, k),
+				      e->source) == 0;
+		if (!seen)
+			g_ptr_array_add(r->sources, g_strdup(e->source));
 	}
-	g_ptr_array_sort(r->hosts, compare_str);
+	g_array_append_vals(r->culprits, v->culprits->data, v->culprits->len);
+	g_ptr_array_unref(r->hosts);
+	r->hosts = hd_verdict_culprit_hosts(s, v);
 	return r;
 }
 
@@ -101,12 +116,17 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	g_free(r->fingerprint);
 	g_free(r->fingerprint_text);
 	g_free(r->call_site);
+	g_free(r->group);
 	g_free(r->evidence_source);
 	g_free(r->evidence_text);
 	g_free(r->performance);
 	g_array_unref(r->culprits);
 	g_ptr_array_unref(r->hosts);
 	g_ptr_array_unref(r->errors);
+	json_decref(r->culprit_details);
+	json_decref(r->next_steps);
+	json_decref(r->hang_start);
+	g_ptr_array_unref(r->sources);
 	g_free(r);
 }
 
@@ -144,6 +164,15 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 			    hd_json_string(r->fingerprint_text));
 	json_object_set_new(o, "performance", hd_json_string(r->performance));
 	json_object_set_new(o, "call_site", hd_json_str_or_null(r->call_site));
+	json_object_set(o, "culprits", r->culprit_details);
+	json_object_set(o, "next_steps", r->next_steps);
+	json_object_set(o, "hang_start", r->hang_start);
+	json_object_set_new(o, "evidence_sources",
+			    hd_json_string_array(r->sources));
+	/* additive: where the top verdict is */
+	json_object_set_new(o, "group", hd_json_string(r->group));
+	json_object_set_new(o, "seq", hd_json_int_or_null(r->seq, -1));
+	json_object_set_new(o, "op", hd_json_string(r->op));
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

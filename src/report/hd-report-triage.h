@@ -2,8 +2,9 @@
  * Many incidents at once (hangdoc triage) and the one-line form of one
  * incident (analyze --format jsonl).  A row is what is kept of an analysis
  * once its store and verdicts are freed: the top verdict's kind, culprits
- * and their hosts, confidence, fingerprint and first evidence item, and
- * the counts; the table groups rows by fingerprint.  Nothing is decided
+ * and their hosts, confidence, fingerprint and first evidence item, its
+ * culprits' details and next steps, when the hang began, and the counts;
+ * the table groups rows by fingerprint.  Nothing is decided
  * here: every field is copied from the analysis.
  *
  * Ownership: a row owns its strings and arrays.
@@ -13,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "hd-engine.h"
 
@@ -25,12 +28,25 @@ struct hd_triage_row {
 	char *fingerprint;
 	char *fingerprint_text;
 	char *call_site; /* the fingerprint's refinement, or NULL */
+	/* where: the group's id as the report lists it ("pg:0:?"), or
+	   NULL; the position in it, -1 none; the op (static), or NULL */
+	char *group;
+	int64_t seq;
+	const char *op;
 	char *evidence_source; /* the top verdict's first evidence item */
 	char *evidence_text;
 	char *performance; /* the performance note, or NULL */
 	GArray *culprits; /* int */
 	GPtrArray *hosts; /* char *: the culprits' hosts, unique, sorted */
 	GPtrArray *errors; /* char *: inputs that could not be read */
+	/* as the schema-1 report writes them (hd-report-render.h) */
+	json_t *culprit_details; /* array, [] without a verdict */
+	json_t *next_steps; /* array */
+	json_t *hang_start; /* object or null */
+	/* char *: where the top verdict's evidence was read ("path:line",
+	   "path#record N"), each once, in the evidence's order, the first
+	   32 */
+	GPtrArray *sources;
 	unsigned inputs, usable, ranks, verdicts;
 	bool fault;
 	bool inconsistent;

@@ -1,7 +1,7 @@
 /*
  * What the report renderers share (hd-report-util.h): rank ranges, counts,
- * durations, safe strings, signal type names, the rank-table cells and the
- * engine's per-group figures.  Nothing here looks at verdicts beyond
+ * durations, safe strings, group names, code spans in next steps, the
+ * rank-table cells and the engine's per-group figures.  Nothing here looks at verdicts beyond
  * printing them, and nothing here knows which renderer runs.
  */
 #include "config.h"
@@ -19,6 +19,43 @@
 char *hd_report_rank_list(const GArray *ranks)
 {
 	return hd_rank_list_text(ranks);
+}
+
+char *hd_report_rank_runs(const GArray *ranks)
+{
+	GString *s = g_string_new(NULL);
+	const int *r = ranks ? (const int *)(const void *)ranks->data : NULL;
+	guint n = ranks ? ranks->len : 0;
+
+	for (guint i = 0; i < n;) {
+		guint j = i + 1;
+		int64_t step = 0;
+
+		if (s->len)
+			g_string_append_c(s, ',');
+		if (r[i] < 0) {
+			g_string_append_c(s, '?');
+			i++;
+			continue;
+		}
+		if (j < n && r[j] >= 0)
+			step = (int64_t)r[j] - r[i];
+		while (step > 0 && j < n && r[j] >= 0 &&
+		       (int64_t)r[j] - r[j - 1] == step)
+			j++;
+		if (step == 1 && j - i >= 2) {
+			g_string_append_printf(s, "%d-%d", r[i], r[j - 1]);
+			i = j;
+		} else if (step > 1 && j - i >= 4) {
+			g_string_append_printf(s, "%d,%d,...,%d", r[i],
+					       r[i + 1], r[j - 1]);
+			i = j;
+		} else {
+			g_string_append_printf(s, "%d", r[i]);
+			i++;
+		}
+	}
+	return g_string_free(s, FALSE);
 }
 
 char *hd_report_clean(const char *s)
@@ -82,18 +119,7 @@ GPtrArray *hd_report_inputs_sorted(const struct hd_store *s)
 
 char *hd_report_count(uint64_t n)
 {
-	char digits[32];
-	GString *s = g_string_new(NULL);
-	size_t len;
-
-	g_snprintf(digits, sizeof(digits), "%" G_GUINT64_FORMAT, n);
-	len = strlen(digits);
-	for (size_t i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			g_string_append_c(s, ',');
-		g_string_append_c(s, digits[i]);
-	}
-	return g_string_free(s, FALSE);
+	return hd_text_count(n);
 }
 
 int64_t hd_report_add_sat(int64_t a, int64_t b)
@@ -128,57 +154,6 @@ char *hd_report_duration(int64_t ns)
 	if (av < 120e9)
 		return g_strdup_printf("%.2f s", v / 1e9);
 	return g_strdup_printf("%.1f min", v / 60e9);
-}
-
-const char *hd_report_signal_type_name(enum hd_signal_type t)
-{
-	static const char *const names[] = {
-		[HD_SIGT_OTHER] = "other",
-		[HD_SIGT_WATCHDOG_TIMEOUT] = "watchdog_timeout",
-		[HD_SIGT_PG_STATUS] = "pg_status",
-		[HD_SIGT_IB_COMPLETION] = "ib_completion",
-		[HD_SIGT_IB_ASYNC] = "ib_async",
-		[HD_SIGT_SOCKET] = "socket",
-		[HD_SIGT_PEER_CLOSED] = "peer_closed",
-		[HD_SIGT_CUDA_ERROR] = "cuda_error",
-		[HD_SIGT_OOM] = "oom",
-		[HD_SIGT_NCCL_ERROR] = "nccl_error",
-		[HD_SIGT_COMM_ABORTED] = "comm_aborted",
-		[HD_SIGT_DUPLICATE_GPU] = "duplicate_gpu",
-		[HD_SIGT_SHM] = "shm",
-		[HD_SIGT_BOOTSTRAP] = "bootstrap",
-		[HD_SIGT_PROCESS_EXIT] = "process_exit",
-		[HD_SIGT_TRACEBACK] = "traceback",
-		[HD_SIGT_HEARTBEAT] = "heartbeat",
-		[HD_SIGT_DUMP] = "dump",
-		[HD_SIGT_DESYNC_REPORT] = "desync_report",
-		[HD_SIGT_UNWIND] = "unwind",
-		[HD_SIGT_RAS] = "ras",
-		[HD_SIGT_SIZE_MISMATCH] = "size_mismatch",
-		[HD_SIGT_COLL_MISMATCH] = "coll_mismatch",
-		[HD_SIGT_STORE_LOST] = "store_lost",
-		[HD_SIGT_RANKS_NAMED] = "ranks_named",
-		[HD_SIGT_NCCL_COLL_MISMATCH] = "nccl_coll_mismatch",
-		[HD_SIGT_TRANSPORT] = "transport",
-		[HD_SIGT_PROXY_DIED] = "proxy_died",
-		[HD_SIGT_RAS_MISMATCH] = "ras_mismatch",
-		[HD_SIGT_TEST_FAILURE] = "test_failure",
-		[HD_SIGT_ANON_PROC] = "anonymous_process",
-		[HD_SIGT_XID] = "xid",
-		[HD_SIGT_HOST_OOM] = "host_oom_kill",
-		[HD_SIGT_LINK_EVENT] = "link_event",
-		[HD_SIGT_IB_COUNTERS] = "ib_counters",
-		[HD_SIGT_NET_DEVICES] = "net_devices",
-		[HD_SIGT_GPU_STATE] = "gpu_state",
-		[HD_SIGT_FATAL_SIGNAL] = "fatal_signal",
-		[HD_SIGT_PYSPY_THREAD] = "pyspy_thread",
-		[HD_SIGT_GDB_THREAD] = "gdb_thread",
-		[HD_SIGT_COLL_TIMING] = "coll_timing",
-	};
-
-	if ((unsigned)t >= G_N_ELEMENTS(names) || !names[t])
-		return "other";
-	return names[t];
 }
 
 void hd_report_progress_cells(const struct hd_rank_progress *p,
@@ -411,33 +386,14 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 	return found;
 }
 
-bool hd_report_evidence_is_filler(const struct hd_evidence *e)
-{
-	return e->rank < 0 && !e->source && e->text &&
-	       g_str_has_prefix(e->text, "and ");
-}
-
 GArray *hd_report_rank_set(const GArray *ranks)
 {
 	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
 
 	if (ranks)
 		g_array_append_vals(set, ranks->data, ranks->len);
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
-}
-
-void hd_report_rank_set_seal(GArray *set)
-{
-	guint out = 0;
-
-	g_array_sort(set, hd_compare_int);
-	for (guint i = 0; i < set->len; i++)
-		if (!out || g_array_index(set, int, i) !=
-				    g_array_index(set, int, out - 1))
-			g_array_index(set, int, out++) =
-				g_array_index(set, int, i);
-	g_array_set_size(set, out);
 }
 
 GArray *hd_report_culprit_set(const struct hd_analysis *a)
@@ -449,24 +405,15 @@ GArray *hd_report_culprit_set(const struct hd_analysis *a)
 
 		g_array_append_vals(set, v->culprits->data, v->culprits->len);
 	}
-	hd_report_rank_set_seal(set);
+	hd_ints_sort_unique(set);
 	return set;
 }
 
 bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 {
-	guint lo = 0, hi = set->len;
+	guint at = hd_ints_lower_bound(set, first);
 
-	/* the first member >= first */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(set, int, mid) < first)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < set->len && g_array_index(set, int, lo) <= last;
+	return at < set->len && g_array_index(set, int, at) <= last;
 }
 
 char *hd_report_frame_text(const struct hd_frame *f)
@@ -509,4 +456,94 @@ char *hd_report_hang_start(const struct hd_analysis *a)
 		g_string_append(s, "; these two times are on different clocks "
 				   "and cannot be ordered");
 	return g_string_free(s, FALSE);
+}
+
+bool hd_report_group_named(const struct hd_group *g, const char *const *want)
+{
+	for (; *want; want++)
+		if (strcmp(g->id, *want) == 0 ||
+		    (g->name && strcmp(g->name, *want) == 0))
+			return true;
+	return false;
+}
+
+char *hd_report_c10d_group_text(const struct hd_c10d_group *g)
+{
+	g_autofree char *n = hd_text_count(g->ranks->len);
+	g_autofree char *t = hd_text_count(g->timeouts);
+
+	return g_strdup_printf(
+		"%s rank%s name%s it in c10d lines%s%s%s; no ops recorded", n,
+		g->ranks->len == 1 ? "" : "s", g->ranks->len == 1 ? "s" : "",
+		g->timeouts ? ", " : "", g->timeouts ? t : "",
+		g->timeouts ? " timed out in it" : "");
+}
+
+char *hd_report_culprit_text(const struct hd_store *s,
+			     const struct hd_culprit *c)
+{
+	const struct hd_frame *f = hd_culprit_frame(s, c);
+	g_autofree char *site = f ? hd_report_frame_text(f) : NULL;
+	GString *out = g_string_new(NULL);
+
+	if (c->host)
+		g_string_append_printf(out, "on %s", c->host);
+	if (c->pid)
+		g_string_append_printf(out, "%spid %d", out->len ? ", " : "",
+				       c->pid);
+	if (site)
+		g_string_append_printf(out, "%sat %s", out->len ? ", " : "",
+				       site);
+	if (!out->len) {
+		g_string_free(out, TRUE);
+		return NULL;
+	}
+	return g_string_free(out, FALSE);
+}
+
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data)
+{
+	g_auto(GStrv) parts = g_strsplit(text ? text : "", "`", -1);
+	guint n = g_strv_length(parts);
+
+	for (guint i = 0; i < n; i++) {
+		/* an odd part is inside backticks, unless it has no end */
+		if (i % 2 && i + 1 == n) {
+			g_autofree char *lone =
+				g_strconcat("`", parts[i], NULL);
+
+			fn(lone, false, data);
+		} else {
+			fn(parts[i], i % 2, data);
+		}
+	}
+}
+
+/* Does text start "rank N" (a word of its own)? */
+static bool starts_with_rank(const char *text, int rank)
+{
+	char tag[32];
+	size_t n = (size_t)g_snprintf(tag, sizeof(tag), "rank %d", rank);
+
+	return text && strncmp(text, tag, n) == 0 &&
+	       (text[n] == ' ' || text[n] == ':' || text[n] == '\'');
+}
+
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label)
+{
+	enum hd_report_pos pos = HD_REPORT_POS_NONE;
+	size_t len;
+	uint64_t at;
+	const char *text = e->text ? e->text : "";
+
+	*quoted = hd_report_source_split(s, e->source, &len, &pos, &at) &&
+		  pos == HD_REPORT_POS_LINE;
+	text = *quoted ? hd_report_strip_log_prefix(text)
+		       : hd_report_strip_rank(text, e->rank);
+	*label = e->rank >= 0 && !starts_with_rank(text, e->rank);
+	return text;
 }

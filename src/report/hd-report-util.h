@@ -14,6 +14,14 @@
 
 /* "0-3,5,7-9" (transfer full). */
 char *hd_report_rank_list(const GArray *ranks);
+/*
+ * The ranks (int) in their order, runs folded as the group ids fold them
+ * (hd_group_id_pg()): "0-1023" for consecutive ranks, "0,8,...,8184" for
+ * four or more at one stride, "?" for an unknown rank (below 0):
+ * "0-3,8,?".  A data-parallel group's global ranks are one stride
+ * apart, and 1,024 numbers on one line read as noise.  (transfer full)
+ */
+char *hd_report_rank_runs(const GArray *ranks);
 
 /*
  * Makes a raw string from an input safe to print: invalid UTF-8 bytes become
@@ -31,10 +39,20 @@ char *hd_report_clean(const char *s);
  */
 GArray *hd_report_rank_set(const GArray *ranks);
 GArray *hd_report_culprit_set(const struct hd_analysis *a);
-/* Sorts set and drops repeats: makes any int array a rank set. */
-void hd_report_rank_set_seal(GArray *set);
 /* Whether set holds a rank in [first, last]; O(log n). */
 bool hd_report_rank_set_hits(const GArray *set, int first, int last);
+
+/*
+ * Calls fn(part, code, data) for each part of text in order: what stands
+ * between a pair of backticks (a command a next step quotes) is code,
+ * the rest plain; a backtick without its pair stays in the plain text.
+ */
+void hd_report_code_spans(const char *text,
+			  void (*fn)(const char *part, bool code, void *data),
+			  void *data);
+
+/* Whether g's id or name is one of want (NULL-terminated). */
+bool hd_report_group_named(const struct hd_group *g, const char *const *want);
 
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
@@ -65,9 +83,6 @@ int64_t hd_report_sub_sat(int64_t a, int64_t b);
 
 /* "850 ns", "12.3 us", "4.56 ms", "1.20 s", "3.0 min".  (transfer full) */
 char *hd_report_duration(int64_t ns);
-
-/* "watchdog_timeout", "ib_completion", ...  (transfer none) */
-const char *hd_report_signal_type_name(enum hd_signal_type t);
 
 /*
  * The cells of one rank-table row shared by the text and Markdown tables:
@@ -127,6 +142,18 @@ const char *hd_report_strip_log_prefix(const char *line);
  */
 const char *hd_report_strip_rank(const char *text, int rank);
 
+/*
+ * What Markdown and HTML show of an evidence item after its "rank N: "
+ * label: a quoted log line (its source names a line: *quoted) without
+ * the prefix its source already states, else the text without a leading
+ * "rank N: " the label says.  *label is false where the text itself
+ * starts with "rank N" ("rank 5 last seen at ..."), so the label would
+ * say it twice, or the item is about no rank.  (transfer none)
+ */
+const char *hd_report_evidence_text(const struct hd_store *s,
+				    const struct hd_evidence *e, bool *quoted,
+				    bool *label);
+
 /* Where an evidence source points inside its input. */
 enum hd_report_pos {
 	HD_REPORT_POS_NONE = 0, /* a bare path */
@@ -147,11 +174,20 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 			    uint64_t *at);
 
 /*
- * True for an evidence item that only counts the items the engine left
- * out of a capped list ("and 3 more ranks at the same op"): no rank, no
- * source, text starting "and ".
+ * What the reports say of a c10d process group known from log lines
+ * only (struct hd_c10d_group; its id and label are hd_c10d_group_id()
+ * and hd_c10d_group_label()): "1,024 ranks name it in c10d lines, 1,023
+ * timed out in it; no ops recorded".  Raw.  (transfer full)
  */
-bool hd_report_evidence_is_filler(const struct hd_evidence *e);
+char *hd_report_c10d_group_text(const struct hd_c10d_group *g);
+
+/*
+ * What the reports say of a culprit besides its rank: "on node-b, pid
+ * 4247, at train.py:88 in train_step", the parts the data holds; NULL
+ * when it holds none.  Raw.  (transfer full)
+ */
+char *hd_report_culprit_text(const struct hd_store *s,
+			     const struct hd_culprit *c);
 
 /* "train.py:88 in train_step".  (transfer full) */
 char *hd_report_frame_text(const struct hd_frame *f);

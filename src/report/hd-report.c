@@ -19,23 +19,109 @@
 #include "hd-report-triage.h"
 #include "hd-banned.h"
 
+static bool write_text(FILE *out, const struct hd_analysis *a,
+		       const struct hd_report_opts *opts)
+{
+	hd_report_text(out, a, opts);
+	return !ferror(out);
+}
+
+static bool write_json(FILE *out, const struct hd_analysis *a,
+		       const struct hd_report_opts *opts)
+{
+	g_autoptr(json_t) doc = hd_report_json_build(a, opts);
+
+	if (!hd_json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+		return false;
+	fputc('\n', out);
+	return !ferror(out);
+}
+
+static bool write_markdown(FILE *out, const struct hd_analysis *a,
+			   const struct hd_report_opts *opts)
+{
+	hd_report_markdown(out, a, opts);
+	return !ferror(out);
+}
+
+static bool write_html(FILE *out, const struct hd_analysis *a,
+		       const struct hd_report_opts *opts)
+{
+	hd_report_html(out, a);
+	return !ferror(out);
+}
+
+static bool write_jsonl(FILE *out, const struct hd_analysis *a,
+			const struct hd_report_opts *opts)
+{
+	struct hd_triage_row *r = hd_triage_row_new(opts->label, a);
+	bool ok = hd_triage_write_jsonl(out, r);
+
+	hd_triage_row_free(r);
+	return ok && !ferror(out);
+}
+
+static bool write_perfetto(FILE *out, const struct hd_analysis *a,
+			   const struct hd_report_opts *opts)
+{
+	struct hd_perfetto_info info;
+
+	return hd_report_perfetto_filtered(out, a, opts->filter, &info);
+}
+
+/*
+ * The formats: a new one is a value of enum hd_report_format, its row
+ * here and its renderer (hd-report-render.h).  A format that draws the
+ * store itself takes the rank and group filter (own_filter); the others
+ * are handed a filtered view of the analysis.
+ */
+static const struct {
+	const char *name, *alias;
+	bool own_filter;
+	bool (*write)(FILE *out, const struct hd_analysis *a,
+		      const struct hd_report_opts *opts);
+} formats[] = {
+	[HD_REPORT_TEXT] = { "text", NULL, false, write_text },
+	[HD_REPORT_JSON] = { "json", NULL, false, write_json },
+	[HD_REPORT_JSONL] = { "jsonl", NULL, false, write_jsonl },
+	[HD_REPORT_MARKDOWN] = { "markdown", "md", false, write_markdown },
+	[HD_REPORT_HTML] = { "html", NULL, false, write_html },
+	[HD_REPORT_PERFETTO] = { "perfetto", NULL, true, write_perfetto },
+};
+_Static_assert(G_N_ELEMENTS(formats) == HD_REPORT_FORMAT_COUNT,
+	       "every report format has a row");
+
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt)
 {
-	if (strcmp(s, "text") == 0)
-		*fmt = HD_REPORT_TEXT;
-	else if (strcmp(s, "json") == 0)
-		*fmt = HD_REPORT_JSON;
-	else if (strcmp(s, "jsonl") == 0)
-		*fmt = HD_REPORT_JSONL;
-	else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-		*fmt = HD_REPORT_MARKDOWN;
-	else if (strcmp(s, "html") == 0)
-		*fmt = HD_REPORT_HTML;
-	else if (strcmp(s, "perfetto") == 0)
-		*fmt = HD_REPORT_PERFETTO;
-	else
-		return false;
-	return true;
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		if (strcmp(s, formats[i].name) == 0 ||
+		    (formats[i].alias && strcmp(s, formats[i].alias) == 0)) {
+			*fmt = (enum hd_report_format)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *hd_report_format_names(void)
+{
+	static gsize once;
+	static char *names;
+
+	if (g_once_init_enter(&once)) {
+		GString *t = g_string_new(NULL);
+		const size_t n = G_N_ELEMENTS(formats);
+
+		for (size_t i = 0; i < n; i++)
+			g_string_append_printf(t, "%s%s",
+					       i == 0	   ? ""
+					       : i + 1 < n ? ", "
+							   : " or ",
+					       formats[i].name);
+		names = g_string_free(t, FALSE);
+		g_once_init_leave(&once, 1);
+	}
+	return names;
 }
 
 bool hd_report_write(FILE *out, enum hd_report_format fmt,
@@ -43,10 +129,6 @@ bool hd_report_write(FILE *out, enum hd_report_format fmt,
 {
 	return hd_report_write_opts(out, fmt, a, NULL);
 }
-
-static bool write_view(FILE *out, enum hd_report_format fmt,
-		       const struct hd_analysis *a,
-		       const struct hd_report_opts *opts);
 
 bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 			  const struct hd_analysis *a,
@@ -59,51 +141,11 @@ bool hd_report_write_opts(FILE *out, enum hd_report_format fmt,
 
 	if (!opts)
 		opts = &defaults;
-	/* Perfetto draws the store's ops itself: it takes the filter. */
-	if (!opts->filter || fmt == HD_REPORT_PERFETTO)
-		return write_view(out, fmt, a, opts);
+	g_return_val_if_fail((unsigned)fmt < HD_REPORT_FORMAT_COUNT, false);
+	if (!opts->filter || formats[fmt].own_filter)
+		return formats[fmt].write(out, a, opts);
 	view = hd_report_view_new(a, opts->filter);
-	ok = write_view(out, fmt, view, opts);
+	ok = formats[fmt].write(out, view, opts);
 	hd_report_view_free(view);
 	return ok;
-}
-
-/* Writes a (the analysis, or a filtered view of it) as fmt. */
-static bool write_view(FILE *out, enum hd_report_format fmt,
-		       const struct hd_analysis *a,
-		       const struct hd_report_opts *opts)
-{
-	switch (fmt) {
-	case HD_REPORT_JSONL: {
-		struct hd_triage_row *r = hd_triage_row_new(opts->label, a);
-		bool ok = hd_triage_write_jsonl(out, r);
-
-		hd_triage_row_free(r);
-		return ok;
-	}
-	case HD_REPORT_TEXT:
-		hd_report_text(out, a, opts);
-		break;
-	case HD_REPORT_MARKDOWN:
-		hd_report_markdown(out, a, opts);
-		break;
-	case HD_REPORT_PERFETTO: {
-		struct hd_perfetto_info info;
-
-		return hd_report_perfetto_filtered(out, a, opts->filter, &info);
-	}
-	case HD_REPORT_HTML:
-		hd_report_html(out, a);
-		break;
-	case HD_REPORT_JSON: {
-		g_autoptr(json_t) doc = hd_report_json_build(a, opts);
-
-		if (!hd_json_dumpf(doc, out,
-				   JSON_INDENT(2) | JSON_PRESERVE_ORDER))
-			return false;
-		fputc('\n', out);
-		break;
-	}
-	}
-	return !ferror(out);
 }

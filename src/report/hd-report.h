@@ -17,18 +17,25 @@
 #include "hd-engine.h"
 #include "hd-report-opts.h"
 
+/* The formats, each a row of formats[] in hd-report.c. */
 enum hd_report_format {
 	HD_REPORT_TEXT = 0,
 	HD_REPORT_JSON,
+	HD_REPORT_JSONL, /* one compact line (hd-report-triage.h) */
 	HD_REPORT_MARKDOWN,
 	HD_REPORT_HTML,
-	HD_REPORT_JSONL, /* one compact line (hd-report-triage.h) */
 	HD_REPORT_PERFETTO, /* a Chrome JSON trace (hd-report-perfetto.h) */
+	HD_REPORT_FORMAT_COUNT
 };
 
-/* Parses "text", "json", "jsonl", "markdown" (or "md"), "html",
-   "perfetto"; false if unknown. */
+/*
+ * Parses a format's name ("text", "json", "jsonl", "markdown" or "md",
+ * "html", "perfetto"); false if unknown.
+ */
 bool hd_report_format_parse(const char *s, enum hd_report_format *fmt);
+
+/* "text, json, ... or perfetto": the names, for a usage message.  (static) */
+const char *hd_report_format_names(void);
 
 /* Writes the report; returns false if out failed. */
 bool hd_report_write(FILE *out, enum hd_report_format fmt,

@@ -7,16 +7,12 @@
 # 4M ranks per comm stays small.  Not a timing test: only a run killed by
 # the limit, or a report past the bound, fails.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3
+dir=$tmp
 gen="$HD_SRCDIR/scripts/gen-adversarial.py"
-pass=0
-fail=0
 ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 # run NAME FILE [FORMAT]: analyze FILE under a 60 s CPU limit; 0 and 1
 # are verdicts, anything past 3 a signal or a crash.
@@ -29,7 +25,7 @@ run() {
 	if [ "$st" -le 3 ]; then
 		ok
 	else
-		bad "$1: exit $st (killed by the CPU limit?)"
+		fail "$1: exit $st (killed by the CPU limit?)"
 	fi
 }
 
@@ -60,13 +56,12 @@ size=$(wc -c <"$dir/nranks.out")
 if [ "$size" -lt 1000000 ]; then
 	ok
 else
-	bad "nranks: a 30-comm log made a $size-byte report"
+	fail "nranks: a 30-comm log made a $size-byte report"
 fi
 if grep -q 'not believed\|sized to what it shows' "$dir/nranks.out"; then
 	ok
 else
-	bad "nranks: no warning on the claimed sizes"
+	fail "nranks: no warning on the claimed sizes"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

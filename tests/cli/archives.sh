@@ -7,11 +7,10 @@
 # is written anywhere, and no run dies of a signal; a triage of a
 # directory holding an archive and a subdirectory counts two incidents.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3
+dir=$tmp
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The verdicts of a JSON report, without what names inputs.

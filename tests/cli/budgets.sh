@@ -12,16 +12,10 @@
 # timed.  Run by make check
 # with HANGDOC set.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
-command -v python3 >/dev/null || exit 77
-command -v zstd >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() {
-	echo "FAIL: $*"
-	failed=1
-}
+: "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3 zstd
+dir=$tmp
 limit_kb=1572864
 # ulimit -v is not POSIX, but dash, bash and busybox sh have it; where the
 # shell lacks it, or the binary cannot start under it at all (AddressSanitizer
@@ -132,6 +126,47 @@ spent big
 grep -q '"path": "'"$dir/healthy.log"'"' "$dir/big.json" ||
 	fail "big: the healthy input was not kept"
 
+# Plain logs whose records add up (issue 22): memory follows the records
+# kept, not the bytes read, so the incident's budget counts them
+# (HANGDOC_MAX_INCIDENT_RECORDS lowers it from 16 GiB to 1 MiB here): 40
+# logs of 2000 COLL lines, 80 KB of ops each, are read until the records
+# pass it; an input past it keeps nothing, the rest are refused.
+mkdir "$dir/records" || exit 99
+coll_log 2000 >"$dir/one.log" || exit 99
+i=0
+while [ "$i" -lt 40 ]; do
+	# a rank of its own, so that no log is a copy of another
+	sed "s/^node-a:4000:4000/node-a:$((4000 + i)):$((4000 + i))/" \
+		"$dir/one.log" >"$dir/records/rank$i.log" || exit 99
+	i=$((i + 1))
+done
+HANGDOC_MAX_INCIDENT_RECORDS=1M analyze records "$dir/records" \
+	"$dir/healthy.log"
+n=$(grep -c "the incident's records take more than 1 MiB" \
+	"$dir/records.err")
+# once for the rest, and once more for each input parsed whole beside the
+# one that spent it (-j 2), which keeps nothing either
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] ||
+	fail "records: the records' budget said $n times on stderr, not 1-2"
+grep -q "more inputs were not read whole: the incident's budget" \
+	"$dir/records.err" || fail "records: the other refused inputs not counted"
+python3 - "$dir/records.json" <<'PY' || fail "records: inputs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+logs = [i for i in d["inputs"] if "/records/" in i["path"]]
+read = [i for i in logs if not i.get("error") and not i["truncated"]]
+if len(logs) != 40:
+    sys.exit("%d of the 40 logs listed" % len(logs))
+# 1 MiB of 40-byte ops and their file's signals: 12 or 13 logs of 2000
+if not 5 <= len(read) <= 20:
+    sys.exit("%d logs read whole under a 1 MiB budget" % len(read))
+PY
+# a bad size is said, and the budget stays
+HANGDOC_MAX_INCIDENT_RECORDS=lots "$HANGDOC" analyze "$dir/healthy.log" \
+	>/dev/null 2>"$dir/bad-size.err"
+grep -q "HANGDOC_MAX_INCIDENT_RECORDS: 'lots' is not a size" \
+	"$dir/bad-size.err" || fail "records: a bad size not said"
+
 # Triage: the incident that spends its budget fails alone; the healthy
 # incident beside it keeps its verdict.
 if [ -n "${HD_SRCDIR:-}" ]; then
@@ -148,5 +183,4 @@ if [ -n "${HD_SRCDIR:-}" ]; then
 		fail "triage: not both incidents reported"
 fi
 
-[ "$failed" -eq 0 ] && echo "budgets: all passed"
-exit "$failed"
+finish

@@ -7,11 +7,10 @@
 # its logs is one cause (the call site only the dumps show is a refinement);
 # two undecided analyses are never one cause, even of the same input.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3
+dir=$tmp
 python3 "$HD_SRCDIR/scripts/gen-triage-incidents.py" "$dir/inc" 10 || exit 99
 # inc-0000 and inc-0001 are network faults, inc-0004 a missing rank
 "$HANGDOC" diff --format json "$dir/inc/inc-0000" "$dir/inc/inc-0001" \

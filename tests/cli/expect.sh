@@ -7,12 +7,11 @@
 # checker itself is shown to fail on each of those.  Skips (77) without
 # python3.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null 2>&1 || exit 77
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3
 check="$HD_SRCDIR/scripts/check-expect.py"
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
+dir=$tmp
 mkdir -p "$dir/area" || exit 99
 cp -R "$HD_SRCDIR/tests/data/fr/healthy" "$dir/area/case" || exit 99
 # distcheck's source tree is read-only, and so would the copies be

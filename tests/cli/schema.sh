@@ -11,17 +11,9 @@
 set -u
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
 cd "$HD_SRCDIR" || exit 99
-# The first Python that has jsonschema: python3 on PATH may be another
-# installation than the Debian one that install-deps.sh gives it to.
-py=python3
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
+. "$HD_SRCDIR/tests/cli/lib/python-jsonschema.sh"
 exec "$py" - <<'PY'
-import glob, json, sys
+import glob, json, re, sys
 try:
     import jsonschema
 except ImportError:
@@ -92,6 +84,33 @@ for args in sorted(glob.glob("tests/cli/*.args")):
             for e in errors[:5]:
                 print("FAIL: %s: %s at /%s (%s)" % (
                     where, e.message, "/".join(map(str, e.path)), name))
+# Every enum of verdict kinds in every schema (those that hold
+# "missing_rank") names exactly the kinds the engine has (the .name of
+# each row of verdict_kinds[] in src/engine/hd-verdict.c): a kind added
+# to the engine and not to a schema fails here, not in a reader's hands.
+src = open("src/engine/hd-verdict.c").read()
+table = src[src.index("verdict_kinds[] = {"):]
+table = table[:table.index("\n};")]
+engine_kinds = set(re.findall(r'\.name = "([a-z_0-9]+)"', table))
+
+def kind_enums(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "enum" and isinstance(v, list) and "missing_rank" in v:
+                yield v
+            else:
+                yield from kind_enums(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from kind_enums(v)
+
+for path in sorted(glob.glob("docs/*.schema.json")):
+    for enum in kind_enums(json.load(open(path))):
+        if set(enum) != engine_kinds:
+            failed += 1
+            print("FAIL: %s: verdict kinds differ from the engine's "
+                  "by %s" % (path,
+                             ", ".join(sorted(set(enum) ^ engine_kinds))))
 for name, n in sorted(per_schema.items()):
     print("%s: %d documents" % (name, n))
     if not n:

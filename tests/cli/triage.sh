@@ -6,11 +6,10 @@
 # error for itself only (on standard error too, unless --quiet), and the
 # text table groups them most frequent first.
 set -u
-: "${HANGDOC:?HANGDOC must name the hangdoc binary}"
 : "${HD_SRCDIR:?HD_SRCDIR must name the source tree}"
-command -v python3 >/dev/null || exit 77
-dir=$(mktemp -d) || exit 99
-trap 'rm -rf "$dir"' EXIT
+. "$HD_SRCDIR/tests/cli/lib/harness.sh"
+needs python3
+dir=$tmp
 python3 "$HD_SRCDIR/scripts/gen-triage-incidents.py" "$dir/inc" 200 || exit 99
 "$HANGDOC" triage -j 2 --format jsonl "$dir/inc" >"$dir/out.jsonl" 2>"$dir/err"
 status=$?

@@ -15,16 +15,20 @@
  * byte of each part names its file: NAMES[b % N_NAMES] with the rank
  * (b / N_NAMES) % 8, so one part can be "rank3.log" and the next
  * "nccl_trace_rank_1" or "worker2.pt.trace.json"; the content decides the
- * format, as in a real load.  scripts/gen-fuzz-mixed-seeds.py writes seeds
- * from the fixtures.
+ * format, as in a real load.  A name of a host's folder takes the host
+ * HOSTS[rank] instead ("hosts/node-b/state.txt"), so that host state the
+ * lines do not name a host in is attributed by its path, as in a real
+ * incident.  scripts/gen-fuzz-mixed-seeds.py writes seeds from the
+ * fixtures.
  *
- * The files are written to a private temporary directory, emptied before
- * each input and removed at exit, and loaded with hd_load_with() on one
- * thread.
+ * Part i is written below its own folder i of a private temporary
+ * directory, emptied before each input and removed at exit, and the whole
+ * is loaded with hd_load_with() on one thread.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,19 +54,30 @@
 
 static const uint8_t separator[4] = { 0xfe, 'H', 'D', 0xfe };
 
-/* File names the loader and the rank-from-filename rules see: a prefix,
- * the rank, a suffix. */
-static const char *const NAMES[][2] = {
-	{ "rank", ".log" },
-	{ "nccl_trace_rank_", "" },
-	{ "comm_lib_trace_rank_", ".json" },
-	{ "worker", ".pt.trace.json" },
-	{ "node-", ".log.gz" },
-	{ "trace_rank_", ".pkl" },
-	{ "job-", ".out" },
-	{ "rank", ".json.zst" },
+/*
+ * File names the loader and the rank-from-filename rules see: a prefix,
+ * the rank (or, for a host's folder, the host HOSTS[rank]), a suffix.
+ */
+static const struct {
+	const char *prefix;
+	bool host;
+	const char *suffix;
+} NAMES[] = {
+	{ "rank", false, ".log" },
+	{ "nccl_trace_rank_", false, "" },
+	{ "comm_lib_trace_rank_", false, ".json" },
+	{ "worker", false, ".pt.trace.json" },
+	{ "node-", false, ".log.gz" },
+	{ "trace_rank_", false, ".pkl" },
+	{ "job-", false, ".out" },
+	{ "rank", false, ".json.zst" },
+	{ "hosts/", true, "/state.txt" },
 };
 #define N_NAMES G_N_ELEMENTS(NAMES)
+
+/* The hosts of the fixtures the seeds come from, and one no job ran on. */
+static const char *const HOSTS[8] = { "node-a", "node-b", "trn-01", "trn-02",
+				      "gpu-a",	"gpu-b",  "trn-17", "node-c" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -77,24 +92,37 @@ static size_t part_len(const uint8_t *data, size_t size)
 	return sep ? (size_t)(sep - data) : size;
 }
 
-static void empty_dir(void);
+/*
+ * Removes what is below path (at most a few levels: what write_parts()
+ * made).
+ */
+static void empty_tree(const char *path, int depth)
+{
+	g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		g_autofree char *sub = g_build_filename(path, name, NULL);
+
+		if (depth < 4 && g_file_test(sub, G_FILE_TEST_IS_DIR) &&
+		    !g_file_test(sub, G_FILE_TEST_IS_SYMLINK)) {
+			empty_tree(sub, depth + 1);
+			(void)g_rmdir(sub);
+		} else {
+			(void)g_unlink(sub);
+		}
+	}
+}
+
+static void empty_dir(void)
+{
+	empty_tree(dir, 0);
+}
 
 static void remove_dir(void)
 {
 	empty_dir();
 	(void)g_rmdir(dir);
-}
-
-static void empty_dir(void)
-{
-	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-	const char *name;
-
-	while (d && (name = g_dir_read_name(d))) {
-		g_autofree char *path = g_build_filename(dir, name, NULL);
-
-		(void)g_unlink(path);
-	}
 }
 
 /* Writes the parts of data as files; returns how many were written. */
@@ -107,16 +135,27 @@ static int write_parts(const uint8_t *data, size_t size)
 		size_t len = part_len(data + off, size - off);
 		g_autofree char *base = NULL;
 		g_autofree char *path = NULL;
+		g_autofree char *folder = NULL;
 		uint8_t b;
 
 		if (len) {
+			int r;
+
 			b = data[off];
-			base = g_strdup_printf("%s%d%s", NAMES[b % N_NAMES][0],
-					       (int)((b / N_NAMES) % 8),
-					       NAMES[b % N_NAMES][1]);
+			r = (int)((b / N_NAMES) % 8);
+			if (NAMES[b % N_NAMES].host)
+				base = g_strconcat(
+					NAMES[b % N_NAMES].prefix, HOSTS[r],
+					NAMES[b % N_NAMES].suffix, NULL);
+			else
+				base = g_strdup_printf(
+					"%s%d%s", NAMES[b % N_NAMES].prefix, r,
+					NAMES[b % N_NAMES].suffix);
 			/* two parts may pick one name: keep both */
-			path = g_strdup_printf("%s/%d-%s", dir, i, base);
-			if (g_file_set_contents(path,
+			path = g_strdup_printf("%s/%d/%s", dir, i, base);
+			folder = g_path_get_dirname(path);
+			if (g_mkdir_with_parents(folder, 0700) == 0 &&
+			    g_file_set_contents(path,
 						(const char *)data + off + 1,
 						(gssize)len - 1, NULL))
 				n++;

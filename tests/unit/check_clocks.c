@@ -43,15 +43,6 @@ static const struct hd_verdict *top(const struct loaded *l)
 	return g_ptr_array_index(l->a->verdicts, 0);
 }
 
-static void assert_culprits(const struct hd_verdict *v, const int *want,
-			    guint n)
-{
-	ck_assert_msg(v->culprits->len == n, "%u culprits, want %u (%s)",
-		      v->culprits->len, n, v->summary);
-	for (guint i = 0; i < n; i++)
-		ck_assert_int_eq(g_array_index(v->culprits, int, i), want[i]);
-}
-
 /*
  * Issue 18.1: each rank's NCCL_DEBUG_FILE (NCCL >= 2.26 dates its lines)
  * beside its stderr (glog "E0614 09:15:13", no year), ten minutes apart
@@ -65,7 +56,7 @@ START_TEST(test_debug_file_beside_stderr)
 
 	ck_assert_uint_eq(l.a->conflicts->len, 0);
 	ck_assert_int_eq(top(&l)->kind, HD_V_RANK_CRASHED);
-	assert_culprits(top(&l), want, 1);
+	hd_test_assert_culprits(top(&l), want, 1);
 	loaded_clear(&l);
 }
 END_TEST
@@ -73,8 +64,10 @@ END_TEST
 /*
  * Issue 18.3: the common layouts are one incident each: NCCL_DEBUG_FILE
  * beside stderr, a Slurm slurm-%j.out beside NCCL files, collectors' UTC
- * prefixes beside NCCL's local dates, and torchrun per-node logs with
- * [defaultN]: prefixes beside their flight-recorder dumps.
+ * prefixes beside NCCL's local dates (also as containerd and Docker's
+ * json-file write them), a rank's stderr rotated across a DST change, two
+ * hosts in different zones, and torchrun per-node logs with [defaultN]:
+ * prefixes beside their flight-recorder dumps.
  */
 START_TEST(test_layouts_are_one_incident)
 {
@@ -82,6 +75,10 @@ START_TEST(test_layouts_are_one_incident)
 		"tests/data/time/debug-file-beside-stderr",
 		"tests/data/time/slurm-out",
 		"tests/data/time/collector-prefix",
+		"tests/data/time/k8s-cri",
+		"tests/data/time/fluentd-json",
+		"tests/data/time/dst-rotated",
+		"tests/data/time/zones-apart",
 		"testdata/example-incident",
 	};
 
@@ -178,7 +175,7 @@ START_TEST(test_crash_two_clocks)
 
 	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
-	assert_culprits(v, want, 2);
+	hd_test_assert_culprits(v, want, 2);
 	ck_assert_ptr_nonnull(strstr(v->summary, "cannot be compared"));
 	loaded_clear(&l);
 }
@@ -203,7 +200,7 @@ START_TEST(test_crash_ties)
 
 		ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
 		ck_assert_int_eq(v->confidence, HD_CONF_LOW);
-		assert_culprits(v, both, 2);
+		hd_test_assert_culprits(v, both, 2);
 		loaded_clear(&l);
 	}
 	{
@@ -212,7 +209,7 @@ START_TEST(test_crash_ties)
 
 		ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
 		ck_assert_int_ne(v->confidence, HD_CONF_LOW);
-		assert_culprits(v, first, 1);
+		hd_test_assert_culprits(v, first, 1);
 		loaded_clear(&l);
 	}
 }
@@ -227,7 +224,7 @@ START_TEST(test_network_tie)
 
 	ck_assert_int_eq(v->kind, HD_V_NETWORK_FAULT);
 	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
-	assert_culprits(v, both, 2);
+	hd_test_assert_culprits(v, both, 2);
 	loaded_clear(&l);
 }
 END_TEST

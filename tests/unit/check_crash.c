@@ -12,17 +12,6 @@
 
 #include "hd-test-parse.h"
 
-static struct hd_store *parse(const char *text)
-{
-	g_autoptr(GError) err = NULL;
-	bool ok = false;
-	struct hd_store *s = hd_test_parse(HD_INPUT_NCCL_LOG, "t.log", text,
-					   strlen(text), &ok, &err);
-
-	ck_assert_msg(ok, "parse failed: %s", err ? err->message : "?");
-	return s;
-}
-
 #define UCX_HEAD \
 	"[gpu-7:4411 :0:4502] Caught signal 7 (Bus error: nonexistent physical address)\n"
 #define UCX_BT	"==== backtrace (tid:   4502) ====\n"
@@ -33,9 +22,9 @@ static struct hd_store *parse(const char *text)
 
 START_TEST(test_ucx_block)
 {
-	g_autoptr(hd_store) s =
-		parse(UCX_HEAD UCX_BT UCX_F0 UCX_F1 UCX_F2 UCX_END
-		      "after the block\n");
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG, UCX_HEAD UCX_BT UCX_F0 UCX_F1 UCX_F2 UCX_END
+		"after the block\n");
 	const struct hd_signal *g = sig_type(s, HD_SIGT_FATAL_SIGNAL);
 	const struct hd_frame *f;
 	size_t n = 0;
@@ -59,13 +48,15 @@ END_TEST
 START_TEST(test_ucx_joins_process_and_label)
 {
 	/* the NCCL process with the handler's host:pid gives the rank */
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"gpu-7:4411:4411 [2] NCCL INFO ncclCommInitRank comm 0x55aa "
 		"rank 2 nranks 4 cudaDev 2 busId 3b000 - Init START\n" UCX_HEAD
 			UCX_BT UCX_F1);
 	g_autoptr(hd_store) m =
-		parse("[1,6]<stderr>:" UCX_HEAD "[1,6]<stderr>:" UCX_BT
-		      "[1,6]<stderr>:" UCX_F1);
+		hd_test_parse_ok(HD_INPUT_NCCL_LOG, "[1,6]<stderr>:" UCX_HEAD
+						    "[1,6]<stderr>:" UCX_BT
+						    "[1,6]<stderr>:" UCX_F1);
 	size_t n = 0;
 
 	ck_assert_int_eq(sig_type(s, HD_SIGT_FATAL_SIGNAL)->rank, 2);
@@ -80,7 +71,8 @@ END_TEST
 
 START_TEST(test_faulthandler_current_thread)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"[rank3]:Fatal Python error: Segmentation fault\n"
 		"[rank3]:\n"
 		"[rank3]:Thread 0x00007f00aa (most recent call first):\n"
@@ -113,10 +105,11 @@ END_TEST
 START_TEST(test_faulthandler_aborted_only_thread)
 {
 	/* no "Current thread": the first thread's frames */
-	g_autoptr(hd_store) s =
-		parse("Fatal Python error: Aborted\n\n"
-		      "Thread 0x00007f00aa (most recent call first):\n"
-		      "  File \"/job/step.py\", line 9 in step\n");
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"Fatal Python error: Aborted\n\n"
+		"Thread 0x00007f00aa (most recent call first):\n"
+		"  File \"/job/step.py\", line 9 in step\n");
 	const struct hd_signal *g = sig_type(s, HD_SIGT_FATAL_SIGNAL);
 	size_t n = 0;
 
@@ -139,24 +132,26 @@ START_TEST(test_malformed)
 	for (int i = 0; i < 5000; i++)
 		g_string_append_printf(t, " %d 0x%016x f%d()  ???:0\n", i, i,
 				       i);
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	g = sig_type(s, HD_SIGT_FATAL_SIGNAL);
 	(void)hd_store_stack(s, g->stack, &n);
 	ck_assert_uint_le(n, 64);
 	ck_assert_uint_gt(n, 0);
 	/* headers without a number, frames without a header, torn frames */
-	junk = parse("Caught signal \n"
-		     "Caught signal 99999999999999999999 (x)\n"
-		     "Fatal Python error: something else\n"
-		     " 3 0x00000000 ncclGroupEnd()  ???:0\n"
-		     "  File \"x.py\", line 3 in f\n"
-		     "[h:1 :0:2] Caught signal 11 (Segmentation fault)\n"
-		     " 0 0x\n"
-		     " 1 0x00 (\n"
-		     " 2 notaddr f()  ???:0\n"
-		     "  File \"unterminated, line 4 in g\n"
-		     "[rank]:Fatal Python error: Bus error\n"
-		     "[rank9999999999999]:Fatal Python error: Bus error\n");
+	junk = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"Caught signal \n"
+		"Caught signal 99999999999999999999 (x)\n"
+		"Fatal Python error: something else\n"
+		" 3 0x00000000 ncclGroupEnd()  ???:0\n"
+		"  File \"x.py\", line 3 in f\n"
+		"[h:1 :0:2] Caught signal 11 (Segmentation fault)\n"
+		" 0 0x\n"
+		" 1 0x00 (\n"
+		" 2 notaddr f()  ???:0\n"
+		"  File \"unterminated, line 4 in g\n"
+		"[rank]:Fatal Python error: Bus error\n"
+		"[rank9999999999999]:Fatal Python error: Bus error\n");
 	/* "[rank]:" is no rank prefix; a rank no job has is dropped */
 	ck_assert_uint_eq(count_type(junk, HD_SIGT_FATAL_SIGNAL), 2);
 	ck_assert_int_eq(sig_at(junk, junk->signals->len - 1)->rank, -1);
@@ -169,7 +164,8 @@ END_TEST
 
 START_TEST(test_mpirun_exits)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"-------------------------------------------------------\n"
 		"Primary job  terminated normally, but 1 process returned\n"
 		"a non-zero exit code. Per user-direction, the job has been "
@@ -204,7 +200,8 @@ END_TEST
 
 START_TEST(test_ofi_completion)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"efa-1:80:81 [0] ofi_process_cq:1102 NCCL WARN NET/OFI Request "
 		"0x7f01 completed with error. RC: 12. Error: x\n"
 		"efa-1:80:81 [0] ofi_process_cq:1102 NCCL WARN NET/OFI Request "

@@ -14,14 +14,6 @@
 #include "hd-test-parse.h"
 #include "parsers.h"
 
-static struct hd_store *parse_kind(enum hd_input_kind kind, const char *name,
-				   const char *text, bool *ok)
-{
-	g_autoptr(GError) err = NULL;
-
-	return hd_test_parse(kind, name, text, strlen(text), ok, &err);
-}
-
 /* Two lines each, as macros: no concatenation inside an array. */
 #define QUOTED_LOG                                          \
 	"node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0\n" \
@@ -50,7 +42,7 @@ START_TEST(test_gdb_core)
 {
 	bool ok = false;
 	g_autoptr(hd_store) s =
-		parse_kind(HD_INPUT_UNKNOWN, "core-bt.txt", CORE, &ok);
+		hd_test_parse_named(HD_INPUT_UNKNOWN, "core-bt.txt", CORE, &ok);
 	const struct hd_signal *t2, *t1, *crash;
 	const struct hd_frame *f;
 	size_t n = 0;
@@ -98,12 +90,12 @@ START_TEST(test_gdb_join)
 {
 	bool ok = false;
 	struct hd_store *s =
-		parse_kind(HD_INPUT_GDB, "bt.txt",
-			   "Attaching to process 4247\n"
-			   "Thread 1 (Thread 0x7f (LWP 4247)):\n"
-			   "#0  0x1 in poll () from /lib/libc.so.6\n"
-			   "[Inferior 1 (process 4247) detached]\n",
-			   &ok);
+		hd_test_parse_named(HD_INPUT_GDB, "bt.txt",
+				    "Attaching to process 4247\n"
+				    "Thread 1 (Thread 0x7f (LWP 4247)):\n"
+				    "#0  0x1 in poll () from /lib/libc.so.6\n"
+				    "[Inferior 1 (process 4247) detached]\n",
+				    &ok);
 	struct hd_store *other = hd_store_new();
 	struct hd_rank *r;
 
@@ -137,6 +129,10 @@ START_TEST(test_gdb_sniff)
 		"Thread 1 (LWP 3):\n#0  f () at a.c:1\n",
 		PROMPTED,
 		"#0  0x00007f in raise () from /lib/libc.so.6\n#1  abort ()\n",
+		/* a paste cut mid-thread: frames, then the next header */
+		"#5  0x00007f in start_thread () from /lib/libc.so.6\n"
+		"#6  clone () at clone.S:95\n\n"
+		"Thread 4 (Thread 0x7f (LWP 95)):\n#0  0x1 in poll ()\n",
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(not_gdb); i++)
@@ -164,7 +160,7 @@ START_TEST(test_gdb_malformed)
 	for (int i = 0; i < 5000; i++)
 		g_string_append_printf(t, "#%d  0x%x in f%d () at a.c:%d\n", i,
 				       i, i, i + 1);
-	big = parse_kind(HD_INPUT_GDB, "b.txt", t->str, &ok);
+	big = hd_test_parse_named(HD_INPUT_GDB, "b.txt", t->str, &ok);
 	ck_assert(ok);
 	(void)hd_store_stack(big, sig_at(big, 0)->stack, &n);
 	ck_assert_uint_eq(n, 256);
@@ -172,21 +168,22 @@ START_TEST(test_gdb_malformed)
 	for (int i = 0; i < 5000; i++)
 		g_string_append_printf(m, "Thread %d (LWP %d):\n#0  f ()\n",
 				       i + 1, i + 10);
-	many = parse_kind(HD_INPUT_GDB, "m.txt", m->str, &ok);
+	many = hd_test_parse_named(HD_INPUT_GDB, "m.txt", m->str, &ok);
 	ck_assert(ok);
 	ck_assert_uint_eq(many->signals->len, 4096);
 	ck_assert_uint_eq(hd_store_input(many, 0)->skipped, 5000 - 4096);
 	/* lines that are no backtrace: each skipped with a warning */
-	junk = parse_kind(HD_INPUT_GDB, "j.txt",
-			  "Thread 1 (LWP 99999999999999999999):\n"
-			  "#x  0x1 in f ()\n"
-			  "#1\n"
-			  "#2  0x00007f\n"
-			  "#3   (a=1)\n"
-			  "garbage\n"
-			  "Program terminated with signal SIGSEGVX, no.\n"
-			  "#4  g (a=1) at b.c:99999999999999999999\n",
-			  &ok);
+	junk = hd_test_parse_named(
+		HD_INPUT_GDB, "j.txt",
+		"Thread 1 (LWP 99999999999999999999):\n"
+		"#x  0x1 in f ()\n"
+		"#1\n"
+		"#2  0x00007f\n"
+		"#3   (a=1)\n"
+		"garbage\n"
+		"Program terminated with signal SIGSEGVX, no.\n"
+		"#4  g (a=1) at b.c:99999999999999999999\n",
+		&ok);
 	ck_assert(ok);
 	/* a thread, no crash (SIGSEGVX is no signal) */
 	ck_assert_uint_eq(junk->signals->len, 1);
@@ -194,6 +191,36 @@ START_TEST(test_gdb_malformed)
 	(void)hd_store_stack(junk, sig_at(junk, 0)->stack, &n);
 	/* "#2  0x00007f": a frame gdb could not name; g with line 0 */
 	ck_assert_uint_eq(n, 2);
+}
+END_TEST
+
+/*
+ * A paste cut mid-thread, with gdb's old pager prompt inside
+ * (tests/data/gdb/cut-paste): the frames before the first header are a
+ * thread of their own, the prompt is no content, and the process is the
+ * smallest LWP's.
+ */
+START_TEST(test_gdb_cut_paste)
+{
+	g_autofree char *path =
+		hd_test_path("tests/data/gdb/cut-paste/rank5-gdb-paste.txt");
+	g_autoptr(hd_store) s = parsers_parse_file(path);
+	const struct hd_input *in = hd_store_input(s, 0);
+	size_t n = 0;
+
+	ck_assert_int_eq(in->kind, HD_INPUT_GDB);
+	ck_assert_uint_eq(in->skipped, 0);
+	ck_assert_uint_eq(in->nwarnings, 0);
+	ck_assert_uint_eq(s->signals->len, 3);
+	ck_assert_str_eq(sig_at(s, 0)->text,
+			 "(a thread whose header the paste cut off)");
+	(void)hd_store_stack(s, sig_at(s, 0)->stack, &n);
+	ck_assert_uint_eq(n, 3);
+	for (guint i = 0; i < 3; i++)
+		ck_assert_int_eq(sig_at(s, i)->pid, 4247);
+	/* the main thread's frames run on past the prompt */
+	(void)hd_store_stack(s, sig_at(s, 2)->stack, &n);
+	ck_assert_uint_eq(n, 7);
 }
 END_TEST
 
@@ -208,8 +235,8 @@ END_TEST
 START_TEST(test_torchelastic)
 {
 	bool ok = false;
-	g_autoptr(hd_store) s = parse_kind(HD_INPUT_UNKNOWN, "error-rank3.json",
-					   ERROR_FILE, &ok);
+	g_autoptr(hd_store) s = hd_test_parse_named(
+		HD_INPUT_UNKNOWN, "error-rank3.json", ERROR_FILE, &ok);
 	g_autoptr(hd_store) old = NULL;
 	g_autoptr(hd_store) oom = NULL;
 	const struct hd_signal *sig;
@@ -235,10 +262,11 @@ START_TEST(test_torchelastic)
 	ck_assert_int_eq(f[0].line, 4);
 	ck_assert_str_eq(f[1].name, "main");
 	/* the older shape: the message is the text; no rank in the name */
-	old = parse_kind(HD_INPUT_UNKNOWN, "error.json",
-			 "{\"message\": \"torch.cuda.OutOfMemoryError: CUDA "
-			 "out of memory\"}",
-			 &ok);
+	old = hd_test_parse_named(
+		HD_INPUT_UNKNOWN, "error.json",
+		"{\"message\": \"torch.cuda.OutOfMemoryError: CUDA "
+		"out of memory\"}",
+		&ok);
 	ck_assert(ok);
 	ck_assert_int_eq(hd_store_input(old, 0)->kind, HD_INPUT_TORCHELASTIC);
 	ck_assert_int_eq(sig_at(old, 0)->type, HD_SIGT_OOM);
@@ -253,6 +281,45 @@ START_TEST(test_torchelastic)
 }
 END_TEST
 
+/*
+ * The shapes real error files have besides the worker's: py_callstack as
+ * traceback.format_stack()'s list (the agent's own error), and the older
+ * file whose message is the text with the timestamp beside it.
+ */
+START_TEST(test_torchelastic_shapes)
+{
+	bool ok = false;
+	g_autoptr(hd_store) l = hd_test_parse_named(
+		HD_INPUT_UNKNOWN, "error-rank2.json",
+		"{\"message\": \"ValueError: Test\", \"extraInfo\": "
+		"{\"py_callstack\": [\"  File \\\"/w/fail.py\\\", line 7, in "
+		"<module>\\n    main()\\n\", \"  File \\\"/w/fail.py\\\", line 4, "
+		"in main\\n    step()\\n\", 17], \"timestamp\": "
+		"\"1629997920\"}}",
+		&ok);
+	g_autoptr(hd_store) o = NULL;
+	const struct hd_frame *f;
+	size_t n = 0;
+
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(l, 0)->kind, HD_INPUT_TORCHELASTIC);
+	ck_assert_uint_eq(hd_store_input(l, 0)->skipped, 0);
+	f = hd_store_stack(l, sig_at(l, 0)->stack, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(f[0].name, "main"); /* innermost first */
+	ck_assert_int_eq(f[0].line, 4);
+	ck_assert_int_eq(sig_at(l, 0)->rank, 2);
+	ck_assert_int_eq(sig_at(l, 0)->time.ns, 1629997920LL * 1000000000);
+	o = hd_test_parse_named(HD_INPUT_UNKNOWN, "error.json",
+				"{\"message\":\"test\",\"timestamp\": 12}",
+				&ok);
+	ck_assert(ok);
+	ck_assert_int_eq(hd_store_input(o, 0)->records, 1);
+	ck_assert_int_eq(sig_at(o, 0)->time.clock, HD_CLOCK_UTC);
+	ck_assert_int_eq(sig_at(o, 0)->time.ns, 12LL * 1000000000);
+}
+END_TEST
+
 START_TEST(test_torchelastic_malformed)
 {
 	bool ok = true;
@@ -260,22 +327,23 @@ START_TEST(test_torchelastic_malformed)
 	g_autoptr(hd_store) odd = NULL;
 	g_autoptr(hd_store) bad_ts = NULL;
 
-	cut = parse_kind(HD_INPUT_TORCHELASTIC, "e.json",
-			 "{\"message\": {\"message\": \"x", &ok);
+	cut = hd_test_parse_named(HD_INPUT_TORCHELASTIC, "e.json",
+				  "{\"message\": {\"message\": \"x", &ok);
 	ck_assert(!ok);
 	ck_assert_ptr_nonnull(strstr(hd_store_input(cut, 0)->error, "cut"));
 	/* a message that is neither text nor an object: a warning */
-	odd = parse_kind(HD_INPUT_TORCHELASTIC, "e.json",
-			 "{\"message\": [1, 2]}", &ok);
+	odd = hd_test_parse_named(HD_INPUT_TORCHELASTIC, "e.json",
+				  "{\"message\": [1, 2]}", &ok);
 	ck_assert(ok);
 	ck_assert_uint_eq(odd->signals->len, 0);
 	ck_assert_uint_eq(hd_store_input(odd, 0)->skipped, 1);
 	/* a timestamp that is no time, a callstack of junk */
-	bad_ts = parse_kind(HD_INPUT_TORCHELASTIC, "e.json",
-			    "{\"message\": {\"message\": \"E\", \"extraInfo\": "
-			    "{\"py_callstack\": \"  File \\\"a\\\", line x, in "
-			    "f\\n  File \\\"\", \"timestamp\": \"-5\"}}}",
-			    &ok);
+	bad_ts = hd_test_parse_named(
+		HD_INPUT_TORCHELASTIC, "e.json",
+		"{\"message\": {\"message\": \"E\", \"extraInfo\": "
+		"{\"py_callstack\": \"  File \\\"a\\\", line x, in "
+		"f\\n  File \\\"\", \"timestamp\": \"-5\"}}}",
+		&ok);
 	ck_assert(ok);
 	ck_assert_uint_eq(bad_ts->signals->len, 1);
 	ck_assert(!hd_time_known(sig_at(bad_ts, 0)->time));
@@ -286,7 +354,7 @@ END_TEST
 START_TEST(test_terminate)
 {
 	bool ok = false;
-	g_autoptr(hd_store) s = parse_kind(
+	g_autoptr(hd_store) s = hd_test_parse_named(
 		HD_INPUT_NCCL_LOG, "rank2.log",
 		"[rank2]:terminate called after throwing an instance of "
 		"'c10::Error'\n"
@@ -336,7 +404,7 @@ START_TEST(test_terminate_malformed)
 			t, "frame #%d: f%d + 0x1 (0x2 in l.so)\n", i, i);
 	g_string_append(t, "frame #: \nframe #1:\nException raised from \n"
 			   "  what():\n");
-	s = parse_kind(HD_INPUT_NCCL_LOG, "x.log", t->str, &ok);
+	s = hd_test_parse_named(HD_INPUT_NCCL_LOG, "x.log", t->str, &ok);
 	ck_assert(ok);
 	ck_assert_uint_ge(s->signals->len, 1);
 	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_TRACEBACK);
@@ -368,7 +436,7 @@ START_TEST(test_topo)
 {
 	bool ok = false;
 	g_autoptr(hd_store) s =
-		parse_kind(HD_INPUT_UNKNOWN, "topo.xml", TOPO, &ok);
+		hd_test_parse_named(HD_INPUT_UNKNOWN, "topo.xml", TOPO, &ok);
 	const struct hd_signal *g2, *g3;
 
 	ck_assert(ok);
@@ -400,11 +468,20 @@ START_TEST(test_topo_malformed)
 	g_autoptr(GString) d = g_string_new("<system version=\"1\">");
 
 	/* a first element that is no <system>: an error naming it */
-	other = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
-			   "<graphs version=\"1\"/>", &ok);
+	other = hd_test_parse_named(HD_INPUT_NCCL_TOPO, "t.xml",
+				    "<graphs version=\"1\"/>", &ok);
 	ck_assert(!ok);
+	/* an empty input (found by fuzz_hostlogs): nothing read, no
+	   pointer arithmetic on the buffer it has not got */
+	{
+		g_autoptr(hd_store) empty = hd_test_parse_named(
+			HD_INPUT_NCCL_TOPO, "t.xml", "", &ok);
+
+		ck_assert_uint_eq(empty->signals->len, 0);
+		ck_assert_uint_eq(hd_store_input(empty, 0)->records, 0);
+	}
 	/* cut inside a tag: what came before is kept, truncated */
-	cut = parse_kind(
+	cut = hd_test_parse_named(
 		HD_INPUT_NCCL_TOPO, "t.xml",
 		"<system version=\"1\"><cpu><pci busid=\"0000:01:00.0\">"
 		"<gpu dev=\"0\" rank=\"7\"/></pci><pci busid=",
@@ -414,11 +491,12 @@ START_TEST(test_topo_malformed)
 	ck_assert_uint_eq(cut->signals->len, 1);
 	ck_assert_int_eq(sig_at(cut, 0)->rank, 7);
 	/* a GPU without a rank, a rank past any job, a net without name */
-	norank = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml",
-			    "<system version=\"1\"><gpu dev=\"0\"/>"
-			    "<gpu rank=\"99999999999\"/><nic><net dev=\"0\"/>"
-			    "</nic>< bad></system>",
-			    &ok);
+	norank = hd_test_parse_named(
+		HD_INPUT_NCCL_TOPO, "t.xml",
+		"<system version=\"1\"><gpu dev=\"0\"/>"
+		"<gpu rank=\"99999999999\"/><nic><net dev=\"0\"/>"
+		"</nic>< bad></system>",
+		&ok);
 	ck_assert(ok);
 	ck_assert_uint_eq(norank->signals->len, 0);
 	ck_assert_uint_ge(hd_store_input(norank, 0)->skipped, 4);
@@ -427,7 +505,7 @@ START_TEST(test_topo_malformed)
 	for (int i = 0; i < 5000; i++)
 		g_string_append(d, "<pci busid=\"0000:01:00.0\">");
 	g_string_append(d, "<gpu rank=\"1\"/>");
-	deep = parse_kind(HD_INPUT_NCCL_TOPO, "t.xml", d->str, &ok);
+	deep = hd_test_parse_named(HD_INPUT_NCCL_TOPO, "t.xml", d->str, &ok);
 	ck_assert(ok);
 	ck_assert(hd_store_input(deep, 0)->truncated);
 	ck_assert_uint_gt(hd_store_input(deep, 0)->nwarnings, 0);
@@ -444,7 +522,7 @@ END_TEST
 START_TEST(test_inspector)
 {
 	bool ok = false;
-	g_autoptr(hd_store) s = parse_kind(
+	g_autoptr(hd_store) s = hd_test_parse_named(
 		HD_INPUT_UNKNOWN, "insp.log",
 		INSP_REC(0, 1, 100) INSP_REC(0, 2, 300) INSP_REC(1, 1, 50)
 		/* pretty-printed over lines, braces inside a string */
@@ -482,7 +560,7 @@ END_TEST
 START_TEST(test_inspector_malformed)
 {
 	bool ok = false;
-	g_autoptr(hd_store) s = parse_kind(
+	g_autoptr(hd_store) s = hd_test_parse_named(
 		HD_INPUT_NCCL_INSPECTOR, "insp.log",
 		"garbage\n"
 		"{\"header\": {\"id\": \"0xab\"}, \"coll_perf\": {}}\n"
@@ -507,7 +585,8 @@ START_TEST(test_inspector_malformed)
 	for (int i = 0; i < 3000; i++)
 		g_string_append(big, "0123456789012345678901234567890\n");
 	g_string_append(big, "\"}\n" INSP_REC(1, 1, 5));
-	b = parse_kind(HD_INPUT_NCCL_INSPECTOR, "b.log", big->str, &ok);
+	b = hd_test_parse_named(HD_INPUT_NCCL_INSPECTOR, "b.log", big->str,
+				&ok);
 	ck_assert(ok);
 	ck_assert_uint_ge(hd_store_input(b, 0)->skipped, 1);
 }
@@ -522,8 +601,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_gdb_join);
 	tcase_add_test(tc, test_gdb_sniff);
 	tcase_add_test(tc, test_gdb_malformed);
+	tcase_add_test(tc, test_gdb_cut_paste);
 	tcase_add_test(tc, test_torchelastic);
 	tcase_add_test(tc, test_torchelastic_malformed);
+	tcase_add_test(tc, test_torchelastic_shapes);
 	tcase_add_test(tc, test_terminate);
 	tcase_add_test(tc, test_terminate_malformed);
 	tcase_add_test(tc, test_topo);

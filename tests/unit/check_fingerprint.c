@@ -72,15 +72,15 @@ static struct hd_store *build(const struct job *j)
 		hd_rank_add_input(rk, in);
 		rk->host = hd_intern(host);
 		for (int64_t q = 1; q <= last; q++) {
-			struct hd_op op;
+			struct hd_op_rec op;
 			struct hd_opdesc d = hd_opdesc_blank;
 
-			hd_op_init(&op);
-			op.rank = r;
-			op.group = gi;
-			op.seq = q;
-			op.kind = HD_OP_ALL_REDUCE;
-			op.state =
+			hd_op_rec_init(&op);
+			hd_op_set_rank(&op.op, r);
+			op.op.group = gi;
+			op.op.seq = q;
+			op.op.kind = HD_OP_ALL_REDUCE;
+			op.op.state =
 				q < 8 ? HD_STATE_COMPLETED : HD_STATE_ENQUEUED;
 			d.count_in = d.count_out =
 				j->cause == HD_V_SIZE_MISMATCH &&
@@ -88,7 +88,7 @@ static struct hd_store *build(const struct job *j)
 					? 20
 					: 16;
 			d.dtype = HD_DTYPE_FLOAT32;
-			op.d = hd_opdesc_intern(&d);
+			op.op.d = hd_opdesc_intern(&d);
 			op.stack = stack;
 			op.t_enqueue_ns = j->t0 + q * 1000000;
 			op.prov.input = in;

@@ -39,20 +39,6 @@ static struct hd_store *load_as(const char *rel, const char *name, size_t cut,
 	return s;
 }
 
-static const struct hd_op *op_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->ops->len);
-	return &g_array_index(s->ops, struct hd_op, i);
-}
-
-static bool has_warning(struct hd_input *in, const char *needle)
-{
-	for (guint i = 0; i < in->warnings->len; i++)
-		if (strstr(g_ptr_array_index(in->warnings, i), needle))
-			return true;
-	return false;
-}
-
 START_TEST(test_healthy)
 {
 	bool ok;
@@ -85,9 +71,9 @@ START_TEST(test_healthy)
 		op = op_at(s, i);
 		ck_assert_int_eq(op->seq, i + 1);
 		ck_assert_int_eq(op->seq_kind, HD_SEQ_COLLECTIVE);
-		ck_assert_int_eq(op->rank, 2);
-		ck_assert_uint_eq(op->prov.at, i);
-		ck_assert_int_eq(op->prov.kind, HD_PROV_RECORD);
+		ck_assert_int_eq(hd_op_rank(op), 2);
+		ck_assert_uint_eq(hd_op_prov(s, op).at, i);
+		ck_assert_int_eq(hd_op_prov(s, op).kind, HD_PROV_RECORD);
 	}
 	op = op_at(s, 9);
 	ck_assert_int_eq(op->kind, HD_OP_ALL_REDUCE);
@@ -101,14 +87,14 @@ START_TEST(test_healthy)
 	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
 	ck_assert_str_eq(op->d->dtype_name, "Float->Float");
 	ck_assert_int_eq(op->d->peer, -1);
-	ck_assert_int_eq(op->t_enqueue_ns,
+	ck_assert_int_eq(hd_op_t_enqueue(s, op),
 			 1700000000000000000LL + 9 * 1000000 + 2 * 1000);
-	ck_assert_int_eq(op->t_start_ns, INT64_MIN);
-	ck_assert_int_eq(op->t_end_ns, op->t_enqueue_ns + 900000);
+	ck_assert_int_eq(hd_op_t_start(s, op), INT64_MIN);
+	ck_assert_int_eq(hd_op_t_end(s, op), hd_op_t_enqueue(s, op) + 900000);
 	/* memoized frames: one stack for all ten entries */
 	ck_assert_uint_eq(s->stacks->len, 1);
-	ck_assert_int_eq(op->stack, 0);
-	fr = hd_store_stack(s, op->stack, &nf);
+	ck_assert_int_eq(hd_op_stack(s, op), 0);
+	fr = hd_store_stack(s, hd_op_stack(s, op), &nf);
 	ck_assert_uint_eq(nf, 3);
 	ck_assert_str_eq(fr[0].name, "all_reduce");
 	ck_assert_str_eq(fr[2].file, "train.py");
@@ -140,7 +126,7 @@ START_TEST(test_missing_rank)
 	ck_assert_int_eq(op_at(s0, 7)->seq, 8);
 	ck_assert_int_eq(op_at(s0, 7)->state, HD_STATE_ENQUEUED);
 	ck_assert(!(op_at(s0, 7)->flags & HD_OPF_RETIRED));
-	ck_assert_int_eq(op_at(s0, 7)->t_end_ns, INT64_MIN);
+	ck_assert_int_eq(hd_op_t_end(s0, op_at(s0, 7)), INT64_MIN);
 	sig = &g_array_index(s0->signals, struct hd_signal, 0);
 	ck_assert_int_eq(sig->last_enqueued, 8);
 	ck_assert_int_eq(sig->last_completed, 7);
@@ -312,12 +298,13 @@ START_TEST(test_rank_inference)
 	ck_assert_int_eq(hd_store_input(a, 0)->rank, 2);
 	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 0);
 	ck_assert_int_eq(hd_store_input(b, 0)->rank, 2);
-	ck_assert(has_warning(hd_store_input(b, 0), "file name says rank 9"));
+	ck_assert(hd_test_has_warning(hd_store_input(b, 0),
+				      "file name says rank 9"));
 	/* no single common rank: keep the name's, but say so */
 	ck_assert_int_eq(hd_store_input(c, 0)->rank, 7);
-	ck_assert(has_warning(hd_store_input(c, 0), "not in every"));
+	ck_assert(hd_test_has_warning(hd_store_input(c, 0), "not in every"));
 	ck_assert_int_eq(hd_store_input(d, 0)->rank, 1);
-	ck_assert_int_eq(op_at(d, 0)->rank, 1);
+	ck_assert_int_eq(hd_op_rank(op_at(d, 0)), 1);
 }
 END_TEST
 
@@ -342,7 +329,7 @@ START_TEST(test_empty)
 	ck_assert_uint_eq(hd_store_input(b, 0)->bytes, 113);
 	ck_assert(hd_store_input(b, 0)->empty);
 	ck_assert(hd_store_input(c, 0)->empty);
-	ck_assert(has_warning(hd_store_input(c, 0), "no entries"));
+	ck_assert(hd_test_has_warning(hd_store_input(c, 0), "no entries"));
 	ck_assert_uint_eq(a->ops->len + b->ops->len + c->ops->len, 0);
 }
 END_TEST
@@ -372,7 +359,7 @@ START_TEST(test_versions)
 					     "v2.3_rank_0",
 					     &ok);
 
-		ck_assert_int_ne(op_at(s, 0)->t_start_ns, INT64_MIN);
+		ck_assert_int_ne(hd_op_t_start(s, op_at(s, 0)), INT64_MIN);
 		ck_assert_int_eq(
 			g_array_index(s->signals, struct hd_signal, 0).seq, 2);
 	}
@@ -399,7 +386,8 @@ START_TEST(test_old_versions)
 	ck_assert_int_eq(op_at(a, 1)->seq_kind, HD_SEQ_COLLECTIVE);
 	ck_assert_str_eq(hd_store_group_at(a, op_at(a, 0)->group)->id,
 			 "pg:?:?");
-	ck_assert(has_warning(hd_store_input(a, 0), "not in pg_config"));
+	ck_assert(
+		hd_test_has_warning(hd_store_input(a, 0), "not in pg_config"));
 	/* one warning for the missing PG, not one per entry */
 	ck_assert_uint_eq(hd_store_input(a, 0)->nwarnings, 1);
 	ck_assert_uint_eq(b->ops->len, 2);
@@ -408,9 +396,10 @@ START_TEST(test_old_versions)
 	/* 2.11: two unknown keys, warned once each */
 	ck_assert_uint_eq(d->ops->len, 2);
 	ck_assert_uint_eq(hd_store_input(d, 0)->nwarnings, 2);
-	ck_assert(has_warning(hd_store_input(d, 0), "'input_split_sizes'"));
+	ck_assert(hd_test_has_warning(hd_store_input(d, 0),
+				      "'input_split_sizes'"));
 	ck_assert_int_eq(op_at(d, 1)->kind, HD_OP_ALL_TO_ALL);
-	ck_assert_int_eq(op_at(e, 0)->stack, -1);
+	ck_assert_int_eq(hd_op_stack(e, op_at(e, 0)), -1);
 	ck_assert_uint_eq(e->stacks->len, 0);
 }
 END_TEST
@@ -428,11 +417,11 @@ START_TEST(test_json)
 	ck_assert_uint_eq(s->ops->len, 5);
 	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 0);
 	/* > 2^53, exact */
-	ck_assert_int_eq(op_at(s, 4)->t_enqueue_ns,
+	ck_assert_int_eq(hd_op_t_enqueue(s, op_at(s, 4)),
 			 1700000000000000000LL + 4 * 1000000 + 2 * 1000);
-	ck_assert_int_eq(op_at(s, 4)->t_end_ns, INT64_MIN);
+	ck_assert_int_eq(hd_op_t_end(s, op_at(s, 4)), INT64_MIN);
 	ck_assert_int_eq(op_at(s, 4)->state, HD_STATE_ENQUEUED);
-	ck_assert_int_eq(op_at(s, 0)->stack, -1);
+	ck_assert_int_eq(hd_op_stack(s, op_at(s, 0)), -1);
 	sig = &g_array_index(s->signals, struct hd_signal, 0);
 	ck_assert_int_eq(sig->last_enqueued, 5);
 	ck_assert_int_eq(sig->last_completed, 4);
@@ -452,7 +441,7 @@ START_TEST(test_truncated_fixture)
 	ck_assert_uint_gt(in->records, 3);
 	ck_assert_uint_lt(in->records, 12);
 	ck_assert_uint_eq(in->skipped, 1);
-	ck_assert(has_warning(in, "truncated at byte"));
+	ck_assert(hd_test_has_warning(in, "truncated at byte"));
 	for (guint i = 0; i < s->ops->len; i++)
 		ck_assert_int_eq(op_at(s, i)->seq, i + 1);
 }
@@ -539,7 +528,8 @@ START_TEST(test_json_node_budget)
 	ck_assert(in->truncated);
 	ck_assert_uint_eq(in->records, 5);
 	ck_assert_uint_eq(s->ops->len, 5);
-	ck_assert(has_warning(in, "JSON values, the budget for a dump"));
+	ck_assert(
+		hd_test_has_warning(in, "JSON values, the budget for a dump"));
 	hd_store_free(s);
 
 	/* past the budget with nothing whole before it: refused */
@@ -621,7 +611,7 @@ START_TEST(test_junk_keys_not_interned)
 	ck_assert_uint_eq(refused, 0);
 	ck_assert_uint_eq(in->records, 5);
 	ck_assert_uint_ge(in->nwarnings, 100000);
-	ck_assert(has_warning(in, "unknown key 'junk-0' ignored"));
+	ck_assert(hd_test_has_warning(in, "unknown key 'junk-0' ignored"));
 	hd_store_free(s);
 }
 END_TEST
@@ -938,13 +928,16 @@ START_TEST(test_entry_caches)
 		ck_assert_int_eq(op->state, e[i].st);
 		ck_assert_str_eq(group_name_of(s, op), e[i].pg);
 		ck_assert_int_eq(op->seq, (gint64)i + 1);
-		ck_assert_int_ge(op->stack, 0);
-		ck_assert_int_eq(op->stack == op_at(s, 0)->stack,
+		ck_assert_int_ge(hd_op_stack(s, op), 0);
+		ck_assert_int_eq(hd_op_stack(s, op) ==
+					 hd_op_stack(s, op_at(s, 0)),
 				 e[i].frames == 'A');
 	}
-	ck_assert_ptr_nonnull(hd_store_stack(s, op_at(s, 0)->stack, &nframes));
+	ck_assert_ptr_nonnull(
+		hd_store_stack(s, hd_op_stack(s, op_at(s, 0)), &nframes));
 	ck_assert_uint_eq(nframes, 2);
-	ck_assert_ptr_nonnull(hd_store_stack(s, op_at(s, 6)->stack, &nframes));
+	ck_assert_ptr_nonnull(
+		hd_store_stack(s, hd_op_stack(s, op_at(s, 6)), &nframes));
 	ck_assert_uint_eq(nframes, 1);
 	for (guint i = 0; i < in->warnings->len; i++)
 		nweird += strstr(g_ptr_array_index(in->warnings, i),

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 #include <archive.h>
 #include <archive_entry.h>
@@ -23,22 +22,6 @@
 #include "hd-sha256.h"
 #include "hd-test.h"
 #include "hd-const.h"
-
-static GBytes *gzip_bytes(const char *text, size_t len)
-{
-	z_stream zs = { 0 };
-	size_t cap = compressBound(len) + 64;
-	uint8_t *out = g_malloc(cap);
-
-	deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-	zs.next_in = hd_unconst(text);
-	zs.avail_in = (uInt)len;
-	zs.next_out = out;
-	zs.avail_out = (uInt)cap;
-	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	deflateEnd(&zs);
-	return g_bytes_new_take(out, zs.total_out);
-}
 
 static GBytes *zstd_bytes(const char *text, size_t len)
 {
@@ -66,9 +49,41 @@ static char *read_all(struct hd_reader *r, GError **error)
 static const char text[] =
 	"node-a:1:1 [0] NCCL INFO one\nnode-a:1:1 [0] NCCL INFO two\n";
 
+/*
+ * The incident's three budgets (hd-budget.h): records kept bound memory,
+ * decoded bytes bound time, their ratio to what was read bounds a bomb.
+ * Once the records' budget is spent, every later input is refused at its
+ * first decoded bytes, with the records' reason.
+ */
+START_TEST(test_incident_pool)
+{
+	g_autoptr(hd_budget_pool) p = hd_budget_pool_new(1 << 30, 250, 1000);
+	g_autoptr(hd_budget_pool) q = hd_budget_pool_new(100, 0, 1 << 20);
+	char *why = NULL;
+
+	hd_budget_pool_add_stored(p, 1 << 20);
+	ck_assert(hd_budget_pool_add_decoded(p, 1 << 20, &why));
+	ck_assert(hd_budget_pool_add_records(p, 600, &why));
+	ck_assert(hd_budget_pool_add_records(p, 400, &why));
+	ck_assert_ptr_null(why);
+	/* one byte past: refused, and so is whatever comes after */
+	ck_assert(!hd_budget_pool_add_records(p, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "the incident's records"));
+	g_clear_pointer(&why, g_free);
+	ck_assert(!hd_budget_pool_add_decoded(p, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "the incident's records"));
+	g_clear_pointer(&why, g_free);
+	/* bytes alone: the time budget, said as such */
+	ck_assert(hd_budget_pool_add_decoded(q, 100, &why));
+	ck_assert(!hd_budget_pool_add_decoded(q, 1, &why));
+	ck_assert_ptr_nonnull(strstr(why, "decode to more than"));
+	g_free(why);
+}
+END_TEST
+
 START_TEST(test_plain_gzip_zstd_same_bytes)
 {
-	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) gz = hd_test_gzip(text, strlen(text));
 	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
 	g_autoptr(GError) err = NULL;
 	g_autoptr(hd_reader) r1 =
@@ -92,8 +107,8 @@ END_TEST
 
 START_TEST(test_gzip_members_concatenated)
 {
-	g_autoptr(GBytes) one = gzip_bytes("first\n", 6);
-	g_autoptr(GBytes) two = gzip_bytes("second\n", 7);
+	g_autoptr(GBytes) one = hd_test_gzip("first\n", 6);
+	g_autoptr(GBytes) two = hd_test_gzip("second\n", 7);
 	g_autoptr(GByteArray) both = g_byte_array_new();
 	g_autoptr(GError) err = NULL;
 	g_autoptr(hd_reader) r = NULL;
@@ -112,7 +127,7 @@ END_TEST
 
 START_TEST(test_truncated_streams_fail_cleanly)
 {
-	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) gz = hd_test_gzip(text, strlen(text));
 	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
 	GBytes *all[] = { gz, zs };
 
@@ -130,6 +145,37 @@ START_TEST(test_truncated_streams_fail_cleanly)
 			ck_assert_int_eq(err->code, HD_ERROR_FORMAT);
 		}
 	}
+}
+END_TEST
+
+/*
+ * A short input cut inside its compressed stream: the head (what sniffing
+ * reads) holds every byte before the cut and no error; the read after
+ * the head's bytes gives the error.  Once, the head's error refused the
+ * whole input, though its bytes had been read.
+ */
+START_TEST(test_cut_head_keeps_bytes)
+{
+	static const char small[] = "line one\nline two\n";
+	g_autoptr(GBytes) gz = hd_test_gzip(small, strlen(small));
+	g_autoptr(GError) err = NULL;
+	/* the trailer (CRC and size) cut: every byte of the text is there */
+	g_autoptr(hd_reader) r = hd_reader_new_from_memory(
+		g_bytes_get_data(gz, NULL), g_bytes_get_size(gz) - 8, &err);
+	char buf[64];
+	const uint8_t *head;
+	size_t len = 0;
+
+	head = hd_reader_head(r, &len, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(len, strlen(small));
+	ck_assert(memcmp(head, small, len) == 0);
+	ck_assert_int_eq(hd_reader_read(r, buf, sizeof(buf), &err),
+			 (ssize_t)strlen(small));
+	ck_assert_ptr_null(err);
+	ck_assert_int_eq(hd_reader_read(r, buf, sizeof(buf), &err), -1);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_int_eq(err->code, HD_ERROR_FORMAT);
 }
 END_TEST
 
@@ -258,7 +304,7 @@ START_TEST(test_digest_same_content)
 	for (int i = 0; i < 5000; i++)
 		g_string_append_printf(big,
 				       "node-a:1:1 [0] NCCL INFO line %d\n", i);
-	gz = gzip_bytes(big->str, big->len);
+	gz = hd_test_gzip(big->str, big->len);
 	zs = zstd_bytes(big->str, big->len);
 	{
 		g_autoptr(hd_reader) r =
@@ -321,7 +367,7 @@ START_TEST(test_trailing_after_compressed)
 {
 	static const uint8_t zeros[4096];
 	static const char junk[] = "garbage!";
-	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) gz = hd_test_gzip(text, strlen(text));
 	g_autoptr(GBytes) zs = zstd_bytes(text, strlen(text));
 	struct hd_digest want, d;
 	g_autoptr(hd_reader) p =
@@ -381,8 +427,8 @@ END_TEST
 START_TEST(test_members_then_padding)
 {
 	static const uint8_t zeros[512];
-	g_autoptr(GBytes) g1 = gzip_bytes("first\n", 6);
-	g_autoptr(GBytes) g2 = gzip_bytes("second\n", 7);
+	g_autoptr(GBytes) g1 = hd_test_gzip("first\n", 6);
+	g_autoptr(GBytes) g2 = hd_test_gzip("second\n", 7);
 	g_autoptr(GBytes) z1 = zstd_bytes("first\n", 6);
 	g_autoptr(GBytes) z2 = zstd_bytes("second\n", 7);
 	GBytes *pairs[][2] = { { g1, g2 }, { z1, z2 } };
@@ -1081,7 +1127,7 @@ END_TEST
 
 START_TEST(test_archive_compressed_member)
 {
-	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) gz = hd_test_gzip(text, strlen(text));
 	gsize n;
 	const void *p = g_bytes_get_data(gz, &n);
 	g_autoptr(GBytes) b = archive_bytes("ustar", p, n);
@@ -1096,7 +1142,7 @@ END_TEST
 
 START_TEST(test_archive_magic_by_content)
 {
-	g_autoptr(GBytes) gz = gzip_bytes(text, strlen(text));
+	g_autoptr(GBytes) gz = hd_test_gzip(text, strlen(text));
 	g_autoptr(GBytes) tar = archive_bytes("ustar", text, strlen(text));
 	g_autoptr(GBytes) tgz = NULL;
 	g_autoptr(hd_reader) r1 = NULL;
@@ -1111,7 +1157,7 @@ START_TEST(test_archive_magic_by_content)
 				       g_bytes_get_size(gz), NULL);
 	head = hd_reader_head(r1, &len, NULL);
 	ck_assert(!hd_archive_has_magic(head, len));
-	tgz = gzip_bytes(t, g_bytes_get_size(tar));
+	tgz = hd_test_gzip(t, g_bytes_get_size(tar));
 	r2 = hd_reader_new_from_memory(g_bytes_get_data(tgz, NULL),
 				       g_bytes_get_size(tgz), NULL);
 	head = hd_reader_head(r2, &len, NULL);
@@ -1219,8 +1265,10 @@ static Suite *input_suite(void)
 	TCase *tc = tcase_create("reader");
 
 	tcase_add_test(tc, test_plain_gzip_zstd_same_bytes);
+	tcase_add_test(tc, test_incident_pool);
 	tcase_add_test(tc, test_gzip_members_concatenated);
 	tcase_add_test(tc, test_truncated_streams_fail_cleanly);
+	tcase_add_test(tc, test_cut_head_keeps_bytes);
 	tcase_add_test(tc, test_garbage_after_gzip_magic);
 	tcase_add_test(tc, test_lines_crlf_cut_and_last);
 	tcase_add_test(tc, test_trailing_after_compressed);

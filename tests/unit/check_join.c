@@ -80,20 +80,30 @@ static int64_t count_of(int64_t i)
 	return 1024 + 64 * i;
 }
 
+/* Moves op i of s to line or record at. */
+static void set_at(struct hd_store *s, guint i, uint64_t at)
+{
+	struct hd_op *op = hd_store_op(s, i);
+	struct hd_prov prov = hd_op_prov(s, op);
+
+	prov.at = at;
+	hd_op_set_prov(s, op, &prov);
+}
+
 static void add_fr(struct fixture *f, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count)
 {
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 	char shape[64];
 
-	hd_op_init(&op);
+	hd_op_rec_init(&op);
 	d = hd_opdesc_blank;
-	op.rank = rank;
-	op.group = f->pg;
-	op.seq = seq;
-	op.seq_kind = HD_SEQ_COLLECTIVE;
-	op.kind = kind;
+	hd_op_set_rank(&op.op, rank);
+	op.op.group = f->pg;
+	op.op.seq = seq;
+	op.op.seq_kind = HD_SEQ_COLLECTIVE;
+	op.op.kind = kind;
 	d.name = hd_op_kind_name(kind);
 	d.count_in = count;
 	d.count_out = kind == HD_OP_ALL_GATHER ? count * NR : count;
@@ -104,27 +114,27 @@ static void add_fr(struct fixture *f, int rank, int64_t seq,
 	d.shape_out = hd_intern(shape);
 	d.dtype = HD_DTYPE_FLOAT32;
 	d.dtype_name = hd_intern("Float");
-	op.state = HD_STATE_COMPLETED;
+	op.op.state = HD_STATE_COMPLETED;
 	op.prov.input = f->fr_in[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = (uint64_t)seq;
-	op.d = hd_opdesc_intern(&d);
+	op.op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
 static void add_log(struct fixture *f, uint32_t comm, int rank, int64_t ordinal,
 		    enum hd_op_kind kind, int64_t count, int root)
 {
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 
-	hd_op_init(&op);
+	hd_op_rec_init(&op);
 	d = hd_opdesc_blank;
-	op.rank = rank;
-	op.group = comm;
-	op.seq = ordinal;
-	op.seq_kind = HD_SEQ_ORDINAL;
-	op.kind = kind;
+	hd_op_set_rank(&op.op, rank);
+	op.op.group = comm;
+	op.op.seq = ordinal;
+	op.op.seq_kind = HD_SEQ_ORDINAL;
+	op.op.kind = kind;
 	d.name = hd_intern(kind == HD_OP_BROADCAST    ? "Broadcast"
 			   : kind == HD_OP_ALL_GATHER ? "AllGather"
 						      : "AllReduce");
@@ -136,11 +146,11 @@ static void add_log(struct fixture *f, uint32_t comm, int rank, int64_t ordinal,
 	if (kind == HD_OP_BROADCAST)
 		d.peer = root;
 	op.op_count = ordinal;
-	op.state = HD_STATE_ENQUEUED;
+	op.op.state = HD_STATE_ENQUEUED;
 	op.prov.input = f->log_in[rank];
 	op.prov.kind = HD_PROV_LINE;
 	op.prov.at = (uint64_t)(ordinal + 10);
-	op.d = hd_opdesc_intern(&d);
+	op.op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(f->s, &op);
 }
 
@@ -201,7 +211,8 @@ static uint32_t fr_op(const struct fixture *f, int rank, int64_t seq)
 		const struct hd_op *op =
 			&g_array_index(f->s->ops, struct hd_op, i);
 
-		if (op->rank == rank && op->group == f->pg && op->seq == seq)
+		if (hd_op_rank(op) == rank && op->group == f->pg &&
+		    op->seq == seq)
 			return i;
 	}
 	ck_abort_msg("no FR op of rank %d at seq %" G_GINT64_FORMAT, rank, seq);
@@ -230,8 +241,8 @@ START_TEST(test_link_unambiguous)
 	log = hd_join_partner(r.ix, fr_op(&f, 2, 1));
 	ck_assert_ptr_nonnull(log);
 	ck_assert_int_eq(log->seq, 0);
-	ck_assert_int_eq(log->rank, 2);
-	ck_assert_uint_eq(log->prov.input, f.log_in[2]);
+	ck_assert_int_eq(hd_op_rank(log), 2);
+	ck_assert_uint_eq(log->input, f.log_in[2]);
 	ck_assert_uint_eq(r.a.notes->len, 0);
 	run_clear(&r);
 	hd_store_free(f.s);
@@ -400,12 +411,10 @@ START_TEST(test_order_disagrees)
 			add_fr(&f, rk, i + 1, HD_OP_ALL_REDUCE, 7 + i);
 			g_array_index(f.s->ops, struct hd_op, before).group =
 				pg_b;
-			g_array_index(f.s->ops, struct hd_op, before).prov.at =
-				100 + (uint64_t)i;
+			set_at(f.s, before, 100 + (uint64_t)i);
 			add_log(&f, cb, rk, i, HD_OP_ALL_REDUCE, 7 + i, 0);
 			/* comm B's lines come first in the file */
-			g_array_index(f.s->ops, struct hd_op, before + 1)
-				.prov.at = (uint64_t)i + 1;
+			set_at(f.s, before + 1, (uint64_t)i + 1);
 		}
 	}
 	run_join(&f, &r);

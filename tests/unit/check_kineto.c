@@ -24,22 +24,6 @@
 	"\"Process Group Name\":\"0\",\"Process Group Description\":"         \
 	"\"default_pg\",\"Process Group Ranks\":\"[0, 1, 2, 3]\",\"Seq\":17"
 
-static const struct hd_op *op0(const struct hd_store *s)
-{
-	ck_assert_uint_ge(s->ops->len, 1);
-	return &g_array_index(s->ops, struct hd_op, 0);
-}
-
-static bool has_warning(const struct hd_store *s, const char *needle)
-{
-	const struct hd_input *in = hd_store_input(s, 0);
-
-	for (guint i = 0; i < in->warnings->len; i++)
-		if (strstr(g_ptr_array_index(in->warnings, i), needle))
-			return true;
-	return false;
-}
-
 START_TEST(test_era_a)
 {
 	bool ok;
@@ -53,19 +37,20 @@ START_TEST(test_era_a)
 	ck_assert(ok);
 	ck_assert_int_eq(hd_store_input(s, 0)->rank, 3);
 	ck_assert_int_eq(s->world_size, 4);
-	ck_assert_int_eq(op0(s)->t_start_ns, 1694128201436304000LL);
-	ck_assert_int_eq(op0(s)->t_end_ns, 1694128201436550000LL);
-	ck_assert_int_eq(op0(s)->kind, HD_OP_ALL_REDUCE);
-	ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_BFLOAT16);
-	ck_assert_int_eq(op0(s)->state, HD_STATE_COMPLETED);
-	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_ORDINAL);
-	ck_assert_int_eq(op0(s)->seq, 0);
-	ck_assert_int_eq(op0(s)->rank, 3);
+	ck_assert_int_eq(hd_op_t_start(s, op_at(s, 0)), 1694128201436304000LL);
+	ck_assert_int_eq(hd_op_t_end(s, op_at(s, 0)), 1694128201436550000LL);
+	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
+	ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_BFLOAT16);
+	ck_assert_int_eq(op_at(s, 0)->state, HD_STATE_COMPLETED);
+	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_ORDINAL);
+	ck_assert_int_eq(op_at(s, 0)->seq, 0);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 3);
 	/* No PG metadata: the stream group, flagged as a guess. */
-	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->id,
+	ck_assert_str_eq(hd_store_group_at(s, op_at(s, 0)->group)->id,
 			 "trace-stream:0");
-	ck_assert(hd_store_group_at(s, op0(s)->group)->low_confidence_identity);
-	ck_assert_int_eq(hd_store_group_at(s, op0(s)->group)->nranks, 4);
+	ck_assert(hd_store_group_at(s, op_at(s, 0)->group)
+			  ->low_confidence_identity);
+	ck_assert_int_eq(hd_store_group_at(s, op_at(s, 0)->group)->nranks, 4);
 }
 END_TEST
 
@@ -80,13 +65,15 @@ START_TEST(test_era_b_fraction)
 		&ok);
 
 	ck_assert(ok);
-	ck_assert_int_eq(op0(s)->t_start_ns, 1712195495519689123LL);
-	ck_assert_int_eq(op0(s)->t_end_ns, 1712195495519689123LL + 812500);
-	ck_assert_int_eq(op0(s)->seq, 17);
-	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_COLLECTIVE);
-	ck_assert_int_eq(op0(s)->d->count_in, 1048576);
-	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->id, "pg:0:[0-3]");
-	ck_assert_str_eq(hd_store_group_at(s, op0(s)->group)->desc,
+	ck_assert_int_eq(hd_op_t_start(s, op_at(s, 0)), 1712195495519689123LL);
+	ck_assert_int_eq(hd_op_t_end(s, op_at(s, 0)),
+			 1712195495519689123LL + 812500);
+	ck_assert_int_eq(op_at(s, 0)->seq, 17);
+	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_COLLECTIVE);
+	ck_assert_int_eq(op_at(s, 0)->d->count_in, 1048576);
+	ck_assert_str_eq(hd_store_group_at(s, op_at(s, 0)->group)->id,
+			 "pg:0:[0-3]");
+	ck_assert_str_eq(hd_store_group_at(s, op_at(s, 0)->group)->desc,
 			 "default_pg");
 }
 END_TEST
@@ -106,9 +93,10 @@ START_TEST(test_era_c_base_after)
 	const struct hd_rank *r;
 
 	ck_assert(ok);
-	ck_assert_int_eq(op0(s)->t_start_ns,
+	ck_assert_int_eq(hd_op_t_start(s, op_at(s, 0)),
 			 1706400000000000000LL + 4458677009840015LL);
-	ck_assert(has_warning(s, "3 fraction digits"));
+	ck_assert(
+		hd_test_has_warning(hd_store_input(s, 0), "3 fraction digits"));
 	r = hd_store_find_rank(s, 1);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(r->host, "node-a");
@@ -165,9 +153,9 @@ START_TEST(test_annotation_peer_checked)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(hd_store) s = parse_annotated_send(cases[i].name);
 
-		ck_assert_msg(op0(s)->d->peer == cases[i].peer,
+		ck_assert_msg(op_at(s, 0)->d->peer == cases[i].peer,
 			      "%s: peer %d, want %d", cases[i].name,
-			      op0(s)->d->peer, cases[i].peer);
+			      op_at(s, 0)->d->peer, cases[i].peer);
 	}
 }
 END_TEST
@@ -188,8 +176,9 @@ START_TEST(test_base_out_of_range)
 		&ok);
 
 	ck_assert(ok);
-	ck_assert(has_warning(s, "no time between 1970 and 2200"));
-	ck_assert_int_eq(op0(s)->t_start_ns, 4458677009840015LL);
+	ck_assert(hd_test_has_warning(hd_store_input(s, 0),
+				      "no time between 1970 and 2200"));
+	ck_assert_int_eq(hd_op_t_start(s, op_at(s, 0)), 4458677009840015LL);
 	ck_assert_int_eq(hd_store_input(s, 0)->op_clock, HD_CLOCK_TRACE);
 }
 END_TEST
@@ -244,10 +233,10 @@ START_TEST(test_link_by_correlation)
 
 	ck_assert(ok);
 	ck_assert_uint_eq(s->ops->len, 1); /* the wait is not an op */
-	op = op0(s);
+	op = op_at(s, 0);
 	ck_assert_int_eq(op->kind, HD_OP_SEND);
 	ck_assert_int_eq(op->d->peer, 1);
-	ck_assert_int_eq(op->t_enqueue_ns, 1000000);
+	ck_assert_int_eq(hd_op_t_enqueue(s, op), 1000000);
 	ck_assert_int_eq(op->d->count_in, 64);
 	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
 	ck_assert_str_eq(op->d->name, "nccl:send 0->1");
@@ -301,7 +290,7 @@ START_TEST(test_junk_not_interned)
 	ck_assert(ok);
 	ck_assert_uint_eq(refused, 0);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_str_eq(op0(s)->d->shape_in, "[[64]]");
+	ck_assert_str_eq(op_at(s, 0)->d->shape_in, "[[64]]");
 }
 END_TEST
 
@@ -326,9 +315,9 @@ START_TEST(test_old_kernel_names)
 			hd_test_parse_str(HD_INPUT_KINETO, doc, &ok);
 
 		ck_assert(ok);
-		ck_assert_int_eq(op0(s)->kind, HD_OP_ALL_REDUCE);
-		ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_FLOAT32);
-		ck_assert_int_eq(op0(s)->d->redop, HD_REDOP_SUM);
+		ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
+		ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_FLOAT32);
+		ck_assert_int_eq(op_at(s, 0)->d->redop, HD_REDOP_SUM);
 	}
 }
 END_TEST
@@ -344,7 +333,7 @@ START_TEST(test_rank_from_filename)
 
 	ck_assert(ok);
 	ck_assert_int_eq(hd_store_input(s, 0)->rank, 5);
-	ck_assert(has_warning(s, "low confidence"));
+	ck_assert(hd_test_has_warning(hd_store_input(s, 0), "low confidence"));
 }
 END_TEST
 
@@ -363,7 +352,8 @@ START_TEST(test_truncated)
 	ck_assert(ok);
 	ck_assert(hd_store_input(s, 0)->truncated);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert(has_warning(s, "trace ends early"));
+	ck_assert(
+		hd_test_has_warning(hd_store_input(s, 0), "trace ends early"));
 }
 END_TEST
 
@@ -417,9 +407,9 @@ START_TEST(test_bad_events)
 	ck_assert_uint_eq(in->records, 4);
 	ck_assert_uint_eq(in->skipped, 2); /* 42 and the bad ts */
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_int_eq(op0(s)->d->count_in, -1);
-	ck_assert_int_eq(op0(s)->seq_kind, HD_SEQ_ORDINAL);
-	ck_assert(has_warning(s, "wrong type"));
+	ck_assert_int_eq(op_at(s, 0)->d->count_in, -1);
+	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_ORDINAL);
+	ck_assert(hd_test_has_warning(hd_store_input(s, 0), "wrong type"));
 }
 END_TEST
 
@@ -444,7 +434,7 @@ START_TEST(test_oversize_event)
 	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 1);
 	ck_assert_uint_eq(hd_store_input(s, 0)->records, 2);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert(has_warning(s, "at byte 45: "));
+	ck_assert(hd_test_has_warning(hd_store_input(s, 0), "at byte 45: "));
 	g_string_free(d, TRUE);
 }
 END_TEST
@@ -561,6 +551,44 @@ START_TEST(test_raw_int_range)
 }
 END_TEST
 
+/* Trace times in microseconds, kept to the ns (json_raw_fixed()). */
+START_TEST(test_raw_fixed)
+{
+	static const struct {
+		const char *text;
+		bool ok, cut;
+		int64_t v;
+	} t[] = {
+		{ "4458677009840.015", true, false, INT64_C(4458677009840015) },
+		{ "\"1694128201436304\"", true, false,
+		  INT64_C(1694128201436304000) },
+		{ "1.5", true, false, 1500 },
+		{ "1.", true, false, 1000 },
+		{ "-3", true, false, -3000 },
+		{ "1.23456", true, true, 1234 },
+		{ "9223372036854775.807", true, false, INT64_MAX },
+		{ "9223372036854775.808", false, false, 0 },
+		{ "-9223372036854775.808", true, false, INT64_MIN },
+		{ "1e3", false, false, 0 },
+		{ ".5", false, false, 0 },
+		{ "-", false, false, 0 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		int64_t v = -1;
+		bool cut = false;
+		bool ok = json_raw_fixed(t[i].text, strlen(t[i].text), 3, &v,
+					 &cut);
+
+		ck_assert_msg(ok == t[i].ok, "%s", t[i].text);
+		if (!ok)
+			continue;
+		ck_assert_int_eq(v, t[i].v);
+		ck_assert_int_eq(cut, t[i].cut);
+	}
+}
+END_TEST
+
 START_TEST(test_fixtures_gzip_zstd)
 {
 	g_autoptr(hd_store) g = parse_path(
@@ -573,10 +601,10 @@ START_TEST(test_fixtures_gzip_zstd)
 	ck_assert_int_eq(hd_store_input(g, 0)->rank, 1);
 	ck_assert_int_eq(hd_store_input(z, 0)->rank, 3);
 	/* Era C plus base: absolute 2024 times. */
-	ck_assert_int_gt(op0(g)->t_start_ns, 1714000000000000000LL);
-	ck_assert_int_lt(op0(g)->t_start_ns, 1715000000000000000LL);
-	ck_assert_int_eq(op0(z)->seq, 1);
-	ck_assert_int_eq(op0(z)->seq_kind, HD_SEQ_COLLECTIVE);
+	ck_assert_int_gt(hd_op_t_start(g, op_at(g, 0)), 1714000000000000000LL);
+	ck_assert_int_lt(hd_op_t_start(g, op_at(g, 0)), 1715000000000000000LL);
+	ck_assert_int_eq(op_at(z, 0)->seq, 1);
+	ck_assert_int_eq(op_at(z, 0)->seq_kind, HD_SEQ_COLLECTIVE);
 }
 END_TEST
 
@@ -621,13 +649,14 @@ START_TEST(test_hta_real)
 			const struct hd_op *op =
 				&g_array_index(s->ops, struct hd_op, j);
 
-			if (op->t_start_ns != INT64_MIN) {
+			if (hd_op_t_start(s, op) != INT64_MIN) {
 				timed++;
-				ck_assert_int_ge(op->t_end_ns, op->t_start_ns);
+				ck_assert_int_ge(hd_op_t_end(s, op),
+						 hd_op_t_start(s, op));
 				/* All of these were recorded 2022-2024. */
-				ck_assert_int_gt(op->t_start_ns,
+				ck_assert_int_gt(hd_op_t_start(s, op),
 						 1640000000000000000LL);
-				ck_assert_int_lt(op->t_start_ns,
+				ck_assert_int_lt(hd_op_t_start(s, op),
 						 1735000000000000000LL);
 			}
 		}
@@ -642,13 +671,13 @@ START_TEST(test_hta_full_metadata)
 	const struct hd_group *g;
 
 	s = parse_path(REAL_HTA "/hta_nccl_parser_config-nccl_data.json.gz");
-	g = hd_store_group_at(s, op0(s)->group);
+	g = hd_store_group_at(s, op_at(s, 0)->group);
 	ck_assert_str_eq(g->id, "pg:0:[0,1]");
 	ck_assert(!g->low_confidence_identity);
-	ck_assert_int_eq(op0(s)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op0(s)->d->count_in, 53120);
-	ck_assert_int_eq(op0(s)->d->dtype, HD_DTYPE_FLOAT32);
-	ck_assert_int_ne(op0(s)->t_enqueue_ns, INT64_MIN);
+	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_BROADCAST);
+	ck_assert_int_eq(op_at(s, 0)->d->count_in, 53120);
+	ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_int_ne(hd_op_t_enqueue(s, op_at(s, 0)), INT64_MIN);
 	ck_assert_str_eq(hd_store_find_rank(s, 0)->nccl_version, "2.17.1");
 	ck_assert_int_eq(s->world_size, 2);
 }
@@ -673,6 +702,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_rank_from_filename);
 	tcase_add_test(tc, test_scanner_chunks);
 	tcase_add_test(tc, test_raw_int_range);
+	tcase_add_test(tc, test_raw_fixed);
 	tcase_add_test(tc, test_fixtures_gzip_zstd);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(bad, 60);

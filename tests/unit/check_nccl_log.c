@@ -7,31 +7,15 @@
 
 #include <string.h>
 
+#include "formats.h"
 #include "hd-test-parse.h"
 
 #define CM  "0x5600d0a1b2c0"
 #define CID "0x5c1e2f03a9d4b871"
 
-static struct hd_store *parse(const char *text)
-{
-	g_autoptr(GError) err = NULL;
-	bool ok = false;
-	struct hd_store *s = hd_test_parse(HD_INPUT_NCCL_LOG, "t.log", text,
-					   strlen(text), &ok, &err);
-
-	ck_assert_msg(ok, "parse failed: %s", err ? err->message : "?");
-	return s;
-}
-
 static struct hd_input *in0(struct hd_store *s)
 {
 	return hd_store_input(s, 0);
-}
-
-static struct hd_op *op_at(struct hd_store *s, guint i)
-{
-	ck_assert_uint_lt(i, s->ops->len);
-	return &g_array_index(s->ops, struct hd_op, i);
 }
 
 static const char *group_id(struct hd_store *s, const struct hd_op *op)
@@ -111,7 +95,8 @@ START_TEST(test_init_eras)
 				    coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7,
 					 0, 0, CM, 4),
 				    NULL);
-		g_autoptr(hd_store) s = parse(text);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 		struct hd_group *g;
 
 		ck_assert_uint_eq(s->ops->len, 1);
@@ -121,7 +106,7 @@ START_TEST(test_init_eras)
 		ck_assert_int_eq(g->nranks, 4);
 		/* rank 1 of the world comm is global rank 1 */
 		ck_assert_int_eq(hd_group_global_rank(g, 1), 1);
-		ck_assert_int_eq(op_at(s, 0)->rank, 1);
+		ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 1);
 		ck_assert_int_eq(in0(s)->skipped, 0);
 	}
 }
@@ -147,7 +132,7 @@ START_TEST(test_init_split)
 		"NCCL INFO ncclCommSplit comm 0x5600d0000004 rank 1 nranks 2 "
 		"cudaDev 1 nvmlDev 1 busId 3b000 parent " CM
 		" childCount 4 color 2 key 1 - Init COMPLETE\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_int_ge(hd_store_find_group(s, "comm:0x0000000000001111"), 0);
 	ck_assert_int_ge(hd_store_find_group(s, "split:" CID ":7:n0:2"), 0);
@@ -179,7 +164,7 @@ START_TEST(test_init_pre216_order_and_reuse)
 		   "- Init COMPLETE\n",
 		coll(HP, "Recv", 0, "(nil)", "0x1", 4, 7, 0, 0, "0xb", 2),
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->ops->len, 2);
 	ck_assert_str_eq(group_id(s, op_at(s, 0)), "nccl-nranks:2#0");
@@ -187,7 +172,7 @@ START_TEST(test_init_pre216_order_and_reuse)
 	ck_assert_int_eq(op_at(s, 0)->seq, 0);
 	ck_assert_int_eq(op_at(s, 1)->seq, 0);
 	/* world comm (4 ranks) gives the global rank */
-	ck_assert_int_eq(op_at(s, 1)->rank, 1);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 1)), 1);
 	ck_assert_int_eq(hd_group_global_rank(
 				 hd_store_group_at(s, op_at(s, 1)->group), 1),
 			 1);
@@ -224,7 +209,7 @@ START_TEST(test_coll_enums)
 
 		g_string_append(t, l);
 	}
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, 20);
 	for (int i = 0; i < 12; i++)
@@ -236,7 +221,7 @@ START_TEST(test_coll_enums)
 	/* opCount stays 0 (2.8): seq is the ordinal */
 	for (guint i = 0; i < s->ops->len; i++) {
 		ck_assert_int_eq(op_at(s, i)->seq, i);
-		ck_assert_int_eq(op_at(s, i)->op_count, 0);
+		ck_assert_int_eq(hd_op_op_count(s, op_at(s, i)), 0);
 		ck_assert_int_eq(op_at(s, i)->seq_kind, HD_SEQ_ORDINAL);
 		ck_assert_int_eq(op_at(s, i)->state, HD_STATE_ENQUEUED);
 	}
@@ -258,12 +243,12 @@ START_TEST(test_coll_counts_and_eras)
 		coll(HP, "Send", 0x43, "(nil)", "0x1", 7, 7, 0, 2, CM, 4),
 		coll(HP, "AlltoAll", 0x44, "0x1", "0x2", 9, 7, 0, 0, CM, 4),
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->ops->len, 7);
 	ck_assert_int_eq(op_at(s, 0)->d->count_in, 100);
 	ck_assert_int_eq(op_at(s, 0)->d->count_out, 400);
-	ck_assert_int_eq(op_at(s, 0)->op_count, 0x3f);
+	ck_assert_int_eq(hd_op_op_count(s, op_at(s, 0)), 0x3f);
 	ck_assert_int_eq(op_at(s, 0)->d->redop, HD_REDOP_NONE);
 	ck_assert_int_eq(op_at(s, 1)->d->count_in, 400);
 	ck_assert_int_eq(op_at(s, 1)->d->count_out, 100);
@@ -281,8 +266,8 @@ START_TEST(test_coll_counts_and_eras)
 	ck_assert_str_eq(op_at(s, 6)->d->name, "AlltoAll");
 	ck_assert_str_eq(op_at(s, 0)->d->name, "AllGather");
 	ck_assert_int_eq(op_at(s, 6)->seq, 6);
-	ck_assert_int_eq(op_at(s, 6)->prov.at, 8);
-	ck_assert_int_eq(op_at(s, 6)->prov.kind, HD_PROV_LINE);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).at, 8);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).kind, HD_PROV_LINE);
 }
 END_TEST
 
@@ -306,7 +291,7 @@ START_TEST(test_coll_cut_1024)
 		"NCCL INFO comm 0x77 rank 2 nranks 4 cudaDev 1 busId "
 		"3b000 commId " CID " - Init COMPLETE\n",
 		l1023, "\n", NULL);
-	s = parse(text);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	ck_assert_uint_eq(s->ops->len, 2);
 	ck_assert(op_at(s, 0)->flags & HD_OPF_TRUNCATED);
 	ck_assert_int_eq(op_at(s, 0)->d->count_in, 8);
@@ -326,15 +311,20 @@ START_TEST(test_rank_unknown_skipped)
 		coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
 		coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM, 4),
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_input *in = in0(s);
 
 	ck_assert_uint_eq(s->ops->len, 2);
-	ck_assert_int_eq(op_at(s, 0)->rank, -2);
-	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	/* one process of unknown rank, the first of its input */
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), -1);
+	ck_assert(hd_op_is_anon(op_at(s, 0)));
+	ck_assert_int_eq(hd_op_anon(op_at(s, 0)), 0);
+	ck_assert_int_eq(hd_op_anon(op_at(s, 1)), 0);
 	ck_assert_int_eq(in->skipped, 0);
 	ck_assert_int_eq(in->records, 2);
-	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -2);
+	ck_assert_int_eq(sig_type(s, HD_SIGT_ANON_PROC)->rank, -1);
+	ck_assert_int_eq(hd_signal_anon_proc(sig_type(s, HD_SIGT_ANON_PROC)),
+			 0);
 	ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_ANON_PROC)->host);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in->warnings, 0), "rank unknown"));
@@ -356,12 +346,13 @@ START_TEST(test_init_23_rank_lines)
 		coll("h23:6:6 [2] ", "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
 		     CM, 4),
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->ops->len, 2);
-	ck_assert_int_eq(op_at(s, 0)->rank, 1);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 1);
 	/* every line of the second process was malformed: anonymous */
-	ck_assert_int_eq(op_at(s, 1)->rank, -2);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 1)), -1);
+	ck_assert_int_eq(hd_op_anon(op_at(s, 1)), 0);
 }
 END_TEST
 
@@ -399,11 +390,11 @@ START_TEST(test_interleaved_torchrun)
 			   "WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=8, "
 			   "NumelOut=8, Timeout(ms)=1000) ran for 1001 "
 			   "milliseconds before timing out.\n");
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < 6; i++) {
-		ck_assert_int_eq(op_at(s, i)->rank, i % 2 == 0 ? 1 : 0);
+		ck_assert_int_eq(hd_op_rank(op_at(s, i)), i % 2 == 0 ? 1 : 0);
 		ck_assert_int_eq(op_at(s, i)->seq, i / 2);
 	}
 	ck_assert_int_eq(hd_store_find_rank(s, 1)->pid, 101);
@@ -447,11 +438,11 @@ START_TEST(test_interleaved_many_processes)
 					coll(pre, "AllReduce", i, "0x1", "0x1",
 					     8 + r, 7, 0, 0, comm, NPROC));
 		}
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, NPROC * NOPS);
 	for (guint i = 0; i < NPROC * NOPS; i++) {
-		ck_assert_int_eq(op_at(s, i)->rank, (int)(i % NPROC));
+		ck_assert_int_eq(hd_op_rank(op_at(s, i)), (int)(i % NPROC));
 		ck_assert_int_eq(op_at(s, i)->seq, (int)(i / NPROC));
 		ck_assert_int_eq(op_at(s, i)->d->count_in,
 				 8 + (int)(i % NPROC));
@@ -469,7 +460,8 @@ START_TEST(test_bootstrap_address)
 	 * socket errors name it.  The first one per process is kept; an
 	 * alias interface, IPv6, and lines that name no address.
 	 */
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"node-a:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.1.0.5<0>\n"
 		"node-a:10:10 [0] NCCL INFO Bootstrap : Using eth1:10.9.9.9<0>\n"
 		"node-a:10:10 [0] NCCL INFO comm 0x10 rank 0 nranks 4 cudaDev 0 "
@@ -503,9 +495,9 @@ START_TEST(test_c10d_rank_beats_world_rank)
 		"to dump the debug info. Last enqueued NCCL work: 3, last "
 		"completed NCCL work: 2.\n",
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
-	ck_assert_int_eq(op_at(s, 0)->rank, 5);
+	ck_assert_int_eq(hd_op_rank(op_at(s, 0)), 5);
 	ck_assert_int_eq(in0(s)->rank, 5);
 	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_PG_STATUS);
 	ck_assert_int_eq(sig_at(s, 0)->seq, -1);
@@ -550,12 +542,13 @@ START_TEST(test_wrappers)
 		char *l = coll(cases[i].prefix, "AllReduce", 0, "0x1", "0x1", 8,
 			       7, 0, 0, CM, 16);
 		g_autofree char *text = g_strconcat(init, l, NULL);
-		g_autoptr(hd_store) s = parse(text);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 		ck_assert_msg(s->ops->len == 1, "case %zu: %u ops", i,
 			      s->ops->len);
-		ck_assert_msg(op_at(s, 0)->rank == cases[i].rank,
-			      "case %zu: rank %d", i, op_at(s, 0)->rank);
+		ck_assert_msg(hd_op_rank(op_at(s, 0)) == cases[i].rank,
+			      "case %zu: rank %d", i, hd_op_rank(op_at(s, 0)));
 		ck_assert_int_eq(in0(s)->skipped, 0);
 		if (i == 13)
 			ck_assert_str_eq(
@@ -589,13 +582,13 @@ START_TEST(test_trimmed_repeated_fused_torn)
 			   " [nranks=4] stream (nil) [repeated 7x across "
 			   "cluster]\n",
 			   NULL);
-	s = parse(text);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	ck_assert_uint_eq(s->ops->len, 5);
 	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
 	ck_assert_int_eq(op_at(s, 1)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op_at(s, 1)->prov.at, 2);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 1)).at, 2);
 	ck_assert_int_eq(op_at(s, 2)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op_at(s, 2)->prov.at, 4); /* the torn body */
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 2)).at, 4); /* the torn body */
 	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_REDUCE); /* trimmed */
 	ck_assert_int_eq(op_at(s, 3)->d->peer, 1);
 	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
@@ -615,7 +608,7 @@ START_TEST(test_torn_unknown_provenance)
 		"Broadcast: opCount 1 sendbuff 0x1 recvbuff 0x1 count 8 "
 		"datatype 7 op 0 root 0 comm 0x1 [nranks=4] stream (nil)\n",
 		NULL);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->ops->len, 0);
 	ck_assert_int_eq(in0(s)->skipped, 1);
@@ -680,7 +673,7 @@ START_TEST(test_warn_rules)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
 		g_string_append_printf(text, HP "misc/x.cc:1 NCCL WARN %s\n",
 				       cases[i].text);
-	s = parse(text->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text->str);
 	ck_assert_uint_eq(s->signals->len, G_N_ELEMENTS(cases));
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const struct hd_signal *g = sig_at(s, i);
@@ -714,7 +707,7 @@ START_TEST(test_warn_forms)
 		"transport/shm.cc:12 NCCL WARN Error while creating shared "
 		"memory segment /dev/shm/nccl-x (size 1)\n" HP
 		"misc/x.cc:1 NCCL WARN something nobody has seen\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_signal *g;
 
 	ck_assert_uint_eq(s->signals->len, 7);
@@ -754,7 +747,7 @@ START_TEST(test_warn_22_no_token)
 		"nvmlDev 1 - Init COMPLETE\n"
 		"node-a:4242:4242 [1] misc/ibvwrap.cu:100 WARN Call to "
 		"ibv_reg_mr failed\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->signals->len, 1);
 	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_NETWORK);
@@ -791,7 +784,8 @@ START_TEST(test_ib_completion_eras)
 		g_autofree char *text = g_strdup_printf(
 			INIT_216 "\n" HP "transport/net_ib.cc:1 NCCL WARN %s\n",
 			cases[i].msg);
-		g_autoptr(hd_store) s = parse(text);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 		struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
 
 		ck_assert_ptr_nonnull(g);
@@ -811,7 +805,8 @@ START_TEST(test_c10d_old_watchdog_ranks)
 {
 	/* three ranks in one file, one glued to a progress bar, a what():
 	   repeat without SeqNum: three signals, ranks from [Rank r] */
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"eval 12%|##  | 40/330 [00:09<01:02, 4.61it/s][E "
 		"ProcessGroupNCCL.cpp:590] [Rank 4] Watchdog caught collective "
 		"operation timeout: WorkNCCL(OpType=ALLREDUCE, "
@@ -882,7 +877,7 @@ START_TEST(test_c10d_fingerprints)
 		"RuntimeError: Detected mismatch between collectives on ranks. "
 		"Rank 9 is\n",
 		to, to);
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_signal *g;
 
 	ck_assert_uint_eq(count_type(s, HD_SIGT_COLL_MISMATCH), 4);
@@ -910,7 +905,8 @@ END_TEST
 
 START_TEST(test_c10d_exit_local_rank)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"ERROR:torch.distributed.elastic.multiprocessing.api:failed "
 		"(exitcode: -9) local_rank: 3 (pid: 4410) of binary: /bin/py\n"
 		"[2026-01-02 10:00:01,5] torch.distributed.elastic."
@@ -978,7 +974,8 @@ START_TEST(test_c10d_store_address)
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autoptr(hd_store) s = parse(cases[i].line);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, cases[i].line);
 		struct hd_signal *g = sig_type(s, HD_SIGT_STORE_LOST);
 
 		ck_assert_msg(g != NULL, "case %u: no store_lost", i);
@@ -994,7 +991,8 @@ END_TEST
 
 START_TEST(test_c10d_store_cuda_named)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"[rank2]:[W112 01:02:03.1 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG "
 		"GUID 0 Rank 2] Failed to check the \"should dump\" flag on "
 		"TCPStore, (maybe TCPStore server has shut down too early), "
@@ -1045,7 +1043,8 @@ END_TEST
 START_TEST(test_c10d_wrap_before_record)
 {
 	/* cut before WorkNCCL(, and a status line cut after "detected" */
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"host-a [stderr] [rank3]:[E221 03:10:44.7 "
 		"ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective "
 		"operation timeout: \n"
@@ -1071,6 +1070,90 @@ START_TEST(test_c10d_wrap_before_record)
 END_TEST
 
 /* ---- c10d (the format notes, section 8) ---- */
+
+/*
+ * nl_counters_complete(): the watchdog's "last completed NCCL work: N"
+ * completes the first N COLL lines of the one comm of the rank that holds
+ * exactly as many lines as the process group enqueued works, and nothing
+ * when that comm is not known: two comms of that many lines, a count
+ * that differs (a coalesced call, a cut log), or counters that make no
+ * sense.
+ */
+static struct hd_store *counters_log(int ncomms, int nops, const char *status)
+{
+	GString *t = g_string_new(NULL);
+	struct hd_store *s;
+
+	for (int c = 0; c < ncomms; c++) {
+		g_autofree char *cm = g_strdup_printf("0x5600d0a1b2c%d", c);
+
+		g_string_append_printf(t,
+				       HP
+				       "NCCL INFO comm %s rank 1 nranks 4 "
+				       "cudaDev 1 busId 3b000 commId "
+				       "0x5c1e2f03a9d4b87%d - Init COMPLETE\n",
+				       cm, c);
+		for (int k = 0; k < nops; k++)
+			g_string_append(t, coll(HP, "AllReduce", (unsigned)k,
+						"0x7f0", "0x7f0", 1024, 7, 0, 0,
+						cm, 4));
+	}
+	g_string_append_printf(
+		t,
+		"[rank1]:[E305 14:32:11.1 ProcessGroupNCCL.cpp:1690] [PG 0 "
+		"(default_pg) Rank 1] Exception (either an error or timeout) "
+		"detected by watchdog at work: 3, %s\n",
+		status);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	g_string_free(t, TRUE);
+	nl_counters_complete(s);
+	return s;
+}
+
+static guint completed_ops(struct hd_store *s)
+{
+	guint n = 0;
+
+	for (guint i = 0; i < s->ops->len; i++)
+		n += op_at(s, i)->state == HD_STATE_COMPLETED;
+	return n;
+}
+
+START_TEST(test_counters_complete)
+{
+	static const char *const none[] = {
+		/* a count that is not the comm's (a coalesced call) */
+		"last enqueued NCCL work: 4, last completed NCCL work: 2.",
+		/* more completed than enqueued, a negative, a huge one */
+		"last enqueued NCCL work: 3, last completed NCCL work: 9.",
+		"last enqueued NCCL work: -3, last completed NCCL work: -2.",
+		("last enqueued NCCL work: 99999999999999999999999, last "
+		 "completed NCCL work: 99999999999999999999999."),
+	};
+	struct hd_store *s;
+
+	s = counters_log(1, 3,
+			 "last enqueued NCCL work: 3, last completed NCCL "
+			 "work: 2.");
+	ck_assert_uint_eq(s->ops->len, 3);
+	ck_assert_int_eq(op_at(s, 0)->state, HD_STATE_COMPLETED);
+	ck_assert_int_eq(op_at(s, 1)->state, HD_STATE_COMPLETED);
+	ck_assert_int_eq(op_at(s, 2)->state, HD_STATE_ENQUEUED);
+	hd_store_free(s);
+	/* two comms of three lines: which one is PG 0 is unknown */
+	s = counters_log(2, 3,
+			 "last enqueued NCCL work: 3, last completed NCCL "
+			 "work: 2.");
+	ck_assert_uint_eq(s->ops->len, 6);
+	ck_assert_uint_eq(completed_ops(s), 0);
+	hd_store_free(s);
+	for (size_t i = 0; i < G_N_ELEMENTS(none); i++) {
+		s = counters_log(1, 3, none[i]);
+		ck_assert_msg(completed_ops(s) == 0, "%s", none[i]);
+		hd_store_free(s);
+	}
+}
+END_TEST
 
 START_TEST(test_c10d_timeout_forms)
 {
@@ -1114,7 +1197,8 @@ START_TEST(test_c10d_timeout_forms)
 			"%s\nterminate called after throwing an instance of "
 			"'c10::DistBackendError'\n  what():  %s\n",
 			cases[i].line, msg);
-		g_autoptr(hd_store) s = parse(text);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 		struct hd_signal *g = sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
 
 		ck_assert_ptr_nonnull(g);
@@ -1152,7 +1236,8 @@ START_TEST(test_c10d_status_wordings)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
-		g_autoptr(hd_store) s = parse(lines[i]);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, lines[i]);
 		struct hd_signal *g = sig_type(s, HD_SIGT_PG_STATUS);
 
 		ck_assert_msg(g != NULL, "case %zu", i);
@@ -1177,7 +1262,7 @@ START_TEST(test_c10d_timeout_takes_status_pg)
 		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 1 "
 		"(mesh_tp) Rank 1] Timeout at NCCL work: 7, last enqueued NCCL "
 		"work: 7, last completed NCCL work: 6.\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_str_eq(sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT)->group_name,
 			 "1");
@@ -1186,6 +1271,59 @@ START_TEST(test_c10d_timeout_takes_status_pg)
 	ck_assert_int_eq(sig_at(s, 0)->time.ns,
 			 (31 + 29 + 4) * HD_NS_PER_DAY +
 				 G_GINT64_CONSTANT(50531000000000));
+}
+END_TEST
+
+/* The timeout's signal of rank r at seq (it names no PG), or NULL. */
+static const struct hd_signal *timeout_of(struct hd_store *s, int r,
+					  int64_t seq)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		if (g->type == HD_SIGT_WATCHDOG_TIMEOUT && g->rank == r &&
+		    g->seq == seq)
+			return g;
+	}
+	return NULL;
+}
+
+START_TEST(test_c10d_timeout_pg_interleaved)
+{
+	/*
+	 * Ranks' lines interleave, and rank 2's status line is cut away:
+	 * each timeout takes its own rank's status, not the last timeout's;
+	 * rank 2's takes the one PG the input shows at seq 7.  Rank 3's
+	 * seq 9 is shown by PGs 0 and 2: its PG is not known, and it is
+	 * not PG 0.
+	 */
+	const char *text =
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 1] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank2]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 2] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank1]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 1 Rank 1] "
+		"Timeout at NCCL work: 7, last enqueued NCCL work: 8, last "
+		"completed NCCL work: 6.\n"
+		"[rank3]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [Rank 3] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"[rank4]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 0 Rank 4] "
+		"Timeout at NCCL work: 9, last enqueued NCCL work: 9, last "
+		"completed NCCL work: 8.\n"
+		"[rank5]:[E305 14:02:11.1 ProcessGroupNCCL.cpp:1] [PG 2 Rank 5] "
+		"Timeout at NCCL work: 9, last enqueued NCCL work: 9, last "
+		"completed NCCL work: 8.\n";
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+	ck_assert_str_eq(timeout_of(s, 1, 7)->group_name, "1");
+	ck_assert_str_eq(timeout_of(s, 2, 7)->group_name, "1");
+	ck_assert_str_eq(timeout_of(s, 3, 9)->group_name, HD_PG_UNNAMED);
 }
 END_TEST
 
@@ -1203,7 +1341,7 @@ START_TEST(test_c10d_nccl_error_block)
 		"[rank4]: Last error:\n"
 		"[rank4]: NET/IB: Got completion from peer 10.1.0.6<36123> with "
 		"status=12 opcode=0 len=0 vendor err 129 (Send)\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	/* the classified Last error gives the block its type (issue 11) */
 	struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
 
@@ -1237,7 +1375,7 @@ START_TEST(test_c10d_nccl_error_bare)
 		"\n"
 		"INFO see the wiki on NCCL error: handling before filing\n"
 		"INFO an NCCL error: none so far\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_signal *g = sig_type(s, HD_SIGT_IB_COMPLETION);
 
 	ck_assert_uint_eq(s->signals->len, 1);
@@ -1281,7 +1419,7 @@ START_TEST(test_torchrun_child_failed)
 		"  rank      : 2 (local_rank: 0)\n"
 		"  exitcode  : 1 (pid: 4242)\n"
 		"  error_file: <N/A>\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_signal *a, *b;
 
 	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 2);
@@ -1314,7 +1452,7 @@ START_TEST(test_oom_and_traceback)
 		"making progress in monitoring enqueued collectives.\n"
 		"[rank2]: torch.distributed.DistStoreError: Timed out after 901 "
 		"seconds waiting for clients. 3/4 clients joined.\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_int_eq(sig_type(s, HD_SIGT_OOM)->rank, 0);
 	ck_assert_int_eq(sig_type(s, HD_SIGT_OOM)->cat, HD_SIG_CUDA);
@@ -1334,7 +1472,7 @@ START_TEST(test_hard_wrap)
 		"WorkNCCL(SeqNum=17, OpType=ALLREDUCE, Num\n"
 		"elIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600023 "
 		"milliseconds before timing out.\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	struct hd_signal *g = sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
 
 	ck_assert_ptr_nonnull(g);
@@ -1366,7 +1504,8 @@ START_TEST(test_malformed)
 	ck_assert_uint_eq(g->ops->len, 0);
 	{
 		/* fuzzer find: year 0012 overflowed int64 ns (UBSan) */
-		g_autoptr(hd_store) y = parse(
+		g_autoptr(hd_store) y = hd_test_parse_ok(
+			HD_INPUT_NCCL_LOG,
 			"\n[0012-03-02 10:15:07] " HP
 			"x.cc:1 NCCL WARN socketProgress: Connection closed by "
 			"remote peer b<1>\n");
@@ -1399,7 +1538,7 @@ START_TEST(test_huge_line)
 	g_free(buf);
 	ck_assert(ok);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_int_eq(op_at(s, 0)->prov.at, 3);
+	ck_assert_int_eq(hd_op_prov(s, op_at(s, 0)).at, 3);
 	ck_assert_ptr_nonnull(
 		strstr(g_ptr_array_index(in0(s)->warnings, 0), "cut"));
 }
@@ -1452,10 +1591,10 @@ START_TEST(test_fixture_torchrun_interleaved)
 	for (guint i = 0; i < s->ops->len; i++) {
 		struct hd_op *op = op_at(s, i);
 
-		ck_assert_int_ge(op->rank, 0);
-		ck_assert_int_lt(op->rank, 4);
-		ck_assert_int_eq(op->seq, last[op->rank] + 1);
-		last[op->rank] = (int)op->seq;
+		ck_assert_int_ge(hd_op_rank(op), 0);
+		ck_assert_int_lt(hd_op_rank(op), 4);
+		ck_assert_int_eq(op->seq, last[hd_op_rank(op)] + 1);
+		last[hd_op_rank(op)] = (int)op->seq;
 	}
 	ck_assert_int_eq(last[3], 11);
 	ck_assert_int_eq(last[0], 12);
@@ -1513,7 +1652,8 @@ START_TEST(test_warn_bodies_issue11)
 		g_autofree char *text = g_strdup_printf(
 			"hx-4:10:11 [0] misc/x.cc:1 NCCL WARN %s\n",
 			cases[i].body);
-		g_autoptr(hd_store) s = parse(text);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 		ck_assert_uint_eq(s->signals->len, 1);
 		ck_assert_msg(sig_at(s, 0)->cat == cases[i].cat &&
@@ -1526,7 +1666,8 @@ END_TEST
 
 START_TEST(test_warn_mismatched_collective_hint)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"hy:1:2 [0] init.cu:1190 NCCL WARN Mismatched collective "
 		"detected, please check your collective calls at and around "
 		"rank 6. You can use NCCL_DEBUG=INFO\n"
@@ -1544,7 +1685,8 @@ END_TEST
 /* Records whose prefix a reporter cut off: read, without a process. */
 START_TEST(test_prefixless_records)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"pq-1:5:5 [0] NCCL INFO Using network IB\n"
 		"NCCL WARN NET/IB : Got async event : port error\n"
 		"transport/nvls.cc:160 NCCL WARN Cuda failure 'invalid "
@@ -1573,14 +1715,15 @@ END_TEST
 /* Near misses of the prefixless shapes are chatter. */
 START_TEST(test_prefixless_near_misses)
 {
-	g_autoptr(hd_store) s =
-		parse("NCCLX WARN not a record\n"
-		      "the NET/IB : Got completion was mentioned in passing\n"
-		      "socket.h WARN no line number\n"
-		      "a b:12 WARN two tokens before the level\n"
-		      "test_CudaFailureOutOfMemory.java:12 WARNING flaky\n"
-		      "Cuda failure 'out of memory' in my Java test name\n"
-		      "NCCL INFO just context\n");
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"NCCLX WARN not a record\n"
+		"the NET/IB : Got completion was mentioned in passing\n"
+		"socket.h WARN no line number\n"
+		"a b:12 WARN two tokens before the level\n"
+		"test_CudaFailureOutOfMemory.java:12 WARNING flaky\n"
+		"Cuda failure 'out of memory' in my Java test name\n"
+		"NCCL INFO just context\n");
 
 	ck_assert_uint_eq(s->signals->len, 0);
 }
@@ -1589,7 +1732,8 @@ END_TEST
 /* horovod glues its rank tag to the record prefix */
 START_TEST(test_horovod_glued_tag)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"[12]hv-7:31:40 [1] misc/socket.cc:500 NCCL WARN Net : Call to "
 		"recv from 10.0.0.9<4444> failed : Connection timed out\n"
 		"[x]hv-7:31:40 [1] NCCL INFO misc/socket.cc:520 -> 2\n");
@@ -1602,7 +1746,8 @@ END_TEST
 /* A classified Last error gives the c10d block its type. */
 START_TEST(test_last_error_type_copied)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"torch.distributed.DistBackendError: NCCL error in: x.cpp:1, "
 		"invalid usage (run with NCCL_DEBUG=WARN for details), NCCL "
 		"version 2.19.3\n"
@@ -1619,10 +1764,10 @@ END_TEST
 
 START_TEST(test_using_network_once)
 {
-	g_autoptr(hd_store) s =
-		parse("ua:1:1 [0] NCCL INFO Using network Socket\n"
-		      "ua:1:1 [0] NCCL INFO Using network Socket\n"
-		      "ub:2:2 [0] NCCL INFO Using network IB\n");
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG, "ua:1:1 [0] NCCL INFO Using network Socket\n"
+				   "ua:1:1 [0] NCCL INFO Using network Socket\n"
+				   "ub:2:2 [0] NCCL INFO Using network IB\n");
 
 	ck_assert_uint_eq(count_type(s, HD_SIGT_TRANSPORT), 2);
 	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_INFO);
@@ -1632,7 +1777,8 @@ END_TEST
 /* NCCL RAS status report entries (2.24+), and what is not one. */
 START_TEST(test_ras_status_entry)
 {
-	g_autoptr(hd_store) s = parse(
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
 		"Rank 3 -- GPU 0 managed by process 1 on node outside\n"
 		"  7 ranks have launched up to operation 9\n"
 		"#0-0 (00ff) INCOMPLETE\n"
@@ -1679,14 +1825,15 @@ END_TEST
 /* nccl-tests failure lines and RCCL's banner. */
 START_TEST(test_nccl_tests_failure_and_rccl)
 {
-	g_autoptr(hd_store) s =
-		parse("RCCL version 2.20.5+hip6.2 Unknown\n"
-		      "box-1: Test NCCL failure common.cu:12 'internal error - "
-		      "please report this issue to the NCCL developers / '\n"
-		      " .. box-1 pid 77: Test failure common.cu:9\n"
-		      ": Test failure\n"
-		      "Test NCCL failure\n"
-		      "my Test failures were many\n");
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"RCCL version 2.20.5+hip6.2 Unknown\n"
+		"box-1: Test NCCL failure common.cu:12 'internal error - "
+		"please report this issue to the NCCL developers / '\n"
+		" .. box-1 pid 77: Test failure common.cu:9\n"
+		": Test failure\n"
+		"Test NCCL failure\n"
+		"my Test failures were many\n");
 
 	/* the fragments without a location are not the harness's lines */
 	ck_assert_uint_eq(count_type(s, HD_SIGT_TEST_FAILURE), 2);
@@ -1735,7 +1882,7 @@ START_TEST(test_attempts_per_process)
 	proc_log(t, "node-a", 200, 0, "0x2222", 3);
 	proc_log(t, "node-a", 101, 1, "0x1111", 5);
 	proc_log(t, "node-a", 201, 1, "0x2222", 3);
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_ptr_nonnull(in0(s)->attempts);
 	ck_assert_uint_eq(in0(s)->attempts->len, 2);
 	ck_assert_uint_eq(s->ops->len, 16);
@@ -1743,8 +1890,8 @@ START_TEST(test_attempts_per_process)
 	/* the last attempt of each rank: the 3 ops of pids 200 and 201 */
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < s->ops->len; i++) {
-		ck_assert_int_eq(op_at(s, i)->prov.attempt, 2);
-		ranks[op_at(s, i)->rank]++;
+		ck_assert_int_eq(hd_op_prov(s, op_at(s, i)).attempt, 2);
+		ranks[hd_op_rank(op_at(s, i))]++;
 	}
 	ck_assert_uint_eq(ranks[0], 3);
 	ck_assert_uint_eq(ranks[1], 3);
@@ -1754,7 +1901,7 @@ START_TEST(test_attempts_per_process)
 	g_string_truncate(t, 0);
 	proc_log(t, "node-a", 100, 0, "0x1111", 5);
 	proc_log(t, "node-a", 101, 1, "0x1111", 4);
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_ptr_null(in0(s)->attempts);
 	hd_store_keep_attempt(s, 0);
 	ck_assert_uint_eq(s->ops->len, 9);
@@ -1775,11 +1922,11 @@ START_TEST(test_records_read_twice)
 					0, 0, "0x64", 2));
 	g_string_append(t, coll(pre, "AllReduce", 5, "0x1", "0x1", 8, 7, 0, 0,
 				"0x64", 2));
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_uint_eq(s->ops->len, 6);
 	for (guint i = 0; i < s->ops->len; i++) {
 		ck_assert_int_eq(op_at(s, i)->seq, i);
-		ck_assert_int_eq(op_at(s, i)->op_count, i);
+		ck_assert_int_eq(hd_op_op_count(s, op_at(s, i)), i);
 	}
 	ck_assert_uint_ge(in0(s)->nwarnings, 1);
 	hd_store_free(s);
@@ -1788,7 +1935,7 @@ START_TEST(test_records_read_twice)
 	g_string_truncate(t, 0);
 	proc_log(t, "node-a", 100, 0, "0x1111", 4);
 	g_string_append(t, t->str);
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_uint_eq(s->ops->len, 4);
 	ck_assert_ptr_null(in0(s)->attempts);
 	hd_store_free(s);
@@ -1799,9 +1946,9 @@ START_TEST(test_records_read_twice)
 	for (int i = 0; i < 2; i++)
 		g_string_append(t, coll(pre, "Broadcast", 2, "0x1", "0x1", 8, 7,
 					0, 0, "0x64", 2));
-	s = parse(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_uint_eq(s->ops->len, 4);
-	ck_assert_int_eq(op_at(s, 3)->op_count, 2);
+	ck_assert_int_eq(hd_op_op_count(s, op_at(s, 3)), 2);
 	hd_store_free(s);
 }
 END_TEST
@@ -1832,7 +1979,7 @@ START_TEST(test_line_clocks)
 		"collective operation timeout: WorkNCCL(SeqNum=7, "
 		"OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) ran "
 		"for 2 milliseconds before timing out.\n";
-	g_autoptr(hd_store) s = parse(text);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	const int64_t day = hd_days_from_civil(2026, 6, 14) * HD_NS_PER_DAY;
 	g_autofree char *md = NULL;
 
@@ -1858,7 +2005,8 @@ START_TEST(test_line_clocks)
 	ck_assert_int_eq(sig_at(s, 5)->time.clock, HD_CLOCK_LOCAL);
 	{
 		/* without any dated line the year stays unknown */
-		g_autoptr(hd_store) y = parse(
+		g_autoptr(hd_store) y = hd_test_parse_ok(
+			HD_INPUT_NCCL_LOG,
 			"[rank1]:[E0614 09:15:13.203113000 "
 			"ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID "
 			"0(default_pg) Rank 1] Watchdog caught collective "
@@ -1911,8 +2059,10 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_ib_completion_eras);
 	suite_add_tcase(s, tw);
 	tcase_add_test(tt, test_c10d_timeout_forms);
+	tcase_add_test(tt, test_counters_complete);
 	tcase_add_test(tt, test_c10d_status_wordings);
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
+	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
 	tcase_add_test(tt, test_torchrun_child_failed);

@@ -173,10 +173,31 @@ static void assert_badtext(struct pk_tree *t, size_t n)
 	ck_assert_int_eq(pk_type_of(t, t->root), PK_STR);
 	nd = pk_node(t, t->root);
 	ck_assert_ptr_nonnull(nd);
+	/* a long string is checked when asked, and says so after */
+	ck_assert(!(nd->flags & PK_F_UNCHECKED) == (n <= PK_STR_CHECKED));
+	ck_assert(pk_str_bad(t, t->root));
 	ck_assert(nd->flags & PK_F_BADTEXT);
+	ck_assert(!(nd->flags & PK_F_UNCHECKED));
 	ck_assert_ptr_nonnull(pk_str(t, t->root, &len));
 	ck_assert_uint_eq(len, n);
 	pk_tree_free(t);
+}
+
+/*
+ * The string of n bytes, digits and commas as a member list is, with
+ * byte at (when < n) set to bad, pickled into b (emptied first) and
+ * decoded as the root: the tree points into b.  (transfer full)
+ */
+static struct pk_tree *long_string(GString *b, size_t n, size_t at, char bad)
+{
+	uint32_t le = GUINT32_TO_LE((uint32_t)n);
+
+	g_string_assign(b, "\x80\x02X");
+	g_string_append_len(b, (const char *)&le, 4);
+	for (size_t i = 0; i < n; i++)
+		g_string_append_c(b, i == at ? bad : "0123456789, "[i % 12]);
+	g_string_append_c(b, '.');
+	return pk_decode((const uint8_t *)b->str, b->len);
 }
 
 START_TEST(test_refused)
@@ -215,6 +236,7 @@ START_TEST(test_hostile)
 {
 	struct pk_tree *t;
 	GString *bomb = g_string_new("\x80\x02");
+	g_autoptr(GString) lb = g_string_new(NULL);
 
 	/* lengths past the end */
 	t = DEC("\x80\x02X\xff\xff\xff\x7f"
@@ -236,6 +258,24 @@ START_TEST(test_hostile)
 	 * byte or NUL in a word and in the tail.
 	 */
 	assert_badtext(DEC("\x80\x02X\x02\x00\x00\x00\xc3\x28."), 2);
+	/* long strings, checked when asked: a bad byte or NUL in a 64-byte
+	   step, at its edges, in the tail; a good one is not bad */
+	assert_badtext(long_string(lb, 300, 5, '\xff'), 300);
+	assert_badtext(long_string(lb, 300, 63, '\0'), 300);
+	assert_badtext(long_string(lb, 300, 64, '\x80'), 300);
+	assert_badtext(long_string(lb, 300, 299, '\0'), 300);
+	assert_badtext(long_string(lb, PK_STR_CHECKED, 100, '\xfe'),
+		       PK_STR_CHECKED);
+	{
+		g_autoptr(pk_tree) g = long_string(lb, 1 << 20, 1 << 20, 0);
+		const struct pk_node *nd = pk_node(g, g->root);
+
+		ck_assert_ptr_nonnull(nd);
+		ck_assert(nd->flags & PK_F_UNCHECKED);
+		ck_assert(!pk_str_bad(g, g->root));
+		ck_assert(!(nd->flags & (PK_F_UNCHECKED | PK_F_BADTEXT)));
+		ck_assert(!pk_str_bad(g, g->root + 1000)); /* no such node */
+	}
 	assert_badtext(DEC("\x80\x02X\x0b\x00\x00\x00"
 			   "abcdefg\xc3\x28"
 			   "bc."),

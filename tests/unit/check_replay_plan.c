@@ -37,16 +37,16 @@ static void add_op(struct hd_store *s, uint32_t gi, int rank, uint8_t sk,
 		   int64_t seq, enum hd_op_kind kind, int64_t cin, int64_t cout,
 		   enum hd_dtype dt, int peer, uint8_t state)
 {
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 
-	hd_op_init(&op);
+	hd_op_rec_init(&op);
 	d = hd_opdesc_blank;
-	op.rank = rank;
-	op.group = gi;
-	op.seq_kind = sk;
-	op.seq = seq;
-	op.kind = kind;
+	hd_op_set_rank(&op.op, rank);
+	op.op.group = gi;
+	op.op.seq_kind = sk;
+	op.op.seq = seq;
+	op.op.kind = kind;
 	d.count_in = cin;
 	d.count_out = cout;
 	d.dtype = dt;
@@ -55,8 +55,8 @@ static void add_op(struct hd_store *s, uint32_t gi, int rank, uint8_t sk,
 			  ? HD_REDOP_SUM
 			  : HD_REDOP_NONE;
 	d.peer = peer;
-	op.state = state;
-	op.d = hd_opdesc_intern(&d);
+	op.op.state = state;
+	op.op.d = hd_opdesc_intern(&d);
 	hd_store_add_op(s, &op);
 }
 
@@ -421,24 +421,24 @@ START_TEST(test_coalesced_and_dedup)
 	struct hd_verdict *v;
 	g_autoptr(replay_plan) p = NULL;
 	g_autofree char *text = NULL;
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_opdesc d;
 
 	for (int r = 0; r < 2; r++) {
 		/* position 0: a batch of two all_reduces */
 		for (int k = 0; k < 2; k++) {
-			hd_op_init(&op);
+			hd_op_rec_init(&op);
 			d = hd_opdesc_blank;
-			op.rank = r;
-			op.group = gi;
-			op.seq = 0;
-			op.kind = HD_OP_ALL_REDUCE;
+			hd_op_set_rank(&op.op, r);
+			op.op.group = gi;
+			op.op.seq = 0;
+			op.op.kind = HD_OP_ALL_REDUCE;
 			d.count_in = d.count_out = 10 + k;
 			d.dtype = HD_DTYPE_FLOAT32;
 			d.redop = HD_REDOP_SUM;
-			op.flags = HD_OPF_COALESCED_MEMBER;
-			op.state = HD_STATE_COMPLETED;
-			op.d = hd_opdesc_intern(&d);
+			op.op.flags = HD_OPF_COALESCED_MEMBER;
+			op.op.state = HD_STATE_COMPLETED;
+			op.op.d = hd_opdesc_intern(&d);
 			hd_store_add_op(s, &op);
 		}
 		/* position 1, seen twice (log and dump): one call */

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "hd-test.h"
 #include "hd-autocleanups.h"
@@ -53,16 +54,16 @@ static struct hd_store *incident_store(int nranks)
 		hd_group_set_member(g, r, r);
 	s->world_size = nranks;
 	for (int r = 0; r < nranks; r++) {
-		struct hd_op op;
+		struct hd_op_rec op;
 		struct hd_rank *rk = hd_store_rank(s, r);
 
 		rk->host = hd_intern(r < 4 ? "node-a" : "node-b");
-		hd_op_init(&op);
-		op.rank = r;
-		op.group = gi;
-		op.seq = r == 3 ? 41 : 42;
-		op.kind = HD_OP_ALL_REDUCE;
-		op.state = r == 3 ? HD_STATE_COMPLETED : HD_STATE_STARTED;
+		hd_op_rec_init(&op);
+		hd_op_set_rank(&op.op, r);
+		op.op.group = gi;
+		op.op.seq = r == 3 ? 41 : 42;
+		op.op.kind = HD_OP_ALL_REDUCE;
+		op.op.state = r == 3 ? HD_STATE_COMPLETED : HD_STATE_STARTED;
 		op.prov.input = in0;
 		op.prov.kind = HD_PROV_LINE;
 		op.prov.at = (uint64_t)r + 1;
@@ -166,6 +167,52 @@ START_TEST(test_rank_list)
 }
 END_TEST
 
+/*
+ * Runs in their order (replay plans): consecutive ranks as "a-b", four
+ * or more at one stride as "a,b,...,z" (three are written out), an
+ * unknown rank as "?", nothing sorted or merged across the unknown.
+ */
+START_TEST(test_rank_runs)
+{
+	static const struct {
+		int r[12];
+		guint n;
+		const char *want;
+	} cases[] = {
+		{ { 0 }, 0, "" },
+		{ { 5 }, 1, "5" },
+		{ { 0, 1, 2, 3, 8 }, 5, "0-3,8" },
+		{ { 0, 1 }, 2, "0-1" },
+		{ { 0, 8, 16, 24 }, 4, "0,8,...,24" },
+		{ { 0, 8, 16 }, 3, "0,8,16" },
+		{ { 0, 8, 16, 24, 40, 48, 56, 64 },
+		  8,
+		  "0,8,...,24,40,48,...,64" },
+		{ { 0, 1, -1, 2, 3 }, 5, "0-1,?,2-3" },
+		{ { 3, 2, 1 }, 3, "3,2,1" },
+		{ { 4, 4, 4 }, 3, "4,4,4" },
+		{ { -1 }, 1, "?" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GArray) g = int_array(cases[i].r, cases[i].n);
+		g_autofree char *s = hd_report_rank_runs(g);
+
+		ck_assert_str_eq(s, cases[i].want);
+	}
+	/* a data-parallel group of 1,024: one run, whatever its size */
+	{
+		g_autoptr(GArray) g = g_array_new(FALSE, FALSE, sizeof(int));
+		g_autofree char *s = NULL;
+
+		for (int r = 0; r < 8192; r += 8)
+			g_array_append_val(g, r);
+		s = hd_report_rank_runs(g);
+		ck_assert_str_eq(s, "0,8,...,8184");
+	}
+}
+END_TEST
+
 START_TEST(test_natural_order)
 {
 	/* ranks as numbers, not as text: rank_2 before rank_1000 */
@@ -241,6 +288,13 @@ START_TEST(test_format_parse)
 	ck_assert(!hd_report_format_parse("JSON", &f));
 	ck_assert(!hd_report_format_parse("jso", &f));
 	ck_assert(!hd_report_format_parse("", &f));
+	/* the usage message lists every format, and each parses */
+	ck_assert_str_eq(hd_report_format_names(),
+			 "text, json, jsonl, markdown, html or perfetto");
+	ck_assert(hd_report_format_parse("perfetto", &f));
+	ck_assert_int_eq(f, HD_REPORT_PERFETTO);
+	ck_assert(hd_report_format_parse("jsonl", &f));
+	ck_assert_int_eq(f, HD_REPORT_JSONL);
 }
 END_TEST
 
@@ -425,11 +479,14 @@ START_TEST(test_text_report)
 	ck_assert_ptr_nonnull(
 		strstr(text, "\n  logs/a/very/long/directory/name/that/goes/on/"
 			     "and/on/rank-5/nccl.log:9999:\n"));
+	/* One list, one layout: beside a long source, short ones too give
+	   their text on the next line. */
 	ck_assert_ptr_nonnull(
-		strstr(text, "  logs/node-a.log:120: last op seen"));
+		strstr(text, "  logs/node-a.log:120:\n    last op seen"));
 	/* The long evidence text wraps under its source: nothing is cut. */
-	line = strstr(text, "  logs/node-a.log:7: watchdog: word word");
+	line = strstr(text, "  logs/node-a.log:7:\n    watchdog: word word");
 	ck_assert_ptr_nonnull(line);
+	line += strcspn(line, "\n") + 1;
 	ck_assert_int_le(strcspn(line, "\n"), 80);
 	ck_assert(strncmp(line + strcspn(line, "\n"), "\n    word", 9) == 0);
 	ck_assert_ptr_null(strstr(text, "..."
@@ -625,9 +682,9 @@ START_TEST(test_text_progress_table)
 		"| 0-2 | node-a | 1 | 42 | `0` | 42 | 41 | blocked at 42 |\n"));
 	text = render(HD_REPORT_TEXT, a);
 	assert_80_columns(text, "very/long/directory");
-	ck_assert_ptr_nonnull(strstr(text, "  rank host   files ops enqueued "
+	ck_assert_ptr_nonnull(strstr(text, "  rank host   inputs ops enqueued "
 					   "completed state\n"));
-	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a     1  42       42 "
+	ck_assert_ptr_nonnull(strstr(text, "  0-2  node-a      1  42       42 "
 					   "       41 blocked at 42\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  3    node-a"));
 	ck_assert_ptr_nonnull(strstr(text, "absent\n"));
@@ -801,6 +858,137 @@ START_TEST(test_display_filter)
 }
 END_TEST
 
+static void join_span(const char *part, bool code, void *data)
+{
+	g_string_append_printf(data, code ? "[%s]" : "%s", part);
+}
+
+/*
+ * Next steps quote commands in backticks, which the HTML and Markdown
+ * reports set as code; a backtick without its pair stays text.
+ */
+START_TEST(test_code_spans)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "run `py-spy dump` now", "run [py-spy dump] now" },
+		{ "`a` and `b`", "[a] and [b]" },
+		{ "a lone ` stays", "a lone ` stays" },
+		{ "`a` then `b", "[a] then `b" },
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+		g_autoptr(GString) got = g_string_new(NULL);
+
+		hd_report_code_spans(t[i].in, join_span, got);
+		ck_assert_str_eq(got->str, t[i].out);
+	}
+}
+END_TEST
+
+/* The first "enum" array under j that holds member.  (transfer none) */
+static json_t *enum_holding(json_t *j, const char *member)
+{
+	json_t *e = json_is_object(j) ? json_object_get(j, "enum") : NULL;
+	json_t *v;
+	const char *key;
+	size_t i;
+
+	if (json_is_array(e)) {
+		json_array_foreach(e, i, v)
+			if (json_is_string(v) &&
+			    strcmp(json_string_value(v), member) == 0)
+				return e;
+	}
+	if (json_is_object(j)) {
+		json_object_foreach(j, key, v) {
+			json_t *found = enum_holding(v, member);
+
+			if (found)
+				return found;
+		}
+	}
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			json_t *found = enum_holding(v, member);
+
+			if (found)
+				return found;
+		}
+	}
+	return NULL;
+}
+
+/* Asserts that enum e names exactly the n names name(0..n-1). */
+static void assert_enum(const json_t *e, const char *what, int n,
+			const char *(*name)(int))
+{
+	ck_assert_msg(e, "%s: no enum in the schema", what);
+	ck_assert_msg((int)json_array_size(e) == n,
+		      "%s: the schema lists %zu, the code %d", what,
+		      json_array_size(e), n);
+	for (int k = 0; k < n; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < json_array_size(e) && !found; i++)
+			found = strcmp(json_string_value(json_array_get(e, i)),
+				       name(k)) == 0;
+		ck_assert_msg(found, "%s: '%s' is not in the schema", what,
+			      name(k));
+	}
+}
+
+static const char *input_kind(int k)
+{
+	return hd_input_kind_name(k);
+}
+
+static const char *verdict_kind(int k)
+{
+	return hd_verdict_kind_name(k);
+}
+
+static const char *signal_type(int k)
+{
+	return hd_signal_type_name(k);
+}
+
+static json_t *load_schema(const char *rel)
+{
+	g_autofree char *path = hd_test_path(rel);
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err);
+
+	ck_assert_msg(j, "%s: %s", rel, err.text);
+	return j;
+}
+
+/*
+ * A kind is a line in its list (HD_INPUT_KINDS, verdict_kinds[],
+ * HD_SIGNAL_TYPES) and its parser or check; the only other places that
+ * name every kind are the JSON schemas, and this keeps them in step.
+ */
+START_TEST(test_kinds_match_schemas)
+{
+	g_autoptr(json_t) report = load_schema("docs/report.schema.json");
+	g_autoptr(json_t) show = load_schema("docs/show.schema.json");
+
+	assert_enum(enum_holding(report, "nccl_log"), "input kinds",
+		    HD_INPUT_KIND_COUNT, input_kind);
+	assert_enum(enum_holding(report, "missing_rank"), "verdict kinds",
+		    HD_V_KIND_COUNT, verdict_kind);
+	assert_enum(enum_holding(show, "watchdog_timeout"), "signal types",
+		    HD_SIGT_COUNT, signal_type);
+	/* each name once: no two kinds share one */
+	for (int k = 0; k < HD_SIGT_COUNT; k++)
+		for (int j = 0; j < k; j++)
+			ck_assert_str_ne(signal_type(j), signal_type(k));
+	ck_assert_str_eq(hd_signal_type_name(HD_SIGT_COUNT), "other");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -808,10 +996,13 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_rank_list);
+	tcase_add_test(tc, test_rank_runs);
 	tcase_add_test(tc, test_format_parse);
 	tcase_add_test(tc, test_natural_order);
 	tcase_add_test(tc, test_paint);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_code_spans);
+	tcase_add_test(tc, test_kinds_match_schemas);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_log_prefix);
 	tcase_add_test(tc, test_source_split);

@@ -20,7 +20,7 @@ START_TEST(test_merge_remaps)
 	struct hd_store *a = hd_store_new(), *b = hd_store_new();
 	static const int ranks[] = { 0, 1 };
 	g_autofree char *id = hd_group_id_pg("0", ranks, 2);
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_frame fr = { hd_intern("f"), hd_intern("t.py"), 3 };
 	const struct hd_op *got;
 	size_t n;
@@ -32,9 +32,9 @@ START_TEST(test_merge_remaps)
 	hd_group_set_member(hd_store_group_at(a, hd_store_group(a, id)), 0, 0);
 	hd_store_rank(a, 0)->host = hd_intern("node-a");
 	hd_store_rank(b, 0)->pid = 42;
-	hd_op_init(&op);
-	op.rank = 1;
-	op.group = 0; /* b's only group: the pg */
+	hd_op_rec_init(&op);
+	hd_op_set_rank(&op.op, 1);
+	op.op.group = 0; /* b's only group: the pg */
 	op.stack = hd_store_add_stack(b, &fr, 1);
 	hd_store_add_op(b, &op);
 	hd_store_merge(dst, a);
@@ -44,17 +44,165 @@ START_TEST(test_merge_remaps)
 	ck_assert_uint_eq(dst->inputs->len, 2);
 	ck_assert_uint_eq(dst->groups->len, 2);
 	got = &g_array_index(dst->ops, struct hd_op, 0);
-	ck_assert_uint_eq(got->prov.input, 1);
+	ck_assert_uint_eq(got->input, 1);
 	ck_assert_str_eq(hd_store_group_at(dst, got->group)->id, id);
 	ck_assert_int_eq(
 		hd_group_global_rank(hd_store_group_at(dst, got->group), 0), 0);
 	ck_assert_int_eq(
 		hd_group_global_rank(hd_store_group_at(dst, got->group), 1), 1);
-	ck_assert_str_eq(hd_store_stack(dst, got->stack, &n)[0].file, "t.py");
+	ck_assert_str_eq(hd_store_stack(dst, hd_op_stack(dst, got), &n)[0].file,
+			 "t.py");
 	ck_assert_str_eq(hd_store_find_rank(dst, 0)->host, "node-a");
 	ck_assert_int_eq(hd_store_find_rank(dst, 0)->pid, 42);
 	ck_assert_int_eq(dst->world_size, 2);
 	hd_store_free(dst);
+}
+END_TEST
+
+/*
+ * An op's packed fields read back as they were given, at the edges of
+ * what fits in the op itself and past them (the extra records): opCounts
+ * of 32 bits and more, negative ones, a line past 2^32, times, stacks,
+ * the largest attempt; and a process of unknown rank stays apart from
+ * every rank.
+ */
+struct packed_case {
+	int64_t op_count, t_enqueue, t_end;
+	uint64_t at;
+	bool stack;
+};
+
+static const struct packed_case packed_cases[] = {
+	{ -1, INT64_MIN, INT64_MIN, 1, false },
+	{ 0, INT64_MIN, INT64_MIN, 7, false },
+	{ (int64_t)UINT32_MAX - 1, INT64_MIN, INT64_MIN, UINT32_MAX, false },
+	{ (int64_t)UINT32_MAX, INT64_MIN, INT64_MIN, 9, false },
+	{ INT64_MAX, INT64_MIN, INT64_MIN, (UINT64_C(1) << 32) + 5, false },
+	{ -7, INT64_MIN, INT64_MIN, 3, false },
+	{ -1, 1700000000000000000, 1700000000000500000, 11, true },
+	{ INT64_MAX - 3, 1700000000000000000, INT64_MIN, UINT64_MAX, true },
+	{ 42, INT64_MIN, 1700000000000000001, 2, false },
+};
+
+static void check_packed(const struct hd_store *s, const struct hd_op *op,
+			 const struct packed_case *c, int32_t stack)
+{
+	struct hd_prov p = hd_op_prov(s, op);
+
+	ck_assert_int_eq(hd_op_op_count(s, op), c->op_count);
+	ck_assert_int_eq(hd_op_t_enqueue(s, op), c->t_enqueue);
+	ck_assert_int_eq(hd_op_t_start(s, op), INT64_MIN);
+	ck_assert_int_eq(hd_op_t_end(s, op), c->t_end);
+	ck_assert_uint_eq(p.at, c->at);
+	ck_assert_int_eq(p.kind, HD_PROV_LINE);
+	ck_assert_uint_eq(p.attempt, HD_MAX_ATTEMPT);
+	ck_assert_int_eq(hd_op_stack(s, op), c->stack ? stack : -1);
+}
+
+START_TEST(test_op_packed)
+{
+	g_autoptr(hd_store) dst = hd_store_new();
+	struct hd_store *a = hd_store_new();
+	struct hd_store *b = hd_store_new();
+	struct hd_frame fr = { hd_intern("f"), hd_intern("t.py"), 3 };
+	size_t n = G_N_ELEMENTS(packed_cases);
+	int32_t stack_b;
+
+	ck_assert_uint_eq(sizeof(struct hd_op), 40);
+	hd_store_add_input(dst, "first");
+	(void)hd_store_add_stack(dst, &fr, 1);
+	hd_store_add_input(a, "a");
+	hd_store_add_input(b, "b");
+	(void)hd_store_add_stack(a, &fr, 1);
+	stack_b = hd_store_add_stack(b, &fr, 1);
+	for (size_t i = 0; i < 2 * n; i++) {
+		struct hd_store *s = i < n ? a : b;
+		const struct packed_case *c = &packed_cases[i % n];
+		struct hd_op_rec rec;
+
+		hd_op_rec_init(&rec);
+		hd_op_set_rank(&rec.op, (int32_t)i);
+		rec.op.seq = (int64_t)i;
+		rec.op_count = c->op_count;
+		rec.t_enqueue_ns = c->t_enqueue;
+		rec.t_end_ns = c->t_end;
+		rec.stack = c->stack ? (s == a ? 0 : stack_b) : -1;
+		rec.prov.input = 0;
+		rec.prov.kind = HD_PROV_LINE;
+		rec.prov.attempt = HD_MAX_ATTEMPT;
+		rec.prov.at = c->at;
+		hd_store_add_op(s, &rec);
+		check_packed(s, hd_store_op(s, s->ops->len - 1), c,
+			     (int32_t)rec.stack);
+	}
+	/* only what does not fit takes an extra record */
+	ck_assert(!hd_store_op(a, 0)->has_extra);
+	ck_assert(!hd_store_op(a, 1)->has_extra);
+	ck_assert(!hd_store_op(a, 2)->has_extra);
+	ck_assert(hd_store_op(a, 3)->has_extra);
+	/* an opCount set past 32 bits after another op took a record */
+	hd_op_set_op_count(a, hd_store_op(a, 6), INT64_C(1) << 40);
+	ck_assert_int_eq(hd_op_op_count(a, hd_store_op(a, 6)), INT64_C(1)
+								       << 40);
+	ck_assert_int_eq(hd_op_t_end(a, hd_store_op(a, 6)),
+			 1700000000000500000);
+	ck_assert_int_eq(hd_op_t_enqueue(a, hd_store_op(a, 7)),
+			 1700000000000000000);
+	hd_op_set_op_count(a, hd_store_op(a, 6), -1);
+	/* merged after a store of its own records: all remapped */
+	hd_store_merge(dst, a);
+	hd_store_merge(dst, b);
+	ck_assert_uint_eq(dst->ops->len, 2 * n);
+	for (size_t i = 0; i < 2 * n; i++) {
+		const struct hd_op *op = hd_store_op(dst, (guint)i);
+		size_t nf;
+
+		ck_assert_int_eq(hd_op_rank(op), (int)i);
+		ck_assert_uint_eq(op->input, i < n ? 1 : 2);
+		check_packed(dst, op, &packed_cases[i % n], i < n ? 1 : 2);
+		if (packed_cases[i % n].stack)
+			ck_assert_str_eq(hd_store_stack(dst,
+							hd_op_stack(dst, op),
+							&nf)[0]
+						 .file,
+					 "t.py");
+	}
+}
+END_TEST
+
+/*
+ * A process of unknown rank is no rank: not -1's, not any other's, and
+ * bounded like a rank.
+ */
+START_TEST(test_op_anon)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_op_rec rec;
+	struct hd_op *op;
+
+	hd_store_add_input(s, "coll.log");
+	hd_op_rec_init(&rec);
+	ck_assert_int_eq(hd_op_rank(&rec.op), -1);
+	ck_assert(!hd_op_is_anon(&rec.op));
+	ck_assert_int_eq(hd_op_anon(&rec.op), -1);
+	hd_op_set_anon(&rec.op, 0);
+	ck_assert_int_eq(hd_op_rank(&rec.op), -1);
+	ck_assert(hd_op_is_anon(&rec.op));
+	ck_assert_int_eq(hd_op_anon(&rec.op), 0);
+	hd_store_add_op(s, &rec);
+	hd_op_set_anon(&rec.op, HD_MAX_RANKS);
+	hd_store_add_op(s, &rec);
+	hd_op_set_rank(&rec.op, 3);
+	ck_assert(!hd_op_is_anon(&rec.op));
+	ck_assert_int_eq(hd_op_rank(&rec.op), 3);
+	hd_store_add_op(s, &rec);
+	hd_store_bound(s);
+	/* the index past HD_MAX_RANKS is dropped, with a warning */
+	ck_assert_uint_eq(s->ops->len, 2);
+	op = hd_store_op(s, 0);
+	ck_assert_int_eq(hd_op_anon(op), 0);
+	ck_assert_int_eq(hd_op_rank(hd_store_op(s, 1)), 3);
+	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 1);
 }
 END_TEST
 
@@ -457,13 +605,13 @@ START_TEST(test_bound_times)
 	g_autoptr(hd_store) s = hd_store_new();
 	uint32_t in = hd_store_add_input(s, "rank0.pkl");
 	uint32_t tr = hd_store_add_input(s, "trace.json");
-	struct hd_op op;
+	struct hd_op_rec op;
 	struct hd_signal sig;
 
 	hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
 	hd_store_input(s, tr)->op_clock = HD_CLOCK_TRACE;
-	hd_op_init(&op);
-	op.rank = 0;
+	hd_op_rec_init(&op);
+	hd_op_set_rank(&op.op, 0);
 	op.prov.input = in;
 	op.t_enqueue_ns = INT64_MAX;
 	op.t_start_ns = -5;
@@ -478,14 +626,18 @@ START_TEST(test_bound_times)
 	hd_store_add_signal(s, &sig);
 	hd_store_bound(s);
 	ck_assert_uint_eq(s->ops->len, 2);
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_enqueue_ns,
-			 INT64_MIN);
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
-			 INT64_MIN);
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_end_ns,
-			 INT64_C(1700000000) * 1000000000);
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 1).t_enqueue_ns,
-			 INT64_MAX - 1);
+	ck_assert_int_eq(
+		hd_op_t_enqueue(s, &g_array_index(s->ops, struct hd_op, 0)),
+		INT64_MIN);
+	ck_assert_int_eq(
+		hd_op_t_start(s, &g_array_index(s->ops, struct hd_op, 0)),
+		INT64_MIN);
+	ck_assert_int_eq(
+		hd_op_t_end(s, &g_array_index(s->ops, struct hd_op, 0)),
+		INT64_C(1700000000) * 1000000000);
+	ck_assert_int_eq(
+		hd_op_t_enqueue(s, &g_array_index(s->ops, struct hd_op, 1)),
+		INT64_MAX - 1);
 	ck_assert(!hd_time_known(
 		g_array_index(s->signals, struct hd_signal, 0).time));
 	ck_assert_uint_eq(hd_store_input(s, in)->nwarnings, 1);
@@ -513,11 +665,11 @@ START_TEST(test_keep_window)
 
 	hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
 	for (size_t i = 0; i < G_N_ELEMENTS(times); i++) {
-		struct hd_op op;
+		struct hd_op_rec op;
 		struct hd_signal sig;
 
-		hd_op_init(&op);
-		op.rank = 0;
+		hd_op_rec_init(&op);
+		hd_op_set_rank(&op.op, 0);
 		op.prov.input = in;
 		op.t_start_ns = i < 4 ? times[i].ns : INT64_MIN;
 		hd_store_add_op(s, &op);
@@ -530,8 +682,9 @@ START_TEST(test_keep_window)
 	hd_store_keep_window(s, &w);
 	/* ops: base + 10 and the three untimed ones */
 	ck_assert_uint_eq(s->ops->len, 4);
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
-			 base + 10);
+	ck_assert_int_eq(
+		hd_op_t_start(s, &g_array_index(s->ops, struct hd_op, 0)),
+		base + 10);
 	/* signals: base + 10, the untimed one, the time of day and the
 	   local time (the bounds are UTC: they cannot judge those) */
 	ck_assert_uint_eq(s->signals->len, 4);
@@ -547,8 +700,9 @@ START_TEST(test_keep_window)
 	w.time_of_day = true;
 	hd_store_keep_window(s, &w);
 	ck_assert_uint_eq(s->ops->len, 3); /* the untimed ones */
-	ck_assert_int_eq(g_array_index(s->ops, struct hd_op, 0).t_start_ns,
-			 INT64_MIN);
+	ck_assert_int_eq(
+		hd_op_t_start(s, &g_array_index(s->ops, struct hd_op, 0)),
+		INT64_MIN);
 	ck_assert_uint_eq(s->signals->len, 1); /* the untimed one */
 }
 END_TEST
@@ -620,13 +774,13 @@ static struct hd_store *timed_inputs(const int64_t *ts, guint n)
 	for (guint k = 0; k < n; k++) {
 		g_autofree char *name = g_strdup_printf("r%u.pkl", k);
 		uint32_t in = hd_store_add_input(s, name);
-		struct hd_op op;
+		struct hd_op_rec op;
 
 		hd_store_input(s, in)->op_clock = HD_CLOCK_UTC;
 		hd_store_input(s, in)->rank = (int)k;
 		hd_rank_add_input(hd_store_rank(s, (int)k), in);
-		hd_op_init(&op);
-		op.rank = (int)k;
+		hd_op_rec_init(&op);
+		hd_op_set_rank(&op.op, (int)k);
 		op.prov.input = in;
 		op.t_enqueue_ns = ts[k];
 		hd_store_add_op(s, &op);
@@ -675,12 +829,137 @@ START_TEST(test_keep_incident)
 }
 END_TEST
 
+/*
+ * Attempts per process life (hd_store_keep_attempt()).  A log of two
+ * attempts (comm A, then comm B), its rank's rotated pair (the older file
+ * with comm A, the newer with comm B) and a log cut before the restart
+ * (comm A only): the files that hold the same comm hold the same attempt,
+ * whatever each numbers it.
+ */
+struct att_op {
+	guint input, attempt; /* local, from 1; 0: the input has one */
+	const char *comm;
+	uint64_t line;
+};
+
+static struct hd_store *attempt_store(const struct att_op *ops, guint n,
+				      guint ninputs, const guint *nattempts)
+{
+	struct hd_store *s = hd_store_new();
+
+	for (guint i = 0; i < ninputs; i++) {
+		g_autofree char *name = g_strdup_printf("in%u.log", i);
+		struct hd_input *in =
+			hd_store_input(s, hd_store_add_input(s, name));
+
+		in->kind = HD_INPUT_NCCL_LOG;
+		for (guint k = 0; nattempts[i] >= 2 && k < nattempts[i]; k++) {
+			struct hd_attempt *at = hd_input_new_attempt(in);
+
+			at->first_line = 1 + 100 * k;
+			at->last_line = 100 * (k + 1);
+		}
+	}
+	for (guint i = 0; i < n; i++) {
+		g_autofree char *id = g_strdup_printf("comm:%s", ops[i].comm);
+		uint32_t g = hd_store_group(s, id);
+		struct hd_group *grp = hd_store_group_at(s, g);
+		struct hd_op_rec rec;
+
+		grp->has_comm_id = true;
+		grp->comm_id = g_ascii_strtoull(ops[i].comm, NULL, 16);
+		hd_op_rec_init(&rec);
+		hd_op_set_rank(&rec.op, 0);
+		rec.op.group = g;
+		rec.prov.input = ops[i].input;
+		rec.prov.kind = HD_PROV_LINE;
+		rec.prov.at = ops[i].line;
+		rec.prov.attempt = (uint16_t)ops[i].attempt;
+		hd_store_add_op(s, &rec);
+	}
+	return s;
+}
+
+/* How many ops of input i are left. */
+static guint ops_of(const struct hd_store *s, guint i)
+{
+	guint n = 0;
+
+	for (guint k = 0; k < s->ops->len; k++)
+		n += g_array_index(s->ops, struct hd_op, k).input == i;
+	return n;
+}
+
+START_TEST(test_keep_attempt_per_life)
+{
+	/* in0: attempts 1 (comm a) and 2 (comm b); in1: comm a only (cut
+	   before the restart, or a rotated older file); in2: comm b only
+	   (the rotated newer file) */
+	static const struct att_op ops[] = {
+		{ 0, 1, "a", 10 }, { 0, 1, "a", 11 }, { 0, 2, "b", 110 },
+		{ 1, 0, "a", 5 },  { 1, 0, "a", 6 },  { 2, 0, "b", 7 },
+	};
+	static const guint natt[] = { 2, 1, 1 };
+	/* ties that disagree: in3 holds comm a in its attempt 2 */
+	static const struct att_op bad[] = {
+		{ 0, 1, "a", 10 },
+		{ 0, 2, "b", 110 },
+		{ 1, 1, "b", 5 },
+		{ 1, 2, "a", 150 },
+	};
+	static const guint natt_bad[] = { 2, 2 };
+	struct hd_store *s;
+
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(ops_of(s, 0), 1); /* its attempt 2 */
+	ck_assert_uint_eq(ops_of(s, 1), 0); /* attempt 1 only */
+	ck_assert_uint_eq(ops_of(s, 2), 1); /* attempt 2: shifted by one */
+	ck_assert(hd_store_input(s, 1)->attempt_none);
+	ck_assert_int_eq(hd_store_input(s, 2)->attempt_shift, 1);
+	ck_assert(!hd_store_input(s, 2)->attempt_none);
+	/* what the cut log held is counted, for the note */
+	ck_assert_uint_eq(g_array_index(hd_store_input(s, 1)->attempts,
+					struct hd_attempt, 0)
+				  .ops,
+			  2);
+	hd_store_free(s);
+
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 1);
+	ck_assert_uint_eq(ops_of(s, 0), 2);
+	ck_assert_uint_eq(ops_of(s, 1), 2);
+	ck_assert_uint_eq(ops_of(s, 2), 0);
+	ck_assert(hd_store_input(s, 2)->attempt_none);
+	hd_store_free(s);
+
+	/* past the last: the last, with a warning */
+	s = attempt_store(ops, G_N_ELEMENTS(ops), 3, natt);
+	hd_store_keep_attempt(s, 7);
+	ck_assert_uint_eq(ops_of(s, 2), 1);
+	ck_assert_uint_gt(hd_store_input(s, 0)->nwarnings, 0);
+	hd_store_free(s);
+
+	/* ties that contradict each other: each file keeps its own last */
+	s = attempt_store(bad, G_N_ELEMENTS(bad), 2, natt_bad);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(ops_of(s, 0), 1);
+	ck_assert_uint_eq(ops_of(s, 1), 1);
+	ck_assert_int_eq(hd_store_input(s, 1)->attempt_shift, 0);
+	ck_assert(!hd_store_input(s, 0)->attempt_none);
+	ck_assert(!hd_store_input(s, 1)->attempt_none);
+	hd_store_free(s);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
 	tcase_add_test(tc, test_merge_remaps);
+	tcase_add_test(tc, test_op_packed);
+	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);
 	tcase_add_test(tc, test_groups_members_and_bounds);
 	tcase_add_test(tc, test_shared_members);
@@ -692,6 +971,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_text_safe);
 	tcase_add_test(tc, test_bound_times);
 	tcase_add_test(tc, test_keep_window);
+	tcase_add_test(tc, test_keep_attempt_per_life);
 	tcase_add_test(tc, test_keep_incident);
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);

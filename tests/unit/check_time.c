@@ -181,6 +181,15 @@ START_TEST(test_comparable)
 	ck_assert(!hd_time_comparable(tod, tod, HD_SCOPE_HOST));
 	ck_assert(hd_time_comparable(tod, tod, HD_SCOPE_INPUT));
 	ck_assert(!hd_time_comparable(tr, tr, HD_SCOPE_HOST));
+	/* seconds since boot: on one host only, never against a date */
+	ck_assert(hd_time_comparable(hd_time_make(5, HD_CLOCK_BOOT),
+				     hd_time_make(9, HD_CLOCK_BOOT),
+				     HD_SCOPE_HOST));
+	ck_assert(!hd_time_comparable(hd_time_make(5, HD_CLOCK_BOOT),
+				      hd_time_make(9, HD_CLOCK_BOOT),
+				      HD_SCOPE_APART));
+	ck_assert(!hd_time_comparable(hd_time_make(5, HD_CLOCK_BOOT), zulu,
+				      HD_SCOPE_INPUT));
 	ck_assert(!hd_time_comparable(hd_time_none(), hd_time_none(),
 				      HD_SCOPE_INPUT));
 }

@@ -18,4 +18,22 @@ hd_test_verdict(const struct hd_analysis *a, enum hd_verdict_kind kind)
 	return NULL;
 }
 
+/* The top verdict of a, asserted present.  (transfer none) */
+static inline const struct hd_verdict *hd_test_top(const struct hd_analysis *a)
+{
+	ck_assert_uint_gt(a->verdicts->len, 0);
+	return g_ptr_array_index(a->verdicts, 0);
+}
+
+/* Asserts that v blames exactly the n ranks of want, ascending. */
+static inline void hd_test_assert_culprits(const struct hd_verdict *v,
+					   const int *want, guint n)
+{
+	ck_assert_msg(v->culprits->len == n, "%s: %u culprits, want %u (%s)",
+		      hd_verdict_kind_name(v->kind), v->culprits->len, n,
+		      v->summary);
+	for (guint i = 0; i < n; i++)
+		ck_assert_int_eq(g_array_index(v->culprits, int, i), want[i]);
+}
+
 #endif

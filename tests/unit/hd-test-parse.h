@@ -1,7 +1,7 @@
 /*
  * Test helpers for the parsers and the layers above: parsing a buffer or a
  * file into a fresh store through parsers_parse_input(), the loader's own
- * entry point.
+ * entry point, and reading what it holds (ops, signals, warnings).
  */
 #ifndef HD_TEST_PARSE_H
 #define HD_TEST_PARSE_H
@@ -45,13 +45,34 @@ static inline struct hd_store *hd_test_parse(enum hd_input_kind kind,
 	return s;
 }
 
+/* Parses a NUL-terminated string as an input named name.  (transfer full) */
+static inline struct hd_store *hd_test_parse_named(enum hd_input_kind kind,
+						   const char *name,
+						   const char *text, bool *ok)
+{
+	g_autoptr(GError) err = NULL;
+
+	return hd_test_parse(kind, name, text, strlen(text), ok, &err);
+}
+
 /* Parses a NUL-terminated string.  (transfer full) */
 static inline struct hd_store *hd_test_parse_str(enum hd_input_kind kind,
 						 const char *text, bool *ok)
 {
-	g_autoptr(GError) err = NULL;
+	return hd_test_parse_named(kind, "test.log", text, ok);
+}
 
-	return hd_test_parse(kind, "test.log", text, strlen(text), ok, &err);
+/* Parses a NUL-terminated string, asserted usable.  (transfer full) */
+static inline struct hd_store *hd_test_parse_ok(enum hd_input_kind kind,
+						const char *text)
+{
+	g_autoptr(GError) err = NULL;
+	bool ok = false;
+	struct hd_store *s =
+		hd_test_parse(kind, "t.log", text, strlen(text), &ok, &err);
+
+	ck_assert_msg(ok, "parse failed: %s", err ? err->message : "?");
+	return s;
 }
 
 /* Parses a file (compressed or not) by its path.  (transfer full) */
@@ -67,6 +88,23 @@ static inline struct hd_store *hd_test_parse_file(const char *path, bool *ok,
 	if (ok)
 		*ok = !in->error;
 	return s;
+}
+
+/* Whether one of in's warnings holds needle. */
+static inline bool hd_test_has_warning(const struct hd_input *in,
+				       const char *needle)
+{
+	for (guint i = 0; i < in->warnings->len; i++)
+		if (strstr(g_ptr_array_index(in->warnings, i), needle))
+			return true;
+	return false;
+}
+
+/* Op i of s, asserted in range.  (transfer none) */
+static inline struct hd_op *op_at(struct hd_store *s, guint i)
+{
+	ck_assert_uint_lt(i, s->ops->len);
+	return &g_array_index(s->ops, struct hd_op, i);
 }
 
 /* Signal i of s, asserted in range.  (transfer none) */
