@@ -56,6 +56,13 @@ void nl_continue_procs(struct hd_store *s);
  */
 void nl_counters_complete(struct hd_store *s);
 
+/*
+ * After nl_continue_procs(): a log whose ops of a rank are the first ops
+ * of another log of that rank (a copy taken earlier, during the hang)
+ * gives them up to the other, with a warning (parsers/nl-continue.c).
+ */
+void nl_drop_earlier_copies(struct hd_store *s);
+
 /* PyTorch flight-recorder dumps, pickle or JSON (parsers/flight-rec.c). */
 bool flight_rec_parse(struct hd_reader *rd, struct hd_store *store,
 		      uint32_t input, GError **error);

@@ -199,6 +199,15 @@ static void parse_reader(struct load_job *job, struct load_part *part,
 	if (hd_reader_trailing(rd))
 		hd_input_warn(hd_store_input(part->store, 0), 0, "%s",
 			      hd_reader_trailing(rd));
+	if (hd_reader_encoding(rd))
+		hd_input_warn(hd_store_input(part->store, 0), 0,
+			      "%s text, read as UTF-8", hd_reader_encoding(rd));
+	if (hd_reader_nul_skipped(rd))
+		hd_input_warn(
+			hd_store_input(part->store, 0), 0,
+			"%" G_GUINT64_FORMAT
+			" NUL bytes skipped: a hole a writer left (a log truncated by copytruncate while written, or not flushed before a crash); the text around it is read",
+			hd_reader_nul_skipped(rd));
 	if (hd_reader_refusal(rd)) {
 		part->refusal = g_strdup(hd_reader_refusal(rd));
 		part->pool_refused = hd_reader_refused_by_pool(rd);
@@ -626,6 +635,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 	if (!o->for_digest) {
 		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
+		nl_drop_earlier_copies(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);

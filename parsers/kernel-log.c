@@ -614,6 +614,48 @@ static bool parse_link(const struct kline *k, struct hd_signal *sig)
 }
 
 /*
+ * Whether a kernel message or journal header starts a boot: the kernel's
+ * banner, or journalctl's marker between boots.
+ */
+static bool is_boot(const char *msg, size_t len)
+{
+	return (len >= 14 && memcmp(msg, "Linux version ", 14) == 0) ||
+	       (len >= 8 && memcmp(msg, "-- Boot ", 8) == 0) ||
+	       (len >= 12 && memcmp(msg, "-- Reboot --", 12) == 0);
+}
+
+/*
+ * Records read before the last boot the input shows (a journal or
+ * kern.log reaching back across reboots) are of an earlier boot: no
+ * process of the hung job lived then.  They are kept as context
+ * (HD_SIG_INFO), with one warning; the engine sets them apart as events
+ * of another time (hd-kernel.c, of_earlier_boot(): a failure's record
+ * kept as context here is one of these, as a link coming up is no
+ * failure).
+ */
+static void mark_earlier_boot(struct hd_store *store, struct hd_input *in,
+			      uint32_t input, guint first, uint64_t boot)
+{
+	guint n = 0;
+
+	for (guint i = first; boot && i < store->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(store->signals, struct hd_signal, i);
+
+		if (sig->prov.input != input || sig->prov.at >= boot ||
+		    sig->cat == HD_SIG_INFO)
+			continue;
+		sig->cat = HD_SIG_INFO;
+		n++;
+	}
+	if (n)
+		hd_input_warn(
+			in, boot,
+			"the host booted again here: %u record%s before this line %s of an earlier boot, kept as context, never joined to this job's ranks",
+			n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+}
+
+/*
  * "NVRM: GPU at PCI:0000:3b:00: ..." or "NVRM: GPU 0000:3b:00.0: ...":
  * the GPU's bus id, or NULL.
  */
@@ -709,6 +751,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 	g_autoptr(hd_lines) lines = hd_lines_new(rd);
 	g_autoptr(GError) err = NULL;
 	const char *line, *last_gpu = NULL;
+	guint first_signal = store->signals->len;
+	uint64_t boot = 0; /* the line of the last boot seen, 0 none */
 	struct kline gpu_k = { 0 }; /* the line that named last_gpu */
 	struct oom_cgroup cg = { 0 }; /* the last OOM kill's cgroup line */
 	/* the last record, to read a message printed twice as one */
@@ -731,6 +775,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    (len >= 3 && memcmp(line, "-- ", 3) == 0)) {
 			/* continuation of a multi-line message, or a
 			   journalctl header */
+			if (is_boot(line, len))
+				boot = lineno;
 			if (len && find(line, len, "fallen off the bus") &&
 			    last_gpu) {
 				hd_signal_init(&sig);
@@ -762,6 +808,8 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 			continue;
 		}
 		hd_signal_init(&sig);
+		if (is_boot(k.msg, k.len))
+			boot = lineno;
 		if (find(k.msg, k.len, "NVRM: Xid")) {
 			sig.cat = HD_SIG_CUDA;
 			sig.type = HD_SIGT_XID;
@@ -866,6 +914,7 @@ bool kernel_log_parse(struct hd_reader *rd, struct hd_store *store,
 		rec_device = sig.device;
 		rec_line = lineno;
 	}
+	mark_earlier_boot(store, in, input, first_signal, boot);
 	return pu_end_lines(in, hd_lines_lineno(lines), g_steal_pointer(&err),
 			    error);
 }

@@ -1456,6 +1456,22 @@ static void finish_rank(struct kt *k)
 	hd_rank_add_input(r, k->input);
 }
 
+/*
+ * A stamp of the trace to tell relative from absolute by: its first
+ * kernel's, else its first CPU event's or launch's; REL_LIMIT_NS (taken
+ * as absolute) when it has none.
+ */
+static int64_t first_ts(const struct kt *k)
+{
+	if (k->kernels->len)
+		return g_array_index(k->kernels, struct kt_kernel, 0).ts;
+	if (k->cpus->len)
+		return g_array_index(k->cpus, struct kt_cpu, 0).ts;
+	if (k->launches->len)
+		return g_array_index(k->launches, struct kt_launch, 0).ts;
+	return REL_LIMIT_NS;
+}
+
 bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		  GError **error)
 {
@@ -1531,10 +1547,9 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 			off, k.nevents);
 	}
 	if (ok) {
-		if (!k.has_base && k.kernels->len &&
-		    g_array_index(k.kernels, struct kt_kernel, 0).ts <
-			    REL_LIMIT_NS &&
-		    g_array_index(k.kernels, struct kt_kernel, 0).ts > 0)
+		int64_t first = first_ts(&k);
+
+		if (!k.has_base && first < REL_LIMIT_NS && first > 0)
 			hd_input_warn(
 				k.in, 0,
 				"timestamps look relative but there is no baseTimeNanoseconds; times are not comparable across ranks");
@@ -1542,14 +1557,13 @@ bool kineto_parse(struct hd_reader *rd, struct hd_store *store, uint32_t input,
 		/*
 		 * One clock for the trace's ops: UTC with a base (or
 		 * absolute stamps), else relative to the trace's origin.
+		 * A trace cut before its first kernel (baseTimeNanoseconds
+		 * is at its end) still has CPU events to tell by: their
+		 * relative stamps were taken for dates in January 1970.
 		 */
-		k.in->op_clock =
-			k.has_base || !k.kernels->len ||
-					g_array_index(k.kernels,
-						      struct kt_kernel, 0)
-							.ts >= REL_LIMIT_NS
-				? HD_CLOCK_UTC
-				: HD_CLOCK_TRACE;
+		k.in->op_clock = k.has_base || first >= REL_LIMIT_NS
+					 ? HD_CLOCK_UTC
+					 : HD_CLOCK_TRACE;
 		build_ops(&k);
 		if (k.nevents == 0)
 			k.in->empty = true;

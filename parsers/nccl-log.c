@@ -630,8 +630,8 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	ctx_init(&c, store, input);
 	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
 		c.lineno = hd_lines_lineno(lines);
-		if (hd_lines_unterminated(lines))
-			torn = torn_record(line, len);
+		/* only the last line can end the file inside a record */
+		torn = hd_lines_unterminated(lines) && torn_record(line, len);
 		feed_line(&c, line, len, cut);
 	}
 	c.lineno = hd_lines_lineno(lines);

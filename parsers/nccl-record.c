@@ -1555,9 +1555,12 @@ NL_INLINE bool fast_int(const char **q, const char *end, int64_t *out)
 		}
 	}
 	d = s;
-	while (s < end && (unsigned)(*s - '0') < 10)
+	while (s < end && (unsigned)(*s - '0') < 10) {
+		if (s - d == 18)
+			return false; /* a 19th digit: before v overflows */
 		v = v * 10 + (*s++ - '0');
-	if (s == d || s - d > 18)
+	}
+	if (s == d)
 		return false;
 	*out = neg ? -v : v;
 	*q = s;

@@ -19,6 +19,9 @@
  *
  * Anything less certain changes nothing.  A few passes over the ops and
  * tables as large as the comms and processes: bounded by the input.
+ *
+ * Then nl_drop_earlier_copies(): a log that holds the first ops of another
+ * log of its rank (a copy taken during the hang) gives them up to it.
  */
 #include "config.h"
 
@@ -386,4 +389,174 @@ void nl_continue_procs(struct hd_store *s)
 	decide(s, tails, conts, anon_rank);
 	move_ops(s, is_guessed, tails, conts);
 	note_moves(s, conts);
+}
+
+/*
+ * Earlier copies (adv4).  A rank's log copied during the hang (a snapshot
+ * an on-call engineer took) beside the final one holds the first ops of
+ * the same process, with states the later lines had not yet completed:
+ * the two disagreed on those states and the incident was refused as two.
+ * A log whose ops of a rank are the first ops of another log of that rank
+ * (the same groups, positions, calls and opCounts; states and times
+ * aside) is an earlier copy: its ops of that rank are read from the
+ * other, with a warning.  Only ranks with two NCCL logs are looked at.
+ */
+
+/* The ops of one rank in one NCCL log, in the order read. */
+struct copy_run {
+	uint32_t input;
+	GArray *ops; /* uint32_t indices into s->ops */
+};
+
+static void copy_run_free(gpointer p)
+{
+	struct copy_run *c = p;
+
+	g_array_unref(c->ops);
+	g_free(c);
+}
+
+/* Whether two ops are one record, as far as a copy can tell. */
+static bool same_record(const struct hd_store *s, const struct hd_op *a,
+			const struct hd_op *b)
+{
+	return a->group == b->group && a->seq == b->seq &&
+	       a->seq_kind == b->seq_kind && a->kind == b->kind &&
+	       hd_op_op_count(s, a) == hd_op_op_count(s, b) && a->d == b->d;
+}
+
+/*
+ * Whether run a's ops are the first ops of run b.  Only in comms with an
+ * NCCL commId, which a new process (a restart, another job) never shares:
+ * without one, the next attempt's log (torchrun's attempt_1/) starts with
+ * the same calls as the last one's, and a shorter hang would pass for a
+ * copy of the longer run before it.
+ */
+static bool is_prefix(const struct hd_store *s, const struct copy_run *a,
+		      const struct copy_run *b)
+{
+	if (!a->ops->len || a->ops->len > b->ops->len)
+		return false;
+	for (guint i = 0; i < a->ops->len; i++)
+		if (!hd_store_group_at(
+			     s,
+			     g_array_index(s->ops, struct hd_op,
+					   g_array_index(a->ops, uint32_t, i))
+				     .group)
+			     ->has_comm_id ||
+		    !same_record(
+			    s,
+			    &g_array_index(s->ops, struct hd_op,
+					   g_array_index(a->ops, uint32_t, i)),
+			    &g_array_index(s->ops, struct hd_op,
+					   g_array_index(b->ops, uint32_t, i))))
+			return false;
+	return true;
+}
+
+/* The ranks with two or more NCCL logs: rank -> GPtrArray of copy_run. */
+static GHashTable *runs_of_ranks(const struct hd_store *s)
+{
+	GHashTable *runs =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+		GPtrArray *l = NULL;
+
+		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
+			uint32_t in = g_array_index(r->inputs, uint32_t, i);
+			struct copy_run *c;
+
+			if (in >= s->inputs->len ||
+			    hd_store_input(s, in)->kind != HD_INPUT_NCCL_LOG)
+				continue;
+			if (!l)
+				l = g_ptr_array_new_with_free_func(
+					copy_run_free);
+			c = g_new(struct copy_run, 1);
+			c->input = in;
+			c->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+			g_ptr_array_add(l, c);
+		}
+		if (l && l->len > 1)
+			g_hash_table_insert(runs, GINT_TO_POINTER(r->rank), l);
+		else if (l)
+			g_ptr_array_unref(l);
+	}
+	return runs;
+}
+
+/* Whether op is of a rank whose ops its input gives up (drop: keys). */
+static bool of_earlier_copy(struct hd_op *op, void *drop)
+{
+	int64_t key = ((int64_t)op->input << 32) | (uint32_t)hd_op_rank(op);
+
+	return hd_op_rank(op) >= 0 && g_hash_table_contains(drop, &key);
+}
+
+void nl_drop_earlier_copies(struct hd_store *s)
+{
+	g_autoptr(GHashTable) runs = runs_of_ranks(s);
+	g_autoptr(GHashTable) drop = NULL;
+	GHashTableIter it;
+	gpointer k, v;
+
+	if (!g_hash_table_size(runs))
+		return;
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		GPtrArray *l =
+			hd_op_rank(op) >= 0
+				? g_hash_table_lookup(
+					  runs, GINT_TO_POINTER(hd_op_rank(op)))
+				: NULL;
+
+		for (guint j = 0; l && j < l->len; j++) {
+			struct copy_run *c = g_ptr_array_index(l, j);
+
+			if (c->input == op->input) {
+				g_array_append_val(c->ops, i);
+				break;
+			}
+		}
+	}
+	drop = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
+				     NULL);
+	g_hash_table_iter_init(&it, runs);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		GPtrArray *l = v;
+
+		for (guint a = 0; a < l->len; a++) {
+			const struct copy_run *x = g_ptr_array_index(l, a);
+
+			for (guint b = 0; b < l->len; b++) {
+				const struct copy_run *y =
+					g_ptr_array_index(l, b);
+
+				/* equal runs: the later one is the copy */
+				if (a == b || !is_prefix(s, x, y) ||
+				    (x->ops->len == y->ops->len && a < b))
+					continue;
+				g_hash_table_add(
+					drop,
+					int64_dup(
+						((int64_t)x->input << 32) |
+						(uint32_t)GPOINTER_TO_INT(k)));
+				hd_input_warn(
+					hd_store_input(s, x->input), 0,
+					"its %u ops of rank %d are the first ops of '%s' (a copy of that log taken earlier): read from there",
+					x->ops->len, GPOINTER_TO_INT(k),
+					hd_store_input(s, y->input)->path);
+				break;
+			}
+		}
+	}
+	if (g_hash_table_size(drop))
+		hd_store_filter_ops(s, of_earlier_copy, drop);
 }

@@ -46,19 +46,25 @@ static bool head_has(const uint8_t *head, size_t len, const char *needle)
 	return false;
 }
 
-/* Text if few bytes are control characters outside tab/CR/LF/ESC. */
+/*
+ * Text if few bytes are control characters outside tab/CR/LF/ESC.  NUL
+ * bytes do not count either way: a log may hold a hole of them where a
+ * crashed or truncated writer left one (hd-lines.h skips them).
+ */
 static bool looks_like_text(const uint8_t *head, size_t len)
 {
-	size_t bad = 0;
+	size_t bad = 0, nul = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		uint8_t c = head[i];
 
-		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
-		    c != 0x1b)
+		if (c == 0)
+			nul++;
+		else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' &&
+			 c != 0x1b)
 			bad++;
 	}
-	return bad * 20 <= len;
+	return len > nul && bad * 20 <= len - nul;
 }
 
 /* Whether head starts with prefix, after leading blanks. */
@@ -541,9 +547,16 @@ static void parse_into(struct hd_reader *rd, enum hd_input_kind kind,
 		kind = parsers_sniff(head, head_len);
 	in->kind = kind;
 	if (kind == HD_INPUT_UNKNOWN) {
-		in->error = g_strdup(head_len ? "unrecognized format, skipped"
-					      : "empty file");
-		in->bytes = head_len;
+		if (!head_len && hd_reader_nul_skipped(rd))
+			in->error = g_strdup_printf(
+				"holds only NUL bytes (%" G_GUINT64_FORMAT
+				"): never written, or zeroed",
+				hd_reader_nul_skipped(rd));
+		else
+			in->error = g_strdup(
+				head_len ? "unrecognized format, skipped"
+					 : "empty file");
+		in->bytes = head_len + hd_reader_nul_skipped(rd);
 		return;
 	}
 	if (!parsers_parse(kind, rd, s, idx, &err)) {

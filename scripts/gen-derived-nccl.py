@@ -163,6 +163,83 @@ def main(root):
         write(os.path.join(base, "rank%d.log" % r), ranks[r])
     write(os.path.join(base, "rank3.log.old"), healthy[3])
 
+    # adv4: restart whose attempt 1 on rank 0 begins its trouble with a
+    # short WARN: the note on the dropped attempt quotes it whole (a cut
+    # of a line shorter than the cut read past its end)
+    base = os.path.join(root, "restart-short-warn")
+    for r in range(4):
+        lines = list(restart[r])
+        if r == 0:
+            at = next(i for i, l in enumerate(lines) if "[E305" in l)
+            lines.insert(at, "node-a:4000:4050 [0] misc/socket.cc:50 "
+                         "NCCL WARN x\n")
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
+    # adv4: missing-rank's logs in final/, and in snap/ the first two
+    # thirds of rank 0's and rank 2's, copied during the hang
+    base = os.path.join(root, "earlier-copy")
+    for r in range(4):
+        write(os.path.join(base, "final", "rank%d.log" % r), ranks[r])
+        if r in (0, 2):
+            write(os.path.join(base, "snap", "rank%d.log" % r),
+                  ranks[r][:len(ranks[r]) * 2 // 3])
+
+    # adv4: tensor parallelism in NCCL logs: a world comm of 4 and two
+    # comms of 2 ({0,1}, {2,3}), 10 steps of both; then rank 3 never
+    # calls the 11th pair all_reduce, so rank 2 waits there and never
+    # reaches world op 10, which ranks 0 and 1 call.  tp-hang-lost-log:
+    # the same without rank 3's log (its node died with it).
+    def tp_log(r):
+        hp = "node-a:%d:%d [%d] NCCL INFO " % (4000 + r, 4000 + r, r)
+        cw, cp = 0x5600d0a10000 + r * 0x100, 0x5600d0b10000 + r * 0x100
+        pair = "0x3333cccc4444dddd" if r < 2 else "0x5555eeee6666ffff"
+        out = [hp + "NCCL version 2.21.5+cuda12.2\n"]
+        for comm, rank, n, cid in ((cw, r, 4, "0x1111aaaa2222bbbb"),
+                                   (cp, r % 2, 2, pair)):
+            out.append(hp + "ncclCommInitRankConfig comm 0x%x rank %d "
+                       "nranks %d cudaDev %d nvmlDev %d busId %x000 "
+                       "commId %s - Init COMPLETE\n"
+                       % (comm, rank, n, r, r, 0x1b + r * 0x20, cid))
+
+        def coll(oc, comm, n, count):
+            return (hp + "AllReduce: opCount %x sendbuff 0x7f00aa000000 "
+                    "recvbuff 0x7f00aa000000 count %d datatype 7 op 0 root "
+                    "0 comm 0x%x [nranks=%d] stream 0x55e0c1c8f7a0\n"
+                    % (oc, count, comm, n))
+        for step in range(10):
+            out.append(coll(step, cw, 4, 1024))
+            out.append(coll(step, cp, 2, 512))
+        if r != 3:
+            out.append(coll(10, cp, 2, 512))
+        if r < 2:
+            out.append(coll(10, cw, 4, 1024))
+        return out
+    for r in range(4):
+        write(os.path.join(root, "tp-hang", "rank%d.log" % r), tp_log(r))
+        if r != 3:
+            write(os.path.join(root, "tp-hang-lost-log", "rank%d.log" % r),
+                  tp_log(r))
+
+    # adv4: two 4-rank jobs side by side on one 8-GPU node, logging into
+    # one directory: missing-rank on GPUs 0-3, lagging-rank on GPUs 4-7
+    # (its own pids, commId and bus ids, five minutes later).  Every rank
+    # number is in both jobs, through two logs.
+    lagging = [read(os.path.join(root, "lagging-rank", "rank%d.log" % r))
+               for r in range(4)]
+
+    def other_job(line):
+        line = re.sub(r"^node-a:40([0-9][0-9]):40", r"node-a:50\1:50", line)
+        line = re.sub(r"cudaDev ([0-3]) nvmlDev ([0-3]) busId [0-9a-f]b000",
+                      lambda m: "cudaDev %d nvmlDev %d busId %x000" % (
+                          int(m.group(1)) + 4, int(m.group(2)) + 4,
+                          0x9b + 0x20 * int(m.group(1))), line)
+        return line.replace(" 14:32:1", " 14:37:1")
+    base = os.path.join(root, "two-jobs")
+    for r in range(4):
+        write(os.path.join(base, "job-a", "rank%d.log" % r), ranks[r])
+        write(os.path.join(base, "job-b", "rank%d.log" % r),
+              [other_job(l) for l in lagging[r]])
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")

@@ -643,6 +643,43 @@ def fixtures(out):
     join_case(out, "join-healthy", None)
     join_case(out, "join-root-mismatch", 2)
 
+    # restart-leftover (adv4): torchrun restarted the job five minutes
+    # after attempt 1's 40 all_reduces; in attempt 2 rank 2 never enqueues
+    # seq 15 and writes no dump, so its file is attempt 1's, whose seq 15
+    # completed five minutes before the others entered theirs.
+    t2 = T0 + 40 * 1000000 + 300 * 10**9
+    for r in range(4):
+        rk = Rank(r, world(4), t0=T0 if r == 2 else t2)
+        allreduces([rk], "0", 40 if r == 2 else 14)
+        if r != 2:
+            rk.op("0", *AR, state="scheduled")
+        write(os.path.join(out, "restart-leftover", nt(r)), rk.pickle())
+
+    # tp-hang (adv4): 8 ranks, the world PG and two tensor-parallel PGs
+    # ("1": 0-3, "2": 4-7).  Rank 5 never enqueues seq 6 of PG 2, so 4, 6
+    # and 7 wait there; ranks 0-3 finish their TP op and wait in world seq
+    # 6, which 4-7 never reach.  The root is rank 5 alone.
+    def tp_pgs(i):
+        pgs = world(8)
+        pgs["1" if i < 4 else "2"] = ("tp", [0, 1, 2, 3] if i < 4
+                                      else [4, 5, 6, 7])
+        return pgs
+    rs = [Rank(i, tp_pgs(i)) for i in range(8)]
+    for r in rs:
+        tp = "1" if r.rank < 4 else "2"
+        allreduces([r], "0", 5)
+        allreduces([r], tp, 5)
+        if tp == "1":
+            r.op(tp, *AR)
+            r.op("0", *AR, state="scheduled")
+        elif r.rank != 5:
+            r.op(tp, *AR, state="scheduled")
+        write(os.path.join(out, "tp-hang", nt(r.rank)), r.pickle())
+        # tp-hang-nodump: the same, and rank 5 wrote no dump
+        if r.rank != 5:
+            write(os.path.join(out, "tp-hang-nodump", nt(r.rank)),
+                  r.pickle())
+
     # versions: one healthy 2-op dump per layout, rank 0 of {0, 1}.
     vdir = os.path.join(out, "versions")
     for v in ("2.3", "2.5", "2.6", "2.9", "2.10"):

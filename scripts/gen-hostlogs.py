@@ -477,6 +477,30 @@ def main():
         "pid=4247, name=python, GPU has fallen off the bus.",
     ]) + "\n")
     write("example-ib", "hosts/node-b/ibstat.txt", ibstat(down="mlx5_1"))
+    # adv4: node-b's kern.log reaching back a week, to an Xid 79 on rank
+    # 5's GPU (0000:38:00) before a reboot: of an earlier boot, never the
+    # cause of this hang
+    write("example-xid-old-boot", "hosts/node-b/kern.log", "\n".join([
+        "Nov 14 11:02:10 node-b kernel: [91806.220428] NVRM: Xid "
+        "(PCI:0000:38:00): 79, pid=3100, name=python, GPU has fallen off "
+        "the bus.",
+        "Nov 14 11:02:10 node-b kernel: [91806.220461] NVRM: GPU "
+        "0000:38:00.0: GPU has fallen off the bus.",
+        "Nov 14 11:40:00 node-b kernel: [    0.000000] Linux version "
+        "6.5.0-1017-nvidia (buildd@bos03) (gcc-12 12.3.0) #17-Ubuntu SMP",
+        "Nov 14 11:40:12 node-b kernel: [   19.377561] mlx5_core "
+        "0000:4c:00.0 mlx5_1: Port: 1 Link ACTIVE",
+    ]) + "\n")
+    # adv4: node-b's journal with an application Xid on rank 5's GPU half
+    # an hour before rank 5's last completed op (a previous attempt's
+    # fault; torchrun restarted the workers): rank 5 outlived it
+    write("example-xid-outlived", "hosts/node-b/journal.txt", "\n".join([
+        "2026-11-21T02:41:07+0000 node-b kernel: NVRM: Xid "
+        "(PCI:0000:38:00): 13, pid=3100, name=python, Graphics "
+        "Exception: ESR 0x51a730=0x7000a 0x51a734=0x0",
+        "2026-11-21T02:41:07+0000 node-b kernel: NVRM: Xid "
+        "(PCI:0000:38:00): 43, pid=3100, name=python, Ch 00000008",
+    ]) + "\n")
     # joins that must not be made: a pid that is a rank's on each host, a
     # kernel log that names no host, a bus id every host has
     same = nccl_log(ranks=RANKS_SAME_PIDS)

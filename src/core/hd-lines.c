@@ -3,7 +3,11 @@
  * from a buffer refilled as it empties.  A line ends at \n, \r\n or a lone
  * \r; the searches for \n and for \r remember where they got to, so that
  * a file with no \n at all (\r line ends) is not scanned again for every
- * line, nor one with no \r (nearly every log) for a \r.
+ * line, nor one with no \r (nearly every log) for a \r.  NUL bytes are no
+ * text: a run of them is a hole a writer left (logrotate's copytruncate
+ * under a writer that kept its offset, a crash before the data reached
+ * the disk), skipped and counted on the reader, and a line that stops at
+ * one is cut there.
  */
 #include "config.h"
 
@@ -22,6 +26,7 @@ struct hd_lines {
 	size_t start, end; /* unread bytes are buf[start, end) */
 	bool eof;
 	bool unterminated; /* the last line returned had no line end */
+	bool nul_ended; /* it stopped at a NUL: the next one shares its number */
 	bool skipping; /* inside the overflow of a cut line */
 	bool after_cr; /* the last line ended at \r: a \n next belongs to it */
 	/* The first \n at or after start is buf[nl_at] when nl_valid;
@@ -153,6 +158,18 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 			l->after_cr = false;
 			continue;
 		}
+		if (!l->skipping && avail && base[0] == '\0') {
+			size_t z = 0;
+
+			while (z < avail && base[z] == '\0')
+				z++;
+			lines_skip(l, z);
+			hd_reader_add_nul(l->r, z);
+			if (z == avail && !lines_fill(l, error) &&
+			    l->end == l->start)
+				return false;
+			continue;
+		}
 		eol = find_eol(l);
 		if (l->skipping) {
 			/* Drop the rest of a cut line. */
@@ -168,7 +185,21 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 			continue;
 		}
 		if (eol || avail >= HD_LINE_MAX || (l->eof && avail > 0)) {
-			if (eol && (size_t)(eol - base) <= HD_LINE_MAX) {
+			size_t upto = eol && (size_t)(eol - base) <= HD_LINE_MAX
+					      ? (size_t)(eol - base)
+					      : MIN(avail, HD_LINE_MAX);
+			const char *nul = memchr(base, '\0', upto);
+			bool shares = l->nul_ended;
+
+			l->unterminated = false;
+			l->nul_ended = false;
+			if (nul) {
+				/* a hole in the line: the text stops here */
+				n = nul - base;
+				lines_skip(l, n);
+				l->unterminated = true;
+				l->nul_ended = true;
+			} else if (eol && (size_t)(eol - base) <= HD_LINE_MAX) {
 				n = eol - base;
 				l->after_cr = *eol == '\r';
 				lines_skip(l, n + 1);
@@ -182,7 +213,8 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 				lines_skip(l, n);
 				l->unterminated = true;
 			}
-			l->lineno++;
+			if (!shares)
+				l->lineno++;
 			*line = base;
 			*len = n;
 			return true;

@@ -18,8 +18,12 @@
 #define HD_LINE_MAX (64 * 1024)
 
 /*
- * Bounded line iteration.  Line terminators (\n, \r\n, \r) are stripped; a NUL
- * byte inside a line is kept (callers treat lines as byte ranges).
+ * Bounded line iteration.  Line terminators (\n, \r\n, \r) are stripped.
+ * NUL bytes are no text (a hole a truncated or crashed writer left): a
+ * run of them is skipped and counted on the reader (hd_reader_nul_skipped()),
+ * and a line that reaches one stops there, unterminated; the text after
+ * the hole is the next line, with the same number (no line end was
+ * crossed).
  */
 struct hd_lines;
 
@@ -40,9 +44,9 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 /* The number of the line last returned, from 1. */
 uint64_t hd_lines_lineno(const struct hd_lines *l);
 /*
- * Whether the line last returned ended at the end of input without a line
- * end: the file was cut inside that line (a torn write or copy), unless its
- * writer never ends its last line.
+ * Whether the line last returned had no line end: it ended at the end of
+ * input (the file was cut inside that line, a torn write or copy, unless
+ * its writer never ends its last line) or at a hole of NUL bytes.
  */
 bool hd_lines_unterminated(const struct hd_lines *l);
 

@@ -64,7 +64,22 @@ struct hd_reader {
 	GError *head_error;
 
 	uint64_t consumed;
+	uint64_t nul_skipped; /* NUL bytes skipped as no content */
 	bool eof;
+
+	/*
+	 * Text in UTF-16 (what PowerShell 5's ">" writes: a byte-order mark,
+	 * then two bytes a character) is transcoded to UTF-8 as it is read
+	 * (decode_text()).  The decoded bytes wait in u16 until then.
+	 */
+	enum { ENC_UNKNOWN, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc;
+	uint8_t *u16;
+	size_t u16_pos, u16_len;
+	bool u16_end; /* decode() has nothing more */
+	uint8_t u8[4]; /* one character that did not fit the caller's buffer */
+	size_t u8_pos, u8_len;
+	/* a read error after some transcoded bytes: the next read's */
+	GError *u16_error;
 
 	/* The budget (hd_reader_set_budget()) and what it has seen. */
 	uint64_t raw_total; /* bytes read from the source, before decoding */
@@ -450,6 +465,174 @@ static ssize_t decode(struct hd_reader *r, uint8_t *buf, size_t n,
 	return got;
 }
 
+#define U16_BUF_SIZE (64 * 1024)
+
+/*
+ * UTF-16 by its byte-order mark (*bom gets its length), or by ASCII text
+ * with every other byte 0 (no mark: a converter's output), else as is.
+ */
+static int sniff_encoding(const uint8_t *p, size_t n, size_t *bom)
+{
+	size_t le = 0, be = 0;
+
+	*bom = 0;
+	if (n >= 2 && p[0] == 0xff && p[1] == 0xfe) {
+		*bom = 2;
+		return ENC_UTF16LE;
+	}
+	if (n >= 2 && p[0] == 0xfe && p[1] == 0xff) {
+		*bom = 2;
+		return ENC_UTF16BE;
+	}
+	for (size_t i = 0; i + 1 < n && i < 64; i += 2) {
+		le += p[i] >= 0x09 && p[i] < 0x7f && p[i + 1] == 0;
+		be += p[i] == 0 && p[i + 1] >= 0x09 && p[i + 1] < 0x7f;
+	}
+	if (n >= 16 && le * 2 >= MIN(n, 64))
+		return ENC_UTF16LE;
+	if (n >= 16 && be * 2 >= MIN(n, 64))
+		return ENC_UTF16BE;
+	return ENC_AS_IS;
+}
+
+/* c as UTF-8 into out (room for 4); returns its length. */
+static size_t put_utf8(uint32_t c, uint8_t *out)
+{
+	if (c < 0x80) {
+		out[0] = (uint8_t)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (uint8_t)(0xc0 | (c >> 6));
+		out[1] = (uint8_t)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (uint8_t)(0xe0 | (c >> 12));
+		out[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+		out[2] = (uint8_t)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (uint8_t)(0xf0 | (c >> 18));
+	out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (uint8_t)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/*
+ * The next character of the staged UTF-16 bytes, or -1 when more bytes
+ * are needed; *used gets the bytes it took.  A lone surrogate, or an odd
+ * last byte at the end, is U+FFFD.
+ */
+static int32_t next_utf16(const struct hd_reader *r, size_t *used)
+{
+	const uint8_t *p = r->u16 + r->u16_pos;
+	size_t n = r->u16_len - r->u16_pos;
+	bool be = r->enc == ENC_UTF16BE;
+	uint32_t u, v;
+
+	if (n < 2) {
+		*used = n;
+		return n && r->u16_end ? 0xfffd : -1;
+	}
+	u = be ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+	*used = 2;
+	if (u < 0xd800 || u >= 0xe000)
+		return (int32_t)u;
+	if (u >= 0xdc00)
+		return 0xfffd;
+	if (n < 4)
+		return r->u16_end ? 0xfffd : -1;
+	v = be ? (uint32_t)p[2] << 8 | p[3] : (uint32_t)p[3] << 8 | p[2];
+	if (v < 0xdc00 || v >= 0xe000)
+		return 0xfffd;
+	*used = 4;
+	return (int32_t)(0x10000 + ((u - 0xd800) << 10) + (v - 0xdc00));
+}
+
+/*
+ * decode() for the consumers: the decoded bytes as they are, or, for
+ * UTF-16 text, transcoded to UTF-8.  The budget and the content hash
+ * count the bytes decode() gave, before transcoding.
+ */
+static ssize_t decode_text(struct hd_reader *r, uint8_t *buf, size_t n,
+			   GError **error)
+{
+	size_t out = 0;
+
+	if (r->u16_error) {
+		g_propagate_error(error, g_steal_pointer(&r->u16_error));
+		return -1;
+	}
+	if (r->enc == ENC_UNKNOWN) {
+		ssize_t got;
+		size_t bom;
+
+		/*
+		 * No more than asked for (a budget may follow the head),
+		 * but the two bytes of a mark.
+		 */
+		r->u16 = g_malloc(U16_BUF_SIZE);
+		got = decode(r, r->u16, MIN(MAX(n, 2), U16_BUF_SIZE), error);
+		if (got < 0)
+			return got;
+		r->u16_len = (size_t)got;
+		r->u16_end = got == 0;
+		r->enc = sniff_encoding(r->u16, r->u16_len, &bom);
+		r->u16_pos = r->enc == ENC_AS_IS ? 0 : bom;
+	}
+	if (r->enc == ENC_AS_IS) {
+		if (r->u16_pos < r->u16_len) {
+			size_t take = MIN(n, r->u16_len - r->u16_pos);
+
+			memcpy(buf, r->u16 + r->u16_pos, take);
+			r->u16_pos += take;
+			return (ssize_t)take;
+		}
+		return decode(r, buf, n, error);
+	}
+	while (out < n) {
+		size_t used = 0;
+		int32_t c;
+
+		if (r->u8_pos < r->u8_len) {
+			buf[out++] = r->u8[r->u8_pos++];
+			continue;
+		}
+		c = next_utf16(r, &used);
+		if (c < 0 && !r->u16_end) {
+			GError *err = NULL;
+			ssize_t got;
+
+			memmove(r->u16, r->u16 + r->u16_pos,
+				r->u16_len - r->u16_pos);
+			r->u16_len -= r->u16_pos;
+			r->u16_pos = 0;
+			got = decode(r, r->u16 + r->u16_len,
+				     U16_BUF_SIZE - r->u16_len, &err);
+			if (got < 0 && out) {
+				/* what came before the error is read first */
+				r->u16_error = err;
+				return (ssize_t)out;
+			}
+			if (got < 0) {
+				g_propagate_error(error, err);
+				return got;
+			}
+			r->u16_end = got == 0;
+			r->u16_len += (size_t)got;
+			continue;
+		}
+		if (c < 0)
+			break; /* the end */
+		r->u16_pos += used;
+		r->u8_len = put_utf8((uint32_t)c, r->u8);
+		r->u8_pos = 0;
+	}
+	return (ssize_t)out;
+}
+
 static bool reader_setup(struct hd_reader *r, GError **error)
 {
 	r->hash = XXH3_createState();
@@ -649,10 +832,12 @@ void hd_reader_free(struct hd_reader *r)
 	XXH3_freeState(r->stored_xxh);
 	hd_sha256_free(r->stored_sha);
 	g_free(r->trailing);
+	g_free(r->u16);
 	g_free(r->raw);
 	g_free(r->refusal);
 	g_free(r->path);
 	g_clear_error(&r->head_error);
+	g_clear_error(&r->u16_error);
 	g_free(r);
 }
 
@@ -662,6 +847,17 @@ void hd_reader_set_budget(struct hd_reader *r, uint64_t max_bytes,
 	r->max_decoded = max_bytes;
 	r->max_ratio = max_ratio;
 	r->budget_what = what;
+	/*
+	 * The head was decoded before the kind, and so the budget, was
+	 * known: a budget below it (HANGDOC_MAX_INPUT_SIZE=1K) holds too.
+	 */
+	if (r->decoded > max_bytes && !r->refusal) {
+		g_autofree char *size = size_text(max_bytes);
+
+		r->refusal = g_strdup_printf(
+			"more than %s decoded, the budget for %s; the rest is not read",
+			size, what);
+	}
 }
 
 void hd_reader_set_pool(struct hd_reader *r, struct hd_budget_pool *pool,
@@ -718,19 +914,39 @@ const char *hd_reader_path(const struct hd_reader *r)
 	return r->path;
 }
 
+/* Drops the NUL bytes at the start of the head; true when it held only them. */
+static bool head_skip_nul(struct hd_reader *r)
+{
+	size_t z = 0;
+
+	while (z < r->head_len && r->head[z] == 0)
+		z++;
+	if (!z)
+		return false;
+	memmove(r->head, r->head + z, r->head_len - z);
+	r->head_len -= z;
+	r->nul_skipped += z;
+	r->consumed += z;
+	return r->head_len == 0;
+}
+
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 {
+	bool leading = true; /* still at the start of the stream */
+
 	if (!r->head_done) {
 		GError *err = NULL;
 
 		while (r->head_len < HD_READER_HEAD_MAX) {
-			ssize_t n =
-				decode(r, r->head + r->head_len,
-				       HD_READER_HEAD_MAX - r->head_len, &err);
+			ssize_t n = decode_text(
+				r, r->head + r->head_len,
+				HD_READER_HEAD_MAX - r->head_len, &err);
 
 			if (n <= 0)
 				break;
 			r->head_len += n;
+			if (leading)
+				leading = head_skip_nul(r);
 		}
 		r->head_done = true;
 		if (err && r->head_len)
@@ -742,12 +958,42 @@ const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error)
 	return r->head;
 }
 
+const char *hd_reader_encoding(const struct hd_reader *r)
+{
+	return r->enc == ENC_UTF16LE   ? "UTF-16LE"
+	       : r->enc == ENC_UTF16BE ? "UTF-16BE"
+				       : NULL;
+}
+
+uint64_t hd_reader_nul_skipped(const struct hd_reader *r)
+{
+	return r->nul_skipped;
+}
+
+void hd_reader_add_nul(struct hd_reader *r, uint64_t n)
+{
+	r->nul_skipped += n;
+}
+
 ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 {
 	ssize_t got;
 
 	if (n == 0)
 		return 0;
+	/*
+	 * A budget below the head (hd_reader_set_budget()): the head is
+	 * handed out up to the budget, as decode() would have, then refused.
+	 */
+	if (r->refusal && r->decoded > r->max_decoded &&
+	    r->head_pos < r->head_len) {
+		if (r->head_pos >= r->max_decoded) {
+			g_set_error_literal(error, HD_ERROR, HD_ERROR_TOO_BIG,
+					    r->refusal);
+			return -1;
+		}
+		n = MIN(n, r->max_decoded - r->head_pos);
+	}
 	if (r->head_pos < r->head_len) {
 		size_t take = MIN(n, r->head_len - r->head_pos);
 
@@ -763,7 +1009,7 @@ ssize_t hd_reader_read(struct hd_reader *r, void *buf, size_t n, GError **error)
 	}
 	if (r->eof)
 		return 0;
-	got = decode(r, buf, n, error);
+	got = decode_text(r, buf, n, error);
 	if (got == 0)
 		r->eof = true;
 	if (got > 0)

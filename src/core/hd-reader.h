@@ -111,6 +111,22 @@ bool hd_reader_refused_by_pool(const struct hd_reader *r);
 const char *hd_reader_trailing(const struct hd_reader *r);
 
 /*
+ * "UTF-16LE" or "UTF-16BE" when the decoded stream is UTF-16 text (a
+ * byte-order mark, or ASCII with every other byte 0: what PowerShell 5's
+ * ">" and some converters write), handed out transcoded to UTF-8; NULL
+ * when it is handed out as it is.  Known once the head was read.
+ */
+const char *hd_reader_encoding(const struct hd_reader *r);
+
+/*
+ * NUL bytes skipped as no content: at the start of the stream
+ * (hd_reader_head()) and, in text, by the line splitter (hd-lines.h),
+ * which counts them here with hd_reader_add_nul().
+ */
+uint64_t hd_reader_nul_skipped(const struct hd_reader *r);
+void hd_reader_add_nul(struct hd_reader *r, uint64_t n);
+
+/*
  * What a reader has decoded, to tell copies of one input apart.  The hash
  * is XXH3-64 (libxxhash) of the decoded bytes: a non-cryptographic content
  * hash, which tells copies of one input from different inputs, not from
@@ -160,10 +176,14 @@ bool hd_reader_stored_hashes(struct hd_reader *r, struct hd_stored *out);
 
 /*
  * Returns up to HD_READER_HEAD_MAX decompressed bytes from the start of the
- * stream without consuming them.  (transfer none)  A read error is set in
- * *error only when it left no byte; one that stopped the head after some
- * is the error of the hd_reader_read() that follows the head's bytes, so
- * a short input cut inside its compressed stream is read up to the cut.
+ * stream without consuming them.  NUL bytes at the start of the stream are
+ * skipped first and counted (hd_reader_nul_skipped()): no input format
+ * starts with one, and a text log may (a log truncated by logrotate's
+ * copytruncate while its writer kept its offset starts with a hole of
+ * zeros).  (transfer none)  A read error is set in *error only when it
+ * left no byte; one that stopped the head after some is the error of the
+ * hd_reader_read() that follows the head's bytes, so a short input cut
+ * inside its compressed stream is read up to the cut.
  */
 const uint8_t *hd_reader_head(struct hd_reader *r, size_t *len, GError **error);
 

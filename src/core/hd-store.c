@@ -894,21 +894,45 @@ static void resolve_local_ranks(struct hd_store *s)
 	}
 }
 
-/* The one rank whose process had pid (on host, when both are known); -1. */
-static int rank_of_pid(const struct hd_store *s, int32_t pid, const char *host)
+GHashTable *hd_store_ranks_by_pid(const struct hd_store *s)
 {
+	GHashTable *t =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
 	GHashTableIter it;
 	gpointer k, v;
-	int found = -1;
 
 	g_hash_table_iter_init(&it, s->ranks);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+		struct hd_rank *r = v;
+		GPtrArray *l;
 
-		if (r->pid != pid || (host && r->host && host != r->host))
+		if (r->pid <= 0)
+			continue;
+		l = g_hash_table_lookup(t, GINT_TO_POINTER(r->pid));
+		if (!l) {
+			l = g_ptr_array_new();
+			g_hash_table_insert(t, GINT_TO_POINTER(r->pid), l);
+		}
+		g_ptr_array_add(l, r);
+	}
+	return t;
+}
+
+int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host)
+{
+	const GPtrArray *l =
+		pid > 0 ? g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid))
+			: NULL;
+	int found = -1;
+
+	for (guint i = 0; l && i < l->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(l, i);
+
+		if (host && r->host && strcmp(host, r->host) != 0)
 			continue;
 		if (found >= 0)
-			return -1; /* two ranks had the pid: no join */
+			return -2; /* two ranks had the pid: no join */
 		found = r->rank;
 	}
 	return found;
@@ -921,6 +945,8 @@ static int rank_of_pid(const struct hd_store *s, int32_t pid, const char *host)
  */
 static void resolve_pid_signals(struct hd_store *s)
 {
+	g_autoptr(GHashTable) by_pid = NULL;
+
 	for (guint i = 0; i < s->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
@@ -930,8 +956,12 @@ static void resolve_pid_signals(struct hd_store *s)
 		    sig->prov.input >= s->inputs->len)
 			continue;
 		in = g_ptr_array_index(s->inputs, sig->prov.input);
-		if (hd_input_kind_flags(in->kind) & HD_KIND_RANK_BY_PID)
-			sig->rank = rank_of_pid(s, sig->pid, sig->host);
+		if (!(hd_input_kind_flags(in->kind) & HD_KIND_RANK_BY_PID))
+			continue;
+		if (!by_pid)
+			by_pid = hd_store_ranks_by_pid(s);
+		sig->rank = MAX(
+			-1, hd_store_rank_of_pid(by_pid, sig->pid, sig->host));
 	}
 }
 

@@ -1245,6 +1245,20 @@ void hd_store_add_signal(struct hd_store *s, const struct hd_signal *sig);
 void hd_store_merge(struct hd_store *dst, struct hd_store *src);
 
 /*
+ * The ranks by their process id, so that what names a pid and no rank
+ * (a gdb backtrace, a py-spy dump) is joined with a lookup, not a walk
+ * over every rank: pid -> GPtrArray of struct hd_rank *.  (transfer full)
+ */
+GHashTable *hd_store_ranks_by_pid(const struct hd_store *s);
+
+/*
+ * The one rank whose process had pid, on host when both are known, in a
+ * table of hd_store_ranks_by_pid(): -1 when none, -2 when several (two
+ * hosts' processes share the pid, as containers' do): no join.
+ */
+int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host);
+
+/*
  * Cross-input joins after all merges: group members and nranks learned from
  * any rank, world size, pre-commId groups, and the rank of a gdb
  * backtrace's signals from the one rank with its pid.  Idempotent.

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hd-hash.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Conflicts listed; the rest are counted. */
@@ -189,14 +190,34 @@ static bool share_a_comm(GHashTable *x, GHashTable *y)
 	return false;
 }
 
+/* How many inputs of kind describe rank. */
+static guint inputs_of_kind(const struct hd_store *s, int rank,
+			    enum hd_input_kind kind)
+{
+	const struct hd_rank *r = hd_store_find_rank(s, rank);
+	guint n = 0;
+
+	for (guint i = 0; r && r->inputs && i < r->inputs->len; i++) {
+		uint32_t x = g_array_index(r->inputs, uint32_t, i);
+
+		if (x < s->inputs->len && input_at(s, x)->kind == kind)
+			n++;
+	}
+	return n;
+}
+
 /*
- * Whether another rank than rank is a member of a comm of x and of one of
+ * Whether one log of another rank than rank names a comm of x and one of
  * y: then two logs of rank that name no commId in common are still one
  * job (a rotated log split where a restart began: the other ranks' logs
  * hold both attempts' Init lines, even where only one attempt is kept).
+ * Group members do not say which log named them, so only a member with
+ * one log of the kind counts: two jobs run side by side on one node
+ * (ranks 0-3 on GPUs 0-3, ranks 0-3 again on GPUs 4-7) make every rank
+ * a member of a comm of each, but through two logs, never one.
  */
 static bool bridged(const struct hd_store *s, int rank, GHashTable *x,
-		    GHashTable *y)
+		    GHashTable *y, enum hd_input_kind kind)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
 
@@ -216,21 +237,14 @@ static bool bridged(const struct hd_store *s, int rank, GHashTable *x,
 				continue;
 			had = GPOINTER_TO_UINT(
 				g_hash_table_lookup(seen, GINT_TO_POINTER(m)));
-			if ((had | now) == 3u)
+			if ((had | now) == 3u &&
+			    inputs_of_kind(s, m, kind) == 1)
 				return true;
 			g_hash_table_insert(seen, GINT_TO_POINTER(m),
 					    GUINT_TO_POINTER(had | now));
 		}
 	}
 	return false;
-}
-
-static gint compare_rank_ptr(gconstpointer pa, gconstpointer pb)
-{
-	const struct hd_rank *a = *(const struct hd_rank *const *)pa;
-	const struct hd_rank *b = *(const struct hd_rank *const *)pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
 /* Compares every pair of one rank's inputs of one kind, as wholes. */
@@ -245,7 +259,7 @@ static void compare_pairs(const struct hd_store *s,
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		g_ptr_array_add(ranks, value);
 	/* In rank order, so reports do not depend on hashing. */
-	g_ptr_array_sort(ranks, compare_rank_ptr);
+	g_ptr_array_sort(ranks, hd_compare_rank_ptr);
 	for (guint k = 0; k < ranks->len; k++) {
 		const struct hd_rank *r = g_ptr_array_index(ranks, k);
 
@@ -275,7 +289,7 @@ static void compare_pairs(const struct hd_store *s,
 					 !share_a_comm(a->comm_ids,
 						       b->comm_ids) &&
 					 !bridged(s, r->rank, a->comm_ids,
-						  b->comm_ids))
+						  b->comm_ids, ia->kind))
 					conflict(
 						c,
 						"rank %d: '%s' and '%s' name no NCCL commId in common",

@@ -137,14 +137,20 @@ static GArray *blocked_entry_times(const struct group_ctx *c)
  * blocked at or below key were there: a completion more than an hour
  * (HD_INCIDENT_GAP_NS) from when one of them entered its unfinished op,
  * on the UTC clock, is a record of another incident (a dump left from an
- * earlier run), and proves nothing about this one.  Times on other
+ * earlier run), and proves nothing about this one.  So is a completion
+ * before one of them entered (beyond the clock skew between hosts): the
+ * collective it completed could not have ended before every member
+ * entered it, so it was another instance of that position, an earlier
+ * attempt's (a rank that died in a restarted job leaves its previous
+ * attempt's dump, minutes older than the others').  Times on other
  * clocks, or none, do not rule a completion out.  *far receives the
- * entry time it is furthest from.
+ * entry time it is furthest from, *before whether the completion came
+ * before it.
  */
 static bool completion_of_incident(const struct group_ctx *c,
 				   const GArray *entries,
 				   const struct hd_op *op, int64_t key,
-				   int64_t *far)
+				   int64_t *far, bool *before)
 {
 	int64_t ns;
 	struct hd_time t;
@@ -168,10 +174,16 @@ static bool completion_of_incident(const struct group_ctx *c,
 	if (lo == 0)
 		return true;
 	x = &g_array_index(entries, struct entry_times, lo - 1);
+	*before = t.ns < x->hi;
 	/* |t - entry| > gap for an entry in [x->lo, x->hi]: the difference
-	   of two int64, larger first, fits a uint64 (no overflow) */
+	   of two int64, larger first, fits a uint64 (no overflow); a real
+	   completion time (not the enqueue time in its place) before an
+	   entry by more than the skew is another instance */
 	if (t.ns < x->hi &&
-	    (uint64_t)x->hi - (uint64_t)t.ns > (uint64_t)HD_INCIDENT_GAP_NS) {
+	    (uint64_t)x->hi - (uint64_t)t.ns >
+		    (uint64_t)(hd_op_t_end(c->s, op) != INT64_MIN
+				       ? HD_TIME_SKEW_NS
+				       : HD_INCIDENT_GAP_NS)) {
 		*far = x->hi;
 		return false;
 	}
@@ -186,7 +198,7 @@ static bool completion_of_incident(const struct group_ctx *c,
 /* Says once per group which completion was set aside, and why. */
 static void note_other_incident(const struct group_ctx *c, int rank,
 				int64_t key, const struct hd_op *op,
-				int64_t far)
+				int64_t far, bool before)
 {
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
@@ -197,10 +209,19 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 
 	when = hd_time_format(hd_op_time(c->s, op, ns), 0);
 	entry = hd_time_format(hd_time_make(far, HD_CLOCK_UTC), 0);
-	note = g_strdup_printf(
-		"%s: rank %d's completed seq %" G_GINT64_FORMAT
-		" (%s) is more than an hour from when a blocked rank entered its op (%s): a record of another incident, so it proves no rank's presence in this one",
-		label, rank, key, when, entry);
+	/* a day-old dump is said to be another incident's, as it is */
+	if (before && hd_op_t_end(c->s, op) != INT64_MIN &&
+	    (uint64_t)far - (uint64_t)hd_op_t_end(c->s, op) <=
+		    (uint64_t)HD_INCIDENT_GAP_NS)
+		note = g_strdup_printf(
+			"%s: rank %d's completed seq %" G_GINT64_FORMAT
+			" (%s) ended before a blocked rank entered its op (%s), which that collective needed: another instance of it (an earlier attempt's record), so it proves no rank's presence in this one",
+			label, rank, key, when, entry);
+	else
+		note = g_strdup_printf(
+			"%s: rank %d's completed seq %" G_GINT64_FORMAT
+			" (%s) is more than an hour from when a blocked rank entered its op (%s): a record of another incident, so it proves no rank's presence in this one",
+			label, rank, key, when, entry);
 	for (guint i = 0; i < c->a->notes->len; i++)
 		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
 			return;
@@ -229,15 +250,16 @@ static int64_t group_completed(const struct group_ctx *c, int *by)
 			const struct hd_op *op = ctx_op(c, vw->ops[k]);
 			int64_t key = view_key(vw, k);
 			int64_t far;
+			bool before = false;
 
 			if (key <= best || op->state != HD_STATE_COMPLETED ||
 			    !proves_presence(op->kind))
 				continue;
-			if (!completion_of_incident(c, entries, op, key,
-						    &far)) {
+			if (!completion_of_incident(c, entries, op, key, &far,
+						    &before)) {
 				if (!noted)
 					note_other_incident(c, vw->rank, key,
-							    op, far);
+							    op, far, before);
 				noted = true;
 				continue;
 			}
@@ -391,7 +413,7 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	v->seq = frontier;
 	v->op = blocked_op ? hd_op_kind_name(blocked_op->kind) : NULL;
 	v->score = HD_SCORE_MISSING - 5;
-	for (guint i = 0; i < waiting->len && i < MAX_EVIDENCE_RANKS; i++) {
+	for (guint i = 0; i < waiting->len; i++) {
 		int r = g_array_index(waiting, int, i);
 		const struct view *vw = find_view(c, r);
 		const struct hd_op *op =
@@ -400,6 +422,17 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 		g_autofree char *desc = NULL;
 
 		if (!op)
+			continue;
+		/* one member without data: each waiting one waits on it, as
+		   far as elimination tells (for hd_check_chains()) */
+		if (nodata->len == 1) {
+			struct hd_prov prov = hd_op_prov(c->s, op);
+
+			hd_index_add_wait_inferred(
+				c->ix, r, g_array_index(nodata, int, 0),
+				c->group, frontier, label, &prov);
+		}
+		if (i >= MAX_EVIDENCE_RANKS)
 			continue;
 		src = ctx_source(c, op);
 		desc = hd_op_describe(c->s, op);

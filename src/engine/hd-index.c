@@ -345,18 +345,88 @@ void hd_index_free(struct hd_index *ix)
 	g_array_unref(ix->links);
 	g_free(ix->partner);
 	g_hash_table_unref(ix->rank_inputs);
+	if (ix->last_active)
+		g_hash_table_unref(ix->last_active);
 	g_free(ix);
+}
+
+static void last_active_fill(struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+
+	ix->last_active = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+						NULL, g_free);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		int64_t ns[3];
+		int64_t *last = NULL;
+		int rank = hd_op_rank(op);
+
+		/* an op without an extra record has no time */
+		if (rank < 0 || !hd_op_has_extra(op))
+			continue;
+		ns[0] = hd_op_t_enqueue(s, op);
+		ns[1] = hd_op_t_start(s, op);
+		ns[2] = hd_op_t_end(s, op);
+		for (size_t k = 0; k < G_N_ELEMENTS(ns); k++) {
+			struct hd_time t = hd_op_time(s, op, ns[k]);
+
+			if (!hd_time_known(t) || t.clock >= HD_CLOCK_COUNT)
+				continue;
+			if (!last) {
+				last = g_hash_table_lookup(
+					ix->last_active, GINT_TO_POINTER(rank));
+				if (!last) {
+					last = g_new(int64_t, HD_CLOCK_COUNT);
+					for (int c = 0; c < HD_CLOCK_COUNT; c++)
+						last[c] = INT64_MIN;
+					g_hash_table_insert(
+						ix->last_active,
+						GINT_TO_POINTER(rank), last);
+				}
+			}
+			if (t.ns > last[t.clock])
+				last[t.clock] = t.ns;
+		}
+	}
+}
+
+struct hd_time hd_index_last_active(struct hd_index *ix, int rank,
+				    enum hd_clock clock)
+{
+	const int64_t *last;
+
+	if (!ix->last_active)
+		last_active_fill(ix);
+	last = g_hash_table_lookup(ix->last_active, GINT_TO_POINTER(rank));
+	if (!last || clock >= HD_CLOCK_COUNT)
+		return hd_time_none();
+	return hd_time_make(last[clock], clock);
 }
 
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,
 		       const struct hd_prov *prov)
 {
-	struct hd_wait w = { waiter, on, group, seq, hd_intern(what), { 0 } };
+	struct hd_wait w = { .waiter = waiter,
+			     .on = on,
+			     .group = group,
+			     .seq = seq,
+			     .what = hd_intern(what) };
 
 	if (prov)
 		w.prov = *prov;
 	g_array_append_val(ix->waits, w);
+}
+
+void hd_index_add_wait_inferred(struct hd_index *ix, int waiter, int on,
+				int64_t group, int64_t seq, const char *what,
+				const struct hd_prov *prov)
+{
+	hd_index_add_wait(ix, waiter, on, group, seq, what, prov);
+	g_array_index(ix->waits, struct hd_wait, ix->waits->len - 1).inferred =
+		true;
 }
 
 bool hd_index_rank_has_data(const struct hd_index *ix, int rank)

@@ -47,6 +47,9 @@ struct hd_index {
 	/* by op index: the NCCL-log op joined to an FR op, UINT32_MAX none;
 	   NULL when nothing joined */
 	uint32_t *partner;
+	/* rank -> int64_t[HD_CLOCK_COUNT], the latest op time on each
+	   clock (INT64_MIN none); NULL until hd_index_last_active() */
+	GHashTable *last_active;
 };
 
 /* An FR process group joined to the NCCL comm of the same ranks. */
@@ -65,6 +68,9 @@ struct hd_wait {
 	int64_t seq;
 	const char *what; /* interned: "PG 0 seq 41 all_reduce" */
 	struct hd_prov prov; /* where the waiter is seen blocked */
+	/* on is only inferred: the one member that left no data, while every
+	   member with data waits (hd_index_add_wait_inferred()) */
+	bool inferred;
 };
 
 struct hd_index *hd_index_build(const struct hd_store *s);
@@ -157,6 +163,14 @@ char *hd_op_describe(const struct hd_store *s, const struct hd_op *op);
 /* The same without the stack location.  (transfer full) */
 char *hd_op_describe_bare(const struct hd_store *s, const struct hd_op *op);
 
+/*
+ * The latest time rank was seen working on clock: the last enqueue, start
+ * or end time of its ops on that clock, unknown when there is none.  The
+ * table is built on first use, in one pass over the ops.
+ */
+struct hd_time hd_index_last_active(struct hd_index *ix, int rank,
+				    enum hd_clock clock);
+
 /* "1, 2, 3 and 5 more": the first max ranks.  (transfer full) */
 char *hd_ranks_text(const GArray *ranks, guint max);
 
@@ -164,5 +178,9 @@ char *hd_ranks_text(const GArray *ranks, guint max);
 void hd_index_add_wait(struct hd_index *ix, int waiter, int on, int64_t group,
 		       int64_t seq, const char *what,
 		       const struct hd_prov *prov);
+/* The same, for a rank on waited for only by elimination (no data). */
+void hd_index_add_wait_inferred(struct hd_index *ix, int waiter, int on,
+				int64_t group, int64_t seq, const char *what,
+				const struct hd_prov *prov);
 
 #endif

@@ -17,10 +17,17 @@
  * verdict, and the verdict it gives states the chain; one that joins to no
  * blamed rank is reported for what it is, ranked below the collectives'
  * own verdicts.  Kernel times count from boot: they are never compared
- * with wall clocks, so order across hosts is never taken from them.  A
- * dated event (dmesg -T, journalctl) on a clock the incident's own
- * records share, more than an hour from all of them, is another
- * incident's (a kernel log of yesterday): noted, never a cause.
+ * with wall clocks, so order across hosts is never taken from them.  An
+ * event of another time is noted, never a cause (set_apart()): a record
+ * of an earlier boot than the log's last (kernel-log.c keeps it as
+ * context), a dated event (dmesg -T, journalctl) more than an hour from
+ * all of the incident's own records on its clock (a kernel log of
+ * yesterday), and one its rank outlived: seen working a minute after it.
+ *
+ * What the joins look up (the ranks by host, each input's host from its
+ * path, the NET/IB lines, the verdict blaming each rank, each port's
+ * users) is built once per run (struct kctx), so that an Xid storm
+ * against thousands of ranks costs a lookup per event.
  */
 #include "config.h"
 
@@ -116,30 +123,107 @@ static bool from_kernel(const struct hd_store *s, const struct hd_signal *sig)
 	return hd_input_kind_flags(k) & HD_KIND_HOST_STATE;
 }
 
-/* The ranks that ran on host, ascending.  (transfer full) */
-static GArray *ranks_on(const struct hd_store *s, const char *host)
+/*
+ * What the joins look up, built once per run so that an Xid storm (one
+ * line per channel, hundreds of thousands) against thousands of ranks
+ * costs a lookup per event, not a walk over every rank.
+ */
+struct kctx {
+	const struct hd_store *s;
+	struct hd_analysis *a; /* NULL outside hd_check_kernel() */
+	/* host -> GPtrArray of const struct hd_rank *, by rank */
+	GHashTable *by_host;
+	/* input index + 1 -> the host its path names, or "" none */
+	GHashTable *path_host;
+	GPtrArray *net; /* the NET_DEVICES signals; NULL until used */
+	/* rank -> the top verdict blaming it, filled on first use */
+	GHashTable *blamed;
+	/* "host\tport" -> struct port_memo */
+	GHashTable *ports;
+};
+
+struct port_memo {
+	GArray *users; /* int, ascending */
+	bool topo;
+};
+
+static void port_memo_free(gpointer p)
 {
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	struct port_memo *m = p;
+
+	g_array_unref(m->users);
+	g_free(m);
+}
+
+static void kctx_init(struct kctx *k, const struct hd_store *s,
+		      struct hd_analysis *a)
+{
 	GHashTableIter it;
-	gpointer k, v;
+	gpointer key, v;
 
+	k->s = s;
+	k->a = a;
+	k->by_host = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+					   (GDestroyNotify)g_ptr_array_unref);
+	k->path_host = g_hash_table_new(g_direct_hash, g_direct_equal);
+	k->net = NULL;
+	k->blamed = NULL;
+	k->ports = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 port_memo_free);
 	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	while (g_hash_table_iter_next(&it, &key, &v)) {
+		struct hd_rank *r = v;
+		GPtrArray *on;
 
-		if (r->host && strcmp(r->host, host) == 0)
-			g_array_append_val(out, r->rank);
+		if (!r->host)
+			continue;
+		on = g_hash_table_lookup(k->by_host, r->host);
+		if (!on) {
+			on = g_ptr_array_new();
+			g_hash_table_insert(k->by_host, hd_unconst(r->host),
+					    on);
+		}
+		g_ptr_array_add(on, r);
 	}
-	g_array_sort(out, hd_compare_int);
+	g_hash_table_iter_init(&it, k->by_host);
+	while (g_hash_table_iter_next(&it, &key, &v))
+		g_ptr_array_sort(v, hd_compare_rank_ptr);
+}
+
+static void kctx_clear(struct kctx *k)
+{
+	g_hash_table_unref(k->by_host);
+	g_hash_table_unref(k->path_host);
+	if (k->net)
+		g_ptr_array_unref(k->net);
+	if (k->blamed)
+		g_hash_table_unref(k->blamed);
+	g_hash_table_unref(k->ports);
+}
+
+/* The ranks that ran on host, by rank, or NULL.  (transfer none) */
+static const GPtrArray *on_host(const struct kctx *k, const char *host)
+{
+	return host ? g_hash_table_lookup(k->by_host, host) : NULL;
+}
+
+/* The ranks that ran on host, ascending.  (transfer full) */
+static GArray *ranks_on(const struct kctx *k, const char *host)
+{
+	const GPtrArray *on = on_host(k, host);
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+
+	for (guint i = 0; on && i < on->len; i++)
+		g_array_append_val(
+			out, ((const struct hd_rank *)g_ptr_array_index(on, i))
+				     ->rank);
 	return out;
 }
 
 /* Whether some rank ran on host. */
-static bool known_host(const struct hd_store *s, const char *host)
+static bool known_host(const struct kctx *k, const char *host)
 {
-	g_autoptr(GArray) on = ranks_on(s, host);
-
-	return on->len > 0;
+	return on_host(k, host) != NULL;
 }
 
 /*
@@ -147,40 +231,49 @@ static bool known_host(const struct hd_store *s, const char *host)
  * file's path that names a host the ranks ran on ("hosts/node-b/dmesg",
  * "node-b.dmesg").  *by_name says it came from the path.
  */
-static const char *event_host(const struct hd_store *s,
-			      const struct hd_signal *sig, bool *by_name);
-
-const char *hd_host_event_host(const struct hd_store *s,
-			       const struct hd_signal *sig)
+static const char *event_host(const struct kctx *k, const struct hd_signal *sig,
+			      bool *by_name)
 {
-	bool by_name;
-
-	return event_host(s, sig, &by_name);
-}
-
-static const char *event_host(const struct hd_store *s,
-			      const struct hd_signal *sig, bool *by_name)
-{
-	const struct hd_input *in = hd_store_input(s, sig->prov.input);
+	const struct hd_input *in = hd_store_input(k->s, sig->prov.input);
+	gpointer key = GUINT_TO_POINTER(sig->prov.input + 1);
+	const char *found = g_hash_table_lookup(k->path_host, key);
 	g_auto(GStrv) parts = NULL;
-	const char *found = NULL;
 
 	*by_name = false;
 	if (sig->host)
 		return sig->host;
-	if (!in->path)
-		return NULL;
-	parts = g_strsplit(in->path, "/", -1);
-	for (guint i = 0; parts[i]; i++) {
-		char *dot = strchr(parts[i], '.');
+	if (!found) {
+		found = "";
+		parts = in->path ? g_strsplit(in->path, "/", -1) : NULL;
+		for (guint i = 0; parts && parts[i]; i++) {
+			char *dot = strchr(parts[i], '.');
 
-		if (dot && parts[i + 1] == NULL)
-			*dot = '\0'; /* "node-b.dmesg.txt" -> "node-b" */
-		if (parts[i][0] && known_host(s, parts[i]))
-			found = hd_intern(parts[i]); /* the deepest wins */
+			if (dot && parts[i + 1] == NULL)
+				*dot = '\0'; /* "node-b.dmesg.txt" -> "node-b" */
+			if (parts[i][0] && known_host(k, parts[i]))
+				found = hd_intern(parts[i]); /* the deepest */
+		}
+		g_hash_table_insert(k->path_host, key, hd_unconst(found));
 	}
-	*by_name = found != NULL;
+	if (!found[0])
+		return NULL;
+	*by_name = true;
 	return found;
+}
+
+const char *hd_host_event_host(const struct hd_store *s,
+			       const struct hd_signal *sig)
+{
+	struct kctx k;
+	const char *host;
+	bool by_name;
+
+	if (sig->host)
+		return sig->host;
+	kctx_init(&k, s, NULL);
+	host = event_host(&k, sig, &by_name);
+	kctx_clear(&k);
+	return host;
 }
 
 /* One host event and what it joins. */
@@ -234,22 +327,16 @@ static bool same_bus(const char *nccl, const char *pci)
 }
 
 /* The one rank on host whose GPU has bus id dev, else -1. */
-static int bus_rank_on(const struct hd_store *s, const char *host,
-		       const char *dev)
+static int bus_rank_on(const struct kctx *k, const char *host, const char *dev)
 {
-	GHashTableIter it;
-	gpointer k, v;
+	const GPtrArray *on = dev ? on_host(k, host) : NULL;
 	int found = -1;
 	guint n = 0;
 
-	if (!host || !dev)
-		return -1;
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	for (guint i = 0; on && i < on->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(on, i);
 
-		if (r->host && strcmp(r->host, host) == 0 &&
-		    same_bus(r->bus_id, dev)) {
+		if (same_bus(r->bus_id, dev)) {
 			found = r->rank;
 			n++;
 		}
@@ -258,21 +345,17 @@ static int bus_rank_on(const struct hd_store *s, const char *host,
 }
 
 /* The ranks on host whose process had pid, ascending.  (transfer full) */
-static GArray *pid_ranks_on(const struct hd_store *s, const char *host,
-			    int32_t pid)
+static GArray *pid_ranks_on(const struct kctx *k, const char *host, int32_t pid)
 {
+	const GPtrArray *on = pid > 0 ? on_host(k, host) : NULL;
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
-	GHashTableIter it;
-	gpointer k, v;
 
-	g_hash_table_iter_init(&it, s->ranks);
-	while (host && pid > 0 && g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	for (guint i = 0; on && i < on->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(on, i);
 
-		if (r->pid == pid && r->host && strcmp(r->host, host) == 0)
+		if (r->pid == pid)
 			g_array_append_val(out, r->rank);
 	}
-	g_array_sort(out, hd_compare_int);
 	return out;
 }
 
@@ -293,18 +376,20 @@ static bool name_fits(const char *name)
  * A container numbers its processes apart from its host, and the kernel
  * prints the host's numbers; only such a record shows they are one.
  */
-static bool pid_confirmed(const struct hd_store *s, const char *host, int rank,
+static bool pid_confirmed(struct kctx *k, const char *host, int rank,
 			  int32_t pid)
 {
+	const struct hd_store *s = k->s;
+
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		bool by_name;
 
 		if (sig->type != HD_SIGT_XID || sig->pid != pid ||
 		    !sig->device || !from_kernel(s, sig) ||
-		    event_host(s, sig, &by_name) != host)
+		    event_host(k, sig, &by_name) != host)
 			continue;
-		if (bus_rank_on(s, host, sig->device) == rank)
+		if (bus_rank_on(k, host, sig->device) == rank)
 			return true;
 	}
 	return false;
@@ -321,8 +406,9 @@ static bool pid_confirmed(const struct hd_store *s, const char *host, int rank,
  * confirms that numbering.  Why a pid joined nothing goes to
  * e->declined.
  */
-static void join_rank(const struct hd_store *s, struct event *e)
+static void join_rank(const struct kctx *k, struct event *e)
 {
+	const struct hd_store *s = k->s;
 	const struct hd_signal *sig = e->sig;
 	g_autoptr(GArray) with = NULL;
 	int by_bus, by_pid = -1;
@@ -340,8 +426,8 @@ static void join_rank(const struct hd_store *s, struct event *e)
 				hosts ? hosts : "", hosts ? ")" : "");
 		return;
 	}
-	by_bus = bus_rank_on(s, e->host, sig->device);
-	with = pid_ranks_on(s, e->host, sig->pid);
+	by_bus = bus_rank_on(k, e->host, sig->device);
+	with = pid_ranks_on(k, e->host, sig->pid);
 	if (with->len > 1) {
 		g_autofree char *who =
 			hd_sig_pid_ranks(s, sig->pid, e->host, NULL);
@@ -384,20 +470,31 @@ static void join_rank(const struct hd_store *s, struct event *e)
 	}
 }
 
-/* The top verdict so far that blames rank, or NULL.  (transfer none) */
-static const struct hd_verdict *blaming(const struct hd_analysis *a, int rank)
+/*
+ * The top verdict the checks before this one gave that blames rank, or
+ * NULL.  (transfer none)
+ */
+static const struct hd_verdict *blaming(struct kctx *k, int rank)
 {
-	const struct hd_verdict *best = NULL;
+	if (!k->blamed) {
+		k->blamed = g_hash_table_new(g_direct_hash, g_direct_equal);
+		for (guint i = 0; i < k->a->verdicts->len; i++) {
+			const struct hd_verdict *v =
+				g_ptr_array_index(k->a->verdicts, i);
 
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+			for (guint c = 0; c < v->culprits->len; c++) {
+				gpointer r = GINT_TO_POINTER(
+					g_array_index(v->culprits, int, c));
+				const struct hd_verdict *best =
+					g_hash_table_lookup(k->blamed, r);
 
-		for (guint c = 0; c < v->culprits->len; c++)
-			if (g_array_index(v->culprits, int, c) == rank &&
-			    (!best || v->score > best->score))
-				best = v;
+				if (!best || v->score > best->score)
+					g_hash_table_insert(k->blamed, r,
+							    hd_unconst(v));
+			}
+		}
 	}
-	return best;
+	return g_hash_table_lookup(k->blamed, GINT_TO_POINTER(rank));
 }
 
 /* More telling first: joined to a blamed rank, then to a rank, then HW. */
@@ -566,9 +663,11 @@ static char *what(const struct event *e, const char *whose,
 }
 
 /* The same port's error counters beside its state, as evidence. */
-static void cite_counters(const struct hd_store *s, struct hd_verdict *v,
+static void cite_counters(const struct kctx *k, struct hd_verdict *v,
 			  const struct event *e)
 {
+	const struct hd_store *s = k->s;
+
 	if (!e->host || e->sig->type == HD_SIGT_XID ||
 	    e->sig->type == HD_SIGT_HOST_OOM)
 		return;
@@ -581,7 +680,7 @@ static void cite_counters(const struct hd_store *s, struct hd_verdict *v,
 		if (c == e->sig || c->type != HD_SIGT_IB_COUNTERS ||
 		    hd_signal_ib_errors(c) <= 0 || !from_kernel(s, c))
 			continue;
-		h = event_host(s, c, &by_name);
+		h = event_host(k, c, &by_name);
 		if (h != e->host || (c->device && e->sig->device &&
 				     c->device != e->sig->device))
 			continue;
@@ -602,16 +701,17 @@ static int64_t signal_index(const struct hd_store *s,
  * blames is context for the top such verdict: it gets the line as
  * evidence, saying what it does not show, and its next steps name it.
  */
-static void add_context(const struct hd_store *s, struct hd_analysis *a,
+static void add_context(const struct kctx *k, struct hd_analysis *a,
 			const struct event *e, const char *what_text)
 {
+	const struct hd_store *s = k->s;
 	struct hd_verdict *top = NULL;
 	g_autoptr(GArray) on = NULL;
 	g_autofree char *src = NULL;
 
 	if (e->blamed || !e->host)
 		return;
-	on = ranks_on(s, e->host);
+	on = ranks_on(k, e->host);
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
 
@@ -619,10 +719,9 @@ static void add_context(const struct hd_store *s, struct hd_analysis *a,
 		    (top && v->score <= top->score))
 			continue;
 		for (guint c = 0; c < v->culprits->len; c++)
-			for (guint k = 0; k < on->len; k++)
-				if (g_array_index(v->culprits, int, c) ==
-				    g_array_index(on, int, k))
-					top = v;
+			if (hd_ints_contains(
+				    on, g_array_index(v->culprits, int, c)))
+				top = v;
 	}
 	if (!top)
 		return;
@@ -662,15 +761,16 @@ static enum hd_verdict_kind event_kind(const struct event *e)
 	}
 }
 
-static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
+static void verdict_for(const struct kctx *k, struct hd_analysis *a,
 			const struct event *e, guint same)
 {
+	const struct hd_store *s = k->s;
 	const struct hd_signal *sig = e->sig;
 	enum hd_verdict_kind kind = event_kind(e);
 	g_autofree char *w = what(e, e->rank >= 0 ? "its" : "a", s);
 	struct hd_verdict *v;
 
-	add_context(s, a, e, w);
+	add_context(k, a, e, w);
 
 	if (e->blamed && e->blamed->kind == kind &&
 	    (!join_sure(e) || e->blamed->host_event_cause) &&
@@ -704,7 +804,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		if (sig->type == HD_SIGT_XID)
 			v->xid = hd_signal_xid(sig);
 		cite(s, v, e);
-		cite_counters(s, v, e);
+		cite_counters(k, v, e);
 		if (same > 1)
 			hd_verdict_add_evidence(
 				v, -1, NULL,
@@ -744,7 +844,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 		v->score = HD_SCORE_LAGGING - 5.0;
 	} else if (e->users && e->host) {
 		/* a port: say whose host it is, not who used it */
-		g_autoptr(GArray) on = ranks_on(s, e->host);
+		g_autoptr(GArray) on = ranks_on(k, e->host);
 		g_autofree char *hr = on->len ? hd_ranks_text(on, 8) : NULL;
 
 		v = hd_verdict_new(
@@ -772,7 +872,7 @@ static void verdict_for(const struct hd_store *s, struct hd_analysis *a,
 			v, e->rank, NULL, "and independently (%s): %s",
 			hd_verdict_kind_info(e->blamed->kind)->name,
 			e->blamed->summary);
-	cite_counters(s, v, e);
+	cite_counters(k, v, e);
 	if (same > 1)
 		hd_verdict_add_evidence(
 			v, -1, NULL,
@@ -798,21 +898,19 @@ static bool lists_port(const char *text, const char *dev)
 }
 
 /* The rank of a process NCCL named, by its rank or its host and pid. */
-static int rank_of_proc(const struct hd_store *s, const struct hd_signal *sig)
+static int rank_of_proc(const struct kctx *k, const struct hd_signal *sig)
 {
-	GHashTableIter it;
-	gpointer k, v;
+	const GPtrArray *on;
 
 	if (sig->rank >= 0)
 		return sig->rank;
-	if (!sig->host || sig->pid <= 0)
+	if (sig->pid <= 0)
 		return -1;
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
+	on = on_host(k, sig->host);
+	for (guint i = 0; on && i < on->len; i++) {
+		const struct hd_rank *r = g_ptr_array_index(on, i);
 
-		if (r->host && strcmp(r->host, sig->host) == 0 &&
-		    r->pid == sig->pid)
+		if (r->pid == sig->pid)
 			return r->rank;
 	}
 	return -1;
@@ -837,24 +935,43 @@ static const char *net_host(const struct hd_store *s,
  * The ranks on host whose NCCL said it uses HCA port dev, ascending;
  * *topo says whether an NCCL topology dump named one of them.
  */
-static GArray *port_users(const struct hd_store *s, const char *host,
-			  const char *dev, bool *topo)
+static GArray *port_users(struct kctx *k, const char *host, const char *dev,
+			  bool *topo)
 {
-	GArray *out = g_array_new(FALSE, FALSE, sizeof(int));
+	const struct hd_store *s = k->s;
+	g_autofree char *key = NULL;
+	struct port_memo *m;
+	GArray *out;
 
 	*topo = false;
-	for (guint i = 0; host && dev && i < s->signals->len; i++) {
-		const struct hd_signal *sig = hd_sig_at(s, i);
+	if (!host || !dev)
+		return g_array_new(FALSE, FALSE, sizeof(int));
+	/* a port that flaps is asked about once per flap: walk once */
+	key = g_strdup_printf("%s\t%s", host, dev);
+	m = g_hash_table_lookup(k->ports, key);
+	if (m) {
+		*topo = m->topo;
+		return g_array_ref(m->users);
+	}
+	if (!k->net) {
+		k->net = g_ptr_array_new();
+		for (guint i = 0; i < s->signals->len; i++)
+			if (hd_sig_at(s, i)->type == HD_SIGT_NET_DEVICES)
+				g_ptr_array_add(k->net,
+						hd_unconst(hd_sig_at(s, i)));
+	}
+	out = g_array_new(FALSE, FALSE, sizeof(int));
+	for (guint i = 0; i < k->net->len; i++) {
+		const struct hd_signal *sig = g_ptr_array_index(k->net, i);
 		const char *h;
 		int r;
 
-		if (sig->type != HD_SIGT_NET_DEVICES ||
-		    !lists_port(sig->text, dev))
+		if (!lists_port(sig->text, dev))
 			continue;
 		h = net_host(s, sig);
 		if (!h || strcmp(h, host) != 0)
 			continue;
-		r = rank_of_proc(s, sig);
+		r = rank_of_proc(k, sig);
 		if (r < 0)
 			continue;
 		g_array_append_val(out, r);
@@ -868,6 +985,10 @@ static GArray *port_users(const struct hd_store *s, const char *host,
 			g_array_remove_index(out, i);
 		else
 			i++;
+	m = g_new(struct port_memo, 1);
+	m->users = g_array_ref(out);
+	m->topo = *topo;
+	g_hash_table_insert(k->ports, g_steal_pointer(&key), m);
 	return out;
 }
 
@@ -876,15 +997,14 @@ static GArray *port_users(const struct hd_store *s, const char *host,
  * already blames; else the one rank that uses it.  A port does not explain
  * a rank that never entered a collective, so only network_fault counts.
  */
-static void join_port(const struct hd_analysis *a, struct event *e)
+static void join_port(struct kctx *k, struct event *e)
 {
-	const struct hd_store *s = a->store;
 	bool topo;
 
-	e->users = port_users(s, e->host, e->sig->device, &topo);
+	e->users = port_users(k, e->host, e->sig->device, &topo);
 	for (guint i = 0; i < e->users->len; i++) {
 		int r = g_array_index(e->users, int, i);
-		const struct hd_verdict *v = blaming(a, r);
+		const struct hd_verdict *v = blaming(k, r);
 
 		if (v && v->kind == HD_V_NETWORK_FAULT) {
 			e->rank = r;
@@ -904,11 +1024,11 @@ static void join_port(const struct hd_analysis *a, struct event *e)
  * A host event that is never a cause: context beside a verdict on its
  * host, and a note saying why (the first few, nth counting them).
  */
-static void context_note(const struct hd_store *s, struct hd_analysis *a,
+static void context_note(const struct kctx *k, struct hd_analysis *a,
 			 const struct event *e, const char *w, guint nth,
 			 const char *why)
 {
-	add_context(s, a, e, w);
+	add_context(k, a, e, w);
 	if (nth < 4)
 		g_ptr_array_add(a->notes, g_strdup_printf("%s: %s", w, why));
 }
@@ -919,20 +1039,20 @@ static void context_note(const struct hd_store *s, struct hd_analysis *a,
  * healthy.  On the host of a blamed rank it is context for that verdict;
  * anywhere, a note (the first few).
  */
-static void warn_xid(const struct hd_store *s, struct hd_analysis *a,
+static void warn_xid(const struct kctx *k, struct hd_analysis *a,
 		     struct event *e, guint nth)
 {
-	g_autofree char *w = what(e, "a", s);
+	g_autofree char *w = what(e, "a", k->s);
 
 	e->blamed = NULL;
 	context_note(
-		s, a, e, w, nth,
+		k, a, e, w, nth,
 		"a warning the GPU survives, never taken as the cause of a hang");
 }
 
-static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
+static bool is_event(struct kctx *k, const struct hd_signal *sig)
 {
-	if (!from_kernel(s, sig))
+	if (!from_kernel(k->s, sig))
 		return false;
 	switch (sig->type) {
 	case HD_SIGT_XID:
@@ -944,7 +1064,7 @@ static bool is_event(const struct hd_store *s, const struct hd_signal *sig)
 		if (hd_signal_link_state(sig) == 3) {
 			bool by_name, topo;
 			g_autoptr(GArray) users =
-				port_users(s, event_host(s, sig, &by_name),
+				port_users(k, event_host(k, sig, &by_name),
 					   sig->device, &topo);
 
 			return users->len > 0;
@@ -1057,22 +1177,78 @@ static bool event_stale(const struct hd_store *s, const struct spans *sp,
 	return t.ns < (*span)[0] - gap || t.ns > (*span)[1] + gap;
 }
 
-static void note_stale(const struct hd_store *s, struct hd_analysis *a,
-		       const struct event *e, const int64_t *span, guint *n)
+/*
+ * Whether sig, an event here, is a kernel log's record of an earlier boot
+ * than the log's last: kernel-log.c keeps those as context (HD_SIG_INFO),
+ * and its only other context records, links coming up, are no events.
+ * (InfiniBand state keeps a disabled port as context too, and that may be
+ * an event: only kernel logs show boots.)
+ */
+static bool of_earlier_boot(const struct hd_store *s,
+			    const struct hd_signal *sig)
 {
-	g_autofree char *when = NULL, *lo = NULL, *hi = NULL, *src = NULL;
+	return sig->cat == HD_SIG_INFO &&
+	       hd_store_input(s, sig->prov.input)->kind == HD_INPUT_KERNEL_LOG;
+}
 
-	if ((*n)++)
-		return;
-	when = hd_time_format(e->sig->time, 0);
-	lo = hd_time_format(hd_time_make(span[0], e->sig->time.clock), 0);
-	hi = hd_time_format(hd_time_make(span[1], e->sig->time.clock), 0);
+/*
+ * Whether a host event, joined as far as it joins, is of another time
+ * than this incident, so never a cause; the first such event gets a note
+ * saying why, the rest are counted in *n.  One question with three
+ * answers, each from records the event shares a clock or a file with:
+ * - of an earlier boot: its kernel log shows the host booted again after
+ *   it (of_earlier_boot());
+ * - another incident's: dated more than an hour from every record of
+ *   this incident on its clock (event_stale());
+ * - outlived: the rank it joins was seen working more than a minute after
+ *   it, on a clock both compare on (hd_sig_outlived()).
+ */
+static bool set_apart(const struct kctx *k, struct hd_index *ix,
+		      const struct spans *sp, const struct event *e, guint *n)
+{
+	const struct hd_store *s = k->s;
+	const int64_t *span = NULL;
+	struct hd_time last = hd_time_none();
+	g_autofree char *src = NULL, *when = NULL, *why = NULL;
+
+	if (of_earlier_boot(s, e->sig)) {
+		if (!(*n)++)
+			why = g_strdup(
+				"of an earlier boot: its log shows the host booted again after it");
+	} else if (event_stale(s, sp, e, &span)) {
+		if (!(*n)++) {
+			g_autofree char *lo = hd_time_format(
+				hd_time_make(span[0], e->sig->time.clock), 0);
+			g_autofree char *hi = hd_time_format(
+				hd_time_make(span[1], e->sig->time.clock), 0);
+
+			why = g_strdup_printf(
+				"more than an hour from this incident's records (%s to %s): another incident's",
+				lo, hi);
+		}
+	} else if (e->rank >= 0 &&
+		   hd_sig_outlived(ix, e->sig, e->rank, &last)) {
+		if (!(*n)++) {
+			g_autofree char *later = hd_time_format(last, 0);
+
+			why = g_strdup_printf(
+				"joined to rank %d, which was seen working at %s, after it: the rank outlived it",
+				e->rank, later);
+		}
+	} else {
+		return false;
+	}
+	if (!why)
+		return true;
 	src = hd_prov_format(s, &e->sig->prov);
+	when = hd_time_known(e->sig->time) ? hd_time_format(e->sig->time, 0)
+					   : NULL;
 	g_ptr_array_add(
-		a->notes,
-		g_strdup_printf(
-			"%s: a host-state event at %s, more than an hour from this incident's records (%s to %s): another incident's, not a cause",
-			src, when, lo, hi));
+		k->a->notes,
+		g_strdup_printf("%s: a host-state event%s%s, %s: not a cause",
+				src, when ? " at " : "", when ? when : "",
+				why));
+	return true;
 }
 
 static void event_clear(struct event *e)
@@ -1103,8 +1279,9 @@ static const char *where_key(const struct event *e, char *buf)
  * (where_key()): a PCIe port's error report about one of them is a
  * GPU's.  (transfer full)
  */
-static GHashTable *gpus_named(const struct hd_store *s)
+static GHashTable *gpus_named(const struct kctx *k)
 {
+	const struct hd_store *s = k->s;
 	GHashTable *out =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	char buf[WHERE_KEY_MAX];
@@ -1118,7 +1295,7 @@ static GHashTable *gpus_named(const struct hd_store *s)
 		     (sig->type != HD_SIGT_GPU_STATE ||
 		      (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU))))
 			continue;
-		e.host = event_host(s, sig, &e.by_name);
+		e.host = event_host(k, sig, &e.by_name);
 		g_hash_table_add(out, g_strdup(where_key(&e, buf)));
 	}
 	return out;
@@ -1129,7 +1306,7 @@ static GHashTable *gpus_named(const struct hd_store *s)
  * GPU: never a GPU's fault, but context on its host and a note (the
  * first few).
  */
-static void not_gpu(const struct hd_store *s, struct hd_analysis *a,
+static void not_gpu(const struct kctx *k, struct hd_analysis *a,
 		    struct event *e, guint nth)
 {
 	g_autofree char *w = g_strdup_printf(
@@ -1138,7 +1315,7 @@ static void not_gpu(const struct hd_store *s, struct hd_analysis *a,
 		e->host ? e->host : "a host the log does not name");
 
 	context_note(
-		s, a, e, w, nth,
+		k, a, e, w, nth,
 		"not taken as a GPU's fault (a GPU below that port may be lost: its own lines would say)");
 }
 
@@ -1188,21 +1365,21 @@ static int compare_causes(gconstpointer pa, gconstpointer pb)
  * host's ranks use it, and it joins the one a verdict blames (the top
  * such verdict's), as a lead: which GPU failed is not shown.
  */
-static void join_host(struct hd_analysis *a, struct event *e)
+static void join_host(struct kctx *k, struct event *e)
 {
 	const struct hd_verdict *best = NULL;
 
 	e->host_wide = true;
 	if (!e->host)
 		return;
-	e->users = ranks_on(a->store, e->host);
+	e->users = ranks_on(k, e->host);
 	if (!e->users->len) {
 		g_clear_pointer(&e->users, g_array_unref);
 		return;
 	}
 	for (guint i = 0; i < e->users->len; i++) {
 		int r = g_array_index(e->users, int, i);
-		const struct hd_verdict *v = blaming(a, r);
+		const struct hd_verdict *v = blaming(k, r);
 
 		if (v && (!best || v->score > best->score)) {
 			best = v;
@@ -1213,18 +1390,16 @@ static void join_host(struct hd_analysis *a, struct event *e)
 }
 
 /* Joins e to a rank, as its kind of event is joined. */
-static void join_event(struct hd_analysis *a, struct event *e)
+static void join_event(struct kctx *k, struct event *e)
 {
-	const struct hd_store *s = a->store;
-
 	if (e->sig->type == HD_SIGT_LINK_EVENT ||
 	    e->sig->type == HD_SIGT_IB_COUNTERS) {
-		join_port(a, e);
+		join_port(k, e);
 	} else if (host_level(e->sig)) {
-		join_host(a, e);
+		join_host(k, e);
 	} else {
-		join_rank(s, e);
-		e->blamed = e->rank >= 0 ? blaming(a, e->rank) : NULL;
+		join_rank(k, e);
+		e->blamed = e->rank >= 0 ? blaming(k, e->rank) : NULL;
 	}
 }
 
@@ -1236,66 +1411,79 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GHashTable) at =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GHashTable) hosts = g_hash_table_new(NULL, NULL);
-	g_autoptr(GHashTable) gpus = gpus_named(s);
+	g_autoptr(GHashTable) gpus = NULL;
 	struct spans sp = { 0 };
-	guint after = 0, stale = 0, warned = 0, not_gpus = 0;
+	struct kctx k;
+	guint after = 0, apart = 0, warned = 0, not_gpus = 0;
 	char wk[WHERE_KEY_MAX];
 
+	kctx_init(&k, s, a);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct event e = { 0 };
-		struct cause *c;
+		struct cause *c = NULL;
+		g_autofree char *key = NULL;
 		gpointer slot;
-		char *key;
-		const int64_t *span;
+		bool warn, other;
 
-		if (!is_event(s, sig))
+		if (!is_event(&k, sig))
 			continue;
 		e.sig = sig;
 		e.rank = -1;
-		e.host = event_host(s, sig, &e.by_name);
-		if (!sp.by)
-			spans_build(s, &sp);
-		if (event_stale(s, &sp, &e, &span)) {
-			note_stale(s, a, &e, span, &stale);
-			continue;
-		}
+		e.host = event_host(&k, sig, &e.by_name);
 		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
 						 : NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
 			after++;
 			continue;
 		}
-		if (e.xid && e.xid->cls == XID_WARN) {
-			join_event(a, &e);
-			warn_xid(s, a, &e, warned++);
+		if (!sp.by) {
+			spans_build(s, &sp);
+			gpus = gpus_named(&k);
+		}
+		warn = e.xid && e.xid->cls == XID_WARN;
+		/* a PCIe error about a device no input shows to be a GPU */
+		other = !warn && sig->type == HD_SIGT_GPU_STATE &&
+			(hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU) &&
+			bus_rank_on(&k, e.host, sig->device) < 0 &&
+			!g_hash_table_contains(gpus, where_key(&e, wk));
+		if (!warn && !other) {
+			key = cause_key(&e);
+			if (g_hash_table_lookup_extended(at, key, NULL, &slot))
+				c = &g_array_index(causes, struct cause,
+						   GPOINTER_TO_UINT(slot));
+		}
+		if (c && c->joined >= KERNEL_JOINS_PER_CAUSE)
+			e.rank = c->lead.rank; /* the same GPU, port or
+						  process again: joins alike */
+		else if (!other)
+			join_event(&k, &e);
+		if (set_apart(&k, ix, &sp, &e, &apart)) {
 			event_clear(&e);
 			continue;
 		}
-		if (sig->type == HD_SIGT_GPU_STATE &&
-		    (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU) &&
-		    bus_rank_on(s, e.host, sig->device) < 0 &&
-		    !g_hash_table_contains(gpus, where_key(&e, wk))) {
-			not_gpu(s, a, &e, not_gpus++);
+		if (warn) {
+			warn_xid(&k, a, &e, warned++);
+			event_clear(&e);
 			continue;
 		}
-		key = cause_key(&e);
-		if (!g_hash_table_lookup_extended(at, key, NULL, &slot)) {
+		if (other) {
+			not_gpu(&k, a, &e, not_gpus++);
+			continue;
+		}
+		if (!c) {
 			struct cause z = { .first = i };
 
-			slot = GUINT_TO_POINTER(causes->len);
-			g_hash_table_insert(at, key, slot);
+			g_hash_table_insert(at, g_steal_pointer(&key),
+					    GUINT_TO_POINTER(causes->len));
 			g_array_append_val(causes, z);
-		} else {
-			g_free(key);
+			c = &g_array_index(causes, struct cause,
+					   causes->len - 1);
 		}
-		c = &g_array_index(causes, struct cause,
-				   GPOINTER_TO_UINT(slot));
 		c->count++;
 		if (c->joined >= KERNEL_JOINS_PER_CAUSE)
-			continue; /* the same GPU, port or process again */
+			continue;
 		c->joined++;
-		join_event(a, &e);
 		if (!c->lead.sig || event_weight(&e) > event_weight(&c->lead)) {
 			event_clear(&c->lead);
 			c->lead = e;
@@ -1305,12 +1493,13 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 	}
 	if (sp.by)
 		g_hash_table_unref(sp.by);
-	if (stale > 1)
+	if (apart > 1)
 		g_ptr_array_add(
 			a->notes,
 			g_strdup_printf(
-				"and %u more host-state events far from this incident's records: not causes",
-				stale - 1));
+				"and %u more host-state event%s of an earlier boot, another incident or a life their rank outlived: not %s",
+				apart - 1, apart == 2 ? "" : "s",
+				apart == 2 ? "a cause" : "causes"));
 	if (after)
 		g_ptr_array_add(
 			a->notes,
@@ -1325,9 +1514,9 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		if (i < KERNEL_MAX_CAUSES) {
 			if (c->lead.by_pid && !c->lead.by_bus)
 				c->lead.pid_sure = pid_confirmed(
-					s, c->lead.host, c->lead.rank,
+					&k, c->lead.host, c->lead.rank,
 					c->lead.sig->pid);
-			verdict_for(s, a, &c->lead, c->count);
+			verdict_for(&k, a, &c->lead, c->count);
 			if (c->lead.host)
 				g_hash_table_add(hosts, (gpointer)hd_unconst(
 								c->lead.host));
@@ -1347,4 +1536,5 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 			g_strdup_printf(
 				"host events on %u hosts are reported each on its own: kernel times count from each host's boot, so which came first is not decided",
 				g_hash_table_size(hosts)));
+	kctx_clear(&k);
 }

@@ -18,30 +18,6 @@
 #include "hd-sig-util.h"
 #include "hd-banned.h"
 
-/* The rank whose process has pid (on host, when known), or -1. */
-static int rank_of_pid(const struct hd_store *s, int32_t pid, const char *host)
-{
-	GHashTableIter it;
-	gpointer k, v;
-	int found = -1;
-
-	if (pid <= 0)
-		return -1;
-	g_hash_table_iter_init(&it, s->ranks);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-
-		if (r->pid != pid)
-			continue;
-		if (host && r->host && strcmp(host, r->host) != 0)
-			continue;
-		if (found >= 0)
-			return -2; /* two ranks share the pid: no join */
-		found = r->rank;
-	}
-	return found;
-}
-
 static bool frame_in_collective(const struct hd_frame *f)
 {
 	static const char *const files[] = { "torch/distributed/",
@@ -111,6 +87,7 @@ static bool better_thread(const struct hd_signal *cand,
 static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) at = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) by_pid = hd_store_ranks_by_pid(s);
 	g_autoptr(GHashTable) unjoined = g_hash_table_new(NULL, NULL);
 
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -125,7 +102,8 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 		if (sig->type != HD_SIGT_PYSPY_THREAD)
 			continue;
 		rank = sig->rank >= 0 ? sig->rank
-				      : rank_of_pid(s, sig->pid, sig->host);
+				      : hd_store_rank_of_pid(by_pid, sig->pid,
+							     sig->host);
 		/* a pid several ranks had: say whose, once per dump */
 		if (rank == -2 && g_hash_table_size(unjoined) < 8 &&
 		    g_hash_table_add(unjoined,

@@ -14,16 +14,34 @@
 #include "hd-sort.h"
 #include "hd-banned.h"
 
-/* Did this rank's watchdog time out (so its abort is a consequence)? */
-static bool rank_timed_out(const struct hd_store *s, int rank)
+/*
+ * The ranks whose watchdog reported a timeout: each was alive, blocked in
+ * a collective, when it fired.  (transfer full)
+ */
+static GHashTable *timed_out_ranks(const struct hd_store *s)
 {
+	GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank == rank && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
-			return true;
+		if (sig->rank >= 0 && sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
+			g_hash_table_add(t, GINT_TO_POINTER(sig->rank));
 	}
-	return false;
+	return t;
+}
+
+/*
+ * Did this rank's watchdog time out?  Then what killed its process (a
+ * fatal signal, a kill) came after: a process that died first prints no
+ * timeout.  So it is a consequence (the watchdog's own SIGABRT, a segfault
+ * while ncclCommAbort() tears the comm down, the agent's kill), never the
+ * first failure.
+ */
+static bool rank_timed_out(GHashTable *timed_out, int rank)
+{
+	return rank >= 0 &&
+	       g_hash_table_contains(timed_out, GINT_TO_POINTER(rank));
 }
 
 /*
@@ -46,7 +64,7 @@ static bool has_explained_exit(const struct hd_store *s)
 }
 
 /* A failure that starts trouble, rather than one that follows it. */
-static bool is_crash_cause(const struct hd_store *s,
+static bool is_crash_cause(const struct hd_store *s, GHashTable *timed_out,
 			   const struct hd_signal *sig)
 {
 	switch (sig->type) {
@@ -62,18 +80,20 @@ static bool is_crash_cause(const struct hd_store *s,
 				       strstr(sig->text, "timed out") ||
 				       strstr(sig->text, "DistNetworkError")));
 	case HD_SIGT_FATAL_SIGNAL:
-		/* SIGABRT after a timeout is the watchdog's own abort */
-		return !(hd_signal_signo(sig) == 6 &&
-			 rank_timed_out(s, sig->rank));
+		/* after its own timeout: the watchdog's abort, a segfault in
+		   the teardown (a core of ncclProxyProgress) */
+		return !rank_timed_out(timed_out, sig->rank);
 	case HD_SIGT_PROCESS_EXIT:
-		/* -6 after a timeout is the watchdog's own abort; -15 the agent's. */
+		/* -15 is the agent's */
 		if (hd_signal_exit_code(sig) == -15)
 			return false;
 		/* exit 1 is the exception of an error the log shows itself */
 		if (hd_signal_exit_code(sig) == 1 && has_explained_exit(s))
 			return false;
-		if (hd_signal_exit_code(sig) == -6 &&
-		    rank_timed_out(s, sig->rank))
+		/* killed by a signal after its own timeout (-6: the
+		   watchdog's abort) */
+		if (hd_signal_exit_code(sig) < 0 &&
+		    rank_timed_out(timed_out, sig->rank))
 			return false;
 		return hd_signal_exit_code(sig) != 0;
 	default:
@@ -234,12 +254,43 @@ static void crash_decision_clear(struct crash_decision *d)
 }
 
 /*
- * Chooses which rank failed first among the failures that start trouble
- * (is_crash_cause()), by time where the clocks compare.  False when there
- * is none; else fills *d (crash_decision_clear() it).
+ * A failure whose rank is seen working well after it (an error file of an
+ * earlier attempt beside this hang's dumps): not a cause.  The first one
+ * and how many, for the note.
  */
-static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
+struct outlived {
+	const struct hd_signal *first;
+	struct hd_time last; /* first's rank's later work */
+	guint n;
+};
+
+static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
+			   struct outlived *o)
 {
+	struct hd_time last;
+
+	if (!hd_sig_outlived(ix, sig, sig->rank, &last))
+		return false;
+	if (o) {
+		if (!o->first) {
+			o->first = sig;
+			o->last = last;
+		}
+		o->n++;
+	}
+	return true;
+}
+
+/*
+ * Chooses which rank failed first among the failures that start trouble
+ * (is_crash_cause()) and that their rank did not outlive, by time where
+ * the clocks compare.  False when there is none; else fills *d
+ * (crash_decision_clear() it).
+ */
+static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
+			 struct crash_decision *d, struct outlived *o)
+{
+	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = NULL;
 	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
 	guint timeouts = 0, closed_naming = 0, rankless = 0;
@@ -252,7 +303,7 @@ static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
 
 		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			timeouts++;
-		if (!is_crash_cause(s, sig))
+		if (!is_crash_cause(s, timed_out, sig))
 			continue;
 		/* A failure in communicator setup is check_init's. */
 		if (hd_sig_from_log(s, sig) &&
@@ -268,6 +319,8 @@ static bool crash_decide(const struct hd_store *s, struct crash_decision *d)
 		    sig->type != HD_SIGT_OOM &&
 		    sig->type != HD_SIGT_PROXY_DIED &&
 		    sig->type != HD_SIGT_FATAL_SIGNAL)
+			continue;
+		if (crash_outlived(ix, sig, o))
 			continue;
 		if (sig->rank >= 0)
 			g_array_append_val(crashed, sig->rank);
@@ -404,9 +457,11 @@ static void pid_evidence(const struct hd_store *s, struct hd_verdict *v,
 }
 
 /* The verdict of decision d, with the failures cited.  (transfer full) */
-static struct hd_verdict *crash_build(const struct hd_store *s,
+static struct hd_verdict *crash_build(struct hd_index *ix,
+				      GHashTable *timed_out,
 				      const struct crash_decision *d)
 {
+	const struct hd_store *s = ix->store;
 	const struct hd_signal *first = d->first;
 	g_autofree char *summary = crash_summary(s, d);
 	struct hd_verdict *v =
@@ -430,7 +485,8 @@ static struct hd_verdict *crash_build(const struct hd_store *s,
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank < 0 || !is_crash_cause(s, sig))
+		if (sig->rank < 0 || !is_crash_cause(s, timed_out, sig) ||
+		    crash_outlived(ix, sig, NULL))
 			continue;
 		if (d->shape == CRASH_TIE
 			    ? !g_ptr_array_find(d->firsts, sig, NULL)
@@ -463,12 +519,37 @@ static struct hd_verdict *crash_build(const struct hd_store *s,
 	return v;
 }
 
+/* Says which failures were set aside as outlived by their ranks. */
+static void note_outlived(const struct hd_store *s, struct hd_analysis *a,
+			  const struct outlived *o)
+{
+	g_autofree char *src = NULL;
+	g_autofree char *at = NULL;
+	g_autofree char *later = NULL;
+
+	if (!o->n)
+		return;
+	src = hd_prov_format(s, &o->first->prov);
+	at = hd_time_format(o->first->time, 0);
+	later = hd_time_format(o->last, 0);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"rank %d's failure at %s (%s) is not a cause: the rank was seen working at %s, after it (a failure of an earlier process life, such as a previous attempt's error file); %u such failure%s set aside",
+			o->first->rank, at, src, later, o->n,
+			o->n == 1 ? "" : "s"));
+}
+
 void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
+	g_autoptr(GHashTable) timed_out = timed_out_ranks(ix->store);
 	struct crash_decision d;
+	struct outlived o = { 0 };
+	bool found = crash_decide(ix, timed_out, &d, &o);
 
-	if (!crash_decide(ix->store, &d))
+	note_outlived(ix->store, a, &o);
+	if (!found)
 		return;
-	g_ptr_array_add(a->verdicts, crash_build(ix->store, &d));
+	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, &d));
 	crash_decision_clear(&d);
 }

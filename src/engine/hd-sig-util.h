@@ -16,6 +16,14 @@
 /* The most evidence items a signal check cites by hd_sig_cite(). */
 #define HD_SIG_MAX_EVIDENCE 6
 
+/*
+ * How much later than a failure its rank's own work must be seen for the
+ * rank to have outlived it (hd_sig_outlived()): far above the clock skew
+ * between hosts and the seconds an asynchronous error takes to surface,
+ * far below the minutes between a crash and a restarted attempt's work.
+ */
+#define HD_SIG_OUTLIVED_NS (60 * HD_NS_PER_SEC)
+
 /* Store signal i.  (transfer none) */
 static inline const struct hd_signal *hd_sig_at(const struct hd_store *s,
 						guint i)
@@ -44,6 +52,17 @@ bool hd_sig_cite_upto(const struct hd_store *s, struct hd_verdict *v,
 		      const struct hd_signal *sig, guint max);
 /* Drops the repeats of set (int), keeping each one's first place. */
 void hd_sig_int_set_unique(GArray *set);
+
+/*
+ * Whether rank was seen working more than HD_SIG_OUTLIVED_NS after sig,
+ * on a clock the two compare on (an op it enqueued, started or completed
+ * then): a failure the rank outlived is of an earlier process life (the
+ * error file of a previous attempt, an Xid before a restart), never what
+ * stopped it.  A local wall time is compared only on the rank's own host
+ * when the hosts keep different zones.  *last gets that later time.
+ */
+bool hd_sig_outlived(struct hd_index *ix, const struct hd_signal *sig, int rank,
+		     struct hd_time *last);
 
 /*
  * Where x is against y in time: only on clocks that compare, and across

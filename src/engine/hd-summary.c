@@ -347,8 +347,10 @@ static void describe_attempt(GString *t, const struct hd_attempt *at,
 						 : "errors or timeouts");
 	if (sum->first_trouble &&
 	    g_utf8_validate(sum->first_trouble, -1, NULL)) {
+		/* g_utf8_substring() reads past the end of a shorter text */
+		glong n = g_utf8_strlen(sum->first_trouble, -1);
 		g_autofree char *cut =
-			g_utf8_substring(sum->first_trouble, 0, 160);
+			g_utf8_substring(sum->first_trouble, 0, MIN(n, 160));
 
 		g_string_append_printf(
 			t, ", the first: %s%s", cut,

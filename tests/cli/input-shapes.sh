@@ -2,7 +2,7 @@
 # Input shapes that decoders and line splitters accept (issue 20): a .gz
 # with zero padding or garbage after its last member, concatenated gzip
 # members, a .zst with bytes after its last frame, a log with \r-only line
-# ends, a text log with "ustar" at byte 257, a symbolic link loop in a
+# ends, logs with holes of NUL bytes, UTF-16 logs, a text log with "ustar" at byte 257, a symbolic link loop in a
 # walked directory, and an archive of 300 members that cannot be used.  Each is made here from testdata/example-incident and
 # must give the verdicts the plain incident gives (or, for the link loop,
 # list the link as an unreadable input in the report); errors name their
@@ -122,6 +122,41 @@ tr '\n' '\r' <"$src/logs/node-a.log" >"$dir/cr/node-a.log"
 gzip -dc "$src/logs/node-b.log.gz" | tr '\n' '\r' | gzip -c \
 	>"$dir/cr/node-b.log.gz"
 same_verdicts cr
+
+# NUL holes (adv4): the culprit's log truncated by logrotate's
+# copytruncate while its writer kept its offset starts with a hole of
+# zeros (it was "unrecognized format, skipped", and with it the culprit's
+# record); node-a's has a hole where a crash lost unflushed lines, longer
+# than a line (it swallowed the line after it).
+incident nul
+(head -c 100000 /dev/zero && gzip -dc "$src/logs/node-b.log.gz") | gzip -c \
+	>"$dir/nul/node-b.log.gz"
+(head -n 5 "$src/logs/node-a.log" && head -c 70000 /dev/zero &&
+	tail -n +6 "$src/logs/node-a.log") >"$dir/nul/node-a.log"
+same_verdicts nul
+noted nul "100000 NUL bytes skipped"
+noted nul "70000 NUL bytes skipped"
+# a file of zeros only (preallocated, never written) says so
+mkdir -p "$dir/zeros" && head -c 5000 /dev/zero >"$dir/zeros/rank0.log"
+"$HANGDOC" analyze "$dir/zeros" >/dev/null 2>"$dir/zeros.err"
+grep -q "holds only NUL bytes (5000)" "$dir/zeros.err" ||
+	fail "a file of zeros: not said"
+
+# UTF-16 (adv4): PowerShell 5's ">" writes UTF-16LE with a mark and
+# CRLF line ends; the logs were "unrecognized format, skipped" (exit 3).
+incident utf16
+python3 - "$src/logs/node-a.log" "$dir/utf16/node-a.log" <<'PY' || exit 99
+import sys
+text = open(sys.argv[1], encoding="utf-8").read().replace("\n", "\r\n")
+open(sys.argv[2], "wb").write(text.encode("utf-16"))
+PY
+gzip -dc "$src/logs/node-b.log.gz" | python3 -c '
+import sys
+sys.stdout.buffer.write(sys.stdin.buffer.read().decode().encode("utf-16-be"))
+' | gzip -c >"$dir/utf16/node-b.log.gz"
+same_verdicts utf16
+noted utf16 "UTF-16LE text, read as UTF-8"
+noted utf16 "UTF-16BE text, read as UTF-8"
 
 # A text log with "ustar" at byte 257 is no tar: it stays a log.
 incident ustar

@@ -471,6 +471,14 @@ rc=$?
 expect_rc "log over HANGDOC_MAX_INPUT_SIZE" $unread
 expect_named "log over HANGDOC_MAX_INPUT_SIZE" \
 	"'$tmp/over.log': more than 2 KiB decoded, the budget for an NCCL or c10d log"
+# A budget below the 4 KiB head that decides an input's kind holds too
+# (adv4: a 4 KB dump was read whole under HANGDOC_MAX_INPUT_SIZE=1K).
+HANGDOC_MAX_INPUT_SIZE=1K timeout 60 "$HANGDOC" analyze --format json \
+	"$HD_SRCDIR/testdata/example-incident/fr/nccl_trace_rank_0" \
+	"$tmp/good.log" >"$out" 2>"$err"
+rc=$?
+expect_named "dump over a budget below its head" \
+	"nccl_trace_rank_0': more than 1 KiB decoded, the budget for a flight-recorder pickle"
 if command -v zstd >/dev/null 2>&1; then
 	mkdir "$tmp/bombs"
 	{ init_line; coll_line 3f | awk '{ for (i = 0; i < 600000; i++) print }'; } |

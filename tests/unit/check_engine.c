@@ -1387,8 +1387,8 @@ static bool names_culprit(const struct hd_analysis *a, int rank)
  * the culprit's dump cut gave no_fault.
  */
 static void cut_at(const char *fixture, const char *victim, int rank,
-		   bool want_hang, bool lines, int culprit, const char *alike,
-		   const char *unlike)
+		   bool want_hang, size_t step, bool lines, int culprit,
+		   const char *alike, const char *unlike)
 {
 	g_autofree char *src = hd_test_path(fixture);
 	g_autofree char *tmp = g_dir_make_tmp("hd-cut-XXXXXX", NULL);
@@ -1413,7 +1413,7 @@ static void cut_at(const char *fixture, const char *victim, int rank,
 	g_dir_close(d);
 	cut = g_build_filename(tmp, victim, NULL);
 	ck_assert(g_file_get_contents(cut, &whole, &len, NULL));
-	for (size_t at = 0; at < len; at++) {
+	for (size_t at = 0; at < len; at += step) {
 		char *paths[] = { tmp, NULL };
 		g_autoptr(GPtrArray) problems =
 			g_ptr_array_new_with_free_func(g_free);
@@ -1472,21 +1472,35 @@ static void cut_at(const char *fixture, const char *victim, int rank,
 }
 
 static void cut_every_offset(const char *fixture, const char *victim, int rank,
-			     bool want_hang)
+			     bool want_hang, size_t step)
 {
-	cut_at(fixture, victim, rank, want_hang, false, -1, NULL, NULL);
+	cut_at(fixture, victim, rank, want_hang, step, false, -1, NULL, NULL);
 }
 
 START_TEST(test_cut_dumps_never_blamed)
 {
-	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0,
-			 false);
+	cut_every_offset("tests/data/fr/healthy", "nccl_trace_rank_0", 0, false,
+			 1);
 	cut_every_offset("tests/data/fr/missing-rank", "nccl_trace_rank_2", 2,
-			 true);
+			 true, 1);
 	cut_every_offset("tests/data/fr/json-variant",
-			 "comm_lib_trace_rank_1.json", 1, true);
+			 "comm_lib_trace_rank_1.json", 1, true, 1);
 	cut_every_offset("tests/data/fr/json-variant",
-			 "comm_lib_trace_rank_0.json", 0, false);
+			 "comm_lib_trace_rank_0.json", 0, false, 1);
+}
+END_TEST
+
+/*
+ * adv4: a profiler trace cut anywhere (every 61 bytes: 380 cuts) beside
+ * three whole ones is never no_fault and never blames its rank.  Cut
+ * before its first kernel, a trace's relative stamps (baseTimeNanoseconds
+ * is at its end) were taken for January 1970: the trace was set apart as
+ * another incident's, and the rest was no_fault.
+ */
+START_TEST(test_cut_traces_never_healthy)
+{
+	cut_every_offset("tests/data/kineto/occasional-eraC",
+			 "rank1.pt.trace.json", 1, true, 61);
 }
 END_TEST
 
@@ -1503,14 +1517,14 @@ END_TEST
 START_TEST(test_cut_logs_never_blamed)
 {
 	/* from op 29 on, rank 0's log reads as rank 2's: either is the one */
-	cut_at("tests/data/nccl/missing-rank", "rank0.log", 0, true, true, 2,
+	cut_at("tests/data/nccl/missing-rank", "rank0.log", 0, true, 1, true, 2,
 	       "opCount 1d ", "opCount 1e ");
 	/* a waiting rank cut after its last COLL line, before its watchdog
 	   spoke: its COLL lines show it enqueued the op, never absent */
-	cut_at("tests/data/nccl/missing-rank", "rank1.log", 1, true, true, 2,
+	cut_at("tests/data/nccl/missing-rank", "rank1.log", 1, true, 1, true, 2,
 	       "opCount 1d ", "opCount 1e ");
-	cut_at("tests/data/nccl/healthy", "rank3.log", 3, false, true, -1, NULL,
-	       NULL);
+	cut_at("tests/data/nccl/healthy", "rank3.log", 3, false, 1, true, -1,
+	       NULL, NULL);
 }
 END_TEST
 
@@ -1707,6 +1721,7 @@ static Suite *engine_suite(void)
 	suite_add_tcase(s, slow);
 	/* thousands of loads: a guard against a hang, not a timing */
 	tcase_add_test(cuts, test_cut_dumps_never_blamed);
+	tcase_add_test(cuts, test_cut_traces_never_healthy);
 	tcase_add_test(cuts, test_cut_logs_never_blamed);
 	tcase_set_timeout(cuts, 600);
 	suite_add_tcase(s, cuts);

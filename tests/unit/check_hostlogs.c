@@ -358,6 +358,50 @@ START_TEST(test_kernel_malformed)
 }
 END_TEST
 
+/*
+ * adv4: a journal or kern.log that reaches back across reboots.  Records
+ * before the last boot it shows (the kernel's banner, journalctl's "--
+ * Boot" marker) are of an earlier boot: kept, as context, with a warning
+ * naming the boot's line; the ones after stay records of this boot.
+ */
+START_TEST(test_earlier_boot)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"-- Boot 6a1e0c4b2f5d4c7e9b1a3f2d8e7c6b5a --\n"
+		"Nov 14 11:02:10 node-b kernel: NVRM: Xid (PCI:0000:38:00): 79, "
+		"pid=3100, name=python, GPU has fallen off the bus.\n"
+		"Nov 14 11:02:11 node-b kernel: mlx5_core 0000:4c:00.0 mlx5_1: "
+		"Port: 1 Link DOWN\n"
+		"-- Boot 0b2c4d6e8f1a3c5e7a9b1d3f5e7c9a1b --\n"
+		"Nov 21 03:10:02 node-b kernel: NVRM: Xid (PCI:0000:38:00): 13, "
+		"pid=4247, name=python, Graphics Exception\n"
+		"Nov 21 03:11:00 node-b kernel: [    0.000000] Linux version "
+		"6.5.0\n"
+		"Nov 21 03:12:00 node-b kernel: NVRM: Xid (PCI:0000:38:00): 43, "
+		"pid=4247, name=python, Ch 00000008\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_uint_eq(in->records, 4);
+	ck_assert_uint_eq(s->signals->len, 4);
+	/* before the banner on line 6: the first three, kept as context */
+	ck_assert_int_eq(sig(s, 0)->type, HD_SIGT_XID);
+	ck_assert_int_eq(sig(s, 0)->cat, HD_SIG_INFO);
+	ck_assert_int_eq(sig(s, 1)->type, HD_SIGT_LINK_EVENT);
+	ck_assert_int_eq(sig(s, 1)->cat, HD_SIG_INFO);
+	ck_assert_int_eq(sig(s, 2)->cat, HD_SIG_INFO);
+	/* after it: a record of this boot */
+	ck_assert_int_eq(sig(s, 3)->type, HD_SIGT_XID);
+	ck_assert_int_eq(sig(s, 3)->code, 43);
+	ck_assert_int_eq(sig(s, 3)->cat, HD_SIG_CUDA);
+	ck_assert_uint_eq(in->nwarnings, 1);
+	ck_assert(strstr(g_ptr_array_index(in->warnings, 0), "line 6"));
+	ck_assert(strstr(g_ptr_array_index(in->warnings, 0),
+			 "3 records before this line are of an earlier boot"));
+}
+END_TEST
+
 START_TEST(test_ibstat)
 {
 	g_autofree char *path =
@@ -1411,6 +1455,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
 	tcase_add_test(tc, test_kernel_dates);
+	tcase_add_test(tc, test_earlier_boot);
 	tcase_add_test(tc, test_fallen_multiline);
 	tcase_add_test(tc, test_fallen_journal);
 	tcase_add_test(tc, test_syslog_shapes);

@@ -518,6 +518,146 @@ START_TEST(test_lines_cr_cut)
 }
 END_TEST
 
+/*
+ * adv4: NUL bytes are holes a writer left, not text.  A log truncated by
+ * logrotate's copytruncate while its writer kept its offset starts with
+ * megabytes of zeros; a crash leaves zeros where unflushed lines were.
+ * The run is skipped and counted, a line that reaches one stops there
+ * (unterminated), and the text after the hole keeps the line's number.
+ */
+START_TEST(test_lines_nul_holes)
+{
+	static const char holes[] = "one\n\0\0\0two\nthr\0\0ee\n\0\0";
+	GString *big = g_string_new(NULL);
+	uint64_t count;
+	g_autofree char *got = all_lines(holes, sizeof(holes) - 1, &count);
+	g_autofree char *after = NULL;
+
+	ck_assert_str_eq(got, "one|two|thr|ee|");
+	/* "thr" and "ee" are one line of the file, split by the hole */
+	ck_assert_uint_eq(count, 3);
+	/* a hole longer than a line and than the buffer keeps what follows */
+	g_string_append(big, "first\n");
+	g_string_set_size(big, big->len + 3 * 1024 * 1024);
+	memset(big->str + 6, 0, 3 * 1024 * 1024);
+	g_string_append(big, "after the hole\n");
+	after = all_lines(big->str, big->len, &count);
+	ck_assert_str_eq(after, "first|after the hole|");
+	ck_assert_uint_eq(count, 2);
+	g_string_free(big, TRUE);
+}
+END_TEST
+
+/* A stream that starts with NULs: the head is the text after them. */
+START_TEST(test_head_skips_nul)
+{
+	GString *in = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	const uint8_t *head;
+	size_t len = 0;
+
+	g_string_set_size(in, 10000);
+	memset(in->str, 0, 10000);
+	g_string_append(in, "node-a:1:1 [0] NCCL INFO NCCL version 2.21.5\n");
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(in->str, in->len, NULL);
+
+		head = hd_reader_head(r, &len, &err);
+		ck_assert_ptr_null(err);
+		ck_assert_uint_eq(len, in->len - 10000);
+		ck_assert(memcmp(head, "node-a:", 7) == 0);
+		ck_assert_uint_eq(hd_reader_nul_skipped(r), 10000);
+	}
+	{
+		/* only zeros: nothing is left, and they are counted */
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(in->str, 10000, NULL);
+
+		head = hd_reader_head(r, &len, &err);
+		ck_assert_uint_eq(len, 0);
+		ck_assert_uint_eq(hd_reader_nul_skipped(r), 10000);
+	}
+	g_string_free(in, TRUE);
+}
+END_TEST
+
+/* Everything r hands out, read n bytes at a time.  (transfer full) */
+static char *read_every(struct hd_reader *r, size_t n)
+{
+	GString *out = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	char buf[64];
+	ssize_t got;
+
+	while ((got = hd_reader_read(r, buf, MIN(n, sizeof(buf)), &err)) > 0)
+		g_string_append_len(out, buf, got);
+	ck_assert_ptr_null(err);
+	return g_string_free(out, FALSE);
+}
+
+/*
+ * adv4: UTF-16 text (PowerShell 5's ">" writes UTF-16LE with a mark) is
+ * read as UTF-8: it was "unrecognized format, skipped".  A surrogate
+ * pair becomes one character, a lone surrogate or an odd last byte
+ * U+FFFD; without a mark, ASCII with every other byte 0 is UTF-16 too;
+ * one byte at a time gives the same text.
+ */
+START_TEST(test_utf16_read_as_utf8)
+{
+	static const uint8_t le[] = { 0xff, 0xfe, 'o',	0,    'k',  0,	  ' ',
+				      0,    0xe9, 0,	0x3d, 0xd8, 0x00, 0xde,
+				      '\n', 0,	  0x00, 0xdc, 'x' };
+	static const uint8_t be[] = { 0xfe, 0xff, 0, 'o', 0, 'k', 0, '\n' };
+	static const char want_le[] = "ok \xc3\xa9\xf0\x9f\x98\x80\n"
+				      "\xef\xbf\xbd\xef\xbf\xbd";
+	GString *bare = g_string_new(NULL);
+
+	for (size_t step = 1; step <= 64; step *= 4) {
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(le, sizeof(le), NULL);
+		g_autofree char *got = read_every(r, step);
+
+		ck_assert_str_eq(got, want_le);
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16LE");
+	}
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(be, sizeof(be), NULL);
+		g_autofree char *got = read_every(r, 64);
+
+		ck_assert_str_eq(got, "ok\n");
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16BE");
+	}
+	for (const char *p = "node-a:4000:4000 [0] NCCL INFO x\n"; *p; p++) {
+		g_string_append_c(bare, *p);
+		g_string_append_c(bare, '\0');
+	}
+	{
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(bare->str, bare->len, NULL);
+		g_autoptr(GError) err = NULL;
+		size_t len = 0;
+		const uint8_t *head = hd_reader_head(r, &len, &err);
+
+		ck_assert_uint_eq(len, bare->len / 2);
+		ck_assert(memcmp(head, "node-a:4000", 11) == 0);
+		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16LE");
+	}
+	{
+		/* UTF-8 stays as it is, its mark too */
+		static const char u8[] = "\xef\xbb\xbfnode-a \xc3\xa9\n";
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory(u8, strlen(u8), NULL);
+		g_autofree char *got = read_every(r, 3);
+
+		ck_assert_str_eq(got, u8);
+		ck_assert_ptr_null(hd_reader_encoding(r));
+	}
+	g_string_free(bare, TRUE);
+}
+END_TEST
+
 /* Any one byte changed, added or dropped changes the digest. */
 START_TEST(test_digest_differs)
 {
@@ -1133,6 +1273,9 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_lines_crlf_cut_and_last);
 	tcase_add_test(tc, test_trailing_after_compressed);
 	tcase_add_test(tc, test_members_then_padding);
+	tcase_add_test(tc, test_lines_nul_holes);
+	tcase_add_test(tc, test_head_skips_nul);
+	tcase_add_test(tc, test_utf16_read_as_utf8);
 	tcase_add_test(tc, test_lines_cr_only);
 	tcase_add_test(tc, test_lines_cr_cut);
 	tcase_add_test(tc, test_discover_unreadable_listed);
