@@ -33,7 +33,7 @@ enum hd_input_kind_flags {
 	HD_KIND_NONE = 0,
 	/*
 	 * what on-call collects from a host (kernel log, InfiniBand and GPU
-	 * state): joined to ranks by host, pid, bus id or port (hd-kernel.c)
+	 * state): joined to ranks by host, pid, bus id or port (hd-host-join.c)
 	 */
 	HD_KIND_HOST_STATE = 1 << 0,
 	/*

@@ -120,7 +120,10 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
  * group and signal checks, as it reads the verdicts they found.
  */
 void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
-/* Xids, OOM kills and link changes in kernel logs (hd-kernel.c, issue 21) */
+/*
+ * Xids, OOM kills, link changes and GPU state from the hosts (hd-kernel.c,
+ * over hd-host-join.c and hd-host-stale.c; issue 21)
+ */
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a);
 /*
  * Compares the ops of processes of unknown rank (hd-anon.c), naming
