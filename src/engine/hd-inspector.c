@@ -22,23 +22,12 @@
 
 #include "hd-checks.h"
 #include "hd-const.h"
+#include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Notes of this step, before the rest are dropped. */
 #define INSP_MAX_NOTES 8
-
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
-static int compare_i64(gconstpointer a, gconstpointer b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The coll_timing signals of one communicator, as indices. */
 static void one_comm(const struct hd_store *s, const GArray *idx,
@@ -50,14 +39,14 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 
 	for (guint i = 0; i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 
 		top = MAX(top, sig->seq);
 		g_array_append_val(means, sig->numel_out);
 	}
 	for (guint i = 0; i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 		int r = sig->rank;
 
 		if (sig->seq < top)
@@ -77,11 +66,11 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 	}
 	if (idx->len < 3)
 		return;
-	g_array_sort(means, compare_i64);
+	g_array_sort(means, hd_compare_i64);
 	median = g_array_index(means, int64_t, means->len / 2);
 	for (guint i = 0; median > 0 && i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 
 		if (sig->numel_out <= 2 * median ||
 		    (*notes)++ >= INSP_MAX_NOTES)
@@ -101,7 +90,7 @@ static void annotate(const struct hd_store *s, struct hd_verdict *v)
 	int rank = g_array_index(v->culprits, int, 0);
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		g_autofree char *src = NULL;
 
 		if (sig->type != HD_SIGT_COLL_TIMING || sig->rank != rank)
@@ -127,7 +116,7 @@ void hd_check_inspector(struct hd_index *ix, struct hd_analysis *a)
 	guint notes = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		GArray *idx;
 
 		if (sig->type != HD_SIGT_COLL_TIMING || !sig->group_name)

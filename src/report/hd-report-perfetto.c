@@ -33,6 +33,7 @@
 #include "hd-json.h"
 #include "hd-report-render.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Sequence layout: one position is this many microseconds. */
@@ -197,13 +198,6 @@ static int64_t group_tid(uint32_t group)
 	return (int64_t)group + 1;
 }
 
-static gint compare_u64(gconstpointer pa, gconstpointer pb)
-{
-	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
-
-	return (x > y) - (x < y);
-}
-
 /* The keys of a set of uint64 (held as pointers to them), sorted. */
 static GArray *sorted_keys(GHashTable *set)
 {
@@ -214,7 +208,7 @@ static GArray *sorted_keys(GHashTable *set)
 	g_hash_table_iter_init(&it, set);
 	while (g_hash_table_iter_next(&it, &k, NULL))
 		g_array_append_val(keys, *(uint64_t *)k);
-	g_array_sort(keys, compare_u64);
+	g_array_sort(keys, hd_compare_u64);
 	return keys;
 }
 

@@ -15,6 +15,7 @@
 #include "hd-const.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 static gint compare_ops(gconstpointer pa, gconstpointer pb)
@@ -603,13 +604,6 @@ static void add_rank(GHashTable *seen, GArray *ranks, int r)
 	g_array_append_val(ranks, r);
 }
 
-static gint compare_ints(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 GArray *hd_report_show_rank_array(const struct hd_store *s)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
@@ -621,7 +615,7 @@ GArray *hd_report_show_rank_array(const struct hd_store *s)
 	for (guint i = 0; i < s->signals->len; i++)
 		add_rank(seen, ranks,
 			 g_array_index(s->signals, struct hd_signal, i).rank);
-	g_array_sort(ranks, compare_ints);
+	g_array_sort(ranks, hd_compare_int);
 	return ranks;
 }
 

@@ -7,12 +7,16 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "hd-store.h"
 #include "hd-text.h"
 #include "hd-test.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 
 START_TEST(test_merge_remaps)
 {
@@ -952,12 +956,37 @@ START_TEST(test_keep_attempt_per_life)
 }
 END_TEST
 
+/* The shared comparators order by value, whatever the width or sign. */
+START_TEST(test_compare_shared)
+{
+	int i[] = { 3, -1, INT_MAX, INT_MIN, 0 };
+	int64_t l[] = { INT64_MAX, -5, INT64_MIN, 7 };
+	uint64_t u[] = { UINT64_MAX, 1, (uint64_t)INT64_MAX + 1, 0 };
+	const char *str[] = { "b", "a", "ab" };
+
+	qsort(i, G_N_ELEMENTS(i), sizeof(*i), hd_compare_int);
+	ck_assert(i[0] == INT_MIN && i[1] == -1 && i[2] == 0 && i[3] == 3 &&
+		  i[4] == INT_MAX);
+	qsort(l, G_N_ELEMENTS(l), sizeof(*l), hd_compare_i64);
+	ck_assert(l[0] == INT64_MIN && l[1] == -5 && l[2] == 7 &&
+		  l[3] == INT64_MAX);
+	qsort(u, G_N_ELEMENTS(u), sizeof(*u), hd_compare_u64);
+	ck_assert(u[0] == 0 && u[1] == 1 && u[2] == (uint64_t)INT64_MAX + 1 &&
+		  u[3] == UINT64_MAX);
+	qsort(str, G_N_ELEMENTS(str), sizeof(*str), hd_compare_str);
+	ck_assert_str_eq(str[0], "a");
+	ck_assert_str_eq(str[1], "ab");
+	ck_assert_str_eq(str[2], "b");
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
 	tcase_add_test(tc, test_merge_remaps);
+	tcase_add_test(tc, test_compare_shared);
 	tcase_add_test(tc, test_op_packed);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);
