@@ -50,6 +50,12 @@ bool hd_sig_cite(const struct hd_store *s, struct hd_verdict *v,
 /* hd_sig_cite() with a cap of max evidence items instead. */
 bool hd_sig_cite_upto(const struct hd_store *s, struct hd_verdict *v,
 		      const struct hd_signal *sig, guint max);
+/*
+ * Ends v, a verdict on n signals of one kind, and adds it to a: "<n>
+ * <what>" as evidence when there are several, then what was ruled out.
+ */
+void hd_sig_verdict_end(struct hd_analysis *a, struct hd_verdict *v, guint n,
+			const char *what, const char *ruled_out);
 /* Drops the repeats of set (int), keeping each one's first place. */
 void hd_sig_int_set_unique(GArray *set);
 
@@ -86,6 +92,29 @@ int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
  */
 GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
 			      bool *tie);
+/*
+ * The signals a check weighs as causes, gathered in input order by
+ * hd_sig_cands_add(), and the first of them in time
+ * (hd_sig_cands_first()).
+ */
+struct hd_sig_cands {
+	GPtrArray *sigs; /* const struct hd_signal *, in input order */
+	GArray *ranks; /* int: their ranks (>= 0), each once, first seen first */
+	guint rankless; /* how many have no rank */
+	bool untimed; /* some has no time */
+};
+
+void hd_sig_cands_init(struct hd_sig_cands *c);
+void hd_sig_cands_clear(struct hd_sig_cands *c);
+void hd_sig_cands_add(struct hd_sig_cands *c, const struct hd_signal *sig);
+/*
+ * The first of c in time: the first of hd_sig_first_timed() (into
+ * *firsts, with *tie), else, none having a time, the first read (*firsts
+ * NULL).  NULL when c holds none.  (transfer none; *firsts full)
+ */
+const struct hd_signal *hd_sig_cands_first(const struct hd_store *s,
+					   struct hd_sig_cands *c,
+					   GPtrArray **firsts, bool *tie);
 /* Why the first signals could not be told apart.  (static) */
 const char *hd_sig_tie_reason(const struct hd_store *s,
 			      const GPtrArray *firsts);

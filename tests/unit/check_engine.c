@@ -13,6 +13,7 @@
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-test-engine.h"
 #include "hd-const.h"
 
@@ -1610,6 +1611,74 @@ END_TEST
  * once, and an order where chains run before the checks whose verdicts
  * and waits they follow is refused by name.
  */
+/* A signal of rank (-1: none) at UTC second at (0: no time). */
+static const struct hd_signal *cand_sig(struct hd_store *s, int rank,
+					int64_t at)
+{
+	struct hd_signal sig;
+
+	hd_signal_init(&sig);
+	sig.rank = rank;
+	sig.cat = HD_SIG_CRASH;
+	sig.type = HD_SIGT_PROCESS_EXIT;
+	sig.host = hd_intern("node-a");
+	if (at)
+		sig.time = hd_time_make(at * HD_NS_PER_SEC, HD_CLOCK_UTC);
+	hd_store_add_signal(s, &sig);
+	return &g_array_index(s->signals, struct hd_signal,
+			      s->signals->len - 1);
+}
+
+/*
+ * A signal check's candidates: their ranks once each, in the order first
+ * seen; the first in time where times are known, else the first read;
+ * none when there are none.
+ */
+START_TEST(test_sig_cands)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_sig_cands c;
+	GPtrArray *firsts = NULL;
+	bool tie = true;
+	hd_store_add_input(s, "log");
+	hd_sig_cands_init(&c);
+	ck_assert_ptr_null(hd_sig_cands_first(s, &c, &firsts, &tie));
+	ck_assert_ptr_null(firsts);
+	ck_assert(!tie);
+	hd_sig_cands_clear(&c);
+
+	cand_sig(s, 2, 0);
+	cand_sig(s, 1, 100);
+	cand_sig(s, -1, 0);
+	cand_sig(s, 1, 10);
+	cand_sig(s, 2, 50);
+	hd_sig_cands_init(&c);
+	for (guint i = 0; i < s->signals->len; i++)
+		hd_sig_cands_add(&c, hd_sig_at(s, i));
+	ck_assert_ptr_eq(hd_sig_cands_first(s, &c, &firsts, &tie),
+			 hd_sig_at(s, 3));
+	ck_assert(!tie);
+	ck_assert_ptr_nonnull(firsts);
+	ck_assert_uint_eq(firsts->len, 1);
+	g_ptr_array_unref(firsts);
+	ck_assert_uint_eq(c.ranks->len, 2);
+	ck_assert_int_eq(g_array_index(c.ranks, int, 0), 2);
+	ck_assert_int_eq(g_array_index(c.ranks, int, 1), 1);
+	ck_assert_uint_eq(c.rankless, 1);
+	ck_assert(c.untimed);
+	hd_sig_cands_clear(&c);
+
+	/* none timed: the first read */
+	hd_sig_cands_init(&c);
+	hd_sig_cands_add(&c, hd_sig_at(s, 2));
+	hd_sig_cands_add(&c, hd_sig_at(s, 0));
+	ck_assert_ptr_eq(hd_sig_cands_first(s, &c, &firsts, &tie),
+			 hd_sig_at(s, 2));
+	ck_assert_ptr_null(firsts);
+	hd_sig_cands_clear(&c);
+}
+END_TEST
+
 START_TEST(test_check_order_stated)
 {
 	size_t n;
@@ -1712,6 +1781,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
+	tcase_add_test(tc, test_sig_cands);
 	tcase_add_test(tc, test_verdict_kind_table);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
