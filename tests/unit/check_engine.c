@@ -15,6 +15,7 @@
 #include "hd-checks.h"
 #include "hd-sig-util.h"
 #include "hd-test-engine.h"
+#include "hd-test-store.h"
 #include "hd-const.h"
 
 struct fixture {
@@ -53,25 +54,16 @@ static uint32_t add_group(struct fixture *f, const char *name, const int *ranks,
 static void add_op(struct fixture *f, uint32_t g, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count, enum hd_op_state st)
 {
-	struct hd_op_rec op;
-	struct hd_opdesc d;
+	struct hd_op_rec op =
+		hd_test_op(g, rank, HD_SEQ_COLLECTIVE, seq, kind, st);
+	struct hd_opdesc d = hd_test_desc(
+		count, kind == HD_OP_ALL_GATHER ? count * 4 : count,
+		HD_DTYPE_FLOAT32);
 
-	hd_op_rec_init(&op);
-	d = hd_opdesc_blank;
-	hd_op_set_rank(&op.op, rank);
-	op.op.group = g;
-	op.op.seq = seq;
-	op.op.seq_kind = HD_SEQ_COLLECTIVE;
-	op.op.kind = kind;
-	d.count_in = count;
-	d.count_out = kind == HD_OP_ALL_GATHER ? count * 4 : count;
-	d.dtype = HD_DTYPE_FLOAT32;
-	op.op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
-	op.op.d = hd_opdesc_intern(&d);
-	hd_store_add_op(f->s, &op);
+	hd_test_add_op(f->s, &op, &d);
 }
 
 /* seqs 1..upto completed, then (optionally) one scheduled at upto + 1. */
@@ -1076,15 +1068,10 @@ START_TEST(test_trace_end_not_blamed)
 	g = add_group(&f, "0", pair, 3);
 	for (int r = 0; r < 3; r++)
 		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
-			struct hd_op_rec op;
+			struct hd_op_rec op = hd_test_op(g, r, HD_SEQ_ORDINAL,
+							 s, HD_OP_ALL_REDUCE,
+							 HD_STATE_COMPLETED);
 
-			hd_op_rec_init(&op);
-			hd_op_set_rank(&op.op, r);
-			op.op.group = g;
-			op.op.seq = s;
-			op.op.seq_kind = HD_SEQ_ORDINAL;
-			op.op.kind = HD_OP_ALL_REDUCE;
-			op.op.state = HD_STATE_COMPLETED;
 			op.prov.input = f.input[r];
 			hd_store_add_op(f.s, &op);
 		}
