@@ -657,8 +657,7 @@ static const char *signal_host(const struct pf *w, const struct hd_signal *sig,
 	if (sig->host || sig->prov.input >= w->s->inputs->len)
 		return sig->host;
 	k = hd_store_input(w->s, sig->prov.input)->kind;
-	if (k != HD_INPUT_KERNEL_LOG && k != HD_INPUT_IB_STATE &&
-	    k != HD_INPUT_GPU_STATE)
+	if (!(hd_input_kind_flags(k) & HD_KIND_HOST_STATE))
 		return NULL;
 	h = g_hash_table_lookup(w->path_hosts, key);
 	if (!h) {
