@@ -1251,12 +1251,21 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src);
  */
 GHashTable *hd_store_ranks_by_pid(const struct hd_store *s);
 
+/* How a pid joins the ranks (hd_store_rank_of_pid()). */
+enum hd_pid_join {
+	HD_PID_NO_RANK, /* no rank's process had it */
+	HD_PID_ONE_RANK, /* one rank's did: the join */
+	/* several did (two hosts' processes share it, as containers'
+	   do): no join */
+	HD_PID_SEVERAL_RANKS,
+};
+
 /*
- * The one rank whose process had pid, on host when both are known, in a
- * table of hd_store_ranks_by_pid(): -1 when none, -2 when several (two
- * hosts' processes share the pid, as containers' do): no join.
+ * Whether one rank's process had pid, on host when both are known, in a
+ * table of hd_store_ranks_by_pid(); *rank gets that rank, else -1.
  */
-int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host);
+enum hd_pid_join hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid,
+				      const char *host, int *rank);
 
 /*
  * Cross-input joins after all merges: group members and nranks learned from

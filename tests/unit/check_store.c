@@ -956,6 +956,41 @@ START_TEST(test_keep_attempt_per_life)
 }
 END_TEST
 
+/*
+ * A pid joins the one rank whose process had it, on the host asked when
+ * known; a pid two hosts' ranks share (containers number alike) joins
+ * neither, and says so.
+ */
+START_TEST(test_rank_of_pid)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(GHashTable) by_pid = NULL;
+	int rank = 99;
+
+	hd_store_rank(s, 0)->pid = 41;
+	hd_store_rank(s, 0)->host = hd_intern("node-a");
+	hd_store_rank(s, 1)->pid = 41;
+	hd_store_rank(s, 1)->host = hd_intern("node-b");
+	hd_store_rank(s, 2)->pid = 7;
+	by_pid = hd_store_ranks_by_pid(s);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 7, NULL, &rank),
+			 HD_PID_ONE_RANK);
+	ck_assert_int_eq(rank, 2);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, "node-b", &rank),
+			 HD_PID_ONE_RANK);
+	ck_assert_int_eq(rank, 1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, NULL, &rank),
+			 HD_PID_SEVERAL_RANKS);
+	ck_assert_int_eq(rank, -1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, "node-c", &rank),
+			 HD_PID_NO_RANK);
+	ck_assert_int_eq(rank, -1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 0, NULL, &rank),
+			 HD_PID_NO_RANK);
+	ck_assert_int_eq(rank, -1);
+}
+END_TEST
+
 /* The shared comparators order by value, whatever the width or sign. */
 START_TEST(test_compare_shared)
 {
@@ -987,6 +1022,7 @@ static Suite *store_suite(void)
 
 	tcase_add_test(tc, test_merge_remaps);
 	tcase_add_test(tc, test_compare_shared);
+	tcase_add_test(tc, test_rank_of_pid);
 	tcase_add_test(tc, test_op_packed);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);
