@@ -307,7 +307,7 @@ static void append_signature(GString *t, const struct hd_verdict *v,
 		text = normalize(sig->text, hosts);
 		g_string_append_printf(t, "; sig=%s.%u; code=%d; text=%s",
 				       hd_signal_cat_name(sig->cat), sig->type,
-				       sig->code, text);
+				       hd_signal_stored_code(sig), text);
 		return;
 	}
 	/* No signal cited: what the engine said, normalised. */

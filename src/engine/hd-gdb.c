@@ -248,8 +248,8 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 				   GPOINTER_TO_UINT(slot));
 		g->threads++;
 		/* the main thread's LWP is the process's pid */
-		if (sig->code > 0 && sig->code == sig->pid &&
-		    hd_sig_at(s, g->main)->code != sig->pid)
+		if (hd_signal_lwp(sig) > 0 && hd_signal_lwp(sig) == sig->pid &&
+		    hd_signal_lwp(hd_sig_at(s, g->main)) != sig->pid)
 			g->main = i;
 		f = hd_store_stack(s, sig->stack, &n);
 		px = proxy_frame(f, n);

@@ -41,15 +41,17 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 		const struct hd_signal *sig =
 			hd_sig_at(s, g_array_index(idx, guint, i));
 
-		top = MAX(top, sig->seq);
-		g_array_append_val(means, sig->numel_out);
+		int64_t mean = hd_signal_timing_mean_us(sig);
+
+		top = MAX(top, hd_signal_timing_last_sn(sig));
+		g_array_append_val(means, mean);
 	}
 	for (guint i = 0; i < idx->len; i++) {
 		const struct hd_signal *sig =
 			hd_sig_at(s, g_array_index(idx, guint, i));
 		int r = sig->rank;
 
-		if (sig->seq < top)
+		if (hd_signal_timing_last_sn(sig) < top)
 			g_array_append_val(behind, r);
 	}
 	if (behind->len && (*notes)++ < INSP_MAX_NOTES) {
@@ -72,7 +74,7 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 		const struct hd_signal *sig =
 			hd_sig_at(s, g_array_index(idx, guint, i));
 
-		if (sig->numel_out <= 2 * median ||
+		if (hd_signal_timing_mean_us(sig) <= 2 * median ||
 		    (*notes)++ >= INSP_MAX_NOTES)
 			continue;
 		g_ptr_array_add(
@@ -81,7 +83,8 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 				"NCCL Inspector, comm %s: rank %d's collectives took %" G_GINT64_FORMAT
 				" us on average against a median of %" G_GINT64_FORMAT
 				" us across its ranks: a performance note, not a hang's cause",
-				comm, sig->rank, sig->numel_out, median));
+				comm, sig->rank, hd_signal_timing_mean_us(sig),
+				median));
 	}
 }
 
@@ -102,7 +105,8 @@ static void annotate(const struct hd_store *s, struct hd_verdict *v)
 			" (%d read)",
 			rank, sig->group_name ? sig->group_name : "?",
 			sig->op_name ? hd_op_display_name(sig->op_name) : "?",
-			sig->seq, sig->code);
+			hd_signal_timing_last_sn(sig),
+			hd_signal_timing_records(sig));
 	}
 }
 

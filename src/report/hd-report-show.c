@@ -300,9 +300,10 @@ static void signal_row(struct table *t, const struct hd_store *s,
 	g_autofree char *text = hd_report_clean(sig->text);
 	GString *where = g_string_new(NULL);
 
-	if (sig->seq >= 0)
+	/* the listing shows seq and code as stored, whatever the type */
+	if (hd_signal_stored_seq(sig) >= 0)
 		g_string_append_printf(where, " seq=%" G_GINT64_FORMAT,
-				       sig->seq);
+				       hd_signal_stored_seq(sig));
 	if (sig->last_enqueued != INT64_MIN)
 		g_string_append_printf(where, " E=%" G_GINT64_FORMAT,
 				       sig->last_enqueued);
@@ -386,7 +387,8 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "time_clock",
 			    json_string(hd_clock_name(sig->time.clock)));
 	json_object_set_new(o, "group", hd_json_string(sig->group_name));
-	json_object_set_new(o, "seq", hd_json_int_or_null(sig->seq, -1));
+	json_object_set_new(o, "seq",
+			    hd_json_int_or_null(hd_signal_stored_seq(sig), -1));
 	json_object_set_new(o, "last_enqueued",
 			    hd_json_int_or_null(sig->last_enqueued, INT64_MIN));
 	json_object_set_new(
@@ -397,7 +399,8 @@ static json_t *signal_json(const struct hd_store *s,
 			    hd_json_int_or_null(sig->numel_in, -1));
 	json_object_set_new(o, "numel_out",
 			    hd_json_int_or_null(sig->numel_out, -1));
-	json_object_set_new(o, "code", json_integer(sig->code));
+	json_object_set_new(o, "code",
+			    json_integer(hd_signal_stored_code(sig)));
 	json_object_set_new(o, "source", hd_json_string(src));
 	json_object_set_new(o, "text", hd_json_string(sig->text));
 	return o;
@@ -467,7 +470,7 @@ void hd_report_show_select(const struct hd_store *s,
 			continue;
 		if (!signal_in_groups(s, match, f->groups, sig))
 			continue;
-		if (!seq_selected(f, sig->seq))
+		if (!seq_selected(f, hd_signal_stored_seq(sig)))
 			continue;
 		g_ptr_array_add(signals, sig);
 	}

@@ -991,6 +991,43 @@ START_TEST(test_rank_of_pid)
 }
 END_TEST
 
+/*
+ * A signal's seq, code and element counts read by what its type means:
+ * an Inspector timing's are its last coll_sn, its records and its times
+ * in microseconds; a timeout's seq is its SeqNum; the stored values are
+ * the same fields whatever the type.
+ */
+START_TEST(test_signal_accessors)
+{
+	struct hd_signal t, w;
+
+	hd_signal_init(&t);
+	t.type = HD_SIGT_COLL_TIMING;
+	t.seq = 812;
+	t.code = 3;
+	t.numel_in = 9000;
+	t.numel_out = 4500;
+	ck_assert_int_eq(hd_signal_timing_last_sn(&t), 812);
+	ck_assert_int_eq(hd_signal_timing_records(&t), 3);
+	ck_assert_int_eq(hd_signal_timing_max_us(&t), 9000);
+	ck_assert_int_eq(hd_signal_timing_mean_us(&t), 4500);
+	ck_assert_int_eq(hd_signal_stored_seq(&t), 812);
+	ck_assert_int_eq(hd_signal_stored_code(&t), 3);
+	hd_signal_init(&w);
+	w.type = HD_SIGT_WATCHDOG_TIMEOUT;
+	ck_assert_int_eq(hd_signal_seq(&w), -1);
+	w.seq = 41;
+	ck_assert_int_eq(hd_signal_seq(&w), 41);
+	w.type = HD_SIGT_GDB_THREAD;
+	w.code = 5301;
+	ck_assert_int_eq(hd_signal_lwp(&w), 5301);
+	w.type = HD_SIGT_PYSPY_THREAD;
+	ck_assert_int_eq(hd_signal_thread_id(&w), 5301);
+	w.type = HD_SIGT_ANON_PROC;
+	ck_assert_int_eq(hd_signal_anon_ops(&w), 41);
+}
+END_TEST
+
 /* The shared comparators order by value, whatever the width or sign. */
 START_TEST(test_compare_shared)
 {
@@ -1023,6 +1060,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_merge_remaps);
 	tcase_add_test(tc, test_compare_shared);
 	tcase_add_test(tc, test_rank_of_pid);
+	tcase_add_test(tc, test_signal_accessors);
 	tcase_add_test(tc, test_op_packed);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);
