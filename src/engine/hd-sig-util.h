@@ -161,6 +161,33 @@ bool hd_sig_failed_in_init(const struct hd_store *s, guint i);
 /* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
 char *hd_sig_peer_host(const char *peer);
 
+/*
+ * What a signal check leaves for the later ones to read, and what the
+ * engine gives them all (made by the steps before the signal step).  The
+ * table hd_check_signals() runs (hd-signals.c, signal_steps[]) states
+ * for each check which of these it reads and makes, and the order is
+ * asserted (hd_check_steps_ordered()) before every run.
+ */
+enum hd_sig_data {
+	/* given: a->logs_end_early, from the group checks */
+	HD_SIG_DATA_LOGS_END_EARLY = 1u << 0,
+	/* missing/lagging from the c10d watchdog's counters, their waits */
+	HD_SIG_DATA_COUNTER_VERDICTS = 1u << 1,
+	HD_SIG_DATA_RAS_VERDICTS = 1u << 2, /* missing/lagging from RAS */
+	/* network_fault, from a network error that is a cause or, at low
+	   confidence, from IB flushes and closed connections alone */
+	HD_SIG_DATA_NETWORK_VERDICTS = 1u << 3,
+	HD_SIG_DATA_CRASH_VERDICTS = 1u << 4, /* rank_crashed */
+	HD_SIG_DATA_INIT_VERDICTS = 1u << 5, /* init_failure: setup, networks */
+	HD_SIG_DATA_MISMATCH_VERDICTS = 1u << 6, /* type and size mismatch */
+};
+
+/* What the engine gives the signal checks (enum hd_sig_data). */
+#define HD_SIG_GIVEN HD_SIG_DATA_LOGS_END_EARLY
+
+/* The signal checks hd_check_signals() runs, in order.  (transfer none) */
+const struct hd_check_step *hd_sig_steps(size_t *n);
+
 /* The signal checks, in the order hd_check_signals() runs them. */
 void hd_sig_check_progress(struct hd_index *ix, struct hd_analysis *a);
 void hd_sig_check_ras(struct hd_index *ix, struct hd_analysis *a);

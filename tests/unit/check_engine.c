@@ -1675,7 +1675,7 @@ START_TEST(test_check_order_stated)
 	size_t chains = n, groups = n;
 
 	ck_assert_uint_le(n, G_N_ELEMENTS(swapped));
-	ck_assert(hd_engine_steps_ordered(steps, n, &bad));
+	ck_assert(hd_check_steps_ordered(steps, n, 0, &bad));
 	ck_assert_ptr_null(bad);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < i; j++)
@@ -1690,8 +1690,51 @@ START_TEST(test_check_order_stated)
 	memcpy(swapped, steps, n * sizeof(*steps));
 	swapped[groups] = steps[chains];
 	swapped[chains] = steps[groups];
-	ck_assert(!hd_engine_steps_ordered(swapped, n, &bad));
+	ck_assert(!hd_check_steps_ordered(swapped, n, 0, &bad));
 	ck_assert_str_eq(bad, "chains");
+}
+END_TEST
+
+/*
+ * The signal checks run in a stated order: the weak network check after
+ * the network and crash checks whose verdicts it reads, the counters
+ * given which logs end early; moving the weak check first is refused.
+ */
+START_TEST(test_signal_order_stated)
+{
+	size_t n;
+	const struct hd_check_step *steps = hd_sig_steps(&n);
+	struct hd_check_step moved[16];
+	const char *bad = "unset";
+	size_t weak = n, net = n, crash = n;
+
+	ck_assert_uint_le(n, G_N_ELEMENTS(moved));
+	ck_assert(hd_check_steps_ordered(steps, n, HD_SIG_GIVEN, &bad));
+	ck_assert_ptr_null(bad);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			ck_assert_ptr_ne(steps[i].run, steps[j].run);
+		if (steps[i].run == hd_sig_check_network_weak)
+			weak = i;
+		if (steps[i].run == hd_sig_check_network)
+			net = i;
+		if (steps[i].run == hd_sig_check_crashes)
+			crash = i;
+	}
+	ck_assert_uint_lt(net, weak);
+	ck_assert_uint_lt(crash, weak);
+	ck_assert_uint_lt(weak, n);
+	ck_assert(steps[weak].reads & HD_SIG_DATA_CRASH_VERDICTS);
+	/* the weak check first: it reads verdicts no check made yet */
+	moved[0] = steps[weak];
+	for (size_t i = 0, k = 1; i < n; i++)
+		if (i != weak)
+			moved[k++] = steps[i];
+	ck_assert(!hd_check_steps_ordered(moved, n, HD_SIG_GIVEN, &bad));
+	ck_assert_str_eq(bad, "network_weak");
+	/* without what the engine gives, the counters read too early */
+	ck_assert(!hd_check_steps_ordered(steps, n, 0, &bad));
+	ck_assert_str_eq(bad, "progress");
 }
 END_TEST
 
@@ -1769,6 +1812,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
 	tcase_add_test(tc, test_sig_cands);
+	tcase_add_test(tc, test_signal_order_stated);
 	tcase_add_test(tc, test_verdict_kind_table);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
