@@ -25,6 +25,13 @@ gint hd_compare_i64(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
+gint hd_compare_u64(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 gint hd_compare_rank_ptr(gconstpointer pa, gconstpointer pb)
 {
 	const struct hd_rank *a = *(const struct hd_rank *const *)pa;

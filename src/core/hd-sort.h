@@ -13,6 +13,8 @@
 gint hd_compare_int(gconstpointer a, gconstpointer b);
 /* Orders int64_t ascending. */
 gint hd_compare_i64(gconstpointer a, gconstpointer b);
+/* Orders uint64_t ascending. */
+gint hd_compare_u64(gconstpointer a, gconstpointer b);
 /* Orders struct hd_rank pointers by rank (a and b point to the pointers). */
 gint hd_compare_rank_ptr(gconstpointer a, gconstpointer b);
 /* Orders strings by strcmp() (a and b point to char *). */

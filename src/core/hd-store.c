@@ -919,23 +919,28 @@ GHashTable *hd_store_ranks_by_pid(const struct hd_store *s)
 	return t;
 }
 
-int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host)
+enum hd_pid_join hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid,
+				      const char *host, int *rank)
 {
 	const GPtrArray *l =
 		pid > 0 ? g_hash_table_lookup(by_pid, GINT_TO_POINTER(pid))
 			: NULL;
-	int found = -1;
+	enum hd_pid_join join = HD_PID_NO_RANK;
 
+	*rank = -1;
 	for (guint i = 0; l && i < l->len; i++) {
 		const struct hd_rank *r = g_ptr_array_index(l, i);
 
 		if (host && r->host && strcmp(host, r->host) != 0)
 			continue;
-		if (found >= 0)
-			return -2; /* two ranks had the pid: no join */
-		found = r->rank;
+		if (join == HD_PID_ONE_RANK) {
+			*rank = -1;
+			return HD_PID_SEVERAL_RANKS;
+		}
+		join = HD_PID_ONE_RANK;
+		*rank = r->rank;
 	}
-	return found;
+	return join;
 }
 
 /*
@@ -951,6 +956,7 @@ static void resolve_pid_signals(struct hd_store *s)
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 		const struct hd_input *in;
+		int rank;
 
 		if (sig->rank >= 0 || sig->pid <= 0 ||
 		    sig->prov.input >= s->inputs->len)
@@ -960,8 +966,8 @@ static void resolve_pid_signals(struct hd_store *s)
 			continue;
 		if (!by_pid)
 			by_pid = hd_store_ranks_by_pid(s);
-		sig->rank = MAX(
-			-1, hd_store_rank_of_pid(by_pid, sig->pid, sig->host));
+		hd_store_rank_of_pid(by_pid, sig->pid, sig->host, &rank);
+		sig->rank = rank; /* -1 unless one rank had the pid */
 	}
 }
 

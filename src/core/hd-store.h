@@ -33,7 +33,7 @@ enum hd_input_kind_flags {
 	HD_KIND_NONE = 0,
 	/*
 	 * what on-call collects from a host (kernel log, InfiniBand and GPU
-	 * state): joined to ranks by host, pid, bus id or port (hd-kernel.c)
+	 * state): joined to ranks by host, pid, bus id or port (hd-host-join.c)
 	 */
 	HD_KIND_HOST_STATE = 1 << 0,
 	/*
@@ -716,6 +716,20 @@ enum hd_gpu_problem {
 				    NVRM line names it */
 };
 
+/*
+ * The fields of struct hd_signal whose meaning depends on its type (seq,
+ * code) are read through the accessors below.  Compiled with
+ * HD_SIGNAL_FIELDS_HIDDEN they get other names, so that a raw read does
+ * not compile: tests/signal-fields.sh compiles the engine, replay, the
+ * reports and the CLI so.  The store, its digests and the parsers, which
+ * keep and copy the fields whatever they mean, use the names.
+ */
+#ifdef HD_SIGNAL_FIELDS_HIDDEN
+#define HD_SIGNAL_FIELD(name) name##_through_accessors
+#else
+#define HD_SIGNAL_FIELD(name) name
+#endif
+
 struct hd_signal {
 	uint8_t cat; /* enum hd_signal_cat */
 	uint8_t type; /* enum hd_signal_type */
@@ -737,12 +751,14 @@ struct hd_signal {
 	 * the meaning matters.  seq is an op's SeqNum in its process group
 	 * (-1 none), except for HD_SIGT_RAS_MISMATCH.
 	 */
-	int64_t seq;
+	int64_t HD_SIGNAL_FIELD(seq);
 	int64_t last_enqueued; /* PG status; INT64_MIN when absent */
 	int64_t last_completed;
 	const char *op_name; /* interned ("ALLREDUCE"), or NULL */
-	int64_t numel_in, numel_out; /* -1 unknown */
-	int32_t code; /* by type: see the accessors below; 0 none */
+	/* -1 unknown; COLL_TIMING: microseconds (hd_signal_timing_max_us()) */
+	int64_t numel_in, numel_out;
+	int32_t HD_SIGNAL_FIELD(
+		code); /* by type: the accessors below; 0 none */
 	char *text; /* the raw line (owned, bounded), or NULL */
 	struct hd_prov prov;
 	/* c10d (issue 11) */
@@ -759,25 +775,53 @@ struct hd_signal {
  * type: reading one type's code as another's is a bug, never data.
  */
 
+/*
+ * The op's SeqNum in its process group, -1 none: what seq means for every
+ * type but RAS_MISMATCH (hd_signal_ras_op()), ANON_PROC
+ * (hd_signal_anon_ops()) and COLL_TIMING (hd_signal_timing_last_sn()).
+ */
+static inline int64_t hd_signal_seq(const struct hd_signal *sig)
+{
+	g_assert(sig->type != HD_SIGT_RAS_MISMATCH &&
+		 sig->type != HD_SIGT_ANON_PROC &&
+		 sig->type != HD_SIGT_COLL_TIMING);
+	return sig->HD_SIGNAL_FIELD(seq);
+}
+
+/*
+ * seq and code as the store keeps them, whatever they mean: for what
+ * carries every field of a signal as it is (the show listing, the
+ * Perfetto trace's args, a fingerprint's text), never for a decision.
+ */
+static inline int64_t hd_signal_stored_seq(const struct hd_signal *sig)
+{
+	return sig->HD_SIGNAL_FIELD(seq);
+}
+
+static inline int32_t hd_signal_stored_code(const struct hd_signal *sig)
+{
+	return sig->HD_SIGNAL_FIELD(code);
+}
+
 /* PROCESS_EXIT: the exit code; -N killed by signal N. */
 static inline int32_t hd_signal_exit_code(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_PROCESS_EXIT);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* FATAL_SIGNAL: the signal number (Linux). */
 static inline int32_t hd_signal_signo(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_FATAL_SIGNAL);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* CUDA_ERROR: the cudaError_t NCCL printed ("Cuda failure 700"), 0 none. */
 static inline int32_t hd_signal_cuda_code(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_CUDA_ERROR);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* UNWIND, NCCL_ERROR, TEST_FAILURE: the ncclResult_t, 0 unknown. */
@@ -786,7 +830,7 @@ static inline int32_t hd_signal_nccl_result(const struct hd_signal *sig)
 	g_assert(sig->type == HD_SIGT_UNWIND ||
 		 sig->type == HD_SIGT_NCCL_ERROR ||
 		 sig->type == HD_SIGT_TEST_FAILURE);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /*
@@ -797,7 +841,7 @@ static inline int32_t hd_signal_nccl_result(const struct hd_signal *sig)
 static inline int32_t hd_signal_ib_status(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COMPLETION);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* RANKS_NAMED: how the ranks are named. */
@@ -809,7 +853,7 @@ enum hd_named_as {
 static inline enum hd_named_as hd_signal_named_as(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_RANKS_NAMED);
-	return (enum hd_named_as)sig->code;
+	return (enum hd_named_as)sig->HD_SIGNAL_FIELD(code);
 }
 
 /* RAS_MISMATCH: a count line ("N ranks have launched up to operation K"),
@@ -817,21 +861,21 @@ static inline enum hd_named_as hd_signal_named_as(const struct hd_signal *sig)
 static inline bool hd_signal_ras_is_count(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_RAS_MISMATCH);
-	return sig->seq >= 0;
+	return sig->HD_SIGNAL_FIELD(seq) >= 0;
 }
 
 /* RAS_MISMATCH count line: K, the operation the ranks launched up to. */
 static inline int64_t hd_signal_ras_op(const struct hd_signal *sig)
 {
 	g_assert(hd_signal_ras_is_count(sig));
-	return sig->seq;
+	return sig->HD_SIGNAL_FIELD(seq);
 }
 
 /* RAS_MISMATCH count line: N, how many ranks launched up to K. */
 static inline int32_t hd_signal_ras_nranks(const struct hd_signal *sig)
 {
 	g_assert(hd_signal_ras_is_count(sig));
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* ANON_PROC: the process it names, as hd_op_anon() gives its ops. */
@@ -845,14 +889,14 @@ static inline int32_t hd_signal_anon_proc(const struct hd_signal *sig)
 static inline int32_t hd_signal_anon_device(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_ANON_PROC);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* XID: the Xid number. */
 static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_XID);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /*
@@ -862,14 +906,14 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 static inline int32_t hd_signal_link_state(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_LINK_EVENT);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* IB_COUNTERS: how many error counters are above zero. */
 static inline int32_t hd_signal_ib_errors(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_IB_COUNTERS);
-	return sig->code;
+	return sig->HD_SIGNAL_FIELD(code);
 }
 
 /* HOST_OOM: enum hd_oom_cgroup. */
@@ -877,14 +921,65 @@ static inline enum hd_oom_cgroup
 hd_signal_oom_cgroup(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_HOST_OOM);
-	return (enum hd_oom_cgroup)sig->code;
+	return (enum hd_oom_cgroup)sig->HD_SIGNAL_FIELD(code);
 }
 
 /* GPU_STATE: enum hd_gpu_problem bits. */
 static inline uint32_t hd_signal_gpu_problems(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_GPU_STATE);
-	return (uint32_t)sig->code;
+	return (uint32_t)sig->HD_SIGNAL_FIELD(code);
+}
+
+/* ANON_PROC: how many ops of the process were kept. */
+static inline int64_t hd_signal_anon_ops(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_ANON_PROC);
+	return sig->HD_SIGNAL_FIELD(seq);
+}
+
+/* PYSPY_THREAD: the thread's id as py-spy printed it. */
+static inline int32_t hd_signal_thread_id(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_PYSPY_THREAD);
+	return sig->HD_SIGNAL_FIELD(code);
+}
+
+/* GDB_THREAD: the thread's LWP (the main thread's is the pid), 0 none. */
+static inline int32_t hd_signal_lwp(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_GDB_THREAD);
+	return sig->HD_SIGNAL_FIELD(code);
+}
+
+/* COLL_TIMING: the last collective's coll_sn on its communicator. */
+static inline int64_t hd_signal_timing_last_sn(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_COLL_TIMING);
+	return sig->HD_SIGNAL_FIELD(seq);
+}
+
+/* COLL_TIMING: how many Inspector records were summed. */
+static inline int32_t hd_signal_timing_records(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_COLL_TIMING);
+	return sig->HD_SIGNAL_FIELD(code);
+}
+
+/*
+ * COLL_TIMING: the longest and the mean execution time of the summed
+ * collectives, in microseconds (kept in numel_in and numel_out).
+ */
+static inline int64_t hd_signal_timing_max_us(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_COLL_TIMING);
+	return sig->numel_in;
+}
+
+static inline int64_t hd_signal_timing_mean_us(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_COLL_TIMING);
+	return sig->numel_out;
 }
 
 struct hd_store {
@@ -1251,12 +1346,21 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src);
  */
 GHashTable *hd_store_ranks_by_pid(const struct hd_store *s);
 
+/* How a pid joins the ranks (hd_store_rank_of_pid()). */
+enum hd_pid_join {
+	HD_PID_NO_RANK, /* no rank's process had it */
+	HD_PID_ONE_RANK, /* one rank's did: the join */
+	/* several did (two hosts' processes share it, as containers'
+	   do): no join */
+	HD_PID_SEVERAL_RANKS,
+};
+
 /*
- * The one rank whose process had pid, on host when both are known, in a
- * table of hd_store_ranks_by_pid(): -1 when none, -2 when several (two
- * hosts' processes share the pid, as containers' do): no join.
+ * Whether one rank's process had pid, on host when both are known, in a
+ * table of hd_store_ranks_by_pid(); *rank gets that rank, else -1.
  */
-int hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid, const char *host);
+enum hd_pid_join hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid,
+				      const char *host, int *rank);
 
 /*
  * Cross-input joins after all merges: group members and nranks learned from

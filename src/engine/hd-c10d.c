@@ -275,7 +275,7 @@ static const struct hd_signal *find_apart(const struct hd_store *s,
 		gpointer key = pair_key(o2->rank, o2->peer_rank);
 		GPtrArray *list;
 
-		if (o2->type != HD_SIGT_COLL_MISMATCH || o2->seq < 0)
+		if (o2->type != HD_SIGT_COLL_MISMATCH || hd_signal_seq(o2) < 0)
 			continue;
 		list = g_hash_table_lookup(pairs, key);
 		if (!list) {
@@ -283,9 +283,9 @@ static const struct hd_signal *find_apart(const struct hd_store *s,
 			g_hash_table_insert(pairs, key, list);
 		}
 		/* keep only new running minima: the first below any seq */
-		if (!list->len || o2->seq < ((const struct hd_signal *)
-						     list->pdata[list->len - 1])
-						    ->seq)
+		if (!list->len ||
+		    hd_signal_seq(o2) <
+			    hd_signal_seq(list->pdata[list->len - 1]))
 			g_ptr_array_add(list, hd_unconst(o2));
 	}
 	for (guint i = 0; i < s->signals->len && !apart; i++) {
@@ -294,19 +294,19 @@ static const struct hd_signal *find_apart(const struct hd_store *s,
 		guint lo = 0, hi;
 
 		if (sig->type != HD_SIGT_COLL_MISMATCH || sig->rank < 0 ||
-		    sig->seq < 0)
+		    hd_signal_seq(sig) < 0)
 			continue;
 		list = g_hash_table_lookup(pairs,
 					   pair_key(sig->peer_rank, sig->rank));
 		if (!list)
 			continue;
-		/* seqs fall along list: the first one below sig->seq */
+		/* seqs fall along list: the first one below sig's seq */
 		hi = list->len;
 		while (lo < hi) {
 			guint mid = lo + (hi - lo) / 2;
 
-			if (((const struct hd_signal *)list->pdata[mid])->seq <
-			    sig->seq)
+			if (hd_signal_seq(list->pdata[mid]) <
+			    hd_signal_seq(sig))
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -337,21 +337,23 @@ static struct hd_verdict *apart_op_mismatch(const struct hd_store *s,
 	struct hd_verdict *v;
 
 	for (int k = 0; k < 2; k++) {
-		struct c10d_op o = {
-			both[k]->rank, both[k]->seq, both[k]->op_name, -1,
-			NULL,	       both[k]
-		};
+		struct c10d_op o = { both[k]->rank,
+				     hd_signal_seq(both[k]),
+				     both[k]->op_name,
+				     -1,
+				     NULL,
+				     both[k] };
 
 		g_array_append_val(ops, o);
 	}
 	where = g_strdup_printf(
 		"the ProcessGroupWrapper check, where rank %d is at SequenceNumber %" G_GINT64_FORMAT
 		" and rank %d at %" G_GINT64_FORMAT,
-		lo->rank, lo->seq, hi->rank, hi->seq);
+		lo->rank, hd_signal_seq(lo), hi->rank, hd_signal_seq(hi));
 	v = vote(s, ops, ATTR_OP, where, "ProcessGroupWrapper fingerprints");
 	if (!v)
 		return NULL;
-	v->seq = lo->seq;
+	v->seq = hd_signal_seq(lo);
 	hd_verdict_add_ruled_out(
 		v,
 		"a rank behind the others: the wrapper compares ranks that are all inside its check");
@@ -378,18 +380,21 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
-		struct c10d_op o = { sig->rank,	      sig->seq,
-				     sig->op_name,    sig->numel_in,
-				     sig->dtype_name, sig };
+		struct c10d_op o;
+		int64_t seq;
 		GArray *ops;
 
 		if (sig->type != HD_SIGT_COLL_MISMATCH || sig->rank < 0)
 			continue;
-		ops = g_hash_table_lookup(by_seq, &sig->seq);
+		seq = hd_signal_seq(sig);
+		o = (struct c10d_op){ sig->rank,       seq,
+				      sig->op_name,    sig->numel_in,
+				      sig->dtype_name, sig };
+		ops = g_hash_table_lookup(by_seq, &seq);
 		if (!ops) {
 			int64_t *key = g_new(int64_t, 1);
 
-			*key = sig->seq;
+			*key = seq;
 			ops = g_array_new(FALSE, FALSE, sizeof(struct c10d_op));
 			g_hash_table_insert(by_seq, key, ops);
 			g_ptr_array_add(order, ops);
@@ -441,9 +446,10 @@ static void check_fingerprints(struct hd_index *ix, struct hd_analysis *a)
 				HD_V_LAGGING_RANK, HD_CONF_LOW,
 				"rank %d is at SequenceNumber %" G_GINT64_FORMAT
 				" of a process group where rank %d is further: it issued fewer collectives there (ProcessGroupWrapper fingerprints)",
-				apart->rank, apart->seq, apart->peer_rank);
+				apart->rank, hd_signal_seq(apart),
+				apart->peer_rank);
 			hd_verdict_add_culprit(v, apart->rank);
-			v->seq = apart->seq;
+			v->seq = hd_signal_seq(apart);
 			v->score = HD_SCORE_LAGGING;
 			hd_sig_cite(s, v, apart);
 		}
@@ -485,22 +491,24 @@ static void check_timeout_ops(struct hd_index *ix, struct hd_analysis *a)
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
-		struct c10d_op o = { sig->rank,	    sig->seq, sig->op_name,
-				     sig->numel_in, NULL,     sig };
+		struct c10d_op o;
 		g_autofree char *key = NULL;
 		GArray *ops;
 
 		/* timeouts of a PG not named may be of different PGs */
 		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT || sig->rank < 0 ||
-		    sig->seq < 0 ||
+		    hd_signal_seq(sig) < 0 ||
 		    (sig->group_name &&
 		     strcmp(sig->group_name, HD_PG_UNNAMED) == 0))
 			continue;
+		o = (struct c10d_op){ sig->rank,    hd_signal_seq(sig),
+				      sig->op_name, sig->numel_in,
+				      NULL,	    sig };
 		if (!same_numel_op(sig->op_name))
 			o.numel = -1;
 		key = g_strdup_printf("%s|%" G_GINT64_FORMAT,
 				      sig->group_name ? sig->group_name : "0",
-				      sig->seq);
+				      hd_signal_seq(sig));
 		ops = g_hash_table_lookup(pos, key);
 		if (!ops) {
 			ops = g_array_new(FALSE, FALSE, sizeof(struct c10d_op));
@@ -718,8 +726,8 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 		if (sig->type != HD_SIGT_RANKS_NAMED || sig->rank < 0)
 			continue;
 		key = g_strdup_printf("%d|%" G_GINT64_FORMAT "|%u",
-				      (int)hd_signal_named_as(sig), sig->seq,
-				      sig->prov.input);
+				      (int)hd_signal_named_as(sig),
+				      hd_signal_seq(sig), sig->prov.input);
 		ranks = g_hash_table_lookup(named, key);
 		if (!ranks) {
 			ranks = g_array_new(FALSE, FALSE, sizeof(int));
@@ -739,14 +747,16 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 
 		hd_ints_sort_unique(ranks);
 		rt = hd_ranks_text(ranks, 8);
-		v = hd_verdict_new(
-			lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
-			HD_CONF_MEDIUM,
-			"%s %s %s%s%s (as another tool concluded)",
-			ranks->len == 1 ? "rank" : "ranks", rt,
-			lag ? "joined but did not finish" : "never joined",
-			sig->seq >= 0 ? " collective " : " the collective", "");
-		if (sig->seq >= 0) {
+		v = hd_verdict_new(lag ? HD_V_LAGGING_RANK : HD_V_MISSING_RANK,
+				   HD_CONF_MEDIUM,
+				   "%s %s %s%s%s (as another tool concluded)",
+				   ranks->len == 1 ? "rank" : "ranks", rt,
+				   lag ? "joined but did not finish"
+				       : "never joined",
+				   hd_signal_seq(sig) >= 0 ? " collective "
+							   : " the collective",
+				   "");
+		if (hd_signal_seq(sig) >= 0) {
 			g_free(v->summary);
 			v->summary = g_strdup_printf(
 				"%s %s %s collective %" G_GINT64_FORMAT
@@ -754,13 +764,13 @@ static void check_named(struct hd_index *ix, struct hd_analysis *a)
 				ranks->len == 1 ? "rank" : "ranks", rt,
 				lag ? "joined but did not finish"
 				    : "never joined",
-				sig->seq, sig->op_name ? " " : "",
+				hd_signal_seq(sig), sig->op_name ? " " : "",
 				sig->op_name ? hd_op_display_name(sig->op_name)
 					     : "");
 		}
 		for (guint k = 0; k < ranks->len; k++)
 			hd_verdict_add_culprit(v, g_array_index(ranks, int, k));
-		v->seq = sig->seq;
+		v->seq = hd_signal_seq(sig);
 		hd_verdict_set_c10d_group(a, v, sig->group_name);
 		v->score = lag ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
 		hd_sig_cite(s, v, sig);

@@ -143,27 +143,23 @@ static int64_t blocked_unseen(const struct hd_index *ix,
 	uint64_t last_at = 0; /* where its input recorded last */
 	const struct hd_group *g;
 	guint with_data = 0;
+	struct hd_lane_iter it;
+	const struct hd_lane *ln;
 
-	for (guint gi = 0; gi < ix->groups->len; gi++) {
-		const struct hd_group_index *x = hd_index_group(ix, gi);
+	hd_lane_iter_init(&it, ix);
+	while ((ln = hd_lane_iter_next(&it))) {
+		const struct hd_op *op;
+		uint64_t at;
 
-		for (guint l = 0; l < x->lanes->len; l++) {
-			const struct hd_lane *ln = hd_group_lane(x, l);
-			const struct hd_op *op;
-			uint64_t at;
-
-			if (ln->rank != rank || !ln->n)
-				continue;
-			op = &g_array_index(s->ops, struct hd_op,
-					    ln->ops[ln->n - 1]);
-			at = hd_op_prov(s, op).at;
-			if (!last ||
-			    (op->input == last->input && at > last_at)) {
-				last = op;
-				last_at = at;
-			} else if (op->input != last->input) {
-				return -1; /* several inputs: no one order */
-			}
+		if (ln->rank != rank || !ln->n)
+			continue;
+		op = &g_array_index(s->ops, struct hd_op, ln->ops[ln->n - 1]);
+		at = hd_op_prov(s, op).at;
+		if (!last || (op->input == last->input && at > last_at)) {
+			last = op;
+			last_at = at;
+		} else if (op->input != last->input) {
+			return -1; /* several inputs: no one order */
 		}
 	}
 	/* a verdict placed in no store group (a c10d PG that only log lines

@@ -75,7 +75,7 @@ GArray *hd_ranks_on_peer_host(const struct hd_store *s, const char *host,
 /*
  * What a step of the engine leaves for later steps to read.  The table of
  * steps (hd-engine.c, engine_steps[]) states, for each, which of these it
- * reads and which it makes, and hd_engine_steps_ordered() asserts that
+ * reads and which it makes, and hd_check_steps_ordered() asserts that
  * every read was made by an earlier step.
  */
 enum hd_step_data {
@@ -95,22 +95,42 @@ enum hd_step_data {
 	HD_DATA_LOGS_END_EARLY = 1u << 12,
 };
 
-/* One step of the engine's checks. */
+/*
+ * One step of a table of checks run in order: the engine's steps
+ * (engine_steps[], bits of enum hd_step_data), and the signal checks
+ * inside one of them (hd-signals.c, signal_steps[], bits of enum
+ * hd_sig_data).
+ */
 struct hd_check_step {
 	const char *name;
 	void (*run)(struct hd_index *ix, struct hd_analysis *a);
-	unsigned reads; /* enum hd_step_data made by earlier steps */
-	unsigned makes; /* enum hd_step_data */
+	unsigned reads; /* made by earlier steps, or given to the table */
+	unsigned makes;
 };
 
 /* The steps hd_engine_run() runs, in order.  (transfer none) */
 const struct hd_check_step *hd_engine_steps(size_t *n);
 /*
- * True when every step of steps reads only what earlier steps make; else
- * false, with *bad the name of the first step that reads too early.
+ * True when every step of steps reads only what given (made before the
+ * table runs) or earlier steps make; else false, with *bad the name of
+ * the first step that reads too early.
  */
-bool hd_engine_steps_ordered(const struct hd_check_step *steps, size_t n,
-			     const char **bad);
+static inline bool hd_check_steps_ordered(const struct hd_check_step *steps,
+					  size_t n, unsigned given,
+					  const char **bad)
+{
+	unsigned made = given;
+
+	for (size_t i = 0; i < n; i++) {
+		if (steps[i].reads & ~made) {
+			*bad = steps[i].name;
+			return false;
+		}
+		made |= steps[i].makes;
+	}
+	*bad = NULL;
+	return true;
+}
 
 /* The checks.  Each appends verdicts to a->verdicts. */
 void hd_check_groups(struct hd_index *ix, struct hd_analysis *a);
@@ -120,7 +140,10 @@ void hd_check_signals(struct hd_index *ix, struct hd_analysis *a);
  * group and signal checks, as it reads the verdicts they found.
  */
 void hd_check_c10d(struct hd_index *ix, struct hd_analysis *a);
-/* Xids, OOM kills and link changes in kernel logs (hd-kernel.c, issue 21) */
+/*
+ * Xids, OOM kills, link changes and GPU state from the hosts (hd-kernel.c,
+ * over hd-host-join.c and hd-host-stale.c; issue 21)
+ */
 void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a);
 /*
  * Compares the ops of processes of unknown rank (hd-anon.c), naming

@@ -250,7 +250,7 @@ static void run_straggler(struct hd_index *ix, struct hd_analysis *a)
  * check gives insufficient_data only when no earlier check concluded
  * anything; chains start from single-culprit missing/lagging verdicts and
  * follow the waits of the group, signal and c10d checks), so moving a
- * step is a change of behaviour: hd_engine_steps_ordered() refuses an
+ * step is a change of behaviour: hd_check_steps_ordered() refuses an
  * order where a step reads what no earlier step made.
  */
 static const struct hd_check_step engine_steps[] = {
@@ -296,29 +296,13 @@ const struct hd_check_step *hd_engine_steps(size_t *n)
 	return engine_steps;
 }
 
-bool hd_engine_steps_ordered(const struct hd_check_step *steps, size_t n,
-			     const char **bad)
-{
-	unsigned made = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (steps[i].reads & ~made) {
-			*bad = steps[i].name;
-			return false;
-		}
-		made |= steps[i].makes;
-	}
-	*bad = NULL;
-	return true;
-}
-
 /* Runs the steps in table order, once the order is known to be sound. */
 static void run_checks(struct hd_index *ix, struct hd_analysis *a)
 {
 	const char *bad;
 
-	if (!hd_engine_steps_ordered(engine_steps, G_N_ELEMENTS(engine_steps),
-				     &bad))
+	if (!hd_check_steps_ordered(engine_steps, G_N_ELEMENTS(engine_steps), 0,
+				    &bad))
 		g_error("engine step '%s' reads what no earlier step made",
 			bad);
 	for (size_t i = 0; i < G_N_ELEMENTS(engine_steps); i++)

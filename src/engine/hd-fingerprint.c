@@ -227,35 +227,28 @@ static const struct hd_op *site_op(const struct hd_index *ix,
 				   const struct hd_verdict *v, int rank)
 {
 	const struct hd_op *best = NULL;
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
 
-	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi =
-			&g_array_index(ix->groups, struct hd_group_index, g);
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		uint32_t scanned = 0;
 
-		if (v->group >= 0 && (int64_t)g != v->group)
+		if ((v->group >= 0 && (int64_t)it.group != v->group) ||
+		    lane->rank != rank)
 			continue;
-		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane =
-				&g_array_index(gi->lanes, struct hd_lane, l);
-			uint32_t scanned = 0;
+		for (uint32_t i = lane->n; i-- > 0 && scanned < SITE_SCAN_MAX;
+		     scanned++) {
+			const struct hd_op *op = hd_index_op(ix, lane->ops[i]);
 
-			if (lane->rank != rank)
+			if (hd_op_stack(ix->store, op) < 0)
 				continue;
-			for (uint32_t i = lane->n;
-			     i-- > 0 && scanned < SITE_SCAN_MAX; scanned++) {
-				const struct hd_op *op =
-					hd_index_op(ix, lane->ops[i]);
-
-				if (hd_op_stack(ix->store, op) < 0)
-					continue;
-				if (v->seq >= 0 && op->seq == v->seq &&
-				    v->group >= 0)
-					return op;
-				if (!best || op->seq > best->seq)
-					best = op;
-				if (v->seq < 0 || op->seq < v->seq)
-					break;
-			}
+			if (v->seq >= 0 && op->seq == v->seq && v->group >= 0)
+				return op;
+			if (!best || op->seq > best->seq)
+				best = op;
+			if (v->seq < 0 || op->seq < v->seq)
+				break;
 		}
 	}
 	return best;
@@ -314,7 +307,7 @@ static void append_signature(GString *t, const struct hd_verdict *v,
 		text = normalize(sig->text, hosts);
 		g_string_append_printf(t, "; sig=%s.%u; code=%d; text=%s",
 				       hd_signal_cat_name(sig->cat), sig->type,
-				       sig->code, text);
+				       hd_signal_stored_code(sig), text);
 		return;
 	}
 	/* No signal cited: what the engine said, normalised. */

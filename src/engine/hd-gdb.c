@@ -153,17 +153,12 @@ static void classify(struct gdb_rank *g, const struct hd_frame *f, size_t n)
 			g->frame = (int32_t)k;
 }
 
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
 /* "ncclCommInitRank (init.cc:1620)".  (transfer full) */
 static char *frame_text(const struct hd_store *s, const struct gdb_rank *g)
 {
 	size_t n = 0;
 	const struct hd_frame *f =
-		hd_store_stack(s, sig_at(s, g->main)->stack, &n);
+		hd_store_stack(s, hd_sig_at(s, g->main)->stack, &n);
 
 	if (!n)
 		return g_strdup("no frames");
@@ -217,7 +212,7 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 	guint notes = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		const struct hd_frame *f;
 		struct gdb_rank *g;
 		gpointer slot;
@@ -253,8 +248,8 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 				   GPOINTER_TO_UINT(slot));
 		g->threads++;
 		/* the main thread's LWP is the process's pid */
-		if (sig->code > 0 && sig->code == sig->pid &&
-		    sig_at(s, g->main)->code != sig->pid)
+		if (hd_signal_lwp(sig) > 0 && hd_signal_lwp(sig) == sig->pid &&
+		    hd_signal_lwp(hd_sig_at(s, g->main)) != sig->pid)
 			g->main = i;
 		f = hd_store_stack(s, sig->stack, &n);
 		px = proxy_frame(f, n);
@@ -268,7 +263,7 @@ static GArray *join_threads(const struct hd_store *s, struct hd_analysis *a)
 		struct gdb_rank *g = &g_array_index(out, struct gdb_rank, i);
 		size_t n = 0;
 		const struct hd_frame *f =
-			hd_store_stack(s, sig_at(s, g->main)->stack, &n);
+			hd_store_stack(s, hd_sig_at(s, g->main)->stack, &n);
 
 		classify(g, f, n);
 	}
@@ -287,7 +282,7 @@ static void annotate(const struct hd_store *s, const GArray *ranks,
 	for (guint i = 0; i < ranks->len; i++) {
 		const struct gdb_rank *g =
 			&g_array_index(ranks, struct gdb_rank, i);
-		const struct hd_signal *m = sig_at(s, g->main);
+		const struct hd_signal *m = hd_sig_at(s, g->main);
 		g_autofree char *src = NULL;
 		g_autofree char *where = NULL;
 

@@ -22,23 +22,12 @@
 
 #include "hd-checks.h"
 #include "hd-const.h"
+#include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Notes of this step, before the rest are dropped. */
 #define INSP_MAX_NOTES 8
-
-static const struct hd_signal *sig_at(const struct hd_store *s, guint i)
-{
-	return &g_array_index(s->signals, struct hd_signal, i);
-}
-
-static int compare_i64(gconstpointer a, gconstpointer b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The coll_timing signals of one communicator, as indices. */
 static void one_comm(const struct hd_store *s, const GArray *idx,
@@ -50,17 +39,19 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 
 	for (guint i = 0; i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 
-		top = MAX(top, sig->seq);
-		g_array_append_val(means, sig->numel_out);
+		int64_t mean = hd_signal_timing_mean_us(sig);
+
+		top = MAX(top, hd_signal_timing_last_sn(sig));
+		g_array_append_val(means, mean);
 	}
 	for (guint i = 0; i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 		int r = sig->rank;
 
-		if (sig->seq < top)
+		if (hd_signal_timing_last_sn(sig) < top)
 			g_array_append_val(behind, r);
 	}
 	if (behind->len && (*notes)++ < INSP_MAX_NOTES) {
@@ -77,13 +68,13 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 	}
 	if (idx->len < 3)
 		return;
-	g_array_sort(means, compare_i64);
+	g_array_sort(means, hd_compare_i64);
 	median = g_array_index(means, int64_t, means->len / 2);
 	for (guint i = 0; median > 0 && i < idx->len; i++) {
 		const struct hd_signal *sig =
-			sig_at(s, g_array_index(idx, guint, i));
+			hd_sig_at(s, g_array_index(idx, guint, i));
 
-		if (sig->numel_out <= 2 * median ||
+		if (hd_signal_timing_mean_us(sig) <= 2 * median ||
 		    (*notes)++ >= INSP_MAX_NOTES)
 			continue;
 		g_ptr_array_add(
@@ -92,7 +83,8 @@ static void one_comm(const struct hd_store *s, const GArray *idx,
 				"NCCL Inspector, comm %s: rank %d's collectives took %" G_GINT64_FORMAT
 				" us on average against a median of %" G_GINT64_FORMAT
 				" us across its ranks: a performance note, not a hang's cause",
-				comm, sig->rank, sig->numel_out, median));
+				comm, sig->rank, hd_signal_timing_mean_us(sig),
+				median));
 	}
 }
 
@@ -101,7 +93,7 @@ static void annotate(const struct hd_store *s, struct hd_verdict *v)
 	int rank = g_array_index(v->culprits, int, 0);
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		g_autofree char *src = NULL;
 
 		if (sig->type != HD_SIGT_COLL_TIMING || sig->rank != rank)
@@ -113,7 +105,8 @@ static void annotate(const struct hd_store *s, struct hd_verdict *v)
 			" (%d read)",
 			rank, sig->group_name ? sig->group_name : "?",
 			sig->op_name ? hd_op_display_name(sig->op_name) : "?",
-			sig->seq, sig->code);
+			hd_signal_timing_last_sn(sig),
+			hd_signal_timing_records(sig));
 	}
 }
 
@@ -127,7 +120,7 @@ void hd_check_inspector(struct hd_index *ix, struct hd_analysis *a)
 	guint notes = 0;
 
 	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = sig_at(s, i);
+		const struct hd_signal *sig = hd_sig_at(s, i);
 		GArray *idx;
 
 		if (sig->type != HD_SIGT_COLL_TIMING || !sig->group_name)

@@ -342,9 +342,9 @@ static bool port_step(struct next_ctx *c, const struct hd_signal *sig, int rank,
 		 "port-receive error counters), then its cable and switch "
 		 "port%s",
 		 host ? host : "the host of its ibstat", sig->device,
-		 sig->type != HD_SIGT_LINK_EVENT ? "counted link errors"
-		 : sig->code == 3		 ? "is disabled"
-						 : "is down",
+		 sig->type != HD_SIGT_LINK_EVENT  ? "counted link errors"
+		 : hd_signal_link_state(sig) == 3 ? "is disabled"
+						  : "is down",
 		 cmd, hca, port, why);
 	return true;
 }

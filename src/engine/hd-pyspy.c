@@ -97,15 +97,17 @@ static void join_dumps(const struct hd_store *s, struct hd_analysis *a)
 		const struct hd_frame *f;
 		size_t n = 0;
 		gpointer slot;
-		int rank;
+		int rank = sig->rank;
+		enum hd_pid_join join = HD_PID_ONE_RANK;
 
 		if (sig->type != HD_SIGT_PYSPY_THREAD)
 			continue;
-		rank = sig->rank >= 0 ? sig->rank
-				      : hd_store_rank_of_pid(by_pid, sig->pid,
-							     sig->host);
+		if (rank < 0)
+			join = hd_store_rank_of_pid(by_pid, sig->pid, sig->host,
+						    &rank);
 		/* a pid several ranks had: say whose, once per dump */
-		if (rank == -2 && g_hash_table_size(unjoined) < 8 &&
+		if (join == HD_PID_SEVERAL_RANKS &&
+		    g_hash_table_size(unjoined) < 8 &&
 		    g_hash_table_add(unjoined,
 				     GUINT_TO_POINTER(sig->prov.input + 1)))
 			g_ptr_array_add(

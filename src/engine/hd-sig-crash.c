@@ -291,13 +291,13 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 			 struct crash_decision *d, struct outlived *o)
 {
 	const struct hd_store *s = ix->store;
-	const struct hd_signal *first = NULL;
-	g_autoptr(GArray) crashed = g_array_new(FALSE, FALSE, sizeof(int));
-	guint timeouts = 0, closed_naming = 0, rankless = 0;
-	bool timed = true, tie = false;
-	g_autoptr(GPtrArray) cands = g_ptr_array_new();
-	GPtrArray *firsts = NULL;
+	const struct hd_signal *first;
+	struct hd_sig_cands c;
+	guint timeouts = 0, closed_naming = 0;
+	bool tie;
+	GPtrArray *firsts;
 
+	hd_sig_cands_init(&c);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
@@ -322,22 +322,13 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 			continue;
 		if (crash_outlived(ix, sig, o))
 			continue;
-		if (sig->rank >= 0)
-			g_array_append_val(crashed, sig->rank);
-		else
-			rankless++;
-		if (!hd_time_known(sig->time))
-			timed = false;
-		if (!first)
-			first = sig;
-		g_ptr_array_add(cands, hd_unconst(sig));
+		hd_sig_cands_add(&c, sig);
 	}
-	hd_sig_int_set_unique(crashed);
-	if (!first)
+	first = hd_sig_cands_first(s, &c, &firsts, &tie);
+	if (!first) {
+		hd_sig_cands_clear(&c);
 		return false;
-	firsts = hd_sig_first_timed(s, cands, &tie);
-	if (firsts)
-		first = g_ptr_array_index(firsts, 0);
+	}
 	/* Peers that saw a connection closed by the crashed rank's host. */
 	if (first->host) {
 		for (guint i = 0; i < s->signals->len; i++) {
@@ -351,7 +342,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 				closed_naming++;
 		}
 	}
-	g_array_sort(crashed, hd_compare_int);
+	g_array_sort(c.ranks, hd_compare_int);
 	*d = (struct crash_decision){
 		.first = first,
 		.firsts = firsts,
@@ -362,7 +353,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		d->shape = CRASH_TIE;
 		d->conf = HD_CONF_LOW;
 		d->culprits = hd_sig_ranks(firsts, &d->rankless);
-	} else if (crashed->len + rankless == 1 || timed) {
+	} else if (c.ranks->len + c.rankless == 1 || !c.untimed) {
 		d->shape = CRASH_FIRST;
 		d->conf = first->rank < 0	      ? HD_CONF_LOW
 			  : timeouts || closed_naming ? HD_CONF_HIGH
@@ -373,9 +364,10 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 	} else {
 		d->shape = CRASH_UNORDERED;
 		d->conf = HD_CONF_LOW;
-		d->rankless = rankless > 0;
-		d->culprits = g_steal_pointer(&crashed);
+		d->rankless = c.rankless > 0;
+		d->culprits = g_steal_pointer(&c.ranks);
 	}
+	hd_sig_cands_clear(&c);
 	return true;
 }
 

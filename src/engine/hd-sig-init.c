@@ -138,13 +138,9 @@ static void check_init_unwinds(struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_culprit(v, first->rank);
 	v->score = s->ops->len ? HD_SCORE_INIT - 20 : HD_SCORE_INIT;
 	hd_sig_cite(s, v, first);
-	if (n > 1)
-		hd_verdict_add_evidence(v, -1, NULL,
-					"%u unwind lines run through setup", n);
-	hd_verdict_add_ruled_out(
-		v,
+	hd_sig_verdict_end(
+		a, v, n, "unwind lines run through setup",
 		"nothing: the first WARN of the failing process (NCCL_DEBUG=WARN or INFO) is missing");
-	g_ptr_array_add(a->verdicts, v);
 }
 
 void hd_sig_check_init(struct hd_index *ix, struct hd_analysis *a)

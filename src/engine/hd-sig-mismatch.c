@@ -44,12 +44,9 @@ void hd_sig_check_coll_mismatch(struct hd_index *ix, struct hd_analysis *a)
 	     i < s->signals->len && v->evidence->len < HD_SIG_MAX_EVIDENCE; i++)
 		if (hd_sig_at(s, i)->type == HD_SIGT_NCCL_COLL_MISMATCH)
 			hd_sig_cite(s, v, hd_sig_at(s, i));
-	if (n > 1)
-		hd_verdict_add_evidence(v, -1, NULL, "%u such warnings", n);
-	hd_verdict_add_ruled_out(
-		v,
+	hd_sig_verdict_end(
+		a, v, n, "such warnings",
 		"nothing: the rank NCCL names is where it looked, not necessarily the culprit; COLL logs (NCCL_DEBUG_SUBSYS=COLL) of every rank would show it");
-	g_ptr_array_add(a->verdicts, v);
 }
 
 /* NCCL itself saw a message of the wrong size. */

@@ -183,12 +183,12 @@ static void net_decision_clear(struct net_decision *d)
  */
 static bool net_decide(const struct hd_store *s, struct net_decision *d)
 {
-	const struct hd_signal *first = NULL;
-	g_autoptr(GArray) reporters = g_array_new(FALSE, FALSE, sizeof(int));
-	g_autoptr(GPtrArray) cands = g_ptr_array_new();
-	guint nsig = 0;
-	bool tie = false;
+	const struct hd_signal *first;
+	struct hd_sig_cands c;
+	GPtrArray *firsts;
+	bool tie;
 
+	hd_sig_cands_init(&c);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
@@ -196,23 +196,18 @@ static bool net_decide(const struct hd_store *s, struct net_decision *d)
 		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig) ||
 		    is_port_state(sig))
 			continue;
-		nsig++;
-		if (sig->rank >= 0)
-			g_array_append_val(reporters, sig->rank);
-		if (!first)
-			first = sig;
-		g_ptr_array_add(cands, hd_unconst(sig));
+		hd_sig_cands_add(&c, sig);
 	}
-	hd_sig_int_set_unique(reporters);
+	first = hd_sig_cands_first(s, &c, &firsts, &tie);
+	if (first)
+		*d = (struct net_decision){ .peer_rank = -1,
+					    .nsig = c.sigs->len,
+					    .reporters = c.ranks->len,
+					    .firsts = firsts,
+					    .first = first };
+	hd_sig_cands_clear(&c);
 	if (!first)
 		return false;
-	*d = (struct net_decision){ .peer_rank = -1,
-				    .nsig = nsig,
-				    .reporters = reporters->len };
-	d->firsts = hd_sig_first_timed(s, cands, &tie);
-	if (d->firsts)
-		first = g_ptr_array_index(d->firsts, 0);
-	d->first = first;
 	if (tie) {
 		d->tie = true;
 		d->conf = HD_CONF_LOW;
@@ -237,9 +232,10 @@ static bool net_decide(const struct hd_store *s, struct net_decision *d)
 				d->same_peer++;
 		}
 	}
-	d->conf = d->same_peer > 0 || (hd_time_known(first->time) && nsig > 1)
-			  ? HD_CONF_HIGH
-			  : HD_CONF_MEDIUM;
+	d->conf =
+		d->same_peer > 0 || (hd_time_known(first->time) && d->nsig > 1)
+			? HD_CONF_HIGH
+			: HD_CONF_MEDIUM;
 	d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 	if (first->rank >= 0)
 		g_array_append_val(d->culprits, first->rank);

@@ -32,8 +32,49 @@ struct ras_decision {
 	const struct hd_signal *low; /* the count line of the ranks behind */
 	const struct hd_signal *next; /* the next count up, or NULL */
 	int64_t total; /* ranks the count lines add up to */
-	int ahead; /* index in counts of the listed ranks ahead, or -1 */
+	/* the count line of the ranks RAS lists, when they are ahead */
+	const struct hd_signal *ahead;
 };
+
+/* Which count line the ranks an entry lists stand under. */
+enum ras_listed {
+	RAS_LISTED_UNKNOWN, /* none listed, or no count line fits them */
+	RAS_LISTED_ONE, /* one count line, by position or by size */
+	/* several: each rank line under the count line before it */
+	RAS_LISTED_BY_POSITION,
+};
+
+/*
+ * Where the listed ranks of e stand: under the count line before them
+ * when rank and count lines interleave, else under the one count line of
+ * their number (*at: its index in counts, for RAS_LISTED_ONE).
+ */
+static enum ras_listed ras_listed(const struct ras_entry *e, guint *at)
+{
+	guint n_same = 0;
+	int first;
+
+	*at = 0;
+	if (!e->ranks->len)
+		return RAS_LISTED_UNKNOWN;
+	if (e->interleaved) {
+		first = g_array_index(e->rank_of, int, 0);
+		for (guint i = 0; i < e->ranks->len; i++)
+			if (g_array_index(e->rank_of, int, i) != first)
+				return RAS_LISTED_BY_POSITION;
+		if (first < 0) /* rank lines before every count line */
+			return RAS_LISTED_UNKNOWN;
+		*at = (guint)first;
+		return RAS_LISTED_ONE;
+	}
+	for (guint i = 0; i < e->counts->len; i++)
+		if (hd_signal_ras_nranks(e->counts->pdata[i]) ==
+		    (int32_t)e->ranks->len) {
+			*at = i;
+			n_same++;
+		}
+	return n_same == 1 ? RAS_LISTED_ONE : RAS_LISTED_UNKNOWN;
+}
 
 /*
  * Decides an entry from its counts, never from which ranks it lists: the
@@ -47,8 +88,8 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 {
 	const struct hd_signal *low = NULL, *next = NULL;
 	int64_t total = 0;
-	int listed = -1; /* index in counts of the listed ranks' line */
-	guint low_i = 0, n_same = 0;
+	enum ras_listed how;
+	guint listed, low_i = 0; /* indices in counts */
 	enum hd_confidence conf = HD_CONF_MEDIUM;
 	GArray *culprits;
 
@@ -70,36 +111,23 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 		    (!next || hd_signal_ras_op(c) < hd_signal_ras_op(next)))
 			next = c;
 	}
-	if (e->ranks->len && e->interleaved) {
-		listed = g_array_index(e->rank_of, int, 0);
-		for (guint i = 0; i < e->ranks->len; i++)
-			if (g_array_index(e->rank_of, int, i) != listed)
-				listed = -2; /* several sides: by position */
-	} else if (e->ranks->len) {
-		for (guint i = 0; i < e->counts->len; i++)
-			if (hd_signal_ras_nranks(e->counts->pdata[i]) ==
-			    (int32_t)e->ranks->len) {
-				listed = (int)i;
-				n_same++;
-			}
-		if (n_same != 1)
-			listed = -1;
-	}
+	how = ras_listed(e, &listed);
 	culprits = g_array_new(FALSE, FALSE, sizeof(int));
-	if (listed == -2) {
+	if (how == RAS_LISTED_BY_POSITION) {
 		for (guint i = 0; i < e->ranks->len; i++)
 			if (g_array_index(e->rank_of, int, i) == (int)low_i)
 				g_array_append_val(culprits,
 						   ((const struct hd_signal *)
 							    e->ranks->pdata[i])
 							   ->peer_rank);
-	} else if (listed == (int)low_i) {
+	} else if (how == RAS_LISTED_ONE && listed == low_i) {
 		for (guint i = 0; i < e->ranks->len; i++)
 			g_array_append_val(
 				culprits,
 				((const struct hd_signal *)e->ranks->pdata[i])
 					->peer_rank);
-	} else if (listed >= 0 && e->counts->len == 2 && total <= (1 << 16)) {
+	} else if (how == RAS_LISTED_ONE && e->counts->len == 2 &&
+		   total <= (1 << 16)) {
 		/* the listed ranks are ahead: the others are behind */
 		g_autoptr(GHashTable) named = g_hash_table_new(NULL, NULL);
 
@@ -133,7 +161,9 @@ static bool ras_decide(const struct ras_entry *e, struct ras_decision *d)
 		.low = low,
 		.next = next,
 		.total = total,
-		.ahead = listed >= 0 && listed != (int)low_i ? listed : -1,
+		.ahead = how == RAS_LISTED_ONE && listed != low_i
+				 ? e->counts->pdata[listed]
+				 : NULL,
 	};
 	return true;
 }
@@ -169,13 +199,12 @@ static void ras_build(const struct hd_store *s, struct hd_analysis *a,
 		hd_sig_cite_upto(s, v, e->counts->pdata[i], RAS_MAX_EVIDENCE);
 	for (guint i = 0; i < e->ranks->len; i++)
 		hd_sig_cite_upto(s, v, e->ranks->pdata[i], RAS_MAX_EVIDENCE);
-	if (d->ahead >= 0)
+	if (d->ahead)
 		hd_verdict_add_ruled_out(
 			v,
 			"the %u ranks RAS lists: they are ahead (operation %" G_GINT64_FORMAT
 			"), not behind",
-			e->ranks->len,
-			hd_signal_ras_op(e->counts->pdata[d->ahead]));
+			e->ranks->len, hd_signal_ras_op(d->ahead));
 	if (!n)
 		hd_verdict_add_ruled_out(
 			v,

@@ -39,6 +39,15 @@ bool hd_sig_cite(const struct hd_store *s, struct hd_verdict *v,
  * with a hash of those seen, so adding n ranks costs n, never n^2 (an
  * input can name a hundred thousand ranks).
  */
+void hd_sig_verdict_end(struct hd_analysis *a, struct hd_verdict *v, guint n,
+			const char *what, const char *ruled_out)
+{
+	if (n > 1)
+		hd_verdict_add_evidence(v, -1, NULL, "%u %s", n, what);
+	hd_verdict_add_ruled_out(v, "%s", ruled_out);
+	g_ptr_array_add(a->verdicts, v);
+}
+
 void hd_sig_int_set_unique(GArray *set)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
@@ -51,6 +60,45 @@ void hd_sig_int_set_unique(GArray *set)
 			g_array_index(set, int, out++) = v;
 	}
 	g_array_set_size(set, out);
+}
+
+void hd_sig_cands_init(struct hd_sig_cands *c)
+{
+	c->sigs = g_ptr_array_new();
+	c->ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	c->rankless = 0;
+	c->untimed = false;
+}
+
+void hd_sig_cands_clear(struct hd_sig_cands *c)
+{
+	g_clear_pointer(&c->sigs, g_ptr_array_unref);
+	g_clear_pointer(&c->ranks, g_array_unref);
+}
+
+void hd_sig_cands_add(struct hd_sig_cands *c, const struct hd_signal *sig)
+{
+	if (sig->rank >= 0)
+		g_array_append_val(c->ranks, sig->rank);
+	else
+		c->rankless++;
+	if (!hd_time_known(sig->time))
+		c->untimed = true;
+	g_ptr_array_add(c->sigs, hd_unconst(sig));
+}
+
+const struct hd_signal *hd_sig_cands_first(const struct hd_store *s,
+					   struct hd_sig_cands *c,
+					   GPtrArray **firsts, bool *tie)
+{
+	hd_sig_int_set_unique(c->ranks);
+	*firsts = NULL;
+	*tie = false;
+	if (!c->sigs->len)
+		return NULL;
+	*firsts = hd_sig_first_timed(s, c->sigs, tie);
+	return *firsts ? g_ptr_array_index(*firsts, 0)
+		       : g_ptr_array_index(c->sigs, 0);
 }
 
 bool hd_signal_is_trouble(const struct hd_signal *sig)

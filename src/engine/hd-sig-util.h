@@ -50,6 +50,12 @@ bool hd_sig_cite(const struct hd_store *s, struct hd_verdict *v,
 /* hd_sig_cite() with a cap of max evidence items instead. */
 bool hd_sig_cite_upto(const struct hd_store *s, struct hd_verdict *v,
 		      const struct hd_signal *sig, guint max);
+/*
+ * Ends v, a verdict on n signals of one kind, and adds it to a: "<n>
+ * <what>" as evidence when there are several, then what was ruled out.
+ */
+void hd_sig_verdict_end(struct hd_analysis *a, struct hd_verdict *v, guint n,
+			const char *what, const char *ruled_out);
 /* Drops the repeats of set (int), keeping each one's first place. */
 void hd_sig_int_set_unique(GArray *set);
 
@@ -86,6 +92,29 @@ int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
  */
 GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
 			      bool *tie);
+/*
+ * The signals a check weighs as causes, gathered in input order by
+ * hd_sig_cands_add(), and the first of them in time
+ * (hd_sig_cands_first()).
+ */
+struct hd_sig_cands {
+	GPtrArray *sigs; /* const struct hd_signal *, in input order */
+	GArray *ranks; /* int: their ranks (>= 0), each once, first seen first */
+	guint rankless; /* how many have no rank */
+	bool untimed; /* some has no time */
+};
+
+void hd_sig_cands_init(struct hd_sig_cands *c);
+void hd_sig_cands_clear(struct hd_sig_cands *c);
+void hd_sig_cands_add(struct hd_sig_cands *c, const struct hd_signal *sig);
+/*
+ * The first of c in time: the first of hd_sig_first_timed() (into
+ * *firsts, with *tie), else, none having a time, the first read (*firsts
+ * NULL).  NULL when c holds none.  (transfer none; *firsts full)
+ */
+const struct hd_signal *hd_sig_cands_first(const struct hd_store *s,
+					   struct hd_sig_cands *c,
+					   GPtrArray **firsts, bool *tie);
 /* Why the first signals could not be told apart.  (static) */
 const char *hd_sig_tie_reason(const struct hd_store *s,
 			      const GPtrArray *firsts);
@@ -131,6 +160,33 @@ bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig);
 bool hd_sig_failed_in_init(const struct hd_store *s, guint i);
 /* "node-b<41873>" -> "node-b"; an IP stays an IP.  (transfer full) */
 char *hd_sig_peer_host(const char *peer);
+
+/*
+ * What a signal check leaves for the later ones to read, and what the
+ * engine gives them all (made by the steps before the signal step).  The
+ * table hd_check_signals() runs (hd-signals.c, signal_steps[]) states
+ * for each check which of these it reads and makes, and the order is
+ * asserted (hd_check_steps_ordered()) before every run.
+ */
+enum hd_sig_data {
+	/* given: a->logs_end_early, from the group checks */
+	HD_SIG_DATA_LOGS_END_EARLY = 1u << 0,
+	/* missing/lagging from the c10d watchdog's counters, their waits */
+	HD_SIG_DATA_COUNTER_VERDICTS = 1u << 1,
+	HD_SIG_DATA_RAS_VERDICTS = 1u << 2, /* missing/lagging from RAS */
+	/* network_fault, from a network error that is a cause or, at low
+	   confidence, from IB flushes and closed connections alone */
+	HD_SIG_DATA_NETWORK_VERDICTS = 1u << 3,
+	HD_SIG_DATA_CRASH_VERDICTS = 1u << 4, /* rank_crashed */
+	HD_SIG_DATA_INIT_VERDICTS = 1u << 5, /* init_failure: setup, networks */
+	HD_SIG_DATA_MISMATCH_VERDICTS = 1u << 6, /* type and size mismatch */
+};
+
+/* What the engine gives the signal checks (enum hd_sig_data). */
+#define HD_SIG_GIVEN HD_SIG_DATA_LOGS_END_EARLY
+
+/* The signal checks hd_check_signals() runs, in order.  (transfer none) */
+const struct hd_check_step *hd_sig_steps(size_t *n);
 
 /* The signal checks, in the order hd_check_signals() runs them. */
 void hd_sig_check_progress(struct hd_index *ix, struct hd_analysis *a);

@@ -59,8 +59,10 @@ void hd_tables_ranks(const struct hd_index *ix, struct hd_analysis *a)
 static int64_t progress_group(const struct hd_index *ix,
 			      const struct hd_analysis *a)
 {
-	int64_t best = -1;
-	size_t best_n = 0;
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
+	int64_t best = -1, cur = -1;
+	size_t best_n = 0, n = 0;
 
 	for (guint i = 0; i < a->verdicts->len; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
@@ -68,15 +70,17 @@ static int64_t progress_group(const struct hd_index *ix,
 		if (v->group >= 0)
 			return v->group;
 	}
-	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi = hd_index_group(ix, g);
-		size_t n = 0;
-
-		for (guint l = 0; l < gi->lanes->len; l++)
-			n += hd_group_lane(gi, l)->n;
+	/* the first group whose ops outnumber every earlier group's */
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		if ((int64_t)it.group != cur) {
+			cur = it.group;
+			n = 0;
+		}
+		n += lane->n;
 		if (n > best_n) {
 			best_n = n;
-			best = g;
+			best = cur;
 		}
 	}
 	return best;
@@ -512,39 +516,61 @@ static gint compare_progress(gconstpointer pa, gconstpointer pb)
 	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
+/*
+ * The seqs one group's lanes of collectives span (lo..hi), and those every
+ * one of them spans (common_lo..common_hi); first until a lane is seen.
+ */
+struct seq_span {
+	int64_t lo, hi, common_lo, common_hi;
+	bool first;
+};
+
 static void fill_group_stats(const struct hd_index *ix, struct hd_analysis *a)
 {
+	g_autofree struct seq_span *spans =
+		g_new(struct seq_span, ix->groups->len);
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
+
 	g_array_set_size(a->group_stats, ix->groups->len);
 	for (guint g = 0; g < ix->groups->len; g++) {
-		const struct hd_group_index *gi = hd_index_group(ix, g);
 		struct hd_group_stats *st = &g_array_index(
 			a->group_stats, struct hd_group_stats, g);
-		int64_t lo = -1, hi = -1, common_lo = -1, common_hi = -1;
-		bool first = true;
 
 		st->group = g;
 		st->joined = -1;
-		for (guint l = 0; l < gi->lanes->len; l++) {
-			const struct hd_lane *lane = hd_group_lane(gi, l);
+		spans[g] = (struct seq_span){ -1, -1, -1, -1, true };
+	}
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, it.group);
+		struct seq_span *sp = &spans[it.group];
 
-			if (lane->seq_kind == HD_SEQ_P2P || lane->n == 0)
-				continue;
-			st->ranks_with_data++;
-			if (lo < 0 || lane->min_seq < lo)
-				lo = lane->min_seq;
-			if (lane->max_seq > hi)
-				hi = lane->max_seq;
-			if (first || lane->min_seq > common_lo)
-				common_lo = lane->min_seq;
-			if (first || lane->max_seq < common_hi)
-				common_hi = lane->max_seq;
-			first = false;
-		}
-		if (hi >= 0)
-			st->positions = (uint32_t)MIN(hi - lo + 1, UINT32_MAX);
-		if (!first && common_hi >= common_lo)
+		if (lane->seq_kind == HD_SEQ_P2P || lane->n == 0)
+			continue;
+		st->ranks_with_data++;
+		if (sp->lo < 0 || lane->min_seq < sp->lo)
+			sp->lo = lane->min_seq;
+		if (lane->max_seq > sp->hi)
+			sp->hi = lane->max_seq;
+		if (sp->first || lane->min_seq > sp->common_lo)
+			sp->common_lo = lane->min_seq;
+		if (sp->first || lane->max_seq < sp->common_hi)
+			sp->common_hi = lane->max_seq;
+		sp->first = false;
+	}
+	for (guint g = 0; g < ix->groups->len; g++) {
+		struct hd_group_stats *st = &g_array_index(
+			a->group_stats, struct hd_group_stats, g);
+		const struct seq_span *sp = &spans[g];
+
+		if (sp->hi >= 0)
+			st->positions =
+				(uint32_t)MIN(sp->hi - sp->lo + 1, UINT32_MAX);
+		if (!sp->first && sp->common_hi >= sp->common_lo)
 			st->ops_aligned = (uint32_t)MIN(
-				common_hi - common_lo + 1, UINT32_MAX);
+				sp->common_hi - sp->common_lo + 1, UINT32_MAX);
 	}
 	for (guint i = 0; ix->links && i < ix->links->len; i++) {
 		const struct hd_join_link *l =

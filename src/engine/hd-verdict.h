@@ -83,7 +83,7 @@ struct hd_verdict_kind_info {
 const char *hd_xid_next_step(int xid);
 
 /*
- * The host of a host-state signal (hd-kernel.c): the one its line names,
+ * The host of a host-state signal (hd-host-join.c): the one its line names,
  * else the host of the job its file's path names ("hosts/node-b/dmesg"),
  * or NULL.  (transfer none: interned)
  */

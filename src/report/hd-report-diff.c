@@ -14,6 +14,7 @@
 
 #include "hd-autocleanups.h"
 #include "hd-json.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
@@ -183,25 +184,39 @@ bool hd_diff_write_text(FILE *out, const struct hd_diff *d)
 
 static json_t *side_json(const struct hd_diff_side *s)
 {
+	static const enum hd_report_verdict_key keys[] = {
+		HD_VKEY_VERDICT,
+		HD_VKEY_CONFIDENCE,
+		HD_VKEY_FINGERPRINT,
+		HD_VKEY_FINGERPRINT_TEXT,
+		HD_VKEY_CULPRIT_RANKS,
+		HD_VKEY_CULPRIT_HOSTS,
+		HD_VKEY_GROUP,
+		HD_VKEY_SEQ,
+		HD_VKEY_OP,
+		HD_VKEY_CALL_SITE,
+		HD_VKEY_SUMMARY,
+		HD_VKEY_END,
+	};
+	const struct hd_report_verdict_id id = {
+		.kind = s->kind,
+		.confidence = s->confidence,
+		.culprits = s->culprits,
+		.hosts = s->hosts,
+		.fingerprint = s->fingerprint,
+		.fingerprint_text = s->fingerprint_text,
+		.call_site = s->site,
+		.group = s->group,
+		.seq = s->seq,
+		.op = s->op,
+		.summary = s->summary,
+	};
 	json_t *o = json_object();
 
 	json_object_set_new(o, "path", hd_json_string(s->label));
 	json_object_set_new(o, "usable", json_boolean(s->usable));
 	json_object_set_new(o, "exit", json_integer(s->status));
-	json_object_set_new(o, "verdict", hd_json_str_or_null(s->kind));
-	json_object_set_new(o, "confidence",
-			    hd_json_str_or_null(s->confidence));
-	json_object_set_new(o, "fingerprint",
-			    hd_json_str_or_null(s->fingerprint));
-	json_object_set_new(o, "fingerprint_text",
-			    hd_json_str_or_null(s->fingerprint_text));
-	json_object_set_new(o, "culprit_ranks", hd_json_int_array(s->culprits));
-	json_object_set_new(o, "culprit_hosts", hd_json_string_array(s->hosts));
-	json_object_set_new(o, "group", hd_json_str_or_null(s->group));
-	json_object_set_new(o, "seq", hd_json_int_or_null(s->seq, -1));
-	json_object_set_new(o, "op", hd_json_str_or_null(s->op));
-	json_object_set_new(o, "call_site", hd_json_str_or_null(s->site));
-	json_object_set_new(o, "summary", hd_json_str_or_null(s->summary));
+	hd_report_json_verdict_id(o, &id, keys);
 	json_object_set_new(o, "verdicts", json_integer(s->verdicts));
 	return o;
 }

@@ -20,21 +20,15 @@
 #include "hd-engine.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
-
-static gint compare_int(gconstpointer pa, gconstpointer pb)
-{
-	int x = *(const int *)pa, y = *(const int *)pb;
-
-	return (x > y) - (x < y);
-}
 
 bool hd_report_filter_has(const struct hd_report_filter *f, int rank)
 {
 	if (!f)
 		return true;
 	return bsearch(&rank, f->ranks->data, f->ranks->len, sizeof(int),
-		       compare_int) != NULL;
+		       hd_compare_int) != NULL;
 }
 
 /* Whether --group's name is c10d PG g's, by name or id. */
@@ -153,7 +147,7 @@ static GArray *job_ranks(const struct hd_analysis *a)
 
 		g_array_append_val(out, r);
 	}
-	g_array_sort(out, compare_int);
+	g_array_sort(out, hd_compare_int);
 	return out;
 }
 

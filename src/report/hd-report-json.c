@@ -240,12 +240,95 @@ json_t *hd_report_json_hang_start(const struct hd_analysis *a)
 	return o;
 }
 
+void hd_report_json_verdict_id(json_t *o, const struct hd_report_verdict_id *id,
+			       const enum hd_report_verdict_key *keys)
+{
+	for (; *keys != HD_VKEY_END; keys++) {
+		switch (*keys) {
+		case HD_VKEY_KIND:
+		case HD_VKEY_VERDICT:
+			json_object_set_new(
+				o, *keys == HD_VKEY_KIND ? "kind" : "verdict",
+				hd_json_string(id->kind));
+			break;
+		case HD_VKEY_CULPRIT_RANKS:
+			json_object_set_new(o, "culprit_ranks",
+					    hd_json_int_array(id->culprits));
+			break;
+		case HD_VKEY_CULPRIT_HOSTS:
+			json_object_set_new(o, "culprit_hosts",
+					    hd_json_string_array(id->hosts));
+			break;
+		case HD_VKEY_CONFIDENCE:
+			json_object_set_new(o, "confidence",
+					    hd_json_string(id->confidence));
+			break;
+		case HD_VKEY_FINGERPRINT:
+			json_object_set_new(o, "fingerprint",
+					    hd_json_string(id->fingerprint));
+			break;
+		case HD_VKEY_FINGERPRINT_TEXT:
+			json_object_set_new(
+				o, "fingerprint_text",
+				hd_json_string(id->fingerprint_text));
+			break;
+		case HD_VKEY_CALL_SITE:
+			json_object_set_new(o, "call_site",
+					    hd_json_string(id->call_site));
+			break;
+		case HD_VKEY_GROUP:
+			json_object_set_new(o, "group",
+					    hd_json_string(id->group));
+			break;
+		case HD_VKEY_SEQ:
+			json_object_set_new(o, "seq",
+					    hd_json_int_or_null(id->seq, -1));
+			break;
+		case HD_VKEY_OP:
+			json_object_set_new(o, "op", hd_json_string(id->op));
+			break;
+		case HD_VKEY_SUMMARY:
+			json_object_set_new(o, "summary",
+					    hd_json_string(id->summary));
+			break;
+		case HD_VKEY_END:
+		default:
+			g_assert_not_reached();
+		}
+	}
+}
+
 static json_t *verdict_json(const struct hd_analysis *a,
 			    const struct hd_verdict *v)
 {
+	static const enum hd_report_verdict_key head[] = {
+		HD_VKEY_KIND,	 HD_VKEY_CULPRIT_RANKS,
+		HD_VKEY_GROUP,	 HD_VKEY_SEQ,
+		HD_VKEY_OP,	 HD_VKEY_CONFIDENCE,
+		HD_VKEY_SUMMARY, HD_VKEY_END,
+	};
+	/* additive keys */
+	static const enum hd_report_verdict_key tail[] = {
+		HD_VKEY_FINGERPRINT,
+		HD_VKEY_FINGERPRINT_TEXT,
+		HD_VKEY_CALL_SITE,
+		HD_VKEY_END,
+	};
 	json_t *o = json_object();
 	json_t *ev = json_array();
 	g_autofree char *group = hd_verdict_group_id(a, v);
+	const struct hd_report_verdict_id id = {
+		.kind = hd_verdict_kind_name(v->kind),
+		.confidence = hd_confidence_name(v->confidence),
+		.culprits = v->culprits,
+		.fingerprint = v->fingerprint,
+		.fingerprint_text = v->fingerprint_text,
+		.call_site = v->call_site,
+		.group = group,
+		.seq = v->seq,
+		.op = v->op,
+		.summary = v->summary,
+	};
 
 	for (guint i = 0; i < v->evidence->len; i++) {
 		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
@@ -261,22 +344,10 @@ static json_t *verdict_json(const struct hd_analysis *a,
 				    hd_json_int_or_null(e->more, 0));
 		json_array_append_new(ev, eo);
 	}
-	json_object_set_new(o, "kind",
-			    json_string(hd_verdict_kind_name(v->kind)));
-	json_object_set_new(o, "culprit_ranks", hd_json_int_array(v->culprits));
-	json_object_set_new(o, "group", hd_json_string(group));
-	json_object_set_new(o, "seq", hd_json_int_or_null(v->seq, -1));
-	json_object_set_new(o, "op", hd_json_string(v->op));
-	json_object_set_new(o, "confidence",
-			    json_string(hd_confidence_name(v->confidence)));
-	json_object_set_new(o, "summary", hd_json_string(v->summary));
+	hd_report_json_verdict_id(o, &id, head);
 	json_object_set_new(o, "evidence", ev);
 	json_object_set_new(o, "ruled_out", hd_json_string_array(v->ruled_out));
-	/* Additive keys. */
-	json_object_set_new(o, "fingerprint", hd_json_string(v->fingerprint));
-	json_object_set_new(o, "fingerprint_text",
-			    hd_json_string(v->fingerprint_text));
-	json_object_set_new(o, "call_site", hd_json_str_or_null(v->call_site));
+	hd_report_json_verdict_id(o, &id, tail);
 	json_object_set_new(o, "culprits", hd_report_json_culprits(a, v));
 	json_object_set_new(o, "next_steps", hd_report_json_next_steps(v));
 	return o;

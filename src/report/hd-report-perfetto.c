@@ -33,6 +33,7 @@
 #include "hd-json.h"
 #include "hd-report-render.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 /* Sequence layout: one position is this many microseconds. */
@@ -197,13 +198,6 @@ static int64_t group_tid(uint32_t group)
 	return (int64_t)group + 1;
 }
 
-static gint compare_u64(gconstpointer pa, gconstpointer pb)
-{
-	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
-
-	return (x > y) - (x < y);
-}
-
 /* The keys of a set of uint64 (held as pointers to them), sorted. */
 static GArray *sorted_keys(GHashTable *set)
 {
@@ -214,7 +208,7 @@ static GArray *sorted_keys(GHashTable *set)
 	g_hash_table_iter_init(&it, set);
 	while (g_hash_table_iter_next(&it, &k, NULL))
 		g_array_append_val(keys, *(uint64_t *)k);
-	g_array_sort(keys, compare_u64);
+	g_array_sort(keys, hd_compare_u64);
 	return keys;
 }
 
@@ -387,7 +381,7 @@ static bool signal_drawn(const struct pf *w, const struct hd_signal *sig,
 	case HD_SIGT_DUMP:
 		break;
 	case HD_SIGT_PROCESS_EXIT:
-		if (sig->code != 0)
+		if (hd_signal_exit_code(sig) != 0)
 			return true;
 		break;
 	default:
@@ -589,7 +583,7 @@ static bool timeout_waits(const struct pf *w, const struct hd_signal *sig,
 	return v && placed && sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
 	       pid < HD_MAX_RANKS && !hd_verdict_has_culprit(v, (int)pid) &&
 	       !g_hash_table_contains(w->op_ranks, GINT_TO_POINTER((int)pid)) &&
-	       (v->seq < 0 || sig->seq == v->seq);
+	       (v->seq < 0 || hd_signal_seq(sig) == v->seq);
 }
 
 /* Adds the wait of a timeout drawn as a slice on (pid, tid). */
@@ -663,8 +657,7 @@ static const char *signal_host(const struct pf *w, const struct hd_signal *sig,
 	if (sig->host || sig->prov.input >= w->s->inputs->len)
 		return sig->host;
 	k = hd_store_input(w->s, sig->prov.input)->kind;
-	if (k != HD_INPUT_KERNEL_LOG && k != HD_INPUT_IB_STATE &&
-	    k != HD_INPUT_GPU_STATE)
+	if (!(hd_input_kind_flags(k) & HD_KIND_HOST_STATE))
 		return NULL;
 	h = g_hash_table_lookup(w->path_hosts, key);
 	if (!h) {
@@ -726,31 +719,38 @@ static char *signal_title(const struct hd_signal *sig)
 
 	switch (sig->type) {
 	case HD_SIGT_WATCHDOG_TIMEOUT:
-		if (sig->seq >= 0)
+		if (hd_signal_seq(sig) >= 0)
 			return g_strdup_printf("%s: %s seq %" G_GINT64_FORMAT,
-					       what, op ? op : "op", sig->seq);
+					       what, op ? op : "op",
+					       hd_signal_seq(sig));
 		break;
 	case HD_SIGT_XID:
-		return dev ? g_strdup_printf("Xid %d (GPU %s)", sig->code, dev)
-			   : g_strdup_printf("Xid %d", sig->code);
+		return dev ? g_strdup_printf("Xid %d (GPU %s)",
+					     hd_signal_xid(sig), dev)
+			   : g_strdup_printf("Xid %d", hd_signal_xid(sig));
 	case HD_SIGT_FATAL_SIGNAL:
-		return g_strdup_printf("fatal signal %d", sig->code);
+		return g_strdup_printf("fatal signal %d", hd_signal_signo(sig));
 	case HD_SIGT_PROCESS_EXIT:
-		return g_strdup_printf("process exit %d", sig->code);
-	case HD_SIGT_LINK_EVENT:
+		return g_strdup_printf("process exit %d",
+				       hd_signal_exit_code(sig));
+	case HD_SIGT_LINK_EVENT: {
+		int32_t st = hd_signal_link_state(sig);
+
 		return g_strdup_printf("IB link %s%s%s",
-				       sig->code == 0	? "down"
-				       : sig->code == 1 ? "up"
-				       : sig->code == 3 ? "disabled"
-							: "state",
+				       st == 0	 ? "down"
+				       : st == 1 ? "up"
+				       : st == 3 ? "disabled"
+						 : "state",
 				       dev ? " " : "", dev ? dev : "");
+	}
 	case HD_SIGT_GPU_STATE:
 	case HD_SIGT_IB_COUNTERS:
 		if (dev)
 			return g_strdup_printf("%s %s", what, dev);
 		break;
 	case HD_SIGT_PYSPY_THREAD:
-		return g_strdup_printf("py-spy: thread %d", sig->code);
+		return g_strdup_printf("py-spy: thread %d",
+				       hd_signal_thread_id(sig));
 	default:
 		break;
 	}
@@ -799,15 +799,18 @@ static json_t *signal_args(const struct pf *w, const struct hd_signal *sig,
 				hd_time_known(sig->time)
 					? "after the end of the trace, in order: its clock is not the trace's, so its time cannot be drawn beside the others"
 					: "after the end of the trace, in order: it has no time"));
-	if (sig->seq >= 0)
-		json_object_set_new(args, "seq", json_integer(sig->seq));
+	/* every field as stored, whatever the type means by it */
+	if (hd_signal_stored_seq(sig) >= 0)
+		json_object_set_new(args, "seq",
+				    json_integer(hd_signal_stored_seq(sig)));
 	if (sig->op_name)
 		json_object_set_new(args, "op", hd_json_string(sig->op_name));
 	if (sig->group_name)
 		json_object_set_new(args, "group",
 				    hd_json_string(sig->group_name));
-	if (sig->code)
-		json_object_set_new(args, "code", json_integer(sig->code));
+	if (hd_signal_stored_code(sig))
+		json_object_set_new(args, "code",
+				    json_integer(hd_signal_stored_code(sig)));
 	if (sig->device)
 		json_object_set_new(args, "device",
 				    hd_json_string(sig->device));
@@ -838,11 +841,11 @@ static bool folded(struct pf *w, const struct hd_signal *sig, guint index,
 		if (hd_verdict_has_culprit(g_ptr_array_index(w->a->verdicts, k),
 					   (int)pid))
 			return false;
-	key = g_strdup_printf("%d/%d/%s/%" G_GINT64_FORMAT "/%s/%d/%d/%d",
-			      sig->type, sig->cat,
-			      sig->group_name ? sig->group_name : "", sig->seq,
-			      sig->op_name ? sig->op_name : "", sig->code,
-			      placed, sig->time.clock);
+	key = g_strdup_printf(
+		"%d/%d/%s/%" G_GINT64_FORMAT "/%s/%d/%d/%d", sig->type,
+		sig->cat, sig->group_name ? sig->group_name : "",
+		hd_signal_stored_seq(sig), sig->op_name ? sig->op_name : "",
+		hd_signal_stored_code(sig), placed, sig->time.clock);
 	f = g_hash_table_lookup(w->folds, key);
 	if (!f) {
 		f = g_new0(struct fold, 1);

@@ -15,6 +15,7 @@
 #include "hd-const.h"
 #include "hd-json.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 static gint compare_ops(gconstpointer pa, gconstpointer pb)
@@ -299,9 +300,10 @@ static void signal_row(struct table *t, const struct hd_store *s,
 	g_autofree char *text = hd_report_clean(sig->text);
 	GString *where = g_string_new(NULL);
 
-	if (sig->seq >= 0)
+	/* the listing shows seq and code as stored, whatever the type */
+	if (hd_signal_stored_seq(sig) >= 0)
 		g_string_append_printf(where, " seq=%" G_GINT64_FORMAT,
-				       sig->seq);
+				       hd_signal_stored_seq(sig));
 	if (sig->last_enqueued != INT64_MIN)
 		g_string_append_printf(where, " E=%" G_GINT64_FORMAT,
 				       sig->last_enqueued);
@@ -385,7 +387,8 @@ static json_t *signal_json(const struct hd_store *s,
 	json_object_set_new(o, "time_clock",
 			    json_string(hd_clock_name(sig->time.clock)));
 	json_object_set_new(o, "group", hd_json_string(sig->group_name));
-	json_object_set_new(o, "seq", hd_json_int_or_null(sig->seq, -1));
+	json_object_set_new(o, "seq",
+			    hd_json_int_or_null(hd_signal_stored_seq(sig), -1));
 	json_object_set_new(o, "last_enqueued",
 			    hd_json_int_or_null(sig->last_enqueued, INT64_MIN));
 	json_object_set_new(
@@ -396,7 +399,8 @@ static json_t *signal_json(const struct hd_store *s,
 			    hd_json_int_or_null(sig->numel_in, -1));
 	json_object_set_new(o, "numel_out",
 			    hd_json_int_or_null(sig->numel_out, -1));
-	json_object_set_new(o, "code", json_integer(sig->code));
+	json_object_set_new(o, "code",
+			    json_integer(hd_signal_stored_code(sig)));
 	json_object_set_new(o, "source", hd_json_string(src));
 	json_object_set_new(o, "text", hd_json_string(sig->text));
 	return o;
@@ -466,7 +470,7 @@ void hd_report_show_select(const struct hd_store *s,
 			continue;
 		if (!signal_in_groups(s, match, f->groups, sig))
 			continue;
-		if (!seq_selected(f, sig->seq))
+		if (!seq_selected(f, hd_signal_stored_seq(sig)))
 			continue;
 		g_ptr_array_add(signals, sig);
 	}
@@ -603,13 +607,6 @@ static void add_rank(GHashTable *seen, GArray *ranks, int r)
 	g_array_append_val(ranks, r);
 }
 
-static gint compare_ints(gconstpointer a, gconstpointer b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 GArray *hd_report_show_rank_array(const struct hd_store *s)
 {
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
@@ -621,7 +618,7 @@ GArray *hd_report_show_rank_array(const struct hd_store *s)
 	for (guint i = 0; i < s->signals->len; i++)
 		add_rank(seen, ranks,
 			 g_array_index(s->signals, struct hd_signal, i).rank);
-	g_array_sort(ranks, compare_ints);
+	g_array_sort(ranks, hd_compare_int);
 	return ranks;
 }
 

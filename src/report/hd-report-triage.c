@@ -132,6 +132,34 @@ void hd_triage_row_free(struct hd_triage_row *r)
 
 bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 {
+	static const enum hd_report_verdict_key head[] = {
+		HD_VKEY_VERDICT,       HD_VKEY_CULPRIT_RANKS,
+		HD_VKEY_CULPRIT_HOSTS, HD_VKEY_CONFIDENCE,
+		HD_VKEY_FINGERPRINT,   HD_VKEY_SUMMARY,
+		HD_VKEY_END,
+	};
+	/* additive: the fingerprint's text, the call site; where it is */
+	static const enum hd_report_verdict_key fp[] = {
+		HD_VKEY_FINGERPRINT_TEXT, HD_VKEY_END
+	};
+	static const enum hd_report_verdict_key site[] = { HD_VKEY_CALL_SITE,
+							   HD_VKEY_END };
+	static const enum hd_report_verdict_key where[] = {
+		HD_VKEY_GROUP, HD_VKEY_SEQ, HD_VKEY_OP, HD_VKEY_END
+	};
+	const struct hd_report_verdict_id id = {
+		.kind = r->kind,
+		.confidence = r->confidence,
+		.culprits = r->culprits,
+		.hosts = r->hosts,
+		.fingerprint = r->fingerprint,
+		.fingerprint_text = r->fingerprint_text,
+		.call_site = r->call_site,
+		.group = r->group,
+		.seq = r->seq,
+		.op = r->op,
+		.summary = r->summary,
+	};
 	g_autoptr(json_t) o = json_object();
 	json_t *counts = json_object();
 	json_t *ev = json_null();
@@ -148,31 +176,22 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	json_object_set_new(counts, "ranks", json_integer(r->ranks));
 	json_object_set_new(counts, "verdicts", json_integer(r->verdicts));
 	json_object_set_new(o, "path", hd_json_string(r->path));
-	json_object_set_new(o, "verdict", hd_json_string(r->kind));
-	json_object_set_new(o, "culprit_ranks", hd_json_int_array(r->culprits));
-	json_object_set_new(o, "culprit_hosts", hd_json_string_array(r->hosts));
-	json_object_set_new(o, "confidence", hd_json_string(r->confidence));
-	json_object_set_new(o, "fingerprint", hd_json_string(r->fingerprint));
-	json_object_set_new(o, "summary", hd_json_string(r->summary));
+	hd_report_json_verdict_id(o, &id, head);
 	json_object_set_new(o, "evidence", ev);
 	json_object_set_new(o, "counts", counts);
 	json_object_set_new(o, "fault", json_boolean(r->fault));
 	json_object_set_new(o, "inconsistent", json_boolean(r->inconsistent));
 	json_object_set_new(o, "error", hd_json_string(r->error));
 	json_object_set_new(o, "errors", hd_json_string_array(r->errors));
-	json_object_set_new(o, "fingerprint_text",
-			    hd_json_string(r->fingerprint_text));
+	hd_report_json_verdict_id(o, &id, fp);
 	json_object_set_new(o, "performance", hd_json_string(r->performance));
-	json_object_set_new(o, "call_site", hd_json_str_or_null(r->call_site));
+	hd_report_json_verdict_id(o, &id, site);
 	json_object_set(o, "culprits", r->culprit_details);
 	json_object_set(o, "next_steps", r->next_steps);
 	json_object_set(o, "hang_start", r->hang_start);
 	json_object_set_new(o, "evidence_sources",
 			    hd_json_string_array(r->sources));
-	/* additive: where the top verdict is */
-	json_object_set_new(o, "group", hd_json_string(r->group));
-	json_object_set_new(o, "seq", hd_json_int_or_null(r->seq, -1));
-	json_object_set_new(o, "op", hd_json_string(r->op));
+	hd_report_json_verdict_id(o, &id, where);
 	if (!hd_json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER))
 		return false;
 	fputc('\n', out);

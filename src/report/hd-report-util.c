@@ -386,16 +386,6 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 	return found;
 }
 
-GArray *hd_report_rank_set(const GArray *ranks)
-{
-	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
-
-	if (ranks)
-		g_array_append_vals(set, ranks->data, ranks->len);
-	hd_ints_sort_unique(set);
-	return set;
-}
-
 GArray *hd_report_culprit_set(const struct hd_analysis *a)
 {
 	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));

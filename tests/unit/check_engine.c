@@ -13,7 +13,9 @@
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-test-engine.h"
+#include "hd-test-store.h"
 #include "hd-const.h"
 
 struct fixture {
@@ -52,25 +54,16 @@ static uint32_t add_group(struct fixture *f, const char *name, const int *ranks,
 static void add_op(struct fixture *f, uint32_t g, int rank, int64_t seq,
 		   enum hd_op_kind kind, int64_t count, enum hd_op_state st)
 {
-	struct hd_op_rec op;
-	struct hd_opdesc d;
+	struct hd_op_rec op =
+		hd_test_op(g, rank, HD_SEQ_COLLECTIVE, seq, kind, st);
+	struct hd_opdesc d = hd_test_desc(
+		count, kind == HD_OP_ALL_GATHER ? count * 4 : count,
+		HD_DTYPE_FLOAT32);
 
-	hd_op_rec_init(&op);
-	d = hd_opdesc_blank;
-	hd_op_set_rank(&op.op, rank);
-	op.op.group = g;
-	op.op.seq = seq;
-	op.op.seq_kind = HD_SEQ_COLLECTIVE;
-	op.op.kind = kind;
-	d.count_in = count;
-	d.count_out = kind == HD_OP_ALL_GATHER ? count * 4 : count;
-	d.dtype = HD_DTYPE_FLOAT32;
-	op.op.state = st;
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
-	op.op.d = hd_opdesc_intern(&d);
-	hd_store_add_op(f->s, &op);
+	hd_test_add_op(f->s, &op, &d);
 }
 
 /* seqs 1..upto completed, then (optionally) one scheduled at upto + 1. */
@@ -1075,15 +1068,10 @@ START_TEST(test_trace_end_not_blamed)
 	g = add_group(&f, "0", pair, 3);
 	for (int r = 0; r < 3; r++)
 		for (int64_t s = 0; s < (r == 1 ? 5 : 8); s++) {
-			struct hd_op_rec op;
+			struct hd_op_rec op = hd_test_op(g, r, HD_SEQ_ORDINAL,
+							 s, HD_OP_ALL_REDUCE,
+							 HD_STATE_COMPLETED);
 
-			hd_op_rec_init(&op);
-			hd_op_set_rank(&op.op, r);
-			op.op.group = g;
-			op.op.seq = s;
-			op.op.seq_kind = HD_SEQ_ORDINAL;
-			op.op.kind = HD_OP_ALL_REDUCE;
-			op.op.state = HD_STATE_COMPLETED;
 			op.prov.input = f.input[r];
 			hd_store_add_op(f.s, &op);
 		}
@@ -1610,6 +1598,74 @@ END_TEST
  * once, and an order where chains run before the checks whose verdicts
  * and waits they follow is refused by name.
  */
+/* A signal of rank (-1: none) at UTC second at (0: no time). */
+static const struct hd_signal *cand_sig(struct hd_store *s, int rank,
+					int64_t at)
+{
+	struct hd_signal sig;
+
+	hd_signal_init(&sig);
+	sig.rank = rank;
+	sig.cat = HD_SIG_CRASH;
+	sig.type = HD_SIGT_PROCESS_EXIT;
+	sig.host = hd_intern("node-a");
+	if (at)
+		sig.time = hd_time_make(at * HD_NS_PER_SEC, HD_CLOCK_UTC);
+	hd_store_add_signal(s, &sig);
+	return &g_array_index(s->signals, struct hd_signal,
+			      s->signals->len - 1);
+}
+
+/*
+ * A signal check's candidates: their ranks once each, in the order first
+ * seen; the first in time where times are known, else the first read;
+ * none when there are none.
+ */
+START_TEST(test_sig_cands)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_sig_cands c;
+	GPtrArray *firsts = NULL;
+	bool tie = true;
+	hd_store_add_input(s, "log");
+	hd_sig_cands_init(&c);
+	ck_assert_ptr_null(hd_sig_cands_first(s, &c, &firsts, &tie));
+	ck_assert_ptr_null(firsts);
+	ck_assert(!tie);
+	hd_sig_cands_clear(&c);
+
+	cand_sig(s, 2, 0);
+	cand_sig(s, 1, 100);
+	cand_sig(s, -1, 0);
+	cand_sig(s, 1, 10);
+	cand_sig(s, 2, 50);
+	hd_sig_cands_init(&c);
+	for (guint i = 0; i < s->signals->len; i++)
+		hd_sig_cands_add(&c, hd_sig_at(s, i));
+	ck_assert_ptr_eq(hd_sig_cands_first(s, &c, &firsts, &tie),
+			 hd_sig_at(s, 3));
+	ck_assert(!tie);
+	ck_assert_ptr_nonnull(firsts);
+	ck_assert_uint_eq(firsts->len, 1);
+	g_ptr_array_unref(firsts);
+	ck_assert_uint_eq(c.ranks->len, 2);
+	ck_assert_int_eq(g_array_index(c.ranks, int, 0), 2);
+	ck_assert_int_eq(g_array_index(c.ranks, int, 1), 1);
+	ck_assert_uint_eq(c.rankless, 1);
+	ck_assert(c.untimed);
+	hd_sig_cands_clear(&c);
+
+	/* none timed: the first read */
+	hd_sig_cands_init(&c);
+	hd_sig_cands_add(&c, hd_sig_at(s, 2));
+	hd_sig_cands_add(&c, hd_sig_at(s, 0));
+	ck_assert_ptr_eq(hd_sig_cands_first(s, &c, &firsts, &tie),
+			 hd_sig_at(s, 2));
+	ck_assert_ptr_null(firsts);
+	hd_sig_cands_clear(&c);
+}
+END_TEST
+
 START_TEST(test_check_order_stated)
 {
 	size_t n;
@@ -1619,7 +1675,7 @@ START_TEST(test_check_order_stated)
 	size_t chains = n, groups = n;
 
 	ck_assert_uint_le(n, G_N_ELEMENTS(swapped));
-	ck_assert(hd_engine_steps_ordered(steps, n, &bad));
+	ck_assert(hd_check_steps_ordered(steps, n, 0, &bad));
 	ck_assert_ptr_null(bad);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < i; j++)
@@ -1634,8 +1690,51 @@ START_TEST(test_check_order_stated)
 	memcpy(swapped, steps, n * sizeof(*steps));
 	swapped[groups] = steps[chains];
 	swapped[chains] = steps[groups];
-	ck_assert(!hd_engine_steps_ordered(swapped, n, &bad));
+	ck_assert(!hd_check_steps_ordered(swapped, n, 0, &bad));
 	ck_assert_str_eq(bad, "chains");
+}
+END_TEST
+
+/*
+ * The signal checks run in a stated order: the weak network check after
+ * the network and crash checks whose verdicts it reads, the counters
+ * given which logs end early; moving the weak check first is refused.
+ */
+START_TEST(test_signal_order_stated)
+{
+	size_t n;
+	const struct hd_check_step *steps = hd_sig_steps(&n);
+	struct hd_check_step moved[16];
+	const char *bad = "unset";
+	size_t weak = n, net = n, crash = n;
+
+	ck_assert_uint_le(n, G_N_ELEMENTS(moved));
+	ck_assert(hd_check_steps_ordered(steps, n, HD_SIG_GIVEN, &bad));
+	ck_assert_ptr_null(bad);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			ck_assert_ptr_ne(steps[i].run, steps[j].run);
+		if (steps[i].run == hd_sig_check_network_weak)
+			weak = i;
+		if (steps[i].run == hd_sig_check_network)
+			net = i;
+		if (steps[i].run == hd_sig_check_crashes)
+			crash = i;
+	}
+	ck_assert_uint_lt(net, weak);
+	ck_assert_uint_lt(crash, weak);
+	ck_assert_uint_lt(weak, n);
+	ck_assert(steps[weak].reads & HD_SIG_DATA_CRASH_VERDICTS);
+	/* the weak check first: it reads verdicts no check made yet */
+	moved[0] = steps[weak];
+	for (size_t i = 0, k = 1; i < n; i++)
+		if (i != weak)
+			moved[k++] = steps[i];
+	ck_assert(!hd_check_steps_ordered(moved, n, HD_SIG_GIVEN, &bad));
+	ck_assert_str_eq(bad, "network_weak");
+	/* without what the engine gives, the counters read too early */
+	ck_assert(!hd_check_steps_ordered(steps, n, 0, &bad));
+	ck_assert_str_eq(bad, "progress");
 }
 END_TEST
 
@@ -1712,6 +1811,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
+	tcase_add_test(tc, test_sig_cands);
+	tcase_add_test(tc, test_signal_order_stated);
 	tcase_add_test(tc, test_verdict_kind_table);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */

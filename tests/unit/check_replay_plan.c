@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hd-test.h"
+#include "hd-test-store.h"
 #include "hd-engine.h"
 #include "hd-error.h"
 #include "replay-plan.h"
@@ -37,27 +38,15 @@ static void add_op(struct hd_store *s, uint32_t gi, int rank, uint8_t sk,
 		   int64_t seq, enum hd_op_kind kind, int64_t cin, int64_t cout,
 		   enum hd_dtype dt, int peer, uint8_t state)
 {
-	struct hd_op_rec op;
-	struct hd_opdesc d;
+	struct hd_op_rec op = hd_test_op(gi, rank, sk, seq, kind, state);
+	struct hd_opdesc d = hd_test_desc(cin, cout, dt);
 
-	hd_op_rec_init(&op);
-	d = hd_opdesc_blank;
-	hd_op_set_rank(&op.op, rank);
-	op.op.group = gi;
-	op.op.seq_kind = sk;
-	op.op.seq = seq;
-	op.op.kind = kind;
-	d.count_in = cin;
-	d.count_out = cout;
-	d.dtype = dt;
 	d.redop = kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
 				  kind == HD_OP_REDUCE_SCATTER
 			  ? HD_REDOP_SUM
 			  : HD_REDOP_NONE;
 	d.peer = peer;
-	op.op.state = state;
-	op.op.d = hd_opdesc_intern(&d);
-	hd_store_add_op(s, &op);
+	hd_test_add_op(s, &op, &d);
 }
 
 /* n ranks of all_reduce(100, float32) at positions 0..upto-1. */

@@ -13,9 +13,11 @@
 
 #include "hd-test.h"
 #include "hd-autocleanups.h"
+#include "hd-const.h"
 #include "hd-engine.h"
 #include "hd-json.h"
 #include "hd-report.h"
+#include "hd-report-render.h"
 #include "hd-report-util.h"
 #include "hd-banned.h"
 
@@ -989,6 +991,72 @@ START_TEST(test_kinds_match_schemas)
 }
 END_TEST
 
+/*
+ * A verdict's identity keys, written one way for every JSON shape: each
+ * in the order asked, a missing string as null, bytes that are not UTF-8
+ * made valid instead of the key lost.
+ */
+START_TEST(test_verdict_id_keys)
+{
+	static const enum hd_report_verdict_key keys[] = {
+		HD_VKEY_SUMMARY,       HD_VKEY_VERDICT,
+		HD_VKEY_KIND,	       HD_VKEY_CULPRIT_RANKS,
+		HD_VKEY_CULPRIT_HOSTS, HD_VKEY_CONFIDENCE,
+		HD_VKEY_FINGERPRINT,   HD_VKEY_FINGERPRINT_TEXT,
+		HD_VKEY_CALL_SITE,     HD_VKEY_GROUP,
+		HD_VKEY_SEQ,	       HD_VKEY_OP,
+		HD_VKEY_END,
+	};
+	static const char *const names[] = {
+		"summary",	 "verdict",
+		"kind",		 "culprit_ranks",
+		"culprit_hosts", "confidence",
+		"fingerprint",	 "fingerprint_text",
+		"call_site",	 "group",
+		"seq",		 "op",
+	};
+	const int r[] = { 3, 7 };
+	g_autoptr(GArray) culprits = int_array(r, 2);
+	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
+	g_autoptr(json_t) o = json_object();
+	const char *key;
+	json_t *val;
+	guint i = 0;
+	struct hd_report_verdict_id id = {
+		.kind = "missing_rank",
+		.confidence = "high",
+		.culprits = culprits,
+		.hosts = hosts,
+		.fingerprint = "0123456789abcdef",
+		.call_site = NULL,
+		.group = "pg:0:[0-7]",
+		.seq = -1,
+		.op = "all_reduce",
+		.summary = "rank 3 \xff stopped",
+	};
+
+	g_ptr_array_add(hosts, hd_unconst("node-a"));
+	hd_report_json_verdict_id(o, &id, keys);
+	json_object_foreach(o, key, val) {
+		ck_assert_uint_lt(i, G_N_ELEMENTS(names));
+		ck_assert_str_eq(key, names[i++]);
+	}
+	ck_assert_uint_eq(i, G_N_ELEMENTS(names));
+	ck_assert_str_eq(json_string_value(json_object_get(o, "verdict")),
+			 "missing_rank");
+	ck_assert_str_eq(json_string_value(json_object_get(o, "summary")),
+			 "rank 3 \xef\xbf\xbd stopped");
+	ck_assert(json_is_null(json_object_get(o, "fingerprint_text")));
+	ck_assert(json_is_null(json_object_get(o, "call_site")));
+	ck_assert(json_is_null(json_object_get(o, "seq")));
+	ck_assert_int_eq(json_array_size(json_object_get(o, "culprit_ranks")),
+			 2);
+	ck_assert_str_eq(json_string_value(json_array_get(
+				 json_object_get(o, "culprit_hosts"), 0)),
+			 "node-a");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -996,6 +1064,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_rank_list);
+	tcase_add_test(tc, test_verdict_id_keys);
 	tcase_add_test(tc, test_rank_runs);
 	tcase_add_test(tc, test_format_parse);
 	tcase_add_test(tc, test_natural_order);

@@ -7,12 +7,16 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "hd-store.h"
 #include "hd-text.h"
 #include "hd-test.h"
 #include "hd-const.h"
+#include "hd-sort.h"
 
 START_TEST(test_merge_remaps)
 {
@@ -952,12 +956,111 @@ START_TEST(test_keep_attempt_per_life)
 }
 END_TEST
 
+/*
+ * A pid joins the one rank whose process had it, on the host asked when
+ * known; a pid two hosts' ranks share (containers number alike) joins
+ * neither, and says so.
+ */
+START_TEST(test_rank_of_pid)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(GHashTable) by_pid = NULL;
+	int rank = 99;
+
+	hd_store_rank(s, 0)->pid = 41;
+	hd_store_rank(s, 0)->host = hd_intern("node-a");
+	hd_store_rank(s, 1)->pid = 41;
+	hd_store_rank(s, 1)->host = hd_intern("node-b");
+	hd_store_rank(s, 2)->pid = 7;
+	by_pid = hd_store_ranks_by_pid(s);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 7, NULL, &rank),
+			 HD_PID_ONE_RANK);
+	ck_assert_int_eq(rank, 2);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, "node-b", &rank),
+			 HD_PID_ONE_RANK);
+	ck_assert_int_eq(rank, 1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, NULL, &rank),
+			 HD_PID_SEVERAL_RANKS);
+	ck_assert_int_eq(rank, -1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 41, "node-c", &rank),
+			 HD_PID_NO_RANK);
+	ck_assert_int_eq(rank, -1);
+	ck_assert_int_eq(hd_store_rank_of_pid(by_pid, 0, NULL, &rank),
+			 HD_PID_NO_RANK);
+	ck_assert_int_eq(rank, -1);
+}
+END_TEST
+
+/*
+ * A signal's seq, code and element counts read by what its type means:
+ * an Inspector timing's are its last coll_sn, its records and its times
+ * in microseconds; a timeout's seq is its SeqNum; the stored values are
+ * the same fields whatever the type.
+ */
+START_TEST(test_signal_accessors)
+{
+	struct hd_signal t, w;
+
+	hd_signal_init(&t);
+	t.type = HD_SIGT_COLL_TIMING;
+	t.seq = 812;
+	t.code = 3;
+	t.numel_in = 9000;
+	t.numel_out = 4500;
+	ck_assert_int_eq(hd_signal_timing_last_sn(&t), 812);
+	ck_assert_int_eq(hd_signal_timing_records(&t), 3);
+	ck_assert_int_eq(hd_signal_timing_max_us(&t), 9000);
+	ck_assert_int_eq(hd_signal_timing_mean_us(&t), 4500);
+	ck_assert_int_eq(hd_signal_stored_seq(&t), 812);
+	ck_assert_int_eq(hd_signal_stored_code(&t), 3);
+	hd_signal_init(&w);
+	w.type = HD_SIGT_WATCHDOG_TIMEOUT;
+	ck_assert_int_eq(hd_signal_seq(&w), -1);
+	w.seq = 41;
+	ck_assert_int_eq(hd_signal_seq(&w), 41);
+	w.type = HD_SIGT_GDB_THREAD;
+	w.code = 5301;
+	ck_assert_int_eq(hd_signal_lwp(&w), 5301);
+	w.type = HD_SIGT_PYSPY_THREAD;
+	ck_assert_int_eq(hd_signal_thread_id(&w), 5301);
+	w.type = HD_SIGT_ANON_PROC;
+	ck_assert_int_eq(hd_signal_anon_ops(&w), 41);
+}
+END_TEST
+
+/* The shared comparators order by value, whatever the width or sign. */
+START_TEST(test_compare_shared)
+{
+	int i[] = { 3, -1, INT_MAX, INT_MIN, 0 };
+	int64_t l[] = { INT64_MAX, -5, INT64_MIN, 7 };
+	uint64_t u[] = { UINT64_MAX, 1, (uint64_t)INT64_MAX + 1, 0 };
+	const char *str[] = { "b", "a", "ab" };
+
+	qsort(i, G_N_ELEMENTS(i), sizeof(*i), hd_compare_int);
+	ck_assert(i[0] == INT_MIN && i[1] == -1 && i[2] == 0 && i[3] == 3 &&
+		  i[4] == INT_MAX);
+	qsort(l, G_N_ELEMENTS(l), sizeof(*l), hd_compare_i64);
+	ck_assert(l[0] == INT64_MIN && l[1] == -5 && l[2] == 7 &&
+		  l[3] == INT64_MAX);
+	qsort(u, G_N_ELEMENTS(u), sizeof(*u), hd_compare_u64);
+	ck_assert(u[0] == 0 && u[1] == 1 && u[2] == (uint64_t)INT64_MAX + 1 &&
+		  u[3] == UINT64_MAX);
+	qsort(str, G_N_ELEMENTS(str), sizeof(*str), hd_compare_str);
+	ck_assert_str_eq(str[0], "a");
+	ck_assert_str_eq(str[1], "ab");
+	ck_assert_str_eq(str[2], "b");
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
 	tcase_add_test(tc, test_merge_remaps);
+	tcase_add_test(tc, test_compare_shared);
+	tcase_add_test(tc, test_rank_of_pid);
+	tcase_add_test(tc, test_signal_accessors);
 	tcase_add_test(tc, test_op_packed);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "hd-test-engine.h"
+#include "hd-test-store.h"
 #include "hd-load.h"
 #include "hd-engine.h"
 #include "hd-straggler.h"
@@ -103,16 +104,11 @@ START_TEST(test_trace_clock_not_the_hosts)
 		hd_store_rank(s, r)->host = hd_intern("node-a");
 		hd_group_set_member(hd_store_group_at(s, g), r, r);
 		for (int k = 1; k <= 12; k++) {
-			struct hd_op_rec op;
+			struct hd_op_rec op = hd_test_op(
+				g, r, HD_SEQ_COLLECTIVE, k, HD_OP_ALL_REDUCE,
+				HD_STATE_COMPLETED);
 			int64_t t = base + k * 10 * INT64_C(1000000);
 
-			hd_op_rec_init(&op);
-			hd_op_set_rank(&op.op, r);
-			op.op.group = g;
-			op.op.seq = k;
-			op.op.seq_kind = HD_SEQ_COLLECTIVE;
-			op.op.kind = HD_OP_ALL_REDUCE;
-			op.op.state = HD_STATE_COMPLETED;
 			op.prov.input = in;
 			op.t_start_ns = t + (r == 1 ? 3000000 : 0) + r * 100;
 			op.t_end_ns = t + 5000000 + r * 50;
@@ -268,13 +264,10 @@ START_TEST(test_single_late)
 		uint32_t in = hd_store_add_input(s, r ? "b" : "a");
 
 		for (int i = 0; i < 10; i++) {
-			struct hd_op_rec op;
+			struct hd_op_rec op =
+				hd_test_op(g, r, HD_SEQ_COLLECTIVE, i,
+					   HD_OP_ALL_REDUCE, HD_STATE_UNKNOWN);
 
-			hd_op_rec_init(&op);
-			hd_op_set_rank(&op.op, r);
-			op.op.group = g;
-			op.op.seq = i;
-			op.op.kind = HD_OP_ALL_REDUCE;
 			op.t_start_ns = 1000000000LL * i +
 					(r == 1 && i == 4 ? 9000000 : r * 1000);
 			op.t_end_ns = 1000000000LL * i + 20000000;
@@ -302,22 +295,17 @@ START_TEST(test_misaligned_counts)
 		uint32_t in = hd_store_add_input(s, r ? "b" : "a");
 
 		for (int i = 0; i < 10; i++) {
-			struct hd_op_rec op;
-			struct hd_opdesc d;
+			struct hd_op_rec op =
+				hd_test_op(g, r, HD_SEQ_ORDINAL, i,
+					   HD_OP_ALL_REDUCE, HD_STATE_UNKNOWN);
+			struct hd_opdesc d =
+				hd_test_desc(r ? (i + 1) * 10 : i * 10, -1,
+					     HD_DTYPE_UNKNOWN);
 
-			hd_op_rec_init(&op);
-			d = hd_opdesc_blank;
-			hd_op_set_rank(&op.op, r);
-			op.op.group = g;
-			op.op.seq = i;
-			op.op.seq_kind = HD_SEQ_ORDINAL;
-			op.op.kind = HD_OP_ALL_REDUCE;
-			d.count_in = r ? (i + 1) * 10 : i * 10;
 			op.t_start_ns = 1000000000LL * i + r * 5000000;
 			op.t_end_ns = 1000000000LL * i + 20000000;
 			op.prov.input = in;
-			op.op.d = hd_opdesc_intern(&d);
-			hd_store_add_op(s, &op);
+			hd_test_add_op(s, &op, &d);
 		}
 	}
 	a = analysis_new(s);
