@@ -2,10 +2,13 @@
  * The calls between the files of the NCCL_DEBUG / PyTorch c10d log
  * parser: the line driver (nccl-log.c), wrapper stripping (nl-wrap.c),
  * process attribution and attempts at end of input (nl-attrib.c,
- * nl-attempt.c), the NCCL record grammar (nccl-record.c) and the c10d /
- * torchrun grammar (c10d-record.c).  What they share below
- * them (the parse state, scanners, regex helpers, store helpers) is
- * nl-ctx.h.  Not for use outside those files.
+ * nl-attempt.c), the NCCL record grammar (nccl-record.c), the crash
+ * grammar (crash-record.c) and the c10d / torchrun grammar
+ * (c10d-record.c).  What they share below them has headers of its own:
+ * the parse state, scanners, regex and store helpers (nl-ctx.h), the
+ * record grammar's hex scanners (nl-scan.h), processes and comms
+ * (nl-proc.h), record prefixes (nl-prefix.h) and the COLL record and its
+ * fast path (nl-coll.h).  Not for use outside those files.
  *
  * Ownership: the parse state belongs to one nccl_log_parse() call; the
  * store owns what is added to it.
@@ -81,50 +84,13 @@ void nl_split_attempts(struct nl_ctx *c);
 /* ------------------------------------------------------------------ */
 /* The NCCL record grammar (nccl-record.c).                            */
 
-/* Sets up c's processes, record prefix cache and COLL op names. */
+/*
+ * Sets up c's processes, record prefix cache, COLL op names and fast path
+ * (nl_procs_init(), nl_prefixes_init(), nl_coll_init()).
+ */
 void nl_nccl_init(struct nl_ctx *c);
 /* Frees what nl_nccl_init() set up. */
 void nl_nccl_clear(struct nl_ctx *c);
-
-/*
- * Walks back from the anchor at a (the 'N' of "NCCL", or the level word
- * of a 2.2 record) over an optional "F:L", "(func)" or TRACE time, and
- * "[dev]", to "host:pid:tid".  False when neither "[dev]" nor "H:P:T" is
- * there.  A record with "[dev]" only is the trimmed form.
- */
-bool nl_rec_prefix_walk(const char *line, const char *a, struct nl_rec *r);
-/* nl_rec_prefix_walk(), remembered per distinct prefix text. */
-bool nl_rec_prefix(struct nl_ctx *c, const char *line, const char *a,
-		   struct nl_rec *r);
-
-/* The COLL op name at the start of body ("AllReduce: opCount"), or -1. */
-int nl_coll_op(const char *body, size_t n, size_t *name_len);
-
-/*
- * Parses a COLL body of process p; which and name_len are what
- * nl_coll_op() said.  A record whose text ends early (the 1024-byte cut,
- * or a killed process) is kept, flagged truncated, once its comm is known;
- * so is one that filled NCCL's buffer (full_buffer).  Sets c->coll_stop
- * where a complete record ends.
- */
-void nl_parse_coll(struct nl_ctx *c, struct nl_proc *p, int which,
-		   const char *body, size_t n, size_t name_len,
-		   bool full_buffer);
-
-/*
- * Reads the raw line [line, end) through the COLL fast path when it is a
- * complete COLL record (body b, after "INFO ") whose prefix [line, a)
- * nl_handle_nccl() read before: the same store as the long way.  False,
- * with nothing done, for any other line.
- */
-bool nl_coll_fast(struct nl_ctx *c, const char *line, const char *a,
-		  const char *b, const char *end);
-/*
- * nl_coll_fast() of the raw line [line, line + n) when it starts with a
- * prefix that took the fast path before, found without the anchor
- * search; false, with nothing done, otherwise (the anchor path decides).
- */
-bool nl_coll_fast_quick(struct nl_ctx *c, const char *line, size_t n);
 
 /*
  * Parses "NCCL version X..." in s, the claim of p (NULL: a bare version
@@ -170,12 +136,6 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n);
 
 /* Ends the block being read, storing its frames. */
 void nl_crash_flush(struct nl_ctx *c);
-
-/*
- * The NCCL version to record for p: the format wins over what a line
- * claims.  (transfer none: interned)
- */
-const char *nl_proc_version(struct nl_ctx *c, struct nl_proc *p);
 
 /* ------------------------------------------------------------------ */
 /* The PyTorch c10d / torchrun / Python grammar (c10d-record.c).       */

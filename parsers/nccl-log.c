@@ -4,7 +4,9 @@
  * and collectors put in front of them stripped (parsers/nl-wrap.c), joins
  * hard-wrapped records, splits fused ones and attributes torn ones, and
  * hands each record to its grammar: parsers/nccl-record.c for what NCCL
- * prints, parsers/c10d-record.c for PyTorch c10d, torchrun and Python.
+ * prints (a complete COLL record of a process seen before straight to
+ * its fast path, parsers/nl-coll.c), parsers/c10d-record.c for PyTorch
+ * c10d, torchrun and Python.
  * At end of input, parsers/nl-attrib.c gives every record the rank of its
  * process and parsers/nl-attempt.c its job attempt.  What these share is
  * in parsers/nccl-log-internal.h.
@@ -21,6 +23,8 @@
 
 #include <string.h>
 
+#include "nl-coll.h"
+#include "nl-prefix.h"
 #include "hd-error.h"
 #include "hd-hash.h"
 #include "hd-banned.h"

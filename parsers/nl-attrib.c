@@ -12,6 +12,7 @@
 
 #include "nccl-log-internal.h"
 
+#include "nl-proc.h"
 #include "hd-banned.h"
 
 static int proc_rank(const struct nl_proc *p)

@@ -193,17 +193,17 @@ struct nl_ctx {
 	GPtrArray *streams;
 	struct nl_stream *dflt;
 	struct nl_proc *proc_cache[NL_PROC_CACHE];
-	struct nl_prefix *prefix_cache; /* nccl-record.c's */
+	struct nl_prefix *prefix_cache; /* nl-prefix.c's */
 	struct nl_prefix *last_prefix; /* nl_rec_prefix()'s entry, or NULL */
 	const char *coll_stop; /* where the last COLL parse stopped */
-	/* the COLL fast path (nccl-record.c, nl_coll_fast()): bumped when
+	/* the COLL fast path (nl-coll.c, nl_coll_fast()): bumped when
 	   a host:pid starts a new life, which makes every remembered
 	   prefix's process stale */
 	uint32_t proc_epoch;
 	bool fill_fast; /* this record starts a raw line: remember it */
 	bool no_fast; /* every line the long way (tests compare both) */
 	uint64_t fast_lines; /* lines it read */
-	struct nl_desc_memo *desc_memo; /* nccl-record.c's */
+	struct nl_desc_memo *desc_memo; /* nl-coll.c's */
 	struct nl_prefix **fast_quick; /* NL_FAST_QUICK of them */
 
 	/* wrapper cache: the last wrapper bytes and their stream */

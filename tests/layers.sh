@@ -10,10 +10,15 @@
 #    for every other; and no header may be found by a path from the top of
 #    the tree ("src/engine/hd-align.h"), so no -I reaches the top.
 # 2. A quoted include also searches the including file's folder, which the
-#    compiler cannot be told to skip: so every #include of the layers' and
-#    the CLI's sources names a header without a folder ("../engine/x.h",
-#    "engine/x.h" and computed includes are rejected), leaving that folder
-#    the file's own layer.  HD_LAYERS_TREE (default HD_SRCDIR) names the
+#    compiler cannot be told to skip, and any include, quoted or angle,
+#    reaches out of a -I folder through "..": so every #include of the
+#    layers' and the CLI's sources names a project header in quotes
+#    without a folder, and a system header never through "..".  Rejected:
+#    a quoted spelling with a folder ("../engine/x.h", "engine/x.h"), any
+#    spelling with ".." (<../engine/x.h>), a project header's name in
+#    angle brackets (<x.h>, <engine/x.h>), and computed includes.  That
+#    leaves the including file's folder its own layer and each -I folder
+#    the layer it names.  HD_LAYERS_TREE (default HD_SRCDIR) names the
 #    tree to scan; tests/layers-planted.sh points it at a planted copy.
 # 3. For the engine and the report, no file but the entry point includes
 #    the entry point's header.
@@ -73,14 +78,59 @@ for layer in core parsers engine replay report; do
 		done
 	done
 done
+# Every project header's name, for the angle-bracket rule.
+names=
+for d in $hdirs; do
+	for h in "$HD_SRCDIR/$d"/*.h; do
+		[ -e "$h" ] && names="$names ${h##*/}"
+	done
+done
+# bad_includes FILE: each refused #include line, with its number and why.
+bad_includes() {
+	awk -v names="$names" '
+	BEGIN {
+		n = split(names, a, " ")
+		for (i = 1; i <= n; i++)
+			project[a[i]] = 1
+	}
+	/^[[:space:]]*#[[:space:]]*include/ {
+		s = $0
+		sub(/^[[:space:]]*#[[:space:]]*include[[:space:]]*/, "", s)
+		open = substr(s, 1, 1)
+		if (open == "\"")
+			shut = "\""
+		else if (open == "<")
+			shut = ">"
+		else {
+			print FNR ": " $0 " (a macro)"
+			next
+		}
+		path = substr(s, 2)
+		end = index(path, shut)
+		if (end > 0)
+			path = substr(path, 1, end - 1)
+		base = path
+		sub(/.*\//, "", base)
+		if (path ~ /(^|\/)\.\.(\/|$)/)
+			why = "through .."
+		else if (open == "\"" && index(path, "/") > 0)
+			why = "by a folder"
+		else if (open == "<" && (base in project))
+			why = "a project header in <>"
+		else
+			next
+		print FNR ": " $0 " (" why ")"
+	}' "$1"
+}
 for d in $hdirs; do
 	for f in "$tree/$d"/*.c "$tree/$d"/*.h; do
 		[ -e "$f" ] || continue
-		bad=$(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*("[^"]*/|[^"<[:space:]])' "$f")
+		bad=$(bad_includes "$f")
 		if [ -n "$bad" ]; then
 			fail=$((fail + 1))
-			echo "FAIL: $d/${f##*/} includes by a path or a macro" \
-				"(name the header alone; see docs/architecture.md):"
+			echo "FAIL: $d/${f##*/} includes by a path, a macro or <>" \
+				"(name a project header alone, in quotes; see" \
+				"docs/architecture.md):"
 			echo "$bad"
 		else
 			pass=$((pass + 1))

@@ -107,9 +107,10 @@ uint64_t hd_intern_limit_end(void)
 }
 
 /*
- * The descriptor table.  Descriptors are carved from slabs that are never
- * freed, so a pointer handed out stays valid for the whole process, and
- * the table holds at most one per op read: bounded by the input.
+ * The descriptor table.  Descriptors are carved from slabs freed with the
+ * string table by the release of the last store (hd_intern_release()),
+ * so a pointer handed out stays valid while any store lives, and the
+ * table holds at most one per op read: bounded by the input.
  */
 #define DESC_SLAB  1024
 #define DESC_CACHE 256

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the NCCL log parser's COLL fast path (parsers/nccl-record.c,
+ * Unit tests of the NCCL log parser's COLL fast path (parsers/nl-coll.c,
  * nl_coll_fast()): every input is parsed with the fast path on and off,
  * and the two stores must be the same, byte for byte.  The inputs are
  * every fixture and fuzz seed in the tree, COLL records whose every field
