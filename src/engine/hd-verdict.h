@@ -292,6 +292,11 @@ struct hd_analysis {
 	   position: the log was cut, so its silence after that says
 	   nothing (hd-sig-progress.c), and the rank table says so */
 	GHashTable *logs_end_early;
+	/* ranks (GINT_TO_POINTER) whose record in a blocked group is of
+	   another instance of its ops (a completion there before the others
+	   entered: an earlier attempt's dump, hd-frontier.c): they left no
+	   record of this run, and the rank table says so */
+	GHashTable *other_instance;
 	/* no fault was found, but some input was refused or cut (a budget
 	   spent, unreadable, truncated): the summary is insufficient_data */
 	bool inputs_unread;
