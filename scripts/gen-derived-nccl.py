@@ -7,6 +7,7 @@ lines twice, appends a log to itself, keeps a second copy of a log under
 a prefix.  The verdict must stay the one of the source case.  Rerunning
 leaves `git diff` empty: ./scripts/gen-derived-nccl.py tests/data/nccl
 """
+import gzip
 import os
 import re
 import sys
@@ -239,6 +240,22 @@ def main(root):
         write(os.path.join(base, "job-a", "rank%d.log" % r), ranks[r])
         write(os.path.join(base, "job-b", "rank%d.log" % r),
               [other_job(l) for l in lagging[r]])
+
+    # trust (issue 18, silent ranks): the example incident's logs, node-a's
+    # as they are and node-b's cut (`zcat node-b.log.gz | head -K`): with
+    # K = 11, ranks 5-7 left only their Init lines, nothing of PG 0; with
+    # K = 14, rank 5's dump signal shows its counters at 37 and rank 6
+    # times out in seq 38, rank 7 left only its Init lines.
+    ex = os.path.join(root, "..", "..", "..", "testdata", "example-incident",
+                      "logs")
+    node_a = read(os.path.join(ex, "node-a.log"))
+    with gzip.open(os.path.join(ex, "node-b.log.gz"), "rt",
+                   encoding="utf-8") as f:
+        node_b = f.read().splitlines(keepends=True)
+    for case, k in (("init-only-silent", 11), ("init-only-one", 14)):
+        base = os.path.join(root, case)
+        write(os.path.join(base, "node-a.log"), node_a)
+        write(os.path.join(base, "node-b.log"), node_b[:k])
 
 
 if __name__ == "__main__":
