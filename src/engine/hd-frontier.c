@@ -936,6 +936,9 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 	v->seq = f->key;
 	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
 	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	/* enqueue-only logs that end at different points: a fault only if
+	   the job hung (hd_summary_hold_unproven()) */
+	v->needs_hang = !f->completion && !f->trace;
 	return v;
 }
 

@@ -480,6 +480,78 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 	g_ptr_array_add(a->verdicts, v);
 }
 
+/*
+ * Whether the data shows a hang or a failure, apart from logs that end
+ * at different points: ranks seen blocked in an op (completion known), a
+ * trouble signal (a timeout, an error, a crash, an abort), the watchdog's
+ * status or dump lines, a heartbeat or desync report, or an input that
+ * is only written when something went wrong or someone looked (a
+ * flight-recorder dump, a py-spy dump or gdb backtrace of a live rank, a
+ * torchelastic error file).
+ */
+static bool shows_hang(const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+
+	if (a->hang_seen)
+		return true;
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->error || in->other_incident)
+			continue;
+		if (in->kind == HD_INPUT_FLIGHT_REC ||
+		    in->kind == HD_INPUT_PYSPY || in->kind == HD_INPUT_GDB ||
+		    in->kind == HD_INPUT_TORCHELASTIC)
+			return true;
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (hd_signal_is_trouble(sig))
+			return true;
+		switch (sig->type) {
+		case HD_SIGT_WATCHDOG_TIMEOUT:
+		case HD_SIGT_PG_STATUS:
+		case HD_SIGT_DUMP:
+		case HD_SIGT_HEARTBEAT:
+		case HD_SIGT_DESYNC_REPORT:
+			return true;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+void hd_summary_hold_unproven(struct hd_analysis *a)
+{
+	a->hang_evidence = shows_hang(a);
+	if (a->hang_evidence)
+		return;
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+		g_autofree char *ct = NULL;
+		char *text;
+		bool one;
+
+		if (!v->needs_hang)
+			continue;
+		one = v->culprits->len == 1;
+		ct = hd_ranks_text(v->culprits, 8);
+		v->confidence = HD_CONF_LOW;
+		text = g_strdup_printf(
+			"%s; nothing in the data says the job hung (no timeout, error, abort or dump): the logs may just have been taken mid-run, and if the job was hung when they were, rank%s %s %s the one%s behind",
+			v->summary, one ? "" : "s", ct, one ? "is" : "are",
+			one ? "" : "s");
+		g_free(v->summary);
+		v->summary = text;
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: no watchdog timeout, error, abort or dump is in the data, so whether the job hung at all is not known; logs copied while it ran end at different points too");
+	}
+}
+
 /* Blames nobody: the inputs are several incidents, not one. */
 void hd_summary_refuse(struct hd_analysis *a)
 {

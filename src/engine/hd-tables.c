@@ -581,7 +581,8 @@ void hd_tables_fill(const struct hd_index *ix, struct hd_analysis *a)
 	fill_progress(ix, a);
 	progress_user_frames(ix->store, a);
 	/* no "hang began" without evidence of a hang or failure */
-	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
+	if ((hd_analysis_has_fault(a) || hd_analysis_undecided(a)) &&
+	    a->hang_evidence)
 		fill_hang_start(ix->store, a);
 	g_array_sort(a->progress, compare_progress);
 }
