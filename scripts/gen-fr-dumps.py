@@ -666,6 +666,15 @@ def fixtures(out):
     for r in range(4):
         rk = early if r == 2 else now[r]
         write(os.path.join(out, "stale-attempt", nt(r)), rk.pickle())
+    # stale-attempt-size: the same, the earlier run's all_reduces of
+    # another shape: its record is no vote of this run (never a
+    # size_mismatch on rank 2 at seq 1)
+    early = Rank(2, world(4), t0=T0 - 1200 * 10**9)
+    for _ in range(10):
+        early.op("0", "all_reduce", [[5, 4]], [[5, 4]])
+    for r in range(4):
+        rk = early if r == 2 else now[r]
+        write(os.path.join(out, "stale-attempt-size", nt(r)), rk.pickle())
 
     # tp-hang (adv4): 8 ranks, the world PG and two tensor-parallel PGs
     # ("1": 0-3, "2": 4-7).  Rank 5 never enqueues seq 6 of PG 2, so 4, 6

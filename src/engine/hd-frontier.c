@@ -277,6 +277,15 @@ static int64_t group_completed(const struct group_ctx *c, int *by,
 	return best;
 }
 
+void hd_align_find_other_instance(struct group_ctx *c)
+{
+	int by;
+
+	g_clear_pointer(&c->foreign, g_hash_table_unref);
+	c->foreign = g_hash_table_new(NULL, NULL);
+	group_completed(c, &by, c->foreign);
+}
+
 /* The lowest position above after that vw did not complete, or -1. */
 static int64_t view_pending_after(const struct group_ctx *c,
 				  const struct view *vw, int64_t after)
@@ -494,7 +503,6 @@ struct frontier {
 	   completion of theirs cannot be this one's, completion_of_incident()):
 	   they left no usable record, like members without data */
 	GArray *foreign;
-	GHashTable *other; /* the ranks of foreign, as group_completed() saw */
 	int64_t cut_at; /* the furthest position those reached */
 	const struct hd_op *blocked_op; /* a waiting member's op there */
 };
@@ -509,7 +517,6 @@ static void frontier_clear(struct frontier *f)
 	g_clear_pointer(&f->stale, g_array_unref);
 	g_clear_pointer(&f->elsewhere, g_array_unref);
 	g_clear_pointer(&f->foreign, g_array_unref);
-	g_clear_pointer(&f->other, g_hash_table_unref);
 }
 
 /*
@@ -526,8 +533,7 @@ static bool frontier_find(const struct group_ctx *c, struct frontier *f)
 	f->key = -1;
 	f->completion = false;
 	f->trace = c->source == HD_INPUT_KINETO;
-	f->other = g_hash_table_new(NULL, NULL);
-	f->done = group_completed(c, &f->done_by, f->other);
+	f->done = group_completed(c, &f->done_by, NULL);
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
@@ -662,7 +668,8 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			g_array_append_val(f->waiting, r);
 			if (!f->blocked_op)
 				f->blocked_op = view_op_at(c, vw, f->key);
-		} else if (g_hash_table_contains(f->other,
+		} else if (c->foreign &&
+			   g_hash_table_contains(c->foreign,
 						 GINT_TO_POINTER(r))) {
 			/* it "completed" where the others are blocked: that
 			   record is another instance's, none of this one */
