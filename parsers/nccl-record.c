@@ -299,7 +299,8 @@ static bool parse_init_23(struct nl_ctx *c, struct nl_proc *p, const char *b,
  * work on the device is done, so every op this process enqueued on cm
  * completed (docs/verdicts.md, "Completion proves presence").  Not after
  * a WARN or ABORT of the process during cm's ops: a comm in error may be
- * torn down without finishing them.
+ * torn down without finishing them.  A WARN that is only advice (the
+ * environment, HD_SIGT_ADVISORY) is no error.
  */
 static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
 				      const struct nl_comm *cm)
@@ -307,7 +308,7 @@ static void destroy_proves_completion(struct nl_ctx *c, const struct nl_proc *p,
 	struct hd_op *ops = (struct hd_op *)(void *)c->store->ops->data;
 
 	if (!cm || !cm->nops ||
-	    p->last_warn >= hd_op_prov(c->store, &ops[cm->ops[0]]).at)
+	    p->last_trouble >= hd_op_prov(c->store, &ops[cm->ops[0]]).at)
 		return;
 	for (guint i = 0; i < cm->nops; i++)
 		ops[cm->ops[i]].state = HD_STATE_COMPLETED;
@@ -506,8 +507,12 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		b = end;
 	if (p && is_info && nl_starts_new_life(c, p, b, end - b))
 		p = nl_proc_new_life(c, p);
-	if (p && !is_info)
+	if (p && !is_info) {
 		p->last_warn = c->lineno;
+		/* a WARN's, once it is known not to be advice (below) */
+		if (!is_warn)
+			p->last_trouble = c->lineno;
+	}
 	if (is_info) {
 		handle_info(c, p, st, r.start, end - r.start, b, end - b);
 		if (c->fill_fast && c->coll_stop == end)
@@ -523,6 +528,8 @@ void nl_handle_nccl(struct nl_ctx *c, const char *line, const char *a,
 		}
 		if (a > line && a[-1] == ' ' && a - 1 > line && a[-2] == ')')
 			fmt_min(p, 2030);
+		if (p && sig.type != HD_SIGT_ADVISORY)
+			p->last_trouble = c->lineno;
 		if (!ok)
 			hd_input_warn(c->in, c->lineno,
 				      "NCCL WARN with no host:pid:tid, kept "

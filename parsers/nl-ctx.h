@@ -104,6 +104,9 @@ struct nl_proc {
 	bool no_token; /* 2.2 format seen */
 	bool saw_teardown;
 	uint64_t last_warn; /* line of its last WARN or ABORT record, 0 */
+	/* the same, but not a WARN that is only advice (HD_SIGT_ADVISORY:
+	   the environment, not a failure), 0 */
+	uint64_t last_trouble;
 	bool saw_network; /* "Using network X" read */
 	GHashTable *live; /* ptr (uint64 *) -> struct nl_comm * */
 	GPtrArray *comms; /* struct nl_comm *, all instances, owned */

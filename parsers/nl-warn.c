@@ -126,6 +126,47 @@ static void cuda_oom(struct nl_ctx *c, const char *m, size_t n,
 		sig->type = HD_SIGT_OOM;
 }
 
+/*
+ * WARNs that report the environment, not a failure: tried after every
+ * error rule, so a WARN that also names an error is that error.  RCCL's
+ * kernel command line and NUMA balancing checks, a network plugin that
+ * was not found (NCCL then uses its own), and an NVML query the GPU or
+ * driver does not support.
+ */
+static bool is_advisory_warn(const char *m, size_t n)
+{
+	return has(m, n, "\"iommu=pt\"") || has(m, n, "NUMA auto balancing") ||
+	       (has(m, n, "NET/Plugin") &&
+		(has(m, n, "returned") || has(m, n, "No plugin found") ||
+		 has(m, n, "Could not find") || has(m, n, "Failed to find") ||
+		 has(m, n, "cannot open shared object"))) ||
+	       ((has(m, n, "nvml") || has(m, n, "NVML")) &&
+		has(m, n, "Not Supported"));
+}
+
+/*
+ * A WARN no other rule knows that still says an error or a failure
+ * ("unhandled system error", "... failed", "invalid ..."): of no known
+ * kind, but never one a clean end makes benign (HD_SIGT_WARN_ERROR).
+ * The words are NCCL's own for its results and failures.
+ */
+static bool is_error_words(const char *m, size_t n)
+{
+	static const char *const words[] = {
+		"error",     "Error",	  "ERROR",     "fail",	  "Fail",
+		"FAIL",	     "abort",	  "Abort",     "timeout", "Timeout",
+		"timed out", "unhandled", "Unhandled", "invalid", "Invalid",
+		"refused",   "cannot",	  "Cannot",    "unable",  "Unable",
+		"could not", "Could not", "corrupt",   "fatal",	  "Fatal",
+		"mismatch",  "Mismatch",  "exited",    "died",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+		if (has(m, n, words[i]))
+			return true;
+	return false;
+}
+
 static const struct warn_rule warn_rules[] = {
 	/* NET/IB: the receiver posted another size than was sent */
 	{ .any = { "collective mismatch error" },
@@ -219,6 +260,13 @@ static const struct warn_rule warn_rules[] = {
 	{ .any = { "commReclaim", "in abort state", "was revoked" },
 	  .cat = HD_SIG_NCCL_INTERNAL,
 	  .type = HD_SIGT_COMM_ABORTED },
+	/* last: only a WARN no error rule knows is advice */
+	{ .match = is_advisory_warn,
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_ADVISORY },
+	{ .match = is_error_words,
+	  .cat = HD_SIG_NCCL_INTERNAL,
+	  .type = HD_SIGT_WARN_ERROR },
 };
 
 static bool rule_matches(const struct warn_rule *r, const char *m, size_t n)

@@ -7,6 +7,7 @@ lines twice, appends a log to itself, keeps a second copy of a log under
 a prefix.  The verdict must stay the one of the source case.  Rerunning
 leaves `git diff` empty: ./scripts/gen-derived-nccl.py tests/data/nccl
 """
+import gzip
 import os
 import re
 import sys
@@ -239,6 +240,71 @@ def main(root):
         write(os.path.join(base, "job-a", "rank%d.log" % r), ranks[r])
         write(os.path.join(base, "job-b", "rank%d.log" % r),
               [other_job(l) for l in lagging[r]])
+
+    # trust (issue 18, silent ranks): the example incident's logs, node-a's
+    # as they are and node-b's cut (`zcat node-b.log.gz | head -K`): with
+    # K = 11, ranks 5-7 left only their Init lines, nothing of PG 0; with
+    # K = 14, rank 5's dump signal shows its counters at 37 and rank 6
+    # times out in seq 38, rank 7 left only its Init lines.
+    ex = os.path.join(root, "..", "..", "..", "testdata", "example-incident",
+                      "logs")
+    node_a = read(os.path.join(ex, "node-a.log"))
+    with gzip.open(os.path.join(ex, "node-b.log.gz"), "rt",
+                   encoding="utf-8") as f:
+        node_b = f.read().splitlines(keepends=True)
+    for case, k in (("init-only-silent", 11), ("init-only-one", 14)):
+        base = os.path.join(root, case)
+        write(os.path.join(base, "node-a.log"), node_a)
+        write(os.path.join(base, "node-b.log"), node_b[:k])
+
+    # trust (issue 18, benign WARNs): the healthy run with NCCL WARNs in
+    # the prefix of the rank's own lines.  healthy-advice: advice on the
+    # environment, each on one rank (after Init, or after the first op
+    # for the net plugin): no_fault, each a note.  healthy-warn-outlived:
+    # a WARN of no known kind after rank 0's Init, every op completed
+    # after it and a clean Destroy: no_fault, a note.  healthy-warn-error:
+    # the same place, an error in NCCL's words: never no_fault.
+    def warn_after(lines, at, body):
+        pfx = [l for l in lines[:at] if " NCCL " in l][-1].split(" NCCL ")[0]
+        return lines[:at] + [pfx + " NCCL WARN " + body + "\n"] + lines[at:]
+    advice = (
+        (3, 'Missing "iommu=pt" from kernel command line which can lead '
+            'to system instablity or hang!'),
+        (3, 'NUMA auto balancing enabled which can lead to variability '
+            'in the RCCL performance! Disable by "sudo sysctl '
+            'kernel.numa_balancing=0"'),
+        (4, "NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+            "libnccl-net.so: cannot open shared object file: No such "
+            "file or directory"),
+        (3, "nvmlwrap.cc:98 NVML_FAILURE Not Supported"),
+    )
+    for r in range(4):
+        at, body = advice[r]
+        write(os.path.join(root, "healthy-advice", "rank%d.log" % r),
+              warn_after(healthy[r], at, body))
+    for case, body in (
+            ("healthy-warn-outlived",
+             "Widget count 3 is above the 2 recommended"),
+            ("healthy-warn-error",
+             "Unhandled system error while calling ncclCommInitRank")):
+        for r in range(4):
+            lines = healthy[r]
+            if r == 0:
+                lines = warn_after(lines, 3, body)
+            write(os.path.join(root, case, "rank%d.log" % r), lines)
+
+    # trust (issue 18, no hang evidence): the healthy run without its
+    # Destroy COMPLETE lines (`grep -v 'Destroy COMPLETE'`), rank 3's log
+    # then 12 lines shorter (healthy-no-destroy-cut) or 1 line shorter
+    # (-one): COLL lines that end at different points, no timeout, no
+    # error, no dump: logs that may have been copied mid-run.
+    for case, k in (("healthy-no-destroy-cut", 12),
+                    ("healthy-no-destroy-cut-one", 1)):
+        for r in range(4):
+            lines = [l for l in healthy[r] if "Destroy COMPLETE" not in l]
+            if r == 3:
+                lines = lines[:-k]
+            write(os.path.join(root, case, "rank%d.log" % r), lines)
 
 
 if __name__ == "__main__":

@@ -655,6 +655,27 @@ def fixtures(out):
             rk.op("0", *AR, state="scheduled")
         write(os.path.join(out, "restart-leftover", nt(r)), rk.pickle())
 
+    # stale-attempt (trust): missing-rank with rank 2's dump from a
+    # healthy run of the same job twenty minutes earlier, less than an
+    # hour, so not set apart as another incident: its completed seqs 8-10
+    # ended before the others entered seq 8, so its record is of another
+    # instance, none of this run (never "all 3 ranks" of a 4-rank PG, nor
+    # rank 2 "ok").
+    early = Rank(2, world(4), t0=T0 - 1200 * 10**9)
+    allreduces([early], "0", 10)
+    for r in range(4):
+        rk = early if r == 2 else now[r]
+        write(os.path.join(out, "stale-attempt", nt(r)), rk.pickle())
+    # stale-attempt-size: the same, the earlier run's all_reduces of
+    # another shape: its record is no vote of this run (never a
+    # size_mismatch on rank 2 at seq 1)
+    early = Rank(2, world(4), t0=T0 - 1200 * 10**9)
+    for _ in range(10):
+        early.op("0", "all_reduce", [[5, 4]], [[5, 4]])
+    for r in range(4):
+        rk = early if r == 2 else now[r]
+        write(os.path.join(out, "stale-attempt-size", nt(r)), rk.pickle())
+
     # tp-hang (adv4): 8 ranks, the world PG and two tensor-parallel PGs
     # ("1": 0-3, "2": 4-7).  Rank 5 never enqueues seq 6 of PG 2, so 4, 6
     # and 7 wait there; ranks 0-3 finish their TP op and wait in world seq

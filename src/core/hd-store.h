@@ -660,7 +660,15 @@ enum hd_signal_cat {
 	/* NCCL Inspector, one comm and rank: group_name = comm id, \
 	   seq = the last coll_sn, op_name its collective, code = \
 	   records, numel_in/out = max/mean exec us */     \
-	X(COLL_TIMING, "coll_timing")
+	X(COLL_TIMING, "coll_timing")                                     \
+	/* an NCCL WARN that reports the environment, not a failure \
+	   ("Missing \"iommu=pt\"", NUMA balancing, a net plugin not \
+	   loaded, NVML "Not Supported"): context, text the line */     \
+	X(ADVISORY, "advisory")                                           \
+	/* an NCCL WARN no rule knows whose text names an error or a \
+	   failure ("unhandled system error", "... failed"): trouble \
+	   of no known kind, which a clean end never makes benign */    \
+	X(WARN_ERROR, "warn_error")
 
 /* clang-format off */
 enum hd_signal_type {

@@ -125,4 +125,5 @@ void hd_align_views_free(struct group_ctx *c)
 		views_free(c->views);
 	c->views = NULL;
 	g_clear_pointer(&c->view_of_rank, g_hash_table_unref);
+	g_clear_pointer(&c->foreign, g_hash_table_unref);
 }

@@ -55,6 +55,9 @@ struct group_ctx {
 	GArray *views; /* struct view */
 	/* rank -> index + 1 of its first view, with views */
 	GHashTable *view_of_rank;
+	/* ranks (GINT_TO_POINTER) whose views are of another instance of
+	   the group's ops (hd_align_find_other_instance()), or NULL */
+	GHashTable *foreign;
 	uint32_t reported[ATTR_COUNT];
 	uint32_t diverged[ATTR_COUNT];
 	int nranks;

@@ -337,6 +337,9 @@ static void check_collectives(struct group_ctx *c)
 	 * checks that alignment and says so.
 	 */
 	lost = realign_by_opcount(c);
+	/* a dump of an earlier attempt is no record of this run's ops */
+	if (c->views->len > 0)
+		hd_align_find_other_instance(c);
 	first = c->a->verdicts->len;
 	if (c->views->len > 0 &&
 	    !(c->source == HD_INPUT_KINETO && c->seq_kind == HD_SEQ_ORDINAL))

@@ -21,6 +21,14 @@
 #include "hd-align-ctx.h"
 
 /*
+ * Sets c->foreign: the ranks whose record in c is of another instance of
+ * its ops, one of whose completions could not be this run's (it ended
+ * before a blocked member entered, hd-frontier.c).  Their views are no
+ * record of this run: the votes skip them, the frontier counts them as
+ * members that left none.
+ */
+void hd_align_find_other_instance(struct group_ctx *c);
+/*
  * Compares every position of c's views across ranks and reports type,
  * size, dtype, root and reduction-op mismatches (hd-votes.c).
  */

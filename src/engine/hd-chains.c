@@ -115,6 +115,7 @@ static void chain_from(struct hd_verdict *v, const struct hd_verdict *mv,
 {
 	hd_verdict_copy_place(v, mv);
 	v->confidence = mv->confidence;
+	v->needs_hang = mv->needs_hang;
 	v->score = HD_SCORE_CHAIN;
 	for (guint k = 0; k < steps->len; k++)
 		if (g_array_index(ix->waits, struct hd_wait,

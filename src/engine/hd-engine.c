@@ -328,6 +328,8 @@ struct hd_analysis *hd_engine_run_opts(const struct hd_store *store,
 		/* reads every verdict the steps made */
 		decide_straggler(store, a);
 	}
+	/* reads hang_seen, which the checks set */
+	hd_summary_hold_unproven(a);
 	merge_duplicates(ix, a);
 	hd_summary_run(ix, a);
 	rank_verdicts(a->verdicts);

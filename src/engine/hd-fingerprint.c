@@ -255,13 +255,19 @@ static const struct hd_op *site_op(const struct hd_index *ix,
 }
 
 /* "train.py:train_step" for the culprit's call site, or NULL.  (transfer full) */
-static char *call_site(const struct hd_index *ix, const struct hd_verdict *v)
+static char *call_site(const struct hd_index *ix, const struct hd_analysis *a,
+		       const struct hd_verdict *v)
 {
 	const struct hd_frame *f;
 	const struct hd_op *op;
 	g_autofree char *base = NULL;
 
 	if (!v->culprits->len)
+		return NULL;
+	/* a record of another instance is not where this run's rank was */
+	if (g_hash_table_contains(
+		    a->other_instance,
+		    GINT_TO_POINTER(g_array_index(v->culprits, int, 0))))
 		return NULL;
 	op = site_op(ix, v, g_array_index(v->culprits, int, 0));
 	if (!op)
@@ -349,6 +355,6 @@ void hd_fingerprint_run(const struct hd_index *ix, struct hd_analysis *a)
 		g_free(v->call_site);
 		v->fingerprint_text = g_string_free(t, FALSE);
 		v->fingerprint = hd_fingerprint_hash(v->fingerprint_text);
-		v->call_site = call_site(ix, v);
+		v->call_site = call_site(ix, a, v);
 	}
 }

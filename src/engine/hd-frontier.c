@@ -231,9 +231,12 @@ static void note_other_incident(const struct group_ctx *c, int rank,
 /*
  * The highest position of c that some rank completed and that every
  * member had to enter (see proves_presence()), or -1; *by the rank.
- * Only a completion of this incident counts (completion_of_incident()).
+ * Only a completion of this incident counts (completion_of_incident()):
+ * the ranks with a completion that does not are added to other (when not
+ * NULL), as their record is of another instance of the group's ops.
  */
-static int64_t group_completed(const struct group_ctx *c, int *by)
+static int64_t group_completed(const struct group_ctx *c, int *by,
+			       GHashTable *other)
 {
 	g_autoptr(GArray) entries = blocked_entry_times(c);
 	int64_t best = -1;
@@ -260,6 +263,10 @@ static int64_t group_completed(const struct group_ctx *c, int *by)
 				if (!noted)
 					note_other_incident(c, vw->rank, key,
 							    op, far, before);
+				if (other)
+					g_hash_table_add(
+						other,
+						GINT_TO_POINTER(vw->rank));
 				noted = true;
 				continue;
 			}
@@ -268,6 +275,15 @@ static int64_t group_completed(const struct group_ctx *c, int *by)
 		}
 	}
 	return best;
+}
+
+void hd_align_find_other_instance(struct group_ctx *c)
+{
+	int by;
+
+	g_clear_pointer(&c->foreign, g_hash_table_unref);
+	c->foreign = g_hash_table_new(NULL, NULL);
+	group_completed(c, &by, c->foreign);
 }
 
 /* The lowest position above after that vw did not complete, or -1. */
@@ -386,12 +402,14 @@ static bool input_unread(const struct hd_store *s)
 
 /*
  * Every member that left data is blocked at the same position, so the
- * collective waits on a member that left none.  That is a deduction from
- * absence, so it is said at low confidence with what is missing.
+ * collective waits on a member that left none, or whose record is of
+ * another instance of these ops (foreign: a leftover of an earlier
+ * attempt).  That is a deduction from absence, so it is said at low
+ * confidence with what is missing.
  */
 static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 				  const GArray *waiting, const GArray *nodata,
-				  const struct hd_op *blocked_op)
+				  bool foreign, const struct hd_op *blocked_op)
 {
 	g_autofree char *label =
 		hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
@@ -399,14 +417,25 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	const char *opname =
 		blocked_op ? hd_op_kind_name(blocked_op->kind) : "collective";
 	g_autofree char *nw = hd_text_count(waiting->len);
+	bool one = nodata->len == 1;
 	struct hd_verdict *v;
 
-	v = hd_verdict_new(
-		HD_V_MISSING_RANK, HD_CONF_LOW,
-		"all %s ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
-		" (%s); rank%s %s left no data, so the collective waits on %s",
-		nw, label, frontier, opname, nodata->len == 1 ? "" : "s", nd,
-		nodata->len == 1 ? "it" : "one of them");
+	if (foreign)
+		v = hd_verdict_new(
+			HD_V_MISSING_RANK, HD_CONF_LOW,
+			"all %s ranks of %s with a record of this run are blocked in seq %" G_GINT64_FORMAT
+			" (%s); the record of rank%s %s is of another instance of these ops (%s completed seq %" G_GINT64_FORMAT
+			" cannot be the one they are blocked in), so %s left none of this run, and the collective waits on %s",
+			nw, label, frontier, opname, one ? "" : "s", nd,
+			one ? "its" : "their", frontier, one ? "it" : "they",
+			one ? "it" : "one of them");
+	else
+		v = hd_verdict_new(
+			HD_V_MISSING_RANK, HD_CONF_LOW,
+			"all %s ranks of %s that left data are blocked in seq %" G_GINT64_FORMAT
+			" (%s); rank%s %s left no data, so the collective waits on %s",
+			nw, label, frontier, opname, one ? "" : "s", nd,
+			one ? "it" : "one of them");
 	for (guint i = 0; i < nodata->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(nodata, int, i));
 	v->group = c->group;
@@ -441,14 +470,18 @@ static void report_by_elimination(struct group_ctx *c, int64_t frontier,
 	hd_verdict_add_ruled_out(
 		v,
 		"that rank%s %s hung inside seq %" G_GINT64_FORMAT
-		" rather than never reaching it: without %s data this cannot be told",
-		nodata->len == 1 ? "" : "s", nd, frontier,
-		nodata->len == 1 ? "its" : "their");
+		" rather than never reaching it: without %s %s this cannot be told",
+		one ? "" : "s", nd, frontier, one ? "its" : "their",
+		foreign ? "record of this run" : "data");
 	g_ptr_array_add(
 		c->a->notes,
-		g_strdup_printf(
-			"%s: no data from rank%s %s (a missing dump or log)",
-			label, nodata->len == 1 ? "" : "s", nd));
+		foreign ? g_strdup_printf(
+				  "%s: no record of this run from rank%s %s (%s input holds another instance of these ops: a dump left from an earlier attempt?)",
+				  label, one ? "" : "s", nd,
+				  one ? "its" : "their")
+			: g_strdup_printf(
+				  "%s: no data from rank%s %s (a missing dump or log)",
+				  label, one ? "" : "s", nd));
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
@@ -466,19 +499,24 @@ struct frontier {
 	GArray *incomplete; /* int: members whose record ends before done */
 	GArray *stale; /* int: members whose unfinished op done contradicts */
 	GArray *elsewhere; /* int: silent members that read another attempt */
+	/* int: members whose record is of another instance of these ops (a
+	   completion of theirs cannot be this one's, completion_of_incident()):
+	   they left no usable record, like members without data */
+	GArray *foreign;
 	int64_t cut_at; /* the furthest position those reached */
 	const struct hd_op *blocked_op; /* a waiting member's op there */
 };
 
 static void frontier_clear(struct frontier *f)
 {
-	g_array_unref(f->waiting);
-	g_array_unref(f->absent);
-	g_array_unref(f->nodata);
-	g_array_unref(f->cut);
-	g_array_unref(f->incomplete);
-	g_array_unref(f->stale);
-	g_array_unref(f->elsewhere);
+	g_clear_pointer(&f->waiting, g_array_unref);
+	g_clear_pointer(&f->absent, g_array_unref);
+	g_clear_pointer(&f->nodata, g_array_unref);
+	g_clear_pointer(&f->cut, g_array_unref);
+	g_clear_pointer(&f->incomplete, g_array_unref);
+	g_clear_pointer(&f->stale, g_array_unref);
+	g_clear_pointer(&f->elsewhere, g_array_unref);
+	g_clear_pointer(&f->foreign, g_array_unref);
 }
 
 /*
@@ -495,7 +533,7 @@ static bool frontier_find(const struct group_ctx *c, struct frontier *f)
 	f->key = -1;
 	f->completion = false;
 	f->trace = c->source == HD_INPUT_KINETO;
-	f->done = group_completed(c, &f->done_by);
+	f->done = group_completed(c, &f->done_by, NULL);
 	for (guint i = 0; i < c->views->len; i++) {
 		const struct view *vw =
 			&g_array_index(c->views, struct view, i);
@@ -597,6 +635,7 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 	f->incomplete = g_array_new(FALSE, FALSE, sizeof(int));
 	f->stale = g_array_new(FALSE, FALSE, sizeof(int));
 	f->elsewhere = g_array_new(FALSE, FALSE, sizeof(int));
+	f->foreign = g_array_new(FALSE, FALSE, sizeof(int));
 	f->cut_at = -1;
 	f->blocked_op = NULL;
 	for (guint i = 0; i < members->len; i++) {
@@ -629,6 +668,14 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			g_array_append_val(f->waiting, r);
 			if (!f->blocked_op)
 				f->blocked_op = view_op_at(c, vw, f->key);
+		} else if (c->foreign &&
+			   g_hash_table_contains(c->foreign,
+						 GINT_TO_POINTER(r))) {
+			/* it "completed" where the others are blocked: that
+			   record is another instance's, none of this one */
+			g_array_append_val(f->foreign, r);
+			g_hash_table_add(c->a->other_instance,
+					 GINT_TO_POINTER(r));
 		}
 	}
 }
@@ -739,14 +786,19 @@ static void report_undecided_frontier(struct group_ctx *c,
 	g_autoptr(GArray) unknown = g_array_new(FALSE, FALSE, sizeof(int));
 	g_autofree char *ut = NULL;
 	g_autofree char *nw = hd_text_count(f->waiting->len);
+	g_autofree char *nm = NULL;
+	g_autoptr(GArray) members = NULL;
 	struct hd_verdict *v;
 
 	g_array_append_vals(unknown, f->nodata->data, f->nodata->len);
 	g_array_append_vals(unknown, f->incomplete->data, f->incomplete->len);
 	g_array_append_vals(unknown, f->cut->data, f->cut->len);
 	g_array_append_vals(unknown, f->elsewhere->data, f->elsewhere->len);
+	g_array_append_vals(unknown, f->foreign->data, f->foreign->len);
 	g_array_sort(unknown, hd_compare_int);
 	ut = ranks_ranges(unknown);
+	members = group_members(c);
+	nm = hd_text_count(members->len);
 	if (unknown->len)
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
@@ -755,12 +807,19 @@ static void report_undecided_frontier(struct group_ctx *c,
 			nw, f->waiting->len == 1 ? "" : "s", label,
 			f->waiting->len == 1 ? "is" : "are", f->key, opname,
 			unknown->len == 1 ? "" : "s", ut);
-	else
+	else if (f->waiting->len >= members->len)
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"all %s ranks of %s entered seq %" G_GINT64_FORMAT
 			" (%s) and none completed it: no rank is behind, so the hang is inside the collective (network, GPU or NCCL), or the dumps were taken while it ran",
 			nw, label, f->key, opname);
+	else
+		/* never "all" of a group some members of which say nothing */
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"%s of the %s ranks of %s entered seq %" G_GINT64_FORMAT
+			" (%s) and none of them completed it; the records of the others do not show them there or behind, so which rank the collective waits on cannot be told",
+			nw, nm, label, f->key, opname);
 	v->group = c->group;
 	v->seq = f->key;
 	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
@@ -785,6 +844,16 @@ static void report_undecided_frontier(struct group_ctx *c,
 			c->a->notes,
 			g_strdup_printf("%s: no data from rank%s %s", label,
 					f->nodata->len == 1 ? "" : "s", nd));
+	}
+	if (f->foreign->len) {
+		g_autofree char *ft = ranks_ranges(f->foreign);
+
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about rank%s %s: %s record is of another instance of these ops (a dump left from an earlier attempt?); collect %s dump of this run",
+			f->foreign->len == 1 ? "" : "s", ft,
+			f->foreign->len == 1 ? "its" : "their",
+			f->foreign->len == 1 ? "its" : "their");
 	}
 	if (f->incomplete->len || f->cut->len)
 		hd_verdict_add_ruled_out(
@@ -874,6 +943,9 @@ static struct hd_verdict *frontier_verdict(const struct group_ctx *c,
 	v->seq = f->key;
 	v->op = f->blocked_op ? hd_op_kind_name(f->blocked_op->kind) : NULL;
 	v->score = lagging ? HD_SCORE_LAGGING : HD_SCORE_MISSING;
+	/* enqueue-only logs that end at different points: a fault only if
+	   the job hung (hd_summary_hold_unproven()) */
+	v->needs_hang = !f->completion && !f->trace;
 	return v;
 }
 
@@ -959,6 +1031,14 @@ static void frontier_ruled_out(const struct frontier *f, struct hd_verdict *v)
 		hd_verdict_add_ruled_out(
 			v, "nothing about ranks {%s}: they left no data", nd);
 	}
+	if (f->foreign->len) {
+		g_autofree char *ft = ranks_ranges(f->foreign);
+
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing about ranks {%s}: their record is of another instance of these ops",
+			ft);
+	}
 }
 
 /*
@@ -997,8 +1077,8 @@ bool hd_align_check_frontier(struct group_ctx *c)
 			drop_truncated(c, f.incomplete);
 			note_completion_proof(c, f.incomplete, f.done,
 					      f.done_by, false);
-			frontier_clear(&f);
 		}
+		frontier_clear(&f);
 		return false;
 	}
 	frontier_sort_members(c, &f);
@@ -1017,11 +1097,13 @@ bool hd_align_check_frontier(struct group_ctx *c)
 		frontier_ruled_out(&f, v);
 		g_ptr_array_add(c->a->verdicts, v);
 		found = true;
-	} else if (blocked && f.nodata->len == 1 && !f.incomplete->len &&
-		   !f.cut->len && !f.elsewhere->len && !input_unread(c->s)) {
+	} else if (blocked && f.nodata->len + f.foreign->len == 1 &&
+		   !f.incomplete->len && !f.cut->len && !f.elsewhere->len &&
+		   !input_unread(c->s)) {
 		/* every other member left a complete record: elimination */
-		report_by_elimination(c, f.key, f.waiting, f.nodata,
-				      f.blocked_op);
+		report_by_elimination(c, f.key, f.waiting,
+				      f.nodata->len ? f.nodata : f.foreign,
+				      f.foreign->len > 0, f.blocked_op);
 		found = true;
 	} else if (blocked) {
 		report_undecided_frontier(c, &f);
@@ -1082,7 +1164,7 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	 * member had to run, so what the others show unfinished below it is
 	 * a stale record (the frontier check notes it), not a lag.
 	 */
-	if (group_completed(c, &by) >= best) {
+	if (group_completed(c, &by, NULL) >= best) {
 		note_completion_proof(c, behind, best, by, true);
 		return;
 	}

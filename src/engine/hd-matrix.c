@@ -214,6 +214,10 @@ static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,
 		const struct rank_span *sp =
 			g_hash_table_lookup(spans, GINT_TO_POINTER(rank));
 
+		/* a record of another instance holds nothing of this run */
+		if (g_hash_table_contains(a->other_instance,
+					  GINT_TO_POINTER(rank)))
+			sp = NULL;
 		g_hash_table_insert(row_of, GINT_TO_POINTER(rank),
 				    GUINT_TO_POINTER(r + 1));
 		for (guint c = 0; c < ncols; c++) {
@@ -251,7 +255,9 @@ static void fill_cells(const struct hd_analysis *a, struct hd_matrix *m,
 			continue;
 		row = GPOINTER_TO_UINT(g_hash_table_lookup(
 			row_of, GINT_TO_POINTER(hd_op_rank(op))));
-		if (!row)
+		if (!row ||
+		    g_hash_table_contains(a->other_instance,
+					  GINT_TO_POINTER(hd_op_rank(op))))
 			continue;
 		cell = &m->cells[(size_t)(row - 1) * ncols + (op->seq - lo)];
 		if (cell->op != UINT32_MAX)

@@ -161,6 +161,11 @@ static void next_live_rank(struct next_ctx *c, int rank)
 	const char *host = rank_host(a, rank);
 	g_autofree char *on = on_host(a, rank);
 	const struct hd_pyspy_rank *ps = hd_analysis_pyspy(a, rank);
+	/* nothing says the job hung: where it is now, if it still runs */
+	bool maybe = c->v->needs_hang && !a->hang_evidence;
+	const char *ifrun = maybe ? "if the job is still running, " : "";
+	const char *now = maybe ? "where it is now and whether it is stuck"
+				: "where it is stuck now";
 
 	if (ps) {
 		/* A py-spy dump already says where it is now. */
@@ -182,22 +187,22 @@ static void next_live_rank(struct next_ctx *c, int rank)
 			g_strdup_printf("py-spy dump --pid %d", cu->pid);
 
 		add_step(c, rank, host, cmd,
-			 "rank %d ran %s as pid %d: run `%s` there to see "
-			 "where it is stuck now (add --native for C++ frames)",
-			 rank, on, cu->pid, cmd);
+			 "%srank %d ran %s as pid %d: run `%s` there to see "
+			 "%s (add --native for C++ frames)",
+			 ifrun, rank, on, cu->pid, cmd, now);
 	} else if (host) {
 		add_step(c, rank, host, "py-spy dump --pid PID",
-			 "rank %d ran %s; its pid is not in the data: find "
+			 "%srank %d ran %s; its pid is not in the data: find "
 			 "it there (ps, nvidia-smi) and run `py-spy dump "
 			 "--pid PID`",
-			 rank, on);
+			 ifrun, rank, on);
 	} else {
 		add_step(c, rank, NULL, "py-spy dump --pid PID",
-			 "rank %d's host and pid are not in the data: find "
+			 "%srank %d's host and pid are not in the data: find "
 			 "them (the launcher's or scheduler's rank placement, "
 			 "then ps or nvidia-smi there) and run `py-spy dump "
 			 "--pid PID`",
-			 rank);
+			 ifrun, rank);
 	}
 	if (f) {
 		g_autofree char *where = frame_text(f);

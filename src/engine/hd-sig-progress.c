@@ -121,20 +121,50 @@ static int64_t common_timeout(const struct pg_reports *p)
 }
 
 /*
+ * The ranks whose inputs say something of their run past the
+ * communicator's setup: an op, or a signal other than context.  A log
+ * that holds only a rank's Init lines records nothing of what it did
+ * after (the rest of the file may be lost, cut, or another file's), so
+ * its silence is no data, not a rank that never arrived.  (transfer full)
+ */
+static GHashTable *ranks_that_speak(const struct hd_index *ix)
+{
+	const struct hd_store *s = ix->store;
+	GHashTable *set = g_hash_table_new(NULL, NULL);
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
+
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it)))
+		if (lane->n && lane->rank >= 0)
+			g_hash_table_add(set, GINT_TO_POINTER(lane->rank));
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->rank >= 0 && sig->cat != HD_SIG_INFO)
+			g_hash_table_add(set, GINT_TO_POINTER(sig->rank));
+	}
+	return set;
+}
+
+/*
  * Did this rank leave a c10d/NCCL log whose silence speaks?  A log cut
  * short (a torn last record, a budget) may have lost the very timeout
  * it is silent about: what the rank did after the cut is unknown.  So
  * may one that ends before a position its group completed (completion
- * proves presence, hd-frontier.c): the rank went on, its log did not.
+ * proves presence, hd-frontier.c): the rank went on, its log did not;
+ * and one that records nothing past the rank's Init lines (speaks, from
+ * ranks_that_speak()): it says nothing at all of the run.
  */
 static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
-			 int rank)
+			 GHashTable *speaks, int rank)
 {
 	const struct hd_rank *r = hd_store_find_rank(s, rank);
 	bool any = false;
 
 	if (!r ||
-	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)))
+	    g_hash_table_contains(a->logs_end_early, GINT_TO_POINTER(rank)) ||
+	    !g_hash_table_contains(speaks, GINT_TO_POINTER(rank)))
 		return false;
 	for (guint i = 0; i < r->inputs->len; i++) {
 		const struct hd_input *in = hd_store_input(
@@ -183,6 +213,7 @@ struct pg_hang {
 	GArray *ahead; /* int: ranks timed out at a later seq */
 	bool lagging; /* some absent rank is more than one behind */
 	bool no_seq; /* the timeouts print no SeqNum (PyTorch < 1.12) */
+	GHashTable *speaks; /* ranks_that_speak() */
 	/* how the PG's size is known: 0 its group or the store's world,
 	   1 an all_gather's NumelOut / NumelIn, 2 the ranks seen only */
 	int size_from;
@@ -359,7 +390,8 @@ static void pg_sort_members(const struct hd_index *ix,
 		} else if (log_enqueued(ix, comm, r, seq)) {
 			/* its COLL lines reach it: waiting, though silent */
 			g_array_append_val(h->waiting, r);
-		} else if (rank_has_log(s, a, r) && same_attempt(s, p, r)) {
+		} else if (rank_has_log(s, a, h->speaks, r) &&
+			   same_attempt(s, p, r)) {
 			g_array_append_val(h->inferred, r);
 		} else {
 			g_array_append_val(h->nodata, r);
@@ -419,6 +451,48 @@ static void pg_place(const struct hd_analysis *a, struct hd_verdict *v,
 	hd_verdict_set_c10d_group(a, v, h->name);
 }
 
+/* Whether some rank of h->nodata left a log that holds nothing of its run. */
+static bool any_silent_log(const struct hd_store *s, const struct pg_hang *h)
+{
+	for (guint i = 0; i < h->nodata->len; i++) {
+		int r = g_array_index(h->nodata, int, i);
+		const struct hd_rank *rk = hd_store_find_rank(s, r);
+
+		if (g_hash_table_contains(h->speaks, GINT_TO_POINTER(r)))
+			continue;
+		for (guint k = 0; rk && k < rk->inputs->len; k++)
+			if (hd_store_input(
+				    s, g_array_index(rk->inputs, uint32_t, k))
+				    ->kind == HD_INPUT_NCCL_LOG)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The members that left nothing of the PG: never blamed for it unless
+ * by elimination (every other member left data); a note names them and
+ * what to collect.
+ */
+static void note_nodata(struct hd_analysis *a, struct hd_verdict *v,
+			const struct pg_hang *h)
+{
+	g_autofree char *nd = NULL;
+	bool one = h->nodata->len == 1;
+
+	if (!h->nodata->len)
+		return;
+	nd = hd_ranks_text(h->nodata, 8);
+	hd_verdict_add_ruled_out(
+		v,
+		"nothing about rank%s %s: no log of %s says anything of %s (none was read, or it ends early, or holds nothing past the Init lines); collect %s stderr with the c10d watchdog lines, or a flight-recorder dump with TORCH_NCCL_DUMP_ON_TIMEOUT=1",
+		one ? "" : "s", nd, one ? "it" : "theirs", h->label,
+		one ? "its" : "their");
+	g_ptr_array_add(a->notes,
+			g_strdup_printf("%s: no data from rank%s %s", h->label,
+					one ? "" : "s", nd));
+}
+
 static void report_pg_no_culprit(const struct hd_store *s,
 				 struct hd_analysis *a,
 				 const struct pg_reports *p,
@@ -449,9 +523,12 @@ static void report_pg_no_culprit(const struct hd_store *s,
 		v = hd_verdict_new(
 			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
 			"%s rank%s timed out in %s seq %" G_GINT64_FORMAT
-			" (%s); ranks {%s} left no log of that job attempt, so which one never arrived cannot be shown",
+			" (%s); ranks {%s} left no log of that job attempt%s, so which one never arrived cannot be shown",
 			nw, h->waiting->len == 1 ? "" : "s", h->label, h->seq,
-			h->opname ? h->opname : "?", nd);
+			h->opname ? h->opname : "?", nd,
+			any_silent_log(s, h)
+				? " that says anything of it (some hold nothing past their Init lines)"
+				: "");
 	} else if (!pg_size_known(s, p, h)) {
 		g_autofree char *wt = hd_ranks_text(h->waiting, 8);
 
@@ -474,6 +551,7 @@ static void report_pg_no_culprit(const struct hd_store *s,
 	v->seq = h->no_seq ? -1 : h->seq;
 	v->score = HD_SCORE_INSUFFICIENT;
 	cite_timeouts(s, v, p);
+	note_nodata(a, v, h);
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -528,8 +606,9 @@ static struct hd_verdict *pg_verdict(const struct hd_analysis *a,
  * no more than one), and records that every rank timed out in h->seq
  * waits on every culprit.
  */
-static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
-		    const struct pg_reports *p, const struct pg_hang *h)
+static void pg_cite(struct hd_index *ix, struct hd_analysis *a,
+		    struct hd_verdict *v, const struct pg_reports *p,
+		    const struct pg_hang *h)
 {
 	const struct hd_store *s = ix->store;
 	g_autoptr(GArray) others = g_array_new(FALSE, FALSE, sizeof(int));
@@ -575,14 +654,7 @@ static void pg_cite(struct hd_index *ix, struct hd_verdict *v,
 			" (%s)",
 			n, others->len == 1 ? "" : "s", h->seq, rt);
 	}
-	if (h->nodata->len) {
-		g_autofree char *nd = hd_ranks_text(h->nodata, 8);
-
-		hd_verdict_add_ruled_out(
-			v,
-			"nothing about ranks {%s}: they left no log of this, or one that ends early",
-			nd);
-	}
+	note_nodata(a, v, h);
 	hd_verdict_add_ruled_out(
 		v,
 		"torchrun's \"Root Cause\" and the first rank to time out: both are only the earliest to notice");
@@ -695,7 +767,7 @@ static void report_pg_apart(const struct hd_store *s, struct hd_analysis *a,
 }
 
 static void check_pg(struct hd_index *ix, struct hd_analysis *a,
-		     struct pg_reports *p)
+		     struct pg_reports *p, GHashTable *speaks)
 {
 	const struct hd_store *s = ix->store;
 	struct pg_hang h = { .seq = common_timeout(p) };
@@ -724,6 +796,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 	h.inferred = inferred;
 	h.nodata = nodata;
 	h.ahead = ahead;
+	h.speaks = speaks;
 	members = pg_members(s, p, h.group, &h.size_from);
 	pg_sort_members(ix, a, p, members, &h);
 	if (absent->len == 0 && inferred->len == 0 && ahead->len) {
@@ -747,7 +820,7 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		return;
 	}
 	v = pg_verdict(a, &h);
-	pg_cite(ix, v, p, &h);
+	pg_cite(ix, a, v, p, &h);
 	g_ptr_array_add(a->verdicts, v);
 }
 
@@ -757,6 +830,7 @@ void hd_sig_check_progress(struct hd_index *ix, struct hd_analysis *a)
 	g_autoptr(GHashTable) pgs =
 		g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	g_autoptr(GHashTable) speaks = NULL;
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -806,10 +880,12 @@ void hd_sig_check_progress(struct hd_index *ix, struct hd_analysis *a)
 			}
 		}
 	}
+	if (order->len)
+		speaks = ranks_that_speak(ix);
 	for (guint i = 0; i < order->len; i++) {
 		struct pg_reports *p = g_ptr_array_index(order, i);
 
-		check_pg(ix, a, p);
+		check_pg(ix, a, p, speaks);
 		g_array_unref(p->reports);
 		g_hash_table_unref(p->index);
 		g_free(p);

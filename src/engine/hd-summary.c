@@ -4,7 +4,10 @@
  * for inconsistent inputs, and the note on job attempts not analyzed.
  * Healthy (no_fault) needs ops that show progress, every input read
  * whole and no trouble signal; trouble no check could attribute is an
- * undecided insufficient_data, never no_fault.
+ * undecided insufficient_data, never no_fault.  An NCCL WARN is trouble
+ * unless it is advice on the environment (HD_SIGT_ADVISORY, from the
+ * WARN rules) or its process outlived it (warns_outlived()): both are
+ * notes of a no_fault.
  */
 #include "config.h"
 
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "hd-checks.h"
+#include "hd-sig-util.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
@@ -47,12 +51,189 @@ static GArray *ranks_of_other_attempts(const struct hd_store *s)
 	return out;
 }
 
+/* A process of an input: its ops' completion, for the WARNs it outlived. */
+struct proc_done {
+	bool all_done; /* every op it recorded there completed */
+	bool groups_done; /* and every op of their groups, on every rank */
+	uint64_t last_at; /* the line of its last op */
+};
+
+static uint64_t proc_key(uint32_t input, int rank)
+{
+	return (uint64_t)input << 32 | (uint32_t)rank;
+}
+
+/* Whether sig is an NCCL WARN no rule classified, read from a log line. */
+static bool unclassified_warn(const struct hd_store *s,
+			      const struct hd_signal *sig)
+{
+	return sig->cat == HD_SIG_NCCL_INTERNAL && sig->type == HD_SIGT_OTHER &&
+	       sig->rank >= 0 && sig->prov.kind == HD_PROV_LINE &&
+	       hd_sig_from_log(s, sig);
+}
+
+/*
+ * The unclassified NCCL WARNs their process outlived: every op it
+ * recorded in that log completed, one of them after the WARN, and so did
+ * every op of the groups those ops are in, on every rank.  In an NCCL
+ * log a COLL line is completed by a clean Destroy COMPLETE of its comm,
+ * which counts only when no WARN that is not advice came after the
+ * comm's first op (parsers/nccl-record.c), or by the watchdog's
+ * counters; so the WARN was followed by proven completion of its
+ * group's ops and a clean end of its process.  A WARN of an error class
+ * (an IB completion, a Cuda failure, a socket error ...) is never
+ * outlived.  Returns the set of their indices + 1.  (transfer full)
+ */
+static GHashTable *warns_outlived(const struct hd_store *s)
+{
+	GHashTable *out = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) procs = NULL;
+	g_autofree bool *group_bad = NULL;
+	g_autofree struct proc_done *done = NULL;
+	g_autofree uint64_t *keys = NULL;
+	guint nprocs = 0;
+
+	for (guint i = 0; i < s->signals->len; i++)
+		nprocs += unclassified_warn(s, hd_sig_at(s, i));
+	if (!nprocs)
+		return out;
+	/* key -> index + 1 into done */
+	procs = g_hash_table_new(g_int64_hash, g_int64_equal);
+	done = g_new0(struct proc_done, nprocs);
+	keys = g_new0(uint64_t, nprocs);
+	nprocs = 0;
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (!unclassified_warn(s, sig))
+			continue;
+		keys[nprocs] = proc_key(sig->prov.input, sig->rank);
+		if (g_hash_table_contains(procs, &keys[nprocs]))
+			continue;
+		done[nprocs].all_done = done[nprocs].groups_done = true;
+		g_hash_table_insert(procs, &keys[nprocs],
+				    GUINT_TO_POINTER(nprocs + 1));
+		nprocs++;
+	}
+	group_bad = g_new0(bool, s->groups->len + 1);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->state != HD_STATE_COMPLETED &&
+		    op->group < s->groups->len)
+			group_bad[op->group] = true;
+	}
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		struct hd_prov prov;
+		uint64_t key;
+		guint at;
+		struct proc_done *d;
+
+		if (hd_op_rank(op) < 0)
+			continue;
+		key = proc_key(op->input, hd_op_rank(op));
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(procs, &key));
+		if (!at)
+			continue;
+		d = &done[at - 1];
+		prov = hd_op_prov(s, op);
+		if (op->state != HD_STATE_COMPLETED)
+			d->all_done = false;
+		if (op->group >= s->groups->len || group_bad[op->group])
+			d->groups_done = false;
+		if (prov.kind == HD_PROV_LINE)
+			d->last_at = MAX(d->last_at, prov.at);
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		uint64_t key;
+		const struct proc_done *d;
+		guint at;
+
+		if (!unclassified_warn(s, sig))
+			continue;
+		key = proc_key(sig->prov.input, sig->rank);
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(procs, &key));
+		d = &done[at - 1];
+		if (d->all_done && d->groups_done && d->last_at > sig->prov.at)
+			g_hash_table_add(out, GUINT_TO_POINTER(i + 1));
+	}
+	return out;
+}
+
+/* Whether signal i is trouble: an error, a timeout, a crash ... */
+static bool summary_trouble(const struct hd_store *s, GHashTable *outlived,
+			    guint i)
+{
+	return hd_signal_is_trouble(hd_sig_at(s, i)) &&
+	       !g_hash_table_contains(outlived, GUINT_TO_POINTER(i + 1));
+}
+
+#define MAX_WARN_NOTES 5
+
+/*
+ * A healthy run's WARNs, each a note with where it was read: advice on
+ * the environment, and WARNs their process outlived.
+ */
+static void note_benign_warns(const struct hd_store *s, struct hd_analysis *a,
+			      GHashTable *outlived)
+{
+	guint listed = 0, more = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		bool advice = sig->type == HD_SIGT_ADVISORY;
+		g_autofree char *src = NULL;
+		g_autofree char *who = NULL;
+		g_autofree char *text = NULL;
+
+		if (!advice &&
+		    !g_hash_table_contains(outlived, GUINT_TO_POINTER(i + 1)))
+			continue;
+		if (listed == MAX_WARN_NOTES) {
+			more++;
+			continue;
+		}
+		listed++;
+		src = hd_prov_format(s, &sig->prov);
+		who = sig->rank >= 0 ? g_strdup_printf("rank %d", sig->rank)
+				     : g_strdup("a process of unknown rank");
+		if (sig->text && g_utf8_validate(sig->text, -1, NULL)) {
+			/* g_utf8_substring() reads past a shorter text's end */
+			glong n = g_utf8_strlen(sig->text, -1);
+			g_autofree char *cut =
+				g_utf8_substring(sig->text, 0, MIN(n, 160));
+
+			text = g_strdup_printf(
+				": %s%s", cut,
+				strlen(cut) < strlen(sig->text) ? "..." : "");
+		}
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"%s: an NCCL WARN of %s, %s, so not a failure%s",
+				src, who,
+				advice ? "advice on its environment"
+				       : "no known kind that its process outlived (every op of its groups completed after it)",
+				text ? text : ""));
+	}
+	if (more)
+		g_ptr_array_add(
+			a->notes,
+			g_strdup_printf(
+				"and %u more NCCL WARN%s of the same kinds, not trouble",
+				more, more == 1 ? "" : "s"));
+}
+
 /*
  * Trouble was seen but no check could name its cause: say what was seen
  * and what is missing, never no_fault.
  */
 static void add_undecided_verdict(const struct hd_index *ix,
-				  struct hd_analysis *a)
+				  struct hd_analysis *a, GHashTable *outlived)
 {
 	const struct hd_store *s = ix->store;
 	guint ncat[HD_SIG_CAT_COUNT] = { 0 };
@@ -64,7 +245,8 @@ static void add_undecided_verdict(const struct hd_index *ix,
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (hd_signal_is_trouble(sig) && sig->cat < HD_SIG_CAT_COUNT)
+		if (summary_trouble(s, outlived, i) &&
+		    sig->cat < HD_SIG_CAT_COUNT)
 			ncat[sig->cat]++;
 	}
 	for (int k = 0; k < HD_SIG_CAT_COUNT; k++)
@@ -82,7 +264,7 @@ static void add_undecided_verdict(const struct hd_index *ix,
 			&g_array_index(s->signals, struct hd_signal, i);
 		g_autofree char *src = NULL;
 
-		if (!hd_signal_is_trouble(sig))
+		if (!summary_trouble(s, outlived, i))
 			continue;
 		src = hd_prov_format(s, &sig->prov);
 		hd_verdict_add_evidence(
@@ -198,11 +380,11 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_store *s = ix->store;
 	uint64_t records = 0;
 	g_autoptr(GArray) other = NULL;
+	g_autoptr(GHashTable) outlived = warns_outlived(s);
 	struct hd_verdict *v;
 
 	for (guint i = 0; i < s->signals->len; i++)
-		if (hd_signal_is_trouble(
-			    &g_array_index(s->signals, struct hd_signal, i)))
+		if (summary_trouble(s, outlived, i))
 			a->trouble_signals++;
 	if (hd_analysis_has_fault(a))
 		return;
@@ -223,7 +405,7 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 			    ->kind == HD_V_INSUFFICIENT_DATA)
 			return;
 	if (a->trouble_signals) {
-		add_undecided_verdict(ix, a);
+		add_undecided_verdict(ix, a, outlived);
 		return;
 	}
 	if (records == 0) {
@@ -294,7 +476,80 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 			other->len == 1 ? "" : "s", rt,
 			other->len == 1 ? "its" : "their");
 	}
+	note_benign_warns(s, a, outlived);
 	g_ptr_array_add(a->verdicts, v);
+}
+
+/*
+ * Whether the data shows a hang or a failure, apart from logs that end
+ * at different points: ranks seen blocked in an op (completion known), a
+ * trouble signal (a timeout, an error, a crash, an abort), the watchdog's
+ * status or dump lines, a heartbeat or desync report, or an input that
+ * is only written when something went wrong or someone looked (a
+ * flight-recorder dump, a py-spy dump or gdb backtrace of a live rank, a
+ * torchelastic error file).
+ */
+static bool shows_hang(const struct hd_analysis *a)
+{
+	const struct hd_store *s = a->store;
+
+	if (a->hang_seen)
+		return true;
+	for (guint i = 0; i < s->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		if (in->error || in->other_incident)
+			continue;
+		if (in->kind == HD_INPUT_FLIGHT_REC ||
+		    in->kind == HD_INPUT_PYSPY || in->kind == HD_INPUT_GDB ||
+		    in->kind == HD_INPUT_TORCHELASTIC)
+			return true;
+	}
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (hd_signal_is_trouble(sig))
+			return true;
+		switch (sig->type) {
+		case HD_SIGT_WATCHDOG_TIMEOUT:
+		case HD_SIGT_PG_STATUS:
+		case HD_SIGT_DUMP:
+		case HD_SIGT_HEARTBEAT:
+		case HD_SIGT_DESYNC_REPORT:
+			return true;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+void hd_summary_hold_unproven(struct hd_analysis *a)
+{
+	a->hang_evidence = shows_hang(a);
+	if (a->hang_evidence)
+		return;
+	for (guint i = 0; i < a->verdicts->len; i++) {
+		struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
+		g_autofree char *ct = NULL;
+		char *text;
+		bool one;
+
+		if (!v->needs_hang)
+			continue;
+		one = v->culprits->len == 1;
+		ct = hd_ranks_text(v->culprits, 8);
+		v->confidence = HD_CONF_LOW;
+		text = g_strdup_printf(
+			"%s; nothing in the data says the job hung (no timeout, error, abort or dump): the logs may just have been taken mid-run, and if the job was hung when they were, rank%s %s %s the one%s behind",
+			v->summary, one ? "" : "s", ct, one ? "is" : "are",
+			one ? "" : "s");
+		g_free(v->summary);
+		v->summary = text;
+		hd_verdict_add_ruled_out(
+			v,
+			"nothing: no watchdog timeout, error, abort or dump is in the data, so whether the job hung at all is not known; logs copied while it ran end at different points too");
+	}
 }
 
 /* Blames nobody: the inputs are several incidents, not one. */

@@ -19,6 +19,15 @@
  */
 void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a);
 
+/*
+ * Sets a->hang_evidence (a hang or failure shows in the data: ranks seen
+ * blocked, a timeout, an error, an abort, a dump or live stacks); without
+ * it, every verdict that only a hang makes a fault (needs_hang: logs that
+ * end at different points) is held to low confidence and says that
+ * nothing in the data says the job hung.  Runs after the checks.
+ */
+void hd_summary_hold_unproven(struct hd_analysis *a);
+
 /* Adds the insufficient_data verdict for inconsistent inputs. */
 void hd_summary_refuse(struct hd_analysis *a);
 

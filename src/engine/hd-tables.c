@@ -266,7 +266,9 @@ static void fill_hang_start(const struct hd_store *s, struct hd_analysis *a)
 		struct hd_prov prov;
 		int64_t ns;
 
-		if (hd_op_rank(op) < 0 || !op_done_time(s, op, &ns))
+		if (hd_op_rank(op) < 0 || !op_done_time(s, op, &ns) ||
+		    g_hash_table_contains(a->other_instance,
+					  GINT_TO_POINTER(hd_op_rank(op))))
 			continue;
 		t = hd_op_time(s, op, ns);
 		prov = hd_op_prov(s, op);
@@ -403,6 +405,19 @@ static void fill_progress(const struct hd_index *ix, struct hd_analysis *a)
 		    !g_hash_table_contains(completion,
 					   GINT_TO_POINTER(p->rank)))
 			p->blocked_seq = -1;
+		/*
+		 * A record of another instance (an earlier attempt's dump)
+		 * says nothing of this run: neither its positions nor its
+		 * stack are this run's, whatever it is blamed for.
+		 */
+		if (g_hash_table_contains(a->other_instance,
+					  GINT_TO_POINTER(p->rank))) {
+			p->last_enqueued = p->last_completed = -1;
+			p->blocked_seq = -1;
+			p->stack = -1;
+			p->state = "other instance";
+			continue;
+		}
 		/* A culprit first, then what its ops say, then its signals. */
 		if (st)
 			p->state = st;
@@ -592,7 +607,8 @@ void hd_tables_fill(const struct hd_index *ix, struct hd_analysis *a)
 	fill_progress(ix, a);
 	progress_user_frames(ix->store, a);
 	/* no "hang began" without evidence of a hang or failure */
-	if (hd_analysis_has_fault(a) || hd_analysis_undecided(a))
+	if ((hd_analysis_has_fault(a) || hd_analysis_undecided(a)) &&
+	    a->hang_evidence)
 		fill_hang_start(ix->store, a);
 	g_array_sort(a->progress, compare_progress);
 }

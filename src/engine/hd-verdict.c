@@ -535,6 +535,7 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->pyspy = g_array_new(FALSE, TRUE, sizeof(struct hd_pyspy_rank));
 	a->logs_end_early = g_hash_table_new(NULL, NULL);
+	a->other_instance = g_hash_table_new(NULL, NULL);
 	a->c10d_groups = g_array_new(FALSE, TRUE, sizeof(struct hd_c10d_group));
 	g_array_set_clear_func(a->c10d_groups, c10d_group_clear);
 	a->c10d_index = g_hash_table_new(g_str_hash, g_str_equal);
@@ -557,6 +558,7 @@ void hd_analysis_free(struct hd_analysis *a)
 	g_ptr_array_unref(a->held);
 	g_array_unref(a->pyspy);
 	g_hash_table_unref(a->logs_end_early);
+	g_hash_table_unref(a->other_instance);
 	g_array_unref(a->c10d_groups);
 	g_hash_table_unref(a->c10d_index);
 	g_free(a->perf.summary);

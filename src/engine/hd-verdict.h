@@ -187,6 +187,13 @@ struct hd_verdict {
 	   (hd-next.c) */
 	GArray *culprit_info;
 	GPtrArray *next_steps;
+	/*
+	 * Only a hang makes this a fault: it names the ranks whose logs end
+	 * first (enqueue-only COLL lines), which logs taken mid-run show
+	 * too.  Without a->hang_evidence it is held to low confidence and
+	 * its next steps are conditional (hd_summary_hold_unproven()).
+	 */
+	bool needs_hang;
 };
 
 /* Per-rank arrival statistics from matched, timed collectives. */
@@ -284,6 +291,9 @@ struct hd_analysis {
 	uint32_t trouble_signals;
 	/* some group's ranks are blocked in an op none of them completed */
 	bool hang_seen;
+	/* the data shows a hang or failure: hang_seen, a timeout, an error,
+	   an abort, a dump, live stacks (hd_summary_hold_unproven()) */
+	bool hang_evidence;
 	/* members whose record ends before a position their group
 	   completed (completion proves presence, hd-frontier.c): noted,
 	   never blamed, and no rank is then said to have reached the end */
@@ -292,6 +302,11 @@ struct hd_analysis {
 	   position: the log was cut, so its silence after that says
 	   nothing (hd-sig-progress.c), and the rank table says so */
 	GHashTable *logs_end_early;
+	/* ranks (GINT_TO_POINTER) whose record in a blocked group is of
+	   another instance of its ops (a completion there before the others
+	   entered: an earlier attempt's dump, hd-frontier.c): they left no
+	   record of this run, and the rank table says so */
+	GHashTable *other_instance;
 	/* no fault was found, but some input was refused or cut (a budget
 	   spent, unreadable, truncated): the summary is insufficient_data */
 	bool inputs_unread;

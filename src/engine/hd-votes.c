@@ -633,7 +633,10 @@ void hd_align_check_votes(struct group_ctx *c)
 				&g_array_index(c->views, struct view, i);
 			int64_t k;
 
-			if (vw->cur >= vw->n)
+			if (vw->cur >= vw->n ||
+			    (c->foreign &&
+			     g_hash_table_contains(c->foreign,
+						   GINT_TO_POINTER(vw->rank))))
 				continue;
 			k = view_key(vw, vw->cur);
 			if (k < key) {

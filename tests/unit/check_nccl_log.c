@@ -666,6 +666,30 @@ START_TEST(test_warn_rules)
 		{ "failed to extend /dev/shm/x", HD_SIG_CONFIG, HD_SIGT_SHM },
 		{ "comm 0x1 was revoked", HD_SIG_NCCL_INTERNAL,
 		  HD_SIGT_COMM_ABORTED },
+		/* trust (issue 18): advice on the environment, after every
+		   error rule (an error it also names wins) */
+		{ "Missing \"iommu=pt\" from kernel command line which can "
+		  "lead to system instablity or hang!",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "NUMA auto balancing enabled which can lead to variability "
+		  "in the RCCL performance! Disable by \"sudo sysctl "
+		  "kernel.numa_balancing=0\"",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+		  "libnccl-net.so: cannot open shared object file: No such "
+		  "file or directory",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "nvmlwrap.cc:98 NVML_FAILURE Not Supported", HD_SIG_INFO,
+		  HD_SIGT_ADVISORY },
+		{ "Cuda failure 'operation not supported' (nvml Not Supported)",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_ERROR },
+		/* no rule's, but an error in NCCL's words: never advice */
+		{ "Unhandled system error while calling ncclCommInitRank",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
+		{ "NET/Plugin : Plugin init failed", HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_WARN_ERROR },
+		{ "Widget count 3 is above the 2 recommended",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_OTHER },
 	};
 	g_autoptr(GString) text = g_string_new(NULL);
 	g_autoptr(hd_store) s = NULL;
@@ -687,6 +711,49 @@ START_TEST(test_warn_rules)
 	ck_assert_int_eq(sig_at(s, 1)->code, 12);
 	ck_assert_int_eq(sig_at(s, 4)->peer_rank, 3);
 	ck_assert_int_eq(sig_at(s, 14)->peer_rank, 5);
+}
+END_TEST
+
+/*
+ * Destroy COMPLETE proves the comm's ops completed, unless a WARN that is
+ * not advice came after its first op: advice on the environment (a net
+ * plugin not found at the first connect) does not stop the proof, an
+ * error in NCCL's words or one of no known kind does.
+ */
+START_TEST(test_destroy_after_advice)
+{
+	static const struct {
+		const char *warn;
+		bool proved;
+	} cases[] = {
+		{ "NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+		  "libnccl-net.so: cannot open shared object file",
+		  true },
+		{ "Unhandled system error while connecting", false },
+		{ "Widget count 3 is above the 2 recommended", false },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strconcat(
+			INIT_216,
+			coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM,
+			     4),
+			HP "misc/x.cc:1 NCCL WARN ", cases[i].warn, "\n",
+			coll(HP, "AllReduce", 1, "0x1", "0x1", 8, 7, 0, 0, CM,
+			     4),
+			HP "NCCL INFO comm " CM " rank 1 nranks 4 cudaDev 1 "
+			   "busId 3b000 - Destroy COMPLETE\n",
+			NULL);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+		ck_assert_uint_eq(s->ops->len, 2);
+		for (guint k = 0; k < 2; k++)
+			ck_assert_msg((op_at(s, k)->state ==
+				       HD_STATE_COMPLETED) == cases[i].proved,
+				      "'%s': op %u state %d", cases[i].warn, k,
+				      op_at(s, k)->state);
+	}
 }
 END_TEST
 
@@ -2054,6 +2121,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
 	tcase_add_test(tw, test_warn_forms);
+	tcase_add_test(tw, test_destroy_after_advice);
 	tcase_add_test(tw, test_warn_rules);
 	tcase_add_test(tw, test_warn_22_no_token);
 	tcase_add_test(tw, test_ib_completion_eras);
