@@ -345,41 +345,9 @@ const char *hd_verdict_kind_name(enum hd_verdict_kind k)
 	return verdict_kinds[k].name;
 }
 
-char *hd_rank_list_text(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-	g_autoptr(GArray) sorted = g_array_sized_new(FALSE, FALSE, sizeof(int),
-						     ranks ? ranks->len : 0);
-	guint i = 0;
-
-	if (ranks)
-		g_array_append_vals(sorted, ranks->data, ranks->len);
-	g_array_sort(sorted, hd_compare_int);
-	while (i < sorted->len) {
-		int first = g_array_index(sorted, int, i);
-		int last = first;
-
-		/* Extend over consecutive values, skipping duplicates. */
-		while (i + 1 < sorted->len &&
-		       (g_array_index(sorted, int, i + 1) == last ||
-			g_array_index(sorted, int, i + 1) == last + 1)) {
-			i++;
-			last = g_array_index(sorted, int, i);
-		}
-		if (s->len)
-			g_string_append_c(s, ',');
-		if (first == last)
-			g_string_append_printf(s, "%d", first);
-		else
-			g_string_append_printf(s, "%d-%d", first, last);
-		i++;
-	}
-	return g_string_free(s, FALSE);
-}
-
 char *hd_ranks_named(const GArray *ranks)
 {
-	g_autofree char *rt = hd_rank_list_text(ranks);
+	g_autofree char *rt = hd_rank_list_text(ranks, HD_RANKS_SET);
 
 	/* a list of scattered ranks says nothing a count does not */
 	if (strlen(rt) > 60) {

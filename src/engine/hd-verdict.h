@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "hd-ranks.h"
 #include "hd-store.h"
 
 enum hd_verdict_kind {
@@ -399,9 +400,6 @@ bool hd_analysis_undecided(const struct hd_analysis *a);
 
 const char *hd_verdict_kind_name(enum hd_verdict_kind k);
 
-/* A rank list with runs folded: "0-3,5,7-9"; ranks need not be sorted.
-   (transfer full) */
-char *hd_rank_list_text(const GArray *ranks);
 /*
  * "rank 5", "ranks 1-4,6-7": which ranks a count of left-out evidence
  * items stands for, runs folded; scattered ranks whose list would run

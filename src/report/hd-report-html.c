@@ -179,7 +179,7 @@ static void put_ranks_with_hosts(FILE *out, const struct hd_store *s,
 		return;
 	}
 	if (ranks->len > 8) {
-		list = hd_report_rank_list(ranks);
+		list = hd_rank_list_text(ranks, HD_RANKS_SET);
 		fputs("<span class=\"culprit\">", out);
 		put(out, list);
 		fputs("</span>", out);
@@ -213,7 +213,8 @@ static void html_head(FILE *out, const struct hd_analysis *a)
 	      out);
 	fputs("<title>hangdoc: ", out);
 	if (v) {
-		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+		g_autofree char *ranks =
+			hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 		fputs(hd_verdict_kind_name(v->kind), out);
 		if (*ranks) {
@@ -552,7 +553,7 @@ static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
 		g_array_append_vals(ranks,
 				    &g_array_index(m->ranks, int, row->first),
 				    row->last - row->first + 1);
-		list = hd_report_rank_list(ranks);
+		list = hd_rank_list_text(ranks, HD_RANKS_SET);
 		n = hd_report_count(row->last - row->first + 1);
 		g_string_append_printf(out, "ranks %s (%s)", list, n);
 	}
@@ -1384,7 +1385,7 @@ static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
 			const struct hd_verdict *v =
 				g_ptr_array_index(a->verdicts, i);
 			g_autofree char *ranks =
-				hd_report_rank_list(v->culprits);
+				hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 			fprintf(out,
 				"<tr><td><span class=\"kind\">%s</span></td><td>",

@@ -94,7 +94,7 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
-	ranks = hd_report_rank_list(v->culprits);
+	ranks = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 	if (v->culprits->len) {
 		g_autofree char *many = NULL;
 
@@ -144,7 +144,8 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	const struct hd_verdict *v;
 	g_autofree char *summary = NULL;
 	g_autofree char *ranks = NULL;
-	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	g_autofree char *missing =
+		hd_rank_list_text(a->ranks_missing, HD_RANKS_SET);
 	g_autofree char *missing_md = md_text(missing);
 	g_autofree char *group = NULL;
 
@@ -153,7 +154,7 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		v = g_ptr_array_index(a->verdicts, 0);
 		summary = md_text(v->summary);
 		group = hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
-		ranks = hd_report_rank_list(v->culprits);
+		ranks = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 		fprintf(out, "| verdict | `%s` |\n",
 			hd_verdict_kind_name(v->kind));
 		fprintf(out, "| summary | %s |\n", summary);
@@ -335,7 +336,8 @@ static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
 		     "|---|---|---|---|---|---|\n");
 	for (guint i = 1; i < a->verdicts->len && i <= MD_MAX_ITEMS; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+		g_autofree char *ranks =
+			hd_rank_list_text(v->culprits, HD_RANKS_SET);
 		g_autofree char *summary = md_text(v->summary);
 		g_autofree char *label =
 			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);

@@ -628,7 +628,7 @@ GArray *hd_report_show_rank_array(const struct hd_store *s)
 char *hd_report_show_ranks(const struct hd_store *s)
 {
 	g_autoptr(GArray) ranks = hd_report_show_rank_array(s);
-	g_autofree char *list = hd_report_rank_list(ranks);
+	g_autofree char *list = hd_rank_list_text(ranks, HD_RANKS_SET);
 	g_auto(GStrv) runs = g_strsplit(list, ",", -1);
 
 	return g_strjoinv(", ", runs);

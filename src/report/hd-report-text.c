@@ -128,7 +128,7 @@ static char *count_noun(guint64 n, const char *one, const char *many)
 static char *culprit_text(const struct hd_analysis *a,
 			  const struct hd_verdict *v)
 {
-	g_autofree char *list = hd_report_rank_list(v->culprits);
+	g_autofree char *list = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
 	GString *s;
@@ -573,7 +573,8 @@ static void rank_table(const struct text *t)
 		g_array_new(FALSE, FALSE, sizeof(struct table_row));
 	g_autoptr(GArray) runs =
 		g_array_new(FALSE, FALSE, sizeof(struct table_run));
-	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	g_autofree char *missing =
+		hd_rank_list_text(a->ranks_missing, HD_RANKS_SET);
 	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
 	size_t w[G_N_ELEMENTS(heads)];
 	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;

@@ -1,5 +1,5 @@
 /*
- * What the report renderers share (hd-report-util.h): rank ranges, counts,
+ * What the report renderers share (hd-report-util.h): counts,
  * durations, safe strings, group names, code spans in next steps, the
  * rank-table cells and the engine's per-group figures.  Nothing here looks at verdicts beyond
  * printing them, and nothing here knows which renderer runs.
@@ -15,48 +15,6 @@
 #include "hd-text.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
-
-char *hd_report_rank_list(const GArray *ranks)
-{
-	return hd_rank_list_text(ranks);
-}
-
-char *hd_report_rank_runs(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-	const int *r = ranks ? (const int *)(const void *)ranks->data : NULL;
-	guint n = ranks ? ranks->len : 0;
-
-	for (guint i = 0; i < n;) {
-		guint j = i + 1;
-		int64_t step = 0;
-
-		if (s->len)
-			g_string_append_c(s, ',');
-		if (r[i] < 0) {
-			g_string_append_c(s, '?');
-			i++;
-			continue;
-		}
-		if (j < n && r[j] >= 0)
-			step = (int64_t)r[j] - r[i];
-		while (step > 0 && j < n && r[j] >= 0 &&
-		       (int64_t)r[j] - r[j - 1] == step)
-			j++;
-		if (step == 1 && j - i >= 2) {
-			g_string_append_printf(s, "%d-%d", r[i], r[j - 1]);
-			i = j;
-		} else if (step > 1 && j - i >= 4) {
-			g_string_append_printf(s, "%d,%d,...,%d", r[i],
-					       r[i + 1], r[j - 1]);
-			i = j;
-		} else {
-			g_string_append_printf(s, "%d", r[i]);
-			i++;
-		}
-	}
-	return g_string_free(s, FALSE);
-}
 
 char *hd_report_clean(const char *s)
 {

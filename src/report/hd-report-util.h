@@ -12,16 +12,11 @@
 #include "hd-engine.h"
 #include "hd-store.h"
 
-/* "0-3,5,7-9" (transfer full). */
-char *hd_report_rank_list(const GArray *ranks);
 /*
- * The ranks (int) in their order, runs folded as the group ids fold them
- * (hd_group_id_pg()): "0-1023" for consecutive ranks, "0,8,...,8184" for
- * four or more at one stride, "?" for an unknown rank (below 0):
- * "0-3,8,?".  A data-parallel group's global ranks are one stride
- * apart, and 1,024 numbers on one line read as noise.  (transfer full)
+ * Rank lists are written by hd_rank_list_text() (hd-ranks.h, through
+ * hd-engine.h): HD_RANKS_SET for "0-3,5,7-9", HD_RANKS_ORDER for a
+ * communicator's members in its order ("0,8,...,8184", "0-3,8,?").
  */
-char *hd_report_rank_runs(const GArray *ranks);
 
 /*
  * Makes a raw string from an input safe to print: invalid UTF-8 bytes become

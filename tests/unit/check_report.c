@@ -155,15 +155,36 @@ START_TEST(test_rank_list)
 	g_autoptr(GArray) gb = int_array(b, G_N_ELEMENTS(b));
 	g_autoptr(GArray) gc = int_array(c, G_N_ELEMENTS(c));
 	g_autoptr(GArray) ge = int_array(NULL, 0);
-	g_autofree char *sa = hd_report_rank_list(ga);
-	g_autofree char *sb = hd_report_rank_list(gb);
-	g_autofree char *sc = hd_report_rank_list(gc);
-	g_autofree char *se = hd_report_rank_list(ge);
+	g_autofree char *sa = hd_rank_list_text(ga, HD_RANKS_SET);
+	g_autofree char *sb = hd_rank_list_text(gb, HD_RANKS_SET);
+	g_autofree char *sc = hd_rank_list_text(gc, HD_RANKS_SET);
+	g_autofree char *se = hd_rank_list_text(ge, HD_RANKS_SET);
 
 	ck_assert_str_eq(sa, "0-3,5,7-9");
 	ck_assert_str_eq(sb, "3-5,10");
 	ck_assert_str_eq(sc, "7");
 	ck_assert_str_eq(se, "");
+	/* a set folds consecutive ranks only: a stride is read in order */
+	{
+		static const int d[] = { 6, 0, 4, 2, 2 };
+		g_autoptr(GArray) gd = int_array(d, G_N_ELEMENTS(d));
+		g_autofree char *sd = hd_rank_list_text(gd, HD_RANKS_SET);
+
+		ck_assert_str_eq(sd, "0,2,4,6");
+	}
+	/* runs given as runs (a --rank list's ranges) write the same way */
+	{
+		static const struct hd_rank_run r[] = {
+			{ 0, 3, 1 }, { 5, 5, 0 }, { 8, 56, 8 }, { -1, -1, 0 }
+		};
+		g_autoptr(GArray) runs =
+			g_array_new(FALSE, FALSE, sizeof(struct hd_rank_run));
+		g_autofree char *sr = NULL;
+
+		g_array_append_vals(runs, r, G_N_ELEMENTS(r));
+		sr = hd_rank_runs_text(runs);
+		ck_assert_str_eq(sr, "0-3,5,8,16,...,56,?");
+	}
 }
 END_TEST
 
@@ -196,7 +217,7 @@ START_TEST(test_rank_runs)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GArray) g = int_array(cases[i].r, cases[i].n);
-		g_autofree char *s = hd_report_rank_runs(g);
+		g_autofree char *s = hd_rank_list_text(g, HD_RANKS_ORDER);
 
 		ck_assert_str_eq(s, cases[i].want);
 	}
@@ -207,7 +228,7 @@ START_TEST(test_rank_runs)
 
 		for (int r = 0; r < 8192; r += 8)
 			g_array_append_val(g, r);
-		s = hd_report_rank_runs(g);
+		s = hd_rank_list_text(g, HD_RANKS_ORDER);
 		ck_assert_str_eq(s, "0,8,...,8184");
 	}
 }
