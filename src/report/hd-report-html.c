@@ -63,17 +63,10 @@ struct page {
 	const struct hd_verdict *v; /* the top verdict, or NULL */
 	GHashTable *evidence; /* rank -> index of its first item drawn */
 	GHashTable *rows; /* rank -> first rank of its rank-table row */
-	GArray *runs; /* struct run: the rank table's rows */
-	GPtrArray *cells; /* char *: each run's cells, escaped */
+	struct hd_rank_rows *ranks; /* the rank table's rows, folded */
+	GPtrArray *cells; /* char *: each shown row's cells, escaped */
 	bool has_evidence; /* the evidence list is drawn */
 	bool has_ranks; /* the rank table is drawn */
-};
-
-/* A row of the rank table: consecutive ranks with equal rows. */
-struct run {
-	int first, last;
-	guint cells; /* index into page.cells, when shown */
-	bool shown;
 };
 
 /* Appends s, cleaned and escaped for text and attribute values. */
@@ -492,46 +485,9 @@ static void html_verdict_evidence(const struct page *pg)
 	fputs("</div>\n", pg->out);
 }
 
-/* A displayed row of the matrix: a run of matrix rows drawn as one. */
-struct row {
-	guint first, last; /* matrix rows */
-};
-
-static bool same_row(const struct hd_matrix *m, guint x, guint y)
-{
-	if (g_array_index(m->culprit, gboolean, x) ||
-	    g_array_index(m->culprit, gboolean, y))
-		return false;
-	for (guint c = 0; c < m->positions->len; c++)
-		if (hd_matrix_cell(m, x, c)->state !=
-		    hd_matrix_cell(m, y, c)->state)
-			return false;
-	return true;
-}
-
-/* The rows to draw: one per rank, or per run of identical ranks. */
-static GArray *fold_rows(const struct hd_matrix *m)
-{
-	GArray *rows = g_array_new(FALSE, FALSE, sizeof(struct row));
-	bool fold = m->ranks->len > HTML_FOLD_ABOVE;
-
-	for (guint r = 0; r < m->ranks->len; r++) {
-		struct row *last = rows->len ? &g_array_index(rows, struct row,
-							      rows->len - 1)
-					     : NULL;
-
-		if (fold && last && same_row(m, last->last, r)) {
-			last->last = r;
-			continue;
-		}
-		g_array_append_val(rows, ((struct row){ r, r }));
-	}
-	return rows;
-}
-
 /* The label of a displayed row (transfer full, escaped). */
 static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
-		       const struct row *row)
+		       const struct hd_matrix_row *row)
 {
 	GString *out = g_string_new(NULL);
 
@@ -577,8 +533,8 @@ static void legend(FILE *out, const bool *used, bool culprit)
 
 /* One cell's tooltip and accessible name: what was there. */
 static void cell_title(FILE *out, const struct hd_store *s,
-		       const struct hd_matrix *m, const struct row *row,
-		       guint c)
+		       const struct hd_matrix *m,
+		       const struct hd_matrix_row *row, guint c)
 {
 	const struct hd_matrix_cell *cell = hd_matrix_cell(m, row->first, c);
 	int64_t pos = g_array_index(m->positions, int64_t, c);
@@ -629,7 +585,7 @@ static int64_t evidence_of(const struct page *pg, int rank)
  * table or the evidence list; NULL when the page has none.  (transfer full)
  */
 static char *row_target(const struct page *pg, const struct hd_matrix *m,
-			const struct row *row)
+			const struct hd_matrix_row *row)
 {
 	int first = g_array_index(m->ranks, int, row->first);
 	gpointer v;
@@ -742,7 +698,8 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			rows->len == 1 ? "" : "s");
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		any_culprit |= g_array_index(m->culprit, gboolean, row->first);
 		for (guint c = 0; c < ncols; c++)
@@ -768,7 +725,8 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			pos);
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
 		g_autofree char *target = row_target(pg, m, row);
@@ -931,7 +889,8 @@ static enum hd_clock timeline_clock(const struct hd_store *s,
 	enum hd_clock best = HD_CLOCK_NONE;
 
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		for (guint c = 0; c < m->positions->len; c++) {
 			const struct hd_matrix_cell *cell =
@@ -967,7 +926,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	if (clock == HD_CLOCK_NONE)
 		return;
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
@@ -1022,7 +982,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			x, head_h, x, head_h + rh * (int)nrows, x, d);
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
 		int y = head_h + rh * (int)r;
@@ -1197,7 +1158,7 @@ static void html_pictures(const struct page *pg)
 			m->seq_kind == HD_SEQ_ORDINAL ? "ordinal"
 						      : "collective",
 			hd_input_kind_name(m->source));
-		rows = fold_rows(m);
+		rows = hd_matrix_rows(m, HTML_FOLD_ABOVE);
 		html_matrix(pg, m, rows, about);
 		if (m->has_times)
 			html_timeline(pg->out, a, m, rows);
@@ -1216,7 +1177,7 @@ static void html_pictures(const struct page *pg)
 				"completed work, blocked up to its last "
 				"enqueued one, absent past it)",
 				label);
-			rows = fold_rows(m);
+			rows = hd_matrix_rows(m, HTML_FOLD_ABOVE);
 			html_matrix(pg, m, rows, about);
 		}
 	}
@@ -1255,54 +1216,37 @@ static char *rank_cells(const struct hd_analysis *a,
 }
 
 /*
- * The rank table's rows, as in the Markdown report: runs of consecutive
- * ranks with equal rows folded; the first HTML_MAX_RANK_ROWS rows, then
- * only the rows holding a culprit.  Records which row shows each rank.
+ * The rank table's rows, folded by the engine (hd_analysis_rank_rows()):
+ * the first HTML_MAX_RANK_ROWS rows, then only the rows holding a
+ * culprit.  Keeps the cells of the rows shown and which row shows each
+ * rank.
  */
 static void rank_runs(struct page *pg)
 {
 	const struct hd_analysis *a = pg->a;
-	guint n = a->progress ? a->progress->len : 0, shown = 0;
-	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
 
-	for (guint i = 0; i < n;) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		char *cells = rank_cells(a, p);
-		struct run run = { p->rank, p->rank, pg->cells->len, false };
+	pg->ranks = hd_analysis_rank_rows(a, HTML_MAX_RANK_ROWS);
+	for (guint i = 0; i < pg->ranks->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(pg->ranks->rows, struct hd_rank_row, i);
 
-		g_ptr_array_add(pg->cells, cells);
-		for (i++; i < n; i++) {
-			const struct hd_rank_progress *q = &g_array_index(
-				a->progress, struct hd_rank_progress, i);
-			g_autofree char *next = NULL;
-
-			if (q->rank != run.last + 1)
-				break;
-			next = rank_cells(a, q);
-			if (strcmp(next, cells) != 0)
-				break;
-			run.last = q->rank;
+		if (!r->shown) {
+			g_ptr_array_add(pg->cells, NULL);
+			continue;
 		}
-		run.shown =
-			shown < HTML_MAX_RANK_ROWS ||
-			hd_report_rank_set_hits(culprits, run.first, run.last);
-		/* Only the cells of the rows drawn are kept. */
-		if (!run.shown)
-			g_ptr_array_set_size(pg->cells, run.cells);
-		if (run.shown) {
-			shown++;
-			for (int r = run.first;; r++) {
-				g_hash_table_insert(pg->rows,
-						    GINT_TO_POINTER(r),
-						    GINT_TO_POINTER(run.first));
-				if (r == run.last)
-					break;
-			}
+		g_ptr_array_add(
+			pg->cells,
+			rank_cells(a, &g_array_index(a->progress,
+						     struct hd_rank_progress,
+						     r->progress)));
+		for (int rank = r->first;; rank++) {
+			g_hash_table_insert(pg->rows, GINT_TO_POINTER(rank),
+					    GINT_TO_POINTER(r->first));
+			if (rank == r->last)
+				break;
 		}
-		g_array_append_val(pg->runs, run);
 	}
-	pg->has_ranks = n > 0;
+	pg->has_ranks = pg->ranks->rows->len > 0;
 }
 
 /* The rank table: row ids "rank-<first rank>", the cells' targets. */
@@ -1311,8 +1255,6 @@ static void html_ranks(const struct page *pg)
 	const struct hd_analysis *a = pg->a;
 	FILE *out = pg->out;
 	const char *counters = NULL;
-	guint hidden_rows = 0, hidden_ranks = 0;
-	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!pg->has_ranks)
@@ -1337,35 +1279,31 @@ static void html_ranks(const struct page *pg)
 	      "<th scope=\"col\">last completed</th>"
 	      "<th scope=\"col\">state</th></tr>\n",
 	      out);
-	for (guint i = 0; i < pg->runs->len; i++) {
-		const struct run *run = &g_array_index(pg->runs, struct run, i);
-		bool culprit = hd_report_rank_set_hits(culprits, run->first,
-						       run->last);
+	for (guint i = 0; i < pg->ranks->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(pg->ranks->rows, struct hd_rank_row, i);
+		bool culprit;
 
-		if (!run->shown) {
-			hidden_rows++;
-			hidden_ranks += (guint)(run->last - run->first + 1);
-			gap = true;
+		if (!r->shown)
 			continue;
-		}
+		culprit = hd_report_rank_set_hits(culprits, r->first, r->last);
 		/* rows were left out here: never read as adjacent */
-		if (gap)
+		if (r->gap)
 			fputs("<tr><th scope=\"row\">...</th>"
 			      "<td colspan=\"7\"></td></tr>\n",
 			      out);
-		gap = false;
 		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
-			run->first, culprit ? " class=\"culprit\"" : "",
-			run->first);
-		if (run->last != run->first)
-			fprintf(out, "-%d", run->last);
+			r->first, culprit ? " class=\"culprit\"" : "",
+			r->first);
+		if (r->last != r->first)
+			fprintf(out, "-%d", r->last);
 		fprintf(out, "</th>%s</tr>\n",
-			(const char *)g_ptr_array_index(pg->cells, run->cells));
+			(const char *)g_ptr_array_index(pg->cells, i));
 	}
 	fputs("</table>\n", out);
-	if (hidden_rows) {
-		g_autofree char *nr = hd_report_count(hidden_rows);
-		g_autofree char *nk = hd_report_count(hidden_ranks);
+	if (pg->ranks->hidden_rows) {
+		g_autofree char *nr = hd_report_count(pg->ranks->hidden_rows);
+		g_autofree char *nk = hd_report_count(pg->ranks->hidden_ranks);
 
 		fprintf(out,
 			"<p class=\"note\">... and %s more rows (%s ranks).</p>\n",
@@ -1532,7 +1470,6 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 	pg->v = a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
 	pg->evidence = g_hash_table_new(NULL, NULL);
 	pg->rows = g_hash_table_new(NULL, NULL);
-	pg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
 	pg->cells = g_ptr_array_new_with_free_func(g_free);
 	if (pg->v) {
 		guint n = evidence_drawn(pg->v);
@@ -1556,7 +1493,7 @@ static void page_clear(struct page *pg)
 {
 	g_hash_table_unref(pg->evidence);
 	g_hash_table_unref(pg->rows);
-	g_array_unref(pg->runs);
+	hd_rank_rows_free(pg->ranks);
 	g_ptr_array_unref(pg->cells);
 }
 

@@ -433,7 +433,7 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 	}
 }
 
-/* A rank-table row without its rank, to fold runs of equal ones. */
+/* A rank-table row's cells but its rank's. */
 static char *md_rank_cells(const struct hd_analysis *a,
 			   const struct hd_rank_progress *p)
 {
@@ -459,62 +459,43 @@ static char *md_rank_cells(const struct hd_analysis *a,
 }
 
 /*
- * The rank table: runs of consecutive ranks with equal rows folded, as in
- * the text report; the first rows, then only the culprits' rows.
+ * The rank table, folded by the engine (hd_analysis_rank_rows()): the
+ * first MD_MAX_ROWS rows, then only the culprits' rows.
  */
 static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
-	guint n = a->progress ? a->progress->len : 0;
-	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	bool gap = false;
-	g_autoptr(GArray) culprits = NULL;
+	g_autoptr(hd_rank_rows) folded = NULL;
 
-	if (!n)
+	if (!a->progress || !a->progress->len)
 		return;
-	culprits = hd_report_culprit_set(a);
+	folded = hd_analysis_rank_rows(a, MD_MAX_ROWS);
 	fprintf(out, "## Ranks\n\n"
 		     "| rank | host | inputs | ops | group | last enqueued "
 		     "| last completed | state |\n"
 		     "|---|---|---|---|---|---|---|---|\n");
-	for (guint i = 0; i < n;) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		g_autofree char *cells = md_rank_cells(a, p);
-		int first = p->rank, last = p->rank;
+	for (guint i = 0; i < folded->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(folded->rows, struct hd_rank_row, i);
+		g_autofree char *cells = NULL;
 
-		for (i++; i < n; i++) {
-			const struct hd_rank_progress *q = &g_array_index(
-				a->progress, struct hd_rank_progress, i);
-			g_autofree char *next = NULL;
-
-			if (q->rank != last + 1)
-				break;
-			next = md_rank_cells(a, q);
-			if (strcmp(next, cells) != 0)
-				break;
-			last = q->rank;
-		}
-		if (shown >= MD_MAX_ROWS &&
-		    !hd_report_rank_set_hits(culprits, first, last)) {
-			hidden_rows++;
-			hidden_ranks += (guint)(last - first + 1);
-			gap = true;
+		if (!r->shown)
 			continue;
-		}
-		shown++;
+		cells = md_rank_cells(a, &g_array_index(a->progress,
+							struct hd_rank_progress,
+							r->progress));
 		/* rows were left out here: never read as adjacent */
-		if (gap)
+		if (r->gap)
 			fputs("| ... | | | | | | | |\n", out);
-		gap = false;
-		if (first == last)
-			fprintf(out, "| %d | %s |\n", first, cells);
+		if (r->first == r->last)
+			fprintf(out, "| %d | %s |\n", r->first, cells);
 		else
-			fprintf(out, "| %d-%d | %s |\n", first, last, cells);
+			fprintf(out, "| %d-%d | %s |\n", r->first, r->last,
+				cells);
 	}
 	fputc('\n', out);
-	if (hidden_rows) {
-		g_autofree char *nr = hd_report_count(hidden_rows);
-		g_autofree char *nk = hd_report_count(hidden_ranks);
+	if (folded->hidden_rows) {
+		g_autofree char *nr = hd_report_count(folded->hidden_rows);
+		g_autofree char *nk = hd_report_count(folded->hidden_ranks);
 
 		fprintf(out, "- ... and %s more rows (%s ranks)\n\n", nr, nk);
 	}

@@ -713,6 +713,62 @@ START_TEST(test_text_progress_table)
 }
 END_TEST
 
+/*
+ * The rank table folds once, in the engine (hd_analysis_rank_rows()), so
+ * every format shows the same rows: rank 150's row is in another group,
+ * so it does not fold with its neighbours in text either, although text
+ * prints no group column.  A capped table shows the culprit's row past
+ * the cap, after a "..." row.
+ */
+START_TEST(test_rank_rows_every_format)
+{
+	g_autoptr(hd_store) s = incident_store(200);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autoptr(hd_rank_rows) rows = NULL;
+	g_autofree char *text = NULL;
+	g_autofree char *md = NULL;
+	g_autofree char *html = NULL;
+	int64_t other = hd_store_group(s, "pg:1:[150]");
+	static const int want[][2] = {
+		{ 0, 2 }, { 3, 3 }, { 4, 149 }, { 150, 150 }, { 151, 199 }
+	};
+
+	g_array_index(a->progress, struct hd_rank_progress, 150).group = other;
+	rows = hd_analysis_rank_rows(a, 2);
+	ck_assert_uint_eq(rows->rows->len, G_N_ELEMENTS(want));
+	for (guint i = 0; i < rows->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(rows->rows, struct hd_rank_row, i);
+
+		ck_assert_int_eq(r->first, want[i][0]);
+		ck_assert_int_eq(r->last, want[i][1]);
+		ck_assert_uint_eq(r->progress, (guint)want[i][0]);
+	}
+	/* two rows, then the culprit's (rank 3) only */
+	ck_assert(g_array_index(rows->rows, struct hd_rank_row, 1).shown);
+	ck_assert(!g_array_index(rows->rows, struct hd_rank_row, 1).gap);
+	ck_assert(!g_array_index(rows->rows, struct hd_rank_row, 2).shown);
+	ck_assert_uint_eq(rows->shown, 2);
+	ck_assert_uint_eq(rows->hidden_rows, 3);
+	ck_assert_uint_eq(rows->hidden_ranks, 146 + 1 + 49);
+	text = render(HD_REPORT_TEXT, a);
+	md = render(HD_REPORT_MARKDOWN, a);
+	html = render(HD_REPORT_HTML, a);
+	ck_assert_ptr_nonnull(strstr(text, "\n  4-149 "));
+	ck_assert_ptr_nonnull(strstr(text, "\n  150 "));
+	ck_assert_ptr_nonnull(strstr(text, "\n  151-199 "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 4-149 | "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 150 | "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 151-199 | "));
+	ck_assert_ptr_nonnull(
+		strstr(html, "<tr id=\"rank-4\"><th scope=\"row\">4-149</th>"));
+	ck_assert_ptr_nonnull(
+		strstr(html, "<tr id=\"rank-150\"><th scope=\"row\">150</th>"));
+	ck_assert_ptr_nonnull(strstr(
+		html, "<tr id=\"rank-151\"><th scope=\"row\">151-199</th>"));
+}
+END_TEST
+
 START_TEST(test_text_no_input)
 {
 	g_autoptr(hd_store) s = hd_store_new();
@@ -1032,6 +1088,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_report);
 	tcase_add_test(tc, test_text_report_scale);
 	tcase_add_test(tc, test_text_progress_table);
+	tcase_add_test(tc, test_rank_rows_every_format);
 	tcase_add_test(tc, test_text_no_input);
 	tcase_add_test(tc, test_markdown_report);
 	tcase_add_test(tc, test_performance_note_everywhere);
