@@ -489,6 +489,10 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
 
 	a->store = store;
+	a->inputs = g_ptr_array_sized_new(store->inputs->len);
+	for (guint i = 0; i < store->inputs->len; i++)
+		g_ptr_array_add(a->inputs, g_ptr_array_index(store->inputs, i));
+	g_ptr_array_sort(a->inputs, hd_compare_input_path);
 	a->verdicts =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->group_stats =
@@ -514,6 +518,7 @@ void hd_analysis_free(struct hd_analysis *a)
 {
 	if (!a)
 		return;
+	g_ptr_array_unref(a->inputs);
 	g_ptr_array_unref(a->verdicts);
 	g_array_unref(a->group_stats);
 	g_array_unref(a->ranks_seen);

@@ -273,6 +273,12 @@ struct hd_moment {
 
 struct hd_analysis {
 	const struct hd_store *store;
+	/*
+	 * const struct hd_input *, the store's: every input in natural
+	 * order of its path (rank_2 before rank_10, hd_natural_cmp()), the
+	 * one order every report lists inputs in
+	 */
+	GPtrArray *inputs;
 	GPtrArray *verdicts; /* struct hd_verdict *, most probable first */
 	GArray *group_stats; /* struct hd_group_stats, by group index */
 	GArray *ranks_seen; /* int, ascending */

@@ -1433,8 +1433,8 @@ static void html_inputs(FILE *out, const struct hd_analysis *a)
 		"<th>rank</th><th>records</th><th>warnings</th></tr>\n",
 		s->inputs->len, s->inputs->len == 1 ? "" : "s",
 		hd_store_usable_inputs(s));
-	for (guint i = 0; i < s->inputs->len && i < HTML_MAX_INPUTS; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	for (guint i = 0; i < a->inputs->len && i < HTML_MAX_INPUTS; i++) {
+		const struct hd_input *in = g_ptr_array_index(a->inputs, i);
 
 		fputs("<tr><td><code>", out);
 		put(out, in->path);

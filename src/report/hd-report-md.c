@@ -538,19 +538,18 @@ static void md_arrivals(FILE *out, const struct hd_analysis *a)
 
 static void md_inputs(FILE *out, const struct hd_analysis *a)
 {
-	const struct hd_store *s = a->store;
-	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
+	const GPtrArray *inputs = a->inputs;
 	guint shown = 0;
 
 	fprintf(out, "## Inputs\n\n");
-	if (!s->inputs->len) {
+	if (!inputs->len) {
 		fprintf(out, "No input files were found.\n");
 		return;
 	}
 	fprintf(out, "| path | kind | rank | records | skipped | warnings "
 		     "| problem |\n|---|---|---|---|---|---|---|\n");
-	for (guint i = 0; i < s->inputs->len && i < MD_MAX_ROWS; i++) {
-		const struct hd_input *in = g_ptr_array_index(sorted, i);
+	for (guint i = 0; i < inputs->len && i < MD_MAX_ROWS; i++) {
+		const struct hd_input *in = g_ptr_array_index(inputs, i);
 		g_autofree char *path = md_code(in->path);
 		g_autofree char *err = md_text(in->error       ? in->error
 					       : in->truncated ? "truncated"
@@ -570,13 +569,13 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 		shown++;
 	}
 	fputc('\n', out);
-	if (s->inputs->len > shown) {
-		md_more(out, s->inputs->len - shown, "inputs");
+	if (inputs->len > shown) {
+		md_more(out, inputs->len - shown, "inputs");
 		fputc('\n', out);
 	}
 	/* The first warnings, for the inputs listed above. */
 	for (guint i = 0; i < shown; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(inputs, i);
 		g_autofree char *path = NULL;
 
 		if (!in->warnings || !in->warnings->len)

@@ -750,13 +750,12 @@ static void input_line(const struct text *t, const struct hd_input *in)
 
 static void inputs(const struct text *t)
 {
-	const struct hd_store *s = t->a->store;
-	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
+	const GPtrArray *sorted = t->a->inputs;
 	g_autofree char *n_usable = NULL, *n_bad = NULL;
 	guint usable = 0, bad = 0, shown = 0;
 
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	for (guint i = 0; i < sorted->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (in->error)
 			bad++;
@@ -764,14 +763,14 @@ static void inputs(const struct text *t)
 			usable++;
 	}
 	blank(t);
-	if (!s->inputs->len) {
+	if (!sorted->len) {
 		emit(t, "inputs: none found");
 		return;
 	}
 	n_usable = hd_report_count(usable);
 	n_bad = hd_report_count(bad);
 	emit(t, "inputs: %s read, %s unusable", n_usable, n_bad);
-	for (guint i = 0; i < s->inputs->len; i++) {
+	for (guint i = 0; i < sorted->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (in->error)
@@ -785,7 +784,7 @@ static void inputs(const struct text *t)
 		return;
 	emit(t, "unusable inputs:");
 	shown = 0;
-	for (guint i = 0; i < s->inputs->len; i++) {
+	for (guint i = 0; i < sorted->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (!in->error || shown++ >= MAX_INPUTS)
@@ -832,7 +831,7 @@ static void no_usable_input(const struct text *t)
 		  "flight-recorder dumps and profiler traces, and found no "
 		  "record of them in what was given:");
 	for (guint i = 0; i < n && i < MAX_INPUTS; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(t->a->inputs, i);
 		g_autofree char *line = g_strdup_printf(
 			"%s: %s", in->path,
 			in->error	? in->error

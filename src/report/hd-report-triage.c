@@ -52,8 +52,8 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->performance = a->perf.known ? g_strdup(a->perf.summary) : NULL;
 	r->inconsistent = hd_analysis_is_inconsistent(a);
 	r->key = hd_triage_key_new(a);
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	for (guint i = 0; i < a->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(a->inputs, i);
 
 		if (in->error && r->errors->len < MAX_ERRORS)
 			g_ptr_array_add(r->errors,

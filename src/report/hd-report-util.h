@@ -53,18 +53,6 @@ bool hd_report_group_named(const struct hd_group *g, const char *const *want);
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
 
-/*
- * Natural order of file names: runs of digits compare as numbers, so
- * "rank_2" comes before "rank_1000"; otherwise byte order.
- */
-int hd_report_natural_cmp(const char *a, const char *b);
-
-/*
- * The store's inputs (struct hd_input *) in natural order of their paths,
- * as a report lists them.  (transfer container)
- */
-GPtrArray *hd_report_inputs_sorted(const struct hd_store *s);
-
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);
 

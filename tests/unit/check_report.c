@@ -17,6 +17,7 @@
 #include "hd-json.h"
 #include "hd-report.h"
 #include "hd-report-util.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 static GArray *int_array(const int *v, size_t n)
@@ -237,19 +238,20 @@ END_TEST
 START_TEST(test_natural_order)
 {
 	/* ranks as numbers, not as text: rank_2 before rank_1000 */
-	ck_assert_int_lt(hd_report_natural_cmp("rank_2", "rank_1000"), 0);
-	ck_assert_int_gt(hd_report_natural_cmp("rank_1000", "rank_2"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("a/r9.log", "a/r10.log"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("node-a", "node-b"), 0);
-	ck_assert_int_eq(hd_report_natural_cmp("x12y", "x12y"), 0);
-	ck_assert_int_eq(hd_report_natural_cmp("r007", "r7"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("r", "r0"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("r1a", "r1b"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("", "a"), 0);
-	/* the inputs table: rank_2 before rank_10 before rank_1000 */
+	ck_assert_int_lt(hd_natural_cmp("rank_2", "rank_1000"), 0);
+	ck_assert_int_gt(hd_natural_cmp("rank_1000", "rank_2"), 0);
+	ck_assert_int_lt(hd_natural_cmp("a/r9.log", "a/r10.log"), 0);
+	ck_assert_int_lt(hd_natural_cmp("node-a", "node-b"), 0);
+	ck_assert_int_eq(hd_natural_cmp("x12y", "x12y"), 0);
+	ck_assert_int_eq(hd_natural_cmp("r007", "r7"), 0);
+	ck_assert_int_lt(hd_natural_cmp("r", "r0"), 0);
+	ck_assert_int_lt(hd_natural_cmp("r1a", "r1b"), 0);
+	ck_assert_int_lt(hd_natural_cmp("", "a"), 0);
+	/* the analysis's inputs: rank_2 before rank_10 before rank_1000 */
 	{
 		g_autoptr(hd_store) st = hd_store_new();
-		g_autoptr(GPtrArray) sorted = NULL;
+		g_autoptr(hd_analysis) an = NULL;
+		const GPtrArray *sorted;
 		static const char *const want[] = { "d/rank_2", "d/rank_10",
 						    "d/rank_1000", "e/a" };
 
@@ -257,7 +259,8 @@ START_TEST(test_natural_order)
 		hd_store_add_input(st, "d/rank_1000");
 		hd_store_add_input(st, "d/rank_2");
 		hd_store_add_input(st, "d/rank_10");
-		sorted = hd_report_inputs_sorted(st);
+		an = hd_analysis_new(st);
+		sorted = an->inputs;
 		ck_assert_uint_eq(sorted->len, 4);
 		for (guint i = 0; i < sorted->len; i++)
 			ck_assert_str_eq(((const struct hd_input *)
@@ -266,8 +269,8 @@ START_TEST(test_natural_order)
 					 want[i]);
 	}
 	/* numbers longer than any integer still compare */
-	ck_assert_int_lt(hd_report_natural_cmp("r99999999999999999999999",
-					       "r100000000000000000000000"),
+	ck_assert_int_lt(hd_natural_cmp("r99999999999999999999999",
+					"r100000000000000000000000"),
 			 0);
 }
 END_TEST
@@ -390,8 +393,9 @@ START_TEST(test_json_schema)
 	ck_assert_msg(doc != NULL, "invalid JSON: %s", err.text);
 	assert_keys(doc, top, G_N_ELEMENTS(top));
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "schema")), 1);
-	in0 = json_array_get(json_object_get(doc, "inputs"), 0);
-	in1 = json_array_get(json_object_get(doc, "inputs"), 1);
+	/* in natural order of their paths: garbage.bin, then node-a.log */
+	in0 = json_array_get(json_object_get(doc, "inputs"), 1);
+	in1 = json_array_get(json_object_get(doc, "inputs"), 0);
 	assert_keys(in0, input, G_N_ELEMENTS(input));
 	ck_assert_int_eq(json_integer_value(json_object_get(in0, "rank")), 3);
 	ck_assert_str_eq(json_string_value(json_object_get(in0, "kind")),
