@@ -11,9 +11,11 @@
  * there are many).  When no op was recorded (logs only), it is drawn from
  * the c10d watchdog's counters the engine put in the rank table: a
  * position up to a rank's last completed is completed, up to its last
- * enqueued is blocked, past it absent.  Every cell links to its rank's
- * first evidence item (id "ev-N"), else to the rank's row of the rank
- * table (id "rank-R"), else to the table.  The arrival chart colours a
+ * enqueued is blocked, past it absent.  Every cell links to the evidence
+ * item that cites its own record, the op at that position (id "ev-N"),
+ * else to the rank's row of the rank table (id "rank-R"), else to the
+ * table; a cell of no record (absent there, or drawn from the counters)
+ * links to its rank's first evidence item.  The arrival chart colours a
  * rank as a fault only where the analysis made it one (a straggler
  * verdict); otherwise the rank most often last is a performance note.
  *
@@ -54,14 +56,15 @@
 
 /*
  * The page being written, and where the rank picture's cells link: the
- * first evidence item drawn for each rank and the rank-table row each
- * rank is shown in.
+ * first evidence item drawn citing each record, the first drawn for each
+ * rank, and the rank-table row each rank is shown in.
  */
 struct page {
 	FILE *out;
 	const struct hd_analysis *a;
 	const struct hd_verdict *v; /* the top verdict, or NULL */
 	GHashTable *evidence; /* rank -> index of its first item drawn */
+	GHashTable *cited; /* source -> index of the first item citing it */
 	GHashTable *rows; /* rank -> first rank of its rank-table row */
 	struct hd_rank_rows *ranks; /* the rank table's rows, folded */
 	GPtrArray *cells; /* char *: each shown row's cells, escaped */
@@ -580,17 +583,36 @@ static int64_t evidence_of(const struct page *pg, int rank)
 }
 
 /*
- * The id a displayed row's cells link to: the first evidence item of one
- * of its ranks, else the rank-table row of its first rank, else the
- * table or the evidence list; NULL when the page has none.  (transfer full)
+ * The id cell c of a displayed row links to: the evidence item that
+ * cites the record behind it (the op at that position; in a folded row,
+ * the first rank's whose record is cited); a cell of no record (absent
+ * there, or drawn from the watchdog's counters) links to its rank's
+ * first evidence item instead.  Else the rank-table row of the row's first rank, else the
+ * table or the evidence list; NULL when the page has none.
+ * (transfer full)
  */
-static char *row_target(const struct page *pg, const struct hd_matrix *m,
-			const struct hd_matrix_row *row)
+static char *cell_target(const struct page *pg, const struct hd_matrix *m,
+			 const struct hd_matrix_row *row, guint c)
 {
+	const struct hd_store *s = pg->a->store;
 	int first = g_array_index(m->ranks, int, row->first);
+	bool records = false;
 	gpointer v;
 
 	for (guint r = row->first; r <= row->last; r++) {
+		const struct hd_matrix_cell *cell = hd_matrix_cell(m, r, c);
+		g_autofree char *src = NULL;
+
+		if (cell->op == UINT32_MAX)
+			continue;
+		records = true;
+		src = hd_op_source(
+			s, &g_array_index(s->ops, struct hd_op, cell->op));
+		if (g_hash_table_lookup_extended(pg->cited, src, NULL, &v))
+			return g_strdup_printf("ev-%u",
+					       GPOINTER_TO_UINT(v) + 1);
+	}
+	for (guint r = row->first; r <= row->last && !records; r++) {
 		int64_t ev = evidence_of(pg, g_array_index(m->ranks, int, r));
 
 		if (ev >= 0)
@@ -655,7 +677,7 @@ static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
 
 /*
  * The rank picture.  about says what a column is (escaped HTML); each
- * cell is a link to its rank's evidence (row_target()).
+ * cell is a link to the evidence of its own record (cell_target()).
  */
 static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			const GArray *rows, const char *about)
@@ -690,12 +712,17 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 		g_autofree char *n = hd_report_count(m->ranks->len);
 		g_autofree char *nrow = hd_report_count(rows->len);
 
+		bool records = false;
+
+		for (size_t i = 0; i < (size_t)m->ranks->len * ncols; i++)
+			records |= m->cells[i].op != UINT32_MAX;
 		fprintf(out,
-			" %s rank%s, %s row%s. A cell links to its rank's "
-			"first evidence item, else to its row of the rank "
-			"table.</p>\n",
+			" %s rank%s, %s row%s. A cell links to %s, else to "
+			"its row of the rank table.</p>\n",
 			n, m->ranks->len == 1 ? "" : "s", nrow,
-			rows->len == 1 ? "" : "s");
+			rows->len == 1 ? "" : "s",
+			records ? "the evidence item that cites its record"
+				: "its rank's first evidence item");
 	}
 	for (guint r = 0; r < nrows; r++) {
 		const struct hd_matrix_row *row =
@@ -729,13 +756,13 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			&g_array_index(rows, struct hd_matrix_row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
-		g_autofree char *target = row_target(pg, m, row);
 		int y = head_h + rh * (int)r;
 
 		row_label_svg(out, label_w, y, rh, culprit, label);
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
 				hd_matrix_cell(m, row->first, c);
+			g_autofree char *target = cell_target(pg, m, row, c);
 
 			/* The title first: the link's accessible name. */
 			if (target) {
@@ -1469,6 +1496,7 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 	*pg = (struct page){ .out = out, .a = a };
 	pg->v = a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
 	pg->evidence = g_hash_table_new(NULL, NULL);
+	pg->cited = g_hash_table_new(g_str_hash, g_str_equal);
 	pg->rows = g_hash_table_new(NULL, NULL);
 	pg->cells = g_ptr_array_new_with_free_func(g_free);
 	if (pg->v) {
@@ -1483,6 +1511,10 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 				g_hash_table_insert(pg->evidence,
 						    GINT_TO_POINTER(e->rank),
 						    GUINT_TO_POINTER(i));
+			/* an anchor per cited record: its first item */
+			if (e->source)
+				g_hash_table_insert(pg->cited, e->source,
+						    GUINT_TO_POINTER(i));
 		}
 		pg->has_evidence = n > 0;
 	}
@@ -1492,6 +1524,7 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 static void page_clear(struct page *pg)
 {
 	g_hash_table_unref(pg->evidence);
+	g_hash_table_unref(pg->cited);
 	g_hash_table_unref(pg->rows);
 	hd_rank_rows_free(pg->ranks);
 	g_ptr_array_unref(pg->cells);
