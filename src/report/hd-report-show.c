@@ -502,7 +502,10 @@ void hd_report_show_text(FILE *out, const struct hd_store *s,
 		table_write(out, &t);
 		table_clear(&t);
 	}
-	fprintf(out, "\nsignals: %u\n", signals->len);
+	/* counted as the ops are: "signals: 2,047" beside "ops: 38,911" */
+	g_free(n);
+	n = hd_report_count(signals->len);
+	fprintf(out, "\nsignals: %s\n", n);
 	table_init(&t, SIGNAL_COLS, signal_align);
 	for (guint i = 0; i < signals->len; i++)
 		signal_row(&t, s, g_ptr_array_index(signals, i));

@@ -17,6 +17,7 @@
 #include "hd-json.h"
 #include "hd-report.h"
 #include "hd-report-util.h"
+#include "hd-report-show.h"
 #include "hd-sort.h"
 #include "hd-banned.h"
 
@@ -773,6 +774,42 @@ START_TEST(test_rank_rows_every_format)
 }
 END_TEST
 
+/* show counts its signals as it counts its ops: "signals: 2,047". */
+START_TEST(test_show_counts)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(GPtrArray) ops = g_ptr_array_new();
+	g_autoptr(GPtrArray) sigs = g_ptr_array_new();
+	uint32_t in = hd_store_add_input(s, "rank0.log");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < 2047; i++) {
+		struct hd_signal sig;
+
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_DUMP;
+		sig.rank = 0;
+		sig.prov.input = in;
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = (uint64_t)i + 1;
+		hd_store_add_signal(s, &sig);
+	}
+	for (guint i = 0; i < s->signals->len; i++)
+		g_ptr_array_add(
+			sigs, &g_array_index(s->signals, struct hd_signal, i));
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	hd_report_show_text(f, s, ops, sigs);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "ops: 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nsignals: 2,047\n"));
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_text_no_input)
 {
 	g_autoptr(hd_store) s = hd_store_new();
@@ -1093,6 +1130,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_report_scale);
 	tcase_add_test(tc, test_text_progress_table);
 	tcase_add_test(tc, test_rank_rows_every_format);
+	tcase_add_test(tc, test_show_counts);
 	tcase_add_test(tc, test_text_no_input);
 	tcase_add_test(tc, test_markdown_report);
 	tcase_add_test(tc, test_performance_note_everywhere);
