@@ -826,10 +826,16 @@ static void no_usable_input(const struct text *t)
 		emit(t, "no usable input: no input was found");
 		return;
 	}
-	emit_wrap(t, "", "  ",
-		  "no usable input: hangdoc reads NCCL and c10d logs, "
-		  "flight-recorder dumps and profiler traces, and found no "
-		  "record of them in what was given:");
+	{
+		/* every kind the parsers know, never a list kept here */
+		g_autofree char *kinds = hd_input_kinds_text();
+		g_autofree char *head = g_strdup_printf(
+			"no usable input: hangdoc reads %s, and found no "
+			"record of them in what was given:",
+			kinds);
+
+		emit_wrap(t, "", "  ", head);
+	}
 	for (guint i = 0; i < n && i < MAX_INPUTS; i++) {
 		const struct hd_input *in = g_ptr_array_index(t->a->inputs, i);
 		g_autofree char *line = g_strdup_printf(

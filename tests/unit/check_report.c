@@ -824,6 +824,19 @@ START_TEST(test_text_no_input)
 	ck_assert(g_str_has_prefix(text, "no usable input: "));
 	ck_assert_ptr_null(strstr(text, "inputs:"));
 	ck_assert_ptr_nonnull(strstr(text, "x.bin: empty file"));
+	/* what hangdoc reads: every kind of the registry, said once */
+	{
+		g_autofree char *kinds = hd_input_kinds_text();
+
+		for (int k = 1; k < HD_INPUT_KIND_COUNT; k++)
+			ck_assert_msg(strstr(kinds, hd_input_kind_words(k)),
+				      "kind %s not said",
+				      hd_input_kind_name(k));
+		ck_assert(g_str_has_prefix(kinds, "NCCL and c10d logs, "));
+		ck_assert(
+			g_str_has_suffix(kinds, " and NCCL Inspector outputs"));
+		ck_assert_ptr_null(strstr(text, "\n\n"));
+	}
 }
 END_TEST
 
