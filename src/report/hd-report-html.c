@@ -8,10 +8,9 @@
  *
  * The rank picture is the rank x position matrix around the divergence
  * (hd_analysis_matrix(), runs of identical ranks folded into one row when
- * there are many).  When no op was recorded (logs only), it is drawn from
- * the c10d watchdog's counters the engine put in the rank table: a
- * position up to a rank's last completed is completed, up to its last
- * enqueued is blocked, past it absent.  Every cell links to the evidence
+ * there are many, hd_matrix_rows()).  When no op was recorded (logs
+ * only), the engine draws it from the c10d watchdog's counters in the
+ * rank table (hd_analysis_counters_matrix()).  Every cell links to the evidence
  * item that cites its own record, the op at that position (id "ev-N"),
  * else to the rank's row of the rank table (id "rank-R"), else to the
  * table; a cell of no record (absent there, or drawn from the counters)
@@ -800,96 +799,6 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			rows->len - nrows);
 }
 
-/*
- * The picture of a logs-only incident: no op was recorded, but the engine
- * filled the rank table from the c10d watchdog's counters of one PG
- * (counters_pg).  A position up to a rank's last completed is completed,
- * up to its last enqueued entered (blocked where completions are
- * counted), past it absent; ranks without that PG's counters have no
- * data.  Columns: a few before the top verdict's position (else the
- * first one some rank did not complete) to the last one enqueued, at
- * most HTML_AFTER after it.  NULL when no rank has counters.
- * (transfer full)
- */
-static struct hd_matrix *counters_matrix(const struct page *pg,
-					 const char **pg_name)
-{
-	const struct hd_analysis *a = pg->a;
-	guint n = a->progress ? a->progress->len : 0;
-	const char *name = NULL;
-	int64_t frontier = INT64_MAX, hi = -1, first, last;
-	struct hd_matrix *m;
-
-	for (guint i = 0; i < n && !name; i++)
-		name = g_array_index(a->progress, struct hd_rank_progress, i)
-			       .counters_pg;
-	if (!name)
-		return NULL;
-	for (guint i = 0; i < n; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-
-		/* Interned: the same PG is the same pointer. */
-		if (p->counters_pg != name || p->last_enqueued < 0)
-			continue;
-		hi = MAX(hi, p->last_enqueued);
-		frontier = MIN(frontier,
-			       hd_report_add_sat(MAX(p->last_completed, 0), 1));
-	}
-	if (hi < 0)
-		return NULL;
-	m = g_new0(struct hd_matrix, 1);
-	m->group = UINT32_MAX;
-	m->seq_kind = HD_SEQ_COLLECTIVE;
-	m->source = HD_INPUT_UNKNOWN;
-	m->divergence = pg->v && pg->v->seq >= 0 && pg->v->seq - 1 <= hi
-				? pg->v->seq
-				: frontier;
-	first = MAX(m->divergence - HTML_COUNTERS_BEFORE, 0);
-	last = MIN(MAX(hi, m->divergence),
-		   hd_report_add_sat(m->divergence, HTML_AFTER));
-	m->positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	m->ranks = g_array_new(FALSE, FALSE, sizeof(int));
-	m->culprit = g_array_new(FALSE, FALSE, sizeof(gboolean));
-	/* At most HTML_COUNTERS_BEFORE + HTML_AFTER + 1, whatever the
-	   counters say. */
-	for (int64_t q = first;; q++) {
-		g_array_append_val(m->positions, q);
-		if (q >= last)
-			break;
-	}
-	m->cells = g_new0(struct hd_matrix_cell, (size_t)n * m->positions->len);
-	for (guint i = 0; i < n; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		gboolean culprit =
-			pg->v && hd_report_rank_set_hits(pg->v->culprits,
-							 p->rank, p->rank);
-
-		g_array_append_val(m->ranks, p->rank);
-		g_array_append_val(m->culprit, culprit);
-		for (guint c = 0; c < m->positions->len; c++) {
-			struct hd_matrix_cell *cell =
-				&m->cells[(size_t)i * m->positions->len + c];
-			int64_t q = g_array_index(m->positions, int64_t, c);
-
-			cell->op = UINT32_MAX;
-			if (p->counters_pg != name || p->last_enqueued < 0)
-				cell->state = HD_CELL_NO_DATA;
-			else if (q <= p->last_completed)
-				cell->state = HD_CELL_COMPLETED;
-			else if (q <= p->last_enqueued)
-				cell->state = p->last_completed >= 0
-						      ? HD_CELL_BLOCKED
-						      : HD_CELL_PENDING;
-			else
-				cell->state = HD_CELL_ABSENT;
-		}
-	}
-	*pg_name = name;
-	return m;
-}
-
 /* When an op began: start, else enqueue; INT64_MIN unknown. */
 static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
@@ -1193,7 +1102,8 @@ static void html_pictures(const struct page *pg)
 		const char *name = NULL;
 
 		g_clear_pointer(&m, hd_matrix_free);
-		m = counters_matrix(pg, &name);
+		m = hd_analysis_counters_matrix(a, HTML_COUNTERS_BEFORE,
+						HTML_AFTER, &name);
 		if (m) {
 			g_autofree char *label = html_text(name);
 

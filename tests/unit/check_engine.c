@@ -1645,6 +1645,60 @@ END_TEST
  * per-rank state, a next-step hook; only no_fault and insufficient_data
  * are not faults, and they rank below every fault.
  */
+/*
+ * With logs only, the engine draws the rank picture from the watchdog's
+ * counters in the rank table: completed up to a rank's last completed,
+ * blocked up to its last enqueued, absent past it, no data without that
+ * PG's counters; around the top verdict's position.
+ */
+START_TEST(test_counters_matrix)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(hd_analysis) a = hd_analysis_new(s);
+	g_autoptr(hd_matrix) m = NULL;
+	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_HIGH,
+					      "rank 1 never entered seq 38");
+	const char *pg = hd_intern("0"), *name = NULL;
+	static const struct {
+		int64_t enq, done;
+		bool counters;
+	} rows[] = { { 38, 37, true }, { 37, 37, true }, { -1, -1, false } };
+
+	ck_assert_ptr_null(hd_analysis_counters_matrix(a, 4, 3, &name));
+	for (int r = 0; r < 3; r++) {
+		struct hd_rank_progress p = {
+			.rank = r,
+			.group = -1,
+			.last_enqueued = rows[r].enq,
+			.last_completed = rows[r].done,
+			.blocked_seq = -1,
+			.counters_pg = rows[r].counters ? pg : NULL,
+			.state = "blocked",
+			.stack = -1,
+			.user_frame = -1,
+		};
+
+		g_array_append_val(a->progress, p);
+	}
+	v->seq = 38;
+	hd_verdict_add_culprit(v, 1);
+	g_ptr_array_add(a->verdicts, v);
+	m = hd_analysis_counters_matrix(a, 4, 3, &name);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(name, "0");
+	ck_assert_int_eq(m->divergence, 38);
+	ck_assert_uint_eq(m->positions->len, 5);
+	ck_assert_int_eq(g_array_index(m->positions, int64_t, 0), 34);
+	ck_assert_int_eq(hd_matrix_cell(m, 0, 3)->state, HD_CELL_COMPLETED);
+	ck_assert_int_eq(hd_matrix_cell(m, 0, 4)->state, HD_CELL_BLOCKED);
+	ck_assert_int_eq(hd_matrix_cell(m, 1, 4)->state, HD_CELL_ABSENT);
+	ck_assert_int_eq(hd_matrix_cell(m, 2, 4)->state, HD_CELL_NO_DATA);
+	ck_assert_uint_eq(hd_matrix_cell(m, 0, 4)->op, UINT32_MAX);
+	ck_assert(!g_array_index(m->culprit, gboolean, 0));
+	ck_assert(g_array_index(m->culprit, gboolean, 1));
+}
+END_TEST
+
 /* A triage key as hd_triage_key_new() would keep it. */
 static struct hd_triage_key *triage_key(enum hd_triage_class class,
 					const char *fp, const char *site,
@@ -1820,6 +1874,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_check_order_stated);
 	tcase_add_test(tc, test_verdict_kind_table);
 	tcase_add_test(tc, test_triage_groups);
+	tcase_add_test(tc, test_counters_matrix);
 	tcase_add_test(tc, test_triage_key_of_analysis);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
