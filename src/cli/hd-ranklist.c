@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "hd-ranks.h"
 #include "hd-banned.h"
 
 hd_ranklist *hd_ranklist_new(void)
@@ -153,18 +154,16 @@ bool hd_ranklist_has(const hd_ranklist *l, int rank)
 
 char *hd_ranklist_format(const hd_ranklist *l)
 {
-	GString *s = g_string_new(NULL);
+	g_autoptr(GArray) runs = g_array_sized_new(
+		FALSE, FALSE, sizeof(struct hd_rank_run), l->ranges->len);
 
+	/* the ranges are runs already: written as every rank list is */
 	for (guint i = 0; i < l->ranges->len; i++) {
 		const struct hd_rank_range *r =
 			&g_array_index(l->ranges, struct hd_rank_range, i);
+		struct hd_rank_run run = { r->lo, r->hi, r->lo != r->hi };
 
-		if (i)
-			g_string_append_c(s, ',');
-		if (r->lo == r->hi)
-			g_string_append_printf(s, "%d", r->lo);
-		else
-			g_string_append_printf(s, "%d-%d", r->lo, r->hi);
+		g_array_append_val(runs, run);
 	}
-	return g_string_free(s, FALSE);
+	return hd_rank_runs_text(runs);
 }

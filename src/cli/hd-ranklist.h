@@ -2,8 +2,8 @@
  * Rank lists on the command line, as fr_trace's --selected-ranks takes
  * them: "0-3,5", ranks and inclusive ranges separated by commas, and the
  * union of every list given (--rank 1 --rank 5 is 1,5).  The one parser
- * of every option that names ranks; it needs nothing but GLib, so the
- * unit tests build it alone.
+ * of every option that names ranks; it needs nothing but GLib and the
+ * rank-list formatter (hd-ranks.c), so the unit tests build it alone.
  */
 #ifndef HD_RANKLIST_H
 #define HD_RANKLIST_H

@@ -141,6 +141,20 @@ const char *hd_input_kind_words(enum hd_input_kind k)
 	return input_kinds[k].words;
 }
 
+char *hd_input_kinds_text(void)
+{
+	GString *t = g_string_new(NULL);
+
+	/* UNKNOWN (0) is no kind an input is read as */
+	for (int k = 1; k < HD_INPUT_KIND_COUNT; k++)
+		g_string_append_printf(t, "%s%s",
+				       k == 1			      ? ""
+				       : k + 1 == HD_INPUT_KIND_COUNT ? " and "
+								      : ", ",
+				       input_kinds[k].words);
+	return g_string_free(t, FALSE);
+}
+
 unsigned hd_input_kind_flags(enum hd_input_kind k)
 {
 	return (unsigned)k < HD_INPUT_KIND_COUNT ? input_kinds[k].flags

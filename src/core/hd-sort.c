@@ -78,3 +78,47 @@ bool hd_ints_contains(const GArray *sorted, int v)
 
 	return at < sorted->len && g_array_index(sorted, int, at) == v;
 }
+
+int hd_natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
+			const char *sa, *sb;
+			size_t la, lb;
+			int d;
+
+			/* Leading zeros do not make a number bigger. */
+			while (*a == '0' && g_ascii_isdigit(a[1]))
+				a++;
+			while (*b == '0' && g_ascii_isdigit(b[1]))
+				b++;
+			for (sa = a; g_ascii_isdigit(*a); a++)
+				;
+			for (sb = b; g_ascii_isdigit(*b); b++)
+				;
+			la = (size_t)(a - sa);
+			lb = (size_t)(b - sb);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			d = memcmp(sa, sb, la);
+			if (d)
+				return d < 0 ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (guchar)*a < (guchar)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (guchar)*a < (guchar)*b ? -1 : (guchar)*a > (guchar)*b;
+}
+
+gint hd_compare_input_path(gconstpointer a, gconstpointer b)
+{
+	const struct hd_input *x = *(const struct hd_input *const *)a;
+	const struct hd_input *y = *(const struct hd_input *const *)b;
+	int d = hd_natural_cmp(x->path, y->path);
+
+	/* Equal in natural order ("r01", "r1"): byte order decides. */
+	return d ? d : strcmp(x->path, y->path);
+}

@@ -19,6 +19,18 @@ gint hd_compare_u64(gconstpointer a, gconstpointer b);
 gint hd_compare_rank_ptr(gconstpointer a, gconstpointer b);
 /* Orders strings by strcmp() (a and b point to char *). */
 gint hd_compare_str(gconstpointer a, gconstpointer b);
+/*
+ * Natural order of two strings: runs of digits compare as numbers of any
+ * length ("rank_2" before "rank_10" before "rank_1000"; "r007" equals
+ * "r7"), the rest byte by byte.  The order every report lists inputs in
+ * (hd_analysis's inputs).
+ */
+int hd_natural_cmp(const char *a, const char *b);
+/*
+ * Orders struct hd_input pointers by path in natural order, byte order
+ * where that ties ("r01" and "r1"): a and b point to the pointers.
+ */
+gint hd_compare_input_path(gconstpointer a, gconstpointer b);
 
 /*
  * Sorts a (a GArray of int) ascending and keeps each value once: a rank

@@ -54,7 +54,7 @@ enum hd_input_kind_flags {
 #define HD_INPUT_KINDS(X)                                                     \
 	X(UNKNOWN, "unknown", "inputs", HD_KIND_NONE)                         \
 	/* NCCL_DEBUG and/or PyTorch c10d text */                             \
-	X(NCCL_LOG, "nccl_log", "logs", HD_KIND_NONE)                         \
+	X(NCCL_LOG, "nccl_log", "NCCL and c10d logs", HD_KIND_NONE)           \
 	/* flight-recorder dump, pickle or JSON */                            \
 	X(FLIGHT_REC, "flight_recorder", "flight-recorder dumps",             \
 	  HD_KIND_NONE)                                                       \
@@ -70,7 +70,7 @@ enum hd_input_kind_flags {
 	X(PYSPY, "pyspy_dump", "py-spy dumps", HD_KIND_NONE)                  \
 	/* hangdoc digest of other inputs (docs/format-digest.md);         \
 	   only a digest that cannot be read keeps this kind */  \
-	X(DIGEST, "digest", "digests", HD_KIND_NONE)                          \
+	X(DIGEST, "digest", "hangdoc digests", HD_KIND_NONE)                  \
 	/* gdb thread apply all bt, live or core (issue 21) */                \
 	X(GDB, "gdb_backtrace", "gdb backtraces", HD_KIND_RANK_BY_PID)        \
 	/* TORCHELASTIC_ERROR_FILE JSON (issue 21) */                         \
@@ -1393,6 +1393,12 @@ const char *hd_signal_cat_name(enum hd_signal_cat c);
 const char *hd_input_kind_name(enum hd_input_kind k);
 /* What inputs of kind k are called in prose ("flight-recorder dumps"). */
 const char *hd_input_kind_words(enum hd_input_kind k);
+/*
+ * Every kind hangdoc reads, in prose, from HD_INPUT_KINDS: "NCCL and c10d
+ * logs, flight-recorder dumps, ... and NCCL Inspector outputs".
+ * (transfer full)
+ */
+char *hd_input_kinds_text(void);
 /* Kind k's enum hd_input_kind_flags; none out of range. */
 unsigned hd_input_kind_flags(enum hd_input_kind k);
 /* "watchdog_timeout", ...: the type's name in reports; "other" out of range. */

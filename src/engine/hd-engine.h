@@ -3,7 +3,8 @@
  * across ranks, orders error signals, and emits verdicts with evidence.
  * It never reads files and never prints.  What it returns is the verdict
  * model of hd-verdict.h, which this header brings in, and the
- * read-only matrix query of hd-matrix.h.
+ * read-only queries of hd-matrix.h (the rank picture) and hd-rows.h (how
+ * the reports fold their rows).
  *
  * Ownership: an analysis owns its verdicts and tables; it borrows the store
  * it was computed from, which must outlive it.
@@ -14,6 +15,7 @@
 #include "hd-store.h"
 #include "hd-verdict.h"
 #include "hd-matrix.h"
+#include "hd-rows.h"
 
 struct hd_engine_opts {
 	/*

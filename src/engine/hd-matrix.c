@@ -1,7 +1,8 @@
 /*
  * The rank x position matrix (hd-matrix.h): which group and stream the
  * pictures are about, which positions around the divergence, and each
- * rank's state at each of them.  It reads the store and the finished
+ * rank's state at each of them; and, with logs only, the same from the
+ * watchdog's counters in the rank table.  It reads the store and the finished
  * verdicts once more; it adds no verdict and changes nothing.
  */
 #include "config.h"
@@ -360,5 +361,90 @@ struct hd_matrix *hd_analysis_matrix(const struct hd_analysis *a, guint before,
 		g_array_append_val(m->positions, p);
 	fill_rows(s, m, spans);
 	fill_cells(a, m, spans);
+	return m;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+struct hd_matrix *hd_analysis_counters_matrix(const struct hd_analysis *a,
+					      guint before, guint after,
+					      const char **pg_name)
+{
+	const struct hd_verdict *v =
+		a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
+	guint n = a->progress ? a->progress->len : 0;
+	const char *name = NULL;
+	int64_t frontier = INT64_MAX, hi = -1, first, last;
+	struct hd_matrix *m;
+
+	for (guint i = 0; i < n && !name; i++)
+		name = g_array_index(a->progress, struct hd_rank_progress, i)
+			       .counters_pg;
+	if (!name)
+		return NULL;
+	for (guint i = 0; i < n; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+
+		/* Interned: the same PG is the same pointer. */
+		if (p->counters_pg != name || p->last_enqueued < 0)
+			continue;
+		hi = MAX(hi, p->last_enqueued);
+		frontier = MIN(frontier, add_sat(MAX(p->last_completed, 0), 1));
+	}
+	if (hi < 0)
+		return NULL;
+	m = g_new0(struct hd_matrix, 1);
+	m->group = UINT32_MAX;
+	m->seq_kind = HD_SEQ_COLLECTIVE;
+	m->source = HD_INPUT_UNKNOWN;
+	m->divergence =
+		v && v->seq >= 0 && v->seq - 1 <= hi ? v->seq : frontier;
+	first = MAX(m->divergence - (int64_t)before, 0);
+	last = MIN(MAX(hi, m->divergence),
+		   add_sat(m->divergence, (int64_t)after));
+	m->positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	m->ranks = g_array_new(FALSE, FALSE, sizeof(int));
+	m->culprit = g_array_new(FALSE, FALSE, sizeof(gboolean));
+	/* At most before + after + 1, whatever the counters say. */
+	for (int64_t q = first;; q++) {
+		g_array_append_val(m->positions, q);
+		if (q >= last)
+			break;
+	}
+	m->cells = g_new0(struct hd_matrix_cell, (size_t)n * m->positions->len);
+	for (guint i = 0; i < n; i++) {
+		const struct hd_rank_progress *p =
+			&g_array_index(a->progress, struct hd_rank_progress, i);
+		gboolean culprit = v && hd_verdict_has_culprit(v, p->rank);
+
+		g_array_append_val(m->ranks, p->rank);
+		g_array_append_val(m->culprit, culprit);
+		for (guint c = 0; c < m->positions->len; c++) {
+			struct hd_matrix_cell *cell =
+				&m->cells[(size_t)i * m->positions->len + c];
+			int64_t q = g_array_index(m->positions, int64_t, c);
+
+			cell->op = UINT32_MAX;
+			if (p->counters_pg != name || p->last_enqueued < 0)
+				cell->state = HD_CELL_NO_DATA;
+			else if (q <= p->last_completed)
+				cell->state = HD_CELL_COMPLETED;
+			else if (q <= p->last_enqueued)
+				cell->state = p->last_completed >= 0
+						      ? HD_CELL_BLOCKED
+						      : HD_CELL_PENDING;
+			else
+				cell->state = HD_CELL_ABSENT;
+		}
+	}
+	*pg_name = name;
 	return m;
 }

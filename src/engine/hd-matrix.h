@@ -56,6 +56,20 @@ struct hd_matrix {
  */
 struct hd_matrix *hd_analysis_matrix(const struct hd_analysis *a, guint before,
 				     guint after);
+/*
+ * The picture of a logs-only incident, where no op was recorded but the
+ * rank table holds the c10d watchdog's counters of one PG (counters_pg;
+ * its name in *pg_name): a position up to a rank's last completed is
+ * completed, up to its last enqueued entered (blocked where completions
+ * are counted), past it absent; a rank without that PG's counters has
+ * no data.  Columns: up to before positions before the top verdict's
+ * position (else the first one some rank did not complete) to the last
+ * one enqueued, at most after past it.  Its cells name no op and its
+ * group is UINT32_MAX.  NULL when no rank has counters.  (transfer full)
+ */
+struct hd_matrix *hd_analysis_counters_matrix(const struct hd_analysis *a,
+					      guint before, guint after,
+					      const char **pg_name);
 void hd_matrix_free(struct hd_matrix *m);
 typedef struct hd_matrix hd_matrix; /* for g_autoptr() */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_matrix, hd_matrix_free)

@@ -238,7 +238,8 @@ static void next_steps_data(struct next_ctx *c)
 			 "NCCL_DEBUG_SUBSYS=INIT,COLL,NET with every rank's "
 			 "stderr kept");
 	if (c->a->ranks_missing->len) {
-		g_autofree char *m = hd_rank_list_text(c->a->ranks_missing);
+		g_autofree char *m =
+			hd_rank_list_text(c->a->ranks_missing, HD_RANKS_SET);
 
 		add_step(c, -1, NULL, NULL,
 			 "the files of the ranks that left none: %s", m);
@@ -256,7 +257,8 @@ static void next_live_ranks(struct next_ctx *c, GHashTable *rows)
 	for (guint i = 0; i < v->culprits->len && i < NEXT_RANKS; i++)
 		next_live_rank(c, g_array_index(v->culprits, int, i));
 	if (v->culprits->len > NEXT_RANKS) {
-		g_autofree char *all = hd_rank_list_text(v->culprits);
+		g_autofree char *all =
+			hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 		add_step(c, -1, NULL, NULL, "the same for ranks %s", all);
 	}

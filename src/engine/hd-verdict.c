@@ -345,41 +345,9 @@ const char *hd_verdict_kind_name(enum hd_verdict_kind k)
 	return verdict_kinds[k].name;
 }
 
-char *hd_rank_list_text(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-	g_autoptr(GArray) sorted = g_array_sized_new(FALSE, FALSE, sizeof(int),
-						     ranks ? ranks->len : 0);
-	guint i = 0;
-
-	if (ranks)
-		g_array_append_vals(sorted, ranks->data, ranks->len);
-	g_array_sort(sorted, hd_compare_int);
-	while (i < sorted->len) {
-		int first = g_array_index(sorted, int, i);
-		int last = first;
-
-		/* Extend over consecutive values, skipping duplicates. */
-		while (i + 1 < sorted->len &&
-		       (g_array_index(sorted, int, i + 1) == last ||
-			g_array_index(sorted, int, i + 1) == last + 1)) {
-			i++;
-			last = g_array_index(sorted, int, i);
-		}
-		if (s->len)
-			g_string_append_c(s, ',');
-		if (first == last)
-			g_string_append_printf(s, "%d", first);
-		else
-			g_string_append_printf(s, "%d-%d", first, last);
-		i++;
-	}
-	return g_string_free(s, FALSE);
-}
-
 char *hd_ranks_named(const GArray *ranks)
 {
-	g_autofree char *rt = hd_rank_list_text(ranks);
+	g_autofree char *rt = hd_rank_list_text(ranks, HD_RANKS_SET);
 
 	/* a list of scattered ranks says nothing a count does not */
 	if (strlen(rt) > 60) {
@@ -521,6 +489,10 @@ struct hd_analysis *hd_analysis_new(const struct hd_store *store)
 	struct hd_analysis *a = g_new0(struct hd_analysis, 1);
 
 	a->store = store;
+	a->inputs = g_ptr_array_sized_new(store->inputs->len);
+	for (guint i = 0; i < store->inputs->len; i++)
+		g_ptr_array_add(a->inputs, g_ptr_array_index(store->inputs, i));
+	g_ptr_array_sort(a->inputs, hd_compare_input_path);
 	a->verdicts =
 		g_ptr_array_new_with_free_func((GDestroyNotify)hd_verdict_free);
 	a->group_stats =
@@ -547,6 +519,7 @@ void hd_analysis_free(struct hd_analysis *a)
 {
 	if (!a)
 		return;
+	g_ptr_array_unref(a->inputs);
 	g_ptr_array_unref(a->verdicts);
 	g_array_unref(a->group_stats);
 	g_array_unref(a->ranks_seen);

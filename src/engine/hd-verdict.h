@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "hd-ranks.h"
 #include "hd-store.h"
 
 enum hd_verdict_kind {
@@ -279,6 +280,12 @@ struct hd_moment {
 
 struct hd_analysis {
 	const struct hd_store *store;
+	/*
+	 * const struct hd_input *, the store's: every input in natural
+	 * order of its path (rank_2 before rank_10, hd_natural_cmp()), the
+	 * one order every report lists inputs in
+	 */
+	GPtrArray *inputs;
 	GPtrArray *verdicts; /* struct hd_verdict *, most probable first */
 	GArray *group_stats; /* struct hd_group_stats, by group index */
 	GArray *ranks_seen; /* int, ascending */
@@ -414,9 +421,6 @@ bool hd_analysis_undecided(const struct hd_analysis *a);
 
 const char *hd_verdict_kind_name(enum hd_verdict_kind k);
 
-/* A rank list with runs folded: "0-3,5,7-9"; ranks need not be sorted.
-   (transfer full) */
-char *hd_rank_list_text(const GArray *ranks);
 /*
  * "rank 5", "ranks 1-4,6-7": which ranks a count of left-out evidence
  * items stands for, runs folded; scattered ranks whose list would run

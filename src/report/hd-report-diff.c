@@ -46,7 +46,7 @@ static char *ranks_text(const GArray *ranks)
 
 	if (!ranks->len)
 		return g_strdup("none");
-	list = hd_report_rank_list(ranks);
+	list = hd_rank_list_text(ranks, HD_RANKS_SET);
 	return g_strdup_printf("%s %s", ranks->len == 1 ? "rank" : "ranks",
 			       list);
 }

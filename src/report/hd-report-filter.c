@@ -184,7 +184,7 @@ hd_report_filter_new(const struct hd_analysis *a, const char *ranks_text,
 			g_ptr_array_add(f->groups, g_strdup(*g));
 	}
 	if (!f->ranks->len) {
-		g_autofree char *list = hd_report_rank_list(job);
+		g_autofree char *list = hd_rank_list_text(job, HD_RANKS_SET);
 
 		g_set_error(
 			err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -223,7 +223,7 @@ static char *groups_text(const struct hd_report_filter *f)
 
 char *hd_report_filter_header(const struct hd_report_filter *f)
 {
-	g_autofree char *list = hd_report_rank_list(f->ranks);
+	g_autofree char *list = hd_rank_list_text(f->ranks, HD_RANKS_SET);
 	g_autofree char *groups = groups_text(f);
 	g_autofree char *of = hd_report_count((uint64_t)MAX(f->of, 0));
 	GString *out = g_string_new(NULL);
@@ -241,7 +241,7 @@ char *hd_report_filter_header(const struct hd_report_filter *f)
 
 json_t *hd_report_filter_json(const struct hd_report_filter *f)
 {
-	g_autofree char *list = hd_report_rank_list(f->ranks);
+	g_autofree char *list = hd_rank_list_text(f->ranks, HD_RANKS_SET);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "ranks", hd_json_string(list));

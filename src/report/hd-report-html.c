@@ -8,12 +8,13 @@
  *
  * The rank picture is the rank x position matrix around the divergence
  * (hd_analysis_matrix(), runs of identical ranks folded into one row when
- * there are many).  When no op was recorded (logs only), it is drawn from
- * the c10d watchdog's counters the engine put in the rank table: a
- * position up to a rank's last completed is completed, up to its last
- * enqueued is blocked, past it absent.  Every cell links to its rank's
- * first evidence item (id "ev-N"), else to the rank's row of the rank
- * table (id "rank-R"), else to the table.  The arrival chart colours a
+ * there are many, hd_matrix_rows()).  When no op was recorded (logs
+ * only), the engine draws it from the c10d watchdog's counters in the
+ * rank table (hd_analysis_counters_matrix()).  Every cell links to the evidence
+ * item that cites its own record, the op at that position (id "ev-N"),
+ * else to the rank's row of the rank table (id "rank-R"), else to the
+ * table; a cell of no record (absent there, or drawn from the counters)
+ * links to its rank's first evidence item.  The arrival chart colours a
  * rank as a fault only where the analysis made it one (a straggler
  * verdict); otherwise the rank most often last is a performance note.
  *
@@ -54,26 +55,20 @@
 
 /*
  * The page being written, and where the rank picture's cells link: the
- * first evidence item drawn for each rank and the rank-table row each
- * rank is shown in.
+ * first evidence item drawn citing each record, the first drawn for each
+ * rank, and the rank-table row each rank is shown in.
  */
 struct page {
 	FILE *out;
 	const struct hd_analysis *a;
 	const struct hd_verdict *v; /* the top verdict, or NULL */
 	GHashTable *evidence; /* rank -> index of its first item drawn */
+	GHashTable *cited; /* source -> index of the first item citing it */
 	GHashTable *rows; /* rank -> first rank of its rank-table row */
-	GArray *runs; /* struct run: the rank table's rows */
-	GPtrArray *cells; /* char *: each run's cells, escaped */
+	struct hd_rank_rows *ranks; /* the rank table's rows, folded */
+	GPtrArray *cells; /* char *: each shown row's cells, escaped */
 	bool has_evidence; /* the evidence list is drawn */
 	bool has_ranks; /* the rank table is drawn */
-};
-
-/* A row of the rank table: consecutive ranks with equal rows. */
-struct run {
-	int first, last;
-	guint cells; /* index into page.cells, when shown */
-	bool shown;
 };
 
 /* Appends s, cleaned and escaped for text and attribute values. */
@@ -179,7 +174,7 @@ static void put_ranks_with_hosts(FILE *out, const struct hd_store *s,
 		return;
 	}
 	if (ranks->len > 8) {
-		list = hd_report_rank_list(ranks);
+		list = hd_rank_list_text(ranks, HD_RANKS_SET);
 		fputs("<span class=\"culprit\">", out);
 		put(out, list);
 		fputs("</span>", out);
@@ -213,7 +208,8 @@ static void html_head(FILE *out, const struct hd_analysis *a)
 	      out);
 	fputs("<title>hangdoc: ", out);
 	if (v) {
-		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+		g_autofree char *ranks =
+			hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 		fputs(hd_verdict_kind_name(v->kind), out);
 		if (*ranks) {
@@ -491,46 +487,9 @@ static void html_verdict_evidence(const struct page *pg)
 	fputs("</div>\n", pg->out);
 }
 
-/* A displayed row of the matrix: a run of matrix rows drawn as one. */
-struct row {
-	guint first, last; /* matrix rows */
-};
-
-static bool same_row(const struct hd_matrix *m, guint x, guint y)
-{
-	if (g_array_index(m->culprit, gboolean, x) ||
-	    g_array_index(m->culprit, gboolean, y))
-		return false;
-	for (guint c = 0; c < m->positions->len; c++)
-		if (hd_matrix_cell(m, x, c)->state !=
-		    hd_matrix_cell(m, y, c)->state)
-			return false;
-	return true;
-}
-
-/* The rows to draw: one per rank, or per run of identical ranks. */
-static GArray *fold_rows(const struct hd_matrix *m)
-{
-	GArray *rows = g_array_new(FALSE, FALSE, sizeof(struct row));
-	bool fold = m->ranks->len > HTML_FOLD_ABOVE;
-
-	for (guint r = 0; r < m->ranks->len; r++) {
-		struct row *last = rows->len ? &g_array_index(rows, struct row,
-							      rows->len - 1)
-					     : NULL;
-
-		if (fold && last && same_row(m, last->last, r)) {
-			last->last = r;
-			continue;
-		}
-		g_array_append_val(rows, ((struct row){ r, r }));
-	}
-	return rows;
-}
-
 /* The label of a displayed row (transfer full, escaped). */
 static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
-		       const struct row *row)
+		       const struct hd_matrix_row *row)
 {
 	GString *out = g_string_new(NULL);
 
@@ -552,7 +511,7 @@ static char *row_label(const struct hd_store *s, const struct hd_matrix *m,
 		g_array_append_vals(ranks,
 				    &g_array_index(m->ranks, int, row->first),
 				    row->last - row->first + 1);
-		list = hd_report_rank_list(ranks);
+		list = hd_rank_list_text(ranks, HD_RANKS_SET);
 		n = hd_report_count(row->last - row->first + 1);
 		g_string_append_printf(out, "ranks %s (%s)", list, n);
 	}
@@ -576,8 +535,8 @@ static void legend(FILE *out, const bool *used, bool culprit)
 
 /* One cell's tooltip and accessible name: what was there. */
 static void cell_title(FILE *out, const struct hd_store *s,
-		       const struct hd_matrix *m, const struct row *row,
-		       guint c)
+		       const struct hd_matrix *m,
+		       const struct hd_matrix_row *row, guint c)
 {
 	const struct hd_matrix_cell *cell = hd_matrix_cell(m, row->first, c);
 	int64_t pos = g_array_index(m->positions, int64_t, c);
@@ -623,17 +582,36 @@ static int64_t evidence_of(const struct page *pg, int rank)
 }
 
 /*
- * The id a displayed row's cells link to: the first evidence item of one
- * of its ranks, else the rank-table row of its first rank, else the
- * table or the evidence list; NULL when the page has none.  (transfer full)
+ * The id cell c of a displayed row links to: the evidence item that
+ * cites the record behind it (the op at that position; in a folded row,
+ * the first rank's whose record is cited); a cell of no record (absent
+ * there, or drawn from the watchdog's counters) links to its rank's
+ * first evidence item instead.  Else the rank-table row of the row's first rank, else the
+ * table or the evidence list; NULL when the page has none.
+ * (transfer full)
  */
-static char *row_target(const struct page *pg, const struct hd_matrix *m,
-			const struct row *row)
+static char *cell_target(const struct page *pg, const struct hd_matrix *m,
+			 const struct hd_matrix_row *row, guint c)
 {
+	const struct hd_store *s = pg->a->store;
 	int first = g_array_index(m->ranks, int, row->first);
+	bool records = false;
 	gpointer v;
 
 	for (guint r = row->first; r <= row->last; r++) {
+		const struct hd_matrix_cell *cell = hd_matrix_cell(m, r, c);
+		g_autofree char *src = NULL;
+
+		if (cell->op == UINT32_MAX)
+			continue;
+		records = true;
+		src = hd_op_source(
+			s, &g_array_index(s->ops, struct hd_op, cell->op));
+		if (g_hash_table_lookup_extended(pg->cited, src, NULL, &v))
+			return g_strdup_printf("ev-%u",
+					       GPOINTER_TO_UINT(v) + 1);
+	}
+	for (guint r = row->first; r <= row->last && !records; r++) {
 		int64_t ev = evidence_of(pg, g_array_index(m->ranks, int, r));
 
 		if (ev >= 0)
@@ -698,7 +676,7 @@ static char *matrix_alt(const struct hd_matrix *m, const GArray *rows)
 
 /*
  * The rank picture.  about says what a column is (escaped HTML); each
- * cell is a link to its rank's evidence (row_target()).
+ * cell is a link to the evidence of its own record (cell_target()).
  */
 static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			const GArray *rows, const char *about)
@@ -733,15 +711,21 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 		g_autofree char *n = hd_report_count(m->ranks->len);
 		g_autofree char *nrow = hd_report_count(rows->len);
 
+		bool records = false;
+
+		for (size_t i = 0; i < (size_t)m->ranks->len * ncols; i++)
+			records |= m->cells[i].op != UINT32_MAX;
 		fprintf(out,
-			" %s rank%s, %s row%s. A cell links to its rank's "
-			"first evidence item, else to its row of the rank "
-			"table.</p>\n",
+			" %s rank%s, %s row%s. A cell links to %s, else to "
+			"its row of the rank table.</p>\n",
 			n, m->ranks->len == 1 ? "" : "s", nrow,
-			rows->len == 1 ? "" : "s");
+			rows->len == 1 ? "" : "s",
+			records ? "the evidence item that cites its record"
+				: "its rank's first evidence item");
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		any_culprit |= g_array_index(m->culprit, gboolean, row->first);
 		for (guint c = 0; c < ncols; c++)
@@ -767,16 +751,17 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			pos);
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
-		g_autofree char *target = row_target(pg, m, row);
 		int y = head_h + rh * (int)r;
 
 		row_label_svg(out, label_w, y, rh, culprit, label);
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
 				hd_matrix_cell(m, row->first, c);
+			g_autofree char *target = cell_target(pg, m, row, c);
 
 			/* The title first: the link's accessible name. */
 			if (target) {
@@ -814,96 +799,6 @@ static void html_matrix(const struct page *pg, const struct hd_matrix *m,
 			rows->len - nrows);
 }
 
-/*
- * The picture of a logs-only incident: no op was recorded, but the engine
- * filled the rank table from the c10d watchdog's counters of one PG
- * (counters_pg).  A position up to a rank's last completed is completed,
- * up to its last enqueued entered (blocked where completions are
- * counted), past it absent; ranks without that PG's counters have no
- * data.  Columns: a few before the top verdict's position (else the
- * first one some rank did not complete) to the last one enqueued, at
- * most HTML_AFTER after it.  NULL when no rank has counters.
- * (transfer full)
- */
-static struct hd_matrix *counters_matrix(const struct page *pg,
-					 const char **pg_name)
-{
-	const struct hd_analysis *a = pg->a;
-	guint n = a->progress ? a->progress->len : 0;
-	const char *name = NULL;
-	int64_t frontier = INT64_MAX, hi = -1, first, last;
-	struct hd_matrix *m;
-
-	for (guint i = 0; i < n && !name; i++)
-		name = g_array_index(a->progress, struct hd_rank_progress, i)
-			       .counters_pg;
-	if (!name)
-		return NULL;
-	for (guint i = 0; i < n; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-
-		/* Interned: the same PG is the same pointer. */
-		if (p->counters_pg != name || p->last_enqueued < 0)
-			continue;
-		hi = MAX(hi, p->last_enqueued);
-		frontier = MIN(frontier,
-			       hd_report_add_sat(MAX(p->last_completed, 0), 1));
-	}
-	if (hi < 0)
-		return NULL;
-	m = g_new0(struct hd_matrix, 1);
-	m->group = UINT32_MAX;
-	m->seq_kind = HD_SEQ_COLLECTIVE;
-	m->source = HD_INPUT_UNKNOWN;
-	m->divergence = pg->v && pg->v->seq >= 0 && pg->v->seq - 1 <= hi
-				? pg->v->seq
-				: frontier;
-	first = MAX(m->divergence - HTML_COUNTERS_BEFORE, 0);
-	last = MIN(MAX(hi, m->divergence),
-		   hd_report_add_sat(m->divergence, HTML_AFTER));
-	m->positions = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	m->ranks = g_array_new(FALSE, FALSE, sizeof(int));
-	m->culprit = g_array_new(FALSE, FALSE, sizeof(gboolean));
-	/* At most HTML_COUNTERS_BEFORE + HTML_AFTER + 1, whatever the
-	   counters say. */
-	for (int64_t q = first;; q++) {
-		g_array_append_val(m->positions, q);
-		if (q >= last)
-			break;
-	}
-	m->cells = g_new0(struct hd_matrix_cell, (size_t)n * m->positions->len);
-	for (guint i = 0; i < n; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		gboolean culprit =
-			pg->v && hd_report_rank_set_hits(pg->v->culprits,
-							 p->rank, p->rank);
-
-		g_array_append_val(m->ranks, p->rank);
-		g_array_append_val(m->culprit, culprit);
-		for (guint c = 0; c < m->positions->len; c++) {
-			struct hd_matrix_cell *cell =
-				&m->cells[(size_t)i * m->positions->len + c];
-			int64_t q = g_array_index(m->positions, int64_t, c);
-
-			cell->op = UINT32_MAX;
-			if (p->counters_pg != name || p->last_enqueued < 0)
-				cell->state = HD_CELL_NO_DATA;
-			else if (q <= p->last_completed)
-				cell->state = HD_CELL_COMPLETED;
-			else if (q <= p->last_enqueued)
-				cell->state = p->last_completed >= 0
-						      ? HD_CELL_BLOCKED
-						      : HD_CELL_PENDING;
-			else
-				cell->state = HD_CELL_ABSENT;
-		}
-	}
-	*pg_name = name;
-	return m;
-}
-
 /* When an op began: start, else enqueue; INT64_MIN unknown. */
 static int64_t op_begin(const struct hd_store *s, const struct hd_op *op)
 {
@@ -930,7 +825,8 @@ static enum hd_clock timeline_clock(const struct hd_store *s,
 	enum hd_clock best = HD_CLOCK_NONE;
 
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		for (guint c = 0; c < m->positions->len; c++) {
 			const struct hd_matrix_cell *cell =
@@ -966,7 +862,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 	if (clock == HD_CLOCK_NONE)
 		return;
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 
 		for (guint c = 0; c < ncols; c++) {
 			const struct hd_matrix_cell *cell =
@@ -1021,7 +918,8 @@ static void html_timeline(FILE *out, const struct hd_analysis *a,
 			x, head_h, x, head_h + rh * (int)nrows, x, d);
 	}
 	for (guint r = 0; r < nrows; r++) {
-		const struct row *row = &g_array_index(rows, struct row, r);
+		const struct hd_matrix_row *row =
+			&g_array_index(rows, struct hd_matrix_row, r);
 		bool culprit = g_array_index(m->culprit, gboolean, row->first);
 		g_autofree char *label = row_label(s, m, row);
 		int y = head_h + rh * (int)r;
@@ -1196,7 +1094,7 @@ static void html_pictures(const struct page *pg)
 			m->seq_kind == HD_SEQ_ORDINAL ? "ordinal"
 						      : "collective",
 			hd_input_kind_name(m->source));
-		rows = fold_rows(m);
+		rows = hd_matrix_rows(m, HTML_FOLD_ABOVE);
 		html_matrix(pg, m, rows, about);
 		if (m->has_times)
 			html_timeline(pg->out, a, m, rows);
@@ -1204,7 +1102,8 @@ static void html_pictures(const struct page *pg)
 		const char *name = NULL;
 
 		g_clear_pointer(&m, hd_matrix_free);
-		m = counters_matrix(pg, &name);
+		m = hd_analysis_counters_matrix(a, HTML_COUNTERS_BEFORE,
+						HTML_AFTER, &name);
 		if (m) {
 			g_autofree char *label = html_text(name);
 
@@ -1215,7 +1114,7 @@ static void html_pictures(const struct page *pg)
 				"completed work, blocked up to its last "
 				"enqueued one, absent past it)",
 				label);
-			rows = fold_rows(m);
+			rows = hd_matrix_rows(m, HTML_FOLD_ABOVE);
 			html_matrix(pg, m, rows, about);
 		}
 	}
@@ -1254,54 +1153,37 @@ static char *rank_cells(const struct hd_analysis *a,
 }
 
 /*
- * The rank table's rows, as in the Markdown report: runs of consecutive
- * ranks with equal rows folded; the first HTML_MAX_RANK_ROWS rows, then
- * only the rows holding a culprit.  Records which row shows each rank.
+ * The rank table's rows, folded by the engine (hd_analysis_rank_rows()):
+ * the first HTML_MAX_RANK_ROWS rows, then only the rows holding a
+ * culprit.  Keeps the cells of the rows shown and which row shows each
+ * rank.
  */
 static void rank_runs(struct page *pg)
 {
 	const struct hd_analysis *a = pg->a;
-	guint n = a->progress ? a->progress->len : 0, shown = 0;
-	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
 
-	for (guint i = 0; i < n;) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		char *cells = rank_cells(a, p);
-		struct run run = { p->rank, p->rank, pg->cells->len, false };
+	pg->ranks = hd_analysis_rank_rows(a, HTML_MAX_RANK_ROWS);
+	for (guint i = 0; i < pg->ranks->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(pg->ranks->rows, struct hd_rank_row, i);
 
-		g_ptr_array_add(pg->cells, cells);
-		for (i++; i < n; i++) {
-			const struct hd_rank_progress *q = &g_array_index(
-				a->progress, struct hd_rank_progress, i);
-			g_autofree char *next = NULL;
-
-			if (q->rank != run.last + 1)
-				break;
-			next = rank_cells(a, q);
-			if (strcmp(next, cells) != 0)
-				break;
-			run.last = q->rank;
+		if (!r->shown) {
+			g_ptr_array_add(pg->cells, NULL);
+			continue;
 		}
-		run.shown =
-			shown < HTML_MAX_RANK_ROWS ||
-			hd_report_rank_set_hits(culprits, run.first, run.last);
-		/* Only the cells of the rows drawn are kept. */
-		if (!run.shown)
-			g_ptr_array_set_size(pg->cells, run.cells);
-		if (run.shown) {
-			shown++;
-			for (int r = run.first;; r++) {
-				g_hash_table_insert(pg->rows,
-						    GINT_TO_POINTER(r),
-						    GINT_TO_POINTER(run.first));
-				if (r == run.last)
-					break;
-			}
+		g_ptr_array_add(
+			pg->cells,
+			rank_cells(a, &g_array_index(a->progress,
+						     struct hd_rank_progress,
+						     r->progress)));
+		for (int rank = r->first;; rank++) {
+			g_hash_table_insert(pg->rows, GINT_TO_POINTER(rank),
+					    GINT_TO_POINTER(r->first));
+			if (rank == r->last)
+				break;
 		}
-		g_array_append_val(pg->runs, run);
 	}
-	pg->has_ranks = n > 0;
+	pg->has_ranks = pg->ranks->rows->len > 0;
 }
 
 /* The rank table: row ids "rank-<first rank>", the cells' targets. */
@@ -1310,8 +1192,6 @@ static void html_ranks(const struct page *pg)
 	const struct hd_analysis *a = pg->a;
 	FILE *out = pg->out;
 	const char *counters = NULL;
-	guint hidden_rows = 0, hidden_ranks = 0;
-	bool gap = false;
 	g_autoptr(GArray) culprits = NULL;
 
 	if (!pg->has_ranks)
@@ -1336,35 +1216,31 @@ static void html_ranks(const struct page *pg)
 	      "<th scope=\"col\">last completed</th>"
 	      "<th scope=\"col\">state</th></tr>\n",
 	      out);
-	for (guint i = 0; i < pg->runs->len; i++) {
-		const struct run *run = &g_array_index(pg->runs, struct run, i);
-		bool culprit = hd_report_rank_set_hits(culprits, run->first,
-						       run->last);
+	for (guint i = 0; i < pg->ranks->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(pg->ranks->rows, struct hd_rank_row, i);
+		bool culprit;
 
-		if (!run->shown) {
-			hidden_rows++;
-			hidden_ranks += (guint)(run->last - run->first + 1);
-			gap = true;
+		if (!r->shown)
 			continue;
-		}
+		culprit = hd_report_rank_set_hits(culprits, r->first, r->last);
 		/* rows were left out here: never read as adjacent */
-		if (gap)
+		if (r->gap)
 			fputs("<tr><th scope=\"row\">...</th>"
 			      "<td colspan=\"7\"></td></tr>\n",
 			      out);
-		gap = false;
 		fprintf(out, "<tr id=\"rank-%d\"><th scope=\"row\"%s>%d",
-			run->first, culprit ? " class=\"culprit\"" : "",
-			run->first);
-		if (run->last != run->first)
-			fprintf(out, "-%d", run->last);
+			r->first, culprit ? " class=\"culprit\"" : "",
+			r->first);
+		if (r->last != r->first)
+			fprintf(out, "-%d", r->last);
 		fprintf(out, "</th>%s</tr>\n",
-			(const char *)g_ptr_array_index(pg->cells, run->cells));
+			(const char *)g_ptr_array_index(pg->cells, i));
 	}
 	fputs("</table>\n", out);
-	if (hidden_rows) {
-		g_autofree char *nr = hd_report_count(hidden_rows);
-		g_autofree char *nk = hd_report_count(hidden_ranks);
+	if (pg->ranks->hidden_rows) {
+		g_autofree char *nr = hd_report_count(pg->ranks->hidden_rows);
+		g_autofree char *nk = hd_report_count(pg->ranks->hidden_ranks);
 
 		fprintf(out,
 			"<p class=\"note\">... and %s more rows (%s ranks).</p>\n",
@@ -1384,7 +1260,7 @@ static void html_other_verdicts(FILE *out, const struct hd_analysis *a)
 			const struct hd_verdict *v =
 				g_ptr_array_index(a->verdicts, i);
 			g_autofree char *ranks =
-				hd_report_rank_list(v->culprits);
+				hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 			fprintf(out,
 				"<tr><td><span class=\"kind\">%s</span></td><td>",
@@ -1494,8 +1370,8 @@ static void html_inputs(FILE *out, const struct hd_analysis *a)
 		"<th>rank</th><th>records</th><th>warnings</th></tr>\n",
 		s->inputs->len, s->inputs->len == 1 ? "" : "s",
 		hd_store_usable_inputs(s));
-	for (guint i = 0; i < s->inputs->len && i < HTML_MAX_INPUTS; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	for (guint i = 0; i < a->inputs->len && i < HTML_MAX_INPUTS; i++) {
+		const struct hd_input *in = g_ptr_array_index(a->inputs, i);
 
 		fputs("<tr><td><code>", out);
 		put(out, in->path);
@@ -1530,8 +1406,8 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 	*pg = (struct page){ .out = out, .a = a };
 	pg->v = a->verdicts->len ? g_ptr_array_index(a->verdicts, 0) : NULL;
 	pg->evidence = g_hash_table_new(NULL, NULL);
+	pg->cited = g_hash_table_new(g_str_hash, g_str_equal);
 	pg->rows = g_hash_table_new(NULL, NULL);
-	pg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
 	pg->cells = g_ptr_array_new_with_free_func(g_free);
 	if (pg->v) {
 		guint n = evidence_drawn(pg->v);
@@ -1545,6 +1421,10 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 				g_hash_table_insert(pg->evidence,
 						    GINT_TO_POINTER(e->rank),
 						    GUINT_TO_POINTER(i));
+			/* an anchor per cited record: its first item */
+			if (e->source)
+				g_hash_table_insert(pg->cited, e->source,
+						    GUINT_TO_POINTER(i));
 		}
 		pg->has_evidence = n > 0;
 	}
@@ -1554,8 +1434,9 @@ static void page_init(struct page *pg, FILE *out, const struct hd_analysis *a)
 static void page_clear(struct page *pg)
 {
 	g_hash_table_unref(pg->evidence);
+	g_hash_table_unref(pg->cited);
 	g_hash_table_unref(pg->rows);
-	g_array_unref(pg->runs);
+	hd_rank_rows_free(pg->ranks);
 	g_ptr_array_unref(pg->cells);
 }
 

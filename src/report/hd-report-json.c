@@ -411,9 +411,10 @@ json_t *hd_report_json_build(const struct hd_analysis *a,
 
 	json_object_set_new(tool, "name", json_string("hangdoc"));
 	json_object_set_new(tool, "version", json_string(PACKAGE_VERSION));
-	for (guint i = 0; i < s->inputs->len; i++)
+	/* the analysis's order: natural, as every format lists them */
+	for (guint i = 0; i < a->inputs->len; i++)
 		json_array_append_new(
-			inputs, input_json(g_ptr_array_index(s->inputs, i)));
+			inputs, input_json(g_ptr_array_index(a->inputs, i)));
 	json_object_set_new(ranks, "world_size",
 			    hd_json_int_or_null(a->world_size, -1));
 	json_object_set_new(ranks, "seen", hd_json_int_array(a->ranks_seen));

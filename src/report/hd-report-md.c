@@ -94,7 +94,7 @@ static void md_heading(FILE *out, const struct hd_analysis *a)
 		return;
 	}
 	v = g_ptr_array_index(a->verdicts, 0);
-	ranks = hd_report_rank_list(v->culprits);
+	ranks = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 	if (v->culprits->len) {
 		g_autofree char *many = NULL;
 
@@ -144,7 +144,8 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 	const struct hd_verdict *v;
 	g_autofree char *summary = NULL;
 	g_autofree char *ranks = NULL;
-	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
+	g_autofree char *missing =
+		hd_rank_list_text(a->ranks_missing, HD_RANKS_SET);
 	g_autofree char *missing_md = md_text(missing);
 	g_autofree char *group = NULL;
 
@@ -153,7 +154,7 @@ static void md_summary(FILE *out, const struct hd_analysis *a)
 		v = g_ptr_array_index(a->verdicts, 0);
 		summary = md_text(v->summary);
 		group = hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
-		ranks = hd_report_rank_list(v->culprits);
+		ranks = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 		fprintf(out, "| verdict | `%s` |\n",
 			hd_verdict_kind_name(v->kind));
 		fprintf(out, "| summary | %s |\n", summary);
@@ -335,7 +336,8 @@ static void md_other_verdicts(FILE *out, const struct hd_analysis *a)
 		     "|---|---|---|---|---|---|\n");
 	for (guint i = 1; i < a->verdicts->len && i <= MD_MAX_ITEMS; i++) {
 		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-		g_autofree char *ranks = hd_report_rank_list(v->culprits);
+		g_autofree char *ranks =
+			hd_rank_list_text(v->culprits, HD_RANKS_SET);
 		g_autofree char *summary = md_text(v->summary);
 		g_autofree char *label =
 			hd_verdict_group_label(a, v, HD_GROUP_LABEL_SHORT);
@@ -431,7 +433,7 @@ static void md_groups(FILE *out, const struct hd_analysis *a)
 	}
 }
 
-/* A rank-table row without its rank, to fold runs of equal ones. */
+/* A rank-table row's cells but its rank's. */
 static char *md_rank_cells(const struct hd_analysis *a,
 			   const struct hd_rank_progress *p)
 {
@@ -457,62 +459,43 @@ static char *md_rank_cells(const struct hd_analysis *a,
 }
 
 /*
- * The rank table: runs of consecutive ranks with equal rows folded, as in
- * the text report; the first rows, then only the culprits' rows.
+ * The rank table, folded by the engine (hd_analysis_rank_rows()): the
+ * first MD_MAX_ROWS rows, then only the culprits' rows.
  */
 static void md_ranks(FILE *out, const struct hd_analysis *a)
 {
-	guint n = a->progress ? a->progress->len : 0;
-	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	bool gap = false;
-	g_autoptr(GArray) culprits = NULL;
+	g_autoptr(hd_rank_rows) folded = NULL;
 
-	if (!n)
+	if (!a->progress || !a->progress->len)
 		return;
-	culprits = hd_report_culprit_set(a);
+	folded = hd_analysis_rank_rows(a, MD_MAX_ROWS);
 	fprintf(out, "## Ranks\n\n"
 		     "| rank | host | inputs | ops | group | last enqueued "
 		     "| last completed | state |\n"
 		     "|---|---|---|---|---|---|---|---|\n");
-	for (guint i = 0; i < n;) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		g_autofree char *cells = md_rank_cells(a, p);
-		int first = p->rank, last = p->rank;
+	for (guint i = 0; i < folded->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(folded->rows, struct hd_rank_row, i);
+		g_autofree char *cells = NULL;
 
-		for (i++; i < n; i++) {
-			const struct hd_rank_progress *q = &g_array_index(
-				a->progress, struct hd_rank_progress, i);
-			g_autofree char *next = NULL;
-
-			if (q->rank != last + 1)
-				break;
-			next = md_rank_cells(a, q);
-			if (strcmp(next, cells) != 0)
-				break;
-			last = q->rank;
-		}
-		if (shown >= MD_MAX_ROWS &&
-		    !hd_report_rank_set_hits(culprits, first, last)) {
-			hidden_rows++;
-			hidden_ranks += (guint)(last - first + 1);
-			gap = true;
+		if (!r->shown)
 			continue;
-		}
-		shown++;
+		cells = md_rank_cells(a, &g_array_index(a->progress,
+							struct hd_rank_progress,
+							r->progress));
 		/* rows were left out here: never read as adjacent */
-		if (gap)
+		if (r->gap)
 			fputs("| ... | | | | | | | |\n", out);
-		gap = false;
-		if (first == last)
-			fprintf(out, "| %d | %s |\n", first, cells);
+		if (r->first == r->last)
+			fprintf(out, "| %d | %s |\n", r->first, cells);
 		else
-			fprintf(out, "| %d-%d | %s |\n", first, last, cells);
+			fprintf(out, "| %d-%d | %s |\n", r->first, r->last,
+				cells);
 	}
 	fputc('\n', out);
-	if (hidden_rows) {
-		g_autofree char *nr = hd_report_count(hidden_rows);
-		g_autofree char *nk = hd_report_count(hidden_ranks);
+	if (folded->hidden_rows) {
+		g_autofree char *nr = hd_report_count(folded->hidden_rows);
+		g_autofree char *nk = hd_report_count(folded->hidden_ranks);
 
 		fprintf(out, "- ... and %s more rows (%s ranks)\n\n", nr, nk);
 	}
@@ -555,19 +538,18 @@ static void md_arrivals(FILE *out, const struct hd_analysis *a)
 
 static void md_inputs(FILE *out, const struct hd_analysis *a)
 {
-	const struct hd_store *s = a->store;
-	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
+	const GPtrArray *inputs = a->inputs;
 	guint shown = 0;
 
 	fprintf(out, "## Inputs\n\n");
-	if (!s->inputs->len) {
+	if (!inputs->len) {
 		fprintf(out, "No input files were found.\n");
 		return;
 	}
 	fprintf(out, "| path | kind | rank | records | skipped | warnings "
 		     "| problem |\n|---|---|---|---|---|---|---|\n");
-	for (guint i = 0; i < s->inputs->len && i < MD_MAX_ROWS; i++) {
-		const struct hd_input *in = g_ptr_array_index(sorted, i);
+	for (guint i = 0; i < inputs->len && i < MD_MAX_ROWS; i++) {
+		const struct hd_input *in = g_ptr_array_index(inputs, i);
 		g_autofree char *path = md_code(in->path);
 		g_autofree char *err = md_text(in->error       ? in->error
 					       : in->truncated ? "truncated"
@@ -587,13 +569,13 @@ static void md_inputs(FILE *out, const struct hd_analysis *a)
 		shown++;
 	}
 	fputc('\n', out);
-	if (s->inputs->len > shown) {
-		md_more(out, s->inputs->len - shown, "inputs");
+	if (inputs->len > shown) {
+		md_more(out, inputs->len - shown, "inputs");
 		fputc('\n', out);
 	}
 	/* The first warnings, for the inputs listed above. */
 	for (guint i = 0; i < shown; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(inputs, i);
 		g_autofree char *path = NULL;
 
 		if (!in->warnings || !in->warnings->len)

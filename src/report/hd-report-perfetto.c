@@ -949,7 +949,7 @@ static void fold_events(struct pf *w, GArray *waits)
 			continue;
 		sig = &g_array_index(w->s->signals, struct hd_signal, f->first);
 		source = hd_prov_format(w->s, &sig->prov);
-		ranks = hd_report_rank_list(f->ranks);
+		ranks = hd_rank_list_text(f->ranks, HD_RANKS_SET);
 		first = hd_time_format(f->t_first, 3);
 		last = hd_time_format(f->t_last, 3);
 		count = hd_report_count(f->ranks->len);
@@ -1071,7 +1071,7 @@ static double verdict_ts(const struct pf *w, const struct hd_verdict *v)
 
 static char *verdict_title(const struct hd_verdict *v)
 {
-	g_autofree char *ranks = hd_report_rank_list(v->culprits);
+	g_autofree char *ranks = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 
 	return *ranks ? g_strdup_printf("verdict: %s, rank%s %s",
 					hd_verdict_kind_name(v->kind),

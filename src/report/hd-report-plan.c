@@ -98,7 +98,7 @@ char *hd_report_plan_header_text(const struct replay_plan *p)
 		for (guint r = 0; r < p->ranks->len; r++)
 			g_array_append_val(global,
 					   replay_plan_rank(p, r)->global_rank);
-		list = hd_report_rank_runs(global);
+		list = hd_rank_list_text(global, HD_RANKS_ORDER);
 		g_string_append_printf(out, ": %s rank%s, global ranks %s", n,
 				       p->ranks->len == 1 ? "" : "s", list);
 	}

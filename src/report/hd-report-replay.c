@@ -146,8 +146,8 @@ static void plan_text(FILE *out, const struct replay_plan *p)
 		}
 		/* in communicator order: a data-parallel group's global
 		   ranks fold by their stride ("0,8,...,8184") */
-		list = hd_report_rank_runs(same);
-		glist = hd_report_rank_runs(global);
+		list = hd_rank_list_text(same, HD_RANKS_ORDER);
+		glist = hd_rank_list_text(global, HD_RANKS_ORDER);
 		fprintf(out, "%s %s", same->len == 1 ? "rank" : "ranks", list);
 		if (global->len)
 			fprintf(out, " (global %s)", glist);

@@ -506,7 +506,10 @@ void hd_report_show_text(FILE *out, const struct hd_store *s,
 		table_write(out, &t);
 		table_clear(&t);
 	}
-	fprintf(out, "\nsignals: %u\n", signals->len);
+	/* counted as the ops are: "signals: 2,047" beside "ops: 38,911" */
+	g_free(n);
+	n = hd_report_count(signals->len);
+	fprintf(out, "\nsignals: %s\n", n);
 	table_init(&t, SIGNAL_COLS, signal_align);
 	for (guint i = 0; i < signals->len; i++)
 		signal_row(&t, s, g_ptr_array_index(signals, i));
@@ -625,7 +628,7 @@ GArray *hd_report_show_rank_array(const struct hd_store *s)
 char *hd_report_show_ranks(const struct hd_store *s)
 {
 	g_autoptr(GArray) ranks = hd_report_show_rank_array(s);
-	g_autofree char *list = hd_report_rank_list(ranks);
+	g_autofree char *list = hd_rank_list_text(ranks, HD_RANKS_SET);
 	g_auto(GStrv) runs = g_strsplit(list, ",", -1);
 
 	return g_strjoinv(", ", runs);

@@ -128,7 +128,7 @@ static char *count_noun(guint64 n, const char *one, const char *many)
 static char *culprit_text(const struct hd_analysis *a,
 			  const struct hd_verdict *v)
 {
-	g_autofree char *list = hd_report_rank_list(v->culprits);
+	g_autofree char *list = hd_rank_list_text(v->culprits, HD_RANKS_SET);
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new();
 	g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
 	GString *s;
@@ -508,9 +508,10 @@ static void groups(const struct text *t)
 		emit_more(t, "  ", nc10d - MAX_GROUPS, "groups");
 }
 
-/* A table row's cells but the rank's; runs of equal cells fold. */
+/* A shown row of the rank table: its ranks and its cells. */
 struct table_row {
-	int rank;
+	const struct hd_rank_row *row;
+	char range[32];
 	char *cells[6]; /* host, files, ops, enqueued, completed, state */
 };
 
@@ -522,44 +523,30 @@ static void table_row_clear(gpointer p)
 		g_free(row->cells[i]);
 }
 
-static bool same_cells(const struct table_row *x, const struct table_row *y)
+/* The cells of the rank table's row r, from the engine's progress. */
+static void table_row_fill(const struct hd_analysis *a,
+			   const struct hd_rank_row *r, struct table_row *row)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(x->cells); i++)
-		if (strcmp(x->cells[i], y->cells[i]) != 0)
-			return false;
-	return true;
-}
+	const struct hd_rank_progress *p = &g_array_index(
+		a->progress, struct hd_rank_progress, r->progress);
+	char enq[24], done[24], state[48];
 
-/* Rows from the engine's per-rank progress. */
-static void progress_rows(const struct hd_analysis *a, GArray *table)
-{
-	for (guint i = 0; i < a->progress->len; i++) {
-		const struct hd_rank_progress *p =
-			&g_array_index(a->progress, struct hd_rank_progress, i);
-		char enq[24], done[24], state[48];
-		struct table_row row = { p->rank, { NULL } };
-
-		hd_report_progress_cells(p, "-", enq, done, state);
-		row.cells[0] = hd_report_clean(p->host ? p->host : "-");
-		row.cells[1] = g_strdup_printf("%u", p->inputs);
-		row.cells[2] = hd_report_count(p->ops);
-		row.cells[3] = g_strdup(enq);
-		row.cells[4] = g_strdup(done);
-		row.cells[5] = g_strdup(state);
-		g_array_append_val(table, row);
-	}
+	hd_report_progress_cells(p, "-", enq, done, state);
+	row->row = r;
+	g_snprintf(row->range, sizeof(row->range),
+		   r->first == r->last ? "%d" : "%d-%d", r->first, r->last);
+	row->cells[0] = hd_report_clean(p->host ? p->host : "-");
+	row->cells[1] = g_strdup_printf("%u", p->inputs);
+	row->cells[2] = hd_report_count(p->ops);
+	row->cells[3] = g_strdup(enq);
+	row->cells[4] = g_strdup(done);
+	row->cells[5] = g_strdup(state);
 }
 
 /*
- * A run of table rows folded into one: "first-last"; gap when rows
- * before it were left out (a culprit's row past the first ones).
+ * The rank table: the engine folds it (hd_analysis_rank_rows()), the
+ * first MAX_RANK_ROWS rows, then the culprits'; here it is laid out.
  */
-struct table_run {
-	guint row;
-	int first, last;
-	bool gap;
-};
-
 static void rank_table(const struct text *t)
 {
 	static const char *const heads[] = { "rank", "host",	 "inputs",
@@ -569,24 +556,19 @@ static void rank_table(const struct text *t)
 	static const bool left[] = { true,  true,  false, false,
 				     false, false, true };
 	const struct hd_analysis *a = t->a;
+	g_autoptr(hd_rank_rows) folded =
+		hd_analysis_rank_rows(a, MAX_RANK_ROWS);
 	g_autoptr(GArray) table =
-		g_array_new(FALSE, FALSE, sizeof(struct table_row));
-	g_autoptr(GArray) runs =
-		g_array_new(FALSE, FALSE, sizeof(struct table_run));
-	g_autofree char *missing = hd_report_rank_list(a->ranks_missing);
-	g_autoptr(GArray) culprits = hd_report_culprit_set(a);
+		g_array_new(FALSE, TRUE, sizeof(struct table_row));
+	g_autofree char *missing =
+		hd_rank_list_text(a->ranks_missing, HD_RANKS_SET);
 	size_t w[G_N_ELEMENTS(heads)];
-	guint shown = 0, hidden_rows = 0, hidden_ranks = 0;
-	bool gap = false;
 	guint nseen = a->ranks_seen->len;
 	int64_t group = -1;
 	const char *counters = NULL;
 
-	/* The rows are the engine's: the report only lays them out. */
 	g_array_set_clear_func(table, table_row_clear);
-	if (a->progress)
-		progress_rows(a, table);
-	if (!table->len && !a->ranks_missing->len)
+	if (!folded->rows->len && !a->ranks_missing->len)
 		return;
 	blank(t);
 	{
@@ -600,7 +582,7 @@ static void rank_table(const struct text *t)
 	}
 	if (a->ranks_missing->len)
 		emit_wrap(t, "  no data from: ", "    ", missing);
-	if (!table->len)
+	if (!folded->rows->len)
 		return;
 	group = g_array_index(a->progress, struct hd_rank_progress, 0).group;
 	for (guint i = 0; i < a->progress->len && !counters; i++)
@@ -619,72 +601,41 @@ static void rank_table(const struct text *t)
 		emit(t, "  (enqueued, completed: the last positions in %s)",
 		     label);
 	}
-	for (guint i = 0; i < table->len;) {
-		const struct table_row *row =
-			&g_array_index(table, struct table_row, i);
-		struct table_run run = { i, row->rank, row->rank, false };
+	for (guint i = 0; i < folded->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(folded->rows, struct hd_rank_row, i);
+		struct table_row row = { NULL };
 
-		/* Collapse a run of consecutive ranks with identical rows. */
-		while (i + 1 < table->len) {
-			const struct table_row *next =
-				&g_array_index(table, struct table_row, i + 1);
-
-			if (next->rank != run.last + 1 ||
-			    !same_cells(next, row))
-				break;
-			run.last++;
-			i++;
-		}
-		i++;
-		if (shown < MAX_RANK_ROWS ||
-		    hd_report_rank_set_hits(culprits, run.first, run.last)) {
-			run.gap = gap;
-			gap = false;
-			g_array_append_val(runs, run);
-			shown++;
-		} else {
-			hidden_rows++;
-			hidden_ranks += (guint)(run.last - run.first + 1);
-			gap = true;
-		}
+		if (!r->shown)
+			continue;
+		table_row_fill(a, r, &row);
+		g_array_append_val(table, row);
 	}
 	for (size_t c = 0; c < G_N_ELEMENTS(heads); c++)
 		w[c] = strlen(heads[c]);
-	for (guint i = 0; i < runs->len; i++) {
-		const struct table_run *r =
-			&g_array_index(runs, struct table_run, i);
+	for (guint i = 0; i < table->len; i++) {
 		const struct table_row *row =
-			&g_array_index(table, struct table_row, r->row);
-		char range[32];
+			&g_array_index(table, struct table_row, i);
 
-		g_snprintf(range, sizeof(range),
-			   r->first == r->last ? "%d" : "%d-%d", r->first,
-			   r->last);
-		w[0] = MAX(w[0], strlen(range));
+		w[0] = MAX(w[0], strlen(row->range));
 		for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
 			w[c + 1] =
 				MAX(w[c + 1], hd_report_columns(row->cells[c]));
 	}
-	for (guint i = 0; i <= runs->len; i++) {
+	for (guint i = 0; i <= table->len; i++) {
 		GString *line = g_string_new(" ");
 		const char *cells[G_N_ELEMENTS(heads)];
-		char range[32];
 
 		if (i == 0) {
 			for (size_t c = 0; c < G_N_ELEMENTS(heads); c++)
 				cells[c] = heads[c];
 		} else {
-			const struct table_run *r =
-				&g_array_index(runs, struct table_run, i - 1);
 			const struct table_row *row =
-				&g_array_index(table, struct table_row, r->row);
+				&g_array_index(table, struct table_row, i - 1);
 
-			g_snprintf(range, sizeof(range),
-				   r->first == r->last ? "%d" : "%d-%d",
-				   r->first, r->last);
-			cells[0] = range;
+			cells[0] = row->range;
 			/* rows were left out here: never read as adjacent */
-			if (r->gap)
+			if (row->row->gap)
 				fputs("  ...\n", t->out);
 			for (size_t c = 0; c < G_N_ELEMENTS(row->cells); c++)
 				cells[c + 1] = row->cells[c];
@@ -706,9 +657,9 @@ static void rank_table(const struct text *t)
 		fputc('\n', t->out);
 		g_string_free(line, TRUE);
 	}
-	if (hidden_rows) {
-		g_autofree char *nr = hd_report_count(hidden_rows);
-		g_autofree char *nk = hd_report_count(hidden_ranks);
+	if (folded->hidden_rows) {
+		g_autofree char *nr = hd_report_count(folded->hidden_rows);
+		g_autofree char *nk = hd_report_count(folded->hidden_ranks);
 
 		emit(t, "  ... and %s more rows (%s ranks)", nr, nk);
 	}
@@ -799,13 +750,12 @@ static void input_line(const struct text *t, const struct hd_input *in)
 
 static void inputs(const struct text *t)
 {
-	const struct hd_store *s = t->a->store;
-	g_autoptr(GPtrArray) sorted = hd_report_inputs_sorted(s);
+	const GPtrArray *sorted = t->a->inputs;
 	g_autofree char *n_usable = NULL, *n_bad = NULL;
 	guint usable = 0, bad = 0, shown = 0;
 
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	for (guint i = 0; i < sorted->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (in->error)
 			bad++;
@@ -813,14 +763,14 @@ static void inputs(const struct text *t)
 			usable++;
 	}
 	blank(t);
-	if (!s->inputs->len) {
+	if (!sorted->len) {
 		emit(t, "inputs: none found");
 		return;
 	}
 	n_usable = hd_report_count(usable);
 	n_bad = hd_report_count(bad);
 	emit(t, "inputs: %s read, %s unusable", n_usable, n_bad);
-	for (guint i = 0; i < s->inputs->len; i++) {
+	for (guint i = 0; i < sorted->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (in->error)
@@ -834,7 +784,7 @@ static void inputs(const struct text *t)
 		return;
 	emit(t, "unusable inputs:");
 	shown = 0;
-	for (guint i = 0; i < s->inputs->len; i++) {
+	for (guint i = 0; i < sorted->len; i++) {
 		const struct hd_input *in = g_ptr_array_index(sorted, i);
 
 		if (!in->error || shown++ >= MAX_INPUTS)
@@ -876,12 +826,18 @@ static void no_usable_input(const struct text *t)
 		emit(t, "no usable input: no input was found");
 		return;
 	}
-	emit_wrap(t, "", "  ",
-		  "no usable input: hangdoc reads NCCL and c10d logs, "
-		  "flight-recorder dumps and profiler traces, and found no "
-		  "record of them in what was given:");
+	{
+		/* every kind the parsers know, never a list kept here */
+		g_autofree char *kinds = hd_input_kinds_text();
+		g_autofree char *head = g_strdup_printf(
+			"no usable input: hangdoc reads %s, and found no "
+			"record of them in what was given:",
+			kinds);
+
+		emit_wrap(t, "", "  ", head);
+	}
 	for (guint i = 0; i < n && i < MAX_INPUTS; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+		const struct hd_input *in = g_ptr_array_index(t->a->inputs, i);
 		g_autofree char *line = g_strdup_printf(
 			"%s: %s", in->path,
 			in->error	? in->error

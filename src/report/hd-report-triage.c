@@ -1,8 +1,7 @@
 /*
  * Triage rows and their renderers (hd-report-triage.h): the JSON line of
- * one incident, and the table of many grouped by fingerprint with the
- * culprit hosts that recur.  A host blamed in several incidents is the
- * node to drain, so it is listed apart.
+ * one incident, and the table of many as the engine groups them
+ * (hd-triage.c): by fingerprint, then the culprit hosts that recur.
  */
 #include "config.h"
 
@@ -15,7 +14,6 @@
 #include "hd-json.h"
 #include "hd-report-render.h"
 #include "hd-report-util.h"
-#include "hd-const.h"
 #include "hd-banned.h"
 
 #define MAX_EXAMPLES 3
@@ -53,8 +51,9 @@ struct hd_triage_row *hd_triage_row_new(const char *path,
 	r->fault = hd_analysis_has_fault(a);
 	r->performance = a->perf.known ? g_strdup(a->perf.summary) : NULL;
 	r->inconsistent = hd_analysis_is_inconsistent(a);
-	for (guint i = 0; i < s->inputs->len; i++) {
-		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+	r->key = hd_triage_key_new(a);
+	for (guint i = 0; i < a->inputs->len; i++) {
+		const struct hd_input *in = g_ptr_array_index(a->inputs, i);
 
 		if (in->error && r->errors->len < MAX_ERRORS)
 			g_ptr_array_add(r->errors,
@@ -127,6 +126,7 @@ void hd_triage_row_free(struct hd_triage_row *r)
 	json_decref(r->next_steps);
 	json_decref(r->hang_start);
 	g_ptr_array_unref(r->sources);
+	hd_triage_key_free(r->key);
 	g_free(r);
 }
 
@@ -198,63 +198,26 @@ bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r)
 	return !ferror(out);
 }
 
-/* Incidents of one fingerprint (or one error class). */
-struct cause {
-	const char *key;
-	GPtrArray *rows; /* struct hd_triage_row *, borrowed */
-	GHashTable *hosts; /* host -> 1 */
-};
+#define MAX_SITES 3
 
-static void cause_free(gpointer p)
+/* The row of a group's i-th incident.  (transfer none) */
+static const struct hd_triage_row *
+group_row(const GPtrArray *rows, const struct hd_triage_group *g, guint i)
 {
-	struct cause *c = p;
-
-	g_ptr_array_unref(c->rows);
-	g_hash_table_unref(c->hosts);
-	g_free(c);
+	return g_ptr_array_index(rows, g_array_index(g->incidents, guint, i));
 }
-
-static gint compare_causes(gconstpointer pa, gconstpointer pb)
-{
-	const struct cause *a = *(const struct cause *const *)pa;
-	const struct cause *b = *(const struct cause *const *)pb;
-
-	if (a->rows->len != b->rows->len)
-		return a->rows->len > b->rows->len ? -1 : 1;
-	return strcmp(a->key, b->key);
-}
-
-struct host_count {
-	const char *host;
-	guint n;
-};
-
-static gint compare_hosts(gconstpointer pa, gconstpointer pb)
-{
-	const struct host_count *a = pa, *b = pb;
-
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	return strcmp(a->host, b->host);
-}
-
-#define MAX_SITES      3
-#define UNDECIDED_KEY  "(undecided)"
-#define UNANALYZED_KEY "(not analyzed)"
 
 /*
- * "network_fault all_reduce at train.py:step" for the rows of one cause:
- * the kind and op its fingerprint names, then the call sites its
- * incidents were seen at (the refinement), as many as fit.
- * (transfer full)
+ * "network_fault all_reduce at train.py:step" for a group: the kind and
+ * op its fingerprint names, then the call sites its incidents were seen
+ * at (the refinement), as many as fit.  (transfer full)
  */
-static char *cause_text(const struct cause *c)
+static char *cause_text(const GPtrArray *rows, const struct hd_triage_group *g)
 {
-	const struct hd_triage_row *r = g_ptr_array_index(c->rows, 0);
-	g_autoptr(GPtrArray) sites = g_ptr_array_new();
+	const struct hd_triage_row *r = group_row(rows, g, 0);
 	GString *t;
 
-	if (strcmp(c->key, UNDECIDED_KEY) == 0)
+	if (g->class == HD_TRIAGE_UNDECIDED)
 		return g_strdup("undecided (insufficient_data): no cause named,"
 				" not grouped");
 	if (!r->kind)
@@ -266,134 +229,67 @@ static char *cause_text(const struct cause *c)
 
 		g_string_append_printf(t, " %.*s", (int)strcspn(op, ";"), op);
 	}
-	for (guint i = 0; i < c->rows->len; i++) {
-		const struct hd_triage_row *x = g_ptr_array_index(c->rows, i);
-		bool known = false;
-
-		if (!x->call_site)
-			continue;
-		for (guint k = 0; k < sites->len && !known; k++)
-			known = strcmp(g_ptr_array_index(sites, k),
-				       x->call_site) == 0;
-		if (!known)
-			g_ptr_array_add(sites, x->call_site);
-	}
-	for (guint k = 0; k < sites->len && k < MAX_SITES; k++)
+	for (guint k = 0; k < g->call_sites->len && k < MAX_SITES; k++)
 		g_string_append_printf(
 			t, "%s%s", k ? ", " : " at ",
-			(const char *)g_ptr_array_index(sites, k));
-	if (sites->len > MAX_SITES)
+			(const char *)g_ptr_array_index(g->call_sites, k));
+	if (g->call_sites->len > MAX_SITES)
 		g_string_append_printf(t, " and %u more call sites",
-				       sites->len - MAX_SITES);
+				       g->call_sites->len - MAX_SITES);
 	return g_string_free(t, FALSE);
 }
 
-/* The key a row is grouped by. */
-static const char *row_key(const struct hd_triage_row *r)
-{
-	if (r->kind && strcmp(r->kind, "insufficient_data") == 0)
-		return UNDECIDED_KEY;
-	return r->fingerprint ? r->fingerprint : UNANALYZED_KEY;
-}
-
-static char *examples(const struct cause *c)
+static char *examples(const GPtrArray *rows, const struct hd_triage_group *g)
 {
 	GString *t = g_string_new(NULL);
 
-	for (guint i = 0; i < c->rows->len && i < MAX_EXAMPLES; i++) {
-		const struct hd_triage_row *r = g_ptr_array_index(c->rows, i);
-		g_autofree char *clean = hd_report_clean(r->path);
+	for (guint i = 0; i < g->incidents->len && i < MAX_EXAMPLES; i++) {
+		g_autofree char *clean =
+			hd_report_clean(group_row(rows, g, i)->path);
 
 		g_string_append_printf(t, "%s%s", i ? ", " : "", clean);
 	}
-	if (c->rows->len > MAX_EXAMPLES)
+	if (g->incidents->len > MAX_EXAMPLES)
 		g_string_append_printf(t, " and %u more",
-				       c->rows->len - MAX_EXAMPLES);
+				       g->incidents->len - MAX_EXAMPLES);
 	return g_string_free(t, FALSE);
 }
 
 bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 {
-	g_autoptr(GHashTable) by_key =
-		g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GPtrArray) causes =
-		g_ptr_array_new_with_free_func(cause_free);
-	g_autoptr(GHashTable) host_n =
-		g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GArray) hosts =
-		g_array_new(FALSE, FALSE, sizeof(struct host_count));
-	GHashTableIter it;
-	gpointer key, value;
-	guint faults = 0, errors = 0, ncauses;
+	g_autofree const struct hd_triage_key **keys =
+		g_new0(const struct hd_triage_key *, rows->len + 1);
+	g_autoptr(hd_triage) t = NULL;
+	guint n = rows->len;
 
-	for (guint i = 0; i < rows->len; i++) {
-		struct hd_triage_row *r = g_ptr_array_index(rows, i);
-		const char *k = row_key(r);
-		struct cause *c = g_hash_table_lookup(by_key, k);
-
-		faults += r->fault;
-		errors += r->error != NULL;
-		if (!c) {
-			c = g_new0(struct cause, 1);
-			c->key = k;
-			c->rows = g_ptr_array_new();
-			c->hosts = g_hash_table_new(g_str_hash, g_str_equal);
-			g_hash_table_insert(by_key, hd_unconst(k), c);
-			g_ptr_array_add(causes, c);
-		}
-		g_ptr_array_add(c->rows, r);
-		for (guint h = 0; h < r->hosts->len; h++) {
-			const char *host = g_ptr_array_index(r->hosts, h);
-
-			g_hash_table_add(c->hosts, hd_unconst(host));
-			g_hash_table_insert(
-				host_n, hd_unconst(host),
-				GUINT_TO_POINTER(
-					GPOINTER_TO_UINT(g_hash_table_lookup(
-						host_n, host)) +
-					1));
-		}
-	}
-	g_ptr_array_sort(causes, compare_causes);
-	ncauses = causes->len;
-	if (g_hash_table_contains(by_key, UNDECIDED_KEY))
-		ncauses--;
-	g_hash_table_iter_init(&it, host_n);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		struct host_count hc = { key, GPOINTER_TO_UINT(value) };
-
-		if (hc.n > 1)
-			g_array_append_val(hosts, hc);
-	}
-	g_array_sort(hosts, compare_hosts);
-
+	for (guint i = 0; i < n; i++)
+		keys[i] = ((const struct hd_triage_row *)g_ptr_array_index(rows,
+									   i))
+				  ->key;
+	t = hd_triage_group(keys, n);
 	if (markdown)
 		fprintf(out,
 			"# hangdoc triage: %u %s, %u %s\n\n"
 			"%u with a fault, %u not analyzed.\n\n"
 			"| incidents | cause | fingerprint | hosts | examples |\n"
 			"|---|---|---|---|---|\n",
-			rows->len, rows->len == 1 ? "incident" : "incidents",
-			ncauses, ncauses == 1 ? "cause" : "causes", faults,
-			errors);
+			n, n == 1 ? "incident" : "incidents", t->causes,
+			t->causes == 1 ? "cause" : "causes", t->faults,
+			t->unusable);
 	else
 		fprintf(out,
 			"%u %s, %u %s (%u with a fault, %u not analyzed)\n\n",
-			rows->len, rows->len == 1 ? "incident" : "incidents",
-			ncauses, ncauses == 1 ? "cause" : "causes", faults,
-			errors);
-	for (guint i = 0; i < causes->len; i++) {
-		const struct cause *c = g_ptr_array_index(causes, i);
-		const struct hd_triage_row *first =
-			g_ptr_array_index(c->rows, 0);
-		g_autofree char *what = cause_text(c);
+			n, n == 1 ? "incident" : "incidents", t->causes,
+			t->causes == 1 ? "cause" : "causes", t->faults,
+			t->unusable);
+	for (guint i = 0; i < t->groups->len; i++) {
+		const struct hd_triage_group *g =
+			&g_array_index(t->groups, struct hd_triage_group, i);
+		g_autofree char *what = cause_text(rows, g);
 		g_autofree char *clean = hd_report_clean(what);
-		g_autofree char *ex = examples(c);
-		guint nh = g_hash_table_size(c->hosts);
-		const char *fp = strcmp(c->key, UNDECIDED_KEY) == 0 ||
-						 !first->fingerprint
-					 ? "-"
-					 : first->fingerprint;
+		g_autofree char *ex = examples(rows, g);
+		guint ni = g->incidents->len;
+		const char *fp = g->fingerprint ? g->fingerprint : "-";
 
 		if (markdown) {
 			/* A call site is read from a stack: no cell ends in it. */
@@ -404,34 +300,34 @@ bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown)
 		}
 
 		if (markdown)
-			fprintf(out, "| %u | %s | `%s` | %u | %s |\n",
-				c->rows->len, clean, fp, nh, ex);
+			fprintf(out, "| %u | %s | `%s` | %u | %s |\n", ni,
+				clean, fp, g->hosts, ex);
 		else
 			fprintf(out, "%u %s: %s, %u %s\n  fingerprint %s; %s\n",
-				c->rows->len,
-				c->rows->len == 1 ? "incident" : "incidents",
-				clean, nh, nh == 1 ? "host" : "hosts", fp, ex);
+				ni, ni == 1 ? "incident" : "incidents", clean,
+				g->hosts, g->hosts == 1 ? "host" : "hosts", fp,
+				ex);
 	}
-	if (hosts->len) {
+	if (t->hosts->len) {
 		fprintf(out,
 			markdown
 				? "\n## Hosts blamed in more than one incident\n\n"
 				  "| host | incidents |\n|---|---|\n"
 				: "\nhosts blamed in more than one incident:\n");
-		for (guint i = 0; i < hosts->len && i < MAX_HOSTS; i++) {
-			const struct host_count *hc =
-				&g_array_index(hosts, struct host_count, i);
+		for (guint i = 0; i < t->hosts->len && i < MAX_HOSTS; i++) {
+			const struct hd_triage_host *hc = &g_array_index(
+				t->hosts, struct hd_triage_host, i);
 			g_autofree char *h = hd_report_clean(hc->host);
 
 			fprintf(out,
 				markdown ? "| %s | %u |\n" : "  %-24s %u\n", h,
-				hc->n);
+				hc->incidents);
 		}
-		if (hosts->len > MAX_HOSTS)
+		if (t->hosts->len > MAX_HOSTS)
 			fprintf(out,
 				markdown ? "\n%u more hosts\n"
 					 : "  ... %u more hosts\n",
-				hosts->len - MAX_HOSTS);
+				t->hosts->len - MAX_HOSTS);
 	}
 	return !ferror(out);
 }

@@ -3,9 +3,10 @@
  * incident (analyze --format jsonl).  A row is what is kept of an analysis
  * once its store and verdicts are freed: the top verdict's kind, culprits
  * and their hosts, confidence, fingerprint and first evidence item, its
- * culprits' details and next steps, when the hang began, and the counts;
- * the table groups rows by fingerprint.  Nothing is decided
- * here: every field is copied from the analysis.
+ * culprits' details and next steps, when the hang began, and the counts,
+ * with what the engine groups it by (hd-triage.h).  Nothing is decided
+ * here: every field is copied from the analysis, and the table lays out
+ * the engine's groups.
  *
  * Ownership: a row owns its strings and arrays.
  */
@@ -18,6 +19,7 @@
 #include <jansson.h>
 
 #include "hd-engine.h"
+#include "hd-triage.h"
 
 struct hd_triage_row {
 	char *path; /* the incident: directory, archive or PATHs given */
@@ -50,6 +52,7 @@ struct hd_triage_row {
 	unsigned inputs, usable, ranks, verdicts;
 	bool fault;
 	bool inconsistent;
+	struct hd_triage_key *key; /* what the table groups it by */
 };
 
 /* The row of an analyzed incident.  (transfer full) */
@@ -61,11 +64,12 @@ void hd_triage_row_free(struct hd_triage_row *r);
 bool hd_triage_write_jsonl(FILE *out, const struct hd_triage_row *r);
 
 /*
- * The table of rows (struct hd_triage_row *) grouped by fingerprint, most
- * frequent first, with the call sites each cause was seen at, and the
- * culprit hosts that recur across incidents; text or Markdown.  Undecided
- * incidents (insufficient_data) are listed together but never counted as
- * one cause.  False if out failed.
+ * The table of rows (struct hd_triage_row *) as the engine groups them
+ * (hd_triage_group()): by fingerprint, most frequent first, with the
+ * call sites each cause was seen at, and the culprit hosts that recur
+ * across incidents; text or Markdown.  Undecided incidents
+ * (insufficient_data) are listed together but never counted as one
+ * cause.  False if out failed.
  */
 bool hd_triage_write_table(FILE *out, const GPtrArray *rows, bool markdown);
 

@@ -1,5 +1,5 @@
 /*
- * What the report renderers share (hd-report-util.h): rank ranges, counts,
+ * What the report renderers share (hd-report-util.h): counts,
  * durations, safe strings, group names, code spans in next steps, the
  * rank-table cells and the engine's per-group figures.  Nothing here looks at verdicts beyond
  * printing them, and nothing here knows which renderer runs.
@@ -16,105 +16,9 @@
 #include "hd-sort.h"
 #include "hd-banned.h"
 
-char *hd_report_rank_list(const GArray *ranks)
-{
-	return hd_rank_list_text(ranks);
-}
-
-char *hd_report_rank_runs(const GArray *ranks)
-{
-	GString *s = g_string_new(NULL);
-	const int *r = ranks ? (const int *)(const void *)ranks->data : NULL;
-	guint n = ranks ? ranks->len : 0;
-
-	for (guint i = 0; i < n;) {
-		guint j = i + 1;
-		int64_t step = 0;
-
-		if (s->len)
-			g_string_append_c(s, ',');
-		if (r[i] < 0) {
-			g_string_append_c(s, '?');
-			i++;
-			continue;
-		}
-		if (j < n && r[j] >= 0)
-			step = (int64_t)r[j] - r[i];
-		while (step > 0 && j < n && r[j] >= 0 &&
-		       (int64_t)r[j] - r[j - 1] == step)
-			j++;
-		if (step == 1 && j - i >= 2) {
-			g_string_append_printf(s, "%d-%d", r[i], r[j - 1]);
-			i = j;
-		} else if (step > 1 && j - i >= 4) {
-			g_string_append_printf(s, "%d,%d,...,%d", r[i],
-					       r[i + 1], r[j - 1]);
-			i = j;
-		} else {
-			g_string_append_printf(s, "%d", r[i]);
-			i++;
-		}
-	}
-	return g_string_free(s, FALSE);
-}
-
 char *hd_report_clean(const char *s)
 {
 	return hd_text_safe(s);
-}
-
-int hd_report_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
-			const char *sa, *sb;
-			size_t la, lb;
-			int d;
-
-			/* Leading zeros do not make a number bigger. */
-			while (*a == '0' && g_ascii_isdigit(a[1]))
-				a++;
-			while (*b == '0' && g_ascii_isdigit(b[1]))
-				b++;
-			for (sa = a; g_ascii_isdigit(*a); a++)
-				;
-			for (sb = b; g_ascii_isdigit(*b); b++)
-				;
-			la = (size_t)(a - sa);
-			lb = (size_t)(b - sb);
-			if (la != lb)
-				return la < lb ? -1 : 1;
-			d = memcmp(sa, sb, la);
-			if (d)
-				return d < 0 ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (guchar)*a < (guchar)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return (guchar)*a < (guchar)*b ? -1 : (guchar)*a > (guchar)*b;
-}
-
-static gint compare_inputs(gconstpointer a, gconstpointer b)
-{
-	const struct hd_input *x = *(const struct hd_input *const *)a;
-	const struct hd_input *y = *(const struct hd_input *const *)b;
-	int d = hd_report_natural_cmp(x->path, y->path);
-
-	/* Equal in natural order ("r01", "r1"): byte order decides. */
-	return d ? d : strcmp(x->path, y->path);
-}
-
-GPtrArray *hd_report_inputs_sorted(const struct hd_store *s)
-{
-	GPtrArray *v = g_ptr_array_sized_new(s->inputs->len);
-
-	for (guint i = 0; i < s->inputs->len; i++)
-		g_ptr_array_add(v, g_ptr_array_index(s->inputs, i));
-	g_ptr_array_sort(v, compare_inputs);
-	return v;
 }
 
 char *hd_report_count(uint64_t n)

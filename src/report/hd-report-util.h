@@ -12,16 +12,11 @@
 #include "hd-engine.h"
 #include "hd-store.h"
 
-/* "0-3,5,7-9" (transfer full). */
-char *hd_report_rank_list(const GArray *ranks);
 /*
- * The ranks (int) in their order, runs folded as the group ids fold them
- * (hd_group_id_pg()): "0-1023" for consecutive ranks, "0,8,...,8184" for
- * four or more at one stride, "?" for an unknown rank (below 0):
- * "0-3,8,?".  A data-parallel group's global ranks are one stride
- * apart, and 1,024 numbers on one line read as noise.  (transfer full)
+ * Rank lists are written by hd_rank_list_text() (hd-ranks.h, through
+ * hd-engine.h): HD_RANKS_SET for "0-3,5,7-9", HD_RANKS_ORDER for a
+ * communicator's members in its order ("0,8,...,8184", "0-3,8,?").
  */
-char *hd_report_rank_runs(const GArray *ranks);
 
 /*
  * Makes a raw string from an input safe to print: invalid UTF-8 bytes become
@@ -56,18 +51,6 @@ bool hd_report_group_named(const struct hd_group *g, const char *const *want);
 /* The engine's figures for a group, or NULL.  (transfer none) */
 const struct hd_group_stats *hd_report_group_stats(const struct hd_analysis *a,
 						   uint32_t group);
-
-/*
- * Natural order of file names: runs of digits compare as numbers, so
- * "rank_2" comes before "rank_1000"; otherwise byte order.
- */
-int hd_report_natural_cmp(const char *a, const char *b);
-
-/*
- * The store's inputs (struct hd_input *) in natural order of their paths,
- * as a report lists them.  (transfer container)
- */
-GPtrArray *hd_report_inputs_sorted(const struct hd_store *s);
 
 /* "15,000".  (transfer full) */
 char *hd_report_count(uint64_t n);

@@ -14,6 +14,7 @@
 #include "hd-engine.h"
 #include "hd-checks.h"
 #include "hd-sig-util.h"
+#include "hd-triage.h"
 #include "hd-test-engine.h"
 #include "hd-test-store.h"
 #include "hd-const.h"
@@ -1743,6 +1744,165 @@ END_TEST
  * per-rank state, a next-step hook; only no_fault and insufficient_data
  * are not faults, and they rank below every fault.
  */
+/*
+ * With logs only, the engine draws the rank picture from the watchdog's
+ * counters in the rank table: completed up to a rank's last completed,
+ * blocked up to its last enqueued, absent past it, no data without that
+ * PG's counters; around the top verdict's position.
+ */
+START_TEST(test_counters_matrix)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(hd_analysis) a = hd_analysis_new(s);
+	g_autoptr(hd_matrix) m = NULL;
+	struct hd_verdict *v = hd_verdict_new(HD_V_MISSING_RANK, HD_CONF_HIGH,
+					      "rank 1 never entered seq 38");
+	const char *pg = hd_intern("0"), *name = NULL;
+	static const struct {
+		int64_t enq, done;
+		bool counters;
+	} rows[] = { { 38, 37, true }, { 37, 37, true }, { -1, -1, false } };
+
+	ck_assert_ptr_null(hd_analysis_counters_matrix(a, 4, 3, &name));
+	for (int r = 0; r < 3; r++) {
+		struct hd_rank_progress p = {
+			.rank = r,
+			.group = -1,
+			.last_enqueued = rows[r].enq,
+			.last_completed = rows[r].done,
+			.blocked_seq = -1,
+			.counters_pg = rows[r].counters ? pg : NULL,
+			.state = "blocked",
+			.stack = -1,
+			.user_frame = -1,
+		};
+
+		g_array_append_val(a->progress, p);
+	}
+	v->seq = 38;
+	hd_verdict_add_culprit(v, 1);
+	g_ptr_array_add(a->verdicts, v);
+	m = hd_analysis_counters_matrix(a, 4, 3, &name);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(name, "0");
+	ck_assert_int_eq(m->divergence, 38);
+	ck_assert_uint_eq(m->positions->len, 5);
+	ck_assert_int_eq(g_array_index(m->positions, int64_t, 0), 34);
+	ck_assert_int_eq(hd_matrix_cell(m, 0, 3)->state, HD_CELL_COMPLETED);
+	ck_assert_int_eq(hd_matrix_cell(m, 0, 4)->state, HD_CELL_BLOCKED);
+	ck_assert_int_eq(hd_matrix_cell(m, 1, 4)->state, HD_CELL_ABSENT);
+	ck_assert_int_eq(hd_matrix_cell(m, 2, 4)->state, HD_CELL_NO_DATA);
+	ck_assert_uint_eq(hd_matrix_cell(m, 0, 4)->op, UINT32_MAX);
+	ck_assert(!g_array_index(m->culprit, gboolean, 0));
+	ck_assert(g_array_index(m->culprit, gboolean, 1));
+}
+END_TEST
+
+/* A triage key as hd_triage_key_new() would keep it. */
+static struct hd_triage_key *triage_key(enum hd_triage_class class,
+					const char *fp, const char *site,
+					const char *host, bool fault)
+{
+	struct hd_triage_key *k = g_new0(struct hd_triage_key, 1);
+
+	k->class = class;
+	k->fingerprint = g_strdup(fp);
+	k->call_site = g_strdup(site);
+	k->hosts = g_ptr_array_new_with_free_func(g_free);
+	if (host)
+		g_ptr_array_add(k->hosts, g_strdup(host));
+	k->fault = fault;
+	k->usable = class != HD_TRIAGE_UNANALYZED;
+	return k;
+}
+
+/*
+ * Triage groups incidents in the engine: by fingerprint, most frequent
+ * first, then by key (the undecided and the unanalyzed first, as names
+ * in parentheses sort before hex); the undecided are never one cause;
+ * call sites each once in path order; a host is counted once per
+ * incident and listed when blamed in more than one.
+ */
+START_TEST(test_triage_groups)
+{
+	struct hd_triage_key *k[] = {
+		triage_key(HD_TRIAGE_CAUSE, "bbbb", "b.py:2", "node-b", true),
+		triage_key(HD_TRIAGE_CAUSE, "aaaa", "a.py:1", "node-a", true),
+		triage_key(HD_TRIAGE_UNDECIDED, "cccc", NULL, NULL, false),
+		triage_key(HD_TRIAGE_CAUSE, "aaaa", "a.py:9", "node-a", true),
+		triage_key(HD_TRIAGE_UNANALYZED, NULL, NULL, NULL, false),
+		triage_key(HD_TRIAGE_CAUSE, "aaaa", "a.py:1", "node-b", true),
+	};
+	g_autoptr(hd_triage) t = hd_triage_group(
+		(const struct hd_triage_key *const *)k, G_N_ELEMENTS(k));
+	const struct hd_triage_group *g;
+	const struct hd_triage_host *h;
+
+	ck_assert_uint_eq(t->groups->len, 4);
+	ck_assert_uint_eq(t->causes, 3);
+	ck_assert_uint_eq(t->faults, 4);
+	ck_assert_uint_eq(t->unusable, 1);
+	g = &g_array_index(t->groups, struct hd_triage_group, 0);
+	ck_assert_str_eq(g->fingerprint, "aaaa");
+	ck_assert_uint_eq(g->incidents->len, 3);
+	ck_assert_uint_eq(g_array_index(g->incidents, guint, 0), 1);
+	ck_assert_uint_eq(g_array_index(g->incidents, guint, 2), 5);
+	ck_assert_uint_eq(g->call_sites->len, 2);
+	ck_assert_str_eq(g_ptr_array_index(g->call_sites, 0), "a.py:1");
+	ck_assert_str_eq(g_ptr_array_index(g->call_sites, 1), "a.py:9");
+	ck_assert_uint_eq(g->hosts, 2);
+	g = &g_array_index(t->groups, struct hd_triage_group, 1);
+	ck_assert_int_eq(g->class, HD_TRIAGE_UNANALYZED);
+	ck_assert_ptr_null(g->fingerprint);
+	g = &g_array_index(t->groups, struct hd_triage_group, 2);
+	ck_assert_int_eq(g->class, HD_TRIAGE_UNDECIDED);
+	ck_assert_ptr_null(g->fingerprint);
+	g = &g_array_index(t->groups, struct hd_triage_group, 3);
+	ck_assert_str_eq(g->fingerprint, "bbbb");
+	/* node-a and node-b each blamed in two incidents */
+	ck_assert_uint_eq(t->hosts->len, 2);
+	h = &g_array_index(t->hosts, struct hd_triage_host, 0);
+	ck_assert_str_eq(h->host, "node-a");
+	ck_assert_uint_eq(h->incidents, 2);
+	h = &g_array_index(t->hosts, struct hd_triage_host, 1);
+	ck_assert_str_eq(h->host, "node-b");
+	ck_assert_uint_eq(h->incidents, 2);
+	for (size_t i = 0; i < G_N_ELEMENTS(k); i++)
+		hd_triage_key_free(k[i]);
+}
+END_TEST
+
+/* The key of an analysis: its top verdict's class, fingerprint, hosts. */
+START_TEST(test_triage_key_of_analysis)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(hd_analysis) a = hd_analysis_new(s);
+	struct hd_triage_key *k = hd_triage_key_new(a);
+	struct hd_verdict *v;
+
+	ck_assert_int_eq(k->class, HD_TRIAGE_UNANALYZED);
+	ck_assert(!k->usable);
+	hd_triage_key_free(k);
+	v = hd_verdict_new(HD_V_INSUFFICIENT_DATA, HD_CONF_LOW, "nothing");
+	v->fingerprint = g_strdup("0123456789abcdef");
+	g_ptr_array_add(a->verdicts, v);
+	k = hd_triage_key_new(a);
+	ck_assert_int_eq(k->class, HD_TRIAGE_UNDECIDED);
+	ck_assert(!k->fault);
+	hd_triage_key_free(k);
+	v->kind = HD_V_MISSING_RANK;
+	hd_verdict_add_culprit(v, 3);
+	hd_store_rank(s, 3)->host = hd_intern("node-c");
+	k = hd_triage_key_new(a);
+	ck_assert_int_eq(k->class, HD_TRIAGE_CAUSE);
+	ck_assert_str_eq(k->fingerprint, "0123456789abcdef");
+	ck_assert(k->fault);
+	ck_assert_uint_eq(k->hosts->len, 1);
+	ck_assert_str_eq(g_ptr_array_index(k->hosts, 0), "node-c");
+	hd_triage_key_free(k);
+}
+END_TEST
+
 START_TEST(test_verdict_kind_table)
 {
 	for (int k = 0; k < HD_V_KIND_COUNT; k++) {
@@ -1814,6 +1974,9 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_sig_cands);
 	tcase_add_test(tc, test_signal_order_stated);
 	tcase_add_test(tc, test_verdict_kind_table);
+	tcase_add_test(tc, test_triage_groups);
+	tcase_add_test(tc, test_counters_matrix);
+	tcase_add_test(tc, test_triage_key_of_analysis);
 	suite_add_tcase(s, tc);
 	/* Hangs show as a timeout; the limit leaves room for valgrind. */
 	tcase_set_timeout(slow, 30);

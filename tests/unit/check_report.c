@@ -19,6 +19,8 @@
 #include "hd-report.h"
 #include "hd-report-render.h"
 #include "hd-report-util.h"
+#include "hd-report-show.h"
+#include "hd-sort.h"
 #include "hd-banned.h"
 
 static GArray *int_array(const int *v, size_t n)
@@ -157,15 +159,36 @@ START_TEST(test_rank_list)
 	g_autoptr(GArray) gb = int_array(b, G_N_ELEMENTS(b));
 	g_autoptr(GArray) gc = int_array(c, G_N_ELEMENTS(c));
 	g_autoptr(GArray) ge = int_array(NULL, 0);
-	g_autofree char *sa = hd_report_rank_list(ga);
-	g_autofree char *sb = hd_report_rank_list(gb);
-	g_autofree char *sc = hd_report_rank_list(gc);
-	g_autofree char *se = hd_report_rank_list(ge);
+	g_autofree char *sa = hd_rank_list_text(ga, HD_RANKS_SET);
+	g_autofree char *sb = hd_rank_list_text(gb, HD_RANKS_SET);
+	g_autofree char *sc = hd_rank_list_text(gc, HD_RANKS_SET);
+	g_autofree char *se = hd_rank_list_text(ge, HD_RANKS_SET);
 
 	ck_assert_str_eq(sa, "0-3,5,7-9");
 	ck_assert_str_eq(sb, "3-5,10");
 	ck_assert_str_eq(sc, "7");
 	ck_assert_str_eq(se, "");
+	/* a set folds consecutive ranks only: a stride is read in order */
+	{
+		static const int d[] = { 6, 0, 4, 2, 2 };
+		g_autoptr(GArray) gd = int_array(d, G_N_ELEMENTS(d));
+		g_autofree char *sd = hd_rank_list_text(gd, HD_RANKS_SET);
+
+		ck_assert_str_eq(sd, "0,2,4,6");
+	}
+	/* runs given as runs (a --rank list's ranges) write the same way */
+	{
+		static const struct hd_rank_run r[] = {
+			{ 0, 3, 1 }, { 5, 5, 0 }, { 8, 56, 8 }, { -1, -1, 0 }
+		};
+		g_autoptr(GArray) runs =
+			g_array_new(FALSE, FALSE, sizeof(struct hd_rank_run));
+		g_autofree char *sr = NULL;
+
+		g_array_append_vals(runs, r, G_N_ELEMENTS(r));
+		sr = hd_rank_runs_text(runs);
+		ck_assert_str_eq(sr, "0-3,5,8,16,...,56,?");
+	}
 }
 END_TEST
 
@@ -198,7 +221,7 @@ START_TEST(test_rank_runs)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GArray) g = int_array(cases[i].r, cases[i].n);
-		g_autofree char *s = hd_report_rank_runs(g);
+		g_autofree char *s = hd_rank_list_text(g, HD_RANKS_ORDER);
 
 		ck_assert_str_eq(s, cases[i].want);
 	}
@@ -209,7 +232,7 @@ START_TEST(test_rank_runs)
 
 		for (int r = 0; r < 8192; r += 8)
 			g_array_append_val(g, r);
-		s = hd_report_rank_runs(g);
+		s = hd_rank_list_text(g, HD_RANKS_ORDER);
 		ck_assert_str_eq(s, "0,8,...,8184");
 	}
 }
@@ -218,19 +241,20 @@ END_TEST
 START_TEST(test_natural_order)
 {
 	/* ranks as numbers, not as text: rank_2 before rank_1000 */
-	ck_assert_int_lt(hd_report_natural_cmp("rank_2", "rank_1000"), 0);
-	ck_assert_int_gt(hd_report_natural_cmp("rank_1000", "rank_2"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("a/r9.log", "a/r10.log"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("node-a", "node-b"), 0);
-	ck_assert_int_eq(hd_report_natural_cmp("x12y", "x12y"), 0);
-	ck_assert_int_eq(hd_report_natural_cmp("r007", "r7"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("r", "r0"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("r1a", "r1b"), 0);
-	ck_assert_int_lt(hd_report_natural_cmp("", "a"), 0);
-	/* the inputs table: rank_2 before rank_10 before rank_1000 */
+	ck_assert_int_lt(hd_natural_cmp("rank_2", "rank_1000"), 0);
+	ck_assert_int_gt(hd_natural_cmp("rank_1000", "rank_2"), 0);
+	ck_assert_int_lt(hd_natural_cmp("a/r9.log", "a/r10.log"), 0);
+	ck_assert_int_lt(hd_natural_cmp("node-a", "node-b"), 0);
+	ck_assert_int_eq(hd_natural_cmp("x12y", "x12y"), 0);
+	ck_assert_int_eq(hd_natural_cmp("r007", "r7"), 0);
+	ck_assert_int_lt(hd_natural_cmp("r", "r0"), 0);
+	ck_assert_int_lt(hd_natural_cmp("r1a", "r1b"), 0);
+	ck_assert_int_lt(hd_natural_cmp("", "a"), 0);
+	/* the analysis's inputs: rank_2 before rank_10 before rank_1000 */
 	{
 		g_autoptr(hd_store) st = hd_store_new();
-		g_autoptr(GPtrArray) sorted = NULL;
+		g_autoptr(hd_analysis) an = NULL;
+		const GPtrArray *sorted;
 		static const char *const want[] = { "d/rank_2", "d/rank_10",
 						    "d/rank_1000", "e/a" };
 
@@ -238,7 +262,8 @@ START_TEST(test_natural_order)
 		hd_store_add_input(st, "d/rank_1000");
 		hd_store_add_input(st, "d/rank_2");
 		hd_store_add_input(st, "d/rank_10");
-		sorted = hd_report_inputs_sorted(st);
+		an = hd_analysis_new(st);
+		sorted = an->inputs;
 		ck_assert_uint_eq(sorted->len, 4);
 		for (guint i = 0; i < sorted->len; i++)
 			ck_assert_str_eq(((const struct hd_input *)
@@ -247,8 +272,8 @@ START_TEST(test_natural_order)
 					 want[i]);
 	}
 	/* numbers longer than any integer still compare */
-	ck_assert_int_lt(hd_report_natural_cmp("r99999999999999999999999",
-					       "r100000000000000000000000"),
+	ck_assert_int_lt(hd_natural_cmp("r99999999999999999999999",
+					"r100000000000000000000000"),
 			 0);
 }
 END_TEST
@@ -371,8 +396,9 @@ START_TEST(test_json_schema)
 	ck_assert_msg(doc != NULL, "invalid JSON: %s", err.text);
 	assert_keys(doc, top, G_N_ELEMENTS(top));
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "schema")), 1);
-	in0 = json_array_get(json_object_get(doc, "inputs"), 0);
-	in1 = json_array_get(json_object_get(doc, "inputs"), 1);
+	/* in natural order of their paths: garbage.bin, then node-a.log */
+	in0 = json_array_get(json_object_get(doc, "inputs"), 1);
+	in1 = json_array_get(json_object_get(doc, "inputs"), 0);
 	assert_keys(in0, input, G_N_ELEMENTS(input));
 	ck_assert_int_eq(json_integer_value(json_object_get(in0, "rank")), 3);
 	ck_assert_str_eq(json_string_value(json_object_get(in0, "kind")),
@@ -694,6 +720,98 @@ START_TEST(test_text_progress_table)
 }
 END_TEST
 
+/*
+ * The rank table folds once, in the engine (hd_analysis_rank_rows()), so
+ * every format shows the same rows: rank 150's row is in another group,
+ * so it does not fold with its neighbours in text either, although text
+ * prints no group column.  A capped table shows the culprit's row past
+ * the cap, after a "..." row.
+ */
+START_TEST(test_rank_rows_every_format)
+{
+	g_autoptr(hd_store) s = incident_store(200);
+	g_autoptr(hd_analysis) a = incident_analysis(s);
+	g_autoptr(hd_rank_rows) rows = NULL;
+	g_autofree char *text = NULL;
+	g_autofree char *md = NULL;
+	g_autofree char *html = NULL;
+	int64_t other = hd_store_group(s, "pg:1:[150]");
+	static const int want[][2] = {
+		{ 0, 2 }, { 3, 3 }, { 4, 149 }, { 150, 150 }, { 151, 199 }
+	};
+
+	g_array_index(a->progress, struct hd_rank_progress, 150).group = other;
+	rows = hd_analysis_rank_rows(a, 2);
+	ck_assert_uint_eq(rows->rows->len, G_N_ELEMENTS(want));
+	for (guint i = 0; i < rows->rows->len; i++) {
+		const struct hd_rank_row *r =
+			&g_array_index(rows->rows, struct hd_rank_row, i);
+
+		ck_assert_int_eq(r->first, want[i][0]);
+		ck_assert_int_eq(r->last, want[i][1]);
+		ck_assert_uint_eq(r->progress, (guint)want[i][0]);
+	}
+	/* two rows, then the culprit's (rank 3) only */
+	ck_assert(g_array_index(rows->rows, struct hd_rank_row, 1).shown);
+	ck_assert(!g_array_index(rows->rows, struct hd_rank_row, 1).gap);
+	ck_assert(!g_array_index(rows->rows, struct hd_rank_row, 2).shown);
+	ck_assert_uint_eq(rows->shown, 2);
+	ck_assert_uint_eq(rows->hidden_rows, 3);
+	ck_assert_uint_eq(rows->hidden_ranks, 146 + 1 + 49);
+	text = render(HD_REPORT_TEXT, a);
+	md = render(HD_REPORT_MARKDOWN, a);
+	html = render(HD_REPORT_HTML, a);
+	ck_assert_ptr_nonnull(strstr(text, "\n  4-149 "));
+	ck_assert_ptr_nonnull(strstr(text, "\n  150 "));
+	ck_assert_ptr_nonnull(strstr(text, "\n  151-199 "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 4-149 | "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 150 | "));
+	ck_assert_ptr_nonnull(strstr(md, "\n| 151-199 | "));
+	ck_assert_ptr_nonnull(
+		strstr(html, "<tr id=\"rank-4\"><th scope=\"row\">4-149</th>"));
+	ck_assert_ptr_nonnull(
+		strstr(html, "<tr id=\"rank-150\"><th scope=\"row\">150</th>"));
+	ck_assert_ptr_nonnull(strstr(
+		html, "<tr id=\"rank-151\"><th scope=\"row\">151-199</th>"));
+}
+END_TEST
+
+/* show counts its signals as it counts its ops: "signals: 2,047". */
+START_TEST(test_show_counts)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	g_autoptr(GPtrArray) ops = g_ptr_array_new();
+	g_autoptr(GPtrArray) sigs = g_ptr_array_new();
+	uint32_t in = hd_store_add_input(s, "rank0.log");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < 2047; i++) {
+		struct hd_signal sig;
+
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_INFO;
+		sig.type = HD_SIGT_DUMP;
+		sig.rank = 0;
+		sig.prov.input = in;
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = (uint64_t)i + 1;
+		hd_store_add_signal(s, &sig);
+	}
+	for (guint i = 0; i < s->signals->len; i++)
+		g_ptr_array_add(
+			sigs, &g_array_index(s->signals, struct hd_signal, i));
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	hd_report_show_text(f, s, ops, sigs);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "ops: 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nsignals: 2,047\n"));
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_text_no_input)
 {
 	g_autoptr(hd_store) s = hd_store_new();
@@ -708,6 +826,19 @@ START_TEST(test_text_no_input)
 	ck_assert(g_str_has_prefix(text, "no usable input: "));
 	ck_assert_ptr_null(strstr(text, "inputs:"));
 	ck_assert_ptr_nonnull(strstr(text, "x.bin: empty file"));
+	/* what hangdoc reads: every kind of the registry, said once */
+	{
+		g_autofree char *kinds = hd_input_kinds_text();
+
+		for (int k = 1; k < HD_INPUT_KIND_COUNT; k++)
+			ck_assert_msg(strstr(kinds, hd_input_kind_words(k)),
+				      "kind %s not said",
+				      hd_input_kind_name(k));
+		ck_assert(g_str_has_prefix(kinds, "NCCL and c10d logs, "));
+		ck_assert(
+			g_str_has_suffix(kinds, " and NCCL Inspector outputs"));
+		ck_assert_ptr_null(strstr(text, "\n\n"));
+	}
 }
 END_TEST
 
@@ -1080,6 +1211,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_report);
 	tcase_add_test(tc, test_text_report_scale);
 	tcase_add_test(tc, test_text_progress_table);
+	tcase_add_test(tc, test_rank_rows_every_format);
+	tcase_add_test(tc, test_show_counts);
 	tcase_add_test(tc, test_text_no_input);
 	tcase_add_test(tc, test_markdown_report);
 	tcase_add_test(tc, test_performance_note_everywhere);
