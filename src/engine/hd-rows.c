@@ -25,8 +25,7 @@ static bool same_progress(const struct hd_rank_progress *x,
 	       g_strcmp0(x->state, y->state) == 0;
 }
 
-/* Every rank some verdict blames, a sorted set. */
-static GArray *culprit_set(const struct hd_analysis *a)
+GArray *hd_analysis_culprit_set(const struct hd_analysis *a)
 {
 	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
 
@@ -44,7 +43,7 @@ struct hd_rank_rows *hd_analysis_rank_rows(const struct hd_analysis *a,
 {
 	struct hd_rank_rows *r = g_new0(struct hd_rank_rows, 1);
 	guint n = a->progress ? a->progress->len : 0;
-	g_autoptr(GArray) culprits = culprit_set(a);
+	g_autoptr(GArray) culprits = hd_analysis_culprit_set(a);
 	bool gap = false;
 
 	r->rows = g_array_new(FALSE, FALSE, sizeof(struct hd_rank_row));

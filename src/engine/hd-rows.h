@@ -36,6 +36,12 @@ struct hd_rank_rows {
 };
 
 /*
+ * Every rank some verdict blames: a GArray of int, ascending, each once
+ * (the rows a folded rank table must still show).  (transfer full)
+ */
+GArray *hd_analysis_culprit_set(const struct hd_analysis *a);
+
+/*
  * a->progress folded: the first max rows shown, then only the rows that
  * hold a rank some verdict blames (a culprit's row is never left out).
  * (transfer full)

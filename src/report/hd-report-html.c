@@ -1196,7 +1196,7 @@ static void html_ranks(const struct page *pg)
 
 	if (!pg->has_ranks)
 		return;
-	culprits = hd_report_culprit_set(a);
+	culprits = hd_analysis_culprit_set(a);
 	for (guint i = 0; i < a->progress->len && !counters; i++)
 		counters =
 			g_array_index(a->progress, struct hd_rank_progress, i)

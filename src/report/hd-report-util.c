@@ -290,19 +290,6 @@ bool hd_report_source_split(const struct hd_store *s, const char *source,
 	return found;
 }
 
-GArray *hd_report_culprit_set(const struct hd_analysis *a)
-{
-	GArray *set = g_array_new(FALSE, FALSE, sizeof(int));
-
-	for (guint i = 0; i < a->verdicts->len; i++) {
-		const struct hd_verdict *v = g_ptr_array_index(a->verdicts, i);
-
-		g_array_append_vals(set, v->culprits->data, v->culprits->len);
-	}
-	hd_ints_sort_unique(set);
-	return set;
-}
-
 bool hd_report_rank_set_hits(const GArray *set, int first, int last)
 {
 	guint at = hd_ints_lower_bound(set, first);

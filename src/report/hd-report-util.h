@@ -28,11 +28,9 @@ char *hd_report_clean(const char *s);
 /*
  * Rank sets, for lookups that must not scan a list per row (an input can
  * name a hundred thousand ranks): a GArray of int, ascending, each once
- * (a verdict's culprits are one already).  hd_report_culprit_set() holds
- * every rank some verdict blames (the rows a folded rank table must still
- * show).  (transfer full)
+ * (a verdict's culprits are one already; hd_analysis_culprit_set() in
+ * hd-rows.h makes the set of every rank some verdict blames).
  */
-GArray *hd_report_culprit_set(const struct hd_analysis *a);
 /* Whether set holds a rank in [first, last]; O(log n). */
 bool hd_report_rank_set_hits(const GArray *set, int first, int last);
 
