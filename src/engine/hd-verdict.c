@@ -308,7 +308,7 @@ static const struct hd_verdict_kind_info verdict_kinds[] = {
 		.name = "no_fault",
 		.score = HD_SCORE_NO_FAULT,
 		.rank_state = "culprit",
-		.fingerprint = HD_FP_SUMMARY,
+		/* healthy is one cause, whatever was read and counted */
 		.next = HD_NEXT_NO_FAULT,
 	},
 	[HD_V_INSUFFICIENT_DATA] = {

@@ -335,6 +335,31 @@ START_TEST(test_one_incident_one_fingerprint)
 }
 END_TEST
 
+/*
+ * A healthy run is one cause whatever it was read from: dumps, logs with
+ * a signal or a trace of many ops give one no_fault fingerprint.
+ */
+START_TEST(test_healthy_one_fingerprint)
+{
+	static const char *const fr[] = { "tests/data/fr/healthy", NULL };
+	static const char *const logs[] = { "tests/data/nccl/healthy", NULL };
+	static const char *const outlived[] = {
+		"tests/data/nccl/healthy-warn-outlived", NULL
+	};
+	g_autoptr(hd_store) s1 = NULL, s2 = NULL, s3 = NULL;
+	g_autoptr(hd_analysis) a1 = NULL, a2 = NULL, a3 = NULL;
+	const struct hd_verdict *v1 = top_of(&a1, &s1, fr);
+	const struct hd_verdict *v2 = top_of(&a2, &s2, logs);
+	const struct hd_verdict *v3 = top_of(&a3, &s3, outlived);
+
+	ck_assert_int_eq(v1->kind, HD_V_NO_FAULT);
+	ck_assert_int_eq(v2->kind, HD_V_NO_FAULT);
+	ck_assert_int_eq(v3->kind, HD_V_NO_FAULT);
+	ck_assert_str_eq(v1->fingerprint, v2->fingerprint);
+	ck_assert_str_eq(v1->fingerprint, v3->fingerprint);
+}
+END_TEST
+
 START_TEST(test_normalize)
 {
 	g_autoptr(hd_store) s = hd_store_new();
@@ -422,6 +447,7 @@ static Suite *fingerprint_suite(void)
 	tcase_add_test(tc, test_fr_same_cause_same_fingerprint);
 	tcase_add_test(tc, test_nccl_same_cause_same_fingerprint);
 	tcase_add_test(tc, test_one_incident_one_fingerprint);
+	tcase_add_test(tc, test_healthy_one_fingerprint);
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_hash);
 	tcase_add_test(tc, test_inconsistent_inputs);
