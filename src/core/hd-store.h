@@ -660,7 +660,12 @@ enum hd_signal_cat {
 	/* NCCL Inspector, one comm and rank: group_name = comm id, \
 	   seq = the last coll_sn, op_name its collective, code = \
 	   records, numel_in/out = max/mean exec us */     \
-	X(COLL_TIMING, "coll_timing")
+	X(COLL_TIMING, "coll_timing")                                     \
+	/* the CUDA driver could not be loaded or used: libcuda not \
+	   found or a stub, too old for the runtime, not initialised \
+	   (NCCL's cudawrap WARNs, a driver-class "Cuda failure"); code \
+	   = the cudaError_t of "Cuda failure N", 0 none */     \
+	X(CUDA_DRIVER, "cuda_driver")
 
 /* clang-format off */
 enum hd_signal_type {
