@@ -205,7 +205,8 @@ static bool proc_life_ended(const struct nl_ctx *c, const struct nl_proc *p)
  * second NCCL version banner (NCCL prints it once per process), or a new
  * Init of a commId p already initialized, after p's life may have ended.
  * A log appended to itself repeats its banner too, but with nothing
- * ending the first copy's life.
+ * ending the first copy's life.  The COMPLETE of a comm whose START this
+ * life printed is that comm coming up, a WARN between the two or not.
  */
 static bool starts_new_life(const struct nl_ctx *c, const struct nl_proc *p,
 			    const char *b, size_t n)
@@ -230,7 +231,8 @@ static bool starts_new_life(const struct nl_ctx *c, const struct nl_proc *p,
 		if (cm->group < 0)
 			continue;
 		g = hd_store_group_at(c->store, (uint32_t)cm->group);
-		if (g->has_comm_id && g->comm_id == id)
+		if (g->has_comm_id && g->comm_id == id &&
+		    (cm->complete || !has(b, n, "- Init COMPLETE")))
 			return true;
 	}
 	return false;

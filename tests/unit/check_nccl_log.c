@@ -1996,6 +1996,37 @@ START_TEST(test_attempts_per_process)
 }
 END_TEST
 
+/*
+ * A WARN before a comm's Init COMPLETE (NCCL's cudawrap WARNs before any
+ * comm, a setup WARN NCCL survives) is no end of the process's life: the
+ * COMPLETE of the comm its START began is that comm coming up, not a
+ * restart, so the WARN stays in the one attempt with the ops.
+ */
+START_TEST(test_warn_before_init_complete)
+{
+	const char *pre = "node-a:100:100 [0] ";
+	g_autofree char *t = g_strdup_printf(
+		"%sNCCL INFO NCCL version 2.21.5+cuda12.2\n"
+		"%smisc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library "
+		"libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open "
+		"shared object file\n"
+		"%sNCCL INFO ncclCommInitRankConfig comm 0x64 rank 0 nranks 2 "
+		"cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1111 - Init START\n"
+		"%sNCCL INFO ncclCommInitRankConfig comm 0x64 rank 0 nranks 2 "
+		"cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1111 - Init "
+		"COMPLETE\n"
+		"%s",
+		pre, pre, pre, pre,
+		coll(pre, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, "0x64", 2));
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t);
+
+	ck_assert_ptr_null(in0(s)->attempts);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(s->ops->len, 1);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_CUDA_DRIVER), 1);
+}
+END_TEST
+
 START_TEST(test_records_read_twice)
 {
 	g_autoptr(GString) t = g_string_new(NULL);
@@ -2168,6 +2199,7 @@ static Suite *suite(void)
 	tcase_add_test(tw, test_warn_bodies_issue11);
 	tcase_add_test(tw, test_warn_mismatched_collective_hint);
 	tcase_add_test(tw, test_warn_cuda_driver);
+	tcase_add_test(ta, test_warn_before_init_complete);
 	tcase_add_test(tt, test_last_error_cuda_driver);
 	tcase_add_test(tw, test_prefixless_records);
 	tcase_add_test(tm, test_prefixless_near_misses);
