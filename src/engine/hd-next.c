@@ -481,7 +481,7 @@ static void next_crash(struct next_ctx *c, GHashTable *rows)
 static void next_init(struct next_ctx *c, GHashTable *rows)
 {
 	const struct hd_store *s = c->a->store;
-	bool seen[HD_SIGT_RANKS_NAMED + 1] = { false };
+	bool seen[HD_SIGT_COUNT] = { false };
 	bool any = false;
 
 	(void)rows;
@@ -489,7 +489,7 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (sig->type > HD_SIGT_RANKS_NAMED || seen[sig->type] ||
+		if (sig->type >= HD_SIGT_COUNT || seen[sig->type] ||
 		    !hd_verdict_has_culprit(c->v, sig->rank))
 			continue;
 		seen[sig->type] = true;
@@ -506,6 +506,16 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 				 "/dev/shm is too small: raise it "
 				 "(docker --shm-size, a memory-backed "
 				 "emptyDir) or set NCCL_SHM_DISABLE=1");
+			any = true;
+			break;
+		case HD_SIGT_CUDA_DRIVER:
+			add_step(c, -1, NULL, NULL,
+				 "the CUDA driver on the culprit's host: run "
+				 "nvidia-smi there; check that libcuda.so (or "
+				 "NCCL_CUDA_PATH) is the driver's and not a "
+				 "stub, that the driver is as new as the CUDA "
+				 "runtime the job uses, and on NVSwitch hosts "
+				 "that nvidia-fabricmanager runs");
 			any = true;
 			break;
 		case HD_SIGT_BOOTSTRAP:

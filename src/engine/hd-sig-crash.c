@@ -47,7 +47,8 @@ static bool rank_timed_out(GHashTable *timed_out, int rank)
 /*
  * Whether the log holds an error that makes a Python process exit with
  * code 1 (c10d, issue 11): a ProcessGroupWrapper mismatch, an "NCCL
- * error in:" or a setup failure; that exit is then its echo.
+ * error in:", a setup failure or a CUDA driver NCCL could not use; that
+ * exit is then its echo.
  */
 static bool has_explained_exit(const struct hd_store *s)
 {
@@ -57,6 +58,7 @@ static bool has_explained_exit(const struct hd_store *s)
 		if (sig->type == HD_SIGT_COLL_MISMATCH ||
 		    sig->type == HD_SIGT_NCCL_ERROR ||
 		    sig->type == HD_SIGT_DUPLICATE_GPU ||
+		    sig->type == HD_SIGT_CUDA_DRIVER ||
 		    sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG)
 			return true;
 	}

@@ -1005,6 +1005,136 @@ START_TEST(test_init_duplicate_gpu)
 }
 END_TEST
 
+/* Whether an evidence item of v quotes part (the first one, if first). */
+static bool evidence_has(const struct hd_verdict *v, const char *part,
+			 bool first)
+{
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		if (e->text && strstr(e->text, part))
+			return true;
+		if (first)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Issue 21: NCCL could not load the CUDA driver.  The WARN names the
+ * cause of the failure its process shows (an unwind through init), at
+ * medium; with no failure after it, low, and the summary says setup
+ * stopping there is not shown; a rank that ran collectives after it went
+ * on without it; another setup WARN is the one that stopped setup.
+ */
+START_TEST(test_init_cuda_driver)
+{
+	static const char *const warn =
+		"misc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library "
+		"libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open "
+		"shared object file";
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	static const int want[] = { 1 };
+
+	/* the WARN, then an unwind through init */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_UNWIND, -1, INT64_MIN,
+		INT64_MIN, "NCCL INFO init.cc:1720 -> 2");
+	g_array_index(f.s->signals, struct hd_signal, 1).code = 2;
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_int_eq(v->confidence, HD_CONF_MEDIUM);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(
+		strstr(v->summary, "could not load or use the CUDA driver"));
+	ck_assert_ptr_null(strstr(v->summary, "not in the data"));
+	ck_assert(evidence_has(v, "Failed to find CUDA library", true));
+	fixture_clear(&f, a);
+
+	/* the WARN alone: nothing shows setup failing after it */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_ptr_nonnull(strstr(v->summary, "is not shown"));
+	fixture_clear(&f, a);
+
+	/* the rank ran collectives after it: not what stopped setup */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_run(&f, add_group(&f, "0", world4, 2), 0, 4, false);
+	add_run(&f, 0, 1, 4, false);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	a = run(&f);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_INIT_FAILURE));
+	ck_assert(!hd_analysis_has_fault(a));
+	fixture_clear(&f, a);
+
+	/* another setup WARN of the process is what stopped it */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	add_sig(&f, 1, HD_SIG_INIT, HD_SIGT_SOCKET, -1, INT64_MIN, INT64_MIN,
+		"misc/socket.cc:484 NCCL WARN Call to bind failed : Address "
+		"already in use");
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_ptr_nonnull(strstr(v->summary, "bootstrap socket"));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/*
+ * The failing process's WARN, one hangdoc has no rule for, is cited
+ * first beside the echo or the unwind, and the verdict never says the
+ * WARN is missing.
+ */
+START_TEST(test_init_cites_process_warn)
+{
+	static const char *const warn =
+		"misc/frob.cc:12 NCCL WARN The frobnicator refused";
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+
+	for (int echo = 0; echo < 2; echo++) {
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_OTHER, -1,
+			INT64_MIN, INT64_MIN, warn);
+		if (echo)
+			add_sig(&f, 1, HD_SIG_INIT, HD_SIGT_NCCL_ERROR, -1,
+				INT64_MIN, INT64_MIN,
+				"DistBackendError: NCCL error in: x.cpp:1, "
+				"unhandled system error");
+		else
+			add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_UNWIND, -1,
+				INT64_MIN, INT64_MIN,
+				"NCCL INFO init.cc:1720 -> 2");
+		g_array_index(f.s->signals, struct hd_signal, 1).code = 2;
+		a = run(&f);
+		v = hd_test_verdict(a, HD_V_INIT_FAILURE);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_msg(!strstr(v->summary, "not in the data") &&
+				      !strstr(v->summary, "not the WARN"),
+			      "%s", v->summary);
+		ck_assert(evidence_has(v, "frobnicator", true));
+		for (guint i = 0; i < v->ruled_out->len; i++)
+			ck_assert_ptr_null(strstr(
+				g_ptr_array_index(v->ruled_out, i), "missing"));
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 /* An FR dump and the c10d log agree: one verdict, pooled evidence. */
 START_TEST(test_sources_merge)
 {
@@ -1699,6 +1829,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
+	tcase_add_test(tc, test_init_cuda_driver);
+	tcase_add_test(tc, test_init_cites_process_warn);
 	tcase_add_test(tc, test_kernel_fault_not_setup);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);
