@@ -152,17 +152,49 @@ static char *on_host(const struct hd_analysis *a, int rank)
 		 : g_strdup_printf("on the host of rank %d", rank);
 }
 
-/* A rank stuck or slow: where it is now, and where it was. */
+/* The failure that ended rank's process after the hang, or NULL. */
+static const struct hd_signal *late_crash(const struct hd_analysis *a,
+					  const struct hd_verdict *v, int rank)
+{
+	const struct hd_signal *sig;
+
+	if (v->late_crash < 0 ||
+	    (guint64)v->late_crash >= a->store->signals->len)
+		return NULL;
+	sig = &g_array_index(a->store->signals, struct hd_signal,
+			     v->late_crash);
+	return sig->rank == rank ? sig : NULL;
+}
+
+/*
+ * A rank stuck or slow: where it is now, and where it was; a rank whose
+ * process died after the hang: where it was when it died.
+ */
 static void next_live_rank(struct next_ctx *c, int rank)
 {
 	const struct hd_analysis *a = c->a;
+	const struct hd_signal *late = late_crash(a, c->v, rank);
 	const struct hd_culprit *cu = culprit(c->v, rank);
 	const struct hd_frame *f = hd_culprit_frame(a->store, cu);
 	const char *host = rank_host(a, rank);
 	g_autofree char *on = on_host(a, rank);
 	const struct hd_pyspy_rank *ps = hd_analysis_pyspy(a, rank);
 
-	if (ps) {
+	if (late) {
+		/* Its process is gone: there is nothing live to look at. */
+		g_autofree char *src = hd_prov_format(a->store, &late->prov);
+
+		add_step(c, rank, host, NULL,
+			 "rank %d's process is gone: it failed after the hang "
+			 "was detected (%s); %s",
+			 rank, src,
+			 late->stack >= 0
+				 ? "the stack of that failure, in the "
+				   "evidence, is where it was instead of in "
+				   "the op"
+				 : "its log up to then says where it was "
+				   "instead of in the op");
+	} else if (ps) {
 		/* A py-spy dump already says where it is now. */
 		g_autofree char *where = hd_pyspy_where(a->store, ps);
 

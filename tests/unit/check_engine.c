@@ -1135,6 +1135,142 @@ START_TEST(test_init_cites_process_warn)
 }
 END_TEST
 
+/* The last signal add_sig() stored.  (transfer none) */
+static struct hd_signal *last_sig(struct fixture *f)
+{
+	return &g_array_index(f->s->signals, struct hd_signal,
+			      f->s->signals->len - 1);
+}
+
+/*
+ * Issue 21: a failure that ends its process (a fatal signal here) of a
+ * rank whose process printed a status line after the first watchdog
+ * timeout came after the hang: a dead process prints nothing more.  With
+ * no time of its own, or one after that line, it is no "failed first":
+ * the verdict that blames the rank's absence says it failed after, and
+ * with none to take it (a dump line its only sign of life), it is a low
+ * rank_crashed that says so.  One dated before the hang is "failed
+ * first", and so is one of another pid.
+ */
+START_TEST(test_crash_after_hang)
+{
+	static const int64_t t0 = 1795231364LL * 1000000000; /* the timeout */
+	static const struct {
+		int64_t at; /* the crash's time, INT64_MIN none */
+		int32_t pid; /* the crash's pid, 0 none */
+		bool dump; /* a dump line, and no timeout */
+		enum hd_verdict_kind want;
+		const char *says;
+	} cases[] = {
+		{ INT64_MIN, 0, false, HD_V_MISSING_RANK, "after the hang" },
+		{ t0 + 30LL * 1000000000, 0, false, HD_V_MISSING_RANK,
+		  "after the hang" },
+		{ INT64_MIN, 0, true, HD_V_RANK_CRASHED, "after the hang" },
+		{ t0 - 600LL * 1000000000, 0, false, HD_V_RANK_CRASHED,
+		  "failed first" },
+		{ INT64_MIN, 999, false, HD_V_RANK_CRASHED, "failed first" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		bool after = strstr(cases[i].says, "after") != NULL;
+
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		if (cases[i].dump) {
+			add_sig(&f, 1, HD_SIG_INFO, HD_SIGT_DUMP, -1, INT64_MIN,
+				INT64_MIN,
+				"Flight Recorder trace successfully dumped");
+		} else {
+			add_sig(&f, 0, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT,
+				38, INT64_MIN, INT64_MIN,
+				"Watchdog caught collective");
+			last_sig(&f)->time = hd_time_make(t0, HD_CLOCK_UTC);
+			add_sig(&f, 1, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1,
+				37, 37,
+				"Received a dump signal ... Last enqueued NCCL "
+				"work: 37, last completed NCCL work: 37.");
+			last_sig(&f)->time =
+				hd_time_make(t0 + 1000000000, HD_CLOCK_UTC);
+		}
+		last_sig(&f)->pid = 4247;
+		add_sig(&f, 1, HD_SIG_CRASH, HD_SIGT_FATAL_SIGNAL, -1,
+			INT64_MIN, INT64_MIN,
+			"Fatal Python error: Segmentation fault");
+		last_sig(&f)->code = 11;
+		last_sig(&f)->time = hd_time_make(cases[i].at, HD_CLOCK_UTC);
+		last_sig(&f)->pid = cases[i].pid;
+		a = run(&f);
+		v = hd_test_top(a);
+		ck_assert_msg(v->kind == cases[i].want &&
+				      strstr(v->summary, cases[i].says),
+			      "case %zu: %s: %s", i,
+			      hd_verdict_kind_name(v->kind), v->summary);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);
+		if (after) {
+			ck_assert_int_ge(v->late_crash, 0);
+			ck_assert(
+				evidence_has(v, "alive after the hang", false));
+			if (v->kind == HD_V_RANK_CRASHED)
+				ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+			else
+				ck_assert_ptr_null(
+					hd_test_verdict(a, HD_V_RANK_CRASHED));
+		} else {
+			ck_assert_int_eq(v->late_crash, -1);
+		}
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
+/*
+ * The faulthandler dump of rank 5 beside the example incident, where
+ * rank 5 printed that it received a dump signal after the timeouts: it
+ * never entered seq 38, then crashed, and the verdict says both.  The
+ * incident as left when rank 5 died first (its dump its only output)
+ * still says it failed first.
+ */
+START_TEST(test_crash_after_hang_example)
+{
+	g_autofree char *ex = hd_test_path("testdata/example-incident");
+	g_autofree char *fh =
+		hd_test_path("tests/data/crash/faulthandler-rank5");
+	g_autofree char *only =
+		hd_test_path("tests/data/crash/faulthandler-only-rank5");
+	char *after[] = { ex, fh, NULL };
+	char *first[] = { only, NULL };
+	static const int want[] = { 5 };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_store *s = hd_load(after, 2, problems);
+	struct hd_analysis *a = hd_engine_run(s);
+	const struct hd_verdict *v = hd_test_top(a);
+
+	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(strstr(v->summary, "never entered seq 38"));
+	ck_assert_ptr_nonnull(
+		strstr(v->summary, "after the hang was detected"));
+	ck_assert(evidence_has(v, "Segmentation fault", false));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_RANK_CRASHED));
+	hd_analysis_free(a);
+	hd_store_free(s);
+
+	s = hd_load(first, 1, problems);
+	a = hd_engine_run(s);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
+	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(strstr(v->summary, "failed first"));
+	ck_assert_uint_eq(problems->len, 0);
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 /* An FR dump and the c10d log agree: one verdict, pooled evidence. */
 START_TEST(test_sources_merge)
 {
@@ -1831,6 +1967,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_init_cuda_driver);
 	tcase_add_test(tc, test_init_cites_process_warn);
+	tcase_add_test(tc, test_crash_after_hang);
+	tcase_add_test(tc, test_crash_after_hang_example);
 	tcase_add_test(tc, test_kernel_fault_not_setup);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);
