@@ -112,7 +112,8 @@ bool nl_starts_new_life(const struct nl_ctx *c, const struct nl_proc *p,
 		if (cm->group < 0)
 			continue;
 		g = hd_store_group_at(c->store, (uint32_t)cm->group);
-		if (g->has_comm_id && g->comm_id == id)
+		if (g->has_comm_id && g->comm_id == id &&
+		    (cm->complete || !has(b, n, "- Init COMPLETE")))
 			return true;
 	}
 	return false;

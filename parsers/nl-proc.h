@@ -32,7 +32,9 @@ struct nl_proc *nl_proc_get(struct nl_ctx *c, const char *host, size_t host_len,
  * Init of a commId p already initialized, after p's life may have ended
  * (it tore a comm down, logged a WARN or ABORT, or torchrun restarted the
  * workers since it began).  A log appended to itself repeats its banner
- * too, but with nothing ending the first copy's life.
+ * too, but with nothing ending the first copy's life.  The COMPLETE of
+ * a comm whose START this life printed is that comm coming up, a WARN
+ * between the two or not.
  */
 bool nl_starts_new_life(const struct nl_ctx *c, const struct nl_proc *p,
 			const char *b, size_t n);

@@ -63,6 +63,55 @@ static bool is_ofi_completion(const char *m, size_t n)
 					has(m, n, "Unable to read completion"));
 }
 
+/*
+ * The CUDA driver could not be loaded or used.  NCCL's misc/cudawrap.cc
+ * says so when it loads libcuda itself ("Failed to find CUDA library
+ * libcuda.so (NCCL_CUDA_PATH='') : <dlerror>", "Failed to load CUDA
+ * missing symbol cuInit", "cuDriverGetVersion failed with 34", "CUDA
+ * Driver version found is 11020. Minimum requirement is 11030"); a
+ * "Cuda failure" says so with the runtime's text for a driver that is
+ * missing, too old, a stub or not ready (cudaErrorInitializationError,
+ * InsufficientDriver, StubLibrary, NoDevice, SystemNotReady,
+ * SystemDriverMismatch, CompatNotSupportedOnDevice).  A kernel's fault
+ * (an illegal address) is none of these.
+ */
+static bool is_cuda_driver(const char *m, size_t n)
+{
+	static const char *const loads[] = {
+		"Failed to find CUDA library",
+		"Failed to load CUDA missing symbol",
+		"cuDriverGetVersion failed",
+		"CUDA Driver version found is",
+	};
+	static const char *const errors[] = {
+		"'initialization error'",
+		"driver version is insufficient",
+		"CUDA driver is a stub library",
+		"no CUDA-capable device",
+		"system not yet initialized",
+		"unsupported display driver / cuda driver combination",
+		"forward compatibility was attempted on non supported HW",
+		"cudaErrorInitializationError",
+		"cudaErrorInsufficientDriver",
+		"cudaErrorStubLibrary",
+		"cudaErrorNoDevice",
+		"cudaErrorSystemNotReady",
+		"cudaErrorSystemDriverMismatch",
+		"cudaErrorCompatNotSupportedOnDevice",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(loads); i++)
+		if (has(m, n, loads[i]))
+			return true;
+	if (!has(m, n, "Cuda failure") && !has(m, n, "CUDA error") &&
+	    !has(m, n, "cudaError"))
+		return false;
+	for (size_t i = 0; i < G_N_ELEMENTS(errors); i++)
+		if (has(m, n, errors[i]))
+			return true;
+	return false;
+}
+
 /* "Connect to ADDR failed", and socket connects that gave up. */
 static bool is_connect_failure(const char *m, size_t n)
 {
@@ -244,6 +293,12 @@ static const struct warn_rule warn_rules[] = {
 	{ .any = { "mismatch in rank count", "has already checked in" },
 	  .cat = HD_SIG_INIT,
 	  .type = HD_SIGT_BOOTSTRAP },
+	/* before the CUDA errors: a driver-class one names the cause */
+	{ .match = is_cuda_driver,
+	  .cat = HD_SIG_CUDA,
+	  .type = HD_SIGT_CUDA_DRIVER,
+	  .rx = RX_CUDA_CODE,
+	  .cap = CAP_CODE },
 	{ .any = { "Cuda failure", "Failed to CUDA", "CUDA error" },
 	  .cat = HD_SIG_CUDA,
 	  .type = HD_SIGT_CUDA_ERROR,

@@ -20,7 +20,14 @@ minutes later (Timeout(ms)=600000) the watchdogs fire at 03:22:44-47
 (glog "E1121", no year: torchrun's dated "time :" line gives it); torchrun
 sees rank 0 exit at 03:22:50 and reports at 03:22:51.
 
-Usage: gen-example-incident.py OUTDIR   (byte-reproducible)
+With --crashed, the same incident as left behind when rank 5's process
+died while the others waited (tests/data/crash/faulthandler-only-rank5):
+rank 5 wrote no flight-recorder dump and printed no dump-signal line, and
+its only output after its Init line is a Python faulthandler dump
+(Segmentation fault in its data loader) in rank5-stderr.log.  node-b.log
+is not gzipped.
+
+Usage: gen-example-incident.py [--crashed] OUTDIR   (byte-reproducible)
 """
 import gzip
 import importlib.util
@@ -42,8 +49,28 @@ HOSTS = ["node-a", "node-b"]
 T0 = 1795230763 * 1000000000
 
 
-def fr_dumps(out):
+# rank 5's last words when it crashed (faulthandler, torchrun's prefix)
+FAULTHANDLER = """\
+[rank5]:Fatal Python error: Segmentation fault
+[rank5]:
+[rank5]:Thread 0x00007f3a9c7fe640 (most recent call first):
+[rank5]:  File "/usr/lib/python3.10/threading.py", line 324 in wait
+[rank5]:  File "/usr/lib/python3.10/threading.py", line 607 in wait
+[rank5]:
+[rank5]:Current thread 0x00007f3b2e1a7740 (most recent call first):
+[rank5]:  File "/srv/train/data/shard_loader.py", line 211 in fetch_next_batch
+[rank5]:  File "/srv/train/data/shard_loader.py", line 96 in __next__
+[rank5]:  File "/srv/train/train.py", line 85 in train_step
+[rank5]:  File "/srv/train/train.py", line 120 in main
+[rank5]:
+[rank5]:Extension modules: numpy.core._multiarray_umath, torch._C (total: 2)
+"""
+
+
+def fr_dumps(out, crashed=False):
     for r in range(NRANKS):
+        if crashed and r == STUCK:
+            continue
         rk = genfr.Rank(r, genfr.world(NRANKS), "2.5", t0=T0)
         for s in range(1, SEQ):
             if s % 6 == 0:
@@ -64,7 +91,7 @@ def prefix(local, rank=None):
     return p + ("[rank%d]:" % rank if rank is not None else "")
 
 
-def node_log(node):
+def node_log(node, crashed=False):
     host = HOSTS[node]
     lines = []
     for local in range(4):
@@ -87,6 +114,8 @@ def node_log(node):
         t = "[E1121 03:%02d:%02d.%09d ProcessGroupNCCL.cpp:632] " % (
             22, 44 + local, 123456789 + r)
         pg = "[PG ID 0 PG GUID 0(default_pg) Rank %d] " % r
+        if r == STUCK and crashed:
+            continue
         if r == STUCK:
             lines.append(prefix(local, r) + t.replace("632", "1664") + pg +
                          "Received a dump signal due to a collective "
@@ -138,13 +167,23 @@ def node_log(node):
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    crashed = args[:1] == ["--crashed"]
+    if crashed:
+        args = args[1:]
+    if len(args) != 1:
         sys.exit(__doc__)
-    out = sys.argv[1]
-    fr_dumps(out)
+    out = args[0]
+    fr_dumps(out, crashed)
     genfr.write(os.path.join(out, "logs", "node-a.log"), node_log(0))
-    genfr.write(os.path.join(out, "logs", "node-b.log.gz"),
-                gzip.compress(node_log(1), mtime=0))
+    if not crashed:
+        genfr.write(os.path.join(out, "logs", "node-b.log.gz"),
+                    gzip.compress(node_log(1), mtime=0))
+        return
+    genfr.write(os.path.join(out, "logs", "node-b.log"),
+                node_log(1, crashed))
+    genfr.write(os.path.join(out, "rank5-stderr.log"),
+                FAULTHANDLER.encode())
 
 
 if __name__ == "__main__":

@@ -113,6 +113,18 @@ SEEDS = {
                            "trn-02") +
                      files("tests/data/hostlogs/gpu/remap-pending/hosts/"
                            "trn-02")),
+    # issue 21: a faulthandler dump of rank 5 after its dump-signal line
+    # (the crash came after the hang), and as its only output
+    "example-crash-after": (0, ["testdata/example-incident/fr/"
+                                "nccl_trace_rank_5"] +
+                            files("testdata/example-incident/logs") +
+                            files("tests/data/crash/faulthandler-rank5")),
+    "example-crash-only": (0, ["tests/data/crash/faulthandler-only-rank5/"
+                               "fr/nccl_trace_rank_4"] +
+                           files("tests/data/crash/faulthandler-only-rank5/"
+                                 "logs") +
+                           ["tests/data/crash/faulthandler-only-rank5/"
+                            "rank5-stderr.log"]),
     # NCCL Inspector records, one per line and pretty-printed
     "inspector": (0, files("testdata/example-incident/logs") +
                   files("tests/data/inspector/example") +

@@ -668,7 +668,12 @@ enum hd_signal_cat {
 	/* an NCCL WARN no rule knows whose text names an error or a \
 	   failure ("unhandled system error", "... failed"): trouble \
 	   of no known kind, which a clean end never makes benign */    \
-	X(WARN_ERROR, "warn_error")
+	X(WARN_ERROR, "warn_error")                                     \
+	/* the CUDA driver could not be loaded or used: libcuda not \
+	   found or a stub, too old for the runtime, not initialised \
+	   (NCCL's cudawrap WARNs, a driver-class "Cuda failure"); code \
+	   = the cudaError_t of "Cuda failure N", 0 none */     \
+	X(CUDA_DRIVER, "cuda_driver")
 
 /* clang-format off */
 enum hd_signal_type {

@@ -25,6 +25,7 @@
 #define HD_SCORE_CHAIN	      78.0
 #define HD_SCORE_P2P	      75.0
 #define HD_SCORE_MISSING      70.0
+#define HD_SCORE_CRASH_AFTER  65.0
 #define HD_SCORE_LAGGING      60.0
 #define HD_SCORE_STRAGGLER    30.0
 #define HD_SCORE_INSUFFICIENT 10.0
@@ -93,6 +94,7 @@ enum hd_step_data {
 	HD_DATA_INSPECTOR = 1u << 11, /* NCCL Inspector notes (issue 21) */
 	/* a->logs_end_early: logs that end before a completed position */
 	HD_DATA_LOGS_END_EARLY = 1u << 12,
+	HD_DATA_LATE_CRASHES = 1u << 13, /* crashes after the hang stated */
 };
 
 /*
@@ -185,6 +187,14 @@ void hd_live_each_blame(
 void hd_live_judge_absence(struct hd_verdict *v, guint in, guint out,
 			   bool first, const char *tool, const char *inside,
 			   const char *seen);
+
+/*
+ * A failure that ended its rank's process after the hang was detected
+ * (the rank printed a dump signal or heartbeat line before it): stated
+ * on the verdicts that blame the rank's absence, else a low rank_crashed
+ * of its own; never the hang's cause (hd-sig-crash.c, issue 21).
+ */
+void hd_check_late_crashes(struct hd_index *ix, struct hd_analysis *a);
 
 /*
  * NCCL Inspector timings as notes and as context for the verdicts that

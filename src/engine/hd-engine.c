@@ -95,6 +95,8 @@ static void merge_duplicates(const struct hd_index *ix, struct hd_analysis *a)
 				v->seq = w->seq;
 			if (!v->op)
 				v->op = w->op;
+			if (v->late_crash < 0)
+				v->late_crash = w->late_crash;
 			if (w->confidence >= HD_CONF_MEDIUM &&
 			    v->confidence >= HD_CONF_MEDIUM)
 				v->confidence = HD_CONF_HIGH;
@@ -282,6 +284,13 @@ static const struct hd_check_step engine_steps[] = {
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
 		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS,
 	  HD_DATA_GDB },
+	/* crashes after the hang (issue 21): the verdicts that blame an
+	   absence, once py-spy and gdb have judged them */
+	{ "late crashes", hd_check_late_crashes,
+	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |
+		  HD_DATA_C10D_VERDICTS | HD_DATA_CHAIN_VERDICTS |
+		  HD_DATA_PYSPY | HD_DATA_GDB,
+	  HD_DATA_LATE_CRASHES },
 	/* NCCL Inspector (issue 21): context for every verdict, no fault */
 	{ "inspector", hd_check_inspector,
 	  HD_DATA_GROUP_VERDICTS | HD_DATA_SIGNAL_VERDICTS |

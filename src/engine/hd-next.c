@@ -152,10 +152,28 @@ static char *on_host(const struct hd_analysis *a, int rank)
 		 : g_strdup_printf("on the host of rank %d", rank);
 }
 
-/* A rank stuck or slow: where it is now, and where it was. */
+/* The failure that ended rank's process after the hang, or NULL. */
+static const struct hd_signal *late_crash(const struct hd_analysis *a,
+					  const struct hd_verdict *v, int rank)
+{
+	const struct hd_signal *sig;
+
+	if (v->late_crash < 0 ||
+	    (guint64)v->late_crash >= a->store->signals->len)
+		return NULL;
+	sig = &g_array_index(a->store->signals, struct hd_signal,
+			     v->late_crash);
+	return sig->rank == rank ? sig : NULL;
+}
+
+/*
+ * A rank stuck or slow: where it is now, and where it was; a rank whose
+ * process died after the hang: where it was when it died.
+ */
 static void next_live_rank(struct next_ctx *c, int rank)
 {
 	const struct hd_analysis *a = c->a;
+	const struct hd_signal *late = late_crash(a, c->v, rank);
 	const struct hd_culprit *cu = culprit(c->v, rank);
 	const struct hd_frame *f = hd_culprit_frame(a->store, cu);
 	const char *host = rank_host(a, rank);
@@ -167,7 +185,21 @@ static void next_live_rank(struct next_ctx *c, int rank)
 	const char *now = maybe ? "where it is now and whether it is stuck"
 				: "where it is stuck now";
 
-	if (ps) {
+	if (late) {
+		/* Its process is gone: there is nothing live to look at. */
+		g_autofree char *src = hd_prov_format(a->store, &late->prov);
+
+		add_step(c, rank, host, NULL,
+			 "rank %d's process is gone: it failed after the hang "
+			 "was detected (%s); %s",
+			 rank, src,
+			 late->stack >= 0
+				 ? "the stack of that failure, in the "
+				   "evidence, is where it was instead of in "
+				   "the op"
+				 : "its log up to then says where it was "
+				   "instead of in the op");
+	} else if (ps) {
 		/* A py-spy dump already says where it is now. */
 		g_autofree char *where = hd_pyspy_where(a->store, ps);
 
@@ -488,7 +520,7 @@ static void next_crash(struct next_ctx *c, GHashTable *rows)
 static void next_init(struct next_ctx *c, GHashTable *rows)
 {
 	const struct hd_store *s = c->a->store;
-	bool seen[HD_SIGT_RANKS_NAMED + 1] = { false };
+	bool seen[HD_SIGT_COUNT] = { false };
 	bool any = false;
 
 	(void)rows;
@@ -496,7 +528,7 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 
-		if (sig->type > HD_SIGT_RANKS_NAMED || seen[sig->type] ||
+		if (sig->type >= HD_SIGT_COUNT || seen[sig->type] ||
 		    !hd_verdict_has_culprit(c->v, sig->rank))
 			continue;
 		seen[sig->type] = true;
@@ -513,6 +545,16 @@ static void next_init(struct next_ctx *c, GHashTable *rows)
 				 "/dev/shm is too small: raise it "
 				 "(docker --shm-size, a memory-backed "
 				 "emptyDir) or set NCCL_SHM_DISABLE=1");
+			any = true;
+			break;
+		case HD_SIGT_CUDA_DRIVER:
+			add_step(c, -1, NULL, NULL,
+				 "the CUDA driver on the culprit's host: run "
+				 "nvidia-smi there; check that libcuda.so (or "
+				 "NCCL_CUDA_PATH) is the driver's and not a "
+				 "stub, that the driver is as new as the CUDA "
+				 "runtime the job uses, and on NVSwitch hosts "
+				 "that nvidia-fabricmanager runs");
 			any = true;
 			break;
 		case HD_SIGT_BOOTSTRAP:

@@ -45,9 +45,113 @@ static bool rank_timed_out(GHashTable *timed_out, int rank)
 }
 
 /*
+ * Whether sig ends its process: a fatal signal, an exit, C++'s terminate
+ * (it aborts).  A Python exception need not: the interpreter can go on,
+ * or block in the process group's teardown, its watchdog still running.
+ */
+static bool ends_process(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_FATAL_SIGNAL ||
+	       sig->type == HD_SIGT_PROCESS_EXIT ||
+	       (sig->type == HD_SIGT_TRACEBACK && sig->text &&
+		strstr(sig->text, "terminate called after throwing"));
+}
+
+/*
+ * Whether sig, a c10d status line, was printed once the hang was
+ * detected: not before the first watchdog timeout (firsts, of
+ * hd_sig_first_timed(); the first few compared), on a clock the two
+ * compare on.
+ */
+static bool status_after_timeout(const struct hd_store *s,
+				 const struct hd_signal *sig,
+				 const GPtrArray *firsts)
+{
+	if (!firsts || !hd_sig_from_log(s, sig) || !hd_time_known(sig->time))
+		return false;
+	for (guint i = 0; i < firsts->len && i < 8; i++) {
+		enum hd_order o =
+			hd_sig_order(s, sig, g_ptr_array_index(firsts, i));
+
+		if (o == HD_ORDER_AFTER || o == HD_ORDER_SAME)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each rank's last sign of life after a hang was detected: a line its
+ * process printed in answer to a timeout, its own or another rank's (a
+ * dump signal received, its heartbeat monitor firing, a status line no
+ * earlier than the first watchdog timeout).  rank -> that signal, the
+ * latest with a time where several have one.  (transfer full)
+ */
+static GHashTable *alive_after_hang(const struct hd_store *s)
+{
+	GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();
+	g_autoptr(GPtrArray) firsts = NULL;
+	bool tie;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+		    hd_time_known(sig->time))
+			g_ptr_array_add(timeouts, hd_unconst(sig));
+	}
+	if (timeouts->len)
+		firsts = hd_sig_first_timed(s, timeouts, &tie);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		const struct hd_signal *had;
+
+		if (sig->rank < 0 || (sig->type != HD_SIGT_DUMP &&
+				      sig->type != HD_SIGT_HEARTBEAT &&
+				      !(sig->type == HD_SIGT_PG_STATUS &&
+					status_after_timeout(s, sig, firsts))))
+			continue;
+		had = g_hash_table_lookup(t, GINT_TO_POINTER(sig->rank));
+		if (!had || (hd_time_known(sig->time) &&
+			     (!hd_time_known(had->time) ||
+			      hd_sig_order(s, sig, had) == HD_ORDER_AFTER)))
+			g_hash_table_insert(t, GINT_TO_POINTER(sig->rank),
+					    hd_unconst(sig));
+	}
+	return t;
+}
+
+/*
+ * The sign of life that places sig, a failure that ends its rank's
+ * process, after the hang was detected: a process that died prints
+ * nothing more, so a failure with no time of its own, or a time after
+ * that line, came after it, and did not cause the hang.  NULL when there
+ * is none, when the two are told apart as processes (their pids or
+ * hosts differ), or when sig's time puts it first or cannot be ordered.
+ * (transfer none)
+ */
+static const struct hd_signal *crash_after_hang(const struct hd_store *s,
+						GHashTable *alive,
+						const struct hd_signal *sig)
+{
+	const struct hd_signal *l;
+
+	if (sig->rank < 0 || !ends_process(sig))
+		return NULL;
+	l = g_hash_table_lookup(alive, GINT_TO_POINTER(sig->rank));
+	if (!l || (sig->pid > 0 && l->pid > 0 && sig->pid != l->pid) ||
+	    (sig->host && l->host && strcmp(sig->host, l->host) != 0))
+		return NULL;
+	if (!hd_time_known(sig->time))
+		return l;
+	return hd_sig_order(s, sig, l) == HD_ORDER_AFTER ? l : NULL;
+}
+
+/*
  * Whether the log holds an error that makes a Python process exit with
  * code 1 (c10d, issue 11): a ProcessGroupWrapper mismatch, an "NCCL
- * error in:" or a setup failure; that exit is then its echo.
+ * error in:", a setup failure or a CUDA driver NCCL could not use; that
+ * exit is then its echo.
  */
 static bool has_explained_exit(const struct hd_store *s)
 {
@@ -57,6 +161,7 @@ static bool has_explained_exit(const struct hd_store *s)
 		if (sig->type == HD_SIGT_COLL_MISMATCH ||
 		    sig->type == HD_SIGT_NCCL_ERROR ||
 		    sig->type == HD_SIGT_DUPLICATE_GPU ||
+		    sig->type == HD_SIGT_CUDA_DRIVER ||
 		    sig->cat == HD_SIG_INIT || sig->cat == HD_SIG_CONFIG)
 			return true;
 	}
@@ -288,7 +393,8 @@ static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
  * (crash_decision_clear() it).
  */
 static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
-			 struct crash_decision *d, struct outlived *o)
+			 GHashTable *alive, struct crash_decision *d,
+			 struct outlived *o)
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first;
@@ -321,6 +427,9 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		    sig->type != HD_SIGT_FATAL_SIGNAL)
 			continue;
 		if (crash_outlived(ix, sig, o))
+			continue;
+		/* after the hang: hd_check_late_crashes() says so */
+		if (crash_after_hang(s, alive, sig))
 			continue;
 		hd_sig_cands_add(&c, sig);
 	}
@@ -450,7 +559,7 @@ static void pid_evidence(const struct hd_store *s, struct hd_verdict *v,
 
 /* The verdict of decision d, with the failures cited.  (transfer full) */
 static struct hd_verdict *crash_build(struct hd_index *ix,
-				      GHashTable *timed_out,
+				      GHashTable *timed_out, GHashTable *alive,
 				      const struct crash_decision *d)
 {
 	const struct hd_store *s = ix->store;
@@ -478,7 +587,8 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (sig->rank < 0 || !is_crash_cause(s, timed_out, sig) ||
-		    crash_outlived(ix, sig, NULL))
+		    crash_outlived(ix, sig, NULL) ||
+		    crash_after_hang(s, alive, sig))
 			continue;
 		if (d->shape == CRASH_TIE
 			    ? !g_ptr_array_find(d->firsts, sig, NULL)
@@ -535,13 +645,138 @@ static void note_outlived(const struct hd_store *s, struct hd_analysis *a,
 void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) timed_out = timed_out_ranks(ix->store);
+	g_autoptr(GHashTable) alive = alive_after_hang(ix->store);
 	struct crash_decision d;
 	struct outlived o = { 0 };
-	bool found = crash_decide(ix, timed_out, &d, &o);
+	bool found = crash_decide(ix, timed_out, alive, &d, &o);
 
 	note_outlived(ix->store, a, &o);
 	if (!found)
 		return;
-	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, &d));
+	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, alive, &d));
 	crash_decision_clear(&d);
+}
+
+/* A failure after the hang, and the verdicts that took it. */
+struct late_crash {
+	const struct hd_store *s;
+	const struct hd_signal *crash;
+	guint index; /* crash's in store->signals */
+	const struct hd_signal *alive; /* the line that places it after */
+	bool taken;
+};
+
+/* "at 2026-11-21 03:22:45.123 (local, zone unknown)", or "".  (full) */
+static char *at_time(struct hd_time t)
+{
+	g_autofree char *f = NULL;
+
+	if (!hd_time_known(t))
+		return g_strdup("");
+	f = hd_time_format(t, 3);
+	return g_strdup_printf(" at %s", f);
+}
+
+/* The evidence that places c->crash after the hang, on v. */
+static void late_evidence(struct late_crash *c, struct hd_verdict *v)
+{
+	const struct hd_signal *sig = c->crash, *l = c->alive;
+	g_autofree char *src = hd_prov_format(c->s, &l->prov);
+	g_autofree char *when = at_time(l->time);
+
+	hd_sig_cite_upto(c->s, v, sig, v->evidence->len + 1);
+	fatal_evidence(c->s, v, sig);
+	hd_verdict_add_evidence(
+		v, sig->rank, src,
+		"rank %d was alive after the hang was detected: its process printed %s%s; one that died prints nothing more, so this failure%s came after, and did not cause the hang",
+		sig->rank,
+		l->type == HD_SIGT_HEARTBEAT ? "its heartbeat monitor's line"
+		: l->type == HD_SIGT_DUMP    ? "a flight-recorder dump line"
+					     : "its watchdog's status line",
+		when,
+		hd_time_known(sig->time) ? ""
+					 : ", which has no time of its own,");
+}
+
+static bool blames_absence(const struct hd_verdict *v)
+{
+	return v->kind == HD_V_MISSING_RANK;
+}
+
+/*
+ * A verdict that blames the crashed rank's absence states the chain: the
+ * rank never entered the op, and crashed after the hang.  The headline
+ * says so when the rank is its only culprit (the summary is no part of
+ * missing_rank's fingerprint).
+ */
+static void late_annotate(struct hd_verdict *v, bool first, void *data)
+{
+	struct late_crash *c = data;
+	g_autofree char *what = NULL;
+	char *old;
+
+	if (!hd_verdict_has_culprit(v, c->crash->rank))
+		return;
+	c->taken = true;
+	v->late_crash = c->index;
+	/* every copy says it (the engine merges them later); evidence once */
+	if (first)
+		late_evidence(c, v);
+	if (v->culprits->len != 1 || !v->summary)
+		return;
+	what = crash_what(c->s, c->crash);
+	old = v->summary;
+	v->summary = g_strdup_printf(
+		"%s; it then failed (%s), after the hang was detected", old,
+		what);
+	g_free(old);
+}
+
+/*
+ * A crash no verdict that blames an absence took: it stands on its own,
+ * low, below the verdicts that name a cause (the hang's cause is not
+ * shown).
+ */
+static void late_verdict(struct late_crash *c, struct hd_analysis *a)
+{
+	g_autofree char *what = crash_what(c->s, c->crash);
+	struct hd_verdict *v = hd_verdict_new(
+		HD_V_RANK_CRASHED, HD_CONF_LOW,
+		"rank %d failed (%s) after the hang was detected: the failure did not cause the hang, and what did is not shown",
+		c->crash->rank, what);
+
+	hd_verdict_add_culprit(v, c->crash->rank);
+	v->score = HD_SCORE_CRASH_AFTER;
+	v->late_crash = c->index;
+	late_evidence(c, v);
+	hd_verdict_add_ruled_out(
+		v,
+		"this failure as the hang's cause: the rank's process was still running after the hang was detected");
+	g_ptr_array_add(a->verdicts, v);
+}
+
+void hd_check_late_crashes(struct hd_index *ix, struct hd_analysis *a)
+{
+	const struct hd_store *s = ix->store;
+	g_autoptr(GHashTable) alive = alive_after_hang(s);
+	g_autoptr(GHashTable) timed_out = NULL;
+	g_autoptr(GHashTable) done = NULL;
+
+	if (!g_hash_table_size(alive))
+		return;
+	timed_out = timed_out_ranks(s);
+	done = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		struct late_crash c = { s, sig, i, NULL, false };
+
+		if (!is_crash_cause(s, timed_out, sig) ||
+		    crash_outlived(ix, sig, NULL) ||
+		    !(c.alive = crash_after_hang(s, alive, sig)) ||
+		    !g_hash_table_add(done, GINT_TO_POINTER(sig->rank)))
+			continue;
+		hd_live_each_blame(a, blames_absence, late_annotate, &c);
+		if (!c.taken)
+			late_verdict(&c, a);
+	}
 }

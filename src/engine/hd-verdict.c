@@ -53,6 +53,7 @@ struct hd_verdict *hd_verdict_new(enum hd_verdict_kind kind,
 	v->c10d_group = -1;
 	v->seq = -1;
 	v->host_event = -1;
+	v->late_crash = -1;
 	v->evidence = g_ptr_array_new_with_free_func(evidence_free);
 	v->ruled_out = g_ptr_array_new_with_free_func(g_free);
 	v->culprit_info = g_array_new(FALSE, TRUE, sizeof(struct hd_culprit));

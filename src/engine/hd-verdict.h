@@ -183,6 +183,12 @@ struct hd_verdict {
 	 */
 	int64_t host_event;
 	bool host_event_cause;
+	/*
+	 * A failure that ended a culprit's process after the hang was
+	 * detected (an index into store->signals; hd_check_late_crashes()),
+	 * -1 none: hd-next.c then sends nobody to look at a live process.
+	 */
+	int64_t late_crash;
 	/* struct hd_culprit, one per culprit in culprits' order, and the
 	   next steps (struct hd_next *); empty until the engine's last step
 	   (hd-next.c) */

@@ -999,6 +999,272 @@ START_TEST(test_init_duplicate_gpu)
 }
 END_TEST
 
+/* Whether an evidence item of v quotes part (the first one, if first). */
+static bool evidence_has(const struct hd_verdict *v, const char *part,
+			 bool first)
+{
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+
+		if (e->text && strstr(e->text, part))
+			return true;
+		if (first)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Issue 21: NCCL could not load the CUDA driver.  The WARN names the
+ * cause of the failure its process shows (an unwind through init), at
+ * medium; with no failure after it, low, and the summary says setup
+ * stopping there is not shown; a rank that ran collectives after it went
+ * on without it; another setup WARN is the one that stopped setup.
+ */
+START_TEST(test_init_cuda_driver)
+{
+	static const char *const warn =
+		"misc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library "
+		"libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open "
+		"shared object file";
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	static const int want[] = { 1 };
+
+	/* the WARN, then an unwind through init */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_UNWIND, -1, INT64_MIN,
+		INT64_MIN, "NCCL INFO init.cc:1720 -> 2");
+	g_array_index(f.s->signals, struct hd_signal, 1).code = 2;
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_int_eq(v->confidence, HD_CONF_MEDIUM);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(
+		strstr(v->summary, "could not load or use the CUDA driver"));
+	ck_assert_ptr_null(strstr(v->summary, "not in the data"));
+	ck_assert(evidence_has(v, "Failed to find CUDA library", true));
+	fixture_clear(&f, a);
+
+	/* the WARN alone: nothing shows setup failing after it */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_ptr_nonnull(strstr(v->summary, "is not shown"));
+	fixture_clear(&f, a);
+
+	/* the rank ran collectives after it: not what stopped setup */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_run(&f, add_group(&f, "0", world4, 2), 0, 4, false);
+	add_run(&f, 0, 1, 4, false);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	a = run(&f);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_INIT_FAILURE));
+	ck_assert(!hd_analysis_has_fault(a));
+	fixture_clear(&f, a);
+
+	/* another setup WARN of the process is what stopped it */
+	fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+	add_sig(&f, 1, HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, -1, INT64_MIN,
+		INT64_MIN, warn);
+	add_sig(&f, 1, HD_SIG_INIT, HD_SIGT_SOCKET, -1, INT64_MIN, INT64_MIN,
+		"misc/socket.cc:484 NCCL WARN Call to bind failed : Address "
+		"already in use");
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_INIT_FAILURE);
+	ck_assert_ptr_nonnull(strstr(v->summary, "bootstrap socket"));
+	fixture_clear(&f, a);
+}
+END_TEST
+
+/*
+ * The failing process's WARN, one hangdoc has no rule for, is cited
+ * first beside the echo or the unwind, and the verdict never says the
+ * WARN is missing.
+ */
+START_TEST(test_init_cites_process_warn)
+{
+	static const char *const warn =
+		"misc/frob.cc:12 NCCL WARN The frobnicator refused";
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+
+	for (int echo = 0; echo < 2; echo++) {
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_OTHER, -1,
+			INT64_MIN, INT64_MIN, warn);
+		if (echo)
+			add_sig(&f, 1, HD_SIG_INIT, HD_SIGT_NCCL_ERROR, -1,
+				INT64_MIN, INT64_MIN,
+				"DistBackendError: NCCL error in: x.cpp:1, "
+				"unhandled system error");
+		else
+			add_sig(&f, 1, HD_SIG_NCCL_INTERNAL, HD_SIGT_UNWIND, -1,
+				INT64_MIN, INT64_MIN,
+				"NCCL INFO init.cc:1720 -> 2");
+		g_array_index(f.s->signals, struct hd_signal, 1).code = 2;
+		a = run(&f);
+		v = hd_test_verdict(a, HD_V_INIT_FAILURE);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_msg(!strstr(v->summary, "not in the data") &&
+				      !strstr(v->summary, "not the WARN"),
+			      "%s", v->summary);
+		ck_assert(evidence_has(v, "frobnicator", true));
+		for (guint i = 0; i < v->ruled_out->len; i++)
+			ck_assert_ptr_null(strstr(
+				g_ptr_array_index(v->ruled_out, i), "missing"));
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
+/* The last signal add_sig() stored.  (transfer none) */
+static struct hd_signal *last_sig(struct fixture *f)
+{
+	return &g_array_index(f->s->signals, struct hd_signal,
+			      f->s->signals->len - 1);
+}
+
+/*
+ * Issue 21: a failure that ends its process (a fatal signal here) of a
+ * rank whose process printed a status line after the first watchdog
+ * timeout came after the hang: a dead process prints nothing more.  With
+ * no time of its own, or one after that line, it is no "failed first":
+ * the verdict that blames the rank's absence says it failed after, and
+ * with none to take it (a dump line its only sign of life), it is a low
+ * rank_crashed that says so.  One dated before the hang is "failed
+ * first", and so is one of another pid.
+ */
+START_TEST(test_crash_after_hang)
+{
+	static const int64_t t0 = 1795231364LL * 1000000000; /* the timeout */
+	static const struct {
+		int64_t at; /* the crash's time, INT64_MIN none */
+		int32_t pid; /* the crash's pid, 0 none */
+		bool dump; /* a dump line, and no timeout */
+		enum hd_verdict_kind want;
+		const char *says;
+	} cases[] = {
+		{ INT64_MIN, 0, false, HD_V_MISSING_RANK, "after the hang" },
+		{ t0 + 30LL * 1000000000, 0, false, HD_V_MISSING_RANK,
+		  "after the hang" },
+		{ INT64_MIN, 0, true, HD_V_RANK_CRASHED, "after the hang" },
+		{ t0 - 600LL * 1000000000, 0, false, HD_V_RANK_CRASHED,
+		  "failed first" },
+		{ INT64_MIN, 999, false, HD_V_RANK_CRASHED, "failed first" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		bool after = strstr(cases[i].says, "after") != NULL;
+
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		if (cases[i].dump) {
+			add_sig(&f, 1, HD_SIG_INFO, HD_SIGT_DUMP, -1, INT64_MIN,
+				INT64_MIN,
+				"Flight Recorder trace successfully dumped");
+		} else {
+			add_sig(&f, 0, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT,
+				38, INT64_MIN, INT64_MIN,
+				"Watchdog caught collective");
+			last_sig(&f)->time = hd_time_make(t0, HD_CLOCK_UTC);
+			add_sig(&f, 1, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, -1,
+				37, 37,
+				"Received a dump signal ... Last enqueued NCCL "
+				"work: 37, last completed NCCL work: 37.");
+			last_sig(&f)->time =
+				hd_time_make(t0 + 1000000000, HD_CLOCK_UTC);
+		}
+		last_sig(&f)->pid = 4247;
+		add_sig(&f, 1, HD_SIG_CRASH, HD_SIGT_FATAL_SIGNAL, -1,
+			INT64_MIN, INT64_MIN,
+			"Fatal Python error: Segmentation fault");
+		last_sig(&f)->code = 11;
+		last_sig(&f)->time = hd_time_make(cases[i].at, HD_CLOCK_UTC);
+		last_sig(&f)->pid = cases[i].pid;
+		a = run(&f);
+		v = hd_test_top(a);
+		ck_assert_msg(v->kind == cases[i].want &&
+				      strstr(v->summary, cases[i].says),
+			      "case %zu: %s: %s", i,
+			      hd_verdict_kind_name(v->kind), v->summary);
+		ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);
+		if (after) {
+			ck_assert_int_ge(v->late_crash, 0);
+			ck_assert(
+				evidence_has(v, "alive after the hang", false));
+			if (v->kind == HD_V_RANK_CRASHED)
+				ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+			else
+				ck_assert_ptr_null(
+					hd_test_verdict(a, HD_V_RANK_CRASHED));
+		} else {
+			ck_assert_int_eq(v->late_crash, -1);
+		}
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
+/*
+ * The faulthandler dump of rank 5 beside the example incident, where
+ * rank 5 printed that it received a dump signal after the timeouts: it
+ * never entered seq 38, then crashed, and the verdict says both.  The
+ * incident as left when rank 5 died first (its dump its only output)
+ * still says it failed first.
+ */
+START_TEST(test_crash_after_hang_example)
+{
+	g_autofree char *ex = hd_test_path("testdata/example-incident");
+	g_autofree char *fh =
+		hd_test_path("tests/data/crash/faulthandler-rank5");
+	g_autofree char *only =
+		hd_test_path("tests/data/crash/faulthandler-only-rank5");
+	char *after[] = { ex, fh, NULL };
+	char *first[] = { only, NULL };
+	static const int want[] = { 5 };
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	struct hd_store *s = hd_load(after, 2, problems);
+	struct hd_analysis *a = hd_engine_run(s);
+	const struct hd_verdict *v = hd_test_top(a);
+
+	ck_assert_int_eq(v->kind, HD_V_MISSING_RANK);
+	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(strstr(v->summary, "never entered seq 38"));
+	ck_assert_ptr_nonnull(
+		strstr(v->summary, "after the hang was detected"));
+	ck_assert(evidence_has(v, "Segmentation fault", false));
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_RANK_CRASHED));
+	hd_analysis_free(a);
+	hd_store_free(s);
+
+	s = hd_load(first, 1, problems);
+	a = hd_engine_run(s);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
+	ck_assert_int_eq(v->confidence, HD_CONF_HIGH);
+	hd_test_assert_culprits(v, want, 1);
+	ck_assert_ptr_nonnull(strstr(v->summary, "failed first"));
+	ck_assert_uint_eq(problems->len, 0);
+	hd_analysis_free(a);
+	hd_store_free(s);
+}
+END_TEST
+
 /* An FR dump and the c10d log agree: one verdict, pooled evidence. */
 START_TEST(test_sources_merge)
 {
@@ -1958,6 +2224,10 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
+	tcase_add_test(tc, test_init_cuda_driver);
+	tcase_add_test(tc, test_init_cites_process_warn);
+	tcase_add_test(tc, test_crash_after_hang);
+	tcase_add_test(tc, test_crash_after_hang_example);
 	tcase_add_test(tc, test_kernel_fault_not_setup);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);

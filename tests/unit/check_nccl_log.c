@@ -1731,6 +1731,93 @@ START_TEST(test_warn_bodies_issue11)
 }
 END_TEST
 
+/*
+ * Issue 21: NCCL's cudawrap WARNs when it cannot load the CUDA driver,
+ * and the "Cuda failure" texts of a driver missing, too old or not ready,
+ * are cuda_driver: a named cause.  A kernel's fault, another CUDA error
+ * and the graph-capture WARN that mentions the driver are not.
+ */
+START_TEST(test_warn_cuda_driver)
+{
+	static const struct {
+		const char *body;
+		int cat, type, code;
+	} cases[] = {
+		{ "Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') "
+		  ": libcuda.so: cannot open shared object file: No such file "
+		  "or directory",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, 0 },
+		{ "Failed to find CUDA library in /opt/drv/ "
+		  "(NCCL_CUDA_PATH=/opt/drv/)",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, 0 },
+		{ "Failed to load CUDA missing symbol cuGetProcAddress",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, 0 },
+		{ "cuDriverGetVersion failed with 34", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_DRIVER, 0 },
+		{ "CUDA Driver version found is 11020. Minimum requirement is "
+		  "11030",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, 0 },
+		{ "Cuda failure 'initialization error'", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_DRIVER, 0 },
+		{ "Cuda failure 35 'CUDA driver version is insufficient for "
+		  "CUDA runtime version'",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_DRIVER, 35 },
+		{ "Cuda failure 802 'system not yet initialized'", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_DRIVER, 802 },
+		{ "CUDA error: cudaErrorInsufficientDriver", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_DRIVER, 0 },
+		/* near misses */
+		{ "Cuda failure 700 'an illegal memory access was "
+		  "encountered'",
+		  HD_SIG_CUDA, HD_SIGT_CUDA_ERROR, 700 },
+		{ "Cuda failure 'invalid argument'", HD_SIG_CUDA,
+		  HD_SIGT_CUDA_ERROR, 0 },
+		{ "NCCL cannot be captured in a graph if either it wasn't "
+		  "built with CUDA runtime >= 11.3 or if the installed CUDA "
+		  "driver < R465.",
+		  HD_SIG_CONFIG, HD_SIGT_OTHER, 0 },
+		{ "the initialization error budget is 3", HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_OTHER, 0 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strdup_printf(
+			"hx-4:10:11 [0] misc/cudawrap.cc:1 NCCL WARN %s\n",
+			cases[i].body);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+		ck_assert_uint_eq(s->signals->len, 1);
+		ck_assert_msg(sig_at(s, 0)->cat == cases[i].cat &&
+				      sig_at(s, 0)->type == cases[i].type &&
+				      sig_at(s, 0)->code == cases[i].code,
+			      "%s: cat %d type %d code %d", cases[i].body,
+			      sig_at(s, 0)->cat, sig_at(s, 0)->type,
+			      sig_at(s, 0)->code);
+	}
+}
+END_TEST
+
+/* ... and a c10d block whose Last error says so takes the type. */
+START_TEST(test_last_error_cuda_driver)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"[rank2]: torch.distributed.DistBackendError: NCCL error in: "
+		"x.cpp:1, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+		"details), NCCL version 2.18.5\n"
+		"[rank2]: ncclUnhandledCudaError: Call to CUDA function "
+		"failed.\n"
+		"[rank2]: Last error:\n"
+		"[rank2]: Cuda failure 'initialization error'\n");
+
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_int_eq(sig_at(s, 0)->type, HD_SIGT_CUDA_DRIVER);
+	ck_assert_int_eq(sig_at(s, 0)->cat, HD_SIG_CUDA);
+	ck_assert_int_eq(sig_at(s, 0)->rank, 2);
+}
+END_TEST
+
 START_TEST(test_warn_mismatched_collective_hint)
 {
 	g_autoptr(hd_store) s = hd_test_parse_ok(
@@ -1976,6 +2063,37 @@ START_TEST(test_attempts_per_process)
 }
 END_TEST
 
+/*
+ * A WARN before a comm's Init COMPLETE (NCCL's cudawrap WARNs before any
+ * comm, a setup WARN NCCL survives) is no end of the process's life: the
+ * COMPLETE of the comm its START began is that comm coming up, not a
+ * restart, so the WARN stays in the one attempt with the ops.
+ */
+START_TEST(test_warn_before_init_complete)
+{
+	const char *pre = "node-a:100:100 [0] ";
+	g_autofree char *t = g_strdup_printf(
+		"%sNCCL INFO NCCL version 2.21.5+cuda12.2\n"
+		"%smisc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library "
+		"libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open "
+		"shared object file\n"
+		"%sNCCL INFO ncclCommInitRankConfig comm 0x64 rank 0 nranks 2 "
+		"cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1111 - Init START\n"
+		"%sNCCL INFO ncclCommInitRankConfig comm 0x64 rank 0 nranks 2 "
+		"cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1111 - Init "
+		"COMPLETE\n"
+		"%s",
+		pre, pre, pre, pre,
+		coll(pre, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, "0x64", 2));
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t);
+
+	ck_assert_ptr_null(in0(s)->attempts);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(s->ops->len, 1);
+	ck_assert_uint_eq(count_type(s, HD_SIGT_CUDA_DRIVER), 1);
+}
+END_TEST
+
 START_TEST(test_records_read_twice)
 {
 	g_autoptr(GString) t = g_string_new(NULL);
@@ -2148,6 +2266,9 @@ static Suite *suite(void)
 	tcase_add_test(tm, test_huge_line);
 	tcase_add_test(tw, test_warn_bodies_issue11);
 	tcase_add_test(tw, test_warn_mismatched_collective_hint);
+	tcase_add_test(tw, test_warn_cuda_driver);
+	tcase_add_test(ta, test_warn_before_init_complete);
+	tcase_add_test(tt, test_last_error_cuda_driver);
 	tcase_add_test(tw, test_prefixless_records);
 	tcase_add_test(tm, test_prefixless_near_misses);
 	tcase_add_test(ta, test_horovod_glued_tag);
