@@ -668,7 +668,7 @@ enum hd_signal_cat {
 	/* an NCCL WARN no rule knows whose text names an error or a \
 	   failure ("unhandled system error", "... failed"): trouble \
 	   of no known kind, which a clean end never makes benign */    \
-	X(WARN_ERROR, "warn_error")                                     \
+	X(WARN_ERROR, "warn_error")                                       \
 	/* the CUDA driver could not be loaded or used: libcuda not \
 	   found or a stub, too old for the runtime, not initialised \
 	   (NCCL's cudawrap WARNs, a driver-class "Cuda failure"); code \

@@ -1776,8 +1776,9 @@ START_TEST(test_warn_cuda_driver)
 		  "built with CUDA runtime >= 11.3 or if the installed CUDA "
 		  "driver < R465.",
 		  HD_SIG_CONFIG, HD_SIGT_OTHER, 0 },
+		/* no rule's, but it names an error: never benign */
 		{ "the initialization error budget is 3", HD_SIG_NCCL_INTERNAL,
-		  HD_SIGT_OTHER, 0 },
+		  HD_SIGT_WARN_ERROR, 0 },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
