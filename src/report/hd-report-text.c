@@ -604,7 +604,7 @@ static void rank_table(const struct text *t)
 	for (guint i = 0; i < folded->rows->len; i++) {
 		const struct hd_rank_row *r =
 			&g_array_index(folded->rows, struct hd_rank_row, i);
-		struct table_row row = { NULL };
+		struct table_row row = { .row = NULL };
 
 		if (!r->shown)
 			continue;
