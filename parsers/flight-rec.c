@@ -1606,6 +1606,12 @@ static bool parse_bytes(struct fr_scratch *scratch, struct hd_store *store,
 				    "unreadable pickle: %s", t->message);
 			return false;
 		}
+	} else if (len == 1 && p[0] == 0x80) {
+		/* PROTO's opcode alone: cut before its protocol byte */
+		g_set_error(
+			error, HD_ERROR, HD_ERROR_FORMAT,
+			"unreadable pickle: input ends after its first byte");
+		return false;
 	} else if (at < len && (p[at] == '{' || p[at] == '[')) {
 		t = fr_json_decode(p + at, len - at, at,
 				   pk_scratch_limits(scratch->pk)->max_nodes,

@@ -596,31 +596,6 @@ static void ctx_clear(struct nl_ctx *c)
 		g_array_free(c->crash_frames, TRUE);
 }
 
-/*
- * Whether a last line left without a line end was cut inside a record:
- * NCCL flushes each line it writes, and glog ends its own, so a torn one
- * is a file cut while written or copied, and what followed is unknown.
- * An application's own text (a block-buffered print) is not a record.
- */
-static bool torn_record(const char *line, size_t n)
-{
-	struct nl_wrap w = { 0 };
-	size_t at = nl_strip_front(line, n, &w), k = at;
-
-	if (find(line, n, "NCCL") || find(line, n, "ProcessGroup"))
-		return true;
-	/* NCCL's "host:pid:tid [dev] " prefix, cut before its name */
-	while (k < n && (is_host_char(line[k]) || line[k] == '.'))
-		k++;
-	if (k > at && k + 1 < n && line[k] == ':' &&
-	    g_ascii_isdigit(line[k + 1]))
-		return true;
-	/* a c10d "[rankN]:" or glog "[E0305 ..." record start */
-	return n > 2 && line[0] == '[' &&
-	       (starts(line + 1, n - 1, "rank") ||
-		(strchr("EWIF", line[1]) && g_ascii_isdigit(line[2])));
-}
-
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 		    uint32_t input, GError **error)
 {
@@ -629,22 +604,47 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	struct nl_ctx c;
 	const char *line;
 	size_t len;
-	bool cut, torn = false, ok = true;
+	g_autofree char *held = NULL;
+	size_t held_len = 0;
+	uint64_t held_line = 0;
+	bool cut, ok = true;
 
 	ctx_init(&c, store, input);
 	while (hd_lines_next(lines, &line, &len, &cut, &err)) {
+		if (held) {
+			/* it stopped at a hole of NUL bytes, not at the end */
+			c.lineno = held_line;
+			feed_line(&c, held, held_len, false);
+			g_clear_pointer(&held, g_free);
+		}
 		c.lineno = hd_lines_lineno(lines);
-		/* only the last line can end the file inside a record */
-		torn = hd_lines_unterminated(lines) && torn_record(line, len);
+		if (hd_lines_unterminated(lines)) {
+			/* read once the next line shows it was not the last */
+			held = g_strndup(line, len);
+			held_len = len;
+			held_line = c.lineno;
+			continue;
+		}
 		feed_line(&c, line, len, cut);
 	}
 	c.lineno = hd_lines_lineno(lines);
 	finish(&c);
-	if (torn && !err) {
+	if (held) {
+		/*
+		 * NCCL flushes each line it writes, glog and c10d end theirs:
+		 * a last line without a line end is a file cut while written
+		 * or copied, whatever the piece looks like.  The piece is no
+		 * record (a field torn mid-value, OpType=ALL of ALLREDUCE or
+		 * opCount 1 of 1d, is not that value), and what followed is
+		 * unknown.
+		 */
 		c.in->truncated = true;
-		hd_input_warn(
-			c.in, c.lineno,
-			"the file ends inside a record, without a line end: cut while written or copied; what followed is unknown");
+		c.in->skipped++;
+		if (!err)
+			hd_input_warn(
+				c.in, held_line,
+				"the file ends inside a line, without a line end (%zu byte%s): cut while written or copied; the torn piece is not read, and what followed is unknown",
+				held_len, held_len == 1 ? "" : "s");
 	}
 	if (err) {
 		/* What was read before a read error stays valid. */

@@ -153,6 +153,9 @@ static bool sniff_flight_rec(const struct parsers_head *h)
 	/* pickle protocol 2 to 5 */
 	if (h->len >= 2 && h->p[0] == 0x80 && h->p[1] >= 2 && h->p[1] <= 5)
 		return true;
+	/* the whole input is PROTO's opcode alone: a dump cut after it */
+	if (h->len == 1 && h->p[0] == 0x80)
+		return true;
 	return head_is_json(h) &&
 	       (head_has(h->p, h->len, "\"pg_config\"") ||
 		head_has(h->p, h->len, "\"entries\"") ||

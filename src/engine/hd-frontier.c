@@ -368,12 +368,20 @@ static void note_cut(const struct group_ctx *c, const GArray *cut,
 		return;
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	rt = hd_ranks_text(cut, 8);
-	note = g_strdup_printf(
-		"%s: the input of rank%s %s was cut short: what %s did after seq %" G_GINT64_FORMAT
-		" is unknown, so %s not blamed for stopping there",
-		label, cut->len == 1 ? "" : "s", rt,
-		cut->len == 1 ? "it" : "they", after,
-		cut->len == 1 ? "it is" : "they are");
+	if (after < 0)
+		note = g_strdup_printf(
+			"%s: the input of rank%s %s was cut short before %s first op here: what %s did is unknown, so %s not blamed",
+			label, cut->len == 1 ? "" : "s", rt,
+			cut->len == 1 ? "its" : "their",
+			cut->len == 1 ? "it" : "they",
+			cut->len == 1 ? "it is" : "they are");
+	else
+		note = g_strdup_printf(
+			"%s: the input of rank%s %s was cut short: what %s did after seq %" G_GINT64_FORMAT
+			" is unknown, so %s not blamed for stopping there",
+			label, cut->len == 1 ? "" : "s", rt,
+			cut->len == 1 ? "it" : "they", after,
+			cut->len == 1 ? "it is" : "they are");
 	/* the frontier and the completion lag may both see the cut */
 	for (guint i = 0; i < c->a->notes->len; i++)
 		if (strcmp(g_ptr_array_index(c->a->notes, i), note) == 0)
@@ -646,6 +654,9 @@ static void frontier_sort_members(const struct group_ctx *c, struct frontier *f)
 			if (!hd_index_rank_has_data(c->ix, r) ||
 			    c->source == HD_INPUT_KINETO)
 				g_array_append_val(f->nodata, r);
+			else if (rank_input_truncated(c, r))
+				/* cut before its first op here */
+				g_array_append_val(f->cut, r);
 			else if (f->done >= 0)
 				mark_incomplete(c, f, r);
 			else if (other_attempt(c, r))

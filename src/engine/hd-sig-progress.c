@@ -180,6 +180,24 @@ static bool rank_has_log(const struct hd_store *s, const struct hd_analysis *a,
 }
 
 /*
+ * Whether some NCCL/c10d log of rank's was cut short: its silence about
+ * a timeout is no evidence, so it is never the one left by elimination.
+ */
+static bool rank_log_cut(const struct hd_store *s, int rank)
+{
+	const struct hd_rank *r = hd_store_find_rank(s, rank);
+
+	for (guint i = 0; r && i < r->inputs->len; i++) {
+		const struct hd_input *in = hd_store_input(
+			s, g_array_index(r->inputs, uint32_t, i));
+
+		if (in->kind == HD_INPUT_NCCL_LOG && in->truncated)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether rank's logs read the same job attempt as some reporting rank's:
  * a log that ends before a restart, or one of a rank dropped by an
  * elastic scale-down, says nothing about the others' attempt.
@@ -813,7 +831,8 @@ static void check_pg(struct hd_index *ix, struct hd_analysis *a,
 		 */
 		if (nodata->len == 1 && waiting->len && h.group < 0 &&
 		    h.size_from != 2 &&
-		    hd_store_usable_inputs(s) == s->inputs->len)
+		    hd_store_usable_inputs(s) == s->inputs->len &&
+		    !rank_log_cut(s, g_array_index(nodata, int, 0)))
 			report_pg_silent(ix, a, p, &h);
 		else
 			report_pg_no_culprit(s, a, p, &h);

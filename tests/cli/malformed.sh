@@ -149,7 +149,7 @@ fi
 } >"$tmp/cut.log"
 run analyze "$tmp/cut.log"
 expect_rc "truncated last line" 5
-expect_named "truncated last line" "the file ends inside a record"
+expect_named "truncated last line" "the file ends inside a line"
 
 # 5. An unreadable file (root reads it anyway: skip then).
 small_log >"$tmp/secret.log"

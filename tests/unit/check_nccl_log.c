@@ -1303,8 +1303,10 @@ START_TEST(test_c10d_status_wordings)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
+		/* a line without its line end would be a torn one */
+		g_autofree char *text = g_strdup_printf("%s\n", lines[i]);
 		g_autoptr(hd_store) s =
-			hd_test_parse_ok(HD_INPUT_NCCL_LOG, lines[i]);
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 		struct hd_signal *g = sig_type(s, HD_SIGT_PG_STATUS);
 
 		ck_assert_msg(g != NULL, "case %zu", i);
@@ -1627,16 +1629,55 @@ START_TEST(test_crlf_nul_utf8_no_newline)
 	g_string_append(t, HP "x.cc:1 NCCL WARN bad \xc3\x28 byte ");
 	g_string_append_c(t, '\0');
 	g_string_append(t, " after nul\n");
-	/* the last line, cut mid-record with no newline */
+	/* the last line, cut mid-record with no newline: not read */
 	g_string_append_len(t, l2, strlen(l2) - 20);
 	s = hd_test_parse(HD_INPUT_NCCL_LOG, "t", t->str, t->len, &ok, &err);
 	g_string_free(t, TRUE);
 	ck_assert(ok);
-	ck_assert_uint_eq(s->ops->len, 2);
+	ck_assert_uint_eq(s->ops->len, 1);
 	ck_assert_int_eq(op_at(s, 0)->flags, 0);
-	ck_assert(op_at(s, 1)->flags & HD_OPF_TRUNCATED);
+	ck_assert(in0(s)->truncated);
+	ck_assert_uint_eq(in0(s)->skipped, 1);
 	ck_assert_uint_eq(s->signals->len, 1);
 	ck_assert(g_utf8_validate(sig_at(s, 0)->text, -1, NULL));
+}
+END_TEST
+
+/*
+ * A last line without a line end is a cut whatever the piece looks like
+ * (issue 20): a byte or three of a prefix, an application's text, or a
+ * watchdog timeout torn inside OpType, which is no record of op "ALL".
+ */
+START_TEST(test_torn_piece_any_shape)
+{
+	static const char *const tails[] = {
+		"nod",
+		"n",
+		"step 30 loss 2.2",
+		"[rank0]:[E305 14:32:11.123456789 ProcessGroupNCCL.cpp:640] "
+		"[Rank 0] Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=31, OpType=ALL",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(tails); i++) {
+		char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0,
+				CM, 4);
+		GString *t = g_string_new(INIT_216);
+		g_autoptr(GError) err = NULL;
+		bool ok;
+		g_autoptr(hd_store) s = NULL;
+
+		g_string_append(t, l1);
+		g_string_append(t, tails[i]);
+		s = hd_test_parse(HD_INPUT_NCCL_LOG, "t", t->str, t->len, &ok,
+				  &err);
+		g_string_free(t, TRUE);
+		ck_assert(ok);
+		ck_assert_msg(in0(s)->truncated, "tail %u", i);
+		ck_assert_uint_eq(in0(s)->skipped, 1);
+		ck_assert_uint_eq(s->ops->len, 1);
+		ck_assert_uint_eq(s->signals->len, 0);
+	}
 }
 END_TEST
 
@@ -2279,6 +2320,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_init_23_rank_lines);
 	tcase_add_test(tw, test_nccl_tests_failure_and_rccl);
 	tcase_add_test(tm, test_crlf_nul_utf8_no_newline);
+	tcase_add_test(tm, test_torn_piece_any_shape);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	tcase_add_test(ta, test_attempts_per_process);
 	tcase_add_test(ta, test_records_read_twice);
