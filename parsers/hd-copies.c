@@ -561,3 +561,304 @@ void hd_copies_drop_procs(struct hd_copies *c, struct hd_store *dst,
 {
 	drop_copied_procs(s, 0, dst, c->procs, dst->inputs->len);
 }
+
+/*
+ * Two dumps of one rank (a pickle and its JSON, a dump rewritten by
+ * another pickle protocol, the same dump taken twice during the hang):
+ * the same process's ring buffer, known by its record ids.  Each dump's
+ * ops of the rank, with the range of its record ids.
+ */
+struct dump_run {
+	uint32_t input;
+	const char *path; /* its input's (transfer none) */
+	GArray *ops; /* uint32_t indices into s->ops */
+	uint64_t min_id, max_id;
+	GHashTable *by_id; /* record id -> op index + 1, made when compared */
+};
+
+static void dump_run_free(gpointer p)
+{
+	struct dump_run *d = p;
+
+	g_array_unref(d->ops);
+	if (d->by_id)
+		g_hash_table_unref(d->by_id);
+	g_free(d);
+}
+
+static uint64_t op_record_id(const struct hd_store *s, const struct hd_op *op)
+{
+	return hd_op_prov(s, op).at;
+}
+
+/* Whether two entries of one record id are one record seen twice. */
+static bool same_entry(const struct hd_store *s, const struct hd_op *a,
+		       const struct hd_op *b)
+{
+	int64_t ta = hd_op_t_enqueue(s, a), tb = hd_op_t_enqueue(s, b);
+
+	return a->group == b->group && a->seq == b->seq &&
+	       a->seq_kind == b->seq_kind && a->kind == b->kind &&
+	       a->d == b->d && (ta == INT64_MIN || tb == INT64_MIN || ta == tb);
+}
+
+static void dump_run_index(const struct hd_store *s, struct dump_run *d)
+{
+	if (d->by_id)
+		return;
+	d->by_id = g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
+					 NULL);
+	for (guint i = 0; i < d->ops->len; i++) {
+		uint32_t at = g_array_index(d->ops, uint32_t, i);
+		int64_t *k = g_new(int64_t, 1);
+
+		*k = (int64_t)op_record_id(
+			s, &g_array_index(s->ops, struct hd_op, at));
+		g_hash_table_insert(d->by_id, k, GUINT_TO_POINTER(at + 1));
+	}
+}
+
+/*
+ * How dump y's entries stand to dump x's: -1 they contradict (another
+ * instance, or no record in common: left to the checks of instances and
+ * of incidents), else how many records they share, *keep_y set when y is
+ * the one read where both hold a record (it is further on: later states
+ * or later records).  Records only one holds must be older than the
+ * other's first, or, of the one read, past the other's last (a ring
+ * buffer that moved on between the two dumps): a gap is a contradiction.
+ */
+static gint64 dump_runs_agree(const struct hd_store *s, struct dump_run *x,
+			      struct dump_run *y, bool *keep_y)
+{
+	bool x_ahead = x->max_id > y->max_id, y_ahead = y->max_id > x->max_id;
+	gint64 shared = 0;
+	struct dump_run *keep, *other;
+
+	dump_run_index(s, y);
+	for (guint i = 0; i < x->ops->len; i++) {
+		const struct hd_op *a =
+			&g_array_index(s->ops, struct hd_op,
+				       g_array_index(x->ops, uint32_t, i));
+		int64_t id = (int64_t)op_record_id(s, a);
+		gpointer at = g_hash_table_lookup(y->by_id, &id);
+		const struct hd_op *b;
+
+		if (!at)
+			continue;
+		b = &g_array_index(s->ops, struct hd_op,
+				   GPOINTER_TO_UINT(at) - 1);
+		if (!same_entry(s, a, b))
+			return -1;
+		x_ahead |= a->state > b->state;
+		y_ahead |= b->state > a->state;
+		shared++;
+	}
+	if (!shared || (x_ahead && y_ahead))
+		return -1;
+	*keep_y = y_ahead;
+	keep = y_ahead ? y : x;
+	other = y_ahead ? x : y;
+	/* the other's own records are older than the kept one's; the kept
+	   one's own are outside the other's span */
+	dump_run_index(s, keep);
+	for (guint i = 0; i < other->ops->len; i++) {
+		int64_t id = (int64_t)op_record_id(
+			s,
+			&g_array_index(s->ops, struct hd_op,
+				       g_array_index(other->ops, uint32_t, i)));
+
+		if (!g_hash_table_contains(keep->by_id, &id) &&
+		    (uint64_t)id > keep->min_id)
+			return -1;
+	}
+	dump_run_index(s, other);
+	for (guint i = 0; i < keep->ops->len; i++) {
+		int64_t id = (int64_t)op_record_id(
+			s,
+			&g_array_index(s->ops, struct hd_op,
+				       g_array_index(keep->ops, uint32_t, i)));
+
+		if (!g_hash_table_contains(other->by_id, &id) &&
+		    (uint64_t)id > other->min_id &&
+		    (uint64_t)id < other->max_id)
+			return -1;
+	}
+	return shared;
+}
+
+static gint dump_run_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct dump_run *x = *(const struct dump_run *const *)a;
+	const struct dump_run *y = *(const struct dump_run *const *)b;
+
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->input < y->input ? -1 : x->input > y->input);
+}
+
+/* The ranks with two or more flight-recorder dumps: rank -> dump_runs. */
+static GHashTable *dump_runs_of_ranks(const struct hd_store *s)
+{
+	GHashTable *runs =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GHashTable) at =
+		g_hash_table_new(hd_int64_hash, hd_int64_equal);
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+		GPtrArray *l = NULL;
+
+		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
+			uint32_t in = g_array_index(r->inputs, uint32_t, i);
+			struct dump_run *d;
+			int64_t *key;
+
+			if (in >= s->inputs->len ||
+			    hd_store_input(s, in)->kind !=
+				    HD_INPUT_FLIGHT_REC ||
+			    hd_store_input(s, in)->error)
+				continue;
+			if (!l)
+				l = g_ptr_array_new_with_free_func(
+					dump_run_free);
+			d = g_new0(struct dump_run, 1);
+			d->input = in;
+			d->path = hd_store_input(s, in)->path;
+			d->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+			d->min_id = UINT64_MAX;
+			g_ptr_array_add(l, d);
+			key = g_new(int64_t, 1);
+			*key = ((int64_t)in << 32) | (uint32_t)r->rank;
+			g_ptr_array_add(keys, key);
+			g_hash_table_insert(at, key, d);
+		}
+		if (l && l->len > 1) {
+			/* by path: a digest's inputs come in another order */
+			g_ptr_array_sort(l, dump_run_cmp);
+			g_hash_table_insert(runs, GINT_TO_POINTER(r->rank), l);
+		} else if (l) {
+			g_ptr_array_unref(l);
+		}
+	}
+	if (!g_hash_table_size(runs))
+		return runs;
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+		int64_t key =
+			((int64_t)op->input << 32) | (uint32_t)hd_op_rank(op);
+		struct dump_run *d;
+		uint64_t id;
+
+		if (hd_op_rank(op) < 0 || op->prov_kind != HD_PROV_RECORD ||
+		    !g_hash_table_contains(runs,
+					   GINT_TO_POINTER(hd_op_rank(op))) ||
+		    !(d = g_hash_table_lookup(at, &key)))
+			continue;
+		id = op_record_id(s, op);
+		g_array_append_val(d->ops, i);
+		d->min_id = MIN(d->min_id, id);
+		d->max_id = MAX(d->max_id, id);
+	}
+	return runs;
+}
+
+/* The ops dropped, by their index in the store (filtered in order). */
+struct dump_drop {
+	GHashTable *ops; /* op index -> itself */
+	guint at;
+};
+
+static bool dump_drop_op(struct hd_op *op, void *data)
+{
+	struct dump_drop *dd = data;
+
+	(void)op;
+	return g_hash_table_contains(dd->ops, GUINT_TO_POINTER(dd->at++));
+}
+
+void hd_copies_merge_dumps(struct hd_store *s)
+{
+	g_autoptr(GHashTable) runs = dump_runs_of_ranks(s);
+	g_autoptr(GHashTable) drop = NULL;
+	GHashTableIter it;
+	gpointer k, v;
+
+	if (!g_hash_table_size(runs))
+		return;
+	drop = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_hash_table_iter_init(&it, runs);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		GPtrArray *l = v;
+		int rank = GPOINTER_TO_INT(k);
+
+		/* each dump against the first before it it agrees with */
+		for (guint b = 1; b < l->len; b++) {
+			struct dump_run *y = g_ptr_array_index(l, b);
+
+			for (guint a = 0; a < b; a++) {
+				struct dump_run *x = g_ptr_array_index(l, a);
+				struct dump_run *keep, *other;
+				bool keep_y = false;
+				gint64 shared;
+
+				if (!x->ops->len || !y->ops->len)
+					continue;
+				shared = dump_runs_agree(s, x, y, &keep_y);
+				if (shared < 0)
+					continue;
+				keep = keep_y ? y : x;
+				other = keep_y ? x : y;
+				for (guint i = 0; i < other->ops->len; i++) {
+					uint32_t at = g_array_index(
+						other->ops, uint32_t, i);
+					int64_t id = (int64_t)op_record_id(
+						s, &g_array_index(s->ops,
+								  struct hd_op,
+								  at));
+
+					if (g_hash_table_contains(keep->by_id,
+								  &id))
+						g_hash_table_add(
+							drop,
+							GUINT_TO_POINTER(at));
+				}
+				if ((guint)shared == x->ops->len &&
+				    (guint)shared == y->ops->len)
+					hd_input_warn(
+						hd_store_input(s, y->input), 0,
+						"two dumps of rank %d: its %" G_GINT64_FORMAT
+						" records are those of '%s' (same record ids, ops and states): read once",
+						rank, shared,
+						hd_store_input(s, x->input)
+							->path);
+				else
+					hd_input_warn(
+						hd_store_input(s, other->input),
+						0,
+						"two dumps of rank %d: the %" G_GINT64_FORMAT
+						" records it shares with '%s' (same record ids and ops; that dump is further on) are read from there, once",
+						rank, shared,
+						hd_store_input(s, keep->input)
+							->path);
+				/* read once: the other is not compared again */
+				if (other == y) {
+					g_array_set_size(y->ops, 0);
+				} else {
+					g_array_set_size(x->ops, 0);
+				}
+				break;
+			}
+		}
+	}
+	if (g_hash_table_size(drop)) {
+		struct dump_drop dd = { drop, 0 };
+
+		hd_store_filter_ops(s, dump_drop_op, &dd);
+	}
+}

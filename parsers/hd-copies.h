@@ -71,4 +71,15 @@ void hd_copies_drop_procs(struct hd_copies *c, struct hd_store *dst,
 void hd_copies_digest(struct hd_copies *c, struct hd_store *dst,
 		      struct hd_store *s);
 
+/*
+ * Reads as one the dumps of one rank that hold the same records (a
+ * pickle and its JSON, one dump written twice, two dumps of one process
+ * taken at different times): where both hold a record id with the same
+ * op, the one further on is read and the other gives it up, with a
+ * warning.  Dumps that contradict (another op or time at a record id, a
+ * gap, each further on somewhere) are left as they are: two instances,
+ * for the checks of instances and incidents.
+ */
+void hd_copies_merge_dumps(struct hd_store *s);
+
 #endif

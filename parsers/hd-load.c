@@ -636,6 +636,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		hd_store_keep_attempt(store, o->attempt);
 		nl_continue_procs(store);
 		nl_drop_earlier_copies(store);
+		hd_copies_merge_dumps(store);
 		hd_store_resolve(store);
 		/* a dump of an earlier run among this hang's: set apart */
 		hd_store_keep_incident(store);

@@ -306,6 +306,18 @@ def main(root):
                 lines = lines[:-k]
             write(os.path.join(root, case, "rank%d.log" % r), lines)
 
+    # issue 20, H5 (NCCL < 2.16 logs have no commId): the healthy run
+    # with rank 1's log replaced by missing-rank's rank 1, every commId
+    # taken out (`sed -E 's/ commId 0x[0-9a-f]+//'`): a log of another
+    # run whose seq 30 the others' completed seq 38 proves rank 1 went
+    # past; never a lagging or missing rank 1.
+    nocomm = lambda lines: [re.sub(r" commId 0x[0-9a-f]+", "", l)
+                            for l in lines]
+    for r in range(4):
+        lines = ranks[1] if r == 1 else healthy[r]
+        write(os.path.join(root, "stale-log-nocommid", "rank%d.log" % r),
+              nocomm(lines))
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")

@@ -1135,7 +1135,7 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	g_autofree char *label = NULL;
 	g_autofree char *bt = NULL;
 	g_autofree char *ahead_text = NULL;
-	int64_t best = -1, worst = INT64_MAX;
+	int64_t best = -1, worst = INT64_MAX, proof;
 	guint ahead = 0;
 	int by;
 	struct hd_verdict *v;
@@ -1171,13 +1171,34 @@ void hd_align_check_completion_lag(struct group_ctx *c)
 	    c->source == HD_INPUT_KINETO)
 		return;
 	/*
-	 * Completion proves presence: a rank completed seq best, which every
-	 * member had to run, so what the others show unfinished below it is
-	 * a stale record (the frontier check notes it), not a lag.
+	 * Completion proves presence: a rank completed seq done, which every
+	 * member had to run, so what a rank shows unfinished at or below it
+	 * is a stale record (the frontier check notes it), not a lag; only a
+	 * rank whose first unfinished op is past it may be behind.
 	 */
-	if (group_completed(c, &by, NULL) >= best) {
-		note_completion_proof(c, behind, best, by, true);
-		return;
+	proof = group_completed(c, &by, NULL);
+	if (proof >= 0) {
+		g_autoptr(GArray) proven =
+			g_array_new(FALSE, FALSE, sizeof(int));
+
+		worst = INT64_MAX;
+		for (guint i = 0; i < behind->len; i++) {
+			int r = g_array_index(behind, int, i);
+			const struct view *vw = find_view(c, r);
+			int64_t at = vw && vw->first_pending >= 0
+					     ? vw->first_pending - 1
+					     : (vw ? vw->max_key : -1);
+
+			if (at + 1 <= proof) {
+				g_array_append_val(proven, r);
+				g_array_remove_index(behind, i--);
+			} else {
+				worst = MIN(worst, at);
+			}
+		}
+		note_completion_proof(c, proven, proof, by, true);
+		if (!behind->len)
+			return;
 	}
 	label = hd_group_label(c->s, c->group, HD_GROUP_LABEL_LONG);
 	bt = hd_ranks_text(behind, 8);

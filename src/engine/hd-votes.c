@@ -404,13 +404,17 @@ static void report_mismatch(struct group_ctx *c, enum attr at, int64_t key,
 	uint32_t best;
 	bool tie;
 
+	best = vote_majority(vote, &tie);
+	vote_sides(c, at, pos, npos, vote->value[best], member, majority,
+		   minority);
+	/* a majority no rank is on is no vote: never "differ from the 0
+	   others" */
+	if (!tie && !majority->len)
+		return;
 	c->diverged[at]++;
 	if (c->reported[at] >= MAX_REPORTS_PER_ATTR)
 		return;
 	c->reported[at]++;
-	best = vote_majority(vote, &tie);
-	vote_sides(c, at, pos, npos, vote->value[best], member, majority,
-		   minority);
 	/* the first op voting with the majority names the collective */
 	ref = &pos[vote->first[best]];
 	ref_op = ctx_op(c, g_array_index(c->views, struct view, ref->view)
