@@ -10,15 +10,21 @@
  *  - an anonymous process takes the rank that every other log gives its
  *    host:pid, if exactly one (never a pid several ranks had: pid 1 in
  *    containers);
- *  - each guessed comm of that rank in that log continues the one real
- *    comm of the rank, of the same size, whose last opCount is one before
- *    its first (NCCL numbers a comm's calls); its ops move there, after
- *    the rank's ops in it: one lane, in order;
+ *  - each guessed comm of that rank in that log continues the one comm of
+ *    the rank, of the same size, whose last opCount is one before its
+ *    first (NCCL numbers a comm's calls): a real comm, or the guessed comm
+ *    of another log that itself continues one, so that a log rotated into
+ *    any number of parts (.2, .1, log) is one chain, joined in opCount
+ *    order whatever the files' names; its ops move to the real comm at the
+ *    chain's start, after the ops of every part before it: one lane, in
+ *    order;
  *  - a comm runs its ops in order, so a completed op (a clean Destroy in
  *    the newer file) completes the rank's earlier ops there too.
  *
- * Anything less certain changes nothing.  A few passes over the ops and
- * tables as large as the comms and processes: bounded by the input.
+ * Anything less certain changes nothing: a part that could continue two
+ * comms, or whose part before it does not move, stays where it was.  A few
+ * passes over the ops, and tables as large as the comms and processes,
+ * each looked up by key: bounded by the input.
  *
  * Then nl_drop_earlier_copies(): a log that holds the first ops of another
  * log of its rank (a copy taken during the hang) gives them up to it.
@@ -85,11 +91,25 @@ struct cont {
 	uint32_t input, from, to;
 	int rank, anon; /* its process: a rank, or one of unknown rank */
 	int to_rank; /* -1 until decided */
-	int64_t min_seq, min_oc;
+	int64_t min_seq, max_seq, min_oc, max_oc;
 	int64_t shift; /* added to the seq of its ops */
 	uint64_t nops;
-	bool ok; /* continues exactly one real comm */
+	/* what it continues: a real comm's tail, or the part before it */
+	struct lane_tail *tail;
+	struct cont *pred;
+	GPtrArray *succ; /* the parts that continue it, or NULL */
+	bool ok; /* continues exactly one comm, through parts that move */
+	bool placed; /* to and shift set */
 };
+
+static void cont_free(gpointer p)
+{
+	struct cont *ct = p;
+
+	if (ct->succ)
+		g_ptr_array_unref(ct->succ);
+	g_free(ct);
+}
 
 static bool guessed(const struct hd_store *s, uint32_t g)
 {
@@ -120,37 +140,57 @@ static int rank_of_proc(const struct hd_store *s, const char *host, int pid)
 }
 
 /*
- * The real comm that ct continues among the tails of rank to_rank: the
- * one of ct's size whose last opCount is one before ct's first.
+ * Where a lane of a rank ends: its rank, its comm's size and the opCount
+ * that would come next.  What a guessed comm starting at that opCount
+ * continues, if it is the only one there.
  */
-static struct lane_tail *find_tail(const struct hd_store *s, GHashTable *tails,
-				   struct cont *ct)
+struct end_key {
+	int64_t rank, nranks, next_oc;
+};
+
+struct lane_end {
+	struct end_key k;
+	struct lane_tail *tail; /* a real comm's, or NULL */
+	uint32_t group; /* the real comm, with tail */
+	struct cont *ct; /* else a guessed comm's */
+	unsigned n; /* how many lanes end there */
+};
+
+static guint end_hash(gconstpointer p)
 {
-	const struct hd_group *from = hd_store_group_at(s, ct->from);
-	struct lane_tail *found = NULL;
-	GHashTableIter it;
-	gpointer key, value;
+	const struct end_key *k = p;
 
-	if (ct->min_oc < 1)
-		return NULL;
-	g_hash_table_iter_init(&it, tails);
-	while (g_hash_table_iter_next(&it, &key, &value)) {
-		const int64_t *k = key;
-		struct lane_tail *t = value;
+	return hd_hash_u64(
+		hd_hash_u64((uint64_t)k->rank * 31 + (uint64_t)k->nranks) ^
+		(uint64_t)k->next_oc);
+}
 
-		if ((int)(uint32_t)k[0] != ct->to_rank ||
-		    t->max_oc + 1 != ct->min_oc ||
-		    hd_store_group_at(s, (uint32_t)k[1])->nranks !=
-			    from->nranks)
-			continue;
-		if (found)
-			return NULL; /* two comms it could continue */
-		found = t;
-		ct->to = (uint32_t)k[1];
+static gboolean end_equal(gconstpointer a, gconstpointer b)
+{
+	const struct end_key *x = a, *y = b;
+
+	return x->rank == y->rank && x->nranks == y->nranks &&
+	       x->next_oc == y->next_oc;
+}
+
+static void add_end(GHashTable *ends, int rank, int nranks, int64_t last_oc,
+		    struct lane_tail *tail, uint32_t group, struct cont *ct)
+{
+	struct end_key k = { rank, nranks, last_oc + 1 };
+	struct lane_end *e;
+
+	if (rank < 0 || last_oc < 0)
+		return;
+	e = g_hash_table_lookup(ends, &k);
+	if (!e) {
+		e = g_new0(struct lane_end, 1);
+		e->k = k;
+		g_hash_table_insert(ends, &e->k, e);
 	}
-	if (found)
-		ct->shift = found->max_seq + 1 - ct->min_seq;
-	return found;
+	e->tail = tail;
+	e->group = group;
+	e->ct = ct;
+	e->n++;
 }
 
 /* Reads the tails of real comms and the guessed comms, in one pass. */
@@ -203,27 +243,114 @@ static void scan_ops(const struct hd_store *s, const bool *is_guessed,
 				ct->anon = hd_op_anon(op);
 				ct->from = op->group;
 				ct->to_rank = -1;
-				ct->min_seq = op->seq;
-				ct->min_oc = oc;
+				ct->min_seq = ct->max_seq = op->seq;
+				ct->min_oc = ct->max_oc = -1;
 				g_hash_table_insert(conts, g_steal_pointer(&k),
 						    ct);
 			}
 			ct->min_seq = MIN(ct->min_seq, op->seq);
+			ct->max_seq = MAX(ct->max_seq, op->seq);
 			if (oc >= 0 && (ct->min_oc < 0 || oc < ct->min_oc))
 				ct->min_oc = oc;
+			ct->max_oc = MAX(ct->max_oc, oc);
 		}
 	}
 }
 
 /*
- * Decides each guessed comm's rank and real comm; a process moves only
- * when all its guessed comms in that log continue one (ok).
+ * What each guessed comm continues: the one lane of its rank and size
+ * that ends just before its first opCount, a real comm's or another log's
+ * guessed comm (a part of the same rotated log), never its own log's.
+ */
+static void link_conts(const struct hd_store *s, GHashTable *tails,
+		       GPtrArray *all, GPtrArray *failed)
+{
+	g_autoptr(GHashTable) ends =
+		g_hash_table_new_full(end_hash, end_equal, NULL, g_free);
+	GHashTableIter it;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&it, tails);
+	while (g_hash_table_iter_next(&it, &key, &value)) {
+		const int64_t *k = key;
+		struct lane_tail *t = value;
+
+		add_end(ends, (int)(uint32_t)k[0],
+			hd_store_group_at(s, (uint32_t)k[1])->nranks, t->max_oc,
+			t, (uint32_t)k[1], NULL);
+	}
+	for (guint i = 0; i < all->len; i++) {
+		struct cont *ct = g_ptr_array_index(all, i);
+
+		add_end(ends, ct->to_rank,
+			hd_store_group_at(s, ct->from)->nranks, ct->max_oc,
+			NULL, 0, ct);
+	}
+	for (guint i = 0; i < all->len; i++) {
+		struct cont *ct = g_ptr_array_index(all, i);
+		struct end_key k = { ct->to_rank,
+				     hd_store_group_at(s, ct->from)->nranks,
+				     ct->min_oc };
+		const struct lane_end *e =
+			ct->to_rank >= 0 && ct->min_oc >= 1
+				? g_hash_table_lookup(ends, &k)
+				: NULL;
+
+		/* none, two lanes it could continue, or its own log's */
+		if (!e || e->n != 1 || (e->ct && e->ct->input == ct->input)) {
+			g_ptr_array_add(failed, ct);
+			continue;
+		}
+		ct->ok = true;
+		if (e->tail) {
+			ct->tail = e->tail;
+			ct->to = e->group;
+			continue;
+		}
+		ct->pred = e->ct;
+		if (!e->ct->succ)
+			e->ct->succ = g_ptr_array_new();
+		g_ptr_array_add(e->ct->succ, ct);
+	}
+}
+
+/* Sets where ct's ops go, after the parts before it (all ok). */
+static void place(struct cont *ct)
+{
+	g_autoptr(GPtrArray) chain = g_ptr_array_new();
+
+	/* opCounts fall along pred: the walk ends */
+	for (struct cont *c = ct; c && !c->placed; c = c->pred)
+		g_ptr_array_add(chain, c);
+	for (guint i = chain->len; i-- > 0;) {
+		struct cont *c = g_ptr_array_index(chain, i);
+
+		if (c->pred) {
+			c->to = c->pred->to;
+			c->shift = c->pred->max_seq + c->pred->shift + 1 -
+				   c->min_seq;
+		} else {
+			c->shift = c->tail->max_seq + 1 - c->min_seq;
+		}
+		c->placed = true;
+	}
+}
+
+/*
+ * Decides each guessed comm's rank and comm.  A process of unknown rank
+ * moves only when all its guessed comms in that log continue one, and a
+ * part moves only when the part before it does: what does not move
+ * holds back what continues it, in one pass over a work list.
  */
 static void decide(const struct hd_store *s, GHashTable *tails,
 		   GHashTable *conts, GHashTable *anon_rank)
 {
-	g_autoptr(GHashTable) bad = g_hash_table_new_full(
-		g_int64_hash, g_int64_equal, g_free, NULL);
+	g_autoptr(GPtrArray) all = g_ptr_array_new();
+	g_autoptr(GPtrArray) failed = g_ptr_array_new();
+	/* a process of unknown rank of one log -> its guessed comms */
+	g_autoptr(GHashTable) of_proc =
+		g_hash_table_new_full(hd_int64_hash, hd_int64_equal, g_free,
+				      (GDestroyNotify)g_ptr_array_unref);
 	GHashTableIter it;
 	gpointer value;
 
@@ -237,17 +364,55 @@ static void decide(const struct hd_store *s, GHashTable *tails,
 		else if (g_hash_table_contains(anon_rank, &proc))
 			ct->to_rank = GPOINTER_TO_INT(
 				g_hash_table_lookup(anon_rank, &proc));
-		ct->ok = ct->to_rank >= 0 && find_tail(s, tails, ct);
-		if (!ct->ok)
-			g_hash_table_add(bad, int64_dup(proc));
-	}
-	g_hash_table_iter_init(&it, conts);
-	while (g_hash_table_iter_next(&it, NULL, &value)) {
-		struct cont *ct = value;
-		int64_t proc = proc_key(ct->input, ct->rank, ct->anon);
+		g_ptr_array_add(all, ct);
+		if (ct->rank < 0) {
+			GPtrArray *l = g_hash_table_lookup(of_proc, &proc);
 
-		if (ct->rank < 0 && g_hash_table_contains(bad, &proc))
-			ct->ok = false;
+			if (!l) {
+				l = g_ptr_array_new();
+				g_hash_table_insert(of_proc, int64_dup(proc),
+						    l);
+			}
+			g_ptr_array_add(l, ct);
+		}
+	}
+	link_conts(s, tails, all, failed);
+	while (failed->len) {
+		struct cont *ct =
+			g_ptr_array_steal_index_fast(failed, failed->len - 1);
+		int64_t proc = proc_key(ct->input, ct->rank, ct->anon);
+		gpointer key = NULL, list = NULL;
+		g_autoptr(GPtrArray) l = NULL;
+
+		/* each process's comms are held back once */
+		if (ct->rank < 0 &&
+		    g_hash_table_steal_extended(of_proc, &proc, &key, &list)) {
+			g_free(key);
+			l = list;
+		}
+		ct->ok = false;
+		for (guint i = 0; ct->succ && i < ct->succ->len; i++) {
+			struct cont *next = g_ptr_array_index(ct->succ, i);
+
+			if (next->ok) {
+				next->ok = false;
+				g_ptr_array_add(failed, next);
+			}
+		}
+		for (guint i = 0; l && i < l->len; i++) {
+			struct cont *other = g_ptr_array_index(l, i);
+
+			if (other->ok) {
+				other->ok = false;
+				g_ptr_array_add(failed, other);
+			}
+		}
+	}
+	for (guint i = 0; i < all->len; i++) {
+		struct cont *ct = g_ptr_array_index(all, i);
+
+		if (ct->ok)
+			place(ct);
 	}
 }
 
@@ -300,11 +465,26 @@ static void move_ops(struct hd_store *s, const bool *is_guessed,
 	}
 }
 
+/* Whether sig names a process of unknown rank that moved (moved: keys). */
+static bool of_moved_proc(struct hd_signal *sig, void *moved)
+{
+	int64_t proc;
+
+	if (sig->type != HD_SIGT_ANON_PROC)
+		return false;
+	proc = proc_key(sig->prov.input, -1, hd_signal_anon_proc(sig));
+	return g_hash_table_contains(moved, &proc);
+}
+
 /* Signals, ranks and warnings of what moved; anonymous ones named. */
 static void note_moves(struct hd_store *s, GHashTable *conts)
 {
+	/* a moved process of unknown rank of one input -> its rank */
 	g_autoptr(GHashTable) moved = g_hash_table_new_full(
-		g_int64_hash, g_int64_equal, g_free, NULL);
+		hd_int64_hash, hd_int64_equal, g_free, NULL);
+	/* "input host pid" of each -> its rank */
+	g_autoptr(GHashTable) named =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GHashTableIter it;
 	gpointer value;
 
@@ -332,26 +512,46 @@ static void note_moves(struct hd_store *s, GHashTable *conts)
 		const struct cont *ct = value;
 
 		if (ct->ok && ct->anon >= 0)
-			g_hash_table_add(
+			g_hash_table_insert(
 				moved,
-				int64_dup(proc_key(ct->input, -1, ct->anon)));
+				int64_dup(proc_key(ct->input, -1, ct->anon)),
+				GINT_TO_POINTER(ct->to_rank));
 	}
-	for (guint i = 0; g_hash_table_size(moved) && i < s->signals->len;) {
+	if (!g_hash_table_size(moved))
+		return;
+	/* an anonymous process moved with its comms: named now */
+	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);
 		int64_t proc;
+		gpointer rank;
 
-		if (sig->type != HD_SIGT_ANON_PROC) {
-			i++;
+		if (sig->type != HD_SIGT_ANON_PROC || !sig->host || !sig->pid)
 			continue;
-		}
 		proc = proc_key(sig->prov.input, -1, hd_signal_anon_proc(sig));
-		/* an anonymous process moved with its comms: named now */
-		if (g_hash_table_contains(moved, &proc))
-			g_array_remove_index(s->signals, i);
-		else
-			i++;
+		if (g_hash_table_lookup_extended(moved, &proc, NULL, &rank))
+			g_hash_table_insert(
+				named,
+				g_strdup_printf("%u %s %d", sig->prov.input,
+						sig->host, sig->pid),
+				rank);
 	}
+	/* its signals (a WARN in the newer file) are that rank's too */
+	for (guint i = 0; i < s->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+		g_autofree char *k = NULL;
+		gpointer rank;
+
+		if (sig->type == HD_SIGT_ANON_PROC || sig->rank >= 0 ||
+		    !sig->host || !sig->pid)
+			continue;
+		k = g_strdup_printf("%u %s %d", sig->prov.input, sig->host,
+				    sig->pid);
+		if (g_hash_table_lookup_extended(named, k, NULL, &rank))
+			sig->rank = GPOINTER_TO_INT(rank);
+	}
+	hd_store_filter_signals(s, of_moved_proc, moved);
 }
 
 void nl_continue_procs(struct hd_store *s)
@@ -360,7 +560,7 @@ void nl_continue_procs(struct hd_store *s)
 	g_autoptr(GHashTable) tails =
 		g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
 	g_autoptr(GHashTable) conts =
-		g_hash_table_new_full(key_hash, key_equal, g_free, g_free);
+		g_hash_table_new_full(key_hash, key_equal, g_free, cont_free);
 	g_autoptr(GHashTable) anon_rank = g_hash_table_new_full(
 		g_int64_hash, g_int64_equal, g_free, NULL);
 	bool any = false;

@@ -24,6 +24,12 @@ def write(path, lines):
         f.writelines(lines)
 
 
+def write_gz(path, lines):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(gzip.compress("".join(lines).encode("utf-8"), mtime=0))
+
+
 def main(root):
     src = os.path.join(root, "missing-rank")
     ranks = [read(os.path.join(src, "rank%d.log" % r)) for r in range(4)]
@@ -317,6 +323,28 @@ def main(root):
         lines = ranks[1] if r == 1 else healthy[r]
         write(os.path.join(root, "stale-log-nocommid", "rank%d.log" % r),
               nocomm(lines))
+
+    # issue 20 (H4): rank 0's log rotated into more than two parts, the
+    # older parts gzipped in one, with the [rankN]: lines removed so that
+    # only the oldest part names the rank (scripts/gen-rotated.py does
+    # the same over more fixtures, for tests/cli/rotated.sh)
+    for case, logs, n, gz in (("missing-rank-rotated-three", ranks, 3, False),
+                              ("healthy-rotated-four-gz", healthy, 4, True)):
+        base = os.path.join(root, case)
+        logs = [[l for l in lines if not l.startswith("[rank")]
+                for lines in logs]
+        size = len(logs[0]) // n
+        for i in range(n):
+            k = n - 1 - i
+            part = logs[0][i * size:(i + 1) * size if k else None]
+            if not k:
+                write(os.path.join(base, "rank0.log"), part)
+            elif gz:
+                write_gz(os.path.join(base, "rank0.log.%d.gz" % k), part)
+            else:
+                write(os.path.join(base, "rank0.log.%d" % k), part)
+        for r in range(1, 4):
+            write(os.path.join(base, "rank%d.log" % r), logs[r])
 
 
 if __name__ == "__main__":
