@@ -705,45 +705,33 @@ static GHashTable *dump_runs_of_ranks(const struct hd_store *s)
 	g_autoptr(GHashTable) at =
 		g_hash_table_new(hd_int64_hash, hd_int64_equal);
 	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) inputs =
+		hd_store_ranks_inputs_of_kind(s, HD_INPUT_FLIGHT_REC, true);
 	GHashTableIter it;
 	gpointer k, v;
 
-	g_hash_table_iter_init(&it, s->ranks);
+	g_hash_table_iter_init(&it, inputs);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-		GPtrArray *l = NULL;
+		const GArray *ins = v;
+		GPtrArray *l = g_ptr_array_new_with_free_func(dump_run_free);
 
-		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
-			uint32_t in = g_array_index(r->inputs, uint32_t, i);
-			struct dump_run *d;
-			int64_t *key;
+		for (guint i = 0; i < ins->len; i++) {
+			struct dump_run *d = g_new0(struct dump_run, 1);
+			int64_t *key = g_new(int64_t, 1);
 
-			if (in >= s->inputs->len ||
-			    hd_store_input(s, in)->kind !=
-				    HD_INPUT_FLIGHT_REC ||
-			    hd_store_input(s, in)->error)
-				continue;
-			if (!l)
-				l = g_ptr_array_new_with_free_func(
-					dump_run_free);
-			d = g_new0(struct dump_run, 1);
-			d->input = in;
-			d->path = hd_store_input(s, in)->path;
+			d->input = g_array_index(ins, uint32_t, i);
+			d->path = hd_store_input(s, d->input)->path;
 			d->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 			d->min_id = UINT64_MAX;
 			g_ptr_array_add(l, d);
-			key = g_new(int64_t, 1);
-			*key = ((int64_t)in << 32) | (uint32_t)r->rank;
+			*key = ((int64_t)d->input << 32) |
+			       (uint32_t)GPOINTER_TO_INT(k);
 			g_ptr_array_add(keys, key);
 			g_hash_table_insert(at, key, d);
 		}
-		if (l && l->len > 1) {
-			/* by path: a digest's inputs come in another order */
-			g_ptr_array_sort(l, dump_run_cmp);
-			g_hash_table_insert(runs, GINT_TO_POINTER(r->rank), l);
-		} else if (l) {
-			g_ptr_array_unref(l);
-		}
+		/* by path: a digest's inputs come in another order */
+		g_ptr_array_sort(l, dump_run_cmp);
+		g_hash_table_insert(runs, k, l);
 	}
 	if (!g_hash_table_size(runs))
 		return runs;

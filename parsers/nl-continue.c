@@ -660,33 +660,24 @@ static GHashTable *runs_of_ranks(const struct hd_store *s)
 	GHashTable *runs =
 		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 				      (GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GHashTable) inputs =
+		hd_store_ranks_inputs_of_kind(s, HD_INPUT_NCCL_LOG, false);
 	GHashTableIter it;
 	gpointer k, v;
 
-	g_hash_table_iter_init(&it, s->ranks);
+	g_hash_table_iter_init(&it, inputs);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
-		const struct hd_rank *r = v;
-		GPtrArray *l = NULL;
+		const GArray *ins = v;
+		GPtrArray *l = g_ptr_array_new_with_free_func(copy_run_free);
 
-		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
-			uint32_t in = g_array_index(r->inputs, uint32_t, i);
-			struct copy_run *c;
+		for (guint i = 0; i < ins->len; i++) {
+			struct copy_run *c = g_new(struct copy_run, 1);
 
-			if (in >= s->inputs->len ||
-			    hd_store_input(s, in)->kind != HD_INPUT_NCCL_LOG)
-				continue;
-			if (!l)
-				l = g_ptr_array_new_with_free_func(
-					copy_run_free);
-			c = g_new(struct copy_run, 1);
-			c->input = in;
+			c->input = g_array_index(ins, uint32_t, i);
 			c->ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 			g_ptr_array_add(l, c);
 		}
-		if (l && l->len > 1)
-			g_hash_table_insert(runs, GINT_TO_POINTER(r->rank), l);
-		else if (l)
-			g_ptr_array_unref(l);
+		g_hash_table_insert(runs, k, l);
 	}
 	return runs;
 }

@@ -919,6 +919,40 @@ GHashTable *hd_store_ranks_by_pid(const struct hd_store *s)
 	return t;
 }
 
+GHashTable *hd_store_ranks_inputs_of_kind(const struct hd_store *s,
+					  enum hd_input_kind kind,
+					  bool whole_only)
+{
+	GHashTable *t =
+		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+				      (GDestroyNotify)g_array_unref);
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct hd_rank *r = v;
+		GArray *l = NULL;
+
+		for (guint i = 0; r->inputs && i < r->inputs->len; i++) {
+			uint32_t in = g_array_index(r->inputs, uint32_t, i);
+
+			if (in >= s->inputs->len ||
+			    hd_store_input(s, in)->kind != kind ||
+			    (whole_only && hd_store_input(s, in)->error))
+				continue;
+			if (!l)
+				l = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+			g_array_append_val(l, in);
+		}
+		if (l && l->len > 1)
+			g_hash_table_insert(t, GINT_TO_POINTER(r->rank), l);
+		else if (l)
+			g_array_unref(l);
+	}
+	return t;
+}
+
 enum hd_pid_join hd_store_rank_of_pid(GHashTable *by_pid, int32_t pid,
 				      const char *host, int *rank)
 {

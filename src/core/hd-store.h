@@ -1359,6 +1359,16 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src);
  */
 GHashTable *hd_store_ranks_by_pid(const struct hd_store *s);
 
+/*
+ * The ranks with two or more inputs of kind (an input refused whole, with
+ * an error, left out when whole_only): rank -> GArray of uint32_t input
+ * indices, in the rank's order.  What finds one rank read twice (a
+ * rotated log, a dump written again) starts here.  (transfer full)
+ */
+GHashTable *hd_store_ranks_inputs_of_kind(const struct hd_store *s,
+					  enum hd_input_kind kind,
+					  bool whole_only);
+
 /* How a pid joins the ranks (hd_store_rank_of_pid()). */
 enum hd_pid_join {
 	HD_PID_NO_RANK, /* no rank's process had it */
