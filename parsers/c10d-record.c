@@ -564,7 +564,12 @@ static void pg_claim(struct nl_ctx *c, const struct nl_c10d *d,
 	g_hash_table_remove(c->pg_waiting, key);
 }
 
-void nl_c10d_finish(struct nl_ctx *c)
+/*
+ * The timeouts still waiting take the one PG the life showed at their
+ * seq (HD_PG_UNNAMED when it showed none or two); a life that named no
+ * PG leaves them in PG 0.
+ */
+static void pg_settle(struct nl_ctx *c)
 {
 	for (guint i = 0; i < c->pg_pending->len && c->saw_pg; i++) {
 		int64_t at = g_array_index(c->pg_pending, int64_t, i);
@@ -580,6 +585,30 @@ void nl_c10d_finish(struct nl_ctx *c)
 	}
 	g_array_set_size(c->pg_pending, 0);
 	g_hash_table_remove_all(c->pg_waiting);
+}
+
+void nl_c10d_finish(struct nl_ctx *c)
+{
+	pg_settle(c);
+}
+
+/*
+ * A new process life began (nl_ctx.life): sequence numbers start again
+ * and a timeout at the same seq is a new one, not a repeat of the last
+ * life's, so the repeats remembered and the PGs seen at each seq are the
+ * ended life's.  (A restart that hangs where the last attempt did prints
+ * the same lines again; deduplicated across lives, the last attempt lost
+ * its timeouts and was called healthy.)
+ */
+static void life_sync(struct nl_ctx *c)
+{
+	if (c->c10d_life == c->life)
+		return;
+	pg_settle(c);
+	g_hash_table_remove_all(c->pg_at_seq);
+	c->saw_pg = false;
+	g_hash_table_remove_all(c->dedup);
+	c->c10d_life = c->life;
 }
 
 /* The number of elements of "[4, 4]": the product, -1 when unreadable. */
@@ -1446,6 +1475,7 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 		nl_restart(c, c->lineno);
 		return;
 	}
+	life_sync(c);
 	nl_wrap_init(&w);
 	off = nl_strip_front(line, n, &w);
 	d.st = nl_stream_for(c, &w);

@@ -67,17 +67,20 @@ static guint number_attempts(struct nl_ctx *c)
 /*
  * The attempt of a signal made by no process: that of the latest process
  * of its stream (of its rank, when it has one) begun at or before it,
- * else the first of its stream, else 1.
+ * else the first of its stream; when its stream has no process (c10d
+ * lines under a label the NCCL lines lack), the same over every stream;
+ * else 1.
  */
 static uint16_t signal_attempt(const struct nl_ctx *c,
-			       const struct hd_signal *sig, uint32_t stream)
+			       const struct hd_signal *sig, uint32_t stream,
+			       bool any_stream)
 {
 	const struct nl_proc *best = NULL, *first = NULL;
 
 	for (guint i = 0; i < c->procs->len; i++) {
 		const struct nl_proc *p = g_ptr_array_index(c->procs, i);
 
-		if (p->stream != stream || !p->first_line ||
+		if ((!any_stream && p->stream != stream) || !p->first_line ||
 		    (sig->rank >= 0 && p->rank >= 0 && p->rank != sig->rank))
 			continue;
 		if (!first)
@@ -88,6 +91,8 @@ static uint16_t signal_attempt(const struct nl_ctx *c,
 	}
 	if (!best)
 		best = first;
+	if (!best && !any_stream)
+		return signal_attempt(c, sig, stream, true);
 	return best ? best->attempt : 1;
 }
 
@@ -166,7 +171,7 @@ void nl_split_attempts(struct nl_ctx *c)
 					 c->procs, pi))
 					->attempt;
 		else if (sig_search)
-			sig->prov.attempt = signal_attempt(c, sig, st);
+			sig->prov.attempt = signal_attempt(c, sig, st, false);
 		else
 			sig->prov.attempt = latest ? latest->attempt : 1;
 		if (sig->prov.attempt && sig->prov.kind == HD_PROV_LINE)

@@ -102,6 +102,7 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 void nl_restart(struct nl_ctx *c, uint64_t line)
 {
 	g_array_append_val(c->restarts, line);
+	c->life++;
 }
 
 void nl_streams_init(struct nl_ctx *c)

@@ -192,6 +192,17 @@ struct nl_ctx {
 
 	GHashTable *procs_by_key; /* "host:pid" -> struct nl_proc * */
 	GPtrArray *procs;
+	/* "host dev" -> the latest process that recorded on that GPU */
+	GHashTable *procs_by_slot;
+	/*
+	 * The process life the input is in, bumped where a restart shows
+	 * (torchrun restarts the workers, a host:pid starts a new life, a
+	 * new process records on a GPU an earlier one did): what a line
+	 * means only within one life (c10d's repeats of a timeout, the PG a
+	 * sequence number is of) is scoped by it.  c10d_life: the life the
+	 * c10d grammar's state is of (c10d-record.c).
+	 */
+	uint32_t life, c10d_life;
 	GHashTable *streams_by_key;
 	GPtrArray *streams;
 	struct nl_stream *dflt;
@@ -483,7 +494,8 @@ struct nl_stream *nl_stream_bare(struct nl_ctx *c);
 /*
  * torchrun's agent said it restarts the workers at line `line`.  Attempts
  * are decided per process at end of input (a new process where one of the
- * same stream, host and rank was before); this only says why one ended.
+ * same stream, host and rank was before); this says why one ended, and
+ * starts a new process life (nl_ctx.life).
  */
 void nl_restart(struct nl_ctx *c, uint64_t line);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nl-scan.h"
+#include "hd-const.h"
 #include "hd-hash.h"
 #include "hd-banned.h"
 
@@ -130,6 +131,7 @@ struct nl_proc *nl_proc_new_life(struct nl_ctx *c, struct nl_proc *old)
 	c->proc_cache[(unsigned)old->pid % NL_PROC_CACHE] = NULL;
 	/* host:pid names another process now: no prefix is current */
 	c->proc_epoch++;
+	c->life++;
 	p = nl_proc_get(c, old->host, old->host_len, old->pid);
 	if (!p)
 		return old;
@@ -144,6 +146,22 @@ struct nl_proc *nl_proc_new_life(struct nl_ctx *c, struct nl_proc *old)
 			st->proc = p;
 	}
 	return p;
+}
+
+void nl_proc_begins(struct nl_ctx *c, const struct nl_proc *p, int dev)
+{
+	char key[160];
+	const struct nl_proc *q;
+
+	if (dev < 0)
+		return;
+	g_snprintf(key, sizeof(key), "%.*s %d", (int)p->host_len, p->host, dev);
+	q = g_hash_table_lookup(c->procs_by_slot, key);
+	if (q == p)
+		return;
+	if (q)
+		c->life++;
+	g_hash_table_replace(c->procs_by_slot, g_strdup(key), hd_unconst(p));
 }
 
 int nl_proc_nth(struct nl_proc *p, const char *key)
@@ -272,10 +290,13 @@ void nl_procs_init(struct nl_ctx *c)
 	c->procs_by_key =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->procs = g_ptr_array_new_with_free_func(proc_free);
+	c->procs_by_slot =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
 void nl_procs_clear(struct nl_ctx *c)
 {
 	g_hash_table_destroy(c->procs_by_key);
+	g_hash_table_destroy(c->procs_by_slot);
 	g_ptr_array_free(c->procs, TRUE);
 }

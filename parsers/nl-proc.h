@@ -97,6 +97,13 @@ static inline void nl_stream_add_proc(struct nl_stream *st, struct nl_proc *p)
  * What a record of p, with prefix r, in stream st, after a wrapper that
  * named rank tag_rank (-1 none), says of p.
  */
+/*
+ * p records for the first time, on GPU dev (-1 unknown): a process of
+ * its host that recorded on that GPU before it is one it restarts, and a
+ * new process life begins (nl_ctx.life).
+ */
+void nl_proc_begins(struct nl_ctx *c, const struct nl_proc *p, int dev);
+
 static inline void nl_rec_touch(struct nl_ctx *c, struct nl_proc *p,
 				const struct nl_rec *r, struct nl_stream *st,
 				int tag_rank)
@@ -104,6 +111,7 @@ static inline void nl_rec_touch(struct nl_ctx *c, struct nl_proc *p,
 	if (!p->first_line) {
 		p->first_line = c->lineno;
 		p->stream = st->index;
+		nl_proc_begins(c, p, r->dev);
 	}
 	p->prev_line = p->last_line;
 	p->last_line = c->lineno;

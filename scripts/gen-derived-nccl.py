@@ -346,6 +346,79 @@ def main(root):
         for r in range(1, 4):
             write(os.path.join(base, "rank%d.log" % r), logs[r])
 
+    # adv-attempts: a restart that hangs again where attempt 1 did.  Each
+    # log is the hang twice, torchrun's restart lines between; attempt 2
+    # has new pids, a new commId and its timeouts 20 minutes later.  The
+    # c10d lines are the same text in both attempts but for their time:
+    # they are a new life's, never repeats of attempt 1's.
+    agent = [l for l in restart[0] if "elastic.agent" in l]
+
+    def again(lines):
+        out = []
+        for l in lines:
+            l = re.sub(r"^node-a:40([0-9][0-9]):40", r"node-a:50\1:50", l)
+            out.append(l.replace("E305 14:32:11", "E305 14:52:11")
+                       .replace("6071", "6073"))
+        return lines + agent + out
+
+    # missing-rank twice, the culprit's log lost (its node went down):
+    # missing_rank rank 2 by elimination, as the single attempt gives
+    base = os.path.join(root, "restart-same-hang")
+    for r in (0, 1, 3):
+        write(os.path.join(base, "rank%d.log" % r), again(ranks[r]))
+    # the same restarted by a launcher that logs nothing: the new process
+    # on each GPU is what starts the new life
+    base = os.path.join(root, "restart-same-hang-no-agent")
+    for r in (0, 1, 3):
+        write(os.path.join(base, "rank%d.log" % r),
+              [l for l in again(ranks[r]) if "elastic.agent" not in l])
+
+    # missing-rank's ranks 0, 1, 3 and rank 1's log as rank 2's: every
+    # rank times out at SeqNum 31, twice: insufficient_data, as once
+    def as_rank2(line):
+        line = line.replace("node-a:4017:4017 [1]", "node-a:4034:4034 [2]")
+        line = line.replace("0x5600d0a11830", "0x5600d0a124d0")
+        line = line.replace("rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId "
+                            "3b000", "rank 2 nranks 4 cudaDev 2 nvmlDev 2 "
+                            "busId 5b000")
+        return line.replace("[rank1]", "[rank2]", 1).replace(
+            "Rank 1]", "Rank 2]", 1)
+    base = os.path.join(root, "restart-same-hang-all")
+    for r in range(4):
+        lines = [as_rank2(l) for l in ranks[1]] if r == 2 else ranks[r]
+        write(os.path.join(base, "rank%d.log" % r), again(lines))
+
+    # restart whose attempt 2 hangs too: each log's Destroy replaced by a
+    # watchdog timeout at SeqNum 20 (no PG named; attempt 1's lines name
+    # PG 0 at SeqNum 31): every rank times out together, insufficient_data
+    base = os.path.join(root, "restart-hang-again")
+    for r in range(4):
+        write(os.path.join(base, "rank%d.log" % r), restart[r][:-1] + [
+            "[rank%d]:[E305 14:52:11.123456789 ProcessGroupNCCL.cpp:640] "
+            "[Rank %d] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=20, OpType=BROADCAST, NumelIn=131072, "
+            "NumelOut=131072, Timeout(ms)=600000) ran for 600000 "
+            "milliseconds before timing out.\n" % (r, r)])
+    # the same with that timeout under torchrun's "[defaultN]:" label,
+    # which no NCCL line of the log has: a signal of a stream without a
+    # process takes the attempt of the latest process begun before it
+    base = os.path.join(root, "restart-hang-again-label")
+    for r in range(4):
+        lines = read(os.path.join(root, "restart-hang-again",
+                                  "rank%d.log" % r))
+        write(os.path.join(base, "rank%d.log" % r),
+              lines[:-1] + ["[default%d]:" % r + lines[-1]])
+
+    # restart-scale-down from NCCL before 2.16: no commId on any Init
+    # line, so no comm ties rank 2's and rank 3's logs (attempt 1 only)
+    # to attempt 1 of ranks 0 and 1 (known failure, see expect.tsv)
+    base = os.path.join(root, "restart-scale-down-no-commid")
+    for r in range(4):
+        lines = read(os.path.join(root, "restart-scale-down",
+                                  "rank%d.log" % r))
+        write(os.path.join(base, "rank%d.log" % r),
+              [re.sub(r" commId 0x[0-9a-f]+", "", l) for l in lines])
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")
