@@ -522,31 +522,37 @@ static char *describe(const struct hd_store *s, const struct hd_op *op,
 	GString *d = g_string_new(NULL);
 	g_autofree char *where = with_where ? hd_op_where(s, op) : NULL;
 
-	g_string_append_printf(d, "seq %" G_GINT64_FORMAT " %s", op->seq,
-			       hd_op_kind_name(op->kind));
-	if (op->d->name && strcmp(op->d->name, hd_op_kind_name(op->kind)) != 0)
-		g_string_append_printf(d, " (%s)", op->d->name);
-	if (op->d->shape_in || op->d->shape_out)
-		g_string_append_printf(d, " in %s out %s",
-				       op->d->shape_in ? op->d->shape_in : "?",
-				       op->d->shape_out ? op->d->shape_out
-							: "?");
-	else if (op->d->count_in >= 0 || op->d->count_out >= 0)
+	g_string_append_printf(d, "seq %" G_GINT64_FORMAT " %s",
+			       (int64_t)op->seq, hd_op_kind_name(op->kind));
+	if (hd_op_desc(op)->name &&
+	    strcmp(hd_op_desc(op)->name, hd_op_kind_name(op->kind)) != 0)
+		g_string_append_printf(d, " (%s)", hd_op_desc(op)->name);
+	if (hd_op_desc(op)->shape_in || hd_op_desc(op)->shape_out)
+		g_string_append_printf(
+			d, " in %s out %s",
+			hd_op_desc(op)->shape_in ? hd_op_desc(op)->shape_in
+						 : "?",
+			hd_op_desc(op)->shape_out ? hd_op_desc(op)->shape_out
+						  : "?");
+	else if (hd_op_desc(op)->count_in >= 0 ||
+		 hd_op_desc(op)->count_out >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
-				       op->d->count_in >= 0 ? op->d->count_in
-							    : op->d->count_out);
-	if (op->d->dtype_name)
-		g_string_append_printf(d, " %s", op->d->dtype_name);
-	else if (op->d->dtype != HD_DTYPE_UNKNOWN)
-		g_string_append_printf(d, " %s", hd_dtype_name(op->d->dtype));
-	if (op->d->redop != HD_REDOP_NONE)
+				       hd_op_desc(op)->count_in >= 0
+					       ? hd_op_desc(op)->count_in
+					       : hd_op_desc(op)->count_out);
+	if (hd_op_desc(op)->dtype_name)
+		g_string_append_printf(d, " %s", hd_op_desc(op)->dtype_name);
+	else if (hd_op_desc(op)->dtype != HD_DTYPE_UNKNOWN)
+		g_string_append_printf(d, " %s",
+				       hd_dtype_name(hd_op_desc(op)->dtype));
+	if (hd_op_desc(op)->redop != HD_REDOP_NONE)
 		g_string_append_printf(d, " op %s",
-				       hd_redop_name(op->d->redop));
-	if (op->d->peer >= 0)
+				       hd_redop_name(hd_op_desc(op)->redop));
+	if (hd_op_desc(op)->peer >= 0)
 		g_string_append_printf(d, " %s %d",
 				       hd_op_kind_is_p2p(op->kind) ? "peer"
 								   : "root",
-				       op->d->peer);
+				       hd_op_desc(op)->peer);
 	g_string_append_printf(d, ", %s", hd_op_state_name(op->state));
 	if (where)
 		g_string_append_printf(d, ", at %s", where);
