@@ -1303,11 +1303,11 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 	if (hd_op_kind_is_p2p(op->kind))
 		p2p = true;
 	if (p2p && pk_int(c->t, v[F_P2P_SEQ], &x)) {
-		op->seq = x;
+		hd_op_set_seq(op, x);
 		op->seq_kind = HD_SEQ_P2P;
 	} else if (pk_int(c->t, v[F_COLL_SEQ], &x) ||
 		   pk_int(c->t, v[F_SEQ_ID], &x)) {
-		op->seq = x;
+		hd_op_set_seq(op, x);
 		op->seq_kind = HD_SEQ_COLLECTIVE;
 	}
 	if (!p2p)
@@ -1317,7 +1317,7 @@ static void load_entry(struct fr_ctx *c, const struct pk_node *en, uint64_t idx,
 	d.shape_out = render_sizes(c, v[F_OUTPUT_SIZES], &d.count_out,
 				   &c->last_sizes[1]);
 	render_dtypes(c, v[F_INPUT_DTYPES], v[F_OUTPUT_DTYPES], &d);
-	op->d = hd_opdesc_intern(&d);
+	hd_op_set_desc(op, hd_opdesc_intern(&d));
 	if (v[F_STATE] != PK_NIL)
 		entry_state(c, v[F_STATE], idx, op);
 	if (pk_int(c->t, v[F_RETIRED], &x) && x)

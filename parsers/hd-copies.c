@@ -159,7 +159,8 @@ static uint64_t op_content_hash(const struct hd_store *s,
 
 	h = hd_hash_u64(h ^ (uint64_t)op->seq) * 31 + op->kind;
 	h = hd_hash_u64(h ^ (uint64_t)hd_op_op_count(s, op)) * 31 + op->state;
-	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)op->d) * 31 + op->flags;
+	h = hd_hash_u64(h ^ (uint64_t)(uintptr_t)hd_op_desc(op)) * 31 +
+	    op->flags;
 	return hd_hash_u64(h ^ op->seq_kind);
 }
 
@@ -599,7 +600,8 @@ static bool same_entry(const struct hd_store *s, const struct hd_op *a,
 
 	return a->group == b->group && a->seq == b->seq &&
 	       a->seq_kind == b->seq_kind && a->kind == b->kind &&
-	       a->d == b->d && (ta == INT64_MIN || tb == INT64_MIN || ta == tb);
+	       hd_op_desc(a) == hd_op_desc(b) &&
+	       (ta == INT64_MIN || tb == INT64_MIN || ta == tb);
 }
 
 static void dump_run_index(const struct hd_store *s, struct dump_run *d)

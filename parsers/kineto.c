@@ -743,7 +743,8 @@ static struct kt_cpu *containing(struct kt *k, int64_t pid, int64_t tid,
 
 struct pending {
 	struct hd_op_rec rec;
-	struct hd_opdesc d; /* rec.op.d once interned, when it is stored */
+	struct hd_opdesc
+		d; /* hd_op_desc(&rec.op) once interned, when it is stored */
 	int64_t order; /* enqueue or start time, for ordinals */
 	bool ordinal;
 };
@@ -939,7 +940,7 @@ static void fill_meta(struct hd_op *op, struct hd_opdesc *d,
 static void set_seq(struct pending *pd, const struct kt_meta *m)
 {
 	if (m->has_seq) {
-		pd->rec.op.seq = m->seq;
+		hd_op_set_seq(&pd->rec.op, m->seq);
 		pd->rec.op.seq_kind = hd_op_kind_is_p2p(pd->rec.op.kind)
 					      ? HD_SEQ_P2P
 					      : HD_SEQ_COLLECTIVE;
@@ -1356,11 +1357,11 @@ static void store_pending(struct kt *k, GArray *pend)
 					      .rec.op.group)
 			ord_next = 0;
 		if (pd->ordinal)
-			pd->rec.op.seq = ord_next++;
+			hd_op_set_seq(&pd->rec.op, ord_next++);
 		pd->rec.t_enqueue_ns = to_abs(k, pd->rec.t_enqueue_ns);
 		pd->rec.t_start_ns = to_abs(k, pd->rec.t_start_ns);
 		pd->rec.t_end_ns = to_abs(k, pd->rec.t_end_ns);
-		pd->rec.op.d = hd_opdesc_intern(&pd->d);
+		hd_op_set_desc(&pd->rec.op, hd_opdesc_intern(&pd->d));
 		hd_store_add_op(k->store, &pd->rec);
 	}
 }

@@ -305,7 +305,7 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 
 		if (hd_op_op_count(c->store, o) != opcount)
 			break;
-		if (o->kind == op->kind && o->d == op->d &&
+		if (o->kind == op->kind && hd_op_desc(o) == hd_op_desc(op) &&
 		    o->flags == op->flags)
 			return true;
 	}
@@ -384,8 +384,8 @@ static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
 	hd_op_set_op_count(c->store, op, (int64_t)f->opcount);
 	op->state = HD_STATE_ENQUEUED;
 	nranks = f->nranks < 0 ? cm->nranks : f->nranks;
-	op->d = memo ? coll_desc_memo(c, which, f, nranks)
-		     : coll_desc(c, which, f, nranks);
+	hd_op_set_desc(op, memo ? coll_desc_memo(c, which, f, nranks)
+				: coll_desc(c, which, f, nranks));
 	/* A record that filled NCCL's buffer was cut, even if it parsed. */
 	cut = f->cut;
 	if (full_buffer && !cut) {

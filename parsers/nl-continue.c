@@ -438,7 +438,7 @@ static void move_ops(struct hd_store *s, const bool *is_guessed,
 			continue;
 		hd_op_set_rank(op, ct->to_rank);
 		op->group = ct->to;
-		op->seq += ct->shift;
+		hd_op_set_seq(op, op->seq + ct->shift);
 		ct->nops++;
 		if (op->state == HD_STATE_COMPLETED) {
 			struct lane_tail *t;
@@ -622,7 +622,8 @@ static bool same_record(const struct hd_store *s, const struct hd_op *a,
 {
 	return a->group == b->group && a->seq == b->seq &&
 	       a->seq_kind == b->seq_kind && a->kind == b->kind &&
-	       hd_op_op_count(s, a) == hd_op_op_count(s, b) && a->d == b->d;
+	       hd_op_op_count(s, a) == hd_op_op_count(s, b) &&
+	       hd_op_desc(a) == hd_op_desc(b);
 }
 
 /*

@@ -77,7 +77,7 @@ bool replay_verdict_is_replayable(enum hd_verdict_kind kind)
  */
 static int64_t nccl_count(const struct hd_op *op, int nranks)
 {
-	int64_t in = op->d->count_in, out = op->d->count_out;
+	int64_t in = hd_op_desc(op)->count_in, out = hd_op_desc(op)->count_out;
 
 	switch ((enum hd_op_kind)op->kind) {
 	case HD_OP_ALL_GATHER:
@@ -137,10 +137,11 @@ static gint cmp_op_ptr(gconstpointer a, gconstpointer b)
 static bool same_call(const struct hd_op *a, const struct hd_op *b)
 {
 	return a->seq == b->seq && a->kind == b->kind &&
-	       a->d->count_in == b->d->count_in &&
-	       a->d->count_out == b->d->count_out &&
-	       a->d->dtype == b->d->dtype && a->d->redop == b->d->redop &&
-	       a->d->peer == b->d->peer;
+	       hd_op_desc(a)->count_in == hd_op_desc(b)->count_in &&
+	       hd_op_desc(a)->count_out == hd_op_desc(b)->count_out &&
+	       hd_op_desc(a)->dtype == hd_op_desc(b)->dtype &&
+	       hd_op_desc(a)->redop == hd_op_desc(b)->redop &&
+	       hd_op_desc(a)->peer == hd_op_desc(b)->peer;
 }
 
 /*
@@ -229,8 +230,11 @@ static int64_t window_start(const struct hd_store *s, uint32_t gi, uint8_t sk,
 			&g_array_index(s->ops, struct hd_op, i);
 
 		if (op->group == gi && op->seq_kind == sk && op->seq >= 0 &&
-		    op->seq < limit)
-			g_array_append_val(positions, op->seq);
+		    op->seq < limit) {
+			int64_t seq = op->seq;
+
+			g_array_append_val(positions, seq);
+		}
 	}
 	g_array_sort(positions, hd_compare_i64);
 	for (guint i = positions->len, distinct = 0;
@@ -287,11 +291,15 @@ static struct replay_op replay_op_of(const struct hd_op *op, int nranks,
 	ro.divergent = div >= 0 && op->seq >= div;
 	ro.kind = op->kind < HD_OP_KIND_COUNT ? op->kind : HD_OP_UNKNOWN;
 	ro.count = nccl_count(op, nranks);
-	ro.dtype =
-		op->d->dtype <= HD_DTYPE_INT16 ? op->d->dtype : HD_DTYPE_OTHER;
-	ro.redop = op->d->redop <= HD_REDOP_PREMULSUM ? op->d->redop
-						      : HD_REDOP_NONE;
-	ro.peer = op->d->peer >= 0 && op->d->peer < nranks ? op->d->peer : -1;
+	ro.dtype = hd_op_desc(op)->dtype <= HD_DTYPE_INT16
+			   ? hd_op_desc(op)->dtype
+			   : HD_DTYPE_OTHER;
+	ro.redop = hd_op_desc(op)->redop <= HD_REDOP_PREMULSUM
+			   ? hd_op_desc(op)->redop
+			   : HD_REDOP_NONE;
+	ro.peer = hd_op_desc(op)->peer >= 0 && hd_op_desc(op)->peer < nranks
+			  ? hd_op_desc(op)->peer
+			  : -1;
 	ro.seq = op->seq;
 	ro.state = (enum hd_op_state)op->state;
 	return ro;

@@ -267,7 +267,9 @@ static int64_t op_get(const struct hd_store *s, const struct hd_op *op,
 	case OC_STACK:
 		return hd_op_stack(s, op);
 	case OC_DESC:
-		return GPOINTER_TO_INT(g_hash_table_lookup(descs, op->d)) - 1;
+		return GPOINTER_TO_INT(
+			       g_hash_table_lookup(descs, hd_op_desc(op))) -
+		       1;
 	case OC_OP_COUNT:
 		return hd_op_op_count(s, op);
 	case OC_T_ENQUEUE:
@@ -302,9 +304,9 @@ static void put_ops(struct writer *w, const struct hd_store *s)
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
 
-		if (!g_hash_table_contains(descs, op->d)) {
-			g_ptr_array_add(order, hd_unconst(op->d));
-			g_hash_table_insert(descs, hd_unconst(op->d),
+		if (!g_hash_table_contains(descs, hd_op_desc(op))) {
+			g_ptr_array_add(order, hd_unconst(hd_op_desc(op)));
+			g_hash_table_insert(descs, hd_unconst(hd_op_desc(op)),
 					    GUINT_TO_POINTER(order->len));
 		}
 	}
@@ -876,7 +878,7 @@ static void op_set(struct reader *r, struct hd_store *s, struct hd_op *op,
 		op->group = ok ? (uint32_t)v : 0;
 		break;
 	case OC_SEQ:
-		op->seq = v;
+		hd_op_set_seq(op, v);
 		break;
 	case OC_SEQ_KIND:
 		ok = v >= 0 && v <= HD_SEQ_ORDINAL;
@@ -900,7 +902,7 @@ static void op_set(struct reader *r, struct hd_store *s, struct hd_op *op,
 		break;
 	case OC_DESC:
 		ok = v >= 0 && (uint64_t)v < r->ndescs;
-		op->d = ok ? r->descs[v] : &hd_opdesc_blank;
+		hd_op_set_desc(op, ok ? r->descs[v] : &hd_opdesc_blank);
 		break;
 	case OC_OP_COUNT:
 		hd_op_set_op_count(s, op, v);

@@ -13,6 +13,7 @@
 #include "hd-const.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hd-banned.h"
@@ -110,19 +111,49 @@ uint64_t hd_intern_limit_end(void)
  * The descriptor table.  Descriptors are carved from slabs freed with the
  * string table by the release of the last store (hd_intern_release()),
  * so a pointer handed out stays valid while any store lives, and the
- * table holds at most one per op read: bounded by the input.
+ * table holds at most one per op read: bounded by the input.  A
+ * descriptor's id names its slab and entry (hd_opdesc_slabs, hd_op_desc());
+ * slab 0 holds the blank alone, so the first slab carved is slab 1.  The
+ * records budget (HD_BUDGET_INCIDENT_RECORDS) keeps the ops, and so the
+ * descriptors, far below the 2^31 ids the slabs can name.
  */
-#define DESC_SLAB  1024
+#define DESC_SLAB  (1u << HD_DESC_SLAB_BITS)
 #define DESC_CACHE 256
+
+const struct hd_opdesc *hd_opdesc_slabs[HD_DESC_SLABS] = {
+	[0] = &hd_opdesc_blank,
+};
 
 static GMutex desc_lock;
 static GHashTable *desc_table;
-static GPtrArray *desc_slabs; /* every slab, to free them */
+static unsigned desc_nslabs = 1; /* slabs carved, slab 0 too */
 static struct hd_opdesc *desc_slab;
 static unsigned desc_slab_used = DESC_SLAB;
 static _Thread_local const struct hd_opdesc *desc_cache[DESC_CACHE];
 static _Thread_local const struct hd_opdesc *desc_last;
 static _Thread_local gint desc_gen; /* intern_gen of the cache */
+
+/* Frees every slab but the blank's.  Under desc_lock. */
+static void desc_slabs_free(void)
+{
+	for (unsigned i = 1; i < desc_nslabs; i++) {
+		g_free(hd_unconst(hd_opdesc_slabs[i]));
+		hd_opdesc_slabs[i] = NULL;
+	}
+	desc_nslabs = 1;
+	desc_slab = NULL;
+	desc_slab_used = DESC_SLAB;
+}
+
+/* Carves the next slab; its ids start at its index << HD_DESC_SLAB_BITS.
+   Under desc_lock. */
+static void desc_slab_new(void)
+{
+	g_assert(desc_nslabs < HD_DESC_SLABS);
+	desc_slab = g_new(struct hd_opdesc, DESC_SLAB);
+	hd_opdesc_slabs[desc_nslabs++] = desc_slab;
+	desc_slab_used = 0;
+}
 
 void hd_intern_hold(void)
 {
@@ -143,9 +174,7 @@ void hd_intern_release(void)
 	g_clear_pointer(&intern_chunk, g_string_chunk_free);
 	g_mutex_lock(&desc_lock);
 	g_clear_pointer(&desc_table, g_hash_table_unref);
-	g_clear_pointer(&desc_slabs, g_ptr_array_unref);
-	desc_slab = NULL;
-	desc_slab_used = DESC_SLAB;
+	desc_slabs_free();
 	g_atomic_int_inc(&intern_gen);
 	g_mutex_unlock(&desc_lock);
 	g_mutex_unlock(&intern_lock);
@@ -153,7 +182,7 @@ void hd_intern_release(void)
 
 static guint desc_hash(gconstpointer p)
 {
-	uint64_t w[sizeof(struct hd_opdesc) / 8];
+	uint64_t w[offsetof(struct hd_opdesc, id) / 8];
 	uint64_t h = 0x243f6a8885a308d3ULL;
 
 	memcpy(w, p, sizeof(w));
@@ -209,16 +238,12 @@ const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d)
 	}
 	found = g_hash_table_lookup(desc_table, &key);
 	if (!found) {
-		if (desc_slab_used == DESC_SLAB) {
-			if (!desc_slabs)
-				desc_slabs =
-					g_ptr_array_new_with_free_func(g_free);
-			desc_slab = g_new(struct hd_opdesc, DESC_SLAB);
-			g_ptr_array_add(desc_slabs, desc_slab);
-			desc_slab_used = 0;
-		}
-		found = &desc_slab[desc_slab_used++];
+		if (desc_slab_used == DESC_SLAB)
+			desc_slab_new();
+		found = &desc_slab[desc_slab_used];
 		*found = key;
+		found->id = (desc_nslabs - 1) << HD_DESC_SLAB_BITS |
+			    desc_slab_used++;
 		g_hash_table_add(desc_table, found);
 	}
 	g_mutex_unlock(&desc_lock);

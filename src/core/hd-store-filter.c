@@ -397,11 +397,28 @@ static bool seq_ok(int64_t seq)
 	return seq >= -1 && seq <= HD_MAX_SEQ;
 }
 
+/*
+ * v as the input said it, or, for a value an op's field keeps past the
+ * bounds (hd_op_set_seq(), hd_op_set_rank()), as far as it is known.
+ */
+static char *bound_value(const char *what, int64_t v)
+{
+	bool seq = strcmp(what, "seq") == 0;
+	bool rank = strcmp(what, "rank") == 0;
+
+	if ((seq && v == HD_SEQ_OUT) || (rank && v == HD_WHO_OUT))
+		return g_strdup_printf("past %" G_GINT64_FORMAT, v - 1);
+	if ((seq && v == -HD_MAX_SEQ) || (rank && v == -HD_MAX_RANKS))
+		return g_strdup_printf("of %" G_GINT64_FORMAT " or less", v);
+	return g_strdup_printf("%" G_GINT64_FORMAT, v);
+}
+
 /* One warning per input and kind of value, at the record or line. */
 static void bound_warn(struct hd_store *s, const struct hd_prov *p,
 		       const char *what, int64_t v, uint32_t *warned)
 {
 	g_autofree char *where = NULL;
+	g_autofree char *value = NULL;
 	struct hd_input *in;
 	bool line = p && p->kind == HD_PROV_LINE;
 
@@ -411,11 +428,11 @@ static void bound_warn(struct hd_store *s, const struct hd_prov *p,
 	where = p && !line ? g_strdup_printf("record %" G_GUINT64_FORMAT ": ",
 					     p->at)
 			   : g_strdup("");
+	value = bound_value(what, v);
 	hd_input_warn(
 		in, line ? p->at : 0,
-		"%s%s %" G_GINT64_FORMAT
-		" is out of range (ranks below %d, sequence numbers up to 2^48): dropped",
-		where, what, v, HD_MAX_RANKS);
+		"%s%s %s is out of range (ranks below %d, sequence numbers up to 2^38): dropped",
+		where, what, value, HD_MAX_RANKS);
 }
 
 /*

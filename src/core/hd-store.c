@@ -428,9 +428,9 @@ char *hd_group_label(const struct hd_store *s, int64_t group,
  * The op record's size is what memory and the engine's passes cost per
  * op of the input: keep it at 40 bytes (docs/benchmarks.md).
  */
-G_STATIC_ASSERT(sizeof(struct hd_op) == 40);
+G_STATIC_ASSERT(sizeof(struct hd_op) == 32);
 G_STATIC_ASSERT(sizeof(struct hd_op_extra) == 32);
-G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 56);
+G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 64);
 /* the bit fields hold every value of their enums */
 G_STATIC_ASSERT(HD_OP_KIND_COUNT <= 16);
 G_STATIC_ASSERT(HD_STATE_COMPLETED < 4);
@@ -455,7 +455,7 @@ const struct hd_op_extra hd_op_extra_blank = {
 static const struct hd_op blank_op = {
 	.who = -1,
 	.seq = -1,
-	.d = &hd_opdesc_blank,
+	.desc = 0, /* hd_opdesc_blank */
 	.slot = HD_OP_COUNT_WIDE,
 };
 

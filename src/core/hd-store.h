@@ -255,20 +255,20 @@ enum hd_op_kind {
 	HD_OP_KIND_COUNT
 };
 
-/* Point-to-point: a send or a recv, whose peer is op->d->peer. */
+/* Point-to-point: a send or a recv, whose peer is hd_op_desc(op)->peer. */
 static inline bool hd_op_kind_is_p2p(enum hd_op_kind kind)
 {
 	return kind == HD_OP_SEND || kind == HD_OP_RECV;
 }
 
-/* A collective with a root, which op->d->peer holds. */
+/* A collective with a root, which hd_op_desc(op)->peer holds. */
 static inline bool hd_op_kind_is_rooted(enum hd_op_kind kind)
 {
 	return kind == HD_OP_BROADCAST || kind == HD_OP_REDUCE ||
 	       kind == HD_OP_GATHER || kind == HD_OP_SCATTER;
 }
 
-/* A collective that takes a reduction op (op->d->redop). */
+/* A collective that takes a reduction op (hd_op_desc(op)->redop). */
 static inline bool hd_op_kind_is_reduction(enum hd_op_kind kind)
 {
 	return kind == HD_OP_ALL_REDUCE || kind == HD_OP_REDUCE ||
@@ -306,7 +306,7 @@ enum hd_dtype {
 	HD_DTYPE_FP8_E5M2,
 	HD_DTYPE_BOOL,
 	HD_DTYPE_INT16,
-	HD_DTYPE_OTHER, /* a named type outside this list: see op->d->dtype_name */
+	HD_DTYPE_OTHER, /* a named type outside this list: see hd_op_desc(op)->dtype_name */
 };
 
 enum hd_redop {
@@ -345,7 +345,18 @@ struct hd_opdesc {
 	uint8_t dtype; /* enum hd_dtype */
 	uint8_t redop; /* enum hd_redop */
 	uint8_t pad[2]; /* cleared by hd_opdesc_intern(): hashed whole */
+	uint32_t id; /* what an op holds (hd_op_desc()); not hashed */
 };
+
+/*
+ * Interned descriptors by id: slab id >> HD_DESC_SLAB_BITS, entry id &
+ * HD_DESC_SLAB_MASK.  Slab 0 is the blank alone (id 0).  Written under
+ * the table's lock before an id is handed out; read by hd_op_desc().
+ */
+#define HD_DESC_SLAB_BITS 16
+#define HD_DESC_SLAB_MASK ((UINT32_C(1) << HD_DESC_SLAB_BITS) - 1)
+#define HD_DESC_SLABS	  (1u << 15)
+extern const struct hd_opdesc *hd_opdesc_slabs[HD_DESC_SLABS];
 
 /* Unknown counts, peer and names: what hd_op_init() points at. */
 extern const struct hd_opdesc hd_opdesc_blank;
@@ -379,10 +390,31 @@ struct hd_op_extra {
 #define HD_MAX_ATTEMPT 32767
 
 /*
+ * What input may claim: no job has more ranks than HD_MAX_RANKS, and no
+ * sequence counter runs past HD_MAX_SEQ.  An input names at most
+ * HD_MAX_RANKS processes of unknown rank (hd_op_anon()).  The op's
+ * fields are sized by them: a value the bounds refuse is still held as
+ * one out of range (HD_SEQ_OUT, HD_WHO_OUT), so the bounds pass
+ * (hd_store_bound()) drops the op and says so rather than reading a
+ * value cut to the field's width.
+ */
+#define HD_MAX_RANKS (1 << 22)
+#define HD_MAX_SEQ   (INT64_C(1) << 38)
+#define HD_SEQ_BITS  40
+#define HD_WHO_BITS  24
+#define HD_SEQ_OUT   (HD_MAX_SEQ + 1)
+#define HD_WHO_OUT   HD_MAX_RANKS
+_Static_assert(HD_SEQ_OUT < (INT64_C(1) << (HD_SEQ_BITS - 1)),
+	       "a sequence number out of range still fits the op");
+_Static_assert(HD_WHO_OUT < (1 << (HD_WHO_BITS - 1)),
+	       "a rank out of range still fits the op");
+
+/*
  * One collective or p2p call on one rank.  Value type, in the store's op
  * array: there is one per op of the input, hundreds of millions of them
- * at 131,072 ranks, so it is packed into 40 bytes.  d, seq, group, input,
- * kind, state, seq_kind and flags are plain fields; the rest is read and
+ * at 131,072 ranks, so it is packed into 32 bytes.  seq, group, input,
+ * kind, state, seq_kind and flags are plain fields (seq written through
+ * hd_op_set_seq()), the descriptor an id (hd_op_desc()); the rest is read and
  * written only through the accessors below (hd_op_rank(), hd_op_prov(),
  * hd_op_op_count(), hd_op_t_end(), hd_op_stack(), ...), which find what
  * does not fit in the store's side table (struct hd_op_extra).  Parsers
@@ -391,30 +423,35 @@ struct hd_op_extra {
  * hd_store_new_op() with the setters.
  */
 struct hd_op {
-	const struct hd_opdesc *d; /* never NULL */
-	int64_t seq; /* position in the group's sequence on this rank */
+	/* position in the group's sequence on this rank, -1 none; written
+	   through hd_op_set_seq(), which keeps what the field cannot hold
+	   out of range (HD_MAX_SEQ) */
+	int64_t seq : HD_SEQ_BITS;
+	uint64_t attempt : 15; /* hd_prov.attempt */
+	uint64_t count_wide : 1; /* opCount in a second extra record */
+	uint64_t kind : 4; /* enum hd_op_kind */
+	uint64_t state : 2; /* enum hd_op_state */
+	uint64_t seq_kind : 2; /* enum hd_seq_kind */
+	uint32_t desc; /* hd_op_desc(): the id of its interned descriptor */
 	uint32_t group; /* index into store->groups */
 	uint32_t input; /* index into store->inputs: where it was read */
 	/* hd_op_rank(): a global rank, -1 unknown; or, with anon set
 	   (hd_op_anon()), which process of unknown rank of its input
 	   (from 0), named by the HD_SIGT_ANON_PROC signal of the same input
-	   and index (NCCL logs, issue 11) */
-	int32_t who;
+	   and index (NCCL logs, issue 11).  Written by hd_op_set_rank() and
+	   hd_op_set_anon(), which keep what the field cannot hold out of
+	   range (HD_MAX_RANKS). */
+	int32_t who : HD_WHO_BITS;
+	uint32_t flags : 4; /* enum hd_op_flags */
+	uint32_t anon : 1; /* who is a process of unknown rank */
+	uint32_t has_extra : 1;
+	uint32_t prov_kind : 2; /* enum hd_prov_kind */
 	/* hd_prov.at's low 32 bits (the high ones in the extra record) */
 	uint32_t at_low;
 	/* with has_extra: the index of its extra record in
 	   store->op_extra; else its opCount, HD_OP_COUNT_WIDE when it has
 	   none (hd_op_op_count()) */
 	uint32_t slot;
-	uint16_t attempt : 15; /* hd_prov.attempt */
-	uint16_t count_wide : 1; /* opCount in a second extra record */
-	uint8_t kind : 4; /* enum hd_op_kind */
-	uint8_t state : 2; /* enum hd_op_state */
-	uint8_t seq_kind : 2; /* enum hd_seq_kind */
-	uint8_t flags : 4; /* enum hd_op_flags */
-	uint8_t anon : 1; /* who is a process of unknown rank */
-	uint8_t has_extra : 1;
-	uint8_t prov_kind : 2; /* enum hd_prov_kind */
 };
 
 /*
@@ -446,6 +483,30 @@ static inline int32_t hd_op_rank(const struct hd_op *op)
 	return op->anon ? -1 : op->who;
 }
 
+/* op's descriptor.  (transfer none) */
+static inline const struct hd_opdesc *hd_op_desc(const struct hd_op *op)
+{
+	return &hd_opdesc_slabs[op->desc >> HD_DESC_SLAB_BITS]
+			       [op->desc & HD_DESC_SLAB_MASK];
+}
+
+/* Gives op the interned descriptor d (hd_opdesc_intern()). */
+static inline void hd_op_set_desc(struct hd_op *op, const struct hd_opdesc *d)
+{
+	op->desc = d->id;
+}
+
+/*
+ * Sets op's position; one past HD_MAX_SEQ either way is kept as
+ * HD_SEQ_OUT or -HD_MAX_SEQ, which the bounds pass refuses.
+ */
+static inline void hd_op_set_seq(struct hd_op *op, int64_t seq)
+{
+	op->seq = seq > HD_MAX_SEQ    ? HD_SEQ_OUT
+		  : seq < -HD_MAX_SEQ ? -HD_MAX_SEQ
+				      : seq;
+}
+
 /* Whether op is of a process of unknown rank (hd_op_anon()). */
 static inline bool hd_op_is_anon(const struct hd_op *op)
 {
@@ -465,7 +526,10 @@ static inline int32_t hd_op_anon(const struct hd_op *op)
 /* Gives op a global rank (-1: unknown). */
 static inline void hd_op_set_rank(struct hd_op *op, int32_t rank)
 {
-	op->who = rank;
+	/* past the field: out of range, for the bounds pass to refuse */
+	op->who = rank >= HD_MAX_RANKS	 ? HD_WHO_OUT
+		  : rank < -HD_MAX_RANKS ? -HD_MAX_RANKS
+					 : rank;
 	op->anon = 0;
 }
 
@@ -473,7 +537,7 @@ static inline void hd_op_set_rank(struct hd_op *op, int32_t rank)
 static inline void hd_op_set_anon(struct hd_op *op, int32_t index)
 {
 	g_assert(index >= 0);
-	op->who = index;
+	op->who = index >= HD_MAX_RANKS ? HD_WHO_OUT : index;
 	op->anon = 1;
 }
 
@@ -1082,13 +1146,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(hd_store, hd_store_free)
 
 /* Adds an input for path and returns its index. */
 uint32_t hd_store_add_input(struct hd_store *s, const char *path);
-/*
- * What input may claim: no job has more ranks than HD_MAX_RANKS, and no
- * sequence counter runs past HD_MAX_SEQ.  An input names at most
- * HD_MAX_RANKS processes of unknown rank (hd_op_anon()).
- */
-#define HD_MAX_RANKS (1 << 22)
-#define HD_MAX_SEQ   (INT64_C(1) << 48)
+/* What input may claim (HD_MAX_RANKS, HD_MAX_SEQ): above struct hd_op. */
 /*
  * A size the input claims (a group's nranks, the world size) is believed
  * up to HD_CLAIM_FREE, or up to HD_CLAIM_PER_SHOWN times the ranks the

@@ -89,10 +89,10 @@ static enum hd_verdict_kind differ(const struct hd_op *x, const struct hd_op *y)
 {
 	if (x->kind != y->kind)
 		return HD_V_TYPE_MISMATCH;
-	if (x->d->count_in != y->d->count_in ||
-	    x->d->count_out != y->d->count_out)
+	if (hd_op_desc(x)->count_in != hd_op_desc(y)->count_in ||
+	    hd_op_desc(x)->count_out != hd_op_desc(y)->count_out)
 		return HD_V_SIZE_MISMATCH;
-	if (x->d->dtype != y->d->dtype)
+	if (hd_op_desc(x)->dtype != hd_op_desc(y)->dtype)
 		return HD_V_DTYPE_MISMATCH;
 	return HD_V_KIND_COUNT;
 }
@@ -101,8 +101,9 @@ static char *op_text(const struct hd_op *op)
 {
 	return g_strdup_printf(
 		"%s count %" G_GINT64_FORMAT " %s", hd_op_kind_name(op->kind),
-		op->d->count_in >= 0 ? op->d->count_in : op->d->count_out,
-		hd_dtype_name(op->d->dtype));
+		hd_op_desc(op)->count_in >= 0 ? hd_op_desc(op)->count_in
+					      : hd_op_desc(op)->count_out,
+		hd_dtype_name(hd_op_desc(op)->dtype));
 }
 
 /* One lane's op at the position being voted on. */
@@ -120,11 +121,14 @@ static gint compare_sig(gconstpointer a, gconstpointer b)
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->d->count_in != y->d->count_in)
-		return x->d->count_in < y->d->count_in ? -1 : 1;
-	if (x->d->count_out != y->d->count_out)
-		return x->d->count_out < y->d->count_out ? -1 : 1;
-	return (x->d->dtype > y->d->dtype) - (x->d->dtype < y->d->dtype);
+	if (hd_op_desc(x)->count_in != hd_op_desc(y)->count_in)
+		return hd_op_desc(x)->count_in < hd_op_desc(y)->count_in ? -1
+									 : 1;
+	if (hd_op_desc(x)->count_out != hd_op_desc(y)->count_out)
+		return hd_op_desc(x)->count_out < hd_op_desc(y)->count_out ? -1
+									   : 1;
+	return (hd_op_desc(x)->dtype > hd_op_desc(y)->dtype) -
+	       (hd_op_desc(x)->dtype < hd_op_desc(y)->dtype);
 }
 
 /*
@@ -154,9 +158,12 @@ static enum hd_verdict_kind tally(struct anon_at *at, guint n)
 		by[k]->agree = n - run;
 	for (guint i = 1; i < n; i++) {
 		kinds |= at[i].op->kind != at[0].op->kind;
-		counts |= at[i].op->d->count_in != at[0].op->d->count_in ||
-			  at[i].op->d->count_out != at[0].op->d->count_out;
-		dtypes |= at[i].op->d->dtype != at[0].op->d->dtype;
+		counts |= hd_op_desc(at[i].op)->count_in !=
+				  hd_op_desc(at[0].op)->count_in ||
+			  hd_op_desc(at[i].op)->count_out !=
+				  hd_op_desc(at[0].op)->count_out;
+		dtypes |= hd_op_desc(at[i].op)->dtype !=
+			  hd_op_desc(at[0].op)->dtype;
 	}
 	return kinds	? HD_V_TYPE_MISMATCH
 	       : counts ? HD_V_SIZE_MISMATCH

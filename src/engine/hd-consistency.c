@@ -340,7 +340,8 @@ static void compare_lanes(const struct hd_index *ix,
 
 			if (prev && !said && prev->seq == op->seq &&
 			    prev->input != op->input &&
-			    (prev->kind != op->kind || prev->d != op->d ||
+			    (prev->kind != op->kind ||
+			     hd_op_desc(prev) != hd_op_desc(op) ||
 			     prev->state != op->state)) {
 				g_autofree char *label = hd_group_label(
 					s, it.group, HD_GROUP_LABEL_LONG);

@@ -111,11 +111,11 @@ static int64_t coll_count(const struct hd_op *op)
 {
 	switch (op->kind) {
 	case HD_OP_ALL_GATHER:
-		return op->d->count_in; /* per-rank send count */
+		return hd_op_desc(op)->count_in; /* per-rank send count */
 	case HD_OP_REDUCE_SCATTER:
-		return op->d->count_out; /* per-rank receive count */
+		return hd_op_desc(op)->count_out; /* per-rank receive count */
 	default:
-		return op->d->count_in;
+		return hd_op_desc(op)->count_in;
 	}
 }
 
@@ -141,12 +141,13 @@ static bool is_single_call(const struct hd_op *op)
 	}
 	if (op->flags & HD_OPF_COALESCED_MEMBER)
 		return false;
-	if (op->d->name &&
-	    (strstr(op->d->name, "coalesced") || strstr(op->d->name, "_oop")))
+	if (hd_op_desc(op)->name &&
+	    (strstr(hd_op_desc(op)->name, "coalesced") ||
+	     strstr(hd_op_desc(op)->name, "_oop")))
 		return false;
 	/* Several tensors on the side NCCL counts are several calls. */
-	shape = op->kind == HD_OP_REDUCE_SCATTER ? op->d->shape_out
-						 : op->d->shape_in;
+	shape = op->kind == HD_OP_REDUCE_SCATTER ? hd_op_desc(op)->shape_out
+						 : hd_op_desc(op)->shape_in;
 	if (!shape || strstr(shape, "], ["))
 		return false;
 	return coll_count(op) >= 0;
@@ -163,12 +164,14 @@ static bool call_agrees(const struct hd_op *fr, const struct hd_op *log)
 {
 	if (fr->kind != log->kind || coll_count(fr) != coll_count(log))
 		return false;
-	if (fr->d->dtype == HD_DTYPE_UNKNOWN ||
-	    log->d->dtype == HD_DTYPE_UNKNOWN)
+	if (hd_op_desc(fr)->dtype == HD_DTYPE_UNKNOWN ||
+	    hd_op_desc(log)->dtype == HD_DTYPE_UNKNOWN)
 		return true;
-	if (fr->d->dtype == HD_DTYPE_OTHER || log->d->dtype == HD_DTYPE_OTHER)
+	if (hd_op_desc(fr)->dtype == HD_DTYPE_OTHER ||
+	    hd_op_desc(log)->dtype == HD_DTYPE_OTHER)
 		return false;
-	return dtype_class(fr->d->dtype) == dtype_class(log->d->dtype);
+	return dtype_class(hd_op_desc(fr)->dtype) ==
+	       dtype_class(hd_op_desc(log)->dtype);
 }
 
 static bool single_at(const struct hd_store *s, const struct hd_lane *l,
@@ -670,35 +673,38 @@ const struct hd_op *hd_join_view(const struct hd_index *ix, uint32_t i,
 	/* A line cut mid-record may end in half a root. */
 	if (!log || (log->flags & HD_OPF_TRUNCATED))
 		return op;
-	d = *op->d;
-	if (d.peer < 0 && hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
-		d.peer = log->d->peer;
+	d = *hd_op_desc(op);
+	if (d.peer < 0 && hd_op_kind_is_rooted(log->kind) &&
+	    hd_op_desc(log)->peer >= 0)
+		d.peer = hd_op_desc(log)->peer;
 	if (d.redop == HD_REDOP_NONE)
-		d.redop = log->d->redop;
-	if (d.peer == op->d->peer && d.redop == op->d->redop)
+		d.redop = hd_op_desc(log)->redop;
+	if (d.peer == hd_op_desc(op)->peer && d.redop == hd_op_desc(op)->redop)
 		return op;
 	*buf = *op;
-	buf->d = hd_opdesc_intern(&d);
+	hd_op_set_desc(buf, hd_opdesc_intern(&d));
 	return buf;
 }
 
 char *hd_join_describe(const struct hd_store *s, const struct hd_op *log)
 {
-	GString *d = g_string_new(log->d->name ? log->d->name
-					       : hd_op_kind_name(log->kind));
+	GString *d = g_string_new(hd_op_desc(log)->name
+					  ? hd_op_desc(log)->name
+					  : hd_op_kind_name(log->kind));
 
-	if (hd_op_kind_is_rooted(log->kind) && log->d->peer >= 0)
-		g_string_append_printf(d, " root %d", log->d->peer);
-	if (log->d->redop != HD_REDOP_NONE)
+	if (hd_op_kind_is_rooted(log->kind) && hd_op_desc(log)->peer >= 0)
+		g_string_append_printf(d, " root %d", hd_op_desc(log)->peer);
+	if (hd_op_desc(log)->redop != HD_REDOP_NONE)
 		g_string_append_printf(d, " op %s",
-				       hd_redop_name(log->d->redop));
+				       hd_redop_name(hd_op_desc(log)->redop));
 	if (coll_count(log) >= 0)
 		g_string_append_printf(d, " count %" G_GINT64_FORMAT,
 				       coll_count(log));
-	if (log->d->dtype_name)
-		g_string_append_printf(d, " %s", log->d->dtype_name);
-	else if (log->d->dtype != HD_DTYPE_UNKNOWN)
-		g_string_append_printf(d, " %s", hd_dtype_name(log->d->dtype));
+	if (hd_op_desc(log)->dtype_name)
+		g_string_append_printf(d, " %s", hd_op_desc(log)->dtype_name);
+	else if (hd_op_desc(log)->dtype != HD_DTYPE_UNKNOWN)
+		g_string_append_printf(d, " %s",
+				       hd_dtype_name(hd_op_desc(log)->dtype));
 	if (hd_op_op_count(s, log) >= 0)
 		g_string_append_printf(d, " opCount 0x%" G_GINT64_MODIFIER "x",
 				       hd_op_op_count(s, log));

@@ -144,7 +144,7 @@ static GHashTable *p2p_pairs(const struct group_ctx *c)
 			if (!hd_op_kind_is_p2p(op->kind) ||
 			    (op->flags & HD_OPF_ANY_SOURCE))
 				continue;
-			peer = hd_group_global_rank(c->g, op->d->peer);
+			peer = hd_group_global_rank(c->g, hd_op_desc(op)->peer);
 			if (peer < 0)
 				continue;
 			if (op->kind == HD_OP_SEND)
@@ -176,7 +176,8 @@ static void p2p_report_size(struct group_ctx *c, const struct p2p_list *l,
 		HD_V_SIZE_MISMATCH, HD_CONF_MEDIUM,
 		"size mismatch in %s: rank %d sends %" G_GINT64_FORMAT
 		" elements to rank %d, which receives %" G_GINT64_FORMAT,
-		label, l->from, snd->d->count_in, l->to, rcv->d->count_out);
+		label, l->from, hd_op_desc(snd)->count_in, l->to,
+		hd_op_desc(rcv)->count_out);
 
 	c->reported[ATTR_SIZE]++;
 	hd_verdict_add_culprit(v, l->from);
@@ -188,11 +189,11 @@ static void p2p_report_size(struct group_ctx *c, const struct p2p_list *l,
 	hd_verdict_add_evidence(
 		v, l->from, s1,
 		"rank %d: send #%u to rank %d, %" G_GINT64_FORMAT " elements",
-		l->from, i, l->to, snd->d->count_in);
+		l->from, i, l->to, hd_op_desc(snd)->count_in);
 	hd_verdict_add_evidence(
 		v, l->to, s2,
 		"rank %d: recv #%u from rank %d, %" G_GINT64_FORMAT " elements",
-		l->to, i, l->from, rcv->d->count_out);
+		l->to, i, l->from, hd_op_desc(rcv)->count_out);
 	g_ptr_array_add(c->a->verdicts, v);
 }
 
@@ -206,8 +207,9 @@ static void p2p_check_sizes(struct group_ctx *c, const struct p2p_list *l,
 		const struct hd_op *rcv =
 			ctx_op(c, g_array_index(l->recvs, uint32_t, i));
 
-		if (snd->d->count_in >= 0 && rcv->d->count_out >= 0 &&
-		    snd->d->count_in != rcv->d->count_out &&
+		if (hd_op_desc(snd)->count_in >= 0 &&
+		    hd_op_desc(rcv)->count_out >= 0 &&
+		    hd_op_desc(snd)->count_in != hd_op_desc(rcv)->count_out &&
 		    c->reported[ATTR_SIZE] < MAX_REPORTS_PER_ATTR)
 			p2p_report_size(c, l, i, label);
 	}

@@ -103,11 +103,14 @@ static const char *disagreement(const struct hd_store *s, const struct pos *p)
 
 		if (a->kind != b->kind)
 			return "kind";
-		if (a->d->dtype && b->d->dtype && a->d->dtype != b->d->dtype)
+		if (hd_op_desc(a)->dtype && hd_op_desc(b)->dtype &&
+		    hd_op_desc(a)->dtype != hd_op_desc(b)->dtype)
 			return "dtype";
 		if (a->kind != HD_OP_ALL_TO_ALL &&
-		    !hd_op_kind_is_p2p(a->kind) && a->d->count_in >= 0 &&
-		    b->d->count_in >= 0 && a->d->count_in != b->d->count_in)
+		    !hd_op_kind_is_p2p(a->kind) &&
+		    hd_op_desc(a)->count_in >= 0 &&
+		    hd_op_desc(b)->count_in >= 0 &&
+		    hd_op_desc(a)->count_in != hd_op_desc(b)->count_in)
 			return "count";
 	}
 	return NULL;
@@ -195,7 +198,7 @@ static void collect(struct ctx *c)
 		else if (GPOINTER_TO_INT(seen) != (int)kind + 1)
 			continue;
 		g_snprintf(key, sizeof(key), "%u/%u/%" G_GINT64_FORMAT,
-			   op->group, op->seq_kind, op->seq);
+			   op->group, op->seq_kind, (int64_t)op->seq);
 		p = g_hash_table_lookup(byk, key);
 		if (!p) {
 			p = g_new0(struct pos, 1);
@@ -511,13 +514,13 @@ static void report_unalignable(struct ctx *c, const struct sanity *k)
 		v, hd_op_rank(x), sx,
 		"group %s position %" G_GINT64_FORMAT ": rank %d has %s (%s)",
 		g->id, p->seq, hd_op_rank(x), hd_op_kind_name(x->kind),
-		x->d->name ? x->d->name : "?");
-	hd_verdict_add_evidence(v, hd_op_rank(y), sy,
-				"group %s position %" G_GINT64_FORMAT
-				": rank %d has %s (%s); they differ in %s",
-				g->id, p->seq, hd_op_rank(y),
-				hd_op_kind_name(y->kind),
-				y->d->name ? y->d->name : "?", k->first_why);
+		hd_op_desc(x)->name ? hd_op_desc(x)->name : "?");
+	hd_verdict_add_evidence(
+		v, hd_op_rank(y), sy,
+		"group %s position %" G_GINT64_FORMAT
+		": rank %d has %s (%s); they differ in %s",
+		g->id, p->seq, hd_op_rank(y), hd_op_kind_name(y->kind),
+		hd_op_desc(y)->name ? hd_op_desc(y)->name : "?", k->first_why);
 	g_ptr_array_add(c->a->verdicts, v);
 }
 

@@ -134,7 +134,7 @@ static const char *dtype_side(const char *name, int side)
 static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
 		       struct aval *out)
 {
-	const struct hd_opdesc *d = op->d;
+	const struct hd_opdesc *d = hd_op_desc(op);
 
 	/* Interned strings: equal text, equal pointer. */
 #define STR(x) ((uint64_t)(uintptr_t)(x))
@@ -224,7 +224,7 @@ static bool attr_value(const struct hd_op *op, enum attr at, uint8_t source,
  */
 static const char *self_inconsistent(const struct hd_op *op, int nranks)
 {
-	const struct hd_opdesc *d = op->d;
+	const struct hd_opdesc *d = hd_op_desc(op);
 
 	if (d->count_in < 0 || d->count_out < 0)
 		return NULL;
@@ -488,9 +488,9 @@ static bool member_agrees(const struct group_ctx *c, const struct at_pos *pos,
 		const struct hd_op *op = pos_op(c, pos, p, m, &buf);
 
 		if (p == 0) {
-			d0 = op->d;
+			d0 = hd_op_desc(op);
 			kind0 = op->kind;
-		} else if (op->d != d0 || op->kind != kind0) {
+		} else if (hd_op_desc(op) != d0 || op->kind != kind0) {
 			break;
 		}
 	}

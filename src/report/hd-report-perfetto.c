@@ -298,11 +298,11 @@ static json_t *op_args(const struct hd_store *s, const struct hd_op *op)
 			    json_string(hd_op_state_name(op->state)));
 	json_object_set_new(args, "group", hd_json_string(g->id));
 	json_object_set_new(args, "count_in",
-			    hd_json_int_or_null(op->d->count_in, -1));
+			    hd_json_int_or_null(hd_op_desc(op)->count_in, -1));
 	json_object_set_new(args, "count_out",
-			    hd_json_int_or_null(op->d->count_out, -1));
+			    hd_json_int_or_null(hd_op_desc(op)->count_out, -1));
 	json_object_set_new(args, "dtype",
-			    json_string(hd_dtype_name(op->d->dtype)));
+			    json_string(hd_dtype_name(hd_op_desc(op)->dtype)));
 	json_object_set_new(args, "source", hd_json_string(src));
 	return args;
 }

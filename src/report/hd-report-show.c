@@ -87,9 +87,10 @@ static const char *seq_kind_name(uint8_t k)
 
 static const char *op_dtype(const struct hd_op *op)
 {
-	if (op->d->dtype == HD_DTYPE_OTHER && op->d->dtype_name)
-		return op->d->dtype_name;
-	return hd_dtype_name(op->d->dtype);
+	if (hd_op_desc(op)->dtype == HD_DTYPE_OTHER &&
+	    hd_op_desc(op)->dtype_name)
+		return hd_op_desc(op)->dtype_name;
+	return hd_dtype_name(hd_op_desc(op)->dtype);
 }
 
 /*
@@ -265,20 +266,22 @@ static void op_row(struct table *t, const struct hd_store *s,
 	table_add(t, fmt_int(op->seq, -1));
 	table_add(t, g_strdup(hd_op_kind_name(op->kind)));
 	table_add(t, g_strdup(hd_op_state_name(op->state)));
-	table_add(t, fmt_int(op->d->count_in, -1));
-	table_add(t, fmt_int(op->d->count_out, -1));
+	table_add(t, fmt_int(hd_op_desc(op)->count_in, -1));
+	table_add(t, fmt_int(hd_op_desc(op)->count_out, -1));
 	table_add(t, hd_report_clean(op_dtype(op)));
-	table_add(t,
-		  g_strdup(op->d->redop ? hd_redop_name(op->d->redop) : "-"));
-	if (op->d->peer >= 0)
+	table_add(t, g_strdup(hd_op_desc(op)->redop
+				      ? hd_redop_name(hd_op_desc(op)->redop)
+				      : "-"));
+	if (hd_op_desc(op)->peer >= 0)
 		table_add(t,
 			  g_strdup_printf("%s=%d",
 					  hd_op_kind_is_p2p(op->kind) ? "peer"
 								      : "root",
-					  op->d->peer));
+					  hd_op_desc(op)->peer));
 	else
 		table_add(t, g_strdup("-"));
-	table_add(t, hd_report_clean(op->d->name ? op->d->name : "-"));
+	table_add(t, hd_report_clean(hd_op_desc(op)->name ? hd_op_desc(op)->name
+							  : "-"));
 	enum hd_clock clock = op->input < s->inputs->len
 				      ? hd_store_input(s, op->input)->op_clock
 				      : HD_CLOCK_NONE;
@@ -335,22 +338,25 @@ static json_t *op_json(const struct hd_store *s, const struct hd_op *op)
 							      : "ordinal"));
 	json_object_set_new(o, "seq", hd_json_int_or_null(op->seq, -1));
 	json_object_set_new(o, "kind", json_string(hd_op_kind_name(op->kind)));
-	json_object_set_new(o, "name", hd_json_string(op->d->name));
+	json_object_set_new(o, "name", hd_json_string(hd_op_desc(op)->name));
 	json_object_set_new(o, "state",
 			    json_string(hd_op_state_name(op->state)));
 	json_object_set_new(o, "count_in",
-			    hd_json_int_or_null(op->d->count_in, -1));
+			    hd_json_int_or_null(hd_op_desc(op)->count_in, -1));
 	json_object_set_new(o, "count_out",
-			    hd_json_int_or_null(op->d->count_out, -1));
-	json_object_set_new(o, "shape_in", hd_json_string(op->d->shape_in));
-	json_object_set_new(o, "shape_out", hd_json_string(op->d->shape_out));
+			    hd_json_int_or_null(hd_op_desc(op)->count_out, -1));
+	json_object_set_new(o, "shape_in",
+			    hd_json_string(hd_op_desc(op)->shape_in));
+	json_object_set_new(o, "shape_out",
+			    hd_json_string(hd_op_desc(op)->shape_out));
 	json_object_set_new(o, "dtype", hd_json_string(op_dtype(op)));
-	json_object_set_new(o, "redop",
-			    op->d->redop
-				    ? json_string(hd_redop_name(op->d->redop))
-				    : json_null());
+	json_object_set_new(
+		o, "redop",
+		hd_op_desc(op)->redop
+			? json_string(hd_redop_name(hd_op_desc(op)->redop))
+			: json_null());
 	json_object_set_new(o, hd_op_kind_is_p2p(op->kind) ? "peer" : "root",
-			    hd_json_int_or_null(op->d->peer, -1));
+			    hd_json_int_or_null(hd_op_desc(op)->peer, -1));
 	json_object_set_new(o, "op_count",
 			    hd_json_int_or_null(hd_op_op_count(s, op), -1));
 	json_object_set_new(

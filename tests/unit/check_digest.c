@@ -60,7 +60,7 @@ static void assert_indices_valid(const struct hd_store *s)
 		ck_assert_uint_lt(op->input, s->inputs->len);
 		ck_assert(hd_op_stack(s, op) >= -1 &&
 			  hd_op_stack(s, op) < (int32_t)s->stacks->len);
-		ck_assert_ptr_nonnull(op->d);
+		ck_assert_ptr_nonnull(hd_op_desc(op));
 		ck_assert_uint_lt(op->kind, HD_OP_KIND_COUNT);
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -123,7 +123,7 @@ static void assert_same_store(const struct hd_store *a,
 		struct hd_prov px = hd_op_prov(a, x), py = hd_op_prov(b, y);
 
 		/* interned descriptors: the same pointers */
-		ck_assert(x->d == y->d && x->seq == y->seq &&
+		ck_assert(hd_op_desc(x) == hd_op_desc(y) && x->seq == y->seq &&
 			  x->group == y->group && x->input == y->input &&
 			  x->kind == y->kind && x->state == y->state &&
 			  x->seq_kind == y->seq_kind && x->flags == y->flags);

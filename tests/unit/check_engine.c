@@ -396,10 +396,10 @@ START_TEST(test_size_pairs_compared_exactly)
 
 		add_op(&f, g, r, 1, HD_OP_ALL_REDUCE, 0, HD_STATE_ENQUEUED);
 		op = &g_array_index(f.s->ops, struct hd_op, f.s->ops->len - 1);
-		d = *op->d;
+		d = *hd_op_desc(op);
 		d.count_in = r == 3 ? 1 : 0;
 		d.count_out = r == 3 ? 935 : 1000;
-		op->d = hd_opdesc_intern(&d);
+		hd_op_set_desc(op, hd_opdesc_intern(&d));
 	}
 	a = run(&f);
 	v = hd_test_verdict(a, HD_V_SIZE_MISMATCH);
@@ -438,7 +438,7 @@ START_TEST(test_dtype_and_root_and_redop)
 		d.dtype = HD_DTYPE_FLOAT32;
 		d.peer = r == 3 ? 1 : 0;
 		op.prov.at = 1;
-		op.op.d = hd_opdesc_intern(&d);
+		hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 		hd_store_add_op(f.s, &op);
 		/* ordinal 1: all_reduce, rank 1 uses bf16 */
 		op.op.seq = 1;
@@ -447,14 +447,14 @@ START_TEST(test_dtype_and_root_and_redop)
 		d.dtype = r == 1 ? HD_DTYPE_BFLOAT16 : HD_DTYPE_FLOAT32;
 		d.redop = HD_REDOP_SUM;
 		op.prov.at = 2;
-		op.op.d = hd_opdesc_intern(&d);
+		hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 		hd_store_add_op(f.s, &op);
 		/* ordinal 2: all_reduce, rank 0 uses max */
 		op.op.seq = 2;
 		d.dtype = HD_DTYPE_FLOAT32;
 		d.redop = r == 0 ? HD_REDOP_MAX : HD_REDOP_SUM;
 		op.prov.at = 3;
-		op.op.d = hd_opdesc_intern(&d);
+		hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 		hd_store_add_op(f.s, &op);
 	}
 	a = run(&f);
@@ -534,7 +534,7 @@ START_TEST(test_rooted_root_side_not_compared)
 			op.prov.input = f.input[r];
 			op.prov.kind = HD_PROV_RECORD;
 			op.prov.at = (uint64_t)op.op.seq;
-			op.op.d = hd_opdesc_intern(&d);
+			hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 			hd_store_add_op(f.s, &op);
 		}
 	}
@@ -594,7 +594,7 @@ static void add_p2p(struct fixture *f, uint32_t g, int rank,
 	op.prov.input = f->input[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = seq;
-	op.op.d = hd_opdesc_intern(&d);
+	hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 	hd_store_add_op(f->s, &op);
 }
 
@@ -1523,7 +1523,7 @@ START_TEST(test_anonymous_processes_compared)
 						      : HD_OP_ALL_REDUCE;
 			d.count_in = d.count_out = 64;
 			d.dtype = HD_DTYPE_FLOAT32;
-			op.op.d = hd_opdesc_intern(&d);
+			hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 			op.prov.input = in;
 			op.prov.kind = HD_PROV_LINE;
 			op.prov.at = 1 + p * 2 + k;
@@ -1584,7 +1584,7 @@ START_TEST(test_anonymous_tie_names_every_known_rank)
 		op.op.kind = p < 10 ? HD_OP_ALL_REDUCE : HD_OP_ALL_GATHER;
 		d.count_in = d.count_out = 64;
 		d.dtype = HD_DTYPE_FLOAT32;
-		op.op.d = hd_opdesc_intern(&d);
+		hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 		op.prov.input = in;
 		op.prov.kind = HD_PROV_LINE;
 		op.prov.at = 1 + p;

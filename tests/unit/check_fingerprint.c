@@ -88,7 +88,7 @@ static struct hd_store *build(const struct job *j)
 					? 20
 					: 16;
 			d.dtype = HD_DTYPE_FLOAT32;
-			op.op.d = hd_opdesc_intern(&d);
+			hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 			op.stack = stack;
 			op.t_enqueue_ns = j->t0 + q * 1000000;
 			op.prov.input = in;

@@ -77,16 +77,16 @@ START_TEST(test_healthy)
 	}
 	op = op_at(s, 9);
 	ck_assert_int_eq(op->kind, HD_OP_ALL_REDUCE);
-	ck_assert_str_eq(op->d->name, "all_reduce");
+	ck_assert_str_eq(hd_op_desc(op)->name, "all_reduce");
 	ck_assert_int_eq(op->state, HD_STATE_COMPLETED);
 	ck_assert(op->flags & HD_OPF_RETIRED);
-	ck_assert_str_eq(op->d->shape_in, "[[4, 4]]");
-	ck_assert_ptr_eq(op->d->shape_in, hd_intern("[[4, 4]]"));
-	ck_assert_int_eq(op->d->count_in, 16);
-	ck_assert_int_eq(op->d->count_out, 16);
-	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
-	ck_assert_str_eq(op->d->dtype_name, "Float->Float");
-	ck_assert_int_eq(op->d->peer, -1);
+	ck_assert_str_eq(hd_op_desc(op)->shape_in, "[[4, 4]]");
+	ck_assert_ptr_eq(hd_op_desc(op)->shape_in, hd_intern("[[4, 4]]"));
+	ck_assert_int_eq(hd_op_desc(op)->count_in, 16);
+	ck_assert_int_eq(hd_op_desc(op)->count_out, 16);
+	ck_assert_int_eq(hd_op_desc(op)->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_str_eq(hd_op_desc(op)->dtype_name, "Float->Float");
+	ck_assert_int_eq(hd_op_desc(op)->peer, -1);
 	ck_assert_int_eq(hd_op_t_enqueue(s, op),
 			 1700000000000000000LL + 9 * 1000000 + 2 * 1000);
 	ck_assert_int_eq(hd_op_t_start(s, op), INT64_MIN);
@@ -149,13 +149,13 @@ START_TEST(test_mismatch_fixtures)
 				     &ok);
 
 	ck_assert_int_eq(hd_store_input(a, 0)->rank, 1);
-	ck_assert_str_eq(op_at(a, 5)->d->shape_in, "[[5, 4]]");
-	ck_assert_int_eq(op_at(a, 5)->d->count_in, 20);
-	ck_assert_int_eq(op_at(b, 5)->d->dtype, HD_DTYPE_FLOAT16);
-	ck_assert_str_eq(op_at(b, 5)->d->dtype_name, "Half->Half");
+	ck_assert_str_eq(hd_op_desc(op_at(a, 5))->shape_in, "[[5, 4]]");
+	ck_assert_int_eq(hd_op_desc(op_at(a, 5))->count_in, 20);
+	ck_assert_int_eq(hd_op_desc(op_at(b, 5))->dtype, HD_DTYPE_FLOAT16);
+	ck_assert_str_eq(hd_op_desc(op_at(b, 5))->dtype_name, "Half->Half");
 	ck_assert_int_eq(op_at(c, 5)->kind, HD_OP_ALL_GATHER);
-	ck_assert_str_eq(op_at(c, 5)->d->name, "_all_gather_base");
-	ck_assert_str_eq(op_at(c, 5)->d->shape_out, "[[16]]");
+	ck_assert_str_eq(hd_op_desc(op_at(c, 5))->name, "_all_gather_base");
+	ck_assert_str_eq(hd_op_desc(op_at(c, 5))->shape_out, "[[16]]");
 }
 END_TEST
 
@@ -197,8 +197,8 @@ START_TEST(test_p2p_and_coalesced)
 	ck_assert_int_eq(op_at(p, 2)->kind, HD_OP_SEND);
 	ck_assert_int_eq(op_at(p, 2)->seq, 3);
 	ck_assert_int_eq(op_at(p, 2)->seq_kind, HD_SEQ_P2P);
-	ck_assert_int_eq(op_at(p, 2)->d->peer, 1);
-	ck_assert_str_eq(op_at(p, 2)->d->name, "send");
+	ck_assert_int_eq(hd_op_desc(op_at(p, 2))->peer, 1);
+	ck_assert_str_eq(hd_op_desc(op_at(p, 2))->name, "send");
 
 	ck_assert_uint_eq(c->ops->len, G_N_ELEMENTS(want));
 	for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
@@ -211,20 +211,22 @@ START_TEST(test_p2p_and_coalesced)
 			      "op %u member", i);
 		ck_assert_int_eq(o->seq_kind, want[i].seq_kind);
 	}
-	ck_assert_int_eq(op_at(c, 1)->d->peer, 0);
+	ck_assert_int_eq(hd_op_desc(op_at(c, 1))->peer, 0);
 	ck_assert_int_eq(op_at(c, 1)->seq, 1);
 	ck_assert_int_eq(op_at(c, 6)->seq, 2);
-	ck_assert_str_eq(op_at(c, 11)->d->name, "REDUCE_SCATTER_coalesced");
-	ck_assert_str_eq(op_at(c, 13)->d->shape_in, "[[2, 2], [2, 2]]");
-	ck_assert_int_eq(op_at(c, 13)->d->count_in, 8);
-	ck_assert_str_eq(op_at(c, 12)->d->dtype_name,
+	ck_assert_str_eq(hd_op_desc(op_at(c, 11))->name,
+			 "REDUCE_SCATTER_coalesced");
+	ck_assert_str_eq(hd_op_desc(op_at(c, 13))->shape_in,
+			 "[[2, 2], [2, 2]]");
+	ck_assert_int_eq(hd_op_desc(op_at(c, 13))->count_in, 8);
+	ck_assert_str_eq(hd_op_desc(op_at(c, 12))->dtype_name,
 			 "Float,Float->Float,Float");
-	ck_assert_str_eq(op_at(c, 5)->d->shape_in, "[]");
-	ck_assert_int_eq(op_at(c, 5)->d->count_in, 0);
+	ck_assert_str_eq(hd_op_desc(op_at(c, 5))->shape_in, "[]");
+	ck_assert_int_eq(hd_op_desc(op_at(c, 5))->count_in, 0);
 
 	ck_assert_int_eq(op_at(a, 0)->kind, HD_OP_RECV);
 	ck_assert(op_at(a, 0)->flags & HD_OPF_ANY_SOURCE);
-	ck_assert_int_eq(op_at(a, 0)->d->peer, -1);
+	ck_assert_int_eq(hd_op_desc(op_at(a, 0))->peer, -1);
 }
 END_TEST
 
@@ -240,12 +242,12 @@ START_TEST(test_backends_and_gather)
 	ck_assert_uint_eq(b->ops->len, 8);
 	for (guint i = 0; i < 8; i++) {
 		ck_assert_int_eq(op_at(b, i)->kind, HD_OP_ALL_REDUCE);
-		ck_assert_str_eq(op_at(b, i)->d->name, "all_reduce");
+		ck_assert_str_eq(hd_op_desc(op_at(b, i))->name, "all_reduce");
 	}
 	ck_assert_uint_eq(hd_store_input(b, 0)->nwarnings, 0);
 	/* a non-root gather output [[]]: one scalar tensor */
-	ck_assert_str_eq(op_at(g, 0)->d->shape_out, "[[]]");
-	ck_assert_int_eq(op_at(g, 0)->d->count_out, 1);
+	ck_assert_str_eq(hd_op_desc(op_at(g, 0))->shape_out, "[[]]");
+	ck_assert_int_eq(hd_op_desc(op_at(g, 0))->count_out, 1);
 	ck_assert_int_eq(op_at(g, 0)->kind, HD_OP_GATHER);
 }
 END_TEST
@@ -917,14 +919,14 @@ START_TEST(test_entry_caches)
 	for (guint i = 0; i < G_N_ELEMENTS(e); i++) {
 		const struct hd_op *op = op_at(s, i);
 
-		ck_assert_str_eq(op->d->shape_in, e[i].shape);
-		ck_assert_int_eq(op->d->count_in, e[i].count);
-		ck_assert_str_eq(op->d->shape_out, "[[4, 4]]");
-		ck_assert_int_eq(op->d->count_out, 16);
-		ck_assert_str_eq(op->d->dtype_name, e[i].dtype_name);
-		ck_assert_int_eq(op->d->dtype, e[i].dt_in[0] == 'F'
-						       ? HD_DTYPE_FLOAT32
-						       : HD_DTYPE_FLOAT16);
+		ck_assert_str_eq(hd_op_desc(op)->shape_in, e[i].shape);
+		ck_assert_int_eq(hd_op_desc(op)->count_in, e[i].count);
+		ck_assert_str_eq(hd_op_desc(op)->shape_out, "[[4, 4]]");
+		ck_assert_int_eq(hd_op_desc(op)->count_out, 16);
+		ck_assert_str_eq(hd_op_desc(op)->dtype_name, e[i].dtype_name);
+		ck_assert_int_eq(hd_op_desc(op)->dtype,
+				 e[i].dt_in[0] == 'F' ? HD_DTYPE_FLOAT32
+						      : HD_DTYPE_FLOAT16);
 		ck_assert_int_eq(op->state, e[i].st);
 		ck_assert_str_eq(group_name_of(s, op), e[i].pg);
 		ck_assert_int_eq(op->seq, (gint64)i + 1);

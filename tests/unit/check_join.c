@@ -118,7 +118,7 @@ static void add_fr(struct fixture *f, int rank, int64_t seq,
 	op.prov.input = f->fr_in[rank];
 	op.prov.kind = HD_PROV_RECORD;
 	op.prov.at = (uint64_t)seq;
-	op.op.d = hd_opdesc_intern(&d);
+	hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 	hd_store_add_op(f->s, &op);
 }
 
@@ -150,7 +150,7 @@ static void add_log(struct fixture *f, uint32_t comm, int rank, int64_t ordinal,
 	op.prov.input = f->log_in[rank];
 	op.prov.kind = HD_PROV_LINE;
 	op.prov.at = (uint64_t)(ordinal + 10);
-	op.op.d = hd_opdesc_intern(&d);
+	hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 	hd_store_add_op(f->s, &op);
 }
 

@@ -40,7 +40,7 @@ START_TEST(test_era_a)
 	ck_assert_int_eq(hd_op_t_start(s, op_at(s, 0)), 1694128201436304000LL);
 	ck_assert_int_eq(hd_op_t_end(s, op_at(s, 0)), 1694128201436550000LL);
 	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
-	ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_BFLOAT16);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->dtype, HD_DTYPE_BFLOAT16);
 	ck_assert_int_eq(op_at(s, 0)->state, HD_STATE_COMPLETED);
 	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_ORDINAL);
 	ck_assert_int_eq(op_at(s, 0)->seq, 0);
@@ -70,7 +70,7 @@ START_TEST(test_era_b_fraction)
 			 1712195495519689123LL + 812500);
 	ck_assert_int_eq(op_at(s, 0)->seq, 17);
 	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_COLLECTIVE);
-	ck_assert_int_eq(op_at(s, 0)->d->count_in, 1048576);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_in, 1048576);
 	ck_assert_str_eq(hd_store_group_at(s, op_at(s, 0)->group)->id,
 			 "pg:0:[0-3]");
 	ck_assert_str_eq(hd_store_group_at(s, op_at(s, 0)->group)->desc,
@@ -153,9 +153,9 @@ START_TEST(test_annotation_peer_checked)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(hd_store) s = parse_annotated_send(cases[i].name);
 
-		ck_assert_msg(op_at(s, 0)->d->peer == cases[i].peer,
+		ck_assert_msg(hd_op_desc(op_at(s, 0))->peer == cases[i].peer,
 			      "%s: peer %d, want %d", cases[i].name,
-			      op_at(s, 0)->d->peer, cases[i].peer);
+			      hd_op_desc(op_at(s, 0))->peer, cases[i].peer);
 	}
 }
 END_TEST
@@ -235,11 +235,11 @@ START_TEST(test_link_by_correlation)
 	ck_assert_uint_eq(s->ops->len, 1); /* the wait is not an op */
 	op = op_at(s, 0);
 	ck_assert_int_eq(op->kind, HD_OP_SEND);
-	ck_assert_int_eq(op->d->peer, 1);
+	ck_assert_int_eq(hd_op_desc(op)->peer, 1);
 	ck_assert_int_eq(hd_op_t_enqueue(s, op), 1000000);
-	ck_assert_int_eq(op->d->count_in, 64);
-	ck_assert_int_eq(op->d->dtype, HD_DTYPE_FLOAT32);
-	ck_assert_str_eq(op->d->name, "nccl:send 0->1");
+	ck_assert_int_eq(hd_op_desc(op)->count_in, 64);
+	ck_assert_int_eq(hd_op_desc(op)->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_str_eq(hd_op_desc(op)->name, "nccl:send 0->1");
 	ck_assert_str_eq(hd_store_group_at(s, op->group)->id, "pg:3:[4,6]");
 	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
 	ck_assert_uint_eq(hd_store_input(s, 0)->records, 5);
@@ -290,7 +290,7 @@ START_TEST(test_junk_not_interned)
 	ck_assert(ok);
 	ck_assert_uint_eq(refused, 0);
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_str_eq(op_at(s, 0)->d->shape_in, "[[64]]");
+	ck_assert_str_eq(hd_op_desc(op_at(s, 0))->shape_in, "[[64]]");
 }
 END_TEST
 
@@ -316,8 +316,9 @@ START_TEST(test_old_kernel_names)
 
 		ck_assert(ok);
 		ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_ALL_REDUCE);
-		ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_FLOAT32);
-		ck_assert_int_eq(op_at(s, 0)->d->redop, HD_REDOP_SUM);
+		ck_assert_int_eq(hd_op_desc(op_at(s, 0))->dtype,
+				 HD_DTYPE_FLOAT32);
+		ck_assert_int_eq(hd_op_desc(op_at(s, 0))->redop, HD_REDOP_SUM);
 	}
 }
 END_TEST
@@ -407,7 +408,7 @@ START_TEST(test_bad_events)
 	ck_assert_uint_eq(in->records, 4);
 	ck_assert_uint_eq(in->skipped, 2); /* 42 and the bad ts */
 	ck_assert_uint_eq(s->ops->len, 1);
-	ck_assert_int_eq(op_at(s, 0)->d->count_in, -1);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_in, -1);
 	ck_assert_int_eq(op_at(s, 0)->seq_kind, HD_SEQ_ORDINAL);
 	ck_assert(hd_test_has_warning(hd_store_input(s, 0), "wrong type"));
 }
@@ -675,8 +676,8 @@ START_TEST(test_hta_full_metadata)
 	ck_assert_str_eq(g->id, "pg:0:[0,1]");
 	ck_assert(!g->low_confidence_identity);
 	ck_assert_int_eq(op_at(s, 0)->kind, HD_OP_BROADCAST);
-	ck_assert_int_eq(op_at(s, 0)->d->count_in, 53120);
-	ck_assert_int_eq(op_at(s, 0)->d->dtype, HD_DTYPE_FLOAT32);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_in, 53120);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->dtype, HD_DTYPE_FLOAT32);
 	ck_assert_int_ne(hd_op_t_enqueue(s, op_at(s, 0)), INT64_MIN);
 	ck_assert_str_eq(hd_store_find_rank(s, 0)->nccl_version, "2.17.1");
 	ck_assert_int_eq(s->world_size, 2);

@@ -213,11 +213,11 @@ START_TEST(test_coll_enums)
 	g_string_free(t, TRUE);
 	ck_assert_uint_eq(s->ops->len, 20);
 	for (int i = 0; i < 12; i++)
-		ck_assert_int_eq(op_at(s, i)->d->dtype, dt[i]);
-	ck_assert_int_eq(op_at(s, 12)->d->dtype, HD_DTYPE_OTHER);
-	ck_assert_ptr_nonnull(op_at(s, 12)->d->dtype_name);
+		ck_assert_int_eq(hd_op_desc(op_at(s, i))->dtype, dt[i]);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 12))->dtype, HD_DTYPE_OTHER);
+	ck_assert_ptr_nonnull(hd_op_desc(op_at(s, 12))->dtype_name);
 	for (int i = 0; i < 7; i++)
-		ck_assert_int_eq(op_at(s, 13 + i)->d->redop, ro[i]);
+		ck_assert_int_eq(hd_op_desc(op_at(s, 13 + i))->redop, ro[i]);
 	/* opCount stays 0 (2.8): seq is the ordinal */
 	for (guint i = 0; i < s->ops->len; i++) {
 		ck_assert_int_eq(op_at(s, i)->seq, i);
@@ -246,25 +246,25 @@ START_TEST(test_coll_counts_and_eras)
 	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 
 	ck_assert_uint_eq(s->ops->len, 7);
-	ck_assert_int_eq(op_at(s, 0)->d->count_in, 100);
-	ck_assert_int_eq(op_at(s, 0)->d->count_out, 400);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_in, 100);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_out, 400);
 	ck_assert_int_eq(hd_op_op_count(s, op_at(s, 0)), 0x3f);
-	ck_assert_int_eq(op_at(s, 0)->d->redop, HD_REDOP_NONE);
-	ck_assert_int_eq(op_at(s, 1)->d->count_in, 400);
-	ck_assert_int_eq(op_at(s, 1)->d->count_out, 100);
-	ck_assert_int_eq(op_at(s, 2)->d->peer, 2);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->redop, HD_REDOP_NONE);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 1))->count_in, 400);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 1))->count_out, 100);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 2))->peer, 2);
 	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_SEND);
-	ck_assert_int_eq(op_at(s, 3)->d->peer, 3);
-	ck_assert_int_eq(op_at(s, 3)->d->count_in, 6);
-	ck_assert_int_eq(op_at(s, 3)->d->count_out, -1);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 3))->peer, 3);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 3))->count_in, 6);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 3))->count_out, -1);
 	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
-	ck_assert_int_eq(op_at(s, 4)->d->peer, 0);
-	ck_assert_int_eq(op_at(s, 4)->d->count_out, 6);
-	ck_assert_int_eq(op_at(s, 5)->d->peer, 2);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 4))->peer, 0);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 4))->count_out, 6);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 5))->peer, 2);
 	ck_assert_int_eq(op_at(s, 6)->kind, HD_OP_ALL_TO_ALL);
-	ck_assert_int_eq(op_at(s, 6)->d->count_in, 9);
-	ck_assert_str_eq(op_at(s, 6)->d->name, "AlltoAll");
-	ck_assert_str_eq(op_at(s, 0)->d->name, "AllGather");
+	ck_assert_int_eq(hd_op_desc(op_at(s, 6))->count_in, 9);
+	ck_assert_str_eq(hd_op_desc(op_at(s, 6))->name, "AlltoAll");
+	ck_assert_str_eq(hd_op_desc(op_at(s, 0))->name, "AllGather");
 	ck_assert_int_eq(op_at(s, 6)->seq, 6);
 	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).at, 8);
 	ck_assert_int_eq(hd_op_prov(s, op_at(s, 6)).kind, HD_PROV_LINE);
@@ -294,7 +294,7 @@ START_TEST(test_coll_cut_1024)
 	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
 	ck_assert_uint_eq(s->ops->len, 2);
 	ck_assert(op_at(s, 0)->flags & HD_OPF_TRUNCATED);
-	ck_assert_int_eq(op_at(s, 0)->d->count_in, 8);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 0))->count_in, 8);
 	ck_assert(op_at(s, 1)->flags & HD_OPF_TRUNCATED);
 	/* cut before the comm pointer: skipped with a reason */
 	ck_assert_int_eq(in0(s)->skipped, 1);
@@ -444,7 +444,7 @@ START_TEST(test_interleaved_many_processes)
 	for (guint i = 0; i < NPROC * NOPS; i++) {
 		ck_assert_int_eq(hd_op_rank(op_at(s, i)), (int)(i % NPROC));
 		ck_assert_int_eq(op_at(s, i)->seq, (int)(i / NPROC));
-		ck_assert_int_eq(op_at(s, i)->d->count_in,
+		ck_assert_int_eq(hd_op_desc(op_at(s, i))->count_in,
 				 8 + (int)(i % NPROC));
 	}
 	ck_assert_int_eq(hd_store_find_rank(s, 149)->pid, 1074);
@@ -590,7 +590,7 @@ START_TEST(test_trimmed_repeated_fused_torn)
 	ck_assert_int_eq(op_at(s, 2)->kind, HD_OP_BROADCAST);
 	ck_assert_int_eq(hd_op_prov(s, op_at(s, 2)).at, 4); /* the torn body */
 	ck_assert_int_eq(op_at(s, 3)->kind, HD_OP_REDUCE); /* trimmed */
-	ck_assert_int_eq(op_at(s, 3)->d->peer, 1);
+	ck_assert_int_eq(hd_op_desc(op_at(s, 3))->peer, 1);
 	ck_assert_int_eq(op_at(s, 4)->kind, HD_OP_RECV);
 	for (guint i = 0; i < 5; i++)
 		ck_assert_int_eq(op_at(s, i)->seq, i);

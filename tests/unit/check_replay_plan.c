@@ -427,7 +427,7 @@ START_TEST(test_coalesced_and_dedup)
 			d.redop = HD_REDOP_SUM;
 			op.op.flags = HD_OPF_COALESCED_MEMBER;
 			op.op.state = HD_STATE_COMPLETED;
-			op.op.d = hd_opdesc_intern(&d);
+			hd_op_set_desc(&op.op, hd_opdesc_intern(&d));
 			hd_store_add_op(s, &op);
 		}
 		/* position 1, seen twice (log and dump): one call */

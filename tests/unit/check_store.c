@@ -112,7 +112,7 @@ START_TEST(test_op_packed)
 	size_t n = G_N_ELEMENTS(packed_cases);
 	int32_t stack_b;
 
-	ck_assert_uint_eq(sizeof(struct hd_op), 40);
+	ck_assert_uint_eq(sizeof(struct hd_op), 32);
 	hd_store_add_input(dst, "first");
 	(void)hd_store_add_stack(dst, &fr, 1);
 	hd_store_add_input(a, "a");
@@ -207,6 +207,100 @@ START_TEST(test_op_anon)
 	ck_assert_int_eq(hd_op_anon(op), 0);
 	ck_assert_int_eq(hd_op_rank(hd_store_op(s, 1)), 3);
 	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 1);
+}
+END_TEST
+
+/*
+ * The op's narrow fields (40 bits of seq, 24 of rank) never hold a value
+ * cut to their width: what input claims past the bounds, however far,
+ * is kept out of range, and the bounds pass drops it with one warning
+ * a kind; the edges themselves read back exactly.
+ */
+START_TEST(test_op_narrow_fields)
+{
+	static const int64_t seqs[] = { -1,
+					0,
+					HD_MAX_SEQ,
+					HD_MAX_SEQ + 1,
+					INT64_C(1) << 39,
+					INT64_C(1) << 40,
+					INT64_MAX,
+					-2,
+					INT64_MIN };
+	static const int32_t ranks[] = {
+		-1,	   0,  HD_MAX_RANKS - 1, HD_MAX_RANKS, 1 << 23, 1 << 24,
+		INT32_MAX, -2, INT32_MIN
+	};
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_op_rec rec;
+
+	hd_store_add_input(s, "dump.pkl");
+	for (size_t i = 0; i < G_N_ELEMENTS(seqs); i++) {
+		hd_op_rec_init(&rec);
+		hd_op_set_rank(&rec.op, 0);
+		hd_op_set_seq(&rec.op, seqs[i]);
+		if (seqs[i] >= -1 && seqs[i] <= HD_MAX_SEQ)
+			ck_assert_int_eq(rec.op.seq, seqs[i]);
+		else
+			ck_assert(rec.op.seq < -1 || rec.op.seq > HD_MAX_SEQ);
+		hd_store_add_op(s, &rec);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(ranks); i++) {
+		hd_op_rec_init(&rec);
+		hd_op_set_rank(&rec.op, ranks[i]);
+		hd_op_set_seq(&rec.op, 5);
+		if (ranks[i] >= -1 && ranks[i] < HD_MAX_RANKS)
+			ck_assert_int_eq(hd_op_rank(&rec.op), ranks[i]);
+		else
+			ck_assert(hd_op_rank(&rec.op) < -1 ||
+				  hd_op_rank(&rec.op) >= HD_MAX_RANKS);
+		hd_store_add_op(s, &rec);
+	}
+	hd_op_rec_init(&rec);
+	hd_op_set_anon(&rec.op, INT32_MAX);
+	hd_store_add_op(s, &rec);
+	hd_store_bound(s);
+	/* kept: seqs -1, 0, HD_MAX_SEQ; ranks -1, 0, HD_MAX_RANKS - 1 */
+	ck_assert_uint_eq(s->ops->len, 6);
+	ck_assert_int_eq(hd_store_op(s, 2)->seq, HD_MAX_SEQ);
+	ck_assert_int_eq(hd_op_rank(hd_store_op(s, 5)), HD_MAX_RANKS - 1);
+	/* one warning an input, at the first op dropped */
+	ck_assert_uint_eq(hd_store_input(s, 0)->nwarnings, 1);
+}
+END_TEST
+
+/*
+ * A descriptor's id names it for as long as the tables live, past the
+ * first slabs, and equal descriptors share one; the blank is id 0.
+ */
+START_TEST(test_desc_ids)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	const guint n = 3 * (1u << HD_DESC_SLAB_BITS) + 7;
+	struct hd_opdesc d = hd_opdesc_blank;
+	struct hd_op op;
+
+	hd_op_init(&op);
+	ck_assert_uint_eq(op.desc, 0);
+	ck_assert_int_eq(hd_op_desc(&op)->count_in, -1);
+	ck_assert_ptr_eq(hd_opdesc_intern(&d), hd_op_desc(&op));
+	for (guint i = 0; i < n; i++) {
+		d.count_in = i;
+		hd_op_set_desc(&op, hd_opdesc_intern(&d));
+		ck_assert_int_eq(hd_op_desc(&op)->count_in, i);
+	}
+	for (guint i = 0; i < n; i += 4099) {
+		const struct hd_opdesc *p;
+
+		d.count_in = i;
+		p = hd_opdesc_intern(&d);
+		hd_op_set_desc(&op, p);
+		ck_assert_ptr_eq(hd_op_desc(&op), p);
+		ck_assert_int_eq(p->count_in, i);
+	}
+	d.count_in = -1;
+	ck_assert_uint_eq(hd_opdesc_intern(&d)->id, 0);
+	(void)s;
 }
 END_TEST
 
@@ -1062,6 +1156,8 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_rank_of_pid);
 	tcase_add_test(tc, test_signal_accessors);
 	tcase_add_test(tc, test_op_packed);
+	tcase_add_test(tc, test_op_narrow_fields);
+	tcase_add_test(tc, test_desc_ids);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);
 	tcase_add_test(tc, test_groups_members_and_bounds);

@@ -43,7 +43,7 @@ static inline struct hd_opdesc hd_test_desc(int64_t count_in, int64_t count_out,
 static inline void hd_test_add_op(struct hd_store *s, struct hd_op_rec *op,
 				  const struct hd_opdesc *d)
 {
-	op->op.d = hd_opdesc_intern(d);
+	hd_op_set_desc(&op->op, hd_opdesc_intern(d));
 	hd_store_add_op(s, op);
 }
 
