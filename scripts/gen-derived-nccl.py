@@ -448,6 +448,21 @@ def main(root):
               read(os.path.join(root, "restart-scale-down-no-commid",
                                 "rank%d.log" % r)))
 
+    # restart-pid1 whose attempt-1 tail (its last three ops, the step line
+    # and the watchdog timeout) is printed after attempt 2's banner and
+    # Init lines, as a late flush interleaves them; every pid is 1, so
+    # the host:pid does not tell the two processes apart (known failure,
+    # see expect.tsv)
+    base = os.path.join(root, "restart-pid1-interleaved")
+    for r in range(4):
+        lines = read(os.path.join(root, "restart-pid1", "rank%d.log" % r))
+        agent = [i for i, l in enumerate(lines) if "elastic.agent" in l]
+        if agent:
+            a, b = agent[0], agent[-1] + 1
+            lines = (lines[:a - 6] + lines[a:b] + lines[b:b + 3] +
+                     lines[a - 6:a] + lines[b + 3:])
+        write(os.path.join(base, "rank%d.log" % r), lines)
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")
