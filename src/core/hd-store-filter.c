@@ -381,8 +381,19 @@ static void tie_by_size_and_time(const struct hd_store *s, struct att_link *l,
 				 bool *tied)
 {
 	guint n = s->inputs->len;
-	struct att_facts *f = gather_facts(s);
+	struct att_facts *f;
+	bool several = false;
 
+	/* most loads hold no restart: no pass over their ops */
+	for (guint i = 0; i < n && !several; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		several = in->kind == HD_INPUT_NCCL_LOG && in->attempts &&
+			  in->attempts->len >= 2;
+	}
+	if (!several)
+		return;
+	f = gather_facts(s);
 	for (guint x = 0; x < n; x++) {
 		const struct hd_input *xin = g_ptr_array_index(s->inputs, x);
 
