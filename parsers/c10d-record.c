@@ -1457,6 +1457,20 @@ static const char *const c10d_needles[] = {
 	"mpirun",	 "Process name",
 };
 
+/*
+ * The date torchrun's agent put on its line ("[2025-03-05 14:42:12,001]
+ * torch.distributed.elastic..."), behind any wrapper: when the workers
+ * were restarted, so no record of the next attempt is older.
+ */
+static struct hd_time agent_time(const char *line, size_t n)
+{
+	struct nl_wrap w;
+
+	nl_wrap_init(&w);
+	(void)nl_strip_front(line, n, &w);
+	return hd_time_is_dated(w.time) ? w.time : hd_time_none();
+}
+
 void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 {
 	struct nl_wrap w;
@@ -1472,7 +1486,7 @@ void nl_c10d_line(struct nl_ctx *c, const char *line, size_t n)
 	/* torchrun's elastic agent restarts the workers (issue 14) */
 	if (has(line, n, "will restart worker group") ||
 	    has(line, n, "Restarting workers")) {
-		nl_restart(c, c->lineno);
+		nl_restart(c, c->lineno, agent_time(line, n));
 		return;
 	}
 	life_sync(c);

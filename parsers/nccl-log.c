@@ -561,7 +561,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	nl_streams_init(c);
 	c->op_base = store->ops->len;
 	c->sig_base = store->signals->len;
-	c->restarts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	c->restarts = g_array_new(FALSE, FALSE, sizeof(struct nl_restart_line));
 	c->pg_pending = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	c->pg_waiting =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

@@ -26,16 +26,20 @@ static char *proc_slot(const struct nl_proc *p)
 	return g_strdup_printf("%u %s dev %d", p->stream, p->host, p->dev);
 }
 
-/* Whether torchrun said it restarts the workers between lines a and b. */
-static bool restart_between(const struct nl_ctx *c, uint64_t a, uint64_t b)
+/* torchrun's last restart of the workers between lines a and b, or NULL. */
+static const struct nl_restart_line *restart_between(const struct nl_ctx *c,
+						     uint64_t a, uint64_t b)
 {
-	for (guint i = 0; i < c->restarts->len; i++) {
-		uint64_t l = g_array_index(c->restarts, uint64_t, i);
+	const struct nl_restart_line *found = NULL;
 
-		if (l >= a && l <= b)
-			return true;
+	for (guint i = 0; i < c->restarts->len; i++) {
+		const struct nl_restart_line *r =
+			&g_array_index(c->restarts, struct nl_restart_line, i);
+
+		if (r->line >= a && r->line <= b)
+			found = r;
 	}
-	return false;
+	return found;
 }
 
 /* Numbers each process's attempt; returns how many attempts there are. */
@@ -137,12 +141,15 @@ void nl_split_attempts(struct nl_ctx *c)
 	for (guint k = 0; k + 1 < n; k++) {
 		struct hd_attempt *at =
 			&g_array_index(c->in->attempts, struct hd_attempt, k);
-		const struct hd_attempt *next = &g_array_index(
+		struct hd_attempt *next = &g_array_index(
 			c->in->attempts, struct hd_attempt, k + 1);
+		const struct nl_restart_line *r =
+			restart_between(c, at->first_line, next->first_line);
 
-		at->end = restart_between(c, at->first_line, next->first_line)
-				  ? "a torchrun restart"
-				  : "a new process of the same rank";
+		at->end = r ? "a torchrun restart"
+			    : "a new process of the same rank";
+		if (r)
+			next->begun = r->time;
 	}
 	for (guint i = c->op_base; i < ops->len; i++) {
 		struct hd_op *op = &g_array_index(ops, struct hd_op, i);

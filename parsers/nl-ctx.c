@@ -99,9 +99,11 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 	return st;
 }
 
-void nl_restart(struct nl_ctx *c, uint64_t line)
+void nl_restart(struct nl_ctx *c, uint64_t line, struct hd_time time)
 {
-	g_array_append_val(c->restarts, line);
+	struct nl_restart_line r = { .line = line, .time = time };
+
+	g_array_append_val(c->restarts, r);
 	c->life++;
 }
 

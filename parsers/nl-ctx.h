@@ -182,6 +182,12 @@ enum nl_crash_style {
 	NL_CRASH_TERMINATE, /* C++ terminate: what(), c10's frames */
 };
 
+/* A line of torchrun's agent restarting the workers. */
+struct nl_restart_line {
+	uint64_t line;
+	struct hd_time time; /* its date, or hd_time_none() */
+};
+
 struct nl_ctx {
 	struct hd_store *store;
 	struct hd_input *in;
@@ -255,9 +261,9 @@ struct nl_ctx {
 	GArray *crash_frames; /* struct hd_frame, innermost first */
 
 	const char *coll_names[16];
-	/* lines of torchrun's "will restart worker group": what ended an
-	   attempt, when one ends before them */
-	GArray *restarts; /* uint64_t */
+	/* torchrun's "will restart worker group" lines: what ended an
+	   attempt, when one ends before them, and when the next began */
+	GArray *restarts; /* struct nl_restart_line */
 
 	/* c10d watchdog timeouts whose line names no PG (c10d-record.c):
 	   a status line of the same rank and seq names it, else the one PG
@@ -492,12 +498,13 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w);
 struct nl_stream *nl_stream_bare(struct nl_ctx *c);
 
 /*
- * torchrun's agent said it restarts the workers at line `line`.  Attempts
+ * torchrun's agent said it restarts the workers at line `line`, at `time`
+ * (its own date, hd_time_none() when it has none).  Attempts
  * are decided per process at end of input (a new process where one of the
  * same stream, host and rank was before); this says why one ended, and
  * starts a new process life (nl_ctx.life).
  */
-void nl_restart(struct nl_ctx *c, uint64_t line);
+void nl_restart(struct nl_ctx *c, uint64_t line, struct hd_time time);
 
 /*
  * Sets the category, type, peer and code of a WARN (or Last error) text

@@ -85,7 +85,8 @@ static bool proc_life_ended(const struct nl_ctx *c, const struct nl_proc *p)
 	if (p->saw_teardown || p->last_warn)
 		return true;
 	for (guint i = 0; i < c->restarts->len; i++)
-		if (g_array_index(c->restarts, uint64_t, i) > p->first_line)
+		if (g_array_index(c->restarts, struct nl_restart_line, i).line >
+		    p->first_line)
 			return true;
 	return false;
 }

@@ -136,6 +136,8 @@ static void put_input(struct writer *w, const struct hd_input *in)
 		put_u(b, a->ops);
 		put_u(b, a->trouble);
 		put_str(w, a->first_trouble);
+		put_s(b, a->begun.ns);
+		put_u(b, a->begun.clock);
 	}
 	put_u(b, in->attempt);
 	put_u(b, in->op_clock);
@@ -645,10 +647,12 @@ static void get_strings(struct reader *r)
 
 static void get_attempts(struct reader *r, struct hd_input *in)
 {
-	uint64_t n = get_count(r, 6, G_MAXUINT16, "attempts");
+	uint64_t n = get_count(r, 8, G_MAXUINT16, "attempts");
 
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
 		struct hd_attempt *a = hd_input_new_attempt(in);
+		int64_t ns;
+		uint8_t clock;
 
 		a->first_line = get_u(r);
 		a->last_line = get_u(r);
@@ -656,6 +660,9 @@ static void get_attempts(struct reader *r, struct hd_input *in)
 		a->ops = (uint32_t)get_urange(r, G_MAXUINT32, "op count");
 		a->trouble = (uint32_t)get_urange(r, G_MAXUINT32, "count");
 		a->first_trouble = get_ostr(r);
+		ns = get_s(r);
+		clock = (uint8_t)get_urange(r, HD_CLOCK_COUNT - 1, "clock");
+		a->begun = hd_time_make(ns, (enum hd_clock)clock);
 	}
 	in->attempt = (uint32_t)get_urange(r, n, "kept attempt");
 }

@@ -200,6 +200,229 @@ static guint64 input_group_key(guint input, uint32_t group)
 }
 
 /*
+ * Without commIds (NCCL before 2.16) nothing names a comm across logs, so
+ * a log of one attempt (cut before a restart, or of a rank an elastic
+ * restart dropped) is placed among the attempts of a log that holds
+ * several by what each attempt was: its size (the largest comm it made,
+ * the job's world: an elastic restart changes it) and its time (no record
+ * of an attempt is older than torchrun's restart line that began it).
+ */
+struct att_facts {
+	guint cnt; /* its attempts */
+	int64_t *world; /* per local attempt, from 1: its largest comm */
+	bool has_id; /* it holds a comm NCCL named (commId) */
+	/* a log of one attempt: its records' times, per clock */
+	int64_t lo[HD_CLOCK_COUNT], hi[HD_CLOCK_COUNT];
+};
+
+/* Clock skew between hosts a restart time is trusted across. */
+#define ATT_TIME_SLACK_NS HD_NS_PER_SEC
+
+static void facts_time(struct att_facts *f, struct hd_time t)
+{
+	if (!hd_time_known(t))
+		return;
+	f->lo[t.clock] = MIN(f->lo[t.clock], t.ns);
+	f->hi[t.clock] = MAX(f->hi[t.clock], t.ns);
+}
+
+static void facts_op_time(const struct hd_store *s, struct att_facts *f,
+			  const struct hd_op *op)
+{
+	int64_t t[3] = { hd_op_t_enqueue(s, op), hd_op_t_start(s, op),
+			 hd_op_t_end(s, op) };
+
+	for (guint k = 0; k < G_N_ELEMENTS(t); k++)
+		if (t[k] != INT64_MIN)
+			facts_time(f, hd_op_time(s, op, t[k]));
+}
+
+static struct att_facts *gather_facts(const struct hd_store *s)
+{
+	guint n = s->inputs->len;
+	struct att_facts *f = g_new0(struct att_facts, n + 1);
+
+	for (guint i = 0; i < n; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		f[i].cnt = in->attempts && in->attempts->len >= 2
+				   ? in->attempts->len
+				   : 1;
+		f[i].world = g_new0(int64_t, f[i].cnt + 1);
+		for (guint c = 0; c < HD_CLOCK_COUNT; c++) {
+			f[i].lo[c] = INT64_MAX;
+			f[i].hi[c] = INT64_MIN;
+		}
+	}
+	for (guint k = 0; k < s->ops->len; k++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, k);
+		const struct hd_group *g;
+		struct att_facts *fi;
+		int64_t a = 1;
+
+		if (op->input >= n || op->group >= s->groups->len ||
+		    ((const struct hd_input *)g_ptr_array_index(s->inputs,
+								op->input))
+				    ->kind != HD_INPUT_NCCL_LOG)
+			continue;
+		fi = &f[op->input];
+		g = g_ptr_array_index(s->groups, op->group);
+		if (fi->cnt >= 2) {
+			struct hd_prov prov = hd_op_prov(s, op);
+
+			a = local_attempt(
+				g_ptr_array_index(s->inputs, op->input), &prov);
+		} else {
+			facts_op_time(s, fi, op);
+		}
+		fi->has_id |= g->has_comm_id;
+		fi->world[a] = MAX(fi->world[a], (int64_t)g->nranks);
+	}
+	for (guint k = 0; k < s->signals->len; k++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, k);
+
+		if (sig->prov.input < n && f[sig->prov.input].cnt < 2)
+			facts_time(&f[sig->prov.input], sig->time);
+	}
+	return f;
+}
+
+static void free_facts(struct att_facts *f, guint n)
+{
+	for (guint i = 0; i < n; i++)
+		g_free(f[i].world);
+	g_free(f);
+}
+
+/*
+ * Where x's records lie against time b: -1 all before it, 1 all after,
+ * 0 when unknown (no time of theirs compares with b) or across it.  A
+ * month-day time (c10d's "E305 14:32:11") takes the year of b.
+ */
+static int time_side(const struct att_facts *x, struct hd_time b)
+{
+	int64_t lo, hi;
+
+	if (!hd_time_is_dated(b))
+		return 0;
+	lo = x->lo[b.clock];
+	hi = x->hi[b.clock];
+	if (b.clock == HD_CLOCK_LOCAL &&
+	    x->lo[HD_CLOCK_MONTH_DAY] <= x->hi[HD_CLOCK_MONTH_DAY]) {
+		struct hd_time a = hd_time_make(x->lo[HD_CLOCK_MONTH_DAY],
+						HD_CLOCK_MONTH_DAY);
+		struct hd_time z = hd_time_make(x->hi[HD_CLOCK_MONTH_DAY],
+						HD_CLOCK_MONTH_DAY);
+
+		if (!hd_time_infer_year(&a, b) || !hd_time_infer_year(&z, b))
+			return 0;
+		lo = MIN(lo, a.ns);
+		hi = MAX(hi, z.ns);
+	}
+	if (lo > hi)
+		return 0;
+	if (hi < b.ns - ATT_TIME_SLACK_NS)
+		return -1;
+	if (lo > b.ns + ATT_TIME_SLACK_NS)
+		return 1;
+	return 0;
+}
+
+/* The one attempt of y (from 1) of x's size, or 0. */
+static int64_t fit_by_size(const struct att_facts *x, const struct att_facts *y)
+{
+	int64_t fit = 0;
+
+	if (x->world[1] <= 0)
+		return 0;
+	for (guint a = 1; a <= y->cnt; a++) {
+		if (y->world[a] != x->world[1])
+			continue;
+		if (fit)
+			return 0;
+		fit = a;
+	}
+	return fit;
+}
+
+/*
+ * The one attempt of y (from 1) x's records lie within: after the
+ * restart that began it and before the one that began the next.
+ */
+static int64_t fit_by_time(const struct att_facts *x, const struct att_facts *y,
+			   const struct hd_input *yin)
+{
+	int64_t fit = 0;
+
+	for (guint a = 1; a <= y->cnt; a++) {
+		const struct hd_attempt *at =
+			&g_array_index(yin->attempts, struct hd_attempt, a - 1);
+
+		if (a > 1 && time_side(x, at->begun) != 1)
+			continue;
+		if (a < y->cnt && time_side(x, (at + 1)->begun) != -1)
+			continue;
+		if (fit)
+			return 0;
+		fit = a;
+	}
+	return fit;
+}
+
+/*
+ * Ties each log of one attempt that no commId tied (and that names no
+ * comm by one) to the attempt of each log of several that its size or
+ * its time fits; where the two disagree that log ties it to nothing.
+ * Ties that contradict each other mark the component bad, as commIds do.
+ */
+static void tie_by_size_and_time(const struct hd_store *s, struct att_link *l,
+				 bool *tied)
+{
+	guint n = s->inputs->len;
+	struct att_facts *f;
+	bool several = false;
+
+	/* most loads hold no restart: no pass over their ops */
+	for (guint i = 0; i < n && !several; i++) {
+		const struct hd_input *in = g_ptr_array_index(s->inputs, i);
+
+		several = in->kind == HD_INPUT_NCCL_LOG && in->attempts &&
+			  in->attempts->len >= 2;
+	}
+	if (!several)
+		return;
+	f = gather_facts(s);
+	for (guint x = 0; x < n; x++) {
+		const struct hd_input *xin = g_ptr_array_index(s->inputs, x);
+
+		if (xin->kind != HD_INPUT_NCCL_LOG || tied[x] ||
+		    f[x].cnt != 1 || f[x].has_id)
+			continue;
+		for (guint y = 0; y < n; y++) {
+			const struct hd_input *yin =
+				g_ptr_array_index(s->inputs, y);
+			int64_t by_size, by_time, a;
+
+			if (y == x || yin->kind != HD_INPUT_NCCL_LOG ||
+			    f[y].cnt < 2)
+				continue;
+			by_size = fit_by_size(&f[x], &f[y]);
+			by_time = fit_by_time(&f[x], &f[y], yin);
+			if (by_size && by_time && by_size != by_time)
+				continue;
+			a = by_size ? by_size : by_time;
+			if (!a)
+				continue;
+			link_tie(l, y, a, x, 1);
+			tied[x] = tied[y] = true;
+		}
+	}
+	free_facts(f, n);
+}
+
+/*
  * Fills shift[i] (global attempt = local + shift) and last[i] (the last
  * global attempt of input i's component), for every input; an input tied
  * to no other, or in a component whose ties disagree, keeps its own
@@ -284,6 +507,7 @@ static void align_attempts(const struct hd_store *s, int64_t *shift,
 		link_tie(l, (guint)at[0], at[1], op->input, a);
 		tied[at[0]] = tied[op->input] = true;
 	}
+	tie_by_size_and_time(s, l, tied);
 	/* each component's lowest first and highest last attempt */
 	for (guint i = 0; i < n; i++) {
 		lo[i] = INT64_MAX;

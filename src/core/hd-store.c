@@ -38,7 +38,7 @@ static void attempt_clear(gpointer p)
 
 struct hd_attempt *hd_input_new_attempt(struct hd_input *in)
 {
-	struct hd_attempt at = { 0 };
+	struct hd_attempt at = { .begun = hd_time_none() };
 
 	if (!in->attempts) {
 		in->attempts =

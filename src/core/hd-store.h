@@ -159,6 +159,10 @@ struct hd_attempt {
 	uint64_t first_line, last_line;
 	/* static: what ended it ("a torchrun restart"), NULL for the last */
 	const char *end;
+	/* when it began at the latest: the date of torchrun's restart line
+	   before it, or hd_time_none() (hd_store_keep_attempt() places a log
+	   of one attempt by it) */
+	struct hd_time begun;
 	/* what it held, counted when another attempt is kept
 	   (hd_store_keep_attempt()): ops, error and timeout signals, and
 	   the first of those signals' text (owned), or NULL */

@@ -656,9 +656,10 @@ static void note_attempt_none(const struct hd_store *s, struct hd_analysis *a,
 				       logs, in->path, logs - 1);
 	else
 		g_string_append_printf(t, "'%s' holds", in->path);
+	/* placed by commId, by the job's size or by time (hd-store-filter.c) */
 	g_string_append_printf(
 		t,
-		" none of the job attempt analyzed: %s comms are those of another attempt in the other logs, so none of %s records were read with it",
+		" none of the job attempt analyzed: %s comms or times are those of another attempt in the other logs, so none of %s records were read with it",
 		logs > 1 ? "their" : "its", logs > 1 ? "their" : "its");
 	for (guint k = 0; k < n && k < MAX_ATTEMPTS_LISTED; k++)
 		describe_attempt(
