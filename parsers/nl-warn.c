@@ -31,6 +31,10 @@ struct warn_rule {
 	/* what else the rule reads; NULL none */
 	void (*then)(struct nl_ctx *c, const char *m, size_t n,
 		     struct hd_signal *sig, struct nl_proc *p);
+	/* advice only (HD_SIGT_ADVISORY): phrases of its own that hold an
+	   error word ("cannot open shared object"); one outside them is
+	   an error the line also names */
+	const char *own[WARN_ANY];
 };
 
 static bool is_config_warn(const char *m, size_t n)
@@ -180,40 +184,84 @@ static void cuda_oom(struct nl_ctx *c, const char *m, size_t n,
  * error rule, so a WARN that also names an error is that error.  RCCL's
  * kernel command line and NUMA balancing checks, a network plugin that
  * was not found (NCCL then uses its own), and an NVML query the GPU or
- * driver does not support.
+ * driver does not support.  Advice stands only while the line names no
+ * error outside the advice's own phrases (nl_classify_warn() asks).
  */
-static bool is_advisory_warn(const char *m, size_t n)
+static bool is_plugin_absent(const char *m, size_t n)
 {
-	return has(m, n, "\"iommu=pt\"") || has(m, n, "NUMA auto balancing") ||
-	       (has(m, n, "NET/Plugin") &&
-		(has(m, n, "returned") || has(m, n, "No plugin found") ||
-		 has(m, n, "Could not find") || has(m, n, "Failed to find") ||
-		 has(m, n, "cannot open shared object"))) ||
-	       ((has(m, n, "nvml") || has(m, n, "NVML")) &&
-		has(m, n, "Not Supported"));
+	return has(m, n, "NET/Plugin") &&
+	       (has(m, n, "returned") || has(m, n, "No plugin found") ||
+		has(m, n, "Could not find") || has(m, n, "Failed to find") ||
+		has(m, n, "cannot open shared object"));
+}
+
+static bool is_nvml_unsupported(const char *m, size_t n)
+{
+	return (has(m, n, "nvml") || has(m, n, "NVML")) &&
+	       has(m, n, "Not Supported");
+}
+
+/* The error words NCCL uses for its results and failures. */
+static const char *const error_words[] = {
+	"error",     "Error",	  "ERROR",     "fail",	  "Fail",
+	"FAIL",	     "abort",	  "Abort",     "timeout", "Timeout",
+	"timed out", "unhandled", "Unhandled", "invalid", "Invalid",
+	"refused",   "cannot",	  "Cannot",    "unable",  "Unable",
+	"could not", "Could not", "corrupt",   "fatal",	  "Fatal",
+	"mismatch",  "Mismatch",  "exited",    "died",
+};
+
+/* Whether the k bytes at at lie inside an occurrence of one of own. */
+static bool inside_own(const char *m, const char *e, const char *at, size_t k,
+		       const char *const *own)
+{
+	for (size_t i = 0; i < WARN_ANY && own[i]; i++) {
+		size_t l = strlen(own[i]);
+		const char *q;
+
+		if (l < k)
+			continue;
+		/* the phrase starts at most l - k bytes before the word */
+		q = (size_t)(at - m) > l - k ? at - (l - k) : m;
+		for (; q <= at && (size_t)(e - q) >= l; q++)
+			if (same(q, own[i], l))
+				return true;
+	}
+	return false;
 }
 
 /*
- * A WARN no other rule knows that still says an error or a failure
- * ("unhandled system error", "... failed", "invalid ..."): of no known
- * kind, but never one a clean end makes benign (HD_SIGT_WARN_ERROR).
- * The words are NCCL's own for its results and failures.
+ * Whether the text says an error or a failure ("unhandled system error",
+ * "... failed", "invalid ...") in a word that is not inside one of own,
+ * the phrases of an advice of its own (NULL-ended, or all WARN_ANY set).
+ * Every occurrence is asked: advice can say "Could not find" once and
+ * an error "Could not connect" later.
+ */
+static bool names_error(const char *m, size_t n, const char *const *own)
+{
+	const char *e = m + n;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(error_words); i++) {
+		size_t k = strlen(error_words[i]);
+
+		for (const char *at = find(m, n, error_words[i]); at;
+		     at = find(at + 1, e - at - 1, error_words[i]))
+			if (!inside_own(m, e, at, k, own))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A WARN no other rule knows that still says an error or a failure: of
+ * no known kind, but never one a clean end makes benign
+ * (HD_SIGT_WARN_ERROR).
  */
 static bool is_error_words(const char *m, size_t n)
 {
-	static const char *const words[] = {
-		"error",     "Error",	  "ERROR",     "fail",	  "Fail",
-		"FAIL",	     "abort",	  "Abort",     "timeout", "Timeout",
-		"timed out", "unhandled", "Unhandled", "invalid", "Invalid",
-		"refused",   "cannot",	  "Cannot",    "unable",  "Unable",
-		"could not", "Could not", "corrupt",   "fatal",	  "Fatal",
-		"mismatch",  "Mismatch",  "exited",    "died",
-	};
+	static const char *const none[WARN_ANY];
 
-	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
-		if (has(m, n, words[i]))
-			return true;
-	return false;
+	return names_error(m, n, none);
 }
 
 static const struct warn_rule warn_rules[] = {
@@ -315,10 +363,23 @@ static const struct warn_rule warn_rules[] = {
 	{ .any = { "commReclaim", "in abort state", "was revoked" },
 	  .cat = HD_SIG_NCCL_INTERNAL,
 	  .type = HD_SIGT_COMM_ABORTED },
-	/* last: only a WARN no error rule knows is advice */
-	{ .match = is_advisory_warn,
+	/* last: only a WARN no error rule knows is advice, and only while
+	   it names no error but in the advice's own words (the walk asks) */
+	{ .any = { "\"iommu=pt\"", "NUMA auto balancing" },
 	  .cat = HD_SIG_INFO,
 	  .type = HD_SIGT_ADVISORY },
+	/* dlerror()'s text and NCCL's words for a plugin it did not find */
+	{ .match = is_plugin_absent,
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_ADVISORY,
+	  .own = { "cannot open shared object", "Could not find",
+		   "Failed to find" } },
+	/* the failed call is the one NVML does not support */
+	{ .match = is_nvml_unsupported,
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_ADVISORY,
+	  .own = { "failed: Not Supported", "FAILURE Not Supported",
+		   "failure: Not Supported" } },
 	{ .match = is_error_words,
 	  .cat = HD_SIG_NCCL_INTERNAL,
 	  .type = HD_SIGT_WARN_ERROR },
@@ -367,6 +428,13 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 		const struct warn_rule *r = &warn_rules[i];
 
 		if (!rule_matches(r, m, n))
+			continue;
+		/*
+		 * Advice with an error on the same line ("... hang!
+		 * ncclCommInitRank failed: ...") is not advice: the walk
+		 * goes on, and the line is what it is without the advice.
+		 */
+		if (r->type == HD_SIGT_ADVISORY && names_error(m, n, r->own))
 			continue;
 		sig->cat = r->cat;
 		sig->type = r->type;

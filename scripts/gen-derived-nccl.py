@@ -288,6 +288,24 @@ def main(root):
         at, body = advice[r]
         write(os.path.join(root, "healthy-advice", "rank%d.log" % r),
               warn_after(healthy[r], at, body))
+    # issue 20 (MED-3): each advice with an error appended on the same
+    # line, at the same place: the error is trouble whatever the advice
+    # says, never no_fault
+    errors = (
+        ("iommu", " ncclCommInitRank failed: unhandled system error"),
+        ("numa", " Init failed: internal error - please report this "
+                 "issue to the NCCL developers"),
+        ("plugin", " : ncclCommInitRank failed: invalid usage"),
+        ("nvml", "; bootstrap.cc:77 NCCL timed out"),
+    )
+    for k, (name, tail) in enumerate(errors):
+        at, body = advice[k]
+        for r in range(4):
+            lines = healthy[r]
+            if r == k:
+                lines = warn_after(lines, at, body + tail)
+            write(os.path.join(root, "healthy-advice-error-" + name,
+                               "rank%d.log" % r), lines)
     for case, body in (
             ("healthy-warn-outlived",
              "Widget count 3 is above the 2 recommended"),

@@ -683,6 +683,30 @@ START_TEST(test_warn_rules)
 		  HD_SIGT_ADVISORY },
 		{ "Cuda failure 'operation not supported' (nvml Not Supported)",
 		  HD_SIG_CUDA, HD_SIGT_CUDA_ERROR },
+		{ "nvmlDeviceGetNvLinkCapability() failed: Not Supported",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "NET/Plugin: Could not find: libnccl-net.so. Using internal "
+		  "network plugin.",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		/* issue 20 (MED-3): advice with an error on the same line is
+		   the line without the advice; an error word inside the
+		   advice's own phrases is not one, each other one is */
+		{ "Missing \"iommu=pt\" from kernel command line which can "
+		  "lead to system instablity or hang! ncclCommInitRank "
+		  "failed: unhandled system error",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
+		{ "NUMA auto balancing enabled which can lead to variability "
+		  "in the RCCL performance! Socket recv failed",
+		  HD_SIG_NETWORK, HD_SIGT_SOCKET },
+		{ "NET/Plugin: Could not find: libnccl-net.so. Could not "
+		  "connect to 10.0.0.3",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
+		{ "nvmlwrap.cc:98 NVML_FAILURE Not Supported; bootstrap.cc:77 "
+		  "NCCL timed out",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
+		{ "nvmlDeviceGetNvLinkCapability() failed: Not Supported "
+		  "ncclCommInitRank() failed",
+		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
 		/* no rule's, but an error in NCCL's words: never advice */
 		{ "Unhandled system error while calling ncclCommInitRank",
 		  HD_SIG_NCCL_INTERNAL, HD_SIGT_WARN_ERROR },
