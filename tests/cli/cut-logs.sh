@@ -19,34 +19,27 @@ set -u
 needs python3
 data=$HD_SRCDIR/tests/data/nccl
 
-# culprits FILE.json: "rank confidence" for each culprit of each verdict
-culprits() {
+# report_lines MODE FILE.json: for MODE culprits, "rank confidence kind"
+# for each culprit of each verdict; for MODE verdicts, each verdict's
+# kind, confidence and culprits
+report_lines() {
 	python3 -c '
 import json, sys
 try:
-    d = json.load(open(sys.argv[1]))
+    d = json.load(open(sys.argv[2]))
 except ValueError:
     print("unparsable")
     sys.exit(0)
 for v in d.get("verdicts", []):
+    if sys.argv[1] == "verdicts":
+        print(v.get("kind"), v.get("confidence"), v.get("culprit_ranks"))
+        continue
     for r in v.get("culprit_ranks") or []:
         print(r, v.get("confidence"), v.get("kind"))
-' "$1"
+' "$1" "$2"
 }
-
-# verdicts FILE.json: each verdict's kind, confidence and culprits
-verdicts() {
-	python3 -c '
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except ValueError:
-    print("unparsable")
-    sys.exit(0)
-for v in d.get("verdicts", []):
-    print(v.get("kind"), v.get("confidence"), v.get("culprit_ranks"))
-' "$1"
-}
+culprits() { report_lines culprits "$1"; }
+verdicts() { report_lines verdicts "$1"; }
 
 # cut_at FIXTURE FILE OFFSET OUT: the fixture with FILE cut after OFFSET
 # bytes, analysed into OUT.json; its exit status in $status
