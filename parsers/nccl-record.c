@@ -220,6 +220,7 @@ static void parse_init(struct nl_ctx *c, struct nl_proc *p, const char *s,
 	cm->bus_id = cap_intern(c, s, 6);
 	if (f.complete)
 		cm->complete = true;
+	cm->init = p->made_init = true;
 
 	if (f.has_id)
 		fmt_min(p, 2016);
@@ -283,6 +284,7 @@ static bool parse_init_23(struct nl_ctx *c, struct nl_proc *p, const char *b,
 			cm->rank = (int)rank;
 			cm->nranks = (int)nranks;
 			cm->complete = true;
+			cm->init = p->made_init = true;
 			nl_comm_bind_nranks(c, p, cm);
 		}
 	}

@@ -56,8 +56,11 @@ static guint number_attempts(struct nl_ctx *c)
 
 		p->attempt = 1;
 		if (q && p->first_line) {
-			/* overlapping: two processes at once, not a restart */
-			p->attempt = q->last_line < p->first_line &&
+			/* overlapping: two processes at once, not a restart,
+			   unless p is the next life of q's host:pid, whose
+			   last records may come after p's first */
+			p->attempt = (q->last_line < p->first_line ||
+				      p->before == q) &&
 						     q->attempt < HD_MAX_ATTEMPT
 					     ? q->attempt + 1
 					     : q->attempt;
@@ -98,6 +101,32 @@ static uint16_t signal_attempt(const struct nl_ctx *c,
 	if (!best && !any_stream)
 		return signal_attempt(c, sig, stream, true);
 	return best ? best->attempt : 1;
+}
+
+/*
+ * Attempt a of a signal, or an earlier one when the signal's time is
+ * before the torchrun restart that began a, on the same host's clock:
+ * the old life's last lines, printed after the new life's first (a pid
+ * reused, stdout flushed late; issue 20, MED-2).  A month-day time takes
+ * the restart's year.  Times a second apart or closer are not ordered.
+ */
+static uint16_t signal_attempt_by_time(const struct nl_ctx *c,
+				       const struct hd_signal *sig, uint16_t a)
+{
+	while (a > 1 && a <= c->in->attempts->len) {
+		const struct hd_attempt *at = &g_array_index(
+			c->in->attempts, struct hd_attempt, a - 1);
+		struct hd_time t = sig->time;
+
+		if (!hd_time_known(t) || !hd_time_is_dated(at->begun))
+			break;
+		(void)hd_time_infer_year(&t, at->begun);
+		if (hd_time_order(t, at->begun, HD_SCOPE_INPUT,
+				  HD_NS_PER_SEC) != HD_ORDER_BEFORE)
+			break;
+		a--;
+	}
+	return a;
 }
 
 /* Widens an attempt's span of lines to cover first..last. */
@@ -181,6 +210,8 @@ void nl_split_attempts(struct nl_ctx *c)
 			sig->prov.attempt = signal_attempt(c, sig, st, false);
 		else
 			sig->prov.attempt = latest ? latest->attempt : 1;
+		sig->prov.attempt =
+			signal_attempt_by_time(c, sig, sig->prov.attempt);
 		if (sig->prov.attempt && sig->prov.kind == HD_PROV_LINE)
 			span_add(&g_array_index(c->in->attempts,
 						struct hd_attempt,

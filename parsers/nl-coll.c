@@ -357,6 +357,29 @@ static const struct hd_opdesc *coll_desc_memo(struct nl_ctx *c, int which,
 }
 
 /*
+ * The life of p's host:pid that a COLL record on the comm at ptr is of:
+ * p, unless p never made that comm while it logs the comms it makes
+ * (an Init line), and a life before p made it at an Init line and did
+ * not tear it down.  A restart that reuses the pid (pid 1 in a
+ * container) may print the old life's last records after the new life's
+ * first (issue 20, MED-2); a comm the new life never made is not its.
+ */
+static struct nl_proc *coll_life(struct nl_proc *p, uint64_t ptr)
+{
+	struct nl_proc *q = p;
+
+	if (!p->made_init || !p->before || nl_proc_comm(p, ptr))
+		return p;
+	for (unsigned k = 0; k < 4 && (q = q->before); k++) {
+		const struct nl_comm *cm = g_hash_table_lookup(q->live, &ptr);
+
+		if (cm)
+			return cm->init ? q : p;
+	}
+	return p;
+}
+
+/*
  * Keeps the op of a scanned COLL record f of process p; memo: find its
  * descriptor through coll_desc_memo() (the fast path; the long way
  * interns it each time, so that tests compare the two).
@@ -372,6 +395,14 @@ static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
 	if (f->count < 0 || f->nranks == 0 || f->nranks > (1 << 22)) {
 		nl_skip(c, "COLL record with an impossible count or nranks");
 		return;
+	}
+	if (p->before) {
+		struct nl_proc *q = coll_life(p, f->comm);
+
+		if (q != p) {
+			q->last_line = MAX(q->last_line, c->lineno);
+			p = q;
+		}
 	}
 	cm = coll_comm(c, p, f->comm, f->nranks);
 	if (!cm)

@@ -82,6 +82,7 @@ struct nl_comm {
 	uint32_t nops, ops_cap;
 	const char *bus_id;
 	bool complete;
+	bool init; /* made at an Init line, not guessed from a COLL one */
 };
 
 struct nl_proc {
@@ -121,6 +122,10 @@ struct nl_proc {
 	uint16_t attempt;
 	/* COLL records read again (nl_parse_coll()): not kept */
 	uint64_t ndup;
+	/* the life of its host:pid before this one, NULL none
+	   (nl_proc_new_life()); a comm made at an Init line of this one */
+	struct nl_proc *before;
+	bool made_init;
 };
 
 /* An output stream: the lines one wrapper label (or none) marks. */

@@ -137,6 +137,7 @@ struct nl_proc *nl_proc_new_life(struct nl_ctx *c, struct nl_proc *old)
 	if (!p)
 		return old;
 	p->first_line = p->last_line = c->lineno;
+	p->before = old;
 	p->stream = old->stream;
 	p->dev = old->dev;
 	old->last_line = old->prev_line;

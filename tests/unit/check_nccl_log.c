@@ -2160,6 +2160,120 @@ START_TEST(test_warn_before_init_complete)
 }
 END_TEST
 
+/*
+ * A restart that reuses the pid (pid 1 in a container), the old life's
+ * last ops and its watchdog timeout printed after the new life's Init
+ * line (issue 20, MED-2): the ops are on a comm the new life never made,
+ * the timeout is before torchrun's restart, so both are attempt 1's.
+ */
+static void reused_pid_log(GString *t, bool init2, const char *when)
+{
+	const char *pre = "node-a:1:1 [0] ";
+
+	g_string_append_printf(
+		t,
+		"%sNCCL INFO NCCL version 2.19.3+cuda12.2\n"
+		"%sNCCL INFO comm 0x64 rank 0 nranks 2 cudaDev 0 busId 1b000 "
+		"commId 0x1111 - Init COMPLETE\n",
+		pre, pre);
+	for (int i = 0; i < 3; i++)
+		g_string_append(t, coll(pre, "AllReduce", i, "0x1", "0x1", 8, 7,
+					0, 0, "0x64", 2));
+	g_string_append_printf(
+		t,
+		"[2025-03-05 14:42:12,002] torch.distributed.elastic.agent."
+		"server.api: [INFO] [default] Restarting workers (restart 1 "
+		"of 3)\n"
+		"%sNCCL INFO NCCL version 2.19.3+cuda12.2\n",
+		pre);
+	if (init2)
+		g_string_append_printf(t,
+				       "%sNCCL INFO comm 0x65 rank 0 nranks 2 "
+				       "cudaDev 0 busId 1b000 commId 0x2222 - "
+				       "Init COMPLETE\n",
+				       pre);
+	for (int i = 3; i < 5; i++)
+		g_string_append(t, coll(pre, "AllReduce", i, "0x1", "0x1", 8, 7,
+					0, 0, "0x64", 2));
+	g_string_append_printf(
+		t,
+		"[rank0]:[E305 %s.123456789 ProcessGroupNCCL.cpp:640] [Rank 0] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=6, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+		"Timeout(ms)=600000) ran for 600000 milliseconds before timing "
+		"out.\n",
+		when);
+	for (int i = 0; i < 2; i++)
+		g_string_append(t, coll(pre, "AllReduce", i, "0x1", "0x1", 8, 7,
+					0, 0, init2 ? "0x65" : "0x66", 2));
+}
+
+/* The attempt of the watchdog timeout, of the ops at opCount >= 3. */
+static void reused_pid_check(struct hd_store *s, int tail, int timeout)
+{
+	guint ntail = 0, nsig = 0;
+
+	ck_assert_ptr_nonnull(in0(s)->attempts);
+	ck_assert_uint_eq(in0(s)->attempts->len, 2);
+	ck_assert_uint_eq(s->ops->len, 7);
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op = op_at(s, i);
+
+		if (hd_op_op_count(s, op) >= 3) {
+			ck_assert_int_eq(hd_op_prov(s, op).attempt, tail);
+			ntail++;
+		}
+	}
+	ck_assert_uint_eq(ntail, 2);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT) {
+			ck_assert_int_eq(sig->prov.attempt, timeout);
+			nsig++;
+		}
+	}
+	ck_assert_uint_eq(nsig, 1);
+}
+
+START_TEST(test_pid_reused_tail_late)
+{
+	g_autoptr(GString) t = g_string_new(NULL);
+	struct hd_store *s;
+
+	/* the old life's tail, its timeout 2 s before the restart */
+	reused_pid_log(t, true, "14:42:10");
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	reused_pid_check(s, 1, 1);
+	hd_store_keep_attempt(s, 0);
+	ck_assert_uint_eq(s->ops->len, 2);
+	hd_store_free(s);
+
+	/* a timeout after the restart is the new life's */
+	g_string_truncate(t, 0);
+	reused_pid_log(t, true, "14:42:30");
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	reused_pid_check(s, 1, 2);
+	hd_store_free(s);
+
+	/* within a second of it: not ordered, left where it was read */
+	g_string_truncate(t, 0);
+	reused_pid_log(t, true, "14:42:12");
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	reused_pid_check(s, 1, 2);
+	hd_store_free(s);
+
+	/* a new life that logs no Init line cannot tell its comms from
+	   the old life's: the records stay where they were read */
+	g_string_truncate(t, 0);
+	reused_pid_log(t, false, "14:42:10");
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	reused_pid_check(s, 2, 1);
+	hd_store_free(s);
+}
+END_TEST
+
 START_TEST(test_records_read_twice)
 {
 	g_autoptr(GString) t = g_string_new(NULL);
@@ -2347,6 +2461,7 @@ static Suite *suite(void)
 	tcase_add_test(tm, test_torn_piece_any_shape);
 	tcase_add_test(tm, test_fixture_torchrun_interleaved);
 	tcase_add_test(ta, test_attempts_per_process);
+	tcase_add_test(ta, test_pid_reused_tail_late);
 	tcase_add_test(ta, test_records_read_twice);
 	tcase_add_test(tm, test_line_clocks);
 	suite_add_tcase(s, tm);
