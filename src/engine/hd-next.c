@@ -16,6 +16,7 @@
 
 #include "hd-const.h"
 #include "hd-index.h"
+#include "hd-sig-util.h"
 #include "hd-text.h"
 #include "hd-banned.h"
 
@@ -444,6 +445,19 @@ static void next_network(struct next_ctx *c, GHashTable *rows)
 		 "manager's logs");
 }
 
+/* Whether rank's log holds a CUDA call failed on a driver-class error. */
+static bool driver_failed(const struct hd_store *s, int rank)
+{
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->rank == rank && hd_sig_driver_call_failed(sig))
+			return true;
+	}
+	return false;
+}
+
 static void next_crash(struct next_ctx *c, GHashTable *rows)
 {
 	const struct hd_analysis *a = c->a;
@@ -513,6 +527,15 @@ static void next_crash(struct next_ctx *c, GHashTable *rows)
 			 "read rank %d's log %s up to the error for its "
 			 "cause; the other ranks' errors follow from it",
 			 bad, on);
+		if (driver_failed(a->store, bad))
+			add_step(
+				c, bad, rank_host(a, bad), NULL,
+				"its GPU stopped answering mid-run: run "
+				"nvidia-smi %s and read the kernel log there "
+				"(dmesg, journalctl -k) for an Xid (79: fallen "
+				"off the bus); give hangdoc that log to tie "
+				"the two",
+				on);
 	}
 }
 

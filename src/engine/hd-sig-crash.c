@@ -168,15 +168,51 @@ static bool has_explained_exit(const struct hd_store *s)
 	return false;
 }
 
+/*
+ * Whether sig, a driver-class CUDA failure (no device, the driver not
+ * initialised), came after its rank's collectives ran, in the same
+ * input: the GPU it had was lost mid-run (fallen off the bus), which
+ * fails the rank.  A rank with no collectives failed its setup instead
+ * (hd-sig-init.c), and a library NCCL could not load (its cudawrap
+ * WARN) is no failure of a call at all: NCCL goes on without it.
+ */
+static bool driver_lost_mid_run(struct hd_index *ix,
+				const struct hd_signal *sig)
+{
+	const struct hd_store *s = ix->store;
+	struct hd_lane_iter it;
+	const struct hd_lane *lane;
+
+	if (sig->rank < 0 || !hd_sig_from_log(s, sig) ||
+	    !hd_sig_driver_call_failed(sig))
+		return false;
+	hd_lane_iter_init(&it, ix);
+	while ((lane = hd_lane_iter_next(&it))) {
+		struct hd_prov p;
+
+		if (lane->rank != sig->rank || !lane->n)
+			continue;
+		p = hd_op_prov(s, hd_index_op(ix, lane->ops[0]));
+		if (p.input == sig->prov.input && p.kind == HD_PROV_LINE &&
+		    p.at < sig->prov.at)
+			return true;
+	}
+	return false;
+}
+
 /* A failure that starts trouble, rather than one that follows it. */
-static bool is_crash_cause(const struct hd_store *s, GHashTable *timed_out,
+static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 			   const struct hd_signal *sig)
 {
+	const struct hd_store *s = ix->store;
+
 	switch (sig->type) {
 	case HD_SIGT_CUDA_ERROR:
 	case HD_SIGT_OOM:
 	case HD_SIGT_PROXY_DIED:
 		return true;
+	case HD_SIGT_CUDA_DRIVER:
+		return driver_lost_mid_run(ix, sig);
 	case HD_SIGT_TRACEBACK:
 		/* An exception raised by the watchdog or NCCL is a consequence. */
 		return !(sig->text && (strstr(sig->text, "DistBackendError") ||
@@ -409,7 +445,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 
 		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			timeouts++;
-		if (!is_crash_cause(s, timed_out, sig))
+		if (!is_crash_cause(ix, timed_out, sig))
 			continue;
 		/* A failure in communicator setup is check_init's. */
 		if (hd_sig_from_log(s, sig) &&
@@ -488,6 +524,9 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 		return g_strdup("CUDA out of memory");
 	case HD_SIGT_CUDA_ERROR:
 		return g_strdup("CUDA error");
+	case HD_SIGT_CUDA_DRIVER:
+		return g_strdup("its GPU or driver lost mid-run: a CUDA "
+				"driver error after its collectives ran");
 	case HD_SIGT_PROCESS_EXIT:
 		return g_strdup("process exited");
 	case HD_SIGT_PROXY_DIED:
@@ -586,7 +625,7 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig->rank < 0 || !is_crash_cause(s, timed_out, sig) ||
+		if (sig->rank < 0 || !is_crash_cause(ix, timed_out, sig) ||
 		    crash_outlived(ix, sig, NULL) ||
 		    crash_after_hang(s, alive, sig))
 			continue;
@@ -770,7 +809,7 @@ void hd_check_late_crashes(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		struct late_crash c = { s, sig, i, NULL, false };
 
-		if (!is_crash_cause(s, timed_out, sig) ||
+		if (!is_crash_cause(ix, timed_out, sig) ||
 		    crash_outlived(ix, sig, NULL) ||
 		    !(c.alive = crash_after_hang(s, alive, sig)) ||
 		    !g_hash_table_add(done, GINT_TO_POINTER(sig->rank)))

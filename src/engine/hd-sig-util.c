@@ -425,6 +425,14 @@ bool hd_sig_is_init_unwind(const struct hd_signal *sig)
  * sticky: the next CUDA call of the process returns it, wherever that
  * call is, so the file of the WARN says nothing of when it happened.
  */
+bool hd_sig_driver_call_failed(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_CUDA_DRIVER && sig->text &&
+	       (strstr(sig->text, "Cuda failure") ||
+		strstr(sig->text, "CUDA error") ||
+		strstr(sig->text, "cudaError"));
+}
+
 bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig)
 {
 	static const int32_t codes[] = { 214, 700, 702, 710, 714,

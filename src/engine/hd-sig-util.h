@@ -152,6 +152,13 @@ bool hd_sig_is_init_unwind(const struct hd_signal *sig);
  * of the process comes next.
  */
 bool hd_sig_cuda_kernel_fault(const struct hd_signal *sig);
+
+/*
+ * Whether sig, a driver-class CUDA signal, is a CUDA call that failed
+ * ("Cuda failure 'no CUDA-capable device is detected'") rather than a
+ * library NCCL could not load (its cudawrap WARN, which it survives).
+ */
+bool hd_sig_driver_call_failed(const struct hd_signal *sig);
 /*
  * Whether the failure at signal index i happened during communicator
  * setup: its process's error unwind, right after it, runs through init.

@@ -980,6 +980,70 @@ START_TEST(test_kernel_fault_not_setup)
 }
 END_TEST
 
+/*
+ * A driver-class CUDA failure after the rank's collectives ran is its
+ * GPU lost mid-run: a crash.  Before them (NCCL went on), or a library
+ * NCCL could not load, it is not.
+ */
+START_TEST(test_driver_lost_mid_run)
+{
+	static const struct {
+		const char *text;
+		uint64_t at; /* the signal's line; the ops are lines 3-6 */
+		bool crash;
+	} cases[] = {
+		{ "enqueue.cc:1558 NCCL WARN Cuda failure 'no CUDA-capable device is detected'",
+		  9, true },
+		{ "enqueue.cc:1558 NCCL WARN Cuda failure 'no CUDA-capable device is detected'",
+		  1, false },
+		{ "misc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library libcuda.so",
+		  9, false },
+	};
+	const int members[] = { 0, 1 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		struct hd_signal sig;
+		const struct hd_verdict *v;
+		uint32_t g;
+
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		g = add_group(&f, "0", members, 2);
+		for (int r = 0; r < 2; r++) {
+			for (int64_t q = 1; q <= 4; q++) {
+				struct hd_op_rec op = hd_test_op(
+					g, r, HD_SEQ_COLLECTIVE, q,
+					HD_OP_ALL_REDUCE, HD_STATE_COMPLETED);
+				struct hd_opdesc d = hd_test_desc(
+					1024, 1024, HD_DTYPE_FLOAT32);
+
+				op.prov.input = f.input[r];
+				op.prov.kind = HD_PROV_LINE;
+				op.prov.at = (uint64_t)q + 2;
+				hd_test_add_op(f.s, &op, &d);
+			}
+		}
+		hd_signal_init(&sig);
+		sig.rank = 1;
+		sig.cat = HD_SIG_CUDA;
+		sig.type = HD_SIGT_CUDA_DRIVER;
+		sig.text = hd_unconst(cases[i].text);
+		sig.prov.input = f.input[1];
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = cases[i].at;
+		hd_store_add_signal(f.s, &sig);
+		a = run(&f);
+		v = hd_test_verdict(a, HD_V_RANK_CRASHED);
+		ck_assert_msg((v != NULL) == cases[i].crash, "case %zu: %s", i,
+			      hd_verdict_kind_name(hd_test_top(a)->kind));
+		if (v)
+			ck_assert_int_eq(g_array_index(v->culprits, int, 0), 1);
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_init_duplicate_gpu)
 {
 	struct fixture f;
@@ -2229,6 +2293,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_crash_after_hang);
 	tcase_add_test(tc, test_crash_after_hang_example);
 	tcase_add_test(tc, test_kernel_fault_not_setup);
+	tcase_add_test(tc, test_driver_lost_mid_run);
 	tcase_add_test(tc, test_sources_merge);
 	tcase_add_test(tc, test_trace_end_not_blamed);
 	tcase_add_test(tc, test_missing_by_elimination);
