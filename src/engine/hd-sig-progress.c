@@ -400,11 +400,16 @@ static void pg_sort_members(const struct hd_index *ix,
 			/* Enqueued it: waiting, whatever it printed. */
 			g_array_append_val(h->waiting, r);
 		} else if (rep && rep->timeout_seq >= 0) {
-			/* Timed out elsewhere in this PG. */
-			if (rep->timeout_seq < seq)
+			/* Timed out elsewhere in this PG: its works complete
+			   in order, so it completed none from there on, and
+			   more than one behind is behind as counters are. */
+			if (rep->timeout_seq < seq) {
 				g_array_append_val(h->absent, r);
-			else
+				if (rep->timeout_seq < seq - 1)
+					h->lagging = true;
+			} else {
 				g_array_append_val(h->ahead, r);
+			}
 		} else if (log_enqueued(ix, comm, r, seq)) {
 			/* its COLL lines reach it: waiting, though silent */
 			g_array_append_val(h->waiting, r);
@@ -619,7 +624,7 @@ static struct hd_verdict *pg_verdict(const struct hd_analysis *a,
 }
 
 /*
- * Cites each culprit's status line first, then one of the others'
+ * Cites each culprit's status line (else its own timeout) first, then one of the others'
  * timeouts with the count of the rest (a thousand identical lines say
  * no more than one), and records that every rank timed out in h->seq
  * waits on every culprit.
@@ -635,8 +640,11 @@ static void pg_cite(struct hd_index *ix, struct hd_analysis *a,
 		const struct pg_report *rep =
 			&g_array_index(p->reports, struct pg_report, i);
 
-		if (rep->status && hd_verdict_has_culprit(v, rep->rank))
-			hd_sig_cite(s, v, rep->status);
+		/* its counters, else its own timeout where it stopped */
+		if (hd_verdict_has_culprit(v, rep->rank) &&
+		    (rep->status || rep->timeout))
+			hd_sig_cite(s, v,
+				    rep->status ? rep->status : rep->timeout);
 	}
 	for (guint i = 0; i < h->inferred->len; i++)
 		hd_verdict_add_evidence(

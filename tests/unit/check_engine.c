@@ -711,6 +711,53 @@ static void add_sig(struct fixture *f, int rank, enum hd_signal_cat cat,
 	hd_store_add_signal(f->s, &sig);
 }
 
+/*
+ * A rank known only by its own timeout, at T below the others' position
+ * S: it completed nothing from T on, so more than one behind is behind
+ * (lagging_rank), and its timeout is cited; one behind is only missing.
+ */
+START_TEST(test_c10d_lone_timeout_behind)
+{
+	static const struct {
+		int64_t t;
+		enum hd_verdict_kind want;
+	} cases[] = { { 409, HD_V_LAGGING_RANK }, { 411, HD_V_MISSING_RANK } };
+	static const int want[] = { 2 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		bool cited = false;
+
+		fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+		f.s->world_size = 4;
+		for (int r = 1; r < 4; r += 2)
+			add_sig(&f, r, HD_SIG_PROGRESS, HD_SIGT_PG_STATUS, 412,
+				412, 411,
+				"Timeout at NCCL work: 412, last enqueued NCCL "
+				"work: 412, last completed NCCL work: 411.");
+		add_sig(&f, 2, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT,
+			cases[i].t, INT64_MIN, INT64_MIN,
+			"Watchdog caught collective operation timeout");
+		a = run(&f);
+		v = hd_test_top(a);
+		ck_assert_int_eq(v->kind, cases[i].want);
+		hd_test_assert_culprits(v, want, 1);
+		ck_assert_int_eq(v->seq, 412);
+		for (guint k = 0; k < v->evidence->len; k++) {
+			const struct hd_evidence *e =
+				g_ptr_array_index(v->evidence, k);
+
+			cited |= e->rank == 2 && e->source &&
+				 strstr(e->text, "Watchdog caught");
+		}
+		ck_assert(cited);
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_c10d_counters)
 {
 	struct fixture f;
@@ -2282,6 +2329,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_p2p_unmatched_and_cycle);
 	tcase_add_test(tc, test_blocked_chain);
 	tcase_add_test(tc, test_c10d_counters);
+	tcase_add_test(tc, test_c10d_lone_timeout_behind);
 	tcase_add_test(tc, test_c10d_counters_evidence_capped);
 	tcase_add_test(tc, test_c10d_all_timed_out);
 	tcase_add_test(tc, test_network_first_fault);
