@@ -461,8 +461,8 @@ static const char *name_in(const char *p, size_t n)
 static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 {
 	const char *p = find(k->msg, k->len, "Xid (");
-	const char *end = k->msg + k->len, *close;
-	int64_t xid;
+	const char *end = k->msg + k->len, *close, *q;
+	int64_t xid, cause;
 
 	if (!p)
 		return false;
@@ -482,6 +482,14 @@ static bool parse_xid(const struct kline *k, struct hd_signal *sig)
 	sig->pid = pid_in(p, (size_t)(end - p));
 	if (sig->pid > 0)
 		sig->op_name = name_in(p, (size_t)(end - p));
+	/* an Xid 45's cleanup names what it cleans up after */
+	if ((q = find(p, (size_t)(end - p), "caused by previous Xid "))) {
+		q += 23;
+		cause = digits(&q, end, 6);
+		if (cause > 0 && cause != xid &&
+		    !(q < end && g_ascii_isdigit(*q)))
+			sig->numel_in = cause;
+	}
 	return true;
 }
 

@@ -417,6 +417,19 @@ def main():
         "name=python3, NVLink: fatal error detected on link 6"
         "(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)",
     ]))
+    # Xid 45 names the Xid it cleans up after: the kernel's own cause
+    write("kernel/xid45-caused-nvlink", "dmesg.txt", dmesg([
+        "[6210.118304] NVRM: Xid (PCI:0000:%s:00): 45, pid=30911, "
+        "name=python3, Ch 0000000%d, errorString CTX SWITCH TIMEOUT, "
+        "Info 0x0 caused by previous Xid %d" % (bus, ch, prev)
+        for ch, (bus, prev) in enumerate([("1b", 149), ("3b", 149),
+                                           ("5b", 145), ("9b", 145)])
+    ]))
+    write("kernel/xid45-caused-79", "job.log", nccl_log())
+    write("kernel/xid45-caused-79", "hosts/trn-02/dmesg.txt", dmesg([
+        "[91806.503112] NVRM: Xid (PCI:0000:3b:00): 45, pid=7104, "
+        "name=python3, Ch 00000008 caused by previous Xid 79",
+    ]))
     write("kernel/healthy-dmesg", "dmesg.txt", dmesg([
         "[  131.004412] EXT4-fs (nvme0n1p2): mounted filesystem with "
         "ordered data mode.",

@@ -836,7 +836,9 @@ struct hd_signal {
 	int64_t last_enqueued; /* PG status; INT64_MIN when absent */
 	int64_t last_completed;
 	const char *op_name; /* interned ("ALLREDUCE"), or NULL */
-	/* -1 unknown; COLL_TIMING: microseconds (hd_signal_timing_max_us()) */
+	/* -1 unknown; COLL_TIMING: microseconds (hd_signal_timing_max_us());
+	   XID: numel_in is the earlier Xid the line names as its cause
+	   (hd_signal_xid_cause()) */
 	int64_t numel_in, numel_out;
 	int32_t HD_SIGNAL_FIELD(
 		code); /* by type: the accessors below; 0 none */
@@ -978,6 +980,18 @@ static inline int32_t hd_signal_xid(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_XID);
 	return sig->HD_SIGNAL_FIELD(code);
+}
+
+/*
+ * XID: the earlier Xid the line names as its cause (an Xid 45's "caused
+ * by previous Xid 149"), 0 none.
+ */
+static inline int32_t hd_signal_xid_cause(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_XID);
+	return sig->numel_in > 0 && sig->numel_in < 1000000
+		       ? (int32_t)sig->numel_in
+		       : 0;
 }
 
 /*

@@ -85,6 +85,21 @@ static const struct xid_info *xid_info(int xid)
 	return &unknown_xid;
 }
 
+/*
+ * The Xid an event stands for: its own, or for a cleanup (Xid 45) whose
+ * line names the earlier Xid it follows ("caused by previous Xid 149"),
+ * that one: the kernel's own word for the cause.
+ */
+int hd_xid_of_event(const struct hd_signal *sig)
+{
+	int xid = hd_signal_xid(sig), cause = hd_signal_xid_cause(sig);
+
+	if (cause && xid_info(xid)->cls == XID_AFTER &&
+	    xid_info(cause)->cls != XID_AFTER)
+		return cause;
+	return xid;
+}
+
 const char *hd_xid_next_step(int xid)
 {
 	switch (xid_info(xid)->cls) {
@@ -220,6 +235,14 @@ static char *what(const struct hd_host_event *e, const char *whose,
 				hd_store_input(s, sig->prov.input)->path);
 	const char *host = e->host ? e->host : unnamed;
 
+	if (sig->type == HD_SIGT_XID &&
+	    hd_xid_of_event(sig) != hd_signal_xid(sig))
+		return g_strdup_printf(
+			"%s GPU on %s%s%s%s reported Xid %d, a cleanup its line says previous Xid %d caused: %s",
+			whose, host, sig->device ? ", " : "",
+			sig->device ? sig->device : "", sig->device ? "," : "",
+			hd_signal_xid(sig), hd_xid_of_event(sig),
+			e->xid->meaning);
 	if (sig->type == HD_SIGT_XID)
 		return g_strdup_printf("%s GPU on %s%s%s%s reported Xid %d: %s",
 				       whose, host, sig->device ? ", " : "",
@@ -506,7 +529,7 @@ static void kernel_build(const struct hd_host_ctx *k, struct hd_analysis *a,
 	if (d->shape != KERNEL_RESTATE && e->rank >= 0)
 		hd_verdict_add_culprit(v, e->rank);
 	if (sig->type == HD_SIGT_XID)
-		v->xid = hd_signal_xid(sig);
+		v->xid = hd_xid_of_event(sig);
 	v->host_event = signal_index(s, sig);
 	v->host_event_cause = true;
 	cite(s, v, e);
@@ -717,8 +740,9 @@ void hd_check_kernel(struct hd_index *ix, struct hd_analysis *a)
 		e.sig = sig;
 		e.rank = -1;
 		e.host = hd_host_of(&k, sig, &e.by_name);
-		e.xid = sig->type == HD_SIGT_XID ? xid_info(hd_signal_xid(sig))
-						 : NULL;
+		e.xid = sig->type == HD_SIGT_XID
+				? xid_info(hd_xid_of_event(sig))
+				: NULL;
 		if (e.xid && e.xid->cls == XID_AFTER) {
 			after++;
 			continue;

@@ -660,8 +660,8 @@ static void next_host_context(struct next_ctx *c)
 		add_step(c, -1, host, NULL,
 			 "also on %s, a GPU reported Xid %d (not shown to "
 			 "have caused this): %s",
-			 host ? host : "that host", hd_signal_xid(sig),
-			 hd_xid_next_step(hd_signal_xid(sig)));
+			 host ? host : "that host", hd_xid_of_event(sig),
+			 hd_xid_next_step(hd_xid_of_event(sig)));
 	else if (sig->type == HD_SIGT_GPU_STATE &&
 		 (hd_signal_gpu_problems(sig) & HD_GPU_NOT_GPU)) {
 		g_autofree char *cmd = g_strdup_printf(

@@ -82,6 +82,11 @@ struct hd_verdict_kind_info {
  * nvidia-bug-report.sh ..."), from the table in hd-kernel.c.  (transfer none)
  */
 const char *hd_xid_next_step(int xid);
+/*
+ * The Xid an XID signal stands for: its own, or the earlier Xid a
+ * cleanup's line names as its cause (hd-kernel.c).
+ */
+int hd_xid_of_event(const struct hd_signal *sig);
 
 /*
  * The host of a host-state signal (hd-host-join.c): the one its line names,

@@ -96,6 +96,38 @@ START_TEST(test_dmesg_xid)
 END_TEST
 
 /*
+ * An Xid 45 (channel cleanup) names the Xid it follows: " caused by
+ * previous Xid 149".  Only a number, and never the line's own.
+ */
+START_TEST(test_xid_cause)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"[    0.000000] Linux version 6.5.0\n"
+		"[6210.1] NVRM: Xid (PCI:0000:1b:00): 45, pid=30911, "
+		"name=python3, Ch 00000001 caused by previous Xid 149\n"
+		"[6210.2] NVRM: Xid (PCI:0000:3b:00): 45, pid=30911, "
+		"name=python3, Ch 00000002\n"
+		"[6210.3] NVRM: Xid (PCI:0000:5b:00): 45, pid=30911, "
+		"name=python3, Ch 00000003 caused by previous Xid \n"
+		"[6210.4] NVRM: Xid (PCI:0000:9b:00): 45, pid=30911, "
+		"name=python3, Ch 00000004 caused by previous Xid 45\n"
+		"[6210.5] NVRM: Xid (PCI:0000:9b:00): 45, pid=30911, "
+		"name=python3, caused by previous Xid 99999999999\n",
+		NULL);
+
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 5);
+	ck_assert_int_eq(hd_signal_xid(sig(s, 0)), 45);
+	ck_assert_int_eq(hd_signal_xid_cause(sig(s, 0)), 149);
+	ck_assert_int_eq(hd_signal_xid_cause(sig(s, 1)), 0);
+	ck_assert_int_eq(hd_signal_xid_cause(sig(s, 2)), 0);
+	ck_assert_int_eq(hd_signal_xid_cause(sig(s, 3)), 0);
+	/* six digits at most: a longer number is none */
+	ck_assert_int_eq(hd_signal_xid_cause(sig(s, 4)), 0);
+}
+END_TEST
+
+/*
  * The cgroup line before an OOM kill says whether the killed task was in
  * a container (whose pids the job's logs print, not the kernel's): both
  * the newer "oom-kill:...task_memcg=" and the older "Task in ... killed"
@@ -1452,6 +1484,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_dmesg_xid);
+	tcase_add_test(tc, test_xid_cause);
 	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
 	tcase_add_test(tc, test_kernel_dates);
