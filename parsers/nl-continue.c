@@ -529,12 +529,19 @@ static void note_moves(struct hd_store *s, GHashTable *conts)
 		if (sig->type != HD_SIGT_ANON_PROC || !sig->host || !sig->pid)
 			continue;
 		proc = proc_key(sig->prov.input, -1, hd_signal_anon_proc(sig));
-		if (g_hash_table_lookup_extended(moved, &proc, NULL, &rank))
+		if (g_hash_table_lookup_extended(moved, &proc, NULL, &rank)) {
+			g_autofree char *said = g_strdup_printf(
+				"rank unknown for %s:%d,", sig->host, sig->pid);
+
 			g_hash_table_insert(
 				named,
 				g_strdup_printf("%u %s %d", sig->prov.input,
 						sig->host, sig->pid),
 				rank);
+			/* named now: the warning above says so instead */
+			(void)hd_input_unwarn(
+				hd_store_input(s, sig->prov.input), said);
+		}
 	}
 	/* its signals (a WARN in the newer file) are that rank's too */
 	for (guint i = 0; i < s->signals->len; i++) {
@@ -589,6 +596,9 @@ void nl_continue_procs(struct hd_store *s)
 	decide(s, tails, conts, anon_rank);
 	move_ops(s, is_guessed, tails, conts);
 	note_moves(s, conts);
+	/* a guessed comm whose ops all joined the one they continue is
+	   no group of the job */
+	(void)hd_store_drop_empty_groups(s, is_guessed);
 }
 
 /*

@@ -194,6 +194,19 @@ void hd_input_warn(struct hd_input *in, uint64_t line, const char *fmt, ...)
 		g_ptr_array_add(in->warnings, g_steal_pointer(&msg));
 }
 
+bool hd_input_unwarn(struct hd_input *in, const char *prefix)
+{
+	for (guint i = 0; i < in->warnings->len; i++) {
+		if (!g_str_has_prefix(g_ptr_array_index(in->warnings, i),
+				      prefix))
+			continue;
+		g_ptr_array_remove_index(in->warnings, i); /* frees it */
+		in->nwarnings--;
+		return true;
+	}
+	return false;
+}
+
 struct hd_rank *hd_store_find_rank(const struct hd_store *s, int rank)
 {
 	return g_hash_table_lookup(s->ranks, GINT_TO_POINTER(rank));
@@ -290,6 +303,48 @@ uint32_t hd_store_group(struct hd_store *s, const char *id)
 	g_hash_table_insert(s->group_index, g->id,
 			    GUINT_TO_POINTER(s->groups->len));
 	return s->groups->len - 1;
+}
+
+guint hd_store_drop_empty_groups(struct hd_store *s, const bool *cand)
+{
+	guint n = s->groups->len, kept = 0;
+	g_autofree uint32_t *map = g_new(uint32_t, n + 1);
+	g_autofree bool *used = g_new0(bool, n + 1);
+	GPtrArray *old = s->groups;
+
+	for (guint i = 0; i < s->ops->len; i++) {
+		const struct hd_op *op =
+			&g_array_index(s->ops, struct hd_op, i);
+
+		if (op->group < n)
+			used[op->group] = true;
+	}
+	for (guint g = 0; g < n; g++)
+		map[g] = cand[g] && !used[g] ? UINT32_MAX : kept++;
+	if (kept == n)
+		return 0;
+	for (guint i = 0; i < s->ops->len; i++) {
+		struct hd_op *op = &g_array_index(s->ops, struct hd_op, i);
+
+		if (op->group < n)
+			op->group = map[op->group];
+	}
+	s->groups = g_ptr_array_new_full(kept, group_free);
+	g_hash_table_remove_all(s->group_index);
+	for (guint g = 0; g < n; g++) {
+		struct hd_group *grp = g_ptr_array_index(old, g);
+
+		if (map[g] == UINT32_MAX) {
+			group_free(grp);
+			continue;
+		}
+		g_ptr_array_add(s->groups, grp);
+		g_hash_table_insert(s->group_index, grp->id,
+				    GUINT_TO_POINTER(s->groups->len));
+	}
+	g_ptr_array_set_free_func(old, NULL);
+	g_ptr_array_unref(old);
+	return n - kept;
 }
 
 struct hd_group *hd_store_group_at(const struct hd_store *s, uint32_t index)

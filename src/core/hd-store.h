@@ -1216,6 +1216,13 @@ enum hd_input_kind hd_store_op_source(const struct hd_store *s,
 void hd_input_warn(struct hd_input *in, uint64_t line, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
 
+/*
+ * Takes back the first kept warning of in that starts with prefix (one a
+ * later step showed untrue: a process of unknown rank that another log
+ * named), and its count.  Returns whether one was kept.
+ */
+bool hd_input_unwarn(struct hd_input *in, const char *prefix);
+
 /* Returns the rank record, creating it.  (transfer none) */
 struct hd_rank *hd_store_rank(struct hd_store *s, int rank);
 /* Returns the rank record or NULL.  (transfer none) */
@@ -1236,6 +1243,13 @@ char *hd_group_id_pg(const char *name, const int *ranks, size_t nranks);
 
 /* Returns the index of the group with this id, creating it. */
 uint32_t hd_store_group(struct hd_store *s, const char *id);
+/*
+ * Drops the groups cand marks (cand[i] for group i) that no op is in any
+ * more, renumbering the rest in order (the ops' group indices with them:
+ * only ops hold one): a comm guessed for a rotated log's newer part whose
+ * ops joined the comm they continue.  Returns how many were dropped.
+ */
+guint hd_store_drop_empty_groups(struct hd_store *s, const bool *cand);
 /* Returns the index of the group with this id, or -1. */
 int64_t hd_store_find_group(const struct hd_store *s, const char *id);
 /* (transfer none) */

@@ -15,6 +15,7 @@
 #include "hd-store.h"
 #include "hd-text.h"
 #include "hd-test.h"
+#include "hd-test-store.h"
 #include "hd-const.h"
 #include "hd-sort.h"
 
@@ -1123,6 +1124,62 @@ START_TEST(test_signal_accessors)
 END_TEST
 
 /* The shared comparators order by value, whatever the width or sign. */
+/*
+ * hd_store_drop_empty_groups(): only the marked groups no op is in go;
+ * the rest keep their order, ids and ops.  hd_input_unwarn() takes back
+ * one kept warning and its count.
+ */
+START_TEST(test_drop_empty_groups)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	uint32_t in = hd_store_add_input(s, "x.log");
+	uint32_t g0 = hd_store_group(s, "comm:0x1");
+	uint32_t g1 = hd_store_group(s, "nccl-nranks:4#0");
+	uint32_t g2 = hd_store_group(s, "nccl-nranks:2#0");
+	uint32_t g3 = hd_store_group(s, "nccl-nranks:8#0");
+	bool cand[5] = { false, true, true, false, false };
+	struct hd_input *ip = hd_store_input(s, in);
+
+	(void)g1;
+	for (int i = 0; i < 3; i++) {
+		struct hd_op_rec op =
+			hd_test_op(i == 2 ? g2 : g0, 0, HD_SEQ_ORDINAL, i,
+				   HD_OP_ALL_REDUCE, HD_STATE_ENQUEUED);
+		struct hd_opdesc d = hd_test_desc(8, 8, HD_DTYPE_FLOAT32);
+
+		op.prov.input = in;
+		hd_test_add_op(s, &op, &d);
+	}
+	/* g1: marked and empty, dropped; g2 marked but holds an op; g3
+	   empty but not marked */
+	ck_assert_uint_eq(hd_store_drop_empty_groups(s, cand), 1);
+	ck_assert_uint_eq(s->groups->len, 3);
+	ck_assert_str_eq(hd_store_group_at(s, 0)->id, "comm:0x1");
+	ck_assert_str_eq(hd_store_group_at(s, 1)->id, "nccl-nranks:2#0");
+	ck_assert_str_eq(hd_store_group_at(s, 2)->id, "nccl-nranks:8#0");
+	ck_assert_int_eq(hd_store_find_group(s, "nccl-nranks:4#0"), -1);
+	ck_assert_int_eq(hd_store_find_group(s, "nccl-nranks:8#0"), 2);
+	ck_assert_uint_eq(g_array_index(s->ops, struct hd_op, 0).group, 0);
+	ck_assert_uint_eq(g_array_index(s->ops, struct hd_op, 2).group, 1);
+	(void)g3;
+	/* the marks are by the groups' numbers now: g2 holds an op */
+	{
+		bool again[4] = { true, true, false, false };
+
+		ck_assert_uint_eq(hd_store_drop_empty_groups(s, again), 0);
+	}
+
+	hd_input_warn(ip, 0, "rank unknown for node-a:7, its 3 ops kept");
+	hd_input_warn(ip, 4, "something else");
+	ck_assert(!hd_input_unwarn(ip, "rank unknown for node-a:70,"));
+	ck_assert(hd_input_unwarn(ip, "rank unknown for node-a:7,"));
+	ck_assert_uint_eq(ip->nwarnings, 1);
+	ck_assert_uint_eq(ip->warnings->len, 1);
+	ck_assert_str_eq(g_ptr_array_index(ip->warnings, 0),
+			 "line 4: something else");
+}
+END_TEST
+
 START_TEST(test_compare_shared)
 {
 	int i[] = { 3, -1, INT_MAX, INT_MIN, 0 };
@@ -1175,6 +1232,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_intern_linear_memory);
 	tcase_add_test(tc, test_intern_limit);
 	tcase_add_test(tc, test_bound_signals_owns_text);
+	tcase_add_test(tc, test_drop_empty_groups);
 	/* a million strings, under ASan too */
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
