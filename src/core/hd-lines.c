@@ -1,13 +1,13 @@
 /*
  * Lines: a reader's bytes split into lines of at most HD_LINE_MAX bytes,
  * from a buffer refilled as it empties.  A line ends at \n, \r\n or a lone
- * \r; the searches for \n and for \r remember where they got to, so that
- * a file with no \n at all (\r line ends) is not scanned again for every
- * line, nor one with no \r (nearly every log) for a \r.  NUL bytes are no
- * text: a run of them is a hole a writer left (logrotate's copytruncate
- * under a writer that kept its offset, a crash before the data reached
- * the disk), skipped and counted on the reader, and a line that stops at
- * one is cut there.
+ * \r; the searches for \n, for \r and for NUL remember where they got
+ * to, so that a file with no \n at all (\r line ends) is not scanned
+ * again for every line, nor one with no \r or NUL (nearly every log) for
+ * either.  NUL bytes are no text: a run of them is a hole a writer left
+ * (logrotate's copytruncate under a writer that kept its offset, a crash
+ * before the data reached the disk), skipped and counted on the reader,
+ * and a line that stops at one is cut there.
  */
 #include "config.h"
 
@@ -33,9 +33,11 @@ struct hd_lines {
 	   otherwise there is none in buf[start, nl_scanned). */
 	bool nl_valid;
 	size_t nl_at, nl_scanned;
-	/* The same for \r. */
+	/* The same for \r, and for NUL. */
 	bool cr_valid;
 	size_t cr_at, cr_scanned;
+	bool nul_valid;
+	size_t nul_at, nul_scanned;
 	uint64_t lineno;
 };
 
@@ -81,6 +83,8 @@ static bool lines_fill(struct hd_lines *l, GError **error)
 		l->nl_scanned -= MIN(l->nl_scanned, l->start);
 		l->cr_at -= l->cr_valid ? l->start : 0;
 		l->cr_scanned -= MIN(l->cr_scanned, l->start);
+		l->nul_at -= l->nul_valid ? l->start : 0;
+		l->nul_scanned -= MIN(l->nul_scanned, l->start);
 		l->start = 0;
 	}
 	if (l->end >= l->cap)
@@ -102,6 +106,8 @@ static void lines_skip(struct hd_lines *l, size_t n)
 		l->nl_valid = false;
 	if (l->cr_valid && l->cr_at < l->start)
 		l->cr_valid = false;
+	if (l->nul_valid && l->nul_at < l->start)
+		l->nul_valid = false;
 }
 
 /*
@@ -134,6 +140,18 @@ static char *find_eol(struct hd_lines *l)
 	if (l->cr_valid && (!l->nl_valid || l->cr_at < l->nl_at))
 		return l->buf + l->cr_at;
 	return l->nl_valid ? l->buf + l->nl_at : NULL;
+}
+
+/*
+ * The first NUL among the next upto unread bytes, or NULL.  Searched
+ * once for the whole buffer, like \r, not once a line: a line's search
+ * costs a call whatever it finds, and nearly every log has none.
+ */
+static const char *find_nul(struct hd_lines *l, size_t upto)
+{
+	find_byte(l, '\0', &l->nul_valid, &l->nul_at, &l->nul_scanned);
+	return l->nul_valid && l->nul_at < l->start + upto ? l->buf + l->nul_at
+							    : NULL;
 }
 
 bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
@@ -188,7 +206,7 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 			size_t upto = eol && (size_t)(eol - base) <= HD_LINE_MAX
 					      ? (size_t)(eol - base)
 					      : MIN(avail, HD_LINE_MAX);
-			const char *nul = memchr(base, '\0', upto);
+			const char *nul = find_nul(l, upto);
 			bool shares = l->nul_ended;
 
 			l->unterminated = false;

@@ -548,6 +548,45 @@ START_TEST(test_lines_nul_holes)
 }
 END_TEST
 
+/*
+ * The NUL search runs over the buffer once, not once a line: holes
+ * scattered through megabytes of lines, across every refill, each one
+ * found where it is, and a line after one found whole.
+ */
+START_TEST(test_lines_nul_holes_across_refills)
+{
+	GString *in = g_string_new(NULL);
+	GString *want = g_string_new(NULL);
+	g_autofree char *got = NULL;
+	uint64_t count, lines = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		if (i % 997 == 0) {
+			/* a line cut by a hole: "pre" and "post" share one
+			   number */
+			g_string_append_printf(in, "pre %d", i);
+			g_string_append_len(in, "\0\0\0", 1 + i % 3);
+			g_string_append_printf(in, "post %d\n", i);
+			g_string_append_printf(want, "pre %d|post %d|", i, i);
+		} else if (i % 1009 == 0) {
+			/* a hole between lines */
+			g_string_append_len(in, "\0\0\0\0", 4);
+			g_string_append_printf(in, "after %d\n", i);
+			g_string_append_printf(want, "after %d|", i);
+		} else {
+			g_string_append_printf(in, "line %d\n", i);
+			g_string_append_printf(want, "line %d|", i);
+		}
+		lines++;
+	}
+	got = all_lines(in->str, in->len, &count);
+	ck_assert_str_eq(got, want->str);
+	ck_assert_uint_eq(count, lines);
+	g_string_free(in, TRUE);
+	g_string_free(want, TRUE);
+}
+END_TEST
+
 /* A stream that starts with NULs: the head is the text after them. */
 START_TEST(test_head_skips_nul)
 {
@@ -1274,6 +1313,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_trailing_after_compressed);
 	tcase_add_test(tc, test_members_then_padding);
 	tcase_add_test(tc, test_lines_nul_holes);
+	tcase_add_test(tc, test_lines_nul_holes_across_refills);
 	tcase_add_test(tc, test_head_skips_nul);
 	tcase_add_test(tc, test_utf16_read_as_utf8);
 	tcase_add_test(tc, test_lines_cr_only);
