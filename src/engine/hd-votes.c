@@ -626,21 +626,29 @@ static void check_position(struct group_ctx *c, int64_t key,
 void hd_align_check_votes(struct group_ctx *c)
 {
 	g_autofree struct at_pos *pos = g_new(struct at_pos, c->views->len + 1);
+	/* the views that take part: a rank of another instance never does */
+	g_autofree guint *live = g_new(guint, c->views->len + 1);
+	guint nlive = 0;
 
+	for (guint i = 0; i < c->views->len; i++)
+		if (!c->foreign ||
+		    !g_hash_table_contains(
+			    c->foreign,
+			    GINT_TO_POINTER(g_array_index(c->views, struct view,
+							  i).rank)))
+			live[nlive++] = i;
 	for (;;) {
 		int64_t key = INT64_MAX;
 		uint32_t npos = 0;
 
 		/* the views at the lowest next key, in one pass */
-		for (guint i = 0; i < c->views->len; i++) {
+		for (guint j = 0; j < nlive; j++) {
+			guint i = live[j];
 			const struct view *vw =
 				&g_array_index(c->views, struct view, i);
 			int64_t k;
 
-			if (vw->cur >= vw->n ||
-			    (c->foreign &&
-			     g_hash_table_contains(c->foreign,
-						   GINT_TO_POINTER(vw->rank))))
+			if (vw->cur >= vw->n)
 				continue;
 			k = view_key(vw, vw->cur);
 			if (k < key) {
