@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "hd-reader.h"
+
 #include "hd-hash.h"
 #include "hd-input.h"
 #include "rank-name.h"
@@ -25,7 +27,40 @@ struct hd_copies {
 	   struct proc_seen), each found again by its input's index and
 	   where its ops begin in the load's store, which only grows */
 	GHashTable *procs;
+	/*
+	 * uint64 length -> the input of that length whose content was not
+	 * hashed (struct unhashed), or &hashed_length once one was:
+	 * hd_copies_content()
+	 */
+	GHashTable *lengths;
 };
+
+/* An input merged with its length only, and where to read it again. */
+struct unhashed {
+	uint64_t length;
+	char *path;
+	guint input;
+};
+
+static char hashed_length;
+
+static uint64_t *new_length(uint64_t length)
+{
+	uint64_t *k = g_new(uint64_t, 1);
+
+	*k = length;
+	return k;
+}
+
+static void unhashed_free(gpointer p)
+{
+	struct unhashed *u = p;
+
+	if (p == &hashed_length)
+		return;
+	g_free(u->path);
+	g_free(u);
+}
 
 /* (a benchmark hard links one dump as every rank's) */
 bool hd_copies_names_agree(const char *a, const char *b)
@@ -505,6 +540,8 @@ struct hd_copies *hd_copies_new(void)
 	c->procs =
 		g_hash_table_new_full(proc_ident_hash, proc_ident_equal, g_free,
 				      (GDestroyNotify)g_ptr_array_unref);
+	c->lengths = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					   unhashed_free);
 	return c;
 }
 
@@ -514,6 +551,7 @@ void hd_copies_free(struct hd_copies *c)
 		return;
 	g_hash_table_unref(c->seen);
 	g_hash_table_unref(c->procs);
+	g_hash_table_unref(c->lengths);
 	g_free(c);
 }
 
@@ -555,6 +593,85 @@ struct hd_store *hd_copies_input(struct hd_copies *c, struct hd_store *dst,
 	}
 	hd_store_free(s);
 	return note;
+}
+
+/*
+ * The content hash of the file at path, read again: it must decode to
+ * length bytes, as it did when it was parsed, else it changed since and
+ * has no content to compare (false).
+ */
+static bool hash_again(const char *path, uint64_t length, uint64_t *hash)
+{
+	g_autoptr(hd_reader) rd = hd_reader_open(path, NULL);
+	g_autofree uint8_t *buf = NULL;
+	struct hd_digest d;
+	ssize_t n;
+
+	if (!rd)
+		return false;
+	/* past length it changed: stop there */
+	hd_reader_set_budget(rd, length, 0, "a second read of the same file");
+	buf = g_malloc(64 * 1024);
+	while ((n = hd_reader_read(rd, buf, 64 * 1024, NULL)) > 0)
+		;
+	hd_reader_digest(rd, &d);
+	if (n < 0 || !d.complete || d.length != length)
+		return false;
+	*hash = d.hash;
+	return true;
+}
+
+bool hd_copies_content(struct hd_copies *c, struct hd_store *dst,
+		       const char *path, struct hd_digest *d)
+{
+	struct unhashed *was = g_hash_table_lookup(c->lengths, &d->length);
+
+	if (was && was != (gpointer)&hashed_length) {
+		uint64_t hash;
+
+		/* an input of that length went unhashed: it is needed now */
+		if (hash_again(was->path, was->length, &hash))
+			hd_copies_remember(c, dst, was->input, hash,
+					   was->length);
+		/* frees was */
+		g_hash_table_replace(c->lengths, new_length(d->length),
+				     &hashed_length);
+		was = (gpointer)&hashed_length;
+	}
+	if (!d->hashed && !was) {
+		struct unhashed *u = g_new(struct unhashed, 1);
+
+		u->length = d->length;
+		u->path = g_strdup(path);
+		u->input = dst->inputs->len;
+		g_hash_table_insert(c->lengths, new_length(d->length), u);
+		return false;
+	}
+	if (!d->hashed) {
+		if (!hash_again(path, d->length, &d->hash))
+			return false;
+		d->hashed = true;
+	}
+	if (!was)
+		g_hash_table_insert(c->lengths, new_length(d->length),
+				    &hashed_length);
+	return true;
+}
+
+void hd_copies_remember(struct hd_copies *c, struct hd_store *dst,
+			guint input, uint64_t hash, uint64_t length)
+{
+	struct content_key key = { hash, length };
+	struct hd_input *in = hd_store_input(dst, input);
+	struct content_key *k;
+
+	if (in->error || g_hash_table_contains(c->seen, &key))
+		return;
+	k = g_new(struct content_key, 1);
+	*k = key;
+	g_hash_table_insert(c->seen, k, GUINT_TO_POINTER(input + 1));
+	in->content_hash = hash;
+	in->content_length = length;
 }
 
 void hd_copies_drop_procs(struct hd_copies *c, struct hd_store *dst,

@@ -19,6 +19,7 @@
 #include <glib.h>
 
 #include "hd-store.h"
+#include "hd-reader.h"
 
 /* The contents and processes seen so far in one load.  (transfer full) */
 struct hd_copies *hd_copies_new(void);
@@ -54,6 +55,26 @@ struct hd_store *hd_copies_repeat_store(const char *name,
 struct hd_store *hd_copies_input(struct hd_copies *c, struct hd_store *dst,
 				 struct hd_store *s, const char *name,
 				 uint64_t hash, uint64_t length, guint *origin);
+
+/*
+ * Makes the content (hash, length) known as that of dst's input, merged
+ * earlier without it (its content was not hashed while no other input
+ * could share it): a later input with that content repeats it.  An input
+ * that could not be read is no original, as in hd_copies_input().
+ */
+void hd_copies_remember(struct hd_copies *c, struct hd_store *dst,
+			guint input, uint64_t hash, uint64_t length);
+
+/*
+ * Whether the content d gives of the input about to become dst's next
+ * one can be compared (true: d->hash is set, hashed now by reading path
+ * again if d had only its length and an earlier input has that length)
+ * or need not be, as no input merged before it has its length (false;
+ * hashed later, by reading it again, if a later one has).  An earlier
+ * input merged unhashed with d's length is hashed now and remembered.
+ */
+bool hd_copies_content(struct hd_copies *c, struct hd_store *dst,
+		       const char *path, struct hd_digest *d);
 
 /*
  * Drops from s, one NCCL log about to be merged into dst, the ops of

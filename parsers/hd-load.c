@@ -36,6 +36,7 @@
 #include "hd-copies.h"
 #include "hd-input.h"
 #include "hd-sha256.h"
+#include "hd-const.h"
 #include "formats.h"
 #include "parsers.h"
 #include "hd-banned.h"
@@ -80,6 +81,12 @@ struct load_job {
 	 * otherwise); never for real incidents (docs/safety.md)
 	 */
 	bool read_copies;
+	/*
+	 * its content is not hashed as it is read: no other input has its
+	 * size, so none can be a copy of it, unless one decodes to it
+	 * (hd_copies_content() then reads it again)
+	 */
+	bool skip_key;
 };
 
 /* Whether s, which may be NULL, holds part. */
@@ -319,6 +326,8 @@ static void parse_one(struct load_job *job)
 		return;
 	}
 	rd = hd_reader_open(job->found->path, &err);
+	if (rd && job->skip_key)
+		hd_reader_skip_content_hash(rd);
 	if (rd) {
 		/* standard input, read by the parser, is not described */
 		if (job->describe && strcmp(job->found->path, "-") != 0)
@@ -390,7 +399,8 @@ static guint merge_part(struct hd_store *dst, struct load_job *job,
 	g_clear_pointer(&part->refusal, g_free);
 	/* a digest's inputs are looked up one by one (hd_copies_digest()) */
 	if (part->digest.complete && part->digest.length > 0 &&
-	    !job->read_copies && !part->from_digest)
+	    !job->read_copies && !part->from_digest &&
+	    hd_copies_content(copies, dst, job->found->path, &part->digest))
 		s = hd_copies_input(copies, dst, s, name, part->digest.hash,
 				    part->digest.length, &origin);
 	part->store = NULL;
@@ -453,6 +463,42 @@ static void merge_job(struct hd_store *dst, struct load_job *work, guint i,
 		g_free(part->name);
 	}
 	g_clear_pointer(&job->parts, g_array_unref);
+}
+
+/*
+ * Which of the n jobs need not hash their content as they are read.  Two
+ * inputs are copies only if they decode to as many bytes, and a file as
+ * stored decodes to its size: a file whose size no other input has is
+ * read without the hash (7% of the time one NCCL log takes), and hashed
+ * by a second read only if a compressed input decodes to its size.  A
+ * digest keeps every input's content, and inputs merged whatever their
+ * content (HANGDOC_BENCH_READ_COPIES) are never compared.
+ */
+static void plan_content_keys(struct load_job *work, guint n, bool for_digest)
+{
+	g_autoptr(GHashTable) sizes = NULL;
+
+	if (for_digest)
+		return;
+	sizes = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (guint i = 0; i < n; i++) {
+		const struct hd_found *f = work[i].found;
+
+		if (work[i].copy_of < 0 && f->size)
+			g_hash_table_insert(
+				sizes, hd_unconst(&f->size),
+				GUINT_TO_POINTER(!g_hash_table_contains(
+					sizes, &f->size)));
+	}
+	for (guint i = 0; i < n; i++) {
+		const struct hd_found *f = work[i].found;
+
+		work[i].skip_key =
+			work[i].read_copies ||
+			(work[i].copy_of < 0 && f->size &&
+			 strcmp(f->path, "-") != 0 &&
+			 GPOINTER_TO_UINT(g_hash_table_lookup(sizes, &f->size)));
+	}
 }
 
 /*
@@ -584,6 +630,7 @@ struct hd_store *hd_load_with(char **paths, const struct hd_load_opts *o,
 		else
 			work[i].done = true;
 	}
+	plan_content_keys(work, files->len, o->for_digest);
 	prog.files_total = files->len;
 	tell(o, &prog, NULL);
 	/* more threads than files or than a few per CPU only cost memory */

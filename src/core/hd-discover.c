@@ -77,6 +77,7 @@ static void add_found(struct discover *d, const char *path,
 	if (st) {
 		f->dev = (uint64_t)st->st_dev;
 		f->ino = (uint64_t)st->st_ino;
+		f->size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
 	}
 	if (f->dev || f->ino) {
 		key = g_new(struct file_id, 1);

@@ -14,6 +14,7 @@ struct hd_found {
 	/* as given or found below a given directory; "-" is standard input */
 	char *path;
 	uint64_t dev, ino; /* the file's identity, 0 when unknown */
+	uint64_t size; /* its size when found, 0 when unknown or empty */
 	/* an earlier entry that is the same file (device, inode), or -1 */
 	int same_as;
 	/* why a file found below a directory cannot be looked at (a dangling

@@ -90,6 +90,7 @@ struct hd_reader {
 	char *refusal; /* set once past the budget: every later read fails */
 	bool ended; /* the decoder reached the end of the stream */
 	XXH3_state_t *hash; /* of the decoded bytes */
+	bool no_hash; /* hd_reader_skip_content_hash(): stop hashing them */
 	struct hd_budget_pool *pool; /* the incident's, or NULL */
 	bool pool_stored, pool_decoded; /* what r adds to it */
 	bool pool_refused; /* refusal is the pool's */
@@ -460,7 +461,7 @@ static ssize_t decode(struct hd_reader *r, uint8_t *buf, size_t n,
 	if (!within_budget(r, got, error))
 		return -1;
 	r->decoded += got;
-	if (XXH3_64bits_update(r->hash, buf, got) != XXH_OK)
+	if (!r->no_hash && XXH3_64bits_update(r->hash, buf, got) != XXH_OK)
 		g_error("XXH3_64bits_update failed"); /* only on NULL input */
 	return got;
 }
@@ -900,8 +901,14 @@ const char *hd_reader_trailing(const struct hd_reader *r)
 void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d)
 {
 	d->length = r->decoded;
-	d->hash = XXH3_64bits_digest(r->hash);
+	d->hashed = !r->no_hash;
+	d->hash = d->hashed ? XXH3_64bits_digest(r->hash) : 0;
 	d->complete = r->ended && !r->refusal;
+}
+
+void hd_reader_skip_content_hash(struct hd_reader *r)
+{
+	r->no_hash = true;
 }
 
 enum hd_compression hd_reader_compression(const struct hd_reader *r)

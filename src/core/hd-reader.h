@@ -137,10 +137,18 @@ struct hd_digest {
 	uint64_t hash; /* XXH3-64 of the decoded bytes, seed 0 */
 	uint64_t length; /* how many there were */
 	bool complete; /* the whole stream was decoded: no error, no cut */
+	bool hashed; /* hash is set: hd_reader_skip_content_hash() was not */
 };
 
 /* The digest of every byte decoded so far, the sniffed head included. */
 void hd_reader_digest(const struct hd_reader *r, struct hd_digest *d);
+
+/*
+ * Stops hashing the decoded bytes: the digest then gives their length
+ * only.  For an input whose content no other input can share (the loader
+ * hashes it again, by reading it again, if one turns out to).
+ */
+void hd_reader_skip_content_hash(struct hd_reader *r);
 
 /*
  * Makes r also hash the bytes it reads from its source as stored (before

@@ -342,6 +342,18 @@ START_TEST(test_digest_same_content)
 		ck_assert_uint_eq(d.length, HD_READER_HEAD_MAX);
 		d = digest_of(r, 333);
 		ck_assert_uint_eq(d.hash, want.hash);
+		ck_assert(d.hashed);
+	}
+	/* told not to hash, a reader still counts what it decodes */
+	{
+		g_autoptr(hd_reader) r = hd_reader_new_from_memory(
+			g_bytes_get_data(gz, NULL), g_bytes_get_size(gz), NULL);
+
+		hd_reader_skip_content_hash(r);
+		d = digest_of(r, 4096);
+		ck_assert(!d.hashed);
+		ck_assert(d.complete);
+		ck_assert_uint_eq(d.length, want.length);
 	}
 	g_string_free(big, TRUE);
 }
