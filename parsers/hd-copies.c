@@ -658,8 +658,8 @@ bool hd_copies_content(struct hd_copies *c, struct hd_store *dst,
 	return true;
 }
 
-void hd_copies_remember(struct hd_copies *c, struct hd_store *dst,
-			guint input, uint64_t hash, uint64_t length)
+void hd_copies_remember(struct hd_copies *c, struct hd_store *dst, guint input,
+			uint64_t hash, uint64_t length)
 {
 	struct content_key key = { hash, length };
 	struct hd_input *in = hd_store_input(dst, input);

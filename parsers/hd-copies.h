@@ -62,8 +62,8 @@ struct hd_store *hd_copies_input(struct hd_copies *c, struct hd_store *dst,
  * could share it): a later input with that content repeats it.  An input
  * that could not be read is no original, as in hd_copies_input().
  */
-void hd_copies_remember(struct hd_copies *c, struct hd_store *dst,
-			guint input, uint64_t hash, uint64_t length);
+void hd_copies_remember(struct hd_copies *c, struct hd_store *dst, guint input,
+			uint64_t hash, uint64_t length);
 
 /*
  * Whether the content d gives of the input about to become dst's next

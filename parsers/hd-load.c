@@ -493,11 +493,11 @@ static void plan_content_keys(struct load_job *work, guint n, bool for_digest)
 	for (guint i = 0; i < n; i++) {
 		const struct hd_found *f = work[i].found;
 
-		work[i].skip_key =
-			work[i].read_copies ||
-			(work[i].copy_of < 0 && f->size &&
-			 strcmp(f->path, "-") != 0 &&
-			 GPOINTER_TO_UINT(g_hash_table_lookup(sizes, &f->size)));
+		work[i].skip_key = work[i].read_copies ||
+				   (work[i].copy_of < 0 && f->size &&
+				    strcmp(f->path, "-") != 0 &&
+				    GPOINTER_TO_UINT(g_hash_table_lookup(
+					    sizes, &f->size)));
 	}
 }
 

@@ -151,7 +151,7 @@ static const char *find_nul(struct hd_lines *l, size_t upto)
 {
 	find_byte(l, '\0', &l->nul_valid, &l->nul_at, &l->nul_scanned);
 	return l->nul_valid && l->nul_at < l->start + upto ? l->buf + l->nul_at
-							    : NULL;
+							   : NULL;
 }
 
 bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,

@@ -634,8 +634,9 @@ void hd_align_check_votes(struct group_ctx *c)
 		if (!c->foreign ||
 		    !g_hash_table_contains(
 			    c->foreign,
-			    GINT_TO_POINTER(g_array_index(c->views, struct view,
-							  i).rank)))
+			    GINT_TO_POINTER(
+				    g_array_index(c->views, struct view, i)
+					    .rank)))
 			live[nlive++] = i;
 	for (;;) {
 		int64_t key = INT64_MAX;
