@@ -7,7 +7,9 @@
  * read from their local headers, front to back, never by seeking to the
  * central directory: members that overlap (a known bomb) cost what their
  * bytes cost.  The archive's own budgets (src/core/hd-budget.h) are
- * checked here, on every byte a member hands out.
+ * checked here, on every byte a member hands out.  libarchive (with the
+ * libxml2, ICU and codecs it brings) is opened on the first archive, not
+ * linked (src/core/hd-dl.h): most runs read none.
  */
 #include "config.h"
 
@@ -19,10 +21,39 @@
 #include <archive_entry.h>
 
 #include "hd-budget.h"
+#include "hd-dl.h"
 #include "hd-error.h"
 #include "hd-banned.h"
 
 #define ARCHIVE_BUF_SIZE (256 * 1024)
+
+/* Every libarchive function this file calls, through la below. */
+#define LA_FUNCS(X)                        \
+	X(archive_read_new)                \
+	X(archive_read_support_format_tar) \
+	X(archive_read_support_format_zip) \
+	X(archive_read_open)               \
+	X(archive_read_next_header)        \
+	X(archive_read_data)               \
+	X(archive_read_free)               \
+	X(archive_error_string)            \
+	X(archive_set_error)               \
+	X(archive_entry_pathname)          \
+	X(archive_entry_filetype)          \
+	X(archive_entry_hardlink)
+
+#define LA_POINTER(f) __typeof__(f) *f;
+#define LA_SYM(f)     { G_STRINGIFY(f), &la.f },
+
+/* Filled by hd_dl_load(&libarchive) before an archive is read. */
+static struct {
+	LA_FUNCS(LA_POINTER)
+} la;
+
+static const struct hd_dl_sym la_syms[] = { LA_FUNCS(LA_SYM){ NULL, NULL } };
+
+static struct hd_dl libarchive = { .soname = HD_LIBARCHIVE_SONAME,
+				   .syms = la_syms };
 
 struct hd_archive {
 	struct archive *ar;
@@ -65,7 +96,7 @@ static bool is_tar_header(const uint8_t *h)
 /* libarchive's last error, never NULL. */
 static const char *ar_error(struct hd_archive *a)
 {
-	const char *e = archive_error_string(a->ar);
+	const char *e = la.archive_error_string(a->ar);
 
 	return e ? e : "not a readable tar or zip archive";
 }
@@ -91,26 +122,34 @@ static la_ssize_t archive_pull(struct archive *ar, void *data, const void **buf)
 		return n;
 	if (!a->outer_error)
 		a->outer_error = g_strdup(err ? err->message : "read failed");
-	archive_set_error(ar, EIO, "%s", a->outer_error);
+	la.archive_set_error(ar, EIO, "%s", a->outer_error);
 	return -1;
 }
 
 struct hd_archive *hd_archive_new(struct hd_reader *outer, GError **error)
 {
-	g_autoptr(hd_archive) a = g_new0(struct hd_archive, 1);
+	g_autoptr(hd_archive) a = NULL;
+	g_autoptr(GError) err = NULL;
 
+	/* the input that holds the archive says why it is not read */
+	if (!hd_dl_load(&libarchive, &err)) {
+		g_set_error(error, HD_ERROR, HD_ERROR_UNSUPPORTED,
+			    "cannot read the archive: %s", err->message);
+		return NULL;
+	}
+	a = g_new0(struct hd_archive, 1);
 	a->outer = outer;
 	a->buf = g_malloc(ARCHIVE_BUF_SIZE);
-	a->ar = archive_read_new();
+	a->ar = la.archive_read_new();
 	if (!a->ar) /* as g_malloc() does when memory runs out */
 		g_error("out of memory for a libarchive reader");
 	/*
 	 * Only the formats hangdoc recognises, and no filter: the reader has
 	 * undone gzip and zstd, and nothing else is a bundle.
 	 */
-	archive_read_support_format_tar(a->ar);
-	archive_read_support_format_zip(a->ar);
-	if (archive_read_open(a->ar, a, NULL, archive_pull, NULL) !=
+	la.archive_read_support_format_tar(a->ar);
+	la.archive_read_support_format_zip(a->ar);
+	if (la.archive_read_open(a->ar, a, NULL, archive_pull, NULL) !=
 	    ARCHIVE_OK) {
 		g_set_error(error, HD_ERROR, HD_ERROR_FORMAT,
 			    "cannot read the archive: %s",
@@ -125,7 +164,7 @@ void hd_archive_free(struct hd_archive *a)
 	if (!a)
 		return;
 	if (a->ar)
-		archive_read_free(a->ar);
+		la.archive_read_free(a->ar);
 	g_free(a->buf);
 	g_free(a->outer_error);
 	g_free(a->member);
@@ -187,7 +226,7 @@ static ssize_t member_pull(void *data, void *buf, size_t n, GError **error)
 	la_ssize_t got;
 
 	if (!a->refusal) {
-		got = archive_read_data(a->ar, buf, n);
+		got = la.archive_read_data(a->ar, buf, n);
 		if (got >= 0 && archive_within_budget(a, (size_t)got))
 			return got;
 		if (got < 0 && a->outer_error)
@@ -207,9 +246,9 @@ static ssize_t member_pull(void *data, void *buf, size_t n, GError **error)
 /* Why an entry of this type is not read, or NULL for a regular file. */
 static const char *skip_reason(struct archive_entry *e)
 {
-	if (archive_entry_hardlink(e))
+	if (la.archive_entry_hardlink(e))
 		return "a hard link inside an archive, not followed";
-	switch (archive_entry_filetype(e)) {
+	switch (la.archive_entry_filetype(e)) {
 	case AE_IFREG:
 		return NULL;
 	case AE_IFLNK:
@@ -222,7 +261,7 @@ static const char *skip_reason(struct archive_entry *e)
 /* "ARCHIVE/path" for a member: a label for reports, never opened. */
 static char *member_label(struct hd_archive *a, struct archive_entry *e)
 {
-	const char *p = archive_entry_pathname(e);
+	const char *p = la.archive_entry_pathname(e);
 
 	if (!p || !*p)
 		p = "?";
@@ -246,7 +285,7 @@ bool hd_archive_next(struct hd_archive *a, struct hd_archive_member *m,
 					    a->refusal);
 			return false;
 		}
-		rc = archive_read_next_header(a->ar, &e);
+		rc = la.archive_read_next_header(a->ar, &e);
 		if (rc == ARCHIVE_EOF)
 			return false;
 		if (rc < ARCHIVE_WARN) {
@@ -273,8 +312,8 @@ bool hd_archive_next(struct hd_archive *a, struct hd_archive_member *m,
 				       HD_BUDGET_ARCHIVE_MEMBERS));
 			continue;
 		}
-		if (archive_entry_filetype(e) == AE_IFDIR &&
-		    !archive_entry_hardlink(e))
+		if (la.archive_entry_filetype(e) == AE_IFDIR &&
+		    !la.archive_entry_hardlink(e))
 			continue;
 		g_free(a->member);
 		a->member = member_label(a, e);
