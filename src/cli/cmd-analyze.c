@@ -18,6 +18,7 @@
 #include "hd-engine.h"
 #include "hd-ranklist.h"
 #include "hd-report.h"
+#include "hd-sha256.h"
 #include "hd-banned.h"
 
 static const char help[] =
@@ -415,6 +416,7 @@ static int run_analyze(struct analyze_opts *po, GPtrArray *paths, char **load)
 	g_autoptr(hd_store) store = NULL;
 	g_autoptr(hd_analysis) a = NULL;
 	g_autofree char *label = NULL;
+	g_autoptr(GError) sha_err = NULL;
 	int status;
 
 	lo.jobs = o.jobs;
@@ -422,6 +424,11 @@ static int run_analyze(struct analyze_opts *po, GPtrArray *paths, char **load)
 	lo.window = &o.window;
 	lo.describe = o.format == HD_REPORT_JSON;
 	lo.sha256 = o.sha256;
+	/* before reading anything: the hash is what was asked for */
+	if (lo.describe && lo.sha256 && !hd_sha256_available(&sha_err)) {
+		hd_cmd_error("--sha256: %s", sha_err->message);
+		return HD_EXIT_USAGE;
+	}
 	if (!o.quiet && isatty(STDERR_FILENO)) {
 		lo.progress = draw_progress;
 		lo.progress_data = &prog;

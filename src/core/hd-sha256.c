@@ -3,6 +3,8 @@
  * The thread takes filled chunks from one queue and gives them back
  * empty on another; a chunk of length 0 tells it to stop.  The digest's
  * context belongs to the thread from its start until it is joined.
+ * libcrypto is opened by the first hasher, not linked (src/core/hd-dl.h):
+ * only --sha256 needs it.
  */
 #include "config.h"
 
@@ -12,7 +14,31 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "hd-dl.h"
 #include "hd-banned.h"
+
+/* Every libcrypto function this file calls, through ssl below. */
+#define SSL_FUNCS(X)          \
+	X(EVP_MD_CTX_new)     \
+	X(EVP_MD_CTX_free)    \
+	X(EVP_sha256)         \
+	X(EVP_DigestInit_ex)  \
+	X(EVP_DigestUpdate)   \
+	X(EVP_DigestFinal_ex) \
+	X(OPENSSL_thread_stop)
+
+#define SSL_POINTER(f) __typeof__(f) *f;
+#define SSL_SYM(f)     { G_STRINGIFY(f), &ssl.f },
+
+/* Filled by hd_dl_load(&libcrypto) before a hasher is made. */
+static struct {
+	SSL_FUNCS(SSL_POINTER)
+} ssl;
+
+static const struct hd_dl_sym ssl_syms[] = { SSL_FUNCS(SSL_SYM){ NULL, NULL } };
+
+static struct hd_dl libcrypto = { .soname = HD_LIBCRYPTO_SONAME,
+				  .syms = ssl_syms };
 
 struct chunk {
 	size_t len; /* 0: stop */
@@ -37,22 +63,31 @@ static gpointer hasher(gpointer data)
 		size_t len = c->len;
 
 		if (len && !h->failed &&
-		    !EVP_DigestUpdate(h->ctx, c->data, len))
+		    !ssl.EVP_DigestUpdate(h->ctx, c->data, len))
 			h->failed = true;
 		g_async_queue_push(h->empty, c);
 		if (!len) {
-			OPENSSL_thread_stop();
+			ssl.OPENSSL_thread_stop();
 			return NULL;
 		}
 	}
 }
 
+bool hd_sha256_available(GError **error)
+{
+	return hd_dl_load(&libcrypto, error);
+}
+
 struct hd_sha256 *hd_sha256_new(void)
 {
-	struct hd_sha256 *h = g_new0(struct hd_sha256, 1);
+	struct hd_sha256 *h;
 
-	h->ctx = EVP_MD_CTX_new();
-	if (!h->ctx || !EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL)) {
+	if (!hd_sha256_available(NULL))
+		return NULL;
+	h = g_new0(struct hd_sha256, 1);
+
+	h->ctx = ssl.EVP_MD_CTX_new();
+	if (!h->ctx || !ssl.EVP_DigestInit_ex(h->ctx, ssl.EVP_sha256(), NULL)) {
 		hd_sha256_free(h);
 		return NULL;
 	}
@@ -93,7 +128,7 @@ void hd_sha256_update(struct hd_sha256 *h, const void *buf, size_t n)
 	    (h->full || h->inline_bytes + n <= HD_SHA256_INLINE_BYTES ||
 	     !start(h))) {
 		h->inline_bytes += n;
-		if (!h->failed && !EVP_DigestUpdate(h->ctx, p, n))
+		if (!h->failed && !ssl.EVP_DigestUpdate(h->ctx, p, n))
 			h->failed = true;
 		return;
 	}
@@ -117,7 +152,7 @@ bool hd_sha256_finish(struct hd_sha256 *h, char hex[HD_SHA256_HEX_LEN + 1])
 	g_return_val_if_fail(!h->finished, false);
 	stop(h);
 	h->finished = true;
-	if (h->failed || !EVP_DigestFinal_ex(h->ctx, md, &len))
+	if (h->failed || !ssl.EVP_DigestFinal_ex(h->ctx, md, &len))
 		return false;
 	g_assert(len * 2 == HD_SHA256_HEX_LEN);
 	for (unsigned i = 0; i < len; i++) {
@@ -137,11 +172,14 @@ void hd_sha256_free(struct hd_sha256 *h)
 		g_async_queue_unref(h->full);
 	if (h->empty)
 		g_async_queue_unref(h->empty);
-	EVP_MD_CTX_free(h->ctx);
+	/* a hasher exists only once libcrypto is loaded */
+	ssl.EVP_MD_CTX_free(h->ctx);
 	g_free(h);
 }
 
 void hd_sha256_thread_done(void)
 {
-	OPENSSL_thread_stop();
+	/* a thread that hashed nothing must not load libcrypto to say so */
+	if (hd_dl_loaded(&libcrypto))
+		ssl.OPENSSL_thread_stop();
 }

@@ -1,7 +1,8 @@
 /*
  * SHA-256 of a stream fed in pieces, for describing a file as stored
  * while it is read for parsing (issue 22).  OpenSSL's libcrypto does the
- * hashing, with the CPU's SHA instructions where it has them.  Past the
+ * hashing, with the CPU's SHA instructions where it has them; it is
+ * opened by the first hasher, not linked.  Past the
  * first HD_SHA256_INLINE_BYTES the pieces are copied to a thread of the
  * hasher's own, so that a parse and the hash of its file run side by
  * side instead of one after the other; at most HD_SHA256_CHUNKS chunks of
@@ -28,7 +29,16 @@
 
 struct hd_sha256;
 
-/* A new hasher, or NULL when libcrypto cannot make one.  (transfer full) */
+/*
+ * Whether SHA-256 can be had: loads libcrypto (opened on first use, not
+ * linked) and says why not, naming the library, when it cannot be.
+ */
+bool hd_sha256_available(GError **error);
+
+/*
+ * A new hasher, or NULL when libcrypto cannot be loaded or cannot make
+ * one.  (transfer full)
+ */
 struct hd_sha256 *hd_sha256_new(void);
 
 /* Hashes the next n bytes of buf. */
