@@ -11,6 +11,12 @@
  * The parent reaps every child, SIGKILLing those that do not exit within a
  * grace period.
  *
+ * The CUDA runtime and NCCL are not linked: the parent opens them before
+ * it forks (src/core/hd-dl.h), so that hangdoc starts, and costs no
+ * memory for them, where they are missing or unused.  Nothing is called
+ * in them before the ranks run.  When they cannot be loaded the replay is
+ * not attempted, as when no GPU is visible.
+ *
  * Without HAVE_CUDA_NCCL, replay_run() fails with HD_ERROR_UNSUPPORTED.
  */
 #include "config.h"
@@ -18,6 +24,7 @@
 #include "replay-run.h"
 
 #include "hd-const.h"
+#include "hd-dl.h"
 #include "hd-error.h"
 
 #ifdef HAVE_CUDA_NCCL
@@ -101,6 +108,93 @@ struct replay_result *replay_run(const struct replay_plan *p,
 
 G_STATIC_ASSERT(sizeof(ncclUniqueId) <= 256);
 
+/*
+ * Where the CUDA runtime and NCCL are found: in the CUDA tree configure
+ * found first, then through the loader's search path, by the sonames of
+ * the libraries the build found.  The CPU build (tests/replay-double)
+ * names its double instead, beside it.
+ */
+#ifndef HD_REPLAY_CUDART
+#define HD_REPLAY_CUDART HD_CUDART_SONAME
+#define HD_REPLAY_NCCL	 HD_NCCL_SONAME
+#define HD_REPLAY_LIBDIR HD_CUDA_LIBDIR
+#endif
+
+/* Every CUDA runtime function the ranks call, through cu below. */
+#define CU_FUNCS(X)                  \
+	X(cudaGetDeviceCount)        \
+	X(cudaSetDevice)             \
+	X(cudaMemGetInfo)            \
+	X(cudaMalloc)                \
+	X(cudaMemset)                \
+	X(cudaStreamCreateWithFlags) \
+	X(cudaEventCreateWithFlags)  \
+	X(cudaEventRecord)           \
+	X(cudaEventQuery)
+
+/* Every NCCL function the ranks call, through nc below. */
+#define NC_FUNCS(X)               \
+	X(ncclGetUniqueId)        \
+	X(ncclCommInitRankConfig) \
+	X(ncclCommGetAsyncError)  \
+	X(ncclCommAbort)          \
+	X(ncclGetErrorString)     \
+	X(ncclGetLastError)       \
+	X(ncclGroupStart)         \
+	X(ncclGroupEnd)           \
+	X(ncclAllReduce)          \
+	X(ncclAllGather)          \
+	X(ncclReduceScatter)      \
+	X(ncclBroadcast)          \
+	X(ncclReduce)             \
+	X(ncclSend)               \
+	X(ncclRecv)
+
+/*
+ * The pointers are declared with the headers' own prototypes; a name the
+ * runtime header maps to another (cudaMemset to cudaMemset_ptds with a
+ * per-thread default stream) is looked up by the name it maps to.
+ */
+#define FUNC_POINTER(f) __typeof__(f) *f;
+#define CU_SYM(f)	{ G_STRINGIFY(f), &cu.f },
+#define NC_SYM(f)	{ G_STRINGIFY(f), &nc.f },
+
+/* Filled by load_libs() before the first fork. */
+static struct {
+	CU_FUNCS(FUNC_POINTER)
+} cu;
+static struct {
+	NC_FUNCS(FUNC_POINTER)
+} nc;
+
+static const struct hd_dl_sym cu_syms[] = { CU_FUNCS(CU_SYM){ NULL, NULL } };
+static const struct hd_dl_sym nc_syms[] = { NC_FUNCS(NC_SYM){ NULL, NULL } };
+
+static struct hd_dl libcudart = { .soname = HD_REPLAY_CUDART,
+				  .dir = HD_REPLAY_LIBDIR,
+				  .syms = cu_syms };
+static struct hd_dl libnccl = { .soname = HD_REPLAY_NCCL,
+				.dir = HD_REPLAY_LIBDIR,
+				.syms = nc_syms };
+
+/*
+ * Opens the CUDA runtime, then NCCL (which may need it).  Loading them
+ * touches no device, as when they were linked: CUDA starts at a rank's
+ * first call, after the fork.
+ */
+static bool load_libs(GError **error)
+{
+	g_autoptr(GError) err = NULL;
+
+	if (hd_dl_load(&libcudart, &err) && hd_dl_load(&libnccl, &err))
+		return true;
+	g_set_error(
+		error, HD_ERROR, HD_ERROR_UNSUPPORTED,
+		"the CUDA and NCCL libraries could not be loaded (%s); use --dry-run or --plan-out",
+		err->message);
+	return false;
+}
+
 enum msg_type {
 	MSG_UID = 1, /* rank 0: the unique id, in text */
 	MSG_OP, /* one op's status and time */
@@ -127,7 +221,7 @@ struct msg {
 };
 
 /* Parent -> child after every rank ended: abort and exit. */
-#define CMD_EXIT 'x'
+#define CMD_EXIT	'x'
 /*
  * Seconds a child gets to exit after the parent's word.  The CPU test build
  * (tests/replay-double) shortens it to test the SIGKILL path quickly.
@@ -208,7 +302,7 @@ G_GNUC_NORETURN static void child_end(struct child *c, int kind, int nccl,
 	while (read(c->down, &cmd, 1) < 0 && errno == EINTR)
 		;
 	if (c->comm)
-		ncclCommAbort(c->comm);
+		nc.ncclCommAbort(c->comm);
 	_exit(kind == END_DONE ? 0 : 1);
 }
 
@@ -287,7 +381,7 @@ static ncclRedOp_t nccl_redop(enum hd_redop r)
  */
 static ncclResult_t group_end(ncclResult_t r)
 {
-	ncclResult_t ge = ncclGroupEnd();
+	ncclResult_t ge = nc.ncclGroupEnd();
 
 	return r != ncclSuccess ? r : ge;
 }
@@ -306,48 +400,49 @@ static ncclResult_t issue(struct child *c, const struct replay_op *o,
 
 	switch (o->kind) {
 	case HD_OP_ALL_REDUCE:
-		return ncclAllReduce(sb, rb, n, t, op, comm, st);
+		return nc.ncclAllReduce(sb, rb, n, t, op, comm, st);
 	case HD_OP_BARRIER:
-		return ncclAllReduce(sb, rb, 1, ncclFloat32, ncclSum, comm, st);
+		return nc.ncclAllReduce(sb, rb, 1, ncclFloat32, ncclSum, comm,
+					st);
 	case HD_OP_ALL_GATHER:
-		return ncclAllGather(sb, rb, n, t, comm, st);
+		return nc.ncclAllGather(sb, rb, n, t, comm, st);
 	case HD_OP_REDUCE_SCATTER:
-		return ncclReduceScatter(sb, rb, n, t, op, comm, st);
+		return nc.ncclReduceScatter(sb, rb, n, t, op, comm, st);
 	case HD_OP_BROADCAST:
-		return ncclBroadcast(sb, rb, n, t, root, comm, st);
+		return nc.ncclBroadcast(sb, rb, n, t, root, comm, st);
 	case HD_OP_REDUCE:
-		return ncclReduce(sb, rb, n, t, op, root, comm, st);
+		return nc.ncclReduce(sb, rb, n, t, op, root, comm, st);
 	case HD_OP_SEND:
-		return ncclSend(sb, n, t, o->peer, comm, st);
+		return nc.ncclSend(sb, n, t, o->peer, comm, st);
 	case HD_OP_RECV:
-		return ncclRecv(rb, n, t, o->peer, comm, st);
+		return nc.ncclRecv(rb, n, t, o->peer, comm, st);
 	case HD_OP_ALL_TO_ALL:
 		per = n / (size_t)c->nranks;
-		ncclGroupStart();
+		nc.ncclGroupStart();
 		for (int q = 0; q < c->nranks && r == ncclSuccess; q++) {
-			r = ncclSend(sb + (size_t)q * per * es, per, t, q, comm,
-				     st);
+			r = nc.ncclSend(sb + (size_t)q * per * es, per, t, q,
+					comm, st);
 			if (r == ncclSuccess)
-				r = ncclRecv(rb + (size_t)q * per * es, per, t,
-					     q, comm, st);
+				r = nc.ncclRecv(rb + (size_t)q * per * es, per,
+						t, q, comm, st);
 		}
 		return group_end(r);
 	case HD_OP_GATHER:
-		ncclGroupStart();
-		r = ncclSend(sb, n, t, root, comm, st);
+		nc.ncclGroupStart();
+		r = nc.ncclSend(sb, n, t, root, comm, st);
 		for (int q = 0;
 		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
-			r = ncclRecv(rb + (size_t)q * n * es, n, t, q, comm,
-				     st);
+			r = nc.ncclRecv(rb + (size_t)q * n * es, n, t, q, comm,
+					st);
 		return group_end(r);
 	case HD_OP_SCATTER:
-		ncclGroupStart();
+		nc.ncclGroupStart();
 		for (int q = 0;
 		     c->rank == root && q < c->nranks && r == ncclSuccess; q++)
-			r = ncclSend(sb + (size_t)q * n * es, n, t, q, comm,
-				     st);
+			r = nc.ncclSend(sb + (size_t)q * n * es, n, t, q, comm,
+					st);
 		if (r == ncclSuccess)
-			r = ncclRecv(rb, n, t, root, comm, st);
+			r = nc.ncclRecv(rb, n, t, root, comm, st);
 		return group_end(r);
 	default:
 		return ncclInvalidUsage;
@@ -361,7 +456,7 @@ static ncclResult_t settle(struct child *c, double deadline, bool *timed_out)
 
 	*timed_out = false;
 	for (;;) {
-		if (ncclCommGetAsyncError(c->comm, &ae) != ncclSuccess)
+		if (nc.ncclCommGetAsyncError(c->comm, &ae) != ncclSuccess)
 			return ncclInternalError;
 		if (ae != ncclInProgress)
 			return ae;
@@ -383,7 +478,7 @@ static int child_pick_device(struct child *c)
 	char text[64];
 	int ngpus = 0;
 
-	if (cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus < 1)
+	if (cu.cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus < 1)
 		child_end(c, END_SETUP, 0, "no CUDA device visible");
 	if (c->nranks > ngpus) {
 		g_snprintf(text, sizeof(text), "hangdoc-replay-%d", c->rank);
@@ -394,7 +489,7 @@ static int child_pick_device(struct child *c)
 		setenv("NCCL_SOCKET_IFNAME", "lo", 1);
 	}
 	c->device = c->rank % ngpus;
-	if (cudaSetDevice(c->device) != cudaSuccess)
+	if (cu.cudaSetDevice(c->device) != cudaSuccess)
 		child_end(c, END_SETUP, 0, "cudaSetDevice failed");
 	return ngpus;
 }
@@ -427,7 +522,7 @@ static void child_check_memory(struct child *c, int ngpus, int64_t need)
 	size_t free_b = 0, total_b = 0;
 	char text[160];
 
-	if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess &&
+	if (cu.cudaMemGetInfo(&free_b, &total_b) == cudaSuccess &&
 	    (double)need * ((c->nranks + ngpus - 1) / ngpus) <=
 		    (double)free_b * 0.9)
 		return;
@@ -445,9 +540,9 @@ static void child_share_id(struct child *c, ncclUniqueId *id)
 	ncclResult_t nr;
 
 	if (c->rank == 0) {
-		nr = ncclGetUniqueId(id);
+		nr = nc.ncclGetUniqueId(id);
 		if (nr != ncclSuccess)
-			child_end(c, END_ERROR, nr, ncclGetErrorString(nr));
+			child_end(c, END_ERROR, nr, nc.ncclGetErrorString(nr));
 		send_msg(c, MSG_UID, -1, 0, 0, -1, NULL);
 		/* The id rides in a second write of exactly its size. */
 		write_full(c->up, id, sizeof(*id));
@@ -464,15 +559,16 @@ static void child_init_comm(struct child *c, ncclUniqueId id)
 	bool timed_out;
 
 	config.blocking = 0;
-	nr = ncclCommInitRankConfig(&c->comm, c->nranks, id, c->rank, &config);
+	nr = nc.ncclCommInitRankConfig(&c->comm, c->nranks, id, c->rank,
+				       &config);
 	if (nr != ncclSuccess && nr != ncclInProgress)
-		child_end(c, END_ERROR, nr, ncclGetErrorString(nr));
+		child_end(c, END_ERROR, nr, nc.ncclGetErrorString(nr));
 	nr = settle(c, now_s() + c->timeout_s, &timed_out);
 	if (timed_out)
 		child_end(c, END_ERROR, ncclInProgress,
 			  "communicator setup timed out");
 	if (nr != ncclSuccess)
-		child_end(c, END_ERROR, nr, ncclGetLastError(c->comm));
+		child_end(c, END_ERROR, nr, nc.ncclGetLastError(c->comm));
 }
 
 /*
@@ -484,13 +580,13 @@ static ncclResult_t child_wait(struct child *c, cudaEvent_t done,
 {
 	for (;;) {
 		ncclResult_t ae = ncclSuccess;
-		cudaError_t ce = cudaEventQuery(done);
+		cudaError_t ce = cu.cudaEventQuery(done);
 
 		if (ce == cudaSuccess)
 			return ncclSuccess;
 		if (ce != cudaErrorNotReady)
 			return ncclUnhandledCudaError;
-		ncclCommGetAsyncError(c->comm, &ae);
+		nc.ncclCommGetAsyncError(c->comm, &ae);
 		if (ae != ncclSuccess && ae != ncclInProgress)
 			return ae;
 		if (now_s() > deadline) {
@@ -524,7 +620,7 @@ static guint child_run_batch(struct child *c, const struct replay_rank *rr,
 		       o->coalesce)
 		end++;
 	if (end - i > 1)
-		ncclGroupStart();
+		nc.ncclGroupStart();
 	for (guint k = i; k < end && nr == ncclSuccess; k++)
 		nr = issue(c, &g_array_index(rr->ops, struct replay_op, k), st,
 			   sb, rb);
@@ -532,7 +628,7 @@ static guint child_run_batch(struct child *c, const struct replay_rank *rr,
 		nr = group_end(nr);
 	if (nr == ncclInProgress)
 		nr = settle(c, deadline, &timed_out);
-	if (nr == ncclSuccess && cudaEventRecord(done, st) != cudaSuccess)
+	if (nr == ncclSuccess && cu.cudaEventRecord(done, st) != cudaSuccess)
 		nr = ncclUnhandledCudaError;
 	if (nr == ncclSuccess)
 		nr = child_wait(c, done, deadline, &status);
@@ -546,10 +642,11 @@ static guint child_run_batch(struct child *c, const struct replay_rank *rr,
 	if (status == REPLAY_OP_BLOCKED)
 		child_end(c, END_BLOCKED, 0, NULL);
 	if (status == REPLAY_OP_ERROR) {
-		const char *le = ncclGetLastError(c->comm);
+		const char *le = nc.ncclGetLastError(c->comm);
 
-		g_snprintf(text, sizeof(text), "%s%s%s", ncclGetErrorString(nr),
-			   le && *le ? ": " : "", le ? le : "");
+		g_snprintf(text, sizeof(text), "%s%s%s",
+			   nc.ncclGetErrorString(nr), le && *le ? ": " : "",
+			   le ? le : "");
 		child_end(c, END_ERROR, nr, text);
 	}
 	return end;
@@ -569,12 +666,12 @@ G_GNUC_NORETURN static void child_main(struct child *c)
 	child_buffer_sizes(c, rr, &max_send, &max_recv);
 	child_check_memory(c, ngpus, max_send + max_recv);
 	child_share_id(c, &id);
-	if (cudaMalloc((void **)&sb, (size_t)max_send) != cudaSuccess ||
-	    cudaMalloc((void **)&rb, (size_t)max_recv) != cudaSuccess ||
-	    cudaMemset(sb, 0, (size_t)max_send) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) !=
+	if (cu.cudaMalloc((void **)&sb, (size_t)max_send) != cudaSuccess ||
+	    cu.cudaMalloc((void **)&rb, (size_t)max_recv) != cudaSuccess ||
+	    cu.cudaMemset(sb, 0, (size_t)max_send) != cudaSuccess ||
+	    cu.cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) !=
 		    cudaSuccess ||
-	    cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
+	    cu.cudaEventCreateWithFlags(&done, cudaEventDisableTiming) !=
 		    cudaSuccess)
 		child_end(c, END_SETUP, 0, "cannot allocate device buffers");
 	child_init_comm(c, id);
@@ -984,7 +1081,8 @@ struct replay_result *replay_run(const struct replay_plan *p,
 	struct sigaction ign = { 0 }, old_pipe;
 	bool ok;
 
-	if (!replay_plan_validate(p, error) || !check_ops(p, &max_ops, error))
+	if (!replay_plan_validate(p, error) || !check_ops(p, &max_ops, error) ||
+	    !load_libs(error))
 		return NULL;
 	res = result_new(p);
 	/* A child that dies must not kill the parent through SIGPIPE. */

@@ -276,6 +276,13 @@ start missing-rank-fix-paths 0 -- --timeout 10 --fix $fr/missing-rank
 start no-gpu 2 HD_FAKE_GPUS=0 -- --timeout 10 --plan "$tmp/healthy.json"
 start no-memory 2 HD_FAKE_MEM_FREE=100 -- --timeout 10 \
 	--plan "$tmp/healthy.json"
+# Nor when CUDA and NCCL (here the double) cannot be loaded: the runner
+# copied away from the double opens nothing and forks no rank.
+mkdir "$tmp/alone" && cp "$cpu" "$tmp/alone/" || exit 99
+cpu_beside=$cpu
+cpu=$tmp/alone/hangdoc-cpu
+start no-library 2 -- --timeout 10 --plan "$tmp/healthy.json"
+cpu=$cpu_beside
 wait
 scan_sessions
 for name in $names; do
@@ -341,6 +348,13 @@ line shared-gpus "rank 3 (device 1)"
 has shared-gpus trace 'rank 2: ncclCommInitRankConfig .* NCCL_HOSTID hangdoc-replay-2$'
 has no-gpu err 'cannot replay: rank 0: no CUDA device visible'
 has no-memory err 'cannot replay: rank 0: not enough free memory on device 0: 128 bytes per rank, 100 free'
+has no-library err 'cannot replay: the CUDA and NCCL libraries could not be loaded (cannot load libhd-replay-double.so: .*); use --dry-run or --plan-out$'
+name=no-library
+if [ -e "$tmp/no-library.trace" ]; then
+	bad "a rank ran without the double"
+else
+	pass=$((pass + 1))
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,7 +2,7 @@
  * replay-double: a CPU test double for the CUDA runtime and NCCL calls that
  * replay/replay-run.c makes, so that the runner runs in make check without
  * a GPU (tests/replay-double/replay-cpu.sh).  A shared library that only
- * tests/replay-double/hangdoc-cpu links; never installed, never linked into
+ * tests/replay-double/hangdoc-cpu opens; never installed, never linked into
  * hangdoc.  One thread per process, as the runner uses it.
  *
  * The model.  Each rank is a process (the runner forks them).  The unique
