@@ -2,7 +2,8 @@
  * Kernel logs (issue 21): dmesg (boot-relative "[  12.345678]" stamps),
  * dmesg -T ("[Tue Nov 14 22:03:12 2023]"), journalctl -k and syslog
  * ("Nov 14 22:03:12 node-b kernel: ..."), with or without both, and
- * dmesg -H.  These lines are records: NVRM Xid reports (and the driver's
+ * dmesg -H, and bare driver lines ("NVRM: ...", as dmesg -t prints
+ * them).  These lines are records: NVRM Xid reports (and the driver's
  * "fallen off the bus" without an Xid), a GPU the driver cannot
  * initialise ("RmInitAdapter failed") and uncorrected PCIe AER errors
  * (gpu_state signals), the OOM killer's kills, and HCA port link changes
@@ -285,6 +286,26 @@ static bool iso_prefix(const char **p, const char *end, struct kline *k)
 	return true;
 }
 
+/*
+ * The drivers' own tags, which begin a kernel message: a line that starts
+ * with one is the kernel's even with no prefix at all, as `dmesg -t`,
+ * `journalctl -k -o cat` and pastes with the stamps cut print it.
+ */
+static const char *const driver_tags[] = { "NVRM: ",	      "nvidia-nvlink: ",
+					   "mlx5_core ",      "pcieport ",
+					   "Out of memory: ", "oom-kill:" };
+
+static bool driver_tagged(const char *p, const char *end)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(driver_tags); i++) {
+		size_t n = strlen(driver_tags[i]);
+
+		if ((size_t)(end - p) > n && memcmp(p, driver_tags[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Splits a kernel log line into its prefixes and message; false if none. */
 static bool kernel_line(const char *line, size_t len, struct kline *k)
 {
@@ -308,6 +329,8 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 		prefixed = true;
 	} else if (human_stamp(&p, end)) {
 		prefixed = true;
+	} else if (p == line && driver_tagged(p, end)) {
+		prefixed = true; /* no prefix: no time, no host */
 	}
 out:
 	k->msg = p;

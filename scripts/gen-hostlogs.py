@@ -430,6 +430,25 @@ def main():
         "[91806.503112] NVRM: Xid (PCI:0000:3b:00): 45, pid=7104, "
         "name=python3, Ch 00000008 caused by previous Xid 79",
     ]))
+    # dmesg -t (no stamps, no host): the driver's tags begin each line
+    write("kernel/notime-xid79", "job.log", nccl_log())
+    write("kernel/notime-xid79", "hosts/trn-02/dmesg-t.txt", "\n".join([
+        "NVRM: GPU at PCI:0000:3b:00: "
+        "GPU-8e21f0c4-55b9-4d0e-a1c7-3f6d92b04e18",
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+        "name=<unknown>, GPU has fallen off the bus.",
+        "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+        "NVRM: kgspRcAndNotifyAllChannels_IMPL: RC all channels for "
+        "critical error 79.",
+    ]) + "\n")
+    write("kernel/notime-alone", "kern.txt", "\n".join([
+        "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  "
+        "570.86.15",
+        "nvidia-nvlink: Nvlink Core is being initialized, major device "
+        "number 508",
+        "NVRM: Xid (PCI:0000:9b:00): 79, GPU has fallen off the bus.",
+        "NVRM: GPU 0000:9b:00.0: GPU has fallen off the bus.",
+    ]) + "\n")
     write("kernel/healthy-dmesg", "dmesg.txt", dmesg([
         "[  131.004412] EXT4-fs (nvme0n1p2): mounted filesystem with "
         "ordered data mode.",

@@ -57,6 +57,17 @@ START_TEST(test_sniff)
 			 HD_INPUT_NCCL_LOG);
 	ck_assert_int_eq(sniff("[default0]:node-a:1:1 [0] NCCL INFO x\n"),
 			 HD_INPUT_NCCL_LOG);
+	/* dmesg -t: no stamp, no host, the driver's tag first */
+	ck_assert_int_eq(sniff("NVRM: GPU at PCI:0000:06:00: GPU-0b6b\n"
+			       "NVRM: Xid (PCI:0000:06:00): 79, GPU has "
+			       "fallen off the bus.\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* a tag inside prose, or a tag with nothing after it, is not one */
+	ck_assert_int_ne(sniff("see NVRM: Xid 79 below\nNVRM: \n"),
+			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_ne(sniff("NVRM: Xid (PCI:0000:06:00): 79, x\nhello\n"
+			       "world\nmore\n"),
+			 HD_INPUT_KERNEL_LOG);
 	/* a kernel line among mostly other text is not a kernel log */
 	ck_assert_int_ne(sniff("hello\n[    1.000000] x\nworld\nmore\n"),
 			 HD_INPUT_KERNEL_LOG);
@@ -92,6 +103,33 @@ START_TEST(test_dmesg_xid)
 	/* the process name a pid join needs; "<unknown>" is none */
 	ck_assert_ptr_null(sig(s, 0)->op_name);
 	ck_assert_str_eq(sig(s, 1)->op_name, "python3");
+}
+END_TEST
+
+/*
+ * dmesg -t: bare driver lines are records with no time and no host; a
+ * line that is neither prefixed nor tagged is skipped with its warning.
+ */
+START_TEST(test_bare_driver_lines)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"NVRM: GPU at PCI:0000:06:00: GPU-0b6b7808\n"
+		"NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.\n"
+		"...\n"
+		"NVRM: Xid (PCI:0000:06:00): 79 cut\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_uint_ge(in->records, 1);
+	ck_assert_uint_eq(in->skipped, 1);
+	ck_assert_int_eq(sig(s, 0)->type, HD_SIGT_XID);
+	ck_assert_int_eq(sig(s, 0)->code, 79);
+	ck_assert_str_eq(sig(s, 0)->device, "0000:06:00");
+	ck_assert(!hd_time_known(sig(s, 0)->time));
+	ck_assert_ptr_null(sig(s, 0)->host);
+	ck_assert_str_eq(g_ptr_array_index(in->warnings, 0),
+			 "line 3: not a kernel log line");
 }
 END_TEST
 
@@ -1484,6 +1522,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_dmesg_xid);
+	tcase_add_test(tc, test_bare_driver_lines);
 	tcase_add_test(tc, test_xid_cause);
 	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
