@@ -116,11 +116,16 @@ static bool is_cuda_driver(const char *m, size_t n)
 	return false;
 }
 
-/* "Connect to ADDR failed", and socket connects that gave up. */
+/*
+ * "Connect to ADDR failed", and socket connects that gave up: before
+ * 2.19 in socketStartConnect, since in socketPollConnect ("poll()
+ * failed, ... connect to ADDR", "no POLLOUT events").
+ */
 static bool is_connect_failure(const char *m, size_t n)
 {
 	return (has(m, n, "Connect to ") && has(m, n, "failed")) ||
 	       has(m, n, "socketStartConnect") ||
+	       has(m, n, "socketPollConnect") ||
 	       has(m, n, "exceeded error retry count");
 }
 
@@ -264,6 +269,19 @@ static bool is_error_words(const char *m, size_t n)
 	return names_error(m, n, none);
 }
 
+/*
+ * A network transport's own WARN that says an error no rule above knows
+ * ("NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument", "NET/IB
+ * : Unable to ..."): a fault of the network or its plugin.  NET/Plugin,
+ * the loader of plugins, is not one of them.
+ */
+static bool is_net_error(const char *m, size_t n)
+{
+	return (has(m, n, "NET/OFI") || has(m, n, "NET/IB") ||
+		has(m, n, "NET/Socket") || has(m, n, "NET/GDRDMA")) &&
+	       is_error_words(m, n);
+}
+
 static const struct warn_rule warn_rules[] = {
 	/* NET/IB: the receiver posted another size than was sent */
 	{ .any = { "collective mismatch error" },
@@ -380,6 +398,7 @@ static const struct warn_rule warn_rules[] = {
 	  .type = HD_SIGT_ADVISORY,
 	  .own = { "failed: Not Supported", "FAILURE Not Supported",
 		   "failure: Not Supported" } },
+	{ .match = is_net_error, .cat = HD_SIG_NETWORK },
 	{ .match = is_error_words,
 	  .cat = HD_SIG_NCCL_INTERNAL,
 	  .type = HD_SIGT_WARN_ERROR },

@@ -380,10 +380,54 @@ def case_restart(out, rng):
     write_case(out, "restart", ranks)
 
 
+def init_start(r, comm_id):
+    """The Init START line alone: a comm whose setup never completes."""
+    r.info("ncclCommInitRankConfig comm 0x%x rank %d nranks %d cudaDev %d "
+           "nvmlDev %d busId %x000 commId 0x%016x - Init START"
+           % (r.comm, r.rank, r.world, r.dev, r.dev, 0x1b + r.dev * 0x20,
+              comm_id))
+
+
+def case_init_connect_timeout(out, rng):
+    """NCCL 2.19+: rank 2's bootstrap connect to rank 3 times out in
+    socketPollConnect (the WARN of the class of held-out h6-010)."""
+    ranks = make(rng, 4, "2.21.5")
+    for r in ranks:
+        r.info("NCCL version %s+cuda12.2" % r.version)
+        r.info("Bootstrap : Using eth0:10.1.0.%d<0>" % (r.rank + 5))
+        init_start(r, 0x3a7f00c21e5d9b44)
+    ranks[2].info("misc/socket.cc:551 socketPollConnect: connect returned "
+                  "Connection timed out, retrying (1/34) after sleep for 100 msec")
+    ranks[2].warn("misc/socket.cc:602", "socketPollConnect poll() failed, ret 1, "
+                  "error Connection timed out, revents 8, connect to "
+                  "10.1.0.8:41237")
+    ranks[2].info("misc/socket.cc:752 -> 6")
+    ranks[2].info("bootstrap.cc:276 -> 6")
+    ranks[2].info("init.cc:1412 -> 6")
+    write_case(out, "init-connect-timeout", ranks)
+
+
+def case_net_plugin_error(out, rng):
+    """aws-ofi-nccl on rank 1 cannot open its address vector while the
+    comm is set up (the class of held-out h6-009)."""
+    ranks = make(rng, 4, "2.21.5")
+    for r in ranks:
+        r.info("NCCL version %s+cuda12.2" % r.version)
+        r.info("NET/OFI Using aws-ofi-nccl 1.9.1")
+        r.info("NET/OFI Selected Provider is efa (found 4 nics)")
+        init_start(r, 0x6b02d9e4c7a13f58)
+    ranks[1].warn("nccl_ofi_net.c:459", "NET/OFI Couldn't open AV. RC: -22, "
+                  "ERROR: Invalid argument")
+    ranks[1].info("include/net.h:24 -> 2")
+    ranks[1].info("transport/net.cc:604 -> 2")
+    write_case(out, "net-plugin-error", ranks)
+
+
 CASES = [case_healthy, case_missing_rank, case_lagging_rank, case_size_mismatch,
          case_type_mismatch, case_dtype_mismatch, case_root_mismatch,
          case_p2p_deadlock, case_rank_crashed, case_network_fault,
-         case_init_failure, case_torchrun_interleaved, case_restart]
+         case_init_failure, case_torchrun_interleaved, case_restart,
+         case_init_connect_timeout, case_net_plugin_error]
 
 
 def bench(path, megabytes, ranks=8):

@@ -656,6 +656,20 @@ START_TEST(test_warn_rules)
 		  HD_SIGT_OTHER },
 		{ "Connect to 10.0.0.3<7> failed", HD_SIG_INIT,
 		  HD_SIGT_SOCKET },
+		/* 2.19+: the connect gives up in socketPollConnect */
+		{ "socketPollConnect poll() failed, ret 1, error Connection "
+		  "timed out, revents 8, connect to 10.0.0.3:41237",
+		  HD_SIG_INIT, HD_SIGT_SOCKET },
+		{ "socketPollConnect poll() returned 1, no POLLOUT events",
+		  HD_SIG_INIT, HD_SIGT_SOCKET },
+		/* a network transport's own error; not NET/Plugin's, and
+		   not a transport line that names no error */
+		{ "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
+		  HD_SIG_NETWORK, HD_SIGT_OTHER },
+		{ "NET/IB : Unable to open device mlx5_3", HD_SIG_NETWORK,
+		  HD_SIGT_OTHER },
+		{ "NET/IB : No device found.", HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_OTHER },
 		{ "[Proxy Service 2] Failed to execute operation Connect from "
 		  "rank 5",
 		  HD_SIG_NETWORK, HD_SIGT_SOCKET },
@@ -734,7 +748,8 @@ START_TEST(test_warn_rules)
 	ck_assert_str_eq(sig_at(s, 1)->peer, "10.0.0.2<5>");
 	ck_assert_int_eq(sig_at(s, 1)->code, 12);
 	ck_assert_int_eq(sig_at(s, 4)->peer_rank, 3);
-	ck_assert_int_eq(sig_at(s, 14)->peer_rank, 5);
+	ck_assert_str_eq(sig_at(s, 14)->peer, "10.0.0.3:41237");
+	ck_assert_int_eq(sig_at(s, 19)->peer_rank, 5);
 }
 END_TEST
 
