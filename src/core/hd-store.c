@@ -902,7 +902,7 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
  * names only a local rank.  On a single node the local rank is the global
  * one: taken when no exit maps a local rank to another global rank (a
  * ChildFailedError "rank : 9 (local_rank: 1)" means several nodes) and the
- * ranks and signals name at most one host.
+ * ranks and signals name one host, and no other.
  */
 static void resolve_local_ranks(struct hd_store *s)
 {
@@ -939,6 +939,13 @@ static void resolve_local_ranks(struct hd_store *s)
 			host = r->host;
 		}
 	}
+	/*
+	 * No host named at all (a launcher's lines alone): nothing shows
+	 * one node, and on any node but the first the local rank is
+	 * another rank's global one.  The exit stays of local rank only.
+	 */
+	if (!host)
+		return;
 	for (guint i = 0; i < s->signals->len; i++) {
 		struct hd_signal *sig =
 			&g_array_index(s->signals, struct hd_signal, i);

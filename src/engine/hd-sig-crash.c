@@ -423,6 +423,17 @@ static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
 }
 
 /*
+ * A worker's exit the launcher reports by its local rank alone
+ * ("failed (exitcode: -9) local_rank: 5 (pid: 2630)"), its global rank
+ * not in the data: a worker died, though which rank it was is not shown.
+ */
+static bool local_exit(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
+	       sig->local_rank >= 0;
+}
+
+/*
  * Chooses which rank failed first among the failures that start trouble
  * (is_crash_cause()) and that their rank did not outlive, by time where
  * the clocks compare.  False when there is none; else fills *d
@@ -460,7 +471,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
 		    sig->type != HD_SIGT_OOM &&
 		    sig->type != HD_SIGT_PROXY_DIED &&
-		    sig->type != HD_SIGT_FATAL_SIGNAL)
+		    sig->type != HD_SIGT_FATAL_SIGNAL && !local_exit(sig))
 			continue;
 		if (crash_outlived(ix, sig, o))
 			continue;
@@ -563,8 +574,16 @@ static char *crash_summary(const struct hd_store *s,
 	default:
 		break;
 	}
-	who = first->rank >= 0 ? g_strdup_printf("rank %d", first->rank)
-			       : hd_sig_who(first);
+	if (first->rank >= 0)
+		who = g_strdup_printf("rank %d", first->rank);
+	else if (local_exit(first))
+		who = g_strdup_printf(
+			"the worker of local rank %d (pid %d) of %s%s (its global rank is not in the data)",
+			first->local_rank, first->pid,
+			first->host ? "host " : "a node the data does not name",
+			first->host ? first->host : "");
+	else
+		who = hd_sig_who(first);
 	what = crash_what(s, first);
 	return g_strdup_printf(
 		"%s failed first (%s)%s", who, what,
