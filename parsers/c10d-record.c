@@ -26,7 +26,9 @@
 
 /* Bounds that keep hostile input from growing the parser's own state. */
 #define NL_BLOCK_LINES 8 /* lines an "NCCL error in:" block may span */
-#define NL_CFE_LINES   400 /* lines a ChildFailedError block may span */
+/* lines a traceback's ncclCommInitRank frame may stand above its error */
+#define NL_INIT_CALL_LINES 8
+#define NL_CFE_LINES	   400 /* lines a ChildFailedError block may span */
 
 const char *const nl_c10d_rx_src[RX_COUNT] = {
 	[RX_STATUS] = "(?:at (?:NCCL )?work(?: sequence id)?: (-?\\d+)[,. ]+"
@@ -456,6 +458,14 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 		return false;
 	hd_signal_init(&sig);
 	sig.cat = nccl_result_cat(m, n);
+	/*
+	 * Raised from ncclCommInitRank (the frames just above it: vLLM's
+	 * and SGLang's pynccl, cupy, a C++ trace of NCCLComm::create): the
+	 * communicator's setup failed, whatever the result says failed.
+	 */
+	if (d->st->init_call_line &&
+	    c->lineno - d->st->init_call_line <= NL_INIT_CALL_LINES)
+		sig.cat = HD_SIG_INIT;
 	sig.type = HD_SIGT_NCCL_ERROR;
 	sig.group_name = d->group;
 	c10d_add(c, d, &sig);
@@ -1372,6 +1382,8 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 
 	if (d->grank >= 0 && d->grank_printed)
 		hint_merge(&d->st->c10d_rank, d->grank);
+	if (has(m, n, "ncclCommInitRank"))
+		d->st->init_call_line = c->lineno;
 	if (c10d_err_block(c, d) || c10d_nccl_error(c, d) ||
 	    c10d_timeout(c, d) || c10d_status(c, d))
 		return true;
@@ -1434,27 +1446,49 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 
 /* Cheap tests that a line may be one of the c10d/Python texts. */
 static const char *const c10d_needles[] = {
-	"[rank",	 "ProcessGroupNCCL",
-	"WorkNCCL(",	 "NCCL",
-	"Traceback",	 "Error",
-	"Exception",	 "Interrupt",
-	"Exit",		 "exitcode",
-	"local_rank",	 "Failures:",
-	"Root Cause",	 "enqueued",
-	"dump",		 "Dump",
-	"DESYNC",	 "didn't",
-	"lagging",	 "Heartbeat",
-	"watchdog",	 "store",
-	"TCP",		 "imed out",
-	"out of memory", "[PG ",
-	"[Rank ",	 "light",
-	"GIL",		 "clients",
-	"mismatch",	 "FingerPrint",
-	"[c10d]",	 "socket",
-	"CUDA error",	 "workers",
-	"ranks",	 "monitoredBarrier",
-	"collective",	 "restart worker",
-	"mpirun",	 "Process name",
+	"[rank",
+	"ProcessGroupNCCL",
+	"WorkNCCL(",
+	"NCCL",
+	"Traceback",
+	"Error",
+	"Exception",
+	"Interrupt",
+	"Exit",
+	"exitcode",
+	"local_rank",
+	"Failures:",
+	"Root Cause",
+	"enqueued",
+	"dump",
+	"Dump",
+	"DESYNC",
+	"didn't",
+	"lagging",
+	"Heartbeat",
+	"watchdog",
+	"store",
+	"TCP",
+	"imed out",
+	"out of memory",
+	"[PG ",
+	"[Rank ",
+	"light",
+	"GIL",
+	"clients",
+	"mismatch",
+	"FingerPrint",
+	"[c10d]",
+	"socket",
+	"CUDA error",
+	"workers",
+	"ranks",
+	"monitoredBarrier",
+	"collective",
+	"restart worker",
+	"mpirun",
+	"Process name",
+	"ncclCommInitRank",
 };
 
 /*

@@ -142,6 +142,9 @@ struct nl_stream {
 	bool err_want_last;
 	/* Python traceback: waiting for the exception line */
 	bool in_tb;
+	/* the last line that called ncclCommInitRank (a traceback's frame,
+	   pynccl's call), 0 none: an NCCL error right after it is setup's */
+	uint64_t init_call_line;
 	/* torchrun ChildFailedError block */
 	int cfe_left;
 	int cfe_rank, cfe_local;

@@ -215,6 +215,49 @@ START_TEST(test_ofi_completion)
 }
 END_TEST
 
+/*
+ * An NCCL error raised right below a frame that calls ncclCommInitRank
+ * (pynccl) is setup's; the same error further from it, or below another
+ * call, keeps the category its result gives.
+ */
+/* The category of the one NCCL error the text holds. */
+static int nccl_error_cat(const char *text)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_NCCL_ERROR), 1);
+	for (guint i = 0; i < s->signals->len; i++)
+		if (sig_at(s, i)->type == HD_SIGT_NCCL_ERROR)
+			return sig_at(s, i)->cat;
+	return -1;
+}
+
+#define INIT_FRAME "    self.comm = lib.ncclCommInitRank(n, uid, rank)\n"
+#define CUDA_RAISE                                                  \
+	"RuntimeError: NCCL error: unhandled cuda error (run with " \
+	"NCCL_DEBUG=INFO for details)\n"
+
+/*
+ * An NCCL error raised right below a frame that calls ncclCommInitRank
+ * (pynccl) is setup's; the same error further from it, or below another
+ * call, keeps the category its result gives.
+ */
+START_TEST(test_nccl_error_from_init_call)
+{
+	ck_assert_int_eq(
+		nccl_error_cat("  File \"pynccl.py\", line 88\n" INIT_FRAME
+				       CUDA_RAISE),
+		HD_SIG_INIT);
+	ck_assert_int_eq(nccl_error_cat(INIT_FRAME "a\nb\nc\nd\ne\nf\ng\nh\n"
+						   "i\n" CUDA_RAISE),
+			 HD_SIG_CUDA);
+	ck_assert_int_eq(
+		nccl_error_cat("    lib.ncclAllReduce(buf, buf, n, dt, "
+			       "op, comm, stream)\n" CUDA_RAISE),
+		HD_SIG_CUDA);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("crash");
@@ -223,6 +266,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ucx_block);
 	tcase_add_test(tc, test_ucx_joins_process_and_label);
 	tcase_add_test(tc, test_faulthandler_current_thread);
+	tcase_add_test(tc, test_nccl_error_from_init_call);
 	tcase_add_test(tc, test_faulthandler_aborted_only_thread);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_mpirun_exits);
