@@ -426,6 +426,7 @@ static bool crash_outlived(struct hd_index *ix, const struct hd_signal *sig,
  * A worker's exit the launcher reports by its local rank alone
  * ("failed (exitcode: -9) local_rank: 5 (pid: 2630)"), its global rank
  * not in the data: a worker died, though which rank it was is not shown.
+ * It is a candidate only when no failure of a known rank is.
  */
 static bool local_exit(const struct hd_signal *sig)
 {
@@ -445,12 +446,13 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first;
-	struct hd_sig_cands c;
+	struct hd_sig_cands c, local;
 	guint timeouts = 0, closed_naming = 0;
 	bool tie;
 	GPtrArray *firsts;
 
 	hd_sig_cands_init(&c);
+	hd_sig_cands_init(&local);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
@@ -478,8 +480,16 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		/* after the hang: hd_check_late_crashes() says so */
 		if (crash_after_hang(s, alive, sig))
 			continue;
-		hd_sig_cands_add(&c, sig);
+		/* the weakest: only where nothing else failed */
+		hd_sig_cands_add(local_exit(sig) ? &local : &c, sig);
 	}
+	if (c.sigs->len == 0) {
+		struct hd_sig_cands t = c;
+
+		c = local;
+		local = t;
+	}
+	hd_sig_cands_clear(&local);
 	first = hd_sig_cands_first(s, &c, &firsts, &tie);
 	if (!first) {
 		hd_sig_cands_clear(&c);
