@@ -26,9 +26,10 @@
 
 /* Bounds that keep hostile input from growing the parser's own state. */
 #define NL_BLOCK_LINES 8 /* lines an "NCCL error in:" block may span */
-/* lines a traceback's ncclCommInitRank frame may stand above its error */
+#define NL_CFE_LINES   400 /* lines a ChildFailedError block may span */
+
+/* Lines a traceback's ncclCommInitRank call may stand above its error. */
 #define NL_INIT_CALL_LINES 8
-#define NL_CFE_LINES	   400 /* lines a ChildFailedError block may span */
 
 const char *const nl_c10d_rx_src[RX_COUNT] = {
 	[RX_STATUS] = "(?:at (?:NCCL )?work(?: sequence id)?: (-?\\d+)[,. ]+"
@@ -459,8 +460,8 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 	hd_signal_init(&sig);
 	sig.cat = nccl_result_cat(m, n);
 	/*
-	 * Raised from ncclCommInitRank (the frames just above it: vLLM's
-	 * and SGLang's pynccl, cupy, a C++ trace of NCCLComm::create): the
+	 * Raised from ncclCommInitRank (a call in the frames just above
+	 * it, as vLLM's and SGLang's pynccl print them): the
 	 * communicator's setup failed, whatever the result says failed.
 	 */
 	if (d->st->init_call_line &&
@@ -1445,51 +1446,32 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 }
 
 /* Cheap tests that a line may be one of the c10d/Python texts. */
+/* clang-format off */
 static const char *const c10d_needles[] = {
-	"[rank",
-	"ProcessGroupNCCL",
-	"WorkNCCL(",
-	"NCCL",
-	"Traceback",
-	"Error",
-	"Exception",
-	"Interrupt",
-	"Exit",
-	"exitcode",
-	"local_rank",
-	"Failures:",
-	"Root Cause",
-	"enqueued",
-	"dump",
-	"Dump",
-	"DESYNC",
-	"didn't",
-	"lagging",
-	"Heartbeat",
-	"watchdog",
-	"store",
-	"TCP",
-	"imed out",
-	"out of memory",
-	"[PG ",
-	"[Rank ",
-	"light",
-	"GIL",
-	"clients",
-	"mismatch",
-	"FingerPrint",
-	"[c10d]",
-	"socket",
-	"CUDA error",
-	"workers",
-	"ranks",
-	"monitoredBarrier",
-	"collective",
-	"restart worker",
-	"mpirun",
-	"Process name",
+	"[rank",	 "ProcessGroupNCCL",
+	"WorkNCCL(",	 "NCCL",
+	"Traceback",	 "Error",
+	"Exception",	 "Interrupt",
+	"Exit",		 "exitcode",
+	"local_rank",	 "Failures:",
+	"Root Cause",	 "enqueued",
+	"dump",		 "Dump",
+	"DESYNC",	 "didn't",
+	"lagging",	 "Heartbeat",
+	"watchdog",	 "store",
+	"TCP",		 "imed out",
+	"out of memory", "[PG ",
+	"[Rank ",	 "light",
+	"GIL",		 "clients",
+	"mismatch",	 "FingerPrint",
+	"[c10d]",	 "socket",
+	"CUDA error",	 "workers",
+	"ranks",	 "monitoredBarrier",
+	"collective",	 "restart worker",
+	"mpirun",	 "Process name",
 	"ncclCommInitRank",
 };
+/* clang-format on */
 
 /*
  * The date torchrun's agent put on its line ("[2025-03-05 14:42:12,001]

@@ -150,21 +150,16 @@ G_STATIC_ASSERT(sizeof(ncclUniqueId) <= 256);
 	X(ncclSend)               \
 	X(ncclRecv)
 
-/*
- * The pointers are declared with the headers' own prototypes; a name the
- * runtime header maps to another (cudaMemset to cudaMemset_ptds with a
- * per-thread default stream) is looked up by the name it maps to.
- */
-#define FUNC_POINTER(f) __typeof__(f) *f;
-#define CU_SYM(f)	{ G_STRINGIFY(f), &cu.f },
-#define NC_SYM(f)	{ G_STRINGIFY(f), &nc.f },
+/* The pointers are declared with the headers' own prototypes (hd-dl.h). */
+#define CU_SYM(f) HD_DL_SYM(cu, f)
+#define NC_SYM(f) HD_DL_SYM(nc, f)
 
 /* Filled by load_libs() before the first fork. */
 static struct {
-	CU_FUNCS(FUNC_POINTER)
+	CU_FUNCS(HD_DL_POINTER)
 } cu;
 static struct {
-	NC_FUNCS(FUNC_POINTER)
+	NC_FUNCS(HD_DL_POINTER)
 } nc;
 
 static const struct hd_dl_sym cu_syms[] = { CU_FUNCS(CU_SYM){ NULL, NULL } };
@@ -221,7 +216,7 @@ struct msg {
 };
 
 /* Parent -> child after every rank ended: abort and exit. */
-#define CMD_EXIT	'x'
+#define CMD_EXIT  'x'
 /*
  * Seconds a child gets to exit after the parent's word.  The CPU test build
  * (tests/replay-double) shortens it to test the SIGKILL path quickly.

@@ -42,12 +42,11 @@
 	X(archive_entry_filetype)          \
 	X(archive_entry_hardlink)
 
-#define LA_POINTER(f) __typeof__(f) *f;
-#define LA_SYM(f)     { G_STRINGIFY(f), &la.f },
+#define LA_SYM(f) HD_DL_SYM(la, f)
 
 /* Filled by hd_dl_load(&libarchive) before an archive is read. */
 static struct {
-	LA_FUNCS(LA_POINTER)
+	LA_FUNCS(HD_DL_POINTER)
 } la;
 
 static const struct hd_dl_sym la_syms[] = { LA_FUNCS(LA_SYM){ NULL, NULL } };

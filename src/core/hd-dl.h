@@ -29,6 +29,15 @@ struct hd_dl_sym {
 };
 
 /*
+ * For a user's X-macro list of the functions it calls: a pointer of each
+ * function's own type, as a member of the user's struct var, and its
+ * entry in the syms table.  A name a header maps to another (cudaMemset
+ * to cudaMemset_ptds) is looked up by the name it maps to.
+ */
+#define HD_DL_POINTER(f)  __typeof__(f) *f;
+#define HD_DL_SYM(var, f) { G_STRINGIFY(f), &(var).f },
+
+/*
  * A library and what its user needs of it.  soname is what configure
  * found the build links against (HD_LIBARCHIVE_SONAME and the like in
  * config.h); dir, when not NULL, is a folder tried first, as dir/soname,

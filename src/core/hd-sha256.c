@@ -27,12 +27,11 @@
 	X(EVP_DigestFinal_ex) \
 	X(OPENSSL_thread_stop)
 
-#define SSL_POINTER(f) __typeof__(f) *f;
-#define SSL_SYM(f)     { G_STRINGIFY(f), &ssl.f },
+#define SSL_SYM(f) HD_DL_SYM(ssl, f)
 
 /* Filled by hd_dl_load(&libcrypto) before a hasher is made. */
 static struct {
-	SSL_FUNCS(SSL_POINTER)
+	SSL_FUNCS(HD_DL_POINTER)
 } ssl;
 
 static const struct hd_dl_sym ssl_syms[] = { SSL_FUNCS(SSL_SYM){ NULL, NULL } };
