@@ -32,7 +32,7 @@ size_t nl_strip_front(const char *s, size_t n, struct nl_wrap *w);
 static inline void nl_wrap_init(struct nl_wrap *w)
 {
 	w->mpi_rank = w->srun_task = w->local_rank = w->ray_pid = -1;
-	w->tag_rank = -1;
+	w->tag_rank = w->worker_rank = -1;
 	w->host = NULL;
 	w->host_len = 0;
 	w->time = hd_time_none();

@@ -198,6 +198,10 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		if (sig->rank < 0 && st->c10d_rank >= 0 &&
 		    sig->type != HD_SIGT_PROCESS_EXIT)
 			sig->rank = st->c10d_rank;
+		/* a vLLM worker's own line: the worker's rank */
+		if (sig->rank < 0 && st->worker_rank >= 0 &&
+		    st->c10d_rank < 0 && sig->type != HD_SIGT_PROCESS_EXIT)
+			sig->rank = st->worker_rank;
 		if (!sig->host && p) {
 			sig->host = p->host;
 			sig->pid = p->pid;

@@ -25,7 +25,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 		return c->dflt;
 	st = g_new0(struct nl_stream, 1);
 	st->index = c->streams->len;
-	st->c10d_rank = st->hint_rank = -1;
+	st->c10d_rank = st->hint_rank = st->worker_rank = -1;
 	st->err_sig = st->fr_seq = -1;
 	st->cfe_rank = st->cfe_local = -1;
 	st->cfe_time = hd_time_none();
@@ -86,16 +86,22 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 			c->dflt->anchor = w->time;
 		return c->dflt;
 	}
-	g_snprintf(key, sizeof(key), "m%d s%d t%d r%d h%.*s", w->mpi_rank,
-		   w->srun_task, w->local_rank, w->ray_pid,
+	g_snprintf(key, sizeof(key), "m%d s%d t%d r%d w%d h%.*s", w->mpi_rank,
+		   w->srun_task, w->local_rank, w->ray_pid, w->worker_rank,
 		   (int)MIN(w->host_len, 64), w->host ? w->host : "");
 	st = stream_get(c, key);
 	if (!hd_time_is_dated(st->anchor) && hd_time_is_dated(w->time))
 		st->anchor = w->time;
 	if (st->hint_rank == -1) {
-		st->hint_rank = w->mpi_rank >= 0 ? w->mpi_rank : w->srun_task;
-		st->hint_srun = w->mpi_rank < 0 && w->srun_task >= 0;
+		/* mpirun's rank, else vLLM's worker (inside srun's task,
+		   when srun starts an engine a node), else srun's task */
+		st->hint_rank = w->mpi_rank >= 0      ? w->mpi_rank
+				: w->worker_rank >= 0 ? w->worker_rank
+						      : w->srun_task;
+		st->hint_srun = w->mpi_rank < 0 && st->hint_rank >= 0;
 	}
+	if (st->worker_rank == -1)
+		st->worker_rank = w->worker_rank;
 	return st;
 }
 

@@ -91,7 +91,7 @@ struct nl_proc {
 	size_t host_len;
 	int pid;
 	int c10d_rank, hint_rank, tag_rank; /* -1 none, -2 conflicting */
-	bool hint_srun; /* hint_rank came from an srun task label */
+	bool hint_srun; /* hint_rank came from an srun task or vLLM worker label */
 	int world_nranks, world_rank, world_dev;
 	const char *world_bus;
 	const char *addr; /* interned bootstrap IP, or NULL */
@@ -135,7 +135,8 @@ struct nl_stream {
 	bool multi; /* more than one process seen */
 	int c10d_rank; /* [rankG] seen; -2 conflicting */
 	int hint_rank; /* mpirun/srun label */
-	bool hint_srun; /* hint_rank is an srun task label */
+	bool hint_srun; /* hint_rank is an srun task or vLLM worker label */
+	int worker_rank; /* vLLM's worker label, -1 none (nl_strip_front()) */
 	/* "NCCL error in:" block being collected */
 	int64_t err_sig; /* signal index, -1 none */
 	int err_left;
@@ -167,6 +168,7 @@ struct nl_stream {
 /* What a wrapper prefix said. */
 struct nl_wrap {
 	int mpi_rank, srun_task, local_rank, ray_pid, tag_rank;
+	int worker_rank; /* vLLM's "(VllmWorker rank=N pid=P)" */
 	const char *host; /* pdsh, not NUL-terminated */
 	size_t host_len;
 	struct hd_time time; /* a date it carried, or none */

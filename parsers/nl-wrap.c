@@ -129,17 +129,33 @@ static size_t strip_bracket(const char *p, size_t rem, struct nl_wrap *w)
 	return used;
 }
 
-/* Ray "(WorkerDict pid=4242, ip=10.1.0.5) ", whose ") " is at q. */
+/*
+ * Ray "(WorkerDict pid=4242, ip=10.1.0.5) " or a worker's own label
+ * "(VllmWorker rank=3 pid=406) " (vLLM's multiprocess executor, and
+ * those made in its shape), whose ") " is at q.  rank= is the worker's
+ * rank in its engine's world: a label of the stream, as srun's task is.
+ * Two of them on one line (a worker wrote its prefix, another its whole
+ * line before the first's text): the text is the last one's.
+ */
 static size_t strip_ray(const char *p, const char *q, struct nl_wrap *w)
 {
-	const char *pid = find(p, q - p, "pid=");
+	const char *at = find(p, q - p, "pid="), *pid, *r;
 	int64_t v;
 
-	if (!pid)
+	if (!at || (at[-1] != ' ' && at[-1] != '('))
 		return 0;
-	pid += 4;
+	pid = at + 4;
 	if (scan_int(&pid, q, &v))
 		w->ray_pid = (int)clamp_int(v, 0, INT_MAX);
+	/* "rank=" before "pid=" */
+	r = find(p, at - p, " rank=");
+	w->worker_rank = -1;
+	if (r) {
+		r += 6;
+		if (scan_int(&r, q, &v) && v >= 0 && v < HD_MAX_RANKS &&
+		    (*r == ' ' || *r == ')'))
+			w->worker_rank = (int)v;
+	}
 	return q + 2 - p;
 }
 

@@ -530,6 +530,16 @@ START_TEST(test_wrappers)
 		{ "\x1b[36mnode-a:4242:4242 [1] ", 1 },
 		{ "[36mnode-a:4242:4242 [1] ", 1 },
 		{ ":4242:4242 [1] ", 1 },
+		/* a worker's own label, as srun's task: the rank */
+		{ "(VllmWorker rank=5 pid=4242) node-a:4242:4242 [1] ", 5 },
+		/* two prefixes on one line: the text is the last one's */
+		{ "(VllmWorker rank=2 pid=4241) (VllmWorker rank=5 pid=4242) "
+		  "node-a:4242:4242 [1] ",
+		  5 },
+		/* a TP index is no rank; nor is a rank= after the pid */
+		{ "(Worker_TP3 pid=4242) node-a:4242:4242 [1] ", 1 },
+		{ "(Worker pid=4242 rank=5) node-a:4242:4242 [1] ", 1 },
+		{ "(Worker rank=5x pid=4242) node-a:4242:4242 [1] ", 1 },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -558,6 +568,38 @@ START_TEST(test_wrappers)
 				hd_store_find_rank(s, cases[i].rank)->host,
 				"node-a");
 	}
+}
+END_TEST
+
+START_TEST(test_worker_label_signals)
+{
+	/* A worker's labelled traceback is its rank's; Ray's label is none. */
+	static const char text[] =
+		"(VllmWorker rank=3 pid=406) ERROR 07-23 19:34:50 [mp.py:487] "
+		"Traceback (most recent call last):\n"
+		"(VllmWorker rank=3 pid=406) ERROR 07-23 19:34:50 [mp.py:487] "
+		"  File \"/w.py\", line 4, in load\n"
+		"(VllmWorker rank=3 pid=406) ERROR 07-23 19:34:50 [mp.py:487] "
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to "
+		"allocate 2.00 GiB.\n"
+		"(RayWorkerWrapper pid=291, ip=10.0.0.8) ERROR 07-23 19:34:51 "
+		"[mp.py:487] torch.OutOfMemoryError: CUDA out of memory. "
+		"Tried to allocate 4.00 GiB.\n";
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+	int ranked = 0, rankless = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		if (g->type != HD_SIGT_OOM)
+			continue;
+		if (g->rank == 3)
+			ranked++;
+		else if (g->rank == -1)
+			rankless++;
+	}
+	ck_assert_int_eq(ranked, 1);
+	ck_assert_int_eq(rankless, 1);
 }
 END_TEST
 
@@ -2430,6 +2472,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_bootstrap_address);
 	tcase_add_test(ta, test_c10d_rank_beats_world_rank);
 	tcase_add_test(ta, test_wrappers);
+	tcase_add_test(ta, test_worker_label_signals);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
