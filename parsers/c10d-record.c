@@ -906,15 +906,6 @@ static bool c10d_status(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
-static bool any_of(const char *m, size_t n, const char *const *needles,
-		   size_t k)
-{
-	for (size_t i = 0; i < k; i++)
-		if (has(m, n, needles[i]))
-			return true;
-	return false;
-}
-
 static const char *const heartbeat_texts[] = {
 	"Heartbeat monitor timed out",
 	"watchdog got stuck",

@@ -359,6 +359,16 @@ NL_INLINE bool has(const char *s, size_t n, const char *needle)
 	return find(s, n, needle) != NULL;
 }
 
+/* Whether s holds one of the k needles. */
+NL_INLINE bool any_of(const char *s, size_t n, const char *const *needles,
+		      size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if (has(s, n, needles[i]))
+			return true;
+	return false;
+}
+
 NL_INLINE bool starts(const char *s, size_t n, const char *prefix)
 {
 	size_t k = strlen(prefix);

@@ -206,6 +206,43 @@ static bool is_nvml_unsupported(const char *m, size_t n)
 	       has(m, n, "Not Supported");
 }
 
+/*
+ * An IB port's event that is no failure (net_ib's async thread): the
+ * port came up, its GID table, LID, P_Key or subnet manager changed, a
+ * client re-registered, a queue drained.  NCCL 2.2x says "GID table
+ * changed" and "Got non-fatal async event: port active(9)"; before,
+ * "Got async event : port active" for every event.  A port error, a
+ * failed path migration and every fatal event stay network faults.
+ */
+static bool is_ib_event_benign(const char *m, size_t n)
+{
+	static const char *const benign[] = {
+		"port active",		 "LID change",
+		"P_Key change",		 "SM change",
+		"client reregistration", "GID table change",
+		"send queue drained",	 "SRQ limit reached",
+		"last WQE reached",	 "communication established",
+		"path migrated",
+	};
+
+	if (has(m, n, "fatal event") && !has(m, n, "non-fatal async event"))
+		return false;
+	if (!has(m, n, "async event") && !has(m, n, "async error event") &&
+	    !has(m, n, "GID table changed"))
+		return false;
+	return any_of(m, n, benign, G_N_ELEMENTS(benign));
+}
+
+static void port_event(struct nl_ctx *c, const char *m, size_t n,
+		       struct hd_signal *sig, struct nl_proc *p)
+{
+	(void)c;
+	(void)m;
+	(void)n;
+	(void)p;
+	sig->code = 1; /* HD_SIGT_ADVISORY: a port's event */
+}
+
 /* The error words NCCL uses for its results and failures. */
 static const char *const error_words[] = {
 	"error",     "Error",	  "ERROR",     "fail",	  "Fail",
@@ -298,6 +335,13 @@ static const struct warn_rule warn_rules[] = {
 	  .cat = HD_SIG_NETWORK,
 	  .type = HD_SIGT_IB_COMPLETION,
 	  .then = ofi_completion },
+	/* an event of a port that works: a note, tried before the rule
+	   after it, which every other async event matches */
+	{ .match = is_ib_event_benign,
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_ADVISORY,
+	  .then = port_event,
+	  .own = { "non-fatal", "async error event" } },
 	{ .any = { "async fatal event", "Got async event", "async error event",
 		   "non-fatal async event", "GID table changed",
 		   "encountered a fatal error" },

@@ -731,7 +731,9 @@ enum hd_signal_cat {
 	X(COLL_TIMING, "coll_timing")                                     \
 	/* an NCCL WARN that reports the environment, not a failure \
 	   ("Missing \"iommu=pt\"", NUMA balancing, a net plugin not \
-	   loaded, NVML "Not Supported"): context, text the line */     \
+	   loaded, NVML "Not Supported"; code 0), or an event of an IB \
+	   port that works ("GID table changed", "port active"; code \
+	   1): context, text the line */     \
 	X(ADVISORY, "advisory")                                           \
 	/* an NCCL WARN no rule knows whose text names an error or a \
 	   failure ("unhandled system error", "... failed"): trouble \

@@ -216,8 +216,10 @@ static void note_benign_warns(const struct hd_store *s, struct hd_analysis *a,
 			g_strdup_printf(
 				"%s: an NCCL WARN of %s, %s, so not a failure%s",
 				src, who,
-				advice ? "advice on its environment"
-				       : "no known kind that its process outlived (every op of its groups completed after it)",
+				!advice ? "no known kind that its process outlived (every op of its groups completed after it)"
+				: sig->code == 1
+					? "an event of an IB port that works"
+					: "advice on its environment",
 				text ? text : ""));
 	}
 	if (more)

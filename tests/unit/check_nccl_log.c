@@ -676,8 +676,9 @@ START_TEST(test_warn_rules)
 		  HD_SIGT_SIZE_MISMATCH },
 		{ "NET/IB : Got completion from peer 10.0.0.2<5> with status=12",
 		  HD_SIG_NETWORK, HD_SIGT_IB_COMPLETION },
-		{ "NET/IB : Got async event : GID table changed",
-		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		/* an event of a port that works is a note (NCCL goes on) */
+		{ "NET/IB : Got async event : GID table changed", HD_SIG_INFO,
+		  HD_SIGT_ADVISORY },
 		{ "NET/IB : message truncated", HD_SIG_MISMATCH,
 		  HD_SIGT_SIZE_MISMATCH },
 		{ "Mismatched collective detected at and around rank 3",
@@ -769,7 +770,32 @@ START_TEST(test_warn_rules)
 		{ "NET/Plugin : Plugin init failed", HD_SIG_NCCL_INTERNAL,
 		  HD_SIGT_WARN_ERROR },
 		{ "Widget count 3 is above the 2 recommended",
-		  HD_SIG_NCCL_INTERNAL, HD_SIGT_OTHER },
+		  HD_SIG_NCCL_INTERNAL,
+		  HD_SIGT_OTHER }, /* more IB events: a port that works is a note; a port error
+		   and every fatal event are faults */
+		{ "NET/IB : mlx5_0:1 GID table changed", HD_SIG_INFO,
+		  HD_SIGT_ADVISORY },
+		{ "NET/IB : mlx5_0:1 Got non-fatal async event: port "
+		  "active(9)",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "NET/IB : Got async event : client reregistration",
+		  HD_SIG_INFO, HD_SIGT_ADVISORY },
+		{ "NET/IB : mlx5_0:1 Got non-fatal async event: port error(10)",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		{ "NET/IB : Got async event : port error", HD_SIG_NETWORK,
+		  HD_SIGT_IB_ASYNC },
+		{ "NET/IB : Got async event : path migration request error",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		{ "NET/IB : mlx5_0:1 async fatal event on QP (0x1) qpn=7: "
+		  "local work queue catastrophic error",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		{ "NET/IB : mlx5_0:1 async fatal event: local catastrophic "
+		  "error after port active",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		/* a benign event's line that names another error is that */
+		{ "NET/IB : Got async event : port active; Call to "
+		  "ibv_modify_qp failed",
+		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
 	};
 	g_autoptr(GString) text = g_string_new(NULL);
 	g_autoptr(hd_store) s = NULL;
@@ -785,6 +811,11 @@ START_TEST(test_warn_rules)
 		ck_assert_msg(
 			g->cat == cases[i].cat && g->type == cases[i].type,
 			"'%s': cat %d type %d", cases[i].text, g->cat, g->type);
+		/* a port's event says so, advice does not */
+		if (g->type == HD_SIGT_ADVISORY)
+			ck_assert_int_eq(g->code,
+					 strstr(cases[i].text, "NET/IB") ? 1
+									 : 0);
 	}
 	/* the captures: peer, rank, code */
 	ck_assert_str_eq(sig_at(s, 1)->peer, "10.0.0.2<5>");
