@@ -355,11 +355,35 @@ static bool has_job_words(const char *p, size_t n)
 	return false;
 }
 
+/*
+ * A shell prompt and the command a paste was made with ("root@node4:~#
+ * dmesg -T | grep NVRM", "[root@gpu01 ~]# journalctl -k", "$ dmesg"):
+ * the prompt's user@host:dir or [...] in one word, then "# " or "$ ".
+ */
+static bool shell_prompt(const char *p, size_t n)
+{
+	size_t k = 0;
+
+	if (n && p[0] == '[') {
+		const char *q = memchr(p, ']', MIN(n, 96));
+
+		if (!q)
+			return false;
+		k = (size_t)(q + 1 - p);
+	} else {
+		while (k < n && k < 96 && p[k] != ' ' && p[k] != '#' &&
+		       p[k] != '$')
+			k++;
+	}
+	return k + 2 < n && (p[k] == '#' || p[k] == '$') && p[k + 1] == ' ' &&
+	       g_ascii_isalpha(p[k + 2]);
+}
+
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
 	const char *p = (const char *)head, *end;
 	unsigned lines = 0, kernel = 0, other = 0;
-	bool first = true;
+	bool first = true, prompt = false;
 
 	if (!head || !len)
 		return false;
@@ -375,6 +399,12 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 			break; /* a cut last line says nothing */
 		if (n && p[n - 1] == '\r')
 			n--;
+		/* the command a paste begins with is not its first line */
+		if (first && !prompt && shell_prompt(p, n)) {
+			prompt = true;
+			p = nl ? nl + 1 : end;
+			continue;
+		}
 		if (n && !g_ascii_isspace(p[0]) &&
 		    !(n >= 3 && memcmp(p, "-- ", 3) == 0)) {
 			struct kline kl;

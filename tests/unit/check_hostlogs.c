@@ -71,6 +71,26 @@ START_TEST(test_sniff)
 	/* a kernel line among mostly other text is not a kernel log */
 	ck_assert_int_ne(sniff("hello\n[    1.000000] x\nworld\nmore\n"),
 			 HD_INPUT_KERNEL_LOG);
+	/* a paste that begins with the shell prompt and its command */
+	ck_assert_int_eq(sniff("root@node4:~# dmesg -T | grep NVRM\n"
+			       "[Tue Nov 21 04:00:02 2023] NVRM: Xid "
+			       "(PCI:0000:3b:00): 79, x\n"),
+			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_eq(sniff("[root@gpu01 ~]# journalctl -k\n"
+			       "Nov 21 03:59:57 trn-02 kernel: NVRM: Xid "
+			       "(PCI:0000:3b:00): 79, x\n"),
+			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_eq(sniff("$ dmesg\n[    1.000000] NVRM: loading\n"),
+			 HD_INPUT_KERNEL_LOG);
+	/* only the first line may be one, and the rest must be kernel's */
+	ck_assert_int_ne(sniff("root@node4:~# uptime\nroot@node4:~# ls\n"
+			       "[    1.000000] x\n"),
+			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_ne(sniff("root@node4:~# cat notes\nhello\n"
+			       "[    1.000000] x\n"),
+			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_ne(sniff("a # b\n[    1.000000] x\n"),
+			 HD_INPUT_KERNEL_LOG);
 }
 END_TEST
 
