@@ -99,7 +99,10 @@ struct nl_proc {
 	/* when its rank stays unknown: which process of unknown rank of
 	   the input it is (hd_op_anon()), -1 none */
 	int anon;
-	int dev; /* the [dev] of its last record, -1 */
+	/* the [dev] of its records, -1: a thread that never set the
+	   device shows [0] (the watchdog's Abort line), so a label other
+	   than 0 wins over 0 */
+	int dev;
 	const char *version; /* claimed */
 	int fmt_min; /* major*1000+minor the format implies, 0 */
 	bool no_token; /* 2.2 format seen */

@@ -118,7 +118,7 @@ static inline void nl_rec_touch(struct nl_ctx *c, struct nl_proc *p,
 	nl_stream_add_proc(st, p);
 	if (tag_rank >= 0)
 		hint_merge(&p->tag_rank, tag_rank);
-	if (r->dev >= 0)
+	if (r->dev > 0 || (r->dev == 0 && p->dev < 0))
 		p->dev = r->dev;
 }
 

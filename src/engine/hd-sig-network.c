@@ -73,6 +73,68 @@ static GArray *ranks_on_host(const struct hd_store *s, const char *host,
 }
 
 /*
+ * Where the hang was first detected, for the closes after it: per input,
+ * the line of its first watchdog timeout (0 none), and the first
+ * timeouts in time over all inputs.
+ */
+struct hang_seen {
+	uint64_t *line; /* by input */
+	GPtrArray *firsts; /* const struct hd_signal *, or NULL */
+};
+
+static void hang_seen_init(const struct hd_store *s, struct hang_seen *h)
+{
+	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();
+	bool tie;
+
+	h->line = g_new0(uint64_t, s->inputs->len + 1);
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		uint64_t *at;
+
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT)
+			continue;
+		if (hd_time_known(sig->time))
+			g_ptr_array_add(timeouts, hd_unconst(sig));
+		if (sig->prov.kind != HD_PROV_LINE ||
+		    sig->prov.input >= s->inputs->len)
+			continue;
+		at = &h->line[sig->prov.input];
+		if (!*at || sig->prov.at < *at)
+			*at = sig->prov.at;
+	}
+	h->firsts =
+		timeouts->len ? hd_sig_first_timed(s, timeouts, &tie) : NULL;
+}
+
+static void hang_seen_clear(struct hang_seen *h)
+{
+	g_free(h->line);
+	if (h->firsts)
+		g_ptr_array_unref(h->firsts);
+}
+
+/*
+ * Whether sig came after a watchdog timeout: a later line of the same
+ * log, or a time after the first timeout's.  A connection closed then is
+ * the timed-out process tearing its comm down (the watchdog aborts it),
+ * not what stopped the job.
+ */
+static bool after_hang_seen(const struct hd_store *s, const struct hang_seen *h,
+			    const struct hd_signal *sig)
+{
+	if (sig->prov.kind == HD_PROV_LINE &&
+	    sig->prov.input < s->inputs->len && h->line[sig->prov.input] &&
+	    h->line[sig->prov.input] < sig->prov.at)
+		return true;
+	for (guint i = 0; h->firsts && i < h->firsts->len && i < 8; i++)
+		if (hd_sig_order(s, g_ptr_array_index(h->firsts, i), sig) ==
+		    HD_ORDER_BEFORE)
+			return true;
+	return false;
+}
+
+/*
  * No network error that is a cause and no crash: IB flush errors alone
  * (the first failure is on another host, or was not pasted), or a
  * connection a peer closed, still show the network failed; at low
@@ -85,6 +147,7 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	const struct hd_signal *flush = NULL, *closed = NULL;
 	g_autofree char *who = NULL;
 	struct hd_verdict *v;
+	struct hang_seen seen;
 
 	/* only where no network error or crash explains the trouble */
 	for (guint i = 0; i < a->verdicts->len; i++) {
@@ -95,6 +158,7 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 			return;
 	}
 
+	hang_seen_init(s, &seen);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
@@ -103,9 +167,11 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 			flush = sig;
 		if (sig->type == HD_SIGT_PEER_CLOSED &&
 		    sig->cat != HD_SIG_INFO &&
+		    !after_hang_seen(s, &seen, sig) &&
 		    (!closed || hd_sig_compare_time(s, sig, closed) < 0))
 			closed = sig;
 	}
+	hang_seen_clear(&seen);
 	if (flush) {
 		who = hd_sig_who(flush);
 		v = hd_verdict_new(
