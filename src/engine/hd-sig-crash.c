@@ -236,6 +236,12 @@ static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 		if (hd_signal_exit_code(sig) < 0 &&
 		    rank_timed_out(timed_out, sig->rank))
 			return false;
+		/* a SIGABRT of a worker known by its local rank alone,
+		   once a watchdog timed out: the watchdog's abort, whose
+		   rank cannot be told from the exit, is the likeliest */
+		if (hd_signal_exit_code(sig) == -6 && sig->rank < 0 &&
+		    g_hash_table_size(timed_out) > 0)
+			return false;
 		return hd_signal_exit_code(sig) != 0;
 	default:
 		return false;
