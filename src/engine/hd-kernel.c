@@ -544,9 +544,11 @@ static void kernel_build(const struct hd_host_ctx *k, struct hd_analysis *a,
 			v, -1, NULL,
 			"%u host records of this cause in all (the same GPU, port or process)",
 			same);
-	hd_verdict_add_ruled_out(
-		v,
-		"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
+	/* dmesg -T's and the journal's dates are wall times, not boot's */
+	if (sig->time.clock == HD_CLOCK_BOOT)
+		hd_verdict_add_ruled_out(
+			v,
+			"ordering by kernel time: dmesg counts from each host's boot, a clock no other input shares");
 	if (d->shape != KERNEL_RESTATE)
 		g_ptr_array_add(a->verdicts, v);
 }
