@@ -888,6 +888,14 @@ static inline int32_t hd_signal_stored_code(const struct hd_signal *sig)
 	return sig->HD_SIGNAL_FIELD(code);
 }
 
+/* ADVISORY: whether it is an event of an IB port that works (code 1),
+   not advice on the environment (0). */
+static inline bool hd_signal_port_event(const struct hd_signal *sig)
+{
+	g_assert(sig->type == HD_SIGT_ADVISORY);
+	return sig->HD_SIGNAL_FIELD(code) == 1;
+}
+
 /* PROCESS_EXIT: the exit code; -N killed by signal N. */
 static inline int32_t hd_signal_exit_code(const struct hd_signal *sig)
 {

@@ -217,7 +217,7 @@ static void note_benign_warns(const struct hd_store *s, struct hd_analysis *a,
 				"%s: an NCCL WARN of %s, %s, so not a failure%s",
 				src, who,
 				!advice ? "no known kind that its process outlived (every op of its groups completed after it)"
-				: sig->code == 1
+				: hd_signal_port_event(sig)
 					? "an event of an IB port that works"
 					: "advice on its environment",
 				text ? text : ""));
