@@ -267,10 +267,59 @@ static void note_duplicates(struct nl_ctx *c)
 	}
 }
 
+/*
+ * A CUDA error that says "driver shutting down" (cudaErrorCudartUnloading:
+ * the runtime unloads because its process exits; a c10d exception, the
+ * what() of C++'s terminate, an NCCL error's "Last error:") is no
+ * failure: its process was exiting, whatever made it (docs/verdicts.md).
+ * Read once its text is whole (a terminate's what() comes a line later).
+ */
+static void exit_noise(struct nl_ctx *c)
+{
+	/* per process: whether its last WARN was such an error, whose
+	   error unwind ("transport/net.cc:836 -> 1") follows it */
+	g_autofree bool *unloading = g_new0(bool, c->procs->len + 1);
+
+	for (guint i = c->sig_base; i < c->store->signals->len; i++) {
+		struct hd_signal *sig =
+			&g_array_index(c->store->signals, struct hd_signal, i);
+		int32_t pi =
+			g_array_index(c->sig_proc, int32_t, i - c->sig_base);
+		bool *u = pi >= 0 && (guint)pi < c->procs->len ? &unloading[pi]
+							       : NULL;
+
+		if (sig->type == HD_SIGT_ADVISORY &&
+		    hd_signal_advice(sig) == HD_ADVICE_EXIT) {
+			if (u)
+				*u = true;
+			continue;
+		}
+		if (sig->type == HD_SIGT_UNWIND) {
+			if (u && *u)
+				sig->cat = HD_SIG_INFO;
+			continue;
+		}
+		if (u && sig->cat != HD_SIG_INFO)
+			*u = false;
+		if (sig->cat == HD_SIG_INFO || sig->cat == HD_SIG_PROGRESS ||
+		    (sig->type != HD_SIGT_TRACEBACK &&
+		     sig->type != HD_SIGT_CUDA_ERROR &&
+		     sig->type != HD_SIGT_NCCL_ERROR) ||
+		    !sig->text || !strstr(sig->text, "driver shutting down"))
+			continue;
+		sig->cat = HD_SIG_INFO;
+		sig->type = HD_SIGT_ADVISORY;
+		sig->code = HD_ADVICE_EXIT;
+		if (u)
+			*u = true;
+	}
+}
+
 void nl_attribute(struct nl_ctx *c)
 {
 	struct nl_input_rank ir = { .rank = -1, .one = true };
 
+	exit_noise(c);
 	decide_ranks(c);
 	nl_split_attempts(c);
 	note_duplicates(c);

@@ -240,7 +240,17 @@ static void port_event(struct nl_ctx *c, const char *m, size_t n,
 	(void)m;
 	(void)n;
 	(void)p;
-	sig->code = 1; /* HD_SIGT_ADVISORY: a port's event */
+	sig->code = HD_ADVICE_PORT_EVENT;
+}
+
+static void exit_noise(struct nl_ctx *c, const char *m, size_t n,
+		       struct hd_signal *sig, struct nl_proc *p)
+{
+	(void)c;
+	(void)m;
+	(void)n;
+	(void)p;
+	sig->code = HD_ADVICE_EXIT;
 }
 
 /* The error words NCCL uses for its results and failures. */
@@ -320,6 +330,15 @@ static bool is_net_error(const char *m, size_t n)
 }
 
 static const struct warn_rule warn_rules[] = {
+	/* CUDA's "driver shutting down" (cudaErrorCudartUnloading): the
+	   runtime is unloading because the process exits; never a cause,
+	   before the CUDA rule (its own words are no error) */
+	{ .any = { "driver shutting down" },
+	  .cat = HD_SIG_INFO,
+	  .type = HD_SIGT_ADVISORY,
+	  .then = exit_noise,
+	  .own = { "Cuda failure", "CUDA failure", "CUDA error",
+		   "cudaError" } },
 	/* NET/IB: the receiver posted another size than was sent */
 	{ .any = { "collective mismatch error" },
 	  .cat = HD_SIG_MISMATCH,

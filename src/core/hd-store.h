@@ -731,9 +731,10 @@ enum hd_signal_cat {
 	X(COLL_TIMING, "coll_timing")                                     \
 	/* an NCCL WARN that reports the environment, not a failure \
 	   ("Missing \"iommu=pt\"", NUMA balancing, a net plugin not \
-	   loaded, NVML "Not Supported"; code 0), or an event of an IB \
-	   port that works ("GID table changed", "port active"; code \
-	   1): context, text the line */     \
+	   loaded, NVML "Not Supported"), an event of an IB port that \
+	   works ("GID table changed", "port active"), or a CUDA error \
+	   of a process that exits ("driver shutting down"): context, \
+	   code = enum hd_advice, text the line */     \
 	X(ADVISORY, "advisory")                                           \
 	/* an NCCL WARN no rule knows whose text names an error or a \
 	   failure ("unhandled system error", "... failed"): trouble \
@@ -888,12 +889,27 @@ static inline int32_t hd_signal_stored_code(const struct hd_signal *sig)
 	return sig->HD_SIGNAL_FIELD(code);
 }
 
-/* ADVISORY: whether it is an event of an IB port that works (code 1),
-   not advice on the environment (0). */
-static inline bool hd_signal_port_event(const struct hd_signal *sig)
+/* What an ADVISORY reports (its code). */
+enum hd_advice {
+	HD_ADVICE_ENV = 0, /* advice on the environment */
+	HD_ADVICE_PORT_EVENT = 1, /* an event of an IB port that works */
+	/* a CUDA error of a process that exits: the runtime unloading
+	   ("driver shutting down", cudaErrorCudartUnloading) */
+	HD_ADVICE_EXIT = 2,
+};
+
+/* ADVISORY: what it reports. */
+static inline enum hd_advice hd_signal_advice(const struct hd_signal *sig)
 {
 	g_assert(sig->type == HD_SIGT_ADVISORY);
-	return sig->HD_SIGNAL_FIELD(code) == 1;
+	switch (sig->HD_SIGNAL_FIELD(code)) {
+	case HD_ADVICE_PORT_EVENT:
+		return HD_ADVICE_PORT_EVENT;
+	case HD_ADVICE_EXIT:
+		return HD_ADVICE_EXIT;
+	default:
+		return HD_ADVICE_ENV;
+	}
 }
 
 /* PROCESS_EXIT: the exit code; -N killed by signal N. */

@@ -164,6 +164,28 @@ static GHashTable *warns_outlived(const struct hd_store *s)
 	return out;
 }
 
+/* What a benign WARN of warn_notes() is, and why it is no failure. */
+static const char *warn_what(const struct hd_signal *sig, bool advice)
+{
+	return advice && hd_signal_advice(sig) == HD_ADVICE_EXIT
+		       ? "a CUDA error"
+		       : "an NCCL WARN";
+}
+
+static const char *warn_why(const struct hd_signal *sig, bool advice)
+{
+	if (!advice)
+		return "no known kind that its process outlived (every op of its groups completed after it)";
+	switch (hd_signal_advice(sig)) {
+	case HD_ADVICE_PORT_EVENT:
+		return "an event of an IB port that works";
+	case HD_ADVICE_EXIT:
+		return "the CUDA runtime unloading as its process exits";
+	default:
+		return "advice on its environment";
+	}
+}
+
 /* Whether signal i is trouble: an error, a timeout, a crash ... */
 static bool summary_trouble(const struct hd_store *s, GHashTable *outlived,
 			    guint i)
@@ -213,14 +235,10 @@ static void note_benign_warns(const struct hd_store *s, struct hd_analysis *a,
 		}
 		g_ptr_array_add(
 			a->notes,
-			g_strdup_printf(
-				"%s: an NCCL WARN of %s, %s, so not a failure%s",
-				src, who,
-				!advice ? "no known kind that its process outlived (every op of its groups completed after it)"
-				: hd_signal_port_event(sig)
-					? "an event of an IB port that works"
-					: "advice on its environment",
-				text ? text : ""));
+			g_strdup_printf("%s: %s of %s, %s, so not a failure%s",
+					src, warn_what(sig, advice), who,
+					warn_why(sig, advice),
+					text ? text : ""));
 	}
 	if (more)
 		g_ptr_array_add(

@@ -603,6 +603,50 @@ START_TEST(test_worker_label_signals)
 }
 END_TEST
 
+START_TEST(test_exit_noise)
+{
+	/*
+	 * "driver shutting down" in a c10d exception or terminate's what()
+	 * is the process's exit, and so is the unwind after such a WARN;
+	 * a CUDA error of another text stays one.
+	 */
+	g_autofree char *text = g_strconcat(
+		INIT_216,
+		"terminate called after throwing an instance of "
+		"'c10::CUDAError'\n"
+		"  what():  CUDA error: driver shutting down\n",
+		HP "include/alloc.h:250 NCCL WARN Cuda failure 4 'driver "
+		   "shutting down'\n",
+		HP "NCCL INFO transport/net.cc:836 -> 1\n",
+		HP "include/alloc.h:250 NCCL WARN Cuda failure 700 'an illegal "
+		   "memory access was encountered'\n",
+		HP "NCCL INFO enqueue.cc:1200 -> 1\n", NULL);
+	g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+	guint exits = 0, unwinds_info = 0, unwinds_trouble = 0, cuda = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		if (g->type == HD_SIGT_ADVISORY &&
+		    hd_signal_advice(g) == HD_ADVICE_EXIT) {
+			ck_assert_int_eq(g->cat, HD_SIG_INFO);
+			exits++;
+		} else if (g->type == HD_SIGT_UNWIND) {
+			if (g->cat == HD_SIG_INFO)
+				unwinds_info++;
+			else
+				unwinds_trouble++;
+		} else if (g->type == HD_SIGT_CUDA_ERROR) {
+			cuda++;
+		}
+	}
+	ck_assert_uint_eq(exits, 2);
+	ck_assert_uint_eq(unwinds_info, 1);
+	ck_assert_uint_eq(unwinds_trouble, 1);
+	ck_assert_uint_eq(cuda, 1);
+}
+END_TEST
+
 START_TEST(test_trimmed_repeated_fused_torn)
 {
 	char *l1 = coll(HP, "AllReduce", 0, "0x1", "0x1", 8, 7, 0, 0, CM, 4);
@@ -792,6 +836,11 @@ START_TEST(test_warn_rules)
 		{ "NET/IB : mlx5_0:1 async fatal event: local catastrophic "
 		  "error after port active",
 		  HD_SIG_NETWORK, HD_SIGT_IB_ASYNC },
+		/* the CUDA runtime unloading as the process exits */
+		{ "Cuda failure 4 'driver shutting down'", HD_SIG_INFO,
+		  HD_SIGT_ADVISORY },
+		{ "Cuda failure 'driver shutting down'; Socket recv failed",
+		  HD_SIG_NETWORK, HD_SIGT_SOCKET },
 		/* a benign event's line that names another error is that */
 		{ "NET/IB : Got async event : port active; Call to "
 		  "ibv_modify_qp failed",
@@ -811,11 +860,15 @@ START_TEST(test_warn_rules)
 		ck_assert_msg(
 			g->cat == cases[i].cat && g->type == cases[i].type,
 			"'%s': cat %d type %d", cases[i].text, g->cat, g->type);
-		/* a port's event says so, advice does not */
+		/* a port's event and an exit's error say so */
 		if (g->type == HD_SIGT_ADVISORY)
-			ck_assert_int_eq(g->code,
-					 strstr(cases[i].text, "NET/IB") ? 1
-									 : 0);
+			ck_assert_int_eq(
+				hd_signal_advice(g),
+				strstr(cases[i].text, "NET/IB")
+					? HD_ADVICE_PORT_EVENT
+				: strstr(cases[i].text, "shutting down")
+					? HD_ADVICE_EXIT
+					: HD_ADVICE_ENV);
 	}
 	/* the captures: peer, rank, code */
 	ck_assert_str_eq(sig_at(s, 1)->peer, "10.0.0.2<5>");
@@ -2504,6 +2557,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_c10d_rank_beats_world_rank);
 	tcase_add_test(ta, test_wrappers);
 	tcase_add_test(ta, test_worker_label_signals);
+	tcase_add_test(ta, test_exit_noise);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
