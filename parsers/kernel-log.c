@@ -287,6 +287,42 @@ static bool iso_prefix(const char **p, const char *end, struct kline *k)
 }
 
 /*
+ * Talos's `talosctl dmesg`: "192.168.11.119: kern: warning:
+ * [2026-04-22T21:26:20.599488292Z]: ": the node (one word), the
+ * facility (the kernel's only), a level (right-aligned) and a date, UTC
+ * with its Z.
+ */
+static bool talos_prefix(const char **p, const char *end, struct kline *k)
+{
+	const char *q = *p, *h = q, *hk;
+	struct hd_time t;
+	size_t used;
+
+	hk = memmem(q, (size_t)MIN(end - q, 260), ": kern: ", 8);
+	if (!hk || hk == h || memchr(h, ' ', (size_t)(hk - h)))
+		return false;
+	/* the level, right-aligned: "   info", "warning" */
+	for (q = hk + 8; q < end && *q == ' ' && q - hk < 16; q++)
+		;
+	while (q < end && g_ascii_isalpha(*q))
+		q++;
+	if (!lit(&q, end, ": ["))
+		return false;
+	used = hd_time_scan_date(q, (size_t)(end - q), &t);
+	if (!used)
+		return false;
+	q += used;
+	if (!lit(&q, end, "]:"))
+		return false;
+	if (q < end && *q == ' ')
+		q++;
+	k->host = hd_intern_len(h, (size_t)(hk - h));
+	k->wall = t;
+	*p = q;
+	return true;
+}
+
+/*
  * The drivers' own tags, which begin a kernel message: a line that starts
  * with one is the kernel's even with no prefix at all, as `dmesg -t`,
  * `journalctl -k -o cat` and pastes with the stamps cut print it.
@@ -317,7 +353,7 @@ static bool kernel_line(const char *line, size_t len, struct kline *k)
 	k->wall = hd_time_none();
 	k->other = false;
 	if (syslog_prefix(&p, end, k) || iso_prefix(&p, end, k) ||
-	    lit(&p, end, "kernel: ") ||
+	    talos_prefix(&p, end, k) || lit(&p, end, "kernel: ") ||
 	    /* "node-b kernel: ", a journal line without its date */
 	    host_kernel(&p, end, &k->host, NULL))
 		prefixed = true;

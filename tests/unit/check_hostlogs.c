@@ -127,6 +127,38 @@ START_TEST(test_dmesg_xid)
 END_TEST
 
 /*
+ * talosctl dmesg: the node, the kernel's facility, a right-aligned level,
+ * a UTC date to the ns; another facility's line is no kernel line.
+ */
+START_TEST(test_talos_lines)
+{
+	g_autoptr(hd_store) s = hd_test_parse_str(
+		HD_INPUT_KERNEL_LOG,
+		"10.0.3.21: kern:    info: [2026-02-11T08:13:58.402117893Z]: "
+		"nvidia-nvlink: Nvlink Core is being initialized\n"
+		"10.0.3.21: kern: warning: [2026-02-11T09:41:07.118290112Z]: "
+		"NVRM: Xid (PCI:0000:3b:00): 79, pid=51337, name=pt_main_thread, "
+		"GPU has fallen off the bus.\n"
+		"10.0.3.21: daemon: info: [2026-02-11T09:41:08Z]: machined "
+		"NVRM: Xid (PCI:0000:3b:00): 79, x\n"
+		"10.0.3.21: kern: warning: [2026-02-11 cut\n",
+		NULL);
+	const struct hd_input *in = hd_store_input(s, 0);
+
+	ck_assert_int_eq(in->kind, HD_INPUT_KERNEL_LOG);
+	ck_assert_uint_eq(s->signals->len, 1);
+	ck_assert_int_eq(sig(s, 0)->type, HD_SIGT_XID);
+	ck_assert_int_eq(sig(s, 0)->code, 79);
+	ck_assert_str_eq(sig(s, 0)->host, "10.0.3.21");
+	ck_assert_int_eq(sig(s, 0)->pid, 51337);
+	ck_assert_int_eq(sig(s, 0)->time.clock, HD_CLOCK_UTC);
+	/* 2026-02-11T09:41:07.118290112Z */
+	ck_assert_int_eq(sig(s, 0)->time.ns, 1770802867118290112LL);
+	ck_assert_uint_eq(in->skipped, 2);
+}
+END_TEST
+
+/*
  * dmesg -t: bare driver lines are records with no time and no host; a
  * line that is neither prefixed nor tagged is skipped with its warning.
  */
@@ -1542,6 +1574,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_dmesg_xid);
+	tcase_add_test(tc, test_talos_lines);
 	tcase_add_test(tc, test_bare_driver_lines);
 	tcase_add_test(tc, test_xid_cause);
 	tcase_add_test(tc, test_oom_cgroup);
