@@ -1039,18 +1039,22 @@ static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 	c10d_add(c, d, &sig);
 }
 
-/* torchrun: one process's exit; the same exit may be printed twice. */
+/*
+ * torchrun: one process's exit; the same exit may be printed twice.  An
+ * exit of no known pid (0) is never taken for another's.
+ */
 static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 			 int local_rank, int64_t code, int64_t pid,
 			 struct hd_time when)
 {
 	char key[96];
-	gpointer v;
+	gpointer v = NULL;
 	struct hd_signal sig;
 
 	g_snprintf(key, sizeof(key), "X|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT,
 		   pid, code);
-	v = g_hash_table_lookup(c->dedup, key);
+	if (pid > 0)
+		v = g_hash_table_lookup(c->dedup, key);
 	if (v) {
 		struct hd_signal *old = signal_at(c, GPOINTER_TO_INT(v) - 1);
 
@@ -1062,7 +1066,8 @@ static void process_exit(struct nl_ctx *c, struct nl_c10d *d, int rank,
 			old->time = when;
 		return;
 	}
-	dedup_seen(c, key);
+	if (pid > 0)
+		dedup_seen(c, key);
 	hd_signal_init(&sig);
 	sig.cat = HD_SIG_CRASH;
 	sig.type = HD_SIGT_PROCESS_EXIT;
@@ -1099,12 +1104,46 @@ static struct hd_time cfe_time(struct nl_ctx *c, const char *m, size_t n)
 	return t;
 }
 
+/*
+ * DeepSpeed's launcher (launch.py's sigkill_handler): "[cmd, ...,
+ * '--local_rank=0', ...] exits with return code = -9", the command of
+ * the worker that failed, after "Killing subprocess P" of the others.
+ * An exit known by its local rank, as torchrun's; its pid is not shown.
+ */
+static bool deepspeed_exit(struct nl_ctx *c, struct nl_c10d *d)
+{
+	static const char *const flags[] = { "--local_rank=", "--local-rank=" };
+	const char *m = d->msg, *e = m + d->msg_len, *q;
+	int64_t code, local = -1;
+
+	q = find(m, d->msg_len, " exits with return code = ");
+	if (!q)
+		return false;
+	q += 26;
+	if (!scan_int(&q, e, &code))
+		return false;
+	for (size_t i = 0; i < G_N_ELEMENTS(flags) && local < 0; i++) {
+		const char *f = find(m, d->msg_len, flags[i]);
+
+		if (f) {
+			f += strlen(flags[i]);
+			if (!scan_int(&f, e, &local) || local >= HD_MAX_RANKS)
+				local = -1;
+		}
+	}
+	process_exit(c, d, -1, (int)local, code, 0, hd_time_none());
+	return true;
+}
+
 static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg;
 	size_t n = d->msg_len;
 	struct nl_stream *st = d->st;
 	int64_t code, pid, v, local = -1;
+
+	if (has(m, n, "sigkill_handler") && deepspeed_exit(c, d))
+		return true;
 
 	if (has(m, n, "failed (exitcode:") && rx(c, RX_EXIT, m, n) &&
 	    cap_int(c, m, 1, &code) &&
@@ -1460,7 +1499,7 @@ static const char *const c10d_needles[] = {
 	"ranks",	 "monitoredBarrier",
 	"collective",	 "restart worker",
 	"mpirun",	 "Process name",
-	"ncclCommInitRank",
+	"ncclCommInitRank", "sigkill_handler",
 };
 /* clang-format on */
 

@@ -592,13 +592,18 @@ static char *crash_summary(const struct hd_store *s,
 	}
 	if (first->rank >= 0)
 		who = g_strdup_printf("rank %d", first->rank);
-	else if (local_exit(first))
+	else if (local_exit(first)) {
+		g_autofree char *pid =
+			first->pid > 0
+				? g_strdup_printf(" (pid %d)", first->pid)
+				: g_strdup("");
+
 		who = g_strdup_printf(
-			"the worker of local rank %d (pid %d) of %s%s (its global rank is not in the data)",
-			first->local_rank, first->pid,
+			"the worker of local rank %d%s of %s%s (its global rank is not in the data)",
+			first->local_rank, pid,
 			first->host ? "host " : "a node the data does not name",
 			first->host ? first->host : "");
-	else
+	} else
 		who = hd_sig_who(first);
 	what = crash_what(s, first);
 	return g_strdup_printf(

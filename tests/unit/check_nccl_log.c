@@ -1170,6 +1170,42 @@ START_TEST(test_c10d_exit_local_rank)
 END_TEST
 
 /*
+ * DeepSpeed's launcher: the failed worker's command with its local rank,
+ * its return code; no pid, so two nodes' lines are two exits; a line
+ * without the return code is none.
+ */
+START_TEST(test_deepspeed_exit)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"[2025-06-02 09:52:03,660] [INFO] [launch.py:428:sigkill_handler] "
+		"Killing subprocess 88120\n"
+		"[2025-06-02 09:52:03,702] [ERROR] [launch.py:434:sigkill_handler]"
+		" ['/bin/py', '-u', 't.py', '--local_rank=1', '--x'] exits with "
+		"return code = -9\n"
+		"[2025-06-02 09:52:04,001] [ERROR] [launch.py:434:sigkill_handler]"
+		" ['/bin/py', 't.py', '--local-rank=3'] exits with return code = "
+		"-9\n"
+		"[2025-06-02 09:52:05,001] [ERROR] [launch.py:434:sigkill_handler]"
+		" ['/bin/py', 't.py'] exits with return code = 1\n"
+		"[2025-06-02 09:52:06,001] [ERROR] [launch.py:434:sigkill_handler]"
+		" ['/bin/py', 't.py', '--local_rank=9'] exits with return code\n");
+	struct hd_signal *g;
+
+	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 3);
+	g = sig_at(s, 0);
+	ck_assert_int_eq(g->type, HD_SIGT_PROCESS_EXIT);
+	ck_assert_int_eq(g->code, -9);
+	ck_assert_int_eq(g->local_rank, 1);
+	ck_assert_int_eq(g->rank, -1);
+	ck_assert_int_eq(g->pid, 0);
+	ck_assert_int_eq(sig_at(s, 1)->local_rank, 3);
+	ck_assert_int_eq(sig_at(s, 2)->local_rank, -1);
+	ck_assert_int_eq(sig_at(s, 2)->code, 1);
+}
+END_TEST
+
+/*
  * A store-loss line's store address (the engine maps it to a rank by
  * host): "remote=[host]:port", "from host:port", an IPv6 host in
  * brackets; none for a line that names no address or a broken one.
@@ -2558,6 +2594,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_wrappers);
 	tcase_add_test(ta, test_worker_label_signals);
 	tcase_add_test(ta, test_exit_noise);
+	tcase_add_test(ta, test_deepspeed_exit);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
