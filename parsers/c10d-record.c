@@ -427,26 +427,47 @@ static uint8_t nccl_result_cat(const char *m, size_t n)
  * known result string follows, so prose that mentions an NCCL error is
  * not taken for one.
  */
+static const char *const nccl_results[] = {
+	"unhandled cuda error",
+	"remote process exited or there was a network error",
+	"unhandled system error",
+	"internal error",
+	"invalid usage",
+	"invalid argument",
+};
+
+/* Whether one of NCCL's result strings starts at q (m + n its end). */
+static bool nccl_result_at(const char *m, size_t n, const char *q)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(nccl_results); i++)
+		if ((size_t)(m + n - q) >= strlen(nccl_results[i]) &&
+		    memcmp(q, nccl_results[i], strlen(nccl_results[i])) == 0)
+			return true;
+	return false;
+}
+
 static bool nccl_error_bare(const char *m, size_t n)
 {
-	static const char *const results[] = {
-		"unhandled cuda error",
-		"remote process exited or there was a network error",
-		"unhandled system error",
-		"internal error",
-		"invalid usage",
-		"invalid argument",
-	};
 	const char *q = find(m, n, "NCCL error: ");
+
+	return q && nccl_result_at(m, n, q + 12);
+}
+
+/*
+ * "ncclCommInitRank failed: unhandled system error": another framework's
+ * words for a failed communicator setup (Horovod, TensorFlow's
+ * UnknownError; XLA's "NCCL operation ncclCommInitRank(&comm, ...)
+ * failed: ..."): the call, then within a short reach " failed: " and a
+ * result string.
+ */
+static bool init_call_failed(const char *m, size_t n)
+{
+	const char *q = find(m, n, "ncclCommInit"), *f;
 
 	if (!q)
 		return false;
-	q += 12;
-	for (size_t i = 0; i < G_N_ELEMENTS(results); i++)
-		if ((size_t)(m + n - q) >= strlen(results[i]) &&
-		    memcmp(q, results[i], strlen(results[i])) == 0)
-			return true;
-	return false;
+	f = find(q, (size_t)MIN(m + n - q, 160), " failed: ");
+	return f && nccl_result_at(m, n, f + 9);
 }
 
 static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
@@ -455,17 +476,20 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 	const char *m = d->msg, *q;
 	size_t n = d->msg_len;
 
-	if (!has(m, n, "NCCL error in:") && !nccl_error_bare(m, n))
+	bool init = init_call_failed(m, n);
+
+	if (!has(m, n, "NCCL error in:") && !nccl_error_bare(m, n) && !init)
 		return false;
 	hd_signal_init(&sig);
 	sig.cat = nccl_result_cat(m, n);
 	/*
 	 * Raised from ncclCommInitRank (a call in the frames just above
-	 * it, as vLLM's and SGLang's pynccl print them): the
-	 * communicator's setup failed, whatever the result says failed.
+	 * it, as vLLM's and SGLang's pynccl print them, or named on the
+	 * line): the communicator's setup failed, whatever the result
+	 * says failed.
 	 */
-	if (d->st->init_call_line &&
-	    c->lineno - d->st->init_call_line <= NL_INIT_CALL_LINES)
+	if (init || (d->st->init_call_line &&
+		     c->lineno - d->st->init_call_line <= NL_INIT_CALL_LINES))
 		sig.cat = HD_SIG_INIT;
 	sig.type = HD_SIGT_NCCL_ERROR;
 	sig.group_name = d->group;

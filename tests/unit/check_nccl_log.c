@@ -1135,6 +1135,41 @@ START_TEST(test_c10d_fingerprints)
 }
 END_TEST
 
+/*
+ * Another framework's words for a failed communicator setup: the call,
+ * " failed: " and NCCL's result string, on one line.
+ */
+START_TEST(test_init_call_failed)
+{
+	static const struct {
+		const char *text;
+		guint init; /* NCCL errors of communicator setup */
+	} cases[] = {
+		{ "tensorflow.python.framework.errors_impl.UnknownError:  "
+		  "ncclCommInitRank failed: unhandled system error\n",
+		  1 },
+		{ "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: "
+		  "nccl_utils.cc:297: NCCL operation ncclCommInitRank(&comm, "
+		  "nranks, id, rank) failed: unhandled cuda error\n",
+		  1 },
+		/* no result string after it: prose, not an error */
+		{ "note: ncclCommInitRank failed: see the docs\n", 0 },
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, cases[k].text);
+		guint init = 0;
+
+		for (guint i = 0; i < s->signals->len; i++)
+			if (sig_at(s, i)->type == HD_SIGT_NCCL_ERROR &&
+			    sig_at(s, i)->cat == HD_SIG_INIT)
+				init++;
+		ck_assert_msg(init == cases[k].init, "case %zu: %u", k, init);
+	}
+}
+END_TEST
+
 START_TEST(test_c10d_exit_local_rank)
 {
 	g_autoptr(hd_store) s = hd_test_parse_ok(
@@ -2595,6 +2630,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_worker_label_signals);
 	tcase_add_test(ta, test_exit_noise);
 	tcase_add_test(ta, test_deepspeed_exit);
+	tcase_add_test(ta, test_init_call_failed);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
 	tcase_add_test(ta, test_torn_unknown_provenance);
 	suite_add_tcase(s, ta);
