@@ -35,6 +35,7 @@ struct warn_rule {
 	   error word ("cannot open shared object"); one outside them is
 	   an error the line also names */
 	const char *own[WARN_ANY];
+	enum hd_advice advice; /* advice only: what it reports (its code) */
 };
 
 static bool is_config_warn(const char *m, size_t n)
@@ -233,26 +234,6 @@ static bool is_ib_event_benign(const char *m, size_t n)
 	return any_of(m, n, benign, G_N_ELEMENTS(benign));
 }
 
-static void port_event(struct nl_ctx *c, const char *m, size_t n,
-		       struct hd_signal *sig, struct nl_proc *p)
-{
-	(void)c;
-	(void)m;
-	(void)n;
-	(void)p;
-	sig->code = HD_ADVICE_PORT_EVENT;
-}
-
-static void exit_noise(struct nl_ctx *c, const char *m, size_t n,
-		       struct hd_signal *sig, struct nl_proc *p)
-{
-	(void)c;
-	(void)m;
-	(void)n;
-	(void)p;
-	sig->code = HD_ADVICE_EXIT;
-}
-
 /* The error words NCCL uses for its results and failures. */
 static const char *const error_words[] = {
 	"error",     "Error",	  "ERROR",     "fail",	  "Fail",
@@ -336,7 +317,7 @@ static const struct warn_rule warn_rules[] = {
 	{ .any = { "driver shutting down" },
 	  .cat = HD_SIG_INFO,
 	  .type = HD_SIGT_ADVISORY,
-	  .then = exit_noise,
+	  .advice = HD_ADVICE_EXIT,
 	  .own = { "Cuda failure", "CUDA failure", "CUDA error",
 		   "cudaError" } },
 	/* NET/IB: the receiver posted another size than was sent */
@@ -359,7 +340,7 @@ static const struct warn_rule warn_rules[] = {
 	{ .match = is_ib_event_benign,
 	  .cat = HD_SIG_INFO,
 	  .type = HD_SIGT_ADVISORY,
-	  .then = port_event,
+	  .advice = HD_ADVICE_PORT_EVENT,
 	  .own = { "non-fatal", "async error event" } },
 	{ .any = { "async fatal event", "Got async event", "async error event",
 		   "non-fatal async event", "GID table changed",
@@ -520,6 +501,8 @@ void nl_classify_warn(struct nl_ctx *c, const char *m, size_t n,
 			continue;
 		sig->cat = r->cat;
 		sig->type = r->type;
+		if (r->type == HD_SIGT_ADVISORY)
+			sig->code = (int32_t)r->advice;
 		rule_capture(c, r, m, n, sig);
 		if (r->then)
 			r->then(c, m, n, sig, p);
