@@ -605,17 +605,22 @@ static void extra_grow(struct hd_store *s, struct hd_op *op, guint own,
 			op->count_wide ? keep[had] : xrec_blank;
 }
 
-/* op's first extra record, made if it has none.  (transfer none) */
-static struct hd_op_xrec *extra_of(struct hd_store *s, struct hd_op *op)
+/* Gives op, which has none, its first extra record. */
+static void extra_make(struct hd_store *s, struct hd_op *op)
 {
-	if (!op->has_extra) {
-		int64_t oc = hd_op_op_count(s, op);
+	int64_t oc = hd_op_op_count(s, op);
 
-		op->slot = extra_new(s, 1);
-		op->has_extra = 1;
-		if (oc != -1)
-			hd_op_set_op_count(s, op, oc);
-	}
+	op->slot = extra_new(s, 1);
+	op->has_extra = 1;
+	if (oc != -1)
+		hd_op_set_op_count(s, op, oc);
+}
+
+/* op's first extra record, made if it has none.  (transfer none) */
+static inline struct hd_op_xrec *extra_of(struct hd_store *s, struct hd_op *op)
+{
+	if (G_UNLIKELY(!op->has_extra))
+		extra_make(s, op);
 	return xrec_at(s, op->slot);
 }
 
@@ -700,16 +705,19 @@ static void extra_put(struct hd_store *s, struct hd_op *op,
 void hd_op_set_times(struct hd_store *s, struct hd_op *op, int64_t enqueue,
 		     int64_t start, int64_t end)
 {
+	const struct hd_op_xrec *r;
 	struct hd_op_extra x;
 
 	if (!op->has_extra && enqueue == INT64_MIN && start == INT64_MIN &&
 	    end == INT64_MIN)
 		return;
-	(void)extra_of(s, op);
-	x = hd_op_extra(s, op);
+	r = extra_of(s, op);
 	x.t_enqueue_ns = enqueue;
 	x.t_start_ns = start;
 	x.t_end_ns = end;
+	/* the stack and at_high it has (hd_op_xrec) */
+	x.stack = r->stack;
+	x.at_high = r->d_end == HD_XREC_WIDE ? r->d_start : 0;
 	extra_put(s, op, &x);
 }
 

@@ -598,22 +598,11 @@ static inline const struct hd_op_xrec *hd_op_xrec_at(const struct hd_store *s,
 
 /* op's times (INT64_MIN unknown), on the clock of its input. */
 static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
-				      const struct hd_op *op)
-{
-	return hd_op_extra(s, op).t_enqueue_ns;
-}
-
+				      const struct hd_op *op);
 static inline int64_t hd_op_t_start(const struct hd_store *s,
-				    const struct hd_op *op)
-{
-	return hd_op_extra(s, op).t_start_ns;
-}
-
+				    const struct hd_op *op);
 static inline int64_t hd_op_t_end(const struct hd_store *s,
-				  const struct hd_op *op)
-{
-	return hd_op_extra(s, op).t_end_ns;
-}
+				  const struct hd_op *op);
 
 /*
  * Whether op has an extra record: without one it has no time and no
@@ -1163,35 +1152,68 @@ static inline int64_t hd_op_xrec_time(int64_t base, uint32_t d)
 	return d ? (int64_t)((uint64_t)base + (d - 1)) : INT64_MIN;
 }
 
-static inline struct hd_op_extra hd_op_extra(const struct hd_store *s,
-					     const struct hd_op *op)
+/* Each time on its own, for the passes that read one. */
+static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
+				      const struct hd_op *op)
 {
 	const struct hd_op_xrec *r;
-	struct hd_op_extra x = hd_op_extra_blank;
-	int64_t base;
 
 	if (!op->has_extra)
-		return x;
+		return INT64_MIN;
 	r = hd_op_xrec_at(s, op->slot);
-	base = hd_op_xrec_base(r);
-	x.stack = r->stack;
+	/* base, but with a marker of an unknown enqueue */
+	return r->d_end == HD_XREC_WIDE || r->d_start <= HD_XREC_D_LAST
+		       ? hd_op_xrec_base(r)
+		       : INT64_MIN;
+}
+
+static inline int64_t hd_op_t_start(const struct hd_store *s,
+				    const struct hd_op *op)
+{
+	const struct hd_op_xrec *r;
+
+	if (!op->has_extra)
+		return INT64_MIN;
+	r = hd_op_xrec_at(s, op->slot);
+	if (r->d_end == HD_XREC_WIDE)
+		return hd_op_xrec_base(hd_op_xrec_at(s, op->slot + 1));
+	if (r->d_start == HD_XREC_START_BASE)
+		return hd_op_xrec_base(r);
+	if (r->d_start == HD_XREC_END_BASE)
+		return INT64_MIN;
+	return hd_op_xrec_time(hd_op_xrec_base(r), r->d_start);
+}
+
+static inline int64_t hd_op_t_end(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	const struct hd_op_xrec *r;
+
+	if (!op->has_extra)
+		return INT64_MIN;
+	r = hd_op_xrec_at(s, op->slot);
 	if (r->d_end == HD_XREC_WIDE) {
 		const struct hd_op_xrec *w = hd_op_xrec_at(s, op->slot + 1);
 
-		x.t_enqueue_ns = base;
-		x.t_start_ns = hd_op_xrec_base(w);
-		x.t_end_ns = (int64_t)(((uint64_t)w->d_end << 32) | w->d_start);
-		x.at_high = r->d_start;
-	} else if (r->d_start == HD_XREC_START_BASE) {
-		x.t_start_ns = base;
-		x.t_end_ns = hd_op_xrec_time(base, r->d_end);
-	} else if (r->d_start == HD_XREC_END_BASE) {
-		x.t_end_ns = base;
-	} else {
-		x.t_enqueue_ns = base;
-		x.t_start_ns = hd_op_xrec_time(base, r->d_start);
-		x.t_end_ns = hd_op_xrec_time(base, r->d_end);
+		return (int64_t)(((uint64_t)w->d_end << 32) | w->d_start);
 	}
+	if (r->d_start == HD_XREC_END_BASE)
+		return hd_op_xrec_base(r);
+	/* against the enqueue, or the start with HD_XREC_START_BASE */
+	return hd_op_xrec_time(hd_op_xrec_base(r), r->d_end);
+}
+
+static inline struct hd_op_extra hd_op_extra(const struct hd_store *s,
+					     const struct hd_op *op)
+{
+	struct hd_op_extra x = {
+		.t_enqueue_ns = hd_op_t_enqueue(s, op),
+		.t_start_ns = hd_op_t_start(s, op),
+		.t_end_ns = hd_op_t_end(s, op),
+		.stack = hd_op_stack(s, op),
+		.at_high = (uint32_t)(hd_op_prov(s, op).at >> 32),
+	};
+
 	return x;
 }
 
