@@ -1152,15 +1152,21 @@ static inline int64_t hd_op_xrec_time(int64_t base, uint32_t d)
 	return d ? (int64_t)((uint64_t)base + (d - 1)) : INT64_MIN;
 }
 
+/* op's first extra record, NULL when it has none.  (transfer none) */
+static inline const struct hd_op_xrec *
+hd_op_xrec_first(const struct hd_store *s, const struct hd_op *op)
+{
+	return op->has_extra ? hd_op_xrec_at(s, op->slot) : NULL;
+}
+
 /* Each time on its own, for the passes that read one. */
 static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
 				      const struct hd_op *op)
 {
-	const struct hd_op_xrec *r;
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
 
-	if (!op->has_extra)
+	if (!r)
 		return INT64_MIN;
-	r = hd_op_xrec_at(s, op->slot);
 	/* base, but with a marker of an unknown enqueue */
 	return r->d_end == HD_XREC_WIDE || r->d_start <= HD_XREC_D_LAST
 		       ? hd_op_xrec_base(r)
@@ -1170,11 +1176,10 @@ static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
 static inline int64_t hd_op_t_start(const struct hd_store *s,
 				    const struct hd_op *op)
 {
-	const struct hd_op_xrec *r;
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
 
-	if (!op->has_extra)
+	if (!r)
 		return INT64_MIN;
-	r = hd_op_xrec_at(s, op->slot);
 	if (r->d_end == HD_XREC_WIDE)
 		return hd_op_xrec_base(hd_op_xrec_at(s, op->slot + 1));
 	if (r->d_start == HD_XREC_START_BASE)
@@ -1187,11 +1192,10 @@ static inline int64_t hd_op_t_start(const struct hd_store *s,
 static inline int64_t hd_op_t_end(const struct hd_store *s,
 				  const struct hd_op *op)
 {
-	const struct hd_op_xrec *r;
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
 
-	if (!op->has_extra)
+	if (!r)
 		return INT64_MIN;
-	r = hd_op_xrec_at(s, op->slot);
 	if (r->d_end == HD_XREC_WIDE) {
 		const struct hd_op_xrec *w = hd_op_xrec_at(s, op->slot + 1);
 
