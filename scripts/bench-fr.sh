@@ -23,8 +23,9 @@
 # 131072 ranks: pass it (scripts/bench-fr.sh 16384 32768 65536 131072).
 # The incident's budget (src/core/hd-budget.h) bounds the records kept
 # (16 GiB), not the bytes read: 131,072 ranks of 500 entries are read
-# whole; of 2,000 entries (19 GB of records) the rest past the budget is
-# refused, which the report then says.
+# whole, and of 2,000 entries (about 14 GB of records, 52 bytes an op);
+# what a larger run keeps past the budget is refused, which the report
+# then says.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 entries=${ENTRIES:-2000}

@@ -132,13 +132,13 @@ char *hd_budget_take_note(void);
  *   most HD_BUDGET_INCIDENT_RECORDS.  Memory follows these, not the bytes
  *   read: a 131,072-rank job's dumps are 122 GiB with 500 entries a rank,
  *   nearly all of it the member list every dump repeats, which is kept
- *   once; its 65 M ops keep 4.7 GB.  16 GiB is two thirds of the 24 GiB
- *   machines this is measured on: 131,072 ranks of 500 entries or 65,536
- *   of 2,000 (131 M ops of 72 bytes, 9.4 GB) are read whole; 131,072 of
- *   2,000 (262 M ops, 19 GB, more than such a machine holds) are read as
- *   far as the budget goes.  An input whose records would pass it keeps
- *   none (its memory is freed), so the kept records never pass the budget
- *   by more than the inputs being parsed at once.
+ *   once; its 65 M ops keep 3.4 GB.  16 GiB is two thirds of the 24 GiB
+ *   machines this is measured on: 131,072 ranks of 500 entries or of
+ *   2,000 (262 M ops of 52 bytes, about 14 GB with the rest) are read
+ *   whole; more are read as far as the budget goes.  An input whose
+ *   records would pass it keeps none (its memory is freed), so the kept
+ *   records never pass the budget by more than the inputs being parsed
+ *   at once.
  * - Decompression: past HD_BUDGET_RATIO_GRACE decoded in all, the decoded
  *   bytes may not pass HD_BUDGET_INCIDENT_RATIO times the bytes read from
  *   disk (files as stored, archives included): 300 tiny .zst files, each

@@ -713,19 +713,19 @@ static bool bound_drop_op(struct hd_op *op, void *data)
 				   : HD_CLOCK_NONE;
 	}
 	if (op->has_extra) {
-		struct hd_op_extra *x = &g_array_index(
-			s->op_extra, struct hd_op_extra, op->slot);
-		int64_t *ts[] = { &x->t_enqueue_ns, &x->t_start_ns,
-				  &x->t_end_ns };
+		struct hd_op_extra x = hd_op_extra(s, op);
+		int64_t ts[] = { x.t_enqueue_ns, x.t_start_ns, x.t_end_ns };
 		int64_t bad = INT64_MIN;
 
 		for (size_t k = 0; k < G_N_ELEMENTS(ts); k++) {
-			int64_t v = *ts[k];
+			int64_t v = ts[k];
 
-			if (!time_ok(b->clock, ts[k]) && bad == INT64_MIN)
+			if (!time_ok(b->clock, &ts[k]) && bad == INT64_MIN)
 				bad = v;
 		}
+		/* a time forgotten: the record coded again */
 		if (bad != INT64_MIN) {
+			hd_op_set_times(s, op, ts[0], ts[1], ts[2]);
 			prov = hd_op_prov(s, op);
 			bound_time_warn(s, &prov, bad, &b->twarned);
 		}
@@ -911,13 +911,13 @@ struct window_ctx {
 /* An op's time: when it started, else was enqueued, else ended. */
 static struct hd_time op_time(const struct hd_store *s, const struct hd_op *op)
 {
-	const struct hd_op_extra *x = hd_op_extra(s, op);
+	struct hd_op_extra x = hd_op_extra(s, op);
 
-	if (x->t_start_ns != INT64_MIN)
-		return hd_op_time(s, op, x->t_start_ns);
-	if (x->t_enqueue_ns != INT64_MIN)
-		return hd_op_time(s, op, x->t_enqueue_ns);
-	return hd_op_time(s, op, x->t_end_ns);
+	if (x.t_start_ns != INT64_MIN)
+		return hd_op_time(s, op, x.t_start_ns);
+	if (x.t_enqueue_ns != INT64_MIN)
+		return hd_op_time(s, op, x.t_enqueue_ns);
+	return hd_op_time(s, op, x.t_end_ns);
 }
 
 static bool window_drop_op(struct hd_op *op, void *data)

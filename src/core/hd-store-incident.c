@@ -52,16 +52,18 @@ static bool *inputs_utc(const struct hd_store *s)
 }
 
 /*
- * op's extra record when op has UTC times to read (its input's clock is
- * UTC), else NULL: an op without one (NCCL COLL ops) has no time.
+ * Fills x with op's extra record when op has UTC times to read (its
+ * input's clock is UTC), else returns false: an op without one (NCCL COLL
+ * ops) has no time.
  */
-static const struct hd_op_extra *
-utc_times(const struct hd_store *s, const bool *utc, const struct hd_op *op)
+static bool utc_times(const struct hd_store *s, const bool *utc,
+		      const struct hd_op *op, struct hd_op_extra *x)
 {
 	if (!hd_op_has_extra(op) || op->input >= s->inputs->len ||
 	    !utc[op->input])
-		return NULL;
-	return hd_op_extra(s, op);
+		return false;
+	*x = hd_op_extra(s, op);
+	return true;
 }
 
 static gint compare_span(gconstpointer pa, gconstpointer pb)
@@ -95,15 +97,14 @@ guint hd_store_incident_clusters(const struct hd_store *s, guint *cluster)
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const struct hd_op_extra *x = utc_times(s, utc, op);
+		struct hd_op_extra x;
 
-		if (!x)
+		if (!utc_times(s, utc, op, &x))
 			continue;
 		widen(&sp[op->input],
-		      hd_time_make(x->t_enqueue_ns, HD_CLOCK_UTC));
-		widen(&sp[op->input],
-		      hd_time_make(x->t_start_ns, HD_CLOCK_UTC));
-		widen(&sp[op->input], hd_time_make(x->t_end_ns, HD_CLOCK_UTC));
+		      hd_time_make(x.t_enqueue_ns, HD_CLOCK_UTC));
+		widen(&sp[op->input], hd_time_make(x.t_start_ns, HD_CLOCK_UTC));
+		widen(&sp[op->input], hd_time_make(x.t_end_ns, HD_CLOCK_UTC));
 	}
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig =
@@ -167,14 +168,15 @@ static void cluster_spans(const struct hd_store *s, const guint *cluster,
 	for (guint i = 0; i < s->ops->len; i++) {
 		const struct hd_op *op =
 			&g_array_index(s->ops, struct hd_op, i);
-		const struct hd_op_extra *x = utc_times(s, utc, op);
+		struct hd_op_extra x;
 		guint k;
 
-		if (!x || (k = cluster[op->input]) >= nclusters)
+		if (!utc_times(s, utc, op, &x) ||
+		    (k = cluster[op->input]) >= nclusters)
 			continue;
 		{
-			const int64_t ts[3] = { x->t_enqueue_ns, x->t_start_ns,
-						x->t_end_ns };
+			const int64_t ts[3] = { x.t_enqueue_ns, x.t_start_ns,
+						x.t_end_ns };
 
 			for (int j = 0; j < 3; j++) {
 				if (ts[j] == INT64_MIN)

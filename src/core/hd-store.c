@@ -150,7 +150,7 @@ uint64_t hd_store_kept_bytes(const struct hd_store *s)
 		     (uint64_t)s->signals->len * sizeof(struct hd_signal);
 
 	if (s->op_extra)
-		n += (uint64_t)s->op_extra->len * sizeof(struct hd_op_extra);
+		n += (uint64_t)s->op_extra->len * sizeof(struct hd_op_xrec);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const char *text =
 			g_array_index(s->signals, struct hd_signal, i).text;
@@ -484,7 +484,9 @@ char *hd_group_label(const struct hd_store *s, int64_t group,
  * op of the input: keep it at 40 bytes (docs/benchmarks.md).
  */
 G_STATIC_ASSERT(sizeof(struct hd_op) == 32);
-G_STATIC_ASSERT(sizeof(struct hd_op_extra) == 32);
+/* what an op with times or a stack adds: one of them, mostly */
+G_STATIC_ASSERT(sizeof(struct hd_op_xrec) == 20);
+G_STATIC_ASSERT(_Alignof(struct hd_op_xrec) == 4);
 G_STATIC_ASSERT(sizeof(struct hd_opdesc) == 64);
 /* the bit fields hold every value of their enums */
 G_STATIC_ASSERT(HD_OP_KIND_COUNT <= 16);
@@ -530,6 +532,31 @@ void hd_op_rec_init(struct hd_op_rec *rec)
 	memset(&rec->prov, 0, sizeof(rec->prov));
 }
 
+/* A record of no time and no stack (an opCount record's deltas). */
+static const struct hd_op_xrec xrec_blank = {
+	.base_lo = 0,
+	.base_hi = UINT32_C(1) << 31, /* INT64_MIN */
+	.stack = -1,
+};
+
+static struct hd_op_xrec *xrec_at(struct hd_store *s, uint32_t index)
+{
+	g_assert(s->op_extra && index < s->op_extra->len);
+	return &g_array_index(s->op_extra, struct hd_op_xrec, index);
+}
+
+static void xrec_set_base(struct hd_op_xrec *r, int64_t base)
+{
+	r->base_lo = (uint32_t)(uint64_t)base;
+	r->base_hi = (uint32_t)((uint64_t)base >> 32);
+}
+
+/* The records op's times, stack and at_high take: 1 narrow, 2 wide. */
+static guint xrec_own(struct hd_store *s, const struct hd_op *op)
+{
+	return xrec_at(s, op->slot)->d_end == HD_XREC_WIDE ? 2 : 1;
+}
+
 /* Appends n blank extra records and returns the index of the first. */
 static uint32_t extra_new(struct hd_store *s, guint n)
 {
@@ -537,61 +564,173 @@ static uint32_t extra_new(struct hd_store *s, guint n)
 
 	if (!s->op_extra)
 		s->op_extra =
-			g_array_new(FALSE, FALSE, sizeof(struct hd_op_extra));
+			g_array_new(FALSE, FALSE, sizeof(struct hd_op_xrec));
 	at = s->op_extra->len;
 	/*
-	 * At most two records an op, and ops are counted in a guint: the
+	 * At most three records an op, and ops are counted in a guint: the
 	 * incident's op budget (HD_BUDGET_INCIDENT_OPS) keeps them far
 	 * below this.
 	 */
-	g_assert(at <= UINT32_MAX - 2);
+	g_assert(n <= 3 && at <= UINT32_MAX - 3);
 	for (guint i = 0; i < n; i++)
-		g_array_append_val(s->op_extra, hd_op_extra_blank);
+		g_array_append_val(s->op_extra, xrec_blank);
 	return at;
 }
 
-/* op's extra record, made if it has none.  (transfer none) */
-static struct hd_op_extra *extra_of(struct hd_store *s, struct hd_op *op)
+/*
+ * Gives op (which has records) own records for its times and one for
+ * its opCount when count: what it had is kept, the opCount record after
+ * the own ones.  In place when op's records end the array; else they
+ * move to its end and the old ones are left, of no op.
+ */
+static void extra_grow(struct hd_store *s, struct hd_op *op, guint own,
+		       bool count)
 {
-	if (!op->has_extra) {
-		int64_t oc = hd_op_op_count(s, op);
+	guint had = xrec_own(s, op);
+	guint from = op->slot, n = had + op->count_wide;
+	struct hd_op_xrec keep[3];
 
-		op->slot = extra_new(s, 1);
-		op->has_extra = 1;
-		if (oc != -1)
-			hd_op_set_op_count(s, op, oc);
+	g_assert(own >= had && (count || !op->count_wide));
+	memcpy(keep, xrec_at(s, from), n * sizeof(*keep));
+	if (from + n == s->op_extra->len)
+		(void)extra_new(s, own + count - n);
+	else
+		op->slot = extra_new(s, own + count);
+	/* the own records first, then the opCount's, if any */
+	memcpy(xrec_at(s, op->slot), keep, had * sizeof(*keep));
+	for (guint i = had; i < own; i++)
+		*xrec_at(s, op->slot + i) = xrec_blank;
+	if (count)
+		*xrec_at(s, op->slot + own) =
+			op->count_wide ? keep[had] : xrec_blank;
+}
+
+/* Gives op, which has none, its first extra record. */
+static void extra_make(struct hd_store *s, struct hd_op *op)
+{
+	int64_t oc = hd_op_op_count(s, op);
+
+	op->slot = extra_new(s, 1);
+	op->has_extra = 1;
+	if (oc != -1)
+		hd_op_set_op_count(s, op, oc);
+}
+
+/* op's first extra record, made if it has none.  (transfer none) */
+static inline struct hd_op_xrec *extra_of(struct hd_store *s, struct hd_op *op)
+{
+	if (G_UNLIKELY(!op->has_extra))
+		extra_make(s, op);
+	return xrec_at(s, op->slot);
+}
+
+/* d of t against base, 0 for unknown; false when it is not narrow. */
+static bool narrow_delta(int64_t base, int64_t t, uint32_t *d)
+{
+	uint64_t diff;
+
+	if (t == INT64_MIN) {
+		*d = 0;
+		return true;
 	}
-	return &g_array_index(s->op_extra, struct hd_op_extra, op->slot);
+	if (t < base)
+		return false;
+	diff = (uint64_t)t - (uint64_t)base;
+	if (diff > HD_XREC_D_LAST - 1u)
+		return false;
+	*d = (uint32_t)diff + 1;
+	return true;
+}
+
+/* x coded in one record (hd_op_xrec), or false when it does not fit. */
+static bool xrec_narrow(const struct hd_op_extra *x, struct hd_op_xrec *r)
+{
+	int64_t base = INT64_MIN;
+
+	if (x->at_high)
+		return false;
+	r->stack = x->stack;
+	r->d_start = r->d_end = 0;
+	if (x->t_enqueue_ns != INT64_MIN) {
+		base = x->t_enqueue_ns;
+		if (!narrow_delta(base, x->t_start_ns, &r->d_start) ||
+		    !narrow_delta(base, x->t_end_ns, &r->d_end))
+			return false;
+	} else if (x->t_start_ns != INT64_MIN) {
+		base = x->t_start_ns;
+		r->d_start = HD_XREC_START_BASE;
+		if (!narrow_delta(base, x->t_end_ns, &r->d_end))
+			return false;
+	} else if (x->t_end_ns != INT64_MIN) {
+		base = x->t_end_ns;
+		r->d_start = HD_XREC_END_BASE;
+	}
+	xrec_set_base(r, base);
+	return true;
+}
+
+/* x coded in the wide pair r[0], r[1]. */
+static void xrec_wide(const struct hd_op_extra *x, struct hd_op_xrec *r)
+{
+	xrec_set_base(&r[0], x->t_enqueue_ns);
+	r[0].d_start = x->at_high;
+	r[0].d_end = HD_XREC_WIDE;
+	r[0].stack = x->stack;
+	xrec_set_base(&r[1], x->t_start_ns);
+	r[1].d_start = (uint32_t)(uint64_t)x->t_end_ns;
+	r[1].d_end = (uint32_t)((uint64_t)x->t_end_ns >> 32);
+	r[1].stack = -1;
+}
+
+/*
+ * Stores x as op's extra record: narrow while it fits, else wide (a
+ * narrow op grows a second record, which may move its records).  Once
+ * wide, an op stays wide.
+ */
+static void extra_put(struct hd_store *s, struct hd_op *op,
+		      const struct hd_op_extra *x)
+{
+	struct hd_op_xrec *r = extra_of(s, op), n;
+
+	if (r->d_end != HD_XREC_WIDE) {
+		if (xrec_narrow(x, &n)) {
+			*r = n;
+			return;
+		}
+		extra_grow(s, op, 2, op->count_wide);
+	}
+	xrec_wide(x, xrec_at(s, op->slot));
 }
 
 void hd_op_set_times(struct hd_store *s, struct hd_op *op, int64_t enqueue,
 		     int64_t start, int64_t end)
 {
-	struct hd_op_extra *x;
+	const struct hd_op_xrec *r;
+	struct hd_op_extra x;
 
 	if (!op->has_extra && enqueue == INT64_MIN && start == INT64_MIN &&
 	    end == INT64_MIN)
 		return;
-	x = extra_of(s, op);
-	x->t_enqueue_ns = enqueue;
-	x->t_start_ns = start;
-	x->t_end_ns = end;
+	r = extra_of(s, op);
+	x.t_enqueue_ns = enqueue;
+	x.t_start_ns = start;
+	x.t_end_ns = end;
+	/* the stack and at_high it has (hd_op_xrec) */
+	x.stack = r->stack;
+	x.at_high = r->d_end == HD_XREC_WIDE ? r->d_start : 0;
+	extra_put(s, op, &x);
 }
 
 void hd_op_set_stack(struct hd_store *s, struct hd_op *op, int32_t stack)
 {
 	if (!op->has_extra && stack < 0)
 		return;
+	/* the first record's, narrow or wide */
 	extra_of(s, op)->stack = stack < 0 ? -1 : stack;
 }
 
 void hd_op_set_op_count(struct hd_store *s, struct hd_op *op, int64_t op_count)
 {
-	if (op->count_wide) {
-		g_array_index(s->op_extra, struct hd_op_extra, op->slot + 1)
-			.t_enqueue_ns = op_count;
-		return;
-	}
 	if (!op->has_extra) {
 		if (op_count >= -1 && op_count < HD_OP_COUNT_WIDE) {
 			op->slot = op_count < 0 ? HD_OP_COUNT_WIDE
@@ -600,36 +739,36 @@ void hd_op_set_op_count(struct hd_store *s, struct hd_op *op, int64_t op_count)
 		}
 		(void)extra_of(s, op);
 	}
-	if (op_count == -1)
-		return;
-	/*
-	 * A second record right after the first: the op's own moves to a
-	 * new pair when another op's record follows it already.
-	 */
-	if (op->slot + 1u != s->op_extra->len) {
-		struct hd_op_extra keep = *extra_of(s, op);
-		uint32_t at = extra_new(s, 1);
-
-		g_array_index(s->op_extra, struct hd_op_extra, at) = keep;
-		op->slot = at;
+	if (!op->count_wide) {
+		if (op_count == -1)
+			return;
+		/* a record right after the op's own */
+		extra_grow(s, op, xrec_own(s, op), true);
+		op->count_wide = 1;
 	}
-	(void)extra_new(s, 1);
-	op->count_wide = 1;
-	g_array_index(s->op_extra, struct hd_op_extra, op->slot + 1)
-		.t_enqueue_ns = op_count;
+	xrec_set_base(xrec_at(s, op->slot + xrec_own(s, op)), op_count);
 }
 
 void hd_op_set_prov(struct hd_store *s, struct hd_op *op,
 		    const struct hd_prov *prov)
 {
+	uint32_t high = (uint32_t)(prov->at >> 32);
+
 	op->input = prov->input;
 	g_assert(prov->kind <= HD_PROV_OFFSET);
 	g_assert(prov->attempt <= HD_MAX_ATTEMPT);
 	op->prov_kind = prov->kind;
 	op->attempt = prov->attempt;
 	op->at_low = (uint32_t)prov->at;
-	if ((prov->at >> 32) || op->has_extra)
-		extra_of(s, op)->at_high = (uint32_t)(prov->at >> 32);
+	/* a narrow record's at_high is 0 */
+	if (high || (op->has_extra && xrec_own(s, op) == 2)) {
+		struct hd_op_extra x;
+
+		(void)extra_of(s, op);
+		x = hd_op_extra(s, op);
+		x.at_high = high;
+		extra_put(s, op, &x);
+	}
 }
 
 void hd_store_add_op(struct hd_store *s, const struct hd_op_rec *rec)
@@ -851,7 +990,7 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 				if (!dst->op_extra)
 					dst->op_extra = g_array_new(
 						FALSE, FALSE,
-						sizeof(struct hd_op_extra));
+						sizeof(struct hd_op_xrec));
 				xbase = dst->op_extra->len;
 				g_assert(src->op_extra->len <=
 					 UINT32_MAX - 2 - xbase);
@@ -862,8 +1001,10 @@ void hd_store_merge(struct hd_store *dst, struct hd_store *src)
 			}
 		}
 		for (guint i = xbase; i < xend && !identity; i++) {
-			struct hd_op_extra *x = &g_array_index(
-				dst->op_extra, struct hd_op_extra, i);
+			/* a wide pair's second record and an opCount's
+			   have stack -1 (struct hd_op_xrec) */
+			struct hd_op_xrec *x = &g_array_index(
+				dst->op_extra, struct hd_op_xrec, i);
 
 			if (x->stack >= 0)
 				x->stack = stack_map[x->stack];

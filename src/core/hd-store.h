@@ -372,11 +372,11 @@ extern const struct hd_opdesc hd_opdesc_blank;
 const struct hd_opdesc *hd_opdesc_intern(const struct hd_opdesc *d);
 
 /*
- * What few ops carry, kept beside the op array (hd_store.op_extra) only
- * for the ops that have any of it: the three times (NCCL COLL lines carry
- * none), a stack, and the high half of a provenance past 32 bits.  An op
- * whose opCount does not fit the op (HD_OP_COUNT_WIDE) takes a second
- * record right after its first, whose t_enqueue_ns holds the opCount.
+ * What few ops carry beside the op itself: the three times (NCCL COLL
+ * lines carry none), a stack, and the high half of a provenance past 32
+ * bits.  This is the decoded view (hd_op_extra()); the store keeps it
+ * coded in struct hd_op_xrec records, only for the ops that have any of
+ * it.
  */
 struct hd_op_extra {
 	/* INT64_MIN when unknown; on the clock of the op's input
@@ -387,6 +387,46 @@ struct hd_op_extra {
 	int32_t stack; /* index into store->stacks, -1 none */
 	uint32_t at_high; /* hd_prov.at >> 32 */
 };
+
+/*
+ * One record of hd_store.op_extra, 20 bytes: an op's struct hd_op_extra
+ * coded narrow in one record, or wide in two that follow each other.
+ *
+ * Narrow (d_end is no HD_XREC_WIDE, at_high is 0): base is t_enqueue_ns
+ * (INT64_MIN unknown), and a delta d in [1, HD_XREC_D_LAST] gives a time
+ * of base + (d - 1), 0 an unknown one: d_start the start's, d_end the
+ * end's.  Two values of d_start say the enqueue is unknown: with
+ * HD_XREC_START_BASE the start is base and d_end is the end's delta
+ * from it; with HD_XREC_END_BASE the start is unknown too and the end
+ * is base (d_end 0).  All three unknown: base INT64_MIN, both deltas 0.
+ * A flight-recorder op (enqueued, ended within 4 s) fits.
+ *
+ * Wide (whatever does not fit: an end or start before the enqueue, a
+ * delta past HD_XREC_D_LAST, an at_high): the first record has d_end
+ * HD_XREC_WIDE, base the enqueue, d_start at_high and the stack; the
+ * second has base the start, d_start and d_end the low and high halves
+ * of the end, and stack -1, so a pass over every record's stack (the
+ * merge's remap) sees no stack in it.
+ *
+ * An op whose opCount does not fit the op (HD_OP_COUNT_WIDE) takes one
+ * more record right after its one or two, whose base holds the opCount
+ * (deltas 0, stack -1).  Records of an op that moved (to make room for
+ * more of them at the array's end) stay behind, of no op.
+ */
+struct hd_op_xrec {
+	uint32_t base_lo, base_hi;
+	uint32_t d_start, d_end;
+	int32_t stack; /* index into store->stacks, -1 none */
+};
+
+/* The last delta of a narrow record: UINT32_MAX - 3 ns past the base. */
+#define HD_XREC_D_LAST (UINT32_MAX - 2)
+/* d_start: the enqueue is unknown and the start is base */
+#define HD_XREC_START_BASE UINT32_MAX
+/* d_start: the enqueue and start are unknown and the end is base */
+#define HD_XREC_END_BASE (UINT32_MAX - 1)
+/* d_end: the first record of a wide pair */
+#define HD_XREC_WIDE UINT32_MAX
 
 /* An opCount the op holds itself: in [0, HD_OP_COUNT_WIDE). */
 #define HD_OP_COUNT_WIDE UINT32_MAX
@@ -421,7 +461,7 @@ _Static_assert(HD_WHO_OUT < (1 << (HD_WHO_BITS - 1)),
  * hd_op_set_seq()), the descriptor an id (hd_op_desc()); the rest is read and
  * written only through the accessors below (hd_op_rank(), hd_op_prov(),
  * hd_op_op_count(), hd_op_t_end(), hd_op_stack(), ...), which find what
- * does not fit in the store's side table (struct hd_op_extra).  Parsers
+ * does not fit in the store's side table (struct hd_op_xrec).  Parsers
  * that build an op before storing it fill a struct hd_op_rec and hand it
  * to hd_store_add_op(); hot ones fill one in place from
  * hd_store_new_op() with the setters.
@@ -432,7 +472,7 @@ struct hd_op {
 	   out of range (HD_MAX_SEQ) */
 	int64_t seq : HD_SEQ_BITS;
 	uint64_t attempt : 15; /* hd_prov.attempt */
-	uint64_t count_wide : 1; /* opCount in a second extra record */
+	uint64_t count_wide : 1; /* opCount in an extra record of its own */
 	uint64_t kind : 4; /* enum hd_op_kind */
 	uint64_t state : 2; /* enum hd_op_state */
 	uint64_t seq_kind : 2; /* enum hd_seq_kind */
@@ -452,9 +492,9 @@ struct hd_op {
 	uint32_t prov_kind : 2; /* enum hd_prov_kind */
 	/* hd_prov.at's low 32 bits (the high ones in the extra record) */
 	uint32_t at_low;
-	/* with has_extra: the index of its extra record in
-	   store->op_extra; else its opCount, HD_OP_COUNT_WIDE when it has
-	   none (hd_op_op_count()) */
+	/* with has_extra: the index of its first extra record in
+	   store->op_extra (struct hd_op_xrec); else its opCount,
+	   HD_OP_COUNT_WIDE when it has none (hd_op_op_count()) */
 	uint32_t slot;
 };
 
@@ -477,9 +517,9 @@ struct hd_op_rec {
 /* The extra record of an op without one: no times, no stack. */
 extern const struct hd_op_extra hd_op_extra_blank;
 
-/* op's extra record, or hd_op_extra_blank.  (transfer none) */
-static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
-						    const struct hd_op *op);
+/* op's extra record decoded, hd_op_extra_blank when it has none. */
+static inline struct hd_op_extra hd_op_extra(const struct hd_store *s,
+					     const struct hd_op *op);
 
 /* The global rank of op, -1 when unknown (a process of unknown rank too). */
 static inline int32_t hd_op_rank(const struct hd_op *op)
@@ -552,24 +592,17 @@ static inline struct hd_prov hd_op_prov(const struct hd_store *s,
 static inline int64_t hd_op_op_count(const struct hd_store *s,
 				     const struct hd_op *op);
 
+/* The index-th record of s->op_extra.  (transfer none) */
+static inline const struct hd_op_xrec *hd_op_xrec_at(const struct hd_store *s,
+						     uint32_t index);
+
 /* op's times (INT64_MIN unknown), on the clock of its input. */
 static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
-				      const struct hd_op *op)
-{
-	return hd_op_extra(s, op)->t_enqueue_ns;
-}
-
+				      const struct hd_op *op);
 static inline int64_t hd_op_t_start(const struct hd_store *s,
-				    const struct hd_op *op)
-{
-	return hd_op_extra(s, op)->t_start_ns;
-}
-
+				    const struct hd_op *op);
 static inline int64_t hd_op_t_end(const struct hd_store *s,
-				  const struct hd_op *op)
-{
-	return hd_op_extra(s, op)->t_end_ns;
-}
+				  const struct hd_op *op);
 
 /*
  * Whether op has an extra record: without one it has no time and no
@@ -584,7 +617,10 @@ static inline bool hd_op_has_extra(const struct hd_op *op)
 static inline int32_t hd_op_stack(const struct hd_store *s,
 				  const struct hd_op *op)
 {
-	return hd_op_extra(s, op)->stack;
+	if (!op->has_extra)
+		return -1;
+	/* the first record's, narrow or wide */
+	return hd_op_xrec_at(s, op->slot)->stack;
 }
 
 /*
@@ -1109,7 +1145,7 @@ struct hd_store {
 	GPtrArray *groups; /* struct hd_group * */
 	GHashTable *group_index; /* id -> index + 1 */
 	GArray *ops; /* struct hd_op */
-	/* struct hd_op_extra of the ops that have one, NULL until one does;
+	/* struct hd_op_xrec of the ops that have any, NULL until one does;
 	   records of dropped ops stay until the store is freed */
 	GArray *op_extra;
 	GArray *signals; /* struct hd_signal */
@@ -1120,13 +1156,93 @@ struct hd_store {
 	bool local_zones_apart;
 };
 
-static inline const struct hd_op_extra *hd_op_extra(const struct hd_store *s,
-						    const struct hd_op *op)
+static inline const struct hd_op_xrec *hd_op_xrec_at(const struct hd_store *s,
+						     uint32_t index)
 {
-	if (!op->has_extra)
-		return &hd_op_extra_blank;
-	g_assert(s->op_extra && op->slot < s->op_extra->len);
-	return &g_array_index(s->op_extra, struct hd_op_extra, op->slot);
+	g_assert(s->op_extra && index < s->op_extra->len);
+	return &g_array_index(s->op_extra, struct hd_op_xrec, index);
+}
+
+/* A record's base, an int64. */
+static inline int64_t hd_op_xrec_base(const struct hd_op_xrec *r)
+{
+	return (int64_t)(((uint64_t)r->base_hi << 32) | r->base_lo);
+}
+
+/* base + (d - 1), INT64_MIN for d 0: a narrow record's time. */
+static inline int64_t hd_op_xrec_time(int64_t base, uint32_t d)
+{
+	/* in uint64: the coder made sure it fits */
+	return d ? (int64_t)((uint64_t)base + (d - 1)) : INT64_MIN;
+}
+
+/* op's first extra record, NULL when it has none.  (transfer none) */
+static inline const struct hd_op_xrec *
+hd_op_xrec_first(const struct hd_store *s, const struct hd_op *op)
+{
+	return op->has_extra ? hd_op_xrec_at(s, op->slot) : NULL;
+}
+
+/* Each time on its own, for the passes that read one. */
+static inline int64_t hd_op_t_enqueue(const struct hd_store *s,
+				      const struct hd_op *op)
+{
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
+
+	if (!r)
+		return INT64_MIN;
+	/* base, but with a marker of an unknown enqueue */
+	return r->d_end == HD_XREC_WIDE || r->d_start <= HD_XREC_D_LAST
+		       ? hd_op_xrec_base(r)
+		       : INT64_MIN;
+}
+
+static inline int64_t hd_op_t_start(const struct hd_store *s,
+				    const struct hd_op *op)
+{
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
+
+	if (!r)
+		return INT64_MIN;
+	if (r->d_end == HD_XREC_WIDE)
+		return hd_op_xrec_base(hd_op_xrec_at(s, op->slot + 1));
+	if (r->d_start == HD_XREC_START_BASE)
+		return hd_op_xrec_base(r);
+	if (r->d_start == HD_XREC_END_BASE)
+		return INT64_MIN;
+	return hd_op_xrec_time(hd_op_xrec_base(r), r->d_start);
+}
+
+static inline int64_t hd_op_t_end(const struct hd_store *s,
+				  const struct hd_op *op)
+{
+	const struct hd_op_xrec *r = hd_op_xrec_first(s, op);
+
+	if (!r)
+		return INT64_MIN;
+	if (r->d_end == HD_XREC_WIDE) {
+		const struct hd_op_xrec *w = hd_op_xrec_at(s, op->slot + 1);
+
+		return (int64_t)(((uint64_t)w->d_end << 32) | w->d_start);
+	}
+	if (r->d_start == HD_XREC_END_BASE)
+		return hd_op_xrec_base(r);
+	/* against the enqueue, or the start with HD_XREC_START_BASE */
+	return hd_op_xrec_time(hd_op_xrec_base(r), r->d_end);
+}
+
+static inline struct hd_op_extra hd_op_extra(const struct hd_store *s,
+					     const struct hd_op *op)
+{
+	struct hd_op_extra x = {
+		.t_enqueue_ns = hd_op_t_enqueue(s, op),
+		.t_start_ns = hd_op_t_start(s, op),
+		.t_end_ns = hd_op_t_end(s, op),
+		.stack = hd_op_stack(s, op),
+		.at_high = (uint32_t)(hd_op_prov(s, op).at >> 32),
+	};
+
+	return x;
 }
 
 static inline struct hd_prov hd_op_prov(const struct hd_store *s,
@@ -1136,20 +1252,30 @@ static inline struct hd_prov hd_op_prov(const struct hd_store *s,
 		.input = op->input,
 		.kind = op->prov_kind,
 		.attempt = op->attempt,
-		.at = ((uint64_t)hd_op_extra(s, op)->at_high << 32) |
-		      op->at_low,
+		.at = op->at_low,
 	};
 
+	/* only a wide record has a high half */
+	if (op->has_extra) {
+		const struct hd_op_xrec *r = hd_op_xrec_at(s, op->slot);
+
+		if (r->d_end == HD_XREC_WIDE)
+			p.at |= (uint64_t)r->d_start << 32;
+	}
 	return p;
 }
 
 static inline int64_t hd_op_op_count(const struct hd_store *s,
 				     const struct hd_op *op)
 {
-	if (op->count_wide)
-		return g_array_index(s->op_extra, struct hd_op_extra,
-				     op->slot + 1)
-			.t_enqueue_ns;
+	if (op->count_wide) {
+		/* after the op's one record, or its wide pair */
+		uint32_t n = hd_op_xrec_at(s, op->slot)->d_end == HD_XREC_WIDE
+				     ? 2
+				     : 1;
+
+		return hd_op_xrec_base(hd_op_xrec_at(s, op->slot + n));
+	}
 	if (op->has_extra || op->slot == HD_OP_COUNT_WIDE)
 		return -1;
 	return op->slot;

@@ -176,6 +176,380 @@ START_TEST(test_op_packed)
 END_TEST
 
 /*
+ * The extra record's coder (struct hd_op_xrec): what the setters are
+ * given reads back through the accessors, in one 20-byte record when it
+ * fits narrow and in two when it does not, whatever the order of the
+ * setters.
+ */
+#define T0     INT64_C(1700000000000000000)
+#define TU     INT64_MIN
+#define D_LAST ((int64_t)UINT32_MAX - 3) /* the last narrow delta */
+
+struct xrec_case {
+	int64_t enqueue, start, end;
+	int32_t stack;
+	uint32_t at_high;
+	guint records; /* 0: none, 1: narrow, 2: wide */
+};
+
+static const struct xrec_case xrec_cases[] = {
+	{ TU, TU, TU, -1, 0, 0 }, /* all unknown */
+	{ TU, TU, TU, 0, 0, 1 }, /* a stack without times */
+	{ T0, TU, TU, -1, 0, 1 }, /* enqueue only */
+	{ T0, TU, T0 + 500000, 0, 0, 1 }, /* enqueue and end: FR */
+	{ T0, T0 + 10, T0 + 900000000, 0, 0, 1 }, /* all three */
+	{ T0, T0, T0, -1, 0, 1 }, /* deltas of 0 */
+	{ TU, T0, TU, -1, 0, 1 }, /* start only */
+	{ TU, TU, T0, 0, 0, 1 }, /* end only */
+	{ TU, T0, T0 + 7, -1, 0, 1 }, /* start and end, no enqueue */
+	{ T0, TU, T0 + D_LAST, 0, 0, 1 }, /* the last narrow delta */
+	{ T0, T0 + D_LAST, TU, 0, 0, 1 },
+	{ TU, T0, T0 + D_LAST, -1, 0, 1 },
+	{ T0, TU, T0 + D_LAST + 1, 0, 0, 2 }, /* one past it */
+	{ T0, T0 + D_LAST + 1, T0 + D_LAST + 1, 0, 0, 2 },
+	{ TU, T0, T0 + D_LAST + 1, -1, 0, 2 },
+	{ T0, TU, T0 - 1, 0, 0, 2 }, /* end before enqueue */
+	{ T0, T0 - 1, T0, -1, 0, 2 }, /* start before enqueue */
+	{ TU, T0, T0 - 1, 0, 0, 2 }, /* end before start */
+	{ -5, -3, -1, 0, 0, 1 }, /* negative, in order */
+	{ INT64_MIN + 1, TU, INT64_MAX, 0, 0, 2 }, /* the extremes */
+	{ INT64_MAX, INT64_MAX, INT64_MAX, 0, 0, 1 },
+	{ INT64_MIN + 1, INT64_MIN + 1, INT64_MIN + 1, 0, 0, 1 },
+	{ TU, INT64_MAX, INT64_MAX, 0, 0, 1 },
+	{ TU, TU, INT64_MIN + 1, 0, 0, 1 },
+	{ INT64_MAX, INT64_MIN + 1, TU, 0, 0, 2 },
+	{ TU, TU, TU, -1, 1, 2 }, /* a provenance past 32 bits */
+	{ T0, TU, T0 + 500000, 0, UINT32_MAX, 2 },
+	{ T0, T0 - 1, INT64_MIN + 1, 0, 7, 2 },
+};
+
+static void check_xrec(const struct hd_store *s, const struct hd_op *op,
+		       const struct xrec_case *c, const char *what)
+{
+	struct hd_op_extra x = hd_op_extra(s, op);
+	struct hd_prov p = hd_op_prov(s, op);
+
+	ck_assert_msg(x.t_enqueue_ns == c->enqueue &&
+			      x.t_start_ns == c->start &&
+			      x.t_end_ns == c->end && x.stack == c->stack &&
+			      x.at_high == c->at_high,
+		      "%s: %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+		      " %" G_GINT64_FORMAT " stack %d at_high %u",
+		      what, x.t_enqueue_ns, x.t_start_ns, x.t_end_ns, x.stack,
+		      x.at_high);
+	ck_assert_int_eq(hd_op_t_enqueue(s, op), c->enqueue);
+	ck_assert_int_eq(hd_op_t_start(s, op), c->start);
+	ck_assert_int_eq(hd_op_t_end(s, op), c->end);
+	ck_assert_int_eq(hd_op_stack(s, op), c->stack);
+	ck_assert_uint_eq(p.at, ((uint64_t)c->at_high << 32) | 12345u);
+	ck_assert_int_eq(hd_op_has_extra(op), c->records > 0);
+}
+
+static void set_prov_at(struct hd_store *s, struct hd_op *op, uint32_t high)
+{
+	struct hd_prov p = { .input = 0,
+			     .kind = HD_PROV_LINE,
+			     .at = ((uint64_t)high << 32) | 12345u };
+
+	hd_op_set_prov(s, op, &p);
+}
+
+START_TEST(test_xrec_round_trip)
+{
+	const struct xrec_case *c = &xrec_cases[_i];
+
+	for (int order = 0; order < 3; order++) {
+		g_autoptr(hd_store) s = hd_store_new();
+		struct hd_frame fr = { hd_intern("f"), hd_intern("t.py"), 3 };
+		struct hd_op *op;
+
+		hd_store_add_input(s, "fr");
+		(void)hd_store_add_stack(s, &fr, 1);
+		op = hd_store_new_op(s);
+		if (order == 0) {
+			hd_op_set_times(s, op, c->enqueue, c->start, c->end);
+			hd_op_set_stack(s, op, c->stack);
+			set_prov_at(s, op, c->at_high);
+		} else if (order == 1) {
+			set_prov_at(s, op, c->at_high);
+			hd_op_set_stack(s, op, c->stack);
+			hd_op_set_times(s, op, c->enqueue, c->start, c->end);
+		} else {
+			struct hd_op_rec rec;
+
+			hd_op_rec_init(&rec);
+			rec.t_enqueue_ns = c->enqueue;
+			rec.t_start_ns = c->start;
+			rec.t_end_ns = c->end;
+			rec.stack = c->stack;
+			rec.prov.kind = HD_PROV_LINE;
+			rec.prov.at = ((uint64_t)c->at_high << 32) | 12345u;
+			s->ops->len = 0;
+			hd_store_add_op(s, &rec);
+			op = hd_store_op(s, 0);
+		}
+		check_xrec(s, op, c,
+			   order == 0	? "times first"
+			   : order == 1 ? "times last"
+					: "hd_store_add_op");
+		ck_assert_uint_eq(s->op_extra ? s->op_extra->len : 0,
+				  c->records);
+		ck_assert_int_eq(hd_op_op_count(s, op), -1);
+	}
+}
+END_TEST
+
+/*
+ * Times set again: a narrow op that grows wide moves when another op's
+ * records follow it, leaving the other as it was; a wide one stays wide
+ * and reads back narrow values.
+ */
+START_TEST(test_xrec_grow)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	const struct xrec_case fr = { T0, TU, T0 + 500000, 0, 0, 1 };
+	const struct xrec_case wide = { T0, TU, T0 - 1, 0, 0, 2 };
+	struct hd_op *a, *b;
+
+	hd_store_add_input(s, "fr");
+	a = hd_store_new_op(s);
+	b = hd_store_new_op(s);
+	a = hd_store_op(s, 0);
+	set_prov_at(s, a, 0);
+	set_prov_at(s, b, 0);
+	hd_op_set_times(s, a, fr.enqueue, fr.start, fr.end);
+	hd_op_set_stack(s, a, 0);
+	hd_op_set_times(s, b, fr.enqueue, fr.start, fr.end);
+	hd_op_set_stack(s, b, 0);
+	ck_assert_uint_eq(s->op_extra->len, 2);
+	hd_op_set_times(s, a, wide.enqueue, wide.start, wide.end);
+	check_xrec(s, a, &wide, "moved wide");
+	check_xrec(s, b, &fr, "left");
+	ck_assert_uint_eq(a->slot, 2);
+	ck_assert_uint_eq(s->op_extra->len, 4);
+	/* a's pair follows b now: b moves too */
+	hd_op_set_times(s, b, wide.enqueue, wide.start, wide.end);
+	ck_assert_uint_eq(b->slot, 4);
+	ck_assert_uint_eq(s->op_extra->len, 6);
+	check_xrec(s, b, &wide, "moved after a");
+	check_xrec(s, a, &wide, "not moved");
+	hd_op_set_times(s, a, fr.enqueue, fr.start, fr.end);
+	check_xrec(s, a, &fr, "narrow again");
+	ck_assert_uint_eq(s->op_extra->len, 6);
+	/* at the array's end: grows in place */
+	b = hd_store_new_op(s);
+	a = hd_store_op(s, 0);
+	set_prov_at(s, b, 0);
+	hd_op_set_times(s, b, fr.enqueue, fr.start, fr.end);
+	hd_op_set_op_count(s, b, INT64_C(1) << 35);
+	hd_op_set_times(s, b, wide.enqueue, wide.start, wide.end);
+	ck_assert_uint_eq(b->slot, 6);
+	ck_assert_uint_eq(s->op_extra->len, 9);
+	check_xrec(s, b, &(struct xrec_case){ T0, TU, T0 - 1, -1, 0, 2 },
+		   "grown in place");
+	ck_assert_int_eq(hd_op_op_count(s, b), INT64_C(1) << 35);
+	check_xrec(s, a, &fr, "still narrow");
+}
+END_TEST
+
+/*
+ * An opCount past 32 bits in the record after the op's narrow one or
+ * its wide pair, whichever setter comes first, with another op's
+ * records between them (the op's records move) or not.
+ */
+START_TEST(test_xrec_op_count)
+{
+	static const struct xrec_case times[] = {
+		{ T0, TU, T0 + 500000, 0, 0, 1 },
+		{ T0, TU, T0 - 1, 0, 0, 2 },
+		{ TU, TU, TU, -1, 5, 2 },
+	};
+	static const int64_t counts[] = { INT64_C(1) << 40, INT64_MAX,
+					  (int64_t)UINT32_MAX, -7 };
+	const struct xrec_case other = { TU, T0, T0 + 9, 0, 0, 1 };
+
+	for (int k = 0; k < (int)(G_N_ELEMENTS(times) * 4 * 2); k++) {
+		const struct xrec_case *c = &times[k / 8];
+		int order = k / 2 % 4;
+		bool between = k % 2;
+		int64_t oc = counts[k % G_N_ELEMENTS(counts)];
+		g_autoptr(hd_store) s = hd_store_new();
+		struct hd_op *op, *o;
+
+		hd_store_add_input(s, "fr");
+		(void)hd_store_new_op(s);
+		(void)hd_store_new_op(s);
+		op = hd_store_op(s, 0);
+		o = hd_store_op(s, 1);
+		set_prov_at(s, o, 0);
+		/* 0: times, opCount; 1: opCount, times; 2: a small opCount,
+		   times, the wide one; 3: narrow times, opCount, the times */
+		if (order == 0 || order == 3) {
+			if (order == 3)
+				hd_op_set_times(s, op, T0, T0 + 1, T0 + 2);
+			else
+				hd_op_set_times(s, op, c->enqueue, c->start,
+						c->end);
+			hd_op_set_stack(s, op, c->stack);
+			set_prov_at(s, op, c->at_high);
+		} else if (order == 2) {
+			hd_op_set_op_count(s, op, 7);
+		} else {
+			hd_op_set_op_count(s, op, oc);
+		}
+		if (between) {
+			hd_op_set_times(s, o, other.enqueue, other.start,
+					other.end);
+			hd_op_set_stack(s, o, 0);
+			hd_op_set_op_count(s, o, INT64_C(1) << 33);
+		}
+		if (order == 0 || order == 3) {
+			hd_op_set_op_count(s, op, oc);
+		} else {
+			hd_op_set_times(s, op, c->enqueue, c->start, c->end);
+			hd_op_set_stack(s, op, c->stack);
+			set_prov_at(s, op, c->at_high);
+		}
+		if (order == 2)
+			hd_op_set_op_count(s, op, oc);
+		if (order == 3) {
+			hd_op_set_times(s, op, c->enqueue, c->start, c->end);
+			set_prov_at(s, op, c->at_high);
+		}
+		check_xrec(s, op, c, "with an opCount");
+		ck_assert_msg(hd_op_op_count(s, op) == oc,
+			      "case %d: opCount %" G_GINT64_FORMAT, k,
+			      hd_op_op_count(s, op));
+		ck_assert(op->count_wide);
+		if (between) {
+			check_xrec(s, o, &other, "the other");
+			ck_assert_int_eq(hd_op_op_count(s, o), INT64_C(1)
+								       << 33);
+		} else {
+			ck_assert(!o->has_extra);
+			/* the op's records, all of them and no more */
+			ck_assert_uint_eq(s->op_extra->len, c->records + 1);
+		}
+		/* and back to none */
+		hd_op_set_op_count(s, op, -1);
+		ck_assert_int_eq(hd_op_op_count(s, op), -1);
+		check_xrec(s, op, c, "opCount gone");
+	}
+}
+END_TEST
+
+/*
+ * Merged into a store of records and stacks of its own: each op's
+ * stack remapped, narrow or wide, and a wide pair's second record and an
+ * opCount's left alone.
+ */
+START_TEST(test_xrec_merge)
+{
+	g_autoptr(hd_store) dst = hd_store_new();
+	struct hd_store *a = hd_store_new();
+	struct hd_frame fd = { hd_intern("d"), hd_intern("d.py"), 1 };
+	struct hd_frame fx = { hd_intern("x"), hd_intern("x.py"), 2 };
+	struct hd_frame fy = { hd_intern("y"), hd_intern("y.py"), 3 };
+	static const struct xrec_case cases[] = {
+		{ T0, TU, T0 + 500000, 1, 0, 1 }, { T0, TU, T0 - 1, 0, 0, 2 },
+		{ TU, T0, 1, 1, 0, 2 },		  { T0, TU, T0 + 3, -1, 0, 1 },
+		{ TU, TU, TU, 1, 9, 2 },	  { 1, 2, 3, 0, 0, 1 },
+	};
+	const char *files[] = { "x.py", "y.py" };
+	struct hd_op *op;
+	size_t nf;
+
+	hd_store_add_input(dst, "d");
+	(void)hd_store_add_stack(dst, &fd, 1);
+	op = hd_store_new_op(dst);
+	hd_op_set_times(dst, op, T0, TU, T0 - 5);
+	hd_op_set_stack(dst, op, 0);
+	hd_store_add_input(a, "a");
+	(void)hd_store_add_stack(a, &fx, 1);
+	(void)hd_store_add_stack(a, &fy, 1);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct xrec_case *c = &cases[i];
+
+		op = hd_store_new_op(a);
+		hd_op_set_times(a, op, c->enqueue, c->start, c->end);
+		hd_op_set_stack(a, op, c->stack);
+		set_prov_at(a, op, c->at_high);
+		/* stack values of a second record: 0 and 1, remappable */
+		if (i % 2)
+			hd_op_set_op_count(a, op, INT64_C(1) << 32);
+	}
+	hd_store_merge(dst, a);
+	ck_assert_uint_eq(dst->ops->len, G_N_ELEMENTS(cases) + 1);
+	op = hd_store_op(dst, 0);
+	ck_assert_int_eq(hd_op_t_end(dst, op), T0 - 5);
+	ck_assert_str_eq(hd_store_stack(dst, hd_op_stack(dst, op), &nf)[0].file,
+			 "d.py");
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct xrec_case *c = &cases[i];
+		struct hd_op_extra x;
+
+		op = hd_store_op(dst, (guint)i + 1);
+		x = hd_op_extra(dst, op);
+		ck_assert_int_eq(x.t_enqueue_ns, c->enqueue);
+		ck_assert_int_eq(x.t_start_ns, c->start);
+		ck_assert_int_eq(x.t_end_ns, c->end);
+		ck_assert_uint_eq(x.at_high, c->at_high);
+		ck_assert_int_eq(hd_op_op_count(dst, op),
+				 i % 2 ? INT64_C(1) << 32 : -1);
+		if (c->stack < 0) {
+			ck_assert_int_eq(x.stack, -1);
+			continue;
+		}
+		ck_assert_str_eq(hd_store_stack(dst, x.stack, &nf)[0].file,
+				 files[c->stack]);
+	}
+}
+END_TEST
+
+/*
+ * FR ops (enqueued, ended within a second, a stack, no opCount): 20
+ * bytes an op beside the op itself.
+ */
+START_TEST(test_xrec_bytes)
+{
+	g_autoptr(hd_store) s = hd_store_new();
+	struct hd_frame fr = { hd_intern("f"), hd_intern("t.py"), 3 };
+	const guint n = 1000;
+
+	hd_store_add_input(s, "fr");
+	(void)hd_store_add_stack(s, &fr, 1);
+	for (guint i = 0; i < n; i++) {
+		struct hd_op_rec rec;
+		int64_t t = T0 + (int64_t)i * 1000003;
+
+		hd_op_rec_init(&rec);
+		rec.t_enqueue_ns = t;
+		rec.t_end_ns = t + (int64_t)(i * 999983) % 1000000000;
+		rec.stack = 0;
+		rec.prov.kind = HD_PROV_LINE;
+		rec.prov.at = i;
+		hd_store_add_op(s, &rec);
+	}
+	ck_assert_uint_eq(sizeof(struct hd_op_xrec), 20);
+	ck_assert_uint_eq(g_array_get_element_size(s->op_extra), 20);
+	ck_assert_uint_eq(s->op_extra->len, n);
+	ck_assert_uint_ge(hd_store_kept_bytes(s), n * (32 + 20));
+	for (guint i = 0; i < n; i++) {
+		const struct hd_op *op = hd_store_op(s, i);
+		int64_t t = T0 + (int64_t)i * 1000003;
+
+		ck_assert_int_eq(hd_op_t_end(s, op),
+				 t + (int64_t)(i * 999983) % 1000000000);
+		ck_assert_int_eq(hd_op_stack(s, op), 0);
+	}
+}
+END_TEST
+
+#undef T0
+#undef TU
+#undef D_LAST
+
+/*
  * A process of unknown rank is no rank: not -1's, not any other's, and
  * bounded like a rank.
  */
@@ -1214,6 +1588,12 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_signal_accessors);
 	tcase_add_test(tc, test_op_packed);
 	tcase_add_test(tc, test_op_narrow_fields);
+	tcase_add_loop_test(tc, test_xrec_round_trip, 0,
+			    G_N_ELEMENTS(xrec_cases));
+	tcase_add_test(tc, test_xrec_grow);
+	tcase_add_test(tc, test_xrec_op_count);
+	tcase_add_test(tc, test_xrec_merge);
+	tcase_add_test(tc, test_xrec_bytes);
 	tcase_add_test(tc, test_desc_ids);
 	tcase_add_test(tc, test_op_anon);
 	tcase_add_test(tc, test_ids_and_names);

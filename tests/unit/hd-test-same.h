@@ -39,7 +39,7 @@ static inline char *hd_test_store_diff(const struct hd_store *a,
 		return g_strdup("the extra records differ in number");
 	if (a->op_extra && a->op_extra->len &&
 	    memcmp(a->op_extra->data, b->op_extra->data,
-		   a->op_extra->len * sizeof(struct hd_op_extra)) != 0)
+		   a->op_extra->len * sizeof(struct hd_op_xrec)) != 0)
 		return g_strdup("the extra records differ");
 	for (guint i = 0; i < a->inputs->len && i < b->inputs->len; i++) {
 		const struct hd_input *x = hd_store_input(a, i);
