@@ -89,19 +89,7 @@ static bool status_after_timeout(const struct hd_store *s,
 static GHashTable *alive_after_hang(const struct hd_store *s)
 {
 	GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
-	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();
-	g_autoptr(GPtrArray) firsts = NULL;
-	bool tie;
-
-	for (guint i = 0; i < s->signals->len; i++) {
-		const struct hd_signal *sig = hd_sig_at(s, i);
-
-		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
-		    hd_time_known(sig->time))
-			g_ptr_array_add(timeouts, hd_unconst(sig));
-	}
-	if (timeouts->len)
-		firsts = hd_sig_first_timed(s, timeouts, &tie);
+	g_autoptr(GPtrArray) firsts = hd_sig_first_timeouts(s);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		const struct hd_signal *had;

@@ -84,27 +84,20 @@ struct hang_seen {
 
 static void hang_seen_init(const struct hd_store *s, struct hang_seen *h)
 {
-	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();
-	bool tie;
-
 	h->line = g_new0(uint64_t, s->inputs->len + 1);
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 		uint64_t *at;
 
-		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT)
-			continue;
-		if (hd_time_known(sig->time))
-			g_ptr_array_add(timeouts, hd_unconst(sig));
-		if (sig->prov.kind != HD_PROV_LINE ||
+		if (sig->type != HD_SIGT_WATCHDOG_TIMEOUT ||
+		    sig->prov.kind != HD_PROV_LINE ||
 		    sig->prov.input >= s->inputs->len)
 			continue;
 		at = &h->line[sig->prov.input];
 		if (!*at || sig->prov.at < *at)
 			*at = sig->prov.at;
 	}
-	h->firsts =
-		timeouts->len ? hd_sig_first_timed(s, timeouts, &tie) : NULL;
+	h->firsts = hd_sig_first_timeouts(s);
 }
 
 static void hang_seen_clear(struct hang_seen *h)

@@ -259,6 +259,21 @@ GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
 	return firsts;
 }
 
+GPtrArray *hd_sig_first_timeouts(const struct hd_store *s)
+{
+	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();
+	bool tie;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+
+		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT &&
+		    hd_time_known(sig->time))
+			g_ptr_array_add(timeouts, hd_unconst(sig));
+	}
+	return timeouts->len ? hd_sig_first_timed(s, timeouts, &tie) : NULL;
+}
+
 /*
  * Why the first signals could not be told apart: they tie within the
  * skew, or some cannot be compared.  (static)

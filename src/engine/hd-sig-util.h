@@ -93,6 +93,12 @@ int hd_sig_compare_time(const struct hd_store *s, const struct hd_signal *x,
 GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
 			      bool *tie);
 /*
+ * The first watchdog timeouts in time (hd_sig_first_timed() of those
+ * with a time): where the hang was first detected.  NULL when none has a
+ * time.  (transfer container)
+ */
+GPtrArray *hd_sig_first_timeouts(const struct hd_store *s);
+/*
  * The signals a check weighs as causes, gathered in input order by
  * hd_sig_cands_add(), and the first of them in time
  * (hd_sig_cands_first()).
