@@ -227,6 +227,52 @@ static bool host_kernel(const char **p, const char *end, const char **host,
 	return true;
 }
 
+/*
+ * The drivers' own tags, which begin a kernel message: a line that starts
+ * with one is the kernel's even with no prefix at all, as `dmesg -t`,
+ * `journalctl -k -o cat` and pastes with the stamps cut print it.
+ */
+static const char *const driver_tags[] = { "NVRM: ",	      "nvidia-nvlink: ",
+					   "mlx5_core ",      "pcieport ",
+					   "Out of memory: ", "oom-kill:" };
+
+static bool driver_tagged(const char *p, const char *end)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(driver_tags); i++) {
+		size_t n = strlen(driver_tags[i]);
+
+		if ((size_t)(end - p) > n && memcmp(p, driver_tags[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What follows a syslog or ISO stamp: " HOST kernel: " (or another
+ * program's " HOST prog[pid]: "), or, where the host was cut out of a
+ * paste ("Aug 19 11:36:35  NVRM: Xid ..."), a driver's tag after the
+ * spaces, with no host.
+ */
+static bool stamp_then_host(const char **p, const char *end, struct kline *k)
+{
+	const char *q = *p;
+
+	if (!lit(&q, end, " "))
+		return false;
+	if (host_kernel(&q, end, &k->host, &k->other)) {
+		*p = q;
+		return true;
+	}
+	while (q < end && *q == ' ' && q - *p < 8)
+		q++;
+	if (!driver_tagged(q, end))
+		return false;
+	k->host = NULL;
+	k->other = false;
+	*p = q;
+	return true;
+}
+
 /* "Nov 14 22:03:12 node-b kernel: " (journalctl -k, syslog). */
 static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 {
@@ -246,7 +292,7 @@ static bool syslog_prefix(const char **p, const char *end, struct kline *k)
 	if (used < 8)
 		return false;
 	q += used;
-	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
+	if (!stamp_then_host(&q, end, k))
 		return false;
 	*p = q;
 	return true;
@@ -279,7 +325,7 @@ static bool iso_prefix(const char **p, const char *end, struct kline *k)
 		used = (size_t)(sp - q);
 	}
 	q += used;
-	if (!lit(&q, end, " ") || !host_kernel(&q, end, &k->host, &k->other))
+	if (!stamp_then_host(&q, end, k))
 		return false;
 	k->wall = t;
 	*p = q;
@@ -320,26 +366,6 @@ static bool talos_prefix(const char **p, const char *end, struct kline *k)
 	k->wall = t;
 	*p = q;
 	return true;
-}
-
-/*
- * The drivers' own tags, which begin a kernel message: a line that starts
- * with one is the kernel's even with no prefix at all, as `dmesg -t`,
- * `journalctl -k -o cat` and pastes with the stamps cut print it.
- */
-static const char *const driver_tags[] = { "NVRM: ",	      "nvidia-nvlink: ",
-					   "mlx5_core ",      "pcieport ",
-					   "Out of memory: ", "oom-kill:" };
-
-static bool driver_tagged(const char *p, const char *end)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(driver_tags); i++) {
-		size_t n = strlen(driver_tags[i]);
-
-		if ((size_t)(end - p) > n && memcmp(p, driver_tags[i], n) == 0)
-			return true;
-	}
-	return false;
 }
 
 /* Splits a kernel log line into its prefixes and message; false if none. */

@@ -388,6 +388,42 @@ END_TEST
  * their log, and such a line later in a syslog is skipped with a warning,
  * never read as nothing.  Journal lines without their date name the host.
  */
+/*
+ * A syslog or ISO stamp whose host (and "kernel:") a paste cut out: the
+ * driver's tag after the spaces is still the kernel's line, with no
+ * host; any other word there is not.
+ */
+START_TEST(test_stamp_without_host)
+{
+	static const char cut[] =
+		"Aug 19 11:36:35  NVRM: Xid (PCI:0000:02:00): 31, pid=5521, "
+		"name=python3, Ch 00000005\n"
+		"  MMU Fault: ENGINE CE2 faulted @ 0x100_07600000\n"
+		"Aug 19 11:38:39 NVRM: Xid (PCI:0000:01:00): 79, GPU has "
+		"fallen off the bus.\n"
+		"2025-08-19T11:38:40+0000 NVRM: Xid (PCI:0000:03:00): 48, "
+		"pid=5521, name=python3, An uncorrectable double bit error\n";
+	g_autoptr(hd_store) s = NULL;
+
+	ck_assert_int_eq(sniff(cut), HD_INPUT_KERNEL_LOG);
+	s = hd_test_parse_str(HD_INPUT_KERNEL_LOG, cut, NULL);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 3);
+	ck_assert_uint_eq(hd_store_input(s, 0)->skipped, 0);
+	ck_assert_int_eq(sig(s, 0)->code, 31);
+	ck_assert_int_eq(sig(s, 0)->pid, 5521);
+	ck_assert_ptr_null(sig(s, 0)->host);
+	ck_assert_int_eq(sig(s, 1)->code, 79);
+	ck_assert_str_eq(sig(s, 1)->device, "0000:01:00");
+	/* the ISO stamp keeps its time */
+	ck_assert_int_eq(sig(s, 2)->code, 48);
+	ck_assert_int_eq(sig(s, 2)->time.clock, HD_CLOCK_UTC);
+	/* a word that is no driver's tag after the stamp: no kernel line */
+	ck_assert_int_ne(sniff("Aug 19 11:36:35  python3: Xid 31 seen\n"
+			       "Aug 19 11:36:36  python3: again\n"),
+			 HD_INPUT_KERNEL_LOG);
+}
+END_TEST
+
 START_TEST(test_syslog_shapes)
 {
 	static const char mixed[] =
@@ -1584,6 +1620,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fallen_multiline);
 	tcase_add_test(tc, test_fallen_journal);
 	tcase_add_test(tc, test_syslog_shapes);
+	tcase_add_test(tc, test_stamp_without_host);
 	tcase_add_test(tc, test_ibstat);
 	tcase_add_test(tc, test_ibstatus_devinfo);
 	tcase_add_test(tc, test_nvidia_smi);
