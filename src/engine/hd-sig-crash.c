@@ -429,6 +429,86 @@ static bool local_exit(const struct hd_signal *sig)
 }
 
 /*
+ * Where each process of a log first logged a network error that can start
+ * trouble: a process writes its lines in order, so a failure it logged
+ * after one came after its network had failed (a CUDA error in the
+ * teardown that followed, NCCL's test aborting), and is not the cause.
+ * Only signals of one log, with a host and a pid, are compared.
+ */
+struct net_key {
+	uint32_t input;
+	int32_t pid;
+	const char *host; /* interned */
+};
+
+static guint net_key_hash(gconstpointer p)
+{
+	const struct net_key *k = p;
+
+	return (guint)k->input * 31u + (guint)k->pid * 131u +
+	       g_direct_hash(k->host);
+}
+
+static gboolean net_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct net_key *x = a, *y = b;
+
+	return x->input == y->input && x->pid == y->pid && x->host == y->host;
+}
+
+static bool net_keyed(const struct hd_store *s, const struct hd_signal *sig,
+		      struct net_key *k)
+{
+	if (!hd_sig_from_log(s, sig) || sig->prov.kind != HD_PROV_LINE ||
+	    sig->pid <= 0 || !sig->host)
+		return false;
+	*k = (struct net_key){ sig->prov.input, sig->pid, sig->host };
+	return true;
+}
+
+/* (input, host, pid) -> its first network error.  (transfer full) */
+static GHashTable *first_net_errors(const struct hd_store *s)
+{
+	GHashTable *t =
+		g_hash_table_new_full(net_key_hash, net_key_equal, g_free, NULL);
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		const struct hd_signal *had;
+		struct net_key k;
+
+		if (!hd_sig_net_cause(sig) || !net_keyed(s, sig, &k))
+			continue;
+		had = g_hash_table_lookup(t, &k);
+		if (!had || sig->prov.at < had->prov.at)
+			g_hash_table_insert(t, g_memdup(&k, sizeof(k)),
+					    hd_unconst(sig));
+	}
+	return t;
+}
+
+/* The network error of sig's own process before it, or NULL. */
+static const struct hd_signal *
+own_net_error_before(const struct hd_store *s, GHashTable *nets,
+		     const struct hd_signal *sig)
+{
+	const struct hd_signal *n;
+	struct net_key k;
+
+	if (sig->cat == HD_SIG_NETWORK || !net_keyed(s, sig, &k))
+		return NULL;
+	n = g_hash_table_lookup(nets, &k);
+	return n && n->prov.at < sig->prov.at ? n : NULL;
+}
+
+/* The failures set aside as after their own network error, for a note. */
+struct after_net {
+	const struct hd_signal *first; /* the first such failure */
+	const struct hd_signal *net; /* its process's network error */
+	guint n;
+};
+
+/*
  * Chooses which rank failed first among the failures that start trouble
  * (is_crash_cause()) and that their rank did not outlive, by time where
  * the clocks compare.  False when there is none; else fills *d
@@ -436,7 +516,7 @@ static bool local_exit(const struct hd_signal *sig)
  */
 static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 			 GHashTable *alive, struct crash_decision *d,
-			 struct outlived *o)
+			 struct outlived *o, struct after_net *an)
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first;
@@ -444,6 +524,9 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 	guint timeouts = 0, closed_naming = 0;
 	bool tie;
 	GPtrArray *firsts;
+
+	g_autoptr(GHashTable) nets = first_net_errors(s);
+	const struct hd_signal *net;
 
 	hd_sig_cands_init(&c);
 	hd_sig_cands_init(&local);
@@ -471,6 +554,13 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 			continue;
 		if (crash_outlived(ix, sig, o))
 			continue;
+		if ((net = own_net_error_before(s, nets, sig))) {
+			if (!an->n++) {
+				an->first = sig;
+				an->net = net;
+			}
+			continue;
+		}
 		/* after the hang: hd_check_late_crashes() says so */
 		if (crash_after_hang(s, alive, sig))
 			continue;
@@ -709,15 +799,37 @@ static void note_outlived(const struct hd_store *s, struct hd_analysis *a,
 			o->n == 1 ? "" : "s"));
 }
 
+/* Says which failures were set aside as after their own network error. */
+static void note_after_net(const struct hd_store *s, struct hd_analysis *a,
+			   const struct after_net *an)
+{
+	g_autofree char *src = NULL;
+	g_autofree char *net = NULL;
+	g_autofree char *who = NULL;
+
+	if (!an->n)
+		return;
+	src = hd_prov_format(s, &an->first->prov);
+	net = hd_prov_format(s, &an->net->prov);
+	who = hd_sig_who(an->first);
+	g_ptr_array_add(
+		a->notes,
+		g_strdup_printf(
+			"the failure of %s at %s is not a cause: its process logged a network error before it, at %s, and writes its lines in order (what the network's failure left); %u such failure%s set aside",
+			who, src, net, an->n, an->n == 1 ? "" : "s"));
+}
+
 void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) timed_out = timed_out_ranks(ix->store);
 	g_autoptr(GHashTable) alive = alive_after_hang(ix->store);
 	struct crash_decision d;
 	struct outlived o = { 0 };
-	bool found = crash_decide(ix, timed_out, alive, &d, &o);
+	struct after_net an = { 0 };
+	bool found = crash_decide(ix, timed_out, alive, &d, &o, &an);
 
 	note_outlived(ix->store, a, &o);
+	note_after_net(ix->store, a, &an);
 	if (!found)
 		return;
 	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, alive, &d));

@@ -16,31 +16,6 @@
 #include "hd-banned.h"
 
 /*
- * NET/IB's status 5, WR_FLUSH: the queue pair was already in error.  An
- * aws-ofi-nccl completion shares the type, but its "RC: 5" is a provider
- * errno (EIO), a failure of its own.
- */
-static bool is_ib_flush(const struct hd_signal *sig)
-{
-	return sig->type == HD_SIGT_IB_COMPLETION &&
-	       hd_signal_ib_status(sig) == 5 &&
-	       !(sig->text && strstr(sig->text, "NET/OFI"));
-}
-
-/* A WR_FLUSH, or an error unwind, only follows another failure. */
-static bool is_consequence(const struct hd_signal *sig)
-{
-	return sig->type == HD_SIGT_UNWIND || is_ib_flush(sig);
-}
-
-/* A host's link state or counters (issue 21): hd-kernel.c reads them. */
-static bool is_port_state(const struct hd_signal *sig)
-{
-	return sig->type == HD_SIGT_LINK_EVENT ||
-	       sig->type == HD_SIGT_IB_COUNTERS;
-}
-
-/*
  * Ranks on a host, named by its hostname or by the address it bootstrapped
  * on (what IB and socket errors print).  *name receives the hostname of a
  * host found by address, or NULL.
@@ -155,7 +130,7 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (is_ib_flush(sig) &&
+		if (hd_sig_ib_flush(sig) &&
 		    (!flush || hd_sig_compare_time(s, sig, flush) < 0))
 			flush = sig;
 		if (sig->type == HD_SIGT_PEER_CLOSED &&
@@ -252,8 +227,7 @@ static bool net_decide(const struct hd_store *s, struct net_decision *d)
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		/* a host's port state is hd-kernel.c's (boot clock) */
-		if (sig->cat != HD_SIG_NETWORK || is_consequence(sig) ||
-		    is_port_state(sig))
+		if (!hd_sig_net_cause(sig))
 			continue;
 		hd_sig_cands_add(&c, sig);
 	}
@@ -284,7 +258,7 @@ static bool net_decide(const struct hd_store *s, struct net_decision *d)
 			g_autofree char *h = NULL;
 
 			if (sig->cat != HD_SIG_NETWORK || !sig->peer ||
-			    sig == first || is_port_state(sig))
+			    sig == first || hd_sig_port_state(sig))
 				continue;
 			h = hd_sig_peer_host(sig->peer);
 			if (strcmp(h, d->host) == 0)
@@ -375,8 +349,7 @@ static struct hd_verdict *net_build(const struct hd_store *s,
 	     i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
-		if (sig != first && sig->cat == HD_SIG_NETWORK &&
-		    !is_consequence(sig) && !is_port_state(sig))
+		if (sig != first && hd_sig_net_cause(sig))
 			hd_sig_cite(s, v, sig);
 	}
 	if (d->same_peer)

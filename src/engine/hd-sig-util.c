@@ -259,6 +259,37 @@ GPtrArray *hd_sig_first_timed(const struct hd_store *s, const GPtrArray *cands,
 	return firsts;
 }
 
+/*
+ * NET/IB's status 5, WR_FLUSH: the queue pair was already in error.  An
+ * aws-ofi-nccl completion shares the type, but its "RC: 5" is a provider
+ * errno (EIO), a failure of its own.
+ */
+bool hd_sig_ib_flush(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_IB_COMPLETION &&
+	       hd_signal_ib_status(sig) == 5 &&
+	       !(sig->text && strstr(sig->text, "NET/OFI"));
+}
+
+/* A WR_FLUSH, or an error unwind, only follows another failure. */
+bool hd_sig_net_consequence(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_UNWIND || hd_sig_ib_flush(sig);
+}
+
+/* A host's link state or counters (issue 21): hd-kernel.c reads them. */
+bool hd_sig_port_state(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_LINK_EVENT ||
+	       sig->type == HD_SIGT_IB_COUNTERS;
+}
+
+bool hd_sig_net_cause(const struct hd_signal *sig)
+{
+	return sig->cat == HD_SIG_NETWORK && !hd_sig_net_consequence(sig) &&
+	       !hd_sig_port_state(sig);
+}
+
 GPtrArray *hd_sig_first_timeouts(const struct hd_store *s)
 {
 	g_autoptr(GPtrArray) timeouts = g_ptr_array_new();

@@ -131,6 +131,21 @@ const char *hd_sig_tie_reason(const struct hd_store *s,
 GArray *hd_sig_ranks(const GPtrArray *sigs, bool *rankless);
 /* "rank 3 (node-a)", "process node-a:812 (rank unknown)".  (transfer full) */
 char *hd_sig_who(const struct hd_signal *sig);
+/*
+ * NET/IB's status 5, WR_FLUSH: the queue pair was already in error.  An
+ * aws-ofi-nccl completion shares the type, but its "RC: 5" is a provider
+ * errno (EIO), a failure of its own.
+ */
+bool hd_sig_ib_flush(const struct hd_signal *sig);
+/* A WR_FLUSH, or an error unwind: it only follows another failure. */
+bool hd_sig_net_consequence(const struct hd_signal *sig);
+/* A host's link state or counters (issue 21): hd-kernel.c reads them. */
+bool hd_sig_port_state(const struct hd_signal *sig);
+/*
+ * A network error that can start trouble: of the network category, and
+ * neither a consequence nor a host's port state.
+ */
+bool hd_sig_net_cause(const struct hd_signal *sig);
 /* Whether x and y come from one process as far as they tell. */
 bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
 /*

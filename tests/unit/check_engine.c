@@ -935,6 +935,68 @@ START_TEST(test_ofi_rc5_not_a_flush)
 }
 END_TEST
 
+/*
+ * A process writes its lines in order: its CUDA error after its own IB
+ * completion error came after the network failed, and is no cause (a
+ * note says it was set aside).  The same error before the network error,
+ * or in another process, is still the crash.
+ */
+START_TEST(test_crash_after_own_network_error)
+{
+	static const struct {
+		uint64_t net_line, cuda_line;
+		int32_t cuda_pid;
+		enum hd_verdict_kind want;
+	} cases[] = {
+		{ 1, 13, 4242, HD_V_NETWORK_FAULT },
+		{ 13, 1, 4242, HD_V_RANK_CRASHED },
+		{ 1, 13, 4343, HD_V_RANK_CRASHED },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		struct hd_signal sig;
+		bool noted = false;
+
+		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
+		hd_signal_init(&sig);
+		sig.rank = 0;
+		sig.host = hd_intern("gpu5");
+		sig.pid = 4242;
+		sig.cat = HD_SIG_NETWORK;
+		sig.type = HD_SIGT_IB_COMPLETION;
+		sig.code = 12;
+		sig.prov.input = f.input[0];
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = cases[i].net_line;
+		hd_store_add_signal(f.s, &sig);
+		hd_signal_init(&sig);
+		sig.rank = 0;
+		sig.host = hd_intern("gpu5");
+		sig.pid = cases[i].cuda_pid;
+		sig.cat = HD_SIG_CUDA;
+		sig.type = HD_SIGT_CUDA_ERROR;
+		sig.code = 700;
+		sig.prov.input = f.input[0];
+		sig.prov.kind = HD_PROV_LINE;
+		sig.prov.at = cases[i].cuda_line;
+		hd_store_add_signal(f.s, &sig);
+		a = run(&f);
+		v = hd_test_top(a);
+		ck_assert_msg(v->kind == cases[i].want, "case %zu: kind %d", i,
+			      v->kind);
+		for (guint k = 0; k < a->notes->len; k++)
+			noted |= strstr(g_ptr_array_index(a->notes, k),
+					"logged a network error before it") !=
+				 NULL;
+		ck_assert_int_eq(noted, cases[i].want == HD_V_NETWORK_FAULT);
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_crash_not_watchdog_abort)
 {
 	struct fixture f;
@@ -2334,6 +2396,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_c10d_all_timed_out);
 	tcase_add_test(tc, test_network_first_fault);
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
+	tcase_add_test(tc, test_crash_after_own_network_error);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_init_cuda_driver);
