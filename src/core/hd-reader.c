@@ -470,13 +470,19 @@ static ssize_t decode(struct hd_reader *r, uint8_t *buf, size_t n,
 
 /*
  * UTF-16 by its byte-order mark (*bom gets its length), or by ASCII text
- * with every other byte 0 (no mark: a converter's output), else as is.
+ * with every other byte 0 (no mark: a converter's output), else as is:
+ * without UTF-8's mark (EF BB BF, which Windows tools and some
+ * collectors write first), since it is no text of the file's.
  */
 static int sniff_encoding(const uint8_t *p, size_t n, size_t *bom)
 {
 	size_t le = 0, be = 0;
 
 	*bom = 0;
+	if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
+		*bom = 3;
+		return ENC_AS_IS;
+	}
 	if (n >= 2 && p[0] == 0xff && p[1] == 0xfe) {
 		*bom = 2;
 		return ENC_UTF16LE;
@@ -572,16 +578,16 @@ static ssize_t decode_text(struct hd_reader *r, uint8_t *buf, size_t n,
 
 		/*
 		 * No more than asked for (a budget may follow the head),
-		 * but the two bytes of a mark.
+		 * but the three bytes of a mark.
 		 */
 		r->u16 = g_malloc(U16_BUF_SIZE);
-		got = decode(r, r->u16, MIN(MAX(n, 2), U16_BUF_SIZE), error);
+		got = decode(r, r->u16, MIN(MAX(n, 3), U16_BUF_SIZE), error);
 		if (got < 0)
 			return got;
 		r->u16_len = (size_t)got;
 		r->u16_end = got == 0;
 		r->enc = sniff_encoding(r->u16, r->u16_len, &bom);
-		r->u16_pos = r->enc == ENC_AS_IS ? 0 : bom;
+		r->u16_pos = bom;
 	}
 	if (r->enc == ENC_AS_IS) {
 		if (r->u16_pos < r->u16_len) {

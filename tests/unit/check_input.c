@@ -233,6 +233,34 @@ START_TEST(test_lines_crlf_cut_and_last)
 }
 END_TEST
 
+/*
+ * A log appended to another (cat a.log b.log) brings b's UTF-8 mark to
+ * the start of a line: the line is read without it.
+ */
+START_TEST(test_lines_mark_at_line_start)
+{
+	static const char in[] = "a\n\xef\xbb\xbfnode-b:1:1 [0] NCCL\n\xef\xbb\n";
+	g_autoptr(GError) err = NULL;
+	g_autoptr(hd_reader) r =
+		hd_reader_new_from_memory(in, sizeof(in) - 1, &err);
+	g_autoptr(hd_lines) l = hd_lines_new(r);
+	const char *line;
+	size_t len;
+	bool cut;
+
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, 1);
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, strlen("node-b:1:1 [0] NCCL"));
+	ck_assert(memcmp(line, "node-b:1:1 [0] NCCL", len) == 0);
+	ck_assert_uint_eq(hd_lines_lineno(l), 2);
+	/* two bytes of a mark are no mark */
+	ck_assert(hd_lines_next(l, &line, &len, &cut, &err));
+	ck_assert_uint_eq(len, 2);
+	ck_assert(!hd_lines_next(l, &line, &len, &cut, &err));
+}
+END_TEST
+
 /* Many lines across buffer refills come back whole and in order. */
 START_TEST(test_lines_across_refills)
 {
@@ -695,15 +723,28 @@ START_TEST(test_utf16_read_as_utf8)
 		ck_assert(memcmp(head, "node-a:4000", 11) == 0);
 		ck_assert_str_eq(hd_reader_encoding(r), "UTF-16LE");
 	}
-	{
-		/* UTF-8 stays as it is, its mark too */
+	for (size_t step = 1; step <= 4; step++) {
+		/* UTF-8 stays as it is, without its mark: no text of the
+		   file's, it hid the first line from every sniffer */
 		static const char u8[] = "\xef\xbb\xbfnode-a \xc3\xa9\n";
 		g_autoptr(hd_reader) r =
 			hd_reader_new_from_memory(u8, strlen(u8), NULL);
-		g_autofree char *got = read_every(r, 3);
+		g_autofree char *got = read_every(r, step);
 
-		ck_assert_str_eq(got, u8);
+		ck_assert_str_eq(got, u8 + 3);
 		ck_assert_ptr_null(hd_reader_encoding(r));
+	}
+	{
+		/* a mark alone is an empty file; a mark later is text */
+		g_autoptr(hd_reader) r =
+			hd_reader_new_from_memory("\xef\xbb\xbf", 3, NULL);
+		g_autoptr(hd_reader) q =
+			hd_reader_new_from_memory("a\xef\xbb\xbf", 4, NULL);
+		g_autofree char *got = read_every(r, 1);
+		g_autofree char *mid = read_every(q, 1);
+
+		ck_assert_str_eq(got, "");
+		ck_assert_str_eq(mid, "a\xef\xbb\xbf");
 	}
 	g_string_free(bare, TRUE);
 }
@@ -1322,6 +1363,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, test_cut_head_keeps_bytes);
 	tcase_add_test(tc, test_garbage_after_gzip_magic);
 	tcase_add_test(tc, test_lines_crlf_cut_and_last);
+	tcase_add_test(tc, test_lines_mark_at_line_start);
 	tcase_add_test(tc, test_trailing_after_compressed);
 	tcase_add_test(tc, test_members_then_padding);
 	tcase_add_test(tc, test_lines_nul_holes);
