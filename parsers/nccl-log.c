@@ -483,11 +483,45 @@ static bool fast_line(struct nl_ctx *c, const char *line, size_t n)
 	return true;
 }
 
+/*
+ * Whether line repeats the line before it byte for byte, the long way: a
+ * collector or tee that delivered it twice, one event (the second
+ * "terminate called" of a pair hid the first's what() from it).  Else it
+ * becomes the one the next is compared with.  Never a COLL record: a
+ * coalesced group repeats one on purpose (two broadcasts of one shape),
+ * and the opCount check reads repeats of those (coll_repeated()).  Nor
+ * an empty or cut line.  The fast path takes only COLL records, so both
+ * ways fold the same lines.
+ */
+static bool repeated_line(struct nl_ctx *c, const char *line, size_t n,
+			  bool cut)
+{
+	bool rep;
+
+	if (cut || n == 0 || memmem(line, n, ": opCount ", 10)) {
+		c->prev_line = 0;
+		return false;
+	}
+	rep = c->prev_line && c->prev_line + 1 == c->lineno &&
+	      n == c->prev_len && memcmp(line, c->prev, n) == 0;
+	c->prev_line = c->lineno;
+	if (rep) {
+		if (!c->repeats++)
+			c->first_repeat = c->lineno;
+		return true;
+	}
+	memcpy(c->prev, line, n);
+	c->prev_len = n;
+	return false;
+}
+
 static void feed_line(struct nl_ctx *c, const char *line, size_t n, bool cut)
 {
 	bool held;
 
 	if (!cut && !c->wrap->len && fast_line(c, line, n))
+		return;
+	if (repeated_line(c, line, n, cut))
 		return;
 	if (cut && !c->warned_cut) {
 		c->warned_cut = true;
@@ -571,6 +605,7 @@ static void ctx_init(struct nl_ctx *c, struct hd_store *store, uint32_t input)
 	c->sig_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	c->dedup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c->clean = g_malloc(MAX(HD_LINE_MAX, NL_WRAP_MAX) + 1);
+	c->prev = g_malloc(HD_LINE_MAX);
 	c->wrap = g_string_sized_new(256);
 	c->crash_sig = -1;
 	c->no_fast = !g_atomic_int_get(&fast_on);
@@ -591,9 +626,21 @@ static void ctx_clear(struct nl_ctx *c)
 	g_hash_table_destroy(c->pg_waiting);
 	g_hash_table_destroy(c->pg_at_seq);
 	g_free(c->clean);
+	g_free(c->prev);
 	g_string_free(c->wrap, TRUE);
 	if (c->crash_frames)
 		g_array_free(c->crash_frames, TRUE);
+}
+
+/* Says how many lines came twice in a row and were read once. */
+static void note_repeats(struct nl_ctx *c)
+{
+	if (c->repeats)
+		hd_input_warn(
+			c->in, c->first_repeat,
+			"%" PRIu64
+			" line%s came twice in a row, byte for byte (a collector or tee that delivered lines twice): each read once",
+			c->repeats, c->repeats == 1 ? "" : "s");
 }
 
 bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
@@ -629,6 +676,7 @@ bool nccl_log_parse(struct hd_reader *rd, struct hd_store *store,
 	}
 	c.lineno = hd_lines_lineno(lines);
 	finish(&c);
+	note_repeats(&c);
 	if (held) {
 		/*
 		 * NCCL flushes each line it writes, glog and c10d end theirs:

@@ -133,6 +133,7 @@ static bool is_reduction(enum hd_op_kind k)
 /* The fields of a COLL record, as far as its text goes. */
 struct nl_coll {
 	uint64_t opcount, comm;
+	uint64_t sendbuf, recvbuf, stream; /* 0 unknown */
 	int64_t count, dtype, redop, root, nranks; /* -1 unknown */
 	bool cut; /* the text ends early */
 };
@@ -144,11 +145,11 @@ struct nl_coll {
 static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 		      struct nl_coll *f)
 {
-	uint64_t sendbuf, recvbuf, stream;
 	int r = 1;
 	bool have_comm = false, nranks_ok = false;
 
 	f->opcount = f->comm = 0;
+	f->sendbuf = f->recvbuf = f->stream = 0;
 	f->count = f->dtype = f->redop = f->root = f->nranks = -1;
 	f->cut = false;
 	/*
@@ -158,9 +159,9 @@ static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 	if ((r = expect(&s, end, ": opCount ")) == 1 &&
 	    scan_hex(&s, end, &f->opcount) &&
 	    (r = expect(&s, end, " sendbuff ")) == 1 &&
-	    scan_ptr(&s, end, &sendbuf) &&
+	    scan_ptr(&s, end, &f->sendbuf) &&
 	    (r = expect(&s, end, " recvbuff ")) == 1 &&
-	    scan_ptr(&s, end, &recvbuf) &&
+	    scan_ptr(&s, end, &f->recvbuf) &&
 	    (r = expect(&s, end, " count ")) == 1 &&
 	    scan_int(&s, end, &f->count) &&
 	    (r = expect(&s, end, " datatype ")) == 1 &&
@@ -175,7 +176,7 @@ static bool coll_scan(struct nl_ctx *c, const char *s, const char *end,
 	    (have_comm = s < end) && (r = expect(&s, end, " [nranks=")) == 1 &&
 	    scan_int(&s, end, &f->nranks) && (r = expect(&s, end, "]")) == 1 &&
 	    (nranks_ok = true) && (r = expect(&s, end, " stream ")) == 1 &&
-	    scan_ptr(&s, end, &stream)) {
+	    scan_ptr(&s, end, &f->stream)) {
 		/* complete; what follows may be a fused record */
 		c->coll_stop = s;
 		return true;
@@ -312,6 +313,36 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 	return false;
 }
 
+/* Every field of a COLL record f of op which, mixed into one word. */
+static uint64_t coll_key(int which, const struct nl_coll *f)
+{
+	const uint64_t v[] = { (uint64_t)which,	  f->opcount,
+			       f->sendbuf,	  f->recvbuf,
+			       f->stream,	  (uint64_t)f->count,
+			       (uint64_t)f->dtype, (uint64_t)f->redop,
+			       (uint64_t)f->root, (uint64_t)f->nranks };
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
+		h = (h ^ v[i]) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+/*
+ * Whether f, of cm, repeats cm's last COLL record on the line right
+ * before it, field for field, in a log whose other lines came twice in a
+ * row too (nccl-log.c folds those): a collector's second delivery, one
+ * record.  Without such lines, the pair is two ops of a coalesced group
+ * (one opCount for the group), which coll_repeated() keeps.
+ */
+static bool coll_twice(const struct nl_ctx *c, const struct nl_comm *cm,
+		       const struct nl_coll *f, uint64_t key)
+{
+	return key && !f->cut && cm->last_kept &&
+	       cm->last_line + 1 == c->lineno && cm->last_key == key &&
+	       cm->last_opcount == (int64_t)f->opcount;
+}
+
 /* Descriptors remembered by the COLL fast path (coll_desc_memo()). */
 #define NL_DESC_MEMO 64
 
@@ -390,6 +421,7 @@ static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
 	struct nl_comm *cm;
 	struct hd_op *op;
 	int64_t nranks;
+	uint64_t key;
 	bool cut;
 
 	if (f->count < 0 || f->nranks == 0 || f->nranks > (1 << 22)) {
@@ -430,8 +462,13 @@ static void coll_commit(struct nl_ctx *c, struct nl_proc *p, int which,
 	}
 	if (cut)
 		op->flags |= HD_OPF_TRUNCATED;
-	cm->last_kept = !coll_repeated(c, cm, (int64_t)f->opcount, op);
+	/* needed only where the log's lines came twice (coll_twice()) */
+	key = c->repeats ? coll_key(which, f) : 0;
+	cm->last_kept = !coll_twice(c, cm, f, key) &&
+			!coll_repeated(c, cm, (int64_t)f->opcount, op);
 	cm->last_opcount = (int64_t)f->opcount;
+	cm->last_key = key;
+	cm->last_line = c->lineno;
 	if (!cm->last_kept) {
 		p->ndup++;
 		g_array_set_size(c->store->ops, c->store->ops->len - 1);
@@ -715,7 +752,8 @@ static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
 	       fast_lit(&s, end, &lit_sendbuff) &&
 	       fast_hex(lo, &s, end, NULL) &&
 	       fast_lit(&s, end, &lit_recvbuff) &&
-	       fast_hex(lo, &s, end, NULL) && fast_lit(&s, end, &lit_count) &&
+	       fast_hex(lo, &s, end, NULL) &&
+	       fast_lit(&s, end, &lit_count) &&
 	       fast_int(&s, end, &f->count) &&
 	       fast_lit(&s, end, &lit_datatype) &&
 	       fast_int(&s, end, &f->dtype) && fast_lit(&s, end, &lit_op) &&
@@ -724,8 +762,8 @@ static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
 	       fast_hex(lo, &s, end, &f->comm) &&
 	       fast_lit(&s, end, &lit_nranks) &&
 	       fast_int(&s, end, &f->nranks) &&
-	       fast_lit(&s, end, &lit_stream) && fast_hex(lo, &s, end, NULL) &&
-	       s == end;
+	       fast_lit(&s, end, &lit_stream) &&
+	       fast_hex(lo, &s, end, NULL) && s == end;
 }
 
 /* The body from b to end of a line whose known prefix is e's. */
@@ -740,6 +778,13 @@ static bool coll_fast_body(struct nl_ctx *c, struct nl_prefix *e,
 		return false;
 	which = nl_coll_op(b, end - b, &name_len);
 	if (which < 0 || !coll_scan_fast(b + name_len, end, &f))
+		return false;
+	/*
+	 * Its pointers matter only to coll_twice(), in a log whose lines
+	 * came twice: read there by the long way's scan, which accepts
+	 * every record this one does.
+	 */
+	if (c->repeats && !coll_scan(c, b + name_len, end, &f))
 		return false;
 	/* from here on, what nl_handle_nccl() does with this line */
 	nl_rec_touch(c, e->p, &e->rec, e->st, e->tag_rank);

@@ -76,6 +76,8 @@ struct nl_comm {
 	int64_t last_opcount; /* of the last COLL line read, -1 none */
 	int64_t max_opcount; /* the largest kept, -1 none */
 	bool last_kept; /* that line was not a repeat */
+	/* that line's fields mixed (nl-coll.c's coll_key()), its number */
+	uint64_t last_key, last_line;
 	/* the store indices of its ops, nops of them in ops_cap; NULL
 	   none (every COLL line appends: a plain array) */
 	uint32_t *ops;
@@ -206,6 +208,15 @@ struct nl_ctx {
 	struct hd_input *in;
 	uint32_t input;
 	uint64_t lineno;
+	/*
+	 * The last line the long way read, to fold a line that repeats it
+	 * right after it (nccl-log.c's repeated_line()): its bytes (room
+	 * for HD_LINE_MAX), length and number, 0 none; how many were
+	 * folded, and the first.
+	 */
+	char *prev;
+	size_t prev_len;
+	uint64_t prev_line, repeats, first_repeat;
 	pcre2_match_data *md;
 	PCRE2_SIZE *ov;
 

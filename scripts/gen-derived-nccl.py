@@ -481,6 +481,16 @@ def main(root):
                      lines[a - 6:a] + lines[b + 3:])
         write(os.path.join(base, "rank%d.log" % r), lines)
 
+    # a collector that delivered every line twice in a row: of the hang
+    # with a cut log, and of a healthy run whose exit notes a what()
+    # line follows (each line is one event, read once)
+    for case in ("missing-rank-cut", "healthy-exit-unload"):
+        base = os.path.join(root, case + "-twice")
+        for r in range(4):
+            lines = read(os.path.join(root, case, "rank%d.log" % r))
+            write(os.path.join(base, "rank%d.log" % r),
+                  [l for l in lines for _ in range(2)])
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/nccl")

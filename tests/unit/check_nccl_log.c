@@ -2530,6 +2530,70 @@ START_TEST(test_records_read_twice)
 }
 END_TEST
 
+/* t with every line written twice in a row.  (transfer full) */
+static GString *every_line_twice(const char *t)
+{
+	GString *out = g_string_new(NULL);
+	g_auto(GStrv) lines = g_strsplit(t, "\n", -1);
+
+	for (guint i = 0; lines[i]; i++) {
+		if (!lines[i + 1] && !*lines[i])
+			break; /* after the last line end */
+		for (int k = 0; k < 2; k++)
+			g_string_append_printf(out, "%s\n", lines[i]);
+	}
+	return out;
+}
+
+/*
+ * A collector that delivered every line twice in a row: each line is one
+ * event, read once, and a warning counts them; COLL records too, since
+ * the log's other lines show the doubling.  The second "terminate
+ * called" of a pair no longer hides the first's what() from it.  Without
+ * a doubled line elsewhere, two identical COLL records in a row are two
+ * ops of a coalesced group (test_records_read_twice), and a line
+ * repeated later (not right after itself) is not folded.
+ */
+START_TEST(test_lines_delivered_twice)
+{
+	g_autoptr(GString) t = g_string_new(NULL);
+	g_autoptr(GString) twice = NULL;
+	struct hd_store *s;
+	const struct hd_input *in;
+	bool warned = false;
+
+	proc_log(t, "node-a", 100, 0, "0x1111", 4);
+	g_string_append(t, "terminate called after throwing an instance of "
+			   "'c10::CUDAError'\n"
+			   "  what():  CUDA error: driver shutting down\n");
+	twice = every_line_twice(t->str);
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, twice->str);
+	in = in0(s);
+	ck_assert_uint_eq(s->ops->len, 4);
+	for (guint i = 0; i < s->ops->len; i++)
+		ck_assert_int_eq(op_at(s, i)->seq, i);
+	for (guint i = 0; i < in->warnings->len; i++)
+		warned |= strstr(g_ptr_array_index(in->warnings, i),
+				 "4 lines came twice in a row") != NULL;
+	ck_assert(warned);
+	/* the terminate is the runtime unloading: no crash signal */
+	for (guint i = 0; i < s->signals->len; i++)
+		ck_assert_int_ne(sig_at(s, i)->cat, HD_SIG_CRASH);
+	hd_store_free(s);
+
+	/* the same line twice, but not in a row: both read */
+	g_string_truncate(t, 0);
+	g_string_append(t, "node-a:100:100 [0] NCCL INFO Bootstrap : Using "
+			   "eth0:10.0.0.1<0>\n"
+			   "node-a:100:100 [0] NCCL INFO cudaDriverVersion 12020\n"
+			   "node-a:100:100 [0] NCCL INFO Bootstrap : Using "
+			   "eth0:10.0.0.1<0>\n");
+	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+	ck_assert_uint_eq(in0(s)->nwarnings, 0);
+	hd_store_free(s);
+}
+END_TEST
+
 /*
  * Every clock a log line can carry is kept (issue 18): NCCL's local stamp,
  * a collector's UTC date and an offset, glog's month and day (year from a
@@ -2679,6 +2743,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_attempts_per_process);
 	tcase_add_test(ta, test_pid_reused_tail_late);
 	tcase_add_test(ta, test_records_read_twice);
+	tcase_add_test(ta, test_lines_delivered_twice);
 	tcase_add_test(tm, test_line_clocks);
 	suite_add_tcase(s, tm);
 	return s;
