@@ -443,9 +443,10 @@ static bool shell_prompt(const char *p, size_t n)
 
 bool kernel_log_sniff(const uint8_t *head, size_t len)
 {
-	const char *p = (const char *)head, *end;
+	const char *p = (const char *)head, *end, *prompt = NULL;
 	unsigned lines = 0, kernel = 0, other = 0;
-	bool first = true, prompt = false;
+	size_t prompt_len = 0;
+	bool first = true;
 
 	if (!head || !len)
 		return false;
@@ -461,9 +462,13 @@ bool kernel_log_sniff(const uint8_t *head, size_t len)
 			break; /* a cut last line says nothing */
 		if (n && p[n - 1] == '\r')
 			n--;
-		/* the command a paste begins with is not its first line */
-		if (first && !prompt && shell_prompt(p, n)) {
-			prompt = true;
+		/* the command a paste begins with is not its first line
+		   (nor its copy, where every line came twice) */
+		if (first && ((!prompt && shell_prompt(p, n)) ||
+			      (prompt && n == prompt_len &&
+			       memcmp(p, prompt, n) == 0))) {
+			prompt = p;
+			prompt_len = n;
 			p = nl ? nl + 1 : end;
 			continue;
 		}
