@@ -128,6 +128,27 @@ static bool local_clock(struct hd_time t)
 	return t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
 }
 
+/* sig's host: its own, else its rank's; NULL unknown. */
+static const char *sig_host(const struct hd_store *s,
+			    const struct hd_signal *sig)
+{
+	const struct hd_rank *r;
+
+	if (sig->host || sig->rank < 0)
+		return sig->host;
+	r = hd_store_find_rank(s, sig->rank);
+	return r ? r->host : NULL;
+}
+
+/* Whether x and y are known to come from two different hosts. */
+static bool other_hosts(const struct hd_store *s, const struct hd_signal *x,
+			const struct hd_signal *y)
+{
+	const char *a = sig_host(s, x), *b = sig_host(s, y);
+
+	return a && b && strcmp(a, b) != 0;
+}
+
 enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
 			   const struct hd_signal *y)
 {
@@ -137,13 +158,19 @@ enum hd_order hd_sig_order(const struct hd_store *s, const struct hd_signal *x,
 			? HD_SCOPE_HOST
 			: HD_SCOPE_APART;
 
-	/* hosts in different zones: their local times are no order */
-	if (s->local_zones_apart && scope == HD_SCOPE_APART &&
-	    local_clock(x->time))
+	/*
+	 * Hosts in different zones: their local times are no order, in
+	 * one file too (two hosts' logs concatenated keep their clocks).
+	 */
+	if (s->local_zones_apart && local_clock(x->time) &&
+	    (scope == HD_SCOPE_APART || other_hosts(s, x, y)))
 		return HD_ORDER_UNKNOWN;
 
+	/* two hosts' clocks may be skewed, in one file too */
 	return hd_time_order(x->time, y->time, scope,
-			     scope == HD_SCOPE_APART ? HD_TIME_SKEW_NS : 0);
+			     scope == HD_SCOPE_APART || other_hosts(s, x, y)
+				     ? HD_TIME_SKEW_NS
+				     : 0);
 }
 
 /*

@@ -215,6 +215,34 @@ START_TEST(test_crash_ties)
 }
 END_TEST
 
+/*
+ * Two hosts' logs concatenated into one file keep their clocks: the
+ * same verdicts as the separate files (both named, low), never "rank 0
+ * failed first" because one file was taken for one clock.
+ */
+START_TEST(test_one_file_two_clocks)
+{
+	static const char *const cases[] = {
+		"tests/data/time/zones-apart-one-file",
+		"tests/data/time/oom-skew-apart-one-file",
+		"tests/data/time/crash-two-clocks-one-file",
+	};
+	static const int both[] = { 0, 1 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct loaded l = load(cases[i]);
+		const struct hd_verdict *v = top(&l);
+
+		ck_assert_msg(v->kind == HD_V_RANK_CRASHED &&
+				      v->confidence == HD_CONF_LOW,
+			      "%s: kind %d confidence %d", cases[i], v->kind,
+			      v->confidence);
+		hd_test_assert_culprits(v, both, 2);
+		loaded_clear(&l);
+	}
+}
+END_TEST
+
 /* Issue 20: IB errors on two hosts in one second: both, low. */
 START_TEST(test_network_tie)
 {
@@ -298,6 +326,7 @@ static Suite *clocks_suite(void)
 	tcase_add_test(tc, test_consistency_same_clock_only);
 	tcase_add_test(tc, test_crash_two_clocks);
 	tcase_add_test(tc, test_crash_ties);
+	tcase_add_test(tc, test_one_file_two_clocks);
 	tcase_add_test(tc, test_network_tie);
 	tcase_add_test(tc, test_example_times_agree);
 	tcase_add_test(tc, test_aligned_by_evidence);
