@@ -410,21 +410,6 @@ static int rank_of_proc(const struct hd_host_ctx *k,
 }
 
 /*
- * The host of a net_devices signal: its process's, else (an NCCL
- * topology dump, which names a rank and no host) its rank's.
- */
-static const char *net_host(const struct hd_store *s,
-			    const struct hd_signal *sig)
-{
-	const struct hd_rank *r;
-
-	if (sig->host || sig->rank < 0)
-		return sig->host;
-	r = hd_store_find_rank(s, sig->rank);
-	return r ? r->host : NULL;
-}
-
-/*
  * The ranks on host whose NCCL said it uses HCA port dev, ascending;
  * *topo says whether an NCCL topology dump named one of them.
  */
@@ -461,7 +446,8 @@ GArray *hd_host_port_users(struct hd_host_ctx *k, const char *host,
 
 		if (!lists_port(sig->text, dev))
 			continue;
-		h = net_host(s, sig);
+		/* an NCCL topology dump names a rank and no host */
+		h = hd_sig_host(s, sig);
 		if (!h || strcmp(h, host) != 0)
 			continue;
 		r = rank_of_proc(k, sig);

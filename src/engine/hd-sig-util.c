@@ -128,9 +128,7 @@ static bool local_clock(struct hd_time t)
 	return t.clock == HD_CLOCK_LOCAL || t.clock == HD_CLOCK_MONTH_DAY;
 }
 
-/* sig's host: its own, else its rank's; NULL unknown. */
-static const char *sig_host(const struct hd_store *s,
-			    const struct hd_signal *sig)
+const char *hd_sig_host(const struct hd_store *s, const struct hd_signal *sig)
 {
 	const struct hd_rank *r;
 
@@ -144,7 +142,7 @@ static const char *sig_host(const struct hd_store *s,
 static bool other_hosts(const struct hd_store *s, const struct hd_signal *x,
 			const struct hd_signal *y)
 {
-	const char *a = sig_host(s, x), *b = sig_host(s, y);
+	const char *a = hd_sig_host(s, x), *b = hd_sig_host(s, y);
 
 	return a && b && strcmp(a, b) != 0;
 }

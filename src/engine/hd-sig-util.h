@@ -146,6 +146,8 @@ bool hd_sig_port_state(const struct hd_signal *sig);
  * neither a consequence nor a host's port state.
  */
 bool hd_sig_net_cause(const struct hd_signal *sig);
+/* sig's host: its own, else its rank's; NULL unknown.  (transfer none) */
+const char *hd_sig_host(const struct hd_store *s, const struct hd_signal *sig);
 /* Whether x and y come from one process as far as they tell. */
 bool hd_sig_same_process(const struct hd_signal *x, const struct hd_signal *y);
 /*

@@ -961,28 +961,19 @@ START_TEST(test_crash_after_own_network_error)
 		bool noted = false;
 
 		fixture_init(&f, 2, HD_INPUT_NCCL_LOG);
-		hd_signal_init(&sig);
-		sig.rank = 0;
-		sig.host = hd_intern("gpu5");
-		sig.pid = 4242;
-		sig.cat = HD_SIG_NETWORK;
-		sig.type = HD_SIGT_IB_COMPLETION;
-		sig.code = 12;
-		sig.prov.input = f.input[0];
-		sig.prov.kind = HD_PROV_LINE;
-		sig.prov.at = cases[i].net_line;
-		hd_store_add_signal(f.s, &sig);
-		hd_signal_init(&sig);
-		sig.rank = 0;
-		sig.host = hd_intern("gpu5");
-		sig.pid = cases[i].cuda_pid;
-		sig.cat = HD_SIG_CUDA;
-		sig.type = HD_SIGT_CUDA_ERROR;
-		sig.code = 700;
-		sig.prov.input = f.input[0];
-		sig.prov.kind = HD_PROV_LINE;
-		sig.prov.at = cases[i].cuda_line;
-		hd_store_add_signal(f.s, &sig);
+		for (int k = 0; k < 2; k++) {
+			hd_signal_init(&sig);
+			sig.rank = 0;
+			sig.host = hd_intern("gpu5");
+			sig.pid = k ? cases[i].cuda_pid : 4242;
+			sig.cat = k ? HD_SIG_CUDA : HD_SIG_NETWORK;
+			sig.type = k ? HD_SIGT_CUDA_ERROR : HD_SIGT_IB_COMPLETION;
+			sig.code = k ? 700 : 12;
+			sig.prov.input = f.input[0];
+			sig.prov.kind = HD_PROV_LINE;
+			sig.prov.at = k ? cases[i].cuda_line : cases[i].net_line;
+			hd_store_add_signal(f.s, &sig);
+		}
 		a = run(&f);
 		v = hd_test_top(a);
 		ck_assert_msg(v->kind == cases[i].want, "case %zu: kind %d", i,
