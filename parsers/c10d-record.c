@@ -4,7 +4,8 @@
  * ProcessGroupNCCL watchdog timeouts and PG status lines, "NCCL error in:"
  * blocks, aborted communicators, heartbeat, dump and desync reports,
  * Python tracebacks, torchrun exit codes and ChildFailedError summaries,
- * store and bootstrap failures, CUDA out of memory.
+ * DeepSpeed's, Open MPI's and srun's task exits, store and bootstrap
+ * failures, CUDA out of memory.
  *
  * The driver hands over the lines that hold no NCCL record.  Most are
  * training chatter, turned away by a few cheap needle scans; the c10d
@@ -371,7 +372,8 @@ static bool c10d_err_block(struct nl_ctx *c, struct nl_c10d *d)
 
 	if (st->err_sig < 0)
 		return false;
-	if (has(m, n, "NCCL error in:")) {
+	/* srun's own lines are no part of a process's error text */
+	if (has(m, n, "NCCL error in:") || starts(m, n, "srun: error: ")) {
 		err_block_end(c, st);
 		return false;
 	}
@@ -1159,6 +1161,174 @@ static bool deepspeed_exit(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/*
+ * What srun prints of a task killed by a signal: glibc's strsignal()
+ * text, with its Linux number.
+ */
+static const struct {
+	const char *text;
+	int signo;
+} srun_signals[] = {
+	{ "Hangup", 1 },
+	{ "Interrupt", 2 },
+	{ "Quit", 3 },
+	{ "Illegal instruction", 4 },
+	{ "Trace/breakpoint trap", 5 },
+	{ "Aborted", 6 },
+	{ "Bus error", 7 },
+	{ "Floating point exception", 8 },
+	{ "Killed", 9 },
+	{ "User defined signal 1", 10 },
+	{ "Segmentation fault", 11 },
+	{ "User defined signal 2", 12 },
+	{ "Broken pipe", 13 },
+	{ "Alarm clock", 14 },
+	{ "Terminated", 15 },
+	{ "Stack fault", 16 },
+	{ "CPU time limit exceeded", 24 },
+	{ "File size limit exceeded", 25 },
+	{ "Bad system call", 31 },
+};
+
+/* A byte of a Slurm hostlist ("gpu-b17", "gpu-b[17-18,20]"). */
+static bool is_hostlist_char(char ch)
+{
+	return is_host_char(ch) || ch == '.' || ch == '[' || ch == ']' ||
+	       ch == ',';
+}
+
+/*
+ * srun's task id list at *p ("3", "0-3,5") up to the ": " after it:
+ * *task the one task it names, or -1 when it names several.  False when
+ * it is no such list, or names a task no job has.
+ */
+static bool srun_task_list(const char **p, const char *e, int64_t *task)
+{
+	const char *q = *p;
+	int64_t lo, hi;
+	int n = 0;
+
+	*task = -1;
+	for (;;) {
+		if (!scan_int(&q, e, &lo) || lo < 0 || lo >= HD_MAX_RANKS)
+			return false;
+		hi = lo;
+		if (q < e && *q == '-') {
+			q++;
+			if (!scan_int(&q, e, &hi) || hi < lo ||
+			    hi >= HD_MAX_RANKS)
+				return false;
+		}
+		n += lo == hi ? 1 : 2;
+		if (q < e && *q == ',') {
+			q++;
+			continue;
+		}
+		break;
+	}
+	if (e - q < 2 || q[0] != ':' || q[1] != ' ')
+		return false;
+	if (n == 1)
+		*task = lo;
+	*p = q + 2;
+	return true;
+}
+
+/*
+ * The exit code of srun's status text s..e: "Exited with exit code N"
+ * (1-255; 0 is no failure, and srun prints it only when verbose), a
+ * strsignal() text, "(core dumped)" or not, -N, or "Out Of Memory", the
+ * OOM killer's SIGKILL.  False for any other text.
+ */
+static bool srun_status(const char *s, const char *e, int64_t *code)
+{
+	const char *q;
+	int64_t v;
+
+	if (starts(s, e - s, "Exited with exit code ")) {
+		q = s + 22;
+		if (!scan_int(&q, e, &v) || q != e || v < 1 || v > 255)
+			return false;
+		*code = v;
+		return true;
+	}
+	if (e - s == 13 && starts(s, e - s, "Out Of Memory")) {
+		*code = -9;
+		return true;
+	}
+	if (e - s > 14 && same(e - 14, " (core dumped)", 14))
+		e -= 14;
+	if (starts(s, e - s, "Unknown signal ")) {
+		q = s + 15;
+		if (!scan_int(&q, e, &v) || q != e || v < 1 || v > 64)
+			return false;
+		*code = -v;
+		return true;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(srun_signals); i++)
+		if ((size_t)(e - s) == strlen(srun_signals[i].text) &&
+		    starts(s, e - s, srun_signals[i].text)) {
+			*code = -srun_signals[i].signo;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Slurm's srun, on its stderr, when tasks of its step fail: "srun: error:
+ * HOSTS: task 3: Segmentation fault (core dumped)", "...: tasks 0-3,5:
+ * Exited with exit code 1", "...: task 3: Out Of Memory".  One task: an
+ * exit of that srun task, which is a global rank only where the input
+ * shows srun's task ids are ranks (nl-attrib.c); its host when one is
+ * named.  Several: the aftermath of a failure, an exit of no rank and no
+ * task.  Other srun errors are not exits.
+ */
+static bool srun_exit(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = m + d->msg_len, *p, *host;
+	size_t host_len;
+	int64_t task, code;
+	bool one_host = true;
+	struct hd_signal *sig;
+
+	/* after a wrapper's "[date]" */
+	while (m < e && (*m == ' ' || *m == '\t'))
+		m++;
+	if (!starts(m, e - m, "srun: error: "))
+		return false;
+	p = host = m + 13;
+	while (p < e && p - host < 256 && is_hostlist_char(*p)) {
+		if (*p == '[' || *p == ',')
+			one_host = false;
+		p++;
+	}
+	host_len = (size_t)(p - host);
+	if (!host_len || e - p < 2 || p[0] != ':' || p[1] != ' ')
+		return false;
+	p += 2;
+	if (starts(p, e - p, "tasks "))
+		p += 6;
+	else if (starts(p, e - p, "task "))
+		p += 5;
+	else
+		return false;
+	if (!srun_task_list(&p, e, &task))
+		return false;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'))
+		e--;
+	if (!srun_status(p, e, &code))
+		return false;
+	process_exit(c, d, -1, -1, code, 0, hd_time_none());
+	sig = signal_at(c, last_signal(c));
+	sig->task = (int32_t)task;
+	if (task >= 0 && one_host) {
+		const char *h = hd_intern_len(host, host_len);
+
+		sig->host = h == hd_intern_refused ? NULL : h;
+	}
+	return true;
+}
+
 static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg;
@@ -1167,6 +1337,8 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 	int64_t code, pid, v, local = -1;
 
 	if (has(m, n, "sigkill_handler") && deepspeed_exit(c, d))
+		return true;
+	if (srun_exit(c, d))
 		return true;
 
 	if (has(m, n, "failed (exitcode:") && rx(c, RX_EXIT, m, n) &&
@@ -1524,6 +1696,7 @@ static const char *const c10d_needles[] = {
 	"collective",	 "restart worker",
 	"mpirun",	 "Process name",
 	"ncclCommInitRank", "sigkill_handler",
+	"srun: error: ",
 };
 /* clang-format on */
 

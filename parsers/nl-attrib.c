@@ -47,7 +47,7 @@ static void input_rank_see(struct nl_input_rank *ir, int rank)
 /* Decides each process's global rank from the strongest evidence seen. */
 static void decide_ranks(struct nl_ctx *c)
 {
-	bool srun_not_ranks = false;
+	bool srun_not_ranks = false, srun_agrees = false, srun_other = false;
 
 	for (guint i = 0; i < c->streams->len; i++) {
 		struct nl_stream *st = g_ptr_array_index(c->streams, i);
@@ -63,7 +63,19 @@ static void decide_ranks(struct nl_ctx *c)
 		if (st->hint_srun && st->c10d_rank >= 0 &&
 		    st->c10d_rank != st->hint_rank)
 			srun_not_ranks = true;
+		/*
+		 * The same evidence says whether the task srun names in its
+		 * exit lines is a rank: an srun label whose stream prints
+		 * its own rank as [rankG], and none whose stream prints
+		 * another rank or several.
+		 */
+		if (st->srun_task >= 0 && st->c10d_rank == st->srun_task)
+			srun_agrees = true;
+		if (st->srun_task >= 0 && st->c10d_rank != -1 &&
+		    st->c10d_rank != st->srun_task)
+			srun_other = true;
 	}
+	c->srun_tasks_ranks = srun_agrees && !srun_other && !srun_not_ranks;
 	for (guint i = 0; i < c->procs->len && srun_not_ranks; i++) {
 		struct nl_proc *p = g_ptr_array_index(c->procs, i);
 
@@ -185,6 +197,10 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		if (!p && st->proc && !st->multi &&
 		    sig->type != HD_SIGT_PROCESS_EXIT)
 			p = st->proc;
+		/* srun's exit of one task: its rank, where tasks are ranks */
+		if (sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
+		    sig->task >= 0 && c->srun_tasks_ranks)
+			sig->rank = sig->task;
 		/* glog's month and day take the year of a dated record of
 		   the same stream, else of the file's unlabelled lines */
 		if (!hd_time_infer_year(&sig->time, st->anchor))

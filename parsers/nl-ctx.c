@@ -26,6 +26,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st = g_new0(struct nl_stream, 1);
 	st->index = c->streams->len;
 	st->c10d_rank = st->hint_rank = st->worker_rank = -1;
+	st->srun_task = -1;
 	st->err_sig = st->fr_seq = -1;
 	st->cfe_rank = st->cfe_local = -1;
 	st->cfe_time = hd_time_none();
@@ -102,6 +103,8 @@ struct nl_stream *nl_stream_for(struct nl_ctx *c, const struct nl_wrap *w)
 	}
 	if (st->worker_rank == -1)
 		st->worker_rank = w->worker_rank;
+	if (st->srun_task == -1)
+		st->srun_task = w->srun_task;
 	return st;
 }
 

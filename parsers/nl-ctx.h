@@ -142,6 +142,7 @@ struct nl_stream {
 	int hint_rank; /* mpirun/srun label */
 	bool hint_srun; /* hint_rank is an srun task or vLLM worker label */
 	int worker_rank; /* vLLM's worker label, -1 none (nl_strip_front()) */
+	int srun_task; /* srun -l's task label, -1 none */
 	/* "NCCL error in:" block being collected */
 	int64_t err_sig; /* signal index, -1 none */
 	int err_left;
@@ -265,6 +266,9 @@ struct nl_ctx {
 	bool bare_version_conflict;
 	bool warned_cut;
 	bool waiting; /* some stream wants its next line */
+	/* this input shows srun's task ids are its ranks (nl-attrib.c):
+	   an srun task's exit is that rank's */
+	bool srun_tasks_ranks;
 	int cfe_lines; /* lines a ChildFailedError block may still span */
 	/* RAS status report: inside a "#a-b (id) MISMATCH" entry */
 	bool ras_open;

@@ -367,6 +367,7 @@ static void put_signal(struct writer *w, const struct hd_signal *sig)
 	put_str(w, sig->device);
 	put_s(b, sig->stack);
 	put_s(b, sig->anon);
+	put_s(b, sig->task);
 }
 
 static void put_body(struct writer *w, const struct hd_store *s)
@@ -1024,6 +1025,7 @@ static void get_signal(struct reader *r, struct hd_signal *sig)
 	sig->stack =
 		(int32_t)get_range(r, -1, (int64_t)r->nstacks - 1, "stack");
 	sig->anon = (int32_t)get_range(r, -1, G_MAXINT32, "anonymous process");
+	sig->task = (int32_t)get_range(r, -1, HD_MAX_RANKS - 1, "srun task");
 	/* only the signal that names one says a process of unknown rank */
 	if (!r->bad && sig->anon >= 0 && sig->type != HD_SIGT_ANON_PROC)
 		fail(r, "a signal of type %u names a process of unknown rank",
@@ -1035,7 +1037,7 @@ static void get_signals(struct reader *r, struct hd_store *s)
 	uint64_t n;
 
 	expect_section(r, SEC_SIGNALS);
-	n = get_count(r, 27, G_MAXUINT32, "signals");
+	n = get_count(r, 28, G_MAXUINT32, "signals");
 	if (n && !r->ninputs)
 		fail(r, "signals without an input");
 	for (uint64_t i = 0; i < n && !r->bad; i++) {

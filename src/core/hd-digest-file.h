@@ -33,7 +33,7 @@
 #define HD_DIGEST_MAGIC	    "\x89hangdoc-digest\r\n\x1a\n"
 #define HD_DIGEST_MAGIC_LEN 19
 /* The layout this hangdoc writes and reads. */
-#define HD_DIGEST_VERSION 4
+#define HD_DIGEST_VERSION 5
 
 /* Whether head (decoded bytes) starts a digest. */
 bool hd_digest_file_sniff(const uint8_t *head, size_t len);

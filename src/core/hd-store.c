@@ -834,6 +834,7 @@ void hd_signal_init(struct hd_signal *sig)
 	sig->numel_in = -1;
 	sig->numel_out = -1;
 	sig->local_rank = -1;
+	sig->task = -1;
 	sig->stack = -1;
 }
 

@@ -885,6 +885,10 @@ struct hd_signal {
 	struct hd_prov prov;
 	/* c10d (issue 11) */
 	int32_t local_rank; /* torchrun: the local rank of an exit, -1 */
+	/* srun: the task id of an exit ("task 3: Killed"), -1 none or
+	   several; the global rank only where the input shows srun's task
+	   ids are ranks (parsers/nl-attrib.c) */
+	int32_t task;
 	const char *dtype_name; /* interned dtype of a fingerprint, or NULL */
 	/* kernel logs (issue 21) */
 	const char *device; /* interned PCI bus id or HCA port, or NULL */

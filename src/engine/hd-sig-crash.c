@@ -3,7 +3,8 @@
  * exception, a fatal signal, a nonzero exit) while the others wait.  The
  * SIGABRT a watchdog sends its own process, the agent's SIGTERM, an exit
  * that only echoes an error the log shows, and torchrun's "Root Cause"
- * (just the earliest exit) never pick a culprit.
+ * (just the earliest exit) never pick a culprit; nor does an exit known
+ * by a local rank or an srun task alone, the weakest failure.
  */
 #include "config.h"
 
@@ -240,8 +241,16 @@ static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 static const char *signal_name(int signo)
 {
 	switch (signo) {
+	case 1:
+		return "SIGHUP";
+	case 2:
+		return "SIGINT";
+	case 3:
+		return "SIGQUIT";
 	case 4:
 		return "SIGILL";
+	case 5:
+		return "SIGTRAP";
 	case 6:
 		return "SIGABRT";
 	case 7:
@@ -250,8 +259,24 @@ static const char *signal_name(int signo)
 		return "SIGFPE";
 	case 9:
 		return "SIGKILL";
+	case 10:
+		return "SIGUSR1";
 	case 11:
 		return "SIGSEGV";
+	case 12:
+		return "SIGUSR2";
+	case 13:
+		return "SIGPIPE";
+	case 14:
+		return "SIGALRM";
+	case 15:
+		return "SIGTERM";
+	case 24:
+		return "SIGXCPU";
+	case 25:
+		return "SIGXFSZ";
+	case 31:
+		return "SIGSYS";
 	default:
 		return "signal";
 	}
@@ -487,6 +512,52 @@ static GHashTable *first_net_errors(const struct hd_store *s)
 	return t;
 }
 
+/*
+ * A task's exit srun reports by its task id alone ("srun: error: gpu-b17:
+ * task 3: Segmentation fault"), the input not showing srun's task ids are
+ * ranks: with one torchrun a node the task is the node's index.  As weak
+ * as an exit known by its local rank.
+ */
+static bool srun_exit(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
+	       sig->task >= 0;
+}
+
+/* An exit that names no global rank but one process of the job. */
+static bool weak_exit(const struct hd_signal *sig)
+{
+	return local_exit(sig) || srun_exit(sig);
+}
+
+/* Whether sig is an exit srun reported, of one task or several. */
+static bool srun_line(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_PROCESS_EXIT && sig->text &&
+	       strstr(sig->text, "srun: error: ");
+}
+
+/*
+ * The first exit srun reported in each input: input -> signal.  srun
+ * prints the exits in the order it receives them, so a later line of the
+ * same input is of a task that failed after it (killed by srun, or in
+ * the job's teardown), never the first failure, whether the first one is
+ * a cause or a consequence.  (transfer full)
+ */
+static GHashTable *srun_firsts(const struct hd_store *s)
+{
+	GHashTable *t = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *sig = hd_sig_at(s, i);
+		gpointer k = GUINT_TO_POINTER(sig->prov.input);
+
+		if (srun_line(sig) && !g_hash_table_contains(t, k))
+			g_hash_table_insert(t, k, hd_unconst(sig));
+	}
+	return t;
+}
+
 /* The network error of sig's own process before it, or NULL. */
 static const struct hd_signal *
 own_net_error_before(const struct hd_store *s, GHashTable *nets,
@@ -508,6 +579,14 @@ struct after_net {
 	guint n;
 };
 
+/* Whether sig is an exit srun reported after another in its input. */
+static bool srun_later(GHashTable *firsts, const struct hd_signal *sig)
+{
+	return srun_line(sig) &&
+	       g_hash_table_lookup(firsts,
+				   GUINT_TO_POINTER(sig->prov.input)) != sig;
+}
+
 /*
  * Chooses which rank failed first among the failures that start trouble
  * (is_crash_cause()) and that their rank did not outlive, by time where
@@ -515,8 +594,9 @@ struct after_net {
  * (crash_decision_clear() it).
  */
 static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
-			 GHashTable *alive, struct crash_decision *d,
-			 struct outlived *o, struct after_net *an)
+			 GHashTable *alive, GHashTable *sruns,
+			 struct crash_decision *d, struct outlived *o,
+			 struct after_net *an)
 {
 	const struct hd_store *s = ix->store;
 	const struct hd_signal *first;
@@ -535,7 +615,8 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 
 		if (sig->type == HD_SIGT_WATCHDOG_TIMEOUT)
 			timeouts++;
-		if (!is_crash_cause(ix, timed_out, sig))
+		if (!is_crash_cause(ix, timed_out, sig) ||
+		    srun_later(sruns, sig))
 			continue;
 		/* A failure in communicator setup is check_init's. */
 		if (hd_sig_from_log(s, sig) &&
@@ -550,7 +631,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
 		    sig->type != HD_SIGT_OOM &&
 		    sig->type != HD_SIGT_PROXY_DIED &&
-		    sig->type != HD_SIGT_FATAL_SIGNAL && !local_exit(sig))
+		    sig->type != HD_SIGT_FATAL_SIGNAL && !weak_exit(sig))
 			continue;
 		if (crash_outlived(ix, sig, o))
 			continue;
@@ -565,7 +646,7 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		if (crash_after_hang(s, alive, sig))
 			continue;
 		/* the weakest: only where nothing else failed */
-		hd_sig_cands_add(local_exit(sig) ? &local : &c, sig);
+		hd_sig_cands_add(weak_exit(sig) ? &local : &c, sig);
 	}
 	if (c.sigs->len == 0) {
 		struct hd_sig_cands t = c;
@@ -621,6 +702,31 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 	return true;
 }
 
+/*
+ * What srun said of a task's exit: "killed by SIGSEGV, core dumped",
+ * "exit code 1", "Out Of Memory: killed by SIGKILL".  (transfer full)
+ */
+static char *srun_what(const struct hd_signal *sig)
+{
+	int32_t code = hd_signal_exit_code(sig);
+	const char *text = sig->text ? sig->text : "";
+	g_autofree char *name = NULL;
+
+	if (code > 0)
+		return g_strdup_printf("exit code %d", code);
+	if (code == 0 || code == INT32_MIN)
+		return g_strdup("process exited");
+	name = strcmp(signal_name(-code), "signal") == 0
+		       ? g_strdup_printf("signal %d", -code)
+		       : g_strdup(signal_name(-code));
+	return g_strdup_printf("%skilled by %s%s",
+			       strstr(text, "Out Of Memory") ? "Out Of Memory: "
+							     : "",
+			       name,
+			       strstr(text, "(core dumped)") ? ", core dumped"
+							     : "");
+}
+
 /* "CUDA error", "fatal signal 7 (SIGBUS) ...".  (transfer full) */
 static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 {
@@ -633,7 +739,8 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 		return g_strdup("its GPU or driver lost mid-run: a CUDA "
 				"driver error after its collectives ran");
 	case HD_SIGT_PROCESS_EXIT:
-		return g_strdup("process exited");
+		return sig->task >= 0 ? srun_what(sig)
+				      : g_strdup("process exited");
 	case HD_SIGT_PROXY_DIED:
 		return g_strdup("its NCCL proxy thread died");
 	case HD_SIGT_FATAL_SIGNAL:
@@ -651,6 +758,7 @@ static char *crash_summary(const struct hd_store *s,
 	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
 	g_autofree char *who = NULL;
 	g_autofree char *what = NULL;
+	const char *tail = "";
 
 	switch (d->shape) {
 	case CRASH_TIE:
@@ -670,7 +778,13 @@ static char *crash_summary(const struct hd_store *s,
 	}
 	if (first->rank >= 0)
 		who = g_strdup_printf("rank %d", first->rank);
-	else if (local_exit(first)) {
+	else if (srun_exit(first)) {
+		who = g_strdup_printf(
+			"srun task %d on %s%s", first->task,
+			first->host ? "host " : "a node the data does not name",
+			first->host ? first->host : "");
+		tail = " (its global rank is not in the data)";
+	} else if (local_exit(first)) {
 		g_autofree char *pid =
 			first->pid > 0
 				? g_strdup_printf(" (pid %d)", first->pid)
@@ -685,7 +799,7 @@ static char *crash_summary(const struct hd_store *s,
 		who = hd_sig_who(first);
 	what = crash_what(s, first);
 	return g_strdup_printf(
-		"%s failed first (%s)%s", who, what,
+		"%s failed first (%s)%s%s", who, what, tail,
 		d->timeouts ? "; the other ranks then timed out waiting for it"
 			    : "");
 }
@@ -717,6 +831,7 @@ static void pid_evidence(const struct hd_store *s, struct hd_verdict *v,
 /* The verdict of decision d, with the failures cited.  (transfer full) */
 static struct hd_verdict *crash_build(struct hd_index *ix,
 				      GHashTable *timed_out, GHashTable *alive,
+				      GHashTable *sruns,
 				      const struct crash_decision *d)
 {
 	const struct hd_store *s = ix->store;
@@ -744,7 +859,7 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 		const struct hd_signal *sig = hd_sig_at(s, i);
 
 		if (sig->rank < 0 || !is_crash_cause(ix, timed_out, sig) ||
-		    crash_outlived(ix, sig, NULL) ||
+		    srun_later(sruns, sig) || crash_outlived(ix, sig, NULL) ||
 		    crash_after_hang(s, alive, sig))
 			continue;
 		if (d->shape == CRASH_TIE
@@ -823,16 +938,18 @@ void hd_sig_check_crashes(struct hd_index *ix, struct hd_analysis *a)
 {
 	g_autoptr(GHashTable) timed_out = timed_out_ranks(ix->store);
 	g_autoptr(GHashTable) alive = alive_after_hang(ix->store);
+	g_autoptr(GHashTable) sruns = srun_firsts(ix->store);
 	struct crash_decision d;
 	struct outlived o = { 0 };
 	struct after_net an = { 0 };
-	bool found = crash_decide(ix, timed_out, alive, &d, &o, &an);
+	bool found = crash_decide(ix, timed_out, alive, sruns, &d, &o, &an);
 
 	note_outlived(ix->store, a, &o);
 	note_after_net(ix->store, a, &an);
 	if (!found)
 		return;
-	g_ptr_array_add(a->verdicts, crash_build(ix, timed_out, alive, &d));
+	g_ptr_array_add(a->verdicts,
+			crash_build(ix, timed_out, alive, sruns, &d));
 	crash_decision_clear(&d);
 }
 

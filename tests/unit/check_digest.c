@@ -150,6 +150,7 @@ static void assert_same_store(const struct hd_store *a,
 			  x->rank == y->rank && x->pid == y->pid &&
 			  x->peer_rank == y->peer_rank &&
 			  x->local_rank == y->local_rank &&
+			  x->task == y->task &&
 			  x->code == y->code && x->stack == y->stack &&
 			  x->anon == y->anon);
 		/* interned: the same pointers */
@@ -336,30 +337,34 @@ START_TEST(test_claims)
 	g_autoptr(GError) e4 = NULL;
 	g_autoptr(GError) e5 = NULL;
 	g_autoptr(GError) e6 = NULL;
+	g_autoptr(GError) e7 = NULL;
 	g_autoptr(hd_store) s = load_example();
 	g_autoptr(GBytes) b = encode(s, 0);
 	g_autoptr(GByteArray) tail = g_byte_array_new();
 	gsize len = 0;
 	const guint8 *p = g_bytes_get_data(b, &len);
 
-	/* version 5, one this reader does not know */
-	ck_assert(!decode_body("\x05\x01\x00", 3, &e1));
-	ck_assert(strstr(e1->message, "format version 5"));
+	/* version 6, one this reader does not know */
+	ck_assert(!decode_body("\x06\x01\x00", 3, &e1));
+	ck_assert(strstr(e1->message, "format version 6"));
 	/* version 3, whose attempts had no time they began: refused, named */
 	ck_assert(!decode_body("\x03\x01\x00", 3, &e6));
 	ck_assert(strstr(e6->message, "format version 3"));
+	/* version 4, whose signals had no srun task: refused, named */
+	ck_assert(!decode_body("\x04\x01\x00", 3, &e7));
+	ck_assert(strstr(e7->message, "format version 4"));
 	/* 2^62 strings claimed in a few bytes: refused before allocating */
-	ck_assert(!decode_body("\x04\x01\x80\x80\x80\x80\x80\x80\x80\x80\x40",
+	ck_assert(!decode_body("\x05\x01\x80\x80\x80\x80\x80\x80\x80\x80\x40",
 			       11, &e2));
 	ck_assert_msg(strstr(e2->message, "strings claimed"), "%s",
 		      e2->message);
 	/* a number of 11 bytes */
-	ck_assert(!decode_body("\x04\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+	ck_assert(!decode_body("\x05\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 			       "\xff\x01",
 			       13, &e3));
 	ck_assert(strstr(e3->message, "longer than 64 bits"));
 	/* no strings, then a section out of order */
-	ck_assert(!decode_body("\x04\x01\x00\x05", 4, &e4));
+	ck_assert(!decode_body("\x05\x01\x00\x05", 4, &e4));
 	ck_assert_msg(strstr(e4->message, "where inputs was due"), "%s",
 		      e4->message);
 	/* a whole digest with a byte after its end mark */

@@ -1023,6 +1023,117 @@ START_TEST(test_crash_not_watchdog_abort)
 }
 END_TEST
 
+/* An srun exit line of an input of no rank ("srun.err"). */
+static void add_srun_exit(struct fixture *f, uint32_t in, int rank, int task,
+			  int32_t code, const char *text)
+{
+	struct hd_signal sig;
+
+	hd_signal_init(&sig);
+	sig.rank = rank;
+	sig.task = task;
+	sig.cat = HD_SIG_CRASH;
+	sig.type = HD_SIGT_PROCESS_EXIT;
+	sig.code = code;
+	sig.host = task >= 0 ? hd_intern("gpu-b17") : NULL;
+	sig.text = hd_unconst(text);
+	sig.prov.input = in;
+	sig.prov.kind = HD_PROV_LINE;
+	sig.prov.at = hd_store_input(f->s, in)->records++;
+	hd_store_add_signal(f->s, &sig);
+}
+
+static uint32_t srun_input(struct fixture *f)
+{
+	uint32_t in = hd_store_add_input(f->s, "srun.err");
+
+	hd_store_input(f->s, in)->kind = HD_INPUT_NCCL_LOG;
+	hd_store_input(f->s, in)->rank = -1;
+	return in;
+}
+
+/*
+ * An exit srun names by its task alone is the weakest failure: a
+ * candidate only where no failure of a known rank stands, and never a
+ * culprit.  Only srun's first line of an input counts, and a line of
+ * several tasks never does.
+ */
+START_TEST(test_crash_srun_task)
+{
+	static const char segv[] =
+		"srun: error: gpu-b17: task 3: Segmentation fault";
+	static const int want1[] = { 1 };
+	struct fixture f;
+	struct hd_analysis *a;
+	const struct hd_verdict *v;
+	struct hd_signal sig;
+	uint32_t in;
+
+	/* alone: low, no culprit, named by task and host */
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	in = srun_input(&f);
+	add_srun_exit(&f, in, -1, 3, -11, segv);
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
+	hd_test_assert_culprits(v, NULL, 0);
+	ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+	ck_assert_msg(strstr(v->summary, "srun task 3 on host gpu-b17 failed "
+					 "first (killed by SIGSEGV)") &&
+			      strstr(v->summary,
+				     "its global rank is not in the data"),
+		      "%s", v->summary);
+	fixture_clear(&f, a);
+
+	/* a failure of a known rank stands before it */
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	in = srun_input(&f);
+	add_srun_exit(&f, in, -1, 3, -11, segv);
+	hd_signal_init(&sig);
+	sig.rank = 1;
+	sig.cat = HD_SIG_CUDA;
+	sig.type = HD_SIGT_OOM;
+	sig.prov.input = f.input[1];
+	hd_store_add_signal(f.s, &sig);
+	a = run(&f);
+	v = hd_test_top(a);
+	ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
+	hd_test_assert_culprits(v, want1, 1);
+	fixture_clear(&f, a);
+
+	/* SIGABRT after a timeout: the watchdog's; several tasks: none */
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	in = srun_input(&f);
+	add_sig(&f, 0, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 9, INT64_MIN,
+		INT64_MIN, "timeout");
+	add_srun_exit(&f, in, -1, 2, -6,
+		      "srun: error: gpu-b17: task 2: Aborted (core dumped)");
+	a = run(&f);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_RANK_CRASHED));
+	fixture_clear(&f, a);
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	in = srun_input(&f);
+	add_srun_exit(&f, in, -1, -1, -9,
+		      "srun: error: gpu-b[17-18]: tasks 0-7: Killed");
+	a = run(&f);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_RANK_CRASHED));
+	fixture_clear(&f, a);
+
+	/* srun's first line is rank 2's abort after its own timeout: the
+	   later kill of rank 3 is srun's, no first failure */
+	fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+	in = srun_input(&f);
+	add_sig(&f, 2, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT, 9, INT64_MIN,
+		INT64_MIN, "timeout");
+	add_srun_exit(&f, in, 2, 2, -6,
+		      "srun: error: gpu-b17: task 2: Aborted (core dumped)");
+	add_srun_exit(&f, in, 3, 3, -9, "srun: error: gpu-b17: task 3: Killed");
+	a = run(&f);
+	ck_assert_ptr_null(hd_test_verdict(a, HD_V_RANK_CRASHED));
+	fixture_clear(&f, a);
+}
+END_TEST
+
 /*
  * A CUDA error a kernel left behind surfaces at the next CUDA call, here
  * one in init.cc: it is a crash of what ran before, not a setup failure.
@@ -2389,6 +2500,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_after_own_network_error);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
+	tcase_add_test(tc, test_crash_srun_task);
 	tcase_add_test(tc, test_init_duplicate_gpu);
 	tcase_add_test(tc, test_init_cuda_driver);
 	tcase_add_test(tc, test_init_cites_process_warn);

@@ -1241,6 +1241,280 @@ START_TEST(test_deepspeed_exit)
 END_TEST
 
 /*
+ * Slurm's srun: "srun: error: HOSTS: task N: STATUS" is an exit of srun
+ * task N (its host when one is named), with the code of the status:
+ * "Exited with exit code N", a strsignal() text as -N, "Out Of Memory"
+ * as -9.  A line of several tasks is an exit of no task.
+ */
+START_TEST(test_srun_exit)
+{
+	static const struct {
+		const char *line;
+		int code, task;
+		const char *host;
+	} cases[] = {
+		{ "srun: error: gpu-b17: task 3: Exited with exit code 1\n", 1,
+		  3, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 3: Exited with exit code 255\n",
+		  255, 3, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 5: Segmentation fault (core "
+		  "dumped)\n",
+		  -11, 5, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 5: Segmentation fault\n", -11, 5,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 0: Killed\n", -9, 0, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 2: Aborted (core dumped)\n", -6, 2,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 4: Terminated\n", -15, 4,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Bus error (core dumped)\n", -7,
+		  1, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Floating point exception\n",
+		  -8, 1, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Illegal instruction\n", -4, 1,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Trace/breakpoint trap\n", -5, 1,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: User defined signal 2\n", -12,
+		  1, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Hangup\n", -1, 1, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Unknown signal 40\n", -40, 1,
+		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 6: Out Of Memory\n", -9, 6,
+		  "gpu-b17" },
+		/* CRLF, a collector's date and a pdsh host in front */
+		{ "srun: error: gpu-b17: task 7: Killed\r\n", -9, 7, "gpu-b17" },
+		{ "[2025-06-02 09:52:03] srun: error: n001.cluster: task 2: "
+		  "Killed\n",
+		  -9, 2, "n001.cluster" },
+		{ "login-1: srun: error: gpu-b17: task 2: Killed\n", -9, 2,
+		  "gpu-b17" },
+		/* one task of a bracketed list: no one host is named */
+		{ "srun: error: gpu-b[17]: task 3: Killed\n", -9, 3, NULL },
+		{ "srun: error: gpu-b17: task 3-3: Killed\n", -9, 3, "gpu-b17" },
+		/* several tasks: the aftermath, no task */
+		{ "srun: error: gpu-b[17-18,20]: tasks 0-7,9: Killed\n", -9, -1,
+		  NULL },
+		{ "srun: error: gpu-b17: tasks 0-7: Exited with exit code 1\n",
+		  1, -1, NULL },
+		{ "srun: error: gpu-b17: tasks 0,5: Terminated\n", -15, -1,
+		  NULL },
+		{ "srun: error: gpu-b17,gpu-b18: tasks 0-31: Killed\n", -9, -1,
+		  NULL },
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, cases[k].line);
+		struct hd_signal *g = sig_type(s, HD_SIGT_PROCESS_EXIT);
+
+		ck_assert_msg(g != NULL, "case %zu: no exit", k);
+		ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 1);
+		ck_assert_msg(g->code == cases[k].code, "case %zu: code %d", k,
+			      g->code);
+		ck_assert_msg(g->task == cases[k].task, "case %zu: task %d", k,
+			      g->task);
+		/* no label shows tasks are ranks */
+		ck_assert_int_eq(g->rank, -1);
+		ck_assert_int_eq(g->local_rank, -1);
+		ck_assert_int_eq(g->pid, 0);
+		ck_assert_int_eq(g->cat, HD_SIG_CRASH);
+		if (cases[k].host)
+			ck_assert_str_eq(g->host ? g->host : "(null)",
+					 cases[k].host);
+		else
+			ck_assert_msg(g->host == NULL, "case %zu: host %s", k,
+				      g->host);
+		ck_assert(g->text && strstr(g->text, "srun: error: "));
+	}
+	{
+		g_autoptr(hd_store) s = hd_test_parse_ok(
+			HD_INPUT_NCCL_LOG,
+			"srun: error: gpu-b17: task 6: Out Of Memory\n");
+
+		ck_assert(strstr(sig_at(s, 0)->text, "Out Of Memory"));
+	}
+}
+END_TEST
+
+/*
+ * Cut or malformed srun exit lines, and srun's other errors, are no
+ * exits: nothing is read from them, nothing crashes.
+ */
+START_TEST(test_srun_exit_malformed)
+{
+	static const char *const lines[] = {
+		"srun: error: gpu1: task",
+		"srun: error: gpu1: task ",
+		"srun: error: gpu1: task 3",
+		"srun: error: gpu1: task 3:",
+		"srun: error: gpu1: task 3: ",
+		"srun: error: gpu1: task 3: Kil",
+		"srun: error: gpu1: task x: Killed",
+		"srun: error: gpu1: task -3: Killed",
+		"srun: error: gpu1: task 7-3: Killed",
+		"srun: error: gpu1: tasks 0-: Killed",
+		"srun: error: gpu1: tasks 0,: Killed",
+		"srun: error: gpu1: task 4194304: Killed",
+		"srun: error: gpu1: task 99999999999999999999999: Killed",
+		"srun: error: gpu1: tasks 0-99999999999999999999999: Killed",
+		"srun: error: gpu1: task 3: Killed by a bear",
+		"srun: error: gpu1: task 3: Segmentation fault (core dumped) x",
+		"srun: error: gpu1: task 3: (core dumped)",
+		"srun: error: gpu1: task 3: Exited with exit code",
+		"srun: error: gpu1: task 3: Exited with exit code 0",
+		"srun: error: gpu1: task 3: Exited with exit code -1",
+		"srun: error: gpu1: task 3: Exited with exit code 256",
+		"srun: error: gpu1: task 3: Exited with exit code "
+		"99999999999999999999999",
+		"srun: error: gpu1: task 3: Exited with exit code 1 (x)",
+		"srun: error: gpu1: task 3: Unknown signal 0",
+		"srun: error: gpu1: task 3: Unknown signal 999",
+		"srun: error: gpu1: task 3: Out Of Memory!",
+		"srun: error: : task 3: Killed",
+		"srun: error: gpu 1: task 3: Killed",
+		"srun: error: gpu1 task 3: Killed",
+		"srun: error: gpu1: job 3: Killed",
+		"srun: error:",
+		"srun: error: ",
+		"srun: gpu1: task 3: Killed",
+		"srun: error: Unable to create step for job 4242: Memory "
+		"required by task is not available",
+		"srun: error: Timed out waiting for job step to complete",
+		"srun: error: Node failure on gpu-7",
+		"srun: error: Task launch for StepId=4242.0 failed on node "
+		"gpu-7: Invalid node name specified",
+		"srun: error: Application launch failed: Invalid node name "
+		"specified",
+		"srun: error: gpu-7: task 3: launch failed: Unspecified error",
+		"srun: Job step aborted: Waiting up to 32 seconds for job step "
+		"to finish.",
+		"srun: gpu-b17: task 0: Completed",
+		"note: srun: error: gpu1: task 3: Killed",
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(lines); k++) {
+		g_autofree char *text = g_strdup_printf("%s\n", lines[k]);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+		ck_assert_msg(count_type(s, HD_SIGT_PROCESS_EXIT) == 0,
+			      "line %zu read as an exit: %s", k, lines[k]);
+	}
+	/* a line cut at every byte: never more than the one exit */
+	{
+		static const char whole[] =
+			"srun: error: gpu-b[17-18]: tasks 0-3,5: Segmentation "
+			"fault (core dumped)";
+
+		for (size_t cut = 0; cut <= sizeof(whole) - 1; cut++) {
+			g_autofree char *text =
+				g_strdup_printf("%.*s\n", (int)cut, whole);
+			g_autoptr(hd_store) s =
+				hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+
+			ck_assert_uint_le(count_type(s, HD_SIGT_PROCESS_EXIT),
+					  1);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Whether srun's task is the rank: labels that agree with [rankN] say
+ * so; one that contradicts, a label over several ranks, or no label at
+ * all leave the rank unknown and the exit known by its task.
+ */
+START_TEST(test_srun_exit_ranks)
+{
+	static const char warn[] =
+		"]:[W ProcessGroupNCCL.cpp:2302] Warning: "
+		"TORCH_NCCL_AVOID_RECORD_STREAMS=1 has no effect for "
+		"point-to-point collectives. (function operator())\n";
+	static const char exit5[] =
+		"srun: error: gpu-b18: task 5: Segmentation fault (core "
+		"dumped)\n"
+		"srun: error: gpu-b[17-18]: tasks 0-4,6-7: Aborted (core "
+		"dumped)\n";
+	static const struct {
+		const char *labels; /* "task:rank ..." lines of warn */
+		int rank;
+	} cases[] = {
+		{ "0:0 5:5", 5 }, /* one task per rank */
+		{ "5:5", 5 },
+		{ "0:0", 5 }, /* tasks are ranks: 5 too */
+		{ "1:9", -1 }, /* one torchrun a node */
+		{ "0:0 1:9", -1 }, /* one contradiction is enough */
+		{ "0:0 0:3 1:1", -1 }, /* task 0 holds two ranks */
+		{ "", -1 }, /* no label */
+		{ "-:5", -1 }, /* [rank5] without an srun label */
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(GString) t = g_string_new(NULL);
+		g_auto(GStrv) pairs = g_strsplit(cases[k].labels, " ", -1);
+		g_autoptr(hd_store) s = NULL;
+		struct hd_signal *g;
+		guint n = 0;
+
+		for (guint i = 0; pairs[i]; i++) {
+			char **tr;
+
+			if (!pairs[i][0])
+				continue;
+			tr = g_strsplit(pairs[i], ":", 2);
+			if (strcmp(tr[0], "-") == 0)
+				g_string_append_printf(t, "[rank%s%s", tr[1],
+						       warn);
+			else
+				g_string_append_printf(t, "%s: [rank%s%s",
+						       tr[0], tr[1], warn);
+			g_strfreev(tr);
+		}
+		g_string_append(t, exit5);
+		s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
+		for (guint i = 0; i < s->signals->len; i++) {
+			g = sig_at(s, i);
+			if (g->type != HD_SIGT_PROCESS_EXIT)
+				continue;
+			if (n++ == 0) {
+				ck_assert_int_eq(g->task, 5);
+				ck_assert_str_eq(g->host, "gpu-b18");
+				ck_assert_int_eq(g->code, -11);
+				ck_assert_msg(g->rank == cases[k].rank,
+					      "case %zu: rank %d", k, g->rank);
+			} else {
+				/* several tasks: never a rank */
+				ck_assert_int_eq(g->task, -1);
+				ck_assert_int_eq(g->rank, -1);
+				ck_assert_int_eq(g->code, -6);
+				ck_assert(g->host == NULL);
+			}
+		}
+		ck_assert_uint_eq(n, 2);
+	}
+}
+END_TEST
+
+/* srun's line ends an "NCCL error in:" block: it is no part of it. */
+START_TEST(test_srun_exit_ends_error_block)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/"
+		"ProcessGroupNCCL.cpp:1275, unhandled system error, NCCL "
+		"version 2.18.1\n"
+		"srun: error: gpu-b17: task 1: Exited with exit code 1\n"
+		"srun: error: gpu-b18: task 0: Exited with exit code 1\n");
+	struct hd_signal *g = sig_type(s, HD_SIGT_NCCL_ERROR);
+
+	ck_assert(g != NULL);
+	ck_assert(!strstr(g->text, "srun"));
+	ck_assert_uint_eq(count_type(s, HD_SIGT_PROCESS_EXIT), 2);
+}
+END_TEST
+
+/*
  * A store-loss line's store address (the engine maps it to a rank by
  * host): "remote=[host]:port", "from host:port", an IPv6 host in
  * brackets; none for a line that names no address or a broken one.
@@ -2694,6 +2968,10 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_worker_label_signals);
 	tcase_add_test(ta, test_exit_noise);
 	tcase_add_test(ta, test_deepspeed_exit);
+	tcase_add_test(ta, test_srun_exit);
+	tcase_add_test(ta, test_srun_exit_malformed);
+	tcase_add_test(ta, test_srun_exit_ranks);
+	tcase_add_test(ta, test_srun_exit_ends_error_block);
 	tcase_add_test(ta, test_init_call_failed);
 	tcase_add_test(ta, test_trimmed_repeated_fused_torn);
 	tcase_add_test(ta, test_torn_unknown_provenance);
