@@ -58,10 +58,13 @@ static void decide_ranks(struct nl_ctx *c)
 		 * srun -l labels lines with its task id, which is the rank
 		 * only when srun starts one task per rank; with one torchrun
 		 * per node it is the node's index.  A "2: [rank18]:" line
-		 * shows which: then no label in this input is a rank.
+		 * shows which, and so do two ranks under one label ("0:
+		 * [rank0]:", "0: [rank3]:", -2): then no label in this
+		 * input is a rank.
 		 */
-		if (st->hint_srun && st->c10d_rank >= 0 &&
-		    st->c10d_rank != st->hint_rank)
+		if (st->hint_srun &&
+		    ((st->c10d_rank >= 0 && st->c10d_rank != st->hint_rank) ||
+		     st->c10d_rank == -2))
 			srun_not_ranks = true;
 		/*
 		 * The same evidence says whether the task srun names in its

@@ -1496,6 +1496,42 @@ START_TEST(test_srun_exit_ranks)
 }
 END_TEST
 
+/*
+ * Two ranks under one srun label ("0: [rank0]:", "0: [rank3]:") show the
+ * label is a node's index (one torchrun a node): an NCCL line under it
+ * gets no rank from it.  It was rank 0's, at medium confidence.  One
+ * rank per label still gives the label's rank.
+ */
+START_TEST(test_srun_label_two_ranks)
+{
+	static const char *const heads[] = {
+		"0: [rank0]:[W1202 09:14:02.118 ProcessGroupNCCL.cpp:4115] x\n"
+		"0: [rank3]:[W1202 09:14:02.120 ProcessGroupNCCL.cpp:4115] x\n",
+		"0: [rank0]:[W1202 09:14:02.118 ProcessGroupNCCL.cpp:4115] x\n",
+	};
+	static const int want[] = { -1, 0 };
+
+	for (size_t k = 0; k < G_N_ELEMENTS(heads); k++) {
+		g_autofree char *t = g_strconcat(
+			heads[k],
+			"0: gpu-n01:51210:51266 [3] transport/net_ib.cc:1295 "
+			"NCCL WARN NET/IB : Got completion from peer "
+			"10.20.0.12<51011> with status=12 opcode=0 len=0 "
+			"vendor err 129 (Send)\n",
+			NULL);
+		g_autoptr(hd_store) s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t);
+		const struct hd_signal *g = NULL;
+
+		for (guint i = 0; i < s->signals->len; i++)
+			if (sig_at(s, i)->type == HD_SIGT_IB_COMPLETION)
+				g = sig_at(s, i);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_msg(g->rank == want[k], "case %zu: rank %d", k,
+			      g->rank);
+	}
+}
+END_TEST
+
 /* srun's line ends an "NCCL error in:" block: it is no part of it. */
 START_TEST(test_srun_exit_ends_error_block)
 {
@@ -2969,6 +3005,7 @@ static Suite *suite(void)
 	tcase_add_test(ta, test_exit_noise);
 	tcase_add_test(ta, test_deepspeed_exit);
 	tcase_add_test(ta, test_srun_exit);
+	tcase_add_test(ta, test_srun_label_two_ranks);
 	tcase_add_test(ta, test_srun_exit_malformed);
 	tcase_add_test(ta, test_srun_exit_ranks);
 	tcase_add_test(ta, test_srun_exit_ends_error_block);
