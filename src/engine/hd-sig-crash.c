@@ -232,9 +232,27 @@ static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 		    g_hash_table_size(timed_out) > 0)
 			return false;
 		return hd_signal_exit_code(sig) != 0;
+	case HD_SIGT_NCCL_ERROR:
+		/* "NCCL error: unhandled cuda error": a CUDA failure of its
+		   process, weak (nccl_weak()); NCCL's other results are
+		   setup, network or a peer's */
+		return sig->cat == HD_SIG_CUDA;
 	default:
 		return false;
 	}
+}
+
+/*
+ * An NCCL error a framework raised for a CUDA failure of its process
+ * ("RuntimeError: NCCL error: unhandled cuda error", vLLM's pynccl, a
+ * c10d exception): a failure, but one that names neither what failed
+ * nor, often, the rank; NCCL's own WARN or the CUDA error says more.  A
+ * candidate only where nothing else failed, as an exit known by its
+ * local rank is.
+ */
+static bool nccl_weak(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_NCCL_ERROR;
 }
 
 /* The name of a fatal signal's number, Linux numbering. */
@@ -631,7 +649,8 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		if (sig->rank < 0 && sig->type != HD_SIGT_CUDA_ERROR &&
 		    sig->type != HD_SIGT_OOM &&
 		    sig->type != HD_SIGT_PROXY_DIED &&
-		    sig->type != HD_SIGT_FATAL_SIGNAL && !weak_exit(sig))
+		    sig->type != HD_SIGT_FATAL_SIGNAL && !weak_exit(sig) &&
+		    !nccl_weak(sig))
 			continue;
 		if (crash_outlived(ix, sig, o))
 			continue;
@@ -646,7 +665,8 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		if (crash_after_hang(s, alive, sig))
 			continue;
 		/* the weakest: only where nothing else failed */
-		hd_sig_cands_add(weak_exit(sig) ? &local : &c, sig);
+		hd_sig_cands_add(weak_exit(sig) || nccl_weak(sig) ? &local : &c,
+				 sig);
 	}
 	if (c.sigs->len == 0) {
 		struct hd_sig_cands t = c;
@@ -743,6 +763,8 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 				      : g_strdup("process exited");
 	case HD_SIGT_PROXY_DIED:
 		return g_strdup("its NCCL proxy thread died");
+	case HD_SIGT_NCCL_ERROR:
+		return g_strdup("NCCL error: unhandled cuda error");
 	case HD_SIGT_FATAL_SIGNAL:
 		return fatal_what(s, sig);
 	default:

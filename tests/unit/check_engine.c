@@ -988,6 +988,52 @@ START_TEST(test_crash_after_own_network_error)
 }
 END_TEST
 
+/*
+ * "NCCL error: unhandled cuda error" raised by a framework is a failure
+ * of its process, the weakest: alone and rankless it is a low crash with
+ * no culprit; beside a CUDA error of a known rank, that rank is named.
+ */
+START_TEST(test_nccl_cuda_error_weak)
+{
+	for (int with_rank = 0; with_rank < 2; with_rank++) {
+		struct fixture f;
+		struct hd_analysis *a;
+		const struct hd_verdict *v;
+		struct hd_signal sig;
+		static const int want[] = { 2 };
+
+		fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+		hd_signal_init(&sig);
+		sig.cat = HD_SIG_CUDA;
+		sig.type = HD_SIGT_NCCL_ERROR;
+		sig.code = 1;
+		sig.prov.input = f.input[0];
+		sig.text = hd_unconst("RuntimeError: NCCL error: unhandled "
+				      "cuda error");
+		hd_store_add_signal(f.s, &sig);
+		if (with_rank) {
+			hd_signal_init(&sig);
+			sig.rank = 2;
+			sig.cat = HD_SIG_CUDA;
+			sig.type = HD_SIGT_CUDA_ERROR;
+			sig.code = 700;
+			sig.prov.input = f.input[2];
+			hd_store_add_signal(f.s, &sig);
+		}
+		a = run(&f);
+		v = hd_test_top(a);
+		ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
+		if (with_rank) {
+			hd_test_assert_culprits(v, want, 1);
+		} else {
+			ck_assert_uint_eq(v->culprits->len, 0);
+			ck_assert_int_eq(v->confidence, HD_CONF_LOW);
+		}
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_crash_not_watchdog_abort)
 {
 	struct fixture f;
@@ -2499,6 +2545,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_network_first_fault);
 	tcase_add_test(tc, test_ofi_rc5_not_a_flush);
 	tcase_add_test(tc, test_crash_after_own_network_error);
+	tcase_add_test(tc, test_nccl_cuda_error_weak);
 	tcase_add_test(tc, test_crash_not_watchdog_abort);
 	tcase_add_test(tc, test_crash_srun_task);
 	tcase_add_test(tc, test_init_duplicate_gpu);
