@@ -453,6 +453,20 @@ void hd_summary_run(const struct hd_index *ix, struct hd_analysis *a)
 	}
 	if (add_unread_verdict(s, a))
 		return;
+	/*
+	 * Ops of no known rank (dumps named without a rank and with no
+	 * member list that tells it) are never aligned: nothing shows each
+	 * rank's progress, so none is shown healthy.
+	 */
+	if (!a->ranks_seen->len) {
+		v = hd_verdict_new(
+			HD_V_INSUFFICIENT_DATA, HD_CONF_MEDIUM,
+			"%u op%s read, but not one of a known rank (the inputs' warnings say why): no rank's progress can be compared, so no fault can be ruled out",
+			s->ops->len, s->ops->len == 1 ? "" : "s");
+		v->score = HD_SCORE_INSUFFICIENT;
+		g_ptr_array_add(a->verdicts, v);
+		return;
+	}
 	other = ranks_of_other_attempts(s);
 	v = hd_verdict_new(
 		HD_V_NO_FAULT,

@@ -1795,6 +1795,48 @@ START_TEST(test_no_fault_needs_no_trouble)
 END_TEST
 
 /* Signals but no ranks and no ops: nothing shows progress. */
+/*
+ * Ops of no known rank (FR dumps whose names and groups give none) are
+ * never aligned: with no rank seen, nothing is shown healthy.  The same
+ * ops with their ranks are no_fault.
+ */
+START_TEST(test_ops_of_no_rank_not_no_fault)
+{
+	for (int ranked = 0; ranked < 2; ranked++) {
+		struct fixture f = { .s = hd_store_new() };
+		struct hd_analysis *a;
+		uint32_t g;
+
+		for (int r = 0; r < 2; r++) {
+			g_autofree char *name = g_strdup_printf("dump-%c", 'a' + r);
+			struct hd_input *in;
+
+			f.input[r] = hd_store_add_input(f.s, name);
+			in = hd_store_input(f.s, f.input[r]);
+			in->kind = HD_INPUT_FLIGHT_REC;
+			in->records = 3;
+			in->rank = ranked ? r : -1;
+			if (ranked)
+				hd_rank_add_input(hd_store_rank(f.s, r),
+						  f.input[r]);
+		}
+		g = add_group(&f, "0", world4, 2);
+		for (int r = 0; r < 2; r++)
+			add_run(&f, g, r, 3, false);
+		if (!ranked)
+			for (guint i = 0; i < f.s->ops->len; i++)
+				hd_op_set_rank(hd_store_op(f.s, i), -1);
+		a = run(&f);
+		ck_assert_msg(hd_test_top(a)->kind ==
+				      (ranked ? HD_V_NO_FAULT
+					      : HD_V_INSUFFICIENT_DATA),
+			      "ranked %d: kind %d", ranked,
+			      hd_test_top(a)->kind);
+		fixture_clear(&f, a);
+	}
+}
+END_TEST
+
 START_TEST(test_no_ranks_no_ops_not_no_fault)
 {
 	struct hd_store *s = hd_store_new();
@@ -2565,6 +2607,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_no_fault_needs_no_trouble);
 	tcase_add_test(tc, test_unread_input_not_healthy);
 	tcase_add_test(tc, test_no_ranks_no_ops_not_no_fault);
+	tcase_add_test(tc, test_ops_of_no_rank_not_no_fault);
 	tcase_add_test(tc, test_anonymous_processes_compared);
 	tcase_add_test(tc, test_check_order_stated);
 	tcase_add_test(tc, test_sig_cands);
