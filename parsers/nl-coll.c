@@ -316,11 +316,11 @@ static bool coll_repeated(struct nl_ctx *c, const struct nl_comm *cm,
 /* Every field of a COLL record f of op which, mixed into one word. */
 static uint64_t coll_key(int which, const struct nl_coll *f)
 {
-	const uint64_t v[] = { (uint64_t)which,	  f->opcount,
-			       f->sendbuf,	  f->recvbuf,
-			       f->stream,	  (uint64_t)f->count,
+	const uint64_t v[] = { (uint64_t)which,	   f->opcount,
+			       f->sendbuf,	   f->recvbuf,
+			       f->stream,	   (uint64_t)f->count,
 			       (uint64_t)f->dtype, (uint64_t)f->redop,
-			       (uint64_t)f->root, (uint64_t)f->nranks };
+			       (uint64_t)f->root,  (uint64_t)f->nranks };
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
 	for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
@@ -752,8 +752,7 @@ static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
 	       fast_lit(&s, end, &lit_sendbuff) &&
 	       fast_hex(lo, &s, end, NULL) &&
 	       fast_lit(&s, end, &lit_recvbuff) &&
-	       fast_hex(lo, &s, end, NULL) &&
-	       fast_lit(&s, end, &lit_count) &&
+	       fast_hex(lo, &s, end, NULL) && fast_lit(&s, end, &lit_count) &&
 	       fast_int(&s, end, &f->count) &&
 	       fast_lit(&s, end, &lit_datatype) &&
 	       fast_int(&s, end, &f->dtype) && fast_lit(&s, end, &lit_op) &&
@@ -762,8 +761,8 @@ static bool coll_scan_fast(const char *s, const char *end, struct nl_coll *f)
 	       fast_hex(lo, &s, end, &f->comm) &&
 	       fast_lit(&s, end, &lit_nranks) &&
 	       fast_int(&s, end, &f->nranks) &&
-	       fast_lit(&s, end, &lit_stream) &&
-	       fast_hex(lo, &s, end, NULL) && s == end;
+	       fast_lit(&s, end, &lit_stream) && fast_hex(lo, &s, end, NULL) &&
+	       s == end;
 }
 
 /* The body from b to end of a line whose known prefix is e's. */

@@ -235,7 +235,8 @@ bool hd_lines_next(struct hd_lines *l, const char **line, size_t *len,
 				l->lineno++;
 			/* UTF-8's mark where a file was appended to another */
 			if (n >= 3 && (uint8_t)base[0] == 0xef &&
-			    (uint8_t)base[1] == 0xbb && (uint8_t)base[2] == 0xbf) {
+			    (uint8_t)base[1] == 0xbb &&
+			    (uint8_t)base[2] == 0xbf) {
 				base += 3;
 				n -= 3;
 			}

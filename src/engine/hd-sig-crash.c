@@ -512,8 +512,8 @@ static bool net_keyed(const struct hd_store *s, const struct hd_signal *sig,
 /* (input, host, pid) -> its first network error.  (transfer full) */
 static GHashTable *first_net_errors(const struct hd_store *s)
 {
-	GHashTable *t =
-		g_hash_table_new_full(net_key_hash, net_key_equal, g_free, NULL);
+	GHashTable *t = g_hash_table_new_full(net_key_hash, net_key_equal,
+					      g_free, NULL);
 
 	for (guint i = 0; i < s->signals->len; i++) {
 		const struct hd_signal *sig = hd_sig_at(s, i);
@@ -577,9 +577,9 @@ static GHashTable *srun_firsts(const struct hd_store *s)
 }
 
 /* The network error of sig's own process before it, or NULL. */
-static const struct hd_signal *
-own_net_error_before(const struct hd_store *s, GHashTable *nets,
-		     const struct hd_signal *sig)
+static const struct hd_signal *own_net_error_before(const struct hd_store *s,
+						    GHashTable *nets,
+						    const struct hd_signal *sig)
 {
 	const struct hd_signal *n;
 	struct net_key k;
@@ -601,8 +601,8 @@ struct after_net {
 static bool srun_later(GHashTable *firsts, const struct hd_signal *sig)
 {
 	return srun_line(sig) &&
-	       g_hash_table_lookup(firsts,
-				   GUINT_TO_POINTER(sig->prov.input)) != sig;
+	       g_hash_table_lookup(firsts, GUINT_TO_POINTER(sig->prov.input)) !=
+		       sig;
 }
 
 /*
@@ -739,12 +739,10 @@ static char *srun_what(const struct hd_signal *sig)
 	name = strcmp(signal_name(-code), "signal") == 0
 		       ? g_strdup_printf("signal %d", -code)
 		       : g_strdup(signal_name(-code));
-	return g_strdup_printf("%skilled by %s%s",
-			       strstr(text, "Out Of Memory") ? "Out Of Memory: "
-							     : "",
-			       name,
-			       strstr(text, "(core dumped)") ? ", core dumped"
-							     : "");
+	return g_strdup_printf(
+		"%skilled by %s%s",
+		strstr(text, "Out Of Memory") ? "Out Of Memory: " : "", name,
+		strstr(text, "(core dumped)") ? ", core dumped" : "");
 }
 
 /* "CUDA error", "fatal signal 7 (SIGBUS) ...".  (transfer full) */

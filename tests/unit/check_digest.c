@@ -150,9 +150,8 @@ static void assert_same_store(const struct hd_store *a,
 			  x->rank == y->rank && x->pid == y->pid &&
 			  x->peer_rank == y->peer_rank &&
 			  x->local_rank == y->local_rank &&
-			  x->task == y->task &&
-			  x->code == y->code && x->stack == y->stack &&
-			  x->anon == y->anon);
+			  x->task == y->task && x->code == y->code &&
+			  x->stack == y->stack && x->anon == y->anon);
 		/* interned: the same pointers */
 		ck_assert(x->host == y->host && x->peer == y->peer &&
 			  x->group_name == y->group_name &&

@@ -967,11 +967,13 @@ START_TEST(test_crash_after_own_network_error)
 			sig.host = hd_intern("gpu5");
 			sig.pid = k ? cases[i].cuda_pid : 4242;
 			sig.cat = k ? HD_SIG_CUDA : HD_SIG_NETWORK;
-			sig.type = k ? HD_SIGT_CUDA_ERROR : HD_SIGT_IB_COMPLETION;
+			sig.type =
+				k ? HD_SIGT_CUDA_ERROR : HD_SIGT_IB_COMPLETION;
 			sig.code = k ? 700 : 12;
 			sig.prov.input = f.input[0];
 			sig.prov.kind = HD_PROV_LINE;
-			sig.prov.at = k ? cases[i].cuda_line : cases[i].net_line;
+			sig.prov.at =
+				k ? cases[i].cuda_line : cases[i].net_line;
 			hd_store_add_signal(f.s, &sig);
 		}
 		a = run(&f);
@@ -1808,7 +1810,8 @@ START_TEST(test_ops_of_no_rank_not_no_fault)
 		uint32_t g;
 
 		for (int r = 0; r < 2; r++) {
-			g_autofree char *name = g_strdup_printf("dump-%c", 'a' + r);
+			g_autofree char *name =
+				g_strdup_printf("dump-%c", 'a' + r);
 			struct hd_input *in;
 
 			f.input[r] = hd_store_add_input(f.s, name);

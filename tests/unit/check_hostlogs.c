@@ -83,9 +83,10 @@ START_TEST(test_sniff)
 	ck_assert_int_eq(sniff("$ dmesg\n[    1.000000] NVRM: loading\n"),
 			 HD_INPUT_KERNEL_LOG);
 	/* the prompt's copy, where every line of the paste came twice */
-	ck_assert_int_eq(sniff("$ dmesg\n$ dmesg\n[    1.000000] NVRM: loading\n"
-			       "[    1.000000] NVRM: loading\n"),
-			 HD_INPUT_KERNEL_LOG);
+	ck_assert_int_eq(
+		sniff("$ dmesg\n$ dmesg\n[    1.000000] NVRM: loading\n"
+		      "[    1.000000] NVRM: loading\n"),
+		HD_INPUT_KERNEL_LOG);
 	/* only the first line may be one, and the rest must be kernel's */
 	ck_assert_int_ne(sniff("root@node4:~# uptime\nroot@node4:~# ls\n"
 			       "[    1.000000] x\n"),

@@ -239,7 +239,8 @@ END_TEST
  */
 START_TEST(test_lines_mark_at_line_start)
 {
-	static const char in[] = "a\n\xef\xbb\xbfnode-b:1:1 [0] NCCL\n\xef\xbb\n";
+	static const char in[] =
+		"a\n\xef\xbb\xbfnode-b:1:1 [0] NCCL\n\xef\xbb\n";
 	g_autoptr(GError) err = NULL;
 	g_autoptr(hd_reader) r =
 		hd_reader_new_from_memory(in, sizeof(in) - 1, &err);

@@ -1263,8 +1263,8 @@ START_TEST(test_srun_exit)
 		{ "srun: error: gpu-b17: task 5: Segmentation fault\n", -11, 5,
 		  "gpu-b17" },
 		{ "srun: error: gpu-b17: task 0: Killed\n", -9, 0, "gpu-b17" },
-		{ "srun: error: gpu-b17: task 2: Aborted (core dumped)\n", -6, 2,
-		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 2: Aborted (core dumped)\n", -6,
+		  2, "gpu-b17" },
 		{ "srun: error: gpu-b17: task 4: Terminated\n", -15, 4,
 		  "gpu-b17" },
 		{ "srun: error: gpu-b17: task 1: Bus error (core dumped)\n", -7,
@@ -1273,8 +1273,8 @@ START_TEST(test_srun_exit)
 		  -8, 1, "gpu-b17" },
 		{ "srun: error: gpu-b17: task 1: Illegal instruction\n", -4, 1,
 		  "gpu-b17" },
-		{ "srun: error: gpu-b17: task 1: Trace/breakpoint trap\n", -5, 1,
-		  "gpu-b17" },
+		{ "srun: error: gpu-b17: task 1: Trace/breakpoint trap\n", -5,
+		  1, "gpu-b17" },
 		{ "srun: error: gpu-b17: task 1: User defined signal 2\n", -12,
 		  1, "gpu-b17" },
 		{ "srun: error: gpu-b17: task 1: Hangup\n", -1, 1, "gpu-b17" },
@@ -1283,7 +1283,8 @@ START_TEST(test_srun_exit)
 		{ "srun: error: gpu-b17: task 6: Out Of Memory\n", -9, 6,
 		  "gpu-b17" },
 		/* CRLF, a collector's date and a pdsh host in front */
-		{ "srun: error: gpu-b17: task 7: Killed\r\n", -9, 7, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 7: Killed\r\n", -9, 7,
+		  "gpu-b17" },
 		{ "[2025-06-02 09:52:03] srun: error: n001.cluster: task 2: "
 		  "Killed\n",
 		  -9, 2, "n001.cluster" },
@@ -1291,7 +1292,8 @@ START_TEST(test_srun_exit)
 		  "gpu-b17" },
 		/* one task of a bracketed list: no one host is named */
 		{ "srun: error: gpu-b[17]: task 3: Killed\n", -9, 3, NULL },
-		{ "srun: error: gpu-b17: task 3-3: Killed\n", -9, 3, "gpu-b17" },
+		{ "srun: error: gpu-b17: task 3-3: Killed\n", -9, 3,
+		  "gpu-b17" },
 		/* several tasks: the aftermath, no task */
 		{ "srun: error: gpu-b[17-18,20]: tasks 0-7,9: Killed\n", -9, -1,
 		  NULL },
@@ -2893,11 +2895,12 @@ START_TEST(test_lines_delivered_twice)
 
 	/* the same line twice, but not in a row: both read */
 	g_string_truncate(t, 0);
-	g_string_append(t, "node-a:100:100 [0] NCCL INFO Bootstrap : Using "
-			   "eth0:10.0.0.1<0>\n"
-			   "node-a:100:100 [0] NCCL INFO cudaDriverVersion 12020\n"
-			   "node-a:100:100 [0] NCCL INFO Bootstrap : Using "
-			   "eth0:10.0.0.1<0>\n");
+	g_string_append(t,
+			"node-a:100:100 [0] NCCL INFO Bootstrap : Using "
+			"eth0:10.0.0.1<0>\n"
+			"node-a:100:100 [0] NCCL INFO cudaDriverVersion 12020\n"
+			"node-a:100:100 [0] NCCL INFO Bootstrap : Using "
+			"eth0:10.0.0.1<0>\n");
 	s = hd_test_parse_ok(HD_INPUT_NCCL_LOG, t->str);
 	ck_assert_uint_eq(in0(s)->nwarnings, 0);
 	hd_store_free(s);
