@@ -235,8 +235,10 @@ static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 	case HD_SIGT_NCCL_ERROR:
 		/* "NCCL error: unhandled cuda error": a CUDA failure of its
 		   process, weak (nccl_weak()); NCCL's other results are
-		   setup, network or a peer's */
-		return sig->cat == HD_SIG_CUDA;
+		   setup, network or a peer's.  Once any watchdog timed out
+		   it may be what the abort left, as NCCL's exceptions are */
+		return sig->cat == HD_SIG_CUDA &&
+		       g_hash_table_size(timed_out) == 0;
 	default:
 		return false;
 	}

@@ -997,7 +997,8 @@ END_TEST
  */
 START_TEST(test_nccl_cuda_error_weak)
 {
-	for (int with_rank = 0; with_rank < 2; with_rank++) {
+	/* 0: alone; 1: beside rank 2's CUDA error; 2: after a timeout */
+	for (int mode = 0; mode < 3; mode++) {
 		struct fixture f;
 		struct hd_analysis *a;
 		const struct hd_verdict *v;
@@ -1005,6 +1006,9 @@ START_TEST(test_nccl_cuda_error_weak)
 		static const int want[] = { 2 };
 
 		fixture_init(&f, 4, HD_INPUT_NCCL_LOG);
+		if (mode == 2)
+			add_sig(&f, 1, HD_SIG_TIMEOUT, HD_SIGT_WATCHDOG_TIMEOUT,
+				9, INT64_MIN, INT64_MIN, "timeout");
 		hd_signal_init(&sig);
 		sig.cat = HD_SIG_CUDA;
 		sig.type = HD_SIGT_NCCL_ERROR;
@@ -1013,7 +1017,7 @@ START_TEST(test_nccl_cuda_error_weak)
 		sig.text = hd_unconst("RuntimeError: NCCL error: unhandled "
 				      "cuda error");
 		hd_store_add_signal(f.s, &sig);
-		if (with_rank) {
+		if (mode == 1) {
 			hd_signal_init(&sig);
 			sig.rank = 2;
 			sig.cat = HD_SIG_CUDA;
@@ -1024,10 +1028,13 @@ START_TEST(test_nccl_cuda_error_weak)
 		}
 		a = run(&f);
 		v = hd_test_top(a);
-		ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
-		if (with_rank) {
+		if (mode == 2) {
+			ck_assert_int_ne(v->kind, HD_V_RANK_CRASHED);
+		} else if (mode == 1) {
+			ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
 			hd_test_assert_culprits(v, want, 1);
 		} else {
+			ck_assert_int_eq(v->kind, HD_V_RANK_CRASHED);
 			ck_assert_uint_eq(v->culprits->len, 0);
 			ck_assert_int_eq(v->confidence, HD_CONF_LOW);
 		}
