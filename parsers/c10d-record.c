@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hd-const.h"
+#include "parse-util.h"
 #include "hd-banned.h"
 
 /* Bounds that keep hostile input from growing the parser's own state. */
@@ -1161,35 +1162,6 @@ static bool deepspeed_exit(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
-/*
- * What srun prints of a task killed by a signal: glibc's strsignal()
- * text, with its Linux number.
- */
-static const struct {
-	const char *text;
-	int signo;
-} srun_signals[] = {
-	{ "Hangup", 1 },
-	{ "Interrupt", 2 },
-	{ "Quit", 3 },
-	{ "Illegal instruction", 4 },
-	{ "Trace/breakpoint trap", 5 },
-	{ "Aborted", 6 },
-	{ "Bus error", 7 },
-	{ "Floating point exception", 8 },
-	{ "Killed", 9 },
-	{ "User defined signal 1", 10 },
-	{ "Segmentation fault", 11 },
-	{ "User defined signal 2", 12 },
-	{ "Broken pipe", 13 },
-	{ "Alarm clock", 14 },
-	{ "Terminated", 15 },
-	{ "Stack fault", 16 },
-	{ "CPU time limit exceeded", 24 },
-	{ "File size limit exceeded", 25 },
-	{ "Bad system call", 31 },
-};
-
 /* A byte of a Slurm hostlist ("gpu-b17", "gpu-b[17-18,20]"). */
 static bool is_hostlist_char(char ch)
 {
@@ -1265,13 +1237,9 @@ static bool srun_status(const char *s, const char *e, int64_t *code)
 		*code = -v;
 		return true;
 	}
-	for (size_t i = 0; i < G_N_ELEMENTS(srun_signals); i++)
-		if ((size_t)(e - s) == strlen(srun_signals[i].text) &&
-		    starts(s, e - s, srun_signals[i].text)) {
-			*code = -srun_signals[i].signo;
-			return true;
-		}
-	return false;
+	v = pu_signal_of_text(s, e);
+	*code = -v;
+	return v > 0;
 }
 
 /*

@@ -42,18 +42,6 @@
 #define CRASH_LINES  256 /* lines one block may span */
 #define CRASH_FRAMES 64 /* frames kept of one stack */
 
-/* Signal names as the handlers print them, with their Linux numbers. */
-static const struct {
-	const char *text;
-	int signo;
-} signal_texts[] = {
-	{ "Segmentation fault", 11 },
-	{ "Bus error", 7 },
-	{ "Aborted", 6 },
-	{ "Floating point exception", 8 },
-	{ "Illegal instruction", 4 },
-};
-
 /* Stores the frames read so far on the block's signal and ends it. */
 void nl_crash_flush(struct nl_ctx *c)
 {
@@ -201,12 +189,12 @@ static void crash_begin(struct nl_ctx *c, struct nl_stream *st, int rank,
 	c->crash_current = false;
 }
 
-static int signo_of(const char *s, size_t n)
+/* faulthandler's "Fatal Python error: Segmentation fault": its signal. */
+static int fatal_signo(const char *s, const char *e)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(signal_texts); i++)
-		if (has(s, n, signal_texts[i].text))
-			return signal_texts[i].signo;
-	return 0;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return pu_signal_of_text(s, e);
 }
 
 /*
@@ -455,7 +443,7 @@ bool nl_crash_line(struct nl_ctx *c, const char *line, size_t n)
 	if (terminate_header(c, st, rank, s, e))
 		return true;
 	if (starts(s, e - s, "Fatal Python error: ") &&
-	    (signo = signo_of(s, e - s)) > 0) {
+	    (signo = fatal_signo(s + 20, e)) > 0) {
 		crash_begin(c, st, rank, NL_CRASH_PYTHON, signo, NULL, 0, 0, s,
 			    e - s);
 		return true;

@@ -20,6 +20,41 @@ bool pu_starts(const char *s, const char *e, const char *prefix)
 	return s <= e && (size_t)(e - s) >= k && memcmp(s, prefix, k) == 0;
 }
 
+/* glibc's strsignal() texts, with their Linux numbers. */
+static const struct {
+	const char *text;
+	int signo;
+} signal_texts[] = {
+	{ "Hangup", 1 },
+	{ "Interrupt", 2 },
+	{ "Quit", 3 },
+	{ "Illegal instruction", 4 },
+	{ "Trace/breakpoint trap", 5 },
+	{ "Aborted", 6 },
+	{ "Bus error", 7 },
+	{ "Floating point exception", 8 },
+	{ "Killed", 9 },
+	{ "User defined signal 1", 10 },
+	{ "Segmentation fault", 11 },
+	{ "User defined signal 2", 12 },
+	{ "Broken pipe", 13 },
+	{ "Alarm clock", 14 },
+	{ "Terminated", 15 },
+	{ "Stack fault", 16 },
+	{ "CPU time limit exceeded", 24 },
+	{ "File size limit exceeded", 25 },
+	{ "Bad system call", 31 },
+};
+
+int pu_signal_of_text(const char *s, const char *e)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(signal_texts); i++)
+		if (s <= e && (size_t)(e - s) == strlen(signal_texts[i].text) &&
+		    memcmp(s, signal_texts[i].text, (size_t)(e - s)) == 0)
+			return signal_texts[i].signo;
+	return 0;
+}
+
 const char *pu_find(const char *s, const char *e, const char *needle)
 {
 	if (s >= e)

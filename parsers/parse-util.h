@@ -1,11 +1,12 @@
 /*
  * What the parsers of small text and JSON formats share (gdb-bt.c,
  * pyspy.c, torchelastic.c, nccl-topo.c, nccl-inspector.c, kernel-log.c,
- * crash-record.c, and through state-text.c gpu-state.c and ib-state.c):
- * scanning a span [s, e) of bytes, reading a whole small input under its
- * cap, giving a signal the frames read for it, and ending an input that
- * a read error cut, so that every one of them keeps what it read and
- * says the same thing.  Below the parsers that use it.
+ * crash-record.c, c10d-record.c, and through state-text.c gpu-state.c and
+ * ib-state.c): scanning a span [s, e) of bytes, a signal's number from
+ * its text, reading a whole small input under its cap, giving a signal
+ * the frames read for it, and ending an input that a read error cut, so
+ * that every one of them keeps what it read and says the same thing.
+ * Below the parsers that use it.
  */
 #ifndef HD_PARSE_UTIL_H
 #define HD_PARSE_UTIL_H
@@ -20,6 +21,13 @@
 
 /* Whether the span [s, e) starts with prefix. */
 bool pu_starts(const char *s, const char *e, const char *prefix);
+
+/*
+ * The Linux number of the signal whose glibc strsignal() text [s, e) is
+ * exactly ("Segmentation fault" 11, "Killed" 9), as srun and Python's
+ * faulthandler print them; 0 for any other text.
+ */
+int pu_signal_of_text(const char *s, const char *e);
 
 /* The first needle in [s, e), or NULL.  (transfer none) */
 const char *pu_find(const char *s, const char *e, const char *needle);

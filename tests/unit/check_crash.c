@@ -143,6 +143,10 @@ START_TEST(test_malformed)
 		"Caught signal \n"
 		"Caught signal 99999999999999999999 (x)\n"
 		"Fatal Python error: something else\n"
+		/* a signal's name inside other words is no signal */
+		"Fatal Python error: _enter_buffered_busy: could not acquire "
+		"lock: Aborted at shutdown\n"
+		"Fatal Python error: Segmentation faults\n"
 		" 3 0x00000000 ncclGroupEnd()  ???:0\n"
 		"  File \"x.py\", line 3 in f\n"
 		"[h:1 :0:2] Caught signal 11 (Segmentation fault)\n"
