@@ -369,10 +369,30 @@ static bool talos_prefix(const char **p, const char *end, struct kline *k)
 }
 
 /* Splits a kernel log line into its prefixes and message; false if none. */
+/*
+ * The quoting a paste put before each line: a mail or markdown quote
+ * ("> ", "> > ") and a diff's added line ("+> [Fri Aug 30 ...]" in a
+ * pull request that quotes dmesg), at most eight bytes of them.
+ */
+static const char *unquote(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && q - p < 8 && (*q == '>' || *q == '+')) {
+		q++;
+		if (q < end && *q == ' ')
+			q++;
+	}
+	return q;
+}
+
 static bool kernel_line(const char *line, size_t len, struct kline *k)
 {
-	const char *p = line, *end = line + len;
+	const char *end = line + len, *p;
 	bool prefixed = false;
+
+	line = unquote(line, end);
+	p = line;
 
 	k->host = NULL;
 	k->boot_ns = INT64_MIN;

@@ -313,6 +313,36 @@ START_TEST(test_dmesg_T_and_journal)
 END_TEST
 
 /*
+ * Lines a paste quoted: a markdown or mail quote ("> ", "> > ") and a
+ * diff's added lines ("+> "), read as the lines they quote; the quote
+ * is no part of the message, and prose after a quote is still prose.
+ */
+START_TEST(test_quoted_lines)
+{
+	static const char text[] =
+		"+> [Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, "
+		"pid='<unknown>', name=<unknown>, Graphics SM Warp Exception\n"
+		"> > [Fri Aug 30 11:43:14 2024] NVRM: Xid (PCI:0000:cb:00): "
+		"109, pid=1797828, name=pt_main_thread, Ch 00000008\n"
+		"+NVRM: Xid (PCI:0000:cb:00): 79, pid=1, GPU has fallen off the "
+		"bus.\n";
+	g_autoptr(hd_store) s = NULL;
+
+	ck_assert_int_eq(sniff(text), HD_INPUT_KERNEL_LOG);
+	ck_assert_int_ne(sniff("> the GPU seems to hang\n> any idea?\n"),
+			 HD_INPUT_KERNEL_LOG);
+	s = hd_test_parse_str(HD_INPUT_KERNEL_LOG, text, NULL);
+	ck_assert_uint_eq(hd_store_input(s, 0)->records, 3);
+	ck_assert_int_eq(sig(s, 0)->code, 13);
+	ck_assert_int_eq(sig(s, 0)->time.clock, HD_CLOCK_LOCAL);
+	ck_assert_int_eq(sig(s, 1)->code, 109);
+	ck_assert_int_eq(sig(s, 1)->pid, 1797828);
+	ck_assert_int_eq(sig(s, 2)->code, 79);
+	ck_assert_int_eq(sig(s, 2)->time.clock, HD_CLOCK_NONE);
+}
+END_TEST
+
+/*
  * The kernel log's dates go through hd-time's one date parser: an ISO
  * fraction is kept, and a day that does not exist gives no wall time
  * rather than one made up from the next month.
@@ -1620,6 +1650,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_xid_cause);
 	tcase_add_test(tc, test_oom_cgroup);
 	tcase_add_test(tc, test_dmesg_T_and_journal);
+	tcase_add_test(tc, test_quoted_lines);
 	tcase_add_test(tc, test_kernel_dates);
 	tcase_add_test(tc, test_earlier_boot);
 	tcase_add_test(tc, test_fallen_multiline);
