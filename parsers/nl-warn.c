@@ -310,6 +310,19 @@ static bool is_net_error(const char *m, size_t n)
 	       is_error_words(m, n);
 }
 
+/*
+ * "Proxy Call to rank 7 failed (Connect)": a call to a proxy thread
+ * (proxy.cc) failed while the connections were being set up, of the
+ * kinds NCCL sends then; the rank named is whose proxy was called, not
+ * one shown at fault.
+ */
+static bool is_proxy_setup_failure(const char *m, size_t n)
+{
+	return has(m, n, "Proxy Call to rank") &&
+	       (has(m, n, "failed (Connect)") || has(m, n, "failed (Setup)") ||
+		has(m, n, "failed (Init)") || has(m, n, "failed (SharedInit)"));
+}
+
 static const struct warn_rule warn_rules[] = {
 	/* CUDA's "driver shutting down" (cudaErrorCudartUnloading): the
 	   runtime is unloading because the process exits; never a cause,
@@ -388,6 +401,7 @@ static const struct warn_rule warn_rules[] = {
 	{ .match = is_config_warn,
 	  .cat = HD_SIG_CONFIG,
 	  .then = config_socket },
+	{ .match = is_proxy_setup_failure, .cat = HD_SIG_INIT },
 	{ .match = is_connect_failure,
 	  .cat = HD_SIG_INIT,
 	  .type = HD_SIGT_SOCKET,
