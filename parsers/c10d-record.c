@@ -473,6 +473,32 @@ static bool init_call_failed(const char *m, size_t n)
 	return f && nccl_result_at(m, n, f + 9);
 }
 
+/*
+ * The line PyTorch 2.1+ puts under "NCCL error in:", the result's enum
+ * name and NCCL's own words ("ncclInternalError: Internal check
+ * failed."), where a paste cut the line above: the category of its
+ * name, else -1.
+ */
+static int nccl_result_name_cat(const char *m, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint8_t cat;
+	} names[] = {
+		{ "ncclUnhandledCudaError: ", HD_SIG_CUDA },
+		{ "ncclSystemError: ", HD_SIG_INIT },
+		{ "ncclInternalError: ", HD_SIG_NCCL_INTERNAL },
+		{ "ncclInvalidArgument: ", HD_SIG_CONFIG },
+		{ "ncclInvalidUsage: ", HD_SIG_CONFIG },
+		{ "ncclRemoteError: ", HD_SIG_NETWORK },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+		if (starts(m, n, names[i].name))
+			return names[i].cat;
+	return -1;
+}
+
 static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 {
 	struct hd_signal sig;
@@ -480,11 +506,13 @@ static bool c10d_nccl_error(struct nl_ctx *c, struct nl_c10d *d)
 	size_t n = d->msg_len;
 
 	bool init = init_call_failed(m, n);
+	int named = -1;
 
-	if (!has(m, n, "NCCL error in:") && !nccl_error_bare(m, n) && !init)
+	if (!has(m, n, "NCCL error in:") && !nccl_error_bare(m, n) && !init &&
+	    (named = nccl_result_name_cat(m, n)) < 0)
 		return false;
 	hd_signal_init(&sig);
-	sig.cat = nccl_result_cat(m, n);
+	sig.cat = named >= 0 ? (uint8_t)named : nccl_result_cat(m, n);
 	/*
 	 * Raised from ncclCommInitRank (a call in the frames just above
 	 * it, as vLLM's and SGLang's pynccl print them, or named on the
@@ -673,10 +701,29 @@ static int64_t shape_numel(const char *s, const char *e)
 	return s < e ? numel : -1;
 }
 
+/*
+ * A field's value of letters, digits and '_' at f, interned; NULL when
+ * none, or when anything but the field's end follows it (',', ')',
+ * blank, e): a value cut or overwritten by a terminal ("_ALLGATHER_BA[45"
+ * is not the op _ALLGATHER_BA).
+ */
+static const char *word_at(const char *f, const char *e)
+{
+	const char *t = f;
+
+	while (t < e && (g_ascii_isalnum(*t) || *t == '_'))
+		t++;
+	if (t == f ||
+	    (t < e && *t != ',' && *t != ')' && *t != ' ' && *t != '\t'))
+		return NULL;
+	return hd_intern_len(f, t - f);
+}
+
 static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg, *e = d->msg + d->msg_len, *w, *f, *we;
 	struct hd_signal sig;
+	bool damaged = false;
 	int64_t v;
 	char key[256];
 
@@ -694,12 +741,16 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 	if ((f = field(w, we, "SeqNum=")) && scan_int(&f, we, &v))
 		sig.seq = v;
 	if ((f = field(w, we, "OpType="))) {
-		const char *t = f;
-
-		while (t < we && (g_ascii_isalnum(*t) || *t == '_'))
-			t++;
-		if (t > f)
-			sig.op_name = hd_intern_len(f, t - f);
+		sig.op_name = word_at(f, we);
+		/* cut or overwritten (a pager's "[451/1919]" mid-name): the
+		   timeout stands, its op is unknown, never another op */
+		if (!sig.op_name) {
+			hd_input_warn(c->in, c->lineno,
+				      "watchdog timeout's OpType is damaged: "
+				      "its op taken as unknown");
+			sig.op_name = NULL;
+			damaged = true;
+		}
 	}
 	if ((f = field(w, we, "NumelIn=")) && scan_int(&f, we, &v))
 		sig.numel_in = v;
@@ -707,7 +758,7 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 		sig.numel_out = v;
 	if ((f = field(w, e, "TensorShape=")))
 		sig.numel_in = sig.numel_out = shape_numel(f, e);
-	if (!sig.op_name) {
+	if (!sig.op_name && !damaged) {
 		nl_skip(c, "watchdog timeout without OpType");
 		return true;
 	}
@@ -717,7 +768,8 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 	 * often without [rankG]: such a line matches any rank's.
 	 */
 	g_snprintf(key, sizeof(key), "T|*|%u|%s|%" G_GINT64_FORMAT "|%s",
-		   d->st->index, sig.group_name, sig.seq, sig.op_name);
+		   d->st->index, sig.group_name, sig.seq,
+		   sig.op_name ? sig.op_name : "?");
 	if (d->grank < 0 && g_hash_table_contains(c->dedup, key))
 		return true;
 	if (!g_hash_table_contains(c->dedup, key))
@@ -725,7 +777,7 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 				    GINT_TO_POINTER(0));
 	g_snprintf(key, sizeof(key), "T|%d|%u|%s|%" G_GINT64_FORMAT "|%s",
 		   d->grank, d->st->index, sig.group_name, sig.seq,
-		   sig.op_name);
+		   sig.op_name ? sig.op_name : "?");
 	if (dedup_seen(c, key))
 		return true;
 	c10d_add(c, d, &sig);
@@ -775,16 +827,6 @@ static const char *paren_end(const char *open, const char *e)
 			return q;
 	}
 	return NULL;
-}
-
-/* A word of letters, digits and '_' at f, interned; NULL when none. */
-static const char *word_at(const char *f, const char *e)
-{
-	const char *t = f;
-
-	while (t < e && (g_ascii_isalnum(*t) || *t == '_'))
-		t++;
-	return t > f ? hd_intern_len(f, t - f) : NULL;
 }
 
 /*
@@ -1444,17 +1486,27 @@ static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 	const char *m = d->msg, *name;
 	size_t n = d->msg_len, nl;
 	struct nl_stream *st = d->st;
+	bool cuda;
 
 	if (has(m, n, "Traceback (most recent call last)")) {
 		st->in_tb = true;
 		return true;
 	}
-	if (!st->in_tb || n == 0 || m[0] == ' ' || m[0] == '\t' ||
+	/* "RuntimeError: CUDA error: ..." says what it is without the
+	   traceback above it, which a paste often cuts */
+	cuda = has(m, n, ": CUDA error: ");
+	if ((!st->in_tb && !cuda) || n == 0 || m[0] == ' ' || m[0] == '\t' ||
 	    !rx(c, RX_EXCEPTION, m, n) || !cap(c, m, 1, &name, &nl))
+		return false;
+	cuda = cuda && name + nl + 14 <= m + n &&
+	       memcmp(name + nl, ": CUDA error: ", 14) == 0;
+	if (!st->in_tb && !cuda)
 		return false;
 	st->in_tb = false;
 	if (has(name, nl, "OutOfMemoryError") || has(m, n, "out of memory"))
 		c10d_simple(c, d, HD_SIG_CUDA, HD_SIGT_OOM, "O");
+	else if (cuda)
+		c10d_simple(c, d, HD_SIG_CUDA, HD_SIGT_CUDA_ERROR, "C");
 	else if (is_bootstrap(m, n))
 		c10d_simple(c, d, HD_SIG_INIT, HD_SIGT_BOOTSTRAP, NULL);
 	else

@@ -42,7 +42,8 @@ static bool attr_known(const struct c10d_op *o, enum c10d_attr at)
 {
 	switch (at) {
 	case ATTR_OP:
-		return o->op != NULL;
+		/* a name of no op (cut, overwritten) is no side of a vote */
+		return o->op && hd_op_kind_parse(o->op) != HD_OP_UNKNOWN;
 	case ATTR_NUMEL:
 		return o->numel >= 0;
 	case ATTR_DTYPE:

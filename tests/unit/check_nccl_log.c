@@ -1891,6 +1891,81 @@ START_TEST(test_c10d_timeout_takes_status_pg)
 }
 END_TEST
 
+/*
+ * An OpType a terminal cut or overwrote (a pager's "[451/1919]" mid-name,
+ * a cut before the comma that leaves no known op) keeps its timeout with
+ * the op unknown and says so; a whole name after it is still read.
+ */
+START_TEST(test_c10d_timeout_damaged_optype)
+{
+	static const char *const types[] = { "_ALLGATHER_BA[451/1919]n=8",
+					     "ALLRED(", "", "ALLREDUCE" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(types); i++) {
+		g_autofree char *text = g_strdup_printf(
+			"[rank2]:[E816 00:34:01.1 ProcessGroupNCCL.cpp:629] "
+			"[Rank 2] Watchdog caught collective operation "
+			"timeout: WorkNCCL(SeqNum=41, OpType=%s, NumelOut=8, "
+			"Timeout(ms)=600000) ran for 600004 milliseconds "
+			"before timing out.\n",
+			types[i]);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+		const struct hd_signal *t =
+			sig_type(s, HD_SIGT_WATCHDOG_TIMEOUT);
+		bool whole = i == G_N_ELEMENTS(types) - 1;
+
+		ck_assert_ptr_nonnull(t);
+		ck_assert_int_eq(hd_signal_seq(t), 41);
+		if (whole)
+			ck_assert_str_eq(t->op_name, "ALLREDUCE");
+		else
+			ck_assert_ptr_null(t->op_name);
+		ck_assert(hd_test_has_warning(hd_store_input(s, 0),
+					      "OpType is damaged") == !whole);
+	}
+}
+END_TEST
+
+/*
+ * Lines a paste kept without what stood above them: an exception that
+ * names a CUDA error without its traceback's header, and the result's
+ * name line of an NCCL error block without its "NCCL error in:" line.
+ * The same words inside prose are no signal.
+ */
+START_TEST(test_c10d_cut_heads)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"[rank2]: RuntimeError: CUDA error: an illegal memory access "
+		"was encountered\n"
+		"[rank2]: CUDA kernel errors might be asynchronously reported\n"
+		"ncclRemoteError: A call failed possibly due to a network "
+		"error or a remote process exiting prematurely.\n"
+		"Last error:\n"
+		"Proxy Call to rank 3 failed (Setup)\n");
+	g_autoptr(hd_store) prose = NULL;
+	const struct hd_signal *g;
+
+	g = sig_type(s, HD_SIGT_CUDA_ERROR);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->rank, 2);
+	ck_assert_int_eq(g->cat, HD_SIG_CUDA);
+	g = sig_type(s, HD_SIGT_NCCL_ERROR);
+	ck_assert_ptr_nonnull(g);
+	/* the Last error decides: a proxy call failed during setup */
+	ck_assert_int_eq(g->cat, HD_SIG_INIT);
+	ck_assert_ptr_nonnull(strstr(g->text, "Proxy Call to rank 3"));
+	prose = hd_test_parse_str(
+		HD_INPUT_NCCL_LOG,
+		"[rank1]: we saw RuntimeError: CUDA error: x on a retry\n"
+		"[rank1]: see ncclRemoteError: in the docs\n",
+		NULL);
+	ck_assert_ptr_null(sig_type(prose, HD_SIGT_CUDA_ERROR));
+	ck_assert_ptr_null(sig_type(prose, HD_SIGT_NCCL_ERROR));
+}
+END_TEST
+
 /* The timeout's signal of rank r at seq (it names no PG), or NULL. */
 static const struct hd_signal *timeout_of(struct hd_store *s, int r,
 					  int64_t seq)
@@ -3026,6 +3101,8 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_counters_complete);
 	tcase_add_test(tt, test_c10d_status_wordings);
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
+	tcase_add_test(tt, test_c10d_timeout_damaged_optype);
+	tcase_add_test(tt, test_c10d_cut_heads);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
