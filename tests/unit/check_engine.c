@@ -409,6 +409,65 @@ START_TEST(test_size_pairs_compared_exactly)
 }
 END_TEST
 
+/*
+ * The votes skip a block of keys where every rank has the same ops
+ * (hd-votes.c, block_agrees()): a difference at any key of a block, at
+ * its first or last key or just past it, is still found and named, as
+ * is an op whose own sizes contradict each other in a block that agrees
+ * otherwise.
+ */
+START_TEST(test_votes_by_block)
+{
+	static const int64_t at[] = {
+		1, 2, 63, 64, 65, 66, 127, 128, 129, 200
+	};
+	static const int eight[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static const int five[] = { 5 };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(at); i++) {
+		for (int variant = 0; variant < 3; variant++) {
+			struct fixture f;
+			struct hd_analysis *a;
+			const struct hd_verdict *v;
+			uint32_t g;
+
+			fixture_init(&f, 8, HD_INPUT_FLIGHT_REC);
+			g = add_group(&f, "0", eight, 8);
+			for (int r = 0; r < 8; r++)
+				for (int64_t k = 1; k <= 200; k++) {
+					enum hd_op_kind kind = HD_OP_ALL_REDUCE;
+					int64_t count = 1024;
+
+					if (k == at[i] && variant == 0 &&
+					    r == 5)
+						count = 2048;
+					if (k == at[i] && variant == 1 &&
+					    r == 5)
+						kind = HD_OP_BROADCAST;
+					/* out = 4 x in, in a group of 8 */
+					if (k == at[i] && variant == 2)
+						kind = HD_OP_ALL_GATHER;
+					add_op(&f, g, r, k, kind, count,
+					       HD_STATE_COMPLETED);
+				}
+			a = run(&f);
+			v = hd_test_verdict(a, variant == 1
+						       ? HD_V_TYPE_MISMATCH
+						       : HD_V_SIZE_MISMATCH);
+			ck_assert_msg(v, "variant %d at %" G_GINT64_FORMAT,
+				      variant, at[i]);
+			ck_assert_int_eq(v->seq, at[i]);
+			if (variant < 2)
+				hd_test_assert_culprits(v, five, 1);
+			else
+				ck_assert_ptr_nonnull(
+					strstr(v->summary, "malformed"));
+			fixture_clear(&f, a);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_dtype_and_root_and_redop)
 {
 	struct fixture f;
@@ -2585,6 +2644,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_type_mismatch_minority);
 	tcase_add_test(tc, test_size_mismatch_tie);
 	tcase_add_test(tc, test_size_pairs_compared_exactly);
+	tcase_add_test(tc, test_votes_by_block);
 	tcase_add_test(tc, test_dtype_and_root_and_redop);
 	tcase_add_test(tc, test_rooted_root_side_not_compared);
 	tcase_add_test(tc, test_ring_window_not_a_mismatch);
