@@ -1339,6 +1339,43 @@ static bool srun_exit(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/*
+ * "srun: error: Node failure on gpu-a09": Slurm lost a node of the step
+ * (its slurmd stopped answering), and the step's tasks there ended with
+ * no exit of their own.  One node a line; the same node once.
+ */
+static bool srun_node_failure(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = m + d->msg_len, *host, *p;
+	struct hd_signal sig;
+	char key[300];
+
+	while (m < e && (*m == ' ' || *m == '\t'))
+		m++;
+	while (e > m && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'))
+		e--;
+	if (!starts(m, e - m, "srun: error: Node failure on "))
+		return false;
+	host = p = m + 29;
+	while (p < e && p - host < 256 && (is_host_char(*p) || *p == '.'))
+		p++;
+	if (p == host || p != e)
+		return false;
+	g_snprintf(key, sizeof(key), "N|%.*s", (int)(p - host), host);
+	if (dedup_seen(c, key))
+		return true;
+	hd_signal_init(&sig);
+	sig.cat = HD_SIG_CRASH;
+	sig.type = HD_SIGT_NODE_FAILURE;
+	c10d_add(c, d, &sig);
+	sig.host = hd_intern_len(host, (size_t)(p - host));
+	/* srun's line, not of the process whose stream it is in */
+	signal_at(c, last_signal(c))->rank = -1;
+	signal_at(c, last_signal(c))->host =
+		sig.host == hd_intern_refused ? NULL : sig.host;
+	return true;
+}
+
 static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg;
@@ -1348,7 +1385,7 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 
 	if (has(m, n, "sigkill_handler") && deepspeed_exit(c, d))
 		return true;
-	if (srun_exit(c, d))
+	if (srun_exit(c, d) || srun_node_failure(c, d))
 		return true;
 
 	if (has(m, n, "failed (exitcode:") && rx(c, RX_EXIT, m, n) &&

@@ -148,6 +148,17 @@ static void name_anonymous(struct nl_ctx *c)
 
 /* Signals: the rank of their process or stream. */
 /*
+ * What a launcher printed of a process or a node (torchrun's and srun's
+ * exits, srun's "Node failure on HOST"): never of the process whose
+ * stream the line is in.
+ */
+static bool launcher_sig(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_PROCESS_EXIT ||
+	       sig->type == HD_SIGT_NODE_FAILURE;
+}
+
+/*
  * A stream whose lines showed events on a UTC date and on its own local
  * time gives its local clock's offset; *offset, or false.  Two such lines
  * at least 10 s apart must agree: both on the offset, and on how much
@@ -197,8 +208,9 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		struct nl_proc *p =
 			pi >= 0 ? g_ptr_array_index(c->procs, pi) : NULL;
 
-		if (!p && st->proc && !st->multi &&
-		    sig->type != HD_SIGT_PROCESS_EXIT)
+		if (sig->type == HD_SIGT_NODE_FAILURE)
+			p = NULL;
+		else if (!p && st->proc && !st->multi && !launcher_sig(sig))
 			p = st->proc;
 		/* srun's exit of one task: its rank, where tasks are ranks */
 		if (sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
@@ -214,12 +226,11 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 				sig->time.ns - offset[st->index], HD_CLOCK_UTC);
 		if (sig->rank < 0 && p)
 			sig->rank = p->rank;
-		if (sig->rank < 0 && st->c10d_rank >= 0 &&
-		    sig->type != HD_SIGT_PROCESS_EXIT)
+		if (sig->rank < 0 && st->c10d_rank >= 0 && !launcher_sig(sig))
 			sig->rank = st->c10d_rank;
 		/* a vLLM worker's own line: the worker's rank */
 		if (sig->rank < 0 && st->worker_rank >= 0 &&
-		    st->c10d_rank < 0 && sig->type != HD_SIGT_PROCESS_EXIT)
+		    st->c10d_rank < 0 && !launcher_sig(sig))
 			sig->rank = st->worker_rank;
 		if (!sig->host && p) {
 			sig->host = p->host;
@@ -228,7 +239,7 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 		if (sig->rank >= 0) {
 			hd_rank_add_input(hd_store_rank(c->store, sig->rank),
 					  c->input);
-			if (sig->type != HD_SIGT_PROCESS_EXIT)
+			if (!launcher_sig(sig))
 				input_rank_see(ir, sig->rank);
 		}
 	}

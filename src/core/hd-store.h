@@ -780,7 +780,11 @@ enum hd_signal_cat {
 	   found or a stub, too old for the runtime, not initialised \
 	   (NCCL's cudawrap WARNs, a driver-class "Cuda failure"); code \
 	   = the cudaError_t of "Cuda failure N", 0 none */     \
-	X(CUDA_DRIVER, "cuda_driver")
+	X(CUDA_DRIVER, "cuda_driver")                                     \
+	/* Slurm lost a node of the job ("srun: error: Node failure on \
+	   HOST"): host the node; its tasks ended with no exit of their \
+	   own, and which ranks they were the line does not say */  \
+	X(NODE_FAILURE, "node_failure")
 
 /* clang-format off */
 enum hd_signal_type {

@@ -458,12 +458,48 @@ static bool driver_failed(const struct hd_store *s, int rank)
 	return false;
 }
 
+/* The node Slurm lost whose line evidence e cites, or NULL. */
+static const struct hd_signal *node_failure_cited(const struct hd_store *s,
+						  const struct hd_evidence *e)
+{
+	for (guint i = 0; i < s->signals->len && e->text; i++) {
+		const struct hd_signal *sig =
+			&g_array_index(s->signals, struct hd_signal, i);
+
+		if (sig->type == HD_SIGT_NODE_FAILURE && sig->host &&
+		    sig->text && strcmp(sig->text, e->text) == 0)
+			return sig;
+	}
+	return NULL;
+}
+
 static void next_crash(struct next_ctx *c, GHashTable *rows)
 {
 	const struct hd_analysis *a = c->a;
 	const struct hd_verdict *v = c->v;
 	int bad = v->culprits->len ? g_array_index(v->culprits, int, 0) : -1;
 
+	/* a node Slurm lost: its ranks went down together, with the host */
+	for (guint i = 0; i < v->evidence->len; i++) {
+		const struct hd_evidence *e = g_ptr_array_index(v->evidence, i);
+		const struct hd_signal *node;
+		g_autofree char *cmd = NULL;
+
+		if (!e->source)
+			continue;
+		if (!(node = node_failure_cited(a->store, e)))
+			break;
+		cmd = g_strdup_printf("scontrol show node %s", node->host);
+		add_step(c, -1, NULL, NULL, "the error, at %s: %s", e->source,
+			 hd_text_strip_log_prefix(e->text));
+		add_step(
+			c, -1, node->host, cmd,
+			"Slurm lost %s: `%s` for its Reason, and that host's "
+			"kernel log (journalctl -k, dmesg) around the time for "
+			"why it went down",
+			node->host, cmd);
+		return;
+	}
 	/*
 	 * Several culprits: the verdict could not tell which failed first,
 	 * so no rank (least of all the lowest-numbered) is called the cause.

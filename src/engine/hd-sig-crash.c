@@ -199,6 +199,7 @@ static bool is_crash_cause(struct hd_index *ix, GHashTable *timed_out,
 	case HD_SIGT_CUDA_ERROR:
 	case HD_SIGT_OOM:
 	case HD_SIGT_PROXY_DIED:
+	case HD_SIGT_NODE_FAILURE:
 		return true;
 	case HD_SIGT_CUDA_DRIVER:
 		return driver_lost_mid_run(ix, sig);
@@ -544,17 +545,61 @@ static bool srun_exit(const struct hd_signal *sig)
 	       sig->task >= 0;
 }
 
-/* An exit that names no global rank but one process of the job. */
-static bool weak_exit(const struct hd_signal *sig)
+/*
+ * A node Slurm lost ("srun: error: Node failure on HOST"): its tasks
+ * ended, which ranks they were the line does not say.  As weak as an
+ * exit srun reports by its task.
+ */
+static bool node_failure(const struct hd_signal *sig)
 {
-	return local_exit(sig) || srun_exit(sig);
+	return sig->type == HD_SIGT_NODE_FAILURE && sig->rank < 0;
 }
 
-/* Whether sig is an exit srun reported, of one task or several. */
+/* The short name of a host: up to its first '.'. */
+static size_t host_short_len(const char *h)
+{
+	const char *dot = strchr(h, '.');
+
+	return dot ? (size_t)(dot - h) : strlen(h);
+}
+
+/*
+ * The ranks the data places on host (a rank's own host, from its NCCL
+ * lines or a launcher's), by the host's short name, ascending, into out.
+ */
+static void ranks_on_host(const struct hd_store *s, const char *host,
+			  GArray *out)
+{
+	GHashTableIter it;
+	gpointer v;
+	size_t n;
+
+	if (!host)
+		return;
+	n = host_short_len(host);
+	g_hash_table_iter_init(&it, s->ranks);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		const struct hd_rank *r = v;
+
+		if (r->host && host_short_len(r->host) == n &&
+		    strncmp(r->host, host, n) == 0)
+			g_array_append_val(out, r->rank);
+	}
+	g_array_sort(out, hd_compare_int);
+}
+
+/* An exit that names no global rank but one process or node of the job. */
+static bool weak_exit(const struct hd_signal *sig)
+{
+	return local_exit(sig) || srun_exit(sig) || node_failure(sig);
+}
+
+/* Whether sig is an exit or a node's loss srun reported. */
 static bool srun_line(const struct hd_signal *sig)
 {
-	return sig->type == HD_SIGT_PROCESS_EXIT && sig->text &&
-	       strstr(sig->text, "srun: error: ");
+	return (sig->type == HD_SIGT_PROCESS_EXIT ||
+		sig->type == HD_SIGT_NODE_FAILURE) &&
+	       sig->text && strstr(sig->text, "srun: error: ");
 }
 
 /*
@@ -714,6 +759,8 @@ static bool crash_decide(struct hd_index *ix, GHashTable *timed_out,
 		d->culprits = g_array_new(FALSE, FALSE, sizeof(int));
 		if (first->rank >= 0)
 			g_array_append_val(d->culprits, first->rank);
+		else if (node_failure(first))
+			ranks_on_host(s, first->host, d->culprits);
 	} else {
 		d->shape = CRASH_UNORDERED;
 		d->conf = HD_CONF_LOW;
@@ -763,6 +810,9 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 				      : g_strdup("process exited");
 	case HD_SIGT_PROXY_DIED:
 		return g_strdup("its NCCL proxy thread died");
+	case HD_SIGT_NODE_FAILURE:
+		return g_strdup("Slurm: node failure; its tasks ended without "
+				"an exit of their own");
 	case HD_SIGT_NCCL_ERROR:
 		return g_strdup("NCCL error: unhandled cuda error");
 	case HD_SIGT_FATAL_SIGNAL:
@@ -780,6 +830,7 @@ static char *crash_summary(const struct hd_store *s,
 	g_autofree char *ct = hd_ranks_text(d->culprits, 8);
 	g_autofree char *who = NULL;
 	g_autofree char *what = NULL;
+	g_autofree char *ranks_text = NULL;
 	const char *tail = "";
 
 	switch (d->shape) {
@@ -806,6 +857,15 @@ static char *crash_summary(const struct hd_store *s,
 			first->host ? "host " : "a node the data does not name",
 			first->host ? first->host : "");
 		tail = " (its global rank is not in the data)";
+	} else if (node_failure(first)) {
+		who = g_strdup_printf("host %s",
+				      first->host ? first->host : "?");
+		if (d->culprits->len)
+			ranks_text =
+				g_strdup_printf(" (ranks %s ran there)", ct);
+		tail = ranks_text
+			       ? ranks_text
+			       : " (which ranks ran there is not in the data)";
 	} else if (local_exit(first)) {
 		g_autofree char *pid =
 			first->pid > 0

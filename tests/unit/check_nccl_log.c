@@ -1966,6 +1966,39 @@ START_TEST(test_c10d_cut_heads)
 }
 END_TEST
 
+/*
+ * srun's "Node failure on HOST": a node_failure of that host and of no
+ * rank, even in a stream whose lines are a rank's; once a node; only
+ * the whole line, a host and nothing after it.
+ */
+START_TEST(test_srun_node_failure)
+{
+	g_autoptr(hd_store) s = hd_test_parse_ok(
+		HD_INPUT_NCCL_LOG,
+		"[rank0]:[E1102 03:51:09.3 ProcessGroupNCCL.cpp:1] [Rank 0] "
+		"Watchdog caught collective operation timeout: "
+		"WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+		"Timeout(ms)=1) ran for 2 milliseconds before timing out.\n"
+		"srun: error: Node failure on dgx-b14.cluster.internal\n"
+		"srun: error: Node failure on dgx-b14.cluster.internal\n"
+		"srun: error: Node failure on \n"
+		"srun: error: Node failure on dgx-b15 after 3 retries\n");
+	guint n = 0;
+
+	for (guint i = 0; i < s->signals->len; i++) {
+		const struct hd_signal *g = sig_at(s, i);
+
+		if (g->type != HD_SIGT_NODE_FAILURE)
+			continue;
+		n++;
+		ck_assert_int_eq(g->rank, -1);
+		ck_assert_int_eq(g->cat, HD_SIG_CRASH);
+		ck_assert_str_eq(g->host, "dgx-b14.cluster.internal");
+	}
+	ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
 /* The timeout's signal of rank r at seq (it names no PG), or NULL. */
 static const struct hd_signal *timeout_of(struct hd_store *s, int r,
 					  int64_t seq)
@@ -3103,6 +3136,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_timeout_takes_status_pg);
 	tcase_add_test(tt, test_c10d_timeout_damaged_optype);
 	tcase_add_test(tt, test_c10d_cut_heads);
+	tcase_add_test(tt, test_srun_node_failure);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
