@@ -1082,6 +1082,42 @@ static bool is_bootstrap(const char *m, size_t n)
 		has(m, n, "got error"));
 }
 
+/* The text from "CUDA error: " to the end, or NULL. */
+static const char *cuda_error_text(const char *t)
+{
+	return t ? strstr(t, "CUDA error: ") : NULL;
+}
+
+/*
+ * The same CUDA error printed first without a rank, then with one, in
+ * one stream: a traceback's "RuntimeError: CUDA error: X" above the
+ * watchdog's "[Rank 1] NCCL watchdog thread terminated with exception:
+ * CUDA error: X".  One failure, of that rank: the rankless signal (at
+ * index i of this input's) takes the rank, and true is returned.
+ */
+static bool rankless_first(struct nl_ctx *c, struct nl_c10d *d, int64_t i)
+{
+	struct hd_signal *prev;
+	const char *a, *b;
+	size_t bn;
+
+	if (i < 0 || i > last_signal(c))
+		return false;
+	prev = signal_at(c, i);
+	a = cuda_error_text(prev->text);
+	b = find(d->text, d->text_len, "CUDA error: ");
+	if (prev->rank >= 0 || !a || !b)
+		return false;
+	bn = (size_t)(d->text + d->text_len - b);
+	while (bn > 0 && (b[bn - 1] == ' ' || b[bn - 1] == '\r'))
+		bn--;
+	if (strlen(a) < bn || strncmp(a, b, bn) != 0 ||
+	    (a[bn] != '\0' && a[bn] != ' ' && a[bn] != '\n'))
+		return false;
+	prev->rank = d->grank;
+	return true;
+}
+
 static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 			uint8_t type, const char *dedup)
 {
@@ -1089,13 +1125,27 @@ static void c10d_simple(struct nl_ctx *c, struct nl_c10d *d, uint8_t cat,
 	char key[160];
 
 	if (dedup) {
+		gpointer had = NULL;
+		bool star;
+
 		/* a repeat without a rank (what():) matches any rank's */
 		g_snprintf(key, sizeof(key), "%s|*|%u", dedup, d->st->index);
-		if (d->grank < 0 && g_hash_table_contains(c->dedup, key))
+		star = g_hash_table_lookup_extended(c->dedup, key, NULL, &had);
+		if (d->grank < 0 && star)
 			return;
-		if (!g_hash_table_contains(c->dedup, key))
+		if (d->grank >= 0 && star && GPOINTER_TO_INT(had) > 0 &&
+		    rankless_first(c, d, GPOINTER_TO_INT(had) - 1)) {
 			g_hash_table_insert(c->dedup, g_strdup(key),
 					    GINT_TO_POINTER(0));
+			return;
+		}
+		/* a rankless first one is remembered, for rankless_first() */
+		if (!star)
+			g_hash_table_insert(
+				c->dedup, g_strdup(key),
+				GINT_TO_POINTER(
+					d->grank < 0 ? (int)(last_signal(c) + 2)
+						     : 0));
 		g_snprintf(key, sizeof(key), "%s|%d|%u", dedup, d->grank,
 			   d->st->index);
 		if (dedup_seen(c, key))

@@ -344,7 +344,8 @@ static void annotate_one(struct hd_verdict *v, bool first, void *data)
 
 static bool blames_rank(const struct hd_verdict *v)
 {
-	return v->kind == HD_V_MISSING_RANK || v->kind == HD_V_RANK_CRASHED;
+	return v->kind == HD_V_MISSING_RANK || v->kind == HD_V_RANK_CRASHED ||
+	       v->kind == HD_V_GPU_FAULT;
 }
 
 void hd_check_gdb(struct hd_index *ix, struct hd_analysis *a)

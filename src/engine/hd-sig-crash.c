@@ -794,6 +794,18 @@ static char *srun_what(const struct hd_signal *sig)
 		strstr(text, "(core dumped)") ? ", core dumped" : "");
 }
 
+/*
+ * A CUDA error that names a fault of the GPU itself, not of the code
+ * that ran on it: an uncorrectable ECC error (cudaErrorECCUncorrectable,
+ * 214).  The rank's process stopped because its GPU's memory failed.
+ */
+static bool cuda_ecc(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_CUDA_ERROR &&
+	       (hd_signal_cuda_code(sig) == 214 ||
+		(sig->text && strstr(sig->text, "uncorrectable ECC error")));
+}
+
 /* "CUDA error", "fatal signal 7 (SIGBUS) ...".  (transfer full) */
 static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 {
@@ -801,7 +813,10 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 	case HD_SIGT_OOM:
 		return g_strdup("CUDA out of memory");
 	case HD_SIGT_CUDA_ERROR:
-		return g_strdup("CUDA error");
+		return g_strdup(
+			cuda_ecc(sig) ? "CUDA error: uncorrectable ECC error, "
+					"a fault of its GPU's memory"
+				      : "CUDA error");
 	case HD_SIGT_CUDA_DRIVER:
 		return g_strdup("its GPU or driver lost mid-run: a CUDA "
 				"driver error after its collectives ran");
@@ -925,6 +940,12 @@ static struct hd_verdict *crash_build(struct hd_index *ix,
 	for (guint i = 0; i < d->culprits->len; i++)
 		hd_verdict_add_culprit(v, g_array_index(d->culprits, int, i));
 	v->score = HD_SCORE_CRASH;
+	/* the process stopped because its GPU failed: the GPU's verdict,
+	   with a hardware fault's next steps (drain, reset) */
+	if (d->shape == CRASH_FIRST && cuda_ecc(first)) {
+		v->kind = HD_V_GPU_FAULT;
+		v->score = HD_SCORE_GPU;
+	}
 	if (d->shape == CRASH_TIE) {
 		for (guint i = 0; i < d->firsts->len &&
 				  v->evidence->len < HD_SIG_MAX_EVIDENCE;

@@ -122,7 +122,7 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 		const struct hd_verdict *w = g_ptr_array_index(a->verdicts, i);
 
 		if (w->kind == HD_V_NETWORK_FAULT ||
-		    w->kind == HD_V_RANK_CRASHED)
+		    w->kind == HD_V_RANK_CRASHED || w->kind == HD_V_GPU_FAULT)
 			return;
 	}
 

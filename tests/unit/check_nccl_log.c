@@ -1999,6 +1999,47 @@ START_TEST(test_srun_node_failure)
 }
 END_TEST
 
+/*
+ * A CUDA error printed first without a rank (a traceback's exception)
+ * and then by a rank's watchdog, in one stream: one failure, of that
+ * rank.  Another error's text keeps both.
+ */
+START_TEST(test_cuda_error_rankless_first)
+{
+	static const char *const second[] = {
+		"CUDA error: uncorrectable ECC error encountered",
+		"CUDA error: an illegal memory access was encountered",
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(second); k++) {
+		g_autofree char *text = g_strdup_printf(
+			"RuntimeError: CUDA error: uncorrectable ECC error "
+			"encountered\n"
+			"[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog "
+			"thread terminated with exception: %s\n",
+			second[k]);
+		g_autoptr(hd_store) s =
+			hd_test_parse_ok(HD_INPUT_NCCL_LOG, text);
+		guint n = 0, ranked = 0;
+
+		for (guint i = 0; i < s->signals->len; i++) {
+			const struct hd_signal *g = sig_at(s, i);
+
+			if (g->type != HD_SIGT_CUDA_ERROR)
+				continue;
+			n++;
+			ranked += g->rank == 1;
+		}
+		ck_assert_uint_eq(n, k == 0 ? 1 : 2);
+		ck_assert_uint_eq(ranked, 1);
+		/* the one kept is the first line's, now rank 1's */
+		if (k == 0)
+			ck_assert_int_eq(
+				sig_type(s, HD_SIGT_CUDA_ERROR)->prov.at, 1);
+	}
+}
+END_TEST
+
 /* The timeout's signal of rank r at seq (it names no PG), or NULL. */
 static const struct hd_signal *timeout_of(struct hd_store *s, int r,
 					  int64_t seq)
@@ -3137,6 +3178,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_timeout_damaged_optype);
 	tcase_add_test(tt, test_c10d_cut_heads);
 	tcase_add_test(tt, test_srun_node_failure);
+	tcase_add_test(tt, test_cuda_error_rankless_first);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
