@@ -1601,6 +1601,9 @@ static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/* At most this many op lines are read of one Horovod stall block. */
+#define NL_HVD_OPS_MAX 4096
+
 /* At most this many ranks are taken from one list another tool printed. */
 #define NL_NAMED_MAX 4096
 
@@ -1661,6 +1664,29 @@ static bool c10d_named(struct nl_ctx *c, struct nl_c10d *d)
 			named_ranks(c, d, r, q, "", 1, -1, NULL);
 		return true;
 	}
+	/*
+	 * Horovod's stall inspector: "Stalled ops:", then one line an op,
+	 * "HorovodBroadcast_fc_weights_0 [missing ranks: 0]": the ranks
+	 * that never submitted it.  Only right after that header (or
+	 * another such line) of the same stream.
+	 */
+	if (starts(m, n, "Stalled ops:")) {
+		st->hvd_left = NL_HVD_OPS_MAX;
+		return true;
+	}
+	if (st->hvd_left > 0 && (q = find(m, n, " [missing ranks: ")) &&
+	    n > 0 && m[n - 1] == ']' && q > m && !memchr(m, ' ', q - m)) {
+		char key[160];
+
+		st->hvd_left--;
+		/* the same ranks missing from many ops: named once */
+		g_snprintf(key, sizeof(key), "H|%u|%.*s", st->index,
+			   (int)MIN(e - (q + 17), 120), q + 17);
+		if (!dedup_seen(c, key))
+			named_ranks(c, d, q + 17, e - 1, "]", 1, -1, NULL);
+		return true;
+	}
+	st->hvd_left = 0;
 	/* fr_trace: "Not all ranks joining collective: sequence number: S" */
 	if ((q = find(m, n, "Not all ranks joining collective"))) {
 		st->fr_seq = 0;
@@ -1803,7 +1829,7 @@ static const char *const c10d_needles[] = {
 	"collective",	 "restart worker",
 	"mpirun",	 "Process name",
 	"ncclCommInitRank", "sigkill_handler",
-	"srun: error: ",
+	"srun: error: ",    "Stalled ops:",
 };
 /* clang-format on */
 

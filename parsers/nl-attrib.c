@@ -236,7 +236,9 @@ static void attribute_signals(struct nl_ctx *c, struct nl_input_rank *ir)
 			sig->host = p->host;
 			sig->pid = p->pid;
 		}
-		if (sig->rank >= 0) {
+		/* another tool's conclusion names ranks, whose data it is
+		   not */
+		if (sig->rank >= 0 && sig->type != HD_SIGT_RANKS_NAMED) {
 			hd_rank_add_input(hd_store_rank(c->store, sig->rank),
 					  c->input);
 			if (!launcher_sig(sig))

@@ -158,6 +158,8 @@ struct nl_stream {
 	struct hd_time cfe_time; /* its "time :", local */
 	/* fr_trace's "Not all ranks joining collective" block */
 	int64_t fr_seq; /* -1 none */
+	/* op lines of Horovod's "Stalled ops:" block still taken */
+	int hvd_left;
 	const char *fr_op; /* interned, or NULL */
 	/* its first dated time (a wrapper's or NCCL's date): the year of
 	   its glog month-day times (docs/verdicts.md, "Time") */

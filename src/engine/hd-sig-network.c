@@ -102,6 +102,12 @@ static bool after_hang_seen(const struct hd_store *s, const struct hang_seen *h,
 	return false;
 }
 
+/* A close by a process of the same host (NCCL's "closed by localRank N"). */
+static bool local_close(const struct hd_signal *sig)
+{
+	return sig->text && strstr(sig->text, "closed by localRank ");
+}
+
 /*
  * No network error that is a cause and no crash: IB flush errors alone
  * (the first failure is on another host, or was not pasted), or a
@@ -151,6 +157,37 @@ void hd_sig_check_network_weak(struct hd_index *ix, struct hd_analysis *a)
 		hd_verdict_add_ruled_out(
 			v,
 			"nothing: a flush error follows another failure; that failure's WARN (on this host or its peer) is missing");
+	} else if (closed && local_close(closed)) {
+		/*
+		 * "[Service thread] Connection closed by localRank 3": a
+		 * process of the same host closed its connection to this
+		 * one's proxy mid-run, through no network: it exited or died.
+		 * Low, and no culprit: NCCL names it by local rank alone.
+		 */
+		const char *lr =
+			strstr(closed->text, "closed by localRank ") + 20;
+		char num[16] = "?";
+		size_t k = 0;
+
+		while (k + 1 < sizeof(num) && g_ascii_isdigit(lr[k])) {
+			num[k] = lr[k];
+			k++;
+		}
+		if (k)
+			num[k] = '\0';
+		who = hd_sig_who(closed);
+		v = hd_verdict_new(
+			HD_V_RANK_CRASHED, HD_CONF_LOW,
+			"the process of local rank %s on the host of %s closed its connection to that process's NCCL proxy mid-run: it exited or died (its global rank is not in the data)",
+			num, who);
+		hd_sig_cite(s, v, closed);
+		hd_verdict_add_ruled_out(
+			v,
+			"the network: a local rank's connection to the proxy "
+			"does not cross it");
+		v->score = HD_SCORE_LAGGING - 5.0;
+		g_ptr_array_add(a->verdicts, v);
+		return;
 	} else if (closed) {
 		/*
 		 * The close names the peer, never the reporter: every rank

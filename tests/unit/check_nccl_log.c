@@ -2040,6 +2040,48 @@ START_TEST(test_cuda_error_rankless_first)
 }
 END_TEST
 
+/*
+ * Horovod's stall inspector: the op lines after "Stalled ops:" name the
+ * ranks missing from each op, once per list; such a line without the
+ * header, or with more than one word before the list, names nobody.
+ */
+START_TEST(test_horovod_stalled_ops)
+{
+	static const struct {
+		const char *text;
+		guint named;
+	} cases[] = {
+		{ "Stalled ops:\n"
+		  "HorovodAllreduce_a_0 [missing ranks: 2, 5]\n"
+		  "HorovodAllreduce_b_0 [missing ranks: 2, 5]\n"
+		  "HorovodBroadcast_c_0 [missing ranks: 7]\n",
+		  3 },
+		{ "HorovodAllreduce_a_0 [missing ranks: 2, 5]\n", 0 },
+		{ "Stalled ops:\n"
+		  "we saw HorovodAllreduce_a_0 [missing ranks: 2, 5]\n",
+		  0 },
+		{ "Stalled ops:\nHorovodAllreduce_a_0 [missing ranks: 2, 5\n",
+		  0 },
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(hd_store) s = hd_test_parse_str(HD_INPUT_NCCL_LOG,
+							  cases[k].text, NULL);
+		guint named = 0;
+
+		for (guint i = 0; i < s->signals->len; i++)
+			if (sig_at(s, i)->type == HD_SIGT_RANKS_NAMED) {
+				named++;
+				/* no input becomes a named rank's */
+				ck_assert_int_eq(hd_store_input(s, 0)->rank,
+						 -1);
+			}
+		ck_assert_msg(named == cases[k].named, "case %zu: %u", k,
+			      named);
+	}
+}
+END_TEST
+
 /* The timeout's signal of rank r at seq (it names no PG), or NULL. */
 static const struct hd_signal *timeout_of(struct hd_store *s, int r,
 					  int64_t seq)
@@ -3179,6 +3221,7 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_c10d_cut_heads);
 	tcase_add_test(tt, test_srun_node_failure);
 	tcase_add_test(tt, test_cuda_error_rankless_first);
+	tcase_add_test(tt, test_horovod_stalled_ops);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
