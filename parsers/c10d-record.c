@@ -453,6 +453,10 @@ static bool nccl_error_bare(const char *m, size_t n)
 {
 	const char *q = find(m, n, "NCCL error: ");
 
+	/* "NCCL failure: unhandled cuda error in x.cu at line: 86": the
+	   same result in a benchmark's or framework's own words */
+	if (!q && (q = find(m, n, "NCCL failure: ")))
+		return nccl_result_at(m, n, q + 14);
 	return q && nccl_result_at(m, n, q + 12);
 }
 
@@ -1071,6 +1075,9 @@ static const char *const bootstrap_texts[] = {
 	"client socket has timed out",
 	"cannot be retrieved (gai error",
 	"waitForInput",
+	/* torchelastic's rendezvous: the job never formed */
+	"RendezvousConnectionError",
+	"RendezvousTimeoutError",
 };
 
 static bool is_bootstrap(const char *m, size_t n)
@@ -1491,6 +1498,84 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
  * with PID P on node H exited on signal S (...)".  Each is an exit of
  * rank N, as torchrun's.
  */
+/*
+ * MPICH's launcher (Hydra), when a process ends badly:
+ *   =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
+ *   =   PID 9665 RUNNING AT NeuroRTX6000
+ *   =   EXIT CODE: 9
+ * then "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal
+ * 9)".  One exit of that pid and host, of no rank; the exit string's
+ * signal, when it names one, is what ended it.
+ */
+static bool c10d_hydra(struct nl_ctx *c, struct nl_c10d *d)
+{
+	const char *m = d->msg, *e = d->msg + d->msg_len, *q, *h;
+	size_t n = d->msg_len;
+	struct nl_stream *st = d->st;
+	int64_t v;
+
+	if (has(m, n, "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES")) {
+		st->hydra_left = 4;
+		st->hydra_pid = 0;
+		st->hydra_host = NULL;
+		st->hydra_exit = -1;
+		return true;
+	}
+	if ((q = find(m, n, "TERMINATED WITH THE EXIT STRING: ")) &&
+	    st->hydra_exit >= 0 && st->hydra_exit <= last_signal(c)) {
+		const char *sg = find(q, e - q, "(signal ");
+
+		if (sg) {
+			sg += 8;
+			if (scan_int(&sg, e, &v) && v > 0 && v <= 64)
+				signal_at(c, st->hydra_exit)->code =
+					(int32_t)-v;
+		}
+		st->hydra_exit = -1;
+		return true;
+	}
+	if (st->hydra_left <= 0)
+		return false;
+	st->hydra_left--;
+	if ((q = find(m, n, "PID ")) && find(m, n, " RUNNING AT ")) {
+		q += 4;
+		if (!scan_int(&q, e, &v) || v <= 0 || v > INT32_MAX)
+			return true;
+		st->hydra_pid = v;
+		h = find(q, e - q, " RUNNING AT ") + 12;
+		q = h;
+		while (q < e && (is_host_char(*q) || *q == '.'))
+			q++;
+		st->hydra_host =
+			q > h ? hd_intern_len(h, (size_t)(q - h)) : NULL;
+		if (st->hydra_host == hd_intern_refused)
+			st->hydra_host = NULL;
+		return true;
+	}
+	if ((q = find(m, n, "EXIT CODE: ")) && st->hydra_pid > 0) {
+		g_autofree char *t = NULL;
+
+		q += 11;
+		if (!scan_int(&q, e, &v) || v < 0 || v > 255)
+			return true;
+		t = g_strdup_printf(
+			"mpiexec (Hydra): BAD TERMINATION of pid %" G_GINT64_FORMAT
+			" running at %s, EXIT CODE: %" G_GINT64_FORMAT,
+			st->hydra_pid,
+			st->hydra_host ? st->hydra_host : "an unnamed host", v);
+		d->text = t;
+		d->text_len = strlen(t);
+		process_exit(c, d, -1, -1, v, st->hydra_pid, hd_time_none());
+		d->text = NULL;
+		d->text_len = 0;
+		signal_at(c, last_signal(c))->host = st->hydra_host;
+		st->hydra_exit = last_signal(c);
+		st->hydra_left = 0;
+		return true;
+	}
+	return true;
+}
+
 static bool c10d_mpirun(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg, *e = d->msg + d->msg_len, *q;
@@ -1578,6 +1663,29 @@ static bool c10d_traceback(struct nl_ctx *c, struct nl_c10d *d)
 	if (has(m, n, "Traceback (most recent call last)")) {
 		st->in_tb = true;
 		return true;
+	}
+	/*
+	 * torchelastic's error record printed into the log ("[ERROR] ...
+	 * error_handler: {", then "message": {"message": "XError: ...",):
+	 * the exception it quotes, as if it ended a traceback.
+	 */
+	{
+		const char *q = m, *e = m + n;
+
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if (starts(q, e - q, "\"message\": \"")) {
+			const char *x = q + 12, *xe = x;
+
+			while (xe < e && *xe != '"')
+				xe++;
+			if (xe > x &&
+			    rx(c, RX_EXCEPTION, x, (size_t)(xe - x))) {
+				m = x;
+				n = (size_t)(xe - x);
+				st->in_tb = true;
+			}
+		}
 	}
 	/* "RuntimeError: CUDA error: ..." says what it is without the
 	   traceback above it, which a paste often cuts */
@@ -1791,7 +1899,8 @@ static bool c10d_dispatch(struct nl_ctx *c, struct nl_c10d *d)
 		c10d_simple(c, d, HD_SIG_INFO, HD_SIGT_DESYNC_REPORT, NULL);
 		return true;
 	}
-	if (c10d_torchrun(c, d) || c10d_mpirun(c, d) || c10d_traceback(c, d))
+	if (c10d_torchrun(c, d) || c10d_mpirun(c, d) || c10d_hydra(c, d) ||
+	    c10d_traceback(c, d))
 		return true;
 	if (is_bootstrap(m, n)) {
 		c10d_simple(c, d, HD_SIG_INIT, HD_SIGT_BOOTSTRAP, NULL);
@@ -1830,6 +1939,8 @@ static const char *const c10d_needles[] = {
 	"mpirun",	 "Process name",
 	"ncclCommInitRank", "sigkill_handler",
 	"srun: error: ",    "Stalled ops:",
+	"BAD TERMINATION",  "RUNNING AT",
+	"EXIT CODE:",	    "EXIT STRING:",
 };
 /* clang-format on */
 

@@ -27,7 +27,7 @@ static struct nl_stream *stream_get(struct nl_ctx *c, const char *key)
 	st->index = c->streams->len;
 	st->c10d_rank = st->hint_rank = st->worker_rank = -1;
 	st->srun_task = -1;
-	st->err_sig = st->fr_seq = -1;
+	st->err_sig = st->fr_seq = st->hydra_exit = -1;
 	st->cfe_rank = st->cfe_local = -1;
 	st->cfe_time = hd_time_none();
 	st->anchor = hd_time_none();

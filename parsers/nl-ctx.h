@@ -171,6 +171,13 @@ struct nl_stream {
 	/* Open MPI's abort block (c10d-record.c): lines left, its rank */
 	int mpi_left;
 	int mpi_rank;
+	/* MPICH Hydra's "BAD TERMINATION" block: lines left, its pid and
+	   host, and the exit it gave (an index of this input's signals, -1
+	   none) for the "EXIT STRING" line after it */
+	int hydra_left;
+	int64_t hydra_pid;
+	const char *hydra_host;
+	int64_t hydra_exit;
 };
 
 /* What a wrapper prefix said. */

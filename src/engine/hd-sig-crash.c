@@ -588,10 +588,23 @@ static void ranks_on_host(const struct hd_store *s, const char *host,
 	g_array_sort(out, hd_compare_int);
 }
 
+/*
+ * A process MPICH's launcher reports by pid and host alone ("BAD
+ * TERMINATION ... PID 9665 RUNNING AT host, EXIT CODE: 9"): which rank
+ * it ran is not shown.  As weak as an exit srun reports by its task.
+ */
+static bool hydra_exit(const struct hd_signal *sig)
+{
+	return sig->type == HD_SIGT_PROCESS_EXIT && sig->rank < 0 &&
+	       sig->pid > 0 && sig->text &&
+	       g_str_has_prefix(sig->text, "mpiexec (Hydra): ");
+}
+
 /* An exit that names no global rank but one process or node of the job. */
 static bool weak_exit(const struct hd_signal *sig)
 {
-	return local_exit(sig) || srun_exit(sig) || node_failure(sig);
+	return local_exit(sig) || srun_exit(sig) || node_failure(sig) ||
+	       hydra_exit(sig);
 }
 
 /* Whether sig is an exit or a node's loss srun reported. */
@@ -821,8 +834,9 @@ static char *crash_what(const struct hd_store *s, const struct hd_signal *sig)
 		return g_strdup("its GPU or driver lost mid-run: a CUDA "
 				"driver error after its collectives ran");
 	case HD_SIGT_PROCESS_EXIT:
-		return sig->task >= 0 ? srun_what(sig)
-				      : g_strdup("process exited");
+		return sig->task >= 0 || hydra_exit(sig)
+			       ? srun_what(sig)
+			       : g_strdup("process exited");
 	case HD_SIGT_PROXY_DIED:
 		return g_strdup("its NCCL proxy thread died");
 	case HD_SIGT_NODE_FAILURE:

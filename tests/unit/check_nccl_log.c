@@ -2082,6 +2082,102 @@ START_TEST(test_horovod_stalled_ops)
 }
 END_TEST
 
+/*
+ * MPICH Hydra's "BAD TERMINATION" block: one exit of its pid and host,
+ * of no rank, its code the exit string's signal when it names one; a
+ * block without its PID line, or with an exit code out of range, gives
+ * none.
+ */
+START_TEST(test_hydra_bad_termination)
+{
+	static const struct {
+		const char *text;
+		int32_t code; /* 0: no exit */
+	} cases[] = {
+		{ "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+		  "=   PID 9665 RUNNING AT node-r3.lab\n"
+		  "=   EXIT CODE: 9\n"
+		  "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed "
+		  "(signal 9)\n",
+		  -9 },
+		{ "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+		  "=   PID 9665 RUNNING AT node-r3.lab\n"
+		  "=   EXIT CODE: 3\n",
+		  3 },
+		{ "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+		  "=   EXIT CODE: 9\n",
+		  0 },
+		{ "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+		  "=   PID 9665 RUNNING AT node-r3.lab\n"
+		  "=   EXIT CODE: 900\n",
+		  0 },
+		{ "=   PID 9665 RUNNING AT node-r3.lab\n=   EXIT CODE: 9\n",
+		  0 },
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(hd_store) s = hd_test_parse_str(HD_INPUT_NCCL_LOG,
+							  cases[k].text, NULL);
+		const struct hd_signal *x = sig_type(s, HD_SIGT_PROCESS_EXIT);
+
+		if (!cases[k].code) {
+			ck_assert_msg(!x, "case %zu", k);
+			continue;
+		}
+		ck_assert_msg(x, "case %zu", k);
+		ck_assert_int_eq(x->rank, -1);
+		ck_assert_int_eq(x->pid, 9665);
+		ck_assert_str_eq(x->host, "node-r3.lab");
+		ck_assert_int_eq(hd_signal_exit_code(x), cases[k].code);
+	}
+}
+END_TEST
+
+/*
+ * torchelastic's rendezvous errors are setup failures, at a traceback's
+ * end and quoted by its error record in a log ("message": "X: ...");
+ * a quoted text that is no exception is nothing.
+ */
+START_TEST(test_rendezvous_errors)
+{
+	static const struct {
+		const char *text;
+		int type; /* -1: no signal */
+	} cases[] = {
+		{ "Traceback (most recent call last):\n"
+		  "  File \"x.py\", line 1, in <module>\n"
+		  "torch.distributed.elastic.rendezvous.api."
+		  "RendezvousConnectionError: The connection to the C10d "
+		  "store has failed.\n",
+		  HD_SIGT_BOOTSTRAP },
+		{ "[ERROR] 2022-03-14 08:03:11,455 error_handler: {\n"
+		  "  \"message\": {\n"
+		  "    \"message\": \"RendezvousTimeoutError: The rendezvous "
+		  "did not complete.\",\n",
+		  HD_SIGT_BOOTSTRAP },
+		{ "    \"message\": \"ValueError: bad shape\",\n",
+		  HD_SIGT_TRACEBACK },
+		{ "    \"message\": \"an Error happened somewhere\",\n", -1 },
+	};
+
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		g_autoptr(hd_store) s = hd_test_parse_str(HD_INPUT_NCCL_LOG,
+							  cases[k].text, NULL);
+		guint n = 0;
+
+		for (guint i = 0; i < s->signals->len; i++)
+			if (sig_at(s, i)->type == HD_SIGT_BOOTSTRAP ||
+			    sig_at(s, i)->type == HD_SIGT_TRACEBACK) {
+				n++;
+				ck_assert_int_eq(sig_at(s, i)->type,
+						 cases[k].type);
+			}
+		ck_assert_msg(n == (cases[k].type < 0 ? 0u : 1u), "case %zu",
+			      k);
+	}
+}
+END_TEST
+
 /* The timeout's signal of rank r at seq (it names no PG), or NULL. */
 static const struct hd_signal *timeout_of(struct hd_store *s, int r,
 					  int64_t seq)
@@ -3222,6 +3318,8 @@ static Suite *suite(void)
 	tcase_add_test(tt, test_srun_node_failure);
 	tcase_add_test(tt, test_cuda_error_rankless_first);
 	tcase_add_test(tt, test_horovod_stalled_ops);
+	tcase_add_test(tt, test_hydra_bad_termination);
+	tcase_add_test(tt, test_rendezvous_errors);
 	tcase_add_test(tt, test_c10d_timeout_pg_interleaved);
 	tcase_add_test(tt, test_c10d_nccl_error_block);
 	tcase_add_test(tt, test_c10d_nccl_error_bare);
