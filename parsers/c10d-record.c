@@ -752,7 +752,6 @@ static bool c10d_timeout(struct nl_ctx *c, struct nl_c10d *d)
 			hd_input_warn(c->in, c->lineno,
 				      "watchdog timeout's OpType is damaged: "
 				      "its op taken as unknown");
-			sig.op_name = NULL;
 			damaged = true;
 		}
 	}
@@ -1403,7 +1402,7 @@ static bool srun_exit(struct nl_ctx *c, struct nl_c10d *d)
  */
 static bool srun_node_failure(struct nl_ctx *c, struct nl_c10d *d)
 {
-	const char *m = d->msg, *e = m + d->msg_len, *host, *p;
+	const char *m = d->msg, *e = m + d->msg_len, *host, *p, *h;
 	struct hd_signal sig;
 	char key[300];
 
@@ -1421,15 +1420,14 @@ static bool srun_node_failure(struct nl_ctx *c, struct nl_c10d *d)
 	g_snprintf(key, sizeof(key), "N|%.*s", (int)(p - host), host);
 	if (dedup_seen(c, key))
 		return true;
+	h = hd_intern_len(host, (size_t)(p - host));
 	hd_signal_init(&sig);
 	sig.cat = HD_SIG_CRASH;
 	sig.type = HD_SIGT_NODE_FAILURE;
 	c10d_add(c, d, &sig);
-	sig.host = hd_intern_len(host, (size_t)(p - host));
 	/* srun's line, not of the process whose stream it is in */
 	signal_at(c, last_signal(c))->rank = -1;
-	signal_at(c, last_signal(c))->host =
-		sig.host == hd_intern_refused ? NULL : sig.host;
+	signal_at(c, last_signal(c))->host = h == hd_intern_refused ? NULL : h;
 	return true;
 }
 
@@ -1492,13 +1490,6 @@ static bool c10d_torchrun(struct nl_ctx *c, struct nl_c10d *d)
 }
 
 /*
- * Open MPI's launcher: "mpirun detected that one or more processes exited
- * with non-zero status ..." then "Process name: [[J,1],N]" and "Exit code:
- * C" (N the MPI rank); or one line, "mpirun noticed that process rank N
- * with PID P on node H exited on signal S (...)".  Each is an exit of
- * rank N, as torchrun's.
- */
-/*
  * MPICH's launcher (Hydra), when a process ends badly:
  *   =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
  *   =   PID 9665 RUNNING AT NeuroRTX6000
@@ -1534,7 +1525,8 @@ static bool c10d_hydra(struct nl_ctx *c, struct nl_c10d *d)
 		st->hydra_exit = -1;
 		return true;
 	}
-	if (st->hydra_left <= 0)
+	/* the block's own lines, "=   PID ...", "=   EXIT CODE: ..." */
+	if (st->hydra_left <= 0 || n == 0 || m[0] != '=')
 		return false;
 	st->hydra_left--;
 	if ((q = find(m, n, "PID ")) && find(m, n, " RUNNING AT ")) {
@@ -1576,6 +1568,13 @@ static bool c10d_hydra(struct nl_ctx *c, struct nl_c10d *d)
 	return true;
 }
 
+/*
+ * Open MPI's launcher: "mpirun detected that one or more processes exited
+ * with non-zero status ..." then "Process name: [[J,1],N]" and "Exit code:
+ * C" (N the MPI rank); or one line, "mpirun noticed that process rank N
+ * with PID P on node H exited on signal S (...)".  Each is an exit of
+ * rank N, as torchrun's.
+ */
 static bool c10d_mpirun(struct nl_ctx *c, struct nl_c10d *d)
 {
 	const char *m = d->msg, *e = d->msg + d->msg_len, *q;

@@ -2130,6 +2130,18 @@ START_TEST(test_hydra_bad_termination)
 		ck_assert_str_eq(x->host, "node-r3.lab");
 		ck_assert_int_eq(hd_signal_exit_code(x), cases[k].code);
 	}
+	/* lines of no block right after its header are still read */
+	{
+		g_autoptr(hd_store) s = hd_test_parse_str(
+			HD_INPUT_NCCL_LOG,
+			"=   BAD TERMINATION OF ONE OF YOUR APPLICATION "
+			"PROCESSES\n"
+			"Traceback (most recent call last):\n"
+			"ValueError: bad shape\n",
+			NULL);
+
+		ck_assert_ptr_nonnull(sig_type(s, HD_SIGT_TRACEBACK));
+	}
 }
 END_TEST
 
